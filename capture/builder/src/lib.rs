@@ -1,0 +1,1 @@
+//! A libgcm-like capture builder that writes genuine RRC v6 captures.

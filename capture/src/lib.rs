@@ -1,0 +1,11 @@
+//! RPCS3 RSX captures: files ([`rrc`]), the trace format ([`trace`]), the frame model
+//! ([`frame`]), vertex and index fetch ([`fetch`]) and the capture builder ([`builder`]).
+//!
+//! Each part is its own crate under `capture/`; this crate re-exports them so that the rest of
+//! the workspace depends on one name.
+
+pub use rsxtrace_builder as builder;
+pub use rsxtrace_fetch as fetch;
+pub use rsxtrace_frame as frame;
+pub use rsxtrace_rrc as rrc;
+pub use rsxtrace_trace as trace;
