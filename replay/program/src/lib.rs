@@ -1,2 +1,14 @@
 //! RSX programs: containers, vertex and fragment microcode (decode, encode, disassemble) and flow
 //! analysis.
+//!
+//! Brief overview:
+//! - [`container`]: `CgBinaryProgram` (`.vpo`/`.fpo`), the Tiny3D/PSL1GHT `VP` container, and
+//!   raw microcode.
+//! - [`fragment`]: fragment-program microcode (NV40 FP with the RSX half-word swap).
+//! - [`vertex`]: vertex-program microcode (dual-issue vector and scalar units).
+//!
+//! Encodings and their sources: `shared/reference/rsx-microcode.md`.
+
+pub mod container;
+pub mod fragment;
+pub mod vertex;

@@ -1,0 +1,1 @@
+//! Fragment-program microcode: decode, encode, disassemble.

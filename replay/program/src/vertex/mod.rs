@@ -1,0 +1,1 @@
+//! Vertex-program microcode: decode, encode, disassemble.
