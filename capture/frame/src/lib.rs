@@ -1,1 +1,58 @@
 //! The RSX method stream, the register state machine and the frame model: draws and their state.
+//!
+//! Brief overview:
+//! - [`stream`] rebuilds `(register, value)` calls from `Capture::commands` with the batching
+//!   countdown rule ([`packets`], [`method_calls`]).
+//! - [`methods`] names registers (`NV4097_SET_TEXTURE_FORMAT[3]`); [`decode`] turns a call's
+//!   argument into readable JSON for `export-jsonl`.
+//! - [`Frame::from_capture`] applies the stream to the captured register file, tracks vertex
+//!   program and constant uploads ([`transform`]), immediate attributes ([`immediate`]) and
+//!   BEGIN/END scopes, and produces one [`Draw`] per scope in END order, with its state decoded
+//!   ([`state`]), its fragment program read from captured memory ([`fragment`]) and a
+//!   documented [`DrawSummary`].
+//! - [`memory`] indexes the captured memory blocks; [`Frame::memory`] gives the view a draw
+//!   sees, which implements `rsxtrace_fetch::GuestMemory`.
+//!
+//! ```
+//! use rsxtrace_frame::Frame;
+//! use rsxtrace_rrc::{Capture, ReplayCommand};
+//!
+//! let mut capture = Capture::empty("doc");
+//! let cmd = |first, second| ReplayCommand { first, second, ..Default::default() };
+//! capture.commands = vec![
+//!     cmd(0x40, 0),                    // initial NOP
+//!     cmd((0x1808) | (1 << 18), 5),    // SET_BEGIN_END(TRIANGLES)
+//!     cmd((0x1814) | (1 << 18), 0x0200_0000), // DRAW_ARRAYS first 0, count 3
+//!     cmd((0x1808) | (1 << 18), 0),    // SET_BEGIN_END(END)
+//! ];
+//! let frame = Frame::from_capture(&capture).unwrap();
+//! let s = frame.draws[0].summary();
+//! assert_eq!((s.end_command, s.vertex_count), (3, 3));
+//! ```
+//!
+//! Byte layouts and semantics are from `shared/reference/rrc-format.md` (sections 3 and 4);
+//! every rule the code relies on cites its section there or the RPCS3 source it restates.
+
+#![warn(missing_docs)]
+
+pub mod decode;
+pub mod draw;
+pub mod error;
+pub mod fragment;
+pub mod frame;
+pub mod immediate;
+pub mod memory;
+pub mod methods;
+pub mod state;
+pub mod stream;
+pub mod transform;
+
+pub use decode::{decode_argument, method_record, MethodRecord};
+pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};
+pub use error::{FrameError, StreamError};
+pub use fragment::{FragmentError, FragmentProgram, ProgramAddress};
+pub use frame::{Frame, FrameProblem, FrameStats};
+pub use memory::{MemoryIndex, MemoryView};
+pub use methods::{method_name, reg};
+pub use stream::{collect_method_calls, method_calls, packets, MethodCall, Packet};
+pub use transform::{TransformConstants, CONSTANT_COUNT};

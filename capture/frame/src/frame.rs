@@ -1,0 +1,485 @@
+//! The register state machine: applies the method stream to the captured register file, tracks
+//! transform uploads, immediate attributes and draw scopes, and builds the [`Frame`].
+
+use crate::draw::{Draw, DrawProblem, Primitive};
+use crate::error::FrameError;
+use crate::fragment::{read_fragment_program, FragmentProgram, ProgramAddress};
+use crate::immediate::ImmediateAttributes;
+use crate::memory::{MemoryIndex, MemoryView};
+use crate::methods::reg;
+use crate::state::vertex::{inline_stride, vertex_inputs};
+use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
+use crate::stream::packets;
+use crate::transform::{scan_vertex_program, TransformState, VpScan};
+use rsxtrace_fetch::{DrawRange, IndexArray, IndexType, VertexSource};
+use rsxtrace_rrc::{
+    Capture, Location, REGISTER_COUNT, TRANSFORM_PROGRAM_WORDS, TRANSFORM_PROGRAM_WORDS_OLD,
+};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// A problem with the draw structure of the stream that does not stop decoding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FrameProblem {
+    /// `SET_BEGIN_END(primitive)` while a scope was open; the open scope is dropped.
+    #[error("command {command}: BEGIN while the draw begun at command {open} is open; that draw is dropped")]
+    BeginWhileOpen {
+        /// The new BEGIN.
+        command: usize,
+        /// The open scope's BEGIN.
+        open: usize,
+    },
+    /// `SET_BEGIN_END(0)` with no open scope.
+    #[error("command {command}: END without BEGIN")]
+    EndWithoutBegin {
+        /// The END.
+        command: usize,
+    },
+    /// `SET_BEGIN_END` with a primitive above 10; the scope gives no draw.
+    #[error("command {command}: invalid primitive {value}")]
+    InvalidPrimitive {
+        /// The BEGIN.
+        command: usize,
+        /// Its argument.
+        value: u32,
+    },
+    /// A draw method (`DRAW_ARRAYS`, `INLINE_ARRAY`, ...) outside BEGIN/END; ignored.
+    #[error("command {command}: {method} outside BEGIN/END")]
+    DrawMethodOutsideScope {
+        /// The command.
+        command: usize,
+        /// Method name.
+        method: &'static str,
+    },
+    /// The frame ends inside a BEGIN/END scope.
+    #[error("command {begin}: draw never ended")]
+    UnclosedDraw {
+        /// The BEGIN.
+        begin: usize,
+    },
+}
+
+/// Counts for `rsxtrace info`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FrameStats {
+    /// Recorded commands (including the initial NOP and continuation entries).
+    pub commands: usize,
+    /// Method calls in the rebuilt stream.
+    pub method_calls: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Memory block attachments over all commands.
+    pub memory_blocks: usize,
+    /// Bytes over all attachments.
+    pub memory_bytes: u64,
+    /// Bytes of the capture's distinct data blobs.
+    pub memory_data_bytes: u64,
+    /// Distinct `vp_hash` values.
+    pub distinct_vertex_programs: usize,
+    /// Distinct `fp_hash` values (draws whose program was read).
+    pub distinct_fragment_programs: usize,
+    /// Draws with at least one problem.
+    pub draws_with_problems: usize,
+    /// Frame-level problems.
+    pub frame_problems: usize,
+}
+
+/// A decoded capture: its draws, the memory index and the final register file.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Draws in END order.
+    pub draws: Vec<Draw>,
+    /// Structural problems in the stream.
+    pub problems: Vec<FrameProblem>,
+    /// Recorded commands.
+    pub command_count: usize,
+    /// Method calls in the stream.
+    pub method_call_count: usize,
+    /// Constant writes dropped because their index was past 467.
+    pub dropped_constant_writes: u64,
+    /// The register file after the whole stream.
+    pub final_registers: Vec<u32>,
+    memory: MemoryIndex,
+    memory_data_bytes: u64,
+}
+
+#[derive(Debug, Default)]
+struct Scope {
+    begin: usize,
+    primitive: Option<Primitive>,
+    arrays: Vec<DrawRange>,
+    indexed: Vec<DrawRange>,
+    inline: Vec<u32>,
+    elements: Vec<u32>,
+}
+
+fn range(v: u32) -> DrawRange {
+    // first = bits 0..23, count = bits 24..31 + 1 (rrc-format.md 4.2).
+    DrawRange {
+        first: v & 0x00FF_FFFF,
+        count: (v >> 24) + 1,
+    }
+}
+
+impl Frame {
+    /// Decode a capture. Errors name the command index; per-draw problems (missing memory,
+    /// bad program addresses) are listed on the draws instead.
+    pub fn from_capture(capture: &Capture) -> Result<Frame, FrameError> {
+        let rs = &capture.reg_state;
+        if rs.registers.len() != REGISTER_COUNT {
+            return Err(FrameError::BadRegState {
+                what: "registers",
+                len: rs.registers.len(),
+                expected: "16384",
+            });
+        }
+        let plen = rs.transform_program.len();
+        if plen != TRANSFORM_PROGRAM_WORDS && plen != TRANSFORM_PROGRAM_WORDS_OLD {
+            return Err(FrameError::BadRegState {
+                what: "transform_program",
+                len: plen,
+                expected: "2176 or 2048",
+            });
+        }
+        let memory = MemoryIndex::build(capture)?;
+        let mut m = Machine {
+            regs: rs.registers.clone(),
+            transform: TransformState::new(
+                &rs.transform_program,
+                rs.transform_constants.as_deref(),
+            ),
+            immediate: ImmediateAttributes::default(),
+            scope: None,
+            draws: Vec::new(),
+            problems: Vec::new(),
+            vp_cache: HashMap::new(),
+            memory: &memory,
+        };
+        let mut calls = 0usize;
+        for packet in packets(&capture.commands) {
+            let packet = packet?;
+            calls += packet.len();
+            let first = packet.reg;
+            if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
+                let mut load = m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize];
+                m.transform.upload_program(&packet, &mut load)?;
+                m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize] = load;
+                for c in packet.calls() {
+                    if let Some(x) = m.regs.get_mut(c.reg as usize) {
+                        *x = c.value;
+                    }
+                }
+                continue;
+            }
+            for c in packet.calls() {
+                m.call(c.command_index, c.reg, c.value);
+            }
+        }
+        if let Some(s) = m.scope.take() {
+            m.problems
+                .push(FrameProblem::UnclosedDraw { begin: s.begin });
+        }
+        let memory_data_bytes = capture.memory_bytes();
+        let Machine {
+            regs,
+            transform,
+            draws,
+            problems,
+            ..
+        } = m;
+        Ok(Frame {
+            draws,
+            problems,
+            command_count: capture.commands.len(),
+            method_call_count: calls,
+            dropped_constant_writes: transform.dropped_constant_writes,
+            final_registers: regs,
+            memory,
+            memory_data_bytes,
+        })
+    }
+
+    /// Guest memory as seen by draw `draw_index` (every block attached up to its END).
+    pub fn memory(&self, draw_index: usize) -> Option<MemoryView<'_>> {
+        let d = self.draws.get(draw_index)?;
+        Some(self.memory.view_at(d.end_command))
+    }
+
+    /// Guest memory as seen at any command.
+    pub fn memory_at(&self, command: usize) -> MemoryView<'_> {
+        self.memory.view_at(command)
+    }
+
+    /// Counts for `rsxtrace info`.
+    pub fn stats(&self) -> FrameStats {
+        let vps: HashSet<u64> = self.draws.iter().map(|d| d.vp_hash).collect();
+        let fps: HashSet<u64> = self
+            .draws
+            .iter()
+            .filter_map(|d| d.fragment_program.as_ref().map(|p| p.hash))
+            .collect();
+        FrameStats {
+            commands: self.command_count,
+            method_calls: self.method_call_count,
+            draws: self.draws.len(),
+            memory_blocks: self.memory.attachments(),
+            memory_bytes: self.memory.attached_bytes(),
+            memory_data_bytes: self.memory_data_bytes,
+            distinct_vertex_programs: vps.len(),
+            distinct_fragment_programs: fps.len(),
+            draws_with_problems: self.draws.iter().filter(|d| !d.problems.is_empty()).count(),
+            frame_problems: self.problems.len(),
+        }
+    }
+}
+
+struct Machine<'a> {
+    regs: Vec<u32>,
+    transform: TransformState,
+    immediate: ImmediateAttributes,
+    scope: Option<Scope>,
+    draws: Vec<Draw>,
+    problems: Vec<FrameProblem>,
+    vp_cache: HashMap<(u64, u32), VpScan>,
+    memory: &'a MemoryIndex,
+}
+
+impl Machine<'_> {
+    fn call(&mut self, command: usize, reg_index: u16, value: u32) {
+        if let Some(x) = self.regs.get_mut(reg_index as usize) {
+            *x = value;
+        }
+        if (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&reg_index) {
+            let load = self.regs[reg::SET_TRANSFORM_CONSTANT_LOAD as usize];
+            self.transform.write_constant(reg_index, value, load);
+            return;
+        }
+        if self.immediate.write(reg_index, value) {
+            return;
+        }
+        let outside = |name| FrameProblem::DrawMethodOutsideScope {
+            command,
+            method: name,
+        };
+        match reg_index {
+            reg::SET_BEGIN_END => self.begin_end(command, value),
+            reg::DRAW_ARRAYS => match &mut self.scope {
+                Some(s) => s.arrays.push(range(value)),
+                None => self.problems.push(outside("NV4097_DRAW_ARRAYS")),
+            },
+            reg::DRAW_INDEX_ARRAY => match &mut self.scope {
+                Some(s) => s.indexed.push(range(value)),
+                None => self.problems.push(outside("NV4097_DRAW_INDEX_ARRAY")),
+            },
+            reg::INLINE_ARRAY => match &mut self.scope {
+                Some(s) => s.inline.push(value),
+                None => self.problems.push(outside("NV4097_INLINE_ARRAY")),
+            },
+            // Two indices per word, low half first (RPCS3 nv4097 set_array_element16).
+            reg::ARRAY_ELEMENT16 => match &mut self.scope {
+                Some(s) => s.elements.extend([value & 0xFFFF, value >> 16]),
+                None => self.problems.push(outside("NV4097_ARRAY_ELEMENT16")),
+            },
+            reg::ARRAY_ELEMENT32 => match &mut self.scope {
+                Some(s) => s.elements.push(value),
+                None => self.problems.push(outside("NV4097_ARRAY_ELEMENT32")),
+            },
+            _ => {}
+        }
+    }
+
+    fn begin_end(&mut self, command: usize, value: u32) {
+        let prim = value & 0xFF;
+        if prim != 0 {
+            if let Some(open) = self.scope.take() {
+                self.problems.push(FrameProblem::BeginWhileOpen {
+                    command,
+                    open: open.begin,
+                });
+            }
+            let primitive = Primitive::from_raw(prim);
+            if primitive.is_none() {
+                self.problems
+                    .push(FrameProblem::InvalidPrimitive { command, value });
+            }
+            self.scope = Some(Scope {
+                begin: command,
+                primitive,
+                ..Scope::default()
+            });
+            return;
+        }
+        match self.scope.take() {
+            None => self
+                .problems
+                .push(FrameProblem::EndWithoutBegin { command }),
+            Some(Scope {
+                primitive: None, ..
+            }) => {}
+            Some(s) => {
+                let draw = self.build_draw(command, s);
+                self.draws.push(draw);
+            }
+        }
+    }
+
+    fn build_draw(&mut self, end: usize, s: Scope) -> Draw {
+        let regs = &self.regs[..];
+        let mut problems = Vec::new();
+        let Scope {
+            begin,
+            primitive,
+            arrays,
+            indexed,
+            inline,
+            elements,
+        } = s;
+        let primitive = primitive.unwrap_or(Primitive::Points);
+
+        // Vertex source.
+        let mut kinds = Vec::new();
+        for (name, present) in [
+            ("arrays", !arrays.is_empty()),
+            ("indexed", !indexed.is_empty()),
+            ("inline", !inline.is_empty()),
+            ("elements", !elements.is_empty()),
+        ] {
+            if present {
+                kinds.push(name);
+            }
+        }
+        if kinds.len() > 1 {
+            problems.push(DrawProblem::MixedSources {
+                sources: kinds.join(", "),
+            });
+        }
+        let dma = r(regs, reg::SET_INDEX_ARRAY_DMA);
+        let index_array = if indexed.is_empty() {
+            None
+        } else {
+            let ty = match (dma >> 4) & 0xFF {
+                0 => Some(IndexType::U32),
+                1 => Some(IndexType::U16),
+                _ => None,
+            };
+            let location = match dma & 0xF {
+                0 => Some(Location::Local),
+                1 => Some(Location::Main),
+                _ => None,
+            };
+            match (ty, location) {
+                (Some(ty), Some(location)) => Some(IndexArray {
+                    ty,
+                    offset: r(regs, reg::SET_INDEX_ARRAY_ADDRESS) & 0x1FFF_FFFF,
+                    location,
+                }),
+                _ => {
+                    problems.push(DrawProblem::IndexDma { raw: dma });
+                    None
+                }
+            }
+        };
+        let is_indexed = !indexed.is_empty();
+        let sum = |rs: &[DrawRange]| rs.iter().map(|r| r.count as u64).sum::<u64>();
+        let (source, ranges, mut vertex_count) = if !inline.is_empty() {
+            (VertexSource::Inline { words: inline }, Vec::new(), 0)
+        } else if !elements.is_empty() {
+            let n = elements.len() as u64;
+            (VertexSource::Elements { indices: elements }, Vec::new(), n)
+        } else if let (true, Some(index)) = (is_indexed, index_array) {
+            let n = sum(&indexed);
+            (
+                VertexSource::Indexed {
+                    index,
+                    ranges: indexed.clone(),
+                },
+                indexed,
+                n,
+            )
+        } else if is_indexed {
+            let n = sum(&indexed);
+            (VertexSource::Arrays { ranges: Vec::new() }, indexed, n)
+        } else {
+            let n = sum(&arrays);
+            (
+                VertexSource::Arrays {
+                    ranges: arrays.clone(),
+                },
+                arrays,
+                n,
+            )
+        };
+        let (inputs, bad) = vertex_inputs(regs, self.immediate.values(), source);
+        for (attribute, size) in bad {
+            problems.push(DrawProblem::ArraySize { attribute, size });
+        }
+        if let VertexSource::Inline { words } = &inputs.source {
+            let stride = inline_stride(&inputs.arrays);
+            if stride == 0 {
+                problems.push(DrawProblem::InlineWithoutArrays);
+            } else {
+                vertex_count = words.len() as u64 * 4 / stride as u64;
+            }
+        }
+
+        // Vertex program.
+        let vp_start = r(regs, reg::SET_TRANSFORM_PROGRAM_START);
+        let key = (self.transform.program_version, vp_start);
+        let program = &self.transform.program;
+        let scan = *self
+            .vp_cache
+            .entry(key)
+            .or_insert_with(|| scan_vertex_program(program, vp_start));
+        if scan.start_out_of_range {
+            problems.push(DrawProblem::VertexProgramStart { start: vp_start });
+        } else if scan.end_slot.is_none() {
+            problems.push(DrawProblem::VertexProgramNoEnd { start: vp_start });
+        }
+
+        // Fragment program.
+        let fp_raw = r(regs, reg::SET_SHADER_PROGRAM);
+        let fp_address = ProgramAddress::from_raw(fp_raw);
+        let fragment_program: Option<Arc<FragmentProgram>> = match fp_address {
+            None => {
+                problems.push(DrawProblem::FragmentAddress { raw: fp_raw });
+                None
+            }
+            Some(addr) => match read_fragment_program(&self.memory.view_at(end), addr) {
+                Ok(p) => Some(Arc::new(p)),
+                Err(e) => {
+                    problems.push(DrawProblem::FragmentProgram(e));
+                    None
+                }
+            },
+        };
+
+        Draw {
+            index: self.draws.len(),
+            begin_command: begin,
+            end_command: end,
+            primitive,
+            indexed: is_indexed,
+            ranges,
+            index_array,
+            vertex_count,
+            vp_start,
+            vp_hash: scan.hash,
+            vp_end_slot: scan.end_slot,
+            vertex_program: Arc::clone(&self.transform.program),
+            constants: Arc::clone(&self.transform.constants),
+            fp_address,
+            fragment_program,
+            shader_control: ShaderControl::from_raw(r(regs, reg::SET_SHADER_CONTROL)),
+            shader_packer: r(regs, reg::SET_SHADER_PACKER),
+            vertex_inputs: inputs,
+            output_mask: r(regs, reg::SET_VERTEX_ATTRIB_OUTPUT_MASK),
+            textures: std::array::from_fn(|i| Texture::fragment(regs, i as u16)),
+            vertex_textures: std::array::from_fn(|i| Texture::vertex(regs, i as u16)),
+            surface: Surface::from_regs(regs),
+            raster: RasterState::from_regs(regs),
+            problems,
+        }
+    }
+}

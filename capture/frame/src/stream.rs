@@ -1,0 +1,305 @@
+//! The method stream: rebuilds `(register index, value)` pairs from the recorded commands.
+//!
+//! Rule (rrc-format.md 3.2, mirroring `alloc_write_fifo` in RPCS3's `rsx_replay.cpp`): keep a
+//! countdown. When it is 0 the entry's `first` is a method header: register index
+//! `(first & 0xFFFC) >> 2`, count `(first >> 18) & 0x7FF`, non-increment flag bit 30, and its
+//! `second` is argument 0. The next `count - 1` entries are continuation entries that contribute
+//! only their `second`. In increment mode the register advances by one per argument. A header
+//! with count 0 is a NOP (this covers the initial `(0x40, 0)` entry of every capture).
+
+use crate::error::StreamError;
+use rsxtrace_rrc::ReplayCommand;
+
+/// Method header bits that mark a jump, call or return (`RSX_METHOD_NON_METHOD_CMD_MASK`,
+/// `gcm_enums.h`); a recorded header never has them.
+const NON_METHOD_MASK: u32 = 0xA003_0003;
+/// `CELL_GCM_METHOD_FLAG_NON_INCREMENT`.
+const NON_INCREMENT: u32 = 0x4000_0000;
+/// Highest register index (the register file has 0x4000 words).
+const MAX_REG: u32 = 0x3FFF;
+
+/// One method call: a value written to a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodCall {
+    /// Index in `Capture::commands` of the entry that carried the value.
+    pub command_index: usize,
+    /// Register index (method byte offset / 4, subchannel bits included).
+    pub reg: u16,
+    /// The argument.
+    pub value: u32,
+}
+
+/// One method header with its arguments: `entries[0]` is the header entry, the rest are its
+/// continuation entries. Every entry's `second` is one argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet<'a> {
+    /// Index in `Capture::commands` of the header entry.
+    pub command_index: usize,
+    /// Register index of the first argument.
+    pub reg: u16,
+    /// All arguments go to `reg` (bit 30 of the header).
+    pub non_increment: bool,
+    /// The header entry and its continuation entries (never empty).
+    pub entries: &'a [ReplayCommand],
+}
+
+impl<'a> Packet<'a> {
+    /// Number of arguments.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Never true: count-0 headers are skipped as NOPs.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The arguments in order.
+    pub fn values(&self) -> impl Iterator<Item = u32> + 'a {
+        self.entries.iter().map(|e| e.second)
+    }
+
+    /// The packet as individual calls. The register cannot overflow: [`Packets`] checks it.
+    pub fn calls(&self) -> impl Iterator<Item = MethodCall> + 'a {
+        let (base, reg, step) = (self.command_index, self.reg, !self.non_increment as u16);
+        self.entries
+            .iter()
+            .enumerate()
+            .map(move |(i, e)| MethodCall {
+                command_index: base + i,
+                // i < count and reg + count - 1 <= 0x3FFF was checked when the packet was built.
+                reg: reg.wrapping_add(step.wrapping_mul(i as u16)),
+                value: e.second,
+            })
+    }
+}
+
+/// Iterator over the packets of a command list. After the first error it yields nothing.
+#[derive(Clone, Debug)]
+pub struct Packets<'a> {
+    commands: &'a [ReplayCommand],
+    pos: usize,
+}
+
+/// The packets of a recorded command list, in order; count-0 headers (NOPs) are skipped.
+pub fn packets(commands: &[ReplayCommand]) -> Packets<'_> {
+    Packets { commands, pos: 0 }
+}
+
+impl<'a> Iterator for Packets<'a> {
+    type Item = Result<Packet<'a>, StreamError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let pos = self.pos;
+            let entry = self.commands.get(pos)?;
+            let first = entry.first;
+            if first == 0 {
+                self.pos = self.commands.len();
+                return Some(Err(StreamError::DanglingContinuation { command: pos }));
+            }
+            if first & NON_METHOD_MASK != 0 {
+                self.pos = self.commands.len();
+                return Some(Err(StreamError::NotAMethod {
+                    command: pos,
+                    first,
+                }));
+            }
+            let count = (first >> 18) & 0x7FF;
+            let reg = (first & 0xFFFC) >> 2;
+            if count == 0 {
+                self.pos = pos + 1;
+                continue;
+            }
+            let non_increment = first & NON_INCREMENT != 0;
+            let available = self.commands.len() - pos;
+            if count as usize > available {
+                self.pos = self.commands.len();
+                return Some(Err(StreamError::UnterminatedBatch {
+                    command: pos,
+                    count,
+                    available,
+                }));
+            }
+            if !non_increment && reg + count - 1 > MAX_REG {
+                self.pos = self.commands.len();
+                return Some(Err(StreamError::RegisterOverflow {
+                    command: pos,
+                    reg: reg as u16,
+                    count,
+                }));
+            }
+            let end = pos + count as usize;
+            self.pos = end;
+            return Some(Ok(Packet {
+                command_index: pos,
+                reg: reg as u16,
+                non_increment,
+                entries: &self.commands[pos..end],
+            }));
+        }
+    }
+}
+
+/// The method calls of a command list, in order; stops after the first error.
+pub fn method_calls(
+    commands: &[ReplayCommand],
+) -> impl Iterator<Item = Result<MethodCall, StreamError>> + '_ {
+    packets(commands).flat_map(
+        |p| -> Box<dyn Iterator<Item = Result<MethodCall, StreamError>>> {
+            match p {
+                Ok(p) => Box::new(p.calls().map(Ok)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            }
+        },
+    )
+}
+
+/// All method calls of a command list, or the first stream error.
+pub fn collect_method_calls(commands: &[ReplayCommand]) -> Result<Vec<MethodCall>, StreamError> {
+    method_calls(commands).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(first: u32, second: u32) -> ReplayCommand {
+        ReplayCommand {
+            first,
+            second,
+            ..Default::default()
+        }
+    }
+
+    /// Header word for a register index, count and mode, laid out by bits (rrc-format.md 3.2).
+    fn hdr(reg: u32, count: u32, non_inc: bool) -> u32 {
+        (reg << 2) | (count << 18) | if non_inc { 1 << 30 } else { 0 }
+    }
+
+    #[test]
+    fn initial_nop_and_count_zero_are_skipped() {
+        let cmds = [cmd(0x40, 0), cmd(0x0004_1808, 5), cmd(0x0004_1000, 7)];
+        // 0x40: reg 0x10 count 0 -> NOP. 0x00041808 -> reg 0x602 count 1. 0x00041000: reg 0x400, count 1.
+        let calls = collect_method_calls(&cmds).unwrap();
+        assert_eq!(
+            calls,
+            vec![
+                MethodCall {
+                    command_index: 1,
+                    reg: 0x602,
+                    value: 5
+                },
+                MethodCall {
+                    command_index: 2,
+                    reg: 0x400,
+                    value: 7
+                },
+            ]
+        );
+        // A count-0 header in the middle is a NOP too.
+        let cmds = [cmd(hdr(0x602, 0, false), 9), cmd(hdr(0x602, 1, false), 1)];
+        assert_eq!(collect_method_calls(&cmds).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn increment_batch_advances_register() {
+        // 0x1F00 >> 2 = 0x7C0, count 3: 0x7C0 | 3 << 18 after the shift = 0x000C_1F00.
+        assert_eq!(hdr(0x7C0, 3, false), 0x000C_1F00);
+        let cmds = [
+            cmd(0x000C_1F00, 10),
+            cmd(0, 11),
+            cmd(0, 12),
+            cmd(hdr(0x7BF, 1, false), 32),
+        ];
+        let calls = collect_method_calls(&cmds).unwrap();
+        let got: Vec<_> = calls
+            .iter()
+            .map(|c| (c.command_index, c.reg, c.value))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, 0x7C0, 10),
+                (1, 0x7C1, 11),
+                (2, 0x7C2, 12),
+                (3, 0x7BF, 32)
+            ]
+        );
+    }
+
+    #[test]
+    fn non_increment_batch_keeps_register() {
+        assert_eq!(hdr(0x2E0, 2, true), 0x4008_0B80);
+        let cmds = [cmd(0x4008_0B80, 1), cmd(0, 2)];
+        let calls = collect_method_calls(&cmds).unwrap();
+        assert_eq!(calls[0].reg, 0x2E0);
+        assert_eq!(calls[1].reg, 0x2E0);
+        assert_eq!(calls[1].command_index, 1);
+        let p: Vec<_> = packets(&cmds).collect::<Result<_, _>>().unwrap();
+        assert_eq!(p.len(), 1);
+        assert!(p[0].non_increment);
+        assert_eq!(p[0].values().collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn dangling_continuation_names_command() {
+        let cmds = [cmd(0x40, 0), cmd(hdr(0x602, 1, false), 5), cmd(0, 6)];
+        assert_eq!(
+            collect_method_calls(&cmds),
+            Err(StreamError::DanglingContinuation { command: 2 })
+        );
+    }
+
+    #[test]
+    fn open_countdown_at_end_names_header() {
+        let cmds = [cmd(0x40, 0), cmd(hdr(0x7C0, 4, false), 5), cmd(0, 6)];
+        assert_eq!(
+            collect_method_calls(&cmds),
+            Err(StreamError::UnterminatedBatch {
+                command: 1,
+                count: 4,
+                available: 2
+            })
+        );
+    }
+
+    #[test]
+    fn jump_and_register_overflow_rejected() {
+        let cmds = [cmd(0x2000_0000 | 0x100, 0)];
+        assert_eq!(
+            collect_method_calls(&cmds),
+            Err(StreamError::NotAMethod {
+                command: 0,
+                first: 0x2000_0100
+            })
+        );
+        let cmds = [cmd(hdr(0x3FFF, 2, false), 0), cmd(0, 0)];
+        assert!(matches!(
+            collect_method_calls(&cmds),
+            Err(StreamError::RegisterOverflow {
+                command: 0,
+                reg: 0x3FFF,
+                count: 2
+            })
+        ));
+        // The same in non-increment mode is fine.
+        let cmds = [cmd(hdr(0x3FFF, 2, true), 0), cmd(0, 0)];
+        assert_eq!(collect_method_calls(&cmds).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn never_panics_on_arbitrary_words() {
+        // A small deterministic sweep over header-like words.
+        let mut x: u32 = 0x1234_5678;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let cmds: Vec<_> = (0..8u32)
+                .map(|i| cmd(x.rotate_left(i * 3) & 0x5FFF_FFFC, i))
+                .collect();
+            let _ = collect_method_calls(&cmds);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Vertex-program memory and transform constants, with the upload rules of rrc-format.md 4.5.
+//!
+//! Both are shared between draws with `Arc` and copied on write (`Arc::make_mut`), so a frame of
+//! thousands of draws copies the 8.7 KB program or the 7.5 KB constants only when an upload
+//! follows a draw that still holds the previous version.
+//!
+//! **`vp_hash`**: xxh3-64 (seed 0) of the program words from the start slot up to and including
+//! the first slot whose word 3 has bit 0 (END) set, each word as 4 little-endian bytes (the
+//! numeric value as stored in `transform_program`), printed as 16 lowercase hex digits. When no
+//! slot from the start on has END, the hash covers the words up to the end of program memory.
+
+use crate::error::FrameError;
+use crate::stream::Packet;
+use std::sync::Arc;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Number of transform constants that can be written (indices 0..=467, rrc-format.md 4.5).
+pub const CONSTANT_COUNT: usize = 468;
+
+/// The transform constants, with a per-constant known flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransformConstants {
+    values: Vec<[u32; 4]>,
+    known: Vec<bool>,
+}
+
+impl TransformConstants {
+    /// Constants from the optional capture block (all known), or all unknown without it
+    /// (rrc-format.md 1.9).
+    pub fn initial(block: Option<&[[u32; 4]]>) -> TransformConstants {
+        let mut values = vec![[0u32; 4]; CONSTANT_COUNT];
+        let mut known = vec![false; CONSTANT_COUNT];
+        if let Some(block) = block {
+            for (i, v) in block.iter().take(CONSTANT_COUNT).enumerate() {
+                values[i] = *v;
+                known[i] = true;
+            }
+        }
+        TransformConstants { values, known }
+    }
+
+    /// Raw IEEE bit patterns of constant `i`, if known.
+    pub fn raw(&self, i: usize) -> Option<[u32; 4]> {
+        if *self.known.get(i)? {
+            self.values.get(i).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Constant `i` as floats, if known.
+    pub fn get(&self, i: usize) -> Option<[f32; 4]> {
+        self.raw(i).map(|v| v.map(f32::from_bits))
+    }
+
+    /// Whether constant `i` is known.
+    pub fn is_known(&self, i: usize) -> bool {
+        self.known.get(i).copied().unwrap_or(false)
+    }
+
+    /// Number of known constants.
+    pub fn known_count(&self) -> usize {
+        self.known.iter().filter(|k| **k).count()
+    }
+
+    /// Write component `component` of constant `index`. Writes past 467 are dropped (returns
+    /// false). A constant becomes known when any component is written during the frame (libgcm
+    /// always uploads whole vec4s).
+    pub fn write(&mut self, index: usize, component: usize, value: u32) -> bool {
+        match (self.values.get_mut(index), self.known.get_mut(index)) {
+            (Some(v), Some(k)) if component < 4 => {
+                v[component] = value;
+                *k = true;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Vertex-program memory and the constant file as the method stream changes them.
+#[derive(Clone, Debug)]
+pub struct TransformState {
+    /// Program memory (2176 or 2048 words).
+    pub program: Arc<Vec<u32>>,
+    /// Bumped on every program write, to cache hashes.
+    pub program_version: u64,
+    /// Constants.
+    pub constants: Arc<TransformConstants>,
+    /// Constant writes dropped because the index was past 467.
+    pub dropped_constant_writes: u64,
+}
+
+impl TransformState {
+    /// Start from the register-state snapshot.
+    pub fn new(program: &[u32], constants: Option<&[[u32; 4]]>) -> TransformState {
+        TransformState {
+            program: Arc::new(program.to_vec()),
+            program_version: 0,
+            constants: Arc::new(TransformConstants::initial(constants)),
+            dropped_constant_writes: 0,
+        }
+    }
+
+    /// Apply a `SET_TRANSFORM_PROGRAM` packet (`packet.reg` in 0x2E0..0x300): the word written
+    /// to register `0xB80 + 4k` goes to `program[load*4 + k%4]`, the rest of the batch onward;
+    /// then `load += (n + k%4) / 4` (rrc-format.md 4.5). `load` is the
+    /// `SET_TRANSFORM_PROGRAM_LOAD` register, updated in place.
+    pub fn upload_program(
+        &mut self,
+        packet: &Packet<'_>,
+        load: &mut u32,
+    ) -> Result<(), FrameError> {
+        let k = (packet
+            .reg
+            .wrapping_sub(crate::methods::reg::SET_TRANSFORM_PROGRAM)
+            % 4) as u64;
+        let start = *load as u64 * 4 + k;
+        let n = packet.len() as u64;
+        let words = self.program.len();
+        if start + n > words as u64 {
+            // Name the first entry that does not fit.
+            let first_bad = (words as u64)
+                .saturating_sub(start)
+                .min(n.saturating_sub(1));
+            return Err(FrameError::ProgramOverflow {
+                command: packet.command_index + first_bad as usize,
+                word: start + first_bad,
+                words,
+            });
+        }
+        let program = Arc::make_mut(&mut self.program);
+        let dst = &mut program[start as usize..(start + n) as usize];
+        for (d, v) in dst.iter_mut().zip(packet.values()) {
+            *d = v;
+        }
+        self.program_version += 1;
+        *load = load.wrapping_add(((n + k) / 4) as u32);
+        Ok(())
+    }
+
+    /// Apply one `SET_TRANSFORM_CONSTANT` write to register `0x1F00 + 4k`:
+    /// `constants[load + k/4][k%4]`; the load register is not advanced (rrc-format.md 4.5).
+    pub fn write_constant(&mut self, reg: u16, value: u32, load: u32) {
+        let k = reg.wrapping_sub(crate::methods::reg::SET_TRANSFORM_CONSTANT) as usize;
+        let index = load as usize + k / 4;
+        if index >= CONSTANT_COUNT {
+            self.dropped_constant_writes += 1;
+            return;
+        }
+        Arc::make_mut(&mut self.constants).write(index, k % 4, value);
+    }
+}
+
+/// Result of scanning a vertex program from its start slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VpScan {
+    /// xxh3-64 of the words (see the module docs).
+    pub hash: u64,
+    /// The slot with END, or `None` when none was found before the end of memory.
+    pub end_slot: Option<u32>,
+    /// The start slot lies outside program memory (the hash is then of no words).
+    pub start_out_of_range: bool,
+}
+
+/// Hash a vertex program from `start` (see the module docs for the exact definition).
+pub fn scan_vertex_program(program: &[u32], start: u32) -> VpScan {
+    let slots = program.len() / 4;
+    if start as usize >= slots {
+        return VpScan {
+            hash: xxh3_64(&[]),
+            end_slot: None,
+            start_out_of_range: true,
+        };
+    }
+    let mut end_slot = None;
+    let mut last = slots;
+    for s in start as usize..slots {
+        if program[s * 4 + 3] & 1 != 0 {
+            end_slot = Some(s as u32);
+            last = s + 1;
+            break;
+        }
+    }
+    let words = &program[start as usize * 4..last * 4];
+    let mut bytes = Vec::with_capacity(words.len() * 4);
+    for w in words {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    VpScan {
+        hash: xxh3_64(&bytes),
+        end_slot,
+        start_out_of_range: false,
+    }
+}
+
+/// Format a 64-bit hash as 16 lowercase hex digits.
+pub fn hash_hex(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_rrc::ReplayCommand;
+
+    fn packet(entries: &[ReplayCommand], reg: u16) -> Packet<'_> {
+        Packet {
+            command_index: 10,
+            reg,
+            non_increment: false,
+            entries,
+        }
+    }
+    fn cmds(values: &[u32]) -> Vec<ReplayCommand> {
+        values
+            .iter()
+            .map(|&v| ReplayCommand {
+                second: v,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn program_upload_and_load_advance() {
+        let mut t = TransformState::new(&vec![0; 2176], None);
+        let mut load = 5;
+        let c = cmds(&[1, 2, 3, 4, 5, 6]);
+        t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap();
+        assert_eq!(&t.program[20..26], &[1, 2, 3, 4, 5, 6]);
+        // n = 6, k = 0 -> load += 1.
+        assert_eq!(load, 6);
+        // A batch starting at register 0xB88 (k = 2) with 2 words: word at 6*4 + 2.
+        let c = cmds(&[7, 8]);
+        t.upload_program(&packet(&c, 0x2E2), &mut load).unwrap();
+        assert_eq!(&t.program[24..28], &[5, 6, 7, 8]);
+        assert_eq!(load, 7);
+        // Overflow names the first word that does not fit.
+        let mut load = 543;
+        let c = cmds(&[0; 6]);
+        let e = t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap_err();
+        assert_eq!(
+            e,
+            FrameError::ProgramOverflow {
+                command: 14,
+                word: 2176,
+                words: 2176
+            }
+        );
+    }
+
+    #[test]
+    fn program_copy_on_write() {
+        let mut t = TransformState::new(&vec![0; 2176], None);
+        let held = Arc::clone(&t.program);
+        let mut load = 0;
+        let c = cmds(&[9]);
+        t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap();
+        assert_eq!(held[0], 0);
+        assert_eq!(t.program[0], 9);
+        let before = Arc::as_ptr(&t.program);
+        t.upload_program(&packet(&c, 0x2E1), &mut load).unwrap();
+        assert_eq!(
+            Arc::as_ptr(&t.program),
+            before,
+            "no copy when nobody else holds it"
+        );
+    }
+
+    #[test]
+    fn constants_known_and_dropped() {
+        let mut t = TransformState::new(&vec![0; 2176], None);
+        assert!(!t.constants.is_known(0));
+        t.write_constant(0x7C0 + 5, 2.0f32.to_bits(), 32);
+        assert_eq!(t.constants.raw(33), Some([0, 2.0f32.to_bits(), 0, 0]));
+        t.write_constant(0x7C0 + 31, 1, 460);
+        assert!(t.constants.is_known(467));
+        t.write_constant(0x7C0 + 4, 1, 467);
+        assert_eq!(t.dropped_constant_writes, 1);
+        let block = vec![[1u32, 2, 3, 4]; 512];
+        let t = TransformState::new(&vec![0; 2176], Some(&block));
+        assert_eq!(t.constants.known_count(), CONSTANT_COUNT);
+    }
+
+    #[test]
+    fn vp_hash_stops_at_end_slot() {
+        let mut p = vec![0u32; 2176];
+        p[4..8].copy_from_slice(&[0x11, 0x22, 0x33, 0x44]);
+        p[8..12].copy_from_slice(&[0x55, 0x66, 0x77, 0x01]); // END in slot 2
+        p[12] = 0xDEAD; // after END: not hashed
+        let s = scan_vertex_program(&p, 1);
+        assert_eq!(s.end_slot, Some(2));
+        let mut bytes = Vec::new();
+        for w in [0x11u32, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x01] {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        assert_eq!(s.hash, xxh3_64(&bytes));
+        p[12] = 0xBEEF;
+        assert_eq!(scan_vertex_program(&p, 1).hash, s.hash);
+        assert!(scan_vertex_program(&p, 544).start_out_of_range);
+        assert_eq!(scan_vertex_program(&p, 3).end_slot, None);
+        assert_eq!(hash_hex(0xAB), "00000000000000ab");
+    }
+}
