@@ -123,7 +123,10 @@ pub enum VertexSource {
     /// `DRAW_ARRAYS` ranges: vertex ids `first..first+count` per range.
     Arrays { ranges: Vec<DrawRange> },
     /// `DRAW_INDEX_ARRAY` ranges read from an index buffer.
-    Indexed { index: IndexArray, ranges: Vec<DrawRange> },
+    Indexed {
+        index: IndexArray,
+        ranges: Vec<DrawRange>,
+    },
     /// `INLINE_ARRAY` words (as recorded in the FIFO, host order), interleaved per vertex with
     /// the layout given by the enabled arrays' types and sizes.
     Inline { words: Vec<u32> },

@@ -3,10 +3,72 @@
 //!
 //! Decoding rules are rrc-format.md section 4.3 (from RPCS3's `RSXVertexFetch.glsl` and
 //! `get_vertex_type_size_on_host`).
+//!
+//! # Overview
+//!
+//! * [`input`]: the vertex-input state of one draw, filled by the frame model.
+//! * [`fetch_draw`] ([`fetch`] module): walks array ranges, index buffers ([`index`]), array
+//!   elements or inline words, and decodes each attribute ([`decode`], [`format`]).
+//! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and
+//!   one f32x4 column per attribute), with [`VertexView`]s for per-vertex access.
+//! * [`FetchError`] ([`error`]): missing memory (naming attribute, location and address),
+//!   attributes without a source, malformed array state.
+//!
+//! ```
+//! use rsxtrace_fetch::*;
+//! use rsxtrace_rrc::Location;
+//!
+//! /// One block of local memory at offset 0x100.
+//! struct Mem(Vec<u8>);
+//! impl GuestMemory for Mem {
+//!     fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+//!         let start = (offset as usize).checked_sub(0x100)?;
+//!         (location == Location::Local).then_some(())?;
+//!         self.0.get(start..start.checked_add(len as usize)?)
+//!     }
+//! }
+//!
+//! let mut arrays = [None; 16];
+//! arrays[0] = Some(VertexArray {
+//!     ty: VertexType::F,
+//!     size: 2,
+//!     stride: 8,
+//!     frequency: 0,
+//!     frequency_op: FrequencyOp::Divide,
+//!     offset: 0x100,
+//!     location: Location::Local,
+//! });
+//! let inputs = VertexInputs {
+//!     arrays,
+//!     immediate: [ImmediateValue::Unknown; 16],
+//!     input_mask: 1,
+//!     base_offset: 0,
+//!     base_index: 0,
+//!     restart: Restart { enabled: false, index: 0 },
+//!     source: VertexSource::Arrays { ranges: vec![DrawRange { first: 1, count: 1 }] },
+//! };
+//! // Vertex 0 = (1.0, 2.0), vertex 1 = (3.0, 4.0), big-endian floats.
+//! let mem = Mem(vec![
+//!     0x3F, 0x80, 0, 0, 0x40, 0, 0, 0, 0x40, 0x40, 0, 0, 0x40, 0x80, 0, 0,
+//! ]);
+//! let fetched = fetch_draw(&inputs, &mem).unwrap();
+//! assert_eq!(fetched.indices, vec![1]);
+//! assert_eq!(fetched.vertex(0).unwrap().get(0), Some([3.0, 4.0, 0.0, 1.0]));
+//! ```
 
+pub mod decode;
+pub mod error;
+pub mod fetch;
+pub mod format;
+pub mod index;
 pub mod input;
+pub mod output;
 
+pub use error::FetchError;
+pub use fetch::{fetch_draw, MAX_VERTICES};
+pub use format::ElementFormat;
 pub use input::*;
+pub use output::{AttributeData, AttributeSource, FetchedVertices, VertexView};
 
 use rsxtrace_rrc::Location;
 

@@ -1,0 +1,80 @@
+//! Errors of vertex and index fetch: missing captured memory (naming the attribute or the index
+//! buffer, the location and the address range), attributes with no source, and malformed
+//! vertex-array state.
+
+use rsxtrace_rrc::Location;
+use thiserror::Error;
+
+/// Why [`crate::fetch_draw`] could not produce the vertices of a draw.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// Vertex data the draw reads is not held by the capture.
+    #[error("attribute {attribute}: {len} bytes at {}+{offset:#010x} not in the capture", .location.name())]
+    AttributeMemory {
+        attribute: u8,
+        location: Location,
+        offset: u32,
+        len: u32,
+    },
+    /// Index data the draw reads is not held by the capture.
+    #[error("index range {range}: {len} bytes at {}+{offset:#010x} not in the capture", .location.name())]
+    IndexMemory {
+        /// Position of the `DRAW_INDEX_ARRAY` range in the draw.
+        range: usize,
+        location: Location,
+        offset: u32,
+        len: u32,
+    },
+    /// An index range whose byte length does not fit the 32-bit address space.
+    #[error("index range {range}: {count} indices of {type_size} bytes exceed the address space")]
+    IndexRangeTooLarge {
+        range: usize,
+        count: u32,
+        type_size: u32,
+    },
+    /// The vertex program reads an attribute that has no array and whose immediate value was
+    /// set before the captured frame (rrc-format.md 3.4: not captured).
+    #[error("attribute {attribute}: read by the vertex program but has no array and no known immediate value")]
+    UnknownImmediate { attribute: u8 },
+    /// `SET_VERTEX_DATA_ARRAY_FORMAT` size field outside 1..=4.
+    #[error("attribute {attribute}: array size {size} is outside 1..=4")]
+    InvalidSize { attribute: u8, size: u8 },
+    /// A CMP array whose size is not 1 (one packed 11:11:10 word per element).
+    #[error("attribute {attribute}: CMP array with size {size}, expected 1")]
+    CmpSize { attribute: u8, size: u8 },
+    /// A UB256 array whose size is not 4 (RPCS3 `get_vertex_type_size_on_host` requires 4).
+    #[error("attribute {attribute}: UB256 array with size {size}, expected 4")]
+    Ub256Size { attribute: u8, size: u8 },
+    /// An `INLINE_ARRAY` draw with no enabled vertex array, so no vertex layout.
+    #[error("inline array draw with no enabled vertex array to give its layout")]
+    InlineWithoutArrays,
+    /// The draw submits more vertices than [`crate::MAX_VERTICES`].
+    #[error("draw submits {count} vertices, more than the limit of {limit}")]
+    TooManyVertices { count: u64, limit: u64 },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_stays_small() {
+        // Returned on every fetch; keep it within three words.
+        assert!(std::mem::size_of::<FetchError>() <= 24);
+    }
+
+    #[test]
+    fn messages_name_location_and_address() {
+        let e = FetchError::IndexMemory {
+            range: 0,
+            location: Location::Local,
+            offset: 0xC0,
+            len: 2,
+        };
+        assert_eq!(
+            e.to_string(),
+            "index range 0: 2 bytes at local+0x000000c0 not in the capture"
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! The fetch driver: walks a draw's vertex source (array ranges, index buffer, array elements
+//! or inline words), then fills one f32x4 column per attribute of the input mask from arrays,
+//! inline data or immediate values.
+
+use crate::decode::decode_element;
+use crate::error::FetchError;
+use crate::format::ElementFormat;
+use crate::index::{element_indices, read_indexed, IndexList};
+use crate::input::{
+    DrawRange, FrequencyOp, ImmediateValue, VertexArray, VertexInputs, VertexSource,
+};
+use crate::output::{AttributeData, AttributeSource, FetchedVertices};
+use crate::GuestMemory;
+
+/// Most vertices one draw may submit. Array draws are not backed by bytes in the capture (their
+/// count comes from registers), so the output size is bounded here instead: 2^24 vertices,
+/// far above what the RSX FIFO can describe in one frame.
+pub const MAX_VERTICES: u64 = 1 << 24;
+
+/// Mask applied to `VERTEX_DATA_BASE_OFFSET + ARRAY_OFFSET` (rrc-format.md 3.3 / 4.2, RPCS3
+/// `rsx_utils.h` `get_vertex_offset_from_base`).
+const VERTEX_OFFSET_MASK: u32 = 0x0FFF_FFFF;
+
+/// Fetch every vertex `inputs` submits, in processing order.
+///
+/// * `DRAW_ARRAYS`: vertex ids `first..first+count`, range after range (no base index, as in
+///   RPCS3's non-indexed path).
+/// * `DRAW_INDEX_ARRAY` / `ARRAY_ELEMENT*`: one vertex per index position; restart indices
+///   are recorded in [`FetchedVertices::restarts`], not as vertices.
+/// * `INLINE_ARRAY`: the words hold the vertices, interleaved with every enabled array's
+///   host element size in attribute order.
+///
+/// The frequency divider (divide or modulo) applies to the vertex index after the base index:
+/// RPCS3 draws indexed geometry with the base index as the host `vertexOffset`
+/// (VKVertexBuffers.cpp), so the `gl_VertexIndex` that `RSXVertexFetch.glsl` divides already
+/// includes it.
+pub fn fetch_draw(
+    inputs: &VertexInputs,
+    mem: &impl GuestMemory,
+) -> Result<FetchedVertices, FetchError> {
+    let list = match &inputs.source {
+        VertexSource::Inline { words } => return fetch_inline(inputs, words),
+        VertexSource::Arrays { ranges } => {
+            check_count(total_count(ranges))?;
+            array_indices(ranges)
+        }
+        VertexSource::Indexed { index, ranges } => {
+            check_count(total_count(ranges))?;
+            read_indexed(index, ranges, inputs.base_index, inputs.restart, mem)?
+        }
+        VertexSource::Elements { indices } => {
+            check_count(indices.len() as u64)?;
+            element_indices(indices, inputs.base_index, inputs.restart)
+        }
+    };
+    let mut attributes = Vec::new();
+    for attribute in attributes_in(inputs.input_mask) {
+        let column = match &inputs.arrays[usize::from(attribute)] {
+            Some(array) => AttributeData {
+                attribute,
+                source: AttributeSource::Array,
+                values: fetch_array(attribute, array, inputs.base_offset, &list.indices, mem)?,
+            },
+            None => immediate_column(inputs, attribute, list.indices.len())?,
+        };
+        attributes.push(column);
+    }
+    Ok(FetchedVertices {
+        indices: list.indices,
+        attributes,
+        restarts: list.restarts,
+        range_starts: list.range_starts,
+    })
+}
+
+/// Attribute numbers set in `mask`, ascending.
+fn attributes_in(mask: u16) -> impl Iterator<Item = u8> {
+    (0u8..16).filter(move |i| mask & (1 << i) != 0)
+}
+
+fn total_count(ranges: &[DrawRange]) -> u64 {
+    ranges.iter().map(|r| u64::from(r.count)).sum()
+}
+
+fn check_count(count: u64) -> Result<(), FetchError> {
+    if count > MAX_VERTICES {
+        return Err(FetchError::TooManyVertices {
+            count,
+            limit: MAX_VERTICES,
+        });
+    }
+    Ok(())
+}
+
+/// Vertex ids of `DRAW_ARRAYS` ranges (count already checked against [`MAX_VERTICES`]).
+fn array_indices(ranges: &[DrawRange]) -> IndexList {
+    let mut list = IndexList {
+        indices: Vec::with_capacity(total_count(ranges) as usize),
+        ..IndexList::default()
+    };
+    for range in ranges {
+        list.range_starts.push(list.indices.len());
+        list.indices
+            .extend((0..range.count).map(|i| range.first.wrapping_add(i)));
+    }
+    list
+}
+
+/// A column holding the attribute's immediate value for all `count` vertices.
+fn immediate_column(
+    inputs: &VertexInputs,
+    attribute: u8,
+    count: usize,
+) -> Result<AttributeData, FetchError> {
+    match inputs.immediate[usize::from(attribute)] {
+        ImmediateValue::Known(value) => Ok(AttributeData {
+            attribute,
+            source: AttributeSource::Immediate,
+            values: vec![value; count],
+        }),
+        ImmediateValue::Unknown => Err(FetchError::UnknownImmediate { attribute }),
+    }
+}
+
+/// Element number read for vertex index `vid` (RSXVertexFetch.glsl `read_location`; a
+/// frequency of 0 or 1 means per vertex, RSXDrawCommands.cpp `fill_vertex_layout_state`).
+#[inline]
+fn element_of(array: &VertexArray, vid: u32) -> u32 {
+    let freq = u32::from(array.frequency);
+    if freq <= 1 {
+        return vid;
+    }
+    match array.frequency_op {
+        FrequencyOp::Divide => vid / freq,
+        FrequencyOp::Modulo => vid % freq,
+    }
+}
+
+/// Decode attribute `attribute` from its array for every vertex index in `indices`.
+fn fetch_array(
+    attribute: u8,
+    array: &VertexArray,
+    base_offset: u32,
+    indices: &[u32],
+    mem: &impl GuestMemory,
+) -> Result<Vec<[f32; 4]>, FetchError> {
+    let format = ElementFormat::new(attribute, array.ty, array.size)?;
+    let base = base_offset.wrapping_add(array.offset) & VERTEX_OFFSET_MASK;
+    let read_len = format.read_bytes();
+    let stride = u32::from(array.stride);
+    let missing = |offset: u32| FetchError::AttributeMemory {
+        attribute,
+        location: array.location,
+        offset,
+        len: read_len,
+    };
+    let read_one = |offset: u32| -> Result<[f32; 4], FetchError> {
+        mem.read(array.location, offset, read_len)
+            .and_then(|bytes| decode_element(format, bytes))
+            .ok_or_else(|| missing(offset))
+    };
+
+    if indices.is_empty() {
+        return Ok(Vec::new());
+    }
+    if stride == 0 {
+        // One element shared by all vertices (rrc-format.md 4.3; RPCS3 sets frequency 0,
+        // i.e. vertex id 0, for stride-0 arrays).
+        return Ok(vec![read_one(base)?; indices.len()]);
+    }
+
+    let (min, max) = indices.iter().fold((u32::MAX, 0), |(lo, hi), &vid| {
+        let e = element_of(array, vid);
+        (lo.min(e), hi.max(e))
+    });
+    // Fast path: one read covering every element, when it does not wrap the 32-bit space.
+    let start = u64::from(base) + u64::from(min) * u64::from(stride);
+    let end = u64::from(base) + u64::from(max) * u64::from(stride) + u64::from(read_len);
+    if let (Ok(start32), Ok(len)) = (u32::try_from(start), u32::try_from(end - start)) {
+        if end <= 1 << 32 {
+            if let Some(bytes) = mem.read(array.location, start32, len) {
+                if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
+                    return Ok(values);
+                }
+            }
+        }
+    }
+    // Slow path: element by element, so a gap is reported at its exact address.
+    let mut values = Vec::with_capacity(indices.len());
+    for &vid in indices {
+        let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));
+        values.push(read_one(offset)?);
+    }
+    Ok(values)
+}
+
+/// Decode every vertex from `block`, which starts at element `min`. `None` if an element falls
+/// outside the block.
+fn decode_from_block(
+    array: &VertexArray,
+    format: ElementFormat,
+    min: u32,
+    block: &[u8],
+    indices: &[u32],
+) -> Option<Vec<[f32; 4]>> {
+    let stride = usize::from(array.stride);
+    let mut values = Vec::with_capacity(indices.len());
+    for &vid in indices {
+        let rel = element_of(array, vid).checked_sub(min)? as usize;
+        let at = rel.checked_mul(stride)?;
+        values.push(decode_element(format, block.get(at..)?)?);
+    }
+    Some(values)
+}
+
+/// Fetch an `INLINE_ARRAY` draw.
+///
+/// Layout (RSXDrawCommands.cpp `analyse_inputs_interleaved` / `fill_vertex_layout_state`):
+/// every attribute whose array size is non-zero, enabled in the input mask or not, takes its
+/// host element size in attribute order; the vertex stride is their sum; array stride,
+/// frequency and offset registers are not used. RPCS3 byte-swaps each recorded word back to
+/// big-endian layout (nv4097.cpp `draw_inline_array`) and decodes it like guest memory, so the
+/// bytes here are each word's big-endian bytes. A trailing partial vertex is dropped, as
+/// RPCS3's `vertex_count = bytes / stride` does.
+fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices, FetchError> {
+    let mut layout: [Option<(ElementFormat, usize)>; 16] = [None; 16];
+    let mut stride = 0usize;
+    for (attribute, array) in (0u8..).zip(inputs.arrays.iter()) {
+        if let Some(array) = array {
+            let format = ElementFormat::new(attribute, array.ty, array.size)?;
+            layout[usize::from(attribute)] = Some((format, stride));
+            stride += format.host_bytes() as usize;
+        }
+    }
+    if stride == 0 {
+        return Err(FetchError::InlineWithoutArrays);
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    let count = bytes.len() / stride;
+    check_count(count as u64)?;
+
+    let mut attributes = Vec::new();
+    for attribute in attributes_in(inputs.input_mask) {
+        let column = match layout[usize::from(attribute)] {
+            Some((format, offset)) => {
+                let mut values = Vec::with_capacity(count);
+                for v in 0..count {
+                    // In range: v * stride + offset + read_bytes <= count * stride <= len.
+                    let element = bytes.get(v * stride + offset..).unwrap_or(&[]);
+                    values.push(decode_element(format, element).unwrap_or([0.0; 4]));
+                }
+                AttributeData {
+                    attribute,
+                    source: AttributeSource::Inline,
+                    values,
+                }
+            }
+            None => immediate_column(inputs, attribute, count)?,
+        };
+        attributes.push(column);
+    }
+    Ok(FetchedVertices {
+        indices: (0..count as u32).collect(),
+        attributes,
+        restarts: Vec::new(),
+        range_starts: vec![0],
+    })
+}

@@ -1,0 +1,120 @@
+//! The fetch result: the vertices of one draw in processing order, kept as a structure of
+//! arrays (one index column, one f32x4 column per attribute), plus per-vertex views.
+
+use serde::Serialize;
+
+/// Where an attribute's values came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttributeSource {
+    /// A vertex array in captured guest memory.
+    Array,
+    /// The draw's `INLINE_ARRAY` words.
+    Inline,
+    /// An immediate (`SET_VERTEX_DATA*`) value, the same for every vertex.
+    Immediate,
+}
+
+/// The values of one attribute, one per submitted vertex.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttributeData {
+    /// Attribute number, 0..=15.
+    pub attribute: u8,
+    pub source: AttributeSource,
+    /// `values[p]` belongs to the vertex at output position `p`.
+    pub values: Vec<[f32; 4]>,
+}
+
+/// Every vertex a draw submits, in processing order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FetchedVertices {
+    /// Vertex index per output position: the vertex id for `DRAW_ARRAYS` (`first + i`), the
+    /// index after the base index (`(idx + base_index) & 0xFFFFF`) for indexed draws and
+    /// array elements, the position in the stream for inline arrays.
+    pub indices: Vec<u32>,
+    /// One column per attribute of the input mask, in attribute order.
+    pub attributes: Vec<AttributeData>,
+    /// Output positions where a primitive restart index was found: a new primitive starts at
+    /// the vertex at that position (it may equal `len()` when the restart is last). Restart
+    /// indices are not vertices. Consecutive restarts give one entry.
+    pub restarts: Vec<usize>,
+    /// Output position where each draw range (`DRAW_ARRAYS` / `DRAW_INDEX_ARRAY` command)
+    /// starts; a single entry 0 for inline arrays and array elements.
+    pub range_starts: Vec<usize>,
+}
+
+impl FetchedVertices {
+    /// Number of submitted vertices.
+    pub fn len(&self) -> usize {
+        self.indices.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// The column of attribute `attribute`, if the input mask has it.
+    pub fn attribute(&self, attribute: u8) -> Option<&AttributeData> {
+        self.attributes.iter().find(|a| a.attribute == attribute)
+    }
+
+    /// The vertex at output position `position`.
+    pub fn vertex(&self, position: usize) -> Option<VertexView<'_>> {
+        let index = *self.indices.get(position)?;
+        Some(VertexView {
+            fetched: self,
+            position,
+            index,
+        })
+    }
+
+    /// All vertices in processing order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = VertexView<'_>> + '_ {
+        self.indices
+            .iter()
+            .enumerate()
+            .map(move |(position, &index)| VertexView {
+                fetched: self,
+                position,
+                index,
+            })
+    }
+}
+
+/// One submitted vertex, viewed across the attribute columns.
+#[derive(Clone, Copy, Debug)]
+pub struct VertexView<'a> {
+    fetched: &'a FetchedVertices,
+    position: usize,
+    index: u32,
+}
+
+impl<'a> VertexView<'a> {
+    /// Output position (0-based, restarts not counted).
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// Vertex index (see [`FetchedVertices::indices`]).
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The value of attribute `attribute` for this vertex, if the input mask has it.
+    pub fn get(&self, attribute: u8) -> Option<[f32; 4]> {
+        self.fetched
+            .attribute(attribute)?
+            .values
+            .get(self.position)
+            .copied()
+    }
+
+    /// `(attribute, value)` for every attribute of the input mask, in attribute order.
+    pub fn values(&self) -> impl Iterator<Item = (u8, [f32; 4])> + 'a {
+        let position = self.position;
+        self.fetched
+            .attributes
+            .iter()
+            .filter_map(move |a| Some((a.attribute, *a.values.get(position)?)))
+    }
+}

@@ -1,0 +1,518 @@
+//! End-to-end fetch tests: vertex and index bytes laid out by hand in a sparse test memory.
+
+mod common;
+
+use common::*;
+use rsxtrace_fetch::*;
+use rsxtrace_rrc::Location::{Local, Main};
+
+const S1_HALF: f32 = 0.5 / 32767.5;
+
+#[test]
+fn f32_array_with_padding_stride() {
+    // F size 2, stride 12: each element is followed by 4 bytes that must be skipped.
+    let mut bytes = Vec::new();
+    for v in 0..3 {
+        let base = v as f32 * 10.0;
+        bytes.extend(be_f32(&[base + 1.0, base + 2.0]));
+        bytes.extend([0xDE, 0xAD, 0xBE, 0xEF]);
+    }
+    let mem = TestMemory::new().with(Local, 0x1000, bytes);
+    let mut inp = inputs(1, arrays(&[(0, 3)]));
+    inp.arrays[0] = Some(array(VertexType::F, 2, 12, 0x1000, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![0, 1, 2]);
+    assert_eq!(
+        column(&out, 0),
+        vec![
+            [1.0, 2.0, 0.0, 1.0],
+            [11.0, 12.0, 0.0, 1.0],
+            [21.0, 22.0, 0.0, 1.0]
+        ]
+    );
+    assert_eq!(out.range_starts, vec![0]);
+    assert!(out.restarts.is_empty());
+}
+
+#[test]
+fn every_format_through_memory() {
+    // One attribute per format, each in its own block of main memory, vertex 1 of each read
+    // (first = 1) so the stride is applied once.
+    let s1 = [
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* v1: */ 0x80, 0x00, 0x7F, 0xFF,
+        0xFF, 0xFF, 0x00, 0x00,
+    ];
+    let sf = [
+        0u8, 0, 0, 0, /* v1: 1.0, -inf */ 0x3C, 0x00, 0xFC, 0x00,
+    ];
+    let ub = [0u8, 0, 0, 0, /* v1 */ 0xFF, 0x00, 0x33, 0x66];
+    let s32k = [
+        0u8, 0, 0, 0, /* v1: -32768, 1234 */ 0x80, 0x00, 0x04, 0xD2,
+    ];
+    // CMP: x = 0x3FF, y = 0x400, z = 0x3FF -> 0x3FF | 0x400 << 11 | 0x3FF << 22 = 0xFFE0_03FF
+    let cmp = [0u8, 0, 0, 0, 0xFF, 0xE0, 0x03, 0xFF];
+    let ub256 = [0u8, 0, 0, 0, 0x01, 0x02, 0xFE, 0xFF];
+    let mem = TestMemory::new()
+        .with(Main, 0x100, s1.to_vec())
+        .with(Main, 0x200, sf.to_vec())
+        .with(Main, 0x300, ub.to_vec())
+        .with(Main, 0x400, s32k.to_vec())
+        .with(Main, 0x500, cmp.to_vec())
+        .with(Main, 0x600, ub256.to_vec());
+    let mut inp = inputs(0b11_1111, arrays(&[(1, 1)]));
+    inp.arrays[0] = Some(array(VertexType::S1, 3, 8, 0x100, Main));
+    inp.arrays[1] = Some(array(VertexType::SF, 2, 4, 0x200, Main));
+    inp.arrays[2] = Some(array(VertexType::UB, 4, 4, 0x300, Main));
+    inp.arrays[3] = Some(array(VertexType::S32K, 2, 4, 0x400, Main));
+    inp.arrays[4] = Some(array(VertexType::CMP, 1, 4, 0x500, Main));
+    inp.arrays[5] = Some(array(VertexType::UB256, 4, 4, 0x600, Main));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![1]);
+    assert_eq!(column(&out, 0), vec![[-1.0, 1.0, -0.5 / 32767.5, 1.0]]);
+    assert_eq!(column(&out, 1), vec![[1.0, f32::NEG_INFINITY, 0.0, 1.0]]);
+    assert_eq!(column(&out, 2), vec![[1.0, 0.0, 0.2, 0.4]]);
+    assert_eq!(column(&out, 3), vec![[-32768.0, 1234.0, 0.0, 1.0]]);
+    assert_eq!(
+        column(&out, 4),
+        vec![[32736.0 / 32767.0, -32768.0 / 32767.0, -64.0 / 32767.0, 1.0]]
+    );
+    assert_eq!(column(&out, 5), vec![[1.0, 2.0, 254.0, 255.0]]);
+}
+
+#[test]
+fn s1_size_one_fills_missing_lanes_with_half_step() {
+    let mem = TestMemory::new().with(Local, 0, vec![0x7F, 0xFF]);
+    let mut inp = inputs(1, arrays(&[(0, 1)]));
+    inp.arrays[0] = Some(array(VertexType::S1, 1, 2, 0, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(column(&out, 0), vec![[1.0, S1_HALF, S1_HALF, 1.0]]);
+}
+
+#[test]
+fn stride_zero_shares_one_element() {
+    let mem = TestMemory::new().with(Local, 0x40, be_f32(&[7.0, 8.0, 9.0, 10.0]));
+    let mut inp = inputs(1, arrays(&[(5, 3)]));
+    inp.arrays[0] = Some(array(VertexType::F, 4, 0, 0x40, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![5, 6, 7]);
+    assert_eq!(column(&out, 0), vec![[7.0, 8.0, 9.0, 10.0]; 3]);
+}
+
+#[test]
+fn frequency_divide_and_modulo() {
+    // Elements 0..3 hold x = 100, 101, 102.
+    let mem = TestMemory::new().with(Local, 0, be_f32(&[100.0, 101.0, 102.0]));
+    let mut inp = inputs(0b11, arrays(&[(0, 6)]));
+    let mut div = array(VertexType::F, 1, 4, 0, Local);
+    div.frequency = 2;
+    div.frequency_op = FrequencyOp::Divide;
+    let mut modulo = div;
+    modulo.frequency = 3;
+    modulo.frequency_op = FrequencyOp::Modulo;
+    inp.arrays[0] = Some(div);
+    inp.arrays[1] = Some(modulo);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    let x = |c: Vec<[f32; 4]>| c.iter().map(|v| v[0]).collect::<Vec<_>>();
+    assert_eq!(
+        x(column(&out, 0)),
+        vec![100.0, 100.0, 101.0, 101.0, 102.0, 102.0]
+    );
+    assert_eq!(
+        x(column(&out, 1)),
+        vec![100.0, 101.0, 102.0, 100.0, 101.0, 102.0]
+    );
+}
+
+#[test]
+fn frequency_one_is_per_vertex() {
+    let mem = TestMemory::new().with(Local, 0, be_f32(&[1.0, 2.0]));
+    let mut inp = inputs(1, arrays(&[(0, 2)]));
+    let mut a = array(VertexType::F, 1, 4, 0, Local);
+    a.frequency = 1;
+    a.frequency_op = FrequencyOp::Modulo;
+    inp.arrays[0] = Some(a);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(
+        column(&out, 0),
+        vec![[1.0, 0.0, 0.0, 1.0], [2.0, 0.0, 0.0, 1.0]]
+    );
+}
+
+#[test]
+fn base_offset_wraps_at_28_bits() {
+    // (0x0FFF_FFF0 + 0x20) & 0x0FFF_FFFF = 0x10.
+    let mem = TestMemory::new().with(Main, 0x10, be_f32(&[4.5]));
+    let mut inp = inputs(1, arrays(&[(0, 1)]));
+    inp.base_offset = 0x0FFF_FFF0;
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0x20, Main));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(column(&out, 0), vec![[4.5, 0.0, 0.0, 1.0]]);
+}
+
+#[test]
+fn base_index_is_added_and_masked_to_20_bits() {
+    // u16 indices 0, 1, 0xFFFE with base index 0xFFFFF:
+    //   0 + 0xFFFFF = 0xFFFFF; 1 + 0xFFFFF = 0x100000 -> 0; 0xFFFE + 0xFFFFF = 0x10FFFD -> 0xFFFD.
+    let idx = be_u16(&[0, 1, 0xFFFE]);
+    let mem = TestMemory::new()
+        .with(Main, 0x8000, idx)
+        // F size 1, stride 4: element n at 4n; three separate blocks (a sparse capture).
+        .with(Local, 0, be_f32(&[10.0]))
+        .with(Local, 0xFFFD * 4, be_f32(&[20.0]))
+        .with(Local, 0xFFFFF * 4, be_f32(&[30.0]));
+    let mut inp = inputs(1, indexed(IndexType::U16, 0x8000, Main, &[(0, 3)]));
+    inp.base_index = 0xFFFFF;
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![0xFFFFF, 0, 0xFFFD]);
+    let x: Vec<f32> = column(&out, 0).iter().map(|v| v[0]).collect();
+    assert_eq!(x, vec![30.0, 10.0, 20.0]);
+}
+
+#[test]
+fn u32_indices_with_restart_and_repeats() {
+    let idx = be_u32(&[2, 0, 0xFFFF_FFFF, 0xFFFF_FFFF, 1, 2, 2]);
+    let mem = TestMemory::new()
+        .with(Local, 0x100, idx)
+        .with(Local, 0, be_f32(&[0.0, 1.0, 2.0]));
+    let mut inp = inputs(1, indexed(IndexType::U32, 0x100, Local, &[(0, 7)]));
+    inp.restart = Restart {
+        enabled: true,
+        index: 0xFFFF_FFFF,
+    };
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![2, 0, 1, 2, 2]);
+    assert_eq!(out.restarts, vec![2]);
+    let x: Vec<f32> = column(&out, 0).iter().map(|v| v[0]).collect();
+    assert_eq!(x, vec![2.0, 0.0, 1.0, 2.0, 2.0]);
+}
+
+#[test]
+fn u16_restart_and_first_offset() {
+    // Index buffer at 0x200; range first = 2 skips 2 indices (4 bytes).
+    let idx = be_u16(&[9, 9, 0, 0xFFFF, 1]);
+    let mem = TestMemory::new().with(Main, 0x200, idx);
+    let mut inp = inputs(1, indexed(IndexType::U16, 0x200, Main, &[(2, 3)]));
+    inp.restart = Restart {
+        enabled: true,
+        index: 0xFFFF,
+    };
+    inp.immediate[0] = ImmediateValue::Known([1.0, 2.0, 3.0, 4.0]);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![0, 1]);
+    assert_eq!(out.restarts, vec![1]);
+    assert_eq!(column(&out, 0), vec![[1.0, 2.0, 3.0, 4.0]; 2]);
+}
+
+#[test]
+fn u16_restart_above_16_bits_is_ignored() {
+    let idx = be_u16(&[0xFFFF, 3]);
+    let mem = TestMemory::new().with(Main, 0, idx);
+    let mut inp = inputs(1, indexed(IndexType::U16, 0, Main, &[(0, 2)]));
+    inp.restart = Restart {
+        enabled: true,
+        index: 0x1_FFFF,
+    };
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![0xFFFF, 3]);
+    assert!(out.restarts.is_empty());
+}
+
+#[test]
+fn restart_compares_the_raw_index_before_base_index() {
+    let idx = be_u32(&[5, 4]);
+    let mem = TestMemory::new().with(Main, 0, idx);
+    let mut inp = inputs(1, indexed(IndexType::U32, 0, Main, &[(0, 2)]));
+    inp.base_index = 1;
+    inp.restart = Restart {
+        enabled: true,
+        index: 5,
+    };
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    // Raw 5 is the restart; raw 4 becomes vertex 5.
+    assert_eq!(out.indices, vec![5]);
+    assert_eq!(out.restarts, vec![0]);
+}
+
+#[test]
+fn index_address_is_aligned_to_the_index_size() {
+    // Offset 0x102 with u32 indices reads from 0x100 (RPCS3 get_raw_index_array).
+    let mem = TestMemory::new().with(Local, 0x100, be_u32(&[7]));
+    let mut inp = inputs(1, indexed(IndexType::U32, 0x102, Local, &[(0, 1)]));
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![7]);
+}
+
+#[test]
+fn immediate_values_fill_attributes_without_arrays() {
+    let mem = TestMemory::new().with(Local, 0, be_f32(&[1.0, 2.0]));
+    let mut inp = inputs(0b1001, arrays(&[(0, 2)]));
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    // An immediate on an attribute that has an array is ignored.
+    inp.immediate[0] = ImmediateValue::Known([9.0; 4]);
+    inp.immediate[3] = ImmediateValue::Known([0.25, 0.5, 0.75, 1.0]);
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(
+        column(&out, 0),
+        vec![[1.0, 0.0, 0.0, 1.0], [2.0, 0.0, 0.0, 1.0]]
+    );
+    assert_eq!(column(&out, 3), vec![[0.25, 0.5, 0.75, 1.0]; 2]);
+    assert_eq!(
+        out.attribute(3).map(|a| a.source),
+        Some(AttributeSource::Immediate)
+    );
+    let v1 = out.vertex(1).expect("vertex 1");
+    assert_eq!(v1.index(), 1);
+    let all: Vec<(u8, [f32; 4])> = v1.values().collect();
+    assert_eq!(
+        all,
+        vec![(0, [2.0, 0.0, 0.0, 1.0]), (3, [0.25, 0.5, 0.75, 1.0])]
+    );
+    assert_eq!(out.iter().len(), 2);
+    assert!(out.vertex(2).is_none());
+}
+
+#[test]
+fn unknown_immediate_is_an_error_naming_the_attribute() {
+    let inp = inputs(1 << 6, arrays(&[(0, 1)]));
+    let err = fetch_draw(&inp, &TestMemory::new()).expect_err("unknown immediate");
+    assert_eq!(err, FetchError::UnknownImmediate { attribute: 6 });
+    assert_eq!(
+        err.to_string(),
+        "attribute 6: read by the vertex program but has no array and no known immediate value"
+    );
+}
+
+#[test]
+fn inline_array_interleaves_every_enabled_array() {
+    // Enabled arrays: 0 = F x3 (12 bytes), 3 = UB x4 (4 bytes), 5 = S1 x3 (host 8 bytes, not
+    // in the input mask but still part of the layout). Stride 24 bytes = 6 words.
+    // Array stride/offset registers are ignored for inline draws.
+    let words = [
+        // vertex 0
+        0x3F80_0000,
+        0x4000_0000,
+        0x4040_0000, // 1.0, 2.0, 3.0
+        0xFF00_8040, // UB bytes FF 00 80 40
+        0x0001_0002,
+        0x0003_0000, // S1 x3 + pad
+        // vertex 1
+        0xBF80_0000,
+        0x0000_0000,
+        0x4080_0000, // -1.0, 0.0, 4.0
+        0x0102_0304,
+        0,
+        0,
+        // trailing partial vertex, dropped
+        0x1234_5678,
+    ];
+    let mut inp = inputs(
+        0b1001 | 1 << 1,
+        VertexSource::Inline {
+            words: words.to_vec(),
+        },
+    );
+    inp.arrays[0] = Some(array(VertexType::F, 3, 99, 0xABC, Main));
+    inp.arrays[3] = Some(array(VertexType::UB, 4, 0, 0, Local));
+    inp.arrays[5] = Some(array(VertexType::S1, 3, 8, 0, Local));
+    inp.immediate[1] = ImmediateValue::Known([5.0, 6.0, 7.0, 8.0]);
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch");
+    assert_eq!(out.indices, vec![0, 1]);
+    assert_eq!(
+        column(&out, 0),
+        vec![[1.0, 2.0, 3.0, 1.0], [-1.0, 0.0, 4.0, 1.0]]
+    );
+    assert_eq!(
+        column(&out, 3),
+        vec![
+            [1.0, 0.0, 128.0 / 255.0, 64.0 / 255.0],
+            [1.0 / 255.0, 2.0 / 255.0, 3.0 / 255.0, 4.0 / 255.0]
+        ]
+    );
+    assert_eq!(column(&out, 1), vec![[5.0, 6.0, 7.0, 8.0]; 2]);
+    assert!(out.attribute(5).is_none());
+    assert_eq!(
+        out.attribute(0).map(|a| a.source),
+        Some(AttributeSource::Inline)
+    );
+}
+
+#[test]
+fn inline_array_without_arrays_is_an_error() {
+    let mut inp = inputs(1, VertexSource::Inline { words: vec![0; 4] });
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    assert_eq!(
+        fetch_draw(&inp, &TestMemory::new()),
+        Err(FetchError::InlineWithoutArrays)
+    );
+}
+
+#[test]
+fn array_elements_are_u32_indices_with_base_and_restart() {
+    let mem = TestMemory::new().with(Local, 0, be_f32(&[0.0, 10.0, 20.0, 30.0]));
+    let mut inp = inputs(
+        1,
+        VertexSource::Elements {
+            indices: vec![0, 2, 0xFFFF_FFFF, 1],
+        },
+    );
+    inp.base_index = 1;
+    inp.restart = Restart {
+        enabled: true,
+        index: 0xFFFF_FFFF,
+    };
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![1, 3, 2]);
+    assert_eq!(out.restarts, vec![2]);
+    let x: Vec<f32> = column(&out, 0).iter().map(|v| v[0]).collect();
+    assert_eq!(x, vec![10.0, 30.0, 20.0]);
+}
+
+#[test]
+fn several_array_ranges_in_separate_blocks() {
+    // The capture attaches one block per DRAW_ARRAYS range (rrc-format.md 3.3).
+    let mem = TestMemory::new()
+        .with(Main, 0x1000, be_f32(&[0.0, 1.0]))
+        .with(Main, 0x1000 + 40, be_f32(&[10.0]));
+    let mut inp = inputs(1, arrays(&[(0, 2), (10, 1)]));
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0x1000, Main));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices, vec![0, 1, 10]);
+    assert_eq!(out.range_starts, vec![0, 2]);
+    let x: Vec<f32> = column(&out, 0).iter().map(|v| v[0]).collect();
+    assert_eq!(x, vec![0.0, 1.0, 10.0]);
+}
+
+#[test]
+fn missing_vertex_memory_names_attribute_location_and_address() {
+    let mut inp = inputs(1 << 3, arrays(&[(0, 1)]));
+    inp.arrays[3] = Some(array(VertexType::F, 3, 12, 0x0012_3450, Main));
+    let err = fetch_draw(&inp, &TestMemory::new()).expect_err("no memory");
+    assert_eq!(
+        err.to_string(),
+        "attribute 3: 12 bytes at main+0x00123450 not in the capture"
+    );
+}
+
+#[test]
+fn partial_vertex_memory_reports_the_first_missing_element() {
+    // Vertices 0 and 1 present, vertex 2 (at 0x100 + 2 * 8) missing.
+    let mem = TestMemory::new().with(Local, 0x100, be_f32(&[1.0, 2.0, 3.0, 4.0]));
+    let mut inp = inputs(1, arrays(&[(0, 3)]));
+    inp.arrays[0] = Some(array(VertexType::F, 2, 8, 0x100, Local));
+    let err = fetch_draw(&inp, &mem).expect_err("vertex 2 missing");
+    assert_eq!(
+        err,
+        FetchError::AttributeMemory {
+            attribute: 0,
+            location: Local,
+            offset: 0x110,
+            len: 8
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "attribute 0: 8 bytes at local+0x00000110 not in the capture"
+    );
+}
+
+#[test]
+fn missing_index_memory_names_the_range_and_address() {
+    let mem = TestMemory::new().with(Main, 0x200, be_u16(&[0, 1]));
+    let mut inp = inputs(1, indexed(IndexType::U16, 0x200, Main, &[(0, 2), (4, 3)]));
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    let err = fetch_draw(&inp, &mem).expect_err("second range missing");
+    assert_eq!(
+        err.to_string(),
+        "index range 1: 6 bytes at main+0x00000208 not in the capture"
+    );
+}
+
+#[test]
+fn malformed_array_formats_are_named() {
+    let cases = [
+        (
+            VertexType::F,
+            5,
+            FetchError::InvalidSize {
+                attribute: 2,
+                size: 5,
+            },
+        ),
+        (
+            VertexType::CMP,
+            3,
+            FetchError::CmpSize {
+                attribute: 2,
+                size: 3,
+            },
+        ),
+        (
+            VertexType::UB256,
+            2,
+            FetchError::Ub256Size {
+                attribute: 2,
+                size: 2,
+            },
+        ),
+    ];
+    for (ty, size, want) in cases {
+        let mut inp = inputs(1 << 2, arrays(&[(0, 1)]));
+        inp.arrays[2] = Some(array(ty, size, 4, 0, Local));
+        let mem = TestMemory::new().with(Local, 0, vec![0; 64]);
+        assert_eq!(
+            fetch_draw(&inp, &mem),
+            Err(want.clone()),
+            "{} size {size}",
+            ty.name()
+        );
+    }
+    assert_eq!(
+        FetchError::CmpSize {
+            attribute: 2,
+            size: 3
+        }
+        .to_string(),
+        "attribute 2: CMP array with size 3, expected 1"
+    );
+}
+
+#[test]
+fn too_many_vertices_is_refused_before_allocating() {
+    let mut inp = inputs(1, arrays(&[(0, u32::MAX), (0, u32::MAX)]));
+    inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
+    assert_eq!(
+        fetch_draw(&inp, &TestMemory::new()),
+        Err(FetchError::TooManyVertices {
+            count: 2 * u64::from(u32::MAX),
+            limit: MAX_VERTICES
+        })
+    );
+}
+
+#[test]
+fn vertex_address_wraps_the_32_bit_space() {
+    // Base 0x0FFF_FFFC, stride 255, vertex 0x0101_0101: 0x0101_0101 * 255 = 0xFFFF_FFFF, and
+    // adding the base wraps the 32-bit address to 0x0FFF_FFFB.
+    let wrapped = 0x0FFF_FFFCu32.wrapping_add(0x0101_0101u32.wrapping_mul(255));
+    assert_eq!(wrapped, 0x0FFF_FFFB);
+    let mem = TestMemory::new().with(Main, wrapped, be_f32(&[6.0]));
+    let mut inp = inputs(1, arrays(&[(0x0101_0101, 1)]));
+    inp.arrays[0] = Some(array(VertexType::F, 1, 255, 0x0FFF_FFFC, Main));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(column(&out, 0), vec![[6.0, 0.0, 0.0, 1.0]]);
+}
+
+#[test]
+fn empty_draw_fetches_nothing() {
+    let mut inp = inputs(1, arrays(&[]));
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch");
+    assert!(out.is_empty());
+    assert_eq!(column(&out, 0), Vec::<[f32; 4]>::new());
+}
