@@ -1,0 +1,175 @@
+//! Disassembly text: one line per slot in RPCS3-like syntax.
+//!
+//! Line form: `SSS: <vector part>; <scalar part>` (each unit shown when active, `NOP` when
+//! both are idle), then `; END` on the last instruction. Conventions:
+//! - destinations `R<n>` (temp), `o[NAME]` (output, e.g. `o[HPOS]`), `A<n>` (ARL/ARR/ARA);
+//!   a temp and an output written together print as `R1+o[HPOS]`; no destination prints the
+//!   CC register (`CC0`), which RPCS3 writes in that case; write masks as `.xy` (omitted when
+//!   full, `.none` when empty);
+//! - `C`/`C1` after the mnemonic: CC0/CC1 update; `_SAT`: saturate;
+//! - condition `(NE.xxxx)` (CC1: `(NE1.xxxx)`) after the destination when the test is enabled,
+//!   and after branch targets whenever the relation is not TR;
+//! - sources `R<n>`, `v[NAME]`, `c[256]`, relative `c[A0.x+12]` / `v[A0.x+3]`, swizzle suffix,
+//!   `-` negate, `|..|` abs;
+//! - branch targets are absolute slot numbers; BRB/CLB show `b<n>` / `!b<n>`.
+
+use super::instruction::{CcRegister, VertexInstruction, VertexProgram};
+use super::opcode::{ScalarOpcode, VectorOpcode};
+use super::operand::{ConditionTest, RegisterType, Relation, Source, WriteMask};
+use std::fmt::{self, Write as _};
+
+fn cc_suffix(i: &VertexInstruction) -> &'static str {
+    match i.cc_register {
+        CcRegister::CC0 => "",
+        CcRegister::CC1 => "1",
+    }
+}
+
+fn mnemonic(name: &str, i: &VertexInstruction) -> String {
+    let mut s = name.to_string();
+    if i.cc_update.any() {
+        s.push('C');
+        s.push_str(cc_suffix(i));
+    }
+    if i.saturate {
+        s.push_str("_SAT");
+    }
+    s
+}
+
+fn condition(c: &ConditionTest, i: &VertexInstruction) -> String {
+    format!(
+        " ({}{}.{})",
+        c.relation.name(),
+        cc_suffix(i),
+        c.swizzle.letters()
+    )
+}
+
+fn mask(m: WriteMask) -> String {
+    if m == WriteMask::XYZW {
+        String::new()
+    } else if m.0 == 0 {
+        ".none".to_string()
+    } else {
+        format!(".{}", m.letters())
+    }
+}
+
+fn source(i: &VertexInstruction, s: &Source) -> String {
+    let base = match s.reg_type {
+        RegisterType::Temp => format!("R{}", s.temp_index),
+        RegisterType::Input if i.index_input => format!("v[{}+{}]", i.address, i.input.0),
+        RegisterType::Input => format!("v[{}]", i.input.name()),
+        RegisterType::Constant if i.index_const => format!("c[{}+{}]", i.address, i.const_index),
+        RegisterType::Constant => format!("c[{}]", i.const_index),
+    };
+    let inner = format!("{base}{}", s.swizzle.suffix());
+    let inner = if s.abs { format!("|{inner}|") } else { inner };
+    if s.negate {
+        format!("-{inner}")
+    } else {
+        inner
+    }
+}
+
+fn destination(temp: Option<u8>, writes_output: bool, i: &VertexInstruction) -> String {
+    let out = i.output.filter(|_| writes_output);
+    match (temp, out) {
+        (Some(t), Some(o)) => format!("R{t}+{o}"),
+        (Some(t), None) => format!("R{t}"),
+        (None, Some(o)) => o.to_string(),
+        (None, None) => match i.cc_register {
+            CcRegister::CC0 => "CC0".to_string(),
+            CcRegister::CC1 => "CC1".to_string(),
+        },
+    }
+}
+
+fn vector_part(i: &VertexInstruction) -> String {
+    let dst = if matches!(
+        i.vector,
+        VectorOpcode::Arl | VectorOpcode::Arr | VectorOpcode::Ara
+    ) {
+        format!("A{}", i.address.register)
+    } else {
+        destination(i.vec_dst_temp, i.vec_result, i)
+    };
+    let mut s = format!("{} {dst}{}", mnemonic(i.vector.name(), i), mask(i.vec_mask));
+    if i.condition.enabled {
+        s.push_str(&condition(&i.condition, i));
+    }
+    for (n, reads) in i.vector.reads().into_iter().enumerate() {
+        if reads {
+            let _ = write!(s, ", {}", source(i, &i.sources[n]));
+        }
+    }
+    if let Some(unit) = i.texture_unit() {
+        let _ = write!(s, ", tex{unit}");
+    }
+    s
+}
+
+fn scalar_part(i: &VertexInstruction) -> String {
+    let cond_shown = i.condition.enabled || i.condition.relation != Relation::TR;
+    let cond = if cond_shown {
+        condition(&i.condition, i)
+    } else {
+        String::new()
+    };
+    match i.scalar {
+        ScalarOpcode::Bri | ScalarOpcode::Cal | ScalarOpcode::Cli => {
+            format!("{} {}{cond}", i.scalar.name(), i.raw_branch_address())
+        }
+        ScalarOpcode::Brb | ScalarOpcode::Clb => {
+            let b = i.boolean_branch().map_or(String::new(), |b| {
+                format!(", {}b{}", if b.if_true { "" } else { "!" }, b.index)
+            });
+            format!("{} {}{b}", i.scalar.name(), i.raw_branch_address())
+        }
+        ScalarOpcode::Bra => format!("BRA {}{cond}", i.address),
+        ScalarOpcode::Psh | ScalarOpcode::Pop => {
+            format!("{} A{}{cond}", i.scalar.name(), i.address.register)
+        }
+        ScalarOpcode::Ret => format!("RET{cond}"),
+        op => {
+            let dst = destination(i.sca_dst_temp, !i.vec_result, i);
+            let mut s = format!("{} {dst}{}", mnemonic(op.name(), i), mask(i.sca_mask));
+            if i.condition.enabled {
+                s.push_str(&condition(&i.condition, i));
+            }
+            if op.reads_src2() {
+                let _ = write!(s, ", {}", source(i, &i.sources[2]));
+            }
+            s
+        }
+    }
+}
+
+impl fmt::Display for VertexInstruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::with_capacity(3);
+        if self.vector_active() {
+            parts.push(vector_part(self));
+        }
+        if self.scalar_active() {
+            parts.push(scalar_part(self));
+        }
+        if parts.is_empty() {
+            parts.push("NOP".to_string());
+        }
+        if self.end {
+            parts.push("END".to_string());
+        }
+        write!(f, "{:03}: {}", self.slot, parts.join("; "))
+    }
+}
+
+/// The whole program, one line per slot, each ending in a newline.
+pub fn disassemble(p: &VertexProgram) -> String {
+    let mut s = String::new();
+    for i in &p.instructions {
+        let _ = writeln!(s, "{i}");
+    }
+    s
+}
