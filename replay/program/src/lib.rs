@@ -10,5 +10,7 @@
 //! Encodings and their sources: `shared/reference/rsx-microcode.md`.
 
 pub mod container;
+pub mod coverage;
+pub mod flow;
 pub mod fragment;
 pub mod vertex;

@@ -1,1 +1,273 @@
-//! Program containers: CgBinaryProgram, the Tiny3D/PSL1GHT VP container, raw microcode.
+//! Program containers: `CgBinaryProgram` (`.vpo`/`.fpo`), the PSL1GHT/Tiny3D `"VP"`/`"FP"`
+//! containers (`.rvp`/`.rfp`), and raw microcode. [`Container::parse`] detects the format
+//! from the content; the accessors give the stage, the microcode exactly as stored, the
+//! parameters, the inline-constant slots of fragment uniforms and the fragment
+//! `SHADER_CONTROL` word. [`set_uniform`]/[`get_uniform`] patch and read those slots.
+//!
+//! Every parser refuses malformed input with a [`ContainerError`] naming the byte offset and
+//! field; none of them panics or allocates from an unchecked count.
+
+mod cg;
+mod cg_enums;
+mod error;
+mod psl1ght;
+mod reader;
+mod uniform;
+
+use serde::Serialize;
+
+pub use cg::{
+    CgFragmentInfo, CgParameter, CgProgram, CgStageInfo, CgVertexInfo, FORMAT_REVISION,
+    PROFILE_FRAGMENT, PROFILE_VERTEX, SLOT_SIZE,
+};
+pub use cg_enums::{CgBase, CgDirection, CgResource, CgType, CgVariability};
+pub use error::{ContainerError, ContainerErrorKind};
+pub use psl1ght::{
+    Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, VpLayout,
+    MAGIC_FRAGMENT, MAGIC_VERTEX,
+};
+pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
+
+/// Pipeline stage of a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Stage {
+    /// Vertex program (plain big-endian words).
+    Vertex,
+    /// Fragment program (half-word-swapped words).
+    Fragment,
+}
+
+/// Microcode with no container; the caller names the stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RawProgram {
+    /// The stage the caller gave.
+    pub stage: Stage,
+    /// The bytes, a whole number of 16-byte slots.
+    pub ucode: Vec<u8>,
+}
+
+/// A program container of any supported format.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Container {
+    /// Sony `CgBinaryProgram`.
+    Cg(CgProgram),
+    /// PSL1GHT/Tiny3D `"VP"` container.
+    Psl1ghtVertex(Psl1ghtVertexProgram),
+    /// PSL1GHT `"FP"` container.
+    Psl1ghtFragment(Psl1ghtFragmentProgram),
+    /// Raw microcode.
+    Raw(RawProgram),
+}
+
+/// How a parameter is bound, per container format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Binding {
+    /// A Cg parameter's resource (`resIndex` is e.g. the constant register for `CG_C`).
+    Cg {
+        /// `res`.
+        resource: CgResource,
+        /// `resIndex`.
+        resource_index: i32,
+        /// `var`.
+        variability: CgVariability,
+        /// `direction`.
+        direction: CgDirection,
+    },
+    /// A PSL1GHT input attribute.
+    Attribute {
+        /// Attribute index.
+        index: u32,
+    },
+    /// A PSL1GHT constant (vertex: constant register; fragment: offset-table offset).
+    Constant {
+        /// `index`.
+        index: u32,
+        /// Internal (unnamed literal) constant.
+        internal: bool,
+    },
+}
+
+/// A format-independent view of one parameter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParameterRef<'a> {
+    /// Name, if stored.
+    pub name: Option<&'a str>,
+    /// Semantic, if stored (Cg only).
+    pub semantic: Option<&'a str>,
+    /// Where it is bound.
+    pub binding: Binding,
+    /// Default / initial value, if stored.
+    pub default_value: Option<Vec<f32>>,
+}
+
+fn attribute_ref(a: &Psl1ghtAttribute) -> ParameterRef<'_> {
+    ParameterRef {
+        name: a.name.as_deref(),
+        semantic: None,
+        binding: Binding::Attribute { index: a.index },
+        default_value: None,
+    }
+}
+
+fn constant_ref(c: &Psl1ghtConstant) -> ParameterRef<'_> {
+    ParameterRef {
+        name: c.name.as_deref(),
+        semantic: None,
+        binding: Binding::Constant {
+            index: c.index,
+            internal: c.internal,
+        },
+        default_value: Some(c.values.iter().map(|&v| f32::from_bits(v)).collect()),
+    }
+}
+
+impl Container {
+    /// Parses a container, detecting the format by content: a Cg profile (7003/7004) in the
+    /// first big-endian word, or a PSL1GHT `"VP"`/`"FP"` magic in the first two bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
+        if let Some(&[a, b, c, d]) = bytes.get(..4) {
+            let word = u32::from_be_bytes([a, b, c, d]);
+            if word == PROFILE_VERTEX || word == PROFILE_FRAGMENT {
+                return CgProgram::parse(bytes).map(Self::Cg);
+            }
+        }
+        if let Some(&[a, b]) = bytes.get(..2) {
+            match u16::from_be_bytes([a, b]) {
+                MAGIC_VERTEX => return Psl1ghtVertexProgram::parse(bytes).map(Self::Psl1ghtVertex),
+                MAGIC_FRAGMENT => {
+                    return Psl1ghtFragmentProgram::parse(bytes).map(Self::Psl1ghtFragment)
+                }
+                _ => {}
+            }
+        }
+        Err(ContainerError::new(
+            0,
+            "magic",
+            ContainerErrorKind::UnknownFormat,
+        ))
+    }
+
+    /// Like [`Container::parse`], but bytes in no known format become [`Container::Raw`] for
+    /// `stage`. A recognised container that is malformed is still an error.
+    pub fn parse_or_raw(bytes: &[u8], stage: Stage) -> Result<Self, ContainerError> {
+        match Self::parse(bytes) {
+            Err(ContainerError {
+                kind: ContainerErrorKind::UnknownFormat,
+                ..
+            }) => Self::raw(stage, bytes),
+            other => other,
+        }
+    }
+
+    /// Wraps raw microcode; its length must be a non-zero multiple of 16 bytes.
+    pub fn raw(stage: Stage, bytes: &[u8]) -> Result<Self, ContainerError> {
+        if bytes.is_empty() || bytes.len() % SLOT_SIZE as usize != 0 {
+            return Err(ContainerError::new(
+                bytes.len() as u64,
+                "raw microcode length",
+                ContainerErrorKind::Misaligned {
+                    value: bytes.len() as u64,
+                    align: SLOT_SIZE.into(),
+                },
+            ));
+        }
+        Ok(Self::Raw(RawProgram {
+            stage,
+            ucode: bytes.to_vec(),
+        }))
+    }
+
+    /// The program's stage.
+    pub fn stage(&self) -> Stage {
+        match self {
+            Self::Cg(p) => p.stage(),
+            Self::Psl1ghtVertex(_) => Stage::Vertex,
+            Self::Psl1ghtFragment(_) => Stage::Fragment,
+            Self::Raw(r) => r.stage,
+        }
+    }
+
+    /// The microcode exactly as stored in the container.
+    pub fn ucode(&self) -> &[u8] {
+        match self {
+            Self::Cg(p) => &p.ucode,
+            Self::Psl1ghtVertex(p) => &p.ucode,
+            Self::Psl1ghtFragment(p) => &p.ucode,
+            Self::Raw(r) => &r.ucode,
+        }
+    }
+
+    /// Mutable microcode, e.g. for [`set_uniform`].
+    pub fn ucode_mut(&mut self) -> &mut [u8] {
+        match self {
+            Self::Cg(p) => &mut p.ucode,
+            Self::Psl1ghtVertex(p) => &mut p.ucode,
+            Self::Psl1ghtFragment(p) => &mut p.ucode,
+            Self::Raw(r) => &mut r.ucode,
+        }
+    }
+
+    /// All parameters (Cg parameters; PSL1GHT attributes then constants) in file order.
+    pub fn parameters(&self) -> Vec<ParameterRef<'_>> {
+        match self {
+            Self::Cg(p) => p
+                .parameters
+                .iter()
+                .map(|q| ParameterRef {
+                    name: q.name.as_deref(),
+                    semantic: q.semantic.as_deref(),
+                    binding: Binding::Cg {
+                        resource: q.resource,
+                        resource_index: q.resource_index,
+                        variability: q.variability,
+                        direction: q.direction,
+                    },
+                    default_value: q.default_value.clone(),
+                })
+                .collect(),
+            Self::Psl1ghtVertex(p) => p
+                .attributes
+                .iter()
+                .map(attribute_ref)
+                .chain(p.constants.iter().map(constant_ref))
+                .collect(),
+            Self::Psl1ghtFragment(p) => p
+                .attributes
+                .iter()
+                .map(attribute_ref)
+                .chain(p.constants.iter().map(constant_ref))
+                .collect(),
+            Self::Raw(_) => Vec::new(),
+        }
+    }
+
+    /// The ucode byte offsets of the inline-constant slots of the fragment uniform `name`;
+    /// `None` when there is no such parameter (or the program has no inline constants).
+    pub fn embedded_constants(&self, name: &str) -> Option<&[u32]> {
+        match self {
+            Self::Cg(p) if p.stage() == Stage::Fragment => {
+                p.parameter(name).map(|q| q.embedded_constants.as_slice())
+            }
+            Self::Psl1ghtFragment(p) => p.constant(name).map(|c| c.embedded_constants.as_slice()),
+            _ => None,
+        }
+    }
+
+    /// The fragment `SHADER_CONTROL` word (rsx-microcode.md B.6); `None` for vertex programs
+    /// and raw microcode.
+    pub fn control_word(&self) -> Option<u32> {
+        match self {
+            Self::Cg(CgProgram {
+                stage_info: CgStageInfo::Fragment(f),
+                ..
+            }) => Some(f.control_word()),
+            Self::Psl1ghtFragment(p) => Some(p.control_word()),
+            _ => None,
+        }
+    }
+
+    /// Number of 16-byte slots in the microcode.
+    pub fn slot_count(&self) -> usize {
+        self.ucode().len() / SLOT_SIZE as usize
+    }
+}

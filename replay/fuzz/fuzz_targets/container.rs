@@ -1,0 +1,38 @@
+//! Fuzz target: container parsing never panics on arbitrary bytes, and every accessor of a
+//! parsed container (and uniform patching at its own slot offsets) works on what it returns.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rsxtrace_program::container::{get_uniform, set_uniform, Container, Stage};
+
+fuzz_target!(|data: &[u8]| {
+    let parsed = Container::parse(data);
+    let raw = Container::parse_or_raw(data, Stage::Fragment);
+    for result in [parsed, raw] {
+        let Ok(mut c) = result else { continue };
+        let _ = c.stage();
+        let _ = c.control_word();
+        let _ = c.slot_count();
+        let ucode_len = c.ucode().len();
+        assert_eq!(ucode_len % 16, 0);
+        let names: Vec<String> = c
+            .parameters()
+            .iter()
+            .filter_map(|p| p.name.map(str::to_owned))
+            .collect();
+        for name in names {
+            if let Some(offsets) = c.embedded_constants(&name).map(<[u32]>::to_vec) {
+                // Offsets were validated by the parser, so patching must succeed.
+                set_uniform(c.ucode_mut(), &offsets, [1.0, 2.0, 3.0, 4.0]).expect("valid slots");
+                for o in offsets {
+                    assert_eq!(
+                        get_uniform(c.ucode(), o).expect("slot"),
+                        [1.0, 2.0, 3.0, 4.0]
+                    );
+                }
+            }
+        }
+        let _ = get_uniform(c.ucode(), 0);
+    }
+});
