@@ -1,6 +1,13 @@
 //! Replay of RSX programs and frames.
 //!
-//! [`program`] re-exports the program layer (containers, decoders, encoders, disassembly,
-//! flow analysis).
+//! Brief overview:
+//! - [`program`] re-exports the program layer (containers, decoders, encoders, disassembly,
+//!   flow analysis).
+//! - [`interp`] is the reference interpreter: RSX vertex and fragment programs executed on the
+//!   CPU with the RSX's own arithmetic rules, in batches of lanes.
+//! - [`texture`] is the texture sampling model the fragment interpreter samples through.
+
+pub mod interp;
+pub mod texture;
 
 pub use rsxtrace_program as program;

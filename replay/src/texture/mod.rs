@@ -1,0 +1,49 @@
+//! The texture sampling model: what a texture unit returns for a sampling request.
+//!
+//! The fragment interpreter computes the coordinate and its screen-space derivatives (from
+//! its 2x2 quads) and asks a [`Sampler`]; the sampler knows each unit's state (dimension,
+//! format, layout, remap, wrap, filters, mipmaps) and the texel memory.
+
+/// One sampling request from a texture instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleRequest {
+    /// The coordinate (s, t, r, q) after any projection the instruction performs (TXP divides
+    /// by q before asking). For cube maps (s, t, r) is the direction.
+    pub coord: [f32; 4],
+    /// d(coord)/dx and d(coord)/dy across the pixel quad (used for the implicit LOD); zero when
+    /// unknown.
+    pub ddx: [f32; 4],
+    pub ddy: [f32; 4],
+    /// How the level of detail is chosen.
+    pub lod: LodSource,
+}
+
+/// How a sample's level of detail is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LodSource {
+    /// From the derivatives (TEX, TXP), plus the unit's own bias.
+    Implicit,
+    /// From the derivatives plus an extra bias (TXB).
+    Bias(f32),
+    /// Explicit level (TXL).
+    Explicit(f32),
+    /// From explicit gradients instead of the quad's derivatives (TXD).
+    Gradients { ddx: [f32; 4], ddy: [f32; 4] },
+}
+
+/// Something that answers sampling requests for texture units 0..16.
+pub trait Sampler: Sync {
+    /// The filtered texel (r, g, b, a) of `unit` for `request`. A unit with no usable texture
+    /// returns (0, 0, 0, 0) (RPCS3 binds a null texture there) — implementations document it.
+    fn sample(&self, unit: u8, request: &SampleRequest) -> [f32; 4];
+}
+
+/// A sampler for programs that sample nothing: every unit returns (0, 0, 0, 0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTextures;
+
+impl Sampler for NoTextures {
+    fn sample(&self, _unit: u8, _request: &SampleRequest) -> [f32; 4] {
+        [0.0; 4]
+    }
+}
