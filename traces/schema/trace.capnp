@@ -1,0 +1,163 @@
+# rsxtrace trace format: one RPCS3 RSX frame capture, held losslessly.
+#
+# Framing (see README.md): a trace file is the 8 bytes "RSXTRACE" followed by exactly ONE
+# unpacked Cap'n Proto message (standard stream framing: segment table, then segments) whose
+# root is `Trace`. Nothing follows the message.
+#
+# Field meanings follow shared/reference/rrc-format.md sections 1.3 to 1.6 (a restatement of
+# RPCS3's `rsx::frame_capture_data`). Map entries and commands keep the order of the source file.
+#
+# EVOLUTION RULES (Cap'n Proto compatibility):
+# - Fields, enumerants and union members are only ever APPENDED, with the next free ordinal.
+#   No field is ever removed, renamed in meaning, re-typed or re-numbered.
+# - `minorVersion` is raised when something is appended; old readers ignore what they do not
+#   know. `majorVersion` is raised only for a change old readers must refuse; readers refuse
+#   any major version they do not know.
+# - The file id below never changes.
+#
+# Current version: major 1, minor 0.
+
+@0xf35b711c92d8f8dc;
+
+struct Trace {
+  majorVersion @0 :UInt32;
+  # Format major version. Readers refuse a major version they do not know. Currently 1.
+
+  minorVersion @1 :UInt32;
+  # Format minor version: raised when fields are appended. Currently 0.
+
+  provenance @2 :Provenance;
+  # Where the capture came from.
+
+  tiles @3 :List(TileStateEntry);
+  # `tile_map`: id -> tile/zcull state, in file order.
+
+  blocks @4 :List(MemoryBlockEntry);
+  # `memory_map`: id -> memory block, in file order.
+
+  data @5 :List(DataEntry);
+  # `memory_data_map`: id -> raw guest bytes (big-endian data), in file order.
+
+  displayBuffers @6 :List(DisplayBuffersEntry);
+  # `display_buffers_map`: id -> display buffer state, in file order.
+
+  commands @7 :List(Command);
+  # `replay_commands`, exactly as recorded (including the initial NOP and the batched-upload
+  # continuation entries whose `first` is 0).
+
+  regState @8 :RegState;
+  # `reg_state`: the register file at the start of the frame.
+}
+
+enum Compression {
+  # The compression wrapper of the source capture file, recognised by content.
+  none @0;
+  gzip @1;
+  zstd @2;
+}
+
+struct Provenance {
+  sourceName @0 :Text;
+  # The file name the capture was read from (no directories), or a name given by a builder.
+
+  rrcVersion @1 :UInt32;
+  # The RRC format version of the source: 3, 4, 5 or 6.
+
+  compression @2 :Compression;
+  # How the source file was compressed.
+
+  sha256 @3 :Data;
+  # SHA-256 of the source file's bytes as stored on disk: exactly 32 bytes.
+}
+
+struct TileInfo {
+  # `tile_info`: the four packed `CellGcmTileInfo` words (rrc-format.md 1.4).
+  tile @0 :UInt32;
+  limit @1 :UInt32;
+  pitch @2 :UInt32;
+  format @3 :UInt32;
+}
+
+struct ZcullInfo {
+  # `zcull_info`: the six packed `CellGcmZcullInfo` words (rrc-format.md 1.4).
+  region @0 :UInt32;
+  size @1 :UInt32;
+  start @2 :UInt32;
+  offset @3 :UInt32;
+  status0 @4 :UInt32;
+  status1 @5 :UInt32;
+}
+
+struct TileStateEntry {
+  # One `tile_map` entry: `tile_state` and its id.
+  id @0 :UInt64;
+  tiles @1 :List(TileInfo);
+  # Exactly 15 entries.
+  zculls @2 :List(ZcullInfo);
+  # Exactly 8 entries.
+}
+
+struct MemoryBlockEntry {
+  # One `memory_map` entry: `memory_block` and its id.
+  id @0 :UInt64;
+  offset @1 :UInt32;
+  # Offset in the location's address space (local memory offset or IO offset).
+  location @2 :UInt32;
+  # Raw location word: 0 local, 1 main; the NV0039 path stores 0xFEED0000 / 0xFEED0001.
+  dataId @3 :UInt64;
+  # Id of the bytes in `Trace.data`.
+}
+
+struct DataEntry {
+  # One `memory_data_map` entry: raw guest memory bytes and their id.
+  id @0 :UInt64;
+  bytes @1 :Data;
+}
+
+struct BufferState {
+  # `buffer_state`: one display buffer.
+  width @0 :UInt32;
+  height @1 :UInt32;
+  pitch @2 :UInt32;
+  offset @3 :UInt32;
+}
+
+struct DisplayBuffersEntry {
+  # One `display_buffers_map` entry: `display_buffers_state` and its id.
+  id @0 :UInt64;
+  buffers @1 :List(BufferState);
+  # Exactly 8 entries, of which the first `count` are used.
+  count @2 :UInt32;
+}
+
+struct Command {
+  # One recorded FIFO entry and the state attached to it (rrc-format.md 1.5).
+  first @0 :UInt32;
+  # FIFO header word, or 0 for a batched continuation argument.
+  second @1 :UInt32;
+  # The argument value, in host order.
+  tileState @2 :UInt64;
+  # 0 = no change, else an id in `Trace.tiles`.
+  displayBufferState @3 :UInt64;
+  # 0 = no change, else an id in `Trace.displayBuffers`.
+  memory @4 :List(UInt64);
+  # Ids (in `Trace.blocks`) of the memory blocks attached to this command, in file order.
+  # Empty lists may be written as a null pointer.
+}
+
+struct RegState {
+  # `rsx_state`: the register-state tail (rrc-format.md 1.6).
+  transformProgram @0 :List(UInt32);
+  # Transform program memory: 2176 words (544 slots x 4), or 2048 (512 slots) in old captures.
+
+  transformConstants :union {
+    # The optional transform constants block.
+    absent @1 :Void;
+    # Not recorded (the usual case).
+    present @2 :List(UInt32);
+    # 512 vec4 constants as raw IEEE-754 bit patterns: exactly 2048 words, x y z w per slot.
+  }
+
+  registers @3 :List(UInt32);
+  # The method register file indexed by register index (byte offset / 4): exactly 16384 words.
+}
