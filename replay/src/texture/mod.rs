@@ -47,3 +47,25 @@ impl Sampler for NoTextures {
         [0.0; 4]
     }
 }
+
+pub mod cube;
+pub mod decode;
+pub mod dxt;
+pub mod error;
+pub mod filter;
+pub mod format;
+pub mod layout;
+pub mod remap;
+pub mod sampler;
+pub mod wrap;
+
+pub use decode::{decode_texture, DecodedTexture, Dimension, Level};
+pub use error::TextureError;
+pub use format::TexelFormat;
+pub use remap::Remap;
+pub use sampler::{CaptureSampler, UnitSampler};
+pub use wrap::Wrap;
+
+/// The most texels (all layers and levels together) one unit may decode to; each decoded
+/// texel takes 16 bytes.
+pub const MAX_DECODED_TEXELS: u64 = 1 << 25;

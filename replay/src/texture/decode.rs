@@ -1,0 +1,284 @@
+//! Decoding one texture unit's image from guest memory: every layer (cube face) and mip level
+//! as a linear RGBA f32 image, remapped (CONTROL1) but not yet sign/gamma converted (those
+//! apply after filtering, as RPCS3's shaders do).
+
+use super::dxt;
+use super::error::TextureError;
+use super::format::TexelFormat;
+use super::layout::{subresources, Geometry, Subresource};
+use super::remap::Remap;
+use super::MAX_DECODED_TEXELS;
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::Texture;
+use rsxtrace_capture::rrc::Location;
+
+/// Texture dimensionality (FORMAT bits 4..7 and the cube map bit 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dimension {
+    /// 1D: coordinate s; height and depth are 1.
+    D1,
+    /// 2D: coordinates s, t.
+    D2,
+    /// 3D: coordinates s, t, r.
+    D3,
+    /// Cube map (2D with the cube bit): direction s, t, r; six layers +X, -X, +Y, -Y, +Z, -Z.
+    Cube,
+}
+
+impl Dimension {
+    /// From the FORMAT dimension field and cube bit (RPCS3 `get_extended_texture_dimension`:
+    /// the cube bit only matters for 2D).
+    pub fn from_fields(dimension: u8, cubemap: bool) -> Option<Dimension> {
+        match dimension {
+            1 => Some(Dimension::D1),
+            2 if cubemap => Some(Dimension::Cube),
+            2 => Some(Dimension::D2),
+            3 => Some(Dimension::D3),
+            _ => None,
+        }
+    }
+}
+
+/// One decoded sub-resource: `texels[(z * height + y) * width + x]`, R, G, B, A.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Depth in texels.
+    pub depth: u32,
+    /// The texels.
+    pub texels: Vec<[f32; 4]>,
+}
+
+impl Level {
+    /// The texel at `(x, y, z)`, or zero outside the level.
+    #[inline]
+    pub fn texel(&self, x: u32, y: u32, z: u32) -> [f32; 4] {
+        if x >= self.width || y >= self.height || z >= self.depth {
+            return [0.0; 4];
+        }
+        let (w, h) = (self.width as usize, self.height as usize);
+        let i = (z as usize * h + y as usize) * w + x as usize;
+        self.texels.get(i).copied().unwrap_or([0.0; 4])
+    }
+}
+
+/// A texture unit's decoded image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodedTexture {
+    /// Dimensionality.
+    pub dimension: Dimension,
+    /// Texel format.
+    pub format: TexelFormat,
+    /// The remap that was applied.
+    pub remap: Remap,
+    /// Number of layers (6 for cube maps).
+    pub layers: u32,
+    /// Number of mip levels per layer.
+    pub levels: u32,
+    /// Layer-major sub-resources (`layer * levels + level`).
+    pub images: Vec<Level>,
+}
+
+impl DecodedTexture {
+    /// One sub-resource.
+    #[inline]
+    pub fn level(&self, layer: u32, level: u32) -> Option<&Level> {
+        let i = u64::from(layer) * u64::from(self.levels) + u64::from(level);
+        self.images.get(usize::try_from(i).ok()?)
+    }
+}
+
+/// The base texel format of a unit, or the error naming it.
+pub fn texel_format(unit: u8, texture: &Texture) -> Result<TexelFormat, TextureError> {
+    let code = texture.format.format & !0x60;
+    TexelFormat::from_code(code).ok_or(TextureError::UnsupportedFormat { unit, format: code })
+}
+
+/// Decode every layer and level of `texture` (texture unit `unit`) from `memory`.
+pub fn decode_texture<M: GuestMemory + ?Sized>(
+    unit: u8,
+    texture: &Texture,
+    memory: &M,
+) -> Result<DecodedTexture, TextureError> {
+    let location = texture
+        .format
+        .location
+        .ok_or(TextureError::NoLocation { unit })?;
+    let format = texel_format(unit, texture)?;
+    let f = &texture.format;
+    let dimension =
+        Dimension::from_fields(f.dimension, f.cubemap).ok_or(TextureError::BadDimension {
+            unit,
+            dimension: f.dimension,
+            cubemap: f.cubemap,
+        })?;
+    let width = u32::from(texture.width);
+    let height = if dimension == Dimension::D1 {
+        1
+    } else {
+        u32::from(texture.height)
+    };
+    let depth = if dimension == Dimension::D3 {
+        u32::from(texture.depth)
+    } else {
+        1
+    };
+    if width == 0 || height == 0 || depth == 0 {
+        return Err(TextureError::EmptyImage {
+            unit,
+            width,
+            height,
+            depth,
+        });
+    }
+    let geometry = Geometry {
+        format,
+        width,
+        height,
+        depth,
+        layers: if dimension == Dimension::Cube { 6 } else { 1 },
+        mip_field: u32::from(f.mip_count),
+        linear: f.linear,
+        border_texels: f.border_type == 0,
+        pitch: texture.pitch,
+    };
+    let subs = subresources(&geometry);
+    let texels: u64 = subs
+        .iter()
+        .map(|s| u64::from(s.width) * u64::from(s.height) * u64::from(s.depth))
+        .sum();
+    if texels > MAX_DECODED_TEXELS {
+        return Err(TextureError::TooLarge { unit, texels });
+    }
+    let remap = Remap::decode(
+        (u32::from(texture.remap_override) << 16) | u32::from(texture.remap),
+        format,
+    );
+    let mut images = Vec::with_capacity(subs.len());
+    for sub in &subs {
+        let bytes = read_subresource(unit, texture.offset, location, sub, memory)?;
+        images.push(decode_level(
+            unit,
+            texture.offset,
+            location,
+            format,
+            &remap,
+            sub,
+            bytes,
+        )?);
+    }
+    let levels = subs.iter().map(|s| s.level + 1).max().unwrap_or(1);
+    Ok(DecodedTexture {
+        dimension,
+        format,
+        remap,
+        layers: geometry.layers,
+        levels,
+        images,
+    })
+}
+
+fn read_subresource<'m, M: GuestMemory + ?Sized>(
+    unit: u8,
+    base: u32,
+    location: Location,
+    sub: &Subresource,
+    memory: &'m M,
+) -> Result<&'m [u8], TextureError> {
+    let overflow = TextureError::AddressOverflow {
+        unit,
+        base,
+        layer: sub.layer as u8,
+        level: sub.level as u16,
+    };
+    let start = u64::from(base) + sub.offset;
+    let offset = u32::try_from(start).map_err(|_| overflow.clone())?;
+    let len = u32::try_from(sub.span).map_err(|_| overflow.clone())?;
+    if u64::from(offset) + u64::from(len) > u64::from(u32::MAX) + 1 {
+        return Err(overflow);
+    }
+    memory
+        .read(location, offset, len)
+        .ok_or(TextureError::MissingMemory {
+            unit,
+            location,
+            offset,
+            len,
+            layer: sub.layer as u8,
+            level: sub.level as u16,
+        })
+}
+
+fn decode_level(
+    unit: u8,
+    base: u32,
+    location: Location,
+    format: TexelFormat,
+    remap: &Remap,
+    sub: &Subresource,
+    data: &[u8],
+) -> Result<Level, TextureError> {
+    let (w, h, d) = (sub.width, sub.height, sub.depth);
+    let count = u64::from(w) * u64::from(h) * u64::from(d);
+    // Bounded by MAX_DECODED_TEXELS (checked by the caller) and backed by `data`.
+    let mut texels = vec![[0.0f32; 4]; count as usize];
+    let bytes = u64::from(format.block_bytes());
+    let missing = || TextureError::MissingMemory {
+        unit,
+        location,
+        offset: base.wrapping_add(sub.offset as u32),
+        len: data.len() as u32,
+        layer: sub.layer as u8,
+        level: sub.level as u16,
+    };
+    let block_at = |bx: u64, by: u64, z: u64| -> Option<&[u8]> {
+        let off = usize::try_from(sub.block_offset(bx, by, z, bytes)).ok()?;
+        data.get(off..off.checked_add(bytes as usize)?)
+    };
+    let row = u64::from(w);
+    let slice = row * u64::from(h);
+    if format.is_dxt() {
+        let decode: fn(&[u8]) -> Option<dxt::Block> = match format {
+            TexelFormat::Dxt1 => dxt::dxt1,
+            TexelFormat::Dxt23 => dxt::dxt3,
+            _ => dxt::dxt5,
+        };
+        for z in 0..u64::from(d) {
+            for by in 0..u64::from(h).div_ceil(4) {
+                for bx in 0..u64::from(w).div_ceil(4) {
+                    let block = block_at(bx, by, z).and_then(decode).ok_or_else(missing)?;
+                    for (i, t) in block.iter().enumerate() {
+                        let (x, y) = (bx * 4 + (i as u64 % 4), by * 4 + (i as u64 / 4));
+                        if x < row && y < u64::from(h) {
+                            if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
+                                *dst = remap.apply(*t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    } else {
+        for z in 0..u64::from(d) {
+            for y in 0..u64::from(h) {
+                for x in 0..row {
+                    let slots = block_at(x, y, z)
+                        .and_then(|b| format.decode_texel(b))
+                        .ok_or_else(missing)?;
+                    if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
+                        *dst = remap.apply(slots);
+                    }
+                }
+            }
+        }
+    }
+    Ok(Level {
+        width: w,
+        height: h,
+        depth: d,
+        texels,
+    })
+}

@@ -1,0 +1,241 @@
+//! Where each sub-resource (layer x mip level) of a texture lies in guest memory, and where a
+//! texel lies inside a sub-resource: RPCS3 `TextureUtils.cpp` `get_subresources_layout_impl`
+//! restated.
+//!
+//! * Levels follow each other with no padding; each level halves width, height and depth
+//!   (minimum 1).
+//! * Linear (`LN`) textures: every level uses the pitch of CONTROL3 (rows of level `n > 0` are
+//!   padded). When the pitch is smaller than a packed row, a non-zero pitch narrows the width to
+//!   what fits, and a zero pitch makes the texture a single packed row (height = depth = 1).
+//! * Swizzled textures: rows are packed (pitch = width in blocks) and texels within a level are
+//!   in Z-order (Morton order, [`z_index`]). Each layer (cube face) starts 128-byte aligned.
+//!   DXT textures ignore swizzling: their blocks are always row-major.
+//! * Border texels (FORMAT bit 3 = 0, `CELL_GCM_TEXTURE_BORDER_TEXTURE`): 1 texel on each side
+//!   for linear textures; swizzled textures pad to `next_pow2(size + 8)` with 4 texels each side.
+//!   DXT textures never have border texels. The stored border texels are skipped, not sampled.
+//! * The mip count is `min(FORMAT mip field, floor(log2(max(w, h))) + 1)`, or for DXT
+//!   `floor(log2(min(w / 4, h / 4))) + 1` (RPCS3 `RSXTexture.cpp` `get_exact_mipmap_count`); a
+//!   zero mip field counts as 1.
+
+use super::format::TexelFormat;
+
+/// The register-level geometry of a texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Texel format.
+    pub format: TexelFormat,
+    /// Width in texels (IMAGE_RECT).
+    pub width: u32,
+    /// Height in texels (1 for 1D).
+    pub height: u32,
+    /// Depth in texels (1 unless 3D).
+    pub depth: u32,
+    /// 6 for cube maps, else 1.
+    pub layers: u32,
+    /// FORMAT mip count field.
+    pub mip_field: u32,
+    /// LN flag: pitch layout rather than swizzled.
+    pub linear: bool,
+    /// FORMAT bit 3 is 0: border texels are stored.
+    pub border_texels: bool,
+    /// CONTROL3 pitch in bytes.
+    pub pitch: u32,
+}
+
+/// One sub-resource: a mip level of one layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subresource {
+    /// Layer (cube face).
+    pub layer: u32,
+    /// Mip level.
+    pub level: u32,
+    /// Size in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Depth in texels.
+    pub depth: u32,
+    /// Row stride in blocks.
+    pub pitch_in_block: u64,
+    /// Rows per slice (including border rows).
+    pub rows: u64,
+    /// Border size in blocks on each side.
+    pub border: u64,
+    /// Whether texels are in Z-order.
+    pub morton: bool,
+    /// Byte offset from the texture base.
+    pub offset: u64,
+    /// Bytes this sub-resource occupies in the chain (what the next one is placed after).
+    pub size: u64,
+    /// Bytes that must be readable from `offset` to decode every texel: up to the end of
+    /// the last texel (row padding after it and Z-order holes past it are not required).
+    pub span: u64,
+}
+
+/// `ceil(log2(v))`, 0 for `v <= 1`.
+pub fn ceil_log2(v: u64) -> u32 {
+    if v <= 1 {
+        0
+    } else {
+        64 - (v - 1).leading_zeros()
+    }
+}
+
+/// `floor(log2(v))`, 0 for `v <= 1`.
+pub fn floor_log2(v: u64) -> u32 {
+    if v <= 1 {
+        0
+    } else {
+        63 - v.leading_zeros()
+    }
+}
+
+/// The smallest power of two `>= v` (`v` itself for 0..=2, as RPCS3 `next_pow2`).
+pub fn next_pow2(v: u64) -> u64 {
+    if v <= 2 {
+        v
+    } else {
+        1u64 << ceil_log2(v)
+    }
+}
+
+/// The Z-order index of `(x, y, z)` in a `2^lw x 2^lh x 2^ld` region: one bit of x, then y,
+/// then z, from the least significant bit up, each coordinate dropping out once its
+/// dimension's bits are used (RPCS3 `rsx_utils.h` `get_z_index` / `convert_linear_swizzle`).
+pub fn z_index(mut x: u64, mut y: u64, mut z: u64, mut lw: u32, mut lh: u32, mut ld: u32) -> u64 {
+    let mut out = 0u64;
+    let mut shift = 0u32;
+    while (lw | lh | ld) != 0 && shift < 63 {
+        if lw > 0 {
+            out |= (x & 1) << shift;
+            shift += 1;
+            x >>= 1;
+            lw -= 1;
+        }
+        if lh > 0 {
+            out |= (y & 1) << shift;
+            shift += 1;
+            y >>= 1;
+            lh -= 1;
+        }
+        if ld > 0 {
+            out |= (z & 1) << shift;
+            shift += 1;
+            z >>= 1;
+            ld -= 1;
+        }
+    }
+    out
+}
+
+/// The number of mip levels RPCS3 uploads (`get_exact_mipmap_count`).
+pub fn exact_mip_count(format: TexelFormat, width: u32, height: u32, mip_field: u32) -> u32 {
+    let max = if format.is_dxt() {
+        floor_log2(u64::from(width.min(height) / 4)) + 1
+    } else {
+        floor_log2(u64::from(width.max(height))) + 1
+    };
+    mip_field.max(1).min(max)
+}
+
+impl Subresource {
+    /// Byte offset (from the sub-resource start) of the block holding texel block
+    /// `(bx, by, z)`; coordinates must be inside the level.
+    pub fn block_offset(&self, bx: u64, by: u64, z: u64, block_bytes: u64) -> u64 {
+        let (x, y) = (bx + self.border, by + self.border);
+        let index = if self.morton {
+            z_index(
+                x,
+                y,
+                z,
+                ceil_log2(self.pitch_in_block),
+                ceil_log2(self.rows),
+                ceil_log2(u64::from(self.depth)),
+            )
+        } else {
+            (z * self.rows + y) * self.pitch_in_block + x
+        };
+        index * block_bytes
+    }
+}
+
+/// Every sub-resource of a texture, layer-major (all levels of layer 0, then layer 1, ...), as
+/// RPCS3 orders them.
+pub fn subresources(g: &Geometry) -> Vec<Subresource> {
+    let f = g.format;
+    let edge = u64::from(f.block_edge());
+    let bytes = u64::from(f.block_bytes());
+    let levels = exact_mip_count(f, g.width, g.height, g.mip_field);
+    let border_texels = g.border_texels && !f.is_dxt();
+    let border = match (border_texels, g.linear) {
+        (false, _) => 0,
+        (true, true) => 1,
+        (true, false) => 4,
+    };
+    let (mut width, mut height, mut depth) = (g.width, g.height, g.depth);
+    let mut pitch = u64::from(g.pitch);
+    if g.linear {
+        // get_format_packed_pitch: packed row of the level-0 width, border included.
+        let packed = (u64::from(width).div_ceil(edge) + 2 * border) * bytes;
+        if pitch < packed {
+            if pitch != 0 {
+                let w = (pitch / bytes) * edge;
+                width = u32::try_from(w).unwrap_or(u32::MAX).max(1);
+            } else {
+                height = 1;
+                depth = 1;
+                pitch = packed;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity((g.layers * levels) as usize);
+    let mut offset = 0u64;
+    for layer in 0..g.layers {
+        let (mut w, mut h, mut d) = (width, height, depth);
+        for level in 0..levels {
+            let wb = u64::from(w).div_ceil(edge);
+            let hb = u64::from(h).div_ceil(edge);
+            let (pitch_in_block, rows) = if g.linear {
+                (pitch / bytes, hb + 2 * border)
+            } else if border == 0 {
+                (wb, hb)
+            } else {
+                (next_pow2(wb + 2 * border), next_pow2(hb + 2 * border))
+            };
+            let size = pitch_in_block * bytes * rows * u64::from(d);
+            let morton = !g.linear && !f.is_dxt();
+            let mut sub = Subresource {
+                layer,
+                level,
+                width: w,
+                height: h,
+                depth: d,
+                pitch_in_block,
+                rows,
+                border,
+                morton,
+                offset,
+                size,
+                span: size,
+            };
+            // The highest block address: Z-order over a non-power-of-two level can reach past
+            // the packed size; a linear level's last row needs no padding.
+            let last = sub.block_offset(
+                wb.saturating_sub(1),
+                hb.saturating_sub(1),
+                u64::from(d).saturating_sub(1),
+                bytes,
+            );
+            sub.span = last + bytes;
+            out.push(sub);
+            offset += size;
+            w = (w / 2).max(1);
+            h = (h / 2).max(1);
+            d = (d / 2).max(1);
+        }
+        if !g.linear {
+            offset = offset.next_multiple_of(128);
+        }
+    }
+    out
+}

@@ -1,0 +1,215 @@
+//! The CONTROL1 channel remap and the per-channel sign / range / gamma conversions.
+//!
+//! CONTROL1 low 16 bits (libgcm `CELL_GCM_REMAP_MODE`; RPCS3 `RSXTexture.cpp`
+//! `decoded_remap`), each field two bits, channels in A, R, G, B order:
+//!
+//! | bits | field |
+//! |---|---|
+//! | 0..1, 2..3, 4..5, 6..7 | input selector for output A, R, G, B: slot 0 = A, 1 = R, 2 = G, 3 = B |
+//! | 8..9, 10..11, 12..13, 14..15 | output mode for A, R, G, B: 0 = ZERO, 1 = ONE, 2 = REMAP (3 is treated as REMAP, as RPCS3 does after logging) |
+//!
+//! CONTROL1 high 16 bits (the "override"): RPCS3 only uses whether they are non-zero, and only
+//! for the two-channel 16-bit formats below. Format-specific rewrites of the selector byte
+//! (RPCS3 `decoded_remap`):
+//! * X32_FLOAT, W16Z16Y16X16_FLOAT, W32Z32Y32X32_FLOAT: selectors forced to 0xE4 (identity;
+//!   "floating point textures cannot be remapped").
+//! * Y16_X16_FLOAT: selectors forced to 0x56 with an override, else 0x66.
+//! * Y16_X16, HILO8, HILO_S8: 0xE4 becomes 0x56/0x66 (override / none), 0x4E becomes
+//!   0xA9/0x99, 0xEE becomes 0xAA, 0x44 becomes 0x55. (RPCS3 applies the same rewrite to X16;
+//!   this model does not, because it contradicts X16's own component mapping — see the crate
+//!   report; X16 uses the register value as is.)
+//!
+//! Conversions after filtering (RPCS3 `RSXFragmentTextureOps.glsl` `_process_texel`, flags
+//! from `RSXTexture.cpp` `format_ex`), precedence sign > gamma > bias:
+//! * FILTER bits 28..31 (A, R, G, B signed): reinterpret the 8-bit value as signed,
+//!   `bits = floor(x * 255 + 0.5)`, `(bits >= 128 ? bits - 256 : bits) / 127`. Applied to the
+//!   input slot, so the mask follows the remap selectors.
+//! * ADDRESS bits 12..15 (unsigned remap) = 1 (`CELL_GCM_TEXTURE_UNSIGNED_REMAP_BIASED`):
+//!   `2x - 1` on every remapped channel not signed or gamma-corrected.
+//! * ADDRESS bits 20..23 (gamma, in R, G, B, A bit order): sRGB to linear on the output
+//!   channel.
+//!
+//! Channels forced to ZERO or ONE are never converted.
+
+use super::format::{ChannelClass, TexelFormat};
+
+/// A decoded remap: selectors and modes in A, R, G, B order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Remap {
+    /// Input slot (0 = A, 1 = R, 2 = G, 3 = B) for each output channel (A, R, G, B).
+    pub inputs: [u8; 4],
+    /// Output mode for each output channel (A, R, G, B): 0 zero, 1 one, 2 (or 3) remap.
+    pub modes: [u8; 4],
+}
+
+/// Output mode ZERO (`CELL_GCM_TEXTURE_REMAP_ZERO`).
+pub const REMAP_ZERO: u8 = 0;
+/// Output mode ONE (`CELL_GCM_TEXTURE_REMAP_ONE`).
+pub const REMAP_ONE: u8 = 1;
+
+impl Remap {
+    /// The identity remap (`0xAAE4`).
+    pub const IDENTITY: Remap = Remap {
+        inputs: [0, 1, 2, 3],
+        modes: [2, 2, 2, 2],
+    };
+
+    /// Decode CONTROL1 for a texture of `format`.
+    pub fn decode(control1: u32, format: TexelFormat) -> Remap {
+        let over = (control1 >> 16) & 0xFFFF != 0;
+        let mut lo = control1 & 0xFF;
+        use TexelFormat::*;
+        match format {
+            X32Float | W16Z16Y16X16Float | W32Z32Y32X32Float => lo = 0xE4,
+            Y16X16Float => lo = if over { 0x56 } else { 0x66 },
+            Y16X16 | Hilo8 | HiloS8 => {
+                lo = match lo {
+                    0xE4 => {
+                        if over {
+                            0x56
+                        } else {
+                            0x66
+                        }
+                    }
+                    0x4E => {
+                        if over {
+                            0xA9
+                        } else {
+                            0x99
+                        }
+                    }
+                    0xEE => 0xAA,
+                    0x44 => 0x55,
+                    other => other,
+                }
+            }
+            _ => {}
+        }
+        let field = |v: u32, i: u32| ((v >> (2 * i)) & 3) as u8;
+        let modes_word = (control1 >> 8) & 0xFF;
+        Remap {
+            inputs: [field(lo, 0), field(lo, 1), field(lo, 2), field(lo, 3)],
+            modes: [
+                field(modes_word, 0),
+                field(modes_word, 1),
+                field(modes_word, 2),
+                field(modes_word, 3),
+            ],
+        }
+    }
+
+    /// Apply to A, R, G, B slots; the result is in **R, G, B, A** order.
+    #[inline]
+    pub fn apply(&self, slots: [f32; 4]) -> [f32; 4] {
+        let out = |c: usize| match self.modes[c] {
+            REMAP_ZERO => 0.0,
+            REMAP_ONE => 1.0,
+            _ => slots[usize::from(self.inputs[c] & 3)],
+        };
+        [out(1), out(2), out(3), out(0)]
+    }
+
+    /// Move a per-slot mask (bit 0 = A ... bit 3 = B) to the output channels that read those
+    /// slots; the result has bit 0 = A ... bit 3 = B of the output (RPCS3
+    /// `shuffle_mask_bits`). Channels forced to 0 or 1 get no bit.
+    pub fn shuffle_mask(&self, mask: u8) -> u8 {
+        let mut out = 0;
+        for c in 0..4 {
+            if self.modes[c] != REMAP_ZERO
+                && self.modes[c] != REMAP_ONE
+                && mask & (1 << (self.inputs[c] & 3)) != 0
+            {
+                out |= 1 << c;
+            }
+        }
+        out
+    }
+
+    /// Bits of the output channels (A, R, G, B order) that take a slot value.
+    pub fn remapped_mask(&self) -> u8 {
+        self.shuffle_mask(0xF)
+    }
+}
+
+/// Post-filter conversions, per output channel in R, G, B, A order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conversions {
+    /// Reinterpret as signed 8-bit.
+    pub signed: [bool; 4],
+    /// sRGB to linear.
+    pub gamma: [bool; 4],
+    /// `2x - 1`.
+    pub expand: [bool; 4],
+}
+
+/// ARGB-order mask (bit 0 = A) to an RGBA-order bool array.
+fn argb_mask_to_rgba(m: u8) -> [bool; 4] {
+    [m & 2 != 0, m & 4 != 0, m & 8 != 0, m & 1 != 0]
+}
+
+impl Conversions {
+    /// The conversions of a unit: `argb_signed` = FILTER bits 28..31, `unsigned_remap` =
+    /// ADDRESS bits 12..15, `gamma_rgba` = ADDRESS bits 20..23.
+    pub fn new(
+        format: TexelFormat,
+        remap: &Remap,
+        argb_signed: u8,
+        unsigned_remap: u8,
+        gamma_rgba: u8,
+    ) -> Conversions {
+        let class = format.channel_class();
+        let mut signed = 0u8;
+        let mut gamma = 0u8;
+        let mut expand = 0u8;
+        if class == ChannelClass::Unorm8 {
+            signed = remap.shuffle_mask(argb_signed & 0xF);
+            // RGBA bit order to ARGB bit order (RPCS3 `fragment_texture::gamma`).
+            let g = gamma_rgba & 0xF;
+            gamma = ((g << 1) & 0xF) | (g >> 3);
+            gamma &= !signed;
+            // Constants are not converted.
+            gamma &= remap.remapped_mask();
+        }
+        if class != ChannelClass::Other && unsigned_remap & 0xF == 1 {
+            expand = remap.remapped_mask() & !(signed | gamma);
+        }
+        Conversions {
+            signed: argb_mask_to_rgba(signed),
+            gamma: argb_mask_to_rgba(gamma),
+            expand: argb_mask_to_rgba(expand),
+        }
+    }
+
+    /// Whether any conversion applies.
+    pub fn any(&self) -> bool {
+        self.signed
+            .iter()
+            .chain(&self.gamma)
+            .chain(&self.expand)
+            .any(|b| *b)
+    }
+
+    /// Apply to a filtered R, G, B, A value.
+    pub fn apply(&self, mut v: [f32; 4]) -> [f32; 4] {
+        for (i, x) in v.iter_mut().enumerate() {
+            if self.signed[i] {
+                let bits = (*x * 255.0 + 0.5).floor();
+                *x = if bits < 128.0 { bits } else { bits - 256.0 } / 127.0;
+            } else if self.gamma[i] {
+                *x = srgb_to_linear(*x);
+            } else if self.expand[i] {
+                *x = *x * 2.0 - 1.0;
+            }
+        }
+        v
+    }
+}
+
+/// The sRGB transfer function inverse (IEC 61966-2-1).
+pub fn srgb_to_linear(x: f32) -> f32 {
+    if x <= 0.04045 {
+        x / 12.92
+    } else {
+        ((x + 0.055) / 1.055).powf(2.4)
+    }
+}

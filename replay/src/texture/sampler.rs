@@ -1,0 +1,362 @@
+//! [`CaptureSampler`]: the [`Sampler`] of one draw, built from the 16 fragment texture units'
+//! state and the draw's guest memory. Each enabled unit's image is decoded once, when the
+//! sampler is built; sampling then only reads the decoded levels.
+//!
+//! Units that are disabled (CONTROL0 bit 31 clear), not requested, or out of range return
+//! (0, 0, 0, 0): RPCS3 binds a null texture there.
+//!
+//! Coordinates: normalised (0..1 over the level) unless the format's UN flag (0x40) is set,
+//! in which case 1D and 2D coordinates are in texels (RPCS3 scales them by 1 / size in
+//! `_texcoord_xform`). Cube maps take a direction ([`cube`](super::cube)); 3D and cube
+//! coordinates are always normalised.
+
+use super::cube::{select_face, CubeAxes};
+use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
+use super::error::TextureError;
+use super::filter::{
+    lod_from_derivatives, mag_filter, min_filter, nearest_level, MipFilter, TexelFilter,
+};
+use super::remap::Conversions;
+use super::wrap::Wrap;
+use super::{LodSource, SampleRequest, Sampler};
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::Texture;
+
+/// Coordinates are clamped to this many texels before conversion to integers.
+const COORD_LIMIT: f32 = (1u64 << 30) as f32;
+
+/// One texture unit ready to sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitSampler {
+    image: DecodedTexture,
+    wrap: [Wrap; 3],
+    min: (TexelFilter, MipFilter),
+    mag: TexelFilter,
+    bias: f32,
+    min_lod: f32,
+    max_lod: f32,
+    border: [f32; 4],
+    unnormalized: bool,
+    conversions: Conversions,
+}
+
+impl UnitSampler {
+    /// Decode fragment texture unit `unit` (its state `texture`) from `memory`.
+    pub fn new<M: GuestMemory + ?Sized>(
+        unit: u8,
+        texture: &Texture,
+        memory: &M,
+    ) -> Result<UnitSampler, TextureError> {
+        let image = decode_texture(unit, texture, memory)?;
+        let a = &texture.address;
+        let cube = image.dimension == Dimension::Cube;
+        let wrap = if cube {
+            // Cube maps sample with clamp-to-edge per face.
+            [Wrap::ClampToEdge; 3]
+        } else {
+            [
+                Wrap::from_raw(a.wrap_s.raw),
+                Wrap::from_raw(a.wrap_t.raw),
+                Wrap::from_raw(a.wrap_r.raw),
+            ]
+        };
+        let mut min = min_filter(texture.filter.min.raw);
+        let (mut bias, mut min_lod, mut max_lod) = (
+            texture.filter.bias,
+            texture.control0.min_lod,
+            texture.control0.max_lod,
+        );
+        if image.levels == 1 {
+            // RPCS3 `sampler_state::apply`: no mipmaps, no LOD bias or clamp.
+            min.1 = MipFilter::None;
+            bias = 0.0;
+            min_lod = -1000.0;
+            max_lod = 1000.0;
+        }
+        // BORDER_COLOR is ARGB8 (rrc-format.md 4.7); it goes through the remap like a texel.
+        let c = texture.border_color;
+        let byte = |s: u32| ((c >> s) & 0xFF) as f32 / 255.0;
+        let border = image.remap.apply([byte(24), byte(16), byte(8), byte(0)]);
+        let conversions = Conversions::new(
+            image.format,
+            &image.remap,
+            texture.filter.argb_signed,
+            a.unsigned_remap,
+            a.gamma,
+        );
+        let unnormalized =
+            texture.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2);
+        Ok(UnitSampler {
+            image,
+            wrap,
+            min,
+            mag: mag_filter(texture.filter.mag.raw),
+            bias,
+            min_lod,
+            max_lod,
+            border,
+            unnormalized,
+            conversions,
+        })
+    }
+
+    /// The decoded image.
+    pub fn image(&self) -> &DecodedTexture {
+        &self.image
+    }
+
+    /// The border colour after the remap (R, G, B, A).
+    pub fn border(&self) -> [f32; 4] {
+        self.border
+    }
+
+    /// Answer one request.
+    pub fn sample(&self, req: &SampleRequest) -> [f32; 4] {
+        let dim = self.image.dimension;
+        let (layer, coord, axes_of, axes) = match dim {
+            Dimension::D1 => (0, [req.coord[0], 0.0, 0.0], CubeAxes::default(), 1),
+            Dimension::D2 => (0, [req.coord[0], req.coord[1], 0.0], CubeAxes::default(), 2),
+            Dimension::D3 => (
+                0,
+                [req.coord[0], req.coord[1], req.coord[2]],
+                CubeAxes::default(),
+                3,
+            ),
+            Dimension::Cube => match select_face(req.coord[0], req.coord[1], req.coord[2]) {
+                Some((face, s, t, a)) => (face, [s, t, 0.0], a, 2),
+                None => return [0.0; 4],
+            },
+        };
+        let Some(base) = self.image.level(layer, 0) else {
+            return [0.0; 4];
+        };
+        let size = [base.width as f32, base.height as f32, base.depth as f32];
+        let mut coord = coord;
+        // Derivatives in normalised units of the sampled axes.
+        let norm = |d: [f32; 4]| -> [f32; 3] {
+            let mut d = if dim == Dimension::Cube {
+                axes_of.project(d)
+            } else {
+                [d[0], d[1], d[2]]
+            };
+            if self.unnormalized {
+                d[0] /= size[0];
+                d[1] /= size[1];
+            }
+            d
+        };
+        if self.unnormalized {
+            coord[0] /= size[0];
+            coord[1] /= size[1];
+        }
+        let implicit =
+            |ddx: [f32; 4], ddy: [f32; 4]| lod_from_derivatives(norm(ddx), norm(ddy), size, axes);
+        let lambda = match req.lod {
+            LodSource::Implicit => implicit(req.ddx, req.ddy) + self.bias,
+            LodSource::Bias(b) => implicit(req.ddx, req.ddy) + self.bias + b,
+            LodSource::Explicit(l) => l + self.bias,
+            LodSource::Gradients { ddx, ddy } => implicit(ddx, ddy) + self.bias,
+        };
+        // Not f32::clamp: it panics when min > max, which register values allow.
+        let lambda = lambda.max(self.min_lod).min(self.max_lod);
+        let value = if lambda.is_nan() || lambda <= 0.0 {
+            // Magnification (also for NaN).
+            self.filter_level(base, coord, self.mag, axes)
+        } else {
+            let last = self.image.levels.saturating_sub(1);
+            match self.min.1 {
+                MipFilter::None => self.filter_level(base, coord, self.min.0, axes),
+                MipFilter::Nearest => {
+                    let l = nearest_level(lambda, last);
+                    self.filter_at(layer, l, coord, axes)
+                }
+                MipFilter::Linear => {
+                    if lambda >= last as f32 {
+                        self.filter_at(layer, last, coord, axes)
+                    } else {
+                        let d1 = lambda.floor();
+                        let frac = lambda - d1;
+                        let d1 = d1 as u32;
+                        let a = self.filter_at(layer, d1, coord, axes);
+                        let b = self.filter_at(layer, d1 + 1, coord, axes);
+                        lerp4(a, b, frac)
+                    }
+                }
+            }
+        };
+        if self.conversions.any() {
+            self.conversions.apply(value)
+        } else {
+            value
+        }
+    }
+
+    fn filter_at(&self, layer: u32, level: u32, coord: [f32; 3], axes: usize) -> [f32; 4] {
+        match self.image.level(layer, level) {
+            Some(l) => self.filter_level(l, coord, self.min.0, axes),
+            None => [0.0; 4],
+        }
+    }
+
+    /// Fetch a texel by integer coordinates, applying the wrap modes.
+    #[inline]
+    fn fetch(&self, level: &Level, i: [i64; 3], axes: usize) -> [f32; 4] {
+        let dims = [
+            i64::from(level.width),
+            i64::from(level.height),
+            i64::from(level.depth),
+        ];
+        let mut at = [0u32; 3];
+        for k in 0..axes.min(3) {
+            match self.wrap[k].apply(i[k], dims[k]) {
+                Some(v) => at[k] = v as u32,
+                None => return self.border,
+            }
+        }
+        level.texel(at[0], at[1], at[2])
+    }
+
+    fn filter_level(
+        &self,
+        level: &Level,
+        coord: [f32; 3],
+        filter: TexelFilter,
+        axes: usize,
+    ) -> [f32; 4] {
+        let dims = [level.width as f32, level.height as f32, level.depth as f32];
+        let scaled = |k: usize, offset: f32| -> f32 {
+            let v = coord[k] * dims[k] - offset;
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-COORD_LIMIT, COORD_LIMIT)
+            }
+        };
+        match filter {
+            TexelFilter::Nearest => {
+                let mut i = [0i64; 3];
+                for (k, slot) in i.iter_mut().enumerate().take(axes) {
+                    *slot = scaled(k, 0.0).floor() as i64;
+                }
+                self.fetch(level, i, axes)
+            }
+            TexelFilter::Linear => {
+                let mut base = [0i64; 3];
+                let mut frac = [0f32; 3];
+                for k in 0..axes {
+                    let u = scaled(k, 0.5);
+                    let f = u.floor();
+                    base[k] = f as i64;
+                    frac[k] = u - f;
+                }
+                let mut acc = [0f32; 4];
+                let corners = 1usize << axes;
+                for c in 0..corners {
+                    let mut w = 1.0f32;
+                    let mut i = base;
+                    for k in 0..axes {
+                        if c & (1 << k) != 0 {
+                            i[k] += 1;
+                            w *= frac[k];
+                        } else {
+                            w *= 1.0 - frac[k];
+                        }
+                    }
+                    if w != 0.0 {
+                        let t = self.fetch(level, i, axes);
+                        for (a, t) in acc.iter_mut().zip(t) {
+                            *a += w * t;
+                        }
+                    }
+                }
+                acc
+            }
+        }
+    }
+}
+
+fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+        a[3] + (b[3] - a[3]) * t,
+    ]
+}
+
+/// The sampler of one draw: up to 16 decoded fragment texture units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CaptureSampler {
+    units: Vec<Option<UnitSampler>>,
+}
+
+impl CaptureSampler {
+    /// Decode every enabled unit of `textures` (a draw's fragment units) from `memory`. The
+    /// first unit that cannot be decoded is the error.
+    pub fn new<M: GuestMemory + ?Sized>(
+        textures: &[Texture; 16],
+        memory: &M,
+    ) -> Result<CaptureSampler, TextureError> {
+        CaptureSampler::with_units(textures, memory, 0xFFFF)
+    }
+
+    /// As [`new`](Self::new), decoding only the enabled units whose bit is set in `mask`
+    /// (bit `i` = unit `i`, e.g. the units the fragment program references).
+    pub fn with_units<M: GuestMemory + ?Sized>(
+        textures: &[Texture; 16],
+        memory: &M,
+        mask: u16,
+    ) -> Result<CaptureSampler, TextureError> {
+        let mut units = Vec::with_capacity(16);
+        for (i, t) in textures.iter().enumerate() {
+            let unit = i as u8;
+            if mask & (1 << i) != 0 && t.control0.enabled {
+                units.push(Some(UnitSampler::new(unit, t, memory)?));
+            } else {
+                units.push(None);
+            }
+        }
+        Ok(CaptureSampler { units })
+    }
+
+    /// As [`with_units`](Self::with_units), but a unit that cannot be decoded samples as
+    /// (0, 0, 0, 0) and its error is returned alongside.
+    pub fn lenient<M: GuestMemory + ?Sized>(
+        textures: &[Texture; 16],
+        memory: &M,
+        mask: u16,
+    ) -> (CaptureSampler, Vec<TextureError>) {
+        let mut errors = Vec::new();
+        let mut units = Vec::with_capacity(16);
+        for (i, t) in textures.iter().enumerate() {
+            let unit = i as u8;
+            if mask & (1 << i) != 0 && t.control0.enabled {
+                match UnitSampler::new(unit, t, memory) {
+                    Ok(u) => units.push(Some(u)),
+                    Err(e) => {
+                        errors.push(e);
+                        units.push(None);
+                    }
+                }
+            } else {
+                units.push(None);
+            }
+        }
+        (CaptureSampler { units }, errors)
+    }
+
+    /// The decoded unit, if it is in use.
+    pub fn unit(&self, unit: u8) -> Option<&UnitSampler> {
+        self.units.get(usize::from(unit)).and_then(Option::as_ref)
+    }
+}
+
+impl Sampler for CaptureSampler {
+    /// Disabled, unused and out-of-range units return (0, 0, 0, 0).
+    fn sample(&self, unit: u8, request: &SampleRequest) -> [f32; 4] {
+        match self.unit(unit) {
+            Some(u) => u.sample(request),
+            None => [0.0; 4],
+        }
+    }
+}
