@@ -6,50 +6,177 @@
 //!   name), then parse the `utils::serial` family (v5, v6) or the cereal family (v3, v4).
 //! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member).
 //!
+//! Modules: `compression` (sniffing, one-pass decompression), `cursor` (bounded reads,
+//! varints), `serial` (v5/v6), `cereal` (v3/v4 and the v3 normalisation), `structs` (the fixed
+//! bitwise structs), `tail` (register state), `writer` (v6 output), `error`.
+//!
+//! Memory blobs are never copied: the decompressed stream becomes one [`bytes::Bytes`] and each
+//! `memory_data_map` entry is a slice of it.
+//!
 //! The byte layout is specified in `shared/reference/rrc-format.md`; every rule the code relies
 //! on cites its section there.
+//!
+//! ```
+//! let mut capture = rsxtrace_rrc::Capture::empty("demo");
+//! capture.commands.push(rsxtrace_rrc::ReplayCommand { first: 0x40, ..Default::default() });
+//! let file = rsxtrace_rrc::write_v6(&capture);
+//! let back = rsxtrace_rrc::read_bytes(&file, "demo.rrc.gz").unwrap();
+//! assert_eq!(back.commands, capture.commands);
+//! assert_eq!(back.provenance.compression, rsxtrace_rrc::Compression::Gzip);
+//! ```
 
+mod cereal;
+pub mod compression;
+mod cursor;
+mod error;
 pub mod model;
+#[cfg(test)]
+mod robustness;
+mod serial;
+mod structs;
+mod tail;
+mod writer;
 
+pub use error::RrcError;
 pub use model::*;
+pub use writer::{write_v6, write_v6_uncompressed};
 
 use std::path::Path;
 
-/// Everything that can go wrong reading a capture. Each error names the byte offset in the
-/// decompressed stream where the problem was found.
-#[derive(Debug, thiserror::Error)]
-pub enum RrcError {
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("decompression failed ({compression:?}): {message}")]
-    Decompress { compression: Compression, message: String },
-    #[error("at byte {offset}: {message}")]
-    Malformed { offset: u64, message: String },
-    #[error("at byte {offset}: unsupported capture version {version}")]
-    UnsupportedVersion { offset: u64, version: u32 },
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use cursor::Cursor;
+
+/// `"RRC"_u32` as bytes: the v5/v6 magic (rrc-format.md 1.3).
+const SERIAL_MAGIC: [u8; 4] = [0x52, 0x52, 0x43, 0x00];
+/// `0x52524300` written LE: the v1-v4 cereal magic (rrc-format.md 2.2).
+const CEREAL_MAGIC: [u8; 4] = [0x00, 0x43, 0x52, 0x52];
+/// Below this many stored bytes, hashing on a second thread is not worth it.
+const PARALLEL_HASH_MIN: usize = 1 << 20;
+
+/// Everything after the header, common to both families.
+pub(crate) struct Body {
+    pub tiles: Vec<Entry<TileState>>,
+    pub blocks: Vec<Entry<MemoryBlock>>,
+    pub data: Vec<Entry<Bytes>>,
+    pub display_buffers: Vec<Entry<DisplayBuffersState>>,
+    pub commands: Vec<ReplayCommand>,
+    pub reg_state: RegState,
 }
 
-/// Read a capture file from disk.
+/// Read a capture file from disk. The provenance records the file name without directories.
 pub fn read_file(path: &Path) -> Result<Capture, RrcError> {
-    let _ = path;
-    unimplemented!("rrc reader")
+    let stored = std::fs::read(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    read_stored(Stored::Owned(stored), &name)
 }
 
 /// Read a capture from bytes as stored on disk (compressed or not). `source_name` is recorded in
 /// the provenance.
 pub fn read_bytes(bytes: &[u8], source_name: &str) -> Result<Capture, RrcError> {
-    let _ = (bytes, source_name);
-    unimplemented!("rrc reader")
+    read_stored(Stored::Borrowed(bytes), source_name)
 }
 
-/// Write a capture as an RRC version 6 stream (uncompressed bytes).
-pub fn write_v6_uncompressed(capture: &Capture) -> Vec<u8> {
-    let _ = capture;
-    unimplemented!("rrc writer")
+/// The stored bytes; an owned uncompressed file becomes the stream without a copy.
+enum Stored<'a> {
+    Owned(Vec<u8>),
+    Borrowed(&'a [u8]),
 }
 
-/// Write a capture as RPCS3 does: an RRC version 6 stream in one gzip member.
-pub fn write_v6(capture: &Capture) -> Vec<u8> {
-    let _ = capture;
-    unimplemented!("rrc writer")
+impl Stored<'_> {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Stored::Owned(v) => v,
+            Stored::Borrowed(s) => s,
+        }
+    }
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+fn read_stored(stored: Stored<'_>, source_name: &str) -> Result<Capture, RrcError> {
+    let raw = stored.as_slice();
+    let compression = compression::sniff(raw);
+    let (digest, stream) = match compression {
+        Compression::None => {
+            let digest = sha256(raw);
+            let stream = match stored {
+                Stored::Owned(v) => Bytes::from(v),
+                Stored::Borrowed(s) => Bytes::copy_from_slice(s),
+            };
+            (digest, stream)
+        }
+        _ if raw.len() >= PARALLEL_HASH_MIN => std::thread::scope(|s| {
+            let hasher = s.spawn(|| sha256(raw));
+            let stream = compression::decompress(raw, compression);
+            // The hashing thread cannot panic on any input; if it did, re-raise it here.
+            let digest = hasher
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            stream.map(|v| (digest, Bytes::from(v)))
+        })?,
+        _ => (
+            sha256(raw),
+            Bytes::from(compression::decompress(raw, compression)?),
+        ),
+    };
+    let (rrc_version, body) = parse_stream(&stream)?;
+    Ok(Capture {
+        provenance: Provenance {
+            source_name: base_name(source_name).to_string(),
+            rrc_version,
+            compression,
+            sha256: digest,
+        },
+        tiles: body.tiles,
+        blocks: body.blocks,
+        data: body.data,
+        display_buffers: body.display_buffers,
+        commands: body.commands,
+        reg_state: body.reg_state,
+    })
+}
+
+/// The file-name part of a path-like name (either separator).
+fn base_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// Parse a decompressed stream: header, then the family's body.
+fn parse_stream(stream: &Bytes) -> Result<(u32, Body), RrcError> {
+    let mut c = Cursor::new(stream);
+    let magic = c.array::<4>("magic")?;
+    match magic {
+        SERIAL_MAGIC => {
+            let version = c.u32("version")?;
+            if !matches!(version, 5 | 6) {
+                return Err(RrcError::UnsupportedVersion { offset: 4, version });
+            }
+            let le = c.u32("LE_format")?;
+            if le != 1 {
+                return Err(RrcError::BadLeFormat {
+                    offset: 8,
+                    value: le,
+                });
+            }
+            Ok((version, serial::parse_body(&mut c, stream, version)?))
+        }
+        CEREAL_MAGIC => {
+            let version = c.u32("version")?;
+            if !matches!(version, 3 | 4) {
+                return Err(RrcError::UnsupportedVersion { offset: 4, version });
+            }
+            Ok((version, cereal::parse_body(&mut c, stream, version)?))
+        }
+        other => Err(RrcError::BadMagic {
+            offset: 0,
+            found: other.to_vec(),
+        }),
+    }
 }

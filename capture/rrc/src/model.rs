@@ -210,7 +210,10 @@ pub enum TailLayout {
 impl RegState {
     /// The tail layout this state would be written with.
     pub fn tail_layout(&self) -> TailLayout {
-        match (self.transform_program.len(), self.transform_constants.is_some()) {
+        match (
+            self.transform_program.len(),
+            self.transform_constants.is_some(),
+        ) {
             (TRANSFORM_PROGRAM_WORDS_OLD, _) => TailLayout::Program512,
             (_, true) => TailLayout::Program544WithConstants,
             _ => TailLayout::Program544,

@@ -1,0 +1,235 @@
+//! The version 6 writer: the byte layout RPCS3's `utils::serial` produces for
+//! `rsx::frame_capture_data` (rrc-format.md 1.3), optionally wrapped in one gzip member at
+//! level 8 as `compressed_serialization_file_handler` does (rrc-format.md 1.1).
+//!
+//! It writes whatever the model holds, in the model's order, so a v3/v4/v5 capture comes out as
+//! v6 (v5 hash ids are kept as they are: ids are opaque). The tail follows
+//! [`crate::RegState::tail_layout`]; each of its arrays is written at exactly the layout's length
+//! (zero-padded or cut), so the output is always a readable file.
+
+use std::io::Write;
+
+use crate::model::Capture;
+use crate::structs;
+use crate::tail;
+
+/// `"RRC"_u32` on disk, version 6, `LE_format` 1 (rrc-format.md 1.3).
+const HEADER: [u8; 12] = [0x52, 0x52, 0x43, 0x00, 6, 0, 0, 0, 1, 0, 0, 0];
+/// Blobs at least this long bypass the staging buffer of the gzip sink.
+const DIRECT_WRITE: usize = 1 << 16;
+
+/// Where the serialized bytes go.
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+    /// Bulk data (memory blobs): may skip staging.
+    fn put_bulk(&mut self, bytes: &[u8]) {
+        self.put(bytes);
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Stages small writes and feeds the gzip encoder in large pieces.
+struct GzSink {
+    staging: Vec<u8>,
+    encoder: flate2::write::GzEncoder<Vec<u8>>,
+}
+
+impl GzSink {
+    fn drain(&mut self) {
+        if !self.staging.is_empty() {
+            // Writing into a Vec<u8> cannot fail.
+            self.encoder
+                .write_all(&self.staging)
+                .expect("gzip into a Vec is infallible");
+            self.staging.clear();
+        }
+    }
+}
+
+impl Sink for GzSink {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.staging.extend_from_slice(bytes);
+        if self.staging.len() >= DIRECT_WRITE * 4 {
+            self.drain();
+        }
+    }
+
+    fn put_bulk(&mut self, bytes: &[u8]) {
+        if bytes.len() < DIRECT_WRITE {
+            self.put(bytes);
+        } else {
+            self.drain();
+            self.encoder
+                .write_all(bytes)
+                .expect("gzip into a Vec is infallible");
+        }
+    }
+}
+
+/// Append an unsigned LEB128 varint (rrc-format.md 1.2).
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn varint(sink: &mut impl Sink, mut v: u64) {
+    let mut buf = [0u8; 10];
+    let mut n = 0;
+    while v >= 0x80 {
+        buf[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    sink.put(&buf[..=n]);
+}
+
+/// Serialize the whole v6 stream into `sink`.
+fn serialize(c: &Capture, sink: &mut impl Sink) {
+    sink.put(&HEADER);
+    let mut scratch = Vec::with_capacity(512);
+
+    // tile_map: [tile_state 432 B][u64 id]
+    varint(sink, c.tiles.len() as u64);
+    for e in &c.tiles {
+        scratch.clear();
+        structs::put_tile_state(&mut scratch, &e.value);
+        scratch.extend_from_slice(&e.id.to_le_bytes());
+        sink.put(&scratch);
+    }
+    // memory_map: [memory_block 16 B][u64 id]
+    varint(sink, c.blocks.len() as u64);
+    for e in &c.blocks {
+        scratch.clear();
+        structs::put_memory_block(&mut scratch, &e.value);
+        scratch.extend_from_slice(&e.id.to_le_bytes());
+        sink.put(&scratch);
+    }
+    // memory_data_map: [varint len][bytes][u64 id]
+    varint(sink, c.data.len() as u64);
+    for e in &c.data {
+        varint(sink, e.value.len() as u64);
+        sink.put_bulk(&e.value);
+        sink.put(&e.id.to_le_bytes());
+    }
+    // display_buffers_map: [display_buffers_state 132 B][u64 id]
+    varint(sink, c.display_buffers.len() as u64);
+    for e in &c.display_buffers {
+        scratch.clear();
+        structs::put_display_state(&mut scratch, &e.value);
+        scratch.extend_from_slice(&e.id.to_le_bytes());
+        sink.put(&scratch);
+    }
+    // replay_commands (rrc-format.md 1.5), staged in batches.
+    varint(sink, c.commands.len() as u64);
+    scratch.clear();
+    for cmd in &c.commands {
+        scratch.extend_from_slice(&cmd.first.to_le_bytes());
+        scratch.extend_from_slice(&cmd.second.to_le_bytes());
+        put_varint(&mut scratch, cmd.memory.len() as u64);
+        for id in &cmd.memory {
+            scratch.extend_from_slice(&id.to_le_bytes());
+        }
+        scratch.extend_from_slice(&cmd.tile_state.to_le_bytes());
+        scratch.extend_from_slice(&cmd.display_buffer_state.to_le_bytes());
+        if scratch.len() >= DIRECT_WRITE {
+            sink.put(&scratch);
+            scratch.clear();
+        }
+    }
+    sink.put(&scratch);
+    scratch.clear();
+    tail::write(&mut scratch, &c.reg_state);
+    sink.put(&scratch);
+}
+
+/// Exact size of the uncompressed v6 stream.
+fn stream_len(c: &Capture) -> usize {
+    let vlen = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
+    let mut n = HEADER.len();
+    n += vlen(c.tiles.len() as u64) + c.tiles.len() * (structs::TILE_STATE_SIZE + 8);
+    n += vlen(c.blocks.len() as u64) + c.blocks.len() * (structs::MEMORY_BLOCK_SIZE + 8);
+    n += vlen(c.data.len() as u64);
+    for e in &c.data {
+        n += vlen(e.value.len() as u64) + e.value.len() + 8;
+    }
+    n += vlen(c.display_buffers.len() as u64)
+        + c.display_buffers.len() * (structs::DISPLAY_STATE_SIZE + 8);
+    n += vlen(c.commands.len() as u64);
+    for cmd in &c.commands {
+        n += 24 + vlen(cmd.memory.len() as u64) + cmd.memory.len() * 8;
+    }
+    n + c.reg_state.tail_layout().byte_len()
+}
+
+/// The uncompressed v6 stream.
+pub fn write_v6_uncompressed(capture: &Capture) -> Vec<u8> {
+    let mut out = Vec::with_capacity(stream_len(capture));
+    serialize(capture, &mut out);
+    out
+}
+
+/// The v6 stream in one gzip member, level 8, OS byte 3 and mtime 0 as zlib writes it.
+pub fn write_v6(capture: &Capture) -> Vec<u8> {
+    let encoder = flate2::GzBuilder::new().operating_system(3).write(
+        Vec::with_capacity(stream_len(capture) / 2),
+        flate2::Compression::new(8),
+    );
+    let mut sink = GzSink {
+        staging: Vec::with_capacity(DIRECT_WRITE * 4 + 4096),
+        encoder,
+    };
+    serialize(capture, &mut sink);
+    sink.drain();
+    sink.encoder
+        .finish()
+        .expect("gzip into a Vec is infallible")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_encoding() {
+        for (v, bytes) in [
+            (0u64, vec![0x00]),
+            (127, vec![0x7F]),
+            (128, vec![0x80, 0x01]),
+            (300, vec![0xAC, 0x02]),
+            (
+                u64::MAX,
+                vec![0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],
+            ),
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(out, bytes, "{v}");
+        }
+    }
+
+    #[test]
+    fn predicted_length_is_exact() {
+        let mut c = Capture::empty("x");
+        c.commands.push(crate::model::ReplayCommand {
+            first: 0x40,
+            memory: vec![1, 2, 3],
+            ..Default::default()
+        });
+        c.data.push(crate::model::Entry {
+            id: 7,
+            value: bytes::Bytes::from(vec![9u8; 300]),
+        });
+        assert_eq!(write_v6_uncompressed(&c).len(), stream_len(&c));
+    }
+}
