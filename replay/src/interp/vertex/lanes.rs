@@ -1,0 +1,529 @@
+//! The lane-group executor: runs one group of vertices ("lanes") through the program in lock
+//! step, with an active mask for divergent control flow.
+//!
+//! # Scheduling
+//!
+//! Every lane has its own program counter, return stack, registers and step count. Each step
+//! picks the lowest program counter among the lanes still running and executes that slot for
+//! exactly the lanes whose counter equals it (the active mask). Lanes that took different
+//! branches therefore run separately and reconverge as soon as their counters meet again,
+//! which for forward branches and loops happens at the join slot. Since every lane keeps its
+//! own state, the schedule affects only speed, never results.
+//!
+//! # One instruction, per lane (rsx-microcode.md B.8)
+//!
+//! 1. The sources the vector and scalar ops read are fetched once (dual issue: both units see
+//!    the registers as they were before the instruction).
+//! 2. With relation FL (D0.cond = 0) nothing is written (RPCS3 `SetDST` returns early).
+//! 3. The vector result is written through the vector mask and, when `cond_test_enable` is
+//!    set, the per-component condition (RPCS3 `AddCodeCond`, a per-lane select on the CC
+//!    before the instruction): to the output register when `vec_result`, to the temp when one
+//!    is named, and to the selected CC register when a CC update is enabled or when it has no
+//!    other destination (RPCS3 `GetDST`/`write_vec`, the "Far Cry 2" case). ARL writes the
+//!    address register named by the vector temp field instead (RPCS3 `a[d0.dst_tmp]`).
+//! 4. The scalar result likewise, with the scalar mask, to the output register when
+//!    `!vec_result`.
+//! 5. Flow control is evaluated last, after the vector write (RPCS3 decodes branches last "in
+//!    case there was a dual-issued instruction"): BRI/CAL/CLI/RET/BRA test `any()` of the
+//!    swizzled CC (TR always, FL never; RPCS3 `dynamic_branch`), BRB/CLB test a transform
+//!    branch bit (`static_branch`). RET with an empty stack ends the vertex (RPCS3 `return`).
+//! 6. END ends the vertex after its instruction, whatever a branch in it decided.
+
+use super::constants::{UnknownConstantRead, CONSTANT_COUNT};
+use super::error::VertexExecError;
+use super::math::{self, Vec4};
+use super::options::{ArlRounding, VertexOptions};
+use super::output::OUTPUT_COUNT;
+use super::real::Real;
+use super::table::{Prepared, ProgramTable, Slot};
+use super::VertexEnvironment;
+use rsxtrace_program::vertex::{RegisterType, Relation, ScalarOpcode, VectorOpcode};
+use std::collections::BTreeSet;
+
+/// Temp registers addressable by the 6-bit index.
+const TEMPS: usize = 64;
+
+/// Everything shared by the groups of one batch.
+pub struct Context<'a> {
+    pub table: &'a ProgramTable,
+    pub env: &'a VertexEnvironment<'a>,
+    pub options: &'a VertexOptions,
+}
+
+/// Per-lane registers.
+#[derive(Clone)]
+struct LaneState<T: Real> {
+    temps: [Vec4<T>; TEMPS],
+    addr: [[i32; 4]; 2],
+    cc: [Vec4<T>; 2],
+    out: [Vec4<T>; OUTPUT_COUNT],
+    written: u16,
+    stack: Vec<usize>,
+    pc: usize,
+    steps: u32,
+    running: bool,
+}
+
+impl<T: Real> LaneState<T> {
+    fn new(start: usize) -> Self {
+        LaneState {
+            temps: [[T::ZERO; 4]; TEMPS],
+            addr: [[0; 4]; 2],
+            cc: [[T::ZERO; 4]; 2],
+            // Outputs start at (0, 0, 0, 1) (RPCS3 `VertexInterpreter.glsl` main()).
+            out: [[T::ZERO, T::ZERO, T::ZERO, T::ONE]; OUTPUT_COUNT],
+            written: 0,
+            stack: Vec::new(),
+            pc: start,
+            steps: 0,
+            running: true,
+        }
+    }
+}
+
+/// The result of one lane.
+pub struct LaneResult<T> {
+    pub out: [Vec4<T>; OUTPUT_COUNT],
+    pub written: u16,
+    pub steps: u32,
+}
+
+/// The result of one group.
+pub struct GroupResult<T> {
+    pub lanes: Vec<LaneResult<T>>,
+    pub unknown: BTreeSet<UnknownConstantRead>,
+}
+
+/// One group of lanes.
+pub struct Group<'a, T: Real> {
+    ctx: &'a Context<'a>,
+    first_lane: usize,
+    inputs: &'a [[[f32; 4]; 16]],
+    lanes: Vec<LaneState<T>>,
+    unknown: BTreeSet<UnknownConstantRead>,
+}
+
+/// What an instruction does to one lane's control flow.
+enum Flow {
+    Next,
+    Jump(usize),
+    Exit,
+}
+
+impl<'a, T: Real> Group<'a, T> {
+    /// A group for `inputs`, whose first vertex is lane `first_lane` of the batch.
+    pub fn new(ctx: &'a Context<'a>, first_lane: usize, inputs: &'a [[[f32; 4]; 16]]) -> Self {
+        let start = ctx.table.start;
+        Group {
+            ctx,
+            first_lane,
+            inputs,
+            lanes: vec![LaneState::new(start); inputs.len()],
+            unknown: BTreeSet::new(),
+        }
+    }
+
+    /// Run every lane to its end.
+    pub fn run(mut self) -> Result<GroupResult<T>, VertexExecError> {
+        while let Some(pc) = self.lanes.iter().filter(|l| l.running).map(|l| l.pc).min() {
+            let table = self.ctx.table;
+            match table.get(pc) {
+                Slot::Ready(p) => self.step(p, pc)?,
+                Slot::Invalid(e) => {
+                    return Err(VertexExecError::Undecodable {
+                        slot: pc,
+                        source: e.clone(),
+                    })
+                }
+                Slot::Empty => {
+                    return Err(VertexExecError::NoInstruction {
+                        slot: pc,
+                        lane: self.first_lane + self.first_at(pc),
+                    })
+                }
+            }
+        }
+        Ok(GroupResult {
+            lanes: self
+                .lanes
+                .into_iter()
+                .map(|l| LaneResult {
+                    out: l.out,
+                    written: l.written,
+                    steps: l.steps,
+                })
+                .collect(),
+            unknown: self.unknown,
+        })
+    }
+
+    fn first_at(&self, pc: usize) -> usize {
+        self.lanes
+            .iter()
+            .position(|l| l.running && l.pc == pc)
+            .unwrap_or(0)
+    }
+
+    /// Checks that do not depend on the lane: opcodes without semantics, missing sampler or
+    /// branch bits, impossible destinations.
+    fn check(&self, p: &Prepared, slot: usize) -> Result<(), VertexExecError> {
+        let i = &p.insn;
+        let unimplemented = |opcode| Err(VertexExecError::Unimplemented { slot, opcode });
+        match i.vector {
+            // ARR/ARA: nouveau only; RPCS3 lists them as NULL (rsx-microcode.md B.8).
+            VectorOpcode::Arr | VectorOpcode::Ara => return unimplemented(i.vector.name()),
+            VectorOpcode::Txl if self.ctx.env.sampler.is_none() => {
+                return Err(VertexExecError::NoSampler {
+                    slot,
+                    unit: p.texture_unit.unwrap_or(0),
+                })
+            }
+            VectorOpcode::Arl if !matches!(i.vec_dst_temp, Some(0 | 1)) => {
+                return Err(VertexExecError::AddressRegister {
+                    slot,
+                    dst: i.vec_dst_temp,
+                })
+            }
+            _ => {}
+        }
+        match i.scalar {
+            // PSH/POP: RPCS3 "Unimplemented sca_opcode" (VertexProgramDecompiler.cpp).
+            ScalarOpcode::Psh | ScalarOpcode::Pop => return unimplemented(i.scalar.name()),
+            ScalarOpcode::Brb | ScalarOpcode::Clb if self.ctx.env.branch_bits.is_none() => {
+                return Err(VertexExecError::UnknownBranchBits {
+                    slot,
+                    index: p.boolean.map_or(0, |b| b.index),
+                })
+            }
+            _ => {}
+        }
+        if let Some(o) = i.output {
+            let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
+            let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
+            if usize::from(o.0) >= OUTPUT_COUNT && (vec_writes || sca_writes) {
+                return Err(VertexExecError::OutputOutOfRange {
+                    slot,
+                    register: o.0,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, p: &Prepared, slot: usize) -> Result<(), VertexExecError> {
+        self.check(p, slot)?;
+        let limit = self.ctx.options.step_limit;
+        for k in 0..self.lanes.len() {
+            let lane = &self.lanes[k];
+            if !lane.running || lane.pc != slot {
+                continue;
+            }
+            if lane.steps >= limit {
+                return Err(VertexExecError::StepLimit {
+                    slot,
+                    limit,
+                    lane: self.first_lane + k,
+                });
+            }
+            let flow = self.execute(p, slot, k)?;
+            let lane = &mut self.lanes[k];
+            lane.steps += 1;
+            match flow {
+                _ if p.insn.end => lane.running = false,
+                Flow::Exit => lane.running = false,
+                Flow::Jump(t) => lane.pc = t,
+                Flow::Next => lane.pc = slot + 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// Fetch source `n` for lane `k`: register, swizzle, abs, then negate (RPCS3 `GetSRC` /
+    /// `read_src`: `-abs(x.swz)`).
+    fn source(
+        &mut self,
+        p: &Prepared,
+        slot: usize,
+        k: usize,
+        n: usize,
+    ) -> Result<Vec4<T>, VertexExecError> {
+        let i = &p.insn;
+        let s = &i.sources[n];
+        let lane_no = self.first_lane + k;
+        let lane = &self.lanes[k];
+        let rel = || {
+            i64::from(
+                lane.addr[usize::from(i.address.register & 1)][i.address.component.code() as usize],
+            )
+        };
+        let raw: Vec4<T> = match s.reg_type {
+            RegisterType::Temp => lane.temps[usize::from(s.temp_index) % TEMPS],
+            RegisterType::Input => {
+                let mut index = i64::from(i.input.0);
+                // D0 bit 27 index_input (rsx-microcode.md B.8 "VP registers").
+                if i.index_input && self.ctx.options.relative_inputs {
+                    index += rel();
+                }
+                let attribute = u8::try_from(index).ok().filter(|a| *a < 16).ok_or(
+                    VertexExecError::InputOutOfRange {
+                        slot,
+                        index,
+                        lane: lane_no,
+                    },
+                )?;
+                if self.ctx.env.input_mask & (1 << attribute) == 0 {
+                    if !self.ctx.options.allow_missing_inputs {
+                        return Err(VertexExecError::MissingInput {
+                            slot,
+                            attribute,
+                            lane: lane_no,
+                        });
+                    }
+                    [T::ZERO, T::ZERO, T::ZERO, T::ONE]
+                } else {
+                    match self
+                        .inputs
+                        .get(k)
+                        .and_then(|v| v.get(usize::from(attribute)))
+                    {
+                        Some(v) => v.map(T::from_f32),
+                        None => {
+                            return Err(VertexExecError::MissingInput {
+                                slot,
+                                attribute,
+                                lane: lane_no,
+                            })
+                        }
+                    }
+                }
+            }
+            RegisterType::Constant => {
+                let mut index = i64::from(i.const_index);
+                // D3 bit 1 index_const: const_src + A[sel].component (RPCS3 `vc[const_src + a]`).
+                if i.index_const {
+                    index += rel();
+                }
+                let constant = usize::try_from(index)
+                    .ok()
+                    .filter(|c| *c < CONSTANT_COUNT)
+                    .ok_or(VertexExecError::ConstantOutOfRange {
+                        slot,
+                        index,
+                        lane: lane_no,
+                    })?;
+                match self.ctx.env.constants.get(constant) {
+                    Some(v) => v.map(T::from_f32),
+                    None if self.ctx.options.allow_unknown_constants => {
+                        self.unknown.insert(UnknownConstantRead { constant, slot });
+                        [T::ZERO; 4]
+                    }
+                    None => {
+                        return Err(VertexExecError::UnknownConstant {
+                            slot,
+                            constant,
+                            lane: lane_no,
+                        })
+                    }
+                }
+            }
+        };
+        let swz = p.swizzle[n];
+        let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
+        if s.abs {
+            v = v.map(T::abs);
+        }
+        if s.negate {
+            v = v.map(|c| -c);
+        }
+        Ok(v)
+    }
+
+    /// Per-component condition of conditional writes for lane `k` (all true when the test is
+    /// disabled or TR).
+    fn cond_mask(&self, p: &Prepared, k: usize) -> [bool; 4] {
+        let c = &p.insn.condition;
+        if !c.enabled || c.relation == Relation::TR {
+            return [true; 4];
+        }
+        let cc = self.lanes[k].cc[cc_index(p)];
+        p.cc_swizzle.map(|s| math::test(cc[s], c.relation))
+    }
+
+    /// `any()` branch condition (RPCS3 `dynamic_branch`).
+    fn branch_taken(&self, p: &Prepared, k: usize) -> bool {
+        let rel = p.insn.condition.relation;
+        match rel {
+            Relation::TR => true,
+            Relation::FL => false,
+            _ => {
+                let cc = self.lanes[k].cc[cc_index(p)];
+                p.cc_swizzle.iter().any(|s| math::test(cc[*s], rel))
+            }
+        }
+    }
+
+    /// Write `value` for lane `k` through `mask`: output register when this unit is the
+    /// result writer, temp when named, CC when updated or when there is no other destination.
+    fn write(
+        &mut self,
+        p: &Prepared,
+        k: usize,
+        value: Vec4<T>,
+        mask: [bool; 4],
+        temp: Option<u8>,
+        is_writer: bool,
+    ) {
+        if !mask.iter().any(|m| *m) {
+            return;
+        }
+        let i = &p.insn;
+        let cc_sel = cc_index(p);
+        let lane = &mut self.lanes[k];
+        let put = |dst: &mut Vec4<T>| {
+            for c in 0..4 {
+                if mask[c] {
+                    dst[c] = value[c];
+                }
+            }
+        };
+        if is_writer {
+            if let Some(o) = i.output {
+                if let Some(dst) = lane.out.get_mut(usize::from(o.0)) {
+                    put(dst);
+                    lane.written |= 1 << o.0;
+                }
+            }
+        }
+        if let Some(t) = temp {
+            put(&mut lane.temps[usize::from(t) % TEMPS]);
+        }
+        if i.cc_update.any() || (temp.is_none() && !is_writer) {
+            put(&mut lane.cc[cc_sel]);
+        }
+    }
+
+    fn execute(&mut self, p: &Prepared, slot: usize, k: usize) -> Result<Flow, VertexExecError> {
+        let i = &p.insn;
+        let o = self.ctx.options;
+        // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
+        let writes = i.condition.relation != Relation::FL;
+        if writes {
+            let mut src = [[T::ZERO; 4]; 3];
+            for (n, value) in src.iter_mut().enumerate() {
+                if p.reads[n] {
+                    *value = self.source(p, slot, k, n)?;
+                }
+            }
+            let cmask = self.cond_mask(p, k);
+            let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
+            let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
+            let vector = match i.vector {
+                VectorOpcode::Arl => {
+                    let floor = o.arl == ArlRounding::Floor;
+                    let a = src[0].map(|v| math::address(v, floor));
+                    let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
+                    let lane = &mut self.lanes[k];
+                    for c in 0..4 {
+                        if vmask[c] {
+                            lane.addr[reg][c] = a[c];
+                        }
+                    }
+                    None
+                }
+                VectorOpcode::Txl => self.ctx.env.sampler.map(|s| {
+                    // TXL: coordinate src0, explicit LOD src1.x (RPCS3; rsx-microcode.md open
+                    // question 1).
+                    let coord = src[0].map(|v| v.to_f64() as f32);
+                    let lod = src[1][0].to_f64() as f32;
+                    s.sample_lod(p.texture_unit.unwrap_or(0), coord, lod)
+                        .map(T::from_f32)
+                }),
+                op => math::vector_op(op, &src, o),
+            };
+            let scalar = math::scalar_op(i.scalar, src[2], o);
+            if let Some(v) = vector {
+                let v = if i.saturate {
+                    math::saturate(v, o.saturate_nan)
+                } else {
+                    v
+                };
+                self.write(p, k, v, vmask, i.vec_dst_temp, i.vec_result);
+            }
+            if let Some(v) = scalar {
+                let v = if i.saturate {
+                    math::saturate(v, o.saturate_nan)
+                } else {
+                    v
+                };
+                self.write(p, k, v, smask, i.sca_dst_temp, !i.vec_result);
+            }
+        }
+        self.flow(p, slot, k)
+    }
+
+    fn flow(&mut self, p: &Prepared, slot: usize, k: usize) -> Result<Flow, VertexExecError> {
+        let i = &p.insn;
+        let lane_no = self.first_lane + k;
+        let target = || usize::from(p.target.unwrap_or(0));
+        let static_taken = || {
+            let bits = self.ctx.env.branch_bits.unwrap_or(0);
+            p.boolean
+                .is_some_and(|b| ((bits >> (b.index & 31)) & 1 == 1) == b.if_true)
+        };
+        Ok(match i.scalar {
+            ScalarOpcode::Bri if self.branch_taken(p, k) => Flow::Jump(target()),
+            ScalarOpcode::Brb if static_taken() => Flow::Jump(target()),
+            ScalarOpcode::Bra if self.branch_taken(p, k) => {
+                let lane = &self.lanes[k];
+                let t = i64::from(
+                    lane.addr[usize::from(i.address.register & 1)]
+                        [i.address.component.code() as usize],
+                );
+                match usize::try_from(t)
+                    .ok()
+                    .filter(|t| *t < self.ctx.table.slots.len())
+                {
+                    Some(t) => Flow::Jump(t),
+                    None => {
+                        return Err(VertexExecError::BranchOutOfRange {
+                            slot,
+                            target: t,
+                            lane: lane_no,
+                        })
+                    }
+                }
+            }
+            // CLI: RPCS3 treats it as CAL ("works same as BRI"); Mesa's CAL is 0x0B.
+            ScalarOpcode::Cal | ScalarOpcode::Cli if self.branch_taken(p, k) => {
+                self.call(slot, k, target())?
+            }
+            ScalarOpcode::Clb if static_taken() => self.call(slot, k, target())?,
+            ScalarOpcode::Ret if self.branch_taken(p, k) => match self.lanes[k].stack.pop() {
+                Some(r) => Flow::Jump(r),
+                None => Flow::Exit,
+            },
+            _ => Flow::Next,
+        })
+    }
+
+    fn call(&mut self, slot: usize, k: usize, target: usize) -> Result<Flow, VertexExecError> {
+        let depth = self.ctx.options.call_depth;
+        let lane = &mut self.lanes[k];
+        if lane.stack.len() >= depth {
+            return Err(VertexExecError::CallStackOverflow {
+                slot,
+                depth,
+                lane: self.first_lane + k,
+            });
+        }
+        lane.stack.push(slot + 1);
+        Ok(Flow::Jump(target))
+    }
+}
+
+fn cc_index(p: &Prepared) -> usize {
+    match p.insn.cc_register {
+        rsxtrace_program::vertex::CcRegister::CC0 => 0,
+        rsxtrace_program::vertex::CcRegister::CC1 => 1,
+    }
+}
