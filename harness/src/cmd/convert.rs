@@ -1,0 +1,50 @@
+//! `rsxtrace convert`: RRC (any version) to trace, and trace (or RRC) to RRC v6.
+
+use crate::cli::ConvertFormat;
+use crate::exit::Status;
+use anyhow::Context;
+use rsxtrace_capture::{rrc, trace};
+use std::path::Path;
+
+/// The output format: as asked, or from the output file name.
+fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
+    if let Some(f) = to {
+        return f;
+    }
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".rrc.gz") || name.ends_with(".gz") {
+        ConvertFormat::Rrc
+    } else if name.ends_with(".rrc.zst") || name.ends_with(".zst") {
+        ConvertFormat::RrcZst
+    } else if name.ends_with(".rrc") {
+        ConvertFormat::RrcRaw
+    } else {
+        ConvertFormat::Trace
+    }
+}
+
+pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Result<Status> {
+    let capture = crate::open::open_capture(input)?;
+    let format = format_for(output, to);
+    let bytes = match format {
+        ConvertFormat::Trace => trace::to_bytes(&capture).context("cannot write the trace")?,
+        ConvertFormat::Rrc => rrc::write_v6(&capture),
+        ConvertFormat::RrcRaw => rrc::write_v6_uncompressed(&capture),
+        ConvertFormat::RrcZst => zstd::encode_all(&rrc::write_v6_uncompressed(&capture)[..], 3)
+            .context("zstd compression failed")?,
+    };
+    std::fs::write(output, &bytes)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    eprintln!(
+        "wrote {} ({:?}, {} bytes: {} commands, {} memory blobs)",
+        output.display(),
+        format,
+        bytes.len(),
+        capture.commands.len(),
+        capture.data.len()
+    );
+    Ok(Status::Success)
+}

@@ -1,0 +1,79 @@
+//! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
+//! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
+//! array of the vertex and the fragment program).
+
+use super::program_input::{load, Program};
+use crate::cli::Stage;
+use crate::exit::Status;
+use crate::output::print_json;
+use crate::table::Table;
+use rsxtrace_program::container::Binding;
+use rsxtrace_program::{fragment, vertex};
+use std::path::Path;
+
+pub fn run(
+    path: &Path,
+    stage: Option<Stage>,
+    offset: usize,
+    draw: Option<usize>,
+    as_json: bool,
+) -> anyhow::Result<Status> {
+    let programs = load(path, stage, offset, draw)?;
+    let json_of = |p: &Program| match p {
+        Program::Vertex(v) => vertex::to_json(v),
+        Program::Fragment(f) => fragment::to_json(f),
+    };
+    if as_json {
+        if draw.is_some() && stage.is_none() {
+            let all: Vec<_> = programs.iter().map(|p| json_of(&p.program)).collect();
+            print_json(&all)?;
+        } else if let Some(p) = programs.first() {
+            print_json(&json_of(&p.program))?;
+        }
+        return Ok(Status::Success);
+    }
+    for (i, p) in programs.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        println!("; {}", p.origin);
+        if let Some(container) = &p.container {
+            let params = container.parameters();
+            if !params.is_empty() {
+                let mut t = Table::new(&["; parameter", "semantic", "binding", "default"]);
+                for param in params {
+                    t.row(vec![
+                        format!("; {}", param.name.unwrap_or("?")),
+                        param.semantic.unwrap_or("").to_string(),
+                        binding_text(&param.binding),
+                        param
+                            .default_value
+                            .map(|v| format!("{v:?}"))
+                            .unwrap_or_default(),
+                    ]);
+                }
+                print!("{}", t.render());
+            }
+        }
+        match &p.program {
+            Program::Vertex(v) => print!("{}", vertex::disassemble(v)),
+            Program::Fragment(f) => print!("{}", fragment::disassemble(f)),
+        }
+    }
+    Ok(Status::Success)
+}
+
+fn binding_text(b: &Binding) -> String {
+    match b {
+        Binding::Cg {
+            resource,
+            resource_index,
+            variability,
+            direction,
+        } => format!("{resource:?}[{resource_index}] {variability:?} {direction:?}"),
+        Binding::Attribute { index } => format!("attribute {index}"),
+        Binding::Constant { index, internal } => {
+            format!("constant {index}{}", if *internal { " (internal)" } else { "" })
+        }
+    }
+}

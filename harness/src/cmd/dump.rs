@@ -1,0 +1,208 @@
+//! `rsxtrace dump`: everything about one draw, its fetched vertices included.
+//!
+//! JSON (`--json`): `{"draw": <draws --json object>, "state": <the full decoded state>,
+//! "problems": [..], "vertices": [{"index", "attributes": {"<n>": [x, y, z, w]}}] or null,
+//! "restarts": [..], "fetch_error": null or a message}` (docs/json.md).
+
+use crate::exit::Status;
+use crate::output::print_json;
+use crate::table::Table;
+use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices};
+use rsxtrace_capture::frame::{Draw, DrawSummary};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::path::Path;
+
+/// Vertices printed in the text form (all of them are in the JSON form).
+const TEXT_VERTEX_LIMIT: usize = 64;
+
+pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Status> {
+    let (_capture, frame) = super::load_frame(path)?;
+    let draw = super::draw_at(&frame, draw_index)?;
+    let memory = frame
+        .memory(draw_index)
+        .ok_or_else(|| anyhow::anyhow!("draw {draw_index} has no memory view"))?;
+    let fetched = fetch_draw(&draw.vertex_inputs, &memory)
+        .map_err(|e| format!("draw {draw_index}: {e}"));
+    let problems: Vec<String> = draw.problems.iter().map(|p| p.to_string()).collect();
+
+    if as_json {
+        print_json(&DumpJson {
+            draw: draw.summary(),
+            state: draw,
+            problems: &problems,
+            vertices: fetched.as_ref().ok().map(Vertices),
+            restarts: fetched.as_ref().ok().map(|v| v.restarts.as_slice()),
+            fetch_error: fetched.as_ref().err(),
+        })?;
+    } else {
+        print_text(draw, &problems, &fetched)?;
+    }
+    match fetched {
+        Ok(_) => Ok(Status::Success),
+        Err(e) => {
+            eprintln!("rsxtrace: error: {e}");
+            Ok(Status::Error)
+        }
+    }
+}
+
+/// The `dump --json` document (docs/json.md). Floats are written as f32 (shortest form that
+/// reads back to the same f32), exactly as in `draws --json`.
+#[derive(serde::Serialize)]
+struct DumpJson<'a> {
+    draw: DrawSummary,
+    state: &'a Draw,
+    problems: &'a [String],
+    vertices: Option<Vertices<'a>>,
+    restarts: Option<&'a [usize]>,
+    fetch_error: Option<&'a String>,
+}
+
+/// One object per submitted vertex: `{"index", "attributes": {"<n>": [x, y, z, w]}}` with
+/// every attribute of the input mask, in attribute order.
+struct Vertices<'a>(&'a FetchedVertices);
+
+struct VertexAttributes<'a>(rsxtrace_capture::fetch::VertexView<'a>);
+
+#[derive(serde::Serialize)]
+struct VertexJson<'a> {
+    index: u32,
+    attributes: VertexAttributes<'a>,
+}
+
+impl Serialize for Vertices<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|v| VertexJson {
+            index: v.index(),
+            attributes: VertexAttributes(v),
+        }))
+    }
+}
+
+impl Serialize for VertexAttributes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for (attribute, value) in self.0.values() {
+            map.serialize_entry(&attribute.to_string(), &value)?;
+        }
+        map.end()
+    }
+}
+
+fn print_text(
+    draw: &Draw,
+    problems: &[String],
+    fetched: &Result<FetchedVertices, String>,
+) -> anyhow::Result<()> {
+    let s = draw.summary();
+    println!(
+        "draw {}: {} ({}), commands {}..={}, {} vertices",
+        s.index,
+        s.primitive.name(),
+        if s.indexed { "indexed" } else { "arrays" },
+        draw.begin_command,
+        s.end_command,
+        s.vertex_count
+    );
+    for r in &s.ranges {
+        println!("  range first {} count {}", r.first, r.count);
+    }
+    if let Some(ix) = &draw.index_array {
+        println!(
+            "  index buffer: {:?} at {}+0x{:08x}",
+            ix.ty,
+            ix.location.name(),
+            ix.offset
+        );
+    }
+    println!(
+        "vertex program: start slot {}, hash {}{}",
+        s.vp_start,
+        s.vp_hash,
+        draw.vp_end_slot
+            .map(|e| format!(", END at slot {e}"))
+            .unwrap_or_else(|| ", no END found".into())
+    );
+    match (&s.fp, &s.fp_hash) {
+        (Some(fp), Some(hash)) => println!(
+            "fragment program: {}+0x{:08x}, hash {hash}, shader control 0x{:08x}",
+            fp.location.name(),
+            fp.offset,
+            draw.shader_control.raw
+        ),
+        (Some(fp), None) => println!(
+            "fragment program: {}+0x{:08x} (not readable from the capture)",
+            fp.location.name(),
+            fp.offset
+        ),
+        _ => println!("fragment program: none"),
+    }
+    match s.mvp {
+        Some(rows) => {
+            println!("mvp (c32..c35):");
+            for (k, r) in rows.iter().enumerate() {
+                println!(
+                    "  c[{}] = {:>12} {:>12} {:>12} {:>12}",
+                    32 + k,
+                    r[0],
+                    r[1],
+                    r[2],
+                    r[3]
+                );
+            }
+        }
+        None => println!("mvp (c32..c35): unknown (not all uploaded in the captured frame)"),
+    }
+    println!(
+        "constants known: {} of 468",
+        draw.constants.known_count()
+    );
+    let enabled: Vec<String> = draw
+        .textures
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.control0.enabled)
+        .map(|(i, t)| {
+            format!(
+                "{i} ({}x{} format 0x{:02x} at {}+0x{:x})",
+                t.width,
+                t.height,
+                t.format.format,
+                t.location.map(|l| l.name()).unwrap_or("?"),
+                t.offset
+            )
+        })
+        .collect();
+    println!(
+        "textures enabled: {}",
+        if enabled.is_empty() { "none".into() } else { enabled.join(", ") }
+    );
+    for p in problems {
+        println!("problem: {p}");
+    }
+    match fetched {
+        Ok(v) => {
+            let attrs: Vec<u8> = v.attributes.iter().map(|a| a.attribute).collect();
+            let mut headers = vec![">pos".to_string(), ">index".to_string()];
+            headers.extend(attrs.iter().map(|a| format!("attr {a}")));
+            let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
+            let mut t = Table::new(&header_refs);
+            for vertex in v.iter().take(TEXT_VERTEX_LIMIT) {
+                let mut row = vec![vertex.position().to_string(), vertex.index().to_string()];
+                row.extend(vertex.values().map(|(_, x)| {
+                    format!("({}, {}, {}, {})", x[0], x[1], x[2], x[3])
+                }));
+                t.row(row);
+            }
+            print!("{}", t.render());
+            if v.len() > TEXT_VERTEX_LIMIT {
+                println!(
+                    "... {} more vertices (use --json for all)",
+                    v.len() - TEXT_VERTEX_LIMIT
+                );
+            }
+        }
+        Err(e) => println!("vertices: {e}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! `rsxtrace export-jsonl`: one JSON object per method call, one per line:
+//! `{"command_index", "register", "method", "value", "decoded"}` (docs/json.md).
+
+use crate::exit::Status;
+use anyhow::Context;
+use rsxtrace_capture::frame::{method_calls, method_record};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+pub fn run(path: &Path) -> anyhow::Result<Status> {
+    let capture = crate::open::open_capture(path)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for call in method_calls(&capture.commands) {
+        let call = call.with_context(|| format!("cannot rebuild the method stream of {}", path.display()))?;
+        serde_json::to_writer(&mut out, &method_record(&call))?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(Status::Success)
+}

@@ -1,0 +1,87 @@
+//! `rsxtrace info`: a capture's provenance and the size of its frame.
+
+use crate::exit::Status;
+use crate::output::print_json;
+use crate::table::Table;
+use rsxtrace_capture::rrc::Compression;
+use serde_json::json;
+use std::path::Path;
+
+pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
+    let (capture, frame) = super::load_frame(path)?;
+    let stats = frame.stats();
+    let p = &capture.provenance;
+    let sha: String = p.sha256.iter().map(|b| format!("{b:02x}")).collect();
+    let compression = match p.compression {
+        Compression::None => "none",
+        Compression::Gzip => "gzip",
+        Compression::Zstd => "zstd",
+    };
+    let constants_block = capture.reg_state.transform_constants.is_some();
+    if as_json {
+        print_json(&json!({
+            "source_name": p.source_name,
+            "rrc_version": p.rrc_version,
+            "compression": compression,
+            "sha256": sha,
+            "transform_constants_in_file": constants_block,
+            "transform_program_slots": capture.reg_state.transform_program.len() / 4,
+            "stats": stats,
+            "memory_data_entries": capture.data.len(),
+            "tile_states": capture.tiles.len(),
+            "display_buffer_states": capture.display_buffers.len(),
+            "frame_problems": frame.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        }))?;
+        return Ok(Status::Success);
+    }
+    let mut t = Table::new(&["field", "value"]);
+    let mut row = |k: &str, v: String| t.row(vec![k.to_string(), v]);
+    row("source", p.source_name.clone());
+    row("RRC version", p.rrc_version.to_string());
+    row("compression", compression.to_string());
+    row("sha256", sha);
+    row(
+        "transform program",
+        format!("{} slots", capture.reg_state.transform_program.len() / 4),
+    );
+    row(
+        "initial constants",
+        if constants_block {
+            "in the file".into()
+        } else {
+            "absent (known only once uploaded in the frame)".into()
+        },
+    );
+    row("commands", stats.commands.to_string());
+    row("method calls", stats.method_calls.to_string());
+    row("draws", stats.draws.to_string());
+    row(
+        "memory blocks",
+        format!(
+            "{} attachments, {} bytes ({} distinct blobs, {} bytes)",
+            stats.memory_blocks,
+            stats.memory_bytes,
+            capture.data.len(),
+            stats.memory_data_bytes
+        ),
+    );
+    row(
+        "distinct programs",
+        format!(
+            "{} vertex, {} fragment",
+            stats.distinct_vertex_programs, stats.distinct_fragment_programs
+        ),
+    );
+    row(
+        "problems",
+        format!(
+            "{} draws with problems, {} frame-level",
+            stats.draws_with_problems, stats.frame_problems
+        ),
+    );
+    print!("{}", t.render());
+    for problem in &frame.problems {
+        println!("frame problem: {problem}");
+    }
+    Ok(Status::Success)
+}

@@ -1,0 +1,70 @@
+//! One module per subcommand; [`run`] dispatches.
+
+mod convert;
+mod disasm;
+mod draws;
+mod dump;
+mod export_jsonl;
+mod flow;
+mod info;
+mod program_input;
+
+use crate::cli::{Cli, Command};
+use crate::exit::Status;
+
+/// Run the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<Status> {
+    match cli.command {
+        Command::Info { file, json } => info::run(&file, json),
+        Command::Draws { file, json } => draws::run(&file, json),
+        Command::Dump { file, draw, json } => dump::run(&file, draw, json),
+        Command::ExportJsonl { file } => export_jsonl::run(&file),
+        Command::Convert { input, output, to } => convert::run(&input, &output, to),
+        Command::Disasm {
+            file,
+            stage,
+            offset,
+            draw,
+            json,
+        } => disasm::run(&file, stage, offset, draw, json),
+        Command::Flow {
+            file,
+            offset,
+            draw,
+            json,
+        } => flow::run(&file, offset, draw, json),
+    }
+}
+
+/// Load a capture and decode its frame.
+fn load_frame(
+    path: &std::path::Path,
+) -> anyhow::Result<(
+    rsxtrace_capture::rrc::Capture,
+    rsxtrace_capture::frame::Frame,
+)> {
+    use anyhow::Context;
+    let capture = crate::open::open_capture(path)?;
+    let frame = rsxtrace_capture::frame::Frame::from_capture(&capture)
+        .with_context(|| format!("cannot decode the frame of {}", path.display()))?;
+    Ok((capture, frame))
+}
+
+/// The draw with index `draw`, or an error that says how many there are.
+fn draw_at(
+    frame: &rsxtrace_capture::frame::Frame,
+    draw: usize,
+) -> anyhow::Result<&rsxtrace_capture::frame::Draw> {
+    frame.draws.get(draw).ok_or_else(|| {
+        anyhow::anyhow!(
+            "draw {draw} does not exist: the capture has {} draws (0..{})",
+            frame.draws.len(),
+            frame.draws.len()
+        )
+    })
+}
+
+/// First 8 hex digits of a 16-digit hash, for tables.
+fn short_hash(hash: &str) -> &str {
+    hash.get(..8).unwrap_or(hash)
+}

@@ -1,0 +1,135 @@
+//! Where `disasm` and `flow` get programs from: a container or raw microcode file, or the
+//! programs bound at one draw of a capture.
+
+use crate::cli::Stage;
+use crate::open::{file_kind, FileKind};
+use anyhow::{bail, Context};
+use rsxtrace_program::container::{self, Container};
+use rsxtrace_program::{fragment, vertex};
+use std::path::Path;
+
+/// A decoded program and a line saying where it came from.
+pub enum Program {
+    Vertex(vertex::VertexProgram),
+    Fragment(fragment::FragmentProgram),
+}
+
+pub struct Located {
+    pub origin: String,
+    pub program: Program,
+    /// The container, when the program came from one (for its parameter table).
+    pub container: Option<Container>,
+}
+
+/// The programs a file holds: one for a container or raw file; for a capture with `--draw`,
+/// the draw's vertex and fragment programs (only `stage` when given).
+pub fn load(
+    path: &Path,
+    stage: Option<Stage>,
+    offset: usize,
+    draw: Option<usize>,
+) -> anyhow::Result<Vec<Located>> {
+    match file_kind(path)? {
+        FileKind::Capture | FileKind::Trace => {
+            let Some(draw_index) = draw else {
+                bail!(
+                    "{} is a capture: say which draw's programs with --draw N",
+                    path.display()
+                )
+            };
+            from_draw(path, draw_index, stage)
+        }
+        FileKind::Other => {
+            if draw.is_some() {
+                bail!("--draw applies to captures; {} is a program file", path.display());
+            }
+            from_program_file(path, stage, offset).map(|p| vec![p])
+        }
+    }
+}
+
+fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow::Result<Located> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let Some(bytes) = bytes.get(offset..) else {
+        bail!("--offset {offset} is past the end of {} ({} bytes)", path.display(), bytes.len())
+    };
+    let parsed = match Container::parse(bytes) {
+        Ok(c) => c,
+        Err(container_error) => match stage {
+            Some(Stage::Vertex) => Container::raw(container::Stage::Vertex, bytes)?,
+            Some(Stage::Fragment) => Container::raw(container::Stage::Fragment, bytes)?,
+            None => bail!(
+                "{} is not a known container ({container_error}); for raw microcode give --stage vertex|fragment",
+                path.display()
+            ),
+        },
+    };
+    let origin = format!("{} ({})", path.display(), container_kind(&parsed));
+    let program = match parsed.stage() {
+        container::Stage::Vertex => Program::Vertex(
+            vertex::decode_bytes(parsed.ucode())
+                .with_context(|| format!("cannot decode the vertex program of {origin}"))?,
+        ),
+        container::Stage::Fragment => Program::Fragment(
+            fragment::decode(parsed.ucode())
+                .with_context(|| format!("cannot decode the fragment program of {origin}"))?,
+        ),
+    };
+    Ok(Located {
+        origin,
+        program,
+        container: Some(parsed),
+    })
+}
+
+fn container_kind(c: &Container) -> &'static str {
+    match c {
+        Container::Cg(_) => "CgBinaryProgram",
+        Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
+        Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
+        Container::Raw(_) => "raw microcode",
+    }
+}
+
+fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Result<Vec<Located>> {
+    let (_capture, frame) = super::load_frame(path)?;
+    let draw = super::draw_at(&frame, draw_index)?;
+    let mut out = Vec::new();
+    if stage != Some(Stage::Fragment) {
+        let program = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+            .with_context(|| format!("draw {draw_index}: cannot decode the vertex program"))?;
+        out.push(Located {
+            origin: format!(
+                "draw {draw_index}: vertex program at slot {} (hash {:016x})",
+                draw.vp_start, draw.vp_hash
+            ),
+            program: Program::Vertex(program),
+            container: None,
+        });
+    }
+    if stage != Some(Stage::Vertex) {
+        let Some(fp) = &draw.fragment_program else {
+            let why = draw
+                .problems
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("; ");
+            bail!("draw {draw_index}: the fragment program is not in the capture ({why})")
+        };
+        let program = fragment::decode(&fp.ucode)
+            .with_context(|| format!("draw {draw_index}: cannot decode the fragment program"))?;
+        out.push(Located {
+            origin: format!(
+                "draw {draw_index}: fragment program at {}+0x{:08x} (hash {:016x}, shader control 0x{:08x})",
+                fp.address.location.name(),
+                fp.address.offset,
+                fp.hash,
+                draw.shader_control.raw
+            ),
+            program: Program::Fragment(program),
+            container: None,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,24 @@
+//! Exit statuses of the `rsxtrace` binary (documented in the README).
+
+/// What a command's outcome means to a script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// 0: the command did what was asked and found nothing wrong.
+    Success,
+    /// 1: the command ran and a check it performs found something (reserved for `verify`
+    /// and `ci`; no command of this release returns it yet).
+    #[allow(dead_code)]
+    Finding,
+    /// 2: the command could not do what was asked (bad input, I/O error, usage error).
+    Error,
+}
+
+impl Status {
+    pub fn code(self) -> i32 {
+        match self {
+            Status::Success => 0,
+            Status::Finding => 1,
+            Status::Error => 2,
+        }
+    }
+}

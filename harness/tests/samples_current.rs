@@ -1,0 +1,47 @@
+//! The checked-in sample captures equal what `rsxtrace::samples` builds today.
+//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current`.
+
+use rsxtrace_capture::rrc;
+use std::path::PathBuf;
+
+fn samples_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples")
+}
+
+#[test]
+fn basic_sample_is_current() {
+    let built = rsxtrace::samples::basic().expect("build the basic sample");
+    let path = samples_dir().join(rsxtrace::samples::BASIC);
+    if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
+        std::fs::create_dir_all(samples_dir()).unwrap();
+        std::fs::write(&path, rrc::write_v6(&built)).unwrap();
+        eprintln!("wrote {}", path.display());
+    }
+    let stored = rrc::read_file(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}; regenerate with RSXTRACE_UPDATE_SAMPLES=1",
+            path.display()
+        )
+    });
+    assert_eq!(stored.provenance.rrc_version, 6);
+    assert_eq!(
+        (
+            &stored.tiles,
+            &stored.blocks,
+            &stored.data,
+            &stored.display_buffers,
+            &stored.commands,
+            &stored.reg_state
+        ),
+        (
+            &built.tiles,
+            &built.blocks,
+            &built.data,
+            &built.display_buffers,
+            &built.commands,
+            &built.reg_state
+        ),
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current",
+        path.display()
+    );
+}
