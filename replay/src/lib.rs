@@ -11,3 +11,5 @@ pub mod interp;
 pub mod texture;
 
 pub use rsxtrace_program as program;
+pub mod exec;
+pub mod shade;

@@ -14,3 +14,6 @@ pub enum Arithmetic {
     /// The same rules evaluated in f64, to tell an ill-conditioned computation from a wrong one.
     F64,
 }
+
+pub mod fragment;
+pub mod vertex;
