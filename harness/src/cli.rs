@@ -70,6 +70,47 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a draw's vertex program on the reference interpreter over its fetched vertices and
+    /// print every output of every vertex.
+    Exec {
+        file: PathBuf,
+        #[arg(long)]
+        draw: usize,
+        #[arg(long)]
+        json: bool,
+        /// Evaluate the same rules in f64 (to tell an ill-conditioned result from a wrong one).
+        #[arg(long)]
+        f64: bool,
+        /// Use RPCS3's behaviour for every rule where it differs from the hardware description
+        /// (ARL truncation, natural EXP/LOG, RSQ/LG2 guards...).
+        #[arg(long)]
+        rpcs3: bool,
+        /// Read constants the capture does not hold as 0 and list them, instead of failing.
+        #[arg(long)]
+        allow_unknown_constants: bool,
+        /// `SET_TRANSFORM_BRANCH_BITS` for BRB/CLB branches.
+        #[arg(long, value_parser = parse_u32)]
+        branch_bits: Option<u32>,
+    },
+    /// Run a fragment program over every pixel of an image on the reference interpreter and
+    /// write COL0 as an 8-bit RGBA PNG.
+    Shade {
+        /// A CgBinaryProgram (.fpo), a PSL1GHT fragment container, or raw microcode.
+        program: PathBuf,
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, value_parser = crate::cmd::shade_size)]
+        size: (u32, u32),
+        /// Output PNG.
+        #[arg(long)]
+        out: PathBuf,
+        /// Set a uniform by name through the container's embedded constants: NAME=x,y,z,w
+        /// (repeatable).
+        #[arg(long = "uniform")]
+        uniforms: Vec<String>,
+        /// Evaluate the same rules in f64.
+        #[arg(long)]
+        f64: bool,
+    },
     /// Which texture units and interpolants can influence each output of a fragment program.
     Flow {
         file: PathBuf,
@@ -100,4 +141,13 @@ pub enum ConvertFormat {
 pub enum Stage {
     Vertex,
     Fragment,
+}
+
+/// A u32 in decimal or 0x-prefixed hex.
+fn parse_u32(s: &str) -> Result<u32, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|e| format!("{s}: {e}"))
 }

@@ -220,3 +220,59 @@ fn disasm_and_flow_of_corpus_programs() {
     let raw_json = json(&["disasm", raw.to_str().unwrap(), "--stage", "fragment", "--json"]);
     assert_eq!(raw_json["instructions"], fpj["instructions"]);
 }
+
+#[test]
+fn exec_transforms_the_sample_vertices_by_their_mvp() {
+    let draws = json(&["draws", &sample(), "--json"]);
+    for draw in 0..3 {
+        let exec = json(&["exec", &sample(), "--draw", &draw.to_string(), "--json"]);
+        let dump = json(&["dump", &sample(), "--draw", &draw.to_string(), "--json"]);
+        let mvp = &draws[draw]["mvp"];
+        let vertices = exec["vertices"].as_array().unwrap();
+        assert_eq!(vertices.len(), dump["vertices"].as_array().unwrap().len());
+        for (v, d) in vertices.iter().zip(dump["vertices"].as_array().unwrap()) {
+            let pos: Vec<f64> = (0..4)
+                .map(|j| d["attributes"]["0"][j].as_f64().unwrap())
+                .collect();
+            let hpos = v["outputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == "HPOS")
+                .expect("HPOS written");
+            for k in 0..4 {
+                let expected: f64 = (0..4)
+                    .map(|j| mvp[k][j].as_f64().unwrap() * pos[j])
+                    .sum();
+                let got = hpos["value"][k].as_f64().unwrap();
+                assert!((got - expected).abs() < 1e-5, "draw {draw} HPOS[{k}] {got} vs {expected}");
+            }
+        }
+    }
+}
+
+#[test]
+fn shade_writes_a_png_of_the_requested_size() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t1.png");
+    let program = corpus.join("ps3autotests/rsx_fp_static_test1.fpo");
+    ok_stdout(&["shade", program.to_str().unwrap(), "--size", "64x32", "--out", out.to_str().unwrap()]);
+    let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
+    let reader = decoder.read_info().unwrap();
+    assert_eq!((reader.info().width, reader.info().height), (64, 32));
+    let bad = rsxtrace(&["shade", program.to_str().unwrap(), "--size", "64", "--out", out.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad_uniform = rsxtrace(&[
+        "shade",
+        program.to_str().unwrap(),
+        "--size",
+        "8x8",
+        "--out",
+        out.to_str().unwrap(),
+        "--uniform",
+        "noSuchUniform=1,2,3,4",
+    ]);
+    assert_eq!(bad_uniform.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_uniform.stderr).contains("noSuchUniform"));
+}

@@ -4,10 +4,14 @@ mod convert;
 mod disasm;
 mod draws;
 mod dump;
+mod exec;
 mod export_jsonl;
 mod flow;
 mod info;
 mod program_input;
+mod shade;
+
+pub use shade::parse_size as shade_size;
 
 use crate::cli::{Cli, Command};
 use crate::exit::Status;
@@ -19,6 +23,32 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Draws { file, json } => draws::run(&file, json),
         Command::Dump { file, draw, json } => dump::run(&file, draw, json),
         Command::ExportJsonl { file } => export_jsonl::run(&file),
+        Command::Shade {
+            program,
+            size,
+            out,
+            uniforms,
+            f64,
+        } => shade::run(&program, size, &out, &uniforms, f64),
+        Command::Exec {
+            file,
+            draw,
+            json,
+            f64,
+            rpcs3,
+            allow_unknown_constants,
+            branch_bits,
+        } => exec::run(
+            &file,
+            &exec::ExecArgs {
+                draw,
+                json,
+                f64,
+                rpcs3,
+                allow_unknown_constants,
+                branch_bits,
+            },
+        ),
         Command::Convert { input, output, to } => convert::run(&input, &output, to),
         Command::Disasm {
             file,
