@@ -1,0 +1,1 @@
+//! Fragment programs to WGSL (see ABI.md).

@@ -1,0 +1,1 @@
+//! Vertex programs to WGSL (see ABI.md).
