@@ -6,10 +6,14 @@
 //! - [`interp`] is the reference interpreter: RSX vertex and fragment programs executed on the
 //!   CPU with the RSX's own arithmetic rules, in batches of lanes.
 //! - [`texture`] is the texture sampling model the fragment interpreter samples through.
+//! - [`exec`] runs a captured draw's vertex program over its fetched vertices; [`shade`] runs a
+//!   fragment program over an image.
+//! - [`coverage`] is the opcode coverage report (`docs/COVERAGE.md`).
 
+pub mod coverage;
+pub mod exec;
 pub mod interp;
+pub mod shade;
 pub mod texture;
 
 pub use rsxtrace_program as program;
-pub mod exec;
-pub mod shade;
