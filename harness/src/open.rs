@@ -62,8 +62,9 @@ pub fn open_capture(path: &Path) -> anyhow::Result<Capture> {
             t.to_capture()
                 .with_context(|| format!("cannot read trace {}", path.display()))
         }
-        FileKind::Capture => rrc::read_file(path)
-            .with_context(|| format!("cannot read capture {}", path.display())),
+        FileKind::Capture => {
+            rrc::read_file(path).with_context(|| format!("cannot read capture {}", path.display()))
+        }
         FileKind::Other => anyhow::bail!(
             "{} is neither an RPCS3 capture (.rrc, .rrc.gz, .rrc.zst) nor an rsxtrace trace",
             path.display()

@@ -5,7 +5,9 @@
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{BuildError, CaptureBuilder, IndexType, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::builder::{
+    BuildError, CaptureBuilder, IndexType, SurfaceDesc, SurfaceTarget, TextureDesc,
+};
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::fragment::{self, FpOpcode, InputAttribute as FpInput};
 use rsxtrace_program::vertex::{self, InputAttribute as VpInput, OutputRegister};
@@ -60,12 +62,11 @@ fn be_floats(values: &[f32]) -> Vec<u8> {
 
 /// The MVP vertex program writing TEX0 from v[8] instead of COL0 from v[3].
 fn textured_vertex_program() -> Result<Vec<u32>, BuildError> {
-    let mut program = vertex::decode_words(&mvp_vertex_program(32)).map_err(|e| {
-        BuildError::InvalidArgument {
+    let mut program =
+        vertex::decode_words(&mvp_vertex_program(32)).map_err(|e| BuildError::InvalidArgument {
             what: "vertex program",
             detail: e.to_string(),
-        }
-    })?;
+        })?;
     let first = &mut program.instructions[0];
     first.input = VpInput(8);
     first.output = Some(OutputRegister(7)); // TEX0 (rsx-microcode.md B.8 outputs)
@@ -91,7 +92,11 @@ fn checkerboard() -> Vec<u8> {
     let mut texels = Vec::with_capacity(64);
     for y in 0..4 {
         for x in 0..4 {
-            let argb: u32 = if (x + y) % 2 == 0 { 0xFFFF_8000 } else { 0xFF00_40C0 };
+            let argb: u32 = if (x + y) % 2 == 0 {
+                0xFFFF_8000
+            } else {
+                0xFF00_40C0
+            };
             texels.extend_from_slice(&argb.to_be_bytes());
         }
     }
@@ -112,15 +117,43 @@ pub fn basic() -> Result<Capture, BuildError> {
         log2_size: (8, 8),
         color_target: 1,
         colors: [
-            SurfaceTarget { location: Location::Local, offset: 0, pitch: 1024 },
-            SurfaceTarget { location: Location::Local, offset: 0x0004_0000, pitch: 1024 },
-            SurfaceTarget { location: Location::Local, offset: 0x0008_0000, pitch: 1024 },
-            SurfaceTarget { location: Location::Local, offset: 0x000C_0000, pitch: 1024 },
+            SurfaceTarget {
+                location: Location::Local,
+                offset: 0,
+                pitch: 1024,
+            },
+            SurfaceTarget {
+                location: Location::Local,
+                offset: 0x0004_0000,
+                pitch: 1024,
+            },
+            SurfaceTarget {
+                location: Location::Local,
+                offset: 0x0008_0000,
+                pitch: 1024,
+            },
+            SurfaceTarget {
+                location: Location::Local,
+                offset: 0x000C_0000,
+                pitch: 1024,
+            },
         ],
-        zeta: SurfaceTarget { location: Location::Local, offset: 0x0020_0000, pitch: 1024 },
+        zeta: SurfaceTarget {
+            location: Location::Local,
+            offset: 0x0020_0000,
+            pitch: 1024,
+        },
         clip: (0, 0, 256, 256),
     });
-    b.set_viewport(0, 0, 256, 256, (0.0, 1.0), [128.0, 128.0, 0.5, 0.0], [128.0, -128.0, 0.5, 0.0]);
+    b.set_viewport(
+        0,
+        0,
+        256,
+        256,
+        (0.0, 1.0),
+        [128.0, 128.0, 0.5, 0.0],
+        [128.0, -128.0, 0.5, 0.0],
+    );
     b.set_scissor(0, 0, 256, 256);
     b.set_depth(true, 0x0201, true); // LESS
     b.clear_surface(0xF3, 0xFF20_2020, 0xFFFF_FF00);
@@ -134,7 +167,9 @@ pub fn basic() -> Result<Capture, BuildError> {
     b.put_memory(
         Location::Main,
         0x0001_1000,
-        &[0xFF, 0x00, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0x00, 0xFF, 0xFF],
+        &[
+            0xFF, 0x00, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0x00, 0xFF, 0xFF,
+        ],
     )?;
     b.set_vertex_array(0, TYPE_F, 3, 12, 0, Location::Main, 0x0001_0000)?;
     b.set_vertex_array(3, TYPE_UB, 4, 4, 0, Location::Main, 0x0001_1000)?;
@@ -151,7 +186,10 @@ pub fn basic() -> Result<Capture, BuildError> {
         0.0, 0.0, 0.0,
     ]);
     b.put_memory(Location::Local, 0x0010_0000, &strip)?;
-    let indices: Vec<u8> = [0u16, 1, 2, 3].iter().flat_map(|i| i.to_be_bytes()).collect();
+    let indices: Vec<u8> = [0u16, 1, 2, 3]
+        .iter()
+        .flat_map(|i| i.to_be_bytes())
+        .collect();
     b.put_memory(Location::Local, 0x0010_1000, &indices)?;
     b.set_vertex_array(0, TYPE_F, 3, 12, 0, Location::Local, 0x0010_0000)?;
     b.set_index_array(Location::Local, 0x0010_1000, IndexType::U16)?;
@@ -160,7 +198,12 @@ pub fn basic() -> Result<Capture, BuildError> {
     // Draw 2: a textured quad.
     b.set_vertex_program(&textured_vertex_program()?, 16, 16, 0b1_0000_0001, 0x4001)?;
     b.set_transform_constants(32, &perspective_times_view(2.5, -0.2))?;
-    b.set_fragment_program(Location::Local, 0x0030_0100, &textured_fragment_program()?, 0x40)?;
+    b.set_fragment_program(
+        Location::Local,
+        0x0030_0100,
+        &textured_fragment_program()?,
+        0x40,
+    )?;
     let quad = be_floats(&[
         -0.5, -0.5, 0.5, 0.0, 1.0, 0.5, -0.5, 0.5, 1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 0.0, -0.5, 0.5,
         0.5, 0.0, 0.0,
@@ -184,9 +227,10 @@ pub fn basic() -> Result<Capture, BuildError> {
             depth: 1,
             pitch: 16,
             address: 0x0003_0303, // clamp to edge on s, t, r
-            control0: 0x8000_0000 | (12 << 7) | (0 << 19), // enabled, max LOD 12.0 (4.8)
-            remap: 0x0000_AAE4,                             // identity remap (A R G B)
-            filter: (1 << 16) | (1 << 24),                  // nearest min and mag
+            // Enabled; min LOD 0 (bits 19..30), max LOD 12.0 in 4.8 fixed point (bits 7..18).
+            control0: 0x8000_0000 | ((12 << 8) << 7),
+            remap: 0x0000_AAE4,   // identity remap (A R G B)
+            filter: (1 << 16) | (1 << 24), // nearest min and mag
             border_color: 0,
             byte_size: texels.len() as u32,
         },

@@ -39,7 +39,10 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    eprintln!("CORPUS MISSING: {} not found; corpus checks skipped", dir.display());
+    eprintln!(
+        "CORPUS MISSING: {} not found; corpus checks skipped",
+        dir.display()
+    );
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
         "CORPUS MISSING in CI: {}",
@@ -58,14 +61,20 @@ fn info_reports_the_sample() {
     assert_eq!(info["stats"]["distinct_fragment_programs"], 2);
     assert_eq!(info["sha256"].as_str().unwrap().len(), 64);
     let text = ok_stdout(&["info", &sample()]);
-    assert!(text.contains("draws") && text.contains("RRC version"), "{text}");
+    assert!(
+        text.contains("draws") && text.contains("RRC version"),
+        "{text}"
+    );
 }
 
 #[test]
 fn draws_of_the_sample() {
     let draws = json(&["draws", &sample(), "--json"]);
     let draws = draws.as_array().unwrap();
-    let primitives: Vec<&str> = draws.iter().map(|d| d["primitive"].as_str().unwrap()).collect();
+    let primitives: Vec<&str> = draws
+        .iter()
+        .map(|d| d["primitive"].as_str().unwrap())
+        .collect();
     assert_eq!(primitives, ["triangles", "triangle_strip", "quads"]);
     assert_eq!(draws[1]["indexed"], true);
     assert_eq!(draws[2]["vp_start"], 16);
@@ -80,12 +89,21 @@ fn dump_fetches_vertices() {
     let vertices = dump["vertices"].as_array().unwrap();
     assert_eq!(vertices.len(), 3);
     // First vertex: position (-1, -1, 0) and colour UB (255, 0, 0, 255) / 255.
-    assert_eq!(vertices[0]["attributes"]["0"], serde_json::json!([-1.0, -1.0, 0.0, 1.0]));
-    assert_eq!(vertices[0]["attributes"]["3"], serde_json::json!([1.0, 0.0, 0.0, 1.0]));
+    assert_eq!(
+        vertices[0]["attributes"]["0"],
+        serde_json::json!([-1.0, -1.0, 0.0, 1.0])
+    );
+    assert_eq!(
+        vertices[0]["attributes"]["3"],
+        serde_json::json!([1.0, 0.0, 0.0, 1.0])
+    );
     assert!(dump["fetch_error"].is_null());
     assert!(dump["state"]["textures"].is_array());
     let textured = json(&["dump", &sample(), "--draw", "2", "--json"]);
-    assert_eq!(textured["vertices"][1]["attributes"]["8"], serde_json::json!([1.0, 1.0, 0.0, 1.0]));
+    assert_eq!(
+        textured["vertices"][1]["attributes"]["8"],
+        serde_json::json!([1.0, 1.0, 0.0, 1.0])
+    );
 }
 
 #[test]
@@ -93,7 +111,10 @@ fn missing_draw_is_an_error_with_status_2() {
     let out = rsxtrace(&["dump", &sample(), "--draw", "3"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("draw 3 does not exist") && err.contains("3 draws"), "{err}");
+    assert!(
+        err.contains("draw 3 does not exist") && err.contains("3 draws"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -135,7 +156,12 @@ fn convert_round_trips_through_the_trace_format() {
     ok_stdout(&["convert", back.to_str().unwrap(), zst.to_str().unwrap()]);
     let reference = json(&["draws", &sample(), "--json"]);
     for f in [&trace, &back, &raw, &zst] {
-        assert_eq!(json(&["draws", f.to_str().unwrap(), "--json"]), reference, "{}", f.display());
+        assert_eq!(
+            json(&["draws", f.to_str().unwrap(), "--json"]),
+            reference,
+            "{}",
+            f.display()
+        );
     }
     let dump = |f: &Path| json(&["dump", f.to_str().unwrap(), "--draw", "1", "--json"]);
     assert_eq!(dump(&trace), dump(Path::new(&sample())));
@@ -152,7 +178,10 @@ fn convert_round_trips_through_the_trace_format() {
 #[test]
 fn export_jsonl_names_methods() {
     let text = ok_stdout(&["export-jsonl", &sample()]);
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(lines.len() > 100);
     let ends: Vec<&Value> = lines
         .iter()
@@ -173,7 +202,15 @@ fn disasm_of_a_draw() {
     assert_eq!(both[0]["stage"], "vertex");
     assert_eq!(both[1]["stage"], "fragment");
     assert_eq!(both[1]["instructions"][0]["opcode"], "MOV");
-    let vp = json(&["disasm", &sample(), "--draw", "0", "--stage", "vertex", "--json"]);
+    let vp = json(&[
+        "disasm",
+        &sample(),
+        "--draw",
+        "0",
+        "--stage",
+        "vertex",
+        "--json",
+    ]);
     assert_eq!(vp["instructions"].as_array().unwrap().len(), 5);
     assert_eq!(vp["instructions"][4]["vector"], "DP4");
     assert_eq!(vp["instructions"][4]["scalar"], "NOP");
@@ -194,7 +231,10 @@ fn disasm_and_flow_of_corpus_programs() {
         .collect();
     assert_eq!(dp4.len(), 4);
     let text = ok_stdout(&["disasm", cube.to_str().unwrap()]);
-    assert!(text.contains("modelViewProj") && text.contains("c[256]"), "{text}");
+    assert!(
+        text.contains("modelViewProj") && text.contains("c[256]"),
+        "{text}"
+    );
     let fp = corpus.join("ps3autotests/rsx_fp_static_test2.fpo");
     let fpj = json(&["disasm", fp.to_str().unwrap(), "--json"]);
     assert_eq!(fpj["stage"], "fragment");
@@ -206,8 +246,14 @@ fn disasm_and_flow_of_corpus_programs() {
     let tex = corpus.join("ps3autotests/texture_formats.fpo");
     let flow = json(&["flow", tex.to_str().unwrap(), "--json"]);
     assert_eq!(flow["outputs"][0]["register"], "R0");
-    assert_eq!(flow["outputs"][0]["components"][0]["textures"], serde_json::json!([0]));
-    assert_eq!(flow["textures"][0]["coordinate"]["inputs"], serde_json::json!(["TEX0"]));
+    assert_eq!(
+        flow["outputs"][0]["components"][0]["textures"],
+        serde_json::json!([0])
+    );
+    assert_eq!(
+        flow["textures"][0]["coordinate"]["inputs"],
+        serde_json::json!(["TEX0"])
+    );
     // Raw microcode needs --stage; with it, the same program decodes.
     let bytes = std::fs::read(&fp).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -217,7 +263,13 @@ fn disasm_and_flow_of_corpus_programs() {
     std::fs::write(&raw, &bytes[bytes.len() - ucode_len..]).unwrap();
     let out = rsxtrace(&["disasm", raw.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "raw microcode needs --stage");
-    let raw_json = json(&["disasm", raw.to_str().unwrap(), "--stage", "fragment", "--json"]);
+    let raw_json = json(&[
+        "disasm",
+        raw.to_str().unwrap(),
+        "--stage",
+        "fragment",
+        "--json",
+    ]);
     assert_eq!(raw_json["instructions"], fpj["instructions"]);
 }
 
@@ -241,11 +293,12 @@ fn exec_transforms_the_sample_vertices_by_their_mvp() {
                 .find(|o| o["name"] == "HPOS")
                 .expect("HPOS written");
             for k in 0..4 {
-                let expected: f64 = (0..4)
-                    .map(|j| mvp[k][j].as_f64().unwrap() * pos[j])
-                    .sum();
+                let expected: f64 = (0..4).map(|j| mvp[k][j].as_f64().unwrap() * pos[j]).sum();
                 let got = hpos["value"][k].as_f64().unwrap();
-                assert!((got - expected).abs() < 1e-5, "draw {draw} HPOS[{k}] {got} vs {expected}");
+                assert!(
+                    (got - expected).abs() < 1e-5,
+                    "draw {draw} HPOS[{k}] {got} vs {expected}"
+                );
             }
         }
     }
@@ -257,11 +310,25 @@ fn shade_writes_a_png_of_the_requested_size() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t1.png");
     let program = corpus.join("ps3autotests/rsx_fp_static_test1.fpo");
-    ok_stdout(&["shade", program.to_str().unwrap(), "--size", "64x32", "--out", out.to_str().unwrap()]);
+    ok_stdout(&[
+        "shade",
+        program.to_str().unwrap(),
+        "--size",
+        "64x32",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
     let reader = decoder.read_info().unwrap();
     assert_eq!((reader.info().width, reader.info().height), (64, 32));
-    let bad = rsxtrace(&["shade", program.to_str().unwrap(), "--size", "64", "--out", out.to_str().unwrap()]);
+    let bad = rsxtrace(&[
+        "shade",
+        program.to_str().unwrap(),
+        "--size",
+        "64",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     let bad_uniform = rsxtrace(&[
         "shade",

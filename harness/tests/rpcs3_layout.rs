@@ -89,14 +89,19 @@ fn mvp_rows() -> [[f32; 4]; 4] {
 /// Two vertex-program instructions (8 words); the second has D3 bit 0 (END) set. Their exact
 /// meaning does not matter here, only that they are uploaded and hashed.
 const VP_WORDS: [u32; 8] = [
-    0x401F_9C6C, 0x01D0_0000, 0x8106_C083, 0x6041_FF80, // slot 0
-    0x401F_9C6C, 0x01D0_0800, 0x8106_C083, 0x6041_DFA1, // slot 1, END
+    0x401F_9C6C,
+    0x01D0_0000,
+    0x8106_C083,
+    0x6041_FF80, // slot 0
+    0x401F_9C6C,
+    0x01D0_0800,
+    0x8106_C083,
+    0x6041_DFA1, // slot 1, END
 ];
 
 /// MOV R0, f[COL0] with END, as stored in memory (rsx-microcode.md B.1, primitives.fpo).
 const FP_BYTES: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f,
-    0xe1,
+    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
 ];
 
 fn commands() -> (Vec<Cmd>, usize, usize) {
@@ -119,7 +124,7 @@ fn commands() -> (Vec<Cmd>, usize, usize) {
     c.push(method(0x08E4, 0x0020_0000 | 1)); // SHADER_PROGRAM: local 0x200000
     c.push(method(0x1D60, 0x40)); // SHADER_CONTROL: 32-bit exports
     c.push(method(0x1808, 5)); // BEGIN triangles
-    c.push(method(0x1814, 0 | ((3 - 1) << 24))); // DRAW_ARRAYS first 0 count 3
+    c.push(method(0x1814, (3 - 1) << 24)); // DRAW_ARRAYS first 0 count 3
     let end0 = c.len();
     c.push(Cmd(
         0x1808 | (1 << 18),
@@ -134,7 +139,7 @@ fn commands() -> (Vec<Cmd>, usize, usize) {
     c.push(method(0x1EFC, 33));
     c.extend(batch(0x1F00, &[0.5f32, 0.25, 0.125, 4.0].map(f32::to_bits)));
     c.push(method(0x1808, 6)); // BEGIN triangle_strip
-    c.push(method(0x1824, 0 | ((4 - 1) << 24))); // DRAW_INDEX_ARRAY first 0 count 4
+    c.push(method(0x1824, (4 - 1) << 24)); // DRAW_INDEX_ARRAY first 0 count 4
     let end1 = c.len();
     c.push(Cmd(
         0x1808 | (1 << 18),
@@ -154,8 +159,14 @@ fn capture_bytes() -> (Vec<u8>, usize, usize) {
     // memory_map in "hash order": struct, then id.
     s.varint(3);
     s.u32(0x1000).u32(1).u64(DATA_INDICES).u64(BLOCK_INDICES);
-    s.u32(0x0010_0000).u32(0).u64(DATA_VERTICES).u64(BLOCK_VERTICES);
-    s.u32(0x0020_0000).u32(0).u64(DATA_PROGRAM).u64(BLOCK_PROGRAM);
+    s.u32(0x0010_0000)
+        .u32(0)
+        .u64(DATA_VERTICES)
+        .u64(BLOCK_VERTICES);
+    s.u32(0x0020_0000)
+        .u32(0)
+        .u64(DATA_PROGRAM)
+        .u64(BLOCK_PROGRAM);
     // memory_data_map: varint length, bytes, id; one leftover blob nobody references.
     let vertex_bytes: Vec<u8> = POSITIONS
         .iter()
@@ -217,7 +228,10 @@ fn rsxtrace(args: &[&str]) -> Value {
 
 fn approx(v: &Value, expected: f32) {
     let got = v.as_f64().expect("number") as f32;
-    assert!((got - expected).abs() <= 1e-6, "got {got}, expected {expected}");
+    assert!(
+        (got - expected).abs() <= 1e-6,
+        "got {got}, expected {expected}"
+    );
 }
 
 #[test]
@@ -239,7 +253,10 @@ fn draws_and_dump_of_a_capture_laid_out_like_rpcs3_writes_it() {
     assert_eq!(d0["ranges"], serde_json::json!([{"first": 0, "count": 3}]));
     assert_eq!(d0["vertex_count"], 3);
     assert_eq!(d0["vp_start"], 0);
-    assert_eq!(d0["fp"], serde_json::json!({"location": "local", "offset": 0x200000}));
+    assert_eq!(
+        d0["fp"],
+        serde_json::json!({"location": "local", "offset": 0x200000})
+    );
     assert!(d0["fp_hash"].is_string());
     let hash = d0["vp_hash"].as_str().expect("vp_hash string");
     assert_eq!(hash.len(), 16, "{hash}");
@@ -293,6 +310,12 @@ fn the_same_capture_uncompressed_and_as_zstd_reads_the_same() {
     std::fs::write(&zst, zstd::encode_all(&raw[..], 3).unwrap()).unwrap();
     std::fs::write(&misnamed, gzip(&raw)).unwrap();
     let reference = rsxtrace(&["draws", plain.to_str().unwrap(), "--json"]);
-    assert_eq!(rsxtrace(&["draws", zst.to_str().unwrap(), "--json"]), reference);
-    assert_eq!(rsxtrace(&["draws", misnamed.to_str().unwrap(), "--json"]), reference);
+    assert_eq!(
+        rsxtrace(&["draws", zst.to_str().unwrap(), "--json"]),
+        reference
+    );
+    assert_eq!(
+        rsxtrace(&["draws", misnamed.to_str().unwrap(), "--json"]),
+        reference
+    );
 }

@@ -36,8 +36,7 @@ pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Re
         ConvertFormat::RrcZst => zstd::encode_all(&rrc::write_v6_uncompressed(&capture)[..], 3)
             .context("zstd compression failed")?,
     };
-    std::fs::write(output, &bytes)
-        .with_context(|| format!("cannot write {}", output.display()))?;
+    std::fs::write(output, &bytes).with_context(|| format!("cannot write {}", output.display()))?;
     eprintln!(
         "wrote {} ({:?}, {} bytes: {} commands, {} memory blobs)",
         output.display(),

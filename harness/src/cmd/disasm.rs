@@ -73,7 +73,10 @@ fn binding_text(b: &Binding) -> String {
         } => format!("{resource:?}[{resource_index}] {variability:?} {direction:?}"),
         Binding::Attribute { index } => format!("attribute {index}"),
         Binding::Constant { index, internal } => {
-            format!("constant {index}{}", if *internal { " (internal)" } else { "" })
+            format!(
+                "constant {index}{}",
+                if *internal { " (internal)" } else { "" }
+            )
         }
     }
 }

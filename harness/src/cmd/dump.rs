@@ -21,8 +21,8 @@ pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Stat
     let memory = frame
         .memory(draw_index)
         .ok_or_else(|| anyhow::anyhow!("draw {draw_index} has no memory view"))?;
-    let fetched = fetch_draw(&draw.vertex_inputs, &memory)
-        .map_err(|e| format!("draw {draw_index}: {e}"));
+    let fetched =
+        fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("draw {draw_index}: {e}"));
     let problems: Vec<String> = draw.problems.iter().map(|p| p.to_string()).collect();
 
     if as_json {
@@ -153,10 +153,7 @@ fn print_text(
         }
         None => println!("mvp (c32..c35): unknown (not all uploaded in the captured frame)"),
     }
-    println!(
-        "constants known: {} of 468",
-        draw.constants.known_count()
-    );
+    println!("constants known: {} of 468", draw.constants.known_count());
     let enabled: Vec<String> = draw
         .textures
         .iter()
@@ -175,7 +172,11 @@ fn print_text(
         .collect();
     println!(
         "textures enabled: {}",
-        if enabled.is_empty() { "none".into() } else { enabled.join(", ") }
+        if enabled.is_empty() {
+            "none".into()
+        } else {
+            enabled.join(", ")
+        }
     );
     for p in problems {
         println!("problem: {p}");
@@ -189,9 +190,11 @@ fn print_text(
             let mut t = Table::new(&header_refs);
             for vertex in v.iter().take(TEXT_VERTEX_LIMIT) {
                 let mut row = vec![vertex.position().to_string(), vertex.index().to_string()];
-                row.extend(vertex.values().map(|(_, x)| {
-                    format!("({}, {}, {}, {})", x[0], x[1], x[2], x[3])
-                }));
+                row.extend(
+                    vertex
+                        .values()
+                        .map(|(_, x)| format!("({}, {}, {}, {})", x[0], x[1], x[2], x[3])),
+                );
                 t.row(row);
             }
             print!("{}", t.render());

@@ -12,7 +12,8 @@ pub fn run(path: &Path) -> anyhow::Result<Status> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for call in method_calls(&capture.commands) {
-        let call = call.with_context(|| format!("cannot rebuild the method stream of {}", path.display()))?;
+        let call = call
+            .with_context(|| format!("cannot rebuild the method stream of {}", path.display()))?;
         serde_json::to_writer(&mut out, &method_record(&call))?;
         out.write_all(b"\n")?;
     }

@@ -10,13 +10,21 @@ use crate::table::Table;
 use rsxtrace_program::flow::{analyze, DepSet};
 use std::path::Path;
 
-pub fn run(path: &Path, offset: usize, draw: Option<usize>, as_json: bool) -> anyhow::Result<Status> {
+pub fn run(
+    path: &Path,
+    offset: usize,
+    draw: Option<usize>,
+    as_json: bool,
+) -> anyhow::Result<Status> {
     let programs = load(path, Some(Stage::Fragment), offset, draw)?;
     let Some(located) = programs.into_iter().next() else {
         anyhow::bail!("no fragment program found")
     };
     let Program::Fragment(program) = &located.program else {
-        anyhow::bail!("{} is a vertex program; flow analysis is for fragment programs", located.origin)
+        anyhow::bail!(
+            "{} is a vertex program; flow analysis is for fragment programs",
+            located.origin
+        )
     };
     let flow = analyze(program);
     if as_json {

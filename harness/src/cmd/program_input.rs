@@ -41,7 +41,10 @@ pub fn load(
         }
         FileKind::Other => {
             if draw.is_some() {
-                bail!("--draw applies to captures; {} is a program file", path.display());
+                bail!(
+                    "--draw applies to captures; {} is a program file",
+                    path.display()
+                );
             }
             from_program_file(path, stage, offset).map(|p| vec![p])
         }
@@ -51,7 +54,11 @@ pub fn load(
 fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow::Result<Located> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let Some(bytes) = bytes.get(offset..) else {
-        bail!("--offset {offset} is past the end of {} ({} bytes)", path.display(), bytes.len())
+        bail!(
+            "--offset {offset} is past the end of {} ({} bytes)",
+            path.display(),
+            bytes.len()
+        )
     };
     let parsed = match Container::parse(bytes) {
         Ok(c) => c,

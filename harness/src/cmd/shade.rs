@@ -36,10 +36,21 @@ pub fn run(
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
-    let arithmetic = if f64 { Arithmetic::F64 } else { Arithmetic::F32 };
+    let arithmetic = if f64 {
+        Arithmetic::F64
+    } else {
+        Arithmetic::F32
+    };
     let start = Instant::now();
-    let image = shade(&loaded.program, loaded.control, size.0, size.1, &NoTextures, arithmetic)
-        .with_context(|| format!("cannot shade {}", program.display()))?;
+    let image = shade(
+        &loaded.program,
+        loaded.control,
+        size.0,
+        size.1,
+        &NoTextures,
+        arithmetic,
+    )
+    .with_context(|| format!("cannot shade {}", program.display()))?;
     let elapsed = start.elapsed();
     if image.rgba8.len() != size.0 as usize * size.1 as usize * 4 {
         bail!("internal error: image size mismatch");
