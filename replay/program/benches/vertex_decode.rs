@@ -1,4 +1,8 @@
 //! Vertex decode throughput in instructions per second (criterion `Elements` = slots).
+//!
+//! Two programs: the ps3autotests cube VP repeated (`vertex_decode`), and a seeded
+//! pseudo-random mix of 540 valid slots (`vertex_mix`: every vector and scalar opcode, random
+//! registers, swizzles, masks and conditions), so the decoder sees varied fields.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_program::vertex;
@@ -21,7 +25,45 @@ fn program() -> Vec<u32> {
     words
 }
 
+/// 540 random valid slots: D0 bits 28 and 31 clear (refused), D0 bit 23 clear (keeps
+/// immediate branch targets below 512 of the 544 slots), opcodes drawn from the defined
+/// ones, every source type non-zero (rsx-microcode.md B.8; layout in src/vertex/fields.rs).
+fn mix_program() -> Vec<u32> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 32) as u32
+    };
+    let mut words = Vec::with_capacity(540 * 4);
+    for _ in 0..540 {
+        let d0 = next() & !((1 << 31) | (1 << 28) | (1 << 23));
+        let vector = next() % 26;
+        let scalar = next() % 21;
+        let d1 = (next() & 0x3F_FFFF) | (vector << 22) | (scalar << 27);
+        // Source type bits: src0 in D2 23–24, src1 in D2 6–7, src2 in D3 21–22; 1–3 each.
+        let ty = |n: u32| 1 + n % 3;
+        let d2 = (next() & !((3 << 23) | (3 << 6))) | (ty(next()) << 23) | (ty(next()) << 6);
+        let d3 = (next() & !((3 << 21) | 1)) | (ty(next()) << 21);
+        words.extend_from_slice(&[d0, d1, d2, d3]);
+    }
+    if let Some(last) = words.last_mut() {
+        *last |= 1; // END
+    }
+    words
+}
+
 fn bench(c: &mut Criterion) {
+    let mix = mix_program();
+    let mut g = c.benchmark_group("vertex_mix");
+    g.throughput(Throughput::Elements((mix.len() / 4) as u64));
+    vertex::decode_words(&mix).expect("mix program decodes");
+    g.bench_function("decode_words", |b| {
+        b.iter(|| vertex::decode_words(black_box(&mix)))
+    });
+    g.finish();
+
     let words = program();
     let slots = (words.len() / 4) as u64;
     let mut mem = vec![0u32; vertex::MEMORY_SLOTS * 4];
