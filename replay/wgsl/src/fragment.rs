@@ -1,1 +1,0 @@
-//! Fragment programs to WGSL (see ABI.md).

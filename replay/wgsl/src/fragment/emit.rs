@@ -1,0 +1,555 @@
+//! The body of `rsx_fragment`: walks the instructions exactly as the reference interpreter's
+//! `exec::Quad::block` does and emits predicated WGSL.
+//!
+//! # Why predication
+//!
+//! The interpreter runs the four lanes of a quad in lockstep with per-lane active masks
+//! (IF/ELSE, loops, BRK, RET), and DDX/DDY and implicit texture LODs read the current values of
+//! all four lanes, active or not. The WGSL reproduces that model: every lane executes every
+//! instruction; a lane's writes (registers, condition codes, `killed`) are masked with its
+//! activity (`act`), IF/ELSE blocks are scopes with their own masks, LOOP/REP are `for` loops
+//! with the constant trip count (BRK masks the lane for the rest of the loop), RET masks the
+//! lane for the rest of the program. Control flow therefore stays uniform, which WGSL requires
+//! for `dpdxFine`/`dpdyFine`, and inactive lanes contribute their registers to derivatives
+//! exactly like the interpreter's inactive lanes.
+//!
+//! END inside a construct stops the whole quad in the interpreter once any lane reaches it; the
+//! WGSL computes that quad-wide `any` from fine derivatives (`rsx_quad_any`).
+
+use std::fmt::Write as _;
+
+use rsxtrace_program::fragment::{
+    AluOperands, FlowKind, FpOpcode, FragmentInstruction, FragmentProgram, OutputScale, Precision,
+    Relation, SourceKind,
+};
+
+use super::ops::{self, register_of, Uses, COMPONENTS, R_COUNT};
+use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, TextureDim};
+use crate::TranslateError;
+
+/// Deepest IF/LOOP nesting translated (the interpreter's `exec::MAX_NESTING`).
+pub const MAX_NESTING: usize = 64;
+/// Most instructions emitted for one program (a program whose flow targets overlap can make
+/// the interpreter's walk revisit instructions; this bounds the emitted text).
+pub const MAX_EMITTED: usize = 1 << 16;
+
+/// The block context: the mask of the enclosing construct, the BRK flag of the innermost loop.
+#[derive(Clone)]
+struct Ctx {
+    mask: String,
+    brk: String,
+    depth: usize,
+}
+
+/// The emitted body and what it uses.
+pub struct Body {
+    /// WGSL statements (inside `rsx_fragment`).
+    pub text: String,
+    /// R registers touched.
+    pub uses: Uses,
+    /// Texture units sampled (bit n = unit n).
+    pub units: u16,
+}
+
+/// Emits the body of `rsx_fragment` for `program`.
+pub fn body(
+    program: &FragmentProgram,
+    opts: &FragmentTranslateOptions,
+) -> Result<Body, TranslateError> {
+    if program.instructions.is_empty() {
+        return Err(TranslateError::Unsupported {
+            slot: 0,
+            what: "an empty program".into(),
+        });
+    }
+    let mut e = Emitter::new(program, opts, false);
+    e.run()?;
+    if e.saw_nested_end {
+        e = Emitter::new(program, opts, true);
+        e.run()?;
+    }
+    Ok(Body {
+        text: e.out,
+        uses: e.uses,
+        units: e.units,
+    })
+}
+
+struct Emitter<'a> {
+    insns: &'a [FragmentInstruction],
+    opts: &'a FragmentTranslateOptions,
+    out: String,
+    indent: usize,
+    uses: Uses,
+    units: u16,
+    next_id: usize,
+    emitted: usize,
+    /// Whether activity includes `!ended` (a nested END exists).
+    track_end: bool,
+    saw_nested_end: bool,
+}
+
+fn unsupported(insn: &FragmentInstruction, what: impl Into<String>) -> TranslateError {
+    TranslateError::Unsupported {
+        slot: insn.slot as usize,
+        what: what.into(),
+    }
+}
+
+/// The opcodes whose result skips the precision clamp, and MOV from an H temp to an H
+/// destination (B.2 step 4 exceptions; interpreter `exec::precision_exempt`).
+fn precision_exempt(insn: &FragmentInstruction) -> bool {
+    match insn.opcode {
+        FpOpcode::Nrm
+        | FpOpcode::Max
+        | FpOpcode::Min
+        | FpOpcode::Cos
+        | FpOpcode::Sin
+        | FpOpcode::Refl
+        | FpOpcode::Frc
+        | FpOpcode::Lit
+        | FpOpcode::Lif
+        | FpOpcode::Lg2 => true,
+        FpOpcode::Mov => {
+            insn.dest.fp16
+                && insn.alu().is_some_and(|a| {
+                    let s = &a.sources[0];
+                    s.kind == SourceKind::Temp && s.fp16
+                })
+        }
+        _ => false,
+    }
+}
+
+/// How many register sources an opcode reads (interpreter `prepare::sources_read`).
+fn sources_read(op: FpOpcode) -> usize {
+    match op {
+        FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil => 0,
+        _ => op.source_count(),
+    }
+}
+
+/// The per-component condition test (B.2): `ccN.swizzle REL 0`, IEEE comparisons.
+fn condition(insn: &FragmentInstruction) -> String {
+    let c = &insn.condition;
+    let op = match c.relation {
+        Relation::Fl => return "vec4<bool>(false)".into(),
+        Relation::Tr => return "vec4<bool>(true)".into(),
+        Relation::Lt => "<",
+        Relation::Eq => "==",
+        Relation::Le => "<=",
+        Relation::Gt => ">",
+        Relation::Ne => "!=",
+        Relation::Ge => ">=",
+    };
+    format!("(cc{}.{} {op} vec4<f32>(0.0))", c.cc & 1, c.swizzle)
+}
+
+impl<'a> Emitter<'a> {
+    fn new(
+        program: &'a FragmentProgram,
+        opts: &'a FragmentTranslateOptions,
+        track_end: bool,
+    ) -> Self {
+        Emitter {
+            insns: &program.instructions,
+            opts,
+            out: String::new(),
+            indent: 1,
+            uses: Uses::default(),
+            units: 0,
+            next_id: 0,
+            emitted: 0,
+            track_end,
+            saw_nested_end: false,
+        }
+    }
+
+    fn run(&mut self) -> Result<(), TranslateError> {
+        let top = Ctx {
+            mask: "true".into(),
+            brk: "brk0".into(),
+            depth: 0,
+        };
+        self.block(0, u32::MAX, &top).map(|_| ())
+    }
+
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn id(&mut self) -> usize {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Index of the instruction at slot `target`, or past-the-end when `target` lies beyond
+    /// the last instruction (interpreter `prepare::Prepared::index_of`).
+    fn index_of(&self, target: u32, from: &FragmentInstruction) -> Result<usize, TranslateError> {
+        match self.insns.binary_search_by_key(&target, |i| i.slot) {
+            Ok(i) => Ok(i),
+            Err(i) if i == self.insns.len() => Ok(i),
+            Err(_) => Err(unsupported(
+                from,
+                format!("flow target slot {target}, which is not an instruction"),
+            )),
+        }
+    }
+
+    fn activity(&self, ctx: &Ctx) -> String {
+        let ended = if self.track_end { " && !ended" } else { "" };
+        format!("{} && !ret && !{}{ended}", ctx.mask, ctx.brk)
+    }
+
+    /// Emits the instructions from index `i` while their slot is below `end_slot` (interpreter
+    /// `block`). Returns true when an END stopped the walk.
+    fn block(&mut self, mut i: usize, end_slot: u32, ctx: &Ctx) -> Result<bool, TranslateError> {
+        while let Some(insn) = self.insns.get(i) {
+            if insn.slot >= end_slot {
+                break;
+            }
+            self.emitted += 1;
+            if self.emitted > MAX_EMITTED {
+                return Err(unsupported(
+                    insn,
+                    format!("flow that needs more than {MAX_EMITTED} emitted instructions"),
+                ));
+            }
+            let act = self.activity(ctx);
+            if let Some(flow) = insn.flow() {
+                match flow.kind {
+                    FlowKind::Ife {
+                        else_slot,
+                        end_slot: end,
+                    } => {
+                        if !(insn.slot < else_slot && else_slot <= end) {
+                            return Err(unsupported(
+                                insn,
+                                format!("IFE with else {else_slot} / end {end} not after it"),
+                            ));
+                        }
+                        let inner = self.nested(insn, ctx)?;
+                        let n = self.id();
+                        self.line(&format!("{{ // {:>3}: IFE", insn.slot));
+                        self.indent += 1;
+                        self.line(&format!("let act = {act};"));
+                        self.line(&format!("let t{n} = act && any({});", condition(insn)));
+                        self.line(&format!("let e{n} = act && !t{n};"));
+                        let body = Ctx {
+                            mask: format!("t{n}"),
+                            ..inner.clone()
+                        };
+                        self.block(i + 1, else_slot, &body)?;
+                        if else_slot < end {
+                            let j = self.index_of(else_slot, insn)?;
+                            let other = Ctx {
+                                mask: format!("e{n}"),
+                                ..inner
+                            };
+                            self.block(j, end, &other)?;
+                        }
+                        self.indent -= 1;
+                        self.line("}");
+                        if insn.end {
+                            self.end(ctx, &act);
+                            return Ok(true);
+                        }
+                        i = self.index_of(end, insn)?;
+                        continue;
+                    }
+                    FlowKind::Loop(l) | FlowKind::Rep(l) => {
+                        if l.end_slot <= insn.slot {
+                            return Err(unsupported(
+                                insn,
+                                format!("loop end {} not after it", l.end_slot),
+                            ));
+                        }
+                        let inner = self.nested(insn, ctx)?;
+                        let n = self.id();
+                        self.line(&format!(
+                            "{{ // {:>3}: {} count {} init {} increment {}",
+                            insn.slot, insn.opcode, l.count, l.init, l.increment
+                        ));
+                        self.indent += 1;
+                        self.line(&format!("let lm{n} = {act};"));
+                        self.line(&format!("let sa{n} = a0;"));
+                        self.line(&format!("var brk{n} = false;"));
+                        self.line(&format!(
+                            "for (var k{n}: i32 = 0; k{n} < {}; k{n} += 1) {{",
+                            l.count
+                        ));
+                        self.indent += 1;
+                        // A0 (B.5): the iteration number (RPCS3) or init + k × increment.
+                        match self.opts.loop_counter {
+                            LoopCounter::Iteration => self.line(&format!("a0 = k{n};")),
+                            LoopCounter::InitIncrement => {
+                                self.line(&format!("a0 = {} + k{n} * {};", l.init, l.increment))
+                            }
+                        }
+                        let body = Ctx {
+                            mask: format!("lm{n}"),
+                            brk: format!("brk{n}"),
+                            depth: inner.depth,
+                        };
+                        self.block(i + 1, l.end_slot, &body)?;
+                        self.indent -= 1;
+                        self.line("}");
+                        self.line(&format!("a0 = sa{n};"));
+                        self.indent -= 1;
+                        self.line("}");
+                        if insn.end {
+                            self.end(ctx, &act);
+                            return Ok(true);
+                        }
+                        i = self.index_of(l.end_slot, insn)?;
+                        continue;
+                    }
+                    // BRK leaves the innermost loop; outside a loop it stops the lane like
+                    // RET (interpreter `block`).
+                    FlowKind::Brk => {
+                        let b = ctx.brk.clone();
+                        self.line(&format!(
+                            "{b} = {b} || (({act}) && any({})); // {:>3}: BRK",
+                            condition(insn),
+                            insn.slot
+                        ));
+                    }
+                    FlowKind::Ret => self.line(&format!(
+                        "ret = ret || (({act}) && any({})); // {:>3}: RET",
+                        condition(insn),
+                        insn.slot
+                    )),
+                    FlowKind::Cal { .. } => {
+                        return Err(unsupported(insn, "CAL (unimplemented in RPCS3, B.5)"))
+                    }
+                }
+            } else {
+                self.instruction(insn, &act)?;
+            }
+            if insn.end {
+                self.end(ctx, &act);
+                return Ok(true);
+            }
+            i += 1;
+        }
+        Ok(false)
+    }
+
+    fn nested(&self, insn: &FragmentInstruction, ctx: &Ctx) -> Result<Ctx, TranslateError> {
+        if ctx.depth >= MAX_NESTING {
+            return Err(unsupported(
+                insn,
+                format!("flow nested deeper than {MAX_NESTING}"),
+            ));
+        }
+        Ok(Ctx {
+            depth: ctx.depth + 1,
+            ..ctx.clone()
+        })
+    }
+
+    /// END: at the top level nothing follows; nested, the quad stops once any lane gets here.
+    fn end(&mut self, ctx: &Ctx, act: &str) {
+        if ctx.depth > 0 {
+            self.saw_nested_end = true;
+            self.line(&format!("ended = ended || rsx_quad_any({act}); // END"));
+        }
+    }
+
+    fn instruction(&mut self, insn: &FragmentInstruction, act: &str) -> Result<(), TranslateError> {
+        let Some(alu) = insn.alu() else {
+            return Ok(());
+        };
+        let op = insn.opcode;
+        if matches!(op, FpOpcode::Bemlum | FpOpcode::Timeswtex) {
+            return Err(unsupported(insn, format!("{op} (no known semantics, B.7)")));
+        }
+        let d = insn.dest;
+        let (dest_r, half) = register_of(d.index, d.fp16);
+        if !d.no_dest && dest_r >= R_COUNT {
+            return Err(unsupported(
+                insn,
+                format!("destination R{dest_r} outside the 48-entry file"),
+            ));
+        }
+        let Some(scale) = alu.scale.factor() else {
+            return Err(unsupported(insn, "output scale encoding 4"));
+        };
+        self.line(&format!("{{ // {:>3}: {op}", insn.slot));
+        self.indent += 1;
+        self.line(&format!("let act = {act};"));
+        for k in 0..sources_read(op) {
+            let e = ops::source(insn, alu, k, self.opts, &mut self.uses)?;
+            self.line(&format!("let s{k} = {e};"));
+        }
+        let produced = match op {
+            FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb => false,
+            // KIL: where any(CC test) (B.5); the entry points discard after the body.
+            FpOpcode::Kil => {
+                let c = condition(insn);
+                self.line(&format!("killed = killed || (act && any({c}));"));
+                false
+            }
+            // Fine derivatives: per row / per column of the quad, like the interpreter's ddx
+            // (right − left) and ddy (bottom − top, increasing framebuffer y).
+            FpOpcode::Ddx => {
+                self.line("let v = dpdxFine(s0);");
+                true
+            }
+            FpOpcode::Ddy => {
+                self.line("let v = dpdyFine(s0);");
+                true
+            }
+            _ if op.is_texture() => {
+                self.texture(insn);
+                true
+            }
+            _ => {
+                let Some(e) = ops::alu(op, self.opts) else {
+                    return Err(unsupported(insn, format!("{op}")));
+                };
+                self.line(&format!("let v = {e};"));
+                true
+            }
+        };
+        if produced {
+            self.write(insn, alu, scale, dest_r, half);
+        }
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4; interpreter `texture`).
+    fn texture(&mut self, insn: &FragmentInstruction) {
+        let op = insn.opcode;
+        let u = insn.texture_unit & 15;
+        self.units |= 1 << u;
+        let base = match op {
+            // The projective variant keeps src0's q (interpreter).
+            FpOpcode::Texbem | FpOpcode::Txpbem => "vec4<f32>(rsx_bem(s0, s1, s2).xy, s0.zw)",
+            _ => "s0",
+        };
+        self.line(&format!("let b = {base};"));
+        match op {
+            // TXP divides xyz by q (RPCS3 interpreter, B.4).
+            FpOpcode::Txp | FpOpcode::Txpbem => self.line("let c = vec4<f32>(b.xyz / b.w, b.w);"),
+            _ => self.line("let c = b;"),
+        }
+        let lod = match self.opts.lod_operand {
+            LodOperand::Src1X => "s1.x",
+            LodOperand::Src0W => "s0.w",
+        };
+        let dim = self.opts.texture_dims[usize::from(u)];
+        let t = format!("rsx_tex{u}, rsx_smp{u}");
+        let sample = if dim == TextureDim::D1 {
+            // WebGPU 1D textures have one mip level and no Level/Bias/Grad sampling.
+            format!("textureSample({t}, c.x)")
+        } else {
+            let sel = if dim == TextureDim::D2 { "xy" } else { "xyz" };
+            match op {
+                FpOpcode::Txl => format!("textureSampleLevel({t}, c.{sel}, {lod})"),
+                // LOD + bias = LOD of gradients scaled by 2^bias (the interpreter's sampler
+                // adds the bias to the LOD from the quad derivatives).
+                FpOpcode::Txb => format!(
+                    "textureSampleGrad({t}, c.{sel}, dpdxFine(c).{sel} * exp2({lod}), dpdyFine(c).{sel} * exp2({lod}))"
+                ),
+                // TXD: src1 = d/dx, src2 = d/dy (B.4).
+                FpOpcode::Txd => format!("textureSampleGrad({t}, c.{sel}, s1.{sel}, s2.{sel})"),
+                // Implicit LOD from the quad's fine derivatives of the coordinate.
+                _ => format!("textureSampleGrad({t}, c.{sel}, dpdxFine(c).{sel}, dpdyFine(c).{sel})"),
+            }
+        };
+        self.line(&format!("let t = {sample};"));
+        if insn.exp_tex {
+            // bx2: 2x − 1 (B.4).
+            self.line("let v = 2.0 * t - vec4<f32>(1.0);");
+        } else {
+            self.line("let v = t;");
+        }
+    }
+
+    /// The result write in RPCS3's `SetDst` order (B.2; interpreter `write`): FL skips; scale;
+    /// H destination rounds to fp16; saturate (NaN → 0) or the precision clamp; masked,
+    /// per-component conditional write; CC update with the same value and components.
+    fn write(
+        &mut self,
+        insn: &FragmentInstruction,
+        alu: &AluOperands,
+        scale: f32,
+        dest_r: u8,
+        half: &str,
+    ) {
+        let d = insn.dest;
+        if insn.condition.relation == Relation::Fl {
+            self.line("// condition FL: nothing written");
+            return;
+        }
+        if d.no_dest && !d.set_cond {
+            return;
+        }
+        let mut e = "v".to_string();
+        if alu.scale != OutputScale::None && scale != 1.0 {
+            e = format!("{e} * {scale:?}");
+        }
+        if d.fp16 {
+            e = format!("rsx_hrt({e})");
+        }
+        if d.saturate {
+            e = format!("rsx_sat({e})");
+        } else if !precision_exempt(insn) {
+            // fp16 on an R register is ignored; on an H register it is the rounding above.
+            match d.precision {
+                Precision::Fp32 | Precision::Fp16 => {}
+                Precision::Fx12 => e = ops::fixed_point(&e, self.opts.fx12, true),
+                Precision::Fx9 => e = ops::fixed_point(&e, self.opts.fx9, false),
+            }
+        }
+        self.line(&format!("let res = {e};"));
+        let conditional = insn.condition.is_conditional();
+        if conditional {
+            self.line(&format!("let cnd = {};", condition(insn)));
+        }
+        let mut wm = String::from("vec4<bool>(");
+        for (c, name) in COMPONENTS.iter().enumerate() {
+            if c > 0 {
+                wm.push_str(", ");
+            }
+            match (d.mask.has(c), conditional) {
+                (false, _) => wm.push_str("false"),
+                (true, false) => wm.push_str("act"),
+                (true, true) => {
+                    let _ = write!(wm, "act && cnd.{name}");
+                }
+            }
+        }
+        wm.push(')');
+        self.line(&format!("let wm = {wm};"));
+        if !d.no_dest {
+            if let Some(used) = self.uses.regs.get_mut(usize::from(dest_r)) {
+                *used = true;
+            }
+            let r = dest_r;
+            if d.fp16 {
+                let s = if half == "xy" {
+                    format!("r{r} = vec4<u32>(rsx_wr_h(r{r}.xy, res, wm), r{r}.zw);")
+                } else {
+                    format!("r{r} = vec4<u32>(r{r}.xy, rsx_wr_h(r{r}.zw, res, wm));")
+                };
+                self.line(&s);
+            } else {
+                self.line(&format!(
+                    "r{r} = select(r{r}, bitcast<vec4<u32>>(res), wm);"
+                ));
+            }
+        }
+        if d.set_cond {
+            let k = d.cc_write & 1;
+            self.line(&format!("cc{k} = select(cc{k}, res, wm);"));
+        }
+    }
+}

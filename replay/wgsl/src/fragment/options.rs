@@ -1,0 +1,149 @@
+//! Translation options of fragment programs: the `SHADER_CONTROL` word, the texture unit
+//! dimensions, the f16 mode, and the reference interpreter's switches that change the emitted
+//! arithmetic (`rsxtrace-replay` `interp::fragment::options`, whose defaults these mirror: the
+//! documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9).
+
+/// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise from H0/H4/H6/H8
+/// (rsx-microcode.md B.6).
+pub const CONTROL_32_BIT_EXPORTS: u32 = 0x40;
+/// `SHADER_CONTROL` bits: the program exports depth in R1.z (rsx-microcode.md B.6).
+pub const CONTROL_DEPTH_EXPORT: u32 = 0xE;
+
+/// The dimension of a texture unit (not in the instruction; it comes from the unit's format
+/// state, rsx-microcode.md B.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TextureDim {
+    /// `texture_1d<f32>`, coordinate x.
+    D1,
+    /// `texture_2d<f32>`, coordinate xy.
+    #[default]
+    D2,
+    /// `texture_3d<f32>`, coordinate xyz.
+    D3,
+    /// `texture_cube<f32>`, direction xyz.
+    Cube,
+}
+
+/// What a fixed-point result precision (fx12, fx9) does (interpreter `FixedPointMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FixedPointMode {
+    /// RPCS3: clamp only (fx12 to [−2, 2], fx9 to [−1, 1]), NaN → 0.
+    #[default]
+    ClampOnly,
+    /// Clamp to [−2, 2 − 2^-10] / [−1, 1 − 2^-8] and round to the step, ties to even.
+    Quantise,
+}
+
+/// Where TXL takes its level of detail and TXB its bias (interpreter `LodOperand`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LodOperand {
+    /// RPCS3: `src1.x`.
+    #[default]
+    Src1X,
+    /// Mesa's encoding: `src0.w`.
+    Src0W,
+}
+
+/// MIN/MAX with a NaN operand (interpreter `MinMaxNan`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MinMaxNan {
+    /// IEEE minNum/maxNum: the other operand.
+    #[default]
+    OtherOperand,
+    /// NaN if either operand is NaN.
+    Propagate,
+}
+
+/// The `SRC2` bit 31 flag on input reads (interpreter `PerspectiveFlag`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PerspectiveFlag {
+    /// RPCS3: multiply the attribute by WPOS.w (not WPOS, COL0, COL1).
+    #[default]
+    MultiplyByWposW,
+    /// Ignore the flag.
+    Ignore,
+}
+
+/// The loop counter A0 used by indexed input reads (interpreter `LoopCounter`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LoopCounter {
+    /// RPCS3: the iteration number.
+    #[default]
+    Iteration,
+    /// `init + i × increment`.
+    InitIncrement,
+}
+
+/// Everything a fragment translation depends on besides the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FragmentTranslateOptions {
+    /// The `SHADER_CONTROL` word: 0x40 = R exports, 0xE = depth export (B.6).
+    pub control: u32,
+    /// Dimension of texture units 0..15 (2D by default).
+    pub texture_dims: [TextureDim; 16],
+    /// Use `enable f16;` and the native f32→f16 conversion for H rounding (needs the device's
+    /// `SHADER_F16`). WGSL leaves that conversion's rounding implementation-defined, so this
+    /// is faster but only bit-exact where the device rounds to nearest even; the default
+    /// (false) rounds with integer operations, bit-exact with the interpreter.
+    pub native_f16: bool,
+    /// fx12 result precision.
+    pub fx12: FixedPointMode,
+    /// fx9 result precision.
+    pub fx9: FixedPointMode,
+    /// TXL/TXB operand.
+    pub lod_operand: LodOperand,
+    /// MIN/MAX NaN rule.
+    pub min_max_nan: MinMaxNan,
+    /// Perspective flag.
+    pub perspective: PerspectiveFlag,
+    /// Loop counter.
+    pub loop_counter: LoopCounter,
+    /// MAD as `fma` (true, RPCS3) or as `a * b + c`. WGSL does not forbid the driver from
+    /// contracting the latter, nor require `fma` to be fused.
+    pub fused_mad: bool,
+}
+
+impl Default for FragmentTranslateOptions {
+    fn default() -> Self {
+        FragmentTranslateOptions {
+            control: CONTROL_32_BIT_EXPORTS,
+            texture_dims: [TextureDim::D2; 16],
+            native_f16: false,
+            fx12: FixedPointMode::ClampOnly,
+            fx9: FixedPointMode::ClampOnly,
+            lod_operand: LodOperand::Src1X,
+            min_max_nan: MinMaxNan::OtherOperand,
+            perspective: PerspectiveFlag::MultiplyByWposW,
+            loop_counter: LoopCounter::Iteration,
+            fused_mad: true,
+        }
+    }
+}
+
+impl FragmentTranslateOptions {
+    /// Default options with the given control word.
+    pub fn with_control(control: u32) -> Self {
+        FragmentTranslateOptions {
+            control,
+            ..Default::default()
+        }
+    }
+
+    /// The options as bytes, folded into the module hash.
+    pub(crate) fn fingerprint(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32);
+        out.extend_from_slice(&self.control.to_le_bytes());
+        out.extend(self.texture_dims.iter().map(|d| *d as u8));
+        out.extend_from_slice(&[
+            u8::from(self.native_f16),
+            self.fx12 as u8,
+            self.fx9 as u8,
+            self.lod_operand as u8,
+            self.min_max_nan as u8,
+            self.perspective as u8,
+            self.loop_counter as u8,
+            u8::from(self.fused_mad),
+        ]);
+        out
+    }
+}

@@ -1,0 +1,144 @@
+//! Every genuine fragment program of `shared/corpus` translates to WGSL that naga validates:
+//! the ps3autotests `.fpo` CgBinaryPrograms (with their own `SHADER_CONTROL` word) and the
+//! Tiny3D hand-assembled programs (with R and H exports). Prints translate+validate time.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rsxtrace_program::container::{CgStageInfo, Container};
+use rsxtrace_program::fragment::{decode, decode_words, FragmentProgram};
+use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions, TextureDim};
+
+/// `shared/corpus`, found by walking up from this crate to the directory holding `Cargo.lock`.
+/// `None` (after a loud message) when absent; panics under `CI=true`.
+fn corpus() -> Option<PathBuf> {
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    while !dir.join("Cargo.lock").exists() {
+        if !dir.pop() {
+            break;
+        }
+    }
+    let corpus = dir.join("../shared/corpus");
+    if corpus.join("MANIFEST.json").exists() {
+        return Some(corpus);
+    }
+    eprintln!(
+        "!!!!! CORPUS MISSING: {} not found; corpus test skipped !!!!!",
+        corpus.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("CORPUS MISSING under CI=true: {}", corpus.display());
+    }
+    None
+}
+
+/// The `.fpo` programs with their control words.
+fn fpo_programs(corpus: &Path) -> Vec<(String, FragmentProgram, u32)> {
+    let mut out = Vec::new();
+    let dir = corpus.join("ps3autotests");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".fpo"))
+        .collect();
+    names.sort();
+    for name in names {
+        let bytes = std::fs::read(dir.join(&name)).unwrap();
+        let Container::Cg(cg) = Container::parse(&bytes).unwrap() else {
+            panic!("{name}: not a CgBinaryProgram");
+        };
+        let CgStageInfo::Fragment(info) = cg.stage_info else {
+            panic!("{name}: not a fragment program");
+        };
+        let program = decode(&cg.ucode).unwrap_or_else(|e| panic!("{name}: {e}"));
+        out.push((name, program, info.control_word()));
+    }
+    out
+}
+
+fn tiny3d_programs(corpus: &Path) -> Vec<(String, FragmentProgram)> {
+    let text = std::fs::read_to_string(corpus.join("tiny3d/nv_shaders_fp.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let name = p["name"].as_str().unwrap().to_string();
+            let words: Vec<u32> = p["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|r| r["words"].as_array().unwrap().iter())
+                .map(|w| {
+                    u32::from_str_radix(w.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+                })
+                .collect();
+            let program = decode_words(&words).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, program)
+        })
+        .collect()
+}
+
+fn check(name: &str, program: &FragmentProgram, options: &FragmentTranslateOptions) -> f64 {
+    let t = Instant::now();
+    let m = translate(program, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    assert!(m
+        .source
+        .contains("fn rsx_fragment(inp: FpInputs) -> FpResult"));
+    for entry in ["fp_main", "fp_eval"] {
+        assert!(
+            m.module.entry_points.iter().any(|e| e.name == entry),
+            "{name}: no {entry}"
+        );
+    }
+    ms
+}
+
+#[test]
+fn every_corpus_fragment_program_translates_and_validates() {
+    let Some(corpus) = corpus() else { return };
+    let mut times = Vec::new();
+    let fpos = fpo_programs(&corpus);
+    assert_eq!(fpos.len(), 7, "ps3autotests .fpo count");
+    for (name, program, control) in &fpos {
+        let options = FragmentTranslateOptions::with_control(*control);
+        times.push(check(name, program, &options));
+    }
+    let tiny = tiny3d_programs(&corpus);
+    assert_eq!(tiny.len(), 13, "Tiny3D program count");
+    for (name, program) in &tiny {
+        for control in [0x00, 0x40, 0x4E] {
+            let options = FragmentTranslateOptions::with_control(control);
+            times.push(check(name, program, &options));
+        }
+    }
+    // Other option sets on every program: native f16, quantised fixed point, Mesa LOD
+    // operand, NaN-propagating MIN/MAX, other texture dimensions.
+    for (name, program) in fpos
+        .iter()
+        .map(|(n, p, _)| (n, p))
+        .chain(tiny.iter().map(|(n, p)| (n, p)))
+    {
+        for dim in [TextureDim::D1, TextureDim::D3, TextureDim::Cube] {
+            let options = FragmentTranslateOptions {
+                texture_dims: [dim; 16],
+                native_f16: true,
+                fx12: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,
+                fx9: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,
+                lod_operand: rsxtrace_wgsl::fragment::LodOperand::Src0W,
+                min_max_nan: rsxtrace_wgsl::fragment::MinMaxNan::Propagate,
+                fused_mad: false,
+                ..FragmentTranslateOptions::with_control(0x40)
+            };
+            times.push(check(name, program, &options));
+        }
+    }
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let max = times.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "translate+validate: {} modules, mean {mean:.2} ms, max {max:.2} ms",
+        times.len()
+    );
+}
