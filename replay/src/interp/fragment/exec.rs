@@ -1,169 +1,279 @@
-//! Execution of one 2×2 quad: the four lanes run the program in lockstep, one instruction at
-//! a time, with per-lane active masks for IF/ELSE, loops, BRK and RET (structured, as RPCS3
-//! builds them, rsx-microcode.md B.5), so derivatives and implicit texture LODs can read the
-//! neighbouring lanes.
+//! The block engine: runs a pre-decoded program ([`Compiled`]) on up to
+//! [`QUADS_PER_BLOCK`] quads at once, one instruction at a time for every lane of the block,
+//! with per-lane active masks (one bit per lane in a `u64`) for IF/ELSE, loops, BRK, RET,
+//! KIL and END (structured, as RPCS3 builds them, rsx-microcode.md B.5). Values are stored
+//! component-major ([`BlockRegisters`]), so a swizzle picks rows and each operation is a
+//! loop over lanes; derivatives and implicit texture LODs read the other lanes of their quad.
+//!
+//! Every lane computes exactly what it would computing alone in its quad: a lane's state
+//! only changes while it is active, and END stops all four lanes of each quad that reaches
+//! it. Only the shared step and nesting counters can be higher for a block than for one of
+//! its quads, so [`Engine::run_block`] re-runs a failing block quad by quad and reports the
+//! first quad's own error (or its results, when no quad fails on its own).
 
-use rsxtrace_program::fragment::{
-    AluOperands, FlowKind, FpOpcode, FragmentInstruction, LoopFields, Precision, PrecisionModifier,
-    Relation, Source, SourceKind,
-};
+use rsxtrace_program::fragment::{FpOpcode, PrecisionModifier, Relation};
 
+use super::compile::{Clamp, Compiled, Cond, Kind, Op, Read};
 use super::error::FragmentExecError;
-use super::io::{attr, LaneOutputs, QuadInputs, QuadOutputs};
+use super::io::{attr, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
 use super::ops;
 use super::options::{
-    FragmentOptions, FragmentState, LodOperand, LoopCounter, PerspectiveFlag,
-    CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FragmentOptions, FragmentState, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
+    CONTROL_DEPTH_EXPORT,
 };
-use super::precision::{fx12, fx9, saturate, scale_factor, source_modifier};
-use super::prepare::{sources_read, Prepared};
+use super::precision::{fx12, fx9, saturate, source_modifier};
 use super::real::{idx4, map4, Real};
-use super::regfile::RegisterFile;
+use super::regfile::{masked_copy, BlockRegisters, Row, LANES};
+use super::rowops::{alu_rows, Rows};
 use crate::texture::{LodSource, SampleRequest, Sampler};
-
-type V<T> = [T; 4];
 
 /// Deepest IF/LOOP nesting accepted (CG-FP40 allows four loop levels; IFs nest deeper).
 pub const MAX_NESTING: usize = 64;
 
-/// The state of one quad being executed.
-pub struct Quad<'a, T: Real> {
-    prog: &'a Prepared<'a>,
+/// Quads run together in one block.
+pub const QUADS_PER_BLOCK: usize = LANES / 4;
+
+/// Bit 0 of every quad's four lane bits.
+const QUAD_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// All four lanes of every quad that has a lane in `m`.
+#[inline]
+fn whole_quads(m: u64) -> u64 {
+    ((m | (m >> 1) | (m >> 2) | (m >> 3)) & QUAD_LOW_BITS) * 0xF
+}
+
+/// The components set in `mask`.
+#[inline(always)]
+fn comps(mask: u8) -> impl Iterator<Item = usize> {
+    (0..4).filter(move |c| mask & (1 << c) != 0)
+}
+
+/// Lanes `l` of `row` where `f(row[l])`.
+#[inline(always)]
+fn lanes_where<T: Real>(row: &Row<T>, f: impl Fn(T) -> bool) -> u64 {
+    row.iter()
+        .enumerate()
+        .fold(0, |m, (l, &v)| m | (u64::from(f(v)) << l))
+}
+
+/// The execution state of one block; reusable from block to block.
+pub struct Engine<'a, T: Real> {
+    prog: &'a Compiled<T>,
     opts: &'a FragmentOptions,
     control: u32,
-    inputs: &'a QuadInputs,
     sampler: &'a dyn Sampler,
-    regs: [RegisterFile<T>; 4],
-    /// Condition registers CC0/CC1 per lane.
-    cc: [[V<T>; 2]; 4],
-    killed: u8,
-    returned: u8,
+    /// The block's quads, as given.
+    quads: Vec<QuadInputs>,
+    /// Quads being executed (all of `quads`, or one of them when re-running).
+    range: (usize, usize),
+    /// Input attributes, component-major, for the attributes the program reads.
+    inputs: Vec<Rows<T>>,
+    regs: BlockRegisters<T>,
+    /// Condition registers CC0/CC1.
+    cc: [Rows<T>; 2],
+    /// Source and result scratch rows.
+    src: [Rows<T>; 3],
+    res: Rows<T>,
+    killed: u64,
+    returned: u64,
     /// Lanes that executed BRK in the innermost loop.
-    broken: u8,
+    broken: u64,
+    /// Lanes of quads that reached END.
+    ended: u64,
     a0: i64,
-    ended: bool,
     steps: u64,
     depth: usize,
 }
 
-impl<'a, T: Real> Quad<'a, T> {
-    /// A quad with every register and condition code at 0 (B.3).
-    pub fn new(
-        prog: &'a Prepared<'a>,
-        state: &'a FragmentState,
-        inputs: &'a QuadInputs,
-        sampler: &'a dyn Sampler,
-    ) -> Self {
-        Quad {
+impl<'a, T: Real> Engine<'a, T> {
+    /// An engine for `prog` under `state`.
+    pub fn new(prog: &'a Compiled<T>, state: &'a FragmentState, sampler: &'a dyn Sampler) -> Self {
+        let zero_rows = [[T::ZERO; LANES]; 4];
+        Engine {
             prog,
             opts: &state.options,
             control: state.control,
-            inputs,
             sampler,
-            regs: Default::default(),
-            cc: [[[T::ZERO; 4]; 2]; 4],
+            quads: Vec::with_capacity(QUADS_PER_BLOCK),
+            range: (0, 0),
+            inputs: vec![zero_rows; ATTRIBUTE_COUNT],
+            regs: BlockRegisters::new(prog.registers),
+            cc: [zero_rows; 2],
+            src: [zero_rows; 3],
+            res: zero_rows,
             killed: 0,
             returned: 0,
             broken: 0,
+            ended: 0,
             a0: 0,
-            ended: false,
             steps: 0,
             depth: 0,
         }
     }
 
-    /// Runs the program and collects the outputs.
-    pub fn run(mut self) -> Result<QuadOutputs, FragmentExecError> {
-        self.block(0, u32::MAX, 0xF)?;
-        Ok(self.outputs())
-    }
-
-    /// The register file of `lane` (for inspection).
-    pub fn registers(&self, lane: usize) -> Option<&RegisterFile<T>> {
-        self.regs.get(lane)
-    }
-
-    fn outputs(&self) -> QuadOutputs {
-        let mut out = QuadOutputs::default();
-        for (l, o) in out.lanes.iter_mut().enumerate() {
-            let Some(regs) = self.regs.get(l) else {
-                continue;
-            };
-            *o = lane_outputs(regs, self.control);
-            o.killed = self.killed & (1 << l) != 0;
-            o.covered = self.inputs.coverage & (1 << l) != 0;
+    /// Runs the quads `first..first + out.len()` (at most [`QUADS_PER_BLOCK`]; `inputs(i)`
+    /// is called once for each) and stores their outputs in `out`.
+    pub fn run_block(
+        &mut self,
+        first: usize,
+        out: &mut [QuadOutputs],
+        inputs: &impl Fn(usize) -> QuadInputs,
+    ) -> Result<(), FragmentExecError> {
+        let n = out.len().min(QUADS_PER_BLOCK);
+        self.quads.clear();
+        self.quads
+            .extend((0..n).map(|q| inputs(first.saturating_add(q))));
+        if self.run_range(0, n).is_ok() {
+            self.store(out);
+            return Ok(());
         }
-        out
+        // A shared counter may have gone over a limit no single quad reaches: re-run alone.
+        for (q, o) in out.iter_mut().enumerate().take(n) {
+            self.run_range(q, q + 1)?;
+            self.store(std::slice::from_mut(o));
+        }
+        Ok(())
+    }
+
+    /// Runs the loaded quads `start..end` from a clean state.
+    fn run_range(&mut self, start: usize, end: usize) -> Result<(), FragmentExecError> {
+        self.range = (start, end);
+        self.load_inputs();
+        self.regs.reset();
+        self.cc = [[[T::ZERO; LANES]; 4]; 2];
+        (self.killed, self.returned, self.broken, self.ended) = (0, 0, 0, 0);
+        (self.a0, self.steps, self.depth) = (0, 0, 0);
+        let count = end.saturating_sub(start);
+        let lanes = match u32::try_from(count * 4) {
+            Ok(b) if b < 64 => (1u64 << b) - 1,
+            _ => u64::MAX,
+        };
+        self.block(0, u32::MAX, lanes)
+    }
+
+    /// The quads being executed.
+    fn running(&self) -> &[QuadInputs] {
+        self.quads.get(self.range.0..self.range.1).unwrap_or(&[])
+    }
+
+    /// Transposes the attributes the program reads into rows.
+    fn load_inputs(&mut self) {
+        let (start, end) = self.range;
+        let quads = self.quads.get(start..end).unwrap_or(&[]);
+        for (a, rows) in self.inputs.iter_mut().enumerate() {
+            if self.prog.attributes & (1 << a) == 0 {
+                continue;
+            }
+            for (c, row) in rows.iter_mut().enumerate() {
+                row.fill(T::ZERO);
+                for (q, quad) in quads.iter().enumerate() {
+                    for (l, lane) in quad.lanes.iter().enumerate() {
+                        let v = lane.attributes.get(a).map_or(0.0, |v| v[c]);
+                        if let Some(x) = row.get_mut(q * 4 + l) {
+                            *x = T::from_f32(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Colour and depth outputs (B.6) of the running quads into `out`.
+    fn store(&self, out: &mut [QuadOutputs]) {
+        let r32 = self.control & CONTROL_32_BIT_EXPORTS != 0;
+        // R0, R2, R3, R4 or H0, H4, H6, H8 (B.6).
+        const R_REGS: [u8; 4] = [0, 2, 3, 4];
+        const H_REGS: [u8; 4] = [0, 4, 6, 8];
+        for (q, (o, quad)) in out.iter_mut().zip(self.running()).enumerate() {
+            for (l, lo) in o.lanes.iter_mut().enumerate() {
+                let lane = q * 4 + l;
+                for (k, col) in lo.colors.iter_mut().enumerate() {
+                    *col = idx4(|c| {
+                        if r32 {
+                            self.regs.read_r(R_REGS[k], c, lane).to_f64()
+                        } else {
+                            self.regs.read_h(H_REGS[k], c, lane).to_f64()
+                        }
+                    });
+                }
+                lo.depth = (self.control & CONTROL_DEPTH_EXPORT != 0)
+                    .then(|| self.regs.read_r(1, 2, lane).to_f64());
+                lo.killed = (self.killed >> lane) & 1 != 0;
+                lo.covered = quad.coverage & (1 << l) != 0;
+            }
+        }
     }
 
     /// Executes instructions from index `i` while their slot is below `end_slot`, for the
     /// lanes in `mask`.
-    fn block(&mut self, mut i: usize, end_slot: u32, mask: u8) -> Result<(), FragmentExecError> {
-        while let Some(insn) = self.prog.insns.get(i) {
-            if insn.slot >= end_slot || self.ended {
+    fn block(&mut self, mut i: usize, end_slot: u32, mask: u64) -> Result<(), FragmentExecError> {
+        let prog = self.prog;
+        while let Some(op) = prog.ops.get(i) {
+            if op.slot >= end_slot {
                 break;
             }
-            let active = mask & !self.returned & !self.broken;
+            let active = mask & !self.returned & !self.broken & !self.ended;
             if active == 0 {
                 break;
             }
             self.steps += 1;
             if self.steps > self.opts.max_steps {
                 return Err(FragmentExecError::StepLimit {
-                    slot: insn.slot,
+                    slot: op.slot,
                     limit: self.opts.max_steps,
                 });
             }
-            if let Some(flow) = insn.flow() {
-                match flow.kind {
-                    FlowKind::Ife {
-                        else_slot,
-                        end_slot: end,
-                    } => {
-                        let taken = self.flow_test(insn, active);
-                        if taken != 0 {
-                            self.nested(insn, |q| q.block(i + 1, else_slot, taken))?;
-                        }
-                        let other = active & !taken;
-                        if other != 0 && else_slot < end {
-                            let j = self.prog.index_of(else_slot, insn.slot)?;
-                            self.nested(insn, |q| q.block(j, end, other))?;
-                        }
-                        if insn.end {
-                            self.ended = true;
-                            break;
-                        }
-                        i = self.prog.index_of(end, insn.slot)?;
-                        continue;
+            match op.kind {
+                Kind::Ife {
+                    else_slot,
+                    end_slot: end,
+                    else_index,
+                    end_index,
+                } => {
+                    let taken = self.flow_test(&op.cond, active);
+                    if taken != 0 {
+                        self.nested(op, |e| e.block(i + 1, else_slot, taken))?;
                     }
-                    FlowKind::Loop(l) | FlowKind::Rep(l) => {
-                        self.run_loop(insn, i, l, active)?;
-                        if insn.end {
-                            self.ended = true;
-                            break;
-                        }
-                        i = self.prog.index_of(l.end_slot, insn.slot)?;
-                        continue;
+                    let other = active & !taken;
+                    if other != 0 && else_slot < end {
+                        self.nested(op, |e| e.block(else_index, end, other))?;
                     }
-                    // BRK leaves the innermost loop (B.5); outside a loop it stops the lanes
-                    // like RET.
-                    FlowKind::Brk => self.broken |= self.flow_test(insn, active),
-                    // RET outside a subroutine ends the program for the passing lanes (B.5).
-                    FlowKind::Ret => self.returned |= self.flow_test(insn, active),
-                    FlowKind::Cal { .. } => {
-                        return Err(FragmentExecError::UnsupportedOpcode {
-                            slot: insn.slot,
-                            opcode: insn.opcode,
-                        })
+                    if op.end {
+                        self.ended |= whole_quads(active);
                     }
+                    i = end_index;
+                    continue;
                 }
-            } else {
-                self.instruction(insn, active)?;
+                Kind::Loop {
+                    count,
+                    init,
+                    increment,
+                    end_slot: end,
+                    end_index,
+                } => {
+                    self.run_loop(op, i, (count, init, increment, end), active)?;
+                    if op.end {
+                        self.ended |= whole_quads(active);
+                    }
+                    i = end_index;
+                    continue;
+                }
+                // BRK leaves the innermost loop (B.5); outside a loop it stops the lanes like
+                // RET.
+                Kind::Brk => self.broken |= self.flow_test(&op.cond, active),
+                // RET outside a subroutine ends the program for the passing lanes (B.5).
+                Kind::Ret => self.returned |= self.flow_test(&op.cond, active),
+                Kind::Cal => {
+                    return Err(FragmentExecError::UnsupportedOpcode {
+                        slot: op.slot,
+                        opcode: op.opcode,
+                    })
+                }
+                _ => self.instruction(op, active)?,
             }
-            // END stops the program after this instruction (B.5).
-            if insn.end {
-                self.ended = true;
-                break;
+            // END stops the program after this instruction (B.5), for the whole quad.
+            if op.end {
+                self.ended |= whole_quads(active);
             }
             i += 1;
         }
@@ -172,12 +282,12 @@ impl<'a, T: Real> Quad<'a, T> {
 
     fn nested(
         &mut self,
-        insn: &FragmentInstruction,
+        op: &Op<T>,
         f: impl FnOnce(&mut Self) -> Result<(), FragmentExecError>,
     ) -> Result<(), FragmentExecError> {
         if self.depth >= MAX_NESTING {
             return Err(FragmentExecError::NestingTooDeep {
-                slot: insn.slot,
+                slot: op.slot,
                 limit: MAX_NESTING,
             });
         }
@@ -191,430 +301,545 @@ impl<'a, T: Real> Quad<'a, T> {
     /// A0 per [`LoopCounter`]; BRK removes lanes until the loop ends.
     fn run_loop(
         &mut self,
-        insn: &FragmentInstruction,
+        op: &Op<T>,
         i: usize,
-        l: LoopFields,
-        active: u8,
+        (count, init, increment, end_slot): (u8, u8, i8, u32),
+        active: u64,
     ) -> Result<(), FragmentExecError> {
         let saved_broken = self.broken;
         let saved_a0 = self.a0;
         self.broken = 0;
-        for k in 0..i64::from(l.count) {
-            let m = active & !self.returned & !self.broken;
-            if m == 0 || self.ended {
+        for k in 0..i64::from(count) {
+            let m = active & !self.returned & !self.broken & !self.ended;
+            if m == 0 {
                 break;
             }
             self.a0 = match self.opts.loop_counter {
                 LoopCounter::Iteration => k,
-                LoopCounter::InitIncrement => i64::from(l.init) + k * i64::from(l.increment),
+                LoopCounter::InitIncrement => i64::from(init) + k * i64::from(increment),
             };
-            self.nested(insn, |q| q.block(i + 1, l.end_slot, m))?;
+            self.nested(op, |e| e.block(i + 1, end_slot, m))?;
         }
         self.broken = saved_broken;
         self.a0 = saved_a0;
         Ok(())
     }
 
-    /// Whether the condition passes for component `c` of `lane` (B.2).
+    /// Lanes where the condition passes for component `c` (B.2; IEEE comparisons: a NaN
+    /// passes only NE and TR).
     #[inline]
-    fn cond_passes(&self, insn: &FragmentInstruction, lane: usize, c: usize) -> bool {
-        let cond = &insn.condition;
-        let Some(v) = self
-            .cc
-            .get(lane)
-            .and_then(|cc| cc.get(usize::from(cond.cc & 1)))
-            .and_then(|v| v.get(usize::from(cond.swizzle.0[c & 3] & 3)))
-        else {
-            return false;
-        };
-        let v = *v;
-        // IEEE comparisons: a NaN passes only NE and TR (B.2).
+    fn cond_lanes(&self, cond: &Cond, c: usize) -> u64 {
+        let sel = usize::from(cond.swizzle[c & 3] & 3);
+        let row = &self.cc[usize::from(cond.cc & 1)][sel];
         match cond.relation {
-            Relation::Fl => false,
-            Relation::Lt => v < T::ZERO,
-            Relation::Eq => v == T::ZERO,
-            Relation::Le => v <= T::ZERO,
-            Relation::Gt => v > T::ZERO,
-            Relation::Ne => v != T::ZERO,
-            Relation::Ge => v >= T::ZERO,
-            Relation::Tr => true,
+            Relation::Fl => 0,
+            Relation::Tr => u64::MAX,
+            Relation::Lt => lanes_where(row, |v| v < T::ZERO),
+            Relation::Eq => lanes_where(row, |v| v == T::ZERO),
+            Relation::Le => lanes_where(row, |v| v <= T::ZERO),
+            Relation::Gt => lanes_where(row, |v| v > T::ZERO),
+            Relation::Ne => lanes_where(row, |v| v != T::ZERO),
+            Relation::Ge => lanes_where(row, |v| v >= T::ZERO),
         }
     }
 
     /// The lanes of `active` where any swizzled component passes (flow ops and KIL use
     /// `any()`, B.2 / RPCS3 `AddFlowOp`).
-    fn flow_test(&self, insn: &FragmentInstruction, active: u8) -> u8 {
-        (0..4)
-            .filter(|&l| active & (1 << l) != 0 && (0..4).any(|c| self.cond_passes(insn, l, c)))
-            .fold(0, |m, l| m | (1 << l))
+    fn flow_test(&self, cond: &Cond, active: u64) -> u64 {
+        active & (0..4).fold(0, |m, c| m | self.cond_lanes(cond, c))
     }
 
-    fn instruction(
-        &mut self,
-        insn: &FragmentInstruction,
-        active: u8,
-    ) -> Result<(), FragmentExecError> {
-        let Some(alu) = insn.alu() else {
-            return Ok(());
-        };
-        match insn.opcode {
-            // FENCT/FENCB: no-ops (RPCS3 emits a comment only, B.5).
-            FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb => Ok(()),
+    fn instruction(&mut self, op: &Op<T>, active: u64) -> Result<(), FragmentExecError> {
+        match op.kind {
             // KIL: discard where any(CC test) (B.5). Killed lanes keep running as helper
             // lanes so their neighbours' derivatives stay defined; the output is flagged.
-            FpOpcode::Kil => {
-                self.killed |= self.flow_test(insn, active);
+            Kind::Kil => {
+                self.killed |= self.flow_test(&op.cond, active);
                 Ok(())
             }
-            FpOpcode::Ddx | FpOpcode::Ddy => {
-                let s = self.quad_source(insn, alu, 0)?;
-                let d = if insn.opcode == FpOpcode::Ddx {
-                    ddx(&s)
-                } else {
-                    ddy(&s)
-                };
-                for (l, v) in d.into_iter().enumerate() {
-                    if active & (1 << l) != 0 {
-                        self.write(insn, alu, l, v);
+            Kind::Ddx | Kind::Ddy => {
+                self.fetch(op, 0)?;
+                let s = &self.src[0];
+                for c in comps(op.dst.mask) {
+                    let (v, r) = (&s[c], &mut self.res[c]);
+                    for q in 0..QUADS_PER_BLOCK {
+                        let b = q * 4;
+                        let (Some(v), Some(r)) = (v.get(b..b + 4), r.get_mut(b..b + 4)) else {
+                            continue;
+                        };
+                        let d = if op.kind == Kind::Ddx {
+                            // Right − left in each row (lanes 0 1 / 2 3).
+                            let (top, bottom) = (v[1] - v[0], v[3] - v[2]);
+                            [top, top, bottom, bottom]
+                        } else {
+                            // Bottom − top in each column, along increasing image rows.
+                            let (left, right) = (v[2] - v[0], v[3] - v[1]);
+                            [left, right, left, right]
+                        };
+                        r.copy_from_slice(&d);
                     }
                 }
+                self.write(op, active);
                 Ok(())
             }
-            op if op.is_texture() => self.texture(insn, alu, active),
-            op => {
-                let n = sources_read(op);
-                for l in 0..4 {
-                    if active & (1 << l) == 0 {
-                        continue;
-                    }
-                    let mut s = [[T::ZERO; 4]; 3];
-                    for (k, slot) in s.iter_mut().enumerate().take(n) {
-                        *slot = self.source(insn, alu, l, k)?;
-                    }
-                    let Some(v) = ops::alu(op, &s, self.opts) else {
-                        return Err(FragmentExecError::UnsupportedOpcode {
-                            slot: insn.slot,
-                            opcode: op,
-                        });
-                    };
-                    self.write(insn, alu, l, v);
+            Kind::Texture => self.texture(op, active),
+            Kind::Alu => {
+                for k in 0..op.sources {
+                    self.fetch(op, k)?;
                 }
+                if !alu_rows(op.opcode, &self.src, &mut self.res, op.dst.mask, self.opts) {
+                    self.alu_by_lane(op, active)?;
+                }
+                self.write(op, active);
                 Ok(())
             }
+            _ => Ok(()),
         }
     }
 
-    /// Source `k` for all four lanes.
-    fn quad_source(
-        &self,
-        insn: &FragmentInstruction,
-        alu: &AluOperands,
-        k: usize,
-    ) -> Result<[V<T>; 4], FragmentExecError> {
-        let mut out = [[T::ZERO; 4]; 4];
-        for (l, o) in out.iter_mut().enumerate() {
-            *o = self.source(insn, alu, l, k)?;
-        }
-        Ok(out)
-    }
-
-    /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4).
-    fn texture(
-        &mut self,
-        insn: &FragmentInstruction,
-        alu: &AluOperands,
-        active: u8,
-    ) -> Result<(), FragmentExecError> {
-        let op = insn.opcode;
-        let n = sources_read(op);
-        let mut src = [[[T::ZERO; 4]; 3]; 4];
-        for (l, s) in src.iter_mut().enumerate() {
-            for (k, v) in s.iter_mut().enumerate().take(n) {
-                *v = self.source(insn, alu, l, k)?;
-            }
-        }
-        let coords: [V<T>; 4] = src.map(|[a, b, c]| {
-            let base = match op {
-                // x2d = src0.xyxy + src1.xxxx·src2.xzxz + src1.yyyy·src2.ywyw, then TEX/TXP
-                // with it (RPCS3, "untested", B.4).
-                FpOpcode::Texbem | FpOpcode::Txpbem => {
-                    let x = ops::bem(a, b, c);
-                    // The projective variant keeps src0's q.
-                    [x[0], x[1], a[2], a[3]]
-                }
-                _ => a,
+    /// Opcodes without a row form: [`ops::alu`] on each active lane.
+    fn alu_by_lane(&mut self, op: &Op<T>, active: u64) -> Result<(), FragmentExecError> {
+        for l in (0..LANES).filter(|l| (active >> l) & 1 != 0) {
+            let s = [0, 1, 2].map(|k| idx4(|c| self.src[k][c][l]));
+            let Some(v) = ops::alu(op.opcode, &s, self.opts) else {
+                return Err(FragmentExecError::UnsupportedOpcode {
+                    slot: op.slot,
+                    opcode: op.opcode,
+                });
             };
-            match op {
-                // TXP divides xyz by q before sampling (RPCS3 interpreter, B.4).
-                FpOpcode::Txp | FpOpcode::Txpbem => [
-                    base[0] / base[3],
-                    base[1] / base[3],
-                    base[2] / base[3],
-                    base[3],
-                ],
-                _ => base,
+            for (row, x) in self.res.iter_mut().zip(v) {
+                row[l] = x;
             }
-        });
-        let dx = ddx(&coords);
-        let dy = ddy(&coords);
-        for l in 0..4 {
-            if active & (1 << l) == 0 {
-                continue;
-            }
-            let [a, b, c] = src[l];
-            let lod_value = match self.opts.lod_operand {
-                LodOperand::Src1X => b[0],
-                LodOperand::Src0W => a[3],
-            };
-            let lod = match op {
-                FpOpcode::Txl => LodSource::Explicit(lod_value.to_f32()),
-                FpOpcode::Txb => LodSource::Bias(lod_value.to_f32()),
-                // TXD: src1 = d/dx, src2 = d/dy (B.4).
-                FpOpcode::Txd => LodSource::Gradients {
-                    ddx: map4(b, T::to_f32),
-                    ddy: map4(c, T::to_f32),
-                },
-                _ => LodSource::Implicit,
-            };
-            let request = SampleRequest {
-                coord: map4(coords[l], T::to_f32),
-                ddx: map4(dx[l], T::to_f32),
-                ddy: map4(dy[l], T::to_f32),
-                lod,
-            };
-            let texel = self.sampler.sample(insn.texture_unit, &request);
-            let mut v = map4(texel, T::from_f32);
-            if insn.exp_tex {
-                // bx2: 2x − 1 (B.4, RPCS3 `_enable_texture_expand`).
-                v = map4(v, |x| T::from_f32(2.0) * x - T::ONE);
-            }
-            self.write(insn, alu, l, v);
         }
         Ok(())
     }
 
-    /// Reads source `k` of `insn` for `lane`: register/input/constant, swizzle, abs,
-    /// precision modifier, negate (B.2 "Source precision modifiers", RPCS3 `GetSRC`).
-    #[inline]
-    fn source(
-        &self,
-        insn: &FragmentInstruction,
-        alu: &AluOperands,
-        lane: usize,
-        k: usize,
-    ) -> Result<V<T>, FragmentExecError> {
-        let Some(src) = alu.sources.get(k) else {
-            return Ok([T::ZERO; 4]);
+    /// Fills `self.src[k]` (the components in `op.need[k]`) with source `k`: register,
+    /// input or constant, swizzle, abs, precision modifier, negate (B.2, RPCS3 `GetSRC`).
+    fn fetch(&mut self, op: &Op<T>, k: usize) -> Result<(), FragmentExecError> {
+        let (Some(s), Some(&need), Some(dst)) =
+            (op.src.get(k), op.need.get(k), self.src.get_mut(k))
+        else {
+            return Ok(());
         };
-        let mut exempt_modifier = false;
-        let raw: V<T> = match src.kind {
-            SourceKind::Temp => self.read_temp(lane, src),
-            SourceKind::Constant => insn
-                .constant
-                .map(|c| map4(c.0, |w| T::from_f32(f32::from_bits(w))))
-                .unwrap_or([T::ZERO; 4]),
-            SourceKind::Input => {
-                let (v, is_colour) = self.read_input(insn, alu, lane)?;
-                exempt_modifier = is_colour;
-                v
+        let sw = s.swizzle;
+        match s.read {
+            Read::Unused => {
+                for c in comps(need) {
+                    dst[c] = [T::ZERO; LANES];
+                }
             }
-        };
-        let sw = src.swizzle.0;
-        let mut v = idx4(|c| raw[usize::from(sw[c] & 3)]);
-        if src.abs {
-            v = map4(v, T::abs);
-        }
-        // fp16 temps with an fp16 modifier are not re-clamped (a no-op here: H values are
-        // already binary16); COL0/COL1 are exempt from the modifier (B.2).
-        if !exempt_modifier && src.modifier != PrecisionModifier::None {
-            v = map4(v, |x| {
-                source_modifier(x, src.modifier, self.opts.fx12, self.opts.fx9)
-            });
-        }
-        if src.negate {
-            v = map4(v, |x| -x);
-        }
-        Ok(v)
-    }
-
-    #[inline]
-    fn read_temp(&self, lane: usize, src: &Source) -> V<T> {
-        let Some(regs) = self.regs.get(lane) else {
-            return [T::ZERO; 4];
-        };
-        if src.fp16 {
-            idx4(|c| regs.read_h(src.index, c))
-        } else {
-            idx4(|c| regs.read_r(src.index, c))
-        }
-    }
-
-    /// The instruction's input attribute for `lane`, and whether it is COL0/COL1.
-    #[inline]
-    fn read_input(
-        &self,
-        insn: &FragmentInstruction,
-        alu: &AluOperands,
-        lane: usize,
-    ) -> Result<(V<T>, bool), FragmentExecError> {
-        let index = if alu.indexed_input {
-            // TEX[A0 + displacement] (B.3; RPCS3 `_indexed_load(i + addr_reg)`).
-            let t = self.a0 + i64::from(alu.input_displacement);
-            if !(0..=9).contains(&t) {
-                return Err(FragmentExecError::IndexedInputOutOfRange {
-                    slot: insn.slot,
-                    index: t,
-                });
-            }
-            attr::TEX0 + t as usize
-        } else {
-            usize::from(insn.input.0)
-        };
-        let lane_in = self.inputs.lanes.get(lane);
-        let Some(a) = lane_in.and_then(|li| li.attributes.get(index)) else {
-            return Err(FragmentExecError::InvalidInput {
-                slot: insn.slot,
-                attribute: insn.input.0,
-            });
-        };
-        let mut v = map4(*a, T::from_f32);
-        if alu.perspective
-            && self.opts.perspective == PerspectiveFlag::MultiplyByWposW
-            && index != attr::WPOS
-            && index != attr::COL0
-            && index != attr::COL1
-        {
-            let w = lane_in
-                .and_then(|li| li.attributes.get(attr::WPOS))
-                .map_or(T::ONE, |p| T::from_f32(p[3]));
-            v = map4(v, |x| x * w);
-        }
-        let colour = index == attr::COL0 || index == attr::COL1;
-        if colour {
-            // COL0/COL1 are clamped to [0, 1] on read (B.3, RPCS3 "Hw testing showed").
-            v = map4(v, saturate);
-        }
-        if index == attr::FOGC {
-            // The hardware puts 0 in FOGC.w (B.3, Mesa nvfx_fragprog.c).
-            v[3] = T::ZERO;
-        }
-        Ok((v, colour))
-    }
-
-    /// Writes `value` for `lane` following RPCS3's `SetDst` order (B.2): FL skips; scale;
-    /// H destination rounds to fp16; saturate (NaN → 0) or the precision clamp (with the B.2
-    /// exceptions); masked, per-component conditional write; CC update with the same value.
-    #[inline]
-    fn write(&mut self, insn: &FragmentInstruction, alu: &AluOperands, lane: usize, value: V<T>) {
-        let d = insn.dest;
-        if insn.condition.relation == Relation::Fl {
-            return;
-        }
-        let mut v = value;
-        if let Some(f) = scale_factor::<T>(alu.scale) {
-            if f != T::ONE {
-                v = map4(v, |x| x * f);
-            }
-        }
-        if d.fp16 {
-            v = map4(v, T::half_round_trip);
-        }
-        if d.saturate {
-            v = map4(v, saturate);
-        } else if !precision_exempt(insn) {
-            match d.precision {
-                Precision::Fp32 => {}
-                // fp16 precision on an R register is ignored (B.2); on an H register the
-                // value was already rounded above.
-                Precision::Fp16 => {}
-                Precision::Fx12 => v = map4(v, |x| fx12(x, self.opts.fx12)),
-                Precision::Fx9 => v = map4(v, |x| fx9(x, self.opts.fx9)),
-            }
-        }
-        let conditional = insn.condition.is_conditional();
-        for (c, &x) in v.iter().enumerate() {
-            if !d.mask.has(c) || (conditional && !self.cond_passes(insn, lane, c)) {
-                continue;
-            }
-            if !d.no_dest {
-                if let Some(regs) = self.regs.get_mut(lane) {
-                    if d.fp16 {
-                        regs.write_h(d.index, c, x);
-                    } else {
-                        regs.write_r(d.index, c, x);
+            Read::R(r) => {
+                for c in comps(need) {
+                    match self.regs.r_row(r, usize::from(sw[c])) {
+                        Some(row) => dst[c] = *row,
+                        None => dst[c] = [T::ZERO; LANES],
                     }
                 }
             }
-            if d.set_cond {
-                if let Some(cc) = self
-                    .cc
-                    .get_mut(lane)
-                    .and_then(|cc| cc.get_mut(usize::from(d.cc_write & 1)))
-                {
-                    cc[c] = x;
+            Read::H(h) => {
+                for c in comps(need) {
+                    self.regs.read_h_row(h, usize::from(sw[c]), &mut dst[c]);
+                }
+            }
+            Read::Value(v) => {
+                for c in comps(need) {
+                    dst[c] = [v[c]; LANES];
+                }
+            }
+            Read::Input { attr, perspective } => {
+                read_input(
+                    &self.inputs,
+                    usize::from(attr),
+                    perspective,
+                    sw,
+                    need,
+                    dst,
+                    op.slot,
+                )?;
+            }
+            Read::Indexed {
+                displacement,
+                perspective,
+            } => {
+                // TEX[A0 + displacement] (B.3; RPCS3 `_indexed_load(i + addr_reg)`).
+                let t = self.a0 + i64::from(displacement);
+                let index = usize::try_from(t).ok().filter(|&t| t <= 9).ok_or(
+                    FragmentExecError::IndexedInputOutOfRange {
+                        slot: op.slot,
+                        index: t,
+                    },
+                )?;
+                read_input(
+                    &self.inputs,
+                    attr::TEX0 + index,
+                    perspective,
+                    sw,
+                    need,
+                    dst,
+                    op.slot,
+                )?;
+            }
+        }
+        if s.abs {
+            for c in comps(need) {
+                dst[c] = dst[c].map(T::abs);
+            }
+        }
+        if s.modifier != PrecisionModifier::None {
+            let (m, f12, f9) = (s.modifier, self.opts.fx12, self.opts.fx9);
+            for c in comps(need) {
+                for x in dst[c].iter_mut() {
+                    *x = source_modifier(*x, m, f12, f9);
                 }
             }
         }
-    }
-}
-
-/// The opcodes whose result skips the precision clamp, and MOV from an H temp to an H
-/// destination (B.2 step 4 exceptions).
-fn precision_exempt(insn: &FragmentInstruction) -> bool {
-    match insn.opcode {
-        FpOpcode::Nrm
-        | FpOpcode::Max
-        | FpOpcode::Min
-        | FpOpcode::Cos
-        | FpOpcode::Sin
-        | FpOpcode::Refl
-        | FpOpcode::Frc
-        | FpOpcode::Lit
-        | FpOpcode::Lif
-        | FpOpcode::Lg2 => true,
-        FpOpcode::Mov => {
-            insn.dest.fp16
-                && insn.alu().is_some_and(|a| {
-                    let s = &a.sources[0];
-                    s.kind == SourceKind::Temp && s.fp16
-                })
-        }
-        _ => false,
-    }
-}
-
-/// Coarse d/dx: right − left in each row of the quad (lanes 0 1 / 2 3).
-fn ddx<T: Real>(v: &[V<T>; 4]) -> [V<T>; 4] {
-    let top = idx4(|c| v[1][c] - v[0][c]);
-    let bottom = idx4(|c| v[3][c] - v[2][c]);
-    [top, top, bottom, bottom]
-}
-
-/// Coarse d/dy: bottom − top in each column of the quad, i.e. along increasing image rows.
-fn ddy<T: Real>(v: &[V<T>; 4]) -> [V<T>; 4] {
-    let left = idx4(|c| v[2][c] - v[0][c]);
-    let right = idx4(|c| v[3][c] - v[1][c]);
-    [left, right, left, right]
-}
-
-/// Colour and depth outputs of one lane (B.6).
-fn lane_outputs<T: Real>(regs: &RegisterFile<T>, control: u32) -> LaneOutputs {
-    let mut o = LaneOutputs::default();
-    let r32 = control & CONTROL_32_BIT_EXPORTS != 0;
-    // R0, R2, R3, R4 or H0, H4, H6, H8 (B.6).
-    const R_REGS: [u8; 4] = [0, 2, 3, 4];
-    const H_REGS: [u8; 4] = [0, 4, 6, 8];
-    for (k, col) in o.colors.iter_mut().enumerate() {
-        *col = idx4(|c| {
-            if r32 {
-                regs.read_r(R_REGS[k], c).to_f64()
-            } else {
-                regs.read_h(H_REGS[k], c).to_f64()
+        if s.negate {
+            for c in comps(need) {
+                for x in dst[c].iter_mut() {
+                    *x = -*x;
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4), quad by quad.
+    fn texture(&mut self, op: &Op<T>, active: u64) -> Result<(), FragmentExecError> {
+        for k in 0..op.sources {
+            self.fetch(op, k)?;
+        }
+        let opcode = op.opcode;
+        for q in 0..QUADS_PER_BLOCK {
+            let quad_active = (active >> (q * 4)) & 0xF;
+            if quad_active == 0 {
+                continue;
+            }
+            let src: [[[T; 4]; 3]; 4] =
+                idx4(|l| [0, 1, 2].map(|k| idx4(|c| self.src[k][c][(q * 4 + l) % LANES])));
+            let coords: [[T; 4]; 4] = src.map(|[a, b, c]| {
+                let base = match opcode {
+                    // x2d = src0.xyxy + src1.xxxx·src2.xzxz + src1.yyyy·src2.ywyw, then
+                    // TEX/TXP with it (RPCS3, "untested", B.4).
+                    FpOpcode::Texbem | FpOpcode::Txpbem => {
+                        let x = ops::bem(a, b, c);
+                        // The projective variant keeps src0's q.
+                        [x[0], x[1], a[2], a[3]]
+                    }
+                    _ => a,
+                };
+                match opcode {
+                    // TXP divides xyz by q before sampling (RPCS3 interpreter, B.4).
+                    FpOpcode::Txp | FpOpcode::Txpbem => [
+                        base[0] / base[3],
+                        base[1] / base[3],
+                        base[2] / base[3],
+                        base[3],
+                    ],
+                    _ => base,
+                }
+            });
+            let top = idx4(|c| coords[1][c] - coords[0][c]);
+            let bottom = idx4(|c| coords[3][c] - coords[2][c]);
+            let dx = [top, top, bottom, bottom];
+            let left = idx4(|c| coords[2][c] - coords[0][c]);
+            let right = idx4(|c| coords[3][c] - coords[1][c]);
+            let dy = [left, right, left, right];
+            for l in (0..4).filter(|l| (quad_active >> l) & 1 != 0) {
+                let [a, b, c] = src[l];
+                let lod_value = match self.opts.lod_operand {
+                    LodOperand::Src1X => b[0],
+                    LodOperand::Src0W => a[3],
+                };
+                let lod = match opcode {
+                    FpOpcode::Txl => LodSource::Explicit(lod_value.to_f32()),
+                    FpOpcode::Txb => LodSource::Bias(lod_value.to_f32()),
+                    // TXD: src1 = d/dx, src2 = d/dy (B.4).
+                    FpOpcode::Txd => LodSource::Gradients {
+                        ddx: map4(b, T::to_f32),
+                        ddy: map4(c, T::to_f32),
+                    },
+                    _ => LodSource::Implicit,
+                };
+                let request = SampleRequest {
+                    coord: map4(coords[l], T::to_f32),
+                    ddx: map4(dx[l], T::to_f32),
+                    ddy: map4(dy[l], T::to_f32),
+                    lod,
+                };
+                let texel = self.sampler.sample(op.texture_unit, &request);
+                let mut v = map4(texel, T::from_f32);
+                if op.exp_tex {
+                    // bx2: 2x − 1 (B.4, RPCS3 `_enable_texture_expand`).
+                    v = map4(v, |x| T::from_f32(2.0) * x - T::ONE);
+                }
+                for (row, x) in self.res.iter_mut().zip(v) {
+                    row[(q * 4 + l) % LANES] = x;
+                }
+            }
+        }
+        self.write(op, active);
+        Ok(())
+    }
+
+    /// Writes `self.res` following RPCS3's `SetDst` order (B.2): FL skips; scale; H
+    /// destination rounds to fp16; saturate (NaN → 0) or the precision clamp (with the B.2
+    /// exceptions); masked, per-component conditional write; CC update with the same value.
+    /// Components go in x, y, z, w order, each tested against the CC as left by the
+    /// previous one.
+    fn write(&mut self, op: &Op<T>, active: u64) {
+        let d = op.dst;
+        if d.skip {
+            return;
+        }
+        let conditional = op.cond.relation != Relation::Tr;
+        for c in comps(d.mask) {
+            let v = &mut self.res[c];
+            if let Some(f) = d.scale {
+                for x in v.iter_mut() {
+                    *x = *x * f;
+                }
+            }
+            if d.fp16 {
+                for x in v.iter_mut() {
+                    *x = x.half_round_trip();
+                }
+            }
+            match d.clamp {
+                Clamp::None => {}
+                Clamp::Saturate => {
+                    for x in v.iter_mut() {
+                        *x = saturate(*x);
+                    }
+                }
+                Clamp::Fx12 => {
+                    for x in v.iter_mut() {
+                        *x = fx12(*x, self.opts.fx12);
+                    }
+                }
+                Clamp::Fx9 => {
+                    for x in v.iter_mut() {
+                        *x = fx9(*x, self.opts.fx9);
+                    }
+                }
+            }
+            let lanes = if conditional {
+                active & self.cond_lanes(&op.cond, c)
+            } else {
+                active
+            };
+            if lanes == 0 {
+                continue;
+            }
+            let v = &self.res[c];
+            if d.write {
+                if d.fp16 {
+                    self.regs.write_h_row(d.index, c, v, lanes);
+                } else {
+                    self.regs.write_r_row(d.index, c, v, lanes);
+                }
+            }
+            if d.set_cond {
+                masked_copy(&mut self.cc[usize::from(d.cc & 1)][c], v, lanes);
+            }
+        }
+    }
+}
+
+/// Rows of input attribute `index` for the components in `need` of swizzle `sw`: the
+/// perspective factor, the COL0/COL1 clamp and FOGC.w = 0 (B.3).
+fn read_input<T: Real>(
+    inputs: &[Rows<T>],
+    index: usize,
+    perspective: bool,
+    sw: [u8; 4],
+    need: u8,
+    dst: &mut Rows<T>,
+    slot: u32,
+) -> Result<(), FragmentExecError> {
+    let Some(rows) = inputs.get(index) else {
+        return Err(FragmentExecError::InvalidInput {
+            slot,
+            attribute: u8::try_from(index).unwrap_or(u8::MAX),
         });
+    };
+    let w = inputs.get(attr::WPOS).map(|p| &p[3]);
+    for c in comps(need) {
+        let r = usize::from(sw[c] & 3);
+        let out = &mut dst[c];
+        *out = rows[r];
+        if let (true, Some(w)) = (perspective, w) {
+            for (x, &w) in out.iter_mut().zip(w) {
+                *x = *x * w;
+            }
+        }
+        // COL0/COL1 are clamped to [0, 1] on read (B.3, RPCS3 "Hw testing showed").
+        if index == attr::COL0 || index == attr::COL1 {
+            for x in out.iter_mut() {
+                *x = saturate(*x);
+            }
+        }
+        // The hardware puts 0 in FOGC.w (B.3, Mesa nvfx_fragprog.c).
+        if index == attr::FOGC && r == 3 {
+            out.fill(T::ZERO);
+        }
     }
-    if control & CONTROL_DEPTH_EXPORT != 0 {
-        o.depth = Some(regs.read_r(1, 2).to_f64());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rsxtrace_program::fragment::{
+        AluOperands, Condition, Destination, FlowKind, FlowOperands, FragmentInstruction,
+        FragmentProgram, InlineConstant, InputAttribute, Operands, OutputScale, Precision,
+        Relation, Source, SourceKind, Swizzle, WriteMask,
+    };
+
+    use super::super::{run_fragment, run_single_quad, FragmentExecError, FragmentState};
+    use super::*;
+    use crate::texture::NoTextures;
+
+    fn dest(index: u8, mask: u8) -> Destination {
+        Destination {
+            index,
+            fp16: false,
+            mask: WriteMask(mask),
+            precision: Precision::Fp32,
+            saturate: false,
+            no_dest: false,
+            set_cond: false,
+            cc_write: 0,
+        }
     }
-    o
+
+    fn alu(slot: u32, opcode: FpOpcode, d: Destination, s: [Source; 3]) -> FragmentInstruction {
+        FragmentInstruction {
+            slot,
+            opcode,
+            end: false,
+            dest: d,
+            input: InputAttribute::tex(0),
+            texture_unit: 0,
+            exp_tex: false,
+            condition: Condition::ALWAYS,
+            operands: Operands::Alu(AluOperands {
+                sources: s,
+                scale: OutputScale::None,
+                perspective: false,
+                indexed_input: false,
+                input_displacement: 0,
+            }),
+            constant: None,
+        }
+    }
+
+    /// 0: MOV R0, f[TEX0] (sets CC0); 1: IFE GT CC0.x, else @4, end @5;
+    /// 2: ADD R0, R0, {1, 2, 3, 4}; 4: MUL R0.y, R0, R0 + END (else branch: ends the quad);
+    /// 5: DDX R2, R0; 6: MAD R0, R2, R0, R0 + END.
+    fn divergent_program() -> FragmentProgram {
+        let (r0, r2) = (Source::temp(0), Source::temp(2));
+        let input = Source {
+            kind: SourceKind::Input,
+            ..r0
+        };
+        let konst = Source {
+            kind: SourceKind::Constant,
+            ..r0
+        };
+        let mut mov = alu(0, FpOpcode::Mov, dest(0, 0xF), [input, r0, r0]);
+        mov.dest.set_cond = true;
+        let ife = FragmentInstruction {
+            opcode: FpOpcode::Ife,
+            condition: Condition {
+                relation: Relation::Gt,
+                swizzle: Swizzle([0; 4]),
+                cc: 0,
+            },
+            operands: Operands::Flow(FlowOperands {
+                kind: FlowKind::Ife {
+                    else_slot: 4,
+                    end_slot: 5,
+                },
+                reserved: [0; 3],
+            }),
+            ..alu(1, FpOpcode::Ife, dest(0, 0), [r0; 3])
+        };
+        let mut add = alu(2, FpOpcode::Add, dest(0, 0xF), [r0, konst, r0]);
+        add.constant = Some(InlineConstant([1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits)));
+        let mut mul = alu(4, FpOpcode::Mul, dest(0, 0b0010), [r0, r0, r0]);
+        mul.end = true;
+        let ddx = alu(5, FpOpcode::Ddx, dest(2, 0xF), [r0, r0, r0]);
+        let mut mad = alu(6, FpOpcode::Mad, dest(0, 0xF), [r2, r0, r0]);
+        mad.end = true;
+        FragmentProgram::new(vec![mov, ife, add, mul, ddx, mad])
+    }
+
+    /// 37 quads (two full blocks and a partial one); every third quad has a lane with a
+    /// negative TEX0.x, so it takes the else branch and ends there.
+    fn quads() -> Vec<QuadInputs> {
+        (0..37u16)
+            .map(|q| {
+                let mut quad = QuadInputs {
+                    coverage: 0xF,
+                    ..Default::default()
+                };
+                for (l, lane) in quad.lanes.iter_mut().enumerate() {
+                    let l16 = l as u16;
+                    let x = if q % 3 == 0 && l == 2 {
+                        -1.0
+                    } else {
+                        f32::from(q * 4 + l16) * 0.5 + 0.25
+                    };
+                    lane.attributes[attr::TEX0] = [x, f32::from(l16), 0.5, -2.0];
+                }
+                quad
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_agree_with_quads_run_alone() {
+        let program = divergent_program();
+        let state = FragmentState::new(CONTROL_32_BIT_EXPORTS);
+        let quads = quads();
+        let all = run_fragment(&program, &state, &quads, &NoTextures).expect("runs");
+        for (q, (got, input)) in all.iter().zip(&quads).enumerate() {
+            let alone = run_single_quad(&program, &state, input, &NoTextures).expect("runs");
+            assert_eq!(got, &alone, "quad {q}");
+        }
+        // Quad 1, lane 0: TEX0 = (2.25, 0, 0.5, -2); R0 = (3.25, 2, 3.5, 2) after ADD; DDX
+        // (lane 1 − lane 0) = (0.5, 1, 0, 0); MAD R0 = R2·R0 + R0 = (4.875, 4, 3.5, 2).
+        assert_eq!(all[1].lanes[0].colors[0], [4.875, 4.0, 3.5, 2.0]);
+        // Quad 0 ended in the else branch (lane 2 negative): lane 0 keeps R0 from the ADD.
+        assert_eq!(all[0].lanes[0].colors[0], [1.25, 2.0, 3.5, 2.0]);
+        // Lane 2 of quad 0: TEX0 = (−1, 2, 0.5, −2), then MUL R0.y = 2·2.
+        assert_eq!(all[0].lanes[2].colors[0], [-1.0, 4.0, 0.5, -2.0]);
+    }
+
+    #[test]
+    fn shared_step_counter_does_not_fail_a_block() {
+        // A mixed block executes 6 instructions, no single quad more than 5 (B.5 steps are
+        // counted per quad).
+        let program = divergent_program();
+        let quads = quads();
+        let reference =
+            run_fragment(&program, &FragmentState::new(0x40), &quads, &NoTextures).expect("runs");
+        let mut state = FragmentState::new(0x40);
+        state.options.max_steps = 5;
+        let limited = run_fragment(&program, &state, &quads, &NoTextures).expect("runs");
+        assert_eq!(limited, reference);
+        // With 4 the quads that skip the else branch run out at their fifth instruction.
+        state.options.max_steps = 4;
+        assert_eq!(
+            run_fragment(&program, &state, &quads, &NoTextures),
+            Err(FragmentExecError::StepLimit { slot: 6, limit: 4 })
+        );
+    }
+
+    #[test]
+    fn whole_quads_covers_each_touched_quad() {
+        assert_eq!(whole_quads(0), 0);
+        assert_eq!(whole_quads(0b0100), 0xF);
+        assert_eq!(whole_quads(1 << 63 | 1 << 4), 0xF << 60 | 0xF0);
+    }
 }

@@ -30,8 +30,10 @@
 //!
 //! [`run_fragment`] runs a slice of [`QuadInputs`]; [`run_fragment_with`] produces each
 //! quad's inputs on demand (no input buffer). Both check the program first (unsupported
-//! opcodes, registers, constants, flow targets: [`FragmentExecError`]) and run quads in
-//! parallel with rayon.
+//! opcodes, registers, constants, flow targets: [`FragmentExecError`]), convert it once into
+//! a pre-decoded form ([`compile`]) and run it on blocks of 16 quads ([`exec`]: one
+//! instruction dispatch for 64 lanes, values stored component-major), blocks in parallel
+//! with rayon.
 //!
 //! ```
 //! use rsxtrace_program::fragment::decode;
@@ -49,6 +51,7 @@
 //! [`Arithmetic::F32`]: crate::interp::Arithmetic::F32
 //! [`Arithmetic::F64`]: crate::interp::Arithmetic::F64
 
+pub mod compile;
 pub mod error;
 pub mod exec;
 pub mod io;
@@ -58,6 +61,7 @@ pub mod precision;
 pub mod prepare;
 pub mod real;
 pub mod regfile;
+pub mod rowops;
 
 use rayon::prelude::*;
 use rsxtrace_program::fragment::FragmentProgram;
@@ -72,11 +76,9 @@ pub use real::Real;
 
 use crate::interp::Arithmetic;
 use crate::texture::Sampler;
-use exec::Quad;
+use compile::Compiled;
+use exec::{Engine, QUADS_PER_BLOCK};
 use prepare::Prepared;
-
-/// Quads per rayon task.
-const MIN_QUADS_PER_TASK: usize = 64;
 
 /// Runs `program` on every quad of `quads` and returns their outputs in the same order.
 pub fn run_fragment(
@@ -85,7 +87,13 @@ pub fn run_fragment(
     quads: &[QuadInputs],
     sampler: &dyn Sampler,
 ) -> Result<Vec<QuadOutputs>, FragmentExecError> {
-    run_fragment_with(program, state, quads.len(), |i| quads[i], sampler)
+    run_fragment_with(
+        program,
+        state,
+        quads.len(),
+        |i| quads.get(i).copied().unwrap_or_default(),
+        sampler,
+    )
 }
 
 /// Runs `program` on `quad_count` quads whose inputs `inputs(i)` produces (called once per
@@ -102,14 +110,12 @@ where
     F: Fn(usize) -> QuadInputs + Sync,
 {
     let prepared = Prepared::new(program)?;
-    (0..quad_count)
-        .into_par_iter()
-        .with_min_len(MIN_QUADS_PER_TASK)
-        .map(|i| {
-            let quad = inputs(i);
-            run_quad(&prepared, state, &quad, sampler)
-        })
-        .collect()
+    let mut out = vec![QuadOutputs::default(); quad_count];
+    match state.options.arithmetic {
+        Arithmetic::F32 => run_blocks::<f32, F>(&prepared, state, &mut out, &inputs, sampler)?,
+        Arithmetic::F64 => run_blocks::<f64, F>(&prepared, state, &mut out, &inputs, sampler)?,
+    }
+    Ok(out)
 }
 
 /// Runs one quad (no parallelism), e.g. for tests or callers with their own scheduling.
@@ -120,17 +126,44 @@ pub fn run_single_quad(
     sampler: &dyn Sampler,
 ) -> Result<QuadOutputs, FragmentExecError> {
     let prepared = Prepared::new(program)?;
-    run_quad(&prepared, state, quad, sampler)
+    let mut out = [QuadOutputs::default()];
+    let inputs = |_| *quad;
+    match state.options.arithmetic {
+        Arithmetic::F32 => single::<f32>(&prepared, state, &mut out, &inputs, sampler)?,
+        Arithmetic::F64 => single::<f64>(&prepared, state, &mut out, &inputs, sampler)?,
+    }
+    let [o] = out;
+    Ok(o)
 }
 
-fn run_quad(
+fn single<T: Real>(
     prepared: &Prepared<'_>,
     state: &FragmentState,
-    quad: &QuadInputs,
+    out: &mut [QuadOutputs],
+    inputs: &impl Fn(usize) -> QuadInputs,
     sampler: &dyn Sampler,
-) -> Result<QuadOutputs, FragmentExecError> {
-    match state.options.arithmetic {
-        Arithmetic::F32 => Quad::<f32>::new(prepared, state, quad, sampler).run(),
-        Arithmetic::F64 => Quad::<f64>::new(prepared, state, quad, sampler).run(),
-    }
+) -> Result<(), FragmentExecError> {
+    let compiled = Compiled::<T>::new(prepared, &state.options)?;
+    Engine::new(&compiled, state, sampler).run_block(0, out, inputs)
+}
+
+/// Blocks of [`QUADS_PER_BLOCK`] quads in parallel, one engine (register files, scratch
+/// rows) per rayon job.
+fn run_blocks<T: Real, F>(
+    prepared: &Prepared<'_>,
+    state: &FragmentState,
+    out: &mut [QuadOutputs],
+    inputs: &F,
+    sampler: &dyn Sampler,
+) -> Result<(), FragmentExecError>
+where
+    F: Fn(usize) -> QuadInputs + Sync,
+{
+    let compiled = Compiled::<T>::new(prepared, &state.options)?;
+    out.par_chunks_mut(QUADS_PER_BLOCK)
+        .enumerate()
+        .try_for_each_init(
+            || Box::new(Engine::new(&compiled, state, sampler)),
+            |engine, (b, chunk)| engine.run_block(b * QUADS_PER_BLOCK, chunk, inputs),
+        )
 }

@@ -1,102 +1,178 @@
-//! The temp register file of one lane: 48 × 16 bytes shared by the R (fp32) and H (fp16)
-//! views (rsx-microcode.md B.3, RPCS3 `FPOpcodes.h` `register_file_max_len = 48*16`).
+//! The temp register files of a block of lanes, stored component-major ("structure of
+//! arrays": one row of [`LANES`] values per register component), so a swizzle selects rows
+//! and every operation is a loop over lanes. 48 × 16 bytes per lane shared by the R (fp32)
+//! and H (fp16) views (rsx-microcode.md B.3, RPCS3 `FPOpcodes.h`
+//! `register_file_max_len = 48*16`).
 //!
 //! Aliasing (B.3, RPCS3 `RegisterDependencyPass.cpp`): R(n).x holds H(2n).x in its low 16
 //! bits and H(2n).y in its high 16 bits; R(n).y = H(2n).zw; R(n).z = H(2n+1).xy;
 //! R(n).w = H(2n+1).zw. All registers start at 0 (B.3, RPCS3 `BuildCode`).
 //!
-//! With a wide [`Real`] (f64) each 32-bit word also keeps the f64 value last written through
-//! R, so R reads stay wide until an H write replaces half of the word.
+//! Each component keeps its value as a [`Real`]; with f32 that value *is* the 32-bit word.
+//! With a wide [`Real`] (f64) the 32-bit words are kept beside it: an R write stores the wide
+//! value and its f32 word, an H write replaces half of the word and the wide value becomes
+//! that word's f32 value, so R reads stay wide until an H write touches them.
 
 use super::real::Real;
 
 /// Number of R registers.
 pub const R_COUNT: usize = 48;
-const WORDS: usize = R_COUNT * 4;
 
-/// One lane's registers.
-#[derive(Clone, Debug)]
-pub struct RegisterFile<T> {
-    words: [u32; WORDS],
-    wide: [T; WORDS],
-    wide_valid: [bool; WORDS],
-}
+/// Lanes (pixels) in a block: 16 quads.
+pub const LANES: usize = 64;
 
-impl<T: Real> Default for RegisterFile<T> {
-    fn default() -> Self {
-        RegisterFile {
-            words: [0; WORDS],
-            wide: [T::ZERO; WORDS],
-            wide_valid: [false; WORDS],
-        }
-    }
-}
+/// One value per lane.
+pub type Row<T> = [T; LANES];
 
-/// Word index and half (0 = low 16 bits) of component `c` of H(`h`).
+/// Word row index and half (0 = low 16 bits) of component `c` of H(`h`).
 #[inline]
-fn h_location(h: u8, c: usize) -> (usize, u32) {
+pub fn h_location(h: u8, c: usize) -> (usize, u32) {
     let n = usize::from(h >> 1);
-    let word = n * 4 + usize::from(h & 1) * 2 + (c >> 1);
-    (word, (c & 1) as u32 * 16)
+    let row = n * 4 + usize::from(h & 1) * 2 + ((c & 3) >> 1);
+    (row, (c & 1) as u32 * 16)
 }
 
-impl<T: Real> RegisterFile<T> {
-    /// The raw 32-bit word of R(`r`) component `c` (0 for out-of-range indices, which the
-    /// program check refuses beforehand).
-    #[inline]
-    pub fn word(&self, r: u8, c: usize) -> u32 {
-        self.words.get(usize::from(r) * 4 + c).copied().unwrap_or(0)
+/// The registers of every lane of a block.
+#[derive(Clone, Debug)]
+pub struct BlockRegisters<T> {
+    values: Vec<Row<T>>,
+    /// f32 words, only kept for wide types.
+    words: Vec<[u32; LANES]>,
+}
+
+impl<T: Real> BlockRegisters<T> {
+    /// Registers R0..R(`count` − 1) (at most [`R_COUNT`]), all 0.
+    pub fn new(count: usize) -> Self {
+        let rows = count.min(R_COUNT) * 4;
+        BlockRegisters {
+            values: vec![[T::ZERO; LANES]; rows],
+            words: if T::WIDE {
+                vec![[0; LANES]; rows]
+            } else {
+                Vec::new()
+            },
+        }
     }
 
-    /// R(`r`) component `c`.
-    #[inline]
-    pub fn read_r(&self, r: u8, c: usize) -> T {
-        let i = usize::from(r) * 4 + c;
-        if T::WIDE && self.wide_valid.get(i).copied().unwrap_or(false) {
-            return self.wide.get(i).copied().unwrap_or(T::ZERO);
-        }
-        T::from_word(self.words.get(i).copied().unwrap_or(0))
+    /// Sets every register back to 0.
+    pub fn reset(&mut self) {
+        self.values.fill([T::ZERO; LANES]);
+        self.words.fill([0; LANES]);
     }
 
-    /// Writes R(`r`) component `c`.
+    /// The row of R(`r`) component `c` (`None` outside the kept registers).
     #[inline]
-    pub fn write_r(&mut self, r: u8, c: usize, v: T) {
-        let i = usize::from(r) * 4 + c;
-        if let Some(w) = self.words.get_mut(i) {
-            *w = v.to_word();
-        }
+    pub fn r_row(&self, r: u8, c: usize) -> Option<&Row<T>> {
+        self.values.get(usize::from(r) * 4 + (c & 3))
+    }
+
+    /// Reads H(`h`) component `c` of every lane into `out` (0 outside the kept registers).
+    #[inline]
+    pub fn read_h_row(&self, h: u8, c: usize, out: &mut Row<T>) {
+        let (row, shift) = h_location(h, c);
         if T::WIDE {
-            if let (Some(w), Some(ok)) = (self.wide.get_mut(i), self.wide_valid.get_mut(i)) {
-                *w = v;
-                *ok = true;
+            match self.words.get(row) {
+                Some(w) => {
+                    for (o, &w) in out.iter_mut().zip(w) {
+                        *o = T::from_half_bits((w >> shift) as u16);
+                    }
+                }
+                None => out.fill(T::ZERO),
+            }
+        } else {
+            match self.values.get(row) {
+                Some(v) => {
+                    for (o, &v) in out.iter_mut().zip(v) {
+                        *o = T::from_half_bits((v.to_word() >> shift) as u16);
+                    }
+                }
+                None => out.fill(T::ZERO),
             }
         }
     }
 
-    /// The binary16 bits of H(`h`) component `c`.
+    /// Writes R(`r`) component `c` of the lanes in `lanes` from `v`.
     #[inline]
-    pub fn half_bits(&self, h: u8, c: usize) -> u16 {
-        let (i, shift) = h_location(h, c);
-        (self.words.get(i).copied().unwrap_or(0) >> shift) as u16
-    }
-
-    /// H(`h`) component `c`.
-    #[inline]
-    pub fn read_h(&self, h: u8, c: usize) -> T {
-        T::from_half_bits(self.half_bits(h, c))
-    }
-
-    /// Writes H(`h`) component `c`, rounding `v` to binary16 (IEEE round to nearest even,
-    /// overflow to ±inf).
-    #[inline]
-    pub fn write_h(&mut self, h: u8, c: usize, v: T) {
-        let (i, shift) = h_location(h, c);
-        let bits = u32::from(v.to_half_bits()) << shift;
-        if let Some(w) = self.words.get_mut(i) {
-            *w = (*w & !(0xFFFF << shift)) | bits;
+    pub fn write_r_row(&mut self, r: u8, c: usize, v: &Row<T>, lanes: u64) {
+        let row = usize::from(r) * 4 + (c & 3);
+        if let Some(dst) = self.values.get_mut(row) {
+            masked_copy(dst, v, lanes);
         }
-        if let Some(ok) = self.wide_valid.get_mut(i) {
-            *ok = false;
+        if T::WIDE {
+            if let Some(w) = self.words.get_mut(row) {
+                for (l, (w, x)) in w.iter_mut().zip(v).enumerate() {
+                    if (lanes >> l) & 1 != 0 {
+                        *w = x.to_word();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes H(`h`) component `c` of the lanes in `lanes` from `v`, rounding to binary16
+    /// (IEEE round to nearest even, overflow to ±inf).
+    #[inline]
+    pub fn write_h_row(&mut self, h: u8, c: usize, v: &Row<T>, lanes: u64) {
+        let (row, shift) = h_location(h, c);
+        let keep = !(0xFFFFu32 << shift);
+        let Some(values) = self.values.get_mut(row) else {
+            return;
+        };
+        if T::WIDE {
+            let Some(words) = self.words.get_mut(row) else {
+                return;
+            };
+            for (l, ((w, val), x)) in words.iter_mut().zip(values.iter_mut()).zip(v).enumerate() {
+                if (lanes >> l) & 1 != 0 {
+                    *w = (*w & keep) | (u32::from(x.to_half_bits()) << shift);
+                    *val = T::from_word(*w);
+                }
+            }
+        } else {
+            for (l, (val, x)) in values.iter_mut().zip(v).enumerate() {
+                if (lanes >> l) & 1 != 0 {
+                    let w = (val.to_word() & keep) | (u32::from(x.to_half_bits()) << shift);
+                    *val = T::from_word(w);
+                }
+            }
+        }
+    }
+
+    /// R(`r`) component `c` of `lane`.
+    #[inline]
+    pub fn read_r(&self, r: u8, c: usize, lane: usize) -> T {
+        self.r_row(r, c)
+            .and_then(|row| row.get(lane))
+            .copied()
+            .unwrap_or(T::ZERO)
+    }
+
+    /// H(`h`) component `c` of `lane`.
+    #[inline]
+    pub fn read_h(&self, h: u8, c: usize, lane: usize) -> T {
+        let (row, shift) = h_location(h, c);
+        let word = if T::WIDE {
+            self.words.get(row).and_then(|w| w.get(lane)).copied()
+        } else {
+            self.values
+                .get(row)
+                .and_then(|v| v.get(lane))
+                .map(|v| v.to_word())
+        };
+        T::from_half_bits((word.unwrap_or(0) >> shift) as u16)
+    }
+}
+
+/// `dst[l] = src[l]` for the lanes in `lanes`.
+#[inline]
+pub fn masked_copy<T: Copy>(dst: &mut [T; LANES], src: &[T; LANES], lanes: u64) {
+    if lanes == u64::MAX {
+        *dst = *src;
+        return;
+    }
+    for (l, (d, &s)) in dst.iter_mut().zip(src).enumerate() {
+        if (lanes >> l) & 1 != 0 {
+            *d = s;
         }
     }
 }

@@ -1,0 +1,226 @@
+//! The arithmetic opcodes on whole rows of lanes (component-major, see [`super::regfile`]):
+//! the same per-lane semantics as [`super::ops::alu`] (rsx-microcode.md B.7), written as
+//! loops over [`LANES`] values so one instruction's dispatch is shared by a whole block.
+//! Opcodes without a row form return `false` and run lane by lane through `ops::alu`.
+
+use rsxtrace_program::fragment::FpOpcode;
+
+use super::options::{FragmentOptions, MinMaxNan};
+use super::real::Real;
+use super::regfile::{Row, LANES};
+
+/// Four rows: x, y, z, w.
+pub type Rows<T> = [Row<T>; 4];
+
+#[inline(always)]
+fn zip2<T: Real>(out: &mut Row<T>, a: &Row<T>, b: &Row<T>, f: impl Fn(T, T) -> T) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+}
+
+#[inline(always)]
+fn map1<T: Real>(out: &mut Row<T>, a: &Row<T>, f: impl Fn(T) -> T) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+
+/// The components set in `mask`.
+#[inline(always)]
+fn comps(mask: u8) -> impl Iterator<Item = usize> {
+    (0..4).filter(move |c| mask & (1 << c) != 0)
+}
+
+#[inline(always)]
+fn bool_val<T: Real>(b: bool) -> T {
+    if b {
+        T::ONE
+    } else {
+        T::ZERO
+    }
+}
+
+#[inline(always)]
+fn per_component<T: Real>(
+    out: &mut Rows<T>,
+    a: &Rows<T>,
+    b: &Rows<T>,
+    mask: u8,
+    f: impl Fn(T, T) -> T + Copy,
+) {
+    for c in comps(mask) {
+        zip2(&mut out[c], &a[c], &b[c], f);
+    }
+}
+
+/// Computes `op` on the sources `s` for the components in `mask` (the other rows of `out`
+/// are left as they are). Returns `false` for opcodes without a row form.
+pub fn alu_rows<T: Real>(
+    op: FpOpcode,
+    s: &[Rows<T>; 3],
+    out: &mut Rows<T>,
+    mask: u8,
+    opts: &FragmentOptions,
+) -> bool {
+    let [a, b, c] = s;
+    match op {
+        FpOpcode::Mov => {
+            for k in comps(mask) {
+                out[k] = a[k];
+            }
+        }
+        FpOpcode::Mul => per_component(out, a, b, mask, |x, y| x * y),
+        FpOpcode::Add => per_component(out, a, b, mask, |x, y| x + y),
+        // RPCS3 emits `fma` for MAD (B.7).
+        FpOpcode::Mad => {
+            for k in comps(mask) {
+                let (o, a, b, c) = (&mut out[k], &a[k], &b[k], &c[k]);
+                if opts.fused_mad {
+                    for l in 0..LANES {
+                        o[l] = a[l].fma(b[l], c[l]);
+                    }
+                } else {
+                    for l in 0..LANES {
+                        o[l] = a[l] * b[l] + c[l];
+                    }
+                }
+            }
+        }
+        FpOpcode::Dp2 => dot(out, a, b, 2, None, mask),
+        FpOpcode::Dp3 => dot(out, a, b, 3, None, mask),
+        FpOpcode::Dp4 => dot(out, a, b, 4, None, mask),
+        // dot(src0.xy, src1.xy) + src2.x (B.7).
+        FpOpcode::Dp2a => dot(out, a, b, 2, Some(&c[0]), mask),
+        FpOpcode::Min => match opts.min_max_nan {
+            MinMaxNan::OtherOperand => per_component(out, a, b, mask, T::min_num),
+            MinMaxNan::Propagate => per_component(out, a, b, mask, |x, y| {
+                if x.is_nan() || y.is_nan() {
+                    x + y
+                } else {
+                    x.min_num(y)
+                }
+            }),
+        },
+        FpOpcode::Max => match opts.min_max_nan {
+            MinMaxNan::OtherOperand => per_component(out, a, b, mask, T::max_num),
+            MinMaxNan::Propagate => per_component(out, a, b, mask, |x, y| {
+                if x.is_nan() || y.is_nan() {
+                    x + y
+                } else {
+                    x.max_num(y)
+                }
+            }),
+        },
+        // Set-on-compare, 1.0/0.0, IEEE comparisons (B.7).
+        FpOpcode::Slt => per_component(out, a, b, mask, |x, y| bool_val(x < y)),
+        FpOpcode::Sge => per_component(out, a, b, mask, |x, y| bool_val(x >= y)),
+        FpOpcode::Sle => per_component(out, a, b, mask, |x, y| bool_val(x <= y)),
+        FpOpcode::Sgt => per_component(out, a, b, mask, |x, y| bool_val(x > y)),
+        FpOpcode::Sne => per_component(out, a, b, mask, |x, y| bool_val(x != y)),
+        FpOpcode::Seq => per_component(out, a, b, mask, |x, y| bool_val(x == y)),
+        FpOpcode::Sfl => splat_value(out, T::ZERO, mask),
+        FpOpcode::Str => splat_value(out, T::ONE, mask),
+        // GLSL fract: x − floor(x).
+        FpOpcode::Frc => {
+            for k in comps(mask) {
+                map1(&mut out[k], &a[k], |x| x - x.floor());
+            }
+        }
+        FpOpcode::Flr => {
+            for k in comps(mask) {
+                map1(&mut out[k], &a[k], T::floor);
+            }
+        }
+        // Scalar opcodes read src0.x and replicate (B.7).
+        FpOpcode::Rcp => scalar(out, &a[0], mask, |x| T::ONE / x),
+        // RSQ ignores the sign (B.7).
+        FpOpcode::Rsq => scalar(out, &a[0], mask, |x| T::ONE / x.abs().sqrt()),
+        FpOpcode::Ex2 => scalar(out, &a[0], mask, T::exp2),
+        FpOpcode::Lg2 => scalar(out, &a[0], mask, T::log2),
+        FpOpcode::Cos => scalar(out, &a[0], mask, T::cos),
+        FpOpcode::Sin => scalar(out, &a[0], mask, T::sin),
+        // pow(s0.x, s1.x) replicated (B.7).
+        FpOpcode::Pow => {
+            let mut r = [T::ZERO; LANES];
+            zip2(&mut r, &a[0], &b[0], T::powf);
+            splat_row(out, &r, mask);
+        }
+        // src0 / src1.x per component (B.7).
+        FpOpcode::Div => {
+            for k in comps(mask) {
+                zip2(&mut out[k], &a[k], &b[0], |x, y| x / y);
+            }
+        }
+        // |src0| > 0 ? src0 / sqrt(|src1.x|) : src0 (B.7).
+        FpOpcode::Divsq => {
+            for k in comps(mask) {
+                zip2(&mut out[k], &a[k], &b[0], |x, y| {
+                    if x.abs() > T::ZERO {
+                        x / y.abs().sqrt()
+                    } else {
+                        x
+                    }
+                });
+            }
+        }
+        // src0·src1 + (1−src0)·src2 (B.7).
+        FpOpcode::Lrp => {
+            for k in comps(mask) {
+                let (o, a, b, c) = (&mut out[k], &a[k], &b[k], &c[k]);
+                for l in 0..LANES {
+                    o[l] = a[l] * b[l] + (T::ONE - a[l]) * c[l];
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Dot product of the first `n` components (accumulated from +0 in x, y, z, w order like
+/// the per-lane form), plus `add`, replicated.
+#[inline(always)]
+fn dot<T: Real>(
+    out: &mut Rows<T>,
+    a: &Rows<T>,
+    b: &Rows<T>,
+    n: usize,
+    add: Option<&Row<T>>,
+    mask: u8,
+) {
+    let mut acc = [T::ZERO; LANES];
+    for k in 0..n.min(4) {
+        let (x, y) = (&a[k], &b[k]);
+        for l in 0..LANES {
+            acc[l] = acc[l] + x[l] * y[l];
+        }
+    }
+    if let Some(c) = add {
+        for l in 0..LANES {
+            acc[l] = acc[l] + c[l];
+        }
+    }
+    splat_row(out, &acc, mask);
+}
+
+#[inline(always)]
+fn scalar<T: Real>(out: &mut Rows<T>, a: &Row<T>, mask: u8, f: impl Fn(T) -> T) {
+    let mut r = [T::ZERO; LANES];
+    map1(&mut r, a, f);
+    splat_row(out, &r, mask);
+}
+
+#[inline(always)]
+fn splat_row<T: Real>(out: &mut Rows<T>, r: &Row<T>, mask: u8) {
+    for k in comps(mask) {
+        out[k] = *r;
+    }
+}
+
+#[inline(always)]
+fn splat_value<T: Real>(out: &mut Rows<T>, v: T, mask: u8) {
+    for k in comps(mask) {
+        out[k] = [v; LANES];
+    }
+}
