@@ -8,7 +8,9 @@ use rsxtrace_program::coverage::{Opcode, Support};
 use rsxtrace_program::fragment::{self, FpOpcode};
 use rsxtrace_program::vertex::{self, ScalarOpcode, VectorOpcode};
 use rsxtrace_replay::coverage::{interpret_support, markdown};
-use rsxtrace_replay::interp::fragment::{run_single_quad, FragmentExecError, FragmentState, QuadInputs};
+use rsxtrace_replay::interp::fragment::{
+    run_single_quad, FragmentExecError, FragmentState, QuadInputs,
+};
 use rsxtrace_replay::interp::vertex::{
     run_vertex, ConstantBank, VertexEnvironment, VertexExecError, VertexOptions,
 };
@@ -57,8 +59,7 @@ fn coverage_lists_every_opcode() {
 
 /// `MOV R0, f[COL0]` with END (rsx-microcode.md B.1, primitives.fpo), as stored.
 const FP_MOV: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f,
-    0xe1,
+    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
 ];
 
 #[test]
