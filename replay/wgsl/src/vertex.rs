@@ -1,1 +1,0 @@
-//! Vertex programs to WGSL (see ABI.md).
