@@ -111,6 +111,26 @@ pub enum Command {
         #[arg(long)]
         f64: bool,
     },
+    /// Recompile an RSX program to WGSL (validated by naga), or through naga's back ends to
+    /// SPIR-V, HLSL, MSL or GLSL: a container, raw microcode, or a draw's programs.
+    Translate {
+        file: PathBuf,
+        /// Output language.
+        #[arg(long, value_enum, default_value_t = TranslateTarget::Wgsl)]
+        to: TranslateTarget,
+        /// Stage of raw microcode; for a draw, only this stage.
+        #[arg(long, value_enum)]
+        stage: Option<Stage>,
+        /// Byte offset of the program in a raw file.
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        /// For a capture: the draw whose programs to translate.
+        #[arg(long)]
+        draw: Option<usize>,
+        /// Write to this file instead of standard output (required for SPIR-V).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Which texture units and interpolants can influence each output of a fragment program.
     Flow {
         file: PathBuf,
@@ -135,6 +155,15 @@ pub enum ConvertFormat {
     RrcRaw,
     /// RPCS3 capture, version 6, zstd-compressed (RPCS3 can open it; it never writes one).
     RrcZst,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TranslateTarget {
+    Wgsl,
+    Spirv,
+    Hlsl,
+    Msl,
+    Glsl,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -229,7 +229,7 @@ pub fn basic() -> Result<Capture, BuildError> {
             address: 0x0003_0303, // clamp to edge on s, t, r
             // Enabled; min LOD 0 (bits 19..30), max LOD 12.0 in 4.8 fixed point (bits 7..18).
             control0: 0x8000_0000 | ((12 << 8) << 7),
-            remap: 0x0000_AAE4,   // identity remap (A R G B)
+            remap: 0x0000_AAE4,            // identity remap (A R G B)
             filter: (1 << 16) | (1 << 24), // nearest min and mag
             border_color: 0,
             byte_size: texels.len() as u32,

@@ -343,3 +343,38 @@ fn shade_writes_a_png_of_the_requested_size() {
     assert_eq!(bad_uniform.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad_uniform.stderr).contains("noSuchUniform"));
 }
+
+#[test]
+fn translate_to_every_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let wgsl = ok_stdout(&["translate", &sample(), "--draw", "2"]);
+    assert!(
+        wgsl.contains("fn vp_compute") && wgsl.contains("fn fp_eval"),
+        "{wgsl}"
+    );
+    for to in ["hlsl", "msl", "glsl"] {
+        let text = ok_stdout(&["translate", &sample(), "--draw", "0", "--to", to]);
+        assert!(text.len() > 500, "{to}: {text}");
+    }
+    let spv = dir.path().join("fp.spv");
+    ok_stdout(&[
+        "translate",
+        &sample(),
+        "--draw",
+        "2",
+        "--stage",
+        "fragment",
+        "--to",
+        "spirv",
+        "--out",
+        spv.to_str().unwrap(),
+    ]);
+    let bytes = std::fs::read(&spv).unwrap();
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes(), "SPIR-V magic");
+    let out = rsxtrace(&["translate", &sample(), "--draw", "2", "--to", "spirv"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "SPIR-V of two programs needs --stage"
+    );
+}

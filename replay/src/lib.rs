@@ -9,6 +9,7 @@
 //! - [`exec`] runs a captured draw's vertex program over its fetched vertices; [`shade`] runs a
 //!   fragment program over an image.
 //! - [`coverage`] is the opcode coverage report (`docs/COVERAGE.md`).
+//! - [`wgsl`] re-exports the WGSL recompiler (`replay/wgsl`).
 
 pub mod coverage;
 pub mod exec;
@@ -17,3 +18,4 @@ pub mod shade;
 pub mod texture;
 
 pub use rsxtrace_program as program;
+pub use rsxtrace_wgsl as wgsl;

@@ -10,6 +10,7 @@ mod flow;
 mod info;
 mod program_input;
 mod shade;
+mod translate;
 
 pub use shade::parse_size as shade_size;
 
@@ -23,6 +24,23 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Draws { file, json } => draws::run(&file, json),
         Command::Dump { file, draw, json } => dump::run(&file, draw, json),
         Command::ExportJsonl { file } => export_jsonl::run(&file),
+        Command::Translate {
+            file,
+            to,
+            stage,
+            offset,
+            draw,
+            out,
+        } => translate::run(
+            &file,
+            &translate::TranslateArgs {
+                stage,
+                offset,
+                draw,
+                to,
+                out: out.as_deref(),
+            },
+        ),
         Command::Shade {
             program,
             size,

@@ -19,6 +19,12 @@ pub struct Located {
     pub program: Program,
     /// The container, when the program came from one (for its parameter table).
     pub container: Option<Container>,
+    /// The fragment shader-control word: the container's, or the draw's.
+    pub control: Option<u32>,
+    /// For a draw: each fragment texture unit's dimension (1, 2, 3; cube maps as 6).
+    pub texture_dimensions: Option<[u8; 16]>,
+    /// For a draw's vertex program: the transform program memory it was decoded from.
+    pub memory_words: Vec<u32>,
 }
 
 /// The programs a file holds: one for a container or raw file; for a capture with `--draw`,
@@ -85,7 +91,10 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
     Ok(Located {
         origin,
         program,
+        control: parsed.control_word(),
         container: Some(parsed),
+        texture_dimensions: None,
+        memory_words: Vec::new(),
     })
 }
 
@@ -112,6 +121,9 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             ),
             program: Program::Vertex(program),
             container: None,
+            control: None,
+            texture_dimensions: None,
+            memory_words: draw.vertex_program.to_vec(),
         });
     }
     if stage != Some(Stage::Vertex) {
@@ -136,6 +148,16 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             ),
             program: Program::Fragment(program),
             container: None,
+            control: Some(draw.shader_control.raw),
+            texture_dimensions: Some(std::array::from_fn(|u| {
+                let format = &draw.textures[u].format;
+                if format.cubemap {
+                    6
+                } else {
+                    format.dimension
+                }
+            })),
+            memory_words: Vec::new(),
         });
     }
     Ok(out)
