@@ -53,7 +53,7 @@ fn coverage_lists_every_opcode() {
     assert_eq!(rows("vertex vector"), 26);
     assert_eq!(rows("vertex scalar"), 21);
     assert_eq!(rows("fragment"), FpOpcode::ALL.len());
-    assert!(md.contains("| vertex scalar | 0x09 | BRI | BRA | yes | yes |"));
+    assert!(md.contains("| vertex scalar | 0x09 | BRI | BRA | yes | yes | yes |"));
     assert!(md.contains("| vertex vector | 0x17 | — (NULL) | ARR | yes | no (no semantics) |"));
 }
 
@@ -122,5 +122,50 @@ fn vertex_interpret_column_matches_the_interpreter() {
         let refused = matches!(result, Err(VertexExecError::Unimplemented { .. }));
         let supported = interpret_support(Opcode::Scalar(op)) == Support::Yes;
         assert_eq!(refused, !supported, "{}: {result:?}", op.name());
+    }
+}
+
+#[test]
+fn translate_column_matches_the_recompiler() {
+    use rsxtrace_replay::coverage::translate_support;
+    use rsxtrace_replay::wgsl::{fragment as fwgsl, vertex as vwgsl, TranslateError};
+    let base = fragment::decode(&FP_MOV).unwrap();
+    let mut checked = 0;
+    for &op in FpOpcode::ALL {
+        let mut program = base.clone();
+        program.instructions[0].opcode = op;
+        let Ok(program) = fragment::decode(&fragment::encode(&program)) else {
+            continue;
+        };
+        let result = fwgsl::translate(&program, &fwgsl::FragmentTranslateOptions::default());
+        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
+        let supported = translate_support(Opcode::Fragment(op)) == Support::Yes;
+        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
+        checked += 1;
+    }
+    assert!(checked > 50);
+    let words = rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program(32);
+    let mut base = vertex::decode_words(&words[words.len() - 4..]).unwrap();
+    base.instructions[0].slot = 0;
+    base.start_slot = 0;
+    let options = vwgsl::VertexTranslateOptions::default();
+    for op in VectorOpcode::ALL {
+        let mut program = base.clone();
+        program.instructions[0].vector = op;
+        let result = vwgsl::translate(&program, &[], &options);
+        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
+        let supported = translate_support(Opcode::Vector(op)) == Support::Yes;
+        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
+    }
+    for op in ScalarOpcode::ALL {
+        let mut program = base.clone();
+        program.instructions[0].scalar = op;
+        let result = vwgsl::translate(&program, &[], &options);
+        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
+        let supported = translate_support(Opcode::Scalar(op)) == Support::Yes;
+        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
     }
 }

@@ -2,3 +2,36 @@
 //! runs of recompiled RSX programs (vertex programs through a compute pass, fragment programs
 //! through a render pass into float targets), with readback. Bindings follow
 //! `replay/wgsl/ABI.md`.
+//!
+//! Brief overview:
+//! - [`Gpu::new`] opens a device on Vulkan (lavapipe without a GPU) or GL, enabling
+//!   `SHADER_F16` and `FLOAT32_FILTERABLE` where present; [`Gpu::info`] reports what it got.
+//! - [`Gpu::run_vertex_compute`] runs a module's `vp_compute` over any number of vertices
+//!   (batched by the device limits) and returns each vertex's 16 output registers and
+//!   `written` mask.
+//! - [`Gpu::run_fragment_eval`] runs a module's `fp_eval` over an image of per-pixel inputs,
+//!   with [`TextureBinding`]s on its texture units, and returns each pixel's four colours,
+//!   depth and kill flag; derivatives are the hardware's, across 2×2 quads.
+//! - [`shade_gpu`] is `shade` (fixed full-screen inputs) through `fp_eval`.
+//!
+//! Every wgpu call runs inside error scopes: a module wgpu rejects is a [`GpuError`], never a
+//! panic.
+
+mod abi;
+mod cache;
+mod device;
+mod error;
+mod fragment;
+mod shade;
+mod texture;
+mod vertex;
+
+pub use abi::TEXTURE_UNITS;
+pub use device::{Backend, Gpu, GpuInfo, GpuOptions};
+pub use error::GpuError;
+pub use fragment::{FragmentResult, FP_INPUTS};
+pub use shade::{shade_gpu, shade_inputs, GpuImage};
+pub use texture::{
+    BorderColor, Filter, MipFilter, SamplerDesc, TextureBinding, TextureDimension, WrapMode,
+};
+pub use vertex::{VertexResult, VP_CONSTANTS, VP_INPUTS, VP_OUTPUTS};

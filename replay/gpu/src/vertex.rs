@@ -1,0 +1,320 @@
+//! Vertex programs through `vp_compute`: constants, inputs and outputs in storage buffers
+//! (ABI.md "Vertex programs"), dispatched in batches the device limits allow, read back into
+//! [`VertexResult`]s.
+
+use rsxtrace_wgsl::WgslModule;
+use wgpu::util::DeviceExt;
+
+use crate::abi::{require_entry, VP_WORKGROUP};
+use crate::cache::{ComputeEntry, PipelineKey, PipelineState};
+use crate::device::Gpu;
+use crate::error::GpuError;
+
+/// Number of transform constants (ABI.md binding 0).
+pub const VP_CONSTANTS: usize = 468;
+/// Input attributes per vertex.
+pub const VP_INPUTS: usize = 16;
+/// Output registers per vertex.
+pub const VP_OUTPUTS: usize = 16;
+
+/// Bytes of one vec4.
+const VEC4: u64 = 16;
+/// Bytes of one vertex's inputs.
+const INPUT_STRIDE: u64 = VP_INPUTS as u64 * VEC4;
+/// Bytes of one vertex's outputs: 16 registers and the `written` vec4 (ABI.md binding 3).
+const OUTPUT_STRIDE: u64 = (VP_OUTPUTS as u64 + 1) * VEC4;
+/// Upper bound on vertices per dispatch whatever the limits say, so one batch's buffers stay
+/// around 64 MiB.
+const MAX_BATCH: u64 = 1 << 18;
+
+/// One vertex's outputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexResult {
+    /// Output registers in NV40 numbering (0 HPOS, 1 COL0, ... 7..15 TEX0..TEX8); unwritten
+    /// ones hold (0, 0, 0, 1).
+    pub registers: [[f32; 4]; VP_OUTPUTS],
+    /// Bit r set when register r was written.
+    pub written: u16,
+}
+
+impl Gpu {
+    /// Runs `module`'s `vp_compute` over `inputs` (16 attributes per vertex) with the transform
+    /// constants `constants` and the branch bits `branch_bits`, and returns every vertex's
+    /// outputs in input order. Large inputs are split into several dispatches.
+    pub fn run_vertex_compute(
+        &self,
+        module: &WgslModule,
+        constants: &[[f32; 4]; VP_CONSTANTS],
+        inputs: &[[[f32; 4]; VP_INPUTS]],
+        branch_bits: u32,
+    ) -> Result<Vec<VertexResult>, GpuError> {
+        let entry = self.vertex_pipeline(module)?;
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let batch = self.vertex_batch()?;
+        let first_batch = (inputs.len() as u64).min(batch);
+        let stage = "running vp_compute";
+        let (_constants_buf, params_buf, input_buf, output_buf, readback, bind_group) = self
+            .scoped(stage, || {
+                let storage = |label, size, usage| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(label),
+                        size,
+                        usage,
+                        mapped_at_creation: false,
+                    })
+                };
+                let constants_buf =
+                    self.device
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some("vp_constants"),
+                            contents: bytemuck::cast_slice(constants.as_slice()),
+                            usage: wgpu::BufferUsages::STORAGE,
+                        });
+                let params_buf = storage(
+                    "vp_params",
+                    VEC4,
+                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                );
+                let input_buf = storage(
+                    "vp_inputs",
+                    first_batch * INPUT_STRIDE,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                );
+                let output_buf = storage(
+                    "vp_outputs",
+                    first_batch * OUTPUT_STRIDE,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                );
+                let readback = storage(
+                    "vp_outputs readback",
+                    first_batch * OUTPUT_STRIDE,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                );
+                let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("vp group 0"),
+                    layout: &entry.group0,
+                    entries: &[
+                        buffer_entry(0, &constants_buf),
+                        buffer_entry(1, &params_buf),
+                        buffer_entry(2, &input_buf),
+                        buffer_entry(3, &output_buf),
+                    ],
+                });
+                (
+                    constants_buf,
+                    params_buf,
+                    input_buf,
+                    output_buf,
+                    readback,
+                    bind_group,
+                )
+            })?;
+        let mut results = Vec::with_capacity(inputs.len());
+        // `batch` fits in u32: it is at most MAX_BATCH.
+        for chunk in inputs.chunks(first_batch as usize) {
+            let count = chunk.len() as u32;
+            let out_bytes = u64::from(count) * OUTPUT_STRIDE;
+            self.scoped(stage, || {
+                self.queue
+                    .write_buffer(&input_buf, 0, bytemuck::cast_slice(chunk));
+                let params: [u32; 4] = [count, branch_bits, 0, 0];
+                self.queue
+                    .write_buffer(&params_buf, 0, bytemuck::cast_slice(&params));
+                let mut encoder =
+                    self.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("vp_compute"),
+                        });
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("vp_compute"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&entry.pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
+                }
+                encoder.copy_buffer_to_buffer(&output_buf, 0, &readback, 0, out_bytes);
+                self.queue.submit([encoder.finish()]);
+            })?;
+            let bytes = self.read_buffer(&readback, out_bytes, "reading vp_outputs")?;
+            let base = results.len();
+            for (v, vertex) in bytes.chunks_exact(OUTPUT_STRIDE as usize).enumerate() {
+                results.push(parse_vertex(vertex, base + v)?);
+            }
+        }
+        Ok(results)
+    }
+
+    /// The most vertices one dispatch may hold under the device limits.
+    fn vertex_batch(&self) -> Result<u64, GpuError> {
+        let l = &self.limits;
+        let by_groups = u64::from(l.max_compute_workgroups_per_dimension) * u64::from(VP_WORKGROUP);
+        let by_binding = l.max_storage_buffer_binding_size.min(l.max_buffer_size) / OUTPUT_STRIDE;
+        let batch = by_groups.min(by_binding).min(MAX_BATCH);
+        if batch == 0 {
+            return Err(self.unsupported(format!(
+                "run vp_compute: limits allow no vertex per dispatch \
+                 (max_compute_workgroups_per_dimension {}, max_storage_buffer_binding_size {})",
+                l.max_compute_workgroups_per_dimension, l.max_storage_buffer_binding_size
+            )));
+        }
+        Ok(batch)
+    }
+
+    /// The cached `vp_compute` pipeline of `module`.
+    fn vertex_pipeline(&self, module: &WgslModule) -> Result<ComputeEntry, GpuError> {
+        let key = PipelineKey::new(module, "vp_compute", PipelineState::VertexCompute);
+        self.cache.compute(key, || {
+            require_entry(module, "vp_compute", naga::ShaderStage::Compute)?;
+            self.scoped("creating compute pipeline vp_compute", || {
+                let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+                    binding,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                };
+                let group0 =
+                    self.device
+                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("vp group 0"),
+                            entries: &[
+                                storage(0, true),
+                                uniform_entry(1, wgpu::ShaderStages::COMPUTE),
+                                storage(2, true),
+                                storage(3, false),
+                            ],
+                        });
+                let layout = self
+                    .device
+                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("vp_compute"),
+                        bind_group_layouts: &[Some(&group0)],
+                        immediate_size: 0,
+                    });
+                let shader = self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("vertex program"),
+                        source: wgpu::ShaderSource::Wgsl(module.source.as_str().into()),
+                    });
+                let pipeline =
+                    self.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("vp_compute"),
+                            layout: Some(&layout),
+                            module: &shader,
+                            entry_point: Some("vp_compute"),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                ComputeEntry { pipeline, group0 }
+            })
+        })
+    }
+}
+
+/// A whole-buffer bind group entry.
+pub(crate) fn buffer_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+/// A 16-byte uniform buffer layout entry (`VpParams`, `FpParams`).
+pub(crate) fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(VEC4),
+        },
+        count: None,
+    }
+}
+
+/// One vertex's result from its 272 output bytes (ABI.md binding 3).
+fn parse_vertex(bytes: &[u8], vertex: usize) -> Result<VertexResult, GpuError> {
+    let mut registers = [[0f32; 4]; VP_OUTPUTS];
+    let mut vec4s = bytes.chunks_exact(VEC4 as usize);
+    for reg in registers.iter_mut() {
+        if let Some(src) = vec4s.next() {
+            *reg = read_vec4(src);
+        }
+    }
+    let bits = vec4s
+        .next()
+        .and_then(|w| w.get(0..4))
+        .and_then(|w| w.try_into().ok())
+        .map(u32::from_le_bytes)
+        .ok_or_else(|| GpuError::BadResult {
+            at: format!("vertex {vertex}"),
+            what: "output record is short".to_string(),
+        })?;
+    let written = u16::try_from(bits).map_err(|_| GpuError::BadResult {
+        at: format!("vertex {vertex}"),
+        what: format!("written mask {bits:#x} names registers past 15"),
+    })?;
+    Ok(VertexResult { registers, written })
+}
+
+/// One vec4 from 16 little-endian bytes (missing bytes read as 0).
+pub(crate) fn read_vec4(bytes: &[u8]) -> [f32; 4] {
+    let mut v = [0f32; 4];
+    for (dst, src) in v.iter_mut().zip(bytes.chunks_exact(4)) {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(src);
+        *dst = f32::from_le_bytes(word);
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(regs: impl Fn(usize) -> [f32; 4], written: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for r in 0..VP_OUTPUTS {
+            for c in regs(r) {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bytes.extend_from_slice(&written.to_le_bytes());
+        bytes.extend_from_slice(&[0; 12]);
+        bytes
+    }
+
+    #[test]
+    fn records_parse_registers_and_written_bits() {
+        let bytes = record(|r| [r as f32, -0.5, 2.0, r as f32 * 4.0], 0x8081);
+        let v = parse_vertex(&bytes, 0).unwrap();
+        assert_eq!(v.registers[0], [0.0, -0.5, 2.0, 0.0]);
+        assert_eq!(v.registers[15], [15.0, -0.5, 2.0, 60.0]);
+        assert_eq!(v.written, 0x8081);
+    }
+
+    #[test]
+    fn bad_records_are_errors_naming_the_vertex() {
+        let bytes = record(|_| [0.0; 4], 0x1_0000);
+        let err = parse_vertex(&bytes, 7).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "bad result at vertex 7: written mask 0x10000 names registers past 15"
+        );
+        let err = parse_vertex(&bytes[..100], 3).unwrap_err().to_string();
+        assert!(err.contains("vertex 3") && err.contains("short"), "{err}");
+    }
+}
