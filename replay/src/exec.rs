@@ -5,7 +5,10 @@
 //! Steps: decode the draw's vertex program from its transform program memory at `vp_start`
 //! (`rsxtrace_program::vertex::decode_from_memory`), fetch its vertices from the guest memory
 //! the draw sees (`rsxtrace_capture::fetch::fetch_draw`), and run them with the draw's
-//! transform constants ([`crate::interp::vertex::run_vertex`]).
+//! transform constants and `SET_TRANSFORM_BRANCH_BITS` ([`crate::interp::vertex::run_vertex`]).
+//! Immediate-mode draws (vertices written with `SET_VERTEX_DATA*` inside BEGIN/END) run like
+//! any other: the fetcher returns their vertices. A TXL (vertex texture sampling) stops the
+//! draw with [`ExecError::VertexTextureUnsupported`].
 //!
 //! # JSON shape
 //!
@@ -46,8 +49,8 @@ use serde::Serialize;
 pub struct ExecOptions {
     /// Interpreter options.
     pub vertex: VertexOptions,
-    /// `NV4097_SET_TRANSFORM_BRANCH_BITS` for BRB/CLB. The frame model does not track it per
-    /// draw yet, so it must be given here; `None` makes BRB/CLB an error.
+    /// `NV4097_SET_TRANSFORM_BRANCH_BITS` for BRB/CLB, overriding the draw's own value;
+    /// `None` uses the draw's (`Draw::transform_branch_bits`, always known).
     pub branch_bits: Option<u32>,
     /// Run at most this many vertices (the first ones in processing order); `None` = all.
     pub max_vertices: Option<usize>,
@@ -80,6 +83,17 @@ pub enum ExecError {
         draw: usize,
         /// Fetch error (names attribute, location and address).
         source: FetchError,
+    },
+    /// The vertex program samples a vertex texture (TXL). The draw's vertex texture units are
+    /// decoded (`Draw::vertex_textures`), but sampling them is not implemented yet.
+    #[error("draw {draw}: vertex program slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented")]
+    VertexTextureUnsupported {
+        /// Draw index.
+        draw: usize,
+        /// Slot of the TXL.
+        slot: usize,
+        /// Vertex texture unit.
+        unit: u8,
     },
     /// The interpreter stopped.
     #[error("draw {draw}: vertex program execution: {source}")]
@@ -204,7 +218,7 @@ pub fn execute_draw(
     let constants = ConstantBank::from_transform(&draw.constants);
     let env = VertexEnvironment {
         constants: &constants,
-        branch_bits: options.branch_bits,
+        branch_bits: Some(options.branch_bits.unwrap_or(draw.transform_branch_bits)),
         sampler: None,
         input_mask,
     };
@@ -215,9 +229,17 @@ pub fn execute_draw(
         &inputs,
         &options.vertex,
     )
-    .map_err(|source| ExecError::Exec {
-        draw: draw_index,
-        source,
+    .map_err(|source| match source {
+        // No sampler is passed: vertex texture sampling is not implemented.
+        VertexExecError::NoSampler { slot, unit } => ExecError::VertexTextureUnsupported {
+            draw: draw_index,
+            slot,
+            unit,
+        },
+        source => ExecError::Exec {
+            draw: draw_index,
+            source,
+        },
     })?;
     let arithmetic = options.vertex.arithmetic;
     let vertices = out
@@ -253,4 +275,157 @@ pub fn execute_draw(
         unknown_constants: out.unknown_constant_reads,
         vertices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_capture::builder::CaptureBuilder;
+    use rsxtrace_capture::rrc::Capture;
+    use rsxtrace_program::vertex::{
+        encode, set_branch_target, AddressRegister, CcRegister, Component, ConditionTest,
+        ConditionUpdate, InputAttribute, OutputRegister, RegisterType, Relation, ScalarOpcode,
+        Source, Swizzle, VectorOpcode, VertexInstruction, VertexProgram, WriteMask,
+    };
+
+    /// Register indices (byte offset / 4, rrc-format.md 4.2 to 4.5).
+    const BEGIN_END: u32 = 0x1808 / 4;
+    const DATA4F_ATTR0: u32 = 0x1C00 / 4;
+    const BRANCH_BITS: u32 = 0x1FF8 / 4;
+    const POSITIONS: [[f32; 4]; 3] = [
+        [0.0, 0.0, 0.0, 1.0],
+        [1.0, 0.0, 0.5, 1.0],
+        [0.0, 2.0, 0.0, 4.0],
+    ];
+
+    /// A NOP/NOP slot reading v[0] everywhere, no destinations.
+    fn nop(slot: usize) -> VertexInstruction {
+        let v0 = Source {
+            reg_type: RegisterType::Input,
+            temp_index: 0,
+            swizzle: Swizzle::IDENTITY,
+            negate: false,
+            abs: false,
+        };
+        VertexInstruction {
+            slot,
+            vector: VectorOpcode::Nop,
+            scalar: ScalarOpcode::Nop,
+            vec_dst_temp: None,
+            sca_dst_temp: None,
+            output: None,
+            vec_result: false,
+            vec_mask: WriteMask(0),
+            sca_mask: WriteMask(0),
+            sources: [v0, v0, v0],
+            input: InputAttribute(0),
+            const_index: 0,
+            index_const: false,
+            index_input: false,
+            address: AddressRegister {
+                register: 0,
+                component: Component::X,
+            },
+            condition: ConditionTest {
+                enabled: false,
+                relation: Relation::TR,
+                swizzle: Swizzle::IDENTITY,
+            },
+            cc_update: ConditionUpdate {
+                enable_0: false,
+                enable_1: false,
+            },
+            cc_register: CcRegister::CC0,
+            saturate: false,
+            end: false,
+        }
+    }
+
+    /// `op o[reg].xyzw, v[0]`.
+    fn out(slot: usize, op: VectorOpcode, reg: u8) -> VertexInstruction {
+        VertexInstruction {
+            vector: op,
+            output: Some(OutputRegister(reg)),
+            vec_result: true,
+            vec_mask: WriteMask(0xF),
+            ..nop(slot)
+        }
+    }
+
+    /// A capture whose one draw pushes POSITIONS as immediate-mode vertices of attribute 0,
+    /// with `program` at slot 0 and `SET_TRANSFORM_BRANCH_BITS` = `branch_bits` in the
+    /// captured register file.
+    fn immediate_capture(program: &[VertexInstruction], branch_bits: u32) -> Capture {
+        let mut b = CaptureBuilder::new("exec_unit.rrc");
+        b.initial_register(BRANCH_BITS, branch_bits).unwrap();
+        let words = encode(&VertexProgram {
+            start_slot: 0,
+            instructions: program.to_vec(),
+        });
+        b.set_vertex_program(&words, 0, 0, 0b1, 0b1).unwrap();
+        b.method(BEGIN_END, 1).unwrap(); // POINTS
+        for p in POSITIONS {
+            for (j, x) in p.iter().enumerate() {
+                b.method(DATA4F_ATTR0 + j as u32, x.to_bits()).unwrap();
+            }
+        }
+        b.method(BEGIN_END, 0).unwrap();
+        b.finish()
+    }
+
+    /// slot 0: BRB to slot 2 when branch bit 3 is set; slot 1: MOV o[COL0], v[0];
+    /// slot 2: MOV o[HPOS], v[0] (END).
+    fn branching_program() -> Vec<VertexInstruction> {
+        let mut brb = nop(0);
+        brb.scalar = ScalarOpcode::Brb;
+        set_branch_target(&mut brb, 2);
+        // Boolean index = src2 temp-index bits 0..4, branch-if-true = bit 5.
+        brb.sources[2].temp_index = 3 | 1 << 5;
+        let mut end = out(2, VectorOpcode::Mov, 0);
+        end.end = true;
+        vec![brb, out(1, VectorOpcode::Mov, 1), end]
+    }
+
+    #[test]
+    fn immediate_draw_runs_with_the_draws_branch_bits() {
+        let frame = Frame::from_capture(&immediate_capture(&branching_program(), 1 << 3)).unwrap();
+        assert_eq!(frame.draws[0].transform_branch_bits, 1 << 3);
+        let ex = execute_draw(&frame, 0, &ExecOptions::default()).unwrap();
+        assert_eq!(ex.vertex_count, 3);
+        for (k, p) in POSITIONS.iter().enumerate() {
+            let v = &ex.vertices[k];
+            assert_eq!(v.output("HPOS").unwrap().value, OutputValue::F32(*p));
+            assert!(v.output("COL0").is_none(), "bit 3 set: BRB skips slot 1");
+        }
+        // An explicit value overrides the draw's.
+        let opts = ExecOptions {
+            branch_bits: Some(0),
+            ..ExecOptions::default()
+        };
+        let ex = execute_draw(&frame, 0, &opts).unwrap();
+        assert_eq!(
+            ex.vertices[2].output("COL0").unwrap().value,
+            OutputValue::F32(POSITIONS[2])
+        );
+    }
+
+    #[test]
+    fn vertex_texture_sampling_is_reported_as_not_implemented() {
+        let mut txl = out(0, VectorOpcode::Txl, 7);
+        txl.end = true;
+        let frame = Frame::from_capture(&immediate_capture(&[txl], 0)).unwrap();
+        let err = execute_draw(&frame, 0, &ExecOptions::default()).unwrap_err();
+        assert_eq!(
+            err,
+            ExecError::VertexTextureUnsupported {
+                draw: 0,
+                slot: 0,
+                unit: 0
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "draw 0: vertex program slot 0: TXL samples vertex texture unit 0; vertex texture sampling is not implemented"
+        );
+    }
 }

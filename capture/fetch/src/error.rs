@@ -37,6 +37,19 @@ pub enum FetchError {
     /// set before the captured frame (rrc-format.md 3.4: not captured).
     #[error("attribute {attribute}: read by the vertex program but has no array and no known immediate value")]
     UnknownImmediate { attribute: u8 },
+    /// An immediate-mode vertex took the attribute's register value (RPCS3 pads a push buffer
+    /// with it), and that value was set before the captured frame.
+    #[error("attribute {attribute}: immediate-mode vertex {vertex} takes the attribute's register value, set before the captured frame")]
+    UnknownPushedValue { attribute: u8, vertex: u32 },
+    /// An immediate-mode stream whose length is not the draw's vertex count.
+    #[error(
+        "attribute {attribute}: immediate-mode stream holds {len} values for {count} vertices"
+    )]
+    ImmediateStreamLength {
+        attribute: u8,
+        len: usize,
+        count: u32,
+    },
     /// `SET_VERTEX_DATA_ARRAY_FORMAT` size field outside 1..=4.
     #[error("attribute {attribute}: array size {size} is outside 1..=4")]
     InvalidSize { attribute: u8, size: u8 },

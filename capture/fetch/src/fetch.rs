@@ -7,7 +7,8 @@ use crate::error::FetchError;
 use crate::format::ElementFormat;
 use crate::index::{element_indices, read_indexed, IndexList};
 use crate::input::{
-    DrawRange, FrequencyOp, ImmediateValue, VertexArray, VertexInputs, VertexSource,
+    DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, VertexArray, VertexInputs,
+    VertexSource,
 };
 use crate::output::{AttributeData, AttributeSource, FetchedVertices};
 use crate::GuestMemory;
@@ -29,6 +30,8 @@ const VERTEX_OFFSET_MASK: u32 = 0x0FFF_FFFF;
 ///   are recorded in [`FetchedVertices::restarts`], not as vertices.
 /// * `INLINE_ARRAY`: the words hold the vertices, interleaved with every enabled array's
 ///   host element size in attribute order.
+/// * Immediate mode: vertex `p` has index `p`; each attribute of the input mask takes its
+///   stream's value for the vertex, or its immediate value; arrays are not read.
 ///
 /// The frequency divider (divide or modulo) applies to the vertex index after the base index:
 /// RPCS3 draws indexed geometry with the base index as the host `vertexOffset`
@@ -40,6 +43,9 @@ pub fn fetch_draw(
 ) -> Result<FetchedVertices, FetchError> {
     let list = match &inputs.source {
         VertexSource::Inline { words } => return fetch_inline(inputs, words),
+        VertexSource::Immediate { count, streams } => {
+            return fetch_immediate(inputs, *count, streams)
+        }
         VertexSource::Arrays { ranges } => {
             check_count(total_count(ranges))?;
             array_indices(ranges)
@@ -261,6 +267,56 @@ fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices,
     }
     Ok(FetchedVertices {
         indices: (0..count as u32).collect(),
+        attributes,
+        restarts: Vec::new(),
+        range_starts: vec![0],
+    })
+}
+
+/// Fetch an immediate-mode draw (`VertexSource::Immediate`).
+///
+/// The frame model has already applied RPCS3's rules (`RSXDrawCommands.cpp`
+/// `analyse_inputs_interleaved`): an attribute with a stream reads it per vertex; any other
+/// attribute reads its register (immediate) value, even when an array is enabled for it.
+fn fetch_immediate(
+    inputs: &VertexInputs,
+    count: u32,
+    streams: &[ImmediateStream],
+) -> Result<FetchedVertices, FetchError> {
+    check_count(u64::from(count))?;
+    let n = count as usize;
+    let mut attributes = Vec::new();
+    for attribute in attributes_in(inputs.input_mask) {
+        let column = match streams.iter().find(|s| s.attribute == attribute) {
+            Some(stream) => {
+                if stream.values.len() != n {
+                    return Err(FetchError::ImmediateStreamLength {
+                        attribute,
+                        len: stream.values.len(),
+                        count,
+                    });
+                }
+                let mut values = Vec::with_capacity(n);
+                for (vertex, value) in (0u32..).zip(&stream.values) {
+                    match value {
+                        ImmediateValue::Known(v) => values.push(*v),
+                        ImmediateValue::Unknown => {
+                            return Err(FetchError::UnknownPushedValue { attribute, vertex })
+                        }
+                    }
+                }
+                AttributeData {
+                    attribute,
+                    source: AttributeSource::PushBuffer,
+                    values,
+                }
+            }
+            None => immediate_column(inputs, attribute, n)?,
+        };
+        attributes.push(column);
+    }
+    Ok(FetchedVertices {
+        indices: (0..count).collect(),
         attributes,
         restarts: Vec::new(),
         range_starts: vec![0],

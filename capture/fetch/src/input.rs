@@ -132,6 +132,26 @@ pub enum VertexSource {
     Inline { words: Vec<u32> },
     /// `ARRAY_ELEMENT16` / `ARRAY_ELEMENT32` immediate indices.
     Elements { indices: Vec<u32> },
+    /// Immediate-mode vertices: a BEGIN/END scope with no draw command whose vertices were
+    /// written with `SET_VERTEX_DATA*` (the "push buffer", rrc-format.md 4.4). `count` is the
+    /// number of vertices of attribute 0; attributes listed in `streams` take one value per
+    /// vertex, every other attribute takes its [`VertexInputs::immediate`] value. Vertex
+    /// arrays are ignored: RPCS3 bypasses all array setup for such draws
+    /// (`RSXDrawCommands.cpp` `analyse_inputs_interleaved`, `is_immediate_draw`).
+    Immediate {
+        count: u32,
+        streams: Vec<ImmediateStream>,
+    },
+}
+
+/// The per-vertex values of one attribute in an immediate-mode draw.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ImmediateStream {
+    /// Attribute number, 0..=15.
+    pub attribute: u8,
+    /// One value per vertex (`count` of them). `Unknown` where the vertex took the attribute's
+    /// register value and that value was set before the captured frame.
+    pub values: Vec<ImmediateValue>,
 }
 
 /// Primitive restart (`SET_RESTART_INDEX_ENABLE` / `SET_RESTART_INDEX`).

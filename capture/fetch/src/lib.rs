@@ -8,7 +8,8 @@
 //!
 //! * [`input`]: the vertex-input state of one draw, filled by the frame model.
 //! * [`fetch_draw`] ([`fetch`] module): walks array ranges, index buffers ([`index`]), array
-//!   elements or inline words, and decodes each attribute ([`decode`], [`format`]).
+//!   elements, inline words or immediate-mode vertices ([`VertexSource::Immediate`]), and
+//!   decodes each attribute ([`decode`], [`format`]).
 //! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and
 //!   one f32x4 column per attribute), with [`VertexView`]s for per-vertex access.
 //! * [`FetchError`] ([`error`]): missing memory (naming attribute, location and address),

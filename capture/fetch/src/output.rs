@@ -13,6 +13,9 @@ pub enum AttributeSource {
     Inline,
     /// An immediate (`SET_VERTEX_DATA*`) value, the same for every vertex.
     Immediate,
+    /// Per-vertex `SET_VERTEX_DATA*` values of an immediate-mode draw (the push buffer).
+    #[serde(rename = "push_buffer")]
+    PushBuffer,
 }
 
 /// The values of one attribute, one per submitted vertex.

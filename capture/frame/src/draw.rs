@@ -134,11 +134,13 @@ pub struct Draw {
     pub primitive: Primitive,
     /// Drawn with `DRAW_INDEX_ARRAY`.
     pub indexed: bool,
-    /// `DRAW_ARRAYS` ranges, or `DRAW_INDEX_ARRAY` ranges when indexed.
+    /// `DRAW_ARRAYS` ranges, or `DRAW_INDEX_ARRAY` ranges when indexed. An immediate-mode
+    /// draw (vertices from `SET_VERTEX_DATA*` writes inside the scope, see
+    /// [`crate::push_buffer`]) has the one range `{first: 0, count}` RPCS3 draws it with.
     pub ranges: Vec<DrawRange>,
     /// Index format and address (`SET_INDEX_ARRAY_ADDRESS` / `DMA`), when indexed and valid.
     pub index_array: Option<IndexArray>,
-    /// Sum of range counts, or the inline vertex / element count.
+    /// Sum of range counts, or the inline vertex / element / immediate-mode vertex count.
     pub vertex_count: u64,
     /// `SET_TRANSFORM_PROGRAM_START`.
     pub vp_start: u32,
@@ -146,6 +148,10 @@ pub struct Draw {
     pub vp_hash: u64,
     /// Slot of the vertex program's END, if found.
     pub vp_end_slot: Option<u32>,
+    /// `SET_TRANSFORM_BRANCH_BITS` (0x1FF8, rrc-format.md 4.5) at END: the booleans BRB/CLB
+    /// test. Always known: the captured register file holds the value in effect when the
+    /// frame starts (rrc-format.md 1.6), and writes during the frame update it.
+    pub transform_branch_bits: u32,
     /// Transform program memory at END (shared between draws).
     #[serde(skip)]
     pub vertex_program: Arc<Vec<u32>>,

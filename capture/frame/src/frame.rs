@@ -4,9 +4,10 @@
 use crate::draw::{Draw, DrawProblem, Primitive};
 use crate::error::FrameError;
 use crate::fragment::{read_fragment_program, FragmentProgram, ProgramAddress};
-use crate::immediate::ImmediateAttributes;
+use crate::immediate::{classify, ImmediateAttributes};
 use crate::memory::{MemoryIndex, MemoryView};
 use crate::methods::reg;
+use crate::push_buffer::PushBuffers;
 use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
 use crate::stream::packets;
@@ -113,6 +114,8 @@ struct Scope {
     indexed: Vec<DrawRange>,
     inline: Vec<u32>,
     elements: Vec<u32>,
+    /// `SET_VERTEX_DATA*` writes inside the scope (immediate mode).
+    push: PushBuffers,
 }
 
 fn range(v: u32) -> DrawRange {
@@ -256,7 +259,16 @@ impl Machine<'_> {
             self.transform.write_constant(reg_index, value, load);
             return;
         }
-        if self.immediate.write(reg_index, value) {
+        if let Some((family, attribute, word)) = classify(reg_index) {
+            // Inside BEGIN/END the write is pushed first, with the register value before it
+            // (RPCS3 NV47/HW/common.cpp push_vertex_data).
+            if let Some(scope) = &mut self.scope {
+                let mask = r(&self.regs, reg::SET_VERTEX_ATTRIB_INPUT_MASK);
+                scope
+                    .push
+                    .write(family, attribute, word, value, &self.immediate, mask);
+            }
+            self.immediate.write(reg_index, value);
             return;
         }
         let outside = |name| FrameProblem::DrawMethodOutsideScope {
@@ -335,6 +347,7 @@ impl Machine<'_> {
             indexed,
             inline,
             elements,
+            push,
         } = s;
         let primitive = primitive.unwrap_or(Primitive::Points);
 
@@ -383,7 +396,21 @@ impl Machine<'_> {
         };
         let is_indexed = !indexed.is_empty();
         let sum = |rs: &[DrawRange]| rs.iter().map(|r| r.count as u64).sum::<u64>();
-        let (source, ranges, mut vertex_count) = if !inline.is_empty() {
+        let pushed = push.vertex_count();
+        let (source, ranges, mut vertex_count) = if kinds.is_empty() && pushed > 0 {
+            // Immediate mode: no draw command, attribute 0 pushed vertices. RPCS3 draws them as
+            // one range (0, count) (nv4097.cpp set_begin_end), so `ranges` holds that range.
+            let count = u32::try_from(pushed).unwrap_or(u32::MAX);
+            let mask = r(regs, reg::SET_VERTEX_ATTRIB_INPUT_MASK);
+            (
+                VertexSource::Immediate {
+                    count,
+                    streams: push.streams(&self.immediate, mask),
+                },
+                vec![DrawRange { first: 0, count }],
+                u64::from(count),
+            )
+        } else if !inline.is_empty() {
             (VertexSource::Inline { words: inline }, Vec::new(), 0)
         } else if !elements.is_empty() {
             let n = elements.len() as u64;
@@ -467,6 +494,7 @@ impl Machine<'_> {
             vp_start,
             vp_hash: scan.hash,
             vp_end_slot: scan.end_slot,
+            transform_branch_bits: r(regs, reg::SET_TRANSFORM_BRANCH_BITS),
             vertex_program: Arc::clone(&self.transform.program),
             constants: Arc::clone(&self.transform.constants),
             fp_address,

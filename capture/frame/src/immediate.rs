@@ -111,6 +111,14 @@ impl ImmediateAttributes {
         ImmediateValue::Known(decode(family, &slot.words))
     }
 
+    /// The family and raw words of attribute `i`, when every word of its family was written
+    /// in the frame (the words past the family's count are 0).
+    pub fn raw(&self, i: usize) -> Option<(Family, [u32; 4])> {
+        let slot = self.slots.get(i)?;
+        let family = slot.family?;
+        (slot.written.count_ones() as usize == family.words()).then_some((family, slot.words))
+    }
+
     /// All 16 values.
     pub fn values(&self) -> [ImmediateValue; 16] {
         std::array::from_fn(|i| self.value(i))

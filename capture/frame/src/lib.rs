@@ -6,7 +6,8 @@
 //! - [`methods`] names registers (`NV4097_SET_TEXTURE_FORMAT[3]`); [`decode`] turns a call's
 //!   argument into readable JSON for `export-jsonl`.
 //! - [`Frame::from_capture`] applies the stream to the captured register file, tracks vertex
-//!   program and constant uploads ([`transform`]), immediate attributes ([`immediate`]) and
+//!   program and constant uploads ([`transform`]), immediate attributes ([`immediate`]),
+//!   immediate-mode vertices pushed inside a scope ([`push_buffer`]) and
 //!   BEGIN/END scopes, and produces one [`Draw`] per scope in END order, with its state decoded
 //!   ([`state`]), its fragment program read from captured memory ([`fragment`]) and a
 //!   documented [`DrawSummary`].
@@ -43,6 +44,7 @@ pub mod frame;
 pub mod immediate;
 pub mod memory;
 pub mod methods;
+pub mod push_buffer;
 pub mod state;
 pub mod stream;
 pub mod transform;

@@ -138,6 +138,7 @@ pub mod reg {
     pub const SET_SHADER_PACKER: u16 = 0x1FEC >> 2;
     pub const SET_VERTEX_ATTRIB_INPUT_MASK: u16 = 0x1FF0 >> 2;
     pub const SET_VERTEX_ATTRIB_OUTPUT_MASK: u16 = 0x1FF4 >> 2;
+    pub const SET_TRANSFORM_BRANCH_BITS: u16 = 0x1FF8 >> 2;
 }
 
 /// One named method or method array: `count` registers `stride` bytes apart from `offset`.
