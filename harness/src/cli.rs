@@ -88,7 +88,8 @@ pub enum Command {
         /// Read constants the capture does not hold as 0 and list them, instead of failing.
         #[arg(long)]
         allow_unknown_constants: bool,
-        /// `SET_TRANSFORM_BRANCH_BITS` for BRB/CLB branches.
+        /// `SET_TRANSFORM_BRANCH_BITS` for BRB/CLB branches; overrides the value the draw has
+        /// in the capture.
         #[arg(long, value_parser = parse_u32)]
         branch_bits: Option<u32>,
     },
@@ -110,6 +111,12 @@ pub enum Command {
         /// Evaluate the same rules in f64.
         #[arg(long)]
         f64: bool,
+        /// Run the recompiled (WGSL) program on a GPU device instead of the interpreter.
+        #[arg(long, conflicts_with = "f64")]
+        gpu: bool,
+        /// Graphics backend for --gpu.
+        #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
+        backend: GpuBackend,
     },
     /// Recompile an RSX program to WGSL (validated by naga), or through naga's back ends to
     /// SPIR-V, HLSL, MSL or GLSL: a container, raw microcode, or a draw's programs.
@@ -155,6 +162,15 @@ pub enum ConvertFormat {
     RrcRaw,
     /// RPCS3 capture, version 6, zstd-compressed (RPCS3 can open it; it never writes one).
     RrcZst,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuBackend {
+    /// Vulkan, then GL.
+    Auto,
+    Vulkan,
+    /// GL (Mesa llvmpipe); cannot render to float targets, so fragment work needs Vulkan.
+    Gl,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,3 +24,22 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
     out.flush()?;
     Ok(())
 }
+
+/// Mesa's Vulkan and EGL drivers print "XDG_RUNTIME_DIR is invalid or not set" when the
+/// variable is missing (stack-notes.md 1(b)); headless runs (CI, ssh) rarely have it. Point it
+/// at a private directory before a device is created, unless the user set one.
+pub fn private_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
+    let dir = std::env::temp_dir().join(format!("rsxtrace-xdg-{user}"));
+    let ready = {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() || dir.is_dir()
+    };
+    if ready {
+        // Single-threaded at this point: the device (and its threads) does not exist yet.
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}

@@ -47,7 +47,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             out,
             uniforms,
             f64,
-        } => shade::run(&program, size, &out, &uniforms, f64),
+            gpu,
+            backend,
+        } => shade::run(
+            &program,
+            size,
+            &out,
+            &uniforms,
+            shade::Engine::from_flags(f64, gpu, backend),
+        ),
         Command::Exec {
             file,
             draw,

@@ -5,13 +5,40 @@
 //! 1-(y+0.5)/H, 0, 1), COL0 = COL1 = (1, 1, 1, 1), WPOS = (x+0.5, H-(y+0.5), 0.5, 1); each
 //! channel is written as round(clamp(v, 0, 1) x 255).
 
+use crate::cli::GpuBackend;
 use crate::exit::Status;
 use anyhow::{bail, Context};
+use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::shade::{load_program_file, shade};
+use rsxtrace_replay::shade::{load_program_file, shade, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
+use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use std::path::Path;
 use std::time::Instant;
+
+/// Which implementation computes the image.
+pub enum Engine {
+    /// The reference interpreter.
+    Interpreter(Arithmetic),
+    /// The WGSL recompilation on a GPU device.
+    Gpu(Backend),
+}
+
+impl Engine {
+    pub fn from_flags(f64: bool, gpu: bool, backend: GpuBackend) -> Engine {
+        if gpu {
+            Engine::Gpu(match backend {
+                GpuBackend::Auto => Backend::Auto,
+                GpuBackend::Vulkan => Backend::Vulkan,
+                GpuBackend::Gl => Backend::Gl,
+            })
+        } else if f64 {
+            Engine::Interpreter(Arithmetic::F64)
+        } else {
+            Engine::Interpreter(Arithmetic::F32)
+        }
+    }
+}
 
 /// Parse `WxH`.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -31,26 +58,51 @@ pub fn run(
     size: (u32, u32),
     out: &Path,
     uniforms: &[String],
-    f64: bool,
+    engine: Engine,
 ) -> anyhow::Result<Status> {
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
-    let arithmetic = if f64 {
-        Arithmetic::F64
-    } else {
-        Arithmetic::F32
-    };
     let start = Instant::now();
-    let image = shade(
-        &loaded.program,
-        loaded.control,
-        size.0,
-        size.1,
-        &NoTextures,
-        arithmetic,
-    )
-    .with_context(|| format!("cannot shade {}", program.display()))?;
+    let (image, engine_name) = match engine {
+        Engine::Interpreter(arithmetic) => (
+            shade(
+                &loaded.program,
+                loaded.control,
+                size.0,
+                size.1,
+                &NoTextures,
+                arithmetic,
+            )
+            .with_context(|| format!("cannot shade {}", program.display()))?,
+            format!("interpreter, {arithmetic:?}"),
+        ),
+        Engine::Gpu(backend) => {
+            let module = translate(
+                &loaded.program,
+                &FragmentTranslateOptions::with_control(loaded.control),
+            )
+            .with_context(|| format!("cannot recompile {}", program.display()))?;
+            crate::output::private_runtime_dir();
+            let gpu = Gpu::new(GpuOptions { backend })?;
+            let shaded = shade_gpu(&gpu, &module, size.0, size.1)
+                .with_context(|| format!("cannot shade {} on the GPU", program.display()))?;
+            let rgba8 = shaded
+                .pixels
+                .iter()
+                .flat_map(|p| p.map(|c| to_unorm8(f64::from(c))))
+                .collect();
+            (
+                Image {
+                    width: size.0,
+                    height: size.1,
+                    rgba8,
+                    float: shaded.pixels,
+                },
+                format!("GPU: {}", gpu.info()),
+            )
+        }
+    };
     let elapsed = start.elapsed();
     if image.rgba8.len() != size.0 as usize * size.1 as usize * 4 {
         bail!("internal error: image size mismatch");
@@ -59,7 +111,7 @@ pub fn run(
         .write_png(out)
         .with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!(
-        "wrote {} ({}x{}, {} instructions, shader control 0x{:08x}, {:.0} ms)",
+        "wrote {} ({}x{}, {} instructions, shader control 0x{:08x}, {engine_name}, {:.0} ms)",
         out.display(),
         size.0,
         size.1,
