@@ -95,5 +95,7 @@ fn tiny3d_branches_become_dispatch_cases() {
     // Slot 27: BRI 61 (NE.xxxx) (the program decoder's own test names it).
     assert!(m
         .source
-        .contains("if (any((cc0.xxxx != vec4<f32>(0.0)))) { pc = 61u; } else { pc = 28u; }"));
+        .contains(
+            "if (any(((cc0.xxxx != vec4<f32>(0.0)) | rsx_isnan(cc0.xxxx)))) { pc = 61u; } else { pc = 28u; }"
+        ));
 }

@@ -72,12 +72,14 @@ fn every_opcode_validates_with_default_options() {
     assert!(s.contains(&format!("written |= {FAULT_NO_INSTRUCTION}u;")));
     assert!(s.contains(&format!("written |= {FAULT_STEP_LIMIT}u;")));
     // The relation FL writes nothing: no `let cm` for it, and the other six relations appear.
-    for op in ["<", "==", "<=", ">", "!=", ">="] {
+    for op in ["<", "==", "<=", ">", ">="] {
         assert!(
             s.contains(&format!("let cm = (cc0 {op} vec4<f32>(0.0));")),
             "{op}"
         );
     }
+    // NE also holds for a NaN CC component, tested on the bits (devices may assume NaNs away).
+    assert!(s.contains("let cm = ((cc0 != vec4<f32>(0.0)) | rsx_isnan(cc0));"));
 }
 
 #[test]
@@ -105,7 +107,7 @@ fn every_option_variant_validates_and_changes_the_wgsl() {
                 rcc: RccClamp::SignedMagnitude,
                 ..d
             },
-            "select(select(m, -m, neg), r, r != r)",
+            "select(select(m, -m, neg), r, rsx_isnan(r))",
         ),
         (
             VertexTranslateOptions {
@@ -140,7 +142,7 @@ fn every_option_variant_validates_and_changes_the_wgsl() {
                 min_max_nan: MinMaxNan::Propagate,
                 ..d
             },
-            "select(select(rsx_max_num(a, b), b, b != b), a, a != a)",
+            "select(select(rsx_max_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a))",
         ),
         (
             VertexTranslateOptions {

@@ -142,7 +142,13 @@ fn condition(insn: &FragmentInstruction) -> String {
         Relation::Ne => "!=",
         Relation::Ge => ">=",
     };
-    format!("(cc{}.{} {op} vec4<f32>(0.0))", c.cc & 1, c.swizzle)
+    let cc = format!("cc{}.{}", c.cc & 1, c.swizzle);
+    // NE holds for a NaN: tested on the bits, as the device may assume NaNs away in `!=`
+    // (lavapipe evaluates `NaN != 0.0` as false; replay/tests/gpu_vertex_ops.rs).
+    if op == "!=" {
+        return format!("(({cc} != vec4<f32>(0.0)) | rsx_isnan({cc}))");
+    }
+    format!("({cc} {op} vec4<f32>(0.0))")
 }
 
 impl<'a> Emitter<'a> {

@@ -234,7 +234,10 @@ pub fn alu(op: FpOpcode, opts: &FragmentTranslateOptions) -> Option<String> {
         FpOpcode::Sge => sel(">="),
         FpOpcode::Sle => sel("<="),
         FpOpcode::Sgt => sel(">"),
-        FpOpcode::Sne => sel("!="),
+        // NaN != x is true (IEEE); the bit test keeps it so on devices that assume NaNs away.
+        FpOpcode::Sne => {
+            "select(vec4<f32>(0.0), vec4<f32>(1.0), (s0 != s1) | rsx_nan_either(s0, s1))".into()
+        }
         FpOpcode::Seq => sel("=="),
         FpOpcode::Sfl => "vec4<f32>(0.0)".into(),
         FpOpcode::Str => "vec4<f32>(1.0)".into(),

@@ -83,11 +83,13 @@ pub(crate) fn cc_test(i: &VertexInstruction) -> Option<String> {
         Relation::NE => "!=",
         Relation::GE => ">=",
     };
-    Some(format!(
-        "({}{} {op} vec4<f32>(0.0))",
-        cc_name(i.cc_register),
-        swizzle(i.condition.swizzle)
-    ))
+    let cc = format!("{}{}", cc_name(i.cc_register), swizzle(i.condition.swizzle));
+    // NE holds for a NaN: tested on the bits, as the device may assume NaNs away in `!=`
+    // (lavapipe evaluates `NaN != 0.0` as false).
+    if op == "!=" {
+        return Some(format!("(({cc} != vec4<f32>(0.0)) | rsx_isnan({cc}))"));
+    }
+    Some(format!("({cc} {op} vec4<f32>(0.0))"))
 }
 
 /// The address-register component used for relative addressing, e.g. `a1.z`.
@@ -317,7 +319,12 @@ impl BodyWriter<'_> {
             V::Seq => set("=="),
             V::Sgt => set(">"),
             V::Sle => set("<="),
-            V::Sne => set("!="),
+            // NaN != x is true (IEEE); the bit test keeps it so on devices that assume NaNs
+            // away (see `cc_test`).
+            V::Sne => {
+                "select(vec4<f32>(0.0), vec4<f32>(1.0), (s0 != s1) | rsx_isnan(s0) | rsx_isnan(s1))"
+                    .into()
+            }
             V::Sfl => "vec4<f32>(0.0)".into(),
             V::Str => "vec4<f32>(1.0)".into(),
             V::Frc => "s0 - floor(s0)".into(),

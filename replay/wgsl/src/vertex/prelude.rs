@@ -125,23 +125,33 @@ pub(crate) fn helpers(o: &VertexTranslateOptions) -> String {
     let guard = f32_literal(GUARD);
     let mut s = String::with_capacity(4096);
     // math.rs max_num/min_num: a NaN first operand, or a larger (smaller) second one, gives the
-    // second operand.
+    // second operand. NaN is tested on the bits: WGSL lets an implementation assume NaNs away
+    // in float comparisons, and lavapipe does (`x != x` is false for a NaN x there, measured
+    // by replay/tests/gpu_vertex_ops.rs).
     s.push_str(
         "\
+fn rsx_isnan(v: vec4<f32>) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
+}
+
+fn rsx_isnan1(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
 fn rsx_max_num(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(a, b, (a != a) | (b > a));
+    return select(a, b, rsx_isnan(a) | (b > a));
 }
 
 fn rsx_min_num(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(a, b, (a != a) | (b < a));
+    return select(a, b, rsx_isnan(a) | (b < a));
 }
 
 fn rsx_max_num1(a: f32, b: f32) -> f32 {
-    return select(a, b, (a != a) || (b > a));
+    return select(a, b, rsx_isnan1(a) || (b > a));
 }
 
 fn rsx_min_num1(a: f32, b: f32) -> f32 {
-    return select(a, b, (a != a) || (b < a));
+    return select(a, b, rsx_isnan1(a) || (b < a));
 }
 
 // math.rs dot3: left to right, each product rounded.
@@ -149,16 +159,20 @@ fn rsx_dot3(a: vec4<f32>, b: vec4<f32>) -> f32 {
     return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 
-// math.rs SSG: -1 / 0 / +1, NaN kept.
+// math.rs SSG: -1 / +0 / +1, NaN kept. On the bits: lavapipe folded the float form into a
+// sign() that gave -0 for +0.
 fn rsx_ssg(x: vec4<f32>) -> vec4<f32> {
-    return select(select(select(vec4<f32>(0.0), x, x != x), vec4<f32>(-1.0), x < vec4<f32>(0.0)),
-        vec4<f32>(1.0), x > vec4<f32>(0.0));
+    let b = bitcast<vec4<u32>>(x);
+    let m = b & vec4<u32>(0x7fffffffu);
+    let one = (b & vec4<u32>(0x80000000u)) | vec4<u32>(0x3f800000u);
+    let r = select(select(one, vec4<u32>(0u), m == vec4<u32>(0u)), b, m > vec4<u32>(0x7f800000u));
+    return bitcast<vec4<f32>>(r);
 }
 
 // real.rs to_i32: saturating, NaN gives 0 (Rust `as i32`).
 fn rsx_f2i(v: vec4<f32>) -> vec4<i32> {
     let c = clamp(v, vec4<f32>(-2147483648.0), vec4<f32>(2147483520.0));
-    return select(vec4<i32>(c), vec4<i32>(0), v != v);
+    return select(vec4<i32>(c), vec4<i32>(0), rsx_isnan(v));
 }
 
 // math.rs EXP (NV): (2^floor(x), x - floor(x), 2^x, 1).
@@ -192,18 +206,18 @@ fn rsx_min(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
         MinMaxNan::Propagate => s.push_str(
             "
 fn rsx_max(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(select(rsx_max_num(a, b), b, b != b), a, a != a);
+    return select(select(rsx_max_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a));
 }
 
 fn rsx_min(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(select(rsx_min_num(a, b), b, b != b), a, a != a);
+    return select(select(rsx_min_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a));
 }
 ",
         ),
     }
     // math.rs saturate: below 0 -> 0, above 1 -> 1 (no clamp(), so -0.0 stays -0.0).
     let nan = match o.saturate_nan {
-        SaturateNan::Zero => "select(v, vec4<f32>(0.0), v != v)",
+        SaturateNan::Zero => "select(v, vec4<f32>(0.0), rsx_isnan(v))",
         SaturateNan::Keep => "v",
     };
     let _ = write!(
@@ -238,7 +252,7 @@ fn rsx_rcc(x: vec4<f32>) -> vec4<f32> {{
     let r = vec4<f32>(1.0) / x;
     let m = rsx_min_num(rsx_max_num(abs(r), vec4<f32>({})), vec4<f32>({}));
     let neg = (r < vec4<f32>(0.0)) | ((r == vec4<f32>(0.0)) & ((vec4<f32>(1.0) / r) < vec4<f32>(0.0)));
-    return select(select(m, -m, neg), r, r != r);
+    return select(select(m, -m, neg), r, rsx_isnan(r));
 }}
 ",
                 f32_literal(RCC_SPEC_MIN),

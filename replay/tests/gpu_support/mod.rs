@@ -1,0 +1,189 @@
+//! Shared helpers of the GPU-versus-interpreter tests (`gpu_*.rs`): a device or a loud skip
+//! (fails under `CI=true`, as `replay/gpu/tests/common` does), the corpus directory, a small
+//! deterministic random source, the edge-case values, and the comparison rules (bit equality,
+//! NaN matching NaN, ULP and absolute tolerances).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
+
+/// `CI=true` in the environment.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Gives Mesa a private `XDG_RUNTIME_DIR` when none is set (stack-notes.md 1(b): lavapipe
+/// prints an error without one). Done once, before any device is opened.
+fn private_runtime_dir() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+            let dir =
+                std::env::temp_dir().join(format!("rsxtrace-replay-xdg-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("create XDG_RUNTIME_DIR");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+                    .expect("chmod XDG_RUNTIME_DIR");
+            }
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    });
+}
+
+/// A device on the default backend, or `None` after a loud message when no adapter exists.
+/// With `CI=true` a missing adapter fails the test.
+pub fn gpu(test: &str) -> Option<Gpu> {
+    private_runtime_dir();
+    match Gpu::new(GpuOptions::default()) {
+        Ok(gpu) => Some(gpu),
+        Err(e @ GpuError::NoAdapter { .. }) => {
+            assert!(!in_ci(), "GPU ADAPTER MISSING in CI ({test}): {e}");
+            eprintln!("GPU ADAPTER MISSING: {e}; {test} skipped");
+            None
+        }
+        Err(e) => panic!("{test}: opening the device failed: {e}"),
+    }
+}
+
+/// `../shared/corpus` beside the workspace root (the directory holding `Cargo.lock`), or
+/// `None` after a loud message (a failure under `CI=true`).
+pub fn corpus_or_skip() -> Option<PathBuf> {
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let found = loop {
+        if dir.join("Cargo.lock").is_file() {
+            let c = dir.join("../shared/corpus");
+            break c.is_dir().then_some(c);
+        }
+        if !dir.pop() {
+            break None;
+        }
+    };
+    if found.is_none() {
+        eprintln!("CORPUS MISSING: ../shared/corpus not found beside the workspace root");
+        assert!(!in_ci(), "CORPUS MISSING and CI=true");
+    }
+    found
+}
+
+/// SplitMix64: deterministic, seedable, no dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, n).
+    pub fn below(&mut self, n: u32) -> u32 {
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * u
+    }
+
+    /// A random sign, a random 24-bit mantissa and an exponent in [-exp, exp].
+    pub fn wide(&mut self, exp: i32) -> f32 {
+        let e = self.below((2 * exp + 1) as u32) as i32 - exp;
+        let m = 1.0 + (self.next_u64() >> 41) as f32 / (1u64 << 23) as f32;
+        let s = if self.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+        s * m * 2f32.powi(e)
+    }
+}
+
+/// The edge cases every op sees: zeros of both signs, ±1, small and large magnitudes, NaN,
+/// the infinities, values just past binary16's range (65504 is its largest finite value).
+pub const EDGES: [f32; 16] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    1e-30,
+    -1e-30,
+    1e30,
+    -1e30,
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    65504.0,
+    70000.0,
+    3.0,
+];
+
+/// Bit equality, except that any NaN matches any NaN.
+pub fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The device flushed a subnormal result to zero: Vulkan lets an implementation flush
+/// denormals unless the shader asks otherwise (`shaderDenormPreserveFloat32`; naga's SPIR-V
+/// asks nothing), and lavapipe does (EX2 of -130.28 is 6.04e-40 in the interpreter, +0 there).
+pub fn flushed(gpu: f32, cpu: f32) -> bool {
+    gpu == 0.0 && cpu.is_subnormal()
+}
+
+/// Distance in units in the last place between two non-NaN values (+0 and −0 are 0 apart;
+/// an infinity is one step past the largest finite value).
+pub fn ulps(a: f32, b: f32) -> u64 {
+    let key = |v: f32| -> i64 {
+        let bits = i64::from(v.to_bits() as i32);
+        if bits < 0 {
+            -(bits & 0x7FFF_FFFF)
+        } else {
+            bits
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// How two results of one component are compared.
+#[derive(Clone, Copy, Debug)]
+pub enum Tolerance {
+    /// Equal bits (NaN matches NaN).
+    Exact,
+    /// Within this many ULPs (infinities and NaN must match exactly).
+    Ulps(u64),
+    /// Within this absolute difference, or this many ULPs, whichever is larger.
+    AbsOrUlps(f32, u64),
+    /// Anything: the device's result is undefined here (each use names the Vulkan rule).
+    Any,
+}
+
+impl Tolerance {
+    pub fn accepts(self, gpu: f32, cpu: f32) -> bool {
+        if same(gpu, cpu) || flushed(gpu, cpu) || matches!(self, Tolerance::Any) {
+            return true;
+        }
+        // The sign of a zero result is the implementation's: naga's SPIR-V does not declare
+        // `SignedZeroInfNanPreserve`, and lavapipe folds `0.0 + x` to `x` (so a register that
+        // starts at +0 and gets -0 added stays -0 there, +0 in the interpreter) and lets
+        // min/max of +0 and -0 return either.
+        if gpu == 0.0 && cpu == 0.0 {
+            return true;
+        }
+        if gpu.is_nan() || cpu.is_nan() || gpu.is_infinite() || cpu.is_infinite() {
+            return false;
+        }
+        match self {
+            Tolerance::Exact | Tolerance::Any => false,
+            Tolerance::Ulps(n) => ulps(gpu, cpu) <= n,
+            Tolerance::AbsOrUlps(d, n) => (gpu - cpu).abs() <= d || ulps(gpu, cpu) <= n,
+        }
+    }
+}
