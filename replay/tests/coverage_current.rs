@@ -138,7 +138,11 @@ fn translate_column_matches_the_recompiler() {
             continue;
         };
         let result = fwgsl::translate(&program, &fwgsl::FragmentTranslateOptions::default());
-        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        assert!(
+            !matches!(result, Err(TranslateError::Invalid { .. })),
+            "{}: {result:?}",
+            op.name()
+        );
         let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
         let supported = translate_support(Opcode::Fragment(op)) == Support::Yes;
         assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
@@ -154,7 +158,11 @@ fn translate_column_matches_the_recompiler() {
         let mut program = base.clone();
         program.instructions[0].vector = op;
         let result = vwgsl::translate(&program, &[], &options);
-        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        assert!(
+            !matches!(result, Err(TranslateError::Invalid { .. })),
+            "{}: {result:?}",
+            op.name()
+        );
         let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
         let supported = translate_support(Opcode::Vector(op)) == Support::Yes;
         assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
@@ -163,7 +171,11 @@ fn translate_column_matches_the_recompiler() {
         let mut program = base.clone();
         program.instructions[0].scalar = op;
         let result = vwgsl::translate(&program, &[], &options);
-        assert!(!matches!(result, Err(TranslateError::Invalid { .. })), "{}: {result:?}", op.name());
+        assert!(
+            !matches!(result, Err(TranslateError::Invalid { .. })),
+            "{}: {result:?}",
+            op.name()
+        );
         let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
         let supported = translate_support(Opcode::Scalar(op)) == Support::Yes;
         assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
