@@ -22,6 +22,7 @@ mod cache;
 mod device;
 mod error;
 mod fragment;
+pub mod render;
 mod shade;
 mod texture;
 mod vertex;
