@@ -14,6 +14,7 @@
 
 pub mod backends;
 pub mod fragment;
+mod helpers;
 pub mod vertex;
 
 /// A validated WGSL module.

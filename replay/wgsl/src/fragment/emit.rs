@@ -86,6 +86,11 @@ struct Emitter<'a> {
     emitted: usize,
     /// Whether activity includes `!ended` (a nested END exists).
     track_end: bool,
+    /// Whether activity includes `!ret` (the program has a RET; otherwise `ret` stays false).
+    track_ret: bool,
+    /// Whether activity includes the BRK flag (the program has a BRK; otherwise every BRK flag
+    /// stays false).
+    track_brk: bool,
     saw_nested_end: bool,
 }
 
@@ -167,6 +172,14 @@ impl<'a> Emitter<'a> {
             next_id: 0,
             emitted: 0,
             track_end,
+            track_ret: program
+                .instructions
+                .iter()
+                .any(|i| i.flow().is_some_and(|f| matches!(f.kind, FlowKind::Ret))),
+            track_brk: program
+                .instructions
+                .iter()
+                .any(|i| i.flow().is_some_and(|f| matches!(f.kind, FlowKind::Brk))),
             saw_nested_end: false,
         }
     }
@@ -206,9 +219,27 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The lane's activity: the construct's mask and the flags that can be set (a flag no
+    /// instruction sets is left out; `true` when nothing can deactivate the lane).
     fn activity(&self, ctx: &Ctx) -> String {
-        let ended = if self.track_end { " && !ended" } else { "" };
-        format!("{} && !ret && !{}{ended}", ctx.mask, ctx.brk)
+        let mut parts: Vec<String> = Vec::with_capacity(4);
+        if ctx.mask != "true" {
+            parts.push(ctx.mask.clone());
+        }
+        if self.track_ret {
+            parts.push("!ret".into());
+        }
+        if self.track_brk {
+            parts.push(format!("!{}", ctx.brk));
+        }
+        if self.track_end {
+            parts.push("!ended".into());
+        }
+        if parts.is_empty() {
+            "true".into()
+        } else {
+            parts.join(" && ")
+        }
     }
 
     /// Emits the instructions from index `i` while their slot is below `end_slot` (interpreter
@@ -387,7 +418,10 @@ impl<'a> Emitter<'a> {
         };
         self.line(&format!("{{ // {:>3}: {op}", insn.slot));
         self.indent += 1;
-        self.line(&format!("let act = {act};"));
+        let always = act == "true";
+        if !always {
+            self.line(&format!("let act = {act};"));
+        }
         for k in 0..sources_read(op) {
             let e = ops::source(insn, alu, k, self.opts, &mut self.uses)?;
             self.line(&format!("let s{k} = {e};"));
@@ -397,7 +431,11 @@ impl<'a> Emitter<'a> {
             // KIL: where any(CC test) (B.5); the entry points discard after the body.
             FpOpcode::Kil => {
                 let c = condition(insn);
-                self.line(&format!("killed = killed || (act && any({c}));"));
+                if always {
+                    self.line(&format!("killed = killed || any({c});"));
+                } else {
+                    self.line(&format!("killed = killed || (act && any({c}));"));
+                }
                 false
             }
             // Fine derivatives: per row / per column of the quad, like the interpreter's ddx
@@ -423,7 +461,7 @@ impl<'a> Emitter<'a> {
             }
         };
         if produced {
-            self.write(insn, alu, scale, dest_r, half);
+            self.write(insn, alu, scale, dest_r, half, always);
         }
         self.indent -= 1;
         self.line("}");
@@ -489,6 +527,7 @@ impl<'a> Emitter<'a> {
         scale: f32,
         dest_r: u8,
         half: &str,
+        always: bool,
     ) {
         let d = insn.dest;
         if insn.condition.relation == Relation::Fl {
@@ -520,21 +559,30 @@ impl<'a> Emitter<'a> {
         if conditional {
             self.line(&format!("let cnd = {};", condition(insn)));
         }
+        // `act` is the literal `true` when nothing can deactivate the lane (`always`).
+        let act = if always { "true" } else { "act" };
         let mut wm = String::from("vec4<bool>(");
         for (c, name) in COMPONENTS.iter().enumerate() {
             if c > 0 {
                 wm.push_str(", ");
             }
-            match (d.mask.has(c), conditional) {
-                (false, _) => wm.push_str("false"),
-                (true, false) => wm.push_str("act"),
-                (true, true) => {
+            match (d.mask.has(c), conditional, always) {
+                (false, _, _) => wm.push_str("false"),
+                (true, false, _) => wm.push_str(act),
+                (true, true, true) => {
+                    let _ = write!(wm, "cnd.{name}");
+                }
+                (true, true, false) => {
                     let _ = write!(wm, "act && cnd.{name}");
                 }
             }
         }
         wm.push(')');
-        self.line(&format!("let wm = {wm};"));
+        // Every component written, unconditionally: plain assignments.
+        let full = always && !conditional && (0..4).all(|c| d.mask.has(c));
+        if !full || d.fp16 {
+            self.line(&format!("let wm = {wm};"));
+        }
         if !d.no_dest {
             if let Some(used) = self.uses.regs.get_mut(usize::from(dest_r)) {
                 *used = true;
@@ -547,6 +595,8 @@ impl<'a> Emitter<'a> {
                     format!("r{r} = vec4<u32>(r{r}.xy, rsx_wr_h(r{r}.zw, res, wm));")
                 };
                 self.line(&s);
+            } else if full {
+                self.line(&format!("r{r} = bitcast<vec4<u32>>(res);"));
             } else {
                 self.line(&format!(
                     "r{r} = select(r{r}, bitcast<vec4<u32>>(res), wm);"
@@ -555,7 +605,11 @@ impl<'a> Emitter<'a> {
         }
         if d.set_cond {
             let k = d.cc_write & 1;
-            self.line(&format!("cc{k} = select(cc{k}, res, wm);"));
+            if full {
+                self.line(&format!("cc{k} = res;"));
+            } else {
+                self.line(&format!("cc{k} = select(cc{k}, res, wm);"));
+            }
         }
     }
 }

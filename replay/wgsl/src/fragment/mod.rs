@@ -5,7 +5,8 @@
 //! - [`options`]: [`FragmentTranslateOptions`] and the interpreter switches it mirrors.
 //! - [`emit`]: the predicated body (flow, writes, textures, derivatives).
 //! - [`ops`]: source reads and per-opcode expressions.
-//! - [`prelude`]: the helper functions and structs every module carries.
+//! - [`prelude`]: the ABI structs and the library of helper functions (a module carries the
+//!   helpers its body calls).
 //! - [`entry`]: the resource declarations and entry points.
 //!
 //! The register file is 48 `vec4<u32>` words shared by R and H exactly as in the interpreter
@@ -68,23 +69,7 @@ pub fn module_hash(program: &FragmentProgram, options: &FragmentTranslateOptions
 }
 
 fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) -> String {
-    let mut s = String::with_capacity(body.text.len() + 16 * 1024);
-    let _ = writeln!(
-        s,
-        "// rsxtrace fragment program {hash:016x}, control {:#x}",
-        options.control
-    );
-    if options.native_f16 {
-        s.push_str("enable f16;\n\n");
-    }
-    s.push_str(prelude::HELPERS);
-    if options.native_f16 {
-        s.push_str(prelude::HALF_NATIVE);
-    } else {
-        s.push_str(prelude::HALF_EXACT);
-    }
-    s.push_str(ops::OP_HELPERS);
-    s.push_str(&entry::resources(body.units, options));
+    let mut s = String::with_capacity(body.text.len() + 1024);
     s.push_str("\nfn rsx_fragment(inp: FpInputs) -> FpResult {\n");
     s.push_str("    var attr = inp.attr;\n");
     s.push_str("    var cc0 = vec4<f32>(0.0);\n    var cc1 = vec4<f32>(0.0);\n");
@@ -118,6 +103,33 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
         s.push_str("    out.depth = 0.0;\n");
     }
     s.push_str("    out.killed = killed;\n    return out;\n}\n");
+    let function = s;
+
+    let mut s = String::with_capacity(function.len() + 8 * 1024);
+    let _ = writeln!(
+        s,
+        "// rsxtrace fragment program {hash:016x}, control {:#x}",
+        options.control
+    );
+    if options.native_f16 {
+        s.push_str("enable f16;\n\n");
+    }
+    s.push_str(prelude::STRUCTS);
+    // Only the helpers the function calls (the entry points call none).
+    let hrt = if options.native_f16 {
+        prelude::HALF_NATIVE
+    } else {
+        prelude::HALF_EXACT
+    };
+    let library: Vec<(&str, &str)> = prelude::LIBRARY
+        .iter()
+        .chain(ops::OP_LIBRARY)
+        .copied()
+        .chain([("rsx_hrt", hrt)])
+        .collect();
+    crate::helpers::append_used(&mut s, &library, &[&function]);
+    s.push_str(&entry::resources(body.units, options));
+    s.push_str(&function);
     s.push_str(&entry::entry_points(options));
     s
 }

@@ -287,16 +287,25 @@ pub fn alu(op: FpOpcode, opts: &FragmentTranslateOptions) -> Option<String> {
     })
 }
 
-/// Helpers used by [`alu`] that depend on nothing else.
-pub const OP_HELPERS: &str = r#"
+/// Helpers used by [`alu`] that depend on nothing else, by name (see `super::prelude::LIBRARY`).
+pub const OP_LIBRARY: &[(&str, &str)] = &[
+    (
+        "rsx_bem",
+        r#"
 // src0.xyxy + src1.xxxx * src2.xzxz + src1.yyyy * src2.ywyw (BEM, TEXBEM, TXPBEM; B.4, B.7).
 fn rsx_bem(a: vec4<f32>, b: vec4<f32>, c: vec4<f32>) -> vec4<f32> {
     let x = a.x + b.x * c.x + b.y * c.y;
     let y = a.y + b.x * c.z + b.y * c.w;
     return vec4<f32>(x, y, x, y);
 }
-
+"#,
+    ),
+    (
+        "rsx_upg",
+        r#"
 fn rsx_upg(u: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(rsx_from_srgb(u.x), rsx_from_srgb(u.y), rsx_from_srgb(u.z), u.w);
 }
-"#;
+"#,
+    ),
+];

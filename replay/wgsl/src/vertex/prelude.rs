@@ -1,13 +1,13 @@
 //! The fixed parts of every vertex module: the ABI declarations (`replay/wgsl/ABI.md`: result
-//! struct, bindings, the `vp_compute` and `vp_main` entry points) and the arithmetic helper
-//! functions, whose bodies depend on the options. Each helper reproduces one function of the
+//! struct, bindings, the `vp_compute` and `vp_main` entry points), and the library of
+//! arithmetic helper functions, whose bodies depend on the options (a module carries those its
+//! code calls). Each helper reproduces one function of the
 //! interpreter's `replay/src/interp/vertex/math.rs` (named in its comment) component by
 //! component, with explicit NaN selects where the interpreter defines NaN behaviour.
 
 use super::options::{
     Lg2Guard, MinMaxNan, RccClamp, RsqGuard, SaturateNan, VertexTranslateOptions,
 };
-use std::fmt::Write;
 
 /// An f32 constant the interpreter builds with `T::from_f64(v)` (decimal → f64 → f32), as a
 /// WGSL `f32` literal: the shortest decimal that reads back as the same f32.
@@ -120,45 +120,68 @@ fn vp_main(
 }
 ";
 
-/// The helper functions for `o`.
-pub(crate) fn helpers(o: &VertexTranslateOptions) -> String {
-    let guard = f32_literal(GUARD);
-    let mut s = String::with_capacity(4096);
-    // math.rs max_num/min_num: a NaN first operand, or a larger (smaller) second one, gives the
-    // second operand. NaN is tested on the bits: WGSL lets an implementation assume NaNs away
-    // in float comparisons, and lavapipe does (`x != x` is false for a NaN x there, measured
-    // by replay/tests/gpu_vertex_ops.rs).
-    s.push_str(
-        "\
+/// The helpers whose text does not depend on the options, by name.
+const FIXED: &[(&str, &str)] = &[
+    (
+        "rsx_isnan",
+        "
 fn rsx_isnan(v: vec4<f32>) -> vec4<bool> {
     return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
 }
-
+",
+    ),
+    (
+        "rsx_isnan1",
+        "
 fn rsx_isnan1(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
-
+",
+    ),
+    (
+        "rsx_max_num",
+        "
 fn rsx_max_num(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
     return select(a, b, rsx_isnan(a) | (b > a));
 }
-
+",
+    ),
+    (
+        "rsx_min_num",
+        "
 fn rsx_min_num(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
     return select(a, b, rsx_isnan(a) | (b < a));
 }
-
+",
+    ),
+    (
+        "rsx_max_num1",
+        "
 fn rsx_max_num1(a: f32, b: f32) -> f32 {
     return select(a, b, rsx_isnan1(a) || (b > a));
 }
-
+",
+    ),
+    (
+        "rsx_min_num1",
+        "
 fn rsx_min_num1(a: f32, b: f32) -> f32 {
     return select(a, b, rsx_isnan1(a) || (b < a));
 }
-
+",
+    ),
+    (
+        "rsx_dot3",
+        "
 // math.rs dot3: left to right, each product rounded.
 fn rsx_dot3(a: vec4<f32>, b: vec4<f32>) -> f32 {
     return a.x * b.x + a.y * b.y + a.z * b.z;
 }
-
+",
+    ),
+    (
+        "rsx_ssg",
+        "
 // math.rs SSG: -1 / +0 / +1, NaN kept. On the bits: lavapipe folded the float form into a
 // sign() that gave -0 for +0.
 fn rsx_ssg(x: vec4<f32>) -> vec4<f32> {
@@ -168,19 +191,31 @@ fn rsx_ssg(x: vec4<f32>) -> vec4<f32> {
     let r = select(select(one, vec4<u32>(0u), m == vec4<u32>(0u)), b, m > vec4<u32>(0x7f800000u));
     return bitcast<vec4<f32>>(r);
 }
-
+",
+    ),
+    (
+        "rsx_f2i",
+        "
 // real.rs to_i32: saturating, NaN gives 0 (Rust `as i32`).
 fn rsx_f2i(v: vec4<f32>) -> vec4<i32> {
     let c = clamp(v, vec4<f32>(-2147483648.0), vec4<f32>(2147483520.0));
     return select(vec4<i32>(c), vec4<i32>(0), rsx_isnan(v));
 }
-
+",
+    ),
+    (
+        "rsx_exp_spec",
+        "
 // math.rs EXP (NV): (2^floor(x), x - floor(x), 2^x, 1).
 fn rsx_exp_spec(x: f32) -> vec4<f32> {
     let f = floor(x);
     return vec4<f32>(exp2(f), x - f, exp2(x), 1.0);
 }
-
+",
+    ),
+    (
+        "rsx_log_spec",
+        "
 // math.rs LOG (NV): (floor(log2|x|), |x| / 2^floor(log2|x|), log2|x|, 1).
 fn rsx_log_spec(x: f32) -> vec4<f32> {
     let m = abs(x);
@@ -189,65 +224,69 @@ fn rsx_log_spec(x: f32) -> vec4<f32> {
     return vec4<f32>(e, m / exp2(e), l, 1.0);
 }
 ",
-    );
+    ),
+];
+
+/// The helper functions for `o`, by name; a module carries those its code calls
+/// (`crate::helpers::append_used`).
+pub(crate) fn helpers(o: &VertexTranslateOptions) -> Vec<(&'static str, String)> {
+    let guard = f32_literal(GUARD);
+    // math.rs max_num/min_num: a NaN first operand, or a larger (smaller) second one, gives the
+    // second operand. NaN is tested on the bits: WGSL lets an implementation assume NaNs away
+    // in float comparisons, and lavapipe does (`x != x` is false for a NaN x there, measured
+    // by replay/tests/gpu_vertex_ops.rs).
+    let mut lib: Vec<(&'static str, String)> =
+        FIXED.iter().map(|(n, t)| (*n, (*t).to_string())).collect();
     // math.rs min_max with MinMaxNan.
-    match o.min_max_nan {
-        MinMaxNan::OtherOperand => s.push_str(
-            "
-fn rsx_max(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return rsx_max_num(a, b);
-}
-
-fn rsx_min(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return rsx_min_num(a, b);
-}
-",
+    let (max, min) = match o.min_max_nan {
+        MinMaxNan::OtherOperand => ("rsx_max_num(a, b)", "rsx_min_num(a, b)"),
+        MinMaxNan::Propagate => (
+            "select(select(rsx_max_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a))",
+            "select(select(rsx_min_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a))",
         ),
-        MinMaxNan::Propagate => s.push_str(
-            "
-fn rsx_max(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(select(rsx_max_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a));
-}
-
-fn rsx_min(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(select(rsx_min_num(a, b), b, rsx_isnan(b)), a, rsx_isnan(a));
-}
-",
+    };
+    lib.push((
+        "rsx_max",
+        format!(
+            "\nfn rsx_max(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {{\n    return {max};\n}}\n"
         ),
-    }
+    ));
+    lib.push((
+        "rsx_min",
+        format!(
+            "\nfn rsx_min(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {{\n    return {min};\n}}\n"
+        ),
+    ));
     // math.rs saturate: below 0 -> 0, above 1 -> 1 (no clamp(), so -0.0 stays -0.0).
     let nan = match o.saturate_nan {
         SaturateNan::Zero => "select(v, vec4<f32>(0.0), rsx_isnan(v))",
         SaturateNan::Keep => "v",
     };
-    let _ = write!(
-        s,
-        "
+    lib.push((
+        "rsx_sat",
+        format!(
+            "
 fn rsx_sat(v: vec4<f32>) -> vec4<f32> {{
     let c = {nan};
     return select(select(c, vec4<f32>(1.0), c > vec4<f32>(1.0)), vec4<f32>(0.0), c < vec4<f32>(0.0));
 }}
 "
-    );
+        ),
+    ));
     // math.rs rcc.
-    match o.rcc {
-        RccClamp::Rpcs3 => {
-            let _ = write!(
-                s,
-                "
+    let rcc = match o.rcc {
+        RccClamp::Rpcs3 => format!(
+            "
 fn rsx_rcc(x: vec4<f32>) -> vec4<f32> {{
     let r = vec4<f32>(1.0) / x;
     return rsx_min_num(rsx_max_num(r, vec4<f32>({})), vec4<f32>({}));
 }}
 ",
-                f32_literal(RCC_RPCS3_MIN),
-                f32_literal(RCC_RPCS3_MAX)
-            );
-        }
-        RccClamp::SignedMagnitude => {
-            let _ = write!(
-                s,
-                "
+            f32_literal(RCC_RPCS3_MIN),
+            f32_literal(RCC_RPCS3_MAX)
+        ),
+        RccClamp::SignedMagnitude => format!(
+            "
 fn rsx_rcc(x: vec4<f32>) -> vec4<f32> {{
     let r = vec4<f32>(1.0) / x;
     let m = rsx_min_num(rsx_max_num(abs(r), vec4<f32>({})), vec4<f32>({}));
@@ -255,11 +294,11 @@ fn rsx_rcc(x: vec4<f32>) -> vec4<f32> {{
     return select(select(m, -m, neg), r, rsx_isnan(r));
 }}
 ",
-                f32_literal(RCC_SPEC_MIN),
-                f32_literal(RCC_SPEC_MAX)
-            );
-        }
-    }
+            f32_literal(RCC_SPEC_MIN),
+            f32_literal(RCC_SPEC_MAX)
+        ),
+    };
+    lib.push(("rsx_rcc", rcc));
     let rsq = match o.rsq {
         RsqGuard::Abs => "abs(x)".to_string(),
         RsqGuard::Clamp => format!("rsx_max_num(x, vec4<f32>({guard}))"),
@@ -274,18 +313,31 @@ fn rsx_rcc(x: vec4<f32>) -> vec4<f32> {{
     } else {
         "s.w"
     };
-    let _ = write!(
-        s,
-        "
+    lib.push((
+        "rsx_rsq",
+        format!(
+            "
 // math.rs scalar_fn RSQ (1/sqrt, not inverseSqrt, to keep the interpreter's rounding).
 fn rsx_rsq(x: vec4<f32>) -> vec4<f32> {{
     return vec4<f32>(1.0) / sqrt({rsq});
 }}
-
+"
+        ),
+    ));
+    lib.push((
+        "rsx_lg2",
+        format!(
+            "
 fn rsx_lg2(x: vec4<f32>) -> vec4<f32> {{
     return log2({lg2});
 }}
-
+"
+        ),
+    ));
+    lib.push((
+        "rsx_lit",
+        format!(
+            "
 // math.rs lit: (1, max(x, 0), x > 0 ? pow(max(y, 1e-10), w) : 0, 1).
 fn rsx_lit(s: vec4<f32>) -> vec4<f32> {{
     let w = {lit_w};
@@ -293,8 +345,9 @@ fn rsx_lit(s: vec4<f32>) -> vec4<f32> {{
     return vec4<f32>(1.0, rsx_max_num1(s.x, 0.0), z, 1.0);
 }}
 "
-    );
-    s
+        ),
+    ));
+    lib
 }
 
 #[cfg(test)]
