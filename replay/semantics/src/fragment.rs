@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// What a fixed-point result precision (fx12, fx9) does to a value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FixedPointMode {
     /// RPCS3: clamp only (fx12 to [−2, 2], fx9 to [−1, 1]), NaN → 0 (B.2 step 4).
@@ -18,7 +18,7 @@ pub enum FixedPointMode {
 }
 
 /// Where TXL takes its level of detail and TXB its bias (rsx-microcode.md B.4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LodOperand {
     /// RPCS3: `src1.x`.
@@ -29,7 +29,7 @@ pub enum LodOperand {
 }
 
 /// MIN/MAX with a NaN operand (rsx-microcode.md B.9: no RSX evidence).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MinMaxNan {
     /// IEEE minNum/maxNum: the non-NaN operand (what host GPUs running RPCS3's GLSL usually
@@ -43,7 +43,7 @@ pub enum MinMaxNan {
 /// What the `SRC2` bit 31 "perspective" flag does to an input attribute (rsx-microcode.md
 /// B.1). The interpreter receives attributes already interpolated, so this only concerns the
 /// extra factor.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PerspectiveFlag {
     /// RPCS3 "perspective_corr": the attribute is multiplied by WPOS.w (gl_FragCoord.w).
@@ -56,7 +56,7 @@ pub enum PerspectiveFlag {
 }
 
 /// The loop counter A0 used by indexed input reads (rsx-microcode.md B.5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoopCounter {
     /// RPCS3: the iteration number `i` (0, 1, 2, ...), ignoring init/increment.

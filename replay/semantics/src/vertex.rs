@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// ARL: float to integer address conversion.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ArlRounding {
     /// Round toward negative infinity: the NV spec definition, which rsx-microcode.md B.9
@@ -17,7 +17,7 @@ pub enum ArlRounding {
 }
 
 /// EXP and LOG scalar ops.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExpLog {
     /// The NV definition: EXP = (2^floor(x), x − floor(x), 2^x, 1), LOG = (floor(log2|x|),
@@ -29,7 +29,7 @@ pub enum ExpLog {
 }
 
 /// RCC: clamped reciprocal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RccClamp {
     /// RPCS3: `clamp(1/x, 5.42101e-20, 1.884467e19)`, so every negative result becomes
@@ -42,7 +42,7 @@ pub enum RccClamp {
 }
 
 /// RSQ guard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RsqGuard {
     /// 1/sqrt(|x|), +Inf at 0: rsx-microcode.md B.9 recommendation (Mesa emits RSQ on
@@ -56,7 +56,7 @@ pub enum RsqGuard {
 }
 
 /// LG2 guard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Lg2Guard {
     /// RPCS3 decompiler: log2(max(x, 1e-10)), so LG2(0) ≈ −33.2. Default.
@@ -67,7 +67,7 @@ pub enum Lg2Guard {
 }
 
 /// Saturate with a NaN input.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SaturateNan {
     /// NaN becomes 0, then clamp to [0, 1]: rsx-microcode.md B.9 recommends it for the VP too
@@ -79,7 +79,7 @@ pub enum SaturateNan {
 }
 
 /// MIN/MAX with a NaN operand (no RSX source; rsx-microcode.md B.9 says to parameterise).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MinMaxNan {
     /// Return the other (non-NaN) operand, as GPUs usually do (IEEE minNum/maxNum). Default.
@@ -90,7 +90,7 @@ pub enum MinMaxNan {
 }
 
 /// MAD rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MadRounding {
     /// One rounding: RPCS3 emits `fma($0, $1, $2)` (`VertexProgramDecompiler.cpp`). Default.
@@ -101,7 +101,7 @@ pub enum MadRounding {
 }
 
 /// Which part of the (swizzled) src2 a component-wise scalar op uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScalarOperand {
     /// The x component of the swizzled src2, result broadcast to the written components:

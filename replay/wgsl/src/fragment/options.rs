@@ -1,7 +1,11 @@
 //! Translation options of fragment programs: the `SHADER_CONTROL` word, the texture unit
 //! dimensions, the f16 mode, and the reference interpreter's switches that change the emitted
-//! arithmetic (`rsxtrace-replay` `interp::fragment::options`, whose defaults these mirror: the
-//! documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9).
+//! arithmetic (the `rsxtrace_semantics::fragment` types the interpreter takes too, with the
+//! same defaults: the documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9).
+
+pub use rsxtrace_semantics::fragment::{
+    FixedPointMode, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+};
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise from H0/H4/H6/H8
 /// (rsx-microcode.md B.6).
@@ -22,56 +26,6 @@ pub enum TextureDim {
     D3,
     /// `texture_cube<f32>`, direction xyz.
     Cube,
-}
-
-/// What a fixed-point result precision (fx12, fx9) does (interpreter `FixedPointMode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum FixedPointMode {
-    /// RPCS3: clamp only (fx12 to [−2, 2], fx9 to [−1, 1]), NaN → 0.
-    #[default]
-    ClampOnly,
-    /// Clamp to [−2, 2 − 2^-10] / [−1, 1 − 2^-8] and round to the step, ties to even.
-    Quantise,
-}
-
-/// Where TXL takes its level of detail and TXB its bias (interpreter `LodOperand`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum LodOperand {
-    /// RPCS3: `src1.x`.
-    #[default]
-    Src1X,
-    /// Mesa's encoding: `src0.w`.
-    Src0W,
-}
-
-/// MIN/MAX with a NaN operand (interpreter `MinMaxNan`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MinMaxNan {
-    /// IEEE minNum/maxNum: the other operand.
-    #[default]
-    OtherOperand,
-    /// NaN if either operand is NaN.
-    Propagate,
-}
-
-/// The `SRC2` bit 31 flag on input reads (interpreter `PerspectiveFlag`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum PerspectiveFlag {
-    /// RPCS3: multiply the attribute by WPOS.w (not WPOS, COL0, COL1).
-    #[default]
-    MultiplyByWposW,
-    /// Ignore the flag.
-    Ignore,
-}
-
-/// The loop counter A0 used by indexed input reads (interpreter `LoopCounter`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum LoopCounter {
-    /// RPCS3: the iteration number.
-    #[default]
-    Iteration,
-    /// `init + i × increment`.
-    InitIncrement,
 }
 
 /// Everything a fragment translation depends on besides the program.

@@ -1,101 +1,13 @@
 //! Translation switches of the vertex recompiler ([`VertexTranslateOptions`]): one named choice
-//! for every rule where RPCS3 and the hardware descriptions disagree, plus the limits. Each
-//! enum mirrors the reference interpreter's option of the same name
-//! (`rsxtrace_replay::interp::vertex::options`) variant for variant, with the same default, so
-//! that a module built from the default options computes what the default interpreter does.
+//! for every rule where RPCS3 and the hardware descriptions disagree, plus the limits. The rule
+//! types are `rsxtrace_semantics::vertex`'s, the very ones the reference interpreter takes,
+//! with the same defaults, so that a module built from the default options computes what the
+//! default interpreter does.
 
-/// ARL: float to integer address conversion (rsx-microcode.md B.9 "VP ARL rounding").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ArlRounding {
-    /// Round toward negative infinity (NV spec). Default.
-    #[default]
-    Floor,
-    /// Truncation toward zero (RPCS3 `ivec4()`).
-    Truncate,
-}
-
-/// EXP and LOG scalar ops.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ExpLog {
-    /// NV definition: EXP = (2^floor(x), x − floor(x), 2^x, 1), LOG = (floor(log2|x|),
-    /// |x| / 2^floor(log2|x|), log2|x|, 1). Default.
-    #[default]
-    Spec,
-    /// RPCS3's natural `exp()` / `log()`.
-    Natural,
-}
-
-/// RCC: clamped reciprocal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RccClamp {
-    /// RPCS3: `clamp(1/x, 5.42101e-20, 1.884467e19)`. Default.
-    #[default]
-    Rpcs3,
-    /// NV_vertex_program1_1: magnitude clamped to [2^-64, 2^64], sign kept.
-    SignedMagnitude,
-}
-
-/// RSQ guard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RsqGuard {
-    /// 1/sqrt(|x|). Default.
-    #[default]
-    Abs,
-    /// 1/sqrt(max(x, 1e-10)) (RPCS3 decompiler).
-    Clamp,
-    /// 1/sqrt(x) (RPCS3 interpreter).
-    Raw,
-}
-
-/// LG2 guard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Lg2Guard {
-    /// log2(max(x, 1e-10)) (RPCS3 decompiler). Default.
-    #[default]
-    Clamp,
-    /// IEEE log2.
-    Raw,
-}
-
-/// Saturate with a NaN input.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SaturateNan {
-    /// NaN becomes 0, then clamp to [0, 1]. Default.
-    #[default]
-    Zero,
-    /// NaN passes through the clamp.
-    Keep,
-}
-
-/// MIN/MAX with a NaN operand.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MinMaxNan {
-    /// The other (non-NaN) operand (IEEE minNum/maxNum). Default.
-    #[default]
-    OtherOperand,
-    /// Any NaN operand gives NaN.
-    Propagate,
-}
-
-/// MAD rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MadRounding {
-    /// One rounding: WGSL `fma()` (RPCS3 emits `fma`). Default.
-    #[default]
-    Fused,
-    /// `a * b + c` (a WGSL compiler may still contract it; see the module docs).
-    Separate,
-}
-
-/// Which part of the swizzled src2 a component-wise scalar op uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ScalarOperand {
-    /// `.x` of the swizzled src2, broadcast. Default.
-    #[default]
-    FirstComponent,
-    /// Component by component (RSQ still uses `.x`).
-    PerComponent,
-}
+pub use rsxtrace_semantics::vertex::{
+    ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan,
+    ScalarOperand,
+};
 
 /// Options of [`super::translate`]. The default is the interpreter's default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
