@@ -1,5 +1,5 @@
-//! Where `disasm` and `flow` get programs from: a container or raw microcode file, or the
-//! programs bound at one draw of a capture.
+//! Where `disasm`, `flow` and `translate` get programs from: a container or raw microcode file,
+//! or the programs bound at one draw of a capture.
 
 use crate::cli::Stage;
 use crate::open::{file_kind, FileKind};
