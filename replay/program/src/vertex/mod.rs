@@ -29,6 +29,7 @@ mod error;
 pub mod extent;
 mod fields;
 pub mod instruction;
+pub mod memory_slots;
 mod opcode;
 mod operand;
 
@@ -38,6 +39,7 @@ pub use encode::{encode, encode_bytes, encode_instruction, encode_memory, set_br
 pub use error::VertexDecodeError;
 pub use extent::decode_from_memory;
 pub use instruction::{BooleanBranch, CcRegister, VertexInstruction, VertexProgram};
+pub use memory_slots::{memory_slots, MemorySlot};
 pub use opcode::{ScalarOpcode, VectorOpcode};
 pub use operand::{
     AddressRegister, Component, ConditionTest, ConditionUpdate, InputAttribute, OutputRegister,

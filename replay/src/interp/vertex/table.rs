@@ -6,8 +6,8 @@
 //! and the TXL unit (these alias other fields and are derived once here, not per vertex).
 
 use rsxtrace_program::vertex::{
-    decode_instruction, BooleanBranch, VertexDecodeError, VertexInstruction, VertexProgram,
-    WriteMask, MEMORY_SLOTS,
+    memory_slots, BooleanBranch, MemorySlot, VertexDecodeError, VertexInstruction, VertexProgram,
+    WriteMask,
 };
 
 /// One executable slot.
@@ -84,35 +84,14 @@ impl ProgramTable {
     /// Program instructions take precedence over the memory words at the same slot;
     /// instructions at slots beyond `max(544, instruction count)` are left out.
     pub fn build(program: &VertexProgram, memory_words: &[u32]) -> Self {
-        // Slots are bounded by what a decoder can produce (the 544-slot memory, or one slot per
-        // decoded instruction), so a hand-built program with a huge slot number cannot make
-        // the table allocate without bound; such instructions are left out.
-        let bound = MEMORY_SLOTS.max(program.instructions.len());
-        let max_program_slot = program
-            .instructions
-            .iter()
-            .map(|i| i.slot.saturating_add(1))
-            .filter(|end| *end <= bound)
-            .max()
-            .unwrap_or(0);
-        let len = max_program_slot.max(MEMORY_SLOTS.min(memory_words.len() / 4));
-        let mut slots: Vec<Slot> = (0..len)
-            .map(|slot| {
-                let at = slot * 4;
-                match memory_words.get(at..at + 4) {
-                    Some(&[a, b, c, d]) => match decode_instruction([a, b, c, d], slot) {
-                        Ok(insn) => Slot::Ready(Box::new(Prepared::new(insn))),
-                        Err(e) => Slot::Invalid(e),
-                    },
-                    _ => Slot::Empty,
-                }
+        let slots = memory_slots(program, memory_words)
+            .into_iter()
+            .map(|slot| match slot {
+                MemorySlot::Instruction { insn, .. } => Slot::Ready(Box::new(Prepared::new(insn))),
+                MemorySlot::Invalid(e) => Slot::Invalid(e),
+                MemorySlot::Empty => Slot::Empty,
             })
             .collect();
-        for insn in &program.instructions {
-            if let Some(s) = slots.get_mut(insn.slot) {
-                *s = Slot::Ready(Box::new(Prepared::new(*insn)));
-            }
-        }
         ProgramTable {
             start: program.start_slot,
             slots,

@@ -6,7 +6,7 @@
 //! and where the straight-line blocks of the dispatch loop begin.
 
 use rsxtrace_program::vertex::{
-    decode_instruction, ScalarOpcode, VertexInstruction, VertexProgram, MEMORY_SLOTS,
+    memory_slots, MemorySlot, ScalarOpcode, VertexInstruction, VertexProgram,
 };
 
 /// One slot.
@@ -45,42 +45,18 @@ pub(crate) fn is_branch(op: ScalarOpcode) -> bool {
 }
 
 impl SlotTable {
-    /// Same length rule as the interpreter: `max(last program slot + 1, min(544, memory
-    /// slots))`, program slots beyond `max(544, instruction count)` left out (so a hand-built
-    /// program with a huge slot number cannot make the table allocate without bound).
+    /// The slots of `rsxtrace_program::vertex::memory_slots`, the same table the interpreter
+    /// builds; undecodable and empty slots are faults when reached.
     pub fn build(program: &VertexProgram, memory_words: &[u32]) -> Self {
-        let bound = MEMORY_SLOTS.max(program.instructions.len());
-        let max_program_slot = program
-            .instructions
-            .iter()
-            .map(|i| i.slot.saturating_add(1))
-            .filter(|end| *end <= bound)
-            .max()
-            .unwrap_or(0);
-        let len = max_program_slot.max(MEMORY_SLOTS.min(memory_words.len() / 4));
-        let mut slots: Vec<Slot> = (0..len)
-            .map(|slot| {
-                let at = slot * 4;
-                match memory_words.get(at..at + 4) {
-                    Some(&[a, b, c, d]) => match decode_instruction([a, b, c, d], slot) {
-                        Ok(insn) => Slot::Ready {
-                            insn,
-                            from_program: false,
-                        },
-                        Err(_) => Slot::Missing,
-                    },
-                    _ => Slot::Missing,
+        let slots = memory_slots(program, memory_words)
+            .into_iter()
+            .map(|slot| match slot {
+                MemorySlot::Instruction { insn, from_program } => {
+                    Slot::Ready { insn, from_program }
                 }
+                MemorySlot::Invalid(_) | MemorySlot::Empty => Slot::Missing,
             })
             .collect();
-        for insn in &program.instructions {
-            if let Some(s) = slots.get_mut(insn.slot) {
-                *s = Slot::Ready {
-                    insn: *insn,
-                    from_program: true,
-                };
-            }
-        }
         SlotTable {
             start: program.start_slot,
             slots,
