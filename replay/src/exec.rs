@@ -283,9 +283,8 @@ mod tests {
     use rsxtrace_capture::builder::CaptureBuilder;
     use rsxtrace_capture::rrc::Capture;
     use rsxtrace_program::vertex::{
-        encode, set_branch_target, AddressRegister, CcRegister, Component, ConditionTest,
-        ConditionUpdate, InputAttribute, OutputRegister, RegisterType, Relation, ScalarOpcode,
-        Source, Swizzle, VectorOpcode, VertexInstruction, VertexProgram, WriteMask,
+        encode, set_branch_target, OutputRegister, ScalarOpcode, VectorOpcode, VertexInstruction,
+        VertexProgram, WriteMask,
     };
 
     /// Register indices (byte offset / 4, rrc-format.md 4.2 to 4.5).
@@ -300,45 +299,7 @@ mod tests {
 
     /// A NOP/NOP slot reading v[0] everywhere, no destinations.
     fn nop(slot: usize) -> VertexInstruction {
-        let v0 = Source {
-            reg_type: RegisterType::Input,
-            temp_index: 0,
-            swizzle: Swizzle::IDENTITY,
-            negate: false,
-            abs: false,
-        };
-        VertexInstruction {
-            slot,
-            vector: VectorOpcode::Nop,
-            scalar: ScalarOpcode::Nop,
-            vec_dst_temp: None,
-            sca_dst_temp: None,
-            output: None,
-            vec_result: false,
-            vec_mask: WriteMask(0),
-            sca_mask: WriteMask(0),
-            sources: [v0, v0, v0],
-            input: InputAttribute(0),
-            const_index: 0,
-            index_const: false,
-            index_input: false,
-            address: AddressRegister {
-                register: 0,
-                component: Component::X,
-            },
-            condition: ConditionTest {
-                enabled: false,
-                relation: Relation::TR,
-                swizzle: Swizzle::IDENTITY,
-            },
-            cc_update: ConditionUpdate {
-                enable_0: false,
-                enable_1: false,
-            },
-            cc_register: CcRegister::CC0,
-            saturate: false,
-            end: false,
-        }
+        VertexInstruction::idle(slot)
     }
 
     /// `op o[reg].xyzw, v[0]`.

@@ -85,38 +85,7 @@ pub struct I(pub VertexInstruction);
 
 impl I {
     pub fn new() -> I {
-        I(VertexInstruction {
-            slot: 0,
-            vector: VectorOpcode::Nop,
-            scalar: ScalarOpcode::Nop,
-            vec_dst_temp: None,
-            sca_dst_temp: None,
-            output: None,
-            vec_result: false,
-            vec_mask: WriteMask(0),
-            sca_mask: WriteMask(0),
-            sources: [v(), v(), v()],
-            input: InputAttribute(0),
-            const_index: 0,
-            index_const: false,
-            index_input: false,
-            address: AddressRegister {
-                register: 0,
-                component: Component::X,
-            },
-            condition: ConditionTest {
-                enabled: false,
-                relation: Relation::TR,
-                swizzle: Swizzle::IDENTITY,
-            },
-            cc_update: ConditionUpdate {
-                enable_0: false,
-                enable_1: false,
-            },
-            cc_register: CcRegister::CC0,
-            saturate: false,
-            end: false,
-        })
+        I(VertexInstruction::idle(0))
     }
     /// Vector op writing R<t>.mask.
     pub fn vec_temp(op: VectorOpcode, t: u8, m: &str) -> I {

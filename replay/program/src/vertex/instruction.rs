@@ -10,8 +10,8 @@
 use super::fields;
 use super::opcode::{ScalarOpcode, VectorOpcode};
 use super::operand::{
-    AddressRegister, ConditionTest, ConditionUpdate, InputAttribute, OutputRegister, Source,
-    WriteMask,
+    AddressRegister, Component, ConditionTest, ConditionUpdate, InputAttribute, OutputRegister,
+    RegisterType, Relation, Source, Swizzle, WriteMask,
 };
 use serde::ser::SerializeStruct;
 use serde::Serialize;
@@ -82,6 +82,51 @@ pub struct VertexInstruction {
 }
 
 impl VertexInstruction {
+    /// An idle slot: NOP on both units, no destination, condition test off, every source
+    /// reading `v[0]` with the identity swizzle (what Sony's compiler leaves in unused source
+    /// fields; register type 0 would be invalid). A starting point for building instructions.
+    pub fn idle(slot: usize) -> VertexInstruction {
+        let v0 = Source {
+            reg_type: RegisterType::Input,
+            temp_index: 0,
+            swizzle: Swizzle::IDENTITY,
+            negate: false,
+            abs: false,
+        };
+        VertexInstruction {
+            slot,
+            vector: VectorOpcode::Nop,
+            scalar: ScalarOpcode::Nop,
+            vec_dst_temp: None,
+            sca_dst_temp: None,
+            output: None,
+            vec_result: false,
+            vec_mask: WriteMask(0),
+            sca_mask: WriteMask(0),
+            sources: [v0, v0, v0],
+            input: InputAttribute(0),
+            const_index: 0,
+            index_const: false,
+            index_input: false,
+            address: AddressRegister {
+                register: 0,
+                component: Component::X,
+            },
+            condition: ConditionTest {
+                enabled: false,
+                relation: Relation::TR,
+                swizzle: Swizzle::IDENTITY,
+            },
+            cc_update: ConditionUpdate {
+                enable_0: false,
+                enable_1: false,
+            },
+            cc_register: CcRegister::CC0,
+            saturate: false,
+            end: false,
+        }
+    }
+
     /// Four words as they lie in memory (big-endian u32 values, host order here).
     pub fn to_words(&self) -> [u32; 4] {
         super::encode::encode_instruction(self)
