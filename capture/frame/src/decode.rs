@@ -36,9 +36,6 @@ fn location(raw: u32) -> Value {
 fn rect(v: u32) -> Value {
     json!({"origin": v & 0xFFFF, "size": v >> 16})
 }
-fn range(v: u32) -> Value {
-    json!({"first": v & 0x00FF_FFFF, "count": (v >> 24) + 1})
-}
 fn split16(v: u32, f: fn(u32) -> crate::state::Named) -> Value {
     json!({"rgb": to(f(v & 0xFFFF)), "alpha": to(f(v >> 16))})
 }
@@ -93,7 +90,7 @@ pub fn decode_argument(reg_index: u16, v: u32) -> Value {
             None if v & 0xFF == 0 => json!("end"),
             None => json!({"primitive": v & 0xFF}),
         },
-        reg::DRAW_ARRAYS | reg::DRAW_INDEX_ARRAY => range(v),
+        reg::DRAW_ARRAYS | reg::DRAW_INDEX_ARRAY => to(crate::frame::range(v)),
         reg::ARRAY_ELEMENT16 => json!([v & 0xFFFF, v >> 16]),
         reg::SET_INDEX_ARRAY_ADDRESS => json!({"offset": v & 0x1FFF_FFFF}),
         reg::SET_INDEX_ARRAY_DMA => json!({

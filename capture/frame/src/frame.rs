@@ -6,7 +6,7 @@ use crate::error::FrameError;
 use crate::fragment::{read_fragment_program, FragmentProgram, ProgramAddress};
 use crate::immediate::{classify, ImmediateAttributes};
 use crate::memory::{MemoryIndex, MemoryView};
-use crate::methods::reg;
+use crate::methods::{method_def, reg};
 use crate::push_buffer::PushBuffers;
 use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
@@ -118,7 +118,7 @@ struct Scope {
     push: PushBuffers,
 }
 
-fn range(v: u32) -> DrawRange {
+pub(crate) fn range(v: u32) -> DrawRange {
     // first = bits 0..23, count = bits 24..31 + 1 (rrc-format.md 4.2).
     DrawRange {
         first: v & 0x00FF_FFFF,
@@ -271,32 +271,32 @@ impl Machine<'_> {
             self.immediate.write(reg_index, value);
             return;
         }
-        let outside = |name| FrameProblem::DrawMethodOutsideScope {
+        let outside = || FrameProblem::DrawMethodOutsideScope {
             command,
-            method: name,
+            method: method_def(reg_index).map_or("?", |(def, _)| def.name),
         };
         match reg_index {
             reg::SET_BEGIN_END => self.begin_end(command, value),
             reg::DRAW_ARRAYS => match &mut self.scope {
                 Some(s) => s.arrays.push(range(value)),
-                None => self.problems.push(outside("NV4097_DRAW_ARRAYS")),
+                None => self.problems.push(outside()),
             },
             reg::DRAW_INDEX_ARRAY => match &mut self.scope {
                 Some(s) => s.indexed.push(range(value)),
-                None => self.problems.push(outside("NV4097_DRAW_INDEX_ARRAY")),
+                None => self.problems.push(outside()),
             },
             reg::INLINE_ARRAY => match &mut self.scope {
                 Some(s) => s.inline.push(value),
-                None => self.problems.push(outside("NV4097_INLINE_ARRAY")),
+                None => self.problems.push(outside()),
             },
             // Two indices per word, low half first (RPCS3 nv4097 set_array_element16).
             reg::ARRAY_ELEMENT16 => match &mut self.scope {
                 Some(s) => s.elements.extend([value & 0xFFFF, value >> 16]),
-                None => self.problems.push(outside("NV4097_ARRAY_ELEMENT16")),
+                None => self.problems.push(outside()),
             },
             reg::ARRAY_ELEMENT32 => match &mut self.scope {
                 Some(s) => s.elements.push(value),
-                None => self.problems.push(outside("NV4097_ARRAY_ELEMENT32")),
+                None => self.problems.push(outside()),
             },
             _ => {}
         }
