@@ -13,7 +13,7 @@ pub const MEMORY_BLOCK_SIZE: usize = 16;
 
 /// Little-endian u32 words of a slice whose length is a multiple of 4 (callers guarantee it).
 #[inline]
-fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+pub(crate) fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
     bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

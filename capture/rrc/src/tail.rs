@@ -41,10 +41,7 @@ impl TailLayout {
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    crate::structs::words(bytes).collect()
 }
 
 /// Parse a serial-family (v5/v6) tail: `tail` is everything after the replay commands, which

@@ -73,16 +73,9 @@ impl Sink for GzSink {
     }
 }
 
-/// Append an unsigned LEB128 varint (rrc-format.md 1.2).
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn varint(sink: &mut impl Sink, mut v: u64) {
+/// Encode an unsigned LEB128 varint (rrc-format.md 1.2): the bytes and how many are used.
+#[inline]
+fn encode_varint(mut v: u64) -> ([u8; 10], usize) {
     let mut buf = [0u8; 10];
     let mut n = 0;
     while v >= 0x80 {
@@ -91,7 +84,18 @@ fn varint(sink: &mut impl Sink, mut v: u64) {
         n += 1;
     }
     buf[n] = v as u8;
-    sink.put(&buf[..=n]);
+    (buf, n + 1)
+}
+
+/// Append an unsigned LEB128 varint.
+pub(crate) fn put_varint(out: &mut Vec<u8>, v: u64) {
+    let (buf, n) = encode_varint(v);
+    out.extend_from_slice(&buf[..n]);
+}
+
+fn varint(sink: &mut impl Sink, v: u64) {
+    let (buf, n) = encode_varint(v);
+    sink.put(&buf[..n]);
 }
 
 /// Serialize the whole v6 stream into `sink`.

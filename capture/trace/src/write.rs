@@ -69,14 +69,19 @@ fn too_large(field: impl Into<String>, len: u64, max: u64) -> TraceError {
 
 /// The element count of a list field, checked against the encoding limits.
 /// `words_per_element` is 0 for primitive lists (only the element count is limited).
-fn list_len(field: &str, len: usize, words_per_element: u64) -> Result<u32, TraceError> {
+/// `field` is only computed on error (callers in per-entry loops format an index into it).
+fn list_len<S: Into<String>>(
+    field: impl FnOnce() -> S,
+    len: usize,
+    words_per_element: u64,
+) -> Result<u32, TraceError> {
     let len64 = len as u64;
     if len64 > LIST_MAX {
-        return Err(too_large(field, len64, LIST_MAX));
+        return Err(too_large(field(), len64, LIST_MAX));
     }
     if len64.saturating_mul(words_per_element) > LIST_MAX {
         return Err(too_large(
-            format!("{field} (words)"),
+            format!("{} (words)", field().into()),
             len64.saturating_mul(words_per_element),
             LIST_MAX,
         ));
@@ -150,7 +155,11 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
 
     let provenance = &capture.provenance;
     // Text is stored with a NUL terminator.
-    list_len("provenance.sourceName", provenance.source_name.len() + 1, 0)?;
+    list_len(
+        || "provenance.sourceName",
+        provenance.source_name.len() + 1,
+        0,
+    )?;
     let mut p = root.reborrow().init_provenance();
     p.set_source_name(provenance.source_name.as_str());
     p.set_rrc_version(provenance.rrc_version);
@@ -161,7 +170,7 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
     });
     p.set_sha256(&provenance.sha256);
 
-    let count = list_len("tiles", capture.tiles.len(), 3)?;
+    let count = list_len(|| "tiles", capture.tiles.len(), 3)?;
     let mut tiles = root.reborrow().init_tiles(count);
     for (i, entry) in (0..count).zip(&capture.tiles) {
         let mut b = tiles.reborrow().get(i);
@@ -186,7 +195,7 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
         }
     }
 
-    let count = list_len("blocks", capture.blocks.len(), 3)?;
+    let count = list_len(|| "blocks", capture.blocks.len(), 3)?;
     let mut blocks = root.reborrow().init_blocks(count);
     for (i, entry) in (0..count).zip(&capture.blocks) {
         let mut b = blocks.reborrow().get(i);
@@ -196,16 +205,16 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
         b.set_data_id(entry.value.data_id);
     }
 
-    let count = list_len("data", capture.data.len(), 2)?;
+    let count = list_len(|| "data", capture.data.len(), 2)?;
     let mut data = root.reborrow().init_data(count);
     for (i, entry) in (0..count).zip(&capture.data) {
-        list_len(&format!("data[{i}].bytes"), entry.value.len(), 0)?;
+        list_len(|| format!("data[{i}].bytes"), entry.value.len(), 0)?;
         let mut b = data.reborrow().get(i);
         b.set_id(entry.id);
         b.set_bytes(&entry.value);
     }
 
-    let count = list_len("displayBuffers", capture.display_buffers.len(), 3)?;
+    let count = list_len(|| "displayBuffers", capture.display_buffers.len(), 3)?;
     let mut displays = root.reborrow().init_display_buffers(count);
     for (i, entry) in (0..count).zip(&capture.display_buffers) {
         let mut b = displays.reborrow().get(i);
@@ -221,7 +230,7 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
         }
     }
 
-    let count = list_len("commands", capture.commands.len(), 4)?;
+    let count = list_len(|| "commands", capture.commands.len(), 4)?;
     let mut commands = root.reborrow().init_commands(count);
     for (i, command) in (0..count).zip(&capture.commands) {
         let mut b = commands.reborrow().get(i);
@@ -230,7 +239,7 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
         b.set_tile_state(command.tile_state);
         b.set_display_buffer_state(command.display_buffer_state);
         if !command.memory.is_empty() {
-            let len = list_len(&format!("commands[{i}].memory"), command.memory.len(), 0)?;
+            let len = list_len(|| format!("commands[{i}].memory"), command.memory.len(), 0)?;
             let mut list = b.init_memory(len);
             for (j, id) in (0..len).zip(&command.memory) {
                 list.set(j, *id);
