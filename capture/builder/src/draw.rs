@@ -9,6 +9,7 @@
 //! An END whose clause is empty attaches nothing (RPCS3 only calls `thread::end` for a
 //! non-empty clause).
 
+use rsxtrace_fetch::VertexType;
 use rsxtrace_rrc::Location;
 
 use crate::builder::{blob, CaptureBuilder, FRAGMENT_TEXTURE_UNITS, VERTEX_TEXTURE_UNITS};
@@ -116,37 +117,9 @@ impl DrawClause {
 /// `get_vertex_type_size_on_host` (RPCS3 `RSXThread.cpp`; rrc-format.md 4.3): bytes one
 /// element of `type_code` with `size` components occupies. `None` for a size above 4.
 pub fn host_element_size(type_code: u32, size: u32) -> Option<u32> {
-    if size == 0 || size > 4 {
-        return None;
-    }
-    Some(match type_code {
-        // S1, S32K, SF: 2 bytes per component, 3 components padded to 4.
-        1 | 3 | 5 => {
-            if size == 3 {
-                8
-            } else {
-                2 * size
-            }
-        }
-        // F
-        2 => {
-            if size == 3 {
-                12
-            } else {
-                4 * size
-            }
-        }
-        // UB
-        4 => {
-            if size == 3 {
-                4
-            } else {
-                size
-            }
-        }
-        // CMP (one packed word), UB256 and 0 (treated as UB256, `to_vertex_base_type`).
-        _ => 4,
-    })
+    let size = u8::try_from(size).ok().filter(|s| (1..=4).contains(s))?;
+    // Type 0 decodes as UB256 (`to_vertex_base_type`).
+    Some(VertexType::from_field(type_code).host_bytes(size))
 }
 
 /// One block to attach: where it sits and its bytes.

@@ -57,18 +57,7 @@ impl ElementFormat {
     /// Host element size (`get_vertex_type_size_on_host`): 16- and 8-bit types pad size 3 to
     /// 4 components, F does not, CMP and UB256 are 4 bytes. Used for inline-array interleaving.
     pub fn host_bytes(self) -> u32 {
-        match self.ty {
-            VertexType::F => 4 * u32::from(self.size),
-            VertexType::CMP | VertexType::UB256 => 4,
-            VertexType::S1 | VertexType::SF | VertexType::S32K | VertexType::UB => {
-                let padded = if self.size == 3 {
-                    4
-                } else {
-                    u32::from(self.size)
-                };
-                self.component_bytes() * padded
-            }
-        }
+        self.ty.host_bytes(self.size)
     }
 }
 

@@ -39,6 +39,20 @@ impl VertexType {
         }
     }
 
+    /// Host element size of `size` components (`get_vertex_type_size_on_host`, rrc-format.md
+    /// 4.3): 16- and 8-bit types pad 3 components to 4, F does not, CMP and UB256 are one
+    /// 4-byte word. `size` is not checked here; [`crate::ElementFormat`] holds the fetch's rules.
+    pub fn host_bytes(self, size: u8) -> u32 {
+        let size = u32::from(size);
+        let padded = if size == 3 { 4 } else { size };
+        match self {
+            VertexType::F => 4 * size,
+            VertexType::CMP | VertexType::UB256 => 4,
+            VertexType::S1 | VertexType::SF | VertexType::S32K => 2 * padded,
+            VertexType::UB => padded,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             VertexType::S1 => "S1",
