@@ -20,17 +20,9 @@ pub enum FileKind {
 
 /// Sniff the kind of a file from its first bytes.
 pub fn kind_of(head: &[u8]) -> FileKind {
-    const GZIP: &[u8] = &[0x1F, 0x8B];
-    const ZSTD: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD];
-    const RRC_SERIAL: &[u8] = b"RRC\0";
-    const RRC_CEREAL: &[u8] = &[0x00, 0x43, 0x52, 0x52];
     if trace::is_trace(head) {
         FileKind::Trace
-    } else if head.starts_with(GZIP)
-        || head.starts_with(ZSTD)
-        || head.starts_with(RRC_SERIAL)
-        || head.starts_with(RRC_CEREAL)
-    {
+    } else if rrc::looks_like_capture(head) {
         FileKind::Capture
     } else {
         FileKind::Other

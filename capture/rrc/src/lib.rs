@@ -52,6 +52,16 @@ use cursor::Cursor;
 const SERIAL_MAGIC: [u8; 4] = [0x52, 0x52, 0x43, 0x00];
 /// `0x52524300` written LE: the v1-v4 cereal magic (rrc-format.md 2.2).
 const CEREAL_MAGIC: [u8; 4] = [0x00, 0x43, 0x52, 0x52];
+/// Whether `head` (the first bytes of a file) looks like an RPCS3 capture: gzip or zstd
+/// compressed (judged by [`compression::sniff`]), or an uncompressed stream starting with
+/// either family's magic. A cheap check for telling captures from other files; reading is what
+/// proves a file valid.
+pub fn looks_like_capture(head: &[u8]) -> bool {
+    compression::sniff(head) != Compression::None
+        || head.starts_with(&SERIAL_MAGIC)
+        || head.starts_with(&CEREAL_MAGIC)
+}
+
 /// Below this many stored bytes, hashing on a second thread is not worth it.
 const PARALLEL_HASH_MIN: usize = 1 << 20;
 

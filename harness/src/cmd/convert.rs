@@ -4,6 +4,7 @@ use crate::cli::ConvertFormat;
 use crate::exit::Status;
 use anyhow::Context;
 use rsxtrace_capture::{rrc, trace};
+use std::io::Write;
 use std::path::Path;
 
 /// The output format: as asked, or from the output file name.
@@ -29,19 +30,31 @@ fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
 pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Result<Status> {
     let capture = crate::open::open_capture(input)?;
     let format = format_for(output, to);
-    let bytes = match format {
-        ConvertFormat::Trace => trace::to_bytes(&capture).context("cannot write the trace")?,
-        ConvertFormat::Rrc => rrc::write_v6(&capture),
-        ConvertFormat::RrcRaw => rrc::write_v6_uncompressed(&capture),
-        ConvertFormat::RrcZst => zstd::encode_all(&rrc::write_v6_uncompressed(&capture)[..], 3)
-            .context("zstd compression failed")?,
+    let written = if format == ConvertFormat::Trace {
+        // Streamed to the file: a trace is as large as the capture's memory, no second copy.
+        let file = std::fs::File::create(output)
+            .with_context(|| format!("cannot create {}", output.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        trace::write_trace(&capture, &mut out).context("cannot write the trace")?;
+        out.flush()
+            .with_context(|| format!("cannot write {}", output.display()))?;
+        std::fs::metadata(output)?.len()
+    } else {
+        let bytes = match format {
+            ConvertFormat::Rrc => rrc::write_v6(&capture),
+            ConvertFormat::RrcRaw => rrc::write_v6_uncompressed(&capture),
+            _ => zstd::encode_all(&rrc::write_v6_uncompressed(&capture)[..], 3)
+                .context("zstd compression failed")?,
+        };
+        std::fs::write(output, &bytes)
+            .with_context(|| format!("cannot write {}", output.display()))?;
+        bytes.len() as u64
     };
-    std::fs::write(output, &bytes).with_context(|| format!("cannot write {}", output.display()))?;
     eprintln!(
         "wrote {} ({:?}, {} bytes: {} commands, {} memory blobs)",
         output.display(),
         format,
-        bytes.len(),
+        written,
         capture.commands.len(),
         capture.data.len()
     );

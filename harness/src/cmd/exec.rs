@@ -53,16 +53,15 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
             read.constant, read.slot
         );
     }
-    let names: Vec<&str> = {
-        let mut names: Vec<&str> = result
-            .vertices
-            .iter()
-            .flat_map(|v| v.outputs.iter().map(|o| o.name))
-            .collect();
-        names.sort_by_key(|n| output_order(n));
-        names.dedup();
-        names
-    };
+    // Every register some vertex wrote, in NV40 register order (HPOS first).
+    let mut written: Vec<(u8, &str)> = result
+        .vertices
+        .iter()
+        .flat_map(|v| v.outputs.iter().map(|o| (o.register, o.name)))
+        .collect();
+    written.sort_unstable();
+    written.dedup();
+    let names: Vec<&str> = written.iter().map(|(_, name)| *name).collect();
     let mut headers = vec![">pos", ">index"];
     headers.extend(names.iter().copied());
     let mut t = Table::new(&headers);
@@ -79,13 +78,4 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
     }
     print!("{}", t.render());
     Ok(Status::Success)
-}
-
-/// Output registers in NV40 order (HPOS first).
-fn output_order(name: &str) -> usize {
-    const ORDER: [&str; 16] = [
-        "HPOS", "COL0", "COL1", "BFC0", "BFC1", "FOGC", "PSZ", "TEX0", "TEX1", "TEX2", "TEX3",
-        "TEX4", "TEX5", "TEX6", "TEX7", "TEX8",
-    ];
-    ORDER.iter().position(|n| *n == name).unwrap_or(ORDER.len())
 }
