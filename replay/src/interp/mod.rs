@@ -16,4 +16,5 @@ pub enum Arithmetic {
 }
 
 pub mod fragment;
+pub mod real;
 pub mod vertex;

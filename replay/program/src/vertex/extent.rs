@@ -23,6 +23,7 @@
 
 use super::decode::decode_instruction;
 use super::error::VertexDecodeError;
+use super::fields;
 use super::instruction::{VertexInstruction, VertexProgram};
 use super::opcode::ScalarOpcode;
 use super::operand::Relation;
@@ -47,22 +48,25 @@ pub fn decode_from_memory(
             limit: MEMORY_SLOTS,
         });
     }
-    let mut decoded: Vec<Option<VertexInstruction>> = vec![None; MEMORY_SLOTS];
+    // Visited slots; the decoded instructions are collected unordered and sorted at the end.
+    let mut visited = [false; MEMORY_SLOTS];
+    let mut instructions: Vec<VertexInstruction> = Vec::new();
     let mut worklist = vec![start_slot];
     let mut saw_end = false;
     while let Some(from) = worklist.pop() {
         let mut slot = from;
         loop {
-            let Some(cell) = decoded.get_mut(slot) else {
+            let Some(seen) = visited.get_mut(slot) else {
                 return Err(VertexDecodeError::RunsOffMemory {
                     slot: slot.saturating_sub(1),
                     from,
                     limit: MEMORY_SLOTS,
                 });
             };
-            if cell.is_some() {
+            if *seen {
                 break;
             }
+            *seen = true;
             let at = slot * 4;
             let words = match transform_program.get(at..at + 4) {
                 Some(&[a, b, c, d]) => [a, b, c, d],
@@ -75,15 +79,17 @@ pub fn decode_from_memory(
                 }
             };
             let insn = decode_instruction(words, slot)?;
-            *cell = Some(insn);
-            if let Some(target) = insn.branch_target() {
-                worklist.push(usize::from(target));
+            // Same value as `insn.branch_target()`, read from the words at hand rather than
+            // re-encoding the instruction (decode_instruction has range-checked it).
+            if insn.scalar.has_immediate_target() {
+                worklist.push(fields::branch_address(&words) as usize);
             }
             let unconditional = insn.condition.relation == Relation::TR;
             let stops = insn.end
                 || (insn.scalar == ScalarOpcode::Bri && unconditional)
                 || (insn.scalar == ScalarOpcode::Ret && unconditional);
             saw_end |= insn.end;
+            instructions.push(insn);
             if stops {
                 break;
             }
@@ -93,8 +99,10 @@ pub fn decode_from_memory(
     if !saw_end {
         return Err(VertexDecodeError::NoEnd { start: start_slot });
     }
+    // Slots are unique, so an unstable sort gives slot order exactly.
+    instructions.sort_unstable_by_key(|i| i.slot);
     Ok(VertexProgram {
         start_slot,
-        instructions: decoded.into_iter().flatten().collect(),
+        instructions,
     })
 }

@@ -117,7 +117,7 @@ pub fn vector_op<T: Real>(
         V::Add => zip(a, c, |x, y| x + y),
         // MAD = src0 * src1 + src2; RPCS3 emits fma().
         V::Mad => match o.mad {
-            MadRounding::Fused => [0, 1, 2, 3].map(|i| a[i].mul_add(b[i], c[i])),
+            MadRounding::Fused => [0, 1, 2, 3].map(|i| a[i].fma(b[i], c[i])),
             MadRounding::Separate => [0, 1, 2, 3].map(|i| a[i] * b[i] + c[i]),
         },
         V::Dp3 => [dot3(a, b); 4],
