@@ -18,6 +18,8 @@ pub(crate) enum PipelineState {
     /// `fp_eval` into 5 `Rgba32Float` targets; `filterable` = textures bound as filterable
     /// floats with filtering samplers (`FLOAT32_FILTERABLE`).
     FragmentEval { filterable: bool },
+    /// `vp_main` + `fp_main` (`render_triangles`): nothing beyond the two modules, no textures.
+    Render,
 }
 
 /// What identifies a pipeline.

@@ -10,8 +10,9 @@ use crate::abi::{require_entry, texture_units, TEXTURE_UNITS};
 use crate::cache::{PipelineKey, PipelineState, RenderEntry, UnitSlot};
 use crate::device::Gpu;
 use crate::error::GpuError;
+use crate::render::padded_row;
 use crate::texture::{TextureBinding, TextureDimension};
-use crate::vertex::{buffer_entry, read_vec4, uniform_entry};
+use crate::vertex::{buffer_entry, read_vec4, storage_entry, uniform_entry};
 
 /// Input attributes per pixel (ABI.md `FpInputs`: 0 WPOS, 1 COL0, 2 COL1, 3 FOGC, 4..13
 /// TEX0..TEX9, 14 FACING).
@@ -325,8 +326,7 @@ impl Gpu {
                 ),
             ));
         }
-        let align = u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let padded_row = (u64::from(width) * TEXEL).div_ceil(align) * align;
+        let padded_row = padded_row(width);
         let plane = padded_row * u64::from(height);
         if plane * TARGETS as u64 > self.limits.max_buffer_size {
             return Err(GpuError::argument(
@@ -389,19 +389,7 @@ impl Gpu {
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                             label: Some("fp group 0"),
-                            entries: &[
-                                wgpu::BindGroupLayoutEntry {
-                                    binding: 0,
-                                    visibility: vis,
-                                    ty: wgpu::BindingType::Buffer {
-                                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                                        has_dynamic_offset: false,
-                                        min_binding_size: None,
-                                    },
-                                    count: None,
-                                },
-                                uniform_entry(1, vis),
-                            ],
+                            entries: &[storage_entry(0, vis, true, None), uniform_entry(1, vis)],
                         });
                 let mut entries = Vec::new();
                 for slot in &units {

@@ -11,7 +11,9 @@ use crate::abi::{require_entry, texture_units};
 use crate::cache::{PipelineKey, PipelineState, RenderEntry};
 use crate::device::Gpu;
 use crate::error::GpuError;
-use crate::vertex::{buffer_entry, read_vec4, uniform_entry, VP_CONSTANTS, VP_INPUTS};
+use crate::vertex::{
+    buffer_entry, read_vec4, storage_entry, uniform_entry, VP_CONSTANTS, VP_INPUTS,
+};
 
 /// Bytes of one vec4 (an attribute, a constant, an `Rgba32Float` texel).
 const VEC4: u64 = 16;
@@ -354,8 +356,7 @@ impl Gpu {
                 format!("{width}x{height} is outside 1..={max} on each side"),
             ));
         }
-        let align = u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let padded_row = (u64::from(width) * VEC4).div_ceil(align) * align;
+        let padded_row = padded_row(width);
         let bytes = padded_row * u64::from(height);
         if bytes > self.limits.max_buffer_size {
             return Err(GpuError::argument(
@@ -417,18 +418,12 @@ impl Gpu {
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                             label: Some("render group 0"),
                             entries: &[
-                                wgpu::BindGroupLayoutEntry {
-                                    binding: 0,
-                                    visibility: vis,
-                                    ty: wgpu::BindingType::Buffer {
-                                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                                        has_dynamic_offset: false,
-                                        min_binding_size: wgpu::BufferSize::new(
-                                            VP_CONSTANTS as u64 * VEC4,
-                                        ),
-                                    },
-                                    count: None,
-                                },
+                                storage_entry(
+                                    0,
+                                    vis,
+                                    true,
+                                    wgpu::BufferSize::new(VP_CONSTANTS as u64 * VEC4),
+                                ),
                                 uniform_entry(1, vis),
                             ],
                         });
@@ -522,6 +517,13 @@ impl Gpu {
     }
 }
 
+/// Bytes of one `Rgba32Float` readback row of `width` texels, padded to
+/// `COPY_BYTES_PER_ROW_ALIGNMENT`.
+pub(crate) fn padded_row(width: u32) -> u64 {
+    let align = u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    (u64::from(width) * VEC4).div_ceil(align) * align
+}
+
 /// The cache key of a two-module pipeline: both modules' hashes and both sources folded into
 /// one key, under its own entry name.
 fn render_key(vp_module: &WgslModule, fp_module: &WgslModule) -> PipelineKey {
@@ -536,9 +538,7 @@ fn render_key(vp_module: &WgslModule, fp_module: &WgslModule) -> PipelineKey {
         module: xxhash_rust::xxh3::xxh3_64(&ids),
         source: sources.digest(),
         entry: RENDER_ENTRY,
-        // The entry name sets these keys apart; the state of a render pipeline has nothing
-        // beyond the two modules (no textures are bound).
-        state: PipelineState::VertexCompute,
+        state: PipelineState::Render,
     }
 }
 

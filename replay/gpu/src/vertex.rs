@@ -170,15 +170,8 @@ impl Gpu {
         self.cache.compute(key, || {
             require_entry(module, "vp_compute", naga::ShaderStage::Compute)?;
             self.scoped("creating compute pipeline vp_compute", || {
-                let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-                    binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
+                let storage = |binding, read_only| {
+                    storage_entry(binding, wgpu::ShaderStages::COMPUTE, read_only, None)
                 };
                 let group0 =
                     self.device
@@ -225,6 +218,25 @@ pub(crate) fn buffer_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGro
     wgpu::BindGroupEntry {
         binding,
         resource: buffer.as_entire_binding(),
+    }
+}
+
+/// A storage buffer layout entry.
+pub(crate) fn storage_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    read_only: bool,
+    min_binding_size: Option<wgpu::BufferSize>,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size,
+        },
+        count: None,
     }
 }
 
