@@ -129,6 +129,16 @@ fn vertex_interpret_column_matches_the_interpreter() {
 fn translate_column_matches_the_recompiler() {
     use rsxtrace_replay::coverage::translate_support;
     use rsxtrace_replay::wgsl::{fragment as fwgsl, vertex as vwgsl, TranslateError};
+    /// The recompiler refuses `opcode` (never as invalid) exactly where the column says No.
+    fn agrees<T: std::fmt::Debug>(name: &str, opcode: Opcode, result: Result<T, TranslateError>) {
+        assert!(
+            !matches!(result, Err(TranslateError::Invalid { .. })),
+            "{name}: {result:?}"
+        );
+        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
+        let supported = translate_support(opcode) == Support::Yes;
+        assert_eq!(refused, !supported, "{name}: {:?}", result.err());
+    }
     let base = fragment::decode(&FP_MOV).unwrap();
     let mut checked = 0;
     for &op in FpOpcode::ALL {
@@ -138,14 +148,7 @@ fn translate_column_matches_the_recompiler() {
             continue;
         };
         let result = fwgsl::translate(&program, &fwgsl::FragmentTranslateOptions::default());
-        assert!(
-            !matches!(result, Err(TranslateError::Invalid { .. })),
-            "{}: {result:?}",
-            op.name()
-        );
-        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
-        let supported = translate_support(Opcode::Fragment(op)) == Support::Yes;
-        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
+        agrees(op.name(), Opcode::Fragment(op), result);
         checked += 1;
     }
     assert!(checked > 50);
@@ -158,26 +161,12 @@ fn translate_column_matches_the_recompiler() {
         let mut program = base.clone();
         program.instructions[0].vector = op;
         let result = vwgsl::translate(&program, &[], &options);
-        assert!(
-            !matches!(result, Err(TranslateError::Invalid { .. })),
-            "{}: {result:?}",
-            op.name()
-        );
-        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
-        let supported = translate_support(Opcode::Vector(op)) == Support::Yes;
-        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
+        agrees(op.name(), Opcode::Vector(op), result);
     }
     for op in ScalarOpcode::ALL {
         let mut program = base.clone();
         program.instructions[0].scalar = op;
         let result = vwgsl::translate(&program, &[], &options);
-        assert!(
-            !matches!(result, Err(TranslateError::Invalid { .. })),
-            "{}: {result:?}",
-            op.name()
-        );
-        let refused = matches!(result, Err(TranslateError::Unsupported { .. }));
-        let supported = translate_support(Opcode::Scalar(op)) == Support::Yes;
-        assert_eq!(refused, !supported, "{}: {:?}", op.name(), result.err());
+        agrees(op.name(), Opcode::Scalar(op), result);
     }
 }

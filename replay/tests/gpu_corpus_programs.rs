@@ -20,17 +20,13 @@ mod gpu_support;
 
 use std::path::Path;
 
-use gpu_support::{Rng, Tolerance};
-use rsxtrace_gpu::{
-    Filter, Gpu, SamplerDesc, TextureBinding, TextureDimension, WrapMode, FP_INPUTS, TEXTURE_UNITS,
-    VP_CONSTANTS,
-};
+use gpu_support::{nearest_2x2, Nearest2x2, Rng, Tolerance};
+use rsxtrace_gpu::{Gpu, TextureBinding, FP_INPUTS, TEXTURE_UNITS, VP_CONSTANTS};
 use rsxtrace_program::container::Container;
 use rsxtrace_program::fragment::{decode, decode_words, FpOpcode as Op, FragmentProgram};
 use rsxtrace_program::vertex::{self as pv, ScalarOpcode as S, VertexProgram};
 use rsxtrace_replay::interp::fragment::{run_fragment, FragmentState, LaneInputs, QuadInputs};
 use rsxtrace_replay::interp::vertex as iv;
-use rsxtrace_replay::texture::{SampleRequest, Sampler};
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions};
 use rsxtrace_wgsl::vertex as tv;
 
@@ -209,43 +205,11 @@ fn every_corpus_vertex_program_matches_the_interpreter() {
 // Fragment programs
 // ---------------------------------------------------------------------------------------
 
-/// Texel (x, y) of the 2 × 2 test texture (row 0 first), as in `gpu_fragment_ops.rs`.
-const TEXELS: [[f32; 4]; 4] = [
-    [0.25, 0.5, 0.75, 1.0],
-    [1.0, 0.0, 0.125, 0.5],
-    [0.0, 0.375, 1.0, 0.25],
-    [0.625, 0.875, 0.0625, 0.0],
-];
-
-/// Nearest filtering, clamp to edge, one level, the same texture on every unit: what the
-/// device does with [`textures`].
-struct Nearest2x2;
-
-impl Sampler for Nearest2x2 {
-    fn sample(&self, _unit: u8, request: &SampleRequest) -> [f32; 4] {
-        let pick = |c: f32| usize::from(c * 2.0 >= 1.0);
-        TEXELS[pick(request.coord[1]) * 2 + pick(request.coord[0])]
-    }
-}
-
 /// The 2 × 2 texture bound on every unit `p` samples (unit 0 for most programs; Tiny3D's
 /// `nv30_fp_texture2` samples unit 1 as well).
 fn textures(p: &FragmentProgram) -> Textures {
     let mut t: Textures = Default::default();
-    let binding = TextureBinding {
-        dimension: TextureDimension::D2,
-        width: 2,
-        height: 2,
-        depth_or_layers: 1,
-        mip_levels: 1,
-        levels: vec![TEXELS.to_vec()],
-        sampler: SamplerDesc {
-            wrap: [WrapMode::ClampToEdge; 3],
-            mag: Filter::Nearest,
-            min: Filter::Nearest,
-            ..Default::default()
-        },
-    };
+    let binding = nearest_2x2();
     for i in p.instructions.iter().filter(|i| is_texture(i.opcode)) {
         if let Some(slot) = t.get_mut(usize::from(i.texture_unit)) {
             *slot = Some(binding.clone());

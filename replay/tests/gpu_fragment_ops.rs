@@ -17,10 +17,8 @@ mod fragment_interp_support;
 mod gpu_support;
 
 use fragment_interp_support::*;
-use gpu_support::{Rng, Tolerance, EDGES};
-use rsxtrace_gpu::{
-    Filter, Gpu, SamplerDesc, TextureBinding, TextureDimension, WrapMode, FP_INPUTS, TEXTURE_UNITS,
-};
+use gpu_support::{nearest_2x2, Nearest2x2, Rng, Tolerance, EDGES};
+use rsxtrace_gpu::{Gpu, TextureBinding, FP_INPUTS, TEXTURE_UNITS};
 use rsxtrace_program::coverage::{Opcode, Support};
 use rsxtrace_program::fragment::{
     FlowKind, FpOpcode as Op, FragmentInstruction, LoopFields, OutputScale, Precision,
@@ -30,7 +28,7 @@ use rsxtrace_replay::coverage::translate_support;
 use rsxtrace_replay::interp::fragment::{
     run_fragment, FragmentOptions, FragmentState, LaneInputs, QuadInputs,
 };
-use rsxtrace_replay::texture::{NoTextures, SampleRequest, Sampler};
+use rsxtrace_replay::texture::{NoTextures, Sampler};
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions};
 
 const W: u32 = 32;
@@ -734,47 +732,13 @@ fn derivatives_match_the_interpreter() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// Texel (x, y) of the 2 × 2 test texture (row 0 first).
-const TEXELS: [[f32; 4]; 4] = [
-    [0.25, 0.5, 0.75, 1.0],
-    [1.0, 0.0, 0.125, 0.5],
-    [0.0, 0.375, 1.0, 0.25],
-    [0.625, 0.875, 0.0625, 0.0],
-];
-
-/// Nearest filtering, clamp to edge, one level: what the device does with the binding below.
-struct Nearest2x2;
-
-impl Sampler for Nearest2x2 {
-    fn sample(&self, unit: u8, request: &SampleRequest) -> [f32; 4] {
-        if unit != 0 {
-            return [0.0; 4];
-        }
-        let pick = |c: f32| usize::from(c * 2.0 >= 1.0);
-        TEXELS[pick(request.coord[1]) * 2 + pick(request.coord[0])]
-    }
-}
-
 #[test]
 fn texture_ops_with_nearest_filtering_match_the_interpreter() {
     let Some(gpu) = gpu_support::gpu("texture_ops_with_nearest_filtering_match") else {
         return;
     };
     let mut textures: Textures = Default::default();
-    textures[0] = Some(TextureBinding {
-        dimension: TextureDimension::D2,
-        width: 2,
-        height: 2,
-        depth_or_layers: 1,
-        mip_levels: 1,
-        levels: vec![TEXELS.to_vec()],
-        sampler: SamplerDesc {
-            wrap: [WrapMode::ClampToEdge; 3],
-            mag: Filter::Nearest,
-            min: Filter::Nearest,
-            ..Default::default()
-        },
-    });
+    textures[0] = Some(nearest_2x2());
     // Coordinates away from texel edges (0.5) and inside [0, 1] or clamped from outside it;
     // q in [1, 2] for TXP.
     let mut rng = Rng::new(41);

@@ -7,7 +7,10 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
+use rsxtrace_gpu::{
+    Filter, Gpu, GpuError, GpuOptions, SamplerDesc, TextureBinding, TextureDimension, WrapMode,
+};
+use rsxtrace_replay::texture::{SampleRequest, Sampler};
 
 /// `CI=true` in the environment.
 pub fn in_ci() -> bool {
@@ -185,5 +188,41 @@ impl Tolerance {
             Tolerance::Ulps(n) => ulps(gpu, cpu) <= n,
             Tolerance::AbsOrUlps(d, n) => (gpu - cpu).abs() <= d || ulps(gpu, cpu) <= n,
         }
+    }
+}
+
+/// Texel (x, y) of the 2 × 2 test texture (row 0 first).
+pub const TEXELS: [[f32; 4]; 4] = [
+    [0.25, 0.5, 0.75, 1.0],
+    [1.0, 0.0, 0.125, 0.5],
+    [0.0, 0.375, 1.0, 0.25],
+    [0.625, 0.875, 0.0625, 0.0],
+];
+
+/// The 2 × 2 test texture with nearest filtering, clamp to edge and one level.
+pub fn nearest_2x2() -> TextureBinding {
+    TextureBinding {
+        dimension: TextureDimension::D2,
+        width: 2,
+        height: 2,
+        depth_or_layers: 1,
+        mip_levels: 1,
+        levels: vec![TEXELS.to_vec()],
+        sampler: SamplerDesc {
+            wrap: [WrapMode::ClampToEdge; 3],
+            mag: Filter::Nearest,
+            min: Filter::Nearest,
+            ..Default::default()
+        },
+    }
+}
+
+/// What the device does with [`nearest_2x2`] bound on a unit (the same texture on every unit).
+pub struct Nearest2x2;
+
+impl Sampler for Nearest2x2 {
+    fn sample(&self, _unit: u8, request: &SampleRequest) -> [f32; 4] {
+        let pick = |c: f32| usize::from(c * 2.0 >= 1.0);
+        TEXELS[pick(request.coord[1]) * 2 + pick(request.coord[0])]
     }
 }
