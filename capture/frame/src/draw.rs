@@ -2,7 +2,6 @@
 //! documented summary of it.
 
 use crate::fragment::{FragmentError, FragmentProgram, ProgramAddress};
-use crate::state::vertex::host_element_size;
 use crate::state::{RasterState, ShaderControl, Surface, Texture};
 use crate::transform::{hash_hex, TransformConstants};
 use rsxtrace_fetch::{DrawRange, IndexArray, VertexInputs};
@@ -282,7 +281,7 @@ impl Draw {
             .arrays
             .iter()
             .flatten()
-            .map(|a| host_element_size(a.ty, a.size))
+            .map(|a| a.ty.host_bytes(a.size))
             .sum()
     }
 }

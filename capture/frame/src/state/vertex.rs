@@ -8,29 +8,6 @@ use rsxtrace_fetch::{
 };
 use rsxtrace_rrc::Location;
 
-/// Host element size in bytes (`get_vertex_type_size_on_host`, rrc-format.md 4.3).
-pub fn host_element_size(ty: VertexType, size: u8) -> u32 {
-    let size = size as u32;
-    match ty {
-        VertexType::S1 | VertexType::S32K | VertexType::SF => {
-            if size == 3 {
-                8
-            } else {
-                2 * size
-            }
-        }
-        VertexType::F => 4 * size,
-        VertexType::UB => {
-            if size == 3 {
-                4
-            } else {
-                size
-            }
-        }
-        VertexType::CMP | VertexType::UB256 => 4,
-    }
-}
-
 /// Decode attribute array `i` from a register file. `Err(size)` when the size field is 5..15.
 pub fn vertex_array(regs: &[u32], i: u16) -> Result<Option<VertexArray>, u8> {
     let format = r(regs, reg::SET_VERTEX_DATA_ARRAY_FORMAT + i);
@@ -98,7 +75,7 @@ pub fn inline_stride(arrays: &[Option<VertexArray>; 16]) -> u32 {
     arrays
         .iter()
         .flatten()
-        .map(|a| host_element_size(a.ty, a.size))
+        .map(|a| a.ty.host_bytes(a.size))
         .sum()
 }
 
@@ -146,11 +123,11 @@ mod tests {
 
     #[test]
     fn host_sizes() {
-        assert_eq!(host_element_size(VertexType::S1, 3), 8);
-        assert_eq!(host_element_size(VertexType::F, 3), 12);
-        assert_eq!(host_element_size(VertexType::SF, 2), 4);
-        assert_eq!(host_element_size(VertexType::UB, 3), 4);
-        assert_eq!(host_element_size(VertexType::UB, 2), 2);
-        assert_eq!(host_element_size(VertexType::CMP, 1), 4);
+        assert_eq!(VertexType::S1.host_bytes(3), 8);
+        assert_eq!(VertexType::F.host_bytes(3), 12);
+        assert_eq!(VertexType::SF.host_bytes(2), 4);
+        assert_eq!(VertexType::UB.host_bytes(3), 4);
+        assert_eq!(VertexType::UB.host_bytes(2), 2);
+        assert_eq!(VertexType::CMP.host_bytes(1), 4);
     }
 }
