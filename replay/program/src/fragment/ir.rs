@@ -85,6 +85,33 @@ pub struct FragmentInstruction {
 }
 
 impl FragmentInstruction {
+    /// Whether the result skips the precision clamp of its destination (rsx-microcode.md B.2
+    /// step 4, from RPCS3's `SetDst`): NRM, MAX, MIN, COS, SIN, REFL, FRC, LIT, LIF and LG2,
+    /// and a MOV from an fp16 temp into an fp16 destination. One rule for the interpreter and
+    /// the recompiler.
+    pub fn skips_precision_clamp(&self) -> bool {
+        match self.opcode {
+            FpOpcode::Nrm
+            | FpOpcode::Max
+            | FpOpcode::Min
+            | FpOpcode::Cos
+            | FpOpcode::Sin
+            | FpOpcode::Refl
+            | FpOpcode::Frc
+            | FpOpcode::Lit
+            | FpOpcode::Lif
+            | FpOpcode::Lg2 => true,
+            FpOpcode::Mov => {
+                self.dest.fp16
+                    && self.alu().is_some_and(|a| {
+                        let s = &a.sources[0];
+                        s.kind == SourceKind::Temp && s.fp16
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// The ALU operands, or `None` for flow control.
     pub fn alu(&self) -> Option<&AluOperands> {
         match &self.operands {

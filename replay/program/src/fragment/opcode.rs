@@ -21,6 +21,16 @@ macro_rules! opcodes {
         }
 
         impl FpOpcode {
+    /// How many register operands the opcode really reads when it executes: its
+    /// [`source_count`](Self::source_count), except NOP, FENCT, FENCB and KIL, which read none
+    /// (their source fields may still hold a constant type, which only affects the slot layout).
+    pub const fn operands_read(self) -> usize {
+        match self {
+            FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil => 0,
+            _ => self.source_count(),
+        }
+    }
+
             /// Every opcode, in numeric order.
             pub const ALL: &'static [FpOpcode] = &[$(FpOpcode::$variant,)*];
 

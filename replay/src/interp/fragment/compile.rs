@@ -14,7 +14,7 @@ use super::error::FragmentExecError;
 use super::io::attr;
 use super::options::{FragmentOptions, PerspectiveFlag};
 use super::precision::{scale_factor, source_modifier};
-use super::prepare::{sources_read, Prepared};
+use super::prepare::Prepared;
 use super::real::{idx4, map4, Real};
 use super::regfile::R_COUNT;
 
@@ -328,7 +328,7 @@ fn compile_op<T: Real>(
     if op.kind == Kind::Nop || op.kind == Kind::Kil {
         return Ok(op);
     }
-    op.sources = sources_read(insn.opcode).min(3);
+    op.sources = insn.opcode.operands_read().min(3);
     for (k, (dst, s)) in op.src.iter_mut().zip(&alu.sources).enumerate() {
         if k < op.sources {
             *dst = compile_src(insn, alu, s, opts);
@@ -339,7 +339,7 @@ fn compile_op<T: Real>(
     op.dst.scale = scale_factor::<T>(alu.scale).filter(|&f| f != T::ONE);
     op.dst.clamp = if d.saturate {
         Clamp::Saturate
-    } else if precision_exempt(insn) {
+    } else if insn.skips_precision_clamp() {
         Clamp::None
     } else {
         match d.precision {
@@ -482,29 +482,4 @@ fn needed(op: FpOpcode, mask: u8, n: usize) -> [u8; 3] {
 
 fn idx3(f: impl Fn(usize) -> u8) -> [u8; 3] {
     [f(0), f(1), f(2)]
-}
-
-/// The opcodes whose result skips the precision clamp, and MOV from an H temp to an H
-/// destination (B.2 step 4 exceptions).
-fn precision_exempt(insn: &FragmentInstruction) -> bool {
-    match insn.opcode {
-        FpOpcode::Nrm
-        | FpOpcode::Max
-        | FpOpcode::Min
-        | FpOpcode::Cos
-        | FpOpcode::Sin
-        | FpOpcode::Refl
-        | FpOpcode::Frc
-        | FpOpcode::Lit
-        | FpOpcode::Lif
-        | FpOpcode::Lg2 => true,
-        FpOpcode::Mov => {
-            insn.dest.fp16
-                && insn.alu().is_some_and(|a| {
-                    let s = &a.sources[0];
-                    s.kind == SourceKind::Temp && s.fp16
-                })
-        }
-        _ => false,
-    }
 }

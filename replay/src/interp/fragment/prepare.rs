@@ -23,15 +23,6 @@ fn unsupported(op: FpOpcode) -> bool {
     matches!(op, FpOpcode::Cal | FpOpcode::Bemlum | FpOpcode::Timeswtex)
 }
 
-/// How many register sources an opcode reads (NOP with a constant source only skips the
-/// slot, B.3; it reads nothing).
-pub fn sources_read(op: FpOpcode) -> usize {
-    match op {
-        FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil => 0,
-        _ => op.source_count(),
-    }
-}
-
 impl<'p> Prepared<'p> {
     /// Checks `program`.
     pub fn new(program: &'p FragmentProgram) -> Result<Prepared<'p>, FragmentExecError> {
@@ -90,7 +81,7 @@ impl<'p> Prepared<'p> {
             .sources
             .iter()
             .enumerate()
-            .take(sources_read(insn.opcode))
+            .take(insn.opcode.operands_read())
         {
             match src.kind {
                 SourceKind::Temp => {

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use rsxtrace_program::fragment::{
     AluOperands, FlowKind, FpOpcode, FragmentInstruction, FragmentProgram, OutputScale, Precision,
-    Relation, SourceKind,
+    Relation,
 };
 
 use super::ops::{self, register_of, Uses, COMPONENTS, R_COUNT};
@@ -98,39 +98,6 @@ fn unsupported(insn: &FragmentInstruction, what: impl Into<String>) -> Translate
     TranslateError::Unsupported {
         slot: insn.slot as usize,
         what: what.into(),
-    }
-}
-
-/// The opcodes whose result skips the precision clamp, and MOV from an H temp to an H
-/// destination (B.2 step 4 exceptions; interpreter `exec::precision_exempt`).
-fn precision_exempt(insn: &FragmentInstruction) -> bool {
-    match insn.opcode {
-        FpOpcode::Nrm
-        | FpOpcode::Max
-        | FpOpcode::Min
-        | FpOpcode::Cos
-        | FpOpcode::Sin
-        | FpOpcode::Refl
-        | FpOpcode::Frc
-        | FpOpcode::Lit
-        | FpOpcode::Lif
-        | FpOpcode::Lg2 => true,
-        FpOpcode::Mov => {
-            insn.dest.fp16
-                && insn.alu().is_some_and(|a| {
-                    let s = &a.sources[0];
-                    s.kind == SourceKind::Temp && s.fp16
-                })
-        }
-        _ => false,
-    }
-}
-
-/// How many register sources an opcode reads (interpreter `prepare::sources_read`).
-fn sources_read(op: FpOpcode) -> usize {
-    match op {
-        FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil => 0,
-        _ => op.source_count(),
     }
 }
 
@@ -422,7 +389,7 @@ impl<'a> Emitter<'a> {
         if !always {
             self.line(&format!("let act = {act};"));
         }
-        for k in 0..sources_read(op) {
+        for k in 0..op.operands_read() {
             let e = ops::source(insn, alu, k, self.opts, &mut self.uses)?;
             self.line(&format!("let s{k} = {e};"));
         }
@@ -546,7 +513,7 @@ impl<'a> Emitter<'a> {
         }
         if d.saturate {
             e = format!("rsx_sat({e})");
-        } else if !precision_exempt(insn) {
+        } else if !insn.skips_precision_clamp() {
             // fp16 on an R register is ignored; on an H register it is the rounding above.
             match d.precision {
                 Precision::Fp32 | Precision::Fp16 => {}
