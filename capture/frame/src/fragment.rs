@@ -169,7 +169,10 @@ pub fn read_fragment_program(
         push(&mut ucode, &w);
         push(&mut hashed, &w);
         slot += 1;
-        if w[1..].iter().any(|s| (s >> 8) & 3 == 2) {
+        // Flow-control instructions (opcode bit 6, w2 bit 23 in this read order) hold offsets
+        // in their source words, never an inline constant (rsx-microcode.md B.3).
+        let is_flow = w[2] & (1 << 23) != 0;
+        if !is_flow && w[1..].iter().any(|s| (s >> 8) & 3 == 2) {
             let c = slot_at(slot)?;
             push(&mut ucode, &c);
             push(&mut hashed, &[0; 4]);
@@ -207,6 +210,27 @@ mod tests {
 
     fn le(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn flow_instructions_never_take_a_constant_slot() {
+        // Slot 0: an IFE-like flow word (opcode 0x02 in w0 bits 16..21, w2 bit 23 = opcode
+        // bit 6) whose offset words happen to have 2 in bits 8..9; slot 1: END. Without the
+        // flow exemption slot 1 would be taken as slot 0's constant and the scan would run on.
+        let flow = [0x0002_0000, 0x0000_0200, 0x0080_0200, 0x0000_0200];
+        let end = [0x0001_0100, 0, 0, 0];
+        let mem = Flat(0x100, le(&[flow, end].concat()));
+        let p = read_fragment_program(&mem, ProgramAddress::from_raw(0x101).unwrap()).unwrap();
+        assert_eq!(p.slot_count, 2);
+        assert!(p.constant_slots.is_empty());
+        // The same word without the flow bit does take the next slot as a constant.
+        let alu = [0x0002_0000, 0x0000_0200, 0x0000_0200, 0x0000_0200];
+        let mem = Flat(0x100, le(&[alu, end, end].concat()));
+        let p = read_fragment_program(&mem, ProgramAddress::from_raw(0x101).unwrap()).unwrap();
+        assert_eq!(
+            (p.slot_count, p.constant_slots.as_slice()),
+            (3, &[1u32][..])
+        );
     }
 
     #[test]
