@@ -138,6 +138,22 @@ pub enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Run every draw's shaders recompiled on a GPU device and on the reference interpreter,
+    /// and report where they diverge (exit 1 when something diverges).
+    Verify(crate::cmd::verify::VerifyArgs),
+    /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
+    Replay(crate::cmd::replay::ReplayArgs),
+    /// Run a manifest of traces against reference images and report (exit 1 when anything fails).
+    Ci(crate::cmd::ci::CiArgs),
+    /// Match each draw's model-view-projection constants (c32..c35) to level placements.
+    Mvp(crate::cmd::mvp::MvpArgs),
+    /// The values of a fragment program's named uniforms at every draw that uses it.
+    Uniforms(crate::cmd::uniforms::UniformsArgs),
+    /// Reverse-engineering probes that answer one question with evidence.
+    #[command(subcommand)]
+    Probe(crate::cmd::probe::ProbeCommand),
+    /// Per draw: texture units bound and enabled versus units the fragment program can sample.
+    Textures(crate::cmd::textures::TexturesArgs),
     /// Which texture units and interpolants can influence each output of a fragment program.
     Flow {
         file: PathBuf,

@@ -2,5 +2,9 @@
 //!
 //! - [`samples`] builds the sample captures bundled in `traces/samples/` with the capture
 //!   builder and rsxtrace's own program encoders.
+//! - [`level`] builds the synthetic level in `traces/level/` with its ground truth.
+//! - [`game_frame`] builds the game-scale frame in `traces/samples/`.
 
+pub mod game_frame;
+pub mod level;
 pub mod samples;

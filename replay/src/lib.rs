@@ -8,12 +8,17 @@
 //! - [`texture`] is the texture sampling model the fragment interpreter samples through.
 //! - [`exec`] runs a captured draw's vertex program over its fetched vertices; [`shade`] runs a
 //!   fragment program over an image.
+//! - [`raster`] is primitive assembly, clipping and rasterization shared by the CPU reference
+//!   render and `verify`'s fragment stage; [`render`] replays a frame to images, on the CPU
+//!   (reference) or on a GPU device.
 //! - [`coverage`] is the opcode coverage report (`docs/COVERAGE.md`).
 //! - [`wgsl`] re-exports the WGSL recompiler (`replay/wgsl`).
 
 pub mod coverage;
 pub mod exec;
 pub mod interp;
+pub mod raster;
+pub mod render;
 pub mod shade;
 pub mod texture;
 

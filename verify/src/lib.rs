@@ -6,3 +6,6 @@
 
 pub use rsxtrace_capture as capture;
 pub use rsxtrace_replay as replay;
+
+pub mod divergence;
+pub mod probe;

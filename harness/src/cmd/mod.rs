@@ -1,5 +1,6 @@
 //! One module per subcommand; [`run`] dispatches.
 
+pub mod ci;
 mod convert;
 mod disasm;
 mod draws;
@@ -8,9 +9,15 @@ mod exec;
 mod export_jsonl;
 mod flow;
 mod info;
+pub mod mvp;
+pub mod probe;
 mod program_input;
+pub mod replay;
 mod shade;
+pub mod textures;
 mod translate;
+pub mod uniforms;
+pub mod verify;
 
 pub use shade::parse_size as shade_size;
 
@@ -24,6 +31,13 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Draws { file, json } => draws::run(&file, json),
         Command::Dump { file, draw, json } => dump::run(&file, draw, json),
         Command::ExportJsonl { file } => export_jsonl::run(&file),
+        Command::Verify(args) => verify::run(&args),
+        Command::Replay(args) => replay::run(&args),
+        Command::Ci(args) => ci::run(&args),
+        Command::Mvp(args) => mvp::run(&args),
+        Command::Uniforms(args) => uniforms::run(&args),
+        Command::Probe(command) => probe::run(&command),
+        Command::Textures(args) => textures::run(&args),
         Command::Translate {
             file,
             to,

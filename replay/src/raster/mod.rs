@@ -1,0 +1,1 @@
+//! Primitive assembly, clipping, viewport transform, coverage and interpolation.

@@ -1,0 +1,202 @@
+//! What a frame render returns: the output image, per-draw snapshots, warnings and timings,
+//! and the options both renderers take.
+
+use std::ops::Range;
+use std::path::Path;
+
+/// Options of both renderers.
+#[derive(Clone, Debug, Default)]
+pub struct RenderOptions {
+    /// Render only these draws (indices into `Frame::draws`); earlier draws are skipped, so
+    /// their effects on the surfaces are missing. `None` = every draw.
+    pub draws: Option<Range<usize>>,
+    /// Keep a snapshot of the output target after each rendered draw.
+    pub per_draw: bool,
+}
+
+/// An 8-bit RGBA image, row 0 at the top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rgba8Image {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes, R, G, B, A per pixel.
+    pub pixels: Vec<u8>,
+}
+
+impl Rgba8Image {
+    /// A `width` x `height` image filled with `rgba`.
+    pub fn filled(width: u32, height: u32, rgba: [u8; 4]) -> Rgba8Image {
+        let count = width as usize * height as usize;
+        Rgba8Image {
+            width,
+            height,
+            pixels: rgba.iter().copied().cycle().take(count * 4).collect(),
+        }
+    }
+
+    /// The pixel at (`x`, `y`), or `None` outside the image.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let at = (y as usize * self.width as usize + x as usize) * 4;
+        let p = self.pixels.get(at..at + 4)?;
+        Some([p[0], p[1], p[2], p[3]])
+    }
+
+    /// Encode as PNG.
+    pub fn to_png(&self) -> Result<Vec<u8>, png::EncodingError> {
+        let mut out = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
+            encoder.set_color(png::ColorType::Rgba);
+            encoder.set_depth(png::BitDepth::Eight);
+            let mut writer = encoder.write_header()?;
+            writer.write_image_data(&self.pixels)?;
+        }
+        Ok(out)
+    }
+
+    /// Write as a PNG file.
+    pub fn write_png(&self, path: impl AsRef<Path>) -> Result<(), RenderError> {
+        let path = path.as_ref();
+        let bytes = self.to_png().map_err(|e| RenderError::Png {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        std::fs::write(path, bytes).map_err(|e| RenderError::Png {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Read an 8-bit RGBA or RGB PNG (RGB gets alpha 255).
+    pub fn read_png(path: impl AsRef<Path>) -> Result<Rgba8Image, RenderError> {
+        let path = path.as_ref();
+        let fail = |message: String| RenderError::Png {
+            path: path.display().to_string(),
+            message,
+        };
+        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        let decoder = png::Decoder::new(std::io::BufReader::new(file));
+        let mut reader = decoder.read_info().map_err(|e| fail(e.to_string()))?;
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).map_err(|e| fail(e.to_string()))?;
+        let data = buf.get(..info.buffer_size()).unwrap_or_default();
+        let pixels = match (info.color_type, info.bit_depth) {
+            (png::ColorType::Rgba, png::BitDepth::Eight) => data.to_vec(),
+            (png::ColorType::Rgb, png::BitDepth::Eight) => data
+                .chunks_exact(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect(),
+            other => return Err(fail(format!("unsupported PNG layout {other:?}"))),
+        };
+        Ok(Rgba8Image {
+            width: info.width,
+            height: info.height,
+            pixels,
+        })
+    }
+}
+
+/// Which surface the output image shows.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OutputSource {
+    /// The buffer the capture says was displayed.
+    Displayed {
+        /// Guest address of the displayed buffer.
+        address: u32,
+    },
+    /// The last colour target drawn to (the capture does not say what was displayed).
+    LastColorTarget {
+        /// Guest address (location offset) of the target.
+        address: u32,
+        /// RSX colour format name.
+        format: String,
+    },
+}
+
+/// The output target after one draw.
+#[derive(Clone, Debug)]
+pub struct DrawSnapshot {
+    /// Draw index.
+    pub draw: usize,
+    /// The output target after the draw.
+    pub image: Rgba8Image,
+}
+
+/// Something the user should know about a draw that was still rendered.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RenderWarning {
+    /// Draw index (`None`: the frame as a whole).
+    pub draw: Option<usize>,
+    /// What happened, e.g. "reads vertex constant c[40], which the capture does not hold
+    /// (read as 0)".
+    pub message: String,
+}
+
+/// Where the time went, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RenderTimings {
+    /// Decoding programs and state, fetching vertices, decoding textures.
+    pub setup: f64,
+    /// Translating programs and creating pipelines (GPU) or preparing programs (CPU).
+    pub pipelines: f64,
+    /// Executing the draws.
+    pub render: f64,
+    /// Reading targets back and converting them.
+    pub readback: f64,
+}
+
+/// A rendered frame.
+#[derive(Clone, Debug)]
+pub struct RenderedFrame {
+    /// The output image (see [`OutputSource`]).
+    pub image: Rgba8Image,
+    /// What the image shows.
+    pub source: OutputSource,
+    /// Draws rendered.
+    pub draws_rendered: usize,
+    /// Draws skipped, with the reason (a draw that cannot be rendered at all).
+    pub skipped: Vec<(usize, String)>,
+    /// Snapshots after each draw when [`RenderOptions::per_draw`] was set.
+    pub per_draw: Vec<DrawSnapshot>,
+    /// Warnings (constants the capture does not hold, unsupported state approximated...).
+    pub warnings: Vec<RenderWarning>,
+    /// Timings.
+    pub timings: RenderTimings,
+}
+
+/// Why a frame could not be rendered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// The frame has no draw to render (or none in the requested range).
+    #[error("nothing to render: {0}")]
+    NothingToRender(String),
+    /// A draw could not be rendered in a way that makes the frame meaningless.
+    #[error("draw {draw}: {message}")]
+    Draw {
+        /// Draw index.
+        draw: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// The GPU device failed.
+    #[error("GPU: {0}")]
+    Gpu(String),
+    /// Something this renderer does not do.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A PNG could not be read or written.
+    #[error("{path}: {message}")]
+    Png {
+        /// File.
+        path: String,
+        /// Error.
+        message: String,
+    },
+}

@@ -1,0 +1,1 @@
+//! Which space a fog shader's `MainInv` uniform lives in.

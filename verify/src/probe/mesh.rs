@@ -1,0 +1,1 @@
+//! Mesh identity: a draw's captured vertex bytes matched to mesh files.

@@ -1,0 +1,18 @@
+//! Reverse-engineering probes: questions a capture settles, each answered with its evidence.
+//!
+//! - [`matrix`]: 4x4 f64 matrices in the row-vector convention, inverse, decomposition.
+//! - [`placement`]: the placements file (`{"id", "mesh", "world"}`).
+//! - [`mvp`]: draws' c32..c35 matrices against placements x view-projection, and the
+//!   view-projection estimated by consensus.
+//! - [`mesh`]: a draw's vertex bytes matched to mesh files.
+//! - [`uniforms`]: named fragment uniforms read from a draw's inline constants.
+//! - [`maininv`]: the space a fog shader's `MainInv` lives in.
+//! - [`textures`]: texture units bound versus units a fragment program can sample.
+
+pub mod maininv;
+pub mod matrix;
+pub mod mesh;
+pub mod mvp;
+pub mod placement;
+pub mod textures;
+pub mod uniforms;

@@ -1,0 +1,1 @@
+//! Model-view-projection constants versus placements.

@@ -1,0 +1,1 @@
+//! Texture units bound versus sampled.

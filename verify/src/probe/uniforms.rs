@@ -1,0 +1,1 @@
+//! Named fragment-program uniforms read from draws' inline constants.
