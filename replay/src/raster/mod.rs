@@ -1,1 +1,28 @@
-//! Primitive assembly, clipping, viewport transform, coverage and interpolation.
+//! Primitive assembly, clipping, viewport transform, coverage and interpolation: the fixed
+//! function between the vertex and fragment programs, shared by the CPU reference render and
+//! `verify`'s fragment stage.
+//!
+//! - [`primitive`]: vertex positions grouped into points, lines and triangles (quads, quad
+//!   strips and polygons become triangles), the provoking vertex always last.
+//! - [`clip`]: triangles clipped against `w > ε` (and any other clip-space planes), results as
+//!   barycentric weights over the original vertices.
+//! - [`window`]: the viewport transform to window coordinates (x right, y down = surface rows).
+//! - [`coverage`]: which pixel centres a triangle, line or point covers, with the top-left fill
+//!   rule, perspective-correct weights and linear window z.
+//! - [`varyings`]: vertex outputs to fragment-program inputs (WPOS, colours with two-sided
+//!   lighting, fog, texture coordinates, facing).
+
+pub mod clip;
+pub mod coverage;
+pub mod primitive;
+pub mod varyings;
+pub mod window;
+
+pub use clip::{clip_by_distances, clip_triangle, W_EPSILON};
+pub use coverage::{
+    rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
+    triangle_weights_at, winding, Covered, PixelRect, Winding,
+};
+pub use primitive::{assemble, primitive_starts, Assembled, Primitive};
+pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};
+pub use window::{to_window, ViewportTransform, WindowVertex};

@@ -1,1 +1,680 @@
 //! Surface formats, their bytes in guest memory, and the frame's surface memory.
+//!
+//! **Byte order.** RSX surfaces are stored in guest memory exactly as the texture unit reads
+//! them back (rrc-format.md 4.7/4.8; RPCS3 byte-swaps 16- and 32-bit surface words when it
+//! writes surfaces back to guest memory so that they read as the matching big-endian texture
+//! formats): every 16- or 32-bit word is big-endian.
+//!
+//! | format | bytes per pixel | bytes in memory |
+//! |---|---|---|
+//! | X1R5G5B5 (Z/O) | 2 | BE u16 `X:1 R:5 G:5 B:5`, X = 0 (Z) or 1 (O) |
+//! | R5G6B5 | 2 | BE u16 `R:5 G:6 B:5` |
+//! | X8R8G8B8 (Z/O), A8R8G8B8 | 4 | `X/A, R, G, B` (BE u32 0xAARRGGBB), X = 0 or 0xFF |
+//! | B8 | 1 | `B` |
+//! | G8B8 | 2 | `G, B` (BE u16 0xGGBB) |
+//! | F_W16Z16Y16X16 | 8 | BE binary16 R, G, B, A |
+//! | F_W32Z32Y32X32 | 16 | BE f32 R, G, B, A |
+//! | F_X32 | 4 | BE f32 R |
+//! | X8B8G8R8 (Z/O), A8B8G8R8 | 4 | `X/A, B, G, R` |
+//! | Z16 | 2 | BE u16 depth |
+//! | Z24S8 | 4 | BE u32 `depth:24 stencil:8`, so a Z24S8 surface read as an A8R8G8B8 texture gives A, R, G = depth bytes high to low and B = stencil |
+//!
+//! Fixed-point channels are written as `round(clamp(v, 0, 1) × max)` with NaN → 0, fp16 with
+//! IEEE round-to-nearest-even.
+//!
+//! **Layout.** A pitch (linear) surface puts pixel (x, y) at `offset + y·pitch + x·bpp`; a
+//! swizzled surface (`SET_SURFACE_FORMAT` type 2) puts it at `offset + z_index(x, y)·bpp` in a
+//! `2^log2_width × 2^log2_height` Z-order block, the order swizzled textures are read in
+//! ([`crate::texture::layout::z_index`]).
+//!
+//! **Surface memory.** [`SurfaceMemory`] holds a copy of every guest memory range a draw
+//! rendered to; [`Overlay`] puts it over the guest memory a later draw sees, so that textures
+//! sampled from those ranges (through `CaptureSampler`) read what was rendered.
+
+use super::output::{OutputSource, Rgba8Image};
+use super::state::{color_targets, ColorFormat, DepthFormat, FrameEvents};
+use crate::texture::layout::z_index;
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::{Surface, SurfaceTarget};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Largest surface side the renderers accept (the RSX limit is 4096).
+pub const MAX_SURFACE_SIDE: u32 = 4096;
+
+/// Bytes per pixel of a colour format.
+pub fn bytes_per_pixel(format: ColorFormat) -> u32 {
+    match format {
+        ColorFormat::B8 => 1,
+        ColorFormat::X1R5G5B5Z1R5G5B5
+        | ColorFormat::X1R5G5B5O1R5G5B5
+        | ColorFormat::R5G6B5
+        | ColorFormat::G8B8 => 2,
+        ColorFormat::FloatW16Z16Y16X16 => 8,
+        ColorFormat::FloatW32Z32Y32X32 => 16,
+        _ => 4,
+    }
+}
+
+/// Bytes per pixel of a depth format.
+pub fn depth_bytes_per_pixel(format: DepthFormat) -> u32 {
+    match format {
+        DepthFormat::Z16 => 2,
+        DepthFormat::Z24S8 => 4,
+    }
+}
+
+/// One encoded pixel (up to 16 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelBytes {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl PixelBytes {
+    /// The bytes, in memory order.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// `round(clamp(v, 0, 1) × max)`, NaN → 0.
+pub fn unorm(v: f32, max: u32) -> u32 {
+    if v.is_nan() {
+        return 0;
+    }
+    (f64::from(v.clamp(0.0, 1.0)) * f64::from(max)).round() as u32
+}
+
+/// Encode straight RGBA as `format`'s bytes in guest memory.
+pub fn encode(format: ColorFormat, rgba: [f32; 4]) -> PixelBytes {
+    let [r, g, b, a] = rgba;
+    let mut bytes = [0u8; 16];
+    let len = bytes_per_pixel(format) as usize;
+    let u8c = |v: f32| unorm(v, 255) as u8;
+    let b16 = |v: u32| (v as u16).to_be_bytes();
+    let mut put = |at: usize, src: &[u8]| {
+        if let Some(d) = bytes.get_mut(at..at + src.len()) {
+            d.copy_from_slice(src);
+        }
+    };
+    match format {
+        ColorFormat::X1R5G5B5Z1R5G5B5 | ColorFormat::X1R5G5B5O1R5G5B5 => {
+            let x = u32::from(format == ColorFormat::X1R5G5B5O1R5G5B5);
+            put(
+                0,
+                &b16(x << 15 | unorm(r, 31) << 10 | unorm(g, 31) << 5 | unorm(b, 31)),
+            );
+        }
+        ColorFormat::R5G6B5 => put(
+            0,
+            &b16(unorm(r, 31) << 11 | unorm(g, 63) << 5 | unorm(b, 31)),
+        ),
+        ColorFormat::X8R8G8B8Z8R8G8B8 => put(0, &[0, u8c(r), u8c(g), u8c(b)]),
+        ColorFormat::X8R8G8B8O8R8G8B8 => put(0, &[0xFF, u8c(r), u8c(g), u8c(b)]),
+        ColorFormat::A8R8G8B8 => put(0, &[u8c(a), u8c(r), u8c(g), u8c(b)]),
+        ColorFormat::B8 => put(0, &[u8c(b)]),
+        ColorFormat::G8B8 => put(0, &[u8c(g), u8c(b)]),
+        ColorFormat::FloatW16Z16Y16X16 => {
+            for (i, v) in rgba.iter().enumerate() {
+                put(2 * i, &half::f16::from_f32(*v).to_bits().to_be_bytes());
+            }
+        }
+        ColorFormat::FloatW32Z32Y32X32 => {
+            for (i, v) in rgba.iter().enumerate() {
+                put(4 * i, &v.to_be_bytes());
+            }
+        }
+        ColorFormat::FloatX32 => put(0, &r.to_be_bytes()),
+        ColorFormat::X8B8G8R8Z8B8G8R8 => put(0, &[0, u8c(b), u8c(g), u8c(r)]),
+        ColorFormat::X8B8G8R8O8B8G8R8 => put(0, &[0xFF, u8c(b), u8c(g), u8c(r)]),
+        ColorFormat::A8B8G8R8 => put(0, &[u8c(a), u8c(b), u8c(g), u8c(r)]),
+    }
+    PixelBytes { bytes, len }
+}
+
+/// Decode `format`'s bytes (at least [`bytes_per_pixel`]) to RGBA. Channels the format does
+/// not store read as 0 (colour) or 1 (alpha); X formats read alpha 1. `None` when `bytes` is
+/// too short.
+pub fn decode(format: ColorFormat, bytes: &[u8]) -> Option<[f32; 4]> {
+    let n = bytes_per_pixel(format) as usize;
+    let b = bytes.get(..n)?;
+    let u8f = |v: u8| f32::from(v) / 255.0;
+    let be16 = |i: usize| -> u32 { u32::from(u16::from_be_bytes([b[i], b[i + 1]])) };
+    let be32 = |i: usize| f32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let f5 = |v: u32| (v & 31) as f32 / 31.0;
+    Some(match format {
+        ColorFormat::X1R5G5B5Z1R5G5B5 | ColorFormat::X1R5G5B5O1R5G5B5 => {
+            let v = be16(0);
+            [f5(v >> 10), f5(v >> 5), f5(v), 1.0]
+        }
+        ColorFormat::R5G6B5 => {
+            let v = be16(0);
+            [f5(v >> 11), ((v >> 5) & 63) as f32 / 63.0, f5(v), 1.0]
+        }
+        ColorFormat::X8R8G8B8Z8R8G8B8 | ColorFormat::X8R8G8B8O8R8G8B8 => {
+            [u8f(b[1]), u8f(b[2]), u8f(b[3]), 1.0]
+        }
+        ColorFormat::A8R8G8B8 => [u8f(b[1]), u8f(b[2]), u8f(b[3]), u8f(b[0])],
+        ColorFormat::B8 => [0.0, 0.0, u8f(b[0]), 1.0],
+        ColorFormat::G8B8 => [0.0, u8f(b[0]), u8f(b[1]), 1.0],
+        ColorFormat::FloatW16Z16Y16X16 => {
+            let h = |i: usize| half::f16::from_bits(be16(i) as u16).to_f32();
+            [h(0), h(2), h(4), h(6)]
+        }
+        ColorFormat::FloatW32Z32Y32X32 => [be32(0), be32(4), be32(8), be32(12)],
+        ColorFormat::FloatX32 => [be32(0), 0.0, 0.0, 1.0],
+        ColorFormat::X8B8G8R8Z8B8G8R8 | ColorFormat::X8B8G8R8O8B8G8R8 => {
+            [u8f(b[3]), u8f(b[2]), u8f(b[1]), 1.0]
+        }
+        ColorFormat::A8B8G8R8 => [u8f(b[3]), u8f(b[2]), u8f(b[1]), u8f(b[0])],
+    })
+}
+
+/// Largest fixed-point depth value of a format.
+pub fn depth_max(format: DepthFormat) -> u32 {
+    match format {
+        DepthFormat::Z16 => 0xFFFF,
+        DepthFormat::Z24S8 => 0xFF_FFFF,
+    }
+}
+
+/// Window depth in [0, 1] to the format's fixed-point value (clamped, NaN → 0).
+pub fn depth_to_fixed(format: DepthFormat, z: f32) -> u32 {
+    unorm(z, depth_max(format))
+}
+
+/// Fixed-point depth back to [0, 1].
+pub fn fixed_to_depth(format: DepthFormat, v: u32) -> f32 {
+    (f64::from(v.min(depth_max(format))) / f64::from(depth_max(format))) as f32
+}
+
+/// Encode fixed-point depth and stencil (ignored by Z16) into `out` (at least
+/// [`depth_bytes_per_pixel`] bytes); returns false when `out` is too short.
+pub fn encode_depth(format: DepthFormat, depth: u32, stencil: u8, out: &mut [u8]) -> bool {
+    match format {
+        DepthFormat::Z16 => match out.get_mut(..2) {
+            Some(d) => {
+                d.copy_from_slice(&(depth.min(0xFFFF) as u16).to_be_bytes());
+                true
+            }
+            None => false,
+        },
+        DepthFormat::Z24S8 => match out.get_mut(..4) {
+            Some(d) => {
+                d.copy_from_slice(
+                    &((depth.min(0xFF_FFFF) << 8) | u32::from(stencil)).to_be_bytes(),
+                );
+                true
+            }
+            None => false,
+        },
+    }
+}
+
+/// Decode fixed-point depth and stencil (0 for Z16); `None` when `bytes` is too short.
+pub fn decode_depth(format: DepthFormat, bytes: &[u8]) -> Option<(u32, u8)> {
+    match format {
+        DepthFormat::Z16 => {
+            let b = bytes.get(..2)?;
+            Some((u32::from(u16::from_be_bytes([b[0], b[1]])), 0))
+        }
+        DepthFormat::Z24S8 => {
+            let b = bytes.get(..4)?;
+            let v = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            Some((v >> 8, v as u8))
+        }
+    }
+}
+
+/// Where a surface's pixels lie in guest memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfaceLayout {
+    /// Memory.
+    pub location: Location,
+    /// Byte offset of pixel (0, 0).
+    pub offset: u32,
+    /// Row pitch in bytes (pitch surfaces).
+    pub pitch: u32,
+    /// Bytes per pixel.
+    pub bpp: u32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `Some((log2 width, log2 height))` for swizzled surfaces.
+    pub swizzle: Option<(u32, u32)>,
+}
+
+/// Why a surface cannot be placed in memory.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SurfaceError {
+    /// The context DMA register of the target is not 0xFEED0000/1.
+    #[error("surface {target}: context DMA 0x{dma:08x} is not local or main memory")]
+    BadLocation {
+        /// Target name (A..D, Z).
+        target: &'static str,
+        /// The raw handle.
+        dma: u32,
+    },
+    /// Width or height 0 or above [`MAX_SURFACE_SIDE`].
+    #[error("surface {target}: size {width}x{height} is outside 1..={MAX_SURFACE_SIDE}")]
+    BadSize {
+        /// Target name.
+        target: &'static str,
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+    },
+    /// A pitch surface whose pitch is smaller than a row.
+    #[error("surface {target}: pitch {pitch} is smaller than a row of {row} bytes")]
+    BadPitch {
+        /// Target name.
+        target: &'static str,
+        /// Pitch.
+        pitch: u32,
+        /// Row bytes.
+        row: u32,
+    },
+    /// The surface runs past the 4 GiB address space.
+    #[error("surface {target}: offset 0x{offset:x} + {len} bytes runs past 4 GiB")]
+    Overflow {
+        /// Target name.
+        target: &'static str,
+        /// Offset.
+        offset: u32,
+        /// Length.
+        len: u64,
+    },
+}
+
+/// Target names by index: A, B, C, D, then Z.
+pub const TARGET_NAMES: [&str; 5] = ["A", "B", "C", "D", "Z"];
+
+impl SurfaceLayout {
+    /// The layout of colour target `index` (0..4 = A..D; 4 = the zeta surface) with `bpp`
+    /// bytes per pixel. The size is the surface clip's far corner (`x + width`,
+    /// `y + height`), or `2^log2` for swizzled surfaces.
+    pub fn of_target(
+        surface: &Surface,
+        index: usize,
+        bpp: u32,
+    ) -> Result<SurfaceLayout, SurfaceError> {
+        let target_name = TARGET_NAMES.get(index).copied().unwrap_or("?");
+        let t: &SurfaceTarget = if index < 4 {
+            surface.color.get(index).unwrap_or(&surface.zeta)
+        } else {
+            &surface.zeta
+        };
+        let location = t.location.ok_or(SurfaceError::BadLocation {
+            target: target_name,
+            dma: t.dma,
+        })?;
+        let swizzled = surface.format.surface_type.raw == 2;
+        let (width, height, swizzle) = if swizzled {
+            let (lw, lh) = (
+                u32::from(surface.format.log2_width),
+                u32::from(surface.format.log2_height),
+            );
+            let side = |l: u32| if l <= 12 { 1u32 << l } else { u32::MAX };
+            (side(lw), side(lh), Some((lw, lh)))
+        } else {
+            (
+                u32::from(surface.clip.x) + u32::from(surface.clip.width),
+                u32::from(surface.clip.y) + u32::from(surface.clip.height),
+                None,
+            )
+        };
+        if width == 0 || height == 0 || width > MAX_SURFACE_SIDE || height > MAX_SURFACE_SIDE {
+            return Err(SurfaceError::BadSize {
+                target: target_name,
+                width,
+                height,
+            });
+        }
+        let row = width * bpp;
+        if swizzle.is_none() && t.pitch < row {
+            return Err(SurfaceError::BadPitch {
+                target: target_name,
+                pitch: t.pitch,
+                row,
+            });
+        }
+        let layout = SurfaceLayout {
+            location,
+            offset: t.offset,
+            pitch: if swizzle.is_some() { row } else { t.pitch },
+            bpp,
+            width,
+            height,
+            swizzle,
+        };
+        let len = layout.byte_len();
+        if u64::from(layout.offset) + len > 1 << 32 {
+            return Err(SurfaceError::Overflow {
+                target: target_name,
+                offset: layout.offset,
+                len,
+            });
+        }
+        Ok(layout)
+    }
+
+    /// Bytes from the first pixel to the end of the last one.
+    pub fn byte_len(&self) -> u64 {
+        match self.swizzle {
+            Some(_) => u64::from(self.width) * u64::from(self.height) * u64::from(self.bpp),
+            None => {
+                u64::from(self.pitch) * u64::from(self.height.saturating_sub(1))
+                    + u64::from(self.width) * u64::from(self.bpp)
+            }
+        }
+    }
+
+    /// Byte offset of pixel (x, y) from `offset`, `None` outside the surface.
+    pub fn pixel_offset(&self, x: u32, y: u32) -> Option<usize> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let at = match self.swizzle {
+            Some((lw, lh)) => {
+                z_index(u64::from(x), u64::from(y), 0, lw, lh, 0) * u64::from(self.bpp)
+            }
+            None => u64::from(y) * u64::from(self.pitch) + u64::from(x) * u64::from(self.bpp),
+        };
+        usize::try_from(at).ok()
+    }
+}
+
+/// One rendered range of guest memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Region {
+    location: Location,
+    offset: u32,
+    bytes: Vec<u8>,
+}
+
+impl Region {
+    fn end(&self) -> u64 {
+        u64::from(self.offset) + self.bytes.len() as u64
+    }
+}
+
+/// The memory ranges rendered during a frame (copies of guest memory that draws wrote).
+#[derive(Debug, Default)]
+pub struct SurfaceMemory {
+    regions: Vec<Region>,
+    stale_reads: AtomicUsize,
+}
+
+impl SurfaceMemory {
+    /// Empty: nothing rendered yet.
+    pub fn new() -> SurfaceMemory {
+        SurfaceMemory::default()
+    }
+
+    /// The bytes of `layout`'s range for writing, created on first use from `base` (bytes the
+    /// capture does not hold start as 0). Overlapping earlier regions are merged, newest bytes
+    /// kept. `None` when the range's length does not fit in memory (checked by
+    /// [`SurfaceLayout::of_target`]).
+    pub fn surface_mut(
+        &mut self,
+        layout: &SurfaceLayout,
+        base: &dyn GuestMemory,
+    ) -> Option<&mut [u8]> {
+        let len = u32::try_from(layout.byte_len()).ok()?;
+        self.range_mut(layout.location, layout.offset, len, base)
+    }
+
+    /// `len` bytes at `offset` in `location` for writing (see [`Self::surface_mut`]).
+    pub fn range_mut(
+        &mut self,
+        location: Location,
+        offset: u32,
+        len: u32,
+        base: &dyn GuestMemory,
+    ) -> Option<&mut [u8]> {
+        let start = u64::from(offset);
+        let end = start + u64::from(len);
+        if end > 1 << 32 {
+            return None;
+        }
+        let inside = self
+            .regions
+            .iter()
+            .position(|r| r.location == location && u64::from(r.offset) <= start && r.end() >= end);
+        let index = match inside {
+            Some(i) => i,
+            None => self.merge(location, start, end, base)?,
+        };
+        let region = self.regions.get_mut(index)?;
+        let from = usize::try_from(start - u64::from(region.offset)).ok()?;
+        region.bytes.get_mut(from..from + len as usize)
+    }
+
+    /// Create a region covering `start..end` and every region overlapping it.
+    fn merge(
+        &mut self,
+        location: Location,
+        mut start: u64,
+        mut end: u64,
+        base: &dyn GuestMemory,
+    ) -> Option<usize> {
+        let (overlapping, kept): (Vec<Region>, Vec<Region>) = std::mem::take(&mut self.regions)
+            .into_iter()
+            .partition(|r| r.location == location && u64::from(r.offset) < end && r.end() > start);
+        self.regions = kept;
+        for r in &overlapping {
+            start = start.min(u64::from(r.offset));
+            end = end.max(r.end());
+        }
+        let offset = u32::try_from(start).ok()?;
+        let len = u32::try_from(end - start).ok()?;
+        let mut bytes = match base.read(location, offset, len) {
+            Some(b) => b.to_vec(),
+            None => {
+                // Fill what the capture holds, row-sized pieces at a time.
+                let mut v = vec![0u8; len as usize];
+                let chunk = 4096u32;
+                let mut at = 0u32;
+                while at < len {
+                    let n = chunk.min(len - at);
+                    if let Some(b) = base.read(location, offset + at, n) {
+                        if let Some(d) = v.get_mut(at as usize..(at + n) as usize) {
+                            d.copy_from_slice(b);
+                        }
+                    }
+                    at += n;
+                }
+                v
+            }
+        };
+        for r in overlapping {
+            let from = (u64::from(r.offset) - start) as usize;
+            if let Some(d) = bytes.get_mut(from..from + r.bytes.len()) {
+                d.copy_from_slice(&r.bytes);
+            }
+        }
+        self.regions.push(Region {
+            location,
+            offset,
+            bytes,
+        });
+        Some(self.regions.len() - 1)
+    }
+
+    /// Make `len` bytes at `offset` one region when they overlap a rendered region only in
+    /// part (the rest is copied from `base`), so that a texture read covering more than the
+    /// rendered surface (border texels, mip levels, a larger texture) still sees the rendered
+    /// bytes. Ranges that touch nothing rendered are left alone.
+    pub fn extend_over(
+        &mut self,
+        location: Location,
+        offset: u32,
+        len: u32,
+        base: &dyn GuestMemory,
+    ) {
+        if len > 0 && self.overlaps(location, offset, len) {
+            let _ = self.range_mut(location, offset, len, base);
+        }
+    }
+
+    /// `len` bytes at `offset` if they lie inside one rendered region.
+    pub fn read_rendered(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        let start = u64::from(offset);
+        let end = start + u64::from(len);
+        let r = self
+            .regions
+            .iter()
+            .find(|r| r.location == location && u64::from(r.offset) <= start && r.end() >= end)?;
+        let from = usize::try_from(start - u64::from(r.offset)).ok()?;
+        r.bytes.get(from..from + len as usize)
+    }
+
+    /// Reads that overlapped a rendered region only in part and were answered from the
+    /// captured memory (stale bytes) since the last call.
+    pub fn take_stale_reads(&self) -> usize {
+        self.stale_reads.swap(0, Ordering::Relaxed)
+    }
+
+    fn overlaps(&self, location: Location, offset: u32, len: u32) -> bool {
+        let start = u64::from(offset);
+        let end = start + u64::from(len);
+        self.regions
+            .iter()
+            .any(|r| r.location == location && u64::from(r.offset) < end && r.end() > start)
+    }
+}
+
+/// Guest memory with the rendered surfaces on top: a read wholly inside a rendered region
+/// returns the rendered bytes, any other read the captured memory (a partial overlap is
+/// counted, see [`SurfaceMemory::take_stale_reads`]).
+pub struct Overlay<'a> {
+    /// The captured memory the draw sees.
+    pub base: &'a dyn GuestMemory,
+    /// What the frame rendered so far.
+    pub surfaces: &'a SurfaceMemory,
+}
+
+impl GuestMemory for Overlay<'_> {
+    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        if let Some(b) = self.surfaces.read_rendered(location, offset, len) {
+            return Some(b);
+        }
+        if self.surfaces.overlaps(location, offset, len) {
+            self.surfaces.stale_reads.fetch_add(1, Ordering::Relaxed);
+        }
+        self.base.read(location, offset, len)
+    }
+}
+
+/// The surface a frame render shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputSurface {
+    /// What it is.
+    pub source: OutputSource,
+    /// Where it is.
+    pub layout: SurfaceLayout,
+    /// Its format.
+    pub format: ColorFormat,
+}
+
+/// Choose the output surface of a frame: the colour target of the last draw that writes
+/// colour whose offset is one of the capture's display buffers (local memory, rrc-format.md
+/// 1.4 `display_buffers_state`) — the displayed buffer, sized as the display buffer says —
+/// or else the first colour target of the last draw that writes colour. `None` when no draw
+/// writes a usable colour target.
+pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurface> {
+    let mut last: Option<OutputSurface> = None;
+    for draw in frame.draws.iter().rev() {
+        let s = &draw.surface;
+        let Some(format) = ColorFormat::from_raw(s.format.color_format.raw) else {
+            continue;
+        };
+        let Some(targets) = color_targets(s.color_target.raw) else {
+            continue;
+        };
+        let bpp = bytes_per_pixel(format);
+        for &t in &targets {
+            let Ok(layout) = SurfaceLayout::of_target(s, t, bpp) else {
+                continue;
+            };
+            let shown = events.display_buffers.iter().find(|d| {
+                layout.location == Location::Local && d.offset == layout.offset && d.width > 0
+            });
+            if let Some(d) = shown {
+                let mut l = layout;
+                l.width = d.width.min(MAX_SURFACE_SIDE);
+                l.height = d.height.min(MAX_SURFACE_SIDE);
+                if l.swizzle.is_none() && d.pitch >= l.width * bpp {
+                    l.pitch = d.pitch;
+                }
+                return Some(OutputSurface {
+                    source: OutputSource::Displayed {
+                        address: layout.offset,
+                    },
+                    layout: l,
+                    format,
+                });
+            }
+            if last.is_none() {
+                last = Some(OutputSurface {
+                    source: OutputSource::LastColorTarget {
+                        address: layout.offset,
+                        format: format.name().to_string(),
+                    },
+                    layout,
+                    format,
+                });
+            }
+        }
+        if last.is_some() && events.display_buffers.is_empty() {
+            break;
+        }
+    }
+    last
+}
+
+/// Read a colour surface from `memory` into an 8-bit RGBA image (channels as [`decode`]
+/// gives them, `round(clamp(v, 0, 1) × 255)`). Pixels the memory does not hold are black
+/// with alpha 0.
+pub fn to_rgba8(
+    layout: &SurfaceLayout,
+    format: ColorFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let mut image = Rgba8Image::filled(layout.width, layout.height, [0, 0, 0, 0]);
+    let whole = u32::try_from(layout.byte_len())
+        .ok()
+        .and_then(|len| memory.read(layout.location, layout.offset, len));
+    let bpp = layout.bpp as usize;
+    for y in 0..layout.height {
+        for x in 0..layout.width {
+            let Some(at) = layout.pixel_offset(x, y) else {
+                continue;
+            };
+            let px = match whole {
+                Some(w) => w.get(at..at + bpp).and_then(|b| decode(format, b)),
+                None => memory
+                    .read(
+                        layout.location,
+                        layout.offset.wrapping_add(at as u32),
+                        layout.bpp,
+                    )
+                    .and_then(|b| decode(format, b)),
+            };
+            if let Some(c) = px {
+                let i = (y as usize * layout.width as usize + x as usize) * 4;
+                if let Some(d) = image.pixels.get_mut(i..i + 4) {
+                    for (dst, v) in d.iter_mut().zip(c) {
+                        *dst = unorm(v, 255) as u8;
+                    }
+                }
+            }
+        }
+    }
+    image
+}

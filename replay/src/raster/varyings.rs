@@ -1,0 +1,112 @@
+//! Vertex outputs to fragment-program inputs: interpolation of the 16 vertex output registers
+//! at a covered pixel and their routing to the 15 fragment input attributes.
+//!
+//! Routing (vertex outputs: rsx-microcode.md B.8 "Outputs"; fragment inputs: B.3 and
+//! [`crate::interp::fragment::attr`]; the same table as `replay/wgsl/ABI.md`):
+//!
+//! | fragment input | from |
+//! |---|---|
+//! | 0 WPOS | the window position given by the caller (see [`wpos`]) |
+//! | 1 COL0 | output 1 COL0, or 3 BFC0 on back faces with two-sided colour |
+//! | 2 COL1 | output 2 COL1, or 4 BFC1 on back faces with two-sided colour |
+//! | 3 FOGC | output 5 FOGC as written (x = fog; the interpreter reads .w as 0) |
+//! | 4..11 TEX0..TEX7 | outputs 7..14 |
+//! | 12 TEX8 | output 15 |
+//! | 13 TEX9 | output 6 (RPCS3's table feeds TEX9 from dst_reg6, B.8) |
+//! | 14 FACING | (+1 front / −1 back, 0, 0, 0) |
+//!
+//! Two-sided colour is `NV4097_SET_TWO_SIDE_LIGHT_EN` (RPCS3 selects BFC0/BFC1 for back faces
+//! when it is set). With flat shading every varying is the provoking vertex's value; the
+//! assembler puts the provoking vertex last ([`super::primitive`]).
+
+use crate::interp::fragment::{attr, LaneInputs};
+use rsxtrace_capture::frame::state::ShaderWindow;
+
+/// Interpolation switches of [`fragment_inputs_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VaryingOptions {
+    /// `SET_TWO_SIDE_LIGHT_EN`: back faces read BFC0/BFC1 as COL0/COL1.
+    pub two_sided_color: bool,
+    /// Flat shading: every varying comes from this vertex (0..3) of the primitive.
+    pub flat_provoking: Option<usize>,
+}
+
+/// WPOS of pixel (`x`, `row`) under `SET_SHADER_WINDOW` (rrc-format.md 4.6; RPCS3
+/// `RSXFragmentPrologue.glsl` `get_wpos` with the scale/bias of `fill_fragment_state_buffer`):
+/// with the half pixel centre (0) coordinates are `pixel + 0.5`, with the integer centre (1)
+/// `pixel`; origin top (0) counts rows down from the top, origin bottom (1) counts them up from
+/// `window.height` (`y = height − 1 − row (+ 0.5)`). z is window z and w is 1/w.
+pub fn wpos(x: u32, row: u32, z: f32, inv_w: f32, window: &ShaderWindow) -> [f32; 4] {
+    let centre = if window.pixel_center == 1 { 0.0 } else { 0.5 };
+    let fx = f64::from(x) + centre;
+    let fy = if window.origin == 1 {
+        f64::from(window.height) - 1.0 - f64::from(row) + centre
+    } else {
+        f64::from(row) + centre
+    };
+    [fx as f32, fy as f32, z, inv_w]
+}
+
+/// The fragment inputs at a pixel: `outputs` are the three vertices' output registers,
+/// `weights` the perspective-correct weights over them (lines and points give zero weights to
+/// the unused vertices), `window` the WPOS value. No two-sided colour; flat shading from
+/// `flat_provoking` when given.
+pub fn fragment_inputs(
+    outputs: [&[[f32; 4]; 16]; 3],
+    weights: [f32; 3],
+    window: [f32; 4],
+    front_facing: bool,
+    flat_provoking: Option<usize>,
+) -> LaneInputs {
+    let options = VaryingOptions {
+        two_sided_color: false,
+        flat_provoking,
+    };
+    fragment_inputs_with(outputs, weights, window, front_facing, &options)
+}
+
+/// [`fragment_inputs`] with every switch.
+pub fn fragment_inputs_with(
+    outputs: [&[[f32; 4]; 16]; 3],
+    weights: [f32; 3],
+    window: [f32; 4],
+    front_facing: bool,
+    options: &VaryingOptions,
+) -> LaneInputs {
+    let weights = match options.flat_provoking {
+        Some(p) if p < 3 => {
+            let mut w = [0.0; 3];
+            w[p] = 1.0;
+            w
+        }
+        _ => weights,
+    };
+    let at = |register: usize| -> [f32; 4] {
+        let mut v = [0f32; 4];
+        for (vertex, &w) in outputs.iter().zip(&weights) {
+            if w == 0.0 {
+                continue;
+            }
+            if let Some(r) = vertex.get(register) {
+                for (dst, src) in v.iter_mut().zip(r) {
+                    *dst += w * src;
+                }
+            }
+        }
+        v
+    };
+    let back = options.two_sided_color && !front_facing;
+    let mut lane = LaneInputs::default();
+    let a = &mut lane.attributes;
+    a[attr::WPOS] = window;
+    a[attr::COL0] = at(if back { 3 } else { 1 });
+    a[attr::COL1] = at(if back { 4 } else { 2 });
+    a[attr::FOGC] = at(5);
+    for n in 0..8 {
+        a[attr::TEX0 + n] = at(7 + n);
+    }
+    a[attr::TEX0 + 8] = at(15);
+    a[attr::TEX0 + 9] = at(6);
+    a[attr::FACING] = [if front_facing { 1.0 } else { -1.0 }, 0.0, 0.0, 0.0];
+    lane
+}

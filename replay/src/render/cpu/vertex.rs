@@ -1,0 +1,92 @@
+//! The vertex stage of the CPU render: a draw's vertex program decoded from its transform
+//! program memory, its vertices fetched from the memory it sees, and the reference vertex
+//! interpreter run over them with unknown constants read as 0 (each one reported).
+
+use crate::interp::vertex::{run_vertex, ConstantBank, VertexAttributes, VertexEnvironment};
+use crate::interp::vertex::{VertexExecError, VertexOptions};
+use crate::raster::primitive_starts;
+use rsxtrace_capture::fetch::{fetch_draw, GuestMemory};
+use rsxtrace_capture::frame::Draw;
+use rsxtrace_program::vertex::decode_from_memory;
+
+/// Most vertices one draw may have in the CPU render (each takes 512 bytes of inputs and
+/// outputs); the fetcher's own bound is 2^24.
+pub const MAX_RENDERED_VERTICES: usize = 1 << 22;
+
+/// One vertex's 16 output registers (HPOS, COL0, COL1, BFC0, BFC1, FOGC, PSZ, TEX0..TEX8);
+/// unwritten ones hold (0, 0, 0, 1).
+pub type VertexOutputs = [[f32; 4]; 16];
+
+/// The vertex stage's result for one draw.
+#[derive(Clone, Debug, Default)]
+pub struct ShadedVertices {
+    /// Outputs per processing position.
+    pub outputs: Vec<VertexOutputs>,
+    /// Positions where a new primitive sequence starts (restarts and draw ranges).
+    pub starts: Vec<usize>,
+    /// Constants the program read that the capture does not hold (read as 0), ascending.
+    pub unknown_constants: Vec<usize>,
+}
+
+/// Run the vertex stage of `draw` over the memory `memory` it sees. Errors are messages for
+/// the skipped-draw list.
+pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedVertices, String> {
+    let program = decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+        .map_err(|e| format!("vertex program: {e}"))?;
+    let fetched =
+        fetch_draw(&draw.vertex_inputs, memory).map_err(|e| format!("vertex fetch: {e}"))?;
+    if fetched.len() > MAX_RENDERED_VERTICES {
+        return Err(format!(
+            "{} vertices is more than the CPU render takes ({MAX_RENDERED_VERTICES})",
+            fetched.len()
+        ));
+    }
+    let mut inputs: Vec<VertexAttributes> = vec![[[0.0; 4]; 16]; fetched.len()];
+    let mut input_mask = 0u16;
+    for column in &fetched.attributes {
+        let a = usize::from(column.attribute);
+        if a >= 16 {
+            continue;
+        }
+        input_mask |= 1 << a;
+        for (v, value) in inputs.iter_mut().zip(&column.values) {
+            v[a] = *value;
+        }
+    }
+    let constants = ConstantBank::from_transform(&draw.constants);
+    let env = VertexEnvironment {
+        constants: &constants,
+        branch_bits: Some(draw.transform_branch_bits),
+        sampler: None,
+        input_mask,
+    };
+    let options = VertexOptions {
+        allow_unknown_constants: true,
+        ..VertexOptions::default()
+    };
+    let out = run_vertex(&program, &draw.vertex_program, &env, &inputs, &options).map_err(
+        |e| match e {
+            VertexExecError::NoSampler { slot, unit } => format!(
+                "vertex program slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented"
+            ),
+            e => format!("vertex program execution: {e}"),
+        },
+    )?;
+    let outputs = out
+        .lanes
+        .iter()
+        .map(|lane| lane.registers.map(|r| r.map(|c| c as f32)))
+        .collect();
+    let mut unknown: Vec<usize> = out
+        .unknown_constant_reads
+        .iter()
+        .map(|u| u.constant)
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    Ok(ShadedVertices {
+        outputs,
+        starts: primitive_starts(&fetched),
+        unknown_constants: unknown,
+    })
+}

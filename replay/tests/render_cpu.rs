@@ -1,0 +1,951 @@
+//! The CPU reference frame render (`rsxtrace_replay::render::cpu`) on small builder captures,
+//! each pixel checked against a value computed here: clears, blending (several factor and
+//! equation pairs), depth, stencil, alpha test, culling, scissor, colour-format round trips,
+//! render to texture, and the sample trace as a whole.
+
+use std::path::Path;
+
+use rsxtrace_capture::builder::vertex_ucode::{
+    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
+};
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{read_file, Capture, Location};
+use rsxtrace_program::fragment::{decode, encode, InputAttribute};
+use rsxtrace_replay::render::cpu::{render_frame, render_frame_with};
+use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
+use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
+use rsxtrace_replay::render::{OutputSource, RenderOptions, RenderedFrame};
+
+/// Surface size.
+const W: u16 = 8;
+const H: u16 = 8;
+/// Colour target A, zeta, and a second target used as a texture (local memory).
+const COLOR: u32 = 0x0010_0000;
+const ZETA: u32 = 0x0020_0000;
+const TEXTURE_TARGET: u32 = 0x0030_0000;
+
+/// `MOV R0, f[COL0]; END` (ps3autotests primitives.fpo, rsx-microcode.md B.1).
+const FP_MOV_COL0: [u8; 16] = [
+    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
+];
+
+/// Register indices (byte offset / 4, rrc-format.md 4.8).
+mod reg {
+    pub const ALPHA_TEST_ENABLE: u32 = 0x0304 / 4;
+    pub const ALPHA_FUNC: u32 = 0x0308 / 4;
+    pub const ALPHA_REF: u32 = 0x030C / 4;
+    pub const BLEND_COLOR: u32 = 0x031C / 4;
+    pub const STENCIL_TEST_ENABLE: u32 = 0x0328 / 4;
+    pub const STENCIL_MASK: u32 = 0x032C / 4;
+    pub const STENCIL_FUNC: u32 = 0x0330 / 4;
+    pub const STENCIL_FUNC_REF: u32 = 0x0334 / 4;
+    pub const STENCIL_FUNC_MASK: u32 = 0x0338 / 4;
+    pub const STENCIL_OP_FAIL: u32 = 0x033C / 4;
+    pub const STENCIL_OP_ZFAIL: u32 = 0x0340 / 4;
+    pub const STENCIL_OP_ZPASS: u32 = 0x0344 / 4;
+}
+
+fn target(offset: u32, pitch: u32) -> SurfaceTarget {
+    SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch,
+    }
+}
+
+fn surface(color_format: u32, color_offset: u32) -> SurfaceDesc {
+    let bpp = ColorFormat::from_raw(color_format).map_or(4, bytes_per_pixel);
+    SurfaceDesc {
+        color_format,
+        depth_format: 2, // Z24S8
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (3, 3),
+        color_target: 1, // A
+        colors: [
+            target(color_offset, u32::from(W) * bpp),
+            target(0, 64),
+            target(0, 64),
+            target(0, 64),
+        ],
+        zeta: target(ZETA, u32::from(W) * 4),
+        clip: (0, 0, W, H),
+    }
+}
+
+/// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]` (END).
+fn vertex_program() -> Vec<u32> {
+    let input = source(REG_INPUT, SWIZZLE_XYZW);
+    let all = MASK_X | MASK_Y | MASK_Z | MASK_W;
+    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
+        opcode: VEC_MOV,
+        input: attribute,
+        constant: 0,
+        sources: [input, input, input],
+        output,
+        mask: all,
+        end,
+    };
+    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
+        .iter()
+        .flat_map(VecInstruction::encode)
+        .collect()
+}
+
+/// A builder with an 8×8 A8R8G8B8 + Z24S8 surface, viewport = identity on window pixels
+/// (clip x, y are window pixels with w = 1, z is window z), full scissor, every colour
+/// channel written, the pass-through vertex program and `MOV R0, f[COL0]`.
+fn builder(name: &str, color_format: u32) -> CaptureBuilder {
+    let mut b = CaptureBuilder::new(name);
+    b.set_surface(&surface(color_format, COLOR));
+    b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, W, H);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b
+}
+
+/// A quad over pixels x0..x1 × y0..y1 at depth `z` in colour `rgba` (texture coordinate =
+/// the pixel position / 8), its vertex data at `at` in main memory.
+fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4]) {
+    let [x0, y0, x1, y1] = rect;
+    let mut bytes = Vec::new();
+    for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] {
+        for v in [x, y, z, 1.0]
+            .into_iter()
+            .chain(rgba)
+            .chain([x / 8.0, y / 8.0, 0.0, 1.0])
+        {
+            bytes.extend(v.to_be_bytes());
+        }
+    }
+    b.put_memory(Location::Main, at, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
+        .unwrap();
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
+        .unwrap();
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    b.draw_arrays(8, &[(0, 4)]).unwrap(); // QUADS
+}
+
+fn render(capture: &Capture) -> RenderedFrame {
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let out = render_frame_with(&frame, &events, &RenderOptions::default()).expect("render");
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    out
+}
+
+fn u8c(v: f64) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+fn rgba8(v: [f64; 4]) -> [u8; 4] {
+    v.map(u8c)
+}
+
+const FULL: [f32; 4] = [0.0, 0.0, 8.0, 8.0];
+
+#[test]
+fn clear_colour_fills_the_scissored_surface() {
+    let mut b = builder("clear.rrc", 8);
+    b.set_scissor(2, 1, 4, 3);
+    // ARGB 0x80FF4020 and depth/stencil cleared too.
+    b.clear_surface(0xF3, 0x80FF_4020, 0xFFFF_FF00);
+    b.set_scissor(0, 0, W, H);
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 1.0, 1.0],
+        0.5,
+        [0.0, 1.0, 0.0, 1.0],
+    );
+    let out = render(&b.finish());
+    assert_eq!(
+        out.source,
+        OutputSource::LastColorTarget {
+            address: COLOR,
+            format: "a8r8g8b8".into()
+        }
+    );
+    assert_eq!((out.image.width, out.image.height), (8, 8));
+    for y in 0..8 {
+        for x in 0..8 {
+            let expect = if (x, y) == (0, 0) {
+                [0, 255, 0, 255]
+            } else if (2..6).contains(&x) && (1..4).contains(&y) {
+                [0xFF, 0x40, 0x20, 0x80]
+            } else {
+                [0, 0, 0, 0]
+            };
+            assert_eq!(out.image.pixel(x, y), Some(expect), "pixel {x},{y}");
+        }
+    }
+    // Without the capture's events the clear is unknown: only the quad is there.
+    let frame = Frame::from_capture(&{
+        let mut b = builder("clear2.rrc", 8);
+        b.clear_surface(0xF0, 0xFFFF_FFFF, 0);
+        quad(&mut b, 0x1_0000, FULL, 0.5, [0.0, 0.0, 1.0, 1.0]);
+        b.finish()
+    })
+    .unwrap();
+    let plain = render_frame(&frame, &RenderOptions::default()).unwrap();
+    assert_eq!(plain.image.pixel(3, 3), Some([0, 0, 255, 255]));
+}
+
+/// Clear to `dst`, then draw a full quad of `src` with blending `(sf, df, eq)` for RGB and
+/// alpha alike; returns pixel (3, 3).
+fn blended(dst: u32, src: [f32; 4], sf: u16, df: u16, eq: u16, constant: Option<u32>) -> [u8; 4] {
+    let mut b = builder("blend.rrc", 8);
+    b.clear_surface(0xF0, dst, 0);
+    b.set_blend(true, (sf, sf), (df, df), (eq, eq));
+    if let Some(c) = constant {
+        b.method(reg::BLEND_COLOR, c).unwrap();
+    }
+    quad(&mut b, 0x1_0000, FULL, 0.5, src);
+    render(&b.finish()).image.pixel(3, 3).unwrap()
+}
+
+fn argb_f(v: u32) -> [f64; 4] {
+    let c = |s: u32| f64::from((v >> s) & 0xFF) / 255.0;
+    [c(16), c(8), c(0), c(24)]
+}
+
+#[test]
+fn blending_factors_and_equations() {
+    let dst = 0xC0_20_80_FF; // A 0.753, R 0.125, G 0.502, B 1.0
+    let d = argb_f(dst);
+    let src = [0.8f32, 0.4, 0.2, 0.25];
+    let s = src.map(f64::from);
+    // SRC_ALPHA, ONE_MINUS_SRC_ALPHA, ADD.
+    let expect = [0, 1, 2, 3].map(|k| s[k] * s[3] + d[k] * (1.0 - s[3]));
+    assert_eq!(blended(dst, src, 0x302, 0x303, 0x8006, None), rgba8(expect));
+    // ONE, ONE, ADD saturates.
+    let expect = [0, 1, 2, 3].map(|k| s[k] + d[k]);
+    assert_eq!(blended(dst, src, 1, 1, 0x8006, None), rgba8(expect));
+    // DST_COLOR, ZERO: modulate.
+    let expect = [0, 1, 2, 3].map(|k| s[k] * d[k]);
+    assert_eq!(blended(dst, src, 0x306, 0, 0x8006, None), rgba8(expect));
+    // ONE, ONE, REVERSE_SUBTRACT: dst − src, clamped at 0.
+    let expect = [0, 1, 2, 3].map(|k| d[k] - s[k]);
+    assert_eq!(blended(dst, src, 1, 1, 0x800B, None), rgba8(expect));
+    // ONE, ONE, SUBTRACT: src − dst.
+    let expect = [0, 1, 2, 3].map(|k| s[k] - d[k]);
+    assert_eq!(blended(dst, src, 1, 1, 0x800A, None), rgba8(expect));
+    // MIN and MAX ignore the factors.
+    let expect = [0, 1, 2, 3].map(|k| s[k].min(d[k]));
+    assert_eq!(blended(dst, src, 0, 0, 0x8007, None), rgba8(expect));
+    let expect = [0, 1, 2, 3].map(|k| s[k].max(d[k]));
+    assert_eq!(blended(dst, src, 0, 0, 0x8008, None), rgba8(expect));
+    // CONSTANT_COLOR, ONE_MINUS_CONSTANT_COLOR with blend colour ARGB 0x40_80_C0_FF.
+    let c = argb_f(0x4080_C0FF);
+    let expect = [0, 1, 2, 3].map(|k| s[k] * c[k] + d[k] * (1.0 - c[k]));
+    assert_eq!(
+        blended(dst, src, 0x8001, 0x8002, 0x8006, Some(0x4080_C0FF)),
+        rgba8(expect)
+    );
+    // Signed ADD is rendered as ADD (and warned about).
+    let expect = [0, 1, 2, 3].map(|k| s[k] + d[k]);
+    assert_eq!(blended(dst, src, 1, 1, 0xF006, None), rgba8(expect));
+}
+
+#[test]
+fn colour_mask_keeps_masked_channels() {
+    let mut b = builder("mask.rrc", 8);
+    b.clear_surface(0xF0, 0x1122_3344, 0);
+    b.set_color_mask(0x0100_0100); // A and G only
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 1.0, 1.0, 1.0]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(5, 5), Some([0x22, 0xFF, 0x44, 0xFF]));
+}
+
+#[test]
+fn depth_test_keeps_the_nearer_quad_in_either_order() {
+    for near_first in [true, false] {
+        let mut b = builder("depth.rrc", 8);
+        b.clear_surface(0xF3, 0, 0xFFFF_FF00);
+        b.set_depth(true, 0x201, true); // LESS
+        let near = (0.25, [1.0, 0.0, 0.0, 1.0]);
+        let far = (0.75, [0.0, 0.0, 1.0, 1.0]);
+        let order = if near_first { [near, far] } else { [far, near] };
+        // The second quad only covers the left half, so the right half shows the first one.
+        quad(&mut b, 0x1_0000, FULL, order[0].0, order[0].1);
+        quad(
+            &mut b,
+            0x2_0000,
+            [0.0, 0.0, 4.0, 8.0],
+            order[1].0,
+            order[1].1,
+        );
+        let out = render(&b.finish());
+        assert_eq!(out.image.pixel(1, 4), Some([255, 0, 0, 255]), "near wins");
+        let right = if near_first {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 255, 255]
+        };
+        assert_eq!(out.image.pixel(6, 4), Some(right));
+    }
+}
+
+#[test]
+fn stencil_masks_a_second_draw() {
+    let mut b = builder("stencil.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    // Draw 1: left half, stencil ALWAYS / REPLACE with 5, colour writes off.
+    b.method(reg::STENCIL_TEST_ENABLE, 1).unwrap();
+    b.method(reg::STENCIL_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_FUNC, 0x207).unwrap();
+    b.method(reg::STENCIL_FUNC_REF, 5).unwrap();
+    b.method(reg::STENCIL_FUNC_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_OP_FAIL, 0x1E00).unwrap();
+    b.method(reg::STENCIL_OP_ZFAIL, 0x1E00).unwrap();
+    b.method(reg::STENCIL_OP_ZPASS, 0x1E01).unwrap();
+    b.set_color_mask(0);
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 4.0, 8.0],
+        0.5,
+        [1.0, 1.0, 1.0, 1.0],
+    );
+    // Draw 2: everything, stencil EQUAL 5, keep.
+    b.set_color_mask(0x0101_0101);
+    b.method(reg::STENCIL_FUNC, 0x202).unwrap();
+    b.method(reg::STENCIL_OP_ZPASS, 0x1E00).unwrap();
+    quad(&mut b, 0x2_0000, FULL, 0.5, [0.0, 1.0, 0.0, 1.0]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(2, 2), Some([0, 255, 0, 255]));
+    assert_eq!(out.image.pixel(5, 2), Some([0, 0, 0, 255]));
+}
+
+#[test]
+fn alpha_test_discards() {
+    let mut b = builder("alpha.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    b.method(reg::ALPHA_TEST_ENABLE, 1).unwrap();
+    b.method(reg::ALPHA_FUNC, 0x204).unwrap(); // GREATER
+    b.method(reg::ALPHA_REF, 0x80).unwrap();
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 4.0, 8.0],
+        0.5,
+        [1.0, 0.0, 0.0, 0.25],
+    );
+    quad(
+        &mut b,
+        0x2_0000,
+        [4.0, 0.0, 8.0, 8.0],
+        0.5,
+        [1.0, 0.0, 0.0, 0.75],
+    );
+    let out = render(&b.finish());
+    assert_eq!(
+        out.image.pixel(1, 1),
+        Some([0, 0, 0, 255]),
+        "0.25 > 0.5 fails"
+    );
+    assert_eq!(out.image.pixel(6, 1), Some([255, 0, 0, 191]));
+}
+
+#[test]
+fn culling_by_winding_and_front_face() {
+    // The quad helper's vertices run TL, TR, BR, BL: clockwise on the image.
+    for (cull_face, front_face, drawn) in [
+        (0x405, 0x901, false), // cull back, front CCW: the CW quad is a back face
+        (0x404, 0x901, true),  // cull front
+        (0x405, 0x900, true),  // front CW: the quad is front facing
+        (0x408, 0x900, false), // cull both
+    ] {
+        let mut b = builder("cull.rrc", 8);
+        b.clear_surface(0xF0, 0xFF00_0000, 0);
+        b.set_cull(true, cull_face, front_face);
+        quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 1.0, 0.0, 1.0]);
+        let out = render(&b.finish());
+        let expect = if drawn {
+            [255, 255, 0, 255]
+        } else {
+            [0, 0, 0, 255]
+        };
+        assert_eq!(
+            out.image.pixel(4, 4),
+            Some(expect),
+            "cull {cull_face:#x} front {front_face:#x}"
+        );
+    }
+}
+
+#[test]
+fn scissor_limits_the_draw() {
+    let mut b = builder("scissor.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    b.set_scissor(2, 3, 3, 2);
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 1.0, 1.0, 1.0]);
+    let out = render(&b.finish());
+    for y in 0..8 {
+        for x in 0..8 {
+            let inside = (2..5).contains(&x) && (3..5).contains(&y);
+            let expect = if inside { [255; 4] } else { [0, 0, 0, 255] };
+            assert_eq!(out.image.pixel(x, y), Some(expect), "{x},{y}");
+        }
+    }
+}
+
+#[test]
+fn window_offset_moves_the_draw_on_the_surface() {
+    // SET_WINDOW_OFFSET x = 3, y = 2: window pixels 0..2 × 0..2 land on surface pixels
+    // 3..5 × 2..4; window pixels that would land past the surface clip are dropped.
+    let mut b = builder("window_offset.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    b.method(0x02B8 / 4, 3 | (2 << 16)).unwrap();
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 2.0, 2.0],
+        0.5,
+        [1.0, 0.0, 1.0, 1.0],
+    );
+    let out = render(&b.finish());
+    for y in 0..8 {
+        for x in 0..8 {
+            let inside = (3..5).contains(&x) && (2..4).contains(&y);
+            let expect = if inside {
+                [255, 0, 255, 255]
+            } else {
+                [0, 0, 0, 255]
+            };
+            assert_eq!(out.image.pixel(x, y), Some(expect), "{x},{y}");
+        }
+    }
+}
+
+#[test]
+fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
+    let mut b = builder("bad_state.rrc", 8);
+    b.set_blend(true, (0x9999, 1), (0, 0), (0x8006, 0x8006));
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let out = render_frame_with(&frame, &events, &RenderOptions::default()).unwrap();
+    assert_eq!(out.draws_rendered, 0);
+    assert_eq!(out.skipped.len(), 1);
+    assert_eq!(out.skipped[0].0, 0);
+    assert!(
+        out.skipped[0]
+            .1
+            .contains("NV4097_SET_BLEND_FUNC_SFACTOR (rgb) = 0x9999"),
+        "{}",
+        out.skipped[0].1
+    );
+}
+
+#[test]
+fn per_draw_snapshots_and_draw_ranges() {
+    let mut b = builder("snapshots.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 4.0, 8.0],
+        0.5,
+        [1.0, 0.0, 0.0, 1.0],
+    );
+    quad(
+        &mut b,
+        0x2_0000,
+        [4.0, 0.0, 8.0, 8.0],
+        0.5,
+        [0.0, 0.0, 1.0, 1.0],
+    );
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let options = RenderOptions {
+        draws: None,
+        per_draw: true,
+    };
+    let out = render_frame_with(&frame, &events, &options).unwrap();
+    assert_eq!(out.per_draw.len(), 2);
+    assert_eq!(out.per_draw[0].image.pixel(6, 1), Some([0, 0, 0, 255]));
+    assert_eq!(out.per_draw[1].image.pixel(6, 1), Some([0, 0, 255, 255]));
+    // Only draw 1: the clear before draw 0 and draw 0 itself are skipped.
+    let only = RenderOptions {
+        draws: Some(1..2),
+        per_draw: false,
+    };
+    let out = render_frame_with(&frame, &events, &only).unwrap();
+    assert_eq!(out.draws_rendered, 1);
+    assert_eq!(out.image.pixel(1, 1), Some([0, 0, 0, 0]));
+    assert_eq!(out.image.pixel(6, 1), Some([0, 0, 255, 255]));
+    let none = RenderOptions {
+        draws: Some(5..9),
+        per_draw: false,
+    };
+    assert!(render_frame_with(&frame, &events, &none).is_err());
+}
+
+#[test]
+fn triangle_interpolates_colour() {
+    // A triangle (0,0) (8,0) (0,8) with red, green, blue corners: pixel (1, 2) has
+    // barycentrics b1 = 1.5/8, b2 = 2.5/8, b0 = 4/8 (w = 1 everywhere).
+    let mut b = builder("tri.rrc", 8);
+    b.clear_surface(0xF0, 0, 0);
+    let vs = [
+        ([0.0f32, 0.0], [1.0f32, 0.0, 0.0, 1.0]),
+        ([8.0, 0.0], [0.0, 1.0, 0.0, 1.0]),
+        ([0.0, 8.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let mut bytes = Vec::new();
+    for (p, c) in vs {
+        for v in [p[0], p[1], 0.5, 1.0].into_iter().chain(c).chain([0.0; 4]) {
+            bytes.extend(v.to_be_bytes());
+        }
+    }
+    b.put_memory(Location::Main, 0x1_0000, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, 0x1_0010)
+        .unwrap();
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, 0x1_0020)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let out = render(&b.finish());
+    let expect = rgba8([4.0 / 8.0, 1.5 / 8.0, 2.5 / 8.0, 1.0]);
+    assert_eq!(out.image.pixel(1, 2), Some(expect));
+    // (7, 7) is outside the triangle.
+    assert_eq!(out.image.pixel(7, 7), Some([0, 0, 0, 0]));
+}
+
+#[test]
+fn every_colour_format_round_trips() {
+    // Values exactly representable in every format's precision for the channels it stores.
+    let v = [1.0f32, 0.0, 1.0, 1.0];
+    for f in ColorFormat::ALL {
+        let bytes = encode_px(f, v);
+        assert_eq!(bytes.as_bytes().len(), bytes_per_pixel(f) as usize, "{f:?}");
+        let back = decode_px(f, bytes.as_bytes()).unwrap();
+        let stored: &[usize] = match f {
+            ColorFormat::B8 => &[2],
+            ColorFormat::G8B8 => &[1, 2],
+            ColorFormat::FloatX32 => &[0],
+            ColorFormat::A8R8G8B8
+            | ColorFormat::A8B8G8R8
+            | ColorFormat::FloatW16Z16Y16X16
+            | ColorFormat::FloatW32Z32Y32X32 => &[0, 1, 2, 3],
+            _ => &[0, 1, 2],
+        };
+        for &k in stored {
+            assert_eq!(back[k], v[k], "{f:?} channel {k}");
+        }
+        assert!(
+            decode_px(f, &bytes.as_bytes()[1..]).is_none(),
+            "{f:?} short"
+        );
+    }
+    // Byte order, by hand.
+    let c = [
+        0x11 as f32 / 255.0,
+        0x22 as f32 / 255.0,
+        0x33 as f32 / 255.0,
+        0x44 as f32 / 255.0,
+    ];
+    assert_eq!(
+        encode_px(ColorFormat::A8R8G8B8, c).as_bytes(),
+        [0x44, 0x11, 0x22, 0x33]
+    );
+    assert_eq!(
+        encode_px(ColorFormat::A8B8G8R8, c).as_bytes(),
+        [0x44, 0x33, 0x22, 0x11]
+    );
+    assert_eq!(
+        encode_px(ColorFormat::X8R8G8B8O8R8G8B8, c).as_bytes(),
+        [0xFF, 0x11, 0x22, 0x33]
+    );
+    assert_eq!(
+        encode_px(ColorFormat::X8B8G8R8Z8B8G8R8, c).as_bytes(),
+        [0x00, 0x33, 0x22, 0x11]
+    );
+    assert_eq!(encode_px(ColorFormat::G8B8, c).as_bytes(), [0x22, 0x33]);
+    assert_eq!(encode_px(ColorFormat::B8, c).as_bytes(), [0x33]);
+    // R5G6B5: r = 31, g = 0, b = 31 → 0xF81F, big-endian.
+    assert_eq!(encode_px(ColorFormat::R5G6B5, v).as_bytes(), [0xF8, 0x1F]);
+    // X1R5G5B5: O variant sets bit 15: 0x8000 | 31 << 10 | 31 = 0xFC1F.
+    assert_eq!(
+        encode_px(ColorFormat::X1R5G5B5O1R5G5B5, v).as_bytes(),
+        [0xFC, 0x1F]
+    );
+    assert_eq!(
+        encode_px(ColorFormat::X1R5G5B5Z1R5G5B5, v).as_bytes(),
+        [0x7C, 0x1F]
+    );
+    // fp16 1.0 = 0x3C00; fp32 1.0 = 0x3F800000.
+    assert_eq!(
+        encode_px(ColorFormat::FloatW16Z16Y16X16, v).as_bytes(),
+        [0x3C, 0, 0, 0, 0x3C, 0, 0x3C, 0]
+    );
+    assert_eq!(
+        encode_px(ColorFormat::FloatX32, v).as_bytes(),
+        [0x3F, 0x80, 0, 0]
+    );
+}
+
+#[test]
+fn each_colour_format_renders_and_reads_back() {
+    // A quad of (1, 0, 1, 1) on a cleared surface of every format; the output image reads the
+    // stored channels back.
+    for f in ColorFormat::ALL {
+        let raw = match f {
+            ColorFormat::X1R5G5B5Z1R5G5B5 => 1,
+            ColorFormat::X1R5G5B5O1R5G5B5 => 2,
+            ColorFormat::R5G6B5 => 3,
+            ColorFormat::X8R8G8B8Z8R8G8B8 => 4,
+            ColorFormat::X8R8G8B8O8R8G8B8 => 5,
+            ColorFormat::A8R8G8B8 => 8,
+            ColorFormat::B8 => 9,
+            ColorFormat::G8B8 => 10,
+            ColorFormat::FloatW16Z16Y16X16 => 11,
+            ColorFormat::FloatW32Z32Y32X32 => 12,
+            ColorFormat::FloatX32 => 13,
+            ColorFormat::X8B8G8R8Z8B8G8R8 => 14,
+            ColorFormat::X8B8G8R8O8B8G8R8 => 15,
+            ColorFormat::A8B8G8R8 => 16,
+        };
+        assert_eq!(ColorFormat::from_raw(raw), Some(f));
+        let mut b = builder("formats.rrc", raw);
+        quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 1.0, 1.0]);
+        let out = render(&b.finish());
+        let expect = decode_px(f, encode_px(f, [1.0, 0.0, 1.0, 1.0]).as_bytes())
+            .unwrap()
+            .map(|c| u8c(f64::from(c)));
+        assert_eq!(out.image.pixel(4, 4), Some(expect), "{f:?}");
+        assert_ne!(expect, [0, 0, 0, 0], "{f:?}");
+    }
+}
+
+/// `TEX R0, f[TEX0], TEX0; END`: `MOV R0, f[COL0]` with the opcode and input changed.
+fn tex_program() -> Vec<u8> {
+    let mut p = decode(&FP_MOV_COL0).unwrap();
+    let insn = &mut p.instructions[0];
+    insn.opcode = rsxtrace_program::fragment::FpOpcode::Tex;
+    insn.input = InputAttribute(4);
+    insn.texture_unit = 0;
+    encode(&p)
+}
+
+#[test]
+fn a_draw_samples_what_an_earlier_draw_rendered() {
+    // Without border texels texel (x, y) is surface pixel (x, y); with them (FORMAT bit 3 = 0,
+    // one texel each side for linear textures) texel (x, y) is surface pixel (x + 1, y + 1),
+    // and the texture read reaches one row and column past the rendered surface.
+    for border in [false, true] {
+        let mut b = builder("rtt.rrc", 8);
+        // Draws 0 and 1 render into TEXTURE_TARGET: columns 0..4 red, 4..8 green.
+        b.set_surface(&surface(8, TEXTURE_TARGET));
+        b.clear_surface(0xF0, 0xFF00_00FF, 0);
+        quad(
+            &mut b,
+            0x1_0000,
+            [0.0, 0.0, 4.0, 8.0],
+            0.5,
+            [1.0, 0.0, 0.0, 1.0],
+        );
+        quad(
+            &mut b,
+            0x2_0000,
+            [4.0, 0.0, 8.0, 8.0],
+            0.5,
+            [0.0, 1.0, 0.0, 1.0],
+        );
+        // Draw 2 renders to COLOR with TEXTURE_TARGET as texture 0 (nearest), coordinates =
+        // the pixel position / 8, so each pixel reads the texel under it.
+        b.set_surface(&surface(8, COLOR));
+        b.put_memory(Location::Local, TEXTURE_TARGET, &[0u8; 512])
+            .unwrap();
+        let texture = TextureDesc {
+            offset: TEXTURE_TARGET,
+            location: Location::Local,
+            width: 8,
+            height: 8,
+            pitch: 32,
+            filter: 0x0101_0000, // nearest min and mag
+            byte_size: 512,
+            ..TextureDesc::default()
+        };
+        b.set_texture(0, &texture).unwrap();
+        // FORMAT bit 3 (border type): 1 = no border texels stored (rrc-format.md 4.7).
+        let no_border = if border { 0 } else { 8 };
+        b.method(0x1A04 / 4, texture.format_word() | no_border)
+            .unwrap();
+        b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
+            .unwrap();
+        quad(&mut b, 0x3_0000, FULL, 0.5, [0.0, 0.0, 0.0, 1.0]);
+        let out = render(&b.finish());
+        assert_eq!(
+            out.source,
+            OutputSource::LastColorTarget {
+                address: COLOR,
+                format: "a8r8g8b8".into()
+            }
+        );
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        let red = [255, 0, 0, 255];
+        let green = [0, 255, 0, 255];
+        assert_eq!(out.image.pixel(1, 3), Some(red), "border {border}");
+        // Texel 3 is surface pixel 3 (red) or 4 (green).
+        let third = if border { green } else { red };
+        assert_eq!(out.image.pixel(3, 3), Some(third), "border {border}");
+        assert_eq!(out.image.pixel(5, 3), Some(green), "border {border}");
+        // Texel (7, 3) with a border lies at byte (3 + 1) × 32 + (7 + 1) × 4: the pitch has no
+        // padding, so that is pixel (0, 5) of the surface, red.
+        let last = if border { red } else { green };
+        assert_eq!(out.image.pixel(7, 3), Some(last), "border {border}");
+    }
+}
+
+#[test]
+fn unknown_constants_are_warned() {
+    // DP4-free program reading c[40]: MOV o[COL0], c[40] then the usual outputs.
+    let mut b = builder("const.rrc", 8);
+    let mut words = vec![];
+    let constant = source(3, SWIZZLE_XYZW);
+    words.extend(
+        VecInstruction {
+            opcode: VEC_MOV,
+            input: 0,
+            constant: 40,
+            sources: [constant, constant, constant],
+            output: 1,
+            mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
+            end: false,
+        }
+        .encode(),
+    );
+    let input = source(REG_INPUT, SWIZZLE_XYZW);
+    words.extend(
+        VecInstruction {
+            opcode: VEC_MOV,
+            input: 0,
+            constant: 0,
+            sources: [input, input, input],
+            output: 0,
+            mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
+            end: true,
+        }
+        .encode(),
+    );
+    b.set_vertex_program(&words, 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 1.0, 1.0, 1.0]);
+    let out = render(&b.finish());
+    assert_eq!(
+        out.image.pixel(2, 2),
+        Some([0, 0, 0, 0]),
+        "c[40] reads as 0"
+    );
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.draw == Some(0) && w.message.contains("c[40]")),
+        "{:?}",
+        out.warnings
+    );
+}
+
+#[test]
+fn the_sample_trace_renders() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let mut capture = read_file(&path).expect("read the sample capture");
+    // The builder's initial register file is all zeros, where RPCS3's holds its reset state
+    // (`rsx_state::init`: every colour channel written); the sample never sets the mask.
+    capture.reg_state.registers[0x0324 / 4] = 0x0101_0101;
+    let frame = Frame::from_capture(&capture).expect("frame model");
+    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let started = std::time::Instant::now();
+    let out = render_frame_with(&frame, &events, &RenderOptions::default()).expect("render");
+    let took = started.elapsed();
+    out.image.write_png("/tmp/basic_cpu.png").unwrap();
+    eprintln!("{:?}", out.warnings);
+    eprintln!(
+        "sample: {} draws rendered, skipped {:?}, {} warnings, {:?} in {took:?}",
+        out.draws_rendered,
+        out.skipped,
+        out.warnings.len(),
+        out.source
+    );
+    assert_eq!(out.draws_rendered, frame.draws.len());
+    // Something was drawn: not every pixel is the same.
+    let first = out.image.pixel(0, 0);
+    let differs = (0..out.image.height)
+        .flat_map(|y| (0..out.image.width).map(move |x| (x, y)))
+        .any(|(x, y)| out.image.pixel(x, y) != first);
+    assert!(differs, "the sample frame rendered a flat image");
+}
+
+/// Texture unit 0 over `offset` (2D, nearest, no border texels), `format` with the linear
+/// flag, `w` × `h` texels of `pitch` bytes.
+fn bind_texture(b: &mut CaptureBuilder, offset: u32, format: u8, w: u16, h: u16, pitch: u32) {
+    let texture = TextureDesc {
+        offset,
+        location: Location::Local,
+        format: format | 0x20,
+        width: w,
+        height: h,
+        pitch,
+        filter: 0x0101_0000, // nearest min and mag
+        byte_size: pitch * u32::from(h),
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
+    // FORMAT bit 3 (border type) = 1: no border texels stored (rrc-format.md 4.7).
+    b.method(0x1A04 / 4, texture.format_word() | 8).unwrap();
+    b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
+        .unwrap();
+}
+
+#[test]
+fn depth_is_read_back_as_colour() {
+    // Draw 0 writes depth 0.25 (Z24: round(0.25 × (2^24 − 1)) = 0x400000) and stencil 0x5A
+    // into ZETA; draw 1 samples ZETA as an A8R8G8B8 texture: bytes 0x40 0x00 0x00 0x5A are
+    // A, R, G, B.
+    let mut b = builder("depth_as_colour.rrc", 8);
+    b.clear_surface(0xF3, 0, 0xFFFF_FF00);
+    b.set_depth(true, 0x207, true); // ALWAYS, write
+    b.method(reg::STENCIL_TEST_ENABLE, 1).unwrap();
+    b.method(reg::STENCIL_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_FUNC, 0x207).unwrap();
+    b.method(reg::STENCIL_FUNC_REF, 0x5A).unwrap();
+    b.method(reg::STENCIL_FUNC_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_OP_ZPASS, 0x1E01).unwrap(); // REPLACE
+    quad(&mut b, 0x1_0000, FULL, 0.25, [1.0, 1.0, 1.0, 1.0]);
+    b.set_depth(false, 0x207, false);
+    b.method(reg::STENCIL_TEST_ENABLE, 0).unwrap();
+    b.put_memory(Location::Local, ZETA, &[0u8; 256]).unwrap();
+    bind_texture(&mut b, ZETA, 0x85, 8, 8, 32);
+    quad(&mut b, 0x2_0000, FULL, 0.5, [0.0; 4]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(3, 5), Some([0x00, 0x00, 0x5A, 0x40]));
+}
+
+#[test]
+fn textures_in_several_formats_are_sampled() {
+    // 2×2 textures; pixel (1, 1) reads texel (0, 0), (6, 1) texel (1, 0), (1, 6) texel (0, 1),
+    // (6, 6) texel (1, 1). Expected colours from the texel bits, by hand.
+    let c5 = |v: u16| f64::from(v) / 31.0;
+    let c4 = |v: u16| f64::from(v) / 15.0;
+    let c8 = |v: u8| f64::from(v) / 255.0;
+    // (format, bytes per texel, texels big-endian, expected RGBA per texel)
+    type Case = (u8, u32, Vec<u8>, [[f64; 4]; 4]);
+    let argb8: [[u8; 4]; 4] = [
+        [0xFF, 0x10, 0x20, 0x30],
+        [0x80, 0xFF, 0x00, 0x00],
+        [0x40, 0x00, 0xFF, 0x00],
+        [0x00, 0x00, 0x00, 0xFF],
+    ];
+    let r5g6b5: [u16; 4] = [0xF800, 0x07E0, 0x001F, 0x8410];
+    let a4r4g4b4: [u16; 4] = [0xF123, 0x8F00, 0x40F0, 0x000F];
+    let cases: Vec<Case> = vec![
+        (
+            0x85, // A8R8G8B8
+            4,
+            argb8.iter().flatten().copied().collect(),
+            argb8.map(|[a, r, g, b]| [c8(r), c8(g), c8(b), c8(a)]),
+        ),
+        (
+            0x84, // R5G6B5
+            2,
+            r5g6b5.iter().flat_map(|v| v.to_be_bytes()).collect(),
+            r5g6b5.map(|v| {
+                [
+                    c5(v >> 11),
+                    f64::from((v >> 5) & 63) / 63.0,
+                    c5(v & 31),
+                    1.0,
+                ]
+            }),
+        ),
+        (
+            0x83, // A4R4G4B4
+            2,
+            a4r4g4b4.iter().flat_map(|v| v.to_be_bytes()).collect(),
+            a4r4g4b4.map(|v| {
+                [
+                    c4((v >> 8) & 15),
+                    c4((v >> 4) & 15),
+                    c4(v & 15),
+                    c4(v >> 12),
+                ]
+            }),
+        ),
+    ];
+    for (format, bpp, texels, expect) in cases {
+        let mut b = builder("texture_formats.rrc", 8);
+        b.put_memory(Location::Local, 0x0050_0000, &texels).unwrap();
+        bind_texture(&mut b, 0x0050_0000, format, 2, 2, 2 * bpp);
+        quad(&mut b, 0x1_0000, FULL, 0.5, [0.0; 4]);
+        let out = render(&b.finish());
+        for (k, (x, y)) in [(1, 1), (6, 1), (1, 6), (6, 6)].into_iter().enumerate() {
+            assert_eq!(
+                out.image.pixel(x, y),
+                Some(rgba8(expect[k])),
+                "format {format:#x} texel {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn overdraw_past_one_shading_batch_keeps_primitive_order() {
+    // Draw 0: 1100 full-surface quads, 17600 2×2 quads, more than one shading batch (16384).
+    // Quad k is red (k mod 256) / 255 with no depth test or blending, so the last one written
+    // shows: 1099 mod 256 = 75 (a lost second batch would leave quad 1023's 255). Each
+    // fragment also increments the stencil (INCR_WRAP): 1100 mod 256 = 76 counts every
+    // fragment exactly once. Draw 1 reads the stencil back through ZETA as an A8R8G8B8
+    // texture (B = stencil, A R G = depth 0xFFFFFF) on the left half.
+    let mut b = builder("overdraw.rrc", 8);
+    b.clear_surface(0xF3, 0, 0xFFFF_FF00);
+    b.method(reg::STENCIL_TEST_ENABLE, 1).unwrap();
+    b.method(reg::STENCIL_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_FUNC, 0x207).unwrap();
+    b.method(reg::STENCIL_FUNC_MASK, 0xFF).unwrap();
+    b.method(reg::STENCIL_OP_ZPASS, 0x8507).unwrap(); // INCR_WRAP
+    let n = 1100u32;
+    let mut bytes = Vec::new();
+    for k in 0..n {
+        let red = (k % 256) as f32 / 255.0;
+        for (x, y) in [(0.0f32, 0.0f32), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)] {
+            for v in [x, y, 0.5, 1.0, red, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0] {
+                bytes.extend(v.to_be_bytes());
+            }
+        }
+    }
+    b.put_memory(Location::Main, 0x1_0000, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, 0x1_0010)
+        .unwrap();
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, 0x1_0020)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    // DRAW_ARRAYS ranges hold at most 256 vertices each (64 whole quads).
+    let ranges: Vec<(u32, u32)> = (0..n * 4)
+        .step_by(256)
+        .map(|f| (f, 256.min(n * 4 - f)))
+        .collect();
+    b.draw_arrays(8, &ranges).unwrap();
+    b.method(reg::STENCIL_TEST_ENABLE, 0).unwrap();
+    b.put_memory(Location::Local, ZETA, &[0u8; 256]).unwrap();
+    bind_texture(&mut b, ZETA, 0x85, 8, 8, 32);
+    quad(&mut b, 0x8_0000, [0.0, 0.0, 4.0, 8.0], 0.5, [0.0; 4]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(6, 1), Some([75, 0, 0, 255]));
+    assert_eq!(out.image.pixel(1, 1), Some([0xFF, 0xFF, 76, 0xFF]));
+}
