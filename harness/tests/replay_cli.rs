@@ -1,0 +1,288 @@
+//! `rsxtrace replay` end to end: the bundled sample on the CPU (and on a GPU device when one
+//! exists), per-draw snapshots, draw ranges, a small builder-made capture whose draw reads a
+//! constant the capture does not hold (listed as a warning), and bad input (exit status 2).
+
+use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
+use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+use rsxtrace_capture::rrc::Location;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use xxhash_rust::xxh3::xxh3_64;
+
+fn rsxtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", runtime_dir())
+        .output()
+        .expect("run rsxtrace")
+}
+
+/// A private XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)).
+fn runtime_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rsxtrace-replay-cli-xdg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("runtime dir");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    }
+    dir
+}
+
+fn json_ok(args: &[&str]) -> Value {
+    let out = rsxtrace(args);
+    assert!(
+        out.status.success(),
+        "rsxtrace {args:?} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+fn sample() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    p.to_str().unwrap().to_string()
+}
+
+/// Decoded RGBA8 PNG: (width, height, pixels).
+fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Whether a GPU adapter opens; a loud skip otherwise (a failure under CI=true).
+fn gpu_available(test: &str) -> bool {
+    std::env::set_var("XDG_RUNTIME_DIR", runtime_dir());
+    match rsxtrace_gpu::Gpu::new(Default::default()) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("GPU SKIPPED: {test}: {e}");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "GPU SKIPPED in CI ({test}): {e}"
+            );
+            false
+        }
+    }
+}
+
+#[test]
+fn cpu_replay_of_the_sample_with_per_draw_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("frame.png");
+    let per_draw = dir.path().join("draws");
+    let report = json_ok(&[
+        "replay",
+        &sample(),
+        "--cpu",
+        "--out",
+        s(&out),
+        "--per-draw",
+        s(&per_draw),
+        "--json",
+    ]);
+    assert_eq!(report["renderer"], "CPU reference interpreter");
+    assert_eq!(report["draws_rendered"], 3);
+    assert_eq!(
+        (report["width"].clone(), report["height"].clone()),
+        (256.into(), 256.into())
+    );
+    let (w, h, pixels) = read_png(&out);
+    assert_eq!((w, h), (256, 256));
+    assert_eq!(
+        report["checksum"].as_str().unwrap(),
+        format!("{:016x}", xxh3_64(&pixels))
+    );
+    // One snapshot per draw, named by draw, each with its checksum; the last is the frame.
+    let files: Vec<&str> = report["per_draw"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3);
+    for (i, file) in files.iter().enumerate() {
+        assert_eq!(
+            Path::new(file),
+            per_draw.join(format!("draw-{i:04}.png")),
+            "{file}"
+        );
+        let (_, _, snapshot) = read_png(Path::new(file));
+        assert_eq!(
+            report["per_draw"][i]["checksum"].as_str().unwrap(),
+            format!("{:016x}", xxh3_64(&snapshot))
+        );
+    }
+    let (_, _, last) = read_png(Path::new(files[2]));
+    assert_eq!(
+        last, pixels,
+        "the snapshot after the last draw is the frame"
+    );
+}
+
+#[test]
+fn draw_range_renders_only_those_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("frame.png");
+    let per_draw = dir.path().join("draws");
+    let report = json_ok(&[
+        "replay",
+        &sample(),
+        "--cpu",
+        "--draws",
+        "1..3",
+        "--out",
+        s(&out),
+        "--per-draw",
+        s(&per_draw),
+        "--json",
+    ]);
+    assert_eq!(report["draws_rendered"], 2);
+    let draws: Vec<u64> = report["per_draw"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["draw"].as_u64().unwrap())
+        .collect();
+    assert_eq!(draws, [1, 2]);
+    assert!(!per_draw.join("draw-0000.png").exists());
+    assert!(per_draw.join("draw-0002.png").is_file());
+}
+
+#[test]
+fn bad_input_is_exit_status_2_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.png");
+    let cases: &[(&[&str], &str)] = &[
+        (&["--draws", "1..9"], "3 draws"),
+        (&["--draws", "3..1"], "empty range"),
+        (&["--draws", "x"], "expected A..B"),
+    ];
+    let sample = sample();
+    for (extra, message) in cases {
+        let mut args = vec!["replay", sample.as_str(), "--cpu", "--out", s(&out)];
+        args.extend_from_slice(extra);
+        let o = rsxtrace(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    let missing = dir.path().join("missing.rrc");
+    let o = rsxtrace(&["replay", s(&missing), "--cpu", "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.rrc"));
+    assert!(!out.exists());
+}
+
+/// One triangle whose vertex program reads c32..c35, which the capture never uploads.
+fn capture_without_constants(path: &Path) {
+    let mut b = CaptureBuilder::new("no-constants");
+    let target = |offset| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: 256,
+    };
+    b.set_surface(&SurfaceDesc {
+        color_format: 8, // A8R8G8B8
+        depth_format: 2, // Z24S8
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (6, 6),
+        color_target: 1,
+        colors: [
+            target(0),
+            target(0x1_0000),
+            target(0x2_0000),
+            target(0x3_0000),
+        ],
+        zeta: target(0x4_0000),
+        clip: (0, 0, 64, 64),
+    });
+    b.set_viewport(
+        0,
+        0,
+        64,
+        64,
+        (0.0, 1.0),
+        [32.0, 32.0, 0.5, 0.0],
+        [32.0, -32.0, 0.5, 0.0],
+    );
+    b.set_scissor(0, 0, 64, 64);
+    b.clear_surface(0xF3, 0xFF10_2030, 0xFFFF_FF00);
+    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1001, 0b1)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    b.put_memory(Location::Main, 0x1_0000, &positions).unwrap();
+    b.put_memory(Location::Main, 0x1_1000, &[0xFF; 12]).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000) // float3
+        .unwrap();
+    b.set_vertex_array(3, 4, 4, 4, 0, Location::Main, 0x1_1000) // ub4
+        .unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap(); // triangles
+    b.write_rrc(path).unwrap();
+}
+
+#[test]
+fn constants_the_capture_lacks_are_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("no-constants.rrc.gz");
+    capture_without_constants(&capture);
+    let out = dir.path().join("frame.png");
+    let report = json_ok(&["replay", s(&capture), "--cpu", "--out", s(&out), "--json"]);
+    assert_eq!(report["draws_rendered"], 1);
+    let warnings = report["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w["draw"] == 0 && w["message"].as_str().unwrap().contains("32")),
+        "{warnings:?}"
+    );
+    let (w, h, _) = read_png(&out);
+    assert_eq!((w, h), (64, 64));
+    // The text form lists them on stderr.
+    let o = rsxtrace(&["replay", s(&capture), "--cpu", "--out", s(&out)]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("warning: draw 0:"), "{err}");
+}
+
+#[test]
+fn gpu_replay_of_the_sample() {
+    if !gpu_available("gpu_replay_of_the_sample") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gpu.png");
+    let report = json_ok(&["replay", &sample(), "--out", s(&out), "--json"]);
+    assert!(
+        report["renderer"].as_str().unwrap().starts_with("GPU: "),
+        "{report}"
+    );
+    assert_eq!(report["draws_rendered"], 3);
+    let (w, h, pixels) = read_png(&out);
+    assert_eq!((w, h), (256, 256));
+    assert_eq!(
+        report["checksum"].as_str().unwrap(),
+        format!("{:016x}", xxh3_64(&pixels))
+    );
+}
