@@ -2,7 +2,8 @@
 //! containers (`.rvp`/`.rfp`), and raw microcode. [`Container::parse`] detects the format
 //! from the content; the accessors give the stage, the microcode exactly as stored, the
 //! parameters, the inline-constant slots of fragment uniforms and the fragment
-//! `SHADER_CONTROL` word. [`set_uniform`]/[`get_uniform`] patch and read those slots.
+//! `SHADER_CONTROL` word. [`set_uniform`]/[`get_uniform`] patch and read those slots;
+//! [`write_program`] writes a `CgBinaryProgram` back.
 //!
 //! Every parser refuses malformed input with a [`ContainerError`] naming the byte offset and
 //! field; none of them panics or allocates from an unchecked count.
@@ -13,6 +14,7 @@ mod error;
 mod psl1ght;
 mod reader;
 mod uniform;
+mod write;
 
 use serde::Serialize;
 
@@ -27,6 +29,7 @@ pub use psl1ght::{
     MAGIC_FRAGMENT, MAGIC_VERTEX,
 };
 pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
+pub use write::{fragment_matrix_uniform, fragment_uniform, write_program, WriteError};
 
 /// Pipeline stage of a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
