@@ -1,16 +1,303 @@
 //! `rsxtrace verify`: per-draw divergence between the recompiled shaders and the interpreter.
 //!
-//! (Being written: the arguments and the implementation are owned by this module.)
+//! Prints the worst diverged stages first (a table), the first diverging draw with the state
+//! changed since the draw before it, the negative control's tally, totals and a timing
+//! breakdown; `--json FILE` and `--html FILE` write the full report (`docs/verify.md`).
+//! Exit status: 0 nothing diverged, 1 something diverged, 2 on error (including a stage that
+//! failed). The negative control only reports: a missed mutation does not change the status.
 
+use crate::cli::GpuBackend;
 use crate::exit::Status;
-use clap::Args;
+use crate::table::Table;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use rsxtrace_gpu::{Backend, Gpu, GpuOptions};
+use rsxtrace_verify::divergence::report::{html, json, table};
+use rsxtrace_verify::divergence::{
+    run::DEFAULT_MAX_PIXELS, verify_frame, StageSelection, Tolerances, VerifyOptions,
+};
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// Which stages `--stage` selects.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageArg {
+    Vertex,
+    Fragment,
+    Both,
+}
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// Capture or trace file.
-    pub file: std::path::PathBuf,
+    pub file: PathBuf,
+    /// Draws to verify: `A..B` (B excluded), `A..` or a single index `A`.
+    #[arg(long, value_parser = parse_draws)]
+    pub draws: Option<DrawRange>,
+    /// Stages to verify.
+    #[arg(long, value_enum, default_value_t = StageArg::Both)]
+    pub stage: StageArg,
+    /// Tolerance overrides, e.g. `fp32=4ulp,fp16=1ulp,fx12=1/2048,abs=1e-6,nan=match`
+    /// (docs/verify.md).
+    #[arg(long)]
+    pub tolerance: Option<String>,
+    /// Negative control: change N random single fields of the programs on the GPU side only
+    /// and report how many changes were detected.
+    #[arg(long, default_value_t = 0)]
+    pub mutate: usize,
+    /// Seed of the negative control.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the full report as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write an HTML report with the fragment stage's images.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// GPU backend.
+    #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
+    pub backend: GpuBackend,
+    /// Most pixels compared per draw in the fragment stage (larger draws are sampled).
+    #[arg(long, default_value_t = DEFAULT_MAX_PIXELS)]
+    pub max_pixels: usize,
+    /// Rows of the worst-first table.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A `--draws` range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawRange {
+    pub start: usize,
+    /// Exclusive; `None` = to the last draw.
+    pub end: Option<usize>,
+}
+
+/// Parse `A..B`, `A..` or `A`.
+pub fn parse_draws(s: &str) -> Result<DrawRange, String> {
+    let num = |t: &str| -> Result<usize, String> {
+        t.trim()
+            .parse()
+            .map_err(|_| format!("{s}: {t:?} is not a draw index"))
+    };
+    match s.split_once("..") {
+        Some((a, "")) => Ok(DrawRange {
+            start: num(a)?,
+            end: None,
+        }),
+        Some((a, b)) => {
+            let (start, end) = (num(a)?, num(b)?);
+            if end <= start {
+                return Err(format!("{s}: the range is empty"));
+            }
+            Ok(DrawRange {
+                start,
+                end: Some(end),
+            })
+        }
+        None => {
+            let a = num(s)?;
+            Ok(DrawRange {
+                start: a,
+                end: a.checked_add(1),
+            })
+        }
+    }
+}
+
+impl DrawRange {
+    fn resolve(&self, count: usize) -> anyhow::Result<Range<usize>> {
+        let end = self.end.unwrap_or(count);
+        if self.start >= end || end > count {
+            anyhow::bail!(
+                "--draws {}..{end}: the capture has {count} draws (0..{count})",
+                self.start
+            );
+        }
+        Ok(self.start..end)
+    }
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
-    anyhow::bail!("verify: not implemented yet ({})", args.file.display())
+    let tolerances = match &args.tolerance {
+        Some(spec) => Tolerances::parse(spec)?,
+        None => Tolerances::default(),
+    };
+    if args.max_pixels == 0 {
+        anyhow::bail!("--max-pixels must be at least 1");
+    }
+    let (_capture, frame) = super::load_frame(&args.file)?;
+    let draws = args
+        .draws
+        .as_ref()
+        .map(|r| r.resolve(frame.draws.len()))
+        .transpose()?;
+    crate::output::private_runtime_dir();
+    let backend = match args.backend {
+        GpuBackend::Auto => Backend::Auto,
+        GpuBackend::Vulkan => Backend::Vulkan,
+        GpuBackend::Gl => Backend::Gl,
+    };
+    let gpu = Gpu::new(GpuOptions { backend }).context("cannot open a GPU device")?;
+    let options = VerifyOptions {
+        draws,
+        stage: match args.stage {
+            StageArg::Vertex => StageSelection::Vertex,
+            StageArg::Fragment => StageSelection::Fragment,
+            StageArg::Both => StageSelection::Both,
+        },
+        tolerances,
+        max_pixels: args.max_pixels,
+        mutate: args.mutate,
+        seed: args.seed,
+        images: args.html.is_some(),
+        capture: args.file.display().to_string(),
+        ..VerifyOptions::default()
+    };
+    let bar = if args.quiet {
+        None
+    } else {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("verify {bar:30} {pos}/{len} draws {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    };
+    let report = verify_frame(&frame, &options, &gpu, bar.as_ref())?;
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if let Some(path) = &args.json {
+        json::write(&report, path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        html::write(&report, path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let rows = table::worst_rows(&report, args.top);
+    if !rows.is_empty() {
+        let mut t = Table::new(&[
+            ">draw",
+            "stage",
+            "register",
+            "worst at",
+            ">gpu",
+            ">interpreter",
+            ">abs err",
+            ">rel err",
+            ">ulps",
+            ">ill-cond",
+        ]);
+        for r in rows {
+            t.row(r);
+        }
+        print!("{}", t.render());
+    }
+    if let Some(fd) = &report.first_divergence {
+        println!(
+            "first divergence: draw {} ({} stage{}); state changed since draw {}:",
+            fd.draw,
+            fd.stage.name(),
+            fd.register
+                .as_ref()
+                .map_or(String::new(), |r| format!(", {r}")),
+            fd.previous.map_or("-".to_string(), |p| p.to_string())
+        );
+        for c in &fd.changed {
+            println!("  {}: {} -> {}", c.key, c.before, c.after);
+        }
+    }
+    for d in &report.draws {
+        for s in &d.stages {
+            if let rsxtrace_verify::divergence::Outcome::Failed { error } = &s.outcome {
+                eprintln!("draw {} {} stage failed: {error}", d.draw, s.stage.name());
+            }
+        }
+    }
+    if let Some(m) = &report.mutation {
+        println!(
+            "negative control (seed {}): {} mutations applied, {} rejected, {} effective, {} detected ({:.1}%), {} detected but ineffective",
+            m.seed,
+            m.applied,
+            m.rejected,
+            m.effective,
+            m.detected,
+            m.detection_rate * 100.0,
+            m.detected_ineffective
+        );
+    }
+    let t = &report.totals;
+    let tm = &report.timings;
+    println!(
+        "{} draws: {} stages clean, {} diverged, {} skipped, {} failed; {} ill-conditioned components",
+        t.draws, t.clean, t.diverged, t.skipped, t.failed, t.ill_conditioned
+    );
+    eprintln!(
+        "time {:.0} ms (summed over threads: fetch {:.0}, interpreter {:.0}, pipelines {:.0}, GPU {:.0}, raster {:.0}, compare {:.0}) on {}",
+        tm.wall_ms,
+        tm.fetch_ms,
+        tm.interpreter_ms,
+        tm.pipeline_ms,
+        tm.gpu_ms,
+        tm.raster_ms,
+        tm.compare_ms,
+        report.device
+    );
+    Ok(if report.failed() {
+        Status::Error
+    } else if report.diverged() {
+        Status::Finding
+    } else {
+        Status::Success
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draw_ranges_parse() {
+        assert_eq!(
+            parse_draws("2..5"),
+            Ok(DrawRange {
+                start: 2,
+                end: Some(5)
+            })
+        );
+        assert_eq!(
+            parse_draws("3.."),
+            Ok(DrawRange {
+                start: 3,
+                end: None
+            })
+        );
+        assert_eq!(
+            parse_draws("7"),
+            Ok(DrawRange {
+                start: 7,
+                end: Some(8)
+            })
+        );
+        assert!(parse_draws("5..5").is_err());
+        assert!(parse_draws("a..3").is_err());
+        assert_eq!(
+            DrawRange {
+                start: 1,
+                end: None
+            }
+            .resolve(3)
+            .unwrap(),
+            1..3
+        );
+        assert!(DrawRange {
+            start: 1,
+            end: Some(4)
+        }
+        .resolve(3)
+        .is_err());
+    }
 }

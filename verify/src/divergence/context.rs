@@ -1,0 +1,58 @@
+//! What every stage of every draw shares during one verification: the device (its use
+//! serialised by a lock, so CPU work of other draws overlaps it), the tolerances, the phase
+//! clock and the test-only program hooks.
+
+use super::clock::{Clock, Phase};
+use super::tolerance::Tolerances;
+use rsxtrace_gpu::Gpu;
+use rsxtrace_program::fragment::FragmentProgram;
+use rsxtrace_program::vertex::VertexProgram;
+use std::sync::Mutex;
+
+/// A test-only edit of a draw's decoded vertex program on the GPU side (draw index, program).
+pub type VertexHook = fn(usize, &mut VertexProgram);
+/// A test-only edit of a draw's decoded fragment program on the GPU side.
+pub type FragmentHook = fn(usize, &mut FragmentProgram);
+
+/// Shared state of one verification.
+pub struct Context<'a> {
+    /// The device.
+    pub gpu: &'a Gpu,
+    /// Serialises device use.
+    lock: Mutex<()>,
+    /// Tolerances.
+    pub tolerances: Tolerances,
+    /// Phase clock.
+    pub clock: Clock,
+    /// Most fragment pixels compared per draw.
+    pub max_pixels: usize,
+    /// First draw of the verified range.
+    pub first_draw: usize,
+    /// GPU-side vertex program edit (tests).
+    pub vertex_hook: Option<VertexHook>,
+    /// GPU-side fragment program edit (tests).
+    pub fragment_hook: Option<FragmentHook>,
+}
+
+impl<'a> Context<'a> {
+    /// A context on `gpu`.
+    pub fn new(gpu: &'a Gpu, tolerances: Tolerances, max_pixels: usize) -> Context<'a> {
+        Context {
+            gpu,
+            lock: Mutex::new(()),
+            tolerances,
+            clock: Clock::default(),
+            max_pixels,
+            first_draw: 0,
+            vertex_hook: None,
+            fragment_hook: None,
+        }
+    }
+
+    /// Run `f` on the device alone, timed as `phase`.
+    pub fn on_gpu<T>(&self, phase: Phase, f: impl FnOnce(&Gpu) -> T) -> T {
+        // A poisoned lock only means another draw panicked; the device is still usable.
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.clock.time(phase, || f(self.gpu))
+    }
+}

@@ -1,0 +1,1065 @@
+//! The fragment stage of one draw.
+//!
+//! Identical inputs on both sides: the draw is rasterized on the CPU from the **interpreter's**
+//! vertex outputs (so a vertex-stage divergence does not leak into this stage) with
+//! `rsxtrace_replay::raster`: primitives assembled, triangles clipped against `w > ε`,
+//! transformed by the draw's viewport, covered pixel centres found with the top-left rule
+//! inside the surface clip rectangle. Every primitive's covered pixels are grouped into
+//! screen-aligned 2×2 quads; all four lanes of a quad get the perspective-correct
+//! interpolation at their own pixel centre (extrapolated for lanes the primitive does not cover,
+//! which run as helpers), so derivatives are defined the same way on both sides. The quads are
+//! packed side by side into an evaluation image whose own 2×2 quads are exactly these quads;
+//! the image goes through `fp_eval` (`Gpu::run_fragment_eval`) and the quads through the
+//! fragment interpreter (f32 and f64). Covered lanes are compared.
+//!
+//! Sampling: when a draw covers more than `max_pixels` pixels, every k-th quad is kept
+//! (k = ⌈covered / max_pixels⌉, in rasterization order) until `max_pixels` covered pixels are
+//! reached; the report gives both counts.
+//!
+//! Compared registers: the colour outputs the program writes (R0, R2, R3, R4 with 32-bit
+//! exports, else H0, H4, H6, H8; rsx-microcode.md B.6), depth (R1.z) when the control word
+//! exports it, and the KIL flag. Class: fp16 for H exports; fx12 when every instruction
+//! writing the output has fx12 or fx9 precision; fp32 otherwise. Lanes killed on both sides
+//! compare only the KIL flag.
+//!
+//! Textures: the units the program samples are decoded once and bound on both sides
+//! ([`super::textures`]).
+//!
+//! Skipped: no fragment program in the capture or one that does not decode, a sampled unit
+//! that cannot be decoded from the capture or that the device cannot sample as the
+//! interpreter does ([`super::textures`] lists the states), programs the recompiler does not
+//! translate, draws that cover no pixel.
+
+use super::clock::Phase;
+use super::compare::{RegisterTally, Sample};
+use super::context::Context;
+use super::report::model::{Outcome, Stage, StageImages, StageReport};
+use super::textures::{bind, Bound};
+use super::tolerance::Class;
+use super::vertex_stage::VertexInterp;
+use rsxtrace_capture::frame::{Draw, Frame};
+use rsxtrace_gpu::FragmentResult;
+use rsxtrace_program::fragment::{decode, FragmentProgram, Precision};
+use rsxtrace_replay::interp::fragment::{
+    run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
+};
+use rsxtrace_replay::interp::Arithmetic;
+use rsxtrace_replay::raster::{
+    assemble, clip_triangle, fragment_inputs, rasterize_line, rasterize_point, rasterize_triangle,
+    to_window, wpos, Assembled, Covered, PixelRect, ViewportTransform, WindowVertex,
+};
+use rsxtrace_replay::texture::Sampler;
+use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
+use rsxtrace_replay::wgsl::TranslateError;
+use std::collections::BTreeMap;
+
+/// Quads per row of the evaluation image.
+const IMAGE_QUADS_PER_ROW: usize = 128;
+/// Clean fragment stages of this many first draws of the range keep images for the HTML
+/// report; diverged stages always do.
+pub const CLEAN_IMAGE_DRAWS: usize = 32;
+/// Longest side of the report images.
+const IMAGE_SIDE: u32 = 256;
+/// Bounds used when the surface clip is empty (the RSX's largest surface side).
+const MAX_SIDE: u32 = 4096;
+
+/// One rasterized quad: its inputs and which lanes are covered.
+#[derive(Clone, Copy, Debug)]
+pub struct Quad {
+    /// Inputs (coverage bits set for covered lanes).
+    pub inputs: QuadInputs,
+    /// Window position of lane 0 (even x, even y).
+    pub origin: [u32; 2],
+}
+
+/// A draw's rasterized quads.
+#[derive(Clone, Debug, Default)]
+pub struct Rasterized {
+    /// Kept quads.
+    pub quads: Vec<Quad>,
+    /// Covered pixels of the whole draw (before sampling).
+    pub covered: usize,
+    /// Covered pixels in the kept quads.
+    pub kept: usize,
+}
+
+/// A window-space triangle and how its vertices mix the draw's original vertices.
+struct Piece {
+    window: [WindowVertex; 3],
+    /// Row k: vertex k of the piece as weights over the three original vertices.
+    mix: [[f32; 3]; 3],
+}
+
+/// Perspective-correct weights, window z and 1/w at pixel centre (cx, cy) (outside the
+/// triangle too: the plane equations extend). `None` for a degenerate triangle.
+fn weights_at(t: &[WindowVertex; 3], cx: f64, cy: f64) -> Option<([f32; 3], f32, f32)> {
+    let p = t.map(|v| (f64::from(v.x), f64::from(v.y)));
+    let edge = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (cy - a.1) - (b.1 - a.1) * (cx - a.0);
+    let area = (p[1].0 - p[0].0) * (p[2].1 - p[0].1) - (p[1].1 - p[0].1) * (p[2].0 - p[0].0);
+    if !area.is_finite() || area == 0.0 {
+        return None;
+    }
+    let b = [
+        edge(p[1], p[2]) / area,
+        edge(p[2], p[0]) / area,
+        edge(p[0], p[1]) / area,
+    ];
+    let q = [0, 1, 2].map(|k| b[k] * f64::from(t[k].inv_w));
+    let inv_w = q[0] + q[1] + q[2];
+    let w = [0, 1, 2].map(|k| if inv_w != 0.0 { q[k] / inv_w } else { b[k] } as f32);
+    let z = (0..3).map(|k| b[k] * f64::from(t[k].z)).sum::<f64>();
+    Some((w, z as f32, inv_w as f32))
+}
+
+/// The inputs of one lane at pixel (x, y) of `piece`, or of the covered pixel `c`.
+fn lane_inputs(
+    piece: &Piece,
+    outputs: [&[[f32; 4]; 16]; 3],
+    x: u32,
+    y: u32,
+    fallback: &Covered,
+    draw: &Draw,
+) -> LaneInputs {
+    let (pw, z, inv_w) = weights_at(&piece.window, f64::from(x) + 0.5, f64::from(y) + 0.5)
+        .unwrap_or((fallback.weights, fallback.z, fallback.inv_w));
+    let mut w = [0f32; 3];
+    for (k, row) in piece.mix.iter().enumerate() {
+        for (j, m) in row.iter().enumerate() {
+            w[j] += pw[k] * m;
+        }
+    }
+    let window = wpos(x, y, z, inv_w, &draw.raster.shader_window);
+    fragment_inputs(outputs, w, window, fallback.front_facing, None)
+}
+
+/// What one assembled primitive rasterizes as.
+enum Shape {
+    /// A (clipped piece of a) triangle.
+    Triangle(Piece),
+    /// A 1-pixel line; lanes take the covered pixel's weights.
+    Line([WindowVertex; 2]),
+    /// A 1-pixel point.
+    Point(WindowVertex),
+}
+
+impl Shape {
+    /// Window rows the shape may cover (before the bounds).
+    fn rows(&self) -> (f32, f32) {
+        let ys: Vec<f32> = match self {
+            Shape::Triangle(p) => p.window.iter().map(|v| v.y).collect(),
+            Shape::Line(v) => v.iter().map(|v| v.y).collect(),
+            Shape::Point(v) => vec![v.y],
+        };
+        let lo = ys.iter().copied().fold(f32::INFINITY, f32::min) - 1.0;
+        let hi = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max) + 1.0;
+        (lo, hi)
+    }
+
+    /// Covered pixels inside `bounds`.
+    fn cover(&self, bounds: PixelRect, out: &mut Vec<Covered>) {
+        match self {
+            Shape::Triangle(p) => rasterize_triangle(p.window, bounds, out),
+            Shape::Line(v) => rasterize_line(*v, 1.0, bounds, out),
+            Shape::Point(v) => rasterize_point(*v, 1.0, bounds, out),
+        }
+    }
+
+    /// The piece lanes interpolate over (lines and points: a degenerate one, so every lane
+    /// falls back to a covered pixel's weights).
+    fn piece(&self) -> Piece {
+        let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        match self {
+            Shape::Triangle(p) => Piece {
+                window: p.window,
+                mix: p.mix,
+            },
+            Shape::Line([a, b]) => Piece {
+                window: [*a, *b, *b],
+                mix: identity,
+            },
+            Shape::Point(a) => Piece {
+                window: [*a; 3],
+                mix: identity,
+            },
+        }
+    }
+}
+
+/// Rows per rasterization band: a band is rasterized at a time, so a primitive's covered
+/// pixels held at once stay below `BAND_ROWS × 4096` whatever its size. Even, so that no
+/// 2×2 quad straddles two bands.
+const BAND_ROWS: u32 = 64;
+
+/// Call `f` with each band of `bounds` that rows `lo..=hi` may touch.
+fn bands(bounds: PixelRect, (lo, hi): (f32, f32), mut f: impl FnMut(PixelRect)) {
+    if bounds.is_empty() || lo.is_nan() || hi.is_nan() || lo > hi {
+        return;
+    }
+    let first = (lo.max(bounds.y0 as f32).floor() as u32).max(bounds.y0);
+    let last = if hi.is_finite() {
+        (hi.min(bounds.y1 as f32).ceil() as u32).min(bounds.y1)
+    } else {
+        bounds.y1
+    };
+    let mut y = first - first % BAND_ROWS;
+    while y < last {
+        let band = PixelRect {
+            y0: y.max(bounds.y0),
+            y1: y.saturating_add(BAND_ROWS).min(bounds.y1),
+            ..bounds
+        };
+        if !band.is_empty() {
+            f(band);
+        }
+        y = y.saturating_add(BAND_ROWS);
+    }
+}
+
+/// The draw's primitives in window space, each with its three original vertices.
+fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usize; 3], Shape)> {
+    let mut starts: Vec<usize> = vi
+        .restarts
+        .iter()
+        .chain(&vi.range_starts)
+        .copied()
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let vp = ViewportTransform::from_raster(&d.raster);
+    let pos = |v: usize| outputs.get(v).map(|o| o[0]);
+    let mut out = Vec::new();
+    match assemble(d.primitive, outputs.len(), &starts) {
+        Assembled::Triangles(tris) => {
+            for t in tris {
+                let idx = t.map(|i| i as usize);
+                let (Some(a), Some(b), Some(c)) = (pos(idx[0]), pos(idx[1]), pos(idx[2])) else {
+                    continue;
+                };
+                let clip_pos = [a, b, c];
+                for mix in clip_triangle(clip_pos) {
+                    let corner = |k: usize| {
+                        let mut p = [0f32; 4];
+                        for (j, cp) in clip_pos.iter().enumerate() {
+                            for (dst, s) in p.iter_mut().zip(cp) {
+                                *dst += mix[k][j] * s;
+                            }
+                        }
+                        to_window(p, &vp)
+                    };
+                    if let (Some(w0), Some(w1), Some(w2)) = (corner(0), corner(1), corner(2)) {
+                        let window = [w0, w1, w2];
+                        out.push((idx, Shape::Triangle(Piece { window, mix })));
+                    }
+                }
+            }
+        }
+        Assembled::Lines(lines) => {
+            for l in lines {
+                let idx = [l[0] as usize, l[1] as usize, l[1] as usize];
+                let (Some(a), Some(b)) = (pos(idx[0]), pos(idx[1])) else {
+                    continue;
+                };
+                if let (Some(wa), Some(wb)) = (to_window(a, &vp), to_window(b, &vp)) {
+                    out.push((idx, Shape::Line([wa, wb])));
+                }
+            }
+        }
+        Assembled::Points(points) => {
+            for p in points {
+                let idx = [p as usize; 3];
+                if let Some(wa) = pos(idx[0]).and_then(|a| to_window(a, &vp)) {
+                    out.push((idx, Shape::Point(wa)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rasterize draw `d` from the interpreter's vertex outputs into quads (sampled to
+/// `max_pixels` covered pixels). Two passes over bands: one to count the covered pixels (for
+/// the sampling stride), one to build the kept quads.
+pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
+    let outputs: Vec<[[f32; 4]; 16]> = (0..vi.f32_out.len())
+        .filter_map(|v| vi.outputs_f32(v))
+        .collect();
+    let clip = d.surface.clip;
+    let bounds = if clip.width == 0 || clip.height == 0 {
+        PixelRect::from_origin_size(0, 0, MAX_SIDE, MAX_SIDE)
+    } else {
+        PixelRect::from_origin_size(
+            u32::from(clip.x),
+            u32::from(clip.y),
+            u32::from(clip.width),
+            u32::from(clip.height),
+        )
+    };
+    let prims = shapes(d, &outputs, vi);
+    let mut covered = Vec::new();
+    let mut covered_total = 0usize;
+    for (_, shape) in &prims {
+        bands(bounds, shape.rows(), |band| {
+            covered.clear();
+            shape.cover(band, &mut covered);
+            covered_total += covered.len();
+        });
+    }
+    let stride = covered_total.div_ceil(max_pixels.max(1)).max(1);
+    let mut out = Rasterized {
+        covered: covered_total,
+        ..Rasterized::default()
+    };
+    let mut quad_number = 0usize;
+    for (idx, shape) in &prims {
+        let (Some(o0), Some(o1), Some(o2)) = (
+            outputs.get(idx[0]),
+            outputs.get(idx[1]),
+            outputs.get(idx[2]),
+        ) else {
+            continue;
+        };
+        let piece = shape.piece();
+        bands(bounds, shape.rows(), |band| {
+            if out.kept >= max_pixels {
+                return;
+            }
+            covered.clear();
+            shape.cover(band, &mut covered);
+            let mut quads: BTreeMap<(u32, u32), Vec<&Covered>> = BTreeMap::new();
+            for c in &covered {
+                quads.entry((c.y / 2, c.x / 2)).or_default().push(c);
+            }
+            for ((qy, qx), lanes) in quads {
+                quad_number += 1;
+                if (quad_number - 1) % stride != 0 || out.kept >= max_pixels {
+                    continue;
+                }
+                let Some(first) = lanes.first() else { continue };
+                let mut q = QuadInputs::default();
+                for lane in 0..4u32 {
+                    let (x, y) = (qx * 2 + (lane & 1), qy * 2 + (lane >> 1));
+                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], x, y, first, d);
+                }
+                for c in &lanes {
+                    let lane = (c.x & 1) + 2 * (c.y & 1);
+                    q.coverage |= 1 << lane;
+                    // Covered lanes use the rasterizer's own facing.
+                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], c.x, c.y, c, d);
+                }
+                out.kept += lanes.len();
+                out.quads.push(Quad {
+                    inputs: q,
+                    origin: [qx * 2, qy * 2],
+                });
+            }
+        });
+    }
+    out
+}
+
+/// A compared fragment output.
+#[derive(Clone, Debug, PartialEq)]
+struct Output {
+    /// Report name, e.g. `COL0 (R0)`.
+    name: String,
+    /// Colour index 0..3.
+    color: usize,
+    class: Class,
+}
+
+/// The colour outputs `program` writes, with their class. An output counts as written when an
+/// instruction writes it as the export's own register type: R n for 32-bit exports, H n for
+/// fp16 exports (B.6). An fp32 temporary that merely overlaps an H export (R3 holds H6 and
+/// H7) exports the raw halves of 32-bit floats, bits that no tolerance can judge; such
+/// outputs are not compared.
+fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
+    let r_exports = control & 0x40 != 0;
+    let regs: [u8; 4] = if r_exports {
+        [0, 2, 3, 4]
+    } else {
+        [0, 4, 6, 8]
+    };
+    let mut out = Vec::new();
+    for (color, &reg) in regs.iter().enumerate() {
+        let writers: Vec<Precision> = program
+            .instructions
+            .iter()
+            .filter(|i| i.alu().is_some() && !i.dest.no_dest)
+            .filter(|i| {
+                if r_exports {
+                    !i.dest.fp16 && i.dest.index == reg
+                } else {
+                    i.dest.fp16 && i.dest.index == reg
+                }
+            })
+            .map(|i| i.dest.precision)
+            .collect();
+        if writers.is_empty() {
+            continue;
+        }
+        let class = if writers
+            .iter()
+            .all(|p| matches!(p, Precision::Fx12 | Precision::Fx9))
+        {
+            Class::Fx12
+        } else if r_exports {
+            Class::Fp32
+        } else {
+            Class::Fp16
+        };
+        out.push(Output {
+            name: format!("COL{color} ({}{reg})", if r_exports { "R" } else { "H" }),
+            color,
+            class,
+        });
+    }
+    out
+}
+
+/// The texture units `program` samples, as a bit mask.
+fn sampled_units(program: &FragmentProgram) -> u16 {
+    program
+        .instructions
+        .iter()
+        .filter(|i| i.opcode.is_texture())
+        .fold(0u16, |m, i| {
+            m | 1u16.checked_shl(u32::from(i.texture_unit)).unwrap_or(0)
+        })
+}
+
+/// The textures `program` samples in draw `draw`, on both sides, or why the stage is skipped.
+fn bind_draw(frame: &Frame, draw: usize, program: &FragmentProgram) -> Result<Bound, String> {
+    let d = frame
+        .draws
+        .get(draw)
+        .ok_or_else(|| format!("draw {draw}: no such draw"))?;
+    let memory = frame
+        .memory(draw)
+        .ok_or_else(|| format!("draw {draw}: no guest memory view"))?;
+    bind(&d.textures, &memory, sampled_units(program))
+}
+
+/// The draw's fragment program, or why the stage is skipped.
+pub fn draw_program(d: &Draw) -> Result<FragmentProgram, String> {
+    let fp = d.fragment_program.as_ref().ok_or_else(|| {
+        let why: Vec<String> = d.problems.iter().map(|p| p.to_string()).collect();
+        format!(
+            "the fragment program is not in the capture ({})",
+            why.join("; ")
+        )
+    })?;
+    decode(&fp.ucode).map_err(|e| format!("fragment program does not decode: {e}"))
+}
+
+/// Recompile `program` for `d` and run it over `quads` on the device.
+pub fn run_gpu(
+    d: &Draw,
+    program: &FragmentProgram,
+    quads: &[Quad],
+    textures: &Bound,
+    cx: &Context<'_>,
+) -> Result<Vec<FragmentResult>, Outcome> {
+    let options = FragmentTranslateOptions {
+        texture_dims: textures.dims,
+        ..FragmentTranslateOptions::with_control(d.shader_control.raw)
+    };
+    let module = cx
+        .clock
+        .time(Phase::Pipeline, || translate(program, &options))
+        .map_err(|e| match e {
+            TranslateError::Unsupported { .. } => Outcome::Skipped {
+                reason: format!("fragment program not recompiled: {e}"),
+            },
+            e => Outcome::Failed {
+                error: format!("fragment recompiler: {e}"),
+            },
+        })?;
+    let per_row = IMAGE_QUADS_PER_ROW.min(quads.len()).max(1);
+    let rows = quads.len().div_ceil(per_row);
+    let (w, h) = (per_row * 2, rows * 2);
+    let mut image = vec![[[0f32; 4]; rsxtrace_gpu::FP_INPUTS]; w * h];
+    for (i, q) in quads.iter().enumerate() {
+        let (qx, qy) = (i % per_row, i / per_row);
+        for lane in 0..4 {
+            let (x, y) = (qx * 2 + (lane & 1), qy * 2 + (lane >> 1));
+            if let Some(px) = image.get_mut(y * w + x) {
+                *px = q.inputs.lanes[lane].attributes;
+            }
+        }
+    }
+    let (w32, h32) = (
+        u32::try_from(w).unwrap_or(u32::MAX),
+        u32::try_from(h).unwrap_or(u32::MAX),
+    );
+    let pixels = cx
+        .on_gpu(Phase::Gpu, |gpu| {
+            gpu.run_fragment_eval(&module, w32, h32, &image, &textures.gpu)
+        })
+        .map_err(|e| Outcome::Failed {
+            error: format!("GPU fp_eval: {e}"),
+        })?;
+    // Back to quad order.
+    let mut out = Vec::with_capacity(quads.len() * 4);
+    for i in 0..quads.len() {
+        let (qx, qy) = (i % per_row, i / per_row);
+        for lane in 0..4 {
+            let (x, y) = (qx * 2 + (lane & 1), qy * 2 + (lane >> 1));
+            let px = pixels
+                .get(y * w + x)
+                .copied()
+                .ok_or_else(|| Outcome::Failed {
+                    error: format!("GPU fp_eval returned {} pixels for {w}x{h}", pixels.len()),
+                })?;
+            out.push(px);
+        }
+    }
+    Ok(out)
+}
+
+/// Run the interpreter over `quads` in `arithmetic`.
+fn interpret(
+    d: &Draw,
+    program: &FragmentProgram,
+    quads: &[Quad],
+    arithmetic: Arithmetic,
+    sampler: &dyn Sampler,
+) -> Result<Vec<QuadOutputs>, String> {
+    let mut state = FragmentState::new(d.shader_control.raw);
+    state.options.arithmetic = arithmetic;
+    run_fragment_with(
+        program,
+        &state,
+        quads.len(),
+        |i| quads.get(i).map(|q| q.inputs).unwrap_or_default(),
+        sampler,
+    )
+    .map_err(|e| format!("fragment interpreter: {e}"))
+}
+
+/// RGBA8 of a colour.
+fn rgba8(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Images of colour output 0 over the compared pixels' bounding box (scaled down to
+/// [`IMAGE_SIDE`] by nearest neighbour).
+fn images(quads: &[Quad], gpu: &[FragmentResult], interp: &[QuadOutputs]) -> Option<StageImages> {
+    let covered = || {
+        quads.iter().enumerate().flat_map(|(i, q)| {
+            (0..4usize)
+                .filter(move |l| q.inputs.coverage & (1 << l) != 0)
+                .map(move |l| {
+                    (
+                        i,
+                        l,
+                        q.origin[0] + (l as u32 & 1),
+                        q.origin[1] + (l as u32 >> 1),
+                    )
+                })
+        })
+    };
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0u32, 0u32);
+    for (_, _, x, y) in covered() {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    if x0 > x1 {
+        return None;
+    }
+    let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
+    let scale = bw.max(bh).div_ceil(IMAGE_SIDE).max(1);
+    let (width, height) = (bw.div_ceil(scale), bh.div_ceil(scale));
+    let n = (width * height * 4) as usize;
+    let mut im = StageImages {
+        width,
+        height,
+        gpu: vec![0; n],
+        interpreter: vec![0; n],
+        difference: vec![0; n],
+    };
+    for (i, l, x, y) in covered() {
+        let at = ((((y - y0) / scale) * width + (x - x0) / scale) * 4) as usize;
+        let (Some(g), Some(r)) = (gpu.get(i * 4 + l), interp.get(i).map(|q| &q.lanes[l])) else {
+            continue;
+        };
+        let a = rgba8(g.colors[0]);
+        let b = rgba8(r.colors[0].map(|c| c as f32));
+        let diff = [0, 1, 2].map(|k| a[k].abs_diff(b[k]).saturating_mul(8));
+        if let (Some(ga), Some(ia), Some(da)) = (
+            im.gpu.get_mut(at..at + 4),
+            im.interpreter.get_mut(at..at + 4),
+            im.difference.get_mut(at..at + 4),
+        ) {
+            ga.copy_from_slice(&a);
+            ia.copy_from_slice(&b);
+            da.copy_from_slice(&[diff[0], diff[1], diff[2], 255]);
+        }
+    }
+    Some(im)
+}
+
+/// Relative nudge of the texture-coordinate inputs for the conditioning run of stages that
+/// sample textures: 2^-16, about 1/64 texel at u = 1 on a 1024-texel side, above the 8
+/// sub-texel bits devices commonly resolve (Vulkan `subTexelPrecisionBits`, at least 4), so
+/// a texel or level choice that the device may resolve either way shows up as a change.
+const NUDGE: f32 = 1.0 / 65536.0;
+
+/// The quads with every texture-coordinate input (TEX0..TEX9) scaled by `factor`.
+fn nudged(quads: &[Quad], factor: f32) -> Vec<Quad> {
+    let mut out = quads.to_vec();
+    for q in &mut out {
+        for lane in &mut q.inputs.lanes {
+            for a in lane.attributes.iter_mut().skip(4).take(10) {
+                for c in a.iter_mut() {
+                    *c *= factor;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The f32 interpreter on the quads nudged by 1 + [`NUDGE`] and 1 − [`NUDGE`] when the program
+/// samples textures (both directions: a coordinate exactly on a texel edge moves to the other
+/// texel only downwards).
+fn nudged_runs(
+    d: &Draw,
+    program: &FragmentProgram,
+    quads: &[Quad],
+    textures: &Bound,
+) -> [Option<Vec<QuadOutputs>>; 2] {
+    if sampled_units(program) == 0 {
+        return [None, None];
+    }
+    [1.0 + NUDGE, 1.0 - NUDGE].map(|f| {
+        interpret(
+            d,
+            program,
+            &nudged(quads, f),
+            Arithmetic::F32,
+            &textures.sampler,
+        )
+        .ok()
+    })
+}
+
+/// The interpreter's results a comparison judges against.
+struct Reference<'a> {
+    /// f32 run.
+    f32_out: &'a [QuadOutputs],
+    /// f64 run.
+    f64_out: &'a [QuadOutputs],
+    /// f32 runs on inputs [`nudged`] up and down (programs that sample textures).
+    nudged: [Option<&'a [QuadOutputs]>; 2],
+}
+
+/// Compare the GPU's pixels with the interpreter's.
+fn compare(
+    d: &Draw,
+    program: &FragmentProgram,
+    r: &Rasterized,
+    gpu: &[FragmentResult],
+    reference: &Reference<'_>,
+    cx: &Context<'_>,
+) -> Vec<RegisterTally> {
+    let (i32_, i64_) = (reference.f32_out, reference.f64_out);
+    let tol = &cx.tolerances;
+    let outputs = written_outputs(program, d.shader_control.raw);
+    let mut tallies: Vec<RegisterTally> = outputs
+        .iter()
+        .map(|o| RegisterTally::new(o.name.clone(), o.class))
+        .collect();
+    let depth = d.shader_control.depth_export;
+    let mut depth_tally = RegisterTally::new("DEPTH (R1.z)", Class::Fp32);
+    let mut kil = RegisterTally::new("KIL", Class::Fp32);
+    let mut element = 0usize;
+    for (i, q) in r.quads.iter().enumerate() {
+        for lane in 0..4usize {
+            if q.inputs.coverage & (1 << lane) == 0 {
+                continue;
+            }
+            let pixel = Some([
+                q.origin[0] + (lane as u32 & 1),
+                q.origin[1] + (lane as u32 >> 1),
+            ]);
+            let (Some(g), Some(a), Some(b)) = (
+                gpu.get(i * 4 + lane),
+                i32_.get(i).map(|o| &o.lanes[lane]),
+                i64_.get(i).map(|o| &o.lanes[lane]),
+            ) else {
+                continue;
+            };
+            let n = reference
+                .nudged
+                .map(|n| n.and_then(|n| n.get(i)).map(|o| &o.lanes[lane]));
+            let flag = |k: bool| if k { 1.0f32 } else { 0.0 };
+            kil.add(
+                Sample {
+                    element,
+                    pixel,
+                    component: 0,
+                    gpu: flag(g.killed),
+                    reference: flag(a.killed),
+                    reference_f64: f64::from(flag(b.killed)),
+                    perturbed: n.map(|n| n.map(|n| flag(n.killed))),
+                },
+                tol,
+            );
+            if g.killed && a.killed {
+                element += 1;
+                continue;
+            }
+            for (o, t) in outputs.iter().zip(tallies.iter_mut()) {
+                for c in 0..4 {
+                    t.add(
+                        Sample {
+                            element,
+                            pixel,
+                            component: c,
+                            gpu: g.colors[o.color][c],
+                            reference: a.colors[o.color][c] as f32,
+                            reference_f64: b.colors[o.color][c],
+                            perturbed: n.map(|n| n.map(|n| n.colors[o.color][c] as f32)),
+                        },
+                        tol,
+                    );
+                }
+            }
+            if depth {
+                depth_tally.add(
+                    Sample {
+                        element,
+                        pixel,
+                        component: 2,
+                        gpu: g.depth,
+                        reference: a.depth.unwrap_or(0.0) as f32,
+                        reference_f64: b.depth.unwrap_or(0.0),
+                        perturbed: n.map(|n| n.map(|n| n.depth.unwrap_or(0.0) as f32)),
+                    },
+                    tol,
+                );
+            }
+            element += 1;
+        }
+    }
+    if depth {
+        tallies.push(depth_tally);
+    }
+    tallies.push(kil);
+    tallies
+}
+
+/// The whole fragment stage of draw `vi.draw`.
+pub fn verify(
+    frame: &Frame,
+    vi: &VertexInterp,
+    keep_images: bool,
+    cx: &Context<'_>,
+) -> StageReport {
+    let skipped =
+        |reason: String| StageReport::not_compared(Stage::Fragment, Outcome::Skipped { reason });
+    let Some(d) = frame.draws.get(vi.draw) else {
+        return StageReport::not_compared(
+            Stage::Fragment,
+            Outcome::Failed {
+                error: format!("draw {}: no such draw", vi.draw),
+            },
+        );
+    };
+    let program = match cx.clock.time(Phase::Fetch, || draw_program(d)) {
+        Ok(p) => p,
+        Err(reason) => return skipped(reason),
+    };
+    let textures = match cx
+        .clock
+        .time(Phase::Fetch, || bind_draw(frame, vi.draw, &program))
+    {
+        Ok(t) => t,
+        Err(reason) => return skipped(reason),
+    };
+    let r = cx
+        .clock
+        .time(Phase::Raster, || rasterize(d, vi, cx.max_pixels));
+    if r.quads.is_empty() {
+        return skipped("the draw covers no pixel".to_string());
+    }
+    let run = |a| {
+        cx.clock.time(Phase::Interpreter, || {
+            interpret(d, &program, &r.quads, a, &textures.sampler)
+        })
+    };
+    let i32_ = match run(Arithmetic::F32) {
+        Ok(a) => a,
+        Err(error) => return StageReport::not_compared(Stage::Fragment, Outcome::Failed { error }),
+    };
+    let mut gpu_program = program.clone();
+    if let Some(hook) = cx.fragment_hook {
+        hook(vi.draw, &mut gpu_program);
+    }
+    let gpu = match run_gpu(d, &gpu_program, &r.quads, &textures, cx) {
+        Ok(g) => g,
+        Err(o) => return StageReport::not_compared(Stage::Fragment, o),
+    };
+    // Against the f32 run alone first (as its own f64 reference: nothing is ill-conditioned);
+    // the conditioning runs (f64, nudged inputs) are made only when something is outside
+    // tolerance, as only mismatches can be ill-conditioned.
+    let alone = Reference {
+        f32_out: &i32_,
+        f64_out: &i32_,
+        nudged: [None, None],
+    };
+    let mut registers = cx.clock.time(Phase::Compare, || {
+        compare(d, &program, &r, &gpu, &alone, cx)
+    });
+    if registers.iter().any(|t| t.diverged > 0) {
+        let i64_ = match run(Arithmetic::F64) {
+            Ok(b) => b,
+            Err(error) => {
+                return StageReport::not_compared(Stage::Fragment, Outcome::Failed { error })
+            }
+        };
+        let nudged_out = cx.clock.time(Phase::Interpreter, || {
+            nudged_runs(d, &program, &r.quads, &textures)
+        });
+        let reference = Reference {
+            f32_out: &i32_,
+            f64_out: &i64_,
+            nudged: nudged_out.each_ref().map(|n| n.as_deref()),
+        };
+        registers = cx.clock.time(Phase::Compare, || {
+            compare(d, &program, &r, &gpu, &reference, cx)
+        });
+    }
+    let diverged = registers.iter().any(|t| t.diverged > 0);
+    StageReport {
+        stage: Stage::Fragment,
+        outcome: if diverged {
+            Outcome::Diverged
+        } else {
+            Outcome::Clean
+        },
+        elements: r.kept,
+        covered: (r.kept < r.covered).then_some(r.covered),
+        registers,
+        // Clean stages keep images only for the first draws of the range, so that a
+        // frame of thousands of draws gives a report of bounded size.
+        images: if keep_images && (diverged || vi.draw < cx.first_draw + CLEAN_IMAGE_DRAWS) {
+            images(&r.quads, &gpu, &i32_)
+        } else {
+            None
+        },
+    }
+}
+
+/// Results the negative control needs: the interpreter's outputs of a draw's fragment stage.
+pub struct FragmentBaseline {
+    /// The program.
+    pub program: FragmentProgram,
+    /// Rasterized quads.
+    pub raster: Rasterized,
+    /// Interpreter f32 outputs.
+    pub f32_out: Vec<QuadOutputs>,
+    /// Interpreter f64 outputs.
+    pub f64_out: Vec<QuadOutputs>,
+    /// Interpreter f32 outputs on inputs nudged up and down (programs that sample textures).
+    pub nudged_out: [Option<Vec<QuadOutputs>>; 2],
+    /// Textures on both sides.
+    pub textures: Bound,
+}
+
+/// The interpreter side of the fragment stage, for the negative control; `None` when the
+/// stage would be skipped or fails.
+pub fn baseline(frame: &Frame, vi: &VertexInterp, cx: &Context<'_>) -> Option<FragmentBaseline> {
+    let d = frame.draws.get(vi.draw)?;
+    let program = draw_program(d).ok()?;
+    let textures = bind_draw(frame, vi.draw, &program).ok()?;
+    let raster = rasterize(d, vi, cx.max_pixels);
+    if raster.quads.is_empty() {
+        return None;
+    }
+    let s = &textures.sampler;
+    let f32_out = interpret(d, &program, &raster.quads, Arithmetic::F32, s).ok()?;
+    let f64_out = interpret(d, &program, &raster.quads, Arithmetic::F64, s).ok()?;
+    let nudged_out = nudged_runs(d, &program, &raster.quads, &textures);
+    Some(FragmentBaseline {
+        program,
+        raster,
+        f32_out,
+        f64_out,
+        nudged_out,
+        textures,
+    })
+}
+
+/// Whether `mutated` (run on the interpreter) changes any compared output of `base`, and
+/// whether the GPU run of `mutated` diverges from `base` (`Err` when the GPU side fails,
+/// which counts as detected).
+pub fn mutation_effect(
+    d: &Draw,
+    base: &FragmentBaseline,
+    mutated: &FragmentProgram,
+    cx: &Context<'_>,
+) -> Result<(bool, bool), Outcome> {
+    let sampler = &base.textures.sampler;
+    let reference = Reference {
+        f32_out: &base.f32_out,
+        f64_out: &base.f64_out,
+        nudged: base.nudged_out.each_ref().map(|n| n.as_deref()),
+    };
+    let changed = match interpret(d, mutated, &base.raster.quads, Arithmetic::F32, sampler) {
+        Ok(m) => {
+            let regs = compare_outputs(d, &base.program, &base.raster, &m, &reference, cx);
+            regs.iter().any(|t| t.diverged > 0)
+        }
+        Err(_) => true,
+    };
+    let gpu = run_gpu(d, mutated, &base.raster.quads, &base.textures, cx)?;
+    let regs = compare(d, &base.program, &base.raster, &gpu, &reference, cx);
+    Ok((changed, regs.iter().any(|t| t.diverged > 0)))
+}
+
+/// [`compare`] with interpreter outputs in place of the GPU's.
+fn compare_outputs(
+    d: &Draw,
+    program: &FragmentProgram,
+    r: &Rasterized,
+    other: &[QuadOutputs],
+    reference: &Reference<'_>,
+    cx: &Context<'_>,
+) -> Vec<RegisterTally> {
+    let as_gpu: Vec<FragmentResult> = other
+        .iter()
+        .flat_map(|q| {
+            q.lanes.iter().map(|l| FragmentResult {
+                colors: l.colors.map(|c| c.map(|v| v as f32)),
+                depth: l.depth.unwrap_or(0.0) as f32,
+                killed: l.killed,
+            })
+        })
+        .collect();
+    compare(d, program, r, &as_gpu, reference, cx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_program::fragment::FpOpcode;
+
+    fn wv(x: f32, y: f32, inv_w: f32) -> WindowVertex {
+        WindowVertex {
+            x,
+            y,
+            z: 0.5,
+            inv_w,
+        }
+    }
+
+    #[test]
+    fn weights_are_perspective_correct_and_extend_outside() {
+        // (0,0), (4,0), (0,4): at (1,1) the screen weights are (1/2, 1/4, 1/4).
+        let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(0.0, 4.0, 1.0)];
+        let (w, z, inv_w) = weights_at(&t, 1.0, 1.0).unwrap();
+        assert_eq!(w, [0.5, 0.25, 0.25]);
+        assert_eq!((z, inv_w), (0.5, 1.0));
+        // 1/w of 1, 1/2, 1/4: q = (1/2, 1/8, 1/16), sum 11/16.
+        let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 0.5), wv(0.0, 4.0, 0.25)];
+        let (w, _, inv_w) = weights_at(&t, 1.0, 1.0).unwrap();
+        assert_eq!(inv_w, 0.6875);
+        assert_eq!(
+            w,
+            [
+                (0.5 / 0.6875) as f32,
+                (0.125 / 0.6875) as f32,
+                (0.0625 / 0.6875) as f32
+            ]
+        );
+        // Outside the triangle the plane equations extend: (5,5) = (-3/2, 5/4, 5/4).
+        let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(0.0, 4.0, 1.0)];
+        assert_eq!(weights_at(&t, 5.0, 5.0).unwrap().0, [-1.5, 1.25, 1.25]);
+        // Degenerate: none.
+        let line = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(8.0, 0.0, 1.0)];
+        assert!(weights_at(&line, 1.0, 1.0).is_none());
+    }
+
+    #[test]
+    fn bands_are_aligned_and_cover_the_rows() {
+        let mut got = Vec::new();
+        bands(
+            PixelRect::from_origin_size(0, 3, 100, 147),
+            (10.0, 140.0),
+            |b| got.push((b.y0, b.y1, b.x0, b.x1)),
+        );
+        assert_eq!(
+            got,
+            [(3, 64, 0, 100), (64, 128, 0, 100), (128, 150, 0, 100)]
+        );
+        got.clear();
+        bands(
+            PixelRect::from_origin_size(0, 0, 100, 100),
+            (f32::NAN, 5.0),
+            |b| got.push((b.y0, b.y1, b.x0, b.x1)),
+        );
+        assert!(got.is_empty());
+        bands(
+            PixelRect::from_origin_size(0, 0, 100, 100),
+            (-1e30, 1e30),
+            |b| got.push((b.y0, b.y1, b.x0, b.x1)),
+        );
+        assert_eq!(got, [(0, 64, 0, 100), (64, 100, 0, 100)]);
+        got.clear();
+        bands(
+            PixelRect::from_origin_size(0, 0, 100, 100),
+            (200.0, 300.0),
+            |b| got.push((b.y0, b.y1, b.x0, b.x1)),
+        );
+        assert!(got.is_empty());
+    }
+
+    /// MOV R0, f[COL0]; END (rsx-microcode.md B.1, primitives.fpo).
+    fn mov_r0() -> FragmentProgram {
+        decode(&[
+            0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00,
+            0x3f, 0xe1,
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn outputs_follow_the_export_mode_and_precision() {
+        let p = mov_r0();
+        let r = written_outputs(&p, 0x40);
+        assert_eq!(
+            r,
+            [Output {
+                name: "COL0 (R0)".to_string(),
+                color: 0,
+                class: Class::Fp32
+            }]
+        );
+        // H exports: an fp32 R0 only overlaps H0: not an export write.
+        assert!(written_outputs(&p, 0).is_empty());
+        let mut h = p.clone();
+        h.instructions[0].dest.fp16 = true;
+        let w = written_outputs(&h, 0);
+        assert_eq!((w[0].name.as_str(), w[0].class), ("COL0 (H0)", Class::Fp16));
+        h.instructions[0].dest.index = 4;
+        assert_eq!(written_outputs(&h, 0)[0].name, "COL1 (H4)");
+        // H5 (the second half of R2) is no export.
+        h.instructions[0].dest.index = 5;
+        assert!(written_outputs(&h, 0).is_empty());
+        let mut fx = p.clone();
+        fx.instructions[0].dest.precision = Precision::Fx12;
+        assert_eq!(written_outputs(&fx, 0x40)[0].class, Class::Fx12);
+        let mut r2 = p.clone();
+        r2.instructions[0].dest.index = 2;
+        assert_eq!(written_outputs(&r2, 0x40)[0].name, "COL1 (R2)");
+    }
+
+    #[test]
+    fn texture_units_are_collected() {
+        let mut p = mov_r0();
+        assert_eq!(sampled_units(&p), 0);
+        p.instructions[0].opcode = FpOpcode::Tex;
+        p.instructions[0].texture_unit = 3;
+        assert_eq!(sampled_units(&p), 1 << 3);
+    }
+}

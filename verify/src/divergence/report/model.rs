@@ -1,0 +1,320 @@
+//! The report model: per draw and stage an [`Outcome`], per output register a
+//! [`RegisterReport`] (a [`RegisterTally`]), the first diverging draw with the state changed
+//! since the previous draw, the negative control's tally and the timing breakdown. Plain
+//! serde data: the printers ([`super::table`], [`super::json`], [`super::html`]) only read it.
+
+use super::super::compare::RegisterTally;
+use super::super::state_diff::StateChange;
+use super::super::tolerance::Tolerances;
+use serde::Serialize;
+
+/// A per-register tally.
+pub type RegisterReport = RegisterTally;
+
+/// A pipeline stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Vertex program.
+    Vertex,
+    /// Fragment program.
+    Fragment,
+}
+
+impl Stage {
+    /// Lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex",
+            Stage::Fragment => "fragment",
+        }
+    }
+}
+
+/// What happened to one stage of one draw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every compared component is within tolerance (or ill-conditioned).
+    Clean,
+    /// At least one component is outside tolerance.
+    Diverged,
+    /// Not compared, for a reason that is neither a divergence nor an error (constants or
+    /// memory the capture does not hold, a feature not translated, nothing to compare).
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// Something failed (the GPU, an interpreter error, invalid recompiled WGSL).
+    Failed {
+        /// The error.
+        error: String,
+    },
+}
+
+impl Outcome {
+    /// `clean`, `diverged`, `skipped` or `failed`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Clean => "clean",
+            Outcome::Diverged => "diverged",
+            Outcome::Skipped { .. } => "skipped",
+            Outcome::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// RGBA8 images of one fragment-stage draw (its window rectangle), not serialised.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StageImages {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Colour output 0 on the GPU, RGBA8 row-major, row 0 at the top.
+    pub gpu: Vec<u8>,
+    /// The same from the interpreter.
+    pub interpreter: Vec<u8>,
+    /// |gpu − interpreter| per channel, scaled ×8 and alpha forced to 255.
+    pub difference: Vec<u8>,
+}
+
+/// One stage of one draw.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StageReport {
+    /// Stage.
+    pub stage: Stage,
+    /// Outcome.
+    pub outcome: Outcome,
+    /// Vertices (vertex stage) or pixels (fragment stage) compared.
+    pub elements: usize,
+    /// Pixels the draw covers when only a sample of them was compared (fragment stage).
+    pub covered: Option<usize>,
+    /// Per output register, ascending register order.
+    pub registers: Vec<RegisterReport>,
+    /// Images (fragment stage; HTML report only).
+    #[serde(skip)]
+    pub images: Option<StageImages>,
+}
+
+impl StageReport {
+    /// A stage with no comparison.
+    pub fn not_compared(stage: Stage, outcome: Outcome) -> StageReport {
+        StageReport {
+            stage,
+            outcome,
+            elements: 0,
+            covered: None,
+            registers: Vec::new(),
+            images: None,
+        }
+    }
+
+    /// Diverged components over all registers.
+    pub fn diverged(&self) -> u64 {
+        self.registers.iter().map(|r| r.diverged).sum()
+    }
+
+    /// Ill-conditioned components over all registers.
+    pub fn ill_conditioned(&self) -> u64 {
+        self.registers.iter().map(|r| r.ill_conditioned).sum()
+    }
+
+    /// The register with the worst diverged component.
+    pub fn worst_register(&self) -> Option<&RegisterReport> {
+        self.registers
+            .iter()
+            .filter(|r| r.worst.as_ref().is_some_and(|w| w.diverged))
+            .max_by(|a, b| {
+                let s = |r: &RegisterReport| r.worst.as_ref().map_or(0.0, |w| w.error.score);
+                s(a).total_cmp(&s(b))
+            })
+    }
+
+    /// The worst diverged score of the stage (0 when nothing diverged).
+    pub fn worst_score(&self) -> f64 {
+        self.worst_register()
+            .and_then(|r| r.worst.as_ref())
+            .map_or(0.0, |w| w.error.score)
+    }
+}
+
+/// One draw.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DrawReport {
+    /// Draw index in the frame.
+    pub draw: usize,
+    /// Primitive name.
+    pub primitive: String,
+    /// Vertex count.
+    pub vertex_count: u64,
+    /// Stages verified, vertex first.
+    pub stages: Vec<StageReport>,
+}
+
+impl DrawReport {
+    /// Some stage diverged.
+    pub fn diverged(&self) -> bool {
+        self.stages.iter().any(|s| s.outcome == Outcome::Diverged)
+    }
+}
+
+/// The first draw that diverges and what changed since the draw before it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstDivergence {
+    /// Draw index.
+    pub draw: usize,
+    /// Stage.
+    pub stage: Stage,
+    /// Worst register of that stage.
+    pub register: Option<String>,
+    /// The previous draw's index (null for draw 0).
+    pub previous: Option<usize>,
+    /// Summary keys whose values differ from the previous draw.
+    pub changed: Vec<StateChange>,
+}
+
+/// The negative control's tally (`--mutate N`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MutationSummary {
+    /// Seed of the random choices.
+    pub seed: u64,
+    /// Mutations asked for.
+    pub requested: usize,
+    /// Mutations made (a program decoded again and recompiled).
+    pub applied: usize,
+    /// Mutations the recompiler or the encoder refused (not counted further).
+    pub rejected: usize,
+    /// Mutations that change some output on the interpreter.
+    pub effective: usize,
+    /// Effective mutations that verify reported as divergent.
+    pub detected: usize,
+    /// Mutations reported as divergent although the interpreter's outputs did not change.
+    pub detected_ineffective: usize,
+    /// detected / effective (1 when nothing was effective).
+    pub detection_rate: f64,
+    /// One line per mutation.
+    pub mutations: Vec<MutationRecord>,
+}
+
+/// One mutation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MutationRecord {
+    /// Draw.
+    pub draw: usize,
+    /// Stage.
+    pub stage: Stage,
+    /// What was changed (slot, field, old and new value).
+    pub change: String,
+    /// `rejected`, `ineffective`, `detected` or `missed`.
+    pub result: String,
+}
+
+/// Time spent per phase, summed over threads, in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Timings {
+    /// Wall-clock time of the whole verification.
+    pub wall_ms: f64,
+    /// Decoding programs and fetching vertices.
+    pub fetch_ms: f64,
+    /// Interpreter runs (f32 and f64, both stages).
+    pub interpreter_ms: f64,
+    /// WGSL recompilation and pipeline creation.
+    pub pipeline_ms: f64,
+    /// GPU runs and readback.
+    pub gpu_ms: f64,
+    /// Rasterization of the fragment stage's inputs.
+    pub raster_ms: f64,
+    /// Comparison.
+    pub compare_ms: f64,
+}
+
+/// Totals over the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Draws verified.
+    pub draws: usize,
+    /// Stages by outcome.
+    pub clean: usize,
+    /// Diverged stages.
+    pub diverged: usize,
+    /// Skipped stages.
+    pub skipped: usize,
+    /// Failed stages.
+    pub failed: usize,
+    /// Ill-conditioned components.
+    pub ill_conditioned: u64,
+}
+
+/// The whole verification.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VerifyReport {
+    /// Schema version of the JSON form (`docs/verify.md`).
+    pub schema: u32,
+    /// The capture's name, as the caller gave it.
+    pub capture: String,
+    /// The device, as `GpuInfo` prints it.
+    pub device: String,
+    /// Tolerances in force.
+    pub tolerances: Tolerances,
+    /// The same as a `--tolerance` spec.
+    pub tolerance_spec: String,
+    /// Most pixels compared per draw.
+    pub max_pixels: usize,
+    /// Totals.
+    pub totals: Totals,
+    /// The first diverging draw.
+    pub first_divergence: Option<FirstDivergence>,
+    /// Per draw, in draw order.
+    pub draws: Vec<DrawReport>,
+    /// Negative control.
+    pub mutation: Option<MutationSummary>,
+    /// Timings.
+    pub timings: Timings,
+}
+
+impl VerifyReport {
+    /// Some stage diverged.
+    pub fn diverged(&self) -> bool {
+        self.totals.diverged > 0
+    }
+
+    /// Some stage failed.
+    pub fn failed(&self) -> bool {
+        self.totals.failed > 0
+    }
+
+    /// (draw, stage) of every diverged stage, worst first.
+    pub fn worst_first(&self) -> Vec<(&DrawReport, &StageReport)> {
+        let mut v: Vec<_> = self
+            .draws
+            .iter()
+            .flat_map(|d| d.stages.iter().map(move |s| (d, s)))
+            .filter(|(_, s)| s.outcome == Outcome::Diverged)
+            .collect();
+        v.sort_by(|a, b| {
+            b.1.worst_score()
+                .total_cmp(&a.1.worst_score())
+                .then(a.0.draw.cmp(&b.0.draw))
+        });
+        v
+    }
+
+    /// Recompute [`Totals`] from the draws.
+    pub fn recount(&mut self) {
+        let mut t = Totals {
+            draws: self.draws.len(),
+            ..Totals::default()
+        };
+        for s in self.draws.iter().flat_map(|d| &d.stages) {
+            match s.outcome {
+                Outcome::Clean => t.clean += 1,
+                Outcome::Diverged => t.diverged += 1,
+                Outcome::Skipped { .. } => t.skipped += 1,
+                Outcome::Failed { .. } => t.failed += 1,
+            }
+            t.ill_conditioned += s.ill_conditioned();
+        }
+        self.totals = t;
+    }
+}

@@ -1,0 +1,236 @@
+//! [`verify_frame`]: every selected draw's stages verified (rayon across draws; the device is
+//! used by one draw at a time), the first divergence located with the state changed since the
+//! draw before it, the negative control run when asked, and the totals and timings filled in.
+
+use super::context::{Context, FragmentHook, VertexHook};
+use super::fragment_stage;
+use super::mutate;
+use super::report::model::{
+    DrawReport, FirstDivergence, Outcome, Stage, StageReport, VerifyReport,
+};
+use super::state_diff::state_changes;
+use super::tolerance::Tolerances;
+use super::vertex_stage::{self, Prepared};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_gpu::Gpu;
+use std::ops::Range;
+use std::time::Instant;
+
+/// Schema version of the JSON report (`docs/verify.md`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Default for [`VerifyOptions::max_pixels`].
+pub const DEFAULT_MAX_PIXELS: usize = 16384;
+
+/// Which stages to verify.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StageSelection {
+    /// Vertex programs only.
+    Vertex,
+    /// Fragment programs only.
+    Fragment,
+    /// Both (default).
+    #[default]
+    Both,
+}
+
+impl StageSelection {
+    /// The selection includes `stage`.
+    pub fn includes(self, stage: Stage) -> bool {
+        matches!(
+            (self, stage),
+            (StageSelection::Both, _)
+                | (StageSelection::Vertex, Stage::Vertex)
+                | (StageSelection::Fragment, Stage::Fragment)
+        )
+    }
+}
+
+/// Options of [`verify_frame`].
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Draws to verify (`None` = all).
+    pub draws: Option<Range<usize>>,
+    /// Stages.
+    pub stage: StageSelection,
+    /// Tolerances.
+    pub tolerances: Tolerances,
+    /// Most pixels compared per draw in the fragment stage (a larger draw is sampled).
+    pub max_pixels: usize,
+    /// Mutations of the negative control (0 = none).
+    pub mutate: usize,
+    /// Seed of the negative control.
+    pub seed: u64,
+    /// Keep fragment images (for the HTML report).
+    pub images: bool,
+    /// The capture's name for the report.
+    pub capture: String,
+    /// Test-only: edit every draw's vertex program on the GPU side before recompiling.
+    pub vertex_hook: Option<VertexHook>,
+    /// Test-only: edit every draw's fragment program on the GPU side before recompiling.
+    pub fragment_hook: Option<FragmentHook>,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            draws: None,
+            stage: StageSelection::Both,
+            tolerances: Tolerances::default(),
+            max_pixels: DEFAULT_MAX_PIXELS,
+            mutate: 0,
+            seed: 1,
+            images: false,
+            capture: String::new(),
+            vertex_hook: None,
+            fragment_hook: None,
+        }
+    }
+}
+
+/// Why a verification could not start.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// The draw range is empty or reaches past the frame.
+    #[error("draws {start}..{end}: the frame has {count} draws")]
+    DrawRange {
+        /// Start.
+        start: usize,
+        /// End (exclusive).
+        end: usize,
+        /// Draws in the frame.
+        count: usize,
+    },
+    /// `max_pixels` is 0.
+    #[error("max_pixels must be at least 1")]
+    MaxPixels,
+}
+
+/// Verify one draw's selected stages.
+pub(crate) fn verify_draw(
+    frame: &Frame,
+    draw: usize,
+    stages: StageSelection,
+    keep_images: bool,
+    cx: &Context<'_>,
+) -> DrawReport {
+    let d = &frame.draws[draw];
+    let prepared = vertex_stage::prepare(frame, draw, cx);
+    let mut out = Vec::new();
+    if stages.includes(Stage::Vertex) {
+        out.push(match &prepared {
+            Prepared::Ready(vi) => vertex_stage::verify(vi, cx),
+            Prepared::NotCompared(o) => StageReport::not_compared(Stage::Vertex, o.clone()),
+        });
+    }
+    if stages.includes(Stage::Fragment) {
+        out.push(match &prepared {
+            Prepared::Ready(vi) => fragment_stage::verify(frame, vi, keep_images, cx),
+            Prepared::NotCompared(o) => StageReport::not_compared(
+                Stage::Fragment,
+                Outcome::Skipped {
+                    reason: format!(
+                        "no vertex outputs to rasterize (vertex stage {}: {})",
+                        o.name(),
+                        match o {
+                            Outcome::Skipped { reason } => reason.as_str(),
+                            Outcome::Failed { error } => error.as_str(),
+                            _ => "",
+                        }
+                    ),
+                },
+            ),
+        });
+    }
+    DrawReport {
+        draw,
+        primitive: d.primitive.name().to_string(),
+        vertex_count: d.vertex_count,
+        stages: out,
+    }
+}
+
+/// Verify `frame` on `gpu` with `options`; `progress` advances once per draw.
+pub fn verify_frame(
+    frame: &Frame,
+    options: &VerifyOptions,
+    gpu: &Gpu,
+    progress: Option<&ProgressBar>,
+) -> Result<VerifyReport, VerifyError> {
+    let start = Instant::now();
+    let count = frame.draws.len();
+    let range = options.draws.clone().unwrap_or(0..count);
+    if range.start > range.end || range.end > count {
+        return Err(VerifyError::DrawRange {
+            start: range.start,
+            end: range.end,
+            count,
+        });
+    }
+    if options.max_pixels == 0 {
+        return Err(VerifyError::MaxPixels);
+    }
+    let mut cx = Context::new(gpu, options.tolerances, options.max_pixels);
+    cx.vertex_hook = options.vertex_hook;
+    cx.fragment_hook = options.fragment_hook;
+    cx.first_draw = range.start;
+    if let Some(p) = progress {
+        p.set_length((range.end - range.start) as u64);
+    }
+    let draws: Vec<DrawReport> = range
+        .clone()
+        .into_par_iter()
+        .map(|draw| {
+            let r = verify_draw(frame, draw, options.stage, options.images, &cx);
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+            r
+        })
+        .collect();
+    let first_divergence = draws.iter().find(|d| d.diverged()).map(|d| {
+        let stage = d
+            .stages
+            .iter()
+            .find(|s| s.outcome == Outcome::Diverged)
+            .map_or(Stage::Vertex, |s| s.stage);
+        let register = d
+            .stages
+            .iter()
+            .find(|s| s.outcome == Outcome::Diverged)
+            .and_then(|s| s.worst_register())
+            .map(|r| r.register.clone());
+        let previous = d.draw.checked_sub(1);
+        FirstDivergence {
+            draw: d.draw,
+            stage,
+            register,
+            previous,
+            changed: state_changes(
+                previous.and_then(|p| frame.draws.get(p)),
+                &frame.draws[d.draw],
+            ),
+        }
+    });
+    let mutation =
+        (options.mutate > 0).then(|| mutate::negative_control(frame, &range, options, &draws, &cx));
+    let mut report = VerifyReport {
+        schema: SCHEMA_VERSION,
+        capture: options.capture.clone(),
+        device: gpu.info().to_string(),
+        tolerances: options.tolerances,
+        tolerance_spec: options.tolerances.to_string(),
+        max_pixels: options.max_pixels,
+        totals: Default::default(),
+        first_divergence,
+        draws,
+        mutation,
+        timings: Default::default(),
+    };
+    report.recount();
+    report.timings = cx.clock.timings(start.elapsed().as_secs_f64() * 1000.0);
+    Ok(report)
+}

@@ -1,0 +1,338 @@
+//! The vertex stage of one draw: its program decoded from transform program memory, its
+//! vertices fetched in processing order, run through the interpreter in f32 and f64
+//! ([`prepare`], CPU only) and through the recompiled `vp_compute` ([`run_gpu`]), then compared
+//! per output register and component ([`compare`]).
+//!
+//! Skipped (neither divergence nor error): a program that does not decode, vertices that
+//! cannot be fetched from the captured memory, a program that reads a transform constant the
+//! capture does not hold (the interpreter reports every such read, `exec.rs`
+//! "unknown_constants"), vertex texture sampling (TXL), and programs the recompiler does not
+//! translate. Input attributes the draw does not provide read (0, 0, 0, 1) on both sides.
+
+use super::clock::Phase;
+use super::compare::{RegisterTally, Sample};
+use super::context::Context;
+use super::report::model::{Outcome, Stage, StageReport};
+use super::tolerance::Class;
+use rsxtrace_capture::fetch::fetch_draw;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_gpu::{VertexResult, VP_CONSTANTS};
+use rsxtrace_program::vertex::{decode_from_memory, VertexProgram};
+use rsxtrace_replay::interp::vertex::{
+    output_name, run_vertex, ConstantBank, LaneOutput, VertexAttributes, VertexEnvironment,
+    VertexExecError, VertexOptions, OUTPUT_COUNT,
+};
+use rsxtrace_replay::interp::Arithmetic;
+use rsxtrace_replay::wgsl::vertex::{translate, VertexTranslateOptions};
+use rsxtrace_replay::wgsl::TranslateError;
+
+/// Value of an input attribute the draw does not provide (the interpreter's
+/// `allow_missing_inputs` reads it too).
+const MISSING_INPUT: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// One draw's vertex stage on the interpreter side, kept for the GPU side, the fragment stage
+/// and the negative control.
+#[derive(Clone, Debug)]
+pub struct VertexInterp {
+    /// Draw index.
+    pub draw: usize,
+    /// The decoded program.
+    pub program: VertexProgram,
+    /// The transform program memory it was decoded from.
+    pub memory_words: Vec<u32>,
+    /// Inputs per vertex, processing order.
+    pub inputs: Vec<VertexAttributes>,
+    /// Attributes the draw provides.
+    pub input_mask: u16,
+    /// `SET_TRANSFORM_BRANCH_BITS`.
+    pub branch_bits: u32,
+    /// Constants (unknown ones 0; a program that reads one is skipped before this exists).
+    pub constants: Box<[[f32; 4]; VP_CONSTANTS]>,
+    /// The interpreter's constant bank.
+    pub bank: ConstantBank,
+    /// f32 results per vertex.
+    pub f32_out: Vec<LaneOutput>,
+    /// f64 results per vertex.
+    pub f64_out: Vec<LaneOutput>,
+    /// Vertex index per position (fetch `indices`).
+    pub indices: Vec<u32>,
+    /// Positions where a primitive restart starts a new primitive (fetch `restarts`).
+    pub restarts: Vec<usize>,
+    /// Positions where each draw range starts (fetch `range_starts`).
+    pub range_starts: Vec<usize>,
+}
+
+impl VertexInterp {
+    /// Vertex `v`'s 16 f32 output registers (unwritten ones (0, 0, 0, 1)).
+    pub fn outputs_f32(&self, v: usize) -> Option<[[f32; 4]; OUTPUT_COUNT]> {
+        self.f32_out
+            .get(v)
+            .map(|l| l.registers.map(|r| r.map(|c| c as f32)))
+    }
+}
+
+/// The interpreter side of a draw, or why the stage does not run.
+#[derive(Clone, Debug)]
+pub enum Prepared {
+    /// Ready for the GPU side.
+    Ready(Box<VertexInterp>),
+    /// Not compared (the outcome is `Skipped` or `Failed`).
+    NotCompared(Outcome),
+}
+
+/// The interpreter options both runs use (the recompiler's defaults mirror them).
+fn interp_options(arithmetic: Arithmetic) -> VertexOptions {
+    VertexOptions {
+        arithmetic,
+        allow_unknown_constants: true,
+        allow_missing_inputs: true,
+        ..VertexOptions::default()
+    }
+}
+
+/// Run the interpreter on `program` over `vi`'s inputs in `arithmetic`.
+pub fn interpret(
+    vi: &VertexInterp,
+    program: &VertexProgram,
+    arithmetic: Arithmetic,
+) -> Result<Vec<LaneOutput>, VertexExecError> {
+    let env = VertexEnvironment {
+        constants: &vi.bank,
+        branch_bits: Some(vi.branch_bits),
+        sampler: None,
+        input_mask: vi.input_mask,
+    };
+    run_vertex(
+        program,
+        &vi.memory_words,
+        &env,
+        &vi.inputs,
+        &interp_options(arithmetic),
+    )
+    .map(|o| o.lanes)
+}
+
+/// The interpreter side of draw `draw` (see the module documentation for what is skipped).
+pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
+    let skip = |reason: String| Prepared::NotCompared(Outcome::Skipped { reason });
+    let Some(d) = frame.draws.get(draw) else {
+        return Prepared::NotCompared(Outcome::Failed {
+            error: format!("draw {draw}: no such draw"),
+        });
+    };
+    let Some(memory) = frame.memory(draw) else {
+        return skip("no guest memory view for the draw".to_string());
+    };
+    let fetched = cx.clock.time(Phase::Fetch, || {
+        let program = decode_from_memory(&d.vertex_program, d.vp_start as usize)
+            .map_err(|e| format!("vertex program does not decode: {e}"))?;
+        let fetched = fetch_draw(&d.vertex_inputs, &memory)
+            .map_err(|e| format!("vertices cannot be fetched from the capture: {e}"))?;
+        Ok::<_, String>((program, fetched))
+    });
+    let (program, fetched) = match fetched {
+        Ok(v) => v,
+        Err(reason) => return skip(reason),
+    };
+    let mut inputs: Vec<VertexAttributes> = vec![[MISSING_INPUT; 16]; fetched.len()];
+    let mut input_mask = 0u16;
+    for column in &fetched.attributes {
+        let a = usize::from(column.attribute);
+        if a >= 16 {
+            continue;
+        }
+        input_mask |= 1 << a;
+        for (v, value) in inputs.iter_mut().zip(&column.values) {
+            v[a] = *value;
+        }
+    }
+    let mut constants = Box::new([[0f32; 4]; VP_CONSTANTS]);
+    for (i, c) in constants.iter_mut().enumerate() {
+        *c = d.constants.get(i).unwrap_or([0.0; 4]);
+    }
+    let mut vi = VertexInterp {
+        draw,
+        program,
+        memory_words: d.vertex_program.to_vec(),
+        inputs,
+        input_mask,
+        branch_bits: d.transform_branch_bits,
+        constants,
+        bank: ConstantBank::from_transform(&d.constants),
+        f32_out: Vec::new(),
+        f64_out: Vec::new(),
+        indices: fetched.indices,
+        restarts: fetched.restarts,
+        range_starts: fetched.range_starts,
+    };
+    if vi.inputs.is_empty() {
+        return skip("the draw has no vertices".to_string());
+    }
+    let env = VertexEnvironment {
+        constants: &vi.bank,
+        branch_bits: Some(vi.branch_bits),
+        sampler: None,
+        input_mask: vi.input_mask,
+    };
+    let run32 = cx.clock.time(Phase::Interpreter, || {
+        run_vertex(
+            &vi.program,
+            &vi.memory_words,
+            &env,
+            &vi.inputs,
+            &interp_options(Arithmetic::F32),
+        )
+    });
+    let out32 = match run32 {
+        Ok(o) => o,
+        Err(e) => return Prepared::NotCompared(exec_outcome(e)),
+    };
+    if !out32.unknown_constant_reads.is_empty() {
+        let mut reads: Vec<String> = out32
+            .unknown_constant_reads
+            .iter()
+            .map(|r| format!("c[{}] (slot {})", r.constant, r.slot))
+            .collect();
+        reads.sort();
+        reads.dedup();
+        return skip(format!(
+            "reads transform constants the capture does not hold: {}",
+            reads.join(", ")
+        ));
+    }
+    let run64 = cx.clock.time(Phase::Interpreter, || {
+        interpret(&vi, &vi.program, Arithmetic::F64)
+    });
+    match run64 {
+        Ok(lanes) => vi.f64_out = lanes,
+        Err(e) => return Prepared::NotCompared(exec_outcome(e)),
+    }
+    vi.f32_out = out32.lanes;
+    Prepared::Ready(Box::new(vi))
+}
+
+/// The outcome of an interpreter error.
+fn exec_outcome(e: VertexExecError) -> Outcome {
+    match e {
+        VertexExecError::NoSampler { slot, unit } => Outcome::Skipped {
+            reason: format!(
+                "slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented"
+            ),
+        },
+        e => Outcome::Failed {
+            error: format!("vertex interpreter: {e}"),
+        },
+    }
+}
+
+/// Recompile `program` and run it on the device over `vi`'s inputs. `Err` is the stage's
+/// outcome (`Skipped` for programs the recompiler does not translate, else `Failed`).
+pub fn run_gpu(
+    vi: &VertexInterp,
+    program: &VertexProgram,
+    cx: &Context<'_>,
+) -> Result<Vec<VertexResult>, Outcome> {
+    let module = cx
+        .clock
+        .time(Phase::Pipeline, || {
+            translate(
+                program,
+                &vi.memory_words,
+                &VertexTranslateOptions::default(),
+            )
+        })
+        .map_err(|e| match e {
+            TranslateError::Unsupported { .. } => Outcome::Skipped {
+                reason: format!("vertex program not recompiled: {e}"),
+            },
+            e => Outcome::Failed {
+                error: format!("vertex recompiler: {e}"),
+            },
+        })?;
+    let failed = |e: rsxtrace_gpu::GpuError| Outcome::Failed {
+        error: format!("GPU vp_compute: {e}"),
+    };
+    // An empty run creates (and caches) the pipeline only.
+    cx.on_gpu(Phase::Pipeline, |gpu| {
+        gpu.run_vertex_compute(&module, &vi.constants, &[], vi.branch_bits)
+    })
+    .map_err(failed)?;
+    cx.on_gpu(Phase::Gpu, |gpu| {
+        gpu.run_vertex_compute(&module, &vi.constants, &vi.inputs, vi.branch_bits)
+    })
+    .map_err(failed)
+}
+
+/// Registers to compare: written on either side at some vertex, ascending.
+fn compared_registers(f32_out: &[LaneOutput], gpu: &[VertexResult]) -> u16 {
+    let interp = f32_out.iter().fold(0u16, |m, l| m | l.written);
+    gpu.iter().fold(interp, |m, r| m | r.written)
+}
+
+/// Compare the GPU's results with the interpreter's, as a stage report.
+pub fn compare(vi: &VertexInterp, gpu: &[VertexResult], cx: &Context<'_>) -> StageReport {
+    cx.clock.time(Phase::Compare, || {
+        let tol = &cx.tolerances;
+        let mask = compared_registers(&vi.f32_out, gpu);
+        let mut registers = Vec::new();
+        for reg in 0..OUTPUT_COUNT {
+            if mask & (1 << reg) == 0 {
+                continue;
+            }
+            let name = output_name(reg as u8).unwrap_or("?");
+            let mut tally = RegisterTally::new(name, Class::Fp32);
+            for (v, ((l32, l64), g)) in vi.f32_out.iter().zip(&vi.f64_out).zip(gpu).enumerate() {
+                for c in 0..4 {
+                    tally.add(
+                        Sample {
+                            element: v,
+                            pixel: None,
+                            component: c,
+                            gpu: g.registers[reg][c],
+                            reference: l32.registers[reg][c] as f32,
+                            reference_f64: l64.registers[reg][c],
+                            perturbed: [None; 2],
+                        },
+                        tol,
+                    );
+                }
+            }
+            registers.push(tally);
+        }
+        let count_mismatch = gpu.len() != vi.f32_out.len();
+        let diverged = count_mismatch || registers.iter().any(|r| r.diverged > 0);
+        StageReport {
+            stage: Stage::Vertex,
+            outcome: if count_mismatch {
+                Outcome::Failed {
+                    error: format!(
+                        "the GPU returned {} vertices for {} inputs",
+                        gpu.len(),
+                        vi.f32_out.len()
+                    ),
+                }
+            } else if diverged {
+                Outcome::Diverged
+            } else {
+                Outcome::Clean
+            },
+            elements: vi.f32_out.len(),
+            covered: None,
+            registers,
+            images: None,
+        }
+    })
+}
+
+/// The whole vertex stage of a prepared draw: the GPU side (with the context's hook applied
+/// to the program) and the comparison.
+pub fn verify(vi: &VertexInterp, cx: &Context<'_>) -> StageReport {
+    let mut program = vi.program.clone();
+    if let Some(hook) = cx.vertex_hook {
+        hook(vi.draw, &mut program);
+    }
+    match run_gpu(vi, &program, cx) {
+        Ok(results) => compare(vi, &results, cx),
+        Err(outcome) => StageReport::not_compared(Stage::Vertex, outcome),
+    }
+}
