@@ -20,6 +20,9 @@ pub(crate) enum PipelineState {
     FragmentEval { filterable: bool },
     /// `vp_main` + `fp_main` (`render_triangles`): nothing beyond the two modules, no textures.
     Render,
+    /// A state-driven raster pipeline (`raster_pipeline.rs`): `desc` is the digest of its
+    /// `RasterPipelineDesc`; `filterable` as for `FragmentEval`.
+    Raster { desc: u64, filterable: bool },
 }
 
 /// What identifies a pipeline.

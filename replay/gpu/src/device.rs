@@ -109,10 +109,11 @@ impl fmt::Debug for Gpu {
 
 impl Gpu {
     /// Opens a headless device (no surface) on the first backend of `options.backend` that has
-    /// an adapter. Enables `SHADER_F16`, `FLOAT32_FILTERABLE` and `ADDRESS_MODE_CLAMP_TO_BORDER`
-    /// when the adapter has them, and the adapter's own limits (so 5 `Rgba32Float` targets fit
-    /// where the adapter allows it). `WGPU_*` environment variables other than the backend
-    /// choice are honoured (stack-notes.md 1, "Environment variables").
+    /// an adapter. Enables `SHADER_F16`, `FLOAT32_FILTERABLE`, `ADDRESS_MODE_CLAMP_TO_BORDER`,
+    /// `DEPTH32FLOAT_STENCIL8` and `FLOAT32_BLENDABLE` when the adapter has them, and the
+    /// adapter's own limits (so 5 `Rgba32Float` targets fit where the adapter allows it).
+    /// `WGPU_*` environment variables other than the backend choice are honoured (stack-notes.md
+    /// 1, "Environment variables").
     pub fn new(options: GpuOptions) -> Result<Gpu, GpuError> {
         let mut tried = Vec::new();
         let mut details = Vec::new();
@@ -138,9 +139,13 @@ impl Gpu {
 
     fn open(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
         let adapter_info = adapter.get_info();
+        // DEPTH32FLOAT_STENCIL8 and FLOAT32_BLENDABLE: raster_pipeline.rs (Z24S8 targets kept
+        // in float depth, blending into Rgba32Float targets).
         let wanted = wgpu::Features::SHADER_F16
             | wgpu::Features::FLOAT32_FILTERABLE
-            | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER;
+            | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
+            | wgpu::Features::DEPTH32FLOAT_STENCIL8
+            | wgpu::Features::FLOAT32_BLENDABLE;
         let features = adapter.features() & wanted;
         let limits = adapter.limits();
         let rgba32 = adapter.get_texture_format_features(wgpu::TextureFormat::Rgba32Float);

@@ -13,6 +13,10 @@
 //!   with [`TextureBinding`]s on its texture units, and returns each pixel's four colours,
 //!   depth and kill flag; derivatives are the hardware's, across 2×2 quads.
 //! - [`shade_gpu`] is `shade` (fixed full-screen inputs) through `fp_eval`.
+//! - [`Gpu::raster_draw`] draws with a state-driven pipeline ([`RasterPipelineDesc`]: topology,
+//!   culling, depth/stencil, blending and write masks per target, real target formats) into
+//!   [`ColorTarget`]s and a [`DepthTarget`] that persist across draws, with upload and readback
+//!   (`raster_pipeline.rs`, `raster_target.rs`).
 //!
 //! Every wgpu call runs inside error scopes: a module wgpu rejects is a [`GpuError`], never a
 //! panic.
@@ -22,6 +26,8 @@ mod cache;
 mod device;
 mod error;
 mod fragment;
+pub mod raster_pipeline;
+pub mod raster_target;
 pub mod render;
 mod shade;
 mod texture;
@@ -31,6 +37,15 @@ pub use abi::TEXTURE_UNITS;
 pub use device::{Backend, Gpu, GpuInfo, GpuOptions};
 pub use error::GpuError;
 pub use fragment::{FragmentResult, FP_INPUTS};
+pub use raster_pipeline::{
+    BlendComponentDesc, BlendDesc, BlendFactor, BlendOperation, ColorTargetDesc, Compare, Cull,
+    DepthBias, DepthFormat, DepthStencilDesc, RasterPipelineDesc, StencilDesc, StencilFaceDesc,
+    StencilOperation, TargetFormat, Topology, Winding, MAX_RASTER_TARGETS, MAX_VERTEX_ATTRIBUTES,
+};
+pub use raster_target::{
+    ColorTarget, DepthContents, DepthTarget, RasterDraw, RasterTargets, RasterViewport,
+    UploadedTexture,
+};
 pub use shade::{shade_gpu, shade_inputs, GpuImage};
 pub use texture::{
     BorderColor, Filter, MipFilter, SamplerDesc, TextureBinding, TextureDimension, WrapMode,

@@ -1,15 +1,601 @@
-//! The GPU render: the recompiled programs on a wgpu device with the draw's state.
+//! The GPU render: every draw of a frame with its recompiled programs on a wgpu device, with
+//! its state, into real-format targets that persist across draws.
+//!
+//! Per draw, in frame order (clears first, at their place between draws):
+//! 1. state: [`DrawState`] (`render::state`, the decoding the CPU render uses too);
+//! 2. vertex stage on the device (`vertex.rs`: `vp_compute` of the recompiled vertex program;
+//!    constants the capture does not hold read as 0 and each draw that may read one gets a
+//!    warning), run for 64 draws at a time in parallel before any of them is drawn, so that
+//!    waiting for their results never waits for raster work;
+//! 3. geometry on the CPU with the reference rasterizer's own functions (`geometry.rs`:
+//!    assembly, clipping, facing, culling, polygon modes, viewport transform, lines and points
+//!    as triangles);
+//! 4. the surface state bound (`targets.rs`: colour and depth targets filled from the frame's
+//!    surface memory and written back to it when the state changes, before a draw samples
+//!    their memory, and at the end);
+//! 5. textures decoded by the interpreter's model from that surface memory (so a draw that
+//!    samples an earlier target, including depth read as colour, reads what was rendered) and
+//!    uploaded (`texture.rs`);
+//! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
+//!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw.
+//!
+//! The output is [`output_surface`]'s choice (the displayed buffer, else the last colour
+//! target), read from the surface memory. Approximations of the device (see `pipeline.rs`,
+//! `texture.rs`) are reported once per draw as warnings.
+//!
+//! Clears and the registers `Draw` does not decode come from [`FrameEvents`]:
+//! [`render_frame`] has only the frame, so it renders without clears
+//! ([`FrameEvents::from_frame`]); [`render_frame_with`] takes the events scanned from the
+//! capture ([`FrameEvents::from_capture`]).
 
-use super::{RenderError, RenderOptions, RenderedFrame};
+mod geometry;
+mod pipeline;
+mod shader;
+mod targets;
+mod texture;
+mod vertex;
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_gpu::Gpu;
+use rsxtrace_gpu::{Gpu, GpuError, RasterDraw, UploadedTexture};
+use rsxtrace_program::fragment::decode as decode_fragment;
+use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim};
+use rsxtrace_wgsl::WgslModule;
 
-/// Render `frame` on `gpu`.
+use super::state::{ClearEvent, DrawState, FrameEvents};
+use super::surface::{output_surface, to_rgba8, OutputSurface, Overlay, SurfaceMemory};
+use super::{
+    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
+};
+use geometry::TargetMapping;
+use shader::{DepthRule, WposRule, WrapperOptions};
+use targets::{SetKey, SurfaceSet};
+
+/// Render `frame` on `gpu` without clears (see the module documentation).
 pub fn render_frame(
     gpu: &Gpu,
     frame: &Frame,
     options: &RenderOptions,
 ) -> Result<RenderedFrame, RenderError> {
-    let _ = (gpu, frame, options);
-    Err(RenderError::Unsupported("the GPU render is being written".into()))
+    render_frame_with(gpu, frame, &FrameEvents::from_frame(frame), options)
+}
+
+/// Render `frame` on `gpu` with its clears and extra registers from `events`.
+pub fn render_frame_with(
+    gpu: &Gpu,
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+) -> Result<RenderedFrame, RenderError> {
+    let count = frame.draws.len();
+    let range = options.draws.clone().unwrap_or(0..count);
+    let range = range.start.min(count)..range.end.min(count);
+    if range.is_empty() {
+        return Err(RenderError::NothingToRender(format!(
+            "draws {:?} of a frame with {count} draws",
+            options.draws
+        )));
+    }
+    let output = output_surface(frame, events).ok_or_else(|| {
+        RenderError::NothingToRender("no draw writes a usable colour target".to_string())
+    })?;
+    let mut r = Renderer {
+        gpu,
+        frame,
+        events,
+        surfaces: SurfaceMemory::new(),
+        bound: None,
+        vertex_programs: Default::default(),
+        fragment_modules: HashMap::new(),
+        wrapped: HashMap::new(),
+        textures: HashMap::new(),
+        generation: 0,
+        warnings: Vec::new(),
+        timings: RenderTimings::default(),
+    };
+    let mut clears = events
+        .clears
+        .iter()
+        .filter(|c| c.before_draw >= range.start && c.before_draw <= range.end)
+        .peekable();
+    let mut skipped = Vec::new();
+    let mut per_draw = Vec::new();
+    let mut rendered = 0;
+    let indices: Vec<usize> = range.clone().collect();
+    for chunk in indices.chunks(VERTEX_CHUNK) {
+        let stages = r.vertex_stages(chunk);
+        for (&index, stage) in chunk.iter().zip(stages) {
+            while let Some(c) = clears.next_if(|c| c.before_draw <= index) {
+                r.clear(c)?;
+            }
+            match stage
+                .map_err(DrawFailure::Skip)
+                .and_then(|s| r.draw(index, s))
+            {
+                Ok(()) => rendered += 1,
+                Err(DrawFailure::Skip(reason)) => skipped.push((index, reason)),
+                Err(DrawFailure::Fatal(e)) => return Err(e),
+            }
+            if options.per_draw {
+                let image = r.output_image(&output, frame.draws[index].end_command)?;
+                per_draw.push(DrawSnapshot { draw: index, image });
+            }
+        }
+    }
+    // Clears after the last draw count only when the range reaches the end of the frame (as
+    // in the reference render).
+    if range.end == count {
+        for c in clears {
+            r.clear(c)?;
+        }
+    }
+    // The output is read from the memory the last rendered draw sees (as the reference render).
+    let last = frame
+        .draws
+        .get(range.end - 1)
+        .map_or(frame.command_count.saturating_sub(1), |d| d.end_command);
+    let image = r.output_image(&output, last)?;
+    let stale = r.surfaces.take_stale_reads();
+    if stale > 0 {
+        r.warnings.push(RenderWarning {
+            draw: None,
+            message: format!(
+                "{stale} texture reads overlapped a rendered surface only in part and read \
+                 the captured bytes"
+            ),
+        });
+    }
+    Ok(RenderedFrame {
+        image,
+        source: output.source,
+        draws_rendered: rendered,
+        skipped,
+        per_draw,
+        warnings: r.warnings,
+        timings: r.timings,
+    })
+}
+
+/// Draws whose vertex stages run together (in parallel, before any of them is drawn, so that
+/// the waits for their results do not wait for raster work in between).
+const VERTEX_CHUNK: usize = 64;
+
+/// Why a draw was not rendered.
+enum DrawFailure {
+    /// The draw is skipped with this reason; the frame goes on.
+    Skip(String),
+    /// The device failed: the frame stops.
+    Fatal(RenderError),
+}
+
+impl From<String> for DrawFailure {
+    fn from(s: String) -> Self {
+        DrawFailure::Skip(s)
+    }
+}
+
+fn fatal(e: GpuError) -> RenderError {
+    RenderError::Gpu(e.to_string())
+}
+
+/// A draw-level device error: a readback or device failure stops the frame, anything else
+/// (a module or argument wgpu refuses) skips the draw.
+fn draw_gpu_error(e: GpuError) -> DrawFailure {
+    match e {
+        GpuError::Readback { .. } | GpuError::Device { .. } | GpuError::NoAdapter { .. } => {
+            DrawFailure::Fatal(fatal(e))
+        }
+        e => DrawFailure::Skip(format!("GPU: {e}")),
+    }
+}
+
+/// Seconds since `t`.
+fn since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64()
+}
+
+/// The texture units a fragment module declares (group 1, unit = binding / 2).
+fn declared_units(module: &WgslModule) -> u16 {
+    let mut units = 0u16;
+    for (_, g) in module.module.global_variables.iter() {
+        if let Some(b) = &g.binding {
+            if b.group == 1 && b.binding / 2 < 16 {
+                units |= 1 << (b.binding / 2);
+            }
+        }
+    }
+    units
+}
+
+struct Renderer<'a> {
+    gpu: &'a Gpu,
+    frame: &'a Frame,
+    events: &'a FrameEvents,
+    surfaces: SurfaceMemory,
+    bound: Option<SurfaceSet>,
+    vertex_programs: vertex::VertexPrograms,
+    /// Recompiled fragment programs by (program hash, translation options).
+    fragment_modules: HashMap<(u64, FragmentTranslateOptions), Arc<WgslModule>>,
+    /// Wrapped modules by (fragment module hash, wrapper options as text).
+    wrapped: HashMap<(u64, String), Arc<WgslModule>>,
+    /// Uploaded textures by (unit state as text, surface memory generation).
+    textures: HashMap<(String, u64), Arc<UploadedTexture>>,
+    /// Bumped whenever rendered surfaces are written back to memory.
+    generation: u64,
+    warnings: Vec<RenderWarning>,
+    timings: RenderTimings,
+}
+
+impl Renderer<'_> {
+    fn warn(&mut self, draw: Option<usize>, message: String) {
+        self.warnings.push(RenderWarning { draw, message });
+    }
+
+    /// Writes the bound targets back to surface memory.
+    fn flush(&mut self, base: &dyn GuestMemory) -> Result<(), RenderError> {
+        if let Some(set) = &mut self.bound {
+            if set.dirty {
+                let t = Instant::now();
+                set.flush(self.gpu, &mut self.surfaces, base)
+                    .map_err(RenderError::Gpu)?;
+                self.generation += 1;
+                self.timings.readback += since(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds the surface state `key` (flushing and replacing what was bound).
+    fn bind(&mut self, key: SetKey, base: &dyn GuestMemory) -> Result<(), DrawFailure> {
+        if self.bound.as_ref().is_some_and(|b| b.key == key) {
+            return Ok(());
+        }
+        self.flush(base).map_err(DrawFailure::Fatal)?;
+        self.bound = None;
+        let t = Instant::now();
+        let set = SurfaceSet::open(self.gpu, key, &mut self.surfaces, base)?;
+        self.timings.setup += since(t);
+        self.bound = Some(set);
+        Ok(())
+    }
+
+    fn clear(&mut self, clear: &ClearEvent) -> Result<(), RenderError> {
+        let key = match SetKey::of(&clear.surface) {
+            Ok(k) => k,
+            Err(e) => {
+                self.warn(
+                    None,
+                    format!("clear at command {}: skipped: {e}", clear.command),
+                );
+                return Ok(());
+            }
+        };
+        if key.size().is_none() {
+            return Ok(());
+        }
+        let base = self.frame.memory_at(clear.command);
+        match self.bind(key, &base) {
+            Ok(()) => {}
+            Err(DrawFailure::Fatal(e)) => return Err(e),
+            Err(DrawFailure::Skip(e)) => {
+                self.warn(
+                    None,
+                    format!("clear at command {}: skipped: {e}", clear.command),
+                );
+                return Ok(());
+            }
+        }
+        let t = Instant::now();
+        if let Some(set) = &mut self.bound {
+            set.clear(self.gpu, clear).map_err(RenderError::Gpu)?;
+        }
+        self.timings.render += since(t);
+        Ok(())
+    }
+
+    /// The output surface as an image, after flushing the bound targets.
+    fn output_image(
+        &mut self,
+        output: &OutputSurface,
+        command: usize,
+    ) -> Result<super::Rgba8Image, RenderError> {
+        let base = self.frame.memory_at(command);
+        self.flush(&base)?;
+        let t = Instant::now();
+        let image = to_rgba8(
+            &output.layout,
+            output.format,
+            &Overlay {
+                base: &base,
+                surfaces: &self.surfaces,
+            },
+        );
+        self.timings.readback += since(t);
+        Ok(image)
+    }
+
+    /// The recompiled fragment program of a draw.
+    fn fragment_module(
+        &mut self,
+        index: usize,
+        dims: [TextureDim; 16],
+    ) -> Result<Arc<WgslModule>, String> {
+        let draw = &self.frame.draws[index];
+        let fp = draw.fragment_program.as_ref().ok_or_else(|| {
+            let why: Vec<String> = draw.problems.iter().map(|p| p.to_string()).collect();
+            if why.is_empty() {
+                "no fragment program".to_string()
+            } else {
+                format!("no fragment program: {}", why.join("; "))
+            }
+        })?;
+        let options = FragmentTranslateOptions {
+            control: draw.shader_control.raw,
+            texture_dims: dims,
+            ..Default::default()
+        };
+        let key = (fp.hash, options);
+        if let Some(m) = self.fragment_modules.get(&key) {
+            return Ok(m.clone());
+        }
+        let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
+        let module = rsxtrace_wgsl::fragment::translate(&program, &options)
+            .map_err(|e| format!("fragment program translation: {e}"))?;
+        let module = Arc::new(module);
+        self.fragment_modules.insert(key, module.clone());
+        Ok(module)
+    }
+
+    fn wrapped(
+        &mut self,
+        fragment: &WgslModule,
+        options: &WrapperOptions,
+    ) -> Result<Arc<WgslModule>, String> {
+        let key = (fragment.hash, format!("{options:?}"));
+        if let Some(m) = self.wrapped.get(&key) {
+            return Ok(m.clone());
+        }
+        let module = Arc::new(
+            shader::wrap(fragment, options)
+                .map_err(|e| format!("render wrapper does not validate: {e}"))?,
+        );
+        self.wrapped.insert(key, module.clone());
+        Ok(module)
+    }
+
+    /// The uploaded texture of unit `unit` of draw `index`.
+    fn texture(
+        &mut self,
+        index: usize,
+        unit: u8,
+        dim: rsxtrace_gpu::TextureDimension,
+        base: &dyn GuestMemory,
+    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+        let t = &self.frame.draws[index].textures[usize::from(unit)];
+        if !t.control0.enabled {
+            return self.upload(format!("null {dim:?}"), texture::null_binding(dim));
+        }
+        if let Some(location) = t.format.location {
+            // A conservative extent: 16 bytes per texel, six faces, a full mip chain.
+            let texels =
+                u64::from(t.width.max(1)) * u64::from(t.height.max(1)) * u64::from(t.depth.max(1));
+            let end = u64::from(t.offset) + texels * 16 * 6 * 2;
+            let overlaps = self
+                .bound
+                .as_ref()
+                .is_some_and(|b| b.dirty && b.overlaps(location, u64::from(t.offset), end));
+            if overlaps {
+                self.flush(base).map_err(DrawFailure::Fatal)?;
+            }
+        }
+        let key = format!("{unit} {t:?}");
+        if let Some(found) = self.textures.get(&(key.clone(), self.generation)) {
+            return Ok(found.clone());
+        }
+        let overlay = Overlay {
+            base,
+            surfaces: &self.surfaces,
+        };
+        match texture::convert(unit, t, &overlay) {
+            Ok(c) => {
+                for n in c.notes {
+                    self.warn(Some(index), format!("texture unit {unit}: {n}"));
+                }
+                if c.binding.dimension != dim {
+                    self.warn(
+                        Some(index),
+                        format!("texture unit {unit}: dimension differs from the program's"),
+                    );
+                    return self.upload(format!("null {dim:?}"), texture::null_binding(dim));
+                }
+                self.upload(key, c.binding)
+            }
+            Err(e) => {
+                self.warn(Some(index), format!("{e} (sampled as 0)"));
+                self.upload(format!("null {dim:?}"), texture::null_binding(dim))
+            }
+        }
+    }
+
+    fn upload(
+        &mut self,
+        key: String,
+        binding: rsxtrace_gpu::TextureBinding,
+    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+        let uploaded = Arc::new(
+            self.gpu
+                .upload_texture(&binding, &key)
+                .map_err(draw_gpu_error)?,
+        );
+        self.textures
+            .insert((key, self.generation), uploaded.clone());
+        Ok(uploaded)
+    }
+
+    /// The vertex stages of draws `chunk`: programs recompiled (cached), then run on the
+    /// device in parallel.
+    fn vertex_stages(&mut self, chunk: &[usize]) -> Vec<Result<vertex::VertexStage, String>> {
+        let t = Instant::now();
+        let modules: Vec<Result<vertex::VertexModule, String>> = chunk
+            .iter()
+            .map(|&i| self.vertex_programs.get(&self.frame.draws[i]))
+            .collect();
+        self.timings.pipelines += since(t);
+        let t = Instant::now();
+        let (gpu, frame) = (self.gpu, self.frame);
+        let stages = chunk
+            .par_iter()
+            .zip(modules)
+            .map(|(&i, m)| m.and_then(|m| vertex::run(gpu, &m, frame, i)))
+            .collect();
+        self.timings.render += since(t);
+        stages
+    }
+
+    fn draw(&mut self, index: usize, stage: vertex::VertexStage) -> Result<(), DrawFailure> {
+        let frame = self.frame;
+        let draw = &frame.draws[index];
+        let t_setup = Instant::now();
+        let extra = self.events.extras.get(index).copied().unwrap_or_default();
+        let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;
+        let key = SetKey::of(&draw.surface)?;
+        let uses_depth = state.depth_test.is_some() || state.stencil.is_some();
+        let with_depth = key.depth.is_some() && uses_depth;
+        if key.colors.is_empty() && !with_depth {
+            // Nothing to write: rendered, with no effect (as in the reference render).
+            return Ok(());
+        }
+        let base = frame
+            .memory(index)
+            .ok_or_else(|| format!("no memory view for draw {index}"))?;
+        self.timings.setup += since(t_setup);
+
+        // Programs (pipelines).
+        let t = Instant::now();
+        let dims = std::array::from_fn(|u| match texture::dimension_of(&draw.textures[u]) {
+            rsxtrace_gpu::TextureDimension::D1 => TextureDim::D1,
+            rsxtrace_gpu::TextureDimension::D2 => TextureDim::D2,
+            rsxtrace_gpu::TextureDimension::D3 => TextureDim::D3,
+            rsxtrace_gpu::TextureDimension::Cube => TextureDim::Cube,
+        });
+        let fragment = self.fragment_module(index, dims)?;
+        self.timings.pipelines += since(t);
+
+        if let Some(w) = stage.unknown_constants.clone() {
+            self.warn(Some(index), w);
+        }
+
+        // Surfaces and geometry.
+        self.bind(key, &base)?;
+        let t = Instant::now();
+        let Some((width, height)) = self.bound.as_ref().and_then(|b| b.key.size()) else {
+            return Err(DrawFailure::Skip("no target size".to_string()));
+        };
+        let map = TargetMapping {
+            width,
+            height,
+            offset: state.window_offset,
+        };
+        // PSZ gives the point size when the output mask says so (as the reference render).
+        let point_size_from_vertex = draw.output_mask & (1 << 5) != 0;
+        let records = geometry::build(
+            &state,
+            &stage.outputs,
+            &stage.starts,
+            point_size_from_vertex,
+            &map,
+        );
+
+        // Textures.
+        let units = declared_units(&fragment);
+        let mut textures: Vec<(u8, Arc<UploadedTexture>)> = Vec::new();
+        for unit in 0..16u8 {
+            if units & (1 << unit) != 0 {
+                let dim = texture::dimension_of(&draw.textures[usize::from(unit)]);
+                textures.push((unit, self.texture(index, unit, dim, &base)?));
+            }
+        }
+        self.timings.setup += since(t);
+
+        // Pipeline.
+        let t = Instant::now();
+        let outputs = if state.color_format.is_some() {
+            state.color_targets.len().min(4)
+        } else {
+            0
+        };
+        let sw = &state.shader_window;
+        let options = WrapperOptions {
+            targets: ((1u16 << outputs) - 1) as u8,
+            alpha_test: state
+                .alpha_test
+                .map(|a| (pipeline::compare(a.func), a.reference)),
+            depth: with_depth.then(|| DepthRule {
+                export: draw.shader_control.depth_export,
+                clip: state.depth_clip.then_some(state.depth_range),
+                clamp: state.depth_clamp.then_some(state.depth_range),
+            }),
+            wpos: WposRule {
+                x_offset: -(state.window_offset.0 as f32),
+                y_offset: -(state.window_offset.1 as f32),
+                origin_bottom: sw.origin == 1,
+                height: f32::from(sw.height),
+                centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
+            },
+        };
+        let module = self.wrapped(&fragment, &options)?;
+        let dp = pipeline::draw_pipeline(&state, with_depth, self.gpu.blends_float32());
+        for n in &dp.notes {
+            self.warn(Some(index), n.clone());
+        }
+        self.gpu
+            .prepare_raster_pipeline(&module, &dp.desc)
+            .map_err(draw_gpu_error)?;
+        self.timings.pipelines += since(t);
+
+        // Draw.
+        if records.data.is_empty() {
+            return Ok(());
+        }
+        let t = Instant::now();
+        let bounds = state.window_bounds();
+        let (ox, oy) = state.window_offset;
+        let scissor = [
+            bounds.x0.saturating_add(ox),
+            bounds.y0.saturating_add(oy),
+            bounds.x1.saturating_sub(bounds.x0),
+            bounds.y1.saturating_sub(bounds.y0),
+        ];
+        let mut bound_textures = [None; 16];
+        for (unit, t) in &textures {
+            bound_textures[usize::from(*unit)] = Some(&**t);
+        }
+        let Some(set) = self.bound.as_mut() else {
+            return Err(DrawFailure::Skip("no surface bound".to_string()));
+        };
+        self.gpu
+            .raster_draw(
+                &set.targets(outputs, with_depth),
+                &RasterDraw {
+                    module: &module,
+                    desc: &dp.desc,
+                    vertices: &records.data,
+                    textures: bound_textures,
+                    viewport: None,
+                    scissor: Some(scissor),
+                    stencil_reference: dp.stencil_reference,
+                    blend_constant: dp.blend_constant,
+                },
+            )
+            .map_err(draw_gpu_error)?;
+        set.dirty = true;
+        self.timings.render += since(t);
+        Ok(())
+    }
 }

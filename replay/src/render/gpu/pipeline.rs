@@ -1,0 +1,366 @@
+//! A draw's decoded state ([`DrawState`]) as an `rsxtrace_gpu` raster pipeline and its dynamic
+//! state, with what the device cannot do exactly reported as notes:
+//!
+//! - colour formats: the 5-, 6- and 8-bit formats render into `Rgba8Unorm` (blending at 8-bit
+//!   precision; the surface's own precision is applied when the target is written back to
+//!   memory), `F_W16Z16Y16X16` into `Rgba16Float`, `F_W32Z32Y32X32` and `F_X32` into
+//!   `Rgba32Float`; formats without alpha keep alpha at 1 (their alpha writes are masked), so a
+//!   `DST_ALPHA` factor reads 1 as it does from memory;
+//! - depth: Z16 as `Depth16Unorm` (exact), Z24S8 as 32-bit float depth with 8-bit stencil
+//!   (rounded to 24 bits when written back);
+//! - blending: wgpu has one blend constant, so `CONSTANT_ALPHA` factors use the constant's
+//!   alpha in all four channels (exact unless a draw mixes `CONSTANT_COLOR` and
+//!   `CONSTANT_ALPHA` in the colour factors); the signed equations are the unsigned ones, as
+//!   in RPCS3 (`state::BlendEquation`); `F_W32Z32Y32X32` and `F_X32` targets blend as the
+//!   reference render blends them, where the device has `FLOAT32_BLENDABLE` (else they do not
+//!   blend, with a note);
+//! - stencil: wgpu has one compare mask, one write mask and one reference for both faces; the
+//!   front face's are used (a note when the back face's differ);
+//! - polygon offset, the depth range and the alpha test are done in the fragment wrapper
+//!   (`shader.rs`), not by the pipeline.
+
+use rsxtrace_capture::frame::state::ColorMask;
+use rsxtrace_gpu::{
+    BlendComponentDesc, BlendDesc, BlendFactor as GpuFactor, BlendOperation, ColorTargetDesc,
+    Compare, DepthBias, DepthFormat as GpuDepth, DepthStencilDesc, RasterPipelineDesc, StencilDesc,
+    StencilFaceDesc, StencilOperation, TargetFormat, Topology, Winding,
+};
+
+use crate::render::state::{
+    BlendEquation, BlendFactor, BlendSettings, ColorFormat, CompareFunc, DepthFormat, DrawState,
+    StencilFaceState, StencilOp, StencilState,
+};
+
+use super::shader::{FS_ENTRY, VERTEX_ATTRIBUTES, VS_ENTRY};
+
+/// The device format a colour surface renders into.
+pub(crate) fn target_format(format: ColorFormat) -> TargetFormat {
+    match format {
+        ColorFormat::FloatW16Z16Y16X16 => TargetFormat::Rgba16Float,
+        ColorFormat::FloatW32Z32Y32X32 | ColorFormat::FloatX32 => TargetFormat::Rgba32Float,
+        _ => TargetFormat::Rgba8Unorm,
+    }
+}
+
+/// The device format of a depth surface.
+pub(crate) fn depth_format(format: DepthFormat) -> GpuDepth {
+    match format {
+        DepthFormat::Z16 => GpuDepth::Depth16,
+        DepthFormat::Z24S8 => GpuDepth::Depth32Stencil8,
+    }
+}
+
+/// The format stores alpha.
+pub(crate) fn has_alpha(format: ColorFormat) -> bool {
+    matches!(
+        format,
+        ColorFormat::A8R8G8B8
+            | ColorFormat::A8B8G8R8
+            | ColorFormat::FloatW16Z16Y16X16
+            | ColorFormat::FloatW32Z32Y32X32
+    )
+}
+
+/// The device comparison of an RSX one.
+pub(crate) fn compare(f: CompareFunc) -> Compare {
+    match f {
+        CompareFunc::Never => Compare::Never,
+        CompareFunc::Less => Compare::Less,
+        CompareFunc::Equal => Compare::Equal,
+        CompareFunc::LessEqual => Compare::LessEqual,
+        CompareFunc::Greater => Compare::Greater,
+        CompareFunc::NotEqual => Compare::NotEqual,
+        CompareFunc::GreaterEqual => Compare::GreaterEqual,
+        CompareFunc::Always => Compare::Always,
+    }
+}
+
+fn stencil_op(op: StencilOp) -> StencilOperation {
+    match op {
+        StencilOp::Keep => StencilOperation::Keep,
+        StencilOp::Zero => StencilOperation::Zero,
+        StencilOp::Replace => StencilOperation::Replace,
+        StencilOp::Increment => StencilOperation::IncrementClamp,
+        StencilOp::Decrement => StencilOperation::DecrementClamp,
+        StencilOp::Invert => StencilOperation::Invert,
+        StencilOp::IncrementWrap => StencilOperation::IncrementWrap,
+        StencilOp::DecrementWrap => StencilOperation::DecrementWrap,
+    }
+}
+
+fn stencil_face(f: &StencilFaceState) -> StencilFaceDesc {
+    StencilFaceDesc {
+        compare: compare(f.func),
+        fail: stencil_op(f.fail),
+        depth_fail: stencil_op(f.zfail),
+        pass: stencil_op(f.zpass),
+    }
+}
+
+fn factor(f: BlendFactor) -> GpuFactor {
+    match f {
+        BlendFactor::Zero => GpuFactor::Zero,
+        BlendFactor::One => GpuFactor::One,
+        BlendFactor::SrcColor => GpuFactor::Src,
+        BlendFactor::OneMinusSrcColor => GpuFactor::OneMinusSrc,
+        BlendFactor::SrcAlpha => GpuFactor::SrcAlpha,
+        BlendFactor::OneMinusSrcAlpha => GpuFactor::OneMinusSrcAlpha,
+        BlendFactor::DstAlpha => GpuFactor::DstAlpha,
+        BlendFactor::OneMinusDstAlpha => GpuFactor::OneMinusDstAlpha,
+        BlendFactor::DstColor => GpuFactor::Dst,
+        BlendFactor::OneMinusDstColor => GpuFactor::OneMinusDst,
+        BlendFactor::SrcAlphaSaturate => GpuFactor::SrcAlphaSaturated,
+        BlendFactor::ConstantColor | BlendFactor::ConstantAlpha => GpuFactor::Constant,
+        BlendFactor::OneMinusConstantColor | BlendFactor::OneMinusConstantAlpha => {
+            GpuFactor::OneMinusConstant
+        }
+    }
+}
+
+fn equation(e: BlendEquation) -> BlendOperation {
+    match e {
+        // Signed variants: RPCS3's unsigned emulation (`state::BlendEquation`).
+        BlendEquation::Add | BlendEquation::AddSigned | BlendEquation::ReverseAddSigned => {
+            BlendOperation::Add
+        }
+        BlendEquation::Subtract => BlendOperation::Subtract,
+        BlendEquation::ReverseSubtract | BlendEquation::ReverseSubtractSigned => {
+            BlendOperation::ReverseSubtract
+        }
+        BlendEquation::Min => BlendOperation::Min,
+        BlendEquation::Max => BlendOperation::Max,
+    }
+}
+
+fn is_constant_alpha(f: BlendFactor) -> bool {
+    matches!(
+        f,
+        BlendFactor::ConstantAlpha | BlendFactor::OneMinusConstantAlpha
+    )
+}
+
+fn is_constant_color(f: BlendFactor) -> bool {
+    matches!(
+        f,
+        BlendFactor::ConstantColor | BlendFactor::OneMinusConstantColor
+    )
+}
+
+/// The blend constant wgpu gets for `b` (see the module documentation).
+fn blend_constant(b: &BlendSettings, notes: &mut Vec<String>) -> [f64; 4] {
+    let c = b.constant.map(f64::from);
+    let rgb = [b.src_rgb, b.dst_rgb];
+    let alpha_in_rgb = rgb.iter().any(|f| is_constant_alpha(*f));
+    if alpha_in_rgb {
+        if rgb.iter().any(|f| is_constant_color(*f)) {
+            notes.push(
+                "blending mixes CONSTANT_COLOR and CONSTANT_ALPHA (one blend constant on the \
+                 device: the alpha is used)"
+                    .to_string(),
+            );
+        }
+        return [c[3]; 4];
+    }
+    c
+}
+
+/// A draw's pipeline and dynamic state.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DrawPipeline {
+    /// The pipeline.
+    pub desc: RasterPipelineDesc,
+    /// The stencil reference.
+    pub stencil_reference: u32,
+    /// The blend constant.
+    pub blend_constant: [f64; 4],
+    /// Approximations.
+    pub notes: Vec<String>,
+}
+
+fn mask_bits(m: &ColorMask, alpha_stored: bool) -> u8 {
+    u8::from(m.r)
+        | (u8::from(m.g) << 1)
+        | (u8::from(m.b) << 2)
+        | (u8::from(m.a && alpha_stored) << 3)
+}
+
+/// The pipeline of a draw: its outputs go to colour targets of `state.color_format`, its
+/// depth target (when `with_depth`) has `state.depth_format`; `float32_blendable`: the device
+/// blends `Rgba32Float` targets.
+pub(crate) fn draw_pipeline(
+    state: &DrawState,
+    with_depth: bool,
+    float32_blendable: bool,
+) -> DrawPipeline {
+    let mut notes = Vec::new();
+    let mut targets = Vec::new();
+    let mut blend_constant = [0.0; 4];
+    if let Some(format) = state.color_format {
+        let tf = target_format(format);
+        let blendable = tf != TargetFormat::Rgba32Float || float32_blendable;
+        for n in 0..state.color_targets.len().min(4) {
+            if !blendable && state.blend.is_some_and(|b| b.enabled[n]) {
+                notes.push(
+                    "blending into a 32-bit float surface is not done: the device lacks \
+                     FLOAT32_BLENDABLE"
+                        .to_string(),
+                );
+            }
+            let blend = match &state.blend {
+                Some(b) if b.enabled[n] && blendable => {
+                    if b.equation_rgb.is_signed() || b.equation_alpha.is_signed() {
+                        notes.push(
+                            "signed blend equation approximated by the unsigned one (as RPCS3)"
+                                .to_string(),
+                        );
+                    }
+                    blend_constant = blend_constant_once(b, &mut notes);
+                    Some(BlendDesc {
+                        color: BlendComponentDesc {
+                            src: factor(b.src_rgb),
+                            dst: factor(b.dst_rgb),
+                            operation: equation(b.equation_rgb),
+                        },
+                        alpha: BlendComponentDesc {
+                            src: factor(b.src_alpha),
+                            dst: factor(b.dst_alpha),
+                            operation: equation(b.equation_alpha),
+                        },
+                    })
+                }
+                _ => None,
+            };
+            targets.push(Some(ColorTargetDesc {
+                format: tf,
+                blend,
+                write_mask: mask_bits(&state.color_masks[n], has_alpha(format)),
+            }));
+        }
+    }
+    let mut stencil_reference = 0;
+    let depth_stencil = match (with_depth, state.depth_format) {
+        (true, Some(df)) => {
+            let stencil = state.stencil.as_ref().map(|s: &StencilState| {
+                let (f, b) = (&s.front, &s.back);
+                if f.func_mask != b.func_mask
+                    || f.write_mask != b.write_mask
+                    || f.reference != b.reference
+                {
+                    notes.push(
+                        "back-face stencil reference or masks differ from the front face's \
+                         (one set on the device: the front face's)"
+                            .to_string(),
+                    );
+                }
+                stencil_reference = u32::from(f.reference);
+                StencilDesc {
+                    front: stencil_face(f),
+                    back: stencil_face(b),
+                    read_mask: f.func_mask,
+                    write_mask: f.write_mask,
+                }
+            });
+            Some(DepthStencilDesc {
+                format: depth_format(df),
+                compare: state
+                    .depth_test
+                    .map_or(Compare::Always, |t| compare(t.func)),
+                write: state.depth_test.is_some() && state.depth_write,
+                stencil,
+                bias: DepthBias::default(),
+            })
+        }
+        _ => None,
+    };
+    notes.dedup();
+    DrawPipeline {
+        desc: RasterPipelineDesc {
+            vertex_entry: VS_ENTRY.to_string(),
+            fragment_entry: FS_ENTRY.to_string(),
+            vertex_attributes: VERTEX_ATTRIBUTES,
+            topology: Topology::TriangleList,
+            // Culling is done on the CPU (geometry.rs) with the reference rule.
+            cull: Default::default(),
+            front_face: match state.front_face {
+                crate::render::state::FrontFace::CounterClockwise => Winding::Ccw,
+                crate::render::state::FrontFace::Clockwise => Winding::Cw,
+            },
+            targets,
+            depth_stencil,
+        },
+        stencil_reference,
+        blend_constant,
+        notes,
+    }
+}
+
+fn blend_constant_once(b: &BlendSettings, notes: &mut Vec<String>) -> [f64; 4] {
+    let mut local = Vec::new();
+    let c = blend_constant(b, &mut local);
+    for n in local {
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(src: BlendFactor, dst: BlendFactor) -> BlendSettings {
+        BlendSettings {
+            enabled: [true, false, false, false],
+            src_rgb: src,
+            src_alpha: BlendFactor::One,
+            dst_rgb: dst,
+            dst_alpha: BlendFactor::Zero,
+            equation_rgb: BlendEquation::Add,
+            equation_alpha: BlendEquation::Add,
+            constant: [0.25, 0.5, 0.75, 0.125],
+        }
+    }
+
+    #[test]
+    fn constant_alpha_replicates_the_constant_alpha() {
+        let mut notes = Vec::new();
+        let b = settings(
+            BlendFactor::ConstantAlpha,
+            BlendFactor::OneMinusConstantAlpha,
+        );
+        assert_eq!(blend_constant(&b, &mut notes), [0.125; 4]);
+        assert!(notes.is_empty());
+        let b = settings(BlendFactor::ConstantColor, BlendFactor::Zero);
+        assert_eq!(blend_constant(&b, &mut notes), [0.25, 0.5, 0.75, 0.125]);
+        let b = settings(BlendFactor::ConstantColor, BlendFactor::ConstantAlpha);
+        blend_constant(&b, &mut notes);
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn formats_and_masks() {
+        assert_eq!(target_format(ColorFormat::R5G6B5), TargetFormat::Rgba8Unorm);
+        assert_eq!(
+            target_format(ColorFormat::FloatW16Z16Y16X16),
+            TargetFormat::Rgba16Float
+        );
+        assert_eq!(
+            target_format(ColorFormat::FloatX32),
+            TargetFormat::Rgba32Float
+        );
+        let all = ColorMask {
+            r: true,
+            g: true,
+            b: true,
+            a: true,
+        };
+        assert_eq!(mask_bits(&all, true), 0xF);
+        assert_eq!(mask_bits(&all, false), 0x7);
+        assert!(!has_alpha(ColorFormat::X8R8G8B8O8R8G8B8));
+        assert_eq!(
+            equation(BlendEquation::ReverseSubtractSigned),
+            BlendOperation::ReverseSubtract
+        );
+    }
+}

@@ -1,0 +1,306 @@
+//! The render entry points wrapped around a recompiled fragment program: WGSL appended to the
+//! fragment module (which holds `rsx_fragment` and its texture bindings, `replay/wgsl/ABI.md`)
+//! giving one module with both render stages.
+//!
+//! - `rsx_render_vs` passes vertices through. Location 0 is the position in wgpu clip space:
+//!   the viewport transform is done on the CPU exactly as the reference render does it, and the
+//!   clip z is `w / 2` so that the device clips only `w <= 0` (as `raster::clip` does; x and y
+//!   clipping only trims what lies outside the target). Locations 1..=13 are fragment inputs
+//!   1..=13 (COL0, COL1, FOGC, TEX0..TEX9) as `raster::varyings` routes them (two-sided colour
+//!   and flat shading are resolved before upload), location 14 holds the facing (+1/−1) in x
+//!   and the primitive's polygon offset in y (flat), location 15 the window z in x
+//!   (interpolated linearly in screen space, as the reference rasterizer interpolates it).
+//! - `rsx_render_fs` builds `FpInputs` (WPOS from the fragment position under the shader
+//!   window rule of `raster::varyings::wpos` with the window offset taken back out, z = window
+//!   z plus the polygon offset as in the reference render's `quads.rs`, w = the interpolated
+//!   1/w; FACING flat), runs `rsx_fragment`, discards killed fragments, applies the alpha
+//!   test, and computes the stored depth itself (that z, or the exported depth; the
+//!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
+//!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
+//!   RSX.
+//!
+//! Everything that varies (alpha function and reference, the WPOS rule, the depth rules) is
+//! baked into the source as literals: each variant is its own module and pipeline, cached by
+//! its source.
+
+use std::fmt::Write as _;
+
+use rsxtrace_gpu::Compare;
+use rsxtrace_wgsl::WgslModule;
+
+/// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
+pub(crate) const VARYINGS: usize = 13;
+/// Vec4 attributes per vertex: position, the varyings, the facing, the window z.
+pub(crate) const VERTEX_ATTRIBUTES: u32 = VARYINGS as u32 + 3;
+/// Entry point names.
+pub(crate) const VS_ENTRY: &str = "rsx_render_vs";
+/// Entry point names.
+pub(crate) const FS_ENTRY: &str = "rsx_render_fs";
+
+/// The WPOS rule: `raster::varyings::wpos` of the window pixel, which is the target pixel
+/// (`pos.xy − 0.5`) plus these offsets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WposRule {
+    /// Added to the target column to give the window column (−window offset x).
+    pub x_offset: f32,
+    /// Added to the target row to give the window row (−window offset y).
+    pub y_offset: f32,
+    /// `SET_SHADER_WINDOW` origin bottom.
+    pub origin_bottom: bool,
+    /// `SET_SHADER_WINDOW` height.
+    pub height: f32,
+    /// 0.5 (half-pixel centre) or 0 (integer centre).
+    pub centre: f32,
+}
+
+/// How the stored depth is computed (when the draw has a depth target), as the reference
+/// render's `rop.rs` does: window z plus the primitive's polygon offset (location 14, y), or
+/// the exported depth; then the clamp, or else the clip, to the depth range; then [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DepthRule {
+    /// The program exports depth (`SHADER_CONTROL` 0xE): its depth replaces window z.
+    pub export: bool,
+    /// Discard fragments whose depth lies outside this range.
+    pub clip: Option<(f32, f32)>,
+    /// Clamp the depth into this range (takes precedence over `clip`).
+    pub clamp: Option<(f32, f32)>,
+}
+
+/// What the wrapper does besides running the program.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WrapperOptions {
+    /// Colour slots written (bit n = `@location(n)`).
+    pub targets: u8,
+    /// Alpha test: pass when `compare(alpha of colour 0, reference)`.
+    pub alpha_test: Option<(Compare, f32)>,
+    /// Depth (`None`: no depth target, nothing written).
+    pub depth: Option<DepthRule>,
+    /// WPOS.
+    pub wpos: WposRule,
+}
+
+/// A WGSL f32 literal that reads back as exactly `v` (non-finite values become the nearest
+/// finite bound; NaN becomes 0).
+pub(crate) fn lit(v: f32) -> String {
+    let v = if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(f32::MIN, f32::MAX)
+    };
+    let s = format!("{v:?}");
+    if s.contains(['.', 'e', 'E']) {
+        format!("{s}f")
+    } else {
+        format!("{s}.0f")
+    }
+}
+
+/// The WGSL comparison `a OP b` for `compare`.
+fn compare_expr(compare: Compare, a: &str, b: &str) -> String {
+    match compare {
+        Compare::Never => "false".to_string(),
+        Compare::Less => format!("({a} < {b})"),
+        Compare::Equal => format!("({a} == {b})"),
+        Compare::LessEqual => format!("({a} <= {b})"),
+        Compare::Greater => format!("({a} > {b})"),
+        Compare::NotEqual => format!("({a} != {b})"),
+        Compare::GreaterEqual => format!("({a} >= {b})"),
+        Compare::Always => "true".to_string(),
+    }
+}
+
+/// The WGSL appended to a fragment module.
+pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
+    let mut s = String::with_capacity(4096);
+    s.push_str("\n// rsxtrace render wrapper (replay/src/render/gpu/shader.rs)\n");
+    s.push_str("struct RsxRenderVaryings {\n    @builtin(position) pos: vec4<f32>,\n");
+    for n in 0..VARYINGS {
+        let _ = writeln!(s, "    @location({n}) a{}: vec4<f32>,", n + 1);
+    }
+    let _ = writeln!(
+        s,
+        "    @location({}) @interpolate(flat) misc: vec4<f32>,\n    @location({}) @interpolate(linear) wz: vec4<f32>,\n}}\n",
+        VARYINGS,
+        VARYINGS + 1
+    );
+    s.push_str("@vertex\nfn rsx_render_vs(@location(0) p: vec4<f32>");
+    for n in 0..VARYINGS {
+        let _ = write!(s, ", @location({}) a{}: vec4<f32>", n + 1, n + 1);
+    }
+    let _ = writeln!(
+        s,
+        ", @location({}) misc: vec4<f32>, @location({}) wz: vec4<f32>) -> RsxRenderVaryings {{",
+        VARYINGS + 1,
+        VARYINGS + 2
+    );
+    s.push_str("    var v: RsxRenderVaryings;\n    v.pos = p;\n");
+    for n in 1..=VARYINGS {
+        let _ = writeln!(s, "    v.a{n} = a{n};");
+    }
+    s.push_str("    v.misc = misc;\n    v.wz = wz;\n    return v;\n}\n\n");
+
+    s.push_str("struct RsxRenderTargets {\n");
+    for n in 0..4 {
+        if o.targets & (1 << n) != 0 {
+            let _ = writeln!(s, "    @location({n}) c{n}: vec4<f32>,");
+        }
+    }
+    if o.depth.is_some() {
+        s.push_str("    @builtin(frag_depth) depth: f32,\n");
+    } else if o.targets == 0 {
+        // A struct needs a member: write colour 0 even though no target receives it (wgpu
+        // ignores outputs without a target).
+        s.push_str("    @location(0) c0: vec4<f32>,\n");
+    }
+    s.push_str("}\n\n@fragment\nfn rsx_render_fs(v: RsxRenderVaryings) -> RsxRenderTargets {\n");
+    let w = &o.wpos;
+    let _ = writeln!(
+        s,
+        "    let col = v.pos.x - 0.5 + {};\n    let row = v.pos.y - 0.5 + {};\n    let wz = v.wz.x + v.misc.y;",
+        lit(w.x_offset),
+        lit(w.y_offset)
+    );
+    let y = if w.origin_bottom {
+        format!("{} - 1.0 - row + {}", lit(w.height), lit(w.centre))
+    } else {
+        format!("row + {}", lit(w.centre))
+    };
+    let _ = writeln!(
+        s,
+        "    var inp: FpInputs;\n    inp.attr[0] = vec4<f32>(col + {}, {y}, wz, v.pos.w);",
+        lit(w.centre)
+    );
+    for n in 1..=VARYINGS {
+        let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
+    }
+    s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
+    s.push_str("    let r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
+    if let Some((compare, reference)) = o.alpha_test {
+        let _ = writeln!(
+            s,
+            "    if (!{}) {{\n        discard;\n    }}",
+            compare_expr(compare, "r.colors[0].w", &lit(reference))
+        );
+    }
+    s.push_str("    var out: RsxRenderTargets;\n");
+    for n in 0..4 {
+        if o.targets & (1 << n) != 0 {
+            let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
+        }
+    }
+    match o.depth {
+        None => {
+            if o.targets == 0 {
+                s.push_str("    out.c0 = r.colors[0];\n");
+            }
+        }
+        Some(d) => {
+            if d.export {
+                s.push_str("    var z = r.depth;\n");
+            } else {
+                s.push_str("    var z = wz;\n");
+            }
+            let range = |(a, b): (f32, f32)| (a.min(b), a.max(b));
+            if let Some((lo, hi)) = d.clamp.map(range) {
+                let _ = writeln!(s, "    z = clamp(z, {}, {});", lit(lo), lit(hi));
+            } else if let Some((lo, hi)) = d.clip.map(range) {
+                let _ = writeln!(
+                    s,
+                    "    if (!(z >= {} && z <= {})) {{\n        discard;\n    }}",
+                    lit(lo),
+                    lit(hi)
+                );
+            }
+            s.push_str("    out.depth = clamp(z, 0.0, 1.0);\n");
+        }
+    }
+    s.push_str("    return out;\n}\n");
+    s
+}
+
+/// A validated module from WGSL text (hashed by its text).
+pub(crate) fn module_from_source(source: String) -> Result<WgslModule, String> {
+    let (module, info) = rsxtrace_wgsl::validate(&source)?;
+    let hash = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        source.hash(&mut h);
+        h.finish()
+    };
+    Ok(WgslModule {
+        source,
+        module,
+        info,
+        hash,
+    })
+}
+
+/// The fragment module with the wrapper appended, validated.
+pub(crate) fn wrap(fragment: &WgslModule, options: &WrapperOptions) -> Result<WgslModule, String> {
+    let mut source = fragment.source.clone();
+    source.push_str(&wrapper_source(options));
+    module_from_source(source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> WrapperOptions {
+        WrapperOptions {
+            targets: 0b1,
+            alpha_test: None,
+            depth: None,
+            wpos: WposRule {
+                x_offset: 0.0,
+                y_offset: 0.0,
+                origin_bottom: false,
+                height: 0.0,
+                centre: 0.5,
+            },
+        }
+    }
+
+    #[test]
+    fn literals_read_back_exactly() {
+        for v in [0.5f32, 1.0, -3.0, 1.0 / 3.0, 1e-30, 123456.0] {
+            let l = lit(v);
+            let parsed: f32 = l.trim_end_matches('f').parse().unwrap();
+            assert_eq!(parsed, v, "{l}");
+        }
+        assert_eq!(lit(f32::INFINITY), lit(f32::MAX));
+        assert_eq!(lit(f32::NAN), "0.0f");
+    }
+
+    #[test]
+    fn alpha_test_and_depth_rules_are_emitted() {
+        let mut o = options();
+        o.alpha_test = Some((Compare::GreaterEqual, 0.5));
+        let s = wrapper_source(&o);
+        assert!(s.contains("if (!(r.colors[0].w >= 0.5f))"), "{s}");
+        assert!(!s.contains("frag_depth"), "{s}");
+        o.depth = Some(DepthRule {
+            export: false,
+            clip: Some((1.0, 0.0)),
+            clamp: None,
+        });
+        let s = wrapper_source(&o);
+        assert!(s.contains("let wz = v.wz.x + v.misc.y;"), "{s}");
+        assert!(s.contains("var z = wz;"), "{s}");
+        assert!(s.contains("if (!(z >= 0.0f && z <= 1.0f))"), "{s}");
+        assert!(s.contains("frag_depth"), "{s}");
+        o.depth = Some(DepthRule {
+            export: true,
+            clip: Some((0.0, 1.0)),
+            clamp: Some((0.25, 0.75)),
+        });
+        let s = wrapper_source(&o);
+        assert!(s.contains("var z = r.depth;"), "{s}");
+        assert!(s.contains("z = clamp(z, 0.25f, 0.75f);"), "{s}");
+        assert!(!s.contains("z <= 1.0f"), "the clamp takes precedence: {s}");
+        o.wpos.origin_bottom = true;
+        o.wpos.height = 720.0;
+        let s = wrapper_source(&o);
+        assert!(s.contains("720.0f - 1.0 - row + 0.5f"), "{s}");
+    }
+}

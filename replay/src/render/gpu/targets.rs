@@ -1,0 +1,428 @@
+//! The surfaces bound on the device: the colour and depth targets of the current surface
+//! state ([`SetKey`]: each target's place in memory and format), created when the state
+//! changes, filled from the frame's surface memory (what the capture holds, or what earlier
+//! draws rendered there), and written back into that memory ([`SurfaceSet::flush`]) before
+//! another surface state is bound, before a draw samples their memory as a texture, and at the
+//! end. Clears are drawn into them ([`SurfaceSet::clear`]).
+
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::{Rect, Surface};
+use rsxtrace_capture::rrc::Location;
+use rsxtrace_gpu::{
+    ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, Gpu, GpuError,
+    RasterDraw, RasterPipelineDesc, RasterTargets, StencilDesc, StencilFaceDesc, StencilOperation,
+    Topology, MAX_RASTER_TARGETS,
+};
+
+use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat};
+use crate::render::surface::{
+    bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
+    encode_depth, fixed_to_depth, SurfaceLayout, SurfaceMemory,
+};
+
+use super::pipeline::{depth_format, has_alpha, target_format};
+use super::shader::{lit, module_from_source};
+
+/// Where the targets of a surface state lie and their formats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetKey {
+    /// Colour targets by fragment output (0..4).
+    pub colors: Vec<(SurfaceLayout, ColorFormat)>,
+    /// The depth target, when the zeta surface is valid.
+    pub depth: Option<(SurfaceLayout, DepthFormat)>,
+}
+
+impl SetKey {
+    /// The key of a surface state: its colour targets (an invalid colour format or target
+    /// layout is the error) and, when the depth format and zeta layout are valid, its depth.
+    pub(crate) fn of(surface: &Surface) -> Result<SetKey, String> {
+        let targets = color_targets(surface.color_target.raw).ok_or_else(|| {
+            format!(
+                "SET_SURFACE_COLOR_TARGET 0x{:x} is not valid",
+                surface.color_target.raw
+            )
+        })?;
+        let mut colors = Vec::new();
+        if !targets.is_empty() {
+            let format =
+                ColorFormat::from_raw(surface.format.color_format.raw).ok_or_else(|| {
+                    format!(
+                        "colour format {} is not valid",
+                        surface.format.color_format.raw
+                    )
+                })?;
+            for t in targets {
+                let layout = SurfaceLayout::of_target(surface, t, bytes_per_pixel(format))
+                    .map_err(|e| e.to_string())?;
+                colors.push((layout, format));
+            }
+        }
+        let depth = DepthFormat::from_raw(surface.format.depth_format.raw).and_then(|f| {
+            SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(f))
+                .ok()
+                .map(|l| (l, f))
+        });
+        if let (Some((c, _)), Some((d, _))) = (colors.first(), &depth) {
+            if (c.width, c.height) != (d.width, d.height) {
+                return Err(format!(
+                    "colour targets are {}x{}, the depth target {}x{}",
+                    c.width, c.height, d.width, d.height
+                ));
+            }
+        }
+        if colors.iter().any(|(l, _)| {
+            colors
+                .first()
+                .is_some_and(|(f, _)| (f.width, f.height) != (l.width, l.height))
+        }) {
+            return Err("colour targets of different sizes".to_string());
+        }
+        Ok(SetKey { colors, depth })
+    }
+
+    /// Target size.
+    pub(crate) fn size(&self) -> Option<(u32, u32)> {
+        self.colors
+            .first()
+            .map(|(l, _)| l)
+            .or(self.depth.as_ref().map(|(l, _)| l))
+            .map(|l| (l.width, l.height))
+    }
+}
+
+/// The bound targets.
+#[derive(Debug)]
+pub(crate) struct SurfaceSet {
+    /// What they are.
+    pub key: SetKey,
+    /// Colour targets by output.
+    pub colors: Vec<ColorTarget>,
+    /// Depth target.
+    pub depth: Option<DepthTarget>,
+    /// Drawn to since the last flush.
+    pub dirty: bool,
+}
+
+/// Bytes of `layout` in surface memory (created from `base` on first use).
+fn bytes<'s>(
+    surfaces: &'s mut SurfaceMemory,
+    layout: &SurfaceLayout,
+    base: &dyn GuestMemory,
+) -> Result<&'s mut [u8], String> {
+    surfaces
+        .surface_mut(layout, base)
+        .ok_or_else(|| format!("surface at 0x{:x} does not fit in memory", layout.offset))
+}
+
+impl SurfaceSet {
+    /// Creates the targets of `key` and fills them from `surfaces` over `base`.
+    pub(crate) fn open(
+        gpu: &Gpu,
+        key: SetKey,
+        surfaces: &mut SurfaceMemory,
+        base: &dyn GuestMemory,
+    ) -> Result<SurfaceSet, String> {
+        let (width, height) = key.size().ok_or("no colour or depth target")?;
+        let gpu_err = |e: GpuError| e.to_string();
+        let mut colors = Vec::new();
+        for (layout, format) in &key.colors {
+            let target = gpu
+                .create_color_target(target_format(*format), width, height)
+                .map_err(gpu_err)?;
+            let b = bytes(surfaces, layout, base)?;
+            let alpha = has_alpha(*format);
+            let mut texels = Vec::with_capacity(width as usize * height as usize);
+            for y in 0..height {
+                for x in 0..width {
+                    let mut t = layout
+                        .pixel_offset(x, y)
+                        .and_then(|at| b.get(at..at + layout.bpp as usize))
+                        .and_then(|p| decode(*format, p))
+                        .unwrap_or([0.0; 4]);
+                    if !alpha {
+                        t[3] = 1.0;
+                    }
+                    texels.push(t);
+                }
+            }
+            gpu.write_color_target(&target, &texels).map_err(gpu_err)?;
+            colors.push(target);
+        }
+        let depth = match &key.depth {
+            None => None,
+            Some((layout, format)) => {
+                let target = gpu
+                    .create_depth_target(depth_format(*format), width, height)
+                    .map_err(gpu_err)?;
+                let b = bytes(surfaces, layout, base)?;
+                let n = width as usize * height as usize;
+                let (mut depth, mut stencil) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                for y in 0..height {
+                    for x in 0..width {
+                        let (d, s) = layout
+                            .pixel_offset(x, y)
+                            .and_then(|at| b.get(at..at + layout.bpp as usize))
+                            .and_then(|p| decode_depth(*format, p))
+                            .unwrap_or((0, 0));
+                        depth.push(fixed_to_depth(*format, d));
+                        stencil.push(s);
+                    }
+                }
+                let s = (*format == DepthFormat::Z24S8).then_some(stencil.as_slice());
+                gpu.write_depth_target(&target, &depth, s)
+                    .map_err(gpu_err)?;
+                Some(target)
+            }
+        };
+        Ok(SurfaceSet {
+            key,
+            colors,
+            depth,
+            dirty: false,
+        })
+    }
+
+    /// Writes the targets back into `surfaces` when they were drawn to.
+    pub(crate) fn flush(
+        &mut self,
+        gpu: &Gpu,
+        surfaces: &mut SurfaceMemory,
+        base: &dyn GuestMemory,
+    ) -> Result<(), String> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let gpu_err = |e: GpuError| e.to_string();
+        for ((layout, format), target) in self.key.colors.iter().zip(&self.colors) {
+            let texels = gpu.read_color_target(target).map_err(gpu_err)?;
+            let (w, _) = target.size();
+            let b = bytes(surfaces, layout, base)?;
+            for (i, t) in texels.iter().enumerate() {
+                let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
+                if let Some(at) = layout.pixel_offset(x, y) {
+                    let px = encode(*format, *t);
+                    let src = px.as_bytes();
+                    if let Some(dst) = b.get_mut(at..at + src.len()) {
+                        dst.copy_from_slice(src);
+                    }
+                }
+            }
+        }
+        if let (Some((layout, format)), Some(target)) = (&self.key.depth, &self.depth) {
+            let contents = gpu.read_depth_target(target).map_err(gpu_err)?;
+            let (w, _) = target.size();
+            let b = bytes(surfaces, layout, base)?;
+            for (i, d) in contents.depth.iter().enumerate() {
+                let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
+                let s = contents
+                    .stencil
+                    .as_ref()
+                    .and_then(|s| s.get(i))
+                    .copied()
+                    .unwrap_or(0);
+                if let Some(at) = layout.pixel_offset(x, y) {
+                    if let Some(dst) = b.get_mut(at..) {
+                        encode_depth(*format, depth_to_fixed(*format, *d), s, dst);
+                    }
+                }
+            }
+        }
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Whether memory `start..end` of `location` overlaps one of the targets.
+    pub(crate) fn overlaps(&self, location: Location, start: u64, end: u64) -> bool {
+        self.key
+            .colors
+            .iter()
+            .map(|(l, _)| l)
+            .chain(self.key.depth.as_ref().map(|(l, _)| l))
+            .any(|l| {
+                let s = u64::from(l.offset);
+                l.location == location && s < end && s + l.byte_len() > start
+            })
+    }
+
+    /// The targets for a draw: colour outputs `0..outputs`, depth when `with_depth`.
+    pub(crate) fn targets(&self, outputs: usize, with_depth: bool) -> RasterTargets<'_> {
+        let mut colors = [None; MAX_RASTER_TARGETS];
+        for (slot, t) in colors.iter_mut().zip(self.colors.iter().take(outputs)) {
+            *slot = Some(t);
+        }
+        RasterTargets {
+            colors,
+            depth: if with_depth {
+                self.depth.as_ref()
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Draws `clear` into the targets (the scissored area of the surface clip).
+    pub(crate) fn clear(&mut self, gpu: &Gpu, clear: &ClearEvent) -> Result<(), String> {
+        let m = clear.mask;
+        let depth = self
+            .key
+            .depth
+            .filter(|_| m.depth || (m.stencil && self.depth.is_some()))
+            .map(|(_, f)| f);
+        let stencil = m.stencil && depth == Some(DepthFormat::Z24S8);
+        let color = m.any_color() && !self.colors.is_empty();
+        if !color && depth.is_none() {
+            return Ok(());
+        }
+        let rgba = clear.color();
+        let mut source = String::from(
+            "@vertex\nfn clear_vs(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> {\n    return p;\n}\n\nstruct ClearOut {\n",
+        );
+        let outputs = if color { self.colors.len() } else { 0 };
+        for n in 0..outputs {
+            source.push_str(&format!("    @location({n}) c{n}: vec4<f32>,\n"));
+        }
+        let (depth_value, stencil_value) = match depth {
+            Some(DepthFormat::Z24S8) => (
+                fixed_to_depth(DepthFormat::Z24S8, clear.zstencil_value >> 8),
+                clear.zstencil_value & 0xFF,
+            ),
+            Some(DepthFormat::Z16) => (
+                fixed_to_depth(DepthFormat::Z16, clear.zstencil_value & 0xFFFF),
+                0,
+            ),
+            None => (0.0, 0),
+        };
+        if depth.is_some() {
+            source.push_str("    @builtin(frag_depth) depth: f32,\n");
+        }
+        source.push_str("}\n\n@fragment\nfn clear_fs() -> ClearOut {\n    var o: ClearOut;\n");
+        for n in 0..outputs {
+            source.push_str(&format!(
+                "    o.c{n} = vec4<f32>({}, {}, {}, {});\n",
+                lit(rgba[0]),
+                lit(rgba[1]),
+                lit(rgba[2]),
+                lit(rgba[3])
+            ));
+        }
+        if depth.is_some() {
+            source.push_str(&format!("    o.depth = {};\n", lit(depth_value)));
+        }
+        source.push_str("    return o;\n}\n");
+        let module = module_from_source(source)
+            .map_err(|e| format!("clear module does not validate: {e}"))?;
+        let mask = u8::from(m.color[0])
+            | (u8::from(m.color[1]) << 1)
+            | (u8::from(m.color[2]) << 2)
+            | (u8::from(m.color[3]) << 3);
+        let targets = self
+            .key
+            .colors
+            .iter()
+            .take(outputs)
+            .map(|(_, f)| {
+                Some(ColorTargetDesc {
+                    format: target_format(*f),
+                    blend: None,
+                    write_mask: if has_alpha(*f) { mask } else { mask & 0x7 },
+                })
+            })
+            .collect();
+        let replace = StencilFaceDesc {
+            compare: Compare::Always,
+            fail: StencilOperation::Replace,
+            depth_fail: StencilOperation::Replace,
+            pass: StencilOperation::Replace,
+        };
+        let desc = RasterPipelineDesc {
+            vertex_entry: "clear_vs".into(),
+            fragment_entry: "clear_fs".into(),
+            vertex_attributes: 1,
+            topology: Topology::TriangleList,
+            cull: Default::default(),
+            front_face: Default::default(),
+            targets,
+            depth_stencil: depth.map(|f| DepthStencilDesc {
+                format: depth_format(f),
+                compare: Compare::Always,
+                write: m.depth,
+                stencil: stencil.then_some(StencilDesc {
+                    front: replace,
+                    back: replace,
+                    read_mask: 0xFF,
+                    write_mask: 0xFF,
+                }),
+                bias: Default::default(),
+            }),
+        };
+        let Some((w, h)) = self.key.size() else {
+            return Ok(());
+        };
+        let scissor = clear_rect(&clear.surface.clip, &clear.scissor, w, h);
+        let vertices = [
+            [-1.0, -1.0, 0.0, 1.0],
+            [3.0, -1.0, 0.0, 1.0],
+            [-1.0, 3.0, 0.0, 1.0],
+        ];
+        gpu.raster_draw(
+            &self.targets(outputs, depth.is_some()),
+            &RasterDraw {
+                module: &module,
+                desc: &desc,
+                vertices: &vertices,
+                textures: [None; 16],
+                viewport: None,
+                scissor: Some(scissor),
+                stencil_reference: stencil_value,
+                blend_constant: [0.0; 4],
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        self.dirty = true;
+        Ok(())
+    }
+}
+
+/// The area a clear writes, `[x, y, width, height]` in surface pixels: the scissor (RPCS3
+/// clears the scissored area) within the surface clip and the target.
+pub(crate) fn clear_rect(clip: &Rect, scissor: &Rect, width: u32, height: u32) -> [u32; 4] {
+    let x0 = u32::from(clip.x).max(u32::from(scissor.x));
+    let y0 = u32::from(clip.y).max(u32::from(scissor.y));
+    let x1 = (u32::from(clip.x) + u32::from(clip.width))
+        .min(u32::from(scissor.x) + u32::from(scissor.width))
+        .min(width);
+    let y1 = (u32::from(clip.y) + u32::from(clip.height))
+        .min(u32::from(scissor.y) + u32::from(scissor.height))
+        .min(height);
+    [x0, y0, x1.saturating_sub(x0), y1.saturating_sub(y0)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(x: u16, y: u16, width: u16, height: u16) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn clears_cover_the_scissor_inside_the_clip() {
+        assert_eq!(
+            clear_rect(&rect(0, 0, 64, 32), &rect(0, 0, 4096, 4096), 64, 32),
+            [0, 0, 64, 32]
+        );
+        assert_eq!(
+            clear_rect(&rect(0, 0, 64, 32), &rect(8, 4, 16, 100), 64, 32),
+            [8, 4, 16, 28]
+        );
+        assert_eq!(
+            clear_rect(&rect(0, 0, 64, 32), &rect(70, 0, 16, 16), 64, 32)[2],
+            0
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! The vertex stage of one draw on the device: the vertex program decoded from the draw's
+//! transform program memory at `vp_start`, recompiled (`rsxtrace_wgsl::vertex::translate`,
+//! cached per program), run over the fetched vertices with `vp_compute`
+//! (`Gpu::run_vertex_compute`) with the draw's constants and branch bits.
+//!
+//! Constants the capture does not hold are read as zero. Which constants a program reads is
+//! found statically ([`constants_read`]): every source of a reachable instruction that reads
+//! the constant file, with its index, or "relative" when the index is added to an address
+//! register (then every unknown constant may be read). Each draw that may read an unknown
+//! constant gets one warning naming them. (The interpreter reports the reads it actually made;
+//! the static scan can name a constant a branch never reaches.)
+
+use std::collections::{BTreeSet, HashMap};
+
+use rsxtrace_capture::fetch::fetch_draw;
+use rsxtrace_capture::frame::{Draw, Frame};
+use rsxtrace_gpu::{Gpu, VP_CONSTANTS, VP_INPUTS};
+use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
+use rsxtrace_wgsl::WgslModule;
+
+use crate::raster::primitive_starts;
+
+/// What the vertex stage gives the rasterizer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VertexStage {
+    /// Output registers of each vertex in processing order.
+    pub outputs: Vec<[[f32; 4]; 16]>,
+    /// Positions where a new primitive sequence starts (restarts and draw ranges).
+    pub starts: Vec<usize>,
+    /// Unknown constants the program may read (a warning for the draw).
+    pub unknown_constants: Option<String>,
+}
+
+/// The constants a program reads: fixed indices, and whether any read is relative.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ConstantReads {
+    /// Fixed indices.
+    pub fixed: BTreeSet<usize>,
+    /// Some read adds an address register to its index.
+    pub relative: bool,
+}
+
+/// The constants `program` reads (see the module documentation).
+pub(crate) fn constants_read(program: &VertexProgram) -> ConstantReads {
+    let mut reads = ConstantReads::default();
+    for i in &program.instructions {
+        let mut used = [false; 3];
+        if i.vector_active() {
+            used = i.vector.reads();
+        }
+        if i.scalar_active() && i.scalar.reads_src2() {
+            used[2] = true;
+        }
+        let reads_constant = i
+            .sources
+            .iter()
+            .zip(used)
+            .any(|(s, u)| u && s.reg_type == RegisterType::Constant);
+        if !reads_constant {
+            continue;
+        }
+        if i.index_const {
+            reads.relative = true;
+        } else {
+            reads.fixed.insert(usize::from(i.const_index));
+        }
+    }
+    reads
+}
+
+/// The warning text for the unknown constants among `reads`, or `None` when all are known.
+pub(crate) fn unknown_constant_warning(
+    reads: &ConstantReads,
+    known: impl Fn(usize) -> bool,
+) -> Option<String> {
+    let fixed: Vec<usize> = reads.fixed.iter().copied().filter(|&c| !known(c)).collect();
+    let unknown_any = reads.relative && (0..VP_CONSTANTS).any(|c| !known(c));
+    if fixed.is_empty() && !unknown_any {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !fixed.is_empty() {
+        let list: Vec<String> = fixed.iter().map(|c| format!("c[{c}]")).collect();
+        parts.push(format!(
+            "reads vertex constant{} {}, which the capture does not hold (read as 0)",
+            if fixed.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        ));
+    }
+    if unknown_any {
+        let count = (0..VP_CONSTANTS).filter(|&c| !known(c)).count();
+        parts.push(format!(
+            "reads constants relative to an address register while {count} constants are \
+             unknown (read as 0)"
+        ));
+    }
+    Some(parts.join("; "))
+}
+
+/// A recompiled vertex program and the constants it reads.
+pub(crate) type VertexModule = std::sync::Arc<(WgslModule, ConstantReads)>;
+
+/// Recompiled vertex programs by (transform program memory, start slot).
+#[derive(Default)]
+pub(crate) struct VertexPrograms {
+    modules: HashMap<(usize, u32), VertexModule>,
+}
+
+impl VertexPrograms {
+    /// The module and constant reads of `draw`'s vertex program.
+    pub(crate) fn get(&mut self, draw: &Draw) -> Result<VertexModule, String> {
+        // The memory is shared (`Arc`) between draws while it is unchanged, so its address
+        // with the start slot identifies the program for the life of the frame.
+        let key = (
+            std::sync::Arc::as_ptr(&draw.vertex_program) as usize,
+            draw.vp_start,
+        );
+        if let Some(m) = self.modules.get(&key) {
+            return Ok(m.clone());
+        }
+        let program = decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+            .map_err(|e| format!("vertex program: {e}"))?;
+        let module =
+            rsxtrace_wgsl::vertex::translate(&program, &draw.vertex_program, &Default::default())
+                .map_err(|e| format!("vertex program translation: {e}"))?;
+        let entry = std::sync::Arc::new((module, constants_read(&program)));
+        self.modules.insert(key, entry.clone());
+        Ok(entry)
+    }
+}
+
+/// Runs draw `index`'s vertex program (`entry`, from [`VertexPrograms::get`]) on `gpu`.
+/// `Err` is the reason the draw is skipped.
+pub(crate) fn run(
+    gpu: &Gpu,
+    entry: &VertexModule,
+    frame: &Frame,
+    index: usize,
+) -> Result<VertexStage, String> {
+    let draw = frame
+        .draws
+        .get(index)
+        .ok_or_else(|| format!("no draw {index}"))?;
+    let memory = frame
+        .memory(index)
+        .ok_or_else(|| format!("no memory view for draw {index}"))?;
+    let (module, reads) = &**entry;
+    let fetched =
+        fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("vertex fetch: {e}"))?;
+    let mut inputs = vec![[[0.0f32; 4]; VP_INPUTS]; fetched.len()];
+    for column in &fetched.attributes {
+        let a = usize::from(column.attribute);
+        if a >= VP_INPUTS {
+            continue;
+        }
+        for (v, value) in inputs.iter_mut().zip(&column.values) {
+            v[a] = *value;
+        }
+    }
+    let mut constants = [[0.0f32; 4]; VP_CONSTANTS];
+    for (i, c) in constants.iter_mut().enumerate() {
+        if let Some(v) = draw.constants.get(i) {
+            *c = v;
+        }
+    }
+    let unknown_constants = unknown_constant_warning(reads, |c| draw.constants.is_known(c));
+    let results = gpu
+        .run_vertex_compute(module, &constants, &inputs, draw.transform_branch_bits)
+        .map_err(|e| format!("vertex program on the GPU: {e}"))?;
+    Ok(VertexStage {
+        outputs: results.iter().map(|r| r.registers).collect(),
+        starts: primitive_starts(&fetched),
+        unknown_constants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_program::vertex::{
+        OutputRegister, Source, VectorOpcode, VertexInstruction, WriteMask,
+    };
+
+    fn dp4(slot: usize, constant: u16, relative: bool) -> VertexInstruction {
+        let idle = VertexInstruction::idle(slot);
+        let c = Source {
+            reg_type: RegisterType::Constant,
+            ..idle.sources[1]
+        };
+        VertexInstruction {
+            vector: VectorOpcode::Dp4,
+            output: Some(OutputRegister(0)),
+            vec_result: true,
+            vec_mask: WriteMask(0x8),
+            sources: [idle.sources[0], c, idle.sources[2]],
+            const_index: constant,
+            index_const: relative,
+            ..idle
+        }
+    }
+
+    #[test]
+    fn reads_are_found_per_source_and_relative_reads_flagged() {
+        let p = VertexProgram {
+            start_slot: 0,
+            instructions: vec![dp4(0, 32, false), dp4(1, 33, false)],
+        };
+        let r = constants_read(&p);
+        assert_eq!(r.fixed.iter().copied().collect::<Vec<_>>(), [32, 33]);
+        assert!(!r.relative);
+        // src1 is not read by MOV: no constant read.
+        let mut mov = dp4(0, 40, false);
+        mov.vector = VectorOpcode::Mov;
+        let p = VertexProgram {
+            start_slot: 0,
+            instructions: vec![mov, dp4(1, 7, true)],
+        };
+        let r = constants_read(&p);
+        assert!(r.fixed.is_empty());
+        assert!(r.relative);
+    }
+
+    #[test]
+    fn warnings_name_unknown_constants_only() {
+        let reads = ConstantReads {
+            fixed: [32, 33, 40].into_iter().collect(),
+            relative: false,
+        };
+        assert_eq!(unknown_constant_warning(&reads, |_| true), None);
+        assert_eq!(
+            unknown_constant_warning(&reads, |c| c != 40).as_deref(),
+            Some("reads vertex constant c[40], which the capture does not hold (read as 0)")
+        );
+        let relative = ConstantReads {
+            fixed: BTreeSet::new(),
+            relative: true,
+        };
+        let w = unknown_constant_warning(&relative, |c| c < 400).unwrap();
+        assert!(w.contains("68 constants are unknown"), "{w}");
+    }
+}
