@@ -7,7 +7,6 @@ pub enum Status {
     Success,
     /// 1: the command ran and a check it performs found something (reserved for `verify`
     /// and `ci`; no command of this release returns it yet).
-
     Finding,
     /// 2: the command could not do what was asked (bad input, I/O error, usage error).
     Error,

@@ -321,6 +321,7 @@ fn texture(offset: u32, bytes: u32) -> TextureDesc {
         filter: (1 << 16) | (1 << 24), // nearest min and mag
         border_color: 0,
         byte_size: bytes,
+        border_texels: false,
     }
 }
 

@@ -233,6 +233,7 @@ pub fn basic() -> Result<Capture, BuildError> {
             filter: (1 << 16) | (1 << 24), // nearest min and mag
             border_color: 0,
             byte_size: texels.len() as u32,
+            border_texels: false,
         },
     )?;
     b.draw_arrays(QUADS, &[(0, 4)])?;

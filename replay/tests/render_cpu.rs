@@ -678,13 +678,11 @@ fn a_draw_samples_what_an_earlier_draw_rendered() {
             pitch: 32,
             filter: 0x0101_0000, // nearest min and mag
             byte_size: 512,
+            // FORMAT bit 3 (border type): 0 = border texels stored (rrc-format.md 4.7).
+            border_texels: border,
             ..TextureDesc::default()
         };
         b.set_texture(0, &texture).unwrap();
-        // FORMAT bit 3 (border type): 1 = no border texels stored (rrc-format.md 4.7).
-        let no_border = if border { 0 } else { 8 };
-        b.method(0x1A04 / 4, texture.format_word() | no_border)
-            .unwrap();
         b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
             .unwrap();
         quad(&mut b, 0x3_0000, FULL, 0.5, [0.0, 0.0, 0.0, 1.0]);
@@ -805,8 +803,6 @@ fn bind_texture(b: &mut CaptureBuilder, offset: u32, format: u8, w: u16, h: u16,
         ..TextureDesc::default()
     };
     b.set_texture(0, &texture).unwrap();
-    // FORMAT bit 3 (border type) = 1: no border texels stored (rrc-format.md 4.7).
-    b.method(0x1A04 / 4, texture.format_word() | 8).unwrap();
     b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
         .unwrap();
 }

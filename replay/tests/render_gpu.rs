@@ -664,12 +664,9 @@ fn textured_quad(b: &mut CaptureBuilder, page: u32, offset: u32, side: u16) {
         filter: (1 << 16) | (1 << 24),
         border_color: 0,
         byte_size: u32::from(side) * u32::from(side) * 4,
+        border_texels: false,
     };
     b.set_texture(0, &desc).unwrap();
-    // FORMAT bit 3 (border type 1: no border texels, rrc-format.md 4.7), which TextureDesc
-    // does not set.
-    b.method(methods::TEXTURE_FORMAT, desc.format_word() | 0x8)
-        .unwrap();
     let at = VERTEX_BASE + page * 0x1000;
     let data: Vec<u8> = [
         [-1.0f32, -1.0, 0.0, 1.0, 0.0, 1.0],

@@ -53,10 +53,59 @@ pub(crate) fn check_range(what: &'static str, value: u64, limit: u64) -> Result<
     }
 }
 
+/// The register file a capture starts from when nothing set a register: the RSX's state after
+/// reset, for the registers whose reset value is not zero. Values are facts from RPCS3's
+/// `rsx_state::init` (rsx_methods.cpp), which records the hardware's power-on register dump;
+/// genuine captures carry them in `reg_state`. `(byte offset, value)`.
+pub const RESET_REGISTERS: &[(u32, u32)] = &[
+    (0x0308, 0x0207),      // ALPHA_FUNC = ALWAYS
+    (0x0314, 0x0001_0001), // BLEND_FUNC_SFACTOR = ONE, ONE
+    (0x0320, 0x8006_8006), // BLEND_EQUATION = FUNC_ADD, FUNC_ADD
+    (0x0324, 0x0101_0101), // COLOR_MASK = A R G B
+    (0x032C, 0xFF),        // STENCIL_MASK
+    (0x0330, 0x0207),      // STENCIL_FUNC = ALWAYS
+    (0x0338, 0xFF),        // STENCIL_FUNC_MASK
+    (0x033C, 0x1E00),      // STENCIL_OP_FAIL = KEEP
+    (0x0340, 0x1E00),      // STENCIL_OP_ZFAIL = KEEP
+    (0x0344, 0x1E00),      // STENCIL_OP_ZPASS = KEEP
+    (0x034C, 0xFF),        // BACK_STENCIL_MASK
+    (0x0350, 0x0207),      // BACK_STENCIL_FUNC = ALWAYS
+    (0x0358, 0xFF),        // BACK_STENCIL_FUNC_MASK
+    (0x035C, 0x1E00),      // BACK_STENCIL_OP_FAIL = KEEP
+    (0x0360, 0x1E00),      // BACK_STENCIL_OP_ZFAIL = KEEP
+    (0x0364, 0x1E00),      // BACK_STENCIL_OP_ZPASS = KEEP
+    (0x0368, 0x1D01),      // SHADE_MODE = SMOOTH
+    (0x0388, 0x3F80_0000), // DEPTH_BOUNDS_MAX = 1.0
+    (0x0398, 0x3F80_0000), // CLIP_MAX = 1.0
+    (0x03B8, 0x08),        // LINE_WIDTH = 1.0 (6.3 fixed point)
+    (0x08C0, 0x1000_0000), // SCISSOR_HORIZONTAL = 0, width 4096
+    (0x08C4, 0x1000_0000), // SCISSOR_VERTICAL = 0, height 4096
+    (0x0A6C, 0x0201),      // DEPTH_FUNC = LESS
+    (0x0A70, 0x01),        // DEPTH_MASK = write
+    (0x1828, 0x1B02),      // FRONT_POLYGON_MODE = FILL
+    (0x182C, 0x1B02),      // BACK_POLYGON_MODE = FILL
+    (0x1830, 0x0405),      // CULL_FACE = BACK
+    (0x1834, 0x0901),      // FRONT_FACE = CCW
+    (0x1D78, 0x01),        // ZMIN_MAX_CONTROL = clip
+    (0x1D7C, 0xFFFF_0000), // ANTI_ALIASING_CONTROL: sample mask all
+    (0x1D8C, 0xFFFF_FF00), // ZSTENCIL_CLEAR_VALUE
+    (0x1DB0, 0xFFFF_FFFF), // RESTART_INDEX
+    (0x1EE0, 0x3F80_0000), // POINT_SIZE = 1.0
+];
+
 impl CaptureBuilder {
     /// A builder for a capture whose provenance names `source_name`.
+    ///
+    /// The initial register file is the RSX's reset state ([`RESET_REGISTERS`]), as in a
+    /// genuine capture of a game that never set those registers; change it with
+    /// [`CaptureBuilder::initial_register`].
     pub fn new(source_name: &str) -> CaptureBuilder {
-        let initial = RegState::default();
+        let mut initial = RegState::default();
+        for &(offset, value) in RESET_REGISTERS {
+            if let Some(r) = initial.registers.get_mut(offset as usize / 4) {
+                *r = value;
+            }
+        }
         CaptureBuilder {
             source_name: source_name.to_string(),
             regs: initial.registers.clone(),

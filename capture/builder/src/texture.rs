@@ -43,6 +43,9 @@ pub struct TextureDesc {
     pub border_color: u32,
     /// Bytes of texel data a draw attaches (all mips and faces).
     pub byte_size: u32,
+    /// The texels include a one-texel border (FORMAT bit 3 clear: `CELL_GCM_TEXTURE_BORDER_TEXTURE`);
+    /// `false` (the usual case) sets bit 3, border texels come from BORDER_COLOR instead.
+    pub border_texels: bool,
 }
 
 impl Default for TextureDesc {
@@ -65,6 +68,7 @@ impl Default for TextureDesc {
             filter: 0x0202_0000, // min filter 2 (bits 16..18), mag filter 2 (bits 24..26)
             border_color: 0,
             byte_size: 4,
+            border_texels: false,
         }
     }
 }
@@ -77,6 +81,7 @@ impl TextureDesc {
             Location::Main => 2,
         };
         loc | (u32::from(self.cubemap) << 2)
+            | (u32::from(!self.border_texels) << 3)
             | (u32::from(self.dimension & 0xF) << 4)
             | (u32::from(self.format) << 8)
             | (u32::from(self.mipmaps) << 16)

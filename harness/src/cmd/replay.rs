@@ -94,7 +94,7 @@ pub fn check_range(range: &Option<Range<usize>>, draws: usize) -> anyhow::Result
 }
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
-    let (_capture, frame) = super::load_frame(&args.file)?;
+    let frame = super::load_scene(&args.file)?;
     check_range(&args.draws, frame.draws.len())?;
     let options = RenderOptions {
         draws: args.draws.clone(),
@@ -102,7 +102,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     };
     let start = Instant::now();
     let (rendered, renderer) = if args.cpu {
-        let rendered = render::cpu::render_frame(&frame, &options)
+        let rendered = render::cpu::render_frame_with(&frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the CPU", args.file.display()))?;
         (rendered, "CPU reference interpreter".to_string())
     } else {
@@ -110,7 +110,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         let gpu = Gpu::new(GpuOptions {
             backend: gpu_backend(args.backend),
         })?;
-        let rendered = render::gpu::render_frame(&gpu, &frame, &options)
+        let rendered = render::gpu::render_frame_with(&gpu, &frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the GPU", args.file.display()))?;
         (rendered, format!("GPU: {}", gpu.info().adapter))
     };

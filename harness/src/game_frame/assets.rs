@@ -361,6 +361,7 @@ pub fn textures(
                 filter,
                 border_color: 0,
                 byte_size: size as u32,
+                border_texels: false,
             },
         });
     }

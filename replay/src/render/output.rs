@@ -8,7 +8,8 @@ use std::path::Path;
 #[derive(Clone, Debug, Default)]
 pub struct RenderOptions {
     /// Render only these draws (indices into `Frame::draws`); earlier draws are skipped, so
-    /// their effects on the surfaces are missing. `None` = every draw.
+    /// their effects on the surfaces are missing, but the clears before the range are applied.
+    /// `None` = every draw.
     pub draws: Option<Range<usize>>,
     /// Keep a snapshot of the output target after each rendered draw.
     pub per_draw: bool,
@@ -83,7 +84,9 @@ impl Rgba8Image {
         let decoder = png::Decoder::new(std::io::BufReader::new(file));
         let mut reader = decoder.read_info().map_err(|e| fail(e.to_string()))?;
         let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).map_err(|e| fail(e.to_string()))?;
+        let info = reader
+            .next_frame(&mut buf)
+            .map_err(|e| fail(e.to_string()))?;
         let data = buf.get(..info.buffer_size()).unwrap_or_default();
         let pixels = match (info.color_type, info.bit_depth) {
             (png::ColorType::Rgba, png::BitDepth::Eight) => data.to_vec(),

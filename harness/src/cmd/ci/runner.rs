@@ -9,7 +9,7 @@ use super::html::{Artifacts, BisectImages, PathImages};
 use super::image_diff::{compare, difference_image, DiffStats};
 use super::manifest::{Tolerance, TraceSpec};
 use super::report::{DivergenceCheck, Outcome, PathResult, RenderPath, SkippedDraw, TraceResult};
-use rsxtrace_capture::frame::Frame;
+use crate::cmd::Scene;
 use rsxtrace_gpu::Gpu;
 use rsxtrace_replay::render::{self, RenderError, RenderOptions, RenderedFrame, Rgba8Image};
 use std::ops::Range;
@@ -54,13 +54,13 @@ impl Renderers {
     fn render(
         &self,
         path: RenderPath,
-        frame: &Frame,
+        frame: &Scene,
         options: &RenderOptions,
     ) -> Result<RenderedFrame, String> {
         let run = || match (path, &self.gpu) {
-            (RenderPath::Cpu, _) => render::cpu::render_frame(frame, options),
+            (RenderPath::Cpu, _) => render::cpu::render_frame_with(frame, &frame.events, options),
             (RenderPath::Gpu, GpuPath::Ready { gpu, .. }) => {
-                render::gpu::render_frame(gpu, frame, options)
+                render::gpu::render_frame_with(gpu, frame, &frame.events, options)
             }
             (RenderPath::Gpu, _) => Err(RenderError::Gpu("no device".into())),
         };
@@ -146,7 +146,7 @@ pub fn run_trace(
             artifacts,
         );
     }
-    let frame = match super::super::load_frame(&spec.file).and_then(|(_, frame)| {
+    let frame = match super::super::load_scene(&spec.file).and_then(|frame| {
         crate::cmd::replay::check_range(&spec.draws, frame.draws.len()).map(|()| frame)
     }) {
         Ok(frame) => frame,
@@ -344,7 +344,7 @@ pub fn run_trace(
 fn check_divergence(
     spec: &TraceSpec,
     renderers: &Renderers,
-    frame: &Frame,
+    frame: &Scene,
     limit: u64,
 ) -> DivergenceCheck {
     let GpuPath::Ready { gpu, .. } = &renderers.gpu else {
@@ -441,7 +441,7 @@ fn path_result(render: &Render, spec: &TraceSpec) -> PathResult {
 fn bisect_trace(
     spec: &TraceSpec,
     renderers: &Renderers,
-    frame: &Frame,
+    frame: &Scene,
     renders: &[Render],
     image_failed: bool,
 ) -> (BisectReport, Option<BisectImages>) {

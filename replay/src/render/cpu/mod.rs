@@ -72,7 +72,10 @@ pub fn render_frame_with(
         let Some(base) = frame.memory(index) else {
             break;
         };
-        for c in events.clears.iter().filter(|c| c.before_draw == index) {
+        // Clears before a range's first draw are applied too: a range starts from the
+        // surfaces the frame cleared, without the skipped draws' effects.
+        let applies = |before: usize| before == index || (index == range.start && before < index);
+        for c in events.clears.iter().filter(|c| applies(c.before_draw)) {
             for p in clear::apply_clear(c, &mut surfaces, &base) {
                 warnings.push(RenderWarning {
                     draw: Some(index),

@@ -102,7 +102,8 @@ pub fn render_frame_with(
     let mut clears = events
         .clears
         .iter()
-        .filter(|c| c.before_draw >= range.start && c.before_draw <= range.end)
+        // Clears before the range's first draw are applied too (as the CPU render does).
+        .filter(|c| c.before_draw <= range.end)
         .peekable();
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
@@ -540,6 +541,9 @@ impl Renderer<'_> {
                 export: draw.shader_control.depth_export,
                 clip: state.depth_clip.then_some(state.depth_range),
                 clamp: state.depth_clamp.then_some(state.depth_range),
+                fixed_max: state
+                    .depth_format
+                    .map_or(0xFF_FFFF, crate::render::surface::depth_max),
             }),
             wpos: WposRule {
                 x_offset: -(state.window_offset.0 as f32),

@@ -64,6 +64,10 @@ pub(crate) struct DepthRule {
     pub clip: Option<(f32, f32)>,
     /// Clamp the depth into this range (takes precedence over `clip`).
     pub clamp: Option<(f32, f32)>,
+    /// The depth buffer's largest fixed-point value (0xFFFF for Z16, 0xFF_FFFF for Z24S8):
+    /// depth is rounded to that grid before the test, as the surface stores it and as the CPU
+    /// render compares it, so a later draw's equal depth compares equal on both renderers.
+    pub fixed_max: u32,
 }
 
 /// What the wrapper does besides running the program.
@@ -211,7 +215,11 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
                     lit(hi)
                 );
             }
-            s.push_str("    out.depth = clamp(z, 0.0, 1.0);\n");
+            let _ = writeln!(
+                s,
+                "    out.depth = round(clamp(z, 0.0, 1.0) * {max}) / {max};",
+                max = lit(d.fixed_max as f32)
+            );
         }
     }
     s.push_str("    return out;\n}\n");
@@ -283,6 +291,7 @@ mod tests {
             export: false,
             clip: Some((1.0, 0.0)),
             clamp: None,
+            fixed_max: 0xFF_FFFF,
         });
         let s = wrapper_source(&o);
         assert!(s.contains("let wz = v.wz.x + v.misc.y;"), "{s}");
@@ -293,6 +302,7 @@ mod tests {
             export: true,
             clip: Some((0.0, 1.0)),
             clamp: Some((0.25, 0.75)),
+            fixed_max: 0xFFFF,
         });
         let s = wrapper_source(&o);
         assert!(s.contains("var z = r.depth;"), "{s}");
