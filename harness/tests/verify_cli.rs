@@ -62,25 +62,26 @@ fn the_sample_verifies_clean_with_reports() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout(&out).contains("3 draws: 5 stages clean, 0 diverged, 1 skipped, 0 failed"),
+        stdout(&out).contains("3 draws: 6 stages clean, 0 diverged, 0 skipped, 0 failed"),
         "{}",
         stdout(&out)
     );
     let v: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
     assert_eq!(v["schema"], 1);
-    assert_eq!(v["totals"]["clean"], 5);
+    assert_eq!(v["totals"]["clean"], 6);
     assert_eq!(v["first_divergence"], Value::Null);
     assert_eq!(v["draws"].as_array().unwrap().len(), 3);
     let hpos = &v["draws"][0]["stages"][0]["registers"][0];
     assert_eq!(hpos["register"], "HPOS");
     assert_eq!(hpos["compared"], 12);
     assert_eq!(hpos["diverged"], 0);
-    assert_eq!(v["draws"][2]["stages"][1]["outcome"]["kind"], "skipped");
+    // Draw 2 samples its texture: the fragment stage ran with it on both sides.
+    assert_eq!(v["draws"][2]["stages"][1]["outcome"]["kind"], "clean");
     assert!(v["timings"]["wall_ms"].as_f64().unwrap() > 0.0);
     let html = std::fs::read_to_string(&html_path).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    // Two compared fragment stages, three images each.
-    assert_eq!(html.matches("data:image/png;base64,").count(), 6);
+    // Three compared fragment stages, three images each.
+    assert_eq!(html.matches("data:image/png;base64,").count(), 9);
 }
 
 #[test]

@@ -476,14 +476,14 @@ fn per_draw_snapshots_and_draw_ranges() {
     assert_eq!(out.per_draw.len(), 2);
     assert_eq!(out.per_draw[0].image.pixel(6, 1), Some([0, 0, 0, 255]));
     assert_eq!(out.per_draw[1].image.pixel(6, 1), Some([0, 0, 255, 255]));
-    // Only draw 1: the clear before draw 0 and draw 0 itself are skipped.
+    // Only draw 1: draw 0 is skipped, the clear before it still applies.
     let only = RenderOptions {
         draws: Some(1..2),
         per_draw: false,
     };
     let out = render_frame_with(&frame, &events, &only).unwrap();
     assert_eq!(out.draws_rendered, 1);
-    assert_eq!(out.image.pixel(1, 1), Some([0, 0, 0, 0]));
+    assert_eq!(out.image.pixel(1, 1), Some([0, 0, 0, 255]));
     assert_eq!(out.image.pixel(6, 1), Some([0, 0, 255, 255]));
     let none = RenderOptions {
         draws: Some(5..9),

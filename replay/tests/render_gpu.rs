@@ -21,7 +21,7 @@ use std::path::Path;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{methods, CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
 use rsxtrace_capture::frame::{reg, Frame};
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_gpu::Gpu;

@@ -193,7 +193,12 @@ fn textures_follow_the_fragment_program() {
     // Texture registers of unit 3 (stride 0x20) and CONTROL3 at 0x1840 + 4*3.
     let p = pairs(&c);
     assert!(p.contains(&one(0x1A00 + 0x60, 0x8000)));
-    assert!(p.contains(&one(0x1A04 + 0x60, 2 | (2 << 4) | (0xA5 << 8) | (1 << 16))));
+    // FORMAT: main memory, bit 3 (no border texels: `border_texels` is false), 2D, format
+    // 0xA5, one mip level.
+    assert!(p.contains(&one(
+        0x1A04 + 0x60,
+        2 | (1 << 3) | (2 << 4) | (0xA5 << 8) | (1 << 16)
+    )));
     assert!(p.contains(&one(0x1A0C + 0x60, 1 << 31)));
     assert!(p.contains(&one(0x1A18 + 0x60, (8 << 16) | 8)));
     assert!(p.contains(&one(0x1840 + 12, 32 | (1 << 20))));
