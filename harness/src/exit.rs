@@ -5,8 +5,8 @@
 pub enum Status {
     /// 0: the command did what was asked and found nothing wrong.
     Success,
-    /// 1: the command ran and a check it performs found something (reserved for `verify`
-    /// and `ci`; no command of this release returns it yet).
+    /// 1: the command ran and a check it performs found something (`verify`: a divergence;
+    /// `ci`: a failing trace; `probe maininv`: undecided; `textures --fail-on-mismatch`).
     Finding,
     /// 2: the command could not do what was asked (bad input, I/O error, usage error).
     Error,
