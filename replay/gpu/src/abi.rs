@@ -125,3 +125,44 @@ pub(crate) fn texture_units(module: &WgslModule) -> Result<Vec<UnitSlot>, GpuErr
     }
     Ok(units.into_values().collect())
 }
+
+/// The bind group layout entries of the texture units a fragment module declares.
+pub(crate) fn texture_layout_entries(
+    units: &[UnitSlot],
+    filterable: bool,
+) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let vis = wgpu::ShaderStages::FRAGMENT;
+    let mut entries = Vec::new();
+    for slot in units {
+        if let Some(dim) = slot.texture {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: slot.unit * 2,
+                visibility: vis,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable },
+                    view_dimension: match dim {
+                        TextureDimension::D1 => wgpu::TextureViewDimension::D1,
+                        TextureDimension::D2 => wgpu::TextureViewDimension::D2,
+                        TextureDimension::D3 => wgpu::TextureViewDimension::D3,
+                        TextureDimension::Cube => wgpu::TextureViewDimension::Cube,
+                    },
+                    multisampled: false,
+                },
+                count: None,
+            });
+        }
+        if slot.sampler {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: slot.unit * 2 + 1,
+                visibility: vis,
+                ty: wgpu::BindingType::Sampler(if filterable {
+                    wgpu::SamplerBindingType::Filtering
+                } else {
+                    wgpu::SamplerBindingType::NonFiltering
+                }),
+                count: None,
+            });
+        }
+    }
+    entries
+}

@@ -6,12 +6,12 @@
 use rsxtrace_wgsl::WgslModule;
 use wgpu::util::DeviceExt;
 
-use crate::abi::{require_entry, texture_units, TEXTURE_UNITS};
+use crate::abi::{require_entry, texture_layout_entries, texture_units, TEXTURE_UNITS};
 use crate::cache::{PipelineKey, PipelineState, RenderEntry, UnitSlot};
 use crate::device::Gpu;
 use crate::error::GpuError;
 use crate::render::padded_row;
-use crate::texture::{TextureBinding, TextureDimension};
+use crate::texture::TextureBinding;
 use crate::vertex::{buffer_entry, read_vec4, storage_entry, uniform_entry};
 
 /// Input attributes per pixel (ABI.md `FpInputs`: 0 WPOS, 1 COL0, 2 COL1, 3 FOGC, 4..13
@@ -391,38 +391,7 @@ impl Gpu {
                             label: Some("fp group 0"),
                             entries: &[storage_entry(0, vis, true, None), uniform_entry(1, vis)],
                         });
-                let mut entries = Vec::new();
-                for slot in &units {
-                    if let Some(dim) = slot.texture {
-                        entries.push(wgpu::BindGroupLayoutEntry {
-                            binding: slot.unit * 2,
-                            visibility: vis,
-                            ty: wgpu::BindingType::Texture {
-                                sample_type: wgpu::TextureSampleType::Float { filterable },
-                                view_dimension: match dim {
-                                    TextureDimension::D1 => wgpu::TextureViewDimension::D1,
-                                    TextureDimension::D2 => wgpu::TextureViewDimension::D2,
-                                    TextureDimension::D3 => wgpu::TextureViewDimension::D3,
-                                    TextureDimension::Cube => wgpu::TextureViewDimension::Cube,
-                                },
-                                multisampled: false,
-                            },
-                            count: None,
-                        });
-                    }
-                    if slot.sampler {
-                        entries.push(wgpu::BindGroupLayoutEntry {
-                            binding: slot.unit * 2 + 1,
-                            visibility: vis,
-                            ty: wgpu::BindingType::Sampler(if filterable {
-                                wgpu::SamplerBindingType::Filtering
-                            } else {
-                                wgpu::SamplerBindingType::NonFiltering
-                            }),
-                            count: None,
-                        });
-                    }
-                }
+                let entries = texture_layout_entries(&units, filterable);
                 let group1 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

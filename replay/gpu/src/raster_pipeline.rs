@@ -14,11 +14,10 @@ use std::hash::{Hash, Hasher};
 
 use rsxtrace_wgsl::WgslModule;
 
-use crate::abi::{require_entry, texture_units};
+use crate::abi::{require_entry, texture_layout_entries, texture_units};
 use crate::cache::{PipelineKey, PipelineState, RenderEntry};
 use crate::device::Gpu;
 use crate::error::GpuError;
-use crate::texture::TextureDimension;
 
 /// Colour targets a pipeline may write (`@location(0..3)`).
 pub const MAX_RASTER_TARGETS: usize = 4;
@@ -454,47 +453,6 @@ impl RasterPipelineDesc {
         }
         Ok(())
     }
-}
-
-/// The bind group layout entries of the texture units a fragment module declares.
-pub(crate) fn texture_layout_entries(
-    units: &[crate::cache::UnitSlot],
-    filterable: bool,
-) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let vis = wgpu::ShaderStages::FRAGMENT;
-    let mut entries = Vec::new();
-    for slot in units {
-        if let Some(dim) = slot.texture {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: slot.unit * 2,
-                visibility: vis,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable },
-                    view_dimension: match dim {
-                        TextureDimension::D1 => wgpu::TextureViewDimension::D1,
-                        TextureDimension::D2 => wgpu::TextureViewDimension::D2,
-                        TextureDimension::D3 => wgpu::TextureViewDimension::D3,
-                        TextureDimension::Cube => wgpu::TextureViewDimension::Cube,
-                    },
-                    multisampled: false,
-                },
-                count: None,
-            });
-        }
-        if slot.sampler {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: slot.unit * 2 + 1,
-                visibility: vis,
-                ty: wgpu::BindingType::Sampler(if filterable {
-                    wgpu::SamplerBindingType::Filtering
-                } else {
-                    wgpu::SamplerBindingType::NonFiltering
-                }),
-                count: None,
-            });
-        }
-    }
-    entries
 }
 
 impl Gpu {
