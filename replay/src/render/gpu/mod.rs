@@ -341,7 +341,9 @@ impl Renderer<'_> {
             texture_dims: dims,
             ..Default::default()
         };
-        let key = (fp.hash, options);
+        // Keyed by the whole microcode, inline constants included: the recompiled module
+        // embeds them, so draws sharing `fp.hash` (constants masked) still need their own.
+        let key = (ucode_hash(&fp.ucode), options);
         if let Some(m) = self.fragment_modules.get(&key) {
             return Ok(m.clone());
         }
@@ -602,4 +604,12 @@ impl Renderer<'_> {
         self.timings.render += since(t);
         Ok(())
     }
+}
+
+/// A hash of fragment microcode bytes, inline constants included.
+fn ucode_hash(ucode: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ucode.hash(&mut h);
+    h.finish()
 }
