@@ -20,7 +20,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::read_file;
 use rsxtrace_gpu::{Gpu, GpuOptions};
-use rsxtrace_replay::render::gpu::render_frame_with;
+use rsxtrace_replay::render::gpu::render_frame;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
@@ -85,10 +85,10 @@ fn replay_frame(c: &mut Criterion) {
     };
     eprintln!("adapter: {}", gpu.info());
     let t = Instant::now();
-    let cold = render_frame_with(&gpu, &frame, &events, &options).expect("cold render");
+    let cold = render_frame(&gpu, &frame, &events, &options).expect("cold render");
     report("cold (fresh device)", &cold, t.elapsed());
     let t = Instant::now();
-    let warm = render_frame_with(&gpu, &frame, &events, &options).expect("warm render");
+    let warm = render_frame(&gpu, &frame, &events, &options).expect("warm render");
     report("warm (pipelines cached)", &warm, t.elapsed());
 
     let mut group = c.benchmark_group("replay_frame");
@@ -96,7 +96,7 @@ fn replay_frame(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(30));
     group.throughput(Throughput::Elements(warm.draws_rendered as u64));
     group.bench_function("warm", |b| {
-        b.iter(|| render_frame_with(&gpu, &frame, &events, &options).expect("render"))
+        b.iter(|| render_frame(&gpu, &frame, &events, &options).expect("render"))
     });
     group.bench_function("cold", |b| {
         b.iter_custom(|iters| {
@@ -106,7 +106,7 @@ fn replay_frame(c: &mut Criterion) {
                     return total;
                 };
                 let t = Instant::now();
-                let _ = render_frame_with(&fresh, &frame, &events, &options).expect("render");
+                let _ = render_frame(&fresh, &frame, &events, &options).expect("render");
                 total += t.elapsed();
             }
             total

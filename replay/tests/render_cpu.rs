@@ -12,7 +12,7 @@ use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, Text
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
-use rsxtrace_replay::render::cpu::{render_frame, render_frame_with};
+use rsxtrace_replay::render::cpu::{render_frame};
 use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
 use rsxtrace_replay::render::{OutputSource, RenderOptions, RenderedFrame};
@@ -137,7 +137,7 @@ fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4])
 fn render(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
-    let out = render_frame_with(&frame, &events, &RenderOptions::default()).expect("render");
+    let out = render_frame(&frame, &events, &RenderOptions::default()).expect("render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
 }
@@ -195,7 +195,12 @@ fn clear_colour_fills_the_scissored_surface() {
         b.finish()
     })
     .unwrap();
-    let plain = render_frame(&frame, &RenderOptions::default()).unwrap();
+    let plain = render_frame(
+        &frame,
+        &FrameEvents::from_frame(&frame),
+        &RenderOptions::default(),
+    )
+    .unwrap();
     assert_eq!(plain.image.pixel(3, 3), Some([0, 0, 255, 255]));
 }
 
@@ -434,7 +439,7 @@ fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
     let events = FrameEvents::from_capture(&capture, &frame).unwrap();
-    let out = render_frame_with(&frame, &events, &RenderOptions::default()).unwrap();
+    let out = render_frame(&frame, &events, &RenderOptions::default()).unwrap();
     assert_eq!(out.draws_rendered, 0);
     assert_eq!(out.skipped.len(), 1);
     assert_eq!(out.skipped[0].0, 0);
@@ -472,7 +477,7 @@ fn per_draw_snapshots_and_draw_ranges() {
         draws: None,
         per_draw: true,
     };
-    let out = render_frame_with(&frame, &events, &options).unwrap();
+    let out = render_frame(&frame, &events, &options).unwrap();
     assert_eq!(out.per_draw.len(), 2);
     assert_eq!(out.per_draw[0].image.pixel(6, 1), Some([0, 0, 0, 255]));
     assert_eq!(out.per_draw[1].image.pixel(6, 1), Some([0, 0, 255, 255]));
@@ -481,7 +486,7 @@ fn per_draw_snapshots_and_draw_ranges() {
         draws: Some(1..2),
         per_draw: false,
     };
-    let out = render_frame_with(&frame, &events, &only).unwrap();
+    let out = render_frame(&frame, &events, &only).unwrap();
     assert_eq!(out.draws_rendered, 1);
     assert_eq!(out.image.pixel(1, 1), Some([0, 0, 0, 255]));
     assert_eq!(out.image.pixel(6, 1), Some([0, 0, 255, 255]));
@@ -489,7 +494,7 @@ fn per_draw_snapshots_and_draw_ranges() {
         draws: Some(5..9),
         per_draw: false,
     };
-    assert!(render_frame_with(&frame, &events, &none).is_err());
+    assert!(render_frame(&frame, &events, &none).is_err());
 }
 
 #[test]
@@ -768,7 +773,7 @@ fn the_sample_trace_renders() {
     let frame = Frame::from_capture(&capture).expect("frame model");
     let events = FrameEvents::from_capture(&capture, &frame).expect("events");
     let started = std::time::Instant::now();
-    let out = render_frame_with(&frame, &events, &RenderOptions::default()).expect("render");
+    let out = render_frame(&frame, &events, &RenderOptions::default()).expect("render");
     let took = started.elapsed();
     out.image.write_png("/tmp/basic_cpu.png").unwrap();
     eprintln!("{:?}", out.warnings);

@@ -27,7 +27,7 @@ use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_gpu::Gpu;
 use rsxtrace_program::fragment::{self, FpOpcode, InputAttribute as FpInput};
 use rsxtrace_program::vertex::{self, InputAttribute as VpInput, OutputRegister};
-use rsxtrace_replay::render::gpu::render_frame_with;
+use rsxtrace_replay::render::gpu::render_frame;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame, Rgba8Image};
 
@@ -161,7 +161,7 @@ fn clear(b: &mut CaptureBuilder, argb: u32) {
 fn render(gpu: &Gpu, capture: &Capture, options: &RenderOptions) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame model");
     let events = FrameEvents::from_capture(capture, &frame).expect("frame events");
-    render_frame_with(gpu, &frame, &events, options).expect("GPU render")
+    render_frame(gpu, &frame, &events, options).expect("GPU render")
 }
 
 fn px(image: &Rgba8Image, x: u32, y: u32) -> [u8; 4] {
@@ -930,8 +930,8 @@ fn gpu_and_cpu_renders_agree() {
         let frame = Frame::from_capture(&capture).expect("frame model");
         let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");
         let options = RenderOptions::default();
-        let g = render_frame_with(&gpu, &frame, &events, &options).expect("GPU render");
-        let c = rsxtrace_replay::render::cpu::render_frame_with(&frame, &events, &options)
+        let g = render_frame(&gpu, &frame, &events, &options).expect("GPU render");
+        let c = rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options)
             .expect("CPU render");
         assert_eq!(g.source, c.source, "{name}: output source");
         assert_eq!(g.draws_rendered, c.draws_rendered, "{name}: draws rendered");
@@ -960,9 +960,9 @@ fn game_frame_gpu_and_cpu_agree() {
     let frame = Frame::from_capture(&capture).expect("frame model");
     let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");
     let options = RenderOptions::default();
-    let g = render_frame_with(&gpu, &frame, &events, &options).expect("GPU render");
-    let c = rsxtrace_replay::render::cpu::render_frame_with(&frame, &events, &options)
-        .expect("CPU render");
+    let g = render_frame(&gpu, &frame, &events, &options).expect("GPU render");
+    let c =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
     assert_eq!(g.draws_rendered, c.draws_rendered);
     let (over, worst) = difference(&g.image, &c.image, AGREEMENT_CHANNEL);
     let pixels = g.image.pixels.len() / 4;

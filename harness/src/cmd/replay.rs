@@ -102,7 +102,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     };
     let start = Instant::now();
     let (rendered, renderer) = if args.cpu {
-        let rendered = render::cpu::render_frame_with(&frame, &frame.events, &options)
+        let rendered = render::cpu::render_frame(&frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the CPU", args.file.display()))?;
         (rendered, "CPU reference interpreter".to_string())
     } else {
@@ -110,7 +110,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         let gpu = Gpu::new(GpuOptions {
             backend: gpu_backend(args.backend),
         })?;
-        let rendered = render::gpu::render_frame_with(&gpu, &frame, &frame.events, &options)
+        let rendered = render::gpu::render_frame(&gpu, &frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the GPU", args.file.display()))?;
         (rendered, format!("GPU: {}", gpu.info().adapter))
     };

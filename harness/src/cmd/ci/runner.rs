@@ -58,9 +58,9 @@ impl Renderers {
         options: &RenderOptions,
     ) -> Result<RenderedFrame, String> {
         let run = || match (path, &self.gpu) {
-            (RenderPath::Cpu, _) => render::cpu::render_frame_with(frame, &frame.events, options),
+            (RenderPath::Cpu, _) => render::cpu::render_frame(frame, &frame.events, options),
             (RenderPath::Gpu, GpuPath::Ready { gpu, .. }) => {
-                render::gpu::render_frame_with(gpu, frame, &frame.events, options)
+                render::gpu::render_frame(gpu, frame, &frame.events, options)
             }
             (RenderPath::Gpu, _) => Err(RenderError::Gpu("no device".into())),
         };

@@ -9,8 +9,8 @@
 //! (moved by the window offset) in 2×2 quads ([`quads`]), the fragment program on those quads
 //! (in parallel), then the per-fragment operations in primitive order ([`rop`]).
 //!
-//! [`render_frame`] knows only the [`Frame`]; clears and the registers `Draw` does not decode
-//! come from the capture ([`render_frame_with`] with [`FrameEvents::from_capture`]).
+//! Clears and the registers `Draw` does not decode come from the capture: [`render_frame`]
+//! requires its [`FrameEvents`] ([`FrameEvents::from_capture`]).
 
 pub mod clear;
 pub mod geometry;
@@ -36,13 +36,8 @@ use std::time::Instant;
 /// Quads shaded per interpreter call (bounds the memory of their outputs).
 const QUADS_PER_BATCH: usize = 1 << 14;
 
-/// Render `frame` on the CPU, knowing only the frame (no clears: see the module docs).
-pub fn render_frame(frame: &Frame, options: &RenderOptions) -> Result<RenderedFrame, RenderError> {
-    render_frame_with(frame, &FrameEvents::from_frame(frame), options)
-}
-
 /// Render `frame` on the CPU with the events of its capture.
-pub fn render_frame_with(
+pub fn render_frame(
     frame: &Frame,
     events: &FrameEvents,
     options: &RenderOptions,

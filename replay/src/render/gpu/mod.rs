@@ -23,10 +23,9 @@
 //! target), read from the surface memory. Approximations of the device (see `pipeline.rs`,
 //! `texture.rs`) are reported once per draw as warnings.
 //!
-//! Clears and the registers `Draw` does not decode come from [`FrameEvents`]:
-//! [`render_frame`] has only the frame, so it renders without clears
-//! ([`FrameEvents::from_frame`]); [`render_frame_with`] takes the events scanned from the
-//! capture ([`FrameEvents::from_capture`]).
+//! Clears and the registers `Draw` does not decode come from [`FrameEvents`], which
+//! [`render_frame`] requires: scan them from the capture with [`FrameEvents::from_capture`]
+//! ([`FrameEvents::from_frame`] is the explicit "no clears" choice).
 
 mod geometry;
 mod pipeline;
@@ -57,17 +56,8 @@ use geometry::TargetMapping;
 use shader::{DepthRule, WposRule, WrapperOptions};
 use targets::{SetKey, SurfaceSet};
 
-/// Render `frame` on `gpu` without clears (see the module documentation).
-pub fn render_frame(
-    gpu: &Gpu,
-    frame: &Frame,
-    options: &RenderOptions,
-) -> Result<RenderedFrame, RenderError> {
-    render_frame_with(gpu, frame, &FrameEvents::from_frame(frame), options)
-}
-
 /// Render `frame` on `gpu` with its clears and extra registers from `events`.
-pub fn render_frame_with(
+pub fn render_frame(
     gpu: &Gpu,
     frame: &Frame,
     events: &FrameEvents,
