@@ -3,11 +3,12 @@
 //! `main` only parses the command line, runs one command and owns the exit policy
 //! (see [`exit`]): 0 success, 1 a check found something (divergence, failure), 2 error.
 
+#[macro_use]
+mod output;
 mod cli;
 mod cmd;
 mod exit;
 mod open;
-mod output;
 mod table;
 
 use clap::Parser;

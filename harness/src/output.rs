@@ -3,6 +3,23 @@
 
 use std::io::{self, Write};
 
+/// `print!` that hands a write error (a closed pipe) back to the caller with `?` instead of
+/// panicking as `print!` does. Use inside functions returning `anyhow::Result`.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
+/// `println!` that hands a write error (a closed pipe) back to the caller with `?`.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 /// Whether an error (anywhere in its chain) is a broken pipe.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {

@@ -34,9 +34,9 @@ pub fn run(
     }
     for (i, p) in programs.iter().enumerate() {
         if i > 0 {
-            println!();
+            outln!();
         }
-        println!("; {}", p.origin);
+        outln!("; {}", p.origin);
         if let Some(container) = &p.container {
             let params = container.parameters();
             if !params.is_empty() {
@@ -52,12 +52,12 @@ pub fn run(
                             .unwrap_or_default(),
                     ]);
                 }
-                print!("{}", t.render());
+                out!("{}", t.render());
             }
         }
         match &p.program {
-            Program::Vertex(v) => print!("{}", vertex::disassemble(v)),
-            Program::Fragment(f) => print!("{}", fragment::disassemble(f)),
+            Program::Vertex(v) => out!("{}", vertex::disassemble(v)),
+            Program::Fragment(f) => out!("{}", fragment::disassemble(f)),
         }
     }
     Ok(Status::Success)

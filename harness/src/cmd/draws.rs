@@ -65,8 +65,8 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
                 .join("; "),
         ]);
     }
-    print!("{}", t.render());
-    println!(
+    out!("{}", t.render());
+    outln!(
         "{} draws; mvp = constants c32..c35 (\"unknown\" when the capture does not hold all four)",
         frame.draws.len()
     );

@@ -95,7 +95,7 @@ fn print_text(
     fetched: &Result<FetchedVertices, String>,
 ) -> anyhow::Result<()> {
     let s = draw.summary();
-    println!(
+    outln!(
         "draw {}: {} ({}), commands {}..={}, {} vertices",
         s.index,
         s.primitive.name(),
@@ -105,17 +105,17 @@ fn print_text(
         s.vertex_count
     );
     for r in &s.ranges {
-        println!("  range first {} count {}", r.first, r.count);
+        outln!("  range first {} count {}", r.first, r.count);
     }
     if let Some(ix) = &draw.index_array {
-        println!(
+        outln!(
             "  index buffer: {:?} at {}+0x{:08x}",
             ix.ty,
             ix.location.name(),
             ix.offset
         );
     }
-    println!(
+    outln!(
         "vertex program: start slot {}, hash {}{}",
         s.vp_start,
         s.vp_hash,
@@ -124,24 +124,24 @@ fn print_text(
             .unwrap_or_else(|| ", no END found".into())
     );
     match (&s.fp, &s.fp_hash) {
-        (Some(fp), Some(hash)) => println!(
+        (Some(fp), Some(hash)) => outln!(
             "fragment program: {}+0x{:08x}, hash {hash}, shader control 0x{:08x}",
             fp.location.name(),
             fp.offset,
             draw.shader_control.raw
         ),
-        (Some(fp), None) => println!(
+        (Some(fp), None) => outln!(
             "fragment program: {}+0x{:08x} (not readable from the capture)",
             fp.location.name(),
             fp.offset
         ),
-        _ => println!("fragment program: none"),
+        _ => outln!("fragment program: none"),
     }
     match s.mvp {
         Some(rows) => {
-            println!("mvp (c32..c35):");
+            outln!("mvp (c32..c35):");
             for (k, r) in rows.iter().enumerate() {
-                println!(
+                outln!(
                     "  c[{}] = {:>12} {:>12} {:>12} {:>12}",
                     32 + k,
                     r[0],
@@ -151,9 +151,9 @@ fn print_text(
                 );
             }
         }
-        None => println!("mvp (c32..c35): unknown (not all uploaded in the captured frame)"),
+        None => outln!("mvp (c32..c35): unknown (not all uploaded in the captured frame)"),
     }
-    println!("constants known: {} of 468", draw.constants.known_count());
+    outln!("constants known: {} of 468", draw.constants.known_count());
     let enabled: Vec<String> = draw
         .textures
         .iter()
@@ -170,7 +170,7 @@ fn print_text(
             )
         })
         .collect();
-    println!(
+    outln!(
         "textures enabled: {}",
         if enabled.is_empty() {
             "none".into()
@@ -179,7 +179,7 @@ fn print_text(
         }
     );
     for p in problems {
-        println!("problem: {p}");
+        outln!("problem: {p}");
     }
     match fetched {
         Ok(v) => {
@@ -197,15 +197,15 @@ fn print_text(
                 );
                 t.row(row);
             }
-            print!("{}", t.render());
+            out!("{}", t.render());
             if v.len() > TEXT_VERTEX_LIMIT {
-                println!(
+                outln!(
                     "... {} more vertices (use --json for all)",
                     v.len() - TEXT_VERTEX_LIMIT
                 );
             }
         }
-        Err(e) => println!("vertices: {e}"),
+        Err(e) => outln!("vertices: {e}"),
     }
     Ok(())
 }

@@ -43,14 +43,19 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         print_json(&result)?;
         return Ok(Status::Success);
     }
-    println!(
+    outln!(
         "draw {}: vertex program at slot {} ({} instructions), {} vertices, {:?} arithmetic",
-        result.draw, result.vp_start, result.instructions, result.vertex_count, result.arithmetic
+        result.draw,
+        result.vp_start,
+        result.instructions,
+        result.vertex_count,
+        result.arithmetic
     );
     for read in &result.unknown_constants {
-        println!(
+        outln!(
             "warning: c[{}] read at slot {} is not in the capture (read as 0)",
-            read.constant, read.slot
+            read.constant,
+            read.slot
         );
     }
     // Every register some vertex wrote, in NV40 register order (HPOS first).
@@ -76,6 +81,6 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         }
         t.row(row);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     Ok(Status::Success)
 }

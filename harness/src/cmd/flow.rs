@@ -31,21 +31,21 @@ pub fn run(
         print_json(&flow)?;
         return Ok(Status::Success);
     }
-    println!("; {}", located.origin);
+    outln!("; {}", located.origin);
     let mut t = Table::new(&["output", "x", "y", "z", "w"]);
     for out in &flow.outputs {
         let mut row = vec![out.register.clone()];
         row.extend(out.components.iter().map(|d| deps_text(*d)));
         t.row(row);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     if flow.has_kill {
-        println!("discard (KIL) depends on: {}", deps_text(flow.discard));
+        outln!("discard (KIL) depends on: {}", deps_text(flow.discard));
     } else {
-        println!("discard: the program has no KIL");
+        outln!("discard: the program has no KIL");
     }
     for sample in &flow.textures {
-        println!(
+        outln!(
             "slot {:>3}: texture unit {} sampled at a coordinate depending on {}",
             sample.slot,
             sample.unit,
@@ -53,7 +53,7 @@ pub fn run(
         );
     }
     if !flow.complete {
-        println!("warning: the program has calls or flow regions that do not nest; these sets may be incomplete");
+        outln!("warning: the program has calls or flow regions that do not nest; these sets may be incomplete");
     }
     Ok(Status::Success)
 }

@@ -79,9 +79,9 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             stats.draws_with_problems, stats.frame_problems
         ),
     );
-    print!("{}", t.render());
+    out!("{}", t.render());
     for problem in &frame.problems {
-        println!("frame problem: {problem}");
+        outln!("frame problem: {problem}");
     }
     Ok(Status::Success)
 }

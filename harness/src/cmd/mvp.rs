@@ -82,7 +82,7 @@ pub fn run(args: &MvpArgs) -> anyhow::Result<Status> {
     if args.json {
         print_json(&report)?;
     } else {
-        print!("{}", render(&report));
+        out!("{}", render(&report));
     }
     Ok(Status::Success)
 }

@@ -155,7 +155,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 None => eprintln!("warning: {}", w.message),
             }
         }
-        println!(
+        outln!(
             "wrote {} ({}x{}, {} draws rendered, {} skipped, {} warnings, checksum {checksum}, \
              {renderer}, {:.0} ms)",
             args.out.display(),
@@ -167,7 +167,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             elapsed * 1000.0
         );
         if let Some(dir) = &args.per_draw {
-            println!(
+            outln!(
                 "wrote {} per-draw images to {}",
                 per_draw.len(),
                 dir.display()

@@ -96,8 +96,8 @@ pub fn run(args: &TexturesArgs) -> anyhow::Result<Status> {
                 notes.join("; "),
             ]);
         }
-        print!("{}", t.render());
-        println!(
+        out!("{}", t.render());
+        outln!(
             "sampled: ? only under a condition or loop, x unreachable, * cannot influence an output; {mismatched} of {} draws have a mismatch",
             all.len()
         );

@@ -114,7 +114,7 @@ pub fn run(args: &UniformsArgs) -> anyhow::Result<Status> {
         })?;
         return Ok(Status::Success);
     }
-    println!(
+    outln!(
         "; {}: {} slots, constant slots {:?}; {} draws use it",
         args.program.display(),
         loaded.key.slot_count,
@@ -133,6 +133,6 @@ pub fn run(args: &UniformsArgs) -> anyhow::Result<Status> {
             t.row(row);
         }
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     Ok(Status::Success)
 }

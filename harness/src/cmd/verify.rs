@@ -194,10 +194,10 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         for r in rows {
             t.row(r);
         }
-        print!("{}", t.render());
+        out!("{}", t.render());
     }
     if let Some(fd) = &report.first_divergence {
-        println!(
+        outln!(
             "first divergence: draw {} ({} stage{}); state changed since draw {}:",
             fd.draw,
             fd.stage.name(),
@@ -207,7 +207,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
             fd.previous.map_or("-".to_string(), |p| p.to_string())
         );
         for c in &fd.changed {
-            println!("  {}: {} -> {}", c.key, c.before, c.after);
+            outln!("  {}: {} -> {}", c.key, c.before, c.after);
         }
     }
     for d in &report.draws {
@@ -218,7 +218,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         }
     }
     if let Some(m) = &report.mutation {
-        println!(
+        outln!(
             "negative control (seed {}): {} mutations applied, {} rejected, {} effective, {} detected ({:.1}%), {} detected but ineffective",
             m.seed,
             m.applied,
@@ -231,7 +231,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
     }
     let t = &report.totals;
     let tm = &report.timings;
-    println!(
+    outln!(
         "{} draws: {} stages clean, {} diverged, {} skipped, {} failed; {} ill-conditioned components",
         t.draws, t.clean, t.diverged, t.skipped, t.failed, t.ill_conditioned
     );

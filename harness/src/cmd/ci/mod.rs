@@ -189,7 +189,7 @@ pub fn run(args: &CiArgs) -> anyhow::Result<Status> {
         eprintln!("rsxtrace ci: HTML report {}", index.display());
     }
     if !json_to_stdout {
-        print!("{}", text_report(&report));
+        out!("{}", text_report(&report));
     }
     Ok(report.status())
 }

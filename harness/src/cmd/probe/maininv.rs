@@ -126,23 +126,29 @@ pub fn run(args: &MainInvArgs) -> anyhow::Result<Status> {
         })?;
         return Ok(status);
     }
-    println!("verdict: {}", report.verdict.name());
-    println!("  {}", report.reason);
-    println!(
+    outln!("verdict: {}", report.verdict.name());
+    outln!("  {}", report.reason);
+    outln!(
         "  residual world {:.3e}, residual view {:.3e} (tolerance {:.1e})",
-        report.residual_world, report.residual_view, report.tolerance
+        report.residual_world,
+        report.residual_view,
+        report.tolerance
     );
-    println!("  view-projection: {source}");
-    println!("  {} draws: {:?}", report.draws.len(), report.draws);
+    outln!("  view-projection: {source}");
+    outln!("  {} draws: {:?}", report.draws.len(), report.draws);
     if let Some(first) = report.evidence.first() {
-        println!(
+        outln!(
             "  X = view-projection x {} at draw {}:",
-            args.uniform, first.draw
+            args.uniform,
+            first.draw
         );
         for row in &first.x {
-            println!(
+            outln!(
                 "    [{:>12.6} {:>12.6} {:>12.6} {:>12.6}]",
-                row[0], row[1], row[2], row[3]
+                row[0],
+                row[1],
+                row[2],
+                row[3]
             );
         }
     }
