@@ -279,3 +279,27 @@ fn polygon_stipple_leaves_the_patterns_holes() {
         assert_eq!(kept, 32, "one kept pixel per pattern row");
     }
 }
+
+#[test]
+fn the_smooth_line_loop_lights_every_pixel_its_rectangle_touches() {
+    // GL 2.1 3.4.2: an antialiased line is the width-1 rectangle centred on the segment; every
+    // pixel square it overlaps with a non-zero area is drawn (its alpha scaled by the area;
+    // without blending the colour is written whole). The bottom edge v12→v13 is horizontal
+    // at window y = wy: rows r with (r, r + 1) overlapping (wy − 0.5, wy + 0.5).
+    let (ax, wy) = window(&vertex(12));
+    let (bx, _) = window(&vertex(13));
+    let c = ((ax + bx) / 2.0) as u32;
+    let expected: Vec<u32> = (0..720u32)
+        .filter(|&r| (r as f32) < wy + 0.5 && (r as f32 + 1.0) > wy - 0.5)
+        .collect();
+    assert!(
+        expected.len() >= 2,
+        "a line off the pixel centres touches two rows"
+    );
+    for (name, image) in images("the_smooth_line_loop_lights_every_pixel_its_rectangle_touches") {
+        let rows: Vec<u32> = (wy as u32 - 4..=wy as u32 + 4)
+            .filter(|&r| lit(&image, c, r))
+            .collect();
+        assert_eq!(rows, expected, "{name}");
+    }
+}

@@ -85,6 +85,10 @@ pub struct Covered {
     pub inv_w: f32,
     /// The primitive is front facing (lines and points always are).
     pub front_facing: bool,
+    /// The fraction of the pixel the primitive covers: 1 for aliased coverage, the area of the
+    /// pixel square inside the primitive for smooth lines and polygons ([`super::smooth`]),
+    /// which multiplies the fragment's alpha.
+    pub coverage: f32,
 }
 
 /// Orientation of a triangle as seen on the image with row 0 at the top.
@@ -236,6 +240,7 @@ pub fn rasterize_triangle_facing(
                 z: zi as f32,
                 inv_w: inv_w as f32,
                 front_facing,
+                coverage: 1.0,
             });
         }
     }
@@ -313,6 +318,7 @@ pub fn rasterize_point(v: WindowVertex, size: f32, bounds: PixelRect, out: &mut 
                 z: v.z,
                 inv_w: v.inv_w,
                 front_facing: true,
+                coverage: 1.0,
             });
         }
     }
@@ -376,7 +382,7 @@ pub fn line_weights_at_position(
 }
 
 /// The interpolation of a line at parameter `t` along it.
-fn line_weights(v: [WindowVertex; 2], t: f64) -> ([f32; 3], f32, f32) {
+pub(crate) fn line_weights(v: [WindowVertex; 2], t: f64) -> ([f32; 3], f32, f32) {
     let (z0, z1) = (f64::from(v[0].z), f64::from(v[1].z));
     let (w0, w1) = (f64::from(v[0].inv_w), f64::from(v[1].inv_w));
     let (q0, q1) = ((1.0 - t) * w0, t * w1);

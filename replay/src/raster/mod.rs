@@ -11,6 +11,7 @@
 //! - [`window`]: the viewport transform to window coordinates (x right, y down = surface rows).
 //! - [`coverage`]: which pixel centres a triangle, line or point covers, with the top-left fill
 //!   rule, perspective-correct weights and linear window z.
+//! - [`smooth`]: antialiased lines and polygons, coverage as the area of each pixel inside.
 //! - [`sprite`]: the point-sprite texture coordinates.
 //! - [`stipple`]: which covered pixels the line and polygon stipple patterns keep.
 //! - [`varyings`]: vertex outputs to fragment-program inputs (WPOS, colours with two-sided
@@ -19,6 +20,7 @@
 pub mod clip;
 pub mod coverage;
 pub mod primitive;
+pub mod smooth;
 pub mod sprite;
 pub mod stipple;
 pub mod varyings;

@@ -672,18 +672,10 @@ pub struct PolygonOffsetState {
 }
 
 /// Registers `Draw` does not decode, read from the method stream by [`FrameEvents`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ExtraRegisters {
     /// `NV4097_SET_TWO_SIDE_LIGHT_EN` (0x142C).
     pub two_side_light: bool,
-}
-
-impl Default for ExtraRegisters {
-    fn default() -> Self {
-        ExtraRegisters {
-            two_side_light: false,
-        }
-    }
 }
 
 impl ExtraRegisters {

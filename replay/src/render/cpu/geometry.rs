@@ -11,6 +11,7 @@
 //! polygon once). Facing, culling and the polygon offset come from the (clipped) triangle.
 
 use super::vertex::VertexOutputs;
+use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
     assemble, clip_triangle, rasterize_line, rasterize_point, rasterize_triangle_facing, to_window,
@@ -55,9 +56,14 @@ pub struct RasterPrim {
     pub stipple_start: u32,
 }
 
-/// The coverage rules besides a primitive's own shape: the stipple patterns in effect.
+/// The coverage rules besides a primitive's own shape: the stipple patterns and the
+/// antialiasing in effect.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CoverRules {
+    /// `SET_LINE_SMOOTH_ENABLE`: lines (and LINE-mode edges) are antialiased.
+    pub line_smooth: bool,
+    /// `SET_POLY_SMOOTH_ENABLE`: filled triangles are antialiased.
+    pub polygon_smooth: bool,
     /// Line stipple (lines and LINE-mode edges), `None` when disabled.
     pub line_stipple: Option<LineStipple>,
     /// Polygon stipple (filled triangles), `None` when disabled.
@@ -71,24 +77,37 @@ impl CoverRules {
     pub fn from_state(state: &DrawState) -> CoverRules {
         let p = &state.primitives;
         CoverRules {
+            line_smooth: p.line_smooth,
+            polygon_smooth: p.polygon_smooth,
             line_stipple: p.line_stipple.enabled.then_some(p.line_stipple),
             polygon_stipple: p.polygon_stipple.enabled.then_some(p.polygon_stipple),
             window: state.shader_window,
         }
     }
 
-    /// Whether any pattern removes pixels of `prim`.
+    /// Whether any pattern removes pixels of `prim`, or antialiasing changes its coverage.
     pub fn masks(&self, prim: &RasterPrim) -> bool {
+        self.smooth(prim)
+            || match prim.kind {
+                RasterKind::Triangle => self.polygon_stipple.is_some(),
+                RasterKind::Line => self.line_stipple.is_some(),
+                RasterKind::Point => false,
+            }
+    }
+
+    /// Whether `prim` is antialiased (its pixels carry a partial coverage).
+    pub fn smooth(&self, prim: &RasterPrim) -> bool {
         match prim.kind {
-            RasterKind::Triangle => self.polygon_stipple.is_some(),
-            RasterKind::Line => self.line_stipple.is_some(),
+            RasterKind::Triangle => self.polygon_smooth,
+            RasterKind::Line => self.line_smooth,
             RasterKind::Point => false,
         }
     }
 }
 
-/// Append the pixels `prim` covers inside `bounds` to `out` (cleared first), after the
-/// stipple patterns of `rules`: the coverage both renderers and `verify` use.
+/// Append the pixels `prim` covers inside `bounds` to `out` (cleared first), antialiased or
+/// not and after the stipple patterns of `rules`: the coverage both renderers and `verify`
+/// use.
 pub fn covered_pixels(
     prim: &RasterPrim,
     bounds: PixelRect,
@@ -98,14 +117,25 @@ pub fn covered_pixels(
     out.clear();
     match prim.kind {
         RasterKind::Triangle => {
-            rasterize_triangle_facing(prim.verts, bounds, prim.front, out);
+            if rules.polygon_smooth {
+                rasterize_smooth_triangle(prim.verts, bounds, prim.front, out);
+            } else {
+                rasterize_triangle_facing(prim.verts, bounds, prim.front, out);
+            }
             if let Some(p) = &rules.polygon_stipple {
                 retain_polygon_stipple(out, p, &rules.window);
             }
         }
         RasterKind::Line => {
             let (a, b) = (prim.verts[0], prim.verts[1]);
-            rasterize_line([a, b], prim.size, bounds, out);
+            if rules.line_smooth {
+                rasterize_smooth_line([a, b], prim.size, bounds, out);
+                for c in out.iter_mut() {
+                    c.front_facing = prim.front;
+                }
+            } else {
+                rasterize_line([a, b], prim.size, bounds, out);
+            }
             if let Some(l) = &rules.line_stipple {
                 retain_line_stipple(out, l, &a, &b, prim.stipple_start);
             }

@@ -283,7 +283,17 @@ fn render_draw(
                 let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
                     continue;
                 };
-                targets.fragment(&state, sx, sy, c.z, front, lane);
+                if c.coverage < 1.0 {
+                    // Smooth lines and polygons: the coverage multiplies the alpha of the
+                    // colour outputs before the per-fragment operations (`raster::smooth`).
+                    let mut lane = *lane;
+                    for colour in &mut lane.colors {
+                        colour[3] *= f64::from(c.coverage);
+                    }
+                    targets.fragment(&state, sx, sy, c.z, front, &lane);
+                } else {
+                    targets.fragment(&state, sx, sy, c.z, front, lane);
+                }
             }
         }
         fill(&mut jobs, &mut scratch, &mut next_prim);

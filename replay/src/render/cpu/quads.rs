@@ -24,6 +24,9 @@ pub struct LaneCover {
     pub z: f32,
     /// 1/w.
     pub inv_w: f32,
+    /// The fraction of the pixel covered (smooth lines and polygons; else 1): multiplies the
+    /// alpha of the colour outputs.
+    pub coverage: f32,
 }
 
 /// One quad of one primitive.
@@ -66,6 +69,7 @@ pub fn cover(
             weights: c.weights,
             z: c.z + prim.z_offset,
             inv_w: c.inv_w,
+            coverage: c.coverage,
         };
         match &mut current {
             Some(q) if q.qx == qx && q.qy == qy => {
@@ -133,6 +137,7 @@ impl InputContext<'_> {
                                 weights,
                                 z: z + prim.z_offset,
                                 inv_w,
+                                coverage: 1.0,
                             }
                         })
                     }

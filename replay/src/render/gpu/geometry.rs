@@ -15,7 +15,10 @@
 //!   stipple) as the reference coverage itself: the kept pixels of each row, run by run, as
 //!   one-row rectangles whose corners carry the primitive's own interpolation at their
 //!   positions (attributes/w and 1/w are affine in screen space, so the device interpolates
-//!   every pixel of the run as the whole primitive would; window z is linear).
+//!   every pixel of the run as the whole primitive would; window z is linear);
+//! - an antialiased primitive (`raster::smooth`) likewise, one pixel per quad, with the pixel's
+//!   coverage in location 14's z, which the wrapper multiplies into the alpha of every colour
+//!   output (`shader.rs`).
 //!
 //! Flat shading reads the primitive's provoking vertex (`RasterPrim::provoking`).
 //!
@@ -63,7 +66,7 @@ struct Corner {
 }
 
 impl Records {
-    fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32) {
+    fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32, coverage: f32) {
         let (ox, oy) = (f64::from(map.offset.0), f64::from(map.offset.1));
         let (tw, th) = (f64::from(map.width), f64::from(map.height));
         let w = 1.0 / f64::from(c.window.inv_w);
@@ -72,20 +75,34 @@ impl Records {
         self.data
             .push([(nx * w) as f32, (ny * w) as f32, (0.5 * w) as f32, w as f32]);
         self.data.extend_from_slice(&c.inputs);
-        self.data.push([facing, z_offset, 0.0, 0.0]);
+        self.data.push([facing, z_offset, coverage, 0.0]);
         self.data.push([c.window.z, 0.0, 0.0, 0.0]);
     }
 
-    fn triangle(&mut self, map: &TargetMapping, c: [&Corner; 3], facing: f32, z_offset: f32) {
+    fn triangle(
+        &mut self,
+        map: &TargetMapping,
+        c: [&Corner; 3],
+        facing: f32,
+        z_offset: f32,
+        coverage: f32,
+    ) {
         for corner in c {
-            self.push(map, corner, facing, z_offset);
+            self.push(map, corner, facing, z_offset, coverage);
         }
         self.triangles += 1;
     }
 
-    fn quad(&mut self, map: &TargetMapping, q: [Corner; 4], facing: f32, z_offset: f32) {
-        self.triangle(map, [&q[0], &q[1], &q[2]], facing, z_offset);
-        self.triangle(map, [&q[0], &q[2], &q[3]], facing, z_offset);
+    fn quad(
+        &mut self,
+        map: &TargetMapping,
+        q: [Corner; 4],
+        facing: f32,
+        z_offset: f32,
+        coverage: f32,
+    ) {
+        self.triangle(map, [&q[0], &q[1], &q[2]], facing, z_offset, coverage);
+        self.triangle(map, [&q[0], &q[2], &q[3]], facing, z_offset, coverage);
     }
 }
 
@@ -193,7 +210,7 @@ impl Converter<'_> {
                     corner(1, 0.0, 0.0),
                     corner(2, 0.0, 0.0),
                 ];
-                records.triangle(map, [&c[0], &c[1], &c[2]], facing, prim.z_offset);
+                records.triangle(map, [&c[0], &c[1], &c[2]], facing, prim.z_offset, 1.0);
             }
             RasterKind::Line => {
                 let (a, b) = (prim.verts[0], prim.verts[1]);
@@ -217,6 +234,7 @@ impl Converter<'_> {
                     ],
                     facing,
                     prim.z_offset,
+                    1.0,
                 );
             }
             RasterKind::Point => {
@@ -231,6 +249,7 @@ impl Converter<'_> {
                     ],
                     facing,
                     prim.z_offset,
+                    1.0,
                 );
             }
         }
@@ -248,12 +267,14 @@ impl Converter<'_> {
         let mut covered: Vec<Covered> = Vec::new();
         covered_pixels(prim, self.bounds, &self.rules, &mut covered);
         covered.sort_unstable_by_key(|c| (c.y, c.x));
+        // Antialiased pixels carry their own coverage (flat in `misc.z`): one pixel per run.
+        let per_pixel = self.rules.smooth(prim);
         let mut i = 0;
         while let Some(first) = covered.get(i) {
             let mut last = first;
             let mut j = i + 1;
             while let Some(c) = covered.get(j) {
-                if c.y != first.y || c.x != last.x + 1 {
+                if per_pixel || c.y != first.y || c.x != last.x + 1 {
                     break;
                 }
                 last = c;
@@ -264,7 +285,7 @@ impl Converter<'_> {
             let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
                 .map(|(x, y)| self.corner_at(prim, src, x, y));
             if let [Some(a), Some(b), Some(c), Some(d)] = corners {
-                records.quad(map, [a, b, c, d], facing, prim.z_offset);
+                records.quad(map, [a, b, c, d], facing, prim.z_offset, first.coverage);
             }
             i = j;
         }
@@ -357,10 +378,10 @@ mod tests {
         };
         let mut r = Records::default();
         // Window (12, 6) + offset (4, 2) = surface (16, 8): NDC (-0.5, 0.5); w = 2.
-        r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125);
+        r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125, 0.75);
         assert_eq!(r.data.len(), VARYINGS + 3);
         assert_eq!(r.data[0], [-1.0, 1.0, 1.0, 2.0]);
-        assert_eq!(r.data[VARYINGS + 1], [-1.0, 0.125, 0.0, 0.0]);
+        assert_eq!(r.data[VARYINGS + 1], [-1.0, 0.125, 0.75, 0.0]);
         assert_eq!(r.data[VARYINGS + 2], [0.25, 0.0, 0.0, 0.0]);
     }
 
@@ -383,6 +404,7 @@ mod tests {
             ],
             1.0,
             0.0,
+            1.0,
         );
         assert_eq!(r.triangles, 2);
         let stride = VARYINGS + 3;
