@@ -303,3 +303,29 @@ fn the_smooth_line_loop_lights_every_pixel_its_rectangle_touches() {
         assert_eq!(rows, expected, "{name}");
     }
 }
+
+#[test]
+fn the_smooth_polygon_lights_the_pixels_its_edges_cross() {
+    // GL 2.1 3.5 (POLYGON_SMOOTH): every pixel square the polygon overlaps is drawn, also those
+    // whose centre lies outside. Polygon v84..v89 (v0 top-left, v5 the left point): in a row
+    // r crossed by the edge v0→v5, the first drawn column is the one holding the edge's
+    // leftmost point within the row, floor(min(x(r), x(r + 1))).
+    let v: Vec<(f32, f32)> = (84..90).map(|k| window(&vertex(k))).collect();
+    let (top, left) = (v[0], v[5]);
+    let x_at = |y: f32| top.0 + (left.0 - top.0) * (y - top.1) / (left.1 - top.1);
+    for (name, image) in images("the_smooth_polygon_lights_the_pixels_its_edges_cross") {
+        for r in [
+            top.1.ceil() as u32 + 2,
+            ((top.1 + left.1) / 2.0) as u32,
+            left.1 as u32 - 3,
+        ] {
+            let first = x_at(r as f32).min(x_at(r as f32 + 1.0)).floor() as u32;
+            assert!(lit(&image, first, r), "{name}: ({first}, {r}) is drawn");
+            assert!(
+                !lit(&image, first - 1, r),
+                "{name}: ({}, {r}) is not",
+                first - 1
+            );
+        }
+    }
+}
