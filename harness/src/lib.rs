@@ -7,4 +7,5 @@
 
 pub mod game_frame;
 pub mod level;
+pub mod primitives_sample;
 pub mod samples;

@@ -45,3 +45,26 @@ fn basic_sample_is_current() {
         path.display()
     );
 }
+
+#[test]
+fn primitives_sample_is_current() {
+    let built = rsxtrace::primitives_sample::primitives().expect("build the primitives sample");
+    let path = samples_dir().join(rsxtrace::primitives_sample::PRIMITIVES);
+    if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
+        std::fs::create_dir_all(samples_dir()).unwrap();
+        std::fs::write(&path, rrc::write_v6(&built)).unwrap();
+        eprintln!("wrote {}", path.display());
+    }
+    let stored = rrc::read_file(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}; regenerate with RSXTRACE_UPDATE_SAMPLES=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        (&stored.blocks, &stored.data, &stored.commands, &stored.reg_state),
+        (&built.blocks, &built.data, &built.commands, &built.reg_state),
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current",
+        path.display()
+    );
+}

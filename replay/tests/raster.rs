@@ -75,36 +75,104 @@ fn points_and_lines_assemble_with_the_provoking_vertex_last() {
     );
 }
 
+/// The vertex triples of assembled triangles.
+fn vertex_triples(a: Assembled) -> Vec<[u32; 3]> {
+    match a {
+        Assembled::Triangles(t) => t.iter().map(|t| t.v).collect(),
+        other => panic!("{other:?} are not triangles"),
+    }
+}
+
+/// (vertices, provoking vertex, boundary edges) of assembled triangles.
+fn triangles(a: Assembled) -> Vec<([u32; 3], u32, [bool; 3])> {
+    match a {
+        Assembled::Triangles(t) => t.iter().map(|t| (t.v, t.provoking, t.boundary)).collect(),
+        other => panic!("{other:?} are not triangles"),
+    }
+}
+
 #[test]
 fn triangle_kinds_assemble_keeping_winding_and_provoking_vertex() {
+    const ALL: [bool; 3] = [true; 3];
     assert_eq!(
-        assemble(Primitive::Triangles, 7, &[]),
-        Assembled::Triangles(vec![[0, 1, 2], [3, 4, 5]])
+        triangles(assemble(Primitive::Triangles, 7, &[])),
+        vec![([0, 1, 2], 2, ALL), ([3, 4, 5], 5, ALL)]
     );
-    // Odd strip triangles swap their first two vertices (winding), the newest stays last.
+    // Odd strip triangles swap their first two vertices (winding), the newest stays last;
+    // each strip or fan triangle is a polygon of its own: every edge is a boundary.
     assert_eq!(
-        assemble(Primitive::TriangleStrip, 5, &[]),
-        Assembled::Triangles(vec![[0, 1, 2], [2, 1, 3], [2, 3, 4]])
+        triangles(assemble(Primitive::TriangleStrip, 5, &[])),
+        vec![
+            ([0, 1, 2], 2, ALL),
+            ([2, 1, 3], 3, ALL),
+            ([2, 3, 4], 4, ALL)
+        ]
     );
     assert_eq!(
-        assemble(Primitive::TriangleFan, 5, &[]),
-        Assembled::Triangles(vec![[0, 1, 2], [0, 2, 3], [0, 3, 4]])
+        triangles(assemble(Primitive::TriangleFan, 5, &[])),
+        vec![
+            ([0, 1, 2], 2, ALL),
+            ([0, 2, 3], 3, ALL),
+            ([0, 3, 4], 4, ALL)
+        ]
     );
-    // Quad v0..v3 split on the v1-v3 diagonal, v3 (GL's provoking vertex) last in both.
+}
+
+#[test]
+fn quads_split_on_the_hardware_diagonal() {
+    // Issue 12 item 1: the PS3 draws quad v0..v3 as (v0, v1, v2) + (v0, v2, v3); v3 is GL's
+    // provoking vertex of the quad (GL 2.1 table 2.12); the v0-v2 diagonal is no boundary.
     assert_eq!(
-        assemble(Primitive::Quads, 9, &[]),
-        Assembled::Triangles(vec![[0, 1, 3], [1, 2, 3], [4, 5, 7], [5, 6, 7]])
+        triangles(assemble(Primitive::Quads, 9, &[])),
+        vec![
+            ([0, 1, 2], 3, [true, true, false]),
+            ([0, 2, 3], 3, [false, true, true]),
+            ([4, 5, 6], 7, [true, true, false]),
+            ([4, 6, 7], 7, [false, true, true]),
+        ]
     );
-    // Quad strip quad k is the polygon 2k, 2k+1, 2k+3, 2k+2; its provoking vertex is 2k+3.
+    // Quad strip quad k: (k, k+1, k+2) + (k+2, k+1, k+3), provoking k+3; the k+1-k+2 diagonal
+    // is no boundary.
     assert_eq!(
-        assemble(Primitive::QuadStrip, 6, &[]),
-        Assembled::Triangles(vec![[0, 1, 3], [2, 0, 3], [2, 3, 5], [4, 2, 5]])
+        triangles(assemble(Primitive::QuadStrip, 6, &[])),
+        vec![
+            ([0, 1, 2], 3, [true, false, true]),
+            ([2, 1, 3], 3, [false, true, true]),
+            ([2, 3, 4], 5, [true, false, true]),
+            ([4, 3, 5], 5, [false, true, true]),
+        ]
     );
-    // Polygon: a fan around v0, which (GL's provoking vertex for polygons) goes last.
+    // Polygon: a fan around v0 (GL's provoking vertex for polygons); only the outline edges
+    // are boundaries.
     assert_eq!(
-        assemble(Primitive::Polygon, 5, &[]),
-        Assembled::Triangles(vec![[1, 2, 0], [2, 3, 0], [3, 4, 0]])
+        triangles(assemble(Primitive::Polygon, 5, &[])),
+        vec![
+            ([0, 1, 2], 0, [true, true, false]),
+            ([0, 2, 3], 0, [false, true, false]),
+            ([0, 3, 4], 0, [false, true, true]),
+        ]
     );
+}
+
+#[test]
+fn boundary_edges_are_the_polygon_outline_once_each() {
+    // The boundary edges of a polygon (or quad) assembled into triangles are exactly the
+    // polygon's outline, each edge once, whatever the split.
+    for (p, n) in [(Primitive::Polygon, 6u32), (Primitive::Quads, 4)] {
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        for (v, _, boundary) in triangles(assemble(p, n as usize, &[])) {
+            for e in (0..3).filter(|&e| boundary[e]) {
+                let (a, b) = (v[e], v[(e + 1) % 3]);
+                edges.push((a.min(b), a.max(b)));
+            }
+        }
+        edges.sort_unstable();
+        let mut outline: Vec<(u32, u32)> = (0..n)
+            .map(|k| (k.min((k + 1) % n), k.max((k + 1) % n)))
+            .collect();
+        outline.sort_unstable();
+        assert_eq!(edges, outline, "{p:?}");
+    }
 }
 
 #[test]
@@ -124,7 +192,7 @@ fn every_assembled_triangle_keeps_the_input_winding() {
             panic!("{p:?} gives triangles");
         };
         for tri in t {
-            let v = tri.map(|i| ring[i as usize]);
+            let v = tri.v.map(|i| ring[i as usize]);
             assert_eq!(winding(&v), Some(expected), "{p:?} {tri:?}");
         }
     }
@@ -142,7 +210,7 @@ fn every_assembled_triangle_keeps_the_input_winding() {
         panic!("quad strip gives triangles");
     };
     for tri in t {
-        assert_eq!(winding(&tri.map(|i| strip[i as usize])), quad_winding);
+        assert_eq!(winding(&tri.v.map(|i| strip[i as usize])), quad_winding);
     }
 }
 
@@ -150,8 +218,8 @@ fn every_assembled_triangle_keeps_the_input_winding() {
 fn restarts_start_new_sequences() {
     // Strip 0..4 then 4..7: no triangle crosses position 4.
     assert_eq!(
-        assemble(Primitive::TriangleStrip, 7, &[4]),
-        Assembled::Triangles(vec![[0, 1, 2], [2, 1, 3], [4, 5, 6]])
+        vertex_triples(assemble(Primitive::TriangleStrip, 7, &[4])),
+        vec![[0, 1, 2], [2, 1, 3], [4, 5, 6]]
     );
     // Unsorted, duplicated, out-of-range and zero positions are harmless.
     assert_eq!(
@@ -159,8 +227,8 @@ fn restarts_start_new_sequences() {
         Assembled::Lines(vec![[0, 1], [2, 3], [4, 5]])
     );
     assert_eq!(
-        assemble(Primitive::TriangleFan, 6, &[3]),
-        Assembled::Triangles(vec![[0, 1, 2], [3, 4, 5]])
+        vertex_triples(assemble(Primitive::TriangleFan, 6, &[3])),
+        vec![[0, 1, 2], [3, 4, 5]]
     );
 }
 

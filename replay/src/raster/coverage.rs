@@ -85,6 +85,10 @@ pub struct Covered {
     pub inv_w: f32,
     /// The primitive is front facing (lines and points always are).
     pub front_facing: bool,
+    /// The fraction of the pixel the primitive covers: 1 for aliased coverage, the area of the
+    /// pixel square inside the primitive for smooth lines and polygons ([`super::smooth`]),
+    /// which multiplies the fragment's alpha.
+    pub coverage: f32,
 }
 
 /// Orientation of a triangle as seen on the image with row 0 at the top.
@@ -236,6 +240,7 @@ pub fn rasterize_triangle_facing(
                 z: zi as f32,
                 inv_w: inv_w as f32,
                 front_facing,
+                coverage: 1.0,
             });
         }
     }
@@ -277,17 +282,10 @@ pub fn rasterize_line(v: [WindowVertex; 2], width: f32, bounds: PixelRect, out: 
     let start = out.len();
     rasterize_triangle_facing([quad[0], quad[1], quad[2]], bounds, true, out);
     rasterize_triangle_facing([quad[0], quad[2], quad[3]], bounds, true, out);
-    let (z0, z1) = (f64::from(v[0].z), f64::from(v[1].z));
-    let (w0, w1) = (f64::from(v[0].inv_w), f64::from(v[1].inv_w));
     for c in out.iter_mut().skip(start) {
         let (cx, cy) = (f64::from(c.x) + 0.5, f64::from(c.y) + 0.5);
         let t = (((cx - ax) * dx + (cy - ay) * dy) / len2).clamp(0.0, 1.0);
-        let (q0, q1) = ((1.0 - t) * w0, t * w1);
-        let inv_w = q0 + q1;
-        let tp = if inv_w != 0.0 { q1 / inv_w } else { t };
-        c.weights = [(1.0 - tp) as f32, tp as f32, 0.0];
-        c.z = ((1.0 - t) * z0 + t * z1) as f32;
-        c.inv_w = inv_w as f32;
+        (c.weights, c.z, c.inv_w) = line_weights(v, t);
     }
 }
 
@@ -320,6 +318,7 @@ pub fn rasterize_point(v: WindowVertex, size: f32, bounds: PixelRect, out: &mut 
                 z: v.z,
                 inv_w: v.inv_w,
                 front_facing: true,
+                coverage: 1.0,
             });
         }
     }
@@ -329,11 +328,20 @@ pub fn rasterize_point(v: WindowVertex, size: f32, bounds: PixelRect, out: &mut 
 /// of a 2×2 quad extrapolate): `(perspective-correct weights, window z, 1/w)`, `None` for a
 /// zero-area or non-finite triangle.
 pub fn triangle_weights_at(v: &[WindowVertex; 3], x: u32, y: u32) -> Option<([f32; 3], f32, f32)> {
+    triangle_weights_at_position(v, f64::from(x) + 0.5, f64::from(y) + 0.5)
+}
+
+/// [`triangle_weights_at`] at any window position (`cx`, `cy`) (the plane equations extend
+/// outside the triangle).
+pub fn triangle_weights_at_position(
+    v: &[WindowVertex; 3],
+    cx: f64,
+    cy: f64,
+) -> Option<([f32; 3], f32, f32)> {
     let a = area2(v);
     if !a.is_finite() || a == 0.0 {
         return None;
     }
-    let (cx, cy) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
     let p = v.map(|v| (f64::from(v.x), f64::from(v.y)));
     // b_k = area of the sub-triangle opposite vertex k over the whole area.
     let e = |i: usize, j: usize| {
@@ -352,4 +360,37 @@ pub fn triangle_weights_at(v: &[WindowVertex; 3], x: u32, y: u32) -> Option<([f3
         }
     });
     Some((weights, z as f32, inv_w as f32))
+}
+
+/// The interpolation of a line at window position (`cx`, `cy`), with `t` the projection of
+/// the position on the segment (not clamped: [`rasterize_line`] clamps it to the segment):
+/// `(perspective-correct weights [1 − t', t', 0], window z, 1/w)`, `None` for a zero-length
+/// or non-finite line.
+pub fn line_weights_at_position(
+    v: [WindowVertex; 2],
+    cx: f64,
+    cy: f64,
+) -> Option<([f32; 3], f32, f32)> {
+    let (ax, ay) = (f64::from(v[0].x), f64::from(v[0].y));
+    let (dx, dy) = (f64::from(v[1].x) - ax, f64::from(v[1].y) - ay);
+    let len2 = dx * dx + dy * dy;
+    if !len2.is_finite() || len2 == 0.0 {
+        return None;
+    }
+    let t = ((cx - ax) * dx + (cy - ay) * dy) / len2;
+    Some(line_weights(v, t))
+}
+
+/// The interpolation of a line at parameter `t` along it.
+pub(crate) fn line_weights(v: [WindowVertex; 2], t: f64) -> ([f32; 3], f32, f32) {
+    let (z0, z1) = (f64::from(v[0].z), f64::from(v[1].z));
+    let (w0, w1) = (f64::from(v[0].inv_w), f64::from(v[1].inv_w));
+    let (q0, q1) = ((1.0 - t) * w0, t * w1);
+    let inv_w = q0 + q1;
+    let tp = if inv_w != 0.0 { q1 / inv_w } else { t };
+    (
+        [(1.0 - tp) as f32, tp as f32, 0.0],
+        ((1.0 - t) * z0 + t * z1) as f32,
+        inv_w as f32,
+    )
 }

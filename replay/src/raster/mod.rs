@@ -3,18 +3,26 @@
 //! `verify`'s fragment stage.
 //!
 //! - [`primitive`]: vertex positions grouped into points, lines and triangles (quads, quad
-//!   strips and polygons become triangles), the provoking vertex always last.
+//!   strips and polygons become triangles on the hardware's diagonals), each triangle with its
+//!   provoking vertex and the edges of its source polygon (what polygon modes LINE and POINT
+//!   draw).
 //! - [`clip`]: triangles clipped against `w > ε` (and any other clip-space planes), results as
 //!   barycentric weights over the original vertices.
 //! - [`window`]: the viewport transform to window coordinates (x right, y down = surface rows).
 //! - [`coverage`]: which pixel centres a triangle, line or point covers, with the top-left fill
 //!   rule, perspective-correct weights and linear window z.
+//! - [`smooth`]: antialiased lines and polygons, coverage as the area of each pixel inside.
+//! - [`sprite`]: the point-sprite texture coordinates.
+//! - [`stipple`]: which covered pixels the line and polygon stipple patterns keep.
 //! - [`varyings`]: vertex outputs to fragment-program inputs (WPOS, colours with two-sided
 //!   lighting, fog, texture coordinates, facing).
 
 pub mod clip;
 pub mod coverage;
 pub mod primitive;
+pub mod smooth;
+pub mod sprite;
+pub mod stipple;
 pub mod varyings;
 pub mod window;
 
@@ -23,6 +31,6 @@ pub use coverage::{
     rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
     triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
-pub use primitive::{assemble, primitive_starts, Assembled, Primitive};
+pub use primitive::{assemble, primitive_starts, Assembled, Primitive, Triangle};
 pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};
 pub use window::{to_window, ViewportTransform, WindowVertex};

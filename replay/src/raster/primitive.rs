@@ -1,18 +1,27 @@
 //! Primitive assembly: the processing positions of a draw's vertices grouped into points,
 //! lines or triangles, with quads, quad strips and polygons converted to triangles.
 //!
-//! Conventions (OpenGL's, which the RSX's NV4097 class follows; the GL 2.1 specification
-//! section 2.14.7 table 2.12 gives the provoking vertex of each primitive):
-//! - every output primitive lists its **provoking vertex last** (flat shading reads slot 2 of
-//!   a triangle, slot 1 of a line), and keeps the winding of the input primitive, so culling
-//!   on the output triangles gives the same answer as on the input polygons;
-//! - GL's provoking vertex is the last vertex of each primitive for triangles, strips, fans,
-//!   lines, quads and quad strips, and the **first** vertex for polygons;
-//! - a quad `v0 v1 v2 v3` becomes `(v0, v1, v3)`, `(v1, v2, v3)`; quad strip quad `i` (polygon
-//!   `2i, 2i+1, 2i+3, 2i+2`) becomes `(2i, 2i+1, 2i+3)`, `(2i+2, 2i, 2i+3)`; a polygon
-//!   `v0 .. vn` becomes the fan `(v(k), v(k+1), v0)`; a triangle-strip triangle `k` is
-//!   `(k, k+1, k+2)` for even `k` and `(k+1, k, k+2)` for odd `k`; fan triangle `k` is
-//!   `(v0, v(k+1), v(k+2))`; a line loop closes with `(v(n-1), v0)`.
+//! Conventions:
+//! - **Split diagonals are the hardware's**: a quad `v0 v1 v2 v3` becomes `(v0, v1, v2)` +
+//!   `(v0, v2, v3)`; quad strip quad `i` (vertices `k = 2i .. k+3`, polygon `k, k+1, k+3, k+2`)
+//!   becomes `(k, k+1, k+2)` + `(k+2, k+1, k+3)` (issue 12 item 1: the diagonals seen in the
+//!   ps3autotests `primitives` images taken on a PS3); a polygon `v0 .. vn` becomes the fan
+//!   `(v0, v(k+1), v(k+2))`. Each output triangle keeps the winding of the input polygon, so
+//!   culling on the triangles gives the same answer as on the polygon.
+//! - A triangle-strip triangle `k` is `(k, k+1, k+2)` for even `k` and `(k+1, k, k+2)` for odd
+//!   `k`; fan triangle `k` is `(v0, v(k+1), v(k+2))`; a line loop closes with `(v(n-1), v0)`.
+//! - **Provoking vertex** (the vertex flat shading reads), [`Triangle::provoking`]: OpenGL's,
+//!   which the RSX's NV4097 class follows (GL 2.1 section 2.14.7 table 2.12): the last vertex of
+//!   each triangle, strip or fan triangle, line, quad (`v3`) and quad strip quad (`k+3`), and
+//!   the **first** vertex of a polygon (`v0`). A quad's first triangle does not contain its
+//!   provoking vertex, so it is named separately, not by position. Lines list their
+//!   provoking vertex last.
+//! - **Boundary edges** ([`Triangle::boundary`], edge `e` runs from `v[e]` to `v[(e+1) % 3]`):
+//!   the edges of the source polygon, which polygon modes LINE and POINT draw (GL 1.1 section
+//!   2.6.2 "Polygon Edges" and 3.5.4: LINE draws the boundary edges, POINT the vertices that
+//!   start one). Every edge of a triangle, strip triangle or fan triangle is a boundary edge
+//!   (each is its own polygon; edge flags default to TRUE); the diagonals that split a quad,
+//!   a quad strip quad or a polygon are not.
 //! - Incomplete primitives at the end of a segment are dropped.
 //!
 //! Segments: the vertex list is cut into independent primitive sequences at every position of
@@ -25,16 +34,43 @@ use rsxtrace_capture::fetch::FetchedVertices;
 /// [`Primitive::from_raw`] decodes them). The same type as `Draw::primitive`.
 pub use rsxtrace_capture::frame::Primitive;
 
+/// One assembled triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Triangle {
+    /// Processing positions, in the winding of the source polygon.
+    pub v: [u32; 3],
+    /// The provoking vertex of the source primitive (not always one of `v`: a quad's first
+    /// triangle).
+    pub provoking: u32,
+    /// Edge `e` (`v[e]` to `v[(e + 1) % 3]`) is an edge of the source polygon.
+    pub boundary: [bool; 3],
+}
+
+impl Triangle {
+    fn new(v: [u32; 3], provoking: u32, boundary: [bool; 3]) -> Triangle {
+        Triangle {
+            v,
+            provoking,
+            boundary,
+        }
+    }
+
+    /// A triangle that is its own polygon: every edge a boundary, provoking vertex last.
+    fn whole(v: [u32; 3]) -> Triangle {
+        Triangle::new(v, v[2], [true; 3])
+    }
+}
+
 /// Assembled primitives: indices are processing positions (into the fetched vertices / vertex
-/// program outputs), provoking vertex last.
+/// program outputs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Assembled {
     /// One position per point.
     Points(Vec<u32>),
-    /// Two positions per line.
+    /// Two positions per line, provoking vertex last.
     Lines(Vec<[u32; 2]>),
-    /// Three positions per triangle.
-    Triangles(Vec<[u32; 3]>),
+    /// Triangles with their provoking vertex and boundary edges.
+    Triangles(Vec<Triangle>),
 }
 
 impl Assembled {
@@ -126,39 +162,45 @@ fn lines(primitive: Primitive, a: u32, b: u32, out: &mut Vec<[u32; 2]>) {
 }
 
 /// Triangles of one segment `a..b`.
-fn triangles(primitive: Primitive, a: u32, b: u32, out: &mut Vec<[u32; 3]>) {
+fn triangles(primitive: Primitive, a: u32, b: u32, out: &mut Vec<Triangle>) {
     let n = b - a;
     match primitive {
-        Primitive::Triangles => {
-            out.extend((0..n / 3).map(|k| [a + 3 * k, a + 3 * k + 1, a + 3 * k + 2]))
-        }
+        Primitive::Triangles => out
+            .extend((0..n / 3).map(|k| Triangle::whole([a + 3 * k, a + 3 * k + 1, a + 3 * k + 2]))),
         Primitive::TriangleStrip => out.extend((0..n.saturating_sub(2)).map(|k| {
             let v = a + k;
-            if k % 2 == 0 {
+            Triangle::whole(if k % 2 == 0 {
                 [v, v + 1, v + 2]
             } else {
                 [v + 1, v, v + 2]
-            }
+            })
         })),
         Primitive::TriangleFan => {
-            out.extend((0..n.saturating_sub(2)).map(|k| [a, a + k + 1, a + k + 2]))
+            out.extend((0..n.saturating_sub(2)).map(|k| Triangle::whole([a, a + k + 1, a + k + 2])))
         }
         Primitive::Quads => {
             for k in 0..n / 4 {
                 let v = a + 4 * k;
-                out.push([v, v + 1, v + 3]);
-                out.push([v + 1, v + 2, v + 3]);
+                out.push(Triangle::new([v, v + 1, v + 2], v + 3, [true, true, false]));
+                out.push(Triangle::new([v, v + 2, v + 3], v + 3, [false, true, true]));
             }
         }
         Primitive::QuadStrip => {
-            for k in 0..n.saturating_sub(2) / 2 {
-                let v = a + 2 * k;
-                out.push([v, v + 1, v + 3]);
-                out.push([v + 2, v, v + 3]);
+            for i in 0..n.saturating_sub(2) / 2 {
+                let k = a + 2 * i;
+                out.push(Triangle::new([k, k + 1, k + 2], k + 3, [true, false, true]));
+                out.push(Triangle::new(
+                    [k + 2, k + 1, k + 3],
+                    k + 3,
+                    [false, true, true],
+                ));
             }
         }
         Primitive::Polygon => {
-            out.extend((0..n.saturating_sub(2)).map(|k| [a + k + 1, a + k + 2, a]))
+            let count = n.saturating_sub(2);
+            out.extend((0..count).map(|k| {
+                Triangle::new([a, a + k + 1, a + k + 2], a, [k == 0, true, k + 1 == count])
+            }))
         }
         _ => {}
     }

@@ -13,7 +13,7 @@
 
 use crate::raster::{PixelRect, Primitive, ViewportTransform};
 use rsxtrace_capture::frame::state::{
-    ColorMask, Rect, ShaderWindow, StencilFace as RawStencilFace, Surface,
+    ColorMask, PrimitiveControls, Rect, ShaderWindow, StencilFace as RawStencilFace, Surface,
 };
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
@@ -672,40 +672,18 @@ pub struct PolygonOffsetState {
 }
 
 /// Registers `Draw` does not decode, read from the method stream by [`FrameEvents`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ExtraRegisters {
     /// `NV4097_SET_TWO_SIDE_LIGHT_EN` (0x142C).
     pub two_side_light: bool,
-    /// `NV4097_SET_POINT_SIZE` (0x1EE0) float.
-    pub point_size: f32,
-    /// `NV4097_SET_LINE_WIDTH` (0x03B8): 6.3 fixed point (RPCS3 `line_width`: value / 8).
-    pub line_width: f32,
-}
-
-impl Default for ExtraRegisters {
-    fn default() -> Self {
-        ExtraRegisters {
-            two_side_light: false,
-            point_size: 1.0,
-            line_width: 1.0,
-        }
-    }
 }
 
 impl ExtraRegisters {
     /// Read from a register file.
     pub fn from_regs(regs: &[u32]) -> ExtraRegisters {
         let r = |i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
-        let point = f32::from_bits(r(reg::SET_POINT_SIZE));
-        let line = (r(reg::SET_LINE_WIDTH) & 0x1FF) as f32 / 8.0;
         ExtraRegisters {
             two_side_light: r(0x142C >> 2) != 0,
-            point_size: if point.is_finite() && point > 0.0 {
-                point
-            } else {
-                1.0
-            },
-            line_width: if line > 0.0 { line } else { 1.0 },
         }
     }
 }
@@ -765,6 +743,9 @@ pub struct DrawState {
     pub shader_window: ShaderWindow,
     /// Registers `Draw` does not carry (defaults when not scanned).
     pub extra: ExtraRegisters,
+    /// Point size, line width, stipples, smoothing, point sprites (the frame model's
+    /// `RasterState::primitives`, as written; the rasterizer applies its minimums).
+    pub primitives: PrimitiveControls,
 }
 
 /// `x..x+width` of a register rectangle as a pixel rectangle.
@@ -906,6 +887,7 @@ impl DrawState {
             color_targets: targets,
             shader_window: r.shader_window,
             extra,
+            primitives: r.primitives,
         })
     }
 
@@ -1171,11 +1153,8 @@ mod tests {
     fn extra_registers_decode() {
         let mut regs = vec![0u32; 0x4000];
         regs[0x142C / 4] = 1;
-        regs[0x1EE0 / 4] = 4.0f32.to_bits();
-        regs[0x03B8 / 4] = 3 * 8; // 6.3 fixed point: 3.0
         let e = ExtraRegisters::from_regs(&regs);
         assert!(e.two_side_light);
-        assert_eq!((e.point_size, e.line_width), (4.0, 3.0));
         let d = ExtraRegisters::from_regs(&[]);
         assert_eq!(d, ExtraRegisters::default());
     }

@@ -1,10 +1,13 @@
 //! The fragment stage of one draw.
 //!
 //! Identical inputs on both sides: the draw is rasterized on the CPU from the **interpreter's**
-//! vertex outputs (so a vertex-stage divergence does not leak into this stage) with
-//! `rsxtrace_replay::raster`: primitives assembled, triangles clipped against `w > ε`,
-//! transformed by the draw's viewport, covered pixel centres found with the top-left rule
-//! inside the surface clip rectangle. Every primitive's covered pixels are grouped into
+//! vertex outputs (so a vertex-stage divergence does not leak into this stage) with the
+//! renderers' own geometry and coverage (`rsxtrace_replay::render::cpu::geometry`: primitives
+//! assembled on the hardware's diagonals, triangles clipped against `w > ε`, transformed by the
+//! draw's viewport, culled, drawn by their polygon mode, with the point size, line width and
+//! stipple patterns; covered pixel centres found with the top-left rule inside the surface clip
+//! rectangle; point sprites replace their texture coordinates). A draw whose raster state does
+//! not decode (`DrawState`) covers nothing here. Every primitive's covered pixels are grouped into
 //! screen-aligned 2×2 quads; all four lanes of a quad get the perspective-correct
 //! interpolation at their own pixel centre (extrapolated for lanes the primitive does not cover,
 //! which run as helpers), so derivatives are defined the same way on both sides. The quads are
@@ -44,10 +47,12 @@ use rsxtrace_replay::interp::fragment::{
     run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
 };
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::raster::{
-    assemble, clip_triangle, fragment_inputs, rasterize_line, rasterize_point, rasterize_triangle,
-    to_window, wpos, Assembled, Covered, PixelRect, ViewportTransform, WindowVertex,
+use rsxtrace_replay::raster::sprite::{apply_point_sprite, sprite_coord};
+use rsxtrace_replay::raster::{fragment_inputs, wpos, Covered, PixelRect, WindowVertex};
+use rsxtrace_replay::render::cpu::geometry::{
+    build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
+use rsxtrace_replay::render::state::DrawState;
 use rsxtrace_replay::texture::Sampler;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use rsxtrace_replay::wgsl::TranslateError;
@@ -88,6 +93,8 @@ struct Piece {
     window: [WindowVertex; 3],
     /// Row k: vertex k of the piece as weights over the three original vertices.
     mix: [[f32; 3]; 3],
+    /// Points: centre and size (point sprites).
+    sprite: Option<((f32, f32), f32)>,
 }
 
 /// Perspective-correct weights, window z and 1/w at pixel centre (cx, cy) (outside the
@@ -129,58 +136,50 @@ fn lane_inputs(
         }
     }
     let window = wpos(x, y, z, inv_w, &draw.raster.shader_window);
-    fragment_inputs(outputs, w, window, fallback.front_facing, None)
+    let mut lane = fragment_inputs(outputs, w, window, fallback.front_facing, None);
+    if let Some((centre, size)) = piece.sprite {
+        let st = sprite_coord(centre, size, f64::from(x) + 0.5, f64::from(y) + 0.5);
+        apply_point_sprite(&mut lane, &draw.raster.primitives.point_sprite, st);
+    }
+    lane
 }
 
-/// What one assembled primitive rasterizes as.
-enum Shape {
-    /// A (clipped piece of a) triangle.
-    Triangle(Piece),
-    /// A 1-pixel line; lanes take the covered pixel's weights.
-    Line([WindowVertex; 2]),
-    /// A 1-pixel point.
-    Point(WindowVertex),
+/// What one primitive rasterizes as: the renderers' primitive and the draw's coverage rules.
+struct Shape {
+    prim: RasterPrim,
+    rules: CoverRules,
 }
 
 impl Shape {
     /// Window rows the shape may cover (before the bounds).
     fn rows(&self) -> (f32, f32) {
-        let ys: Vec<f32> = match self {
-            Shape::Triangle(p) => p.window.iter().map(|v| v.y).collect(),
-            Shape::Line(v) => v.iter().map(|v| v.y).collect(),
-            Shape::Point(v) => vec![v.y],
-        };
-        let lo = ys.iter().copied().fold(f32::INFINITY, f32::min) - 1.0;
-        let hi = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max) + 1.0;
+        let p = &self.prim;
+        let n = if p.kind == RasterKind::Triangle { 3 } else { 2 };
+        let ys = p.verts[..n].iter().map(|v| v.y);
+        let margin = 1.0
+            + if p.kind == RasterKind::Triangle {
+                0.0
+            } else {
+                p.size.clamp(1.0, 4096.0) / 2.0
+            };
+        let lo = ys.clone().fold(f32::INFINITY, f32::min) - margin;
+        let hi = ys.fold(f32::NEG_INFINITY, f32::max) + margin;
         (lo, hi)
     }
 
     /// Covered pixels inside `bounds`.
     fn cover(&self, bounds: PixelRect, out: &mut Vec<Covered>) {
-        match self {
-            Shape::Triangle(p) => rasterize_triangle(p.window, bounds, out),
-            Shape::Line(v) => rasterize_line(*v, 1.0, bounds, out),
-            Shape::Point(v) => rasterize_point(*v, 1.0, bounds, out),
-        }
+        covered_pixels(&self.prim, bounds, &self.rules, out);
     }
 
     /// The piece lanes interpolate over (lines and points: a degenerate one, so every lane
     /// falls back to a covered pixel's weights).
     fn piece(&self) -> Piece {
-        let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-        match self {
-            Shape::Triangle(p) => Piece {
-                window: p.window,
-                mix: p.mix,
-            },
-            Shape::Line([a, b]) => Piece {
-                window: [*a, *b, *b],
-                mix: identity,
-            },
-            Shape::Point(a) => Piece {
-                window: [*a; 3],
-                mix: identity,
-            },
+        let p = &self.prim;
+        Piece {
+            window: p.verts,
+            mix: p.to_src,
+            sprite: (p.kind == RasterKind::Point).then_some(((p.verts[0].x, p.verts[0].y), p.size)),
         }
     }
 }
@@ -215,7 +214,8 @@ fn bands(bounds: PixelRect, (lo, hi): (f32, f32), mut f: impl FnMut(PixelRect)) 
     }
 }
 
-/// The draw's primitives in window space, each with its three original vertices.
+/// The draw's primitives in window space, each with its three original vertices: the
+/// renderers' own ([`build_primitives`]); none when the draw's raster state does not decode.
 fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usize; 3], Shape)> {
     let mut starts: Vec<usize> = vi
         .restarts
@@ -225,55 +225,15 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
         .collect();
     starts.sort_unstable();
     starts.dedup();
-    let vp = ViewportTransform::from_raster(&d.raster);
-    let pos = |v: usize| outputs.get(v).map(|o| o[0]);
-    let mut out = Vec::new();
-    match assemble(d.primitive, outputs.len(), &starts) {
-        Assembled::Triangles(tris) => {
-            for t in tris {
-                let idx = t.map(|i| i as usize);
-                let (Some(a), Some(b), Some(c)) = (pos(idx[0]), pos(idx[1]), pos(idx[2])) else {
-                    continue;
-                };
-                let clip_pos = [a, b, c];
-                for mix in clip_triangle(clip_pos) {
-                    let corner = |k: usize| {
-                        let mut p = [0f32; 4];
-                        for (j, cp) in clip_pos.iter().enumerate() {
-                            for (dst, s) in p.iter_mut().zip(cp) {
-                                *dst += mix[k][j] * s;
-                            }
-                        }
-                        to_window(p, &vp)
-                    };
-                    if let (Some(w0), Some(w1), Some(w2)) = (corner(0), corner(1), corner(2)) {
-                        let window = [w0, w1, w2];
-                        out.push((idx, Shape::Triangle(Piece { window, mix })));
-                    }
-                }
-            }
-        }
-        Assembled::Lines(lines) => {
-            for l in lines {
-                let idx = [l[0] as usize, l[1] as usize, l[1] as usize];
-                let (Some(a), Some(b)) = (pos(idx[0]), pos(idx[1])) else {
-                    continue;
-                };
-                if let (Some(wa), Some(wb)) = (to_window(a, &vp), to_window(b, &vp)) {
-                    out.push((idx, Shape::Line([wa, wb])));
-                }
-            }
-        }
-        Assembled::Points(points) => {
-            for p in points {
-                let idx = [p as usize; 3];
-                if let Some(wa) = pos(idx[0]).and_then(|a| to_window(a, &vp)) {
-                    out.push((idx, Shape::Point(wa)));
-                }
-            }
-        }
-    }
-    out
+    let Ok(state) = DrawState::from_draw(d) else {
+        return Vec::new();
+    };
+    let rules = CoverRules::from_state(&state);
+    let point_size_from_vertex = d.output_mask & (1 << 5) != 0;
+    build_primitives(&state, outputs, &starts, point_size_from_vertex)
+        .into_iter()
+        .map(|prim| (prim.src.map(|i| i as usize), Shape { prim, rules }))
+        .collect()
 }
 
 /// Rasterize draw `d` from the interpreter's vertex outputs into quads (sampled to

@@ -1,11 +1,13 @@
 //! Decoded register state of a draw: textures, surfaces, raster/blend state and vertex inputs.
 //! Each submodule turns raw register words into `Serialize` structs (rrc-format.md 4.2 to 4.8).
 
+pub mod primitive_raster;
 pub mod raster;
 pub mod surface;
 pub mod texture;
 pub mod vertex;
 
+pub use primitive_raster::*;
 pub use raster::*;
 pub use surface::*;
 pub use texture::*;

@@ -1,8 +1,9 @@
 //! Viewport, scissor, depth range, rasterisation, depth/stencil, blend, colour mask, alpha test,
 //! polygon offset, anti-aliasing, shader window and clear values (rrc-format.md 4.6, 4.8;
-//! enumerant values from RPCS3 `gcm_enums.h`).
+//! enumerant values from RPCS3 `gcm_enums.h`); point, line and polygon controls in
+//! [`super::primitive_raster`].
 
-use super::{bits, r, Named, Rect};
+use super::{bits, r, Named, PrimitiveControls, Rect};
 use crate::methods::reg;
 use serde::Serialize;
 
@@ -413,6 +414,8 @@ pub struct RasterState {
     pub color_clear_value: u32,
     /// `SET_ZSTENCIL_CLEAR_VALUE` raw.
     pub zstencil_clear_value: u32,
+    /// Point size, line width, stipples, smoothing and point sprites.
+    pub primitives: PrimitiveControls,
 }
 
 impl RasterState {
@@ -509,6 +512,7 @@ impl RasterState {
             shader_window: ShaderWindow::from_raw(r(regs, reg::SET_SHADER_WINDOW)),
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
+            primitives: PrimitiveControls::from_regs(regs),
         }
     }
 }

@@ -1,12 +1,24 @@
 //! Geometry of the CPU render: assembled primitives clipped (`w > ε`), transformed to window
 //! coordinates, culled, turned into points/lines/fills by the polygon mode, and given their
-//! polygon offset. Each result refers back to the (up to) three vertices it interpolates.
+//! polygon offset, point size, line width and line-stipple counter. Each result refers back to
+//! the (up to) three vertices it interpolates and to its provoking vertex. The GPU render and
+//! `verify`'s fragment stage build their primitives here too.
+//!
+//! Polygon modes (GL 1.1 sections 2.6.2 and 3.5.4): LINE draws the **boundary edges** of the
+//! source polygon ([`crate::raster::Triangle::boundary`]: not the diagonals that split a quad,
+//! quad strip quad or polygon), each clipped as a line, the stipple counter running on along
+//! one polygon's edges; POINT draws the vertices that start a boundary edge (each vertex of the
+//! polygon once). Facing, culling and the polygon offset come from the (clipped) triangle.
 
 use super::vertex::VertexOutputs;
+use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
+use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
-    assemble, clip_triangle, to_window, winding, Assembled, Winding, WindowVertex, W_EPSILON,
+    assemble, clip_triangle, rasterize_line, rasterize_point, rasterize_triangle_facing, to_window,
+    winding, Assembled, Covered, PixelRect, Primitive, Triangle, Winding, WindowVertex, W_EPSILON,
 };
 use crate::render::state::{CullFace, DrawState, FrontFace, PolygonMode};
+use rsxtrace_capture::frame::state::{LineStipple, PolygonStipple, ShaderWindow};
 
 /// How a raster primitive is covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,8 +34,11 @@ pub enum RasterKind {
 /// One primitive ready for coverage.
 #[derive(Clone, Copy, Debug)]
 pub struct RasterPrim {
-    /// Processing positions of the vertices it interpolates; the provoking vertex is `src[2]`.
+    /// Processing positions of the vertices it interpolates.
     pub src: [u32; 3],
+    /// The provoking vertex (flat shading), a processing position; not always in `src` (a
+    /// quad's first triangle).
+    pub provoking: u32,
     /// Coverage kind.
     pub kind: RasterKind,
     /// Window vertices (lines use 0..2, points 0).
@@ -36,6 +51,97 @@ pub struct RasterPrim {
     pub z_offset: f32,
     /// Point size or line width.
     pub size: f32,
+    /// Lines: the line-stipple counter at the line's first vertex
+    /// ([`crate::raster::stipple`]).
+    pub stipple_start: u32,
+}
+
+/// The coverage rules besides a primitive's own shape: the stipple patterns and the
+/// antialiasing in effect.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoverRules {
+    /// `SET_LINE_SMOOTH_ENABLE`: lines (and LINE-mode edges) are antialiased.
+    pub line_smooth: bool,
+    /// `SET_POLY_SMOOTH_ENABLE`: filled triangles are antialiased.
+    pub polygon_smooth: bool,
+    /// Line stipple (lines and LINE-mode edges), `None` when disabled.
+    pub line_stipple: Option<LineStipple>,
+    /// Polygon stipple (filled triangles), `None` when disabled.
+    pub polygon_stipple: Option<PolygonStipple>,
+    /// `SET_SHADER_WINDOW`: the polygon stipple counts rows as WPOS does.
+    pub window: ShaderWindow,
+}
+
+impl CoverRules {
+    /// The rules of a draw.
+    pub fn from_state(state: &DrawState) -> CoverRules {
+        let p = &state.primitives;
+        CoverRules {
+            line_smooth: p.line_smooth,
+            polygon_smooth: p.polygon_smooth,
+            line_stipple: p.line_stipple.enabled.then_some(p.line_stipple),
+            polygon_stipple: p.polygon_stipple.enabled.then_some(p.polygon_stipple),
+            window: state.shader_window,
+        }
+    }
+
+    /// Whether any pattern removes pixels of `prim`, or antialiasing changes its coverage.
+    pub fn masks(&self, prim: &RasterPrim) -> bool {
+        self.smooth(prim)
+            || match prim.kind {
+                RasterKind::Triangle => self.polygon_stipple.is_some(),
+                RasterKind::Line => self.line_stipple.is_some(),
+                RasterKind::Point => false,
+            }
+    }
+
+    /// Whether `prim` is antialiased (its pixels carry a partial coverage).
+    pub fn smooth(&self, prim: &RasterPrim) -> bool {
+        match prim.kind {
+            RasterKind::Triangle => self.polygon_smooth,
+            RasterKind::Line => self.line_smooth,
+            RasterKind::Point => false,
+        }
+    }
+}
+
+/// Append the pixels `prim` covers inside `bounds` to `out` (cleared first), antialiased or
+/// not and after the stipple patterns of `rules`: the coverage both renderers and `verify`
+/// use.
+pub fn covered_pixels(
+    prim: &RasterPrim,
+    bounds: PixelRect,
+    rules: &CoverRules,
+    out: &mut Vec<Covered>,
+) {
+    out.clear();
+    match prim.kind {
+        RasterKind::Triangle => {
+            if rules.polygon_smooth {
+                rasterize_smooth_triangle(prim.verts, bounds, prim.front, out);
+            } else {
+                rasterize_triangle_facing(prim.verts, bounds, prim.front, out);
+            }
+            if let Some(p) = &rules.polygon_stipple {
+                retain_polygon_stipple(out, p, &rules.window);
+            }
+        }
+        RasterKind::Line => {
+            let (a, b) = (prim.verts[0], prim.verts[1]);
+            if rules.line_smooth {
+                rasterize_smooth_line([a, b], prim.size, bounds, out);
+                for c in out.iter_mut() {
+                    c.front_facing = prim.front;
+                }
+            } else {
+                rasterize_line([a, b], prim.size, bounds, out);
+            }
+            if let Some(l) = &rules.line_stipple {
+                retain_line_stipple(out, l, &a, &b, prim.stipple_start);
+            }
+        }
+        RasterKind::Point => rasterize_point(prim.verts[0], prim.size, bounds, out),
+    }
 }
 
 const IDENTITY: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
@@ -46,6 +152,26 @@ fn hpos(o: &VertexOutputs) -> [f32; 4] {
 
 fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
     [0, 1, 2, 3].map(|k| a[k] + (b[k] - a[k]) * t)
+}
+
+/// The point size of a draw: `SET_POINT_SIZE`, at least one pixel.
+pub fn point_size(state: &DrawState) -> f32 {
+    let p = state.primitives.point_size;
+    if p.is_finite() && p > 0.0 {
+        p
+    } else {
+        1.0
+    }
+}
+
+/// The line width of a draw: `SET_LINE_WIDTH`, at least one pixel.
+pub fn line_width(state: &DrawState) -> f32 {
+    let w = state.primitives.line_width;
+    if w.is_finite() && w > 0.0 {
+        w
+    } else {
+        1.0
+    }
 }
 
 /// Build the raster primitives of a draw, in submission order.
@@ -68,37 +194,50 @@ pub fn build(
                 let size = if point_size_from_vertex {
                     o[6][0]
                 } else {
-                    state.extra.point_size
+                    point_size(state)
                 };
                 out.push(point(p, v, size, 0.0));
             }
         }
         Assembled::Lines(lines) => {
+            // Strips and loops do not reset the stipple counter between their segments.
+            let connected = matches!(state.primitive, Primitive::LineStrip | Primitive::LineLoop);
+            let mut previous: Option<(u32, u32)> = None;
             for [a, b] in lines {
                 let (Some(oa), Some(ob)) = (get(a), get(b)) else {
+                    previous = None;
                     continue;
                 };
-                if let Some(l) = clip_line(hpos(oa), hpos(ob), [a, b, b], IDENTITY, state) {
+                let start = match previous {
+                    Some((end, next)) if connected && end == a => next,
+                    _ => 0,
+                };
+                let line = clip_line(hpos(oa), hpos(ob), [a, b, b], IDENTITY, state);
+                previous = line
+                    .as_ref()
+                    .map(|l| (b, line_stipple_next(&l.verts[0], &l.verts[1], start)));
+                if let Some(mut l) = line {
+                    l.provoking = b;
+                    l.stipple_start = start;
                     out.push(l);
                 }
             }
         }
         Assembled::Triangles(tris) => {
-            for src in tris {
-                let (Some(o0), Some(o1), Some(o2)) = (get(src[0]), get(src[1]), get(src[2])) else {
+            // LINE mode's stipple counter runs on along one polygon's edges: the triangles of
+            // one quad, quad strip quad or polygon are consecutive and share the provoking
+            // vertex; any other triangle is a polygon of its own.
+            let mut counter: Option<(u32, u32)> = None;
+            for t in tris {
+                let (Some(o0), Some(o1), Some(o2)) = (get(t.v[0]), get(t.v[1]), get(t.v[2])) else {
                     continue;
                 };
-                let clip = [hpos(o0), hpos(o1), hpos(o2)];
-                for bary in clip_triangle(clip) {
-                    let pos = bary.map(|w| {
-                        [0, 1, 2, 3]
-                            .map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
-                    });
-                    let Some(verts) = window3(pos, vp) else {
-                        continue;
-                    };
-                    triangle(state, src, verts, bary, &mut out);
-                }
+                let start = match counter {
+                    Some((provoking, next)) if provoking == t.provoking => next,
+                    _ => 0,
+                };
+                let next = triangle(state, &t, [hpos(o0), hpos(o1), hpos(o2)], start, &mut out);
+                counter = Some((t.provoking, next));
             }
         }
     }
@@ -116,12 +255,14 @@ fn window3(pos: [[f32; 4]; 3], vp: &crate::raster::ViewportTransform) -> Option<
 fn point(p: u32, v: WindowVertex, size: f32, z_offset: f32) -> RasterPrim {
     RasterPrim {
         src: [p, p, p],
+        provoking: p,
         kind: RasterKind::Point,
         verts: [v; 3],
         to_src: IDENTITY,
         front: true,
         z_offset,
         size,
+        stipple_start: 0,
     }
 }
 
@@ -156,12 +297,14 @@ fn clip_line(
     let vb = to_window(pb, &state.viewport)?;
     Some(RasterPrim {
         src,
+        provoking: src[2],
         kind: RasterKind::Line,
         verts: [va, vb, vb],
         to_src: [wa, wb, wb],
         front: true,
         z_offset: 0.0,
-        size: state.extra.line_width,
+        size: line_width(state),
+        stipple_start: 0,
     })
 }
 
@@ -184,16 +327,28 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     (f64::from(po.scale) * slope + f64::from(po.bias) * r) as f32
 }
 
-/// Cull, then cover a clipped triangle by its face's polygon mode.
+/// Clip an assembled triangle (clip-space positions `clip`), cull it, and cover it by its
+/// face's polygon mode. `stipple_start` is the line-stipple counter at its first boundary edge
+/// in LINE mode; returns the counter after its last one.
 fn triangle(
     state: &DrawState,
-    src: [u32; 3],
-    verts: [WindowVertex; 3],
-    bary: [[f32; 3]; 3],
+    t: &Triangle,
+    clip: [[f32; 4]; 3],
+    stipple_start: u32,
     out: &mut Vec<RasterPrim>,
-) {
-    let Some(w) = winding(&verts) else {
-        return;
+) -> u32 {
+    let pieces: Vec<([[f32; 3]; 3], [WindowVertex; 3])> = clip_triangle(clip)
+        .into_iter()
+        .filter_map(|bary| {
+            let pos = bary.map(|w| {
+                [0, 1, 2, 3].map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
+            });
+            window3(pos, &state.viewport).map(|verts| (bary, verts))
+        })
+        .collect();
+    // Every piece has the winding of the whole triangle; the first one with an area decides.
+    let Some((w, first)) = pieces.iter().find_map(|(_, v)| winding(v).map(|w| (w, *v))) else {
+        return stipple_start;
     };
     let front = match state.front_face {
         FrontFace::CounterClockwise => w == Winding::CounterClockwise,
@@ -206,7 +361,7 @@ fn triangle(
         Some(CullFace::FrontAndBack) => true,
     };
     if culled {
-        return;
+        return stipple_start;
     }
     let mode = if front {
         state.front_polygon_mode
@@ -220,45 +375,66 @@ fn triangle(
         PolygonMode::Point => po.point,
     };
     let z_offset = if enabled {
-        polygon_offset(state, &verts)
+        polygon_offset(state, &first)
     } else {
         0.0
     };
     match mode {
-        PolygonMode::Fill => out.push(RasterPrim {
-            src,
-            kind: RasterKind::Triangle,
-            verts,
-            to_src: bary,
-            front,
-            z_offset,
-            size: 1.0,
-        }),
-        PolygonMode::Line => {
-            for (i, j) in [(0, 1), (1, 2), (2, 0)] {
+        PolygonMode::Fill => {
+            for (bary, verts) in pieces {
                 out.push(RasterPrim {
-                    src,
-                    kind: RasterKind::Line,
-                    verts: [verts[i], verts[j], verts[j]],
-                    to_src: [bary[i], bary[j], bary[j]],
+                    src: t.v,
+                    provoking: t.provoking,
+                    kind: RasterKind::Triangle,
+                    verts,
+                    to_src: bary,
                     front,
                     z_offset,
-                    size: state.extra.line_width,
+                    size: 1.0,
+                    stipple_start: 0,
                 });
             }
         }
+        PolygonMode::Line => {
+            let mut start = stipple_start;
+            for e in (0..3).filter(|&e| t.boundary[e]) {
+                let (i, j) = (e, (e + 1) % 3);
+                let Some(mut l) = clip_line(
+                    clip[i],
+                    clip[j],
+                    t.v,
+                    [IDENTITY[i], IDENTITY[j], IDENTITY[j]],
+                    state,
+                ) else {
+                    continue;
+                };
+                l.provoking = t.provoking;
+                l.front = front;
+                l.z_offset = z_offset;
+                l.stipple_start = start;
+                start = line_stipple_next(&l.verts[0], &l.verts[1], start);
+                out.push(l);
+            }
+            return start;
+        }
         PolygonMode::Point => {
-            for i in 0..3 {
+            for i in (0..3).filter(|&i| t.boundary[i]) {
+                let Some(v) = to_window(clip[i], &state.viewport) else {
+                    continue;
+                };
                 out.push(RasterPrim {
-                    src,
+                    src: t.v,
+                    provoking: t.provoking,
                     kind: RasterKind::Point,
-                    verts: [verts[i]; 3],
-                    to_src: [bary[i]; 3],
+                    verts: [v; 3],
+                    to_src: [IDENTITY[i]; 3],
                     front,
                     z_offset,
-                    size: state.extra.point_size,
+                    size: point_size(state),
+                    stipple_start: 0,
                 });
             }
         }
     }
+    stipple_start
 }

@@ -26,6 +26,7 @@ use super::{
 use crate::interp::fragment::{run_fragment_with, FragmentState};
 use crate::raster::VaryingOptions;
 use crate::texture::CaptureSampler;
+use geometry::CoverRules;
 use quads::{cover, InputContext, QuadJob};
 use rop::Targets;
 use rsxtrace_capture::fetch::GuestMemory;
@@ -197,6 +198,7 @@ fn render_draw(
         point_size_from_vertex,
     );
     let bounds = state.window_bounds();
+    let rules = CoverRules::from_state(&state);
     // Coverage is produced and shaded in batches of about QUADS_PER_BATCH quads, primitives
     // in order, so that memory stays bounded whatever the overdraw.
     let mut jobs: Vec<QuadJob> = Vec::new();
@@ -208,7 +210,7 @@ fn render_draw(
             let Some(p) = prims.get(*next_prim) else {
                 break;
             };
-            cover(*next_prim as u32, p, bounds, scratch, jobs);
+            cover(*next_prim as u32, p, bounds, &rules, scratch, jobs);
             *next_prim += 1;
         }
     };
@@ -259,6 +261,7 @@ fn render_draw(
             two_sided_color: state.extra.two_side_light,
             flat_provoking: state.flat_shading.then_some(2),
         },
+        sprite: state.primitives.point_sprite,
     };
     let (ox, oy) = state.window_offset;
     while !jobs.is_empty() {
@@ -280,7 +283,17 @@ fn render_draw(
                 let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
                     continue;
                 };
-                targets.fragment(&state, sx, sy, c.z, front, lane);
+                if c.coverage < 1.0 {
+                    // Smooth lines and polygons: the coverage multiplies the alpha of the
+                    // colour outputs before the per-fragment operations (`raster::smooth`).
+                    let mut lane = *lane;
+                    for colour in &mut lane.colors {
+                        colour[3] *= f64::from(c.coverage);
+                    }
+                    targets.fragment(&state, sx, sy, c.z, front, &lane);
+                } else {
+                    targets.fragment(&state, sx, sy, c.z, front, lane);
+                }
             }
         }
         fill(&mut jobs, &mut scratch, &mut next_prim);

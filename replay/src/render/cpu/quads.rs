@@ -5,14 +5,14 @@
 //! Uncovered lanes run as helpers: a triangle's helper lanes extrapolate its interpolation,
 //! a line's or point's copy the first covered lane's (zero derivatives across them).
 
-use super::geometry::{RasterKind, RasterPrim};
+use super::geometry::{covered_pixels, CoverRules, RasterKind, RasterPrim};
 use super::vertex::VertexOutputs;
 use crate::interp::fragment::{LaneInputs, QuadInputs};
+use crate::raster::sprite::{apply_point_sprite, sprite_coord};
 use crate::raster::{
-    fragment_inputs_with, rasterize_line, rasterize_point, rasterize_triangle_facing,
-    triangle_weights_at, wpos, Covered, PixelRect, VaryingOptions,
+    fragment_inputs_with, triangle_weights_at, wpos, Covered, PixelRect, VaryingOptions,
 };
-use rsxtrace_capture::frame::state::ShaderWindow;
+use rsxtrace_capture::frame::state::{PointSprite, ShaderWindow};
 
 /// A covered lane: weights over the primitive's window vertices, window z (offset applied)
 /// and 1/w.
@@ -24,6 +24,9 @@ pub struct LaneCover {
     pub z: f32,
     /// 1/w.
     pub inv_w: f32,
+    /// The fraction of the pixel covered (smooth lines and polygons; else 1): multiplies the
+    /// alpha of the colour outputs.
+    pub coverage: f32,
 }
 
 /// One quad of one primitive.
@@ -46,22 +49,17 @@ impl QuadJob {
     }
 }
 
-/// Cover `prim` inside `bounds` and append its quads to `out`; `scratch` is reused.
+/// Cover `prim` inside `bounds` under `rules` (stipples) and append its quads to `out`;
+/// `scratch` is reused.
 pub fn cover(
     index: u32,
     prim: &RasterPrim,
     bounds: PixelRect,
+    rules: &CoverRules,
     scratch: &mut Vec<Covered>,
     out: &mut Vec<QuadJob>,
 ) {
-    scratch.clear();
-    match prim.kind {
-        RasterKind::Triangle => rasterize_triangle_facing(prim.verts, bounds, prim.front, scratch),
-        RasterKind::Line => {
-            rasterize_line([prim.verts[0], prim.verts[1]], prim.size, bounds, scratch)
-        }
-        RasterKind::Point => rasterize_point(prim.verts[0], prim.size, bounds, scratch),
-    }
+    covered_pixels(prim, bounds, rules, scratch);
     scratch.sort_unstable_by_key(|c| (c.y >> 1, c.x >> 1, c.y & 1, c.x & 1));
     let mut current: Option<QuadJob> = None;
     for c in scratch.iter() {
@@ -71,6 +69,7 @@ pub fn cover(
             weights: c.weights,
             z: c.z + prim.z_offset,
             inv_w: c.inv_w,
+            coverage: c.coverage,
         };
         match &mut current {
             Some(q) if q.qx == qx && q.qy == qy => {
@@ -110,6 +109,8 @@ pub struct InputContext<'a> {
     pub window: ShaderWindow,
     /// Two-sided colour and flat shading.
     pub varyings: VaryingOptions,
+    /// `SET_POINT_SPRITE_CONTROL`: texture coordinates points replace.
+    pub sprite: PointSprite,
 }
 
 const DEFAULT_OUTPUTS: VertexOutputs = [[0.0, 0.0, 0.0, 1.0]; 16];
@@ -136,6 +137,7 @@ impl InputContext<'_> {
                                 weights,
                                 z: z + prim.z_offset,
                                 inv_w,
+                                coverage: 1.0,
                             }
                         })
                     }
@@ -157,10 +159,27 @@ impl InputContext<'_> {
                 *wj += wk * prim.to_src[k][j];
             }
         }
-        let o = prim
-            .src
-            .map(|p| self.outputs.get(p as usize).unwrap_or(&DEFAULT_OUTPUTS));
+        let get = |p: u32| self.outputs.get(p as usize).unwrap_or(&DEFAULT_OUTPUTS);
+        let mut o = prim.src.map(get);
+        if let Some(slot) = self.varyings.flat_provoking {
+            // Flat shading reads the primitive's provoking vertex, which a quad's first
+            // triangle does not contain.
+            if let Some(v) = o.get_mut(slot) {
+                *v = get(prim.provoking);
+            }
+        }
         let window = wpos(x, y, c.z, c.inv_w, &self.window);
-        fragment_inputs_with(o, w, window, prim.front, &self.varyings)
+        let mut lane = fragment_inputs_with(o, w, window, prim.front, &self.varyings);
+        if prim.kind == RasterKind::Point {
+            let v = prim.verts[0];
+            let st = sprite_coord(
+                (v.x, v.y),
+                prim.size,
+                f64::from(x) + 0.5,
+                f64::from(y) + 0.5,
+            );
+            apply_point_sprite(&mut lane, &self.sprite, st);
+        }
+        lane
     }
 }

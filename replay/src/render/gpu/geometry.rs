@@ -1,14 +1,26 @@
 //! A draw's vertex outputs to the vertex records the device rasterizes. The primitives are
-//! the reference render's own ([`crate::render::cpu::geometry::build`]: assembly, clipping
-//! against `w > ε`, viewport transform, facing, culling, polygon modes, polygon offset), so
-//! both renderers cover the same primitives; the device only rasterizes, interpolates and
-//! shades. Every primitive becomes triangles:
+//! the reference render's own ([`crate::render::cpu::geometry::build`]: assembly on the
+//! hardware's diagonals, clipping against `w > ε`, viewport transform, facing, culling,
+//! polygon modes with boundary edges, polygon offset, point size, line width), so both
+//! renderers cover the same primitives; the device only rasterizes, interpolates and shades.
+//! Every primitive becomes triangles:
 //! - filled triangles as they are (each corner carries the fragment inputs at its weights over
 //!   the source vertices);
 //! - lines as the parallelogram the reference rasterizer covers (`raster::rasterize_line`:
 //!   `width` measured along the minor axis);
 //! - points as the `size` × `size` square centred on the point (`raster::rasterize_point`'s
-//!   half-open square, which the top-left fill rule reproduces).
+//!   half-open square, which the top-left fill rule reproduces), each corner with its own
+//!   point-sprite coordinate (`raster::sprite`, linear in the position, so exact);
+//! - a primitive a stipple pattern masks (`geometry::covered_pixels`: line stipple, polygon
+//!   stipple) as the reference coverage itself: the kept pixels of each row, run by run, as
+//!   one-row rectangles whose corners carry the primitive's own interpolation at their
+//!   positions (attributes/w and 1/w are affine in screen space, so the device interpolates
+//!   every pixel of the run as the whole primitive would; window z is linear);
+//! - an antialiased primitive (`raster::smooth`) likewise, one pixel per quad, with the pixel's
+//!   coverage in location 14's z, which the wrapper multiplies into the alpha of every colour
+//!   output (`shader.rs`).
+//!
+//! Flat shading reads the primitive's provoking vertex (`RasterPrim::provoking`).
 //!
 //! The device position of a window point `(x, y)` with 1/w `q` on a target of `W` × `H`
 //! surface pixels, with the window offset `(ox, oy)`, is
@@ -16,9 +28,13 @@
 //! whole target) lands it on surface pixel `(x + ox, y + oy)`, perspective-correct
 //! interpolation uses the primitive's own `w`, and the device never clips it in z.
 
-use crate::raster::{fragment_inputs_with, VaryingOptions, WindowVertex};
-use crate::render::cpu::geometry::{build as build_primitives, RasterKind, RasterPrim};
+use crate::raster::sprite::{apply_point_sprite, sprite_coord};
+use crate::raster::{fragment_inputs_with, Covered, VaryingOptions, WindowVertex};
+use crate::render::cpu::geometry::{
+    build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
+};
 use crate::render::state::DrawState;
+use rsxtrace_capture::frame::state::PointSprite;
 
 use super::shader::VARYINGS;
 
@@ -50,7 +66,7 @@ struct Corner {
 }
 
 impl Records {
-    fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32) {
+    fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32, coverage: f32) {
         let (ox, oy) = (f64::from(map.offset.0), f64::from(map.offset.1));
         let (tw, th) = (f64::from(map.width), f64::from(map.height));
         let w = 1.0 / f64::from(c.window.inv_w);
@@ -59,23 +75,38 @@ impl Records {
         self.data
             .push([(nx * w) as f32, (ny * w) as f32, (0.5 * w) as f32, w as f32]);
         self.data.extend_from_slice(&c.inputs);
-        self.data.push([facing, z_offset, 0.0, 0.0]);
+        self.data.push([facing, z_offset, coverage, 0.0]);
         self.data.push([c.window.z, 0.0, 0.0, 0.0]);
     }
 
-    fn triangle(&mut self, map: &TargetMapping, c: [&Corner; 3], facing: f32, z_offset: f32) {
+    fn triangle(
+        &mut self,
+        map: &TargetMapping,
+        c: [&Corner; 3],
+        facing: f32,
+        z_offset: f32,
+        coverage: f32,
+    ) {
         for corner in c {
-            self.push(map, corner, facing, z_offset);
+            self.push(map, corner, facing, z_offset, coverage);
         }
         self.triangles += 1;
     }
 
-    fn quad(&mut self, map: &TargetMapping, q: [Corner; 4], facing: f32, z_offset: f32) {
-        self.triangle(map, [&q[0], &q[1], &q[2]], facing, z_offset);
-        self.triangle(map, [&q[0], &q[2], &q[3]], facing, z_offset);
+    fn quad(
+        &mut self,
+        map: &TargetMapping,
+        q: [Corner; 4],
+        facing: f32,
+        z_offset: f32,
+        coverage: f32,
+    ) {
+        self.triangle(map, [&q[0], &q[1], &q[2]], facing, z_offset, coverage);
+        self.triangle(map, [&q[0], &q[2], &q[3]], facing, z_offset, coverage);
     }
 }
 
+#[cfg(test)]
 fn shifted(c: &Corner, dx: f32, dy: f32) -> Corner {
     Corner {
         window: WindowVertex {
@@ -92,75 +123,206 @@ fn half(size: f32) -> f32 {
     (if size.is_finite() { size.max(1.0) } else { 1.0 }) / 2.0
 }
 
-/// Converts one primitive.
-fn convert(
-    records: &mut Records,
-    map: &TargetMapping,
-    prim: &RasterPrim,
-    outputs: &[[[f32; 4]; 16]],
-    options: &VaryingOptions,
-) {
-    let Some(src) = prim
-        .src
-        .iter()
-        .map(|&p| outputs.get(p as usize))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return;
-    };
-    let src = [src[0], src[1], src[2]];
-    let corner = |k: usize| {
-        let lane = fragment_inputs_with(src, prim.to_src[k], [0.0; 4], prim.front, options);
-        Corner {
-            window: prim.verts[k],
-            inputs: std::array::from_fn(|n| lane.attributes[n + 1]),
-        }
-    };
-    let facing = if prim.front { 1.0 } else { -1.0 };
-    match prim.kind {
-        RasterKind::Triangle => {
-            let c = [corner(0), corner(1), corner(2)];
-            records.triangle(map, [&c[0], &c[1], &c[2]], facing, prim.z_offset);
-        }
-        RasterKind::Line => {
-            let (a, b) = (corner(0), corner(1));
-            let (dx, dy) = (b.window.x - a.window.x, b.window.y - a.window.y);
-            if !(dx * dx + dy * dy).is_normal() {
-                return;
+/// What converting a draw's primitives needs besides the primitive.
+struct Converter<'a> {
+    outputs: &'a [[[f32; 4]; 16]],
+    options: VaryingOptions,
+    sprite: PointSprite,
+    rules: CoverRules,
+    bounds: crate::raster::PixelRect,
+}
+
+impl Converter<'_> {
+    /// The fragment inputs 1..=13 of `prim` at weights `weights` over its window vertices,
+    /// window position (`x`, `y`) (point sprites).
+    fn inputs(
+        &self,
+        prim: &RasterPrim,
+        src: [&[[f32; 4]; 16]; 3],
+        weights: [f32; 3],
+        (x, y): (f64, f64),
+    ) -> [[f32; 4]; VARYINGS] {
+        let mut w = [0f32; 3];
+        for (k, wk) in weights.iter().enumerate() {
+            for (j, wj) in w.iter_mut().enumerate() {
+                *wj += wk * prim.to_src[k][j];
             }
-            let h = half(prim.size);
-            let (ox, oy) = if dx.abs() >= dy.abs() {
-                (0.0, h)
-            } else {
-                (h, 0.0)
+        }
+        let mut lane = fragment_inputs_with(src, w, [0.0; 4], prim.front, &self.options);
+        if prim.kind == RasterKind::Point {
+            let v = prim.verts[0];
+            apply_point_sprite(
+                &mut lane,
+                &self.sprite,
+                sprite_coord((v.x, v.y), prim.size, x, y),
+            );
+        }
+        std::array::from_fn(|n| lane.attributes[n + 1])
+    }
+
+    /// Converts one primitive.
+    fn convert(&self, records: &mut Records, map: &TargetMapping, prim: &RasterPrim) {
+        let get = |p: u32| self.outputs.get(p as usize);
+        let (Some(a), Some(b), Some(c)) = (get(prim.src[0]), get(prim.src[1]), get(prim.src[2]))
+        else {
+            return;
+        };
+        let mut src = [a, b, c];
+        if let Some(slot) = self.options.flat_provoking {
+            // Flat shading reads the provoking vertex (not in a quad's first triangle).
+            match (src.get_mut(slot), get(prim.provoking)) {
+                (Some(s), Some(p)) => *s = p,
+                _ => return,
+            }
+        }
+        let facing = if prim.front { 1.0 } else { -1.0 };
+        if self.rules.masks(prim) {
+            self.runs(records, map, prim, src, facing);
+            return;
+        }
+        let unit = |k: usize| {
+            let mut w = [0.0; 3];
+            w[k] = 1.0;
+            w
+        };
+        // A corner at window vertex k, moved by (dx, dy).
+        let corner = |k: usize, dx: f32, dy: f32| {
+            let v = prim.verts[k];
+            let window = WindowVertex {
+                x: v.x + dx,
+                y: v.y + dy,
+                ..v
             };
-            records.quad(
-                map,
-                [
-                    shifted(&a, -ox, -oy),
-                    shifted(&b, -ox, -oy),
-                    shifted(&b, ox, oy),
-                    shifted(&a, ox, oy),
-                ],
-                facing,
-                prim.z_offset,
-            );
+            Corner {
+                window,
+                inputs: self.inputs(
+                    prim,
+                    src,
+                    unit(k),
+                    (f64::from(window.x), f64::from(window.y)),
+                ),
+            }
+        };
+        match prim.kind {
+            RasterKind::Triangle => {
+                let c = [
+                    corner(0, 0.0, 0.0),
+                    corner(1, 0.0, 0.0),
+                    corner(2, 0.0, 0.0),
+                ];
+                records.triangle(map, [&c[0], &c[1], &c[2]], facing, prim.z_offset, 1.0);
+            }
+            RasterKind::Line => {
+                let (a, b) = (prim.verts[0], prim.verts[1]);
+                let (dx, dy) = (b.x - a.x, b.y - a.y);
+                if !(dx * dx + dy * dy).is_normal() {
+                    return;
+                }
+                let h = half(prim.size);
+                let (ox, oy) = if dx.abs() >= dy.abs() {
+                    (0.0, h)
+                } else {
+                    (h, 0.0)
+                };
+                records.quad(
+                    map,
+                    [
+                        corner(0, -ox, -oy),
+                        corner(1, -ox, -oy),
+                        corner(1, ox, oy),
+                        corner(0, ox, oy),
+                    ],
+                    facing,
+                    prim.z_offset,
+                    1.0,
+                );
+            }
+            RasterKind::Point => {
+                let h = half(prim.size);
+                records.quad(
+                    map,
+                    [
+                        corner(0, -h, -h),
+                        corner(0, h, -h),
+                        corner(0, h, h),
+                        corner(0, -h, h),
+                    ],
+                    facing,
+                    prim.z_offset,
+                    1.0,
+                );
+            }
         }
-        RasterKind::Point => {
-            let c = corner(0);
-            let h = half(prim.size);
-            records.quad(
-                map,
-                [
-                    shifted(&c, -h, -h),
-                    shifted(&c, h, -h),
-                    shifted(&c, h, h),
-                    shifted(&c, -h, h),
-                ],
-                facing,
-                prim.z_offset,
-            );
+    }
+
+    /// A masked primitive as the runs of its kept pixels (see the module doc).
+    fn runs(
+        &self,
+        records: &mut Records,
+        map: &TargetMapping,
+        prim: &RasterPrim,
+        src: [&[[f32; 4]; 16]; 3],
+        facing: f32,
+    ) {
+        let mut covered: Vec<Covered> = Vec::new();
+        covered_pixels(prim, self.bounds, &self.rules, &mut covered);
+        covered.sort_unstable_by_key(|c| (c.y, c.x));
+        // Antialiased pixels carry their own coverage (flat in `misc.z`): one pixel per run.
+        let per_pixel = self.rules.smooth(prim);
+        let mut i = 0;
+        while let Some(first) = covered.get(i) {
+            let mut last = first;
+            let mut j = i + 1;
+            while let Some(c) = covered.get(j) {
+                if per_pixel || c.y != first.y || c.x != last.x + 1 {
+                    break;
+                }
+                last = c;
+                j += 1;
+            }
+            let (x0, x1) = (f64::from(first.x), f64::from(last.x) + 1.0);
+            let (y0, y1) = (f64::from(first.y), f64::from(first.y) + 1.0);
+            let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+                .map(|(x, y)| self.corner_at(prim, src, x, y));
+            if let [Some(a), Some(b), Some(c), Some(d)] = corners {
+                records.quad(map, [a, b, c, d], facing, prim.z_offset, first.coverage);
+            }
+            i = j;
         }
+    }
+
+    /// The corner of a run at window position (`x`, `y`): the primitive's interpolation there
+    /// (triangles: their plane equations; lines: the projection on the segment, unclamped).
+    fn corner_at(
+        &self,
+        prim: &RasterPrim,
+        src: [&[[f32; 4]; 16]; 3],
+        x: f64,
+        y: f64,
+    ) -> Option<Corner> {
+        let (weights, z, inv_w) = match prim.kind {
+            RasterKind::Triangle => {
+                crate::raster::coverage::triangle_weights_at_position(&prim.verts, x, y)?
+            }
+            RasterKind::Line => crate::raster::coverage::line_weights_at_position(
+                [prim.verts[0], prim.verts[1]],
+                x,
+                y,
+            )?,
+            RasterKind::Point => ([1.0, 0.0, 0.0], prim.verts[0].z, prim.verts[0].inv_w),
+        };
+        if !(inv_w.is_finite() && inv_w > 0.0) {
+            return None;
+        }
+        Some(Corner {
+            window: WindowVertex {
+                x: x as f32,
+                y: y as f32,
+                z,
+                inv_w,
+            },
+            inputs: self.inputs(prim, src, weights, (x, y)),
+        })
     }
 }
 
@@ -174,13 +336,19 @@ pub(crate) fn build(
     point_size_from_vertex: bool,
     map: &TargetMapping,
 ) -> Records {
-    let options = VaryingOptions {
-        two_sided_color: state.extra.two_side_light,
-        flat_provoking: state.flat_shading.then_some(2),
+    let converter = Converter {
+        outputs,
+        options: VaryingOptions {
+            two_sided_color: state.extra.two_side_light,
+            flat_provoking: state.flat_shading.then_some(2),
+        },
+        sprite: state.primitives.point_sprite,
+        rules: CoverRules::from_state(state),
+        bounds: state.window_bounds(),
     };
     let mut records = Records::default();
     for prim in build_primitives(state, outputs, starts, point_size_from_vertex) {
-        convert(&mut records, map, &prim, outputs, &options);
+        converter.convert(&mut records, map, &prim);
     }
     records
 }
@@ -210,10 +378,10 @@ mod tests {
         };
         let mut r = Records::default();
         // Window (12, 6) + offset (4, 2) = surface (16, 8): NDC (-0.5, 0.5); w = 2.
-        r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125);
+        r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125, 0.75);
         assert_eq!(r.data.len(), VARYINGS + 3);
         assert_eq!(r.data[0], [-1.0, 1.0, 1.0, 2.0]);
-        assert_eq!(r.data[VARYINGS + 1], [-1.0, 0.125, 0.0, 0.0]);
+        assert_eq!(r.data[VARYINGS + 1], [-1.0, 0.125, 0.75, 0.0]);
         assert_eq!(r.data[VARYINGS + 2], [0.25, 0.0, 0.0, 0.0]);
     }
 
@@ -236,6 +404,7 @@ mod tests {
             ],
             1.0,
             0.0,
+            1.0,
         );
         assert_eq!(r.triangles, 2);
         let stride = VARYINGS + 3;

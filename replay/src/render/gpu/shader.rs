@@ -7,8 +7,9 @@
 //!   clip z is `w / 2` so that the device clips only `w <= 0` (as `raster::clip` does; x and y
 //!   clipping only trims what lies outside the target). Locations 1..=13 are fragment inputs
 //!   1..=13 (COL0, COL1, FOGC, TEX0..TEX9) as `raster::varyings` routes them (two-sided colour
-//!   and flat shading are resolved before upload), location 14 holds the facing (+1/−1) in x
-//!   and the primitive's polygon offset in y (flat), location 15 the window z in x
+//!   and flat shading are resolved before upload), location 14 holds the facing (+1/−1) in x,
+//!   the primitive's polygon offset in y and the pixel coverage of smooth primitives in z
+//!   (1 otherwise; it multiplies the colour outputs' alpha) (flat), location 15 the window z in x
 //!   (interpolated linearly in screen space, as the reference rasterizer interpolates it).
 //! - `rsx_render_fs` builds `FpInputs` (WPOS from the fragment position under the shader
 //!   window rule of `raster::varyings::wpos` with the window offset taken back out, z = window
@@ -178,7 +179,10 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
     }
     s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
-    s.push_str("    let r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
+    // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
+    // the alpha of the colour outputs before the alpha test (`raster::smooth`).
+    s.push_str("    var r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
+    s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = r.colors[k].w * v.misc.z;\n    }\n");
     if let Some((compare, reference)) = o.alpha_test {
         let _ = writeln!(
             s,

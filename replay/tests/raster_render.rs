@@ -1,0 +1,187 @@
+//! Point sprites and smooth-line coverage rendered on the CPU reference renderer and on a GPU
+//! device, against values computed here from the documented rules (`raster::sprite`:
+//! GL 2.1 3.3.1 with the upper-left origin; `raster::smooth`: GL 2.1 3.4.2 coverage times
+//! alpha).
+
+mod gpu_support;
+
+use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
+use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_program::fragment::{self, InputAttribute as FpInput};
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+
+const SIZE: u16 = 64;
+
+fn target(offset: u32) -> SurfaceTarget {
+    SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: u32::from(SIZE) * 4,
+    }
+}
+
+/// A 64 × 64 A8R8G8B8 scene, identity transform, depth off, cleared to (0, 0, 0, 0), with
+/// `program` as the fragment program.
+fn scene(name: &str, program: &[u8]) -> CaptureBuilder {
+    let mut b = CaptureBuilder::new(name);
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (6, 6),
+        color_target: 1,
+        colors: [
+            target(0),
+            target(0x10_0000),
+            target(0x20_0000),
+            target(0x30_0000),
+        ],
+        zeta: target(0x40_0000),
+        clip: (0, 0, SIZE, SIZE),
+    });
+    let h = f32::from(SIZE) / 2.0;
+    b.set_viewport(
+        0,
+        0,
+        SIZE,
+        SIZE,
+        (0.0, 1.0),
+        [h, h, 0.5, 0.0],
+        [h, -h, 0.5, 0.0],
+    );
+    b.set_scissor(0, 0, SIZE, SIZE);
+    b.set_color_mask(0xFFFF_FFFF);
+    b.set_depth(false, 0x201, false);
+    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1001, 0b1)
+        .unwrap();
+    let identity = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    b.set_transform_constants(32, &identity).unwrap();
+    b.set_fragment_program(Location::Local, 0x50_0000, program, 0x40)
+        .unwrap();
+    b.clear_surface(0xF3, 0, 0xFFFF_FF00);
+    b
+}
+
+/// Draw `positions` (NDC x, y) as `primitive`, every vertex white and opaque.
+fn draw(b: &mut CaptureBuilder, primitive: u32, positions: &[[f32; 2]]) {
+    let mut data = Vec::new();
+    for p in positions {
+        for c in [p[0], p[1], 0.0, 1.0] {
+            data.extend_from_slice(&c.to_be_bytes());
+        }
+    }
+    b.put_memory(Location::Main, 0x1_0000, &data).unwrap();
+    b.put_memory(Location::Main, 0x2_0000, &vec![0xFF; 4 * positions.len()])
+        .unwrap();
+    b.set_vertex_array(0, 2, 4, 16, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.set_vertex_array(3, 4, 4, 4, 0, Location::Main, 0x2_0000)
+        .unwrap();
+    b.draw_arrays(primitive, &[(0, positions.len() as u32)])
+        .unwrap();
+}
+
+/// Both renderers' images (the GPU one when a device exists).
+fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
+    let frame = Frame::from_capture(capture).expect("frame model");
+    let events = FrameEvents::from_capture(capture, &frame).expect("frame events");
+    let options = RenderOptions::default();
+    let cpu =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
+    assert!(cpu.skipped.is_empty(), "{:?}", cpu.skipped);
+    let mut out = vec![("cpu", cpu.image)];
+    if let Some(gpu) = gpu_support::gpu(name) {
+        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
+            .expect("GPU render");
+        assert!(g.skipped.is_empty(), "{:?}", g.skipped);
+        out.push(("gpu", g.image));
+    }
+    out
+}
+
+fn unorm(v: f32) -> i32 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as i32
+}
+
+#[test]
+fn point_sprites_replace_the_named_texture_coordinates() {
+    // MOV R0, f[TEX0]: the colour is the sprite coordinate (s, t, 0, 1).
+    let mut program = fragment::decode(&FRAGMENT_MOV_COL0).unwrap();
+    program.instructions[0].input = FpInput(4);
+    let program = fragment::encode(&program);
+    let mut b = scene("sprites", &program);
+    b.method(0x1EE0 >> 2, 8f32.to_bits()).unwrap(); // SET_POINT_SIZE 8
+                                                    // SET_POINT_SPRITE_CONTROL: enabled, R mode zero, TEX0 replaced.
+    b.method(0x1EE8 >> 2, 1 | (1 << 8)).unwrap();
+    draw(&mut b, 1, &[[0.0, 0.0]]); // POINTS, window (32, 32)
+    let capture = b.finish();
+    for (name, image) in render(
+        "point_sprites_replace_the_named_texture_coordinates",
+        &capture,
+    ) {
+        for y in 28..36u32 {
+            for x in 28..36u32 {
+                // s = 1/2 + (x + 1/2 − 32) / 8, t likewise down the rows (upper-left origin).
+                let s = 0.5 + (x as f32 + 0.5 - 32.0) / 8.0;
+                let t = 0.5 + (y as f32 + 0.5 - 32.0) / 8.0;
+                let p = image.pixel(x, y).unwrap();
+                let expected = [unorm(s), unorm(t), 0, 255];
+                for k in 0..4 {
+                    assert!(
+                        (i32::from(p[k]) - expected[k]).abs() <= 1,
+                        "{name}: ({x}, {y}) is {p:?}, expected {expected:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            image.pixel(27, 30).unwrap(),
+            [0, 0, 0, 0],
+            "{name}: 8 pixels wide"
+        );
+        assert_eq!(
+            image.pixel(30, 36).unwrap(),
+            [0, 0, 0, 0],
+            "{name}: 8 pixels high"
+        );
+    }
+}
+
+#[test]
+fn smooth_line_coverage_scales_alpha() {
+    let mut b = scene("smooth line", &FRAGMENT_MOV_COL0);
+    b.method(0x03BC >> 2, 1).unwrap(); // SET_LINE_SMOOTH_ENABLE
+                                       // Window (8, 40) to (56, 40): the width-1 rectangle covers half of rows 39 and 40.
+    draw(&mut b, 2, &[[-0.75, -0.25], [0.75, -0.25]]);
+    let capture = b.finish();
+    for (name, image) in render("smooth_line_coverage_scales_alpha", &capture) {
+        for x in 10..54u32 {
+            for y in [39u32, 40] {
+                let p = image.pixel(x, y).unwrap();
+                assert_eq!(p[..3], [255, 255, 255], "{name}: ({x}, {y}) colour");
+                assert!(
+                    (i32::from(p[3]) - 128).abs() <= 1,
+                    "{name}: ({x}, {y}) alpha {}",
+                    p[3]
+                );
+            }
+            for y in [38u32, 41] {
+                assert_eq!(
+                    image.pixel(x, y).unwrap(),
+                    [0, 0, 0, 0],
+                    "{name}: ({x}, {y})"
+                );
+            }
+        }
+    }
+}
