@@ -29,7 +29,9 @@
 //! | DXT23 | index, alpha (4 bits) |
 //! | DXT45 | index, alpha code (3 bits) into [`DXT5_ALPHA`] |
 
-use rsxtrace_capture::builder::{BuildError, CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::builder::{
+    BuildError, CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc,
+};
 use rsxtrace_capture::rrc::{Capture, Location};
 
 use crate::samples::{be_floats, textured_fragment_program, textured_vertex_program};
@@ -247,7 +249,12 @@ pub fn fields(cell: &Cell, x: u32, y: u32) -> [u32; 4] {
         0x8F => [0, s(1, 6), s(2, 5), s(3, 5)],
         0x90 => [s(0, 24), s(1, 8), 0, 0],
         // k/32 as f32 has at most 6 significant bits: its bits >> 7 lose nothing.
-        0x91 => [(k32(salt, i, 0) as f32 / 32.0).to_bits() >> 7, s(1, 8), 0, 0],
+        0x91 => [
+            (k32(salt, i, 0) as f32 / 32.0).to_bits() >> 7,
+            s(1, 8),
+            0,
+            0,
+        ],
         0x92 | 0x94 => [s(0, 16), 0, 0, 0],
         0x93 => [half_of_32nds(k32(salt, i, 0)), 0, 0, 0],
         0x95 => [s(0, 16), s(1, 16), 0, 0],
@@ -256,7 +263,12 @@ pub fn fields(cell: &Cell, x: u32, y: u32) -> [u32; 4] {
         0x9B => std::array::from_fn(|c| (k32(salt, i, c as u32) as f32 / 32.0).to_bits()),
         0x9C => [(k32(salt, i, 0) as f32 / 32.0).to_bits(), 0, 0, 0],
         0x9D => [s(0, 1), s(1, 5), s(2, 5), s(3, 5)],
-        0x9F => [half_of_32nds(k32(salt, i, 0)), half_of_32nds(k32(salt, i, 1)), 0, 0],
+        0x9F => [
+            half_of_32nds(k32(salt, i, 0)),
+            half_of_32nds(k32(salt, i, 1)),
+            0,
+            0,
+        ],
         _ => [0; 4],
     }
 }
@@ -289,7 +301,7 @@ fn texel_bytes(format: u8, f: [u32; 4]) -> Vec<u8> {
         0x85 | 0x9E => vec![f[0] as u8, f[1] as u8, f[2] as u8, f[3] as u8],
         0x8B | 0x98 | 0x99 => vec![f[0] as u8, f[1] as u8],
         0x90 | 0x91 => be32((f[0] << 8) | f[1]),
-        0x92 | 0x93 | 0x94 => be16(f[0]),
+        0x92..=0x94 => be16(f[0]),
         0x95 | 0x9F => [be16(f[0]), be16(f[1])].concat(),
         0x9A => f.iter().flat_map(|v| be16(*v)).collect(),
         0x9B => f.iter().flat_map(|v| be32(*v)).collect(),
@@ -433,7 +445,11 @@ pub fn build() -> Result<Capture, BuildError> {
         let ndc_y = |py: u32| 1.0 - py as f32 / half;
         let (x0, x1) = (ndc_x(ox), ndc_x(ox + QUAD));
         let (y0, y1) = (ndc_y(oy), ndc_y(oy + QUAD));
-        let st = if cell.unnormalized { TEXELS as f32 } else { 1.0 };
+        let st = if cell.unnormalized {
+            TEXELS as f32
+        } else {
+            1.0
+        };
         vertices.extend_from_slice(&[
             x0, y0, 0.5, 0.0, 0.0, //
             x1, y0, 0.5, st, 0.0, //
@@ -504,7 +520,11 @@ mod tests {
             let distinct: std::collections::BTreeSet<_> = (0..16)
                 .map(|i| fields(cell, i % TEXELS, i / TEXELS))
                 .collect();
-            assert!(distinct.len() >= 4, "{}: too few distinct texels", cell.name);
+            assert!(
+                distinct.len() >= 4,
+                "{}: too few distinct texels",
+                cell.name
+            );
         }
     }
 

@@ -96,11 +96,21 @@ fn format_rule(format: u8, f: [u32; 4]) -> [f32; 4] {
     let s8 = |v: u32| (f32::from(v as u8 as i8) / 127.0).max(-1.0);
     match format {
         0x81 => [u8n(f[0]), u8n(f[0]), u8n(f[0]), 1.0],
-        0x82 | 0x97 => [unorm(f[1], 5), unorm(f[2], 5), unorm(f[3], 5), unorm(f[0], 1)],
-        0x83 => [unorm(f[1], 4), unorm(f[2], 4), unorm(f[3], 4), unorm(f[0], 4)],
+        0x82 | 0x97 => [
+            unorm(f[1], 5),
+            unorm(f[2], 5),
+            unorm(f[3], 5),
+            unorm(f[0], 1),
+        ],
+        0x83 => [
+            unorm(f[1], 4),
+            unorm(f[2], 4),
+            unorm(f[3], 4),
+            unorm(f[0], 4),
+        ],
         0x84 => [unorm(f[1], 5), unorm(f[2], 6), unorm(f[3], 5), 1.0],
         0x85 => [u8n(f[1]), u8n(f[2]), u8n(f[3]), u8n(f[0])],
-        0x86 | 0x87 | 0x88 => {
+        0x86..=0x88 => {
             let [r, g, b] = dxt_colour(f[0]);
             let a = match format {
                 0x86 => 1.0,
@@ -201,7 +211,11 @@ fn check(image: &Rgba8Image, renderer: &str, skip: &[&str]) {
                 let (px, py) = tf::texel_pixel(index as u32, x, y);
                 let got = pixel(image, px, py);
                 checked += 1;
-                if got.iter().zip(&want).any(|(g, w)| (g - w).abs() > TOLERANCE) {
+                if got
+                    .iter()
+                    .zip(&want)
+                    .any(|(g, w)| (g - w).abs() > TOLERANCE)
+                {
                     failures.push(format!(
                         "{} texel ({x}, {y}) at pixel ({px}, {py}): got {got:?}, want {want:?}",
                         cell.name
@@ -211,7 +225,11 @@ fn check(image: &Rgba8Image, renderer: &str, skip: &[&str]) {
         }
     }
     // Between the quads: the clear colour (ARGB 0xFF202020).
-    assert_eq!(pixel(image, 0, 0), [0x20, 0x20, 0x20, 0xFF], "{renderer}: clear");
+    assert_eq!(
+        pixel(image, 0, 0),
+        [0x20, 0x20, 0x20, 0xFF],
+        "{renderer}: clear"
+    );
     assert!(
         failures.is_empty(),
         "{renderer}: {} of {checked} texels wrong:\n{}",
@@ -228,7 +246,11 @@ fn frame_and_events() -> (Frame, FrameEvents) {
 }
 
 fn assert_every_draw_rendered(out: &RenderedFrame, renderer: &str) {
-    assert!(out.skipped.is_empty(), "{renderer}: skipped {:?}", out.skipped);
+    assert!(
+        out.skipped.is_empty(),
+        "{renderer}: skipped {:?}",
+        out.skipped
+    );
     assert_eq!(out.draws_rendered, tf::cells().len(), "{renderer}");
 }
 
@@ -251,8 +273,9 @@ fn the_rules_here_disagree_with_a_wrong_channel_order() {
 #[test]
 fn cpu_render_reads_every_format_by_its_rule() {
     let (frame, events) = frame_and_events();
-    let out = rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
-        .expect("CPU render");
+    let out =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
+            .expect("CPU render");
     assert_every_draw_rendered(&out, "CPU");
     let texture_warnings: Vec<_> = out
         .warnings
@@ -277,7 +300,9 @@ fn gpu_render_reads_every_format_by_its_rule() {
                 std::env::var("CI").as_deref() != Ok("true"),
                 "GPU ADAPTER MISSING in CI: {e}"
             );
-            eprintln!("GPU ADAPTER MISSING: gpu_render_reads_every_format_by_its_rule skipped: {e}");
+            eprintln!(
+                "GPU ADAPTER MISSING: gpu_render_reads_every_format_by_its_rule skipped: {e}"
+            );
             return;
         }
     };
@@ -303,4 +328,44 @@ fn gpu_render_reads_every_format_by_its_rule() {
         out.warnings
     );
     check(&out.image, "GPU", &["A8R8G8B8 unnormalised"]);
+}
+
+#[test]
+fn verify_compares_every_format_clean() {
+    // The recompiled fragment program on the device against the interpreter, both sampling
+    // the units decoded by the one texture model: every stage clean but the unnormalised
+    // quad's fragment stage, which verify skips with its reason (the device cannot scale).
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("v.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args([
+            "verify",
+            "--quiet",
+            sample_path().to_str().unwrap(),
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .expect("run rsxtrace verify");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "GPU ADAPTER MISSING in CI: {stderr}"
+        );
+        eprintln!("GPU ADAPTER MISSING: verify_compares_every_format_clean skipped: {stderr}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cells = tf::cells();
+    let stages = 2 * cells.len() as u64;
+    assert_eq!(v["totals"]["diverged"], 0);
+    assert_eq!(v["totals"]["failed"], 0);
+    assert_eq!(v["totals"]["skipped"], 1);
+    assert_eq!(v["totals"]["clean"], stages - 1);
+    let un = cells.iter().position(|c| c.unnormalized).unwrap();
+    let outcome = &v["draws"][un]["stages"][1]["outcome"];
+    assert_eq!(outcome["kind"], "skipped");
+    assert!(outcome["reason"].as_str().unwrap().contains("unnormalised"));
 }

@@ -286,8 +286,9 @@ impl TexelFormat {
         };
         match self {
             B8 | A1R5G5B5 | A4R4G4B4 | R5G6B5 | A8R8G8B8 | Dxt1 | Dxt23 | Dxt45 | G8B8
-            | CompressedB8R8G8R8 | CompressedR8B8R8G8 | R6G5B5 | R5G5B5A1 | D1R5G5B5
-            | D8R8G8B8 => all,
+            | CompressedB8R8G8R8 | CompressedR8B8R8G8 | R6G5B5 | R5G5B5A1 | D1R5G5B5 | D8R8G8B8 => {
+                all
+            }
             // "Depth textures will hang the hardware if BX2 or GAMMA is active. ARGB8_SIGNED
             // has no impact. UNSIGNED_REMAP=BIASED works on all formats".
             Depth24D8 | Depth24D8Float | Depth16 | Depth16Float | Hilo8 => biased,
@@ -445,10 +446,7 @@ impl TexelFormat {
             _ => return None,
         };
         let (blue, green) = (byte(bi)?, byte(gi)?);
-        Some([
-            [1.0, byte(r0)?, green, blue],
-            [1.0, byte(r1)?, green, blue],
-        ])
+        Some([[1.0, byte(r0)?, green, blue], [1.0, byte(r1)?, green, blue]])
     }
 }
 
