@@ -230,3 +230,75 @@ pub fn srgb_to_linear(x: f32) -> f32 {
         ((x + 0.055) / 1.055).powf(2.4)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_bit_formats_read_their_selectors_in_blocks() {
+        // X16, Y16_X16, HILO8, HILO_S8: 0xE4 -> 0x66 (A<-G, R<-R, G<-G, B<-R), 0x56 with an
+        // override (A<-G, R, G, B<-R), 0x4E -> 0x99.
+        for f in [
+            TexelFormat::X16,
+            TexelFormat::Y16X16,
+            TexelFormat::Hilo8,
+            TexelFormat::HiloS8,
+        ] {
+            assert_eq!(Remap::decode(0xAAE4, f).inputs, [2, 1, 2, 1], "{f:?}");
+            assert_eq!(Remap::decode(0x1_AAE4, f).inputs, [2, 1, 1, 1], "{f:?}");
+            assert_eq!(Remap::decode(0xAA4E, f).inputs, [1, 2, 1, 2], "{f:?}");
+        }
+        // Other formats take the selectors as written; the float ones ignore them.
+        assert_eq!(
+            Remap::decode(0xAA4E, TexelFormat::A8R8G8B8).inputs,
+            [2, 3, 0, 1]
+        );
+        assert_eq!(
+            Remap::decode(0xAA1B, TexelFormat::X32Float).inputs,
+            [0, 1, 2, 3]
+        );
+        // Y16_X16_FLOAT is forced to 0x66 whatever is written.
+        assert_eq!(
+            Remap::decode(0xAA1B, TexelFormat::Y16X16Float).inputs,
+            [2, 1, 2, 1]
+        );
+    }
+
+    #[test]
+    fn conversions_follow_the_format_features() {
+        let id = Remap::IDENTITY;
+        // A8R8G8B8 takes all three; X16 only the bias; the float formats nothing.
+        let c = Conversions::new(TexelFormat::A8R8G8B8, &id, 0b0010, 1, 0b0010);
+        assert_eq!(c.signed, [true, false, false, false]);
+        assert_eq!(c.gamma, [false, true, false, false]);
+        assert_eq!(c.expand, [false, false, true, true]);
+        assert!(!c.wide);
+        let c = Conversions::new(TexelFormat::X16, &id, 0xF, 1, 0xF);
+        assert_eq!((c.signed, c.gamma), ([false; 4], [false; 4]));
+        assert_eq!(c.expand, [true; 4]);
+        assert!(c.wide);
+        assert!(!Conversions::new(TexelFormat::X32Float, &id, 0xF, 1, 0xF).any());
+    }
+
+    #[test]
+    fn sign_and_bias_quantise_to_the_channel_width() {
+        let eight = Conversions {
+            signed: [true, false, false, false],
+            expand: [false, true, false, false],
+            ..Conversions::default()
+        };
+        // 0x80 signed = -128 / 127; 0x80 biased = 0; 0xFF biased = 1.
+        let v = eight.apply([128.0 / 255.0, 128.0 / 255.0, 0.5, 0.5]);
+        assert_eq!(v[0], -128.0 / 127.0);
+        assert_eq!(v[1], 0.0);
+        assert_eq!(eight.apply([0.0, 1.0, 0.0, 0.0])[1], 1.0);
+        let wide = Conversions {
+            wide: true,
+            ..eight
+        };
+        let v = wide.apply([0x8001 as f32 / 65535.0, 0x7FFF as f32 / 65535.0, 0.0, 0.0]);
+        assert_eq!(v[0], -32767.0 / 32767.0);
+        assert_eq!(v[1], -1.0 / 32767.0);
+    }
+}
