@@ -514,3 +514,19 @@ fn disabled_and_absent_units_read_zero() {
     let s = CaptureSampler::with_units(&textures, &mem, 0b100).unwrap();
     assert!(s.unit(1).is_none() && s.unit(2).is_some());
 }
+
+#[test]
+fn signed_border_channels_read_biased_as_on_the_hardware() {
+    // Wrap BORDER on s and t; border ARGB 0xFF_C0_40_80 with R signed. The hardware reads a
+    // signed border channel as (b - 128) / 127 (RPCS3 RSXTexture.cpp border_color: "behaves
+    // like BIASED renormalization"); unsigned channels as b / 255.
+    let mut t = Tex::new(0x85, 1, 1).linear(4);
+    t.wrap = [4, 4, 4];
+    t.border_color = 0xFFC0_4080;
+    t.argb_signed = 0b0010;
+    let mem = Mem::local(0, vec![0xFF, 0x00, 0x00, 0x00]);
+    let v = UnitSampler::new(0, &t.texture(), &mem)
+        .unwrap()
+        .sample(&at2(-0.5, -0.5));
+    assert_close(v, [64.0 / 127.0, n8(0x40), n8(0x80), 1.0]);
+}
