@@ -56,12 +56,12 @@ fn perspective_times_view(eye_z: f32, tilt: f32) -> Matrix {
     out
 }
 
-fn be_floats(values: &[f32]) -> Vec<u8> {
+pub(crate) fn be_floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_be_bytes()).collect()
 }
 
 /// The MVP vertex program writing TEX0 from v[8] instead of COL0 from v[3].
-fn textured_vertex_program() -> Result<Vec<u32>, BuildError> {
+pub(crate) fn textured_vertex_program() -> Result<Vec<u32>, BuildError> {
     let mut program =
         vertex::decode_words(&mvp_vertex_program(32)).map_err(|e| BuildError::InvalidArgument {
             what: "vertex program",
@@ -74,7 +74,7 @@ fn textured_vertex_program() -> Result<Vec<u32>, BuildError> {
 }
 
 /// `TEX R0, f[TEX0], TEX0` with END: FRAGMENT_MOV_COL0 turned into a texture fetch.
-fn textured_fragment_program() -> Result<Vec<u8>, BuildError> {
+pub(crate) fn textured_fragment_program() -> Result<Vec<u8>, BuildError> {
     let mut program =
         fragment::decode(&FRAGMENT_MOV_COL0).map_err(|e| BuildError::InvalidArgument {
             what: "fragment program",

@@ -109,13 +109,14 @@ fn depth16_and_depth16_float() {
 }
 
 #[test]
-fn x16() {
-    // Slots (x, 1, x, x): R = 1, G = B = A = x.
+fn x16_reads_one_in_the_channels_it_lacks() {
+    // The hardware's X16 quad (ps3autotests texture_formats) is (1, x, 1): red and blue read 1,
+    // green and alpha the value.
     let t = two_texels(0x94, 2, vec![0x80, 0x00, 0x00, 0x01]);
     let x0 = 0x8000 as f32 / 65535.0;
     let x1 = 1.0 / 65535.0;
-    assert_close(t[0], [1.0, x0, x0, x0]);
-    assert_close(t[1], [1.0, x1, x1, x1]);
+    assert_close(t[0], [1.0, x0, 1.0, x0]);
+    assert_close(t[1], [1.0, x1, 1.0, x1]);
 }
 
 #[test]
@@ -206,15 +207,64 @@ fn d1r5g5b5_and_d8r8g8b8_force_alpha_one() {
 }
 
 #[test]
-fn y16_x16_float_reads_r_g_r_g() {
-    // 0x3C00 = 1.0, 0xB800 = -0.5
+fn y16_x16_float_reads_x_in_red_and_blue_and_y_in_green() {
+    // Memory: Y (first half) then X (second). The hardware's Y16_X16_FLOAT quad (ps3autotests
+    // texture_formats) has red = blue = X and green = Y: R, G, B, A = (X, Y, X, Y).
+    // 0x3C00 = 1.0, 0xB800 = -0.5.
     let t = two_texels(
         0x9F,
         4,
         vec![0x3C, 0x00, 0xB8, 0x00, 0x00, 0x00, 0x40, 0x00],
     );
-    assert_close(t[0], [1.0, -0.5, 1.0, -0.5]);
-    assert_close(t[1], [0.0, 2.0, 0.0, 2.0]);
+    assert_close(t[0], [-0.5, 1.0, -0.5, 1.0]);
+    assert_close(t[1], [2.0, 0.0, 2.0, 0.0]);
+}
+
+#[test]
+fn compressed_b8r8_g8r8_and_r8b8_r8g8_share_green_and_blue_across_a_pair() {
+    // Four texels (two blocks) per row. B8R8_G8R8 bytes: B, R1, G, R0 (R0 = left texel).
+    let tex = Tex::new(0x8D, 4, 1).linear(8).texture();
+    let mem = Mem::local(0, vec![0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]);
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let px = |i| unit.sample(&at2(centre(i, 4), 0.5));
+    assert_close(px(0), [n8(0x40), n8(0x30), n8(0x10), 1.0]);
+    assert_close(px(1), [n8(0x20), n8(0x30), n8(0x10), 1.0]);
+    assert_close(px(2), [n8(0x80), n8(0x70), n8(0x50), 1.0]);
+    assert_close(px(3), [n8(0x60), n8(0x70), n8(0x50), 1.0]);
+    // R8B8_R8G8 bytes: R1, B, R0, G.
+    let tex = Tex::new(0x8E, 4, 1).linear(8).texture();
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let px = |i| unit.sample(&at2(centre(i, 4), 0.5));
+    assert_close(px(0), [n8(0x30), n8(0x40), n8(0x20), 1.0]);
+    assert_close(px(1), [n8(0x10), n8(0x40), n8(0x20), 1.0]);
+    assert_close(px(2), [n8(0x70), n8(0x80), n8(0x60), 1.0]);
+    assert_close(px(3), [n8(0x50), n8(0x80), n8(0x60), 1.0]);
+}
+
+#[test]
+fn compressed_pair_formats_ignore_swizzling() {
+    // A swizzled (no LN) 4x2 B8R8_G8R8 texture is read row-major, two blocks per row, like
+    // DXT: the second row starts at byte 8.
+    let tex = Tex::new(0x8D, 4, 2).texture();
+    let mut bytes = vec![0u8; 16];
+    bytes[8..12].copy_from_slice(&[0x11, 0x22, 0x33, 0x44]);
+    let mem = Mem::local(0, bytes);
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let v = unit.sample(&at2(centre(0, 4), centre(1, 2)));
+    assert_close(v, [n8(0x44), n8(0x33), n8(0x11), 1.0]);
+}
+
+#[test]
+fn depth24_d8_float_reads_the_24_bit_float() {
+    // Bits 8..31 hold exponent (8 bits) and mantissa (16 bits): 1.0 = 0x7F0000, 0.75 =
+    // 0x7E8000 (exponent 126, mantissa 0.5); the stencil byte is ignored.
+    let t = two_texels(
+        0x91,
+        4,
+        vec![0x7F, 0x00, 0x00, 0x55, 0x7E, 0x80, 0x00, 0xFF],
+    );
+    assert_close(t[0], [1.0; 4]);
+    assert_close(t[1], [0.75; 4]);
 }
 
 /// A 4x4 DXT texture (one block) read at four texels of row 0 and one of row 3.
@@ -293,17 +343,20 @@ fn dxt5_interpolated_alpha() {
 }
 
 #[test]
-fn unsupported_format_is_an_error_naming_it() {
-    let tex = Tex::new(0x8D, 2, 1).linear(8).texture();
-    let mem = Mem::local(0, vec![0; 8]);
-    let err = UnitSampler::new(5, &tex, &mem).unwrap_err();
-    assert_eq!(
-        err,
-        rsxtrace_replay::texture::TextureError::UnsupportedFormat {
-            unit: 5,
-            format: 0x8D
-        }
-    );
+fn codes_that_are_no_format_are_an_error_naming_them() {
+    // 0x89, 0x8A, 0x8C and 0x96 are holes in the CELL_GCM_TEXTURE_* codes (gcm_enums.h).
+    for code in [0x89u8, 0x8A, 0x8C, 0x96] {
+        let tex = Tex::new(code, 2, 1).linear(8).texture();
+        let mem = Mem::local(0, vec![0; 8]);
+        let err = UnitSampler::new(5, &tex, &mem).unwrap_err();
+        assert_eq!(
+            err,
+            rsxtrace_replay::texture::TextureError::UnsupportedFormat {
+                unit: 5,
+                format: code
+            }
+        );
+    }
 }
 
 #[test]
@@ -344,14 +397,103 @@ fn signed_gamma_and_biased_flags() {
     let x = n8(0x80);
     let lin = ((x + 0.055) / 1.055).powf(2.4);
     assert_close(v, [lin, n8(0x40), n8(0xC0), n8(0x80)]);
-    // Unsigned remap = 1 (biased): 2x - 1 on every channel.
+    // Unsigned remap = 1 (biased): (stored - 128) / 127 on every channel.
     let mut t = base;
     t.unsigned_remap = 1;
     let v = UnitSampler::new(0, &t.texture(), &mem)
         .unwrap()
         .sample(&at2(0.5, 0.5));
-    let bx2 = |b: u32| n8(b) * 2.0 - 1.0;
+    let bx2 = |b: u32| (b as f32 - 128.0) / 127.0;
     assert_close(v, [bx2(0x80), bx2(0x40), bx2(0xC0), bx2(0x80)]);
+    assert_eq!(v[0], 0.0, "the stored 128 reads as exactly 0");
+}
+
+/// One texel of `format` (`bytes`) read with the flags set by `set`.
+fn one_texel(format: u8, bytes: Vec<u8>, set: impl Fn(&mut Tex)) -> [f32; 4] {
+    let mut t = Tex::new(format, 1, 1).linear(bytes.len() as u32);
+    set(&mut t);
+    let mem = Mem::local(0, bytes);
+    UnitSampler::new(0, &t.texture(), &mem)
+        .unwrap()
+        .sample(&at2(0.5, 0.5))
+}
+
+#[test]
+fn sixteen_bit_channels_sign_and_bias_at_16_bits() {
+    // Y16_X16 accepts the sign flags (RPCS3 get_format_features): FILTER bit 29 (R) signs the
+    // R slot, i.e. the first word, which the default remap reads into R and B.
+    let bytes = vec![0x80, 0x00, 0x40, 0x00];
+    let v = one_texel(0x95, bytes.clone(), |t| t.argb_signed = 0b0010);
+    let (s, u) = (-32768.0 / 32767.0, 0x4000 as f32 / 65535.0);
+    assert_close(v, [s, u, s, u]);
+    // Biased: (stored - 32768) / 32767.
+    let v = one_texel(0x95, bytes, |t| t.unsigned_remap = 1);
+    let b = (0x4000 as f32 - 32768.0) / 32767.0;
+    assert_close(v, [0.0, b, 0.0, b]);
+    // X16 ignores the sign flags and gamma, but takes the bias; R and B stay 1 (constants).
+    let x = 0x8000 as f32 / 65535.0;
+    let v = one_texel(0x94, vec![0x80, 0x00], |t| {
+        t.argb_signed = 0xF;
+        t.gamma = 0xF;
+    });
+    assert_close(v, [1.0, x, 1.0, x]);
+    let v = one_texel(0x94, vec![0xC0, 0x00], |t| t.unsigned_remap = 1);
+    let b = (0xC000 as f32 - 32768.0) / 32767.0;
+    assert_close(v, [1.0, b, 1.0, b]);
+}
+
+#[test]
+fn formats_without_a_feature_ignore_its_flag() {
+    // HILO8: biased only; HILO_S8 and the float formats: nothing; depth: biased only.
+    let hilo = vec![0x80, 0xFF];
+    let plain = one_texel(0x98, hilo.clone(), |_| {});
+    assert_close(
+        one_texel(0x98, hilo.clone(), |t| {
+            t.argb_signed = 0xF;
+            t.gamma = 0xF;
+        }),
+        plain,
+    );
+    let v = one_texel(0x98, hilo, |t| t.unsigned_remap = 1);
+    assert_close(v, [0.0, 1.0, 0.0, 1.0]);
+    let s8 = vec![0x40, 0xC0];
+    let plain = one_texel(0x99, s8.clone(), |_| {});
+    assert_close(
+        one_texel(0x99, s8, |t| {
+            t.argb_signed = 0xF;
+            t.gamma = 0xF;
+            t.unsigned_remap = 1;
+        }),
+        plain,
+    );
+    let half = vec![0x38, 0x00, 0x38, 0x00, 0x38, 0x00, 0x38, 0x00];
+    let v = one_texel(0x9A, half, |t| {
+        t.argb_signed = 0xF;
+        t.gamma = 0xF;
+        t.unsigned_remap = 1;
+    });
+    assert_close(v, [0.5; 4]);
+    // DEPTH16 0xFFFF with the bias: (65535/65535 * 255 rounded = 255 - 128) / 127 = 1.
+    let v = one_texel(0x92, vec![0xFF, 0xFF], |t| {
+        t.unsigned_remap = 1;
+        t.gamma = 0xF;
+    });
+    assert_close(v, [1.0; 4]);
+}
+
+#[test]
+fn remap_zero_and_one_apply_to_every_format() {
+    // Modes A ONE, R ZERO, G/B REMAP on X16 (0xE4 rewritten to 0x66): R, G, B, A = 0, x, 1, 1.
+    let x = 0x1234 as f32 / 65535.0;
+    let v = one_texel(0x94, vec![0x12, 0x34], |t| {
+        t.remap = (0b10_10_00_01 << 8) | 0xE4;
+    });
+    assert_close(v, [0.0, x, 1.0, 1.0]);
+    // Even the float formats whose selectors cannot be remapped take the modes.
+    let v = one_texel(0x9C, 2.5f32.to_bits().to_be_bytes().to_vec(), |t| {
+        t.remap = (0b00_01_10_10 << 8) | 0x1B;
+    });
+    assert_close(v, [2.5, 1.0, 0.0, 2.5]);
 }
 
 #[test]
@@ -371,4 +513,20 @@ fn disabled_and_absent_units_read_zero() {
     // Units outside the mask are not decoded.
     let s = CaptureSampler::with_units(&textures, &mem, 0b100).unwrap();
     assert!(s.unit(1).is_none() && s.unit(2).is_some());
+}
+
+#[test]
+fn signed_border_channels_read_biased_as_on_the_hardware() {
+    // Wrap BORDER on s and t; border ARGB 0xFF_C0_40_80 with R signed. The hardware reads a
+    // signed border channel as (b - 128) / 127 (RPCS3 RSXTexture.cpp border_color: "behaves
+    // like BIASED renormalization"); unsigned channels as b / 255.
+    let mut t = Tex::new(0x85, 1, 1).linear(4);
+    t.wrap = [4, 4, 4];
+    t.border_color = 0xFFC0_4080;
+    t.argb_signed = 0b0010;
+    let mem = Mem::local(0, vec![0xFF, 0x00, 0x00, 0x00]);
+    let v = UnitSampler::new(0, &t.texture(), &mem)
+        .unwrap()
+        .sample(&at2(-0.5, -0.5));
+    assert_close(v, [64.0 / 127.0, n8(0x40), n8(0x80), 1.0]);
 }

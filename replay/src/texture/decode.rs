@@ -1,6 +1,7 @@
 //! Decoding one texture unit's image from guest memory: every layer (cube face) and mip level
 //! as a linear RGBA f32 image, remapped (CONTROL1) but not yet sign/gamma converted (those
-//! apply after filtering, as RPCS3's shaders do).
+//! apply after filtering, as RPCS3's shaders do). This is the one decoder: the interpreter's
+//! sampler, the GPU render's texture upload and verify's bindings all start from it.
 
 use super::dxt;
 use super::error::TextureError;
@@ -255,6 +256,24 @@ fn decode_level(
                         if x < row && y < u64::from(h) {
                             if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
                                 *dst = remap.apply(*t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    } else if format.is_texel_pair() {
+        for z in 0..u64::from(d) {
+            for y in 0..u64::from(h) {
+                for bx in 0..row.div_ceil(2) {
+                    let pair = block_at(bx, y, z)
+                        .and_then(|b| format.decode_pair(b))
+                        .ok_or_else(missing)?;
+                    for (i, slots) in pair.iter().enumerate() {
+                        let x = bx * 2 + i as u64;
+                        if x < row {
+                            if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
+                                *dst = remap.apply(*slots);
                             }
                         }
                     }

@@ -9,10 +9,13 @@
 //!   what fits, and a zero pitch makes the texture a single packed row (height = depth = 1).
 //! * Swizzled textures: rows are packed (pitch = width in blocks) and texels within a level are
 //!   in Z-order (Morton order, [`z_index`]). Each layer (cube face) starts 128-byte aligned.
-//!   DXT textures ignore swizzling: their blocks are always row-major.
+//!   DXT textures and the two-texel COMPRESSED_B8R8_G8R8 / R8B8_R8G8 ignore swizzling: their
+//!   blocks are always row-major (RPCS3 copies them without deswizzling, "other compressed_*
+//!   formats ignore this option"). A block is 4x4 texels for DXT, 2x1 for the two-texel
+//!   formats (RPCS3 `get_subresources_layout_impl`: "only the width is compressed").
 //! * Border texels (FORMAT bit 3 = 0, `CELL_GCM_TEXTURE_BORDER_TEXTURE`): 1 texel on each side
 //!   for linear textures; swizzled textures pad to `next_pow2(size + 8)` with 4 texels each side.
-//!   DXT textures never have border texels. The stored border texels are skipped, not sampled.
+//!   DXT and two-texel textures never have border texels. The stored border texels are skipped, not sampled.
 //! * The mip count is `min(FORMAT mip field, floor(log2(max(w, h))) + 1)`, or for DXT
 //!   `floor(log2(min(w / 4, h / 4))) + 1` (RPCS3 `RSXTexture.cpp` `get_exact_mipmap_count`); a
 //!   zero mip field counts as 1.
@@ -163,10 +166,10 @@ impl Subresource {
 /// RPCS3 orders them.
 pub fn subresources(g: &Geometry) -> Vec<Subresource> {
     let f = g.format;
-    let edge = u64::from(f.block_edge());
+    let (bw, bh) = (u64::from(f.block_width()), u64::from(f.block_height()));
     let bytes = u64::from(f.block_bytes());
     let levels = exact_mip_count(f, g.width, g.height, g.mip_field);
-    let border_texels = g.border_texels && !f.is_dxt();
+    let border_texels = g.border_texels && !f.is_compressed();
     let border = match (border_texels, g.linear) {
         (false, _) => 0,
         (true, true) => 1,
@@ -176,10 +179,10 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
     let mut pitch = u64::from(g.pitch);
     if g.linear {
         // get_format_packed_pitch: packed row of the level-0 width, border included.
-        let packed = (u64::from(width).div_ceil(edge) + 2 * border) * bytes;
+        let packed = (u64::from(width).div_ceil(bw) + 2 * border) * bytes;
         if pitch < packed {
             if pitch != 0 {
-                let w = (pitch / bytes) * edge;
+                let w = (pitch / bytes) * bw;
                 width = u32::try_from(w).unwrap_or(u32::MAX).max(1);
             } else {
                 height = 1;
@@ -193,8 +196,8 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
     for layer in 0..g.layers {
         let (mut w, mut h, mut d) = (width, height, depth);
         for level in 0..levels {
-            let wb = u64::from(w).div_ceil(edge);
-            let hb = u64::from(h).div_ceil(edge);
+            let wb = u64::from(w).div_ceil(bw);
+            let hb = u64::from(h).div_ceil(bh);
             let (pitch_in_block, rows) = if g.linear {
                 (pitch / bytes, hb + 2 * border)
             } else if border == 0 {
@@ -203,7 +206,7 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
                 (next_pow2(wb + 2 * border), next_pow2(hb + 2 * border))
             };
             let size = pitch_in_block * bytes * rows * u64::from(d);
-            let morton = !g.linear && !f.is_dxt();
+            let morton = !g.linear && !f.is_compressed();
             let mut sub = Subresource {
                 layer,
                 level,

@@ -48,6 +48,7 @@ impl Sampler for NoTextures {
     }
 }
 
+pub mod border;
 pub mod cube;
 pub mod decode;
 pub mod dxt;

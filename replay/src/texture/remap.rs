@@ -14,24 +14,30 @@
 //! * X32_FLOAT, W16Z16Y16X16_FLOAT, W32Z32Y32X32_FLOAT: selectors forced to 0xE4 (identity;
 //!   "floating point textures cannot be remapped").
 //! * Y16_X16_FLOAT: selectors forced to 0x56 with an override, else 0x66.
-//! * Y16_X16, HILO8, HILO_S8: 0xE4 becomes 0x56/0x66 (override / none), 0x4E becomes
-//!   0xA9/0x99, 0xEE becomes 0xAA, 0x44 becomes 0x55. (RPCS3 applies the same rewrite to X16;
-//!   this model does not, because it contradicts X16's own component mapping — see the crate
-//!   report; X16 uses the register value as is.)
+//! * X16, Y16_X16, HILO8, HILO_S8: 0xE4 becomes 0x56/0x66 (override / none), 0x4E becomes
+//!   0xA9/0x99, 0xEE becomes 0xAA, 0x44 becomes 0x55 ("these are special formats whose remap
+//!   encoding is in 16-bit blocks"). With X16's slots (x, 1, x, 1) the default remap reads
+//!   (1, x, 1, x): the channels X16 lacks read 1, as on the hardware (ps3autotests
+//!   `texture_formats.expected.png`: the X16 quad is (1, x, 1)).
 //!
 //! Conversions after filtering (RPCS3 `RSXFragmentTextureOps.glsl` `_process_texel`, flags
-//! from `RSXTexture.cpp` `format_ex`), precedence sign > gamma > bias:
-//! * FILTER bits 28..31 (A, R, G, B signed): reinterpret the 8-bit value as signed,
-//!   `bits = floor(x * 255 + 0.5)`, `(bits >= 128 ? bits - 256 : bits) / 127`. Applied to the
-//!   input slot, so the mask follows the remap selectors.
-//! * ADDRESS bits 12..15 (unsigned remap) = 1 (`CELL_GCM_TEXTURE_UNSIGNED_REMAP_BIASED`):
-//!   `2x - 1` on every remapped channel not signed or gamma-corrected.
+//! from `RSXTexture.cpp` `format_ex`), only where the format's features allow them
+//! ([`Features`](super::format::Features)), precedence sign > gamma > bias:
+//! * FILTER bits 28..31 (A, R, G, B signed): reinterpret the stored value as signed,
+//!   `bits = floor(x * M + 0.5)` with `M` = 255 (65535 for 16-bit channels), sign-extended
+//!   from 8 (16) bits, divided by 127 (32767) (`_sext_unorm8x4` / `_sext_unorm16x4`; -128
+//!   reads as -128/127, unclamped). Applied to the input slot, so the mask follows the remap
+//!   selectors ("a property of the incoming bytes and is therefore subject to remap").
 //! * ADDRESS bits 20..23 (gamma, in R, G, B, A bit order): sRGB to linear on the output
-//!   channel.
+//!   channel, unless that channel is signed.
+//! * ADDRESS bits 12..15 (unsigned remap) = 1 (`CELL_GCM_TEXTURE_UNSIGNED_REMAP_BIASED`), on
+//!   every remapped channel neither signed nor gamma-corrected: `(floor(x * 255 + 0.5) - 128)
+//!   / 127`, or `(floor(x * 65535 + 0.5) - 32768) / 32767` for 16-bit channels ("expand to
+//!   signed normalized by decompressing the signal"): the stored 128 (32768) reads as 0.
 //!
 //! Channels forced to ZERO or ONE are never converted.
 
-use super::format::{ChannelClass, TexelFormat};
+use super::format::TexelFormat;
 
 /// A decoded remap: selectors and modes in A, R, G, B order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +68,7 @@ impl Remap {
         match format {
             X32Float | W16Z16Y16X16Float | W32Z32Y32X32Float => lo = 0xE4,
             Y16X16Float => lo = if over { 0x56 } else { 0x66 },
-            Y16X16 | Hilo8 | HiloS8 => {
+            X16 | Y16X16 | Hilo8 | HiloS8 => {
                 lo = match lo {
                     0xE4 => {
                         if over {
@@ -134,12 +140,14 @@ impl Remap {
 /// Post-filter conversions, per output channel in R, G, B, A order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Conversions {
-    /// Reinterpret as signed 8-bit.
+    /// Reinterpret as signed (8 or 16 bits, see `wide`).
     pub signed: [bool; 4],
     /// sRGB to linear.
     pub gamma: [bool; 4],
-    /// `2x - 1`.
+    /// Biased renormalisation (`UNSIGNED_REMAP_BIASED`).
     pub expand: [bool; 4],
+    /// The channels are 16 bits wide (X16, Y16_X16): sign and bias quantise to 16 bits.
+    pub wide: bool,
 }
 
 /// ARGB-order mask (bit 0 = A) to an RGBA-order bool array.
@@ -157,26 +165,29 @@ impl Conversions {
         unsigned_remap: u8,
         gamma_rgba: u8,
     ) -> Conversions {
-        let class = format.channel_class();
+        let features = format.features();
         let mut signed = 0u8;
         let mut gamma = 0u8;
         let mut expand = 0u8;
-        if class == ChannelClass::Unorm8 {
+        if features.signed {
             signed = remap.shuffle_mask(argb_signed & 0xF);
+        }
+        if features.gamma {
             // RGBA bit order to ARGB bit order (RPCS3 `fragment_texture::gamma`).
             let g = gamma_rgba & 0xF;
             gamma = ((g << 1) & 0xF) | (g >> 3);
             gamma &= !signed;
-            // Constants are not converted.
+            // Constants are not converted (sRGB leaves 0 and 1 as they are anyway).
             gamma &= remap.remapped_mask();
         }
-        if class != ChannelClass::Other && unsigned_remap & 0xF == 1 {
+        if features.biased && unsigned_remap & 0xF == 1 {
             expand = remap.remapped_mask() & !(signed | gamma);
         }
         Conversions {
             signed: argb_mask_to_rgba(signed),
             gamma: argb_mask_to_rgba(gamma),
             expand: argb_mask_to_rgba(expand),
+            wide: features.wide,
         }
     }
 
@@ -191,14 +202,20 @@ impl Conversions {
 
     /// Apply to a filtered R, G, B, A value.
     pub fn apply(&self, mut v: [f32; 4]) -> [f32; 4] {
+        // The stored range of a channel, its sign bit's value and its signed maximum.
+        let (max, sign, smax) = if self.wide {
+            (65535.0, 32768.0, 32767.0)
+        } else {
+            (255.0, 128.0, 127.0)
+        };
         for (i, x) in v.iter_mut().enumerate() {
             if self.signed[i] {
-                let bits = (*x * 255.0 + 0.5).floor();
-                *x = if bits < 128.0 { bits } else { bits - 256.0 } / 127.0;
+                let bits = (*x * max + 0.5).floor();
+                *x = if bits < sign { bits } else { bits - 2.0 * sign } / smax;
             } else if self.gamma[i] {
                 *x = srgb_to_linear(*x);
             } else if self.expand[i] {
-                *x = *x * 2.0 - 1.0;
+                *x = ((*x * max + 0.5).floor() - sign) / smax;
             }
         }
         v
@@ -211,5 +228,77 @@ pub fn srgb_to_linear(x: f32) -> f32 {
         x / 12.92
     } else {
         ((x + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_bit_formats_read_their_selectors_in_blocks() {
+        // X16, Y16_X16, HILO8, HILO_S8: 0xE4 -> 0x66 (A<-G, R<-R, G<-G, B<-R), 0x56 with an
+        // override (A<-G, R, G, B<-R), 0x4E -> 0x99.
+        for f in [
+            TexelFormat::X16,
+            TexelFormat::Y16X16,
+            TexelFormat::Hilo8,
+            TexelFormat::HiloS8,
+        ] {
+            assert_eq!(Remap::decode(0xAAE4, f).inputs, [2, 1, 2, 1], "{f:?}");
+            assert_eq!(Remap::decode(0x1_AAE4, f).inputs, [2, 1, 1, 1], "{f:?}");
+            assert_eq!(Remap::decode(0xAA4E, f).inputs, [1, 2, 1, 2], "{f:?}");
+        }
+        // Other formats take the selectors as written; the float ones ignore them.
+        assert_eq!(
+            Remap::decode(0xAA4E, TexelFormat::A8R8G8B8).inputs,
+            [2, 3, 0, 1]
+        );
+        assert_eq!(
+            Remap::decode(0xAA1B, TexelFormat::X32Float).inputs,
+            [0, 1, 2, 3]
+        );
+        // Y16_X16_FLOAT is forced to 0x66 whatever is written.
+        assert_eq!(
+            Remap::decode(0xAA1B, TexelFormat::Y16X16Float).inputs,
+            [2, 1, 2, 1]
+        );
+    }
+
+    #[test]
+    fn conversions_follow_the_format_features() {
+        let id = Remap::IDENTITY;
+        // A8R8G8B8 takes all three; X16 only the bias; the float formats nothing.
+        let c = Conversions::new(TexelFormat::A8R8G8B8, &id, 0b0010, 1, 0b0010);
+        assert_eq!(c.signed, [true, false, false, false]);
+        assert_eq!(c.gamma, [false, true, false, false]);
+        assert_eq!(c.expand, [false, false, true, true]);
+        assert!(!c.wide);
+        let c = Conversions::new(TexelFormat::X16, &id, 0xF, 1, 0xF);
+        assert_eq!((c.signed, c.gamma), ([false; 4], [false; 4]));
+        assert_eq!(c.expand, [true; 4]);
+        assert!(c.wide);
+        assert!(!Conversions::new(TexelFormat::X32Float, &id, 0xF, 1, 0xF).any());
+    }
+
+    #[test]
+    fn sign_and_bias_quantise_to_the_channel_width() {
+        let eight = Conversions {
+            signed: [true, false, false, false],
+            expand: [false, true, false, false],
+            ..Conversions::default()
+        };
+        // 0x80 signed = -128 / 127; 0x80 biased = 0; 0xFF biased = 1.
+        let v = eight.apply([128.0 / 255.0, 128.0 / 255.0, 0.5, 0.5]);
+        assert_eq!(v[0], -128.0 / 127.0);
+        assert_eq!(v[1], 0.0);
+        assert_eq!(eight.apply([0.0, 1.0, 0.0, 0.0])[1], 1.0);
+        let wide = Conversions {
+            wide: true,
+            ..eight
+        };
+        let v = wide.apply([0x8001 as f32 / 65535.0, 0x7FFF as f32 / 65535.0, 0.0, 0.0]);
+        assert_eq!(v[0], -32767.0 / 32767.0);
+        assert_eq!(v[1], -1.0 / 32767.0);
     }
 }

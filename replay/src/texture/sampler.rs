@@ -10,6 +10,7 @@
 //! `_texcoord_xform`). Cube maps take a direction ([`cube`](super::cube)); 3D and cube
 //! coordinates are always normalised.
 
+use super::border::border_colour;
 use super::cube::{select_face, CubeAxes};
 use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
@@ -73,10 +74,12 @@ impl UnitSampler {
             min_lod = -1000.0;
             max_lod = 1000.0;
         }
-        // BORDER_COLOR is ARGB8 (rrc-format.md 4.7); it goes through the remap like a texel.
-        let c = texture.border_color;
-        let byte = |s: u32| ((c >> s) & 0xFF) as f32 / 255.0;
-        let border = image.remap.apply([byte(24), byte(16), byte(8), byte(0)]);
+        let border = border_colour(
+            image.format,
+            &image.remap,
+            texture.border_color,
+            texture.filter.argb_signed,
+        );
         let conversions = Conversions::new(
             image.format,
             &image.remap,

@@ -19,6 +19,7 @@ use rsxtrace_gpu::{
     BorderColor, Filter, MipFilter as GpuMip, SamplerDesc, TextureBinding, TextureDimension,
     WrapMode, TEXTURE_UNITS,
 };
+use rsxtrace_replay::texture::border::border_colour;
 use rsxtrace_replay::texture::decode::{decode_texture, Dimension};
 use rsxtrace_replay::texture::filter::{mag_filter, min_filter, MipFilter, TexelFilter};
 use rsxtrace_replay::texture::remap::Conversions;
@@ -109,10 +110,14 @@ fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBind
     if t.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2) {
         return Err("unnormalised texel coordinates".to_string());
     }
-    let c = t.border_color;
-    let byte = |s: u32| ((c >> s) & 0xFF) as f32 / 255.0;
-    // BORDER_COLOR is ARGB8 and goes through the remap (`UnitSampler::new`).
-    let border = image.remap.apply([byte(24), byte(16), byte(8), byte(0)]);
+    // The border as the interpreter samples it (`texture::border`), converted like the
+    // texels the device receives.
+    let border = conversions.apply(border_colour(
+        image.format,
+        &image.remap,
+        t.border_color,
+        t.filter.argb_signed,
+    ));
     let wraps = if image.dimension == Dimension::Cube {
         // Cube maps sample with clamp-to-edge per face (`UnitSampler::new`).
         [WrapMode::ClampToEdge; 3]

@@ -19,6 +19,7 @@ use rsxtrace_gpu::{
     WrapMode,
 };
 
+use crate::texture::border::border_colour;
 use crate::texture::decode::{decode_texture, DecodedTexture, Dimension};
 use crate::texture::error::TextureError;
 use crate::texture::filter::{mag_filter, min_filter, MipFilter, TexelFilter};
@@ -100,13 +101,22 @@ fn nearest_border(c: [f32; 4], notes: &mut Vec<String>) -> BorderColor {
     best
 }
 
-/// The sampler of `texture` given its decoded image.
-fn sampler(texture: &Texture, image: &DecodedTexture, notes: &mut Vec<String>) -> SamplerDesc {
+/// The sampler of `texture` given its decoded image and the unit's conversions (applied to
+/// the border here, as the uploaded texels have them applied).
+fn sampler(
+    texture: &Texture,
+    image: &DecodedTexture,
+    conversions: &Conversions,
+    notes: &mut Vec<String>,
+) -> SamplerDesc {
     let a = &texture.address;
-    let c = texture.border_color;
-    let byte = |s: u32| ((c >> s) & 0xFF) as f32 / 255.0;
-    // BORDER_COLOR is ARGB8 and goes through the remap (as in `UnitSampler::new`).
-    let border = image.remap.apply([byte(24), byte(16), byte(8), byte(0)]);
+    // The border as the model samples it (`texture::border`), converted like the texels.
+    let border = conversions.apply(border_colour(
+        image.format,
+        &image.remap,
+        texture.border_color,
+        texture.filter.argb_signed,
+    ));
     let wrap = if image.dimension == Dimension::Cube {
         // Cube maps sample with clamp-to-edge per face (`UnitSampler::new`).
         [WrapMode::ClampToEdge; 3]
@@ -171,7 +181,7 @@ pub(crate) fn convert<M: GuestMemory + ?Sized>(
     if texture.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2) {
         notes.push("unnormalised texel coordinates are not scaled".to_string());
     }
-    let sampler = sampler(texture, &image, &mut notes);
+    let sampler = sampler(texture, &image, &conversions, &mut notes);
     let (dimension, layers) = match image.dimension {
         Dimension::D1 => (TextureDimension::D1, 1),
         Dimension::D2 => (TextureDimension::D2, 1),
