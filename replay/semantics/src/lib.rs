@@ -4,4 +4,5 @@
 //! configured with the same values ("same rules, same options").
 
 pub mod fragment;
+pub mod lod;
 pub mod vertex;

@@ -55,6 +55,7 @@ pub mod error;
 pub mod filter;
 pub mod format;
 pub mod layout;
+pub mod lod;
 pub mod remap;
 pub mod sampler;
 pub mod wrap;
