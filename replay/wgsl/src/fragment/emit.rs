@@ -479,15 +479,13 @@ impl<'a> Emitter<'a> {
     /// from the options; each level sampled with `textureSampleLevel` (ABI.md "Textures").
     fn texture_levels(&mut self, op: FpOpcode, u: u8, dim: TextureDim, t: &str, lod: &str) {
         let state = self.opts.texture_lod[usize::from(u)];
-        let (sel, size) = match dim {
-            TextureDim::D3 => (
-                "xyz",
-                format!("vec3<f32>(textureDimensions(rsx_tex{u}, 0))"),
-            ),
-            _ => (
-                "xy",
-                format!("vec3<f32>(vec2<f32>(textureDimensions(rsx_tex{u}, 0)), 0.0)"),
-            ),
+        // The coordinate: xy for 2D, xyz for 3D and for a cube map's direction; the size: the
+        // level-0 side of each derivative axis (a cube face's for cube maps).
+        let sel = if dim == TextureDim::D2 { "xy" } else { "xyz" };
+        let size = if dim == TextureDim::D3 {
+            format!("vec3<f32>(textureDimensions(rsx_tex{u}, 0))")
+        } else {
+            format!("vec3<f32>(vec2<f32>(textureDimensions(rsx_tex{u}, 0)), 0.0)")
         };
         let (dx, dy) = match op {
             // TXD: src1 = d/dx, src2 = d/dy (B.4).
