@@ -18,7 +18,9 @@ use rsxtrace_capture::builder::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
-use rsxtrace_program::fragment::{self, FpOpcode, InputAttribute as FpInput};
+use rsxtrace_program::fragment::{
+    self, FpOpcode, InputAttribute as FpInput, Operands, Source, Swizzle,
+};
 use rsxtrace_program::vertex::{self, InputAttribute as VpInput, OutputRegister};
 use rsxtrace_replay::texture::format::TexelFormat;
 use rsxtrace_replay::texture::layout::{subresources, Geometry};
@@ -31,8 +33,10 @@ const TYPE_F: u32 = 2;
 const FLAT_DRAWS: usize = 24;
 /// Cube-map draws (two) and 3D draws (two) after the 2D ones.
 const VOLUME_DRAWS: usize = 4;
+/// Then one draw each of TXL, TXB and TXD (the LOD operand, bias and gradients from TEX0.z).
+const LOD_OPS: [FpOpcode; 3] = [FpOpcode::Txl, FpOpcode::Txb, FpOpcode::Txd];
 /// Draws in the frame.
-const DRAWS: usize = FLAT_DRAWS + VOLUME_DRAWS;
+const DRAWS: usize = FLAT_DRAWS + VOLUME_DRAWS + LOD_OPS.len();
 /// The draw the wrong-LOD hook edits.
 const WRONG_DRAW: usize = 5;
 
@@ -160,13 +164,23 @@ fn vertex_program() -> Result<Vec<u32>, BuildError> {
     Ok(vertex::encode(&p))
 }
 
-/// `TEX R0, f[TEX0], TEX0` (implicit LOD from the quad's derivatives).
-fn fragment_program() -> Result<Vec<u8>, BuildError> {
+/// `op R0, f[TEX0], ...` on unit 0: TEX (implicit LOD from the quad's derivatives); TXL and
+/// TXB with `f[TEX0].z` as the LOD or bias (RPCS3's operand, src1.x; rsx-microcode.md B.4);
+/// TXD with `f[TEX0].zzzz` as both gradients.
+fn fragment_program(op: FpOpcode) -> Result<Vec<u8>, BuildError> {
     let mut p = fragment::decode(&FRAGMENT_MOV_COL0).map_err(|e| build_error("fragment", e))?;
     let insn = &mut p.instructions[0];
-    insn.opcode = FpOpcode::Tex;
+    insn.opcode = op;
     insn.input = FpInput(4);
     insn.texture_unit = 0;
+    if let Operands::Alu(a) = &mut insn.operands {
+        let z = Source {
+            swizzle: Swizzle([2; 4]),
+            ..a.sources[0]
+        };
+        a.sources[1] = z;
+        a.sources[2] = z;
+    }
     Ok(fragment::encode(&p))
 }
 
@@ -221,7 +235,12 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
         [0.0, 0.0, 0.0, 1.0],
     ];
     b.set_transform_constants(32, &identity)?;
-    b.set_fragment_program(Location::Local, 0x30_0000, &fragment_program()?, 0x40)?;
+    b.set_fragment_program(
+        Location::Local,
+        0x30_0000,
+        &fragment_program(FpOpcode::Tex)?,
+        0x40,
+    )?;
 
     // Texel data of the four textures.
     let mut offset = 0x40_0000u32;
@@ -355,15 +374,61 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
         };
         quad(&mut b, d, far, coords)?;
     }
+    let (off, format, side, size) = placed[0];
+    for (k, op) in LOD_OPS.into_iter().enumerate() {
+        let d = FLAT_DRAWS + VOLUME_DRAWS + k;
+        b.set_fragment_program(
+            Location::Local,
+            0x30_0100 + 0x100 * k as u32,
+            &fragment_program(op)?,
+            0x40,
+        )?;
+        b.set_texture(
+            0,
+            &TextureDesc {
+                offset: off,
+                location: Location::Local,
+                format,
+                dimension: 2,
+                cubemap: false,
+                mipmaps: levels(side),
+                width: side,
+                height: side,
+                depth: 1,
+                pitch: u32::from(side) * 4,
+                address: 0x0001_0101,
+                control0: (12 << 8) << 7,
+                remap: 0x0000_AAE4,
+                // LINEAR_MIPMAP_LINEAR, mag LINEAR, unit bias +0.5 (added to TXL's LOD too).
+                filter: 128 | (6 << 16) | (2 << 24),
+                border_color: 0,
+                byte_size: size,
+                border_texels: false,
+            },
+        )?;
+        // TEX0.z: TXL's LOD -1..6, TXB's bias -2..2, TXD's gradients 1/256..1/8.
+        let (z0, z1) = match op {
+            FpOpcode::Txl => (-1.0, 6.0),
+            FpOpcode::Txb => (-2.0, 2.0),
+            _ => (1.0 / 256.0, 1.0 / 8.0),
+        };
+        let coords = [
+            [0.0, 0.0, z0],
+            [3.0, 0.0, z0],
+            [3.0, 3.0, z1],
+            [0.0, 3.0, z1],
+        ];
+        quad(&mut b, d, 2.5, coords)?;
+    }
     Ok(b.finish())
 }
 
-/// Draw `d`'s quad in its cell of a 4x7 grid: w = 1 along the bottom edge, `far` along the
+/// Draw `d`'s quad in its cell of a 4x8 grid: w = 1 along the bottom edge, `far` along the
 /// top (clip x, y scaled by w), texture coordinates `st` at the four corners.
 fn quad(b: &mut CaptureBuilder, d: usize, far: f32, st: [[f32; 3]; 4]) -> Result<(), BuildError> {
     let (cx, cy) = ((d % 4) as f32, (d / 4) as f32);
     let (x0, x1) = (-1.0 + cx * 0.5, -1.0 + cx * 0.5 + 0.5);
-    let (y0, y1) = (-1.0 + cy * 2.0 / 7.0, -1.0 + (cy + 1.0) * 2.0 / 7.0);
+    let (y0, y1) = (-1.0 + cy / 4.0, -1.0 + (cy + 1.0) / 4.0);
     let corners = [(x0, y0, 1.0), (x1, y0, 1.0), (x1, y1, far), (x0, y1, far)];
     let verts: Vec<f32> = corners
         .iter()
@@ -393,7 +458,11 @@ fn the_builder_frame_uses_mipmapped_trilinear_textures() {
         (d.textures[0].format.cubemap, d.textures[0].format.dimension)
     };
     assert_eq!(volume(&f.draws[FLAT_DRAWS]), (true, 2), "a cube map");
-    assert_eq!(volume(&f.draws[DRAWS - 1]), (false, 3), "a 3D texture");
+    assert_eq!(
+        volume(&f.draws[FLAT_DRAWS + VOLUME_DRAWS - 1]),
+        (false, 3),
+        "a 3D texture"
+    );
 }
 
 #[test]
