@@ -144,7 +144,8 @@ impl TextureLod {
                 self.max_f32()
             };
         }
-        if !(l > 0.0) {
+        // Magnify unless l > 0 (NaN magnifies; the WGSL writes `!(l > 0.0)`).
+        if l.is_nan() || l <= 0.0 {
             return LevelChoice::Magnify;
         }
         let last = levels.saturating_sub(1);
