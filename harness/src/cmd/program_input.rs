@@ -6,6 +6,7 @@ use crate::open::{file_kind, FileKind};
 use anyhow::{bail, Context};
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
+use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use std::path::Path;
 
 /// A decoded program and a line saying where it came from.
@@ -23,6 +24,9 @@ pub struct Located {
     pub control: Option<u32>,
     /// For a draw: each fragment texture unit's dimension (1, 2, 3; cube maps as 6).
     pub texture_dimensions: Option<[u8; 16]>,
+    /// For a draw: each fragment texture unit's LOD state (the shared LOD rule's input, which
+    /// the recompiled shader bakes in).
+    pub texture_lod: Option<[TextureLod; 16]>,
     /// For a draw's vertex program: the transform program memory it was decoded from.
     pub memory_words: Vec<u32>,
 }
@@ -94,6 +98,7 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
         control: parsed.control_word(),
         container: Some(parsed),
         texture_dimensions: None,
+        texture_lod: None,
         memory_words: Vec::new(),
     })
 }
@@ -123,6 +128,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             container: None,
             control: None,
             texture_dimensions: None,
+            texture_lod: None,
             memory_words: draw.vertex_program.to_vec(),
         });
     }
@@ -157,6 +163,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
                     format.dimension
                 }
             })),
+            texture_lod: Some(std::array::from_fn(|u| unit_lod(&draw.textures[u]))),
             memory_words: Vec::new(),
         });
     }

@@ -50,6 +50,9 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
                         _ => TextureDim::D2,
                     });
                 }
+                if let Some(lod) = located.texture_lod {
+                    options.texture_lod = lod;
+                }
                 fragment::translate(p, &options)
             }
         }

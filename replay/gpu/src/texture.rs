@@ -54,7 +54,11 @@ pub enum Filter {
     Linear,
 }
 
-/// Filter between mip levels.
+/// Filter between mip levels. The recompiled fragment programs choose and blend levels
+/// themselves (the shared LOD rule, `rsxtrace_semantics::lod`; ABI.md "Textures") and sample
+/// each level with `textureSampleLevel`, so every sampler is created with mipmap mode nearest
+/// and an LOD range of 0..32 whatever this says: it describes the unit and documents the mip
+/// filter the translation options carry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MipFilter {
     /// Level 0 only.
@@ -62,7 +66,7 @@ pub enum MipFilter {
     None,
     /// Nearest level.
     Nearest,
-    /// Blend the two nearest levels (needs `FLOAT32_FILTERABLE`).
+    /// Blend the two nearest levels (blended by the shader).
     Linear,
 }
 
@@ -190,8 +194,9 @@ impl TextureBinding {
     ) -> Result<(wgpu::Texture, wgpu::TextureView, wgpu::Sampler), GpuError> {
         self.check(name, &gpu.limits)?;
         let s = &self.sampler;
-        let linear =
-            s.mag == Filter::Linear || s.min == Filter::Linear || s.mip == MipFilter::Linear;
+        // Levels are blended by the shader (ABI.md), so only the filters within a level need
+        // a filtering sampler.
+        let linear = s.mag == Filter::Linear || s.min == Filter::Linear;
         if linear && !gpu.info.float32_filterable {
             return Err(gpu.unsupported(format!(
                 "filter {name} linearly: FLOAT32_FILTERABLE is missing (use nearest filters)"
@@ -282,12 +287,11 @@ impl TextureBinding {
                 address_mode_w: address[2],
                 mag_filter: filter(s.mag),
                 min_filter: filter(s.min),
-                mipmap_filter: match s.mip {
-                    MipFilter::Linear => wgpu::MipmapFilterMode::Linear,
-                    MipFilter::None | MipFilter::Nearest => wgpu::MipmapFilterMode::Nearest,
-                },
+                // The shader asks for level k at LOD k + 0.25 (min filter, level k) or for
+                // LOD 0 (mag filter, level 0): mipmap mode nearest, no clamp of its own.
+                mipmap_filter: wgpu::MipmapFilterMode::Nearest,
                 lod_min_clamp: 0.0,
-                lod_max_clamp: if s.mip == MipFilter::None { 0.0 } else { 32.0 },
+                lod_max_clamp: 32.0,
                 border_color: border.map(|c| match c {
                     BorderColor::TransparentBlack => wgpu::SamplerBorderColor::TransparentBlack,
                     BorderColor::OpaqueBlack => wgpu::SamplerBorderColor::OpaqueBlack,

@@ -1,7 +1,9 @@
 //! The named choices of RSX arithmetic shared by the reference interpreter
 //! (`rsxtrace-replay::interp`) and the WGSL recompiler (`rsxtrace-wgsl`): one type per rule
 //! where RPCS3 and the hardware descriptions disagree, so that both implementations are
-//! configured with the same values ("same rules, same options").
+//! configured with the same values ("same rules, same options"); and [`lod`], the level-of-detail
+//! rule both implement (its WGSL text lives beside the Rust).
 
 pub mod fragment;
+pub mod lod;
 pub mod vertex;

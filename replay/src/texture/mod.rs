@@ -56,6 +56,7 @@ pub mod error;
 pub mod filter;
 pub mod format;
 pub mod layout;
+pub mod lod;
 pub mod remap;
 pub mod sampler;
 pub mod wrap;

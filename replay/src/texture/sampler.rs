@@ -14,9 +14,8 @@ use super::border::border_colour;
 use super::cube::{select_face, CubeAxes};
 use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
-use super::filter::{
-    lod_from_derivatives, mag_filter, min_filter, nearest_level, MipFilter, TexelFilter,
-};
+use super::filter::{mag_filter, min_filter, TexelFilter};
+use super::lod::{lambda_from_derivatives, unit_lod, LevelChoice, TextureLod};
 use super::remap::Conversions;
 use super::wrap::Wrap;
 use super::{LodSource, SampleRequest, Sampler};
@@ -31,11 +30,9 @@ const COORD_LIMIT: f32 = (1u64 << 30) as f32;
 pub struct UnitSampler {
     image: DecodedTexture,
     wrap: [Wrap; 3],
-    min: (TexelFilter, MipFilter),
+    min: TexelFilter,
     mag: TexelFilter,
-    bias: f32,
-    min_lod: f32,
-    max_lod: f32,
+    lod: TextureLod,
     border: [f32; 4],
     unnormalized: bool,
     conversions: Conversions,
@@ -61,19 +58,10 @@ impl UnitSampler {
                 Wrap::from_raw(a.wrap_r.raw),
             ]
         };
-        let mut min = min_filter(texture.filter.min.raw);
-        let (mut bias, mut min_lod, mut max_lod) = (
-            texture.filter.bias,
-            texture.control0.min_lod,
-            texture.control0.max_lod,
-        );
-        if image.levels == 1 {
-            // RPCS3 `sampler_state::apply`: no mipmaps, no LOD bias or clamp.
-            min.1 = MipFilter::None;
-            bias = 0.0;
-            min_lod = -1000.0;
-            max_lod = 1000.0;
-        }
+        let (min, _) = min_filter(texture.filter.min.raw);
+        // The shared LOD rule (super::lod); with one level it drops the mip filter, the bias
+        // and the clamp (RPCS3 `sampler_state::apply`).
+        let lod = unit_lod(texture);
         let border = border_colour(
             image.format,
             &image.remap,
@@ -94,9 +82,7 @@ impl UnitSampler {
             wrap,
             min,
             mag: mag_filter(texture.filter.mag.raw),
-            bias,
-            min_lod,
-            max_lod,
+            lod,
             border,
             unnormalized,
             conversions,
@@ -106,6 +92,11 @@ impl UnitSampler {
     /// The decoded image.
     pub fn image(&self) -> &DecodedTexture {
         &self.image
+    }
+
+    /// The unit's state for the shared LOD rule (what the recompiled shader must be given).
+    pub fn lod(&self) -> TextureLod {
+        self.lod
     }
 
     /// The border colour after the remap (R, G, B, A).
@@ -152,39 +143,24 @@ impl UnitSampler {
             coord[0] /= size[0];
             coord[1] /= size[1];
         }
-        let implicit =
-            |ddx: [f32; 4], ddy: [f32; 4]| lod_from_derivatives(norm(ddx), norm(ddy), size, axes);
-        let lambda = match req.lod {
-            LodSource::Implicit => implicit(req.ddx, req.ddy) + self.bias,
-            LodSource::Bias(b) => implicit(req.ddx, req.ddy) + self.bias + b,
-            LodSource::Explicit(l) => l + self.bias,
-            LodSource::Gradients { ddx, ddy } => implicit(ddx, ddy) + self.bias,
+        let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
+            lambda_from_derivatives(norm(ddx), norm(ddy), size, axes)
         };
-        // Not f32::clamp: it panics when min > max, which register values allow.
-        let lambda = lambda.max(self.min_lod).min(self.max_lod);
-        let value = if lambda.is_nan() || lambda <= 0.0 {
-            // Magnification (also for NaN).
-            self.filter_level(base, coord, self.mag, axes)
-        } else {
-            let last = self.image.levels.saturating_sub(1);
-            match self.min.1 {
-                MipFilter::None => self.filter_level(base, coord, self.min.0, axes),
-                MipFilter::Nearest => {
-                    let l = nearest_level(lambda, last);
-                    self.filter_at(layer, l, coord, axes)
-                }
-                MipFilter::Linear => {
-                    if lambda >= last as f32 {
-                        self.filter_at(layer, last, coord, axes)
-                    } else {
-                        let d1 = lambda.floor();
-                        let frac = lambda - d1;
-                        let d1 = d1 as u32;
-                        let a = self.filter_at(layer, d1, coord, axes);
-                        let b = self.filter_at(layer, d1 + 1, coord, axes);
-                        lerp4(a, b, frac)
-                    }
-                }
+        // The unit's bias and clamp are applied by `choose` (the shared rule).
+        let lambda = match req.lod {
+            LodSource::Implicit => implicit(req.ddx, req.ddy),
+            LodSource::Bias(b) => implicit(req.ddx, req.ddy) + b,
+            LodSource::Explicit(l) => l,
+            LodSource::Gradients { ddx, ddy } => implicit(ddx, ddy),
+        };
+        let value = match self.lod.choose(lambda, self.image.levels) {
+            LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes),
+            LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes),
+            LevelChoice::Level(l) => self.filter_at(layer, l, coord, axes),
+            LevelChoice::Blend { level, weight } => {
+                let a = self.filter_at(layer, level, coord, axes);
+                let b = self.filter_at(layer, level + 1, coord, axes);
+                lerp4(a, b, weight)
             }
         };
         if self.conversions.any() {
@@ -196,7 +172,7 @@ impl UnitSampler {
 
     fn filter_at(&self, layer: u32, level: u32, coord: [f32; 3], axes: usize) -> [f32; 4] {
         match self.image.level(layer, level) {
-            Some(l) => self.filter_level(l, coord, self.min.0, axes),
+            Some(l) => self.filter_level(l, coord, self.min, axes),
             None => [0.0; 4],
         }
     }

@@ -260,6 +260,11 @@ fn every_opcode_translates_and_validates() {
                 assert!(m.source.contains("dpdxFine(s0)"));
                 assert!(m.source.contains("for (var k"));
                 assert_eq!(m.source.contains("enable f16;"), native_f16);
+                // Levels of detail are the shared rule's, not the host sampler's.
+                if dim != TextureDim::D1 {
+                    assert!(m.source.contains("rsx_lod_choose("), "{dim:?}");
+                    assert!(!m.source.contains("textureSampleGrad"), "{dim:?}");
+                }
             }
         }
     }

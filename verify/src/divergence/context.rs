@@ -7,12 +7,16 @@ use super::tolerance::Tolerances;
 use rsxtrace_gpu::Gpu;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_program::vertex::VertexProgram;
+use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use std::sync::Mutex;
 
 /// A test-only edit of a draw's decoded vertex program on the GPU side (draw index, program).
 pub type VertexHook = fn(usize, &mut VertexProgram);
 /// A test-only edit of a draw's decoded fragment program on the GPU side.
 pub type FragmentHook = fn(usize, &mut FragmentProgram);
+/// A test-only edit of a draw's fragment translation options on the GPU side (e.g. a wrong
+/// LOD bias baked into the shader, which the interpreter's sampler does not share).
+pub type FragmentOptionsHook = fn(usize, &mut FragmentTranslateOptions);
 
 /// Shared state of one verification.
 pub struct Context<'a> {
@@ -32,6 +36,8 @@ pub struct Context<'a> {
     pub vertex_hook: Option<VertexHook>,
     /// GPU-side fragment program edit (tests).
     pub fragment_hook: Option<FragmentHook>,
+    /// GPU-side fragment translation options edit (tests).
+    pub fragment_options_hook: Option<FragmentOptionsHook>,
 }
 
 impl<'a> Context<'a> {
@@ -46,6 +52,7 @@ impl<'a> Context<'a> {
             first_draw: 0,
             vertex_hook: None,
             fragment_hook: None,
+            fragment_options_hook: None,
         }
     }
 

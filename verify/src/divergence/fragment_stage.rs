@@ -411,18 +411,25 @@ pub fn draw_program(d: &Draw) -> Result<FragmentProgram, String> {
     decode(&fp.ucode).map_err(|e| format!("fragment program does not decode: {e}"))
 }
 
-/// Recompile `program` for `d` and run it over `quads` on the device.
+/// Recompile `program` for `d` and run it over `quads` on the device. The units' dimensions
+/// and LOD state come from `textures` (the shader chooses levels with the interpreter's
+/// rule); `hooked` names the draw whose options the context's test-only options hook edits.
 pub fn run_gpu(
     d: &Draw,
     program: &FragmentProgram,
     quads: &[Quad],
     textures: &Bound,
+    hooked: Option<usize>,
     cx: &Context<'_>,
 ) -> Result<Vec<FragmentResult>, Outcome> {
-    let options = FragmentTranslateOptions {
+    let mut options = FragmentTranslateOptions {
         texture_dims: textures.dims,
+        texture_lod: textures.lod,
         ..FragmentTranslateOptions::with_control(d.shader_control.raw)
     };
+    if let (Some(draw), Some(hook)) = (hooked, cx.fragment_options_hook) {
+        hook(draw, &mut options);
+    }
     let module = cx
         .clock
         .time(Phase::Pipeline, || translate(program, &options))
@@ -561,6 +568,10 @@ fn images(quads: &[Quad], gpu: &[FragmentResult], interp: &[QuadOutputs]) -> Opt
 /// sample textures: 2^-16, about 1/64 texel at u = 1 on a 1024-texel side, above the 8
 /// sub-texel bits devices commonly resolve (Vulkan `subTexelPrecisionBits`, at least 4), so
 /// a texel or level choice that the device may resolve either way shows up as a change.
+/// Scaling the coordinates scales their quad derivatives too, so the level of detail moves
+/// by log2(1 ± 2^-16), about ±2.2e-5: far more than the device's `log2`/`sqrt` error on the
+/// shared LOD rule (a few ulp), so a pixel whose mip-nearest level, or mag/min choice, sits on
+/// an LOD boundary is ill-conditioned, not divergent.
 const NUDGE: f32 = 1.0 / 65536.0;
 
 /// The quads with every texture-coordinate input (TEX0..TEX9) scaled by `factor`.
@@ -755,7 +766,7 @@ pub fn verify(
     if let Some(hook) = cx.fragment_hook {
         hook(vi.draw, &mut gpu_program);
     }
-    let gpu = match run_gpu(d, &gpu_program, &r.quads, &textures, cx) {
+    let gpu = match run_gpu(d, &gpu_program, &r.quads, &textures, Some(vi.draw), cx) {
         Ok(g) => g,
         Err(o) => return StageReport::not_compared(Stage::Fragment, o),
     };
@@ -872,7 +883,7 @@ pub fn mutation_effect(
         }
         Err(_) => true,
     };
-    let gpu = run_gpu(d, mutated, &base.raster.quads, &base.textures, cx)?;
+    let gpu = run_gpu(d, mutated, &base.raster.quads, &base.textures, None, cx)?;
     let regs = compare(d, &base.program, &base.raster, &gpu, &reference, cx);
     Ok((changed, regs.iter().any(|t| t.diverged > 0)))
 }

@@ -2,7 +2,7 @@
 //! used by one draw at a time), the first divergence located with the state changed since the
 //! draw before it, the negative control run when asked, and the totals and timings filled in.
 
-use super::context::{Context, FragmentHook, VertexHook};
+use super::context::{Context, FragmentHook, FragmentOptionsHook, VertexHook};
 use super::fragment_stage;
 use super::mutate;
 use super::report::model::{
@@ -71,6 +71,9 @@ pub struct VerifyOptions {
     pub vertex_hook: Option<VertexHook>,
     /// Test-only: edit every draw's fragment program on the GPU side before recompiling.
     pub fragment_hook: Option<FragmentHook>,
+    /// Test-only: edit every draw's fragment translation options on the GPU side (the
+    /// interpreter keeps the capture's state).
+    pub fragment_options_hook: Option<FragmentOptionsHook>,
 }
 
 impl Default for VerifyOptions {
@@ -86,6 +89,7 @@ impl Default for VerifyOptions {
             capture: String::new(),
             vertex_hook: None,
             fragment_hook: None,
+            fragment_options_hook: None,
         }
     }
 }
@@ -176,6 +180,7 @@ pub fn verify_frame(
     let mut cx = Context::new(gpu, options.tolerances, options.max_pixels);
     cx.vertex_hook = options.vertex_hook;
     cx.fragment_hook = options.fragment_hook;
+    cx.fragment_options_hook = options.fragment_options_hook;
     cx.first_draw = range.start;
     if let Some(p) = progress {
         p.set_length((range.end - range.start) as u64);

@@ -8,8 +8,10 @@
 //! makes the stage *skipped* with the reason, instead of an approximation that would show up
 //! as a divergence. Such states: sign or gamma conversions under linear filtering (the device
 //! filters after the conversion), unnormalised coordinates, mirror-once wrap modes, border
-//! colours other than wgpu's three, an LOD bias or LOD clamp on a mipmapped texture, mip
-//! levels off the halving chain, and mipmapped 1D textures (wgpu: 1D textures have one level).
+//! colours other than wgpu's three, mip levels off the halving chain, and mipmapped 1D
+//! textures (wgpu: 1D textures have one level). The level of detail is no reason to skip:
+//! both sides choose levels with the shared LOD rule (`rsxtrace_replay::texture::lod`), the
+//! device from the unit's [`TextureLod`] baked into the translation ([`Bound::lod`]).
 //! The GPU render (`rsxtrace_replay::render::gpu`, private `texture` module) converts units the
 //! same way but approximates those states; it is not public, hence this module.
 
@@ -22,6 +24,7 @@ use rsxtrace_gpu::{
 use rsxtrace_replay::texture::border::border_colour;
 use rsxtrace_replay::texture::decode::{decode_texture, Dimension};
 use rsxtrace_replay::texture::filter::{mag_filter, min_filter, MipFilter, TexelFilter};
+use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use rsxtrace_replay::texture::remap::Conversions;
 use rsxtrace_replay::texture::sampler::CaptureSampler;
 use rsxtrace_replay::texture::wrap::Wrap;
@@ -35,6 +38,9 @@ pub struct Bound {
     pub sampler: CaptureSampler,
     /// Dimension of every unit, for the recompiler.
     pub dims: [TextureDim; 16],
+    /// LOD state of every unit, for the recompiler (the interpreter's sampler builds the same
+    /// from the same registers).
+    pub lod: [TextureLod; 16],
 }
 
 /// The unit's dimension (2D when the fields are invalid: such a unit samples as zero).
@@ -131,19 +137,8 @@ fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBind
     if image.levels <= 1 {
         mip = MipFilter::None;
     }
-    if mip != MipFilter::None {
-        if image.dimension == Dimension::D1 {
-            return Err("mipmapped 1D texture (wgpu 1D textures have one level)".to_string());
-        }
-        if t.filter.bias != 0.0
-            || t.control0.min_lod > 0.0
-            || t.control0.max_lod < image.levels as f32 - 1.0
-        {
-            return Err(format!(
-                "LOD bias {} or clamp {}..{} on a mipmapped texture",
-                t.filter.bias, t.control0.min_lod, t.control0.max_lod
-            ));
-        }
+    if mip != MipFilter::None && image.dimension == Dimension::D1 {
+        return Err("mipmapped 1D texture (wgpu 1D textures have one level)".to_string());
     }
     let filter = |f: TexelFilter| match f {
         TexelFilter::Nearest => Filter::Nearest,
@@ -180,7 +175,10 @@ fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBind
             },
         },
     };
-    let levels = if mip == MipFilter::None {
+    // Every level, also without a mip filter: the LOD rule applies the bias and clamp (to
+    // the mag/min choice) when the texture has more than one level, and the shader counts
+    // the bound levels (`textureNumLevels`) as the interpreter counts the decoded ones.
+    let levels = if image.dimension == Dimension::D1 {
         1
     } else {
         image.levels.max(1)
@@ -234,7 +232,13 @@ pub fn bind(
             null_binding(gpu_dimension(dim))
         });
     }
-    Ok(Bound { gpu, sampler, dims })
+    let lod = std::array::from_fn(|u| unit_lod(&textures[u]));
+    Ok(Bound {
+        gpu,
+        sampler,
+        dims,
+        lod,
+    })
 }
 
 #[cfg(test)]

@@ -40,11 +40,12 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::texture::lod::unit_lod;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{Gpu, GpuError, RasterDraw, UploadedTexture};
 use rsxtrace_program::fragment::decode as decode_fragment;
-use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim};
+use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
 use super::state::{ClearEvent, DrawState, FrameEvents};
@@ -316,6 +317,7 @@ impl Renderer<'_> {
         &mut self,
         index: usize,
         dims: [TextureDim; 16],
+        lod: [TextureLod; 16],
     ) -> Result<Arc<WgslModule>, String> {
         let draw = &self.frame.draws[index];
         let fp = draw.fragment_program.as_ref().ok_or_else(|| {
@@ -329,6 +331,7 @@ impl Renderer<'_> {
         let options = FragmentTranslateOptions {
             control: draw.shader_control.raw,
             texture_dims: dims,
+            texture_lod: lod,
             ..Default::default()
         };
         // Keyed by the whole microcode, inline constants included: the recompiled module
@@ -477,7 +480,9 @@ impl Renderer<'_> {
             rsxtrace_gpu::TextureDimension::D3 => TextureDim::D3,
             rsxtrace_gpu::TextureDimension::Cube => TextureDim::Cube,
         });
-        let fragment = self.fragment_module(index, dims)?;
+        // The shader chooses levels with the shared LOD rule from the units' state.
+        let lod = std::array::from_fn(|u| unit_lod(&draw.textures[u]));
+        let fragment = self.fragment_module(index, dims, lod)?;
         self.timings.pipelines += since(t);
 
         if let Some(w) = stage.unknown_constants.clone() {

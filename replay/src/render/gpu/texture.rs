@@ -7,7 +7,6 @@
 //! warning by the caller through [`Converted::notes`]):
 //! - the post-filter conversions (signed channels, sRGB, `2x − 1`) are applied to each texel
 //!   before upload, exact for nearest filtering and approximate under linear filtering;
-//! - the unit's LOD bias and min/max LOD clamps are not applied;
 //! - unnormalised (texel) coordinates (`FORMAT` UN flag) are not scaled;
 //! - the mirror-once wrap modes become clamp-to-edge, and a border colour other than
 //!   transparent black, opaque black or opaque white becomes the nearest of those.
@@ -136,16 +135,6 @@ fn sampler(
         TexelFilter::Nearest => Filter::Nearest,
         TexelFilter::Linear => Filter::Linear,
     };
-    if !single_level
-        && (texture.filter.bias != 0.0
-            || texture.control0.min_lod > 0.0
-            || texture.control0.max_lod < image.levels as f32 - 1.0)
-    {
-        notes.push(format!(
-            "LOD bias {} and clamp {}..{} are not applied",
-            texture.filter.bias, texture.control0.min_lod, texture.control0.max_lod
-        ));
-    }
     SamplerDesc {
         wrap,
         mag: filter(mag_filter(texture.filter.mag.raw)),

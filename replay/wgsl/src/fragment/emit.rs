@@ -457,31 +457,74 @@ impl<'a> Emitter<'a> {
         };
         let dim = self.opts.texture_dims[usize::from(u)];
         let t = format!("rsx_tex{u}, rsx_smp{u}");
-        let sample = if dim == TextureDim::D1 {
-            // WebGPU 1D textures have one mip level and no Level/Bias/Grad sampling.
-            format!("textureSample({t}, c.x)")
+        if dim == TextureDim::D1 {
+            // WebGPU 1D textures have one level and no Level/Bias/Grad sampling: the host
+            // sampler chooses between the mag and min filters (ABI.md "Textures").
+            self.line(&format!("let t = textureSample({t}, c.x);"));
         } else {
-            let sel = if dim == TextureDim::D2 { "xy" } else { "xyz" };
-            match op {
-                FpOpcode::Txl => format!("textureSampleLevel({t}, c.{sel}, {lod})"),
-                // LOD + bias = LOD of gradients scaled by 2^bias (the interpreter's sampler
-                // adds the bias to the LOD from the quad derivatives).
-                FpOpcode::Txb => format!(
-                    "textureSampleGrad({t}, c.{sel}, dpdxFine(c).{sel} * exp2({lod}), dpdyFine(c).{sel} * exp2({lod}))"
-                ),
-                // TXD: src1 = d/dx, src2 = d/dy (B.4).
-                FpOpcode::Txd => format!("textureSampleGrad({t}, c.{sel}, s1.{sel}, s2.{sel})"),
-                // Implicit LOD from the quad's fine derivatives of the coordinate.
-                _ => format!("textureSampleGrad({t}, c.{sel}, dpdxFine(c).{sel}, dpdyFine(c).{sel})"),
-            }
-        };
-        self.line(&format!("let t = {sample};"));
+            self.texture_levels(op, u, dim, &t, lod);
+        }
         if insn.exp_tex {
             // bx2: 2x − 1 (B.4).
             self.line("let v = 2.0 * t - vec4<f32>(1.0);");
         } else {
             self.line("let v = t;");
         }
+    }
+
+    /// `t` = the filtered texel of unit `u` (2D, 3D or cube) with the levels chosen by the
+    /// shared LOD rule (`rsxtrace_semantics::lod`, the interpreter's sampler's rule): lambda
+    /// from the quad's fine derivatives of the coordinate (or TXD's gradients, TXL's operand)
+    /// scaled by the level-0 size, plus TXB's operand; the unit's bias, clamp and mip filter
+    /// from the options; each level sampled with `textureSampleLevel` (ABI.md "Textures").
+    fn texture_levels(&mut self, op: FpOpcode, u: u8, dim: TextureDim, t: &str, lod: &str) {
+        let state = self.opts.texture_lod[usize::from(u)];
+        // The coordinate: xy for 2D, xyz for 3D and for a cube map's direction; the size: the
+        // level-0 side of each derivative axis (a cube face's for cube maps).
+        let sel = if dim == TextureDim::D2 { "xy" } else { "xyz" };
+        let size = if dim == TextureDim::D3 {
+            format!("vec3<f32>(textureDimensions(rsx_tex{u}, 0))")
+        } else {
+            format!("vec3<f32>(vec2<f32>(textureDimensions(rsx_tex{u}, 0)), 0.0)")
+        };
+        let (dx, dy) = match op {
+            // TXD: src1 = d/dx, src2 = d/dy (B.4).
+            FpOpcode::Txd => ("s1.xyz", "s2.xyz"),
+            _ => ("dpdxFine(c).xyz", "dpdyFine(c).xyz"),
+        };
+        self.line(&format!("let size = {size};"));
+        if dim == TextureDim::Cube {
+            // Face-coordinate derivatives (the interpreter's `cube::CubeAxes::project`).
+            self.line(&format!("let dx = rsx_cube_face_d(c.xyz, {dx}) * size;"));
+            self.line(&format!("let dy = rsx_cube_face_d(c.xyz, {dy}) * size;"));
+        } else if dim == TextureDim::D2 {
+            self.line(&format!("let dx = vec3<f32>(({dx}).xy, 0.0) * size;"));
+            self.line(&format!("let dy = vec3<f32>(({dy}).xy, 0.0) * size;"));
+        } else {
+            self.line(&format!("let dx = ({dx}) * size;"));
+            self.line(&format!("let dy = ({dy}) * size;"));
+        }
+        let lambda = match op {
+            FpOpcode::Txl => lod.to_string(),
+            FpOpcode::Txb => format!("rsx_lod_lambda(dx, dy) + {lod}"),
+            _ => "rsx_lod_lambda(dx, dy)".to_string(),
+        };
+        self.line(&format!(
+            "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels(rsx_tex{u}));",
+            state.bias_f32(),
+            state.min_f32(),
+            state.max_f32(),
+            rsxtrace_semantics::lod::mip_code(state.mip),
+        ));
+        // Level k at LOD k + 0.25 selects level k and the min filter of a mipmap-nearest
+        // sampler; LOD 0 selects the mag filter (rsx_lod_choose's negative level).
+        self.line(&format!(
+            "let la = textureSampleLevel({t}, c.{sel}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
+        ));
+        self.line(&format!(
+            "let lb = textureSampleLevel({t}, c.{sel}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
+        ));
+        self.line("let t = la + (lb - la) * lv.z;");
     }
 
     /// The result write in RPCS3's `SetDst` order (B.2; interpreter `write`): FL skips; scale;

@@ -25,8 +25,8 @@ use std::fmt::Write as _;
 use rsxtrace_program::fragment::{disassemble, encode, FragmentProgram};
 
 pub use options::{
-    FixedPointMode, FragmentTranslateOptions, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
-    TextureDim, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FixedPointMode, FragmentTranslateOptions, LodOperand, LoopCounter, MinMaxNan, MipFilter,
+    PerspectiveFlag, TextureDim, TextureLod, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
 
 use crate::{TranslateError, WgslModule};
@@ -124,6 +124,7 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
     let library: Vec<(&str, &str)> = prelude::LIBRARY
         .iter()
         .chain(ops::OP_LIBRARY)
+        .chain(rsxtrace_semantics::lod::WGSL_LIBRARY)
         .copied()
         .chain([("rsx_hrt", hrt)])
         .collect();

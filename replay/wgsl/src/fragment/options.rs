@@ -6,6 +6,7 @@
 pub use rsxtrace_semantics::fragment::{
     FixedPointMode, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
 };
+pub use rsxtrace_semantics::lod::{MipFilter, TextureLod};
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise from H0/H4/H6/H8
 /// (rsx-microcode.md B.6).
@@ -35,6 +36,10 @@ pub struct FragmentTranslateOptions {
     pub control: u32,
     /// Dimension of texture units 0..15 (2D by default).
     pub texture_dims: [TextureDim; 16],
+    /// LOD state of texture units 0..15 (bias, min/max LOD, mip filter): the shader chooses
+    /// levels itself with the shared rule (`rsxtrace_semantics::lod`, ABI.md "Textures").
+    /// The default samples level 0 only.
+    pub texture_lod: [TextureLod; 16],
     /// Use `enable f16;` and the native f32→f16 conversion for H rounding (needs the device's
     /// `SHADER_F16`). WGSL leaves that conversion's rounding implementation-defined, so this
     /// is faster but only bit-exact where the device rounds to nearest even; the default
@@ -62,6 +67,7 @@ impl Default for FragmentTranslateOptions {
         FragmentTranslateOptions {
             control: CONTROL_32_BIT_EXPORTS,
             texture_dims: [TextureDim::D2; 16],
+            texture_lod: [TextureLod::default(); 16],
             native_f16: false,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
@@ -85,9 +91,15 @@ impl FragmentTranslateOptions {
 
     /// The options as bytes, folded into the module hash.
     pub(crate) fn fingerprint(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32);
+        let mut out = Vec::with_capacity(160);
         out.extend_from_slice(&self.control.to_le_bytes());
         out.extend(self.texture_dims.iter().map(|d| *d as u8));
+        for l in &self.texture_lod {
+            out.extend_from_slice(&l.bias.to_le_bytes());
+            out.extend_from_slice(&l.min_lod.to_le_bytes());
+            out.extend_from_slice(&l.max_lod.to_le_bytes());
+            out.push(l.mip as u8);
+        }
         out.extend_from_slice(&[
             u8::from(self.native_f16),
             self.fx12 as u8,
