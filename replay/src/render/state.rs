@@ -18,6 +18,7 @@ use rsxtrace_capture::frame::state::{
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
+use super::msaa::{to_sample_grid, Antialias};
 use super::transfer::decode::decode_at as decode_transfer;
 use super::transfer::TransferEvent;
 
@@ -713,7 +714,10 @@ impl ExtraRegisters {
     }
 }
 
-/// Everything a renderer needs for one draw, decoded once for both renderers.
+/// Everything a renderer needs for one draw, decoded once for both renderers. On a
+/// multisampled surface the window-space fields (viewport, scissor, clip, window offset,
+/// shader window height, line width, point size) are in sample-grid units
+/// ([`crate::render::msaa::to_sample_grid`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawState {
     /// Primitive.
@@ -877,7 +881,7 @@ impl DrawState {
             None
         };
         let po = &r.polygon_offset;
-        Ok(DrawState {
+        let mut state = DrawState {
             primitive: draw.primitive,
             viewport: ViewportTransform::from_raster(r),
             scissor: rect_pixels(&r.scissor),
@@ -909,7 +913,10 @@ impl DrawState {
             color_targets: targets,
             shader_window: r.shader_window,
             extra,
-        })
+        };
+        // A multisampled surface is drawn at sample resolution (`render::msaa`).
+        to_sample_grid(&mut state, Antialias::of(s));
+        Ok(state)
     }
 
     /// The pixels a fragment may be written to, in **window** pixels: the scissor, intersected

@@ -19,8 +19,9 @@ pub mod quads;
 pub mod rop;
 pub mod vertex;
 
+use super::msaa::msaa_note;
 use super::state::{DrawState, FrameEvents};
-use super::surface::{output_surface, to_rgba8, OutputSurface, Overlay, SurfaceMemory};
+use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
@@ -163,7 +164,7 @@ fn read_output(
     base: &dyn GuestMemory,
 ) -> super::Rgba8Image {
     let overlay = Overlay { base, surfaces };
-    to_rgba8(&output.layout, output.format, &overlay)
+    output_image(output, &overlay)
 }
 
 /// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings.
@@ -176,6 +177,9 @@ fn render_draw(
     timings: &mut RenderTimings,
 ) -> Result<Vec<String>, String> {
     let mut warnings = Vec::new();
+    if let Some(w) = msaa_note(&draw.surface) {
+        warnings.push(w);
+    }
     let setup = Instant::now();
     let extra = events.extras.get(index).copied().unwrap_or_default();
     let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;

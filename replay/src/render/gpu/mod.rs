@@ -49,8 +49,9 @@ use rsxtrace_program::fragment::decode as decode_fragment;
 use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim};
 use rsxtrace_wgsl::WgslModule;
 
+use super::msaa::msaa_note;
 use super::state::{ClearEvent, DrawState, FrameEvents};
-use super::surface::{output_surface, to_rgba8, OutputSurface, Overlay, SurfaceMemory};
+use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws, TransferEvent};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
@@ -328,9 +329,8 @@ impl Renderer<'_> {
         let base = self.frame.memory_at(command);
         self.flush(&base)?;
         let t = Instant::now();
-        let image = to_rgba8(
-            &output.layout,
-            output.format,
+        let image = output_image(
+            output,
             &Overlay {
                 base: &base,
                 surfaces: &self.surfaces,
@@ -509,6 +509,9 @@ impl Renderer<'_> {
         let fragment = self.fragment_module(index, dims)?;
         self.timings.pipelines += since(t);
 
+        if let Some(w) = msaa_note(&draw.surface) {
+            self.warn(Some(index), w);
+        }
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
         }
