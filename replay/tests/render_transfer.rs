@@ -98,15 +98,13 @@ fn surface(offset: u32) -> SurfaceDesc {
 /// deterministic sequence (all different, none saturated).
 fn pattern() -> Vec<u8> {
     let mut s = 0x1234_5678u32;
-    let mut out = Vec::new();
-    for _ in 0..64 {
-        out.push(255);
-        for _ in 0..3 {
-            s = s.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            out.push((s >> 16) as u8);
-        }
-    }
-    out
+    let mut next = || {
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (s >> 16) as u8
+    };
+    (0..64)
+        .flat_map(|_| [255, next(), next(), next()])
+        .collect()
 }
 
 /// Pattern texel (x, y) as bytes A, R, G, B.

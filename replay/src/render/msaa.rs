@@ -90,8 +90,16 @@ impl Antialias {
     }
 }
 
-/// The warning of a draw into a surface whose sample pattern the replay approximates.
+/// The warning of a draw into a surface whose sample pattern the replay approximates, or
+/// whose antialias field is no mode.
 pub fn msaa_note(surface: &Surface) -> Option<String> {
+    let raw = surface.format.antialias.raw;
+    if Antialias::from_raw(raw).is_none() {
+        return Some(format!(
+            "SET_SURFACE_FORMAT antialias field {raw} is no mode (0, 3, 4, 5); rendered with \
+             one sample"
+        ));
+    }
     let aa = Antialias::of(surface);
     aa.approximate().then(|| {
         format!(

@@ -180,6 +180,27 @@ fn encode(src: SourceFormat, dst: DestinationFormat, c: Channels) -> ([u8; 4], u
     }
 }
 
+/// Where a destination pixel goes, from the start of the written range.
+enum Placement {
+    /// `y·pitch + x·bpp − first`.
+    Linear { pitch: u32, first: u64 },
+    /// `z_index(x, y)·bpp` in a `2^lw × 2^lh` block.
+    Swizzled { lw: u32, lh: u32 },
+}
+
+impl Placement {
+    fn at(&self, x: u32, y: u32, bpp: u32) -> u64 {
+        match *self {
+            Placement::Linear { pitch, first } => (u64::from(y) * u64::from(pitch)
+                + u64::from(x) * u64::from(bpp))
+            .saturating_sub(first),
+            Placement::Swizzled { lw, lh } => {
+                z_index(u64::from(x), u64::from(y), 0, lw, lh, 0) * u64::from(bpp)
+            }
+        }
+    }
+}
+
 fn scaled_image(
     s: &ScaledImage,
     surfaces: &mut SurfaceMemory,
@@ -225,9 +246,7 @@ fn scaled_image(
         texel(s.src_format, src.get(at..at + sbpp as usize).unwrap_or(&[]))
     };
     // Destination: where each pixel goes, relative to the start of the written range.
-    let (location, d_at, d_len, place): (Location, u32, u32, Box<dyn Fn(u32, u32) -> u64>) = match s
-        .destination
-    {
+    let (location, d_at, d_len, place): (Location, u32, u32, Placement) = match s.destination {
         ContextSurface::Surface2d {
             location,
             offset,
@@ -246,12 +265,7 @@ fn scaled_image(
                 i64::from(offset) + end,
             )?;
             let first = first as u64;
-            (
-                location,
-                at,
-                len,
-                Box::new(move |x, y| u64::from(y) * u64::from(pitch) + u64::from(x * dbpp) - first),
-            )
+            (location, at, len, Placement::Linear { pitch, first })
         }
         ContextSurface::Swizzle2d {
             location,
@@ -266,14 +280,7 @@ fn scaled_image(
                 i64::from(offset),
                 i64::from(offset) + len,
             )?;
-            (
-                location,
-                at,
-                len,
-                Box::new(move |x, y| {
-                    z_index(u64::from(x), u64::from(y), 0, lw, lh, 0) * u64::from(dbpp)
-                }),
-            )
+            (location, at, len, Placement::Swizzled { lw, lh })
         }
     };
     let max = channel_max(s.src_format);
@@ -316,7 +323,7 @@ fn scaled_image(
                 }
             };
             let (bytes, n) = encode(s.src_format, s.dst_format, c);
-            let at = place(x, y) as usize;
+            let at = place.at(x, y, dbpp) as usize;
             if let Some(d) = dst.get_mut(at..at + n) {
                 d.copy_from_slice(&bytes[..n]);
             }

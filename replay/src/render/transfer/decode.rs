@@ -538,7 +538,7 @@ mod tests {
             (reg::NV3089_DS_DX, 2 << 20),
             (reg::NV3089_DT_DY, 1 << 19),
             (reg::NV3089_IN_SIZE, 8 | (4 << 16)),
-            (reg::NV3089_IN_FORMAT, 0 | (1 << 16) | (1 << 24)),
+            (reg::NV3089_IN_FORMAT, (1 << 16) | (1 << 24)),
             (reg::NV3089_IMAGE_IN, 8 | (24 << 16)),
             (reg::NV3089_OUT_SIZE, 4 | (8 << 16)),
         ]);
