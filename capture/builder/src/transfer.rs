@@ -246,3 +246,99 @@ impl CaptureBuilder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blocks attached to the last command: `(offset, raw location, bytes)`.
+    fn attached(c: &rsxtrace_rrc::Capture) -> Vec<(u32, u32, Vec<u8>)> {
+        let last = c.commands.last().expect("a command");
+        last.memory
+            .iter()
+            .map(|id| {
+                let b = &c.blocks.iter().find(|e| e.id == *id).expect("block").value;
+                let d = &c.data.iter().find(|e| e.id == b.data_id).expect("data");
+                (b.offset, b.location, d.value.to_vec())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn buffer_notify_carries_the_source_lines_packed() {
+        // Two lines of 4 bytes, pitch 8: RPCS3 packs bytes 0..4 and 8..12 at OFFSET_IN with
+        // the raw context DMA as location (rrc-format.md 3.3).
+        let mut b = CaptureBuilder::new("t.rrc");
+        let src: Vec<u8> = (0u8..16).collect();
+        b.put_memory(Location::Main, 0x100, &src).unwrap();
+        b.transfer_memory(&MemoryCopyDesc {
+            src: (Location::Main, 0x100),
+            dst: (Location::Local, 0x200),
+            pitch: (8, 4),
+            line_length: 4,
+            line_count: 2,
+            strides: (1, 1),
+        })
+        .unwrap();
+        let c = b.finish();
+        let last = c.commands.last().unwrap();
+        assert_eq!(
+            last.first,
+            crate::methods::single_header(reg::NV0039_BUFFER_NOTIFY)
+        );
+        assert_eq!(
+            attached(&c),
+            vec![(0x100, 0xFEED_0001, vec![0, 1, 2, 3, 8, 9, 10, 11])]
+        );
+    }
+
+    #[test]
+    fn image_in_carries_the_source_rectangle() {
+        // 2×2 R5G6B5 texels at point (1, 1) of a pitch-8 image: offset 0x40 + 1·2 + 1·8,
+        // 8·(2 − 1) + 2·2 = 12 bytes.
+        let mut b = CaptureBuilder::new("t.rrc");
+        let src: Vec<u8> = (0u8..32).collect();
+        b.put_memory(Location::Local, 0x40, &src).unwrap();
+        b.set_transfer_surface(&TransferSurfaceDesc {
+            location: Location::Local,
+            offset: 0x1000,
+            pitch: 4,
+            format: 4,
+        });
+        b.transfer_scaled(&ScaledImageDesc {
+            src: (Location::Local, 0x40),
+            conversion: 1,
+            format: 7,
+            operation: 3,
+            clip: (0, 0, 2, 2),
+            out: (0, 0, 2, 2),
+            ratio: (1 << 20, 1 << 20),
+            in_size: (2, 2),
+            pitch: 8,
+            origin: 2,
+            interpolator: 0,
+            in_point: (16, 16),
+        })
+        .unwrap();
+        let c = b.finish();
+        assert_eq!(attached(&c), vec![(0x4A, 0, (10u8..22).collect())]);
+        // Without the bytes in the builder's memory nothing is attached.
+        let mut b = CaptureBuilder::new("t.rrc");
+        b.transfer_scaled(&ScaledImageDesc {
+            src: (Location::Local, 0x40),
+            conversion: 1,
+            format: 3,
+            operation: 3,
+            clip: (0, 0, 2, 2),
+            out: (0, 0, 2, 2),
+            ratio: (1 << 20, 1 << 20),
+            in_size: (2, 2),
+            pitch: 8,
+            origin: 2,
+            interpolator: 0,
+            in_point: (0, 0),
+        })
+        .unwrap();
+        assert!(attached(&b.finish()).is_empty());
+    }
+}
