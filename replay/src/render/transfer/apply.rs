@@ -36,6 +36,10 @@ use rsxtrace_capture::rrc::Location;
 /// 256 MiB; a range past this is treated as a corrupt register value).
 pub const MAX_TRANSFER_BYTES: u64 = 64 << 20;
 
+/// Most destination pixels one scaled image may write (a 4096 × 4096 surface, the RSX
+/// limit).
+pub const MAX_TRANSFER_PIXELS: u64 = 4096 * 4096;
+
 /// Apply `transfer` to `surfaces` (reading what they do not hold from `base`). Returns a
 /// message for each thing not replayed exactly; a transfer that cannot run writes nothing.
 pub fn apply_transfer(
@@ -95,6 +99,12 @@ fn memory_copy(
     );
     let bytes = (i64::from(c.line_length) + ss - 1) / ss;
     let last = i64::from(c.line_count) - 1;
+    if (last + 1).saturating_mul(bytes) > MAX_TRANSFER_BYTES as i64 {
+        return Err(format!(
+            "NV0039 copy of {} lines of {} bytes exceeds {MAX_TRANSFER_BYTES} bytes; skipped",
+            c.line_count, c.line_length
+        ));
+    }
     let lines = |offset: u32, pitch: i32, width: i64| {
         let a = i64::from(offset);
         let b = a + last * i64::from(pitch);
@@ -225,6 +235,12 @@ fn scaled_image(
     if x0 >= x1 || y0 >= y1 {
         return Ok(notes);
     }
+    let pixels = u64::from(x1 - x0) * u64::from(y1 - y0);
+    if pixels > MAX_TRANSFER_PIXELS {
+        return Err(format!(
+            "NV3089 writes {pixels} pixels, more than {MAX_TRANSFER_PIXELS}; skipped"
+        ));
+    }
     if s.conversion == 0
         && s.dst_format == DestinationFormat::R5G6B5
         && s.src_format != SourceFormat::R5G6B5
@@ -352,6 +368,120 @@ mod tests {
             encode(SourceFormat::A8R8G8B8, DestinationFormat::R5G6B5, c),
             ([a, b, 0, 0], 2)
         );
+    }
+
+    /// Memory that holds nothing.
+    struct NoMemory;
+
+    impl GuestMemory for NoMemory {
+        fn read(&self, _: Location, _: u32, _: u32) -> Option<&[u8]> {
+            None
+        }
+    }
+
+    #[test]
+    fn copies_follow_strides_and_signed_pitches() {
+        // Source bytes 0..64 at 0x100. Two lines, source pitch 16, byte stride 2 over a
+        // line length of 8 (bytes 0, 2, 4, 6 of each line), written with stride 1 at
+        // 0x300 and pitch -8: line 0 at 0x300, line 1 at 0x2F8 (RPCS3 `nv0039.cpp`).
+        let mut surfaces = SurfaceMemory::new();
+        let src = surfaces
+            .range_mut(Location::Local, 0x100, 64, &NoMemory)
+            .unwrap();
+        for (i, b) in src.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 16,
+            dst: Location::Main,
+            dst_offset: 0x300,
+            dst_pitch: -8,
+            line_length: 8,
+            line_count: 2,
+            src_stride: 2,
+            dst_stride: 1,
+        };
+        let notes = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let line = |at: u32| {
+            surfaces
+                .read_rendered(Location::Main, at, 4)
+                .unwrap()
+                .to_vec()
+        };
+        assert_eq!(line(0x300), vec![0, 2, 4, 6]);
+        assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
+    }
+
+    /// A 1:1 ZOH scaled image of a 4×1 A8R8G8B8 row (texel k = bytes [k; 4]) at 0x100 into a
+    /// 4×1 NV3062 surface at 0x200; the destination bytes' first byte per pixel.
+    fn row_copy(origin: Origin, in_point: f64) -> Vec<u8> {
+        let mut surfaces = SurfaceMemory::new();
+        let src = surfaces
+            .range_mut(Location::Local, 0x100, 16, &NoMemory)
+            .unwrap();
+        for (i, b) in src.iter_mut().enumerate() {
+            *b = (i / 4) as u8;
+        }
+        let s = ScaledImage {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 16,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size: (4, 1),
+            in_point: (in_point, 0.0),
+            origin,
+            interpolator: Interpolator::Zoh,
+            clip: (0, 0, 4, 1),
+            out: (0, 0, 4, 1),
+            step: (1.0, 1.0),
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x200,
+                pitch: 16,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        };
+        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let d = surfaces.read_rendered(Location::Local, 0x200, 16).unwrap();
+        d.chunks(4).map(|p| p[0]).collect()
+    }
+
+    #[test]
+    fn the_source_point_moves_the_image_by_origin() {
+        // CORNER: u = point + i + ½, texel ⌊u⌋; CENTER: ½ texel less. Past the last texel
+        // the index clamps.
+        assert_eq!(row_copy(Origin::Corner, 0.0), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Corner, 1.0), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 0.5), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Center, 1.5), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 0.75), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Corner, 0.75), vec![1, 2, 3, 3]);
+    }
+
+    #[test]
+    fn oversized_transfers_are_refused() {
+        let mut surfaces = SurfaceMemory::new();
+        let base = NoMemory;
+        // 2^32 - 1 lines of 4 KiB at pitch 0: the range is small, the work is not.
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0,
+            src_pitch: 0,
+            dst: Location::Local,
+            dst_offset: 0x1000,
+            dst_pitch: 0,
+            line_length: 4096,
+            line_count: u32::MAX,
+            src_stride: 1,
+            dst_stride: 1,
+        };
+        let e = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &base);
+        assert!(e.len() == 1 && e[0].contains("skipped"), "{e:?}");
     }
 
     #[test]
