@@ -10,6 +10,8 @@
 //!   de-duplicated by content ([`ids`]).
 //! - [`CaptureBuilder::finish`] gives the [`rsxtrace_rrc::Capture`];
 //!   [`CaptureBuilder::write_rrc`] writes it with `rsxtrace_rrc::write_v6`.
+//! - [`transfer`] records image transfers between draws (`NV0039`, `NV3089` with `NV3062` or
+//!   `NV309E` destinations).
 //! - [`synthetic::large_frame`] generates a game-scale frame for benchmarks.
 //!
 //! ```
@@ -51,6 +53,7 @@ mod programs;
 pub mod render_state;
 pub mod synthetic;
 pub mod texture;
+pub mod transfer;
 pub mod vertex_input;
 pub mod vertex_ucode;
 
@@ -59,4 +62,5 @@ pub use error::{AttachError, BuildError};
 pub use programs::{CONSTANTS_PER_PACKET, TRANSFORM_CONSTANTS, VERTEX_PROGRAM_SLOTS};
 pub use render_state::{SurfaceDesc, SurfaceTarget};
 pub use texture::TextureDesc;
+pub use transfer::{MemoryCopyDesc, ScaledImageDesc, TransferSurfaceDesc, TransferSwizzleDesc};
 pub use vertex_input::IndexType;

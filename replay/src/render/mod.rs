@@ -5,12 +5,17 @@
 //! - [`state`]: the draw's raster state decoded into the enums both renderers use.
 //! - [`surface`]: surface formats, their bytes in guest memory, and the frame's surface memory
 //!   (what the draws rendered, readable by later draws as textures).
+//! - [`msaa`]: multisampled surfaces: the sample grid in memory, drawing into it, the resolve.
+//! - [`transfer`]: image transfers between draws (`NV0039`, `NV3089` through `NV3062`/`NV309E`)
+//!   applied to the surface memory by both renderers.
 
 pub mod cpu;
 pub mod gpu;
+pub mod msaa;
 mod output;
 pub mod state;
 pub mod surface;
+pub mod transfer;
 
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,

@@ -18,6 +18,10 @@ use rsxtrace_capture::frame::state::{
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
+use super::msaa::{to_sample_grid, Antialias};
+use super::transfer::decode::decode_at as decode_transfer;
+use super::transfer::TransferEvent;
+
 /// A state value a renderer cannot use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -688,7 +692,10 @@ impl ExtraRegisters {
     }
 }
 
-/// Everything a renderer needs for one draw, decoded once for both renderers.
+/// Everything a renderer needs for one draw, decoded once for both renderers. On a
+/// multisampled surface the window-space fields (viewport, scissor, clip, window offset,
+/// shader window height, line width, point size) are in sample-grid units
+/// ([`crate::render::msaa::to_sample_grid`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawState {
     /// Primitive.
@@ -855,7 +862,7 @@ impl DrawState {
             None
         };
         let po = &r.polygon_offset;
-        Ok(DrawState {
+        let mut state = DrawState {
             primitive: draw.primitive,
             viewport: ViewportTransform::from_raster(r),
             scissor: rect_pixels(&r.scissor),
@@ -888,7 +895,10 @@ impl DrawState {
             shader_window: r.shader_window,
             extra,
             primitives: r.primitives,
-        })
+        };
+        // A multisampled surface is drawn at sample resolution (`render::msaa`).
+        to_sample_grid(&mut state, Antialias::of(s));
+        Ok(state)
     }
 
     /// The pixels a fragment may be written to, in **window** pixels: the scissor, intersected
@@ -1010,12 +1020,14 @@ impl ClearEvent {
     }
 }
 
-/// What a frame's method stream says besides its draws: clears, the registers `Draw` does not
-/// decode, and the display buffers.
+/// What a frame's method stream says besides its draws: clears, image transfers, the
+/// registers `Draw` does not decode, and the display buffers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameEvents {
     /// Clears in stream order.
     pub clears: Vec<ClearEvent>,
+    /// Image transfers (`NV0039`, `NV3089`) in stream order.
+    pub transfers: Vec<TransferEvent>,
     /// Per draw (same index as `Frame::draws`), the extra registers at its END.
     pub extras: Vec<ExtraRegisters>,
     /// Display buffers recorded with the capture (the last state attached to any command).
@@ -1028,6 +1040,7 @@ impl FrameEvents {
     pub fn from_frame(frame: &Frame) -> FrameEvents {
         FrameEvents {
             clears: Vec::new(),
+            transfers: Vec::new(),
             extras: vec![ExtraRegisters::default(); frame.draws.len()],
             display_buffers: Vec::new(),
         }
@@ -1035,10 +1048,13 @@ impl FrameEvents {
 
     /// Scan `capture` (the one `frame` was decoded from): the register file is replayed from
     /// the captured one through every method call, recording each `CLEAR_SURFACE` with the
-    /// surface state in effect and each draw's extra registers at its END command.
+    /// surface state in effect, each transfer with its registers decoded
+    /// ([`crate::render::transfer::decode`]), and each draw's extra registers at its END
+    /// command.
     pub fn from_capture(capture: &Capture, frame: &Frame) -> Result<FrameEvents, StateError> {
         let mut regs = capture.reg_state.registers.clone();
         let mut clears = Vec::new();
+        let mut transfers = Vec::new();
         let mut extras = Vec::with_capacity(frame.draws.len());
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
@@ -1068,6 +1084,13 @@ impl FrameEvents {
                     zstencil_value: r(&regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
                 });
             }
+            if let Some(transfer) = decode_transfer(call.reg, &regs, call.command_index) {
+                transfers.push(TransferEvent {
+                    command: call.command_index,
+                    before_draw: next_draw,
+                    transfer,
+                });
+            }
         }
         while extras.len() < frame.draws.len() {
             extras.push(ExtraRegisters::from_regs(&regs));
@@ -1090,6 +1113,7 @@ impl FrameEvents {
             .unwrap_or_default();
         Ok(FrameEvents {
             clears,
+            transfers,
             extras,
             display_buffers,
         })

@@ -31,6 +31,7 @@
 //! rendered to; [`Overlay`] puts it over the guest memory a later draw sees, so that textures
 //! sampled from those ranges (through `CaptureSampler`) read what was rendered.
 
+use super::msaa::{resolve, Antialias};
 use super::output::{OutputSource, Rgba8Image};
 use super::state::{color_targets, ColorFormat, DepthFormat, FrameEvents};
 use crate::texture::layout::z_index;
@@ -297,7 +298,8 @@ pub const TARGET_NAMES: [&str; 5] = ["A", "B", "C", "D", "Z"];
 impl SurfaceLayout {
     /// The layout of colour target `index` (0..4 = A..D; 4 = the zeta surface) with `bpp`
     /// bytes per pixel. The size is the surface clip's far corner (`x + width`,
-    /// `y + height`), or `2^log2` for swizzled surfaces.
+    /// `y + height`) times the sample grid of a multisampled surface, or `2^log2` for
+    /// swizzled surfaces.
     pub fn of_target(
         surface: &Surface,
         index: usize,
@@ -314,6 +316,8 @@ impl SurfaceLayout {
             dma: t.dma,
         })?;
         let swizzled = surface.format.surface_type.raw == 2;
+        // A multisampled surface holds its sample grid (`render::msaa`).
+        let (sx, sy) = Antialias::of(surface).grid();
         let (width, height, swizzle) = if swizzled {
             let (lw, lh) = (
                 u32::from(surface.format.log2_width),
@@ -323,8 +327,8 @@ impl SurfaceLayout {
             (side(lw), side(lh), Some((lw, lh)))
         } else {
             (
-                u32::from(surface.clip.x) + u32::from(surface.clip.width),
-                u32::from(surface.clip.y) + u32::from(surface.clip.height),
+                (u32::from(surface.clip.x) + u32::from(surface.clip.width)) * sx,
+                (u32::from(surface.clip.y) + u32::from(surface.clip.height)) * sy,
                 None,
             )
         };
@@ -580,6 +584,18 @@ pub struct OutputSurface {
     pub layout: SurfaceLayout,
     /// Its format.
     pub format: ColorFormat,
+    /// Its sample grid, resolved in the image (a displayed buffer is shown as it lies in
+    /// memory: one sample).
+    pub antialias: Antialias,
+}
+
+/// The output surface read from `memory` as an image, resolved when it is multisampled
+/// ([`crate::render::msaa::resolve`]).
+pub fn output_image(output: &OutputSurface, memory: &dyn GuestMemory) -> Rgba8Image {
+    resolve(
+        to_rgba8(&output.layout, output.format, memory),
+        output.antialias,
+    )
 }
 
 /// Choose the output surface of a frame: the colour target of the last draw that writes
@@ -618,6 +634,7 @@ pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurfa
                     },
                     layout: l,
                     format,
+                    antialias: Antialias::Center1,
                 });
             }
             if last.is_none() {
@@ -628,6 +645,7 @@ pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurfa
                     },
                     layout,
                     format,
+                    antialias: Antialias::of(s),
                 });
             }
         }

@@ -3,7 +3,8 @@
 //! kept in a [`SurfaceMemory`] overlay of guest memory, so that later draws sample what
 //! earlier ones rendered.
 //!
-//! Per draw, in order: the clears recorded before it ([`FrameEvents::clears`]), state
+//! Per draw, in order: the clears and image transfers recorded before it
+//! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
 //! ([`DrawState`]), vertices ([`vertex`]), primitives ([`geometry`]: assembly, clipping,
 //! viewport, culling, polygon mode, polygon offset), coverage inside the scissor ∩ surface clip
 //! (moved by the window offset) in 2×2 quads ([`quads`]), the fragment program on those quads
@@ -18,8 +19,10 @@ pub mod quads;
 pub mod rop;
 pub mod vertex;
 
+use super::msaa::msaa_note;
 use super::state::{DrawState, FrameEvents};
-use super::surface::{output_surface, to_rgba8, OutputSurface, Overlay, SurfaceMemory};
+use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
+use super::transfer::{apply_event, BetweenDraws};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
@@ -61,6 +64,7 @@ pub fn render_frame(
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
     let mut rendered = 0usize;
+    let between = events.between_draws();
     for index in range.clone() {
         let Some(draw) = frame.draws.get(index) else {
             break;
@@ -68,11 +72,11 @@ pub fn render_frame(
         let Some(base) = frame.memory(index) else {
             break;
         };
-        // Clears before a range's first draw are applied too: a range starts from the
-        // surfaces the frame cleared, without the skipped draws' effects.
+        // Clears and transfers before a range's first draw are applied too: a range starts
+        // from the surfaces the frame cleared and copied, without the skipped draws' effects.
         let applies = |before: usize| before == index || (index == range.start && before < index);
-        for c in events.clears.iter().filter(|c| applies(c.before_draw)) {
-            for p in clear::apply_clear(c, &mut surfaces, &base) {
+        for e in between.iter().filter(|e| applies(e.before_draw())) {
+            for p in apply_between(frame, e, &mut surfaces, &base) {
                 warnings.push(RenderWarning {
                     draw: Some(index),
                     message: p,
@@ -104,12 +108,11 @@ pub fn render_frame(
         .memory(last)
         .ok_or_else(|| RenderError::NothingToRender("no draw".into()))?;
     if range.end == frame.draws.len() {
-        for c in events
-            .clears
+        for e in between
             .iter()
-            .filter(|c| c.before_draw >= frame.draws.len())
+            .filter(|e| e.before_draw() >= frame.draws.len())
         {
-            for p in clear::apply_clear(c, &mut surfaces, &base) {
+            for p in apply_between(frame, e, &mut surfaces, &base) {
                 warnings.push(RenderWarning {
                     draw: None,
                     message: p,
@@ -120,7 +123,7 @@ pub fn render_frame(
     let t = Instant::now();
     let image = read_output(&output, &surfaces, &base);
     timings.readback += t.elapsed().as_secs_f64();
-    if !events.clears.is_empty() || rendered > 0 {
+    if !between.is_empty() || rendered > 0 {
         let stale = surfaces.take_stale_reads();
         if stale > 0 {
             warnings.push(RenderWarning {
@@ -142,13 +145,27 @@ pub fn render_frame(
     })
 }
 
+/// Apply a clear (over `base`) or a transfer (over the memory captured at its command); the
+/// messages of what it could not do.
+fn apply_between(
+    frame: &Frame,
+    event: &BetweenDraws<'_>,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+) -> Vec<String> {
+    match event {
+        BetweenDraws::Clear(c) => clear::apply_clear(c, surfaces, base),
+        BetweenDraws::Transfer(t) => apply_event(t, surfaces, &frame.memory_at(t.command)),
+    }
+}
+
 fn read_output(
     output: &OutputSurface,
     surfaces: &SurfaceMemory,
     base: &dyn GuestMemory,
 ) -> super::Rgba8Image {
     let overlay = Overlay { base, surfaces };
-    to_rgba8(&output.layout, output.format, &overlay)
+    output_image(output, &overlay)
 }
 
 /// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings.
@@ -161,6 +178,9 @@ fn render_draw(
     timings: &mut RenderTimings,
 ) -> Result<Vec<String>, String> {
     let mut warnings = Vec::new();
+    if let Some(w) = msaa_note(&draw.surface) {
+        warnings.push(w);
+    }
     let setup = Instant::now();
     let extra = events.extras.get(index).copied().unwrap_or_default();
     let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;

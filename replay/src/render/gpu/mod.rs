@@ -1,7 +1,9 @@
 //! The GPU render: every draw of a frame with its recompiled programs on a wgpu device, with
 //! its state, into real-format targets that persist across draws.
 //!
-//! Per draw, in frame order (clears first, at their place between draws):
+//! Per draw, in frame order (clears and image transfers first, at their place between draws;
+//! a transfer writes the bound targets back, runs on the surface memory with the rule the CPU
+//! render uses, `render::transfer`, and unbinds them):
 //! 1. state: [`DrawState`] (`render::state`, the decoding the CPU render uses too);
 //! 2. vertex stage on the device (`vertex.rs`: `vp_compute` of the recompiled vertex program;
 //!    constants the capture does not hold read as 0 and each draw that may read one gets a
@@ -48,8 +50,10 @@ use rsxtrace_program::fragment::decode as decode_fragment;
 use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
+use super::msaa::msaa_note;
 use super::state::{ClearEvent, DrawState, FrameEvents};
-use super::surface::{output_surface, to_rgba8, OutputSurface, Overlay, SurfaceMemory};
+use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
+use super::transfer::{apply_event, BetweenDraws, TransferEvent};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
@@ -90,11 +94,12 @@ pub fn render_frame(
         warnings: Vec::new(),
         timings: RenderTimings::default(),
     };
-    let mut clears = events
-        .clears
-        .iter()
-        // Clears before the range's first draw are applied too (as the CPU render does).
-        .filter(|c| c.before_draw <= range.end)
+    let mut between = events
+        .between_draws()
+        .into_iter()
+        // Clears and transfers before the range's first draw are applied too (as the CPU
+        // render does).
+        .filter(|e| e.before_draw() <= range.end)
         .peekable();
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
@@ -103,8 +108,8 @@ pub fn render_frame(
     for chunk in indices.chunks(VERTEX_CHUNK) {
         let stages = r.vertex_stages(chunk);
         for (&index, stage) in chunk.iter().zip(stages) {
-            while let Some(c) = clears.next_if(|c| c.before_draw <= index) {
-                r.clear(c)?;
+            while let Some(e) = between.next_if(|e| e.before_draw() <= index) {
+                r.between(&e)?;
             }
             match stage
                 .map_err(DrawFailure::Skip)
@@ -123,8 +128,8 @@ pub fn render_frame(
     // Clears after the last draw count only when the range reaches the end of the frame (as
     // in the reference render).
     if range.end == count {
-        for c in clears {
-            r.clear(c)?;
+        for e in between {
+            r.between(&e)?;
         }
     }
     // The output is read from the memory the last rendered draw sees (as the reference render).
@@ -257,6 +262,31 @@ impl Renderer<'_> {
         Ok(())
     }
 
+    fn between(&mut self, event: &BetweenDraws<'_>) -> Result<(), RenderError> {
+        match event {
+            BetweenDraws::Clear(c) => self.clear(c),
+            BetweenDraws::Transfer(t) => self.transfer(t),
+        }
+    }
+
+    /// A transfer runs on the surface memory (the shared rule of `render::transfer`): the
+    /// bound targets are written back first, and dropped after, so that the next draw binds
+    /// what the transfer wrote and textures are uploaded again.
+    fn transfer(&mut self, event: &TransferEvent) -> Result<(), RenderError> {
+        let base = self.frame.memory_at(event.command);
+        self.flush(&base)?;
+        self.bound = None;
+        let t = Instant::now();
+        let notes = apply_event(event, &mut self.surfaces, &base);
+        self.generation += 1;
+        self.timings.render += since(t);
+        let draw = (event.before_draw < self.frame.draws.len()).then_some(event.before_draw);
+        for n in notes {
+            self.warn(draw, n);
+        }
+        Ok(())
+    }
+
     fn clear(&mut self, clear: &ClearEvent) -> Result<(), RenderError> {
         let key = match SetKey::of(&clear.surface) {
             Ok(k) => k,
@@ -300,9 +330,8 @@ impl Renderer<'_> {
         let base = self.frame.memory_at(command);
         self.flush(&base)?;
         let t = Instant::now();
-        let image = to_rgba8(
-            &output.layout,
-            output.format,
+        let image = output_image(
+            output,
             &Overlay {
                 base: &base,
                 surfaces: &self.surfaces,
@@ -485,6 +514,9 @@ impl Renderer<'_> {
         let fragment = self.fragment_module(index, dims, lod)?;
         self.timings.pipelines += since(t);
 
+        if let Some(w) = msaa_note(&draw.surface) {
+            self.warn(Some(index), w);
+        }
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
         }

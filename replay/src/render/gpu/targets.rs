@@ -14,6 +14,7 @@ use rsxtrace_gpu::{
     Topology, MAX_RASTER_TARGETS,
 };
 
+use crate::render::msaa::{grid_rect, Antialias};
 use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
@@ -358,7 +359,14 @@ impl SurfaceSet {
         let Some((w, h)) = self.key.size() else {
             return Ok(());
         };
-        let scissor = clear_rect(&clear.surface.clip, &clear.scissor, w, h);
+        // A multisampled surface clears its whole sample grid (`render::msaa`).
+        let grid = Antialias::of(&clear.surface).grid();
+        let scissor = clear_rect(
+            &grid_rect(&clear.surface.clip, grid),
+            &grid_rect(&clear.scissor, grid),
+            w,
+            h,
+        );
         let vertices = [
             [-1.0, -1.0, 0.0, 1.0],
             [3.0, -1.0, 0.0, 1.0],

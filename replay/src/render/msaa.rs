@@ -1,0 +1,216 @@
+//! Multisampled surfaces (`SET_SURFACE_FORMAT` antialias field, bits 12..15): their sample
+//! layout in memory, how both renderers draw into it, and the resolve of the output image.
+//!
+//! **Modes** (RPCS3 `gcm_enums.h` `surface_antialiasing`, raw values per rrc-format.md 4.8):
+//! 0 = 1 sample centred, 3 = 2 samples diagonal centred, 4 = 4 samples square centred,
+//! 5 = 4 samples square rotated.
+//!
+//! **Memory layout.** A multisampled surface whose clip is `W × H` pixels occupies a grid of
+//! `W·sx × H·sy` samples in memory, `(sx, sy)` = (2, 1) for 2 samples and (2, 2) for 4, each
+//! sample stored like a pixel of the surface's format (the surface pitch is the pitch of the
+//! sample grid rows): sample `i` of pixel `(x, y)` lies at grid position
+//! `(x·sx + i mod sx, y·sy + i div sx)` (RPCS3 `VK/VKResolveHelper.h`: the unresolve pass writes
+//! sample `gl_SampleID` of pixel `p` at `p·(sx, sy) + (id % sx, id / sx)`;
+//! `Common/surface_utils.h` `get_rsx_dimensions` doubles the width, and the height for 4
+//! samples). A later draw that samples that memory as a texture reads the grid, as the
+//! hardware's texture unit reads memory; games resolve it themselves, typically with an
+//! `NV3089` 2:1 scaled image ([`super::transfer`]).
+//!
+//! **Rendering.** Both renderers draw into the grid at sample resolution: the viewport,
+//! scissor, surface clip, window offset, shader window height, line width and point size of
+//! the draw are scaled by `(sx, sy)` ([`to_sample_grid`]), so every sample is covered (and
+//! shaded) at the centre of its grid cell. Within a pixel, the samples therefore sit at
+//! `((i mod sx + ½)/sx, (i div sx + ½)/sy)`: for 4 samples the square-centred pattern
+//! (¼, ¼), (¾, ¼), (¼, ¾), (¾, ¾); for 2 samples (¼, ½), (¾, ½). The hardware's diagonal
+//! (2 samples) and rotated (4 samples) patterns put the samples elsewhere in the pixel; their
+//! exact positions are not documented in the sources at hand, so those two modes render at
+//! the grid centres too and [`Antialias::approximate`] says so (a warning per draw). The RSX
+//! shades once per pixel and writes the colour to every covered sample; here each sample is
+//! shaded, which differs only for programs whose result varies inside a pixel.
+//!
+//! **Resolve.** The output image of a multisampled surface is resolved: each pixel is the mean
+//! of its samples' 8-bit channels, rounded half up (RPCS3 resolves colour surfaces by
+//! averaging, `vkCmdResolveImage` / `VKResolveHelper.h`).
+
+use super::output::Rgba8Image;
+use super::state::DrawState;
+use crate::raster::PixelRect;
+use rsxtrace_capture::frame::state::{Rect, Surface};
+
+/// A surface's antialiasing mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Antialias {
+    /// 0: one sample per pixel.
+    Center1,
+    /// 3: two samples, diagonal centred.
+    DiagonalCentered2,
+    /// 4: four samples, square centred.
+    SquareCentered4,
+    /// 5: four samples, square rotated.
+    SquareRotated4,
+}
+
+impl Antialias {
+    /// Decode the antialias field (`None` for values that are no mode).
+    pub fn from_raw(v: u32) -> Option<Antialias> {
+        Some(match v {
+            0 => Antialias::Center1,
+            3 => Antialias::DiagonalCentered2,
+            4 => Antialias::SquareCentered4,
+            5 => Antialias::SquareRotated4,
+            _ => return None,
+        })
+    }
+
+    /// The mode of a surface state; an invalid field reads as one sample.
+    pub fn of(surface: &Surface) -> Antialias {
+        // Swizzled surfaces are not multisampled (RPCS3 `surface_store` only multisamples
+        // linear render targets).
+        if surface.format.surface_type.raw == 2 {
+            return Antialias::Center1;
+        }
+        Antialias::from_raw(surface.format.antialias.raw).unwrap_or(Antialias::Center1)
+    }
+
+    /// Samples across and down a pixel's cell of the grid.
+    pub fn grid(self) -> (u32, u32) {
+        match self {
+            Antialias::Center1 => (1, 1),
+            Antialias::DiagonalCentered2 => (2, 1),
+            Antialias::SquareCentered4 | Antialias::SquareRotated4 => (2, 2),
+        }
+    }
+
+    /// Whether the replay's sample positions differ from the hardware's pattern.
+    pub fn approximate(self) -> bool {
+        matches!(
+            self,
+            Antialias::DiagonalCentered2 | Antialias::SquareRotated4
+        )
+    }
+}
+
+/// The warning of a draw into a surface whose sample pattern the replay approximates, or
+/// whose antialias field is no mode.
+pub fn msaa_note(surface: &Surface) -> Option<String> {
+    let raw = surface.format.antialias.raw;
+    if Antialias::from_raw(raw).is_none() {
+        return Some(format!(
+            "SET_SURFACE_FORMAT antialias field {raw} is no mode (0, 3, 4, 5); rendered with \
+             one sample"
+        ));
+    }
+    let aa = Antialias::of(surface);
+    aa.approximate().then(|| {
+        format!(
+            "antialias mode {aa:?}: samples placed at the centres of the sample grid, not at \
+             the hardware's pattern"
+        )
+    })
+}
+
+fn scale16(v: u16, by: u32) -> u16 {
+    u16::try_from(u32::from(v) * by).unwrap_or(u16::MAX)
+}
+
+/// `r` in grid units.
+pub fn grid_rect(r: &Rect, (sx, sy): (u32, u32)) -> Rect {
+    Rect {
+        x: scale16(r.x, sx),
+        y: scale16(r.y, sy),
+        width: scale16(r.width, sx),
+        height: scale16(r.height, sy),
+    }
+}
+
+fn grid_pixels(r: PixelRect, (sx, sy): (u32, u32)) -> PixelRect {
+    PixelRect {
+        x0: r.x0.saturating_mul(sx),
+        y0: r.y0.saturating_mul(sy),
+        x1: r.x1.saturating_mul(sx),
+        y1: r.y1.saturating_mul(sy),
+    }
+}
+
+/// Scale a draw's window-space state to the sample grid of `aa` (nothing for one sample).
+pub fn to_sample_grid(state: &mut DrawState, aa: Antialias) {
+    let (sx, sy) = aa.grid();
+    if (sx, sy) == (1, 1) {
+        return;
+    }
+    let (fx, fy) = (sx as f32, sy as f32);
+    state.viewport.scale[0] *= fx;
+    state.viewport.offset[0] *= fx;
+    state.viewport.scale[1] *= fy;
+    state.viewport.offset[1] *= fy;
+    state.scissor = grid_pixels(state.scissor, (sx, sy));
+    state.clip = grid_pixels(state.clip, (sx, sy));
+    state.window_offset = (
+        state.window_offset.0.saturating_mul(sx),
+        state.window_offset.1.saturating_mul(sy),
+    );
+    state.shader_window.height = scale16(state.shader_window.height, sy);
+    // Lines and points keep their size in pixels: the grid is finer along x (and y).
+    state.primitives.line_width *= fx.max(fy);
+    state.primitives.point_size *= fx.max(fy);
+}
+
+/// Resolve a sample-grid image of `aa` to pixels: each channel the rounded mean of the
+/// pixel's samples. A one-sample image is returned as it is.
+pub fn resolve(grid: Rgba8Image, aa: Antialias) -> Rgba8Image {
+    let (sx, sy) = aa.grid();
+    if (sx, sy) == (1, 1) {
+        return grid;
+    }
+    let (w, h) = (grid.width / sx, grid.height / sy);
+    let mut out = Rgba8Image::filled(w, h, [0, 0, 0, 0]);
+    let n = sx * sy;
+    for y in 0..h {
+        for x in 0..w {
+            let mut sum = [0u32; 4];
+            for i in 0..n {
+                let p = grid
+                    .pixel(x * sx + i % sx, y * sy + i / sx)
+                    .unwrap_or_default();
+                for (s, c) in sum.iter_mut().zip(p) {
+                    *s += u32::from(c);
+                }
+            }
+            let at = (y as usize * w as usize + x as usize) * 4;
+            if let Some(d) = out.pixels.get_mut(at..at + 4) {
+                for (d, s) in d.iter_mut().zip(sum) {
+                    *d = ((s + n / 2) / n) as u8;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_grids() {
+        assert_eq!(Antialias::from_raw(0).map(Antialias::grid), Some((1, 1)));
+        assert_eq!(Antialias::from_raw(3).map(Antialias::grid), Some((2, 1)));
+        assert_eq!(Antialias::from_raw(4).map(Antialias::grid), Some((2, 2)));
+        assert_eq!(Antialias::from_raw(5).map(Antialias::grid), Some((2, 2)));
+        assert_eq!(Antialias::from_raw(1), None);
+    }
+
+    #[test]
+    fn resolve_averages_each_cell() {
+        // 4×2 grid of a 2×1-pixel 4-sample image: pixel 0 has samples 0, 100, 200, 255.
+        let mut g = Rgba8Image::filled(4, 2, [0, 0, 0, 255]);
+        for (i, v) in [(0usize, 0u8), (1, 100), (4, 200), (5, 255)] {
+            g.pixels[i * 4] = v;
+        }
+        let r = resolve(g, Antialias::SquareCentered4);
+        assert_eq!((r.width, r.height), (2, 1));
+        // (0 + 100 + 200 + 255 + 2) / 4 = 139.
+        assert_eq!(r.pixel(0, 0), Some([139, 0, 0, 255]));
+        assert_eq!(r.pixel(1, 0), Some([0, 0, 0, 255]));
+    }
+}

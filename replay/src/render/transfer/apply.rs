@@ -1,0 +1,494 @@
+//! Applying a transfer to the frame's surface memory: the bytes a transfer reads come from
+//! what the frame rendered (or the captured memory), the bytes it writes become rendered
+//! memory, so later draws sample them. Both renderers call [`apply_transfer`] (the GPU render
+//! after writing its bound targets back).
+//!
+//! **NV0039** copies bytes exactly as [`MemoryCopy`] says (RPCS3 `nv0039.cpp`; overlapping
+//! ranges copy as if through a temporary buffer, as RPCS3's `memmove` path does).
+//!
+//! **NV3089** writes the destination pixels inside both the clip and the output rectangle
+//! (both in destination pixels; an `NV309E` destination also stops at its `2^log2` size).
+//! Destination pixel `(X, Y)` takes the source at
+//! `u = u0 + (X − out_x + ½)·ds/dx`, `v = v0 + (Y − out_y + ½)·dt/dy` (texel units, texel `k`
+//! covering `[k, k + 1)`), where `(u0, v0)` is the `IMAGE_IN` point, less ½ texel when the
+//! origin is CENTER (RPCS3 `nv3089.cpp` shifts a centre-origin point by −½ texel):
+//! - ZOH: texel `(⌊u⌋, ⌊v⌋)`;
+//! - FOH: the bilinear blend of the four texels around `(u − ½, v − ½)`, weights the
+//!   fractional parts, each channel rounded to the nearest source value;
+//!
+//! with texel indices clamped to the source size (`IMAGE_IN_SIZE`). So a 2:1 reduction
+//! (ds/dx = 2) with FOH averages each 2×2 block, with ZOH picks its lower-right texel.
+//! Channels convert between formats with the unorm rule surfaces use
+//! (`round(c·255/max)` from 5/6 bits up; to R5G6B5 by truncation, `c >> (8 − bits)`,
+//! `CELL_GCM_TRANSFER_CONVERSION_TRUNCATE`; a DITHER conversion is replayed as truncation and
+//! warned). The alpha of an R5G6B5 source is 255.
+
+use super::decode::{
+    ContextSurface, DestinationFormat, Interpolator, MemoryCopy, Origin, ScaledImage, SourceFormat,
+    Transfer,
+};
+use crate::render::surface::SurfaceMemory;
+use crate::texture::layout::z_index;
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::rrc::Location;
+
+/// Largest source or destination range one transfer may touch (the RSX's local memory is
+/// 256 MiB; a range past this is treated as a corrupt register value).
+pub const MAX_TRANSFER_BYTES: u64 = 64 << 20;
+
+/// Most destination pixels one scaled image may write (a 4096 × 4096 surface, the RSX
+/// limit).
+pub const MAX_TRANSFER_PIXELS: u64 = 4096 * 4096;
+
+/// Apply `transfer` to `surfaces` (reading what they do not hold from `base`). Returns a
+/// message for each thing not replayed exactly; a transfer that cannot run writes nothing.
+pub fn apply_transfer(
+    transfer: &Transfer,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+) -> Vec<String> {
+    let result = match transfer {
+        Transfer::Copy(c) => memory_copy(c, surfaces, base).map(|()| Vec::new()),
+        Transfer::Scaled(s) => scaled_image(s, surfaces, base),
+    };
+    result.unwrap_or_else(|e| vec![e])
+}
+
+/// `[start, end)` byte range, checked against 4 GiB and [`MAX_TRANSFER_BYTES`].
+fn span(what: &str, start: i64, end: i64) -> Result<(u32, u32), String> {
+    if start < 0 || end > 1 << 32 || end < start {
+        return Err(format!(
+            "{what} range 0x{start:x}..0x{end:x} lies outside the 4 GiB address space; skipped"
+        ));
+    }
+    let len = (end - start) as u64;
+    if len > MAX_TRANSFER_BYTES {
+        return Err(format!(
+            "{what} range of {len} bytes exceeds {MAX_TRANSFER_BYTES}; skipped"
+        ));
+    }
+    Ok((start as u32, len as u32))
+}
+
+/// A copy of `len` bytes at `offset` as the frame sees them now.
+fn read(
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+    location: Location,
+    offset: u32,
+    len: u32,
+) -> Result<Vec<u8>, String> {
+    surfaces
+        .range_mut(location, offset, len, base)
+        .map(|b| b.to_vec())
+        .ok_or_else(|| format!("source range 0x{offset:x}+{len} cannot be read; skipped"))
+}
+
+fn memory_copy(
+    c: &MemoryCopy,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+) -> Result<(), String> {
+    if c.line_count == 0 || c.line_length == 0 {
+        // RPCS3 `nv0039.cpp` NOPs these out.
+        return Ok(());
+    }
+    let (ss, ds) = (
+        i64::from(c.src_stride.max(1)),
+        i64::from(c.dst_stride.max(1)),
+    );
+    let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+    let last = i64::from(c.line_count) - 1;
+    if (last + 1).saturating_mul(bytes) > MAX_TRANSFER_BYTES as i64 {
+        return Err(format!(
+            "NV0039 copy of {} lines of {} bytes exceeds {MAX_TRANSFER_BYTES} bytes; skipped",
+            c.line_count, c.line_length
+        ));
+    }
+    let lines = |offset: u32, pitch: i32, width: i64| {
+        let a = i64::from(offset);
+        let b = a + last * i64::from(pitch);
+        (a.min(b), a.max(b) + width)
+    };
+    let (s0, s1) = lines(c.src_offset, c.src_pitch, (bytes - 1) * ss + 1);
+    let (d0, d1) = lines(c.dst_offset, c.dst_pitch, (bytes - 1) * ds + 1);
+    let (s_at, s_len) = span("NV0039 source", s0, s1)?;
+    let (d_at, d_len) = span("NV0039 destination", d0, d1)?;
+    let src = read(surfaces, base, c.src, s_at, s_len)?;
+    let dst = surfaces
+        .range_mut(c.dst, d_at, d_len, base)
+        .ok_or_else(|| "NV0039 destination cannot be written; skipped".to_string())?;
+    for line in 0..=last {
+        let from = i64::from(c.src_offset) + line * i64::from(c.src_pitch) - s0;
+        let to = i64::from(c.dst_offset) + line * i64::from(c.dst_pitch) - d0;
+        for k in 0..bytes {
+            let (Ok(f), Ok(t)) = (usize::try_from(from + k * ss), usize::try_from(to + k * ds))
+            else {
+                continue;
+            };
+            if let (Some(&b), Some(d)) = (src.get(f), dst.get_mut(t)) {
+                *d = b;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A source texel's channels `[a, r, g, b]` at the source format's precision.
+type Channels = [f64; 4];
+
+fn channel_max(format: SourceFormat) -> [f64; 4] {
+    match format {
+        SourceFormat::R5G6B5 => [255.0, 31.0, 63.0, 31.0],
+        _ => [255.0; 4],
+    }
+}
+
+fn texel(format: SourceFormat, bytes: &[u8]) -> Channels {
+    match format {
+        SourceFormat::R5G6B5 => {
+            let v = match bytes {
+                [a, b, ..] => u16::from_be_bytes([*a, *b]),
+                _ => 0,
+            };
+            [
+                255.0,
+                f64::from(v >> 11),
+                f64::from((v >> 5) & 63),
+                f64::from(v & 31),
+            ]
+        }
+        _ => {
+            let mut c = [0.0; 4];
+            for (d, s) in c.iter_mut().zip(bytes) {
+                *d = f64::from(*s);
+            }
+            c
+        }
+    }
+}
+
+/// The destination bytes of source-precision channels `c`.
+fn encode(src: SourceFormat, dst: DestinationFormat, c: Channels) -> ([u8; 4], usize) {
+    let max = channel_max(src);
+    // To 8 bits: the unorm rule of `render::surface` (round(c / max × 255)).
+    let to8 = |i: usize| ((c[i] / max[i]) * 255.0).round().clamp(0.0, 255.0) as u8;
+    match dst {
+        DestinationFormat::A8R8G8B8 | DestinationFormat::Y32 => {
+            ([to8(0), to8(1), to8(2), to8(3)], 4)
+        }
+        DestinationFormat::R5G6B5 => {
+            let v = if src == SourceFormat::R5G6B5 {
+                (c[1] as u16) << 11 | (c[2] as u16) << 5 | c[3] as u16
+            } else {
+                // CELL_GCM_TRANSFER_CONVERSION_TRUNCATE: drop the low bits.
+                u16::from(to8(1) >> 3) << 11 | u16::from(to8(2) >> 2) << 5 | u16::from(to8(3) >> 3)
+            };
+            let [a, b] = v.to_be_bytes();
+            ([a, b, 0, 0], 2)
+        }
+    }
+}
+
+/// Where a destination pixel goes, from the start of the written range.
+enum Placement {
+    /// `y·pitch + x·bpp − first`.
+    Linear { pitch: u32, first: u64 },
+    /// `z_index(x, y)·bpp` in a `2^lw × 2^lh` block.
+    Swizzled { lw: u32, lh: u32 },
+}
+
+impl Placement {
+    fn at(&self, x: u32, y: u32, bpp: u32) -> u64 {
+        match *self {
+            Placement::Linear { pitch, first } => (u64::from(y) * u64::from(pitch)
+                + u64::from(x) * u64::from(bpp))
+            .saturating_sub(first),
+            Placement::Swizzled { lw, lh } => {
+                z_index(u64::from(x), u64::from(y), 0, lw, lh, 0) * u64::from(bpp)
+            }
+        }
+    }
+}
+
+fn scaled_image(
+    s: &ScaledImage,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    let (cx, cy, cw, ch) = s.clip;
+    let (ox, oy, ow, oh) = s.out;
+    let mut x1 = (u32::from(cx) + u32::from(cw)).min(u32::from(ox) + u32::from(ow));
+    let mut y1 = (u32::from(cy) + u32::from(ch)).min(u32::from(oy) + u32::from(oh));
+    let (x0, y0) = (u32::from(cx.max(ox)), u32::from(cy.max(oy)));
+    let dbpp = s.dst_format.bytes();
+    if let ContextSurface::Swizzle2d {
+        log2_width,
+        log2_height,
+        ..
+    } = s.destination
+    {
+        x1 = x1.min(1 << log2_width);
+        y1 = y1.min(1 << log2_height);
+    }
+    if x0 >= x1 || y0 >= y1 {
+        return Ok(notes);
+    }
+    let pixels = u64::from(x1 - x0) * u64::from(y1 - y0);
+    if pixels > MAX_TRANSFER_PIXELS {
+        return Err(format!(
+            "NV3089 writes {pixels} pixels, more than {MAX_TRANSFER_PIXELS}; skipped"
+        ));
+    }
+    if s.conversion == 0
+        && s.dst_format == DestinationFormat::R5G6B5
+        && s.src_format != SourceFormat::R5G6B5
+    {
+        notes.push("NV3089 DITHER conversion replayed as truncation".to_string());
+    }
+    // Source: the whole input image.
+    let (in_w, in_h) = (u32::from(s.in_size.0), u32::from(s.in_size.1));
+    let sbpp = s.src_format.bytes();
+    let s_end = i64::from(s.src_offset)
+        + i64::from(in_h - 1) * i64::from(s.src_pitch)
+        + i64::from(in_w * sbpp);
+    let (s_at, s_len) = span("NV3089 source", i64::from(s.src_offset), s_end)?;
+    let src = read(surfaces, base, s.src, s_at, s_len)?;
+    let fetch = |tx: i64, ty: i64| -> Channels {
+        let tx = tx.clamp(0, i64::from(in_w) - 1) as usize;
+        let ty = ty.clamp(0, i64::from(in_h) - 1) as usize;
+        let at = ty * s.src_pitch as usize + tx * sbpp as usize;
+        texel(s.src_format, src.get(at..at + sbpp as usize).unwrap_or(&[]))
+    };
+    // Destination: where each pixel goes, relative to the start of the written range.
+    let (location, d_at, d_len, place): (Location, u32, u32, Placement) = match s.destination {
+        ContextSurface::Surface2d {
+            location,
+            offset,
+            pitch,
+        } => {
+            let pitch = if pitch == 0 {
+                u32::from(ow) * dbpp
+            } else {
+                pitch
+            };
+            let first = i64::from(y0) * i64::from(pitch) + i64::from(x0 * dbpp);
+            let end = i64::from(y1 - 1) * i64::from(pitch) + i64::from(x1 * dbpp);
+            let (at, len) = span(
+                "NV3062 destination",
+                i64::from(offset) + first,
+                i64::from(offset) + end,
+            )?;
+            let first = first as u64;
+            (location, at, len, Placement::Linear { pitch, first })
+        }
+        ContextSurface::Swizzle2d {
+            location,
+            offset,
+            log2_width,
+            log2_height,
+        } => {
+            let (lw, lh) = (u32::from(log2_width), u32::from(log2_height));
+            let len = (1i64 << (lw + lh)) * i64::from(dbpp);
+            let (at, len) = span(
+                "NV309E destination",
+                i64::from(offset),
+                i64::from(offset) + len,
+            )?;
+            (location, at, len, Placement::Swizzled { lw, lh })
+        }
+    };
+    let max = channel_max(s.src_format);
+    let (u0, v0) = match s.origin {
+        Origin::Corner => s.in_point,
+        Origin::Center => (s.in_point.0 - 0.5, s.in_point.1 - 0.5),
+    };
+    let dst = surfaces
+        .range_mut(location, d_at, d_len, base)
+        .ok_or_else(|| "NV3089 destination cannot be written; skipped".to_string())?;
+    for y in y0..y1 {
+        let v = v0 + (f64::from(y) - f64::from(oy) + 0.5) * s.step.1;
+        for x in x0..x1 {
+            let u = u0 + (f64::from(x) - f64::from(ox) + 0.5) * s.step.0;
+            let c = match s.interpolator {
+                Interpolator::Zoh => fetch(u.floor() as i64, v.floor() as i64),
+                Interpolator::Foh => {
+                    let (a, b) = (u - 0.5, v - 0.5);
+                    let (i, j) = (a.floor(), b.floor());
+                    let (fx, fy) = (a - i, b - j);
+                    let (i, j) = (i as i64, j as i64);
+                    let t = [
+                        fetch(i, j),
+                        fetch(i + 1, j),
+                        fetch(i, j + 1),
+                        fetch(i + 1, j + 1),
+                    ];
+                    let w = [
+                        (1.0 - fx) * (1.0 - fy),
+                        fx * (1.0 - fy),
+                        (1.0 - fx) * fy,
+                        fx * fy,
+                    ];
+                    let mut c = [0.0; 4];
+                    for (k, ch) in c.iter_mut().enumerate() {
+                        let sum: f64 = t.iter().zip(w).map(|(t, w)| t[k] * w).sum();
+                        *ch = sum.round().clamp(0.0, max[k]);
+                    }
+                    c
+                }
+            };
+            let (bytes, n) = encode(s.src_format, s.dst_format, c);
+            let at = place.at(x, y, dbpp) as usize;
+            if let Some(d) = dst.get_mut(at..at + n) {
+                d.copy_from_slice(&bytes[..n]);
+            }
+        }
+    }
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_conversions() {
+        // 565 (31, 0, 16) to 8 bits: round(31/31·255), 0, round(16/31·255) = 132.
+        let c = texel(SourceFormat::R5G6B5, &(31u16 << 11 | 16).to_be_bytes());
+        assert_eq!(
+            encode(SourceFormat::R5G6B5, DestinationFormat::A8R8G8B8, c),
+            ([255, 255, 0, 132], 4)
+        );
+        // 8888 to 565 truncates: R 0xFF → 31, G 0x7F → 31, B 0x08 → 1.
+        let c = texel(SourceFormat::A8R8G8B8, &[9, 0xFF, 0x7F, 0x08]);
+        let v: u16 = 31 << 11 | 31 << 5 | 1;
+        let [a, b] = v.to_be_bytes();
+        assert_eq!(
+            encode(SourceFormat::A8R8G8B8, DestinationFormat::R5G6B5, c),
+            ([a, b, 0, 0], 2)
+        );
+    }
+
+    /// Memory that holds nothing.
+    struct NoMemory;
+
+    impl GuestMemory for NoMemory {
+        fn read(&self, _: Location, _: u32, _: u32) -> Option<&[u8]> {
+            None
+        }
+    }
+
+    #[test]
+    fn copies_follow_strides_and_signed_pitches() {
+        // Source bytes 0..64 at 0x100. Two lines, source pitch 16, byte stride 2 over a
+        // line length of 8 (bytes 0, 2, 4, 6 of each line), written with stride 1 at
+        // 0x300 and pitch -8: line 0 at 0x300, line 1 at 0x2F8 (RPCS3 `nv0039.cpp`).
+        let mut surfaces = SurfaceMemory::new();
+        let src = surfaces
+            .range_mut(Location::Local, 0x100, 64, &NoMemory)
+            .unwrap();
+        for (i, b) in src.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 16,
+            dst: Location::Main,
+            dst_offset: 0x300,
+            dst_pitch: -8,
+            line_length: 8,
+            line_count: 2,
+            src_stride: 2,
+            dst_stride: 1,
+        };
+        let notes = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let line = |at: u32| {
+            surfaces
+                .read_rendered(Location::Main, at, 4)
+                .unwrap()
+                .to_vec()
+        };
+        assert_eq!(line(0x300), vec![0, 2, 4, 6]);
+        assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
+    }
+
+    /// A 1:1 ZOH scaled image of a 4×1 A8R8G8B8 row (texel k = bytes [k; 4]) at 0x100 into a
+    /// 4×1 NV3062 surface at 0x200; the destination bytes' first byte per pixel.
+    fn row_copy(origin: Origin, in_point: f64) -> Vec<u8> {
+        let mut surfaces = SurfaceMemory::new();
+        let src = surfaces
+            .range_mut(Location::Local, 0x100, 16, &NoMemory)
+            .unwrap();
+        for (i, b) in src.iter_mut().enumerate() {
+            *b = (i / 4) as u8;
+        }
+        let s = ScaledImage {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 16,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size: (4, 1),
+            in_point: (in_point, 0.0),
+            origin,
+            interpolator: Interpolator::Zoh,
+            clip: (0, 0, 4, 1),
+            out: (0, 0, 4, 1),
+            step: (1.0, 1.0),
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x200,
+                pitch: 16,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        };
+        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let d = surfaces.read_rendered(Location::Local, 0x200, 16).unwrap();
+        d.chunks(4).map(|p| p[0]).collect()
+    }
+
+    #[test]
+    fn the_source_point_moves_the_image_by_origin() {
+        // CORNER: u = point + i + ½, texel ⌊u⌋; CENTER: ½ texel less. Past the last texel
+        // the index clamps.
+        assert_eq!(row_copy(Origin::Corner, 0.0), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Corner, 1.0), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 0.5), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Center, 1.5), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 0.75), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Corner, 0.75), vec![1, 2, 3, 3]);
+    }
+
+    #[test]
+    fn oversized_transfers_are_refused() {
+        let mut surfaces = SurfaceMemory::new();
+        let base = NoMemory;
+        // 2^32 - 1 lines of 4 KiB at pitch 0: the range is small, the work is not.
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0,
+            src_pitch: 0,
+            dst: Location::Local,
+            dst_offset: 0x1000,
+            dst_pitch: 0,
+            line_length: 4096,
+            line_count: u32::MAX,
+            src_stride: 1,
+            dst_stride: 1,
+        };
+        let e = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &base);
+        assert!(e.len() == 1 && e[0].contains("skipped"), "{e:?}");
+    }
+
+    #[test]
+    fn spans_are_bounded() {
+        assert!(span("x", -1, 4).is_err());
+        assert!(span("x", 0, (1 << 32) + 1).is_err());
+        assert!(span("x", 0, MAX_TRANSFER_BYTES as i64 + 1).is_err());
+        assert_eq!(span("x", 16, 48), Ok((16, 32)));
+    }
+}

@@ -1,0 +1,342 @@
+//! Multisampled surfaces on both renderers (`render::msaa`): a white triangle with slanted
+//! edges drawn into a 4×4-pixel surface with 4 samples square centred (antialias 4) over
+//! black. Expected values are computed here from the documented rules:
+//! - sample `i` of pixel `(x, y)` sits at `(x + (i mod 2 + ½)/2, y + (i div 2 + ½)/2)` and is
+//!   covered when it lies inside the triangle (no sample lies near an edge, checked);
+//! - in memory the surface is an 8×8 grid, sample `i` of pixel `(x, y)` at
+//!   `(2x + i mod 2, 2y + i div 2)` (RPCS3 `VKResolveHelper.h`): checked by sampling the
+//!   grid as an 8×8 texture in a later one-sample draw;
+//! - the output image is the resolve: each channel the mean of the 4 samples, rounded half
+//!   up; checked on the output, and again after a game-style resolve through an `NV3089`
+//!   2:1 FOH scaled image (the mean of each 2×2 block of the grid).
+
+mod gpu_support;
+
+use rsxtrace_capture::builder::vertex_ucode::{
+    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
+};
+use rsxtrace_capture::builder::{
+    CaptureBuilder, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc, TransferSurfaceDesc,
+};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_program::fragment::{decode, encode, FpOpcode, InputAttribute};
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
+
+/// The multisampled surface: 4×4 pixels, an 8×8 grid of samples, pitch 32.
+const AA: u32 = 0x0010_0000;
+const AA_ZETA: u32 = 0x0020_0000;
+/// A one-sample 8×8 surface for the later draws.
+const COLOR: u32 = 0x0030_0000;
+const ZETA: u32 = 0x0040_0000;
+const DEST: u32 = 0x0050_0000;
+
+/// The triangle, in pixels.
+const TRIANGLE: [(f32, f32); 3] = [(0.07, 0.06), (3.68, 1.83), (0.15, 3.6)];
+
+const FP_MOV_COL0: [u8; 16] = [
+    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
+];
+
+fn tex_program() -> Vec<u8> {
+    let mut p = decode(&FP_MOV_COL0).unwrap();
+    let insn = &mut p.instructions[0];
+    insn.opcode = FpOpcode::Tex;
+    insn.input = InputAttribute(4);
+    insn.texture_unit = 0;
+    encode(&p)
+}
+
+fn vertex_program() -> Vec<u32> {
+    let input = source(REG_INPUT, SWIZZLE_XYZW);
+    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
+        opcode: VEC_MOV,
+        input: attribute,
+        constant: 0,
+        sources: [input, input, input],
+        output,
+        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
+        end,
+    };
+    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
+        .iter()
+        .flat_map(VecInstruction::encode)
+        .collect()
+}
+
+fn target(offset: u32, pitch: u32) -> SurfaceTarget {
+    SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch,
+    }
+}
+
+/// A `size`×`size` A8R8G8B8 + Z24S8 surface; `antialias` 4 doubles both sides in memory.
+fn surface(color: u32, zeta: u32, size: u16, antialias: u32) -> SurfaceDesc {
+    let grid = if antialias == 4 { 2 } else { 1 };
+    let pitch = u32::from(size) * grid * 4;
+    SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias,
+        log2_size: (3, 3),
+        color_target: 1,
+        colors: [
+            target(color, pitch),
+            target(0, 64),
+            target(0, 64),
+            target(0, 64),
+        ],
+        zeta: target(zeta, pitch),
+        clip: (0, 0, size, size),
+    }
+}
+
+/// Vertices `(x, y)` in window pixels, white, texture coordinates `(x, y) / 8`.
+fn draw(b: &mut CaptureBuilder, at: u32, primitive: u32, points: &[(f32, f32)]) {
+    let mut bytes = Vec::new();
+    for &(x, y) in points {
+        for v in [
+            x,
+            y,
+            0.5,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            x / 8.0,
+            y / 8.0,
+            0.0,
+            1.0,
+        ] {
+            bytes.extend(v.to_be_bytes());
+        }
+    }
+    b.put_memory(Location::Main, at, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
+        .unwrap();
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
+        .unwrap();
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    b.draw_arrays(primitive, &[(0, points.len() as u32)])
+        .unwrap();
+}
+
+/// Draw 0: the triangle into the multisampled surface (cleared to opaque black first).
+fn aa_scene(name: &str) -> CaptureBuilder {
+    let mut b = CaptureBuilder::new(name);
+    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 4096, 4096);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.set_surface(&surface(AA, AA_ZETA, 4, 4));
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    draw(&mut b, 0x1_0000, 5, &TRIANGLE);
+    b
+}
+
+/// The 8×8 one-sample surface, a full quad sampling texture unit 0 (`w`×`h` A8R8G8B8 at
+/// `offset`, pitch `pitch`, nearest) at every pixel centre.
+fn sample_into_color(b: &mut CaptureBuilder, offset: u32, w: u16, h: u16, pitch: u32) {
+    b.set_surface(&surface(COLOR, ZETA, 8, 0));
+    b.set_viewport(0, 0, 8, 8, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.put_memory(
+        Location::Local,
+        offset,
+        &vec![0u8; (pitch * u32::from(h)) as usize],
+    )
+    .unwrap();
+    let texture = TextureDesc {
+        offset,
+        width: w,
+        height: h,
+        pitch,
+        filter: 0x0101_0000,
+        byte_size: pitch * u32::from(h),
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
+    b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
+        .unwrap();
+    draw(
+        b,
+        0x2_0000,
+        8,
+        &[(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)],
+    );
+}
+
+/// Edge function of `p` against edge `a → b`.
+fn edge(a: (f32, f32), b: (f32, f32), p: (f64, f64)) -> f64 {
+    let (ax, ay, bx, by) = (
+        f64::from(a.0),
+        f64::from(a.1),
+        f64::from(b.0),
+        f64::from(b.1),
+    );
+    (bx - ax) * (p.1 - ay) - (by - ay) * (p.0 - ax)
+}
+
+/// Sample `i` of pixel `(x, y)` is covered.
+fn covered(x: u32, y: u32, i: u32) -> bool {
+    let p = (
+        f64::from(x) + (f64::from(i % 2) + 0.5) / 2.0,
+        f64::from(y) + (f64::from(i / 2) + 0.5) / 2.0,
+    );
+    let [a, b, c] = TRIANGLE;
+    let e = [edge(a, b, p), edge(b, c, p), edge(c, a, p)];
+    for (v, (s, t)) in e.iter().zip([(a, b), (b, c), (c, a)]) {
+        let length = f64::from((t.0 - s.0).hypot(t.1 - s.1));
+        assert!(
+            v.abs() / length > 0.04,
+            "sample ({x}, {y}, {i}) lies within 0.04 pixel of an edge"
+        );
+    }
+    e.iter().all(|&v| v > 0.0) || e.iter().all(|&v| v < 0.0)
+}
+
+/// The resolved value of pixel `(x, y)`: white in proportion to its covered samples.
+fn resolved(x: u32, y: u32) -> [u8; 4] {
+    let n = (0..4).filter(|&i| covered(x, y, i)).count() as u32;
+    let v = ((255 * n + 2) / 4) as u8;
+    [v, v, v, 255]
+}
+
+fn render(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let options = RenderOptions::default();
+    let out = match device {
+        None => rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options),
+        Some(g) => rsxtrace_replay::render::gpu::render_frame(g, &frame, &events, &options),
+    }
+    .expect("render");
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    out
+}
+
+fn check_all(device: Option<&rsxtrace_gpu::Gpu>) {
+    let what = if device.is_some() { "GPU" } else { "CPU" };
+    // The coverage differs from pixel to pixel: some pixels have 1, 2 and 3 of 4 samples.
+    let counts: Vec<usize> = (0..16)
+        .map(|k| (0..4).filter(|&i| covered(k % 4, k / 4, i)).count())
+        .collect();
+    for n in 1..=3 {
+        assert!(counts.contains(&n), "no pixel with {n} covered samples");
+    }
+
+    // The output is the resolved 4×4 image.
+    let out = render(&aa_scene("msaa_resolve.rrc").finish(), device);
+    assert_eq!((out.image.width, out.image.height), (4, 4), "{what}");
+    for (x, y) in (0..4).flat_map(|y| (0..4).map(move |x| (x, y))) {
+        assert_eq!(
+            out.image.pixel(x, y),
+            Some(resolved(x, y)),
+            "{what} resolve ({x}, {y})"
+        );
+    }
+
+    // The grid in memory, read as an 8×8 texture by a one-sample draw.
+    let mut b = aa_scene("msaa_layout.rrc");
+    sample_into_color(&mut b, AA, 8, 8, 32);
+    let out = render(&b.finish(), device);
+    for (gx, gy) in (0..8).flat_map(|y| (0..8).map(move |x| (x, y))) {
+        let i = gx % 2 + 2 * (gy % 2);
+        let v = if covered(gx / 2, gy / 2, i) { 255 } else { 0 };
+        assert_eq!(
+            out.image.pixel(gx, gy),
+            Some([v, v, v, 255]),
+            "{what} grid ({gx}, {gy})"
+        );
+    }
+
+    // A game-style resolve: NV3089 2:1 FOH from the grid into a 4×4 surface, then sampled
+    // (image pixel (x, y) shows resolved pixel (x / 2, y / 2)).
+    let mut b = aa_scene("msaa_transfer_resolve.rrc");
+    b.set_transfer_surface(&TransferSurfaceDesc {
+        location: Location::Local,
+        offset: DEST,
+        pitch: 16,
+        format: 0xA,
+    });
+    b.transfer_scaled(&ScaledImageDesc {
+        src: (Location::Local, AA),
+        conversion: 1,
+        format: 3,
+        operation: 3,
+        clip: (0, 0, 4, 4),
+        out: (0, 0, 4, 4),
+        ratio: (2 << 20, 2 << 20),
+        in_size: (8, 8),
+        pitch: 32,
+        origin: 2,
+        interpolator: 1,
+        in_point: (0, 0),
+    })
+    .unwrap();
+    sample_into_color(&mut b, DEST, 4, 4, 16);
+    let out = render(&b.finish(), device);
+    for (x, y) in (0..8).flat_map(|y| (0..8).map(move |x| (x, y))) {
+        assert_eq!(
+            out.image.pixel(x, y),
+            Some(resolved(x / 2, y / 2)),
+            "{what} NV3089 resolve ({x}, {y})"
+        );
+    }
+}
+
+#[test]
+fn a_four_sample_surface_is_laid_out_and_resolved_on_the_cpu() {
+    check_all(None);
+}
+
+#[test]
+fn a_four_sample_surface_is_laid_out_and_resolved_on_the_gpu() {
+    let Some(device) =
+        gpu_support::gpu("a_four_sample_surface_is_laid_out_and_resolved_on_the_gpu")
+    else {
+        return;
+    };
+    check_all(Some(&device));
+}
+
+#[test]
+fn approximated_sample_patterns_are_warned() {
+    // Antialias 5 (square rotated) renders at the grid centres, with a warning per draw.
+    let mut b = CaptureBuilder::new("msaa_rotated.rrc");
+    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 4096, 4096);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    let mut s = surface(AA, AA_ZETA, 4, 4);
+    s.antialias = 5;
+    b.set_surface(&s);
+    draw(&mut b, 0x1_0000, 5, &TRIANGLE);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let out =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
+            .unwrap();
+    assert_eq!(out.draws_rendered, 1);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.draw == Some(0) && w.message.contains("SquareRotated4")),
+        "{:?}",
+        out.warnings
+    );
+}
