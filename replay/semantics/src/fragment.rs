@@ -1,5 +1,6 @@
 //! Fragment-program rules where RPCS3 and the hardware descriptions disagree
-//! (rsx-microcode.md B.2, B.4, B.5, B.9). Every default is the documented RPCS3 behaviour.
+//! (rsx-microcode.md B.2, B.4, B.5, B.9). Every default is the documented RPCS3 behaviour,
+//! except where PS3 hardware images settle the rule ([`HalfRounding`]).
 
 use serde::Serialize;
 
@@ -64,4 +65,21 @@ pub enum LoopCounter {
     Iteration,
     /// NV_fragment_program2: `init + i × increment`.
     InitIncrement,
+}
+
+/// How an fp32 value becomes fp16: every H-register write and every `h()` (fp16) source
+/// precision modifier (rsx-microcode.md B.2, B.9 "fp32 → fp16 rounding").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfRounding {
+    /// Round toward zero, what the PS3 hardware does (rsx-microcode.md B.9: the ps3autotests
+    /// `rsx_fp_static` hardware images match truncation, not nearest rounding). For
+    /// |x| >= 2^-14 the low 13 mantissa bits are cleared; below, the value is truncated to the
+    /// subnormal grid, trunc(x * 2^24) / 2^24; NaN and ±Inf are kept; finite values beyond
+    /// the largest half give ±65504 (what truncation gives; unverified on hardware). Default.
+    #[default]
+    Truncate,
+    /// IEEE round to nearest even, overflow to ±Inf: RPCS3's `packHalf2x16` /
+    /// `unpackHalf2x16` round trip (`FragmentProgramDecompiler.cpp` `ClampValue`).
+    Nearest,
 }

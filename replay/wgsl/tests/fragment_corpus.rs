@@ -114,7 +114,7 @@ fn every_corpus_fragment_program_translates_and_validates() {
             times.push(check(name, program, &options));
         }
     }
-    // Other option sets on every program: native f16, quantised fixed point, Mesa LOD
+    // Other option sets on every program: nearest fp16 rounding with native f16, quantised fixed point, Mesa LOD
     // operand, NaN-propagating MIN/MAX, other texture dimensions.
     for (name, program) in fpos
         .iter()
@@ -124,6 +124,7 @@ fn every_corpus_fragment_program_translates_and_validates() {
         for dim in [TextureDim::D1, TextureDim::D3, TextureDim::Cube] {
             let options = FragmentTranslateOptions {
                 texture_dims: [dim; 16],
+                half_rounding: rsxtrace_wgsl::fragment::HalfRounding::Nearest,
                 native_f16: true,
                 fx12: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,
                 fx9: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,

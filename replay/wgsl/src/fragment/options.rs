@@ -1,10 +1,11 @@
 //! Translation options of fragment programs: the `SHADER_CONTROL` word, the texture unit
 //! dimensions, the f16 mode, and the reference interpreter's switches that change the emitted
 //! arithmetic (the `rsxtrace_semantics::fragment` types the interpreter takes too, with the
-//! same defaults: the documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9).
+//! same defaults: the documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9, except the
+//! fp16 conversion, which truncates as the hardware does).
 
 pub use rsxtrace_semantics::fragment::{
-    FixedPointMode, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
 };
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise from H0/H4/H6/H8
@@ -35,10 +36,14 @@ pub struct FragmentTranslateOptions {
     pub control: u32,
     /// Dimension of texture units 0..15 (2D by default).
     pub texture_dims: [TextureDim; 16],
-    /// Use `enable f16;` and the native f32→f16 conversion for H rounding (needs the device's
-    /// `SHADER_F16`). WGSL leaves that conversion's rounding implementation-defined, so this
-    /// is faster but only bit-exact where the device rounds to nearest even; the default
-    /// (false) rounds with integer operations, bit-exact with the interpreter.
+    /// fp32 → fp16 conversion of H writes and fp16 source modifiers: truncation (default, the
+    /// hardware) or nearest even (RPCS3).
+    pub half_rounding: HalfRounding,
+    /// With [`HalfRounding::Nearest`] only: use `enable f16;` and the native f32→f16
+    /// conversion for H rounding (needs the device's `SHADER_F16`). WGSL leaves that
+    /// conversion's rounding implementation-defined, so this is faster but only bit-exact
+    /// where the device rounds to nearest even; the default (false) rounds with integer
+    /// operations, bit-exact with the interpreter. Truncation always uses integer operations.
     pub native_f16: bool,
     /// fx12 result precision.
     pub fx12: FixedPointMode,
@@ -62,6 +67,7 @@ impl Default for FragmentTranslateOptions {
         FragmentTranslateOptions {
             control: CONTROL_32_BIT_EXPORTS,
             texture_dims: [TextureDim::D2; 16],
+            half_rounding: HalfRounding::Truncate,
             native_f16: false,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
@@ -90,6 +96,7 @@ impl FragmentTranslateOptions {
         out.extend(self.texture_dims.iter().map(|d| *d as u8));
         out.extend_from_slice(&[
             u8::from(self.native_f16),
+            self.half_rounding as u8,
             self.fx12 as u8,
             self.fx9 as u8,
             self.lod_operand as u8,
