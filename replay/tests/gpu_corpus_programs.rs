@@ -427,7 +427,8 @@ fn every_corpus_fragment_program_matches_the_interpreter() {
     };
     let inputs = pixels();
     let fpos = fpo_programs(&corpus);
-    assert_eq!(fpos.len(), 7, "ps3autotests .fpo count");
+    // primitives, texture_formats, rsx_fp_dynamic_test1-2, rsx_fp_static_test1-5.
+    assert_eq!(fpos.len(), 9, "ps3autotests .fpo count");
     let tiny = tiny3d_programs(&corpus);
     assert_eq!(tiny.len(), 13, "Tiny3D program count");
     let mut bad = Vec::new();
