@@ -3,7 +3,7 @@
 //!
 //! Inputs for the pixel in column x, row y (row 0 at the top): TEX0 = ((x+0.5)/W,
 //! 1-(y+0.5)/H, 0, 1), COL0 = COL1 = (1, 1, 1, 1), WPOS = (x+0.5, H-(y+0.5), 0.5, 1); each
-//! channel is written as round(clamp(v, 0, 1) x 255).
+//! channel is written by the RSX's 8-bit surface write rule (`rsxtrace_replay::render::color8`).
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;

@@ -6,6 +6,7 @@
 //! - [`surface`]: surface formats, their bytes in guest memory, and the frame's surface memory
 //!   (what the draws rendered, readable by later draws as textures).
 
+pub mod color8;
 pub mod cpu;
 pub mod gpu;
 mod output;
