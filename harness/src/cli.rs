@@ -114,6 +114,10 @@ pub enum Command {
         /// Run the recompiled (WGSL) program on a GPU device instead of the interpreter.
         #[arg(long, conflicts_with = "f64")]
         gpu: bool,
+        /// Convert fp32 to fp16 (H registers, fp16 source modifiers) by rounding to nearest
+        /// even, as RPCS3 does, instead of the hardware's truncation.
+        #[arg(long)]
+        rpcs3: bool,
         /// Graphics backend for --gpu.
         #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
         backend: GpuBackend,

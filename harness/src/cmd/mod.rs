@@ -62,6 +62,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             uniforms,
             f64,
             gpu,
+            rpcs3,
             backend,
         } => shade::run(
             &program,
@@ -69,6 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             &out,
             &uniforms,
             shade::Engine::from_flags(f64, gpu, backend),
+            shade::half_rounding(rpcs3),
         ),
         Command::Exec {
             file,

@@ -4,13 +4,15 @@
 //! Inputs for the pixel in column x, row y (row 0 at the top): TEX0 = ((x+0.5)/W,
 //! 1-(y+0.5)/H, 0, 1), COL0 = COL1 = (1, 1, 1, 1), WPOS = (x+0.5, H-(y+0.5), 0.5, 1); each
 //! channel is written by the RSX's 8-bit surface write rule (`rsxtrace_replay::render::color8`).
+//! fp32 → fp16 conversions truncate as the hardware does; `--rpcs3` rounds to nearest even.
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::shade::{load_program_file, shade, to_unorm8, Image};
+use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
+use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use std::path::Path;
@@ -53,35 +55,44 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
+/// The fp32 → fp16 conversion: the hardware's truncation, or RPCS3's nearest with `--rpcs3`.
+pub fn half_rounding(rpcs3: bool) -> HalfRounding {
+    if rpcs3 {
+        HalfRounding::Nearest
+    } else {
+        HalfRounding::Truncate
+    }
+}
+
 pub fn run(
     program: &Path,
     size: (u32, u32),
     out: &Path,
     uniforms: &[String],
     engine: Engine,
+    half: HalfRounding,
 ) -> anyhow::Result<Status> {
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
     let start = Instant::now();
     let (image, engine_name) = match engine {
-        Engine::Interpreter(arithmetic) => (
-            shade(
-                &loaded.program,
-                loaded.control,
-                size.0,
-                size.1,
-                &NoTextures,
-                arithmetic,
+        Engine::Interpreter(arithmetic) => {
+            let mut state = FragmentState::new(loaded.control);
+            state.options.arithmetic = arithmetic;
+            state.options.half_rounding = half;
+            (
+                shade_with(&loaded.program, &state, size.0, size.1, &NoTextures)
+                    .with_context(|| format!("cannot shade {}", program.display()))?,
+                format!("interpreter, {arithmetic:?}, fp16 {half:?}"),
             )
-            .with_context(|| format!("cannot shade {}", program.display()))?,
-            format!("interpreter, {arithmetic:?}"),
-        ),
+        }
         Engine::Gpu(backend) => {
-            let module = translate(
-                &loaded.program,
-                &FragmentTranslateOptions::with_control(loaded.control),
-            )
+            let options = FragmentTranslateOptions {
+                half_rounding: half,
+                ..FragmentTranslateOptions::with_control(loaded.control)
+            };
+            let module = translate(&loaded.program, &options)
             .with_context(|| format!("cannot recompile {}", program.display()))?;
             crate::output::private_runtime_dir();
             let gpu = Gpu::new(GpuOptions { backend })?;
@@ -99,7 +110,7 @@ pub fn run(
                     rgba8,
                     float: shaded.pixels,
                 },
-                format!("GPU: {}", gpu.info()),
+                format!("GPU: {}, fp16 {half:?}", gpu.info()),
             )
         }
     };
