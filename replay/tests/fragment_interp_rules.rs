@@ -96,7 +96,12 @@ fn fp16_writes_round_to_nearest_with_the_rpcs3_option() {
     let tiny = (2f64.powi(-14) - 2f64.powi(-25)) as f32;
     assert_eq!(
         through_h0([0.3, -70000.0, 65519.0, tiny], HalfRounding::Nearest),
-        [half_value(0x34CD), f64::NEG_INFINITY, 65504.0, half_value(0x0400)]
+        [
+            half_value(0x34CD),
+            f64::NEG_INFINITY,
+            65504.0,
+            half_value(0x0400)
+        ]
     );
 }
 
@@ -105,7 +110,10 @@ fn fp16_truncation_keeps_infinities_nan_and_the_sign_of_zero() {
     for rounding in [HalfRounding::Truncate, HalfRounding::Nearest] {
         // 0.75 · 2^-24 truncates to -0 (nearest rounds its magnitude up to 2^-24).
         let small = (-0.75 * 2f64.powi(-24)) as f32;
-        let out = through_h0([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, small], rounding);
+        let out = through_h0(
+            [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, small],
+            rounding,
+        );
         assert_eq!(out[0], f64::INFINITY);
         assert_eq!(out[1], f64::NEG_INFINITY);
         assert!(out[2].is_nan(), "{rounding:?}");
@@ -133,11 +141,21 @@ fn fp16_source_modifier_truncates() {
     // goes to the even 0x3C02.
     assert_eq!(
         run(HalfRounding::Truncate),
-        [half_value(0x34CC), half_value(0x3C01), 65504.0, half_value(0xB4CC)]
+        [
+            half_value(0x34CC),
+            half_value(0x3C01),
+            65504.0,
+            half_value(0xB4CC)
+        ]
     );
     assert_eq!(
         run(HalfRounding::Nearest),
-        [half_value(0x34CD), half_value(0x3C02), f64::INFINITY, half_value(0xB4CD)]
+        [
+            half_value(0x34CD),
+            half_value(0x3C02),
+            f64::INFINITY,
+            half_value(0xB4CD)
+        ]
     );
 }
 

@@ -82,7 +82,12 @@ fn agreement(a: &[u8], b: &[u8]) -> (f64, f64) {
     assert_eq!(a.len(), b.len());
     let (mut exact, mut within1) = (0usize, 0usize);
     for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        let d = p.iter().zip(q).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        let d = p
+            .iter()
+            .zip(q)
+            .map(|(x, y)| x.abs_diff(*y))
+            .max()
+            .unwrap_or(0);
         exact += usize::from(d == 0);
         within1 += usize::from(d <= 1);
     }
@@ -199,4 +204,51 @@ fn static_test2_on_the_device_matches_the_hardware_image() {
 #[test]
 fn static_test5_on_the_device_matches_the_hardware_image() {
     check("rsx_fp_static_test5", 96.5, true);
+}
+
+/// Share of pixels whose four channels lie within `tol`.
+fn within(a: &[u8], b: &[u8], tol: u8) -> f64 {
+    let n = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(*q).all(|(x, y)| x.abs_diff(*y) <= tol))
+        .count();
+    100.0 * n as f64 / (a.len() / 4).max(1) as f64
+}
+
+/// `rsx_fp_static_test3`/`test4` have no hardware image here (they judge the fix): the device
+/// image must agree with the interpreter's on `min`% of pixels within `tol`/255. Their hash and
+/// ray-marching chains amplify ULP differences (see `gpu_corpus_programs.rs`): test4 adds
+/// 0.02 · hash, a hash of cos of thousands of radians, to every pixel, so the paths differ by
+/// up to 0.02 · 255 ≈ 5 steps there (measured: 76.0% exact, 84.3% within 1/255, 99.45% within
+/// 4/255, 99.90% within 5/255; test3: 99.96% exact, 99.998% within 1/255).
+fn device_agrees(name: &str, tol: u8, min: f64) {
+    let Some(dir) = gpu_support::corpus_or_skip() else {
+        return;
+    };
+    let Some(gpu) = gpu_support::gpu(name) else {
+        return;
+    };
+    let p = load(&dir.join("ps3autotests"), name);
+    let interp = cpu(&p, HalfRounding::Truncate);
+    let dev = device(&gpu, &p, HalfRounding::Truncate);
+    keep(&format!("{name}.interpreter.Truncate"), &interp);
+    keep(&format!("{name}.device.Truncate"), &dev);
+    let (exact, within1) = agreement(&dev, &interp);
+    let share = within(&dev, &interp, tol);
+    println!(
+        "{name}: device vs interpreter {exact:.3}% exact, {within1:.3}% within 1/255, \
+         {share:.3}% within {tol}/255"
+    );
+    assert!(share >= min, "{name}: {share:.3}% within {tol}/255");
+}
+
+#[test]
+fn static_test3_on_the_device_agrees_with_the_interpreter() {
+    device_agrees("rsx_fp_static_test3", 1, 99.9);
+}
+
+#[test]
+fn static_test4_on_the_device_agrees_with_the_interpreter() {
+    device_agrees("rsx_fp_static_test4", 5, 99.8);
 }

@@ -10,8 +10,8 @@ use crate::cli::GpuBackend;
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
-use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
+use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
@@ -93,7 +93,7 @@ pub fn run(
                 ..FragmentTranslateOptions::with_control(loaded.control)
             };
             let module = translate(&loaded.program, &options)
-            .with_context(|| format!("cannot recompile {}", program.display()))?;
+                .with_context(|| format!("cannot recompile {}", program.display()))?;
             crate::output::private_runtime_dir();
             let gpu = Gpu::new(GpuOptions { backend })?;
             let shaded = shade_gpu(&gpu, &module, size.0, size.1)

@@ -83,3 +83,21 @@ pub enum HalfRounding {
     /// `unpackHalf2x16` round trip (`FragmentProgramDecompiler.cpp` `ClampValue`).
     Nearest,
 }
+
+/// How SIN and COS reduce their argument (rsx-microcode.md B.9 open question 3: the
+/// hardware's accuracy for arguments of thousands of radians is undocumented; the seen
+/// hardware images only take small arguments, so neither rule is settled by them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrigReduction {
+    /// The IEEE function of the f32 argument, reduced exactly (what RPCS3's GLSL `sin`/`cos`
+    /// intend and what the interpreter's host library computes). Default.
+    #[default]
+    Exact,
+    /// Reduction in turns, as NVIDIA's later GPUs document for their special-function unit
+    /// (a range-reduction step that scales by 1/2π): t = x · f32(1/2π) rounded to f32, the
+    /// fraction of t, then the function of 2π · fract(t). For |x| of thousands of radians the
+    /// product's rounding moves the angle by up to |x| · 2^-24 · 2π. A hypothesis for the RSX,
+    /// unverified.
+    Turns,
+}

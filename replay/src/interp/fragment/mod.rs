@@ -62,6 +62,7 @@ pub mod prepare;
 pub mod real;
 pub mod regfile;
 pub mod rowops;
+pub mod trig;
 
 use rayon::prelude::*;
 use rsxtrace_program::fragment::FragmentProgram;
@@ -69,8 +70,8 @@ use rsxtrace_program::fragment::FragmentProgram;
 pub use error::FragmentExecError;
 pub use io::{attr, LaneInputs, LaneOutputs, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
 pub use options::{
-    FixedPointMode, FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter, MinMaxNan,
-    PerspectiveFlag, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FixedPointMode, FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter,
+    MinMaxNan, PerspectiveFlag, TrigReduction, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
 pub use real::Real;
 

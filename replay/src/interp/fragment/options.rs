@@ -6,6 +6,7 @@
 use crate::interp::Arithmetic;
 pub use rsxtrace_semantics::fragment::{
     FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    TrigReduction,
 };
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise H0/H4/H6/H8
@@ -22,6 +23,8 @@ pub struct FragmentOptions {
     pub arithmetic: Arithmetic,
     /// fp32 → fp16 conversion of H writes and fp16 source modifiers (truncation by default).
     pub half_rounding: HalfRounding,
+    /// SIN/COS argument reduction (exact by default).
+    pub trig: TrigReduction,
     /// fx12 result precision.
     pub fx12: FixedPointMode,
     /// fx9 result precision.
@@ -45,6 +48,7 @@ impl Default for FragmentOptions {
         FragmentOptions {
             arithmetic: Arithmetic::F32,
             half_rounding: HalfRounding::Truncate,
+            trig: TrigReduction::Exact,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
             lod_operand: LodOperand::Src1X,

@@ -26,8 +26,8 @@ use std::fmt::Write as _;
 use rsxtrace_program::fragment::{disassemble, encode, FragmentProgram};
 
 pub use options::{
-    FixedPointMode, FragmentTranslateOptions, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
-    TextureDim, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FixedPointMode, FragmentTranslateOptions, HalfRounding, LodOperand, LoopCounter, MinMaxNan,
+    PerspectiveFlag, TextureDim, TrigReduction, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
 
 use crate::{TranslateError, WgslModule};

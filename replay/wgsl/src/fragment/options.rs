@@ -6,6 +6,7 @@
 
 pub use rsxtrace_semantics::fragment::{
     FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    TrigReduction,
 };
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise from H0/H4/H6/H8
@@ -39,6 +40,8 @@ pub struct FragmentTranslateOptions {
     /// fp32 → fp16 conversion of H writes and fp16 source modifiers: truncation (default, the
     /// hardware) or nearest even (RPCS3).
     pub half_rounding: HalfRounding,
+    /// SIN/COS argument reduction (exact by default).
+    pub trig: TrigReduction,
     /// With [`HalfRounding::Nearest`] only: use `enable f16;` and the native f32→f16
     /// conversion for H rounding (needs the device's `SHADER_F16`). WGSL leaves that
     /// conversion's rounding implementation-defined, so this is faster but only bit-exact
@@ -68,6 +71,7 @@ impl Default for FragmentTranslateOptions {
             control: CONTROL_32_BIT_EXPORTS,
             texture_dims: [TextureDim::D2; 16],
             half_rounding: HalfRounding::Truncate,
+            trig: TrigReduction::Exact,
             native_f16: false,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
@@ -97,6 +101,7 @@ impl FragmentTranslateOptions {
         out.extend_from_slice(&[
             u8::from(self.native_f16),
             self.half_rounding as u8,
+            self.trig as u8,
             self.fx12 as u8,
             self.fx9 as u8,
             self.lod_operand as u8,
