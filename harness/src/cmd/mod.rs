@@ -63,6 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             f64,
             gpu,
             rpcs3,
+            trig,
             backend,
         } => shade::run(
             &program,
@@ -70,7 +71,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             &out,
             &uniforms,
             shade::Engine::from_flags(f64, gpu, backend),
-            shade::half_rounding(rpcs3),
+            shade::Rules::from_flags(rpcs3, trig),
         ),
         Command::Exec {
             file,

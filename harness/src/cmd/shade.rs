@@ -6,11 +6,11 @@
 //! channel is written by the RSX's 8-bit surface write rule (`rsxtrace_replay::render::color8`).
 //! fp32 → fp16 conversions truncate as the hardware does; `--rpcs3` rounds to nearest even.
 
-use crate::cli::GpuBackend;
+use crate::cli::{GpuBackend, TrigArg};
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
-use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
+use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, TrigReduction};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
@@ -55,12 +55,27 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-/// The fp32 → fp16 conversion: the hardware's truncation, or RPCS3's nearest with `--rpcs3`.
-pub fn half_rounding(rpcs3: bool) -> HalfRounding {
-    if rpcs3 {
-        HalfRounding::Nearest
-    } else {
-        HalfRounding::Truncate
+/// The arithmetic rules `shade` runs under: the fp32 → fp16 conversion (the hardware's
+/// truncation, RPCS3's nearest with `--rpcs3`) and the SIN/COS reduction (`--trig`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    pub half: HalfRounding,
+    pub trig: TrigReduction,
+}
+
+impl Rules {
+    pub fn from_flags(rpcs3: bool, trig: TrigArg) -> Rules {
+        Rules {
+            half: if rpcs3 {
+                HalfRounding::Nearest
+            } else {
+                HalfRounding::Truncate
+            },
+            trig: match trig {
+                TrigArg::Exact => TrigReduction::Exact,
+                TrigArg::Turns => TrigReduction::Turns,
+            },
+        }
     }
 }
 
@@ -70,8 +85,9 @@ pub fn run(
     out: &Path,
     uniforms: &[String],
     engine: Engine,
-    half: HalfRounding,
+    rules: Rules,
 ) -> anyhow::Result<Status> {
+    let Rules { half, trig } = rules;
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
@@ -81,15 +97,17 @@ pub fn run(
             let mut state = FragmentState::new(loaded.control);
             state.options.arithmetic = arithmetic;
             state.options.half_rounding = half;
+            state.options.trig = trig;
             (
                 shade_with(&loaded.program, &state, size.0, size.1, &NoTextures)
                     .with_context(|| format!("cannot shade {}", program.display()))?,
-                format!("interpreter, {arithmetic:?}, fp16 {half:?}"),
+                format!("interpreter, {arithmetic:?}, fp16 {half:?}, trig {trig:?}"),
             )
         }
         Engine::Gpu(backend) => {
             let options = FragmentTranslateOptions {
                 half_rounding: half,
+                trig,
                 ..FragmentTranslateOptions::with_control(loaded.control)
             };
             let module = translate(&loaded.program, &options)
@@ -110,7 +128,7 @@ pub fn run(
                     rgba8,
                     float: shaded.pixels,
                 },
-                format!("GPU: {}, fp16 {half:?}", gpu.info()),
+                format!("GPU: {}, fp16 {half:?}, trig {trig:?}", gpu.info()),
             )
         }
     };
