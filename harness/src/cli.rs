@@ -114,6 +114,14 @@ pub enum Command {
         /// Run the recompiled (WGSL) program on a GPU device instead of the interpreter.
         #[arg(long, conflicts_with = "f64")]
         gpu: bool,
+        /// Convert fp32 to fp16 (H registers, fp16 source modifiers) by rounding to nearest
+        /// even, as RPCS3 does, instead of the hardware's truncation.
+        #[arg(long)]
+        rpcs3: bool,
+        /// SIN/COS argument reduction: exact (IEEE, default) or turns (x times f32(1/2pi),
+        /// fraction, times 2pi: an unverified hypothesis for the RSX, docs/arithmetic.md).
+        #[arg(long, value_enum, default_value_t = TrigArg::Exact)]
+        trig: TrigArg,
         /// Graphics backend for --gpu.
         #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
         backend: GpuBackend,
@@ -178,6 +186,14 @@ pub enum ConvertFormat {
     RrcRaw,
     /// RPCS3 capture, version 6, zstd-compressed (RPCS3 can open it; it never writes one).
     RrcZst,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrigArg {
+    /// The IEEE functions of the argument.
+    Exact,
+    /// Reduction in turns: 2pi * fract(x * f32(1/2pi)).
+    Turns,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 //! - WPOS = (x + 0.5, H − (y + 0.5), 0.5, 1);
 //! - every other input 0 (FOGC.w reads 0 anyway, rsx-microcode.md B.3).
 //!
-//! The result is colour output 0 as floats and as 8-bit RGBA, each channel
-//! round(clamp(v, 0, 1) × 255) with NaN → 0.
+//! The result is colour output 0 as floats and as 8-bit RGBA, each channel by the RSX's 8-bit
+//! surface write rule ([`to_unorm8`]).
 
 use std::path::Path;
 
@@ -105,12 +105,11 @@ impl Image {
     }
 }
 
-/// One 8-bit channel: round(clamp(v, 0, 1) × 255), NaN → 0.
+/// One 8-bit channel by the RSX's 8-bit colour write rule ([`crate::render::color8`]: NaN → 0,
+/// clamp to [0, 1], clear the low 12 mantissa bits of the f32 value, floor(x × 255 + 0.5)).
+/// An f64 result is rounded to f32 first, as the colour output is an f32.
 pub fn to_unorm8(v: f64) -> u8 {
-    if v.is_nan() {
-        return 0;
-    }
-    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+    crate::render::color8::unorm8(v as f32)
 }
 
 /// The inputs of pixel (`x`, `y`) described in the module doc. Pixels outside the image

@@ -11,7 +11,7 @@ use rsxtrace_program::fragment::{
 };
 use rsxtrace_replay::interp::fragment::{
     attr, run_fragment, run_single_quad, FixedPointMode, FragmentExecError, FragmentState,
-    LaneInputs, LodOperand, QuadInputs,
+    HalfRounding, LaneInputs, LodOperand, QuadInputs,
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::texture::{LodSource, NoTextures, SampleRequest, Sampler};
@@ -48,20 +48,151 @@ fn saturate_flushes_nan_to_zero_and_clamps() {
     assert_eq!(out, [0.0, 1.0, 0.0, 0.25]);
 }
 
+/// The value of binary16 bits, computed here from the format (sign, 5-bit exponent bias 15,
+/// 10-bit mantissa, subnormals at 2^-24 steps).
+fn half_value(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1F);
+    let man = f64::from(bits & 0x3FF);
+    match exp {
+        0 => sign * man * 2f64.powi(-24),
+        31 if man == 0.0 => sign * f64::INFINITY,
+        31 => f64::NAN,
+        e => sign * (1.0 + man / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+/// MOV H0 <- constant `v` under `rounding`, read back through H exports (control 0x00).
+fn through_h0(v: [f32; 4], rounding: HalfRounding) -> [f64; 4] {
+    let p = program(vec![with_const(op(Mov, hdest(0), &[konst()]), v)]);
+    let mut state = FragmentState::new(0);
+    state.options.half_rounding = rounding;
+    run_quad(&p, &state, &QuadInputs::default()).lanes[0].colors[0]
+}
+
 #[test]
-fn fp16_overflow_through_h_register_is_infinity() {
-    // 70000 > 65504 (largest binary16) rounds to +inf; -70000 to -inf; 1/3 rounds to the
-    // nearest half 0x3555 = 0.333251953125.
+fn fp16_writes_truncate_by_default() {
+    // rsx-microcode.md B.9: the RSX truncates. 0.3f = 0x3E99999A: exponent 125 - 112 = 13,
+    // top ten mantissa bits 0x0CC (the dropped 13 bits are 0x199A, more than half an ULP, so
+    // nearest would give 0x0CD). 70000 is beyond the largest half: truncation gives 65504
+    // (unverified on hardware). 2^-14 - 2^-25 lies below the smallest normal: trunc(1023.5)
+    // = 1023 steps of 2^-24 (nearest: 1024, the tie goes to the even 0x400).
+    let tiny = (2f64.powi(-14) - 2f64.powi(-25)) as f32;
+    assert_eq!(
+        through_h0([0.3, -70000.0, -0.3, tiny], HalfRounding::default()),
+        [
+            half_value(0x34CC),
+            -65504.0,
+            half_value(0xB4CC),
+            half_value(0x03FF)
+        ]
+    );
+    assert_eq!(half_value(0x34CC), 0.2998046875);
+}
+
+#[test]
+fn fp16_writes_round_to_nearest_with_the_rpcs3_option() {
+    // RPCS3's packHalf2x16 round trip: nearest even, overflow to infinity.
+    let tiny = (2f64.powi(-14) - 2f64.powi(-25)) as f32;
+    assert_eq!(
+        through_h0([0.3, -70000.0, 65519.0, tiny], HalfRounding::Nearest),
+        [
+            half_value(0x34CD),
+            f64::NEG_INFINITY,
+            65504.0,
+            half_value(0x0400)
+        ]
+    );
+}
+
+#[test]
+fn fp16_truncation_keeps_infinities_nan_and_the_sign_of_zero() {
+    for rounding in [HalfRounding::Truncate, HalfRounding::Nearest] {
+        // 0.75 · 2^-24 truncates to -0 (nearest rounds its magnitude up to 2^-24).
+        let small = (-0.75 * 2f64.powi(-24)) as f32;
+        let out = through_h0(
+            [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, small],
+            rounding,
+        );
+        assert_eq!(out[0], f64::INFINITY);
+        assert_eq!(out[1], f64::NEG_INFINITY);
+        assert!(out[2].is_nan(), "{rounding:?}");
+        match rounding {
+            HalfRounding::Truncate => assert!(out[3] == 0.0 && out[3].is_sign_negative()),
+            HalfRounding::Nearest => assert_eq!(out[3], -(2f64.powi(-24))),
+        }
+    }
+}
+
+#[test]
+fn fp16_source_modifier_truncates() {
+    // MOV R0, c with the fp16 source modifier: the R register keeps the converted value.
+    let v = [0.3, 1.0 + 2f32.powi(-10) + 2f32.powi(-11), 1e6, -0.3];
     let p = program(vec![with_const(
-        op(Mov, hdest(0), &[konst()]),
-        [70000.0, -70000.0, 1.0 / 3.0, 65519.0],
+        op(Mov, dest(0), &[modif(konst(), PrecisionModifier::Fp16)]),
+        v,
     )]);
-    let out = run_quad(&p, &FragmentState::new(0), &QuadInputs::default());
-    // control bit 0x40 clear: colour 0 comes from H0
+    let run = |rounding| {
+        let mut state = FragmentState::new(0x40);
+        state.options.half_rounding = rounding;
+        run_quad(&p, &state, &QuadInputs::default()).lanes[0].colors[0]
+    };
+    // 1 + 2^-10 + 2^-11: exactly half an ULP above 0x3C01; truncation keeps 0x3C01, nearest
+    // goes to the even 0x3C02.
+    assert_eq!(
+        run(HalfRounding::Truncate),
+        [
+            half_value(0x34CC),
+            half_value(0x3C01),
+            65504.0,
+            half_value(0xB4CC)
+        ]
+    );
+    assert_eq!(
+        run(HalfRounding::Nearest),
+        [
+            half_value(0x34CD),
+            half_value(0x3C02),
+            f64::INFINITY,
+            half_value(0xB4CD)
+        ]
+    );
+}
+
+#[test]
+fn fp16_precision_on_an_r_destination_stays_unrounded() {
+    // A half-precision op writing an R register keeps its fp32 result (B.2, B.9).
+    let p = program(vec![with_const(
+        op(Mov, prec(dest(0), Precision::Fp16), &[konst()]),
+        [0.3, 70000.0, 0.1, 1.0],
+    )]);
+    let out = run_quad(&p, &FragmentState::new(0x40), &QuadInputs::default());
     assert_eq!(
         out.lanes[0].colors[0],
-        [f64::INFINITY, f64::NEG_INFINITY, 0.333251953125, 65504.0]
+        [f64::from(0.3f32), 70000.0, f64::from(0.1f32), 1.0]
     );
+}
+
+#[test]
+fn fp16_truncation_in_f64_truncates_the_wide_value() {
+    // 11 · b with b = f32 0x3DBA5D17 (about (1 + 2^-10) / 11) is 1 + 2^-10 − 0.375 · 2^-24
+    // exactly (f64): below 1 + 2^-10, so it truncates to 1.0 (0x3C00); rounded to f32 it is
+    // 1 + 2^-10 (0x3C01).
+    let b = f32::from_bits(0x3DBA_5D17);
+    let product = 11.0 * f64::from(b);
+    assert!(product < 1.0 + 2f64.powi(-10));
+    assert_eq!(product as f32, 1.0 + 2f32.powi(-10));
+    let p = program(vec![
+        with_const(op(Mov, dest(1), &[konst()]), [11.0, 0.0, 0.0, 0.0]),
+        with_const(op(Mul, hdest(0), &[r(1), konst()]), [b, 0.0, 0.0, 0.0]),
+    ]);
+    let mut state = FragmentState::new(0);
+    state.options.arithmetic = Arithmetic::F64;
+    let out = run_quad(&p, &state, &QuadInputs::default());
+    assert_eq!(out.lanes[0].colors[0][0], 1.0);
+    state.options.arithmetic = Arithmetic::F32;
+    let out = run_quad(&p, &state, &QuadInputs::default());
+    assert_eq!(out.lanes[0].colors[0][0], half_value(0x3C01));
 }
 
 #[test]

@@ -288,6 +288,22 @@ fn uses_texture(p: &FragmentProgram) -> bool {
     p.instructions.iter().any(|i| is_texture(i.opcode))
 }
 
+/// Programs whose outputs amplify ULP-level differences by orders of magnitude, so that no
+/// per-value tolerance applies: the reason, or `None`. Their device images are compared with
+/// the interpreter's in `hardware_images.rs` (share of pixels within 1/255).
+fn chaotic(name: &str) -> Option<&'static str> {
+    match name {
+        // hash(x) = frac(cos(dot(x, (2.31, 53.21)) * 124.123) * 412) of thousands of radians
+        // (plus a hash of sin(x * 0.0127863) * 17143.32): a 1-ULP change of the dot product
+        // moves the angle by about 5e-4 and the hash by up to 0.2.
+        "rsx_fp_static_test4.fpo" => Some("hash of cos of thousands of radians"),
+        // 90 ray-marching steps through frac(p) and floor(p): a ULP-level change of the ray
+        // can land it in a neighbouring cell.
+        "rsx_fp_static_test3.fpo" => Some("ray marching through floor/frac cells"),
+        _ => None,
+    }
+}
+
 fn check_fragment(
     gpu: &Gpu,
     name: &str,
@@ -427,7 +443,8 @@ fn every_corpus_fragment_program_matches_the_interpreter() {
     };
     let inputs = pixels();
     let fpos = fpo_programs(&corpus);
-    assert_eq!(fpos.len(), 7, "ps3autotests .fpo count");
+    // primitives, texture_formats, rsx_fp_dynamic_test1-2, rsx_fp_static_test1-5.
+    assert_eq!(fpos.len(), 9, "ps3autotests .fpo count");
     let tiny = tiny3d_programs(&corpus);
     assert_eq!(tiny.len(), 13, "Tiny3D program count");
     let mut bad = Vec::new();
@@ -441,6 +458,13 @@ fn every_corpus_fragment_program_matches_the_interpreter() {
         let s = check_fragment(&gpu, &name, p, control, &inputs);
         assert!(s.distinct.len() > 1, "{name}: constant outputs");
         s.report(&format!("{name} (control {control:#x})"));
+        if let Some(reason) = chaotic(&name) {
+            // Accepted, with the reason; their agreement is judged on whole images instead.
+            for b in &s.bad {
+                println!("accepted ({reason}): {b}");
+            }
+            continue;
+        }
         bad.extend(s.bad);
     }
     assert!(textured >= 1, "texture_formats.fpo samples a texture");

@@ -3,8 +3,8 @@
 //! (`run_fragment`, f32) on the same per-pixel inputs, a 32 × 16 image whose 2 × 2 pixel
 //! blocks are the interpreter's quads: 256 pixels of edge-case combinations (±0, ±1, 1e±30,
 //! NaN, ±inf, 65504, 70000...) and 256 random ones. Each ALU op is run twice: into R0 (R
-//! exports) and into H0 (H exports, so the result goes through binary16: rounding, overflow of
-//! 70000 to infinity). Then the result precisions and modifiers, flow control and KIL,
+//! exports) and into H0 (H exports, so the result goes through binary16: truncation by default,
+//! 70000 to 65504; both conversions in `both_fp16_conversions_match_the_interpreter`). Then the result precisions and modifiers, flow control and KIL,
 //! derivatives on smooth inputs, and the texture instructions on a 2 × 2 texture with nearest
 //! filtering.
 //!
@@ -26,7 +26,8 @@ use rsxtrace_program::fragment::{
 };
 use rsxtrace_replay::coverage::translate_support;
 use rsxtrace_replay::interp::fragment::{
-    run_fragment, FragmentOptions, FragmentState, LaneInputs, QuadInputs,
+    run_fragment, FragmentOptions, FragmentState, HalfRounding, LaneInputs, QuadInputs,
+    TrigReduction,
 };
 use rsxtrace_replay::texture::{NoTextures, Sampler};
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions};
@@ -74,8 +75,64 @@ fn compare_alt(
     tol: Tol,
     alt: Option<&FragmentState>,
 ) -> Vec<String> {
+    compare_rounding(
+        gpu,
+        name,
+        insns,
+        control,
+        pixels,
+        sampler,
+        textures,
+        tol,
+        alt,
+        HalfRounding::default(),
+    )
+}
+
+/// [`compare_alt`] with the fp16 conversion `half` on both sides.
+#[allow(clippy::too_many_arguments)]
+fn compare_rounding(
+    gpu: &Gpu,
+    name: &str,
+    insns: Vec<FragmentInstruction>,
+    control: u32,
+    pixels: &[Pixel],
+    sampler: &dyn Sampler,
+    textures: &Textures,
+    tol: Tol,
+    alt: Option<&FragmentState>,
+    half: HalfRounding,
+) -> Vec<String> {
+    compare_rules(
+        gpu,
+        name,
+        insns,
+        control,
+        pixels,
+        (sampler, textures),
+        tol,
+        alt,
+        (half, TrigReduction::default()),
+    )
+}
+
+/// [`compare_alt`] with the fp16 conversion and the SIN/COS reduction `rules` on both sides.
+#[allow(clippy::too_many_arguments)]
+fn compare_rules(
+    gpu: &Gpu,
+    name: &str,
+    insns: Vec<FragmentInstruction>,
+    control: u32,
+    pixels: &[Pixel],
+    (sampler, textures): (&dyn Sampler, &Textures),
+    tol: Tol,
+    alt: Option<&FragmentState>,
+    (half, trig): (HalfRounding, TrigReduction),
+) -> Vec<String> {
     let p = program(insns);
-    let state = FragmentState::new(control);
+    let mut state = FragmentState::new(control);
+    state.options.half_rounding = half;
+    state.options.trig = trig;
     let quads: Vec<QuadInputs> = (0..(W / 2) * (H / 2))
         .map(|q| {
             let (qx, qy) = ((q % (W / 2)) * 2, (q / (W / 2)) * 2);
@@ -95,11 +152,17 @@ fn compare_alt(
     let cpu = run_fragment(&p, &state, &quads, sampler)
         .unwrap_or_else(|e| panic!("{name}: interpreter: {e}"));
     let alt_cpu = alt.map(|a| {
-        let a = FragmentState { control, ..*a };
+        let mut a = FragmentState { control, ..*a };
+        a.options.half_rounding = half;
+        a.options.trig = trig;
         run_fragment(&p, &a, &quads, sampler)
             .unwrap_or_else(|e| panic!("{name}: interpreter (alternative): {e}"))
     });
-    let options = FragmentTranslateOptions::with_control(control);
+    let options = FragmentTranslateOptions {
+        half_rounding: half,
+        trig,
+        ..FragmentTranslateOptions::with_control(control)
+    };
     let module = translate(&p, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
     let out = gpu
         .run_fragment_eval(&module, W, H, pixels, textures)
@@ -547,6 +610,116 @@ fn precisions_scales_and_modifiers_match_the_interpreter() {
         &no_tex,
         &exact,
     ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// SIN and COS of arguments up to ±20000 radians (the hash functions of the ps3autotests
+/// programs take thousands), under both argument reductions, into R0 and through an H0 write:
+/// the device's `sin`/`cos` of the reduced angle (|angle| <= 2π) within 2^-20 absolute of the
+/// interpreter's, widened to one binary16 step for H0 (Vulkan bounds sin/cos on [-π, π] by
+/// 2^-11 absolute; lavapipe does much better, and the reduction is what must agree). The
+/// edge values beyond 25000 radians are not compared.
+#[test]
+fn sin_cos_of_large_arguments_match_the_interpreter() {
+    let Some(gpu) = gpu_support::gpu("sin_cos_of_large_arguments_match_the_interpreter") else {
+        return;
+    };
+    let pixels = operand_pixels(41, &|r: &mut Rng| match r.below(3) {
+        0 => r.range(-20000.0, 20000.0),
+        1 => r.range(-300.0, 300.0),
+        _ => r.range(-4.0, 4.0),
+    });
+    let no_tex: Textures = Default::default();
+    let mut bad = Vec::new();
+    for trig in [TrigReduction::Exact, TrigReduction::Turns] {
+        for code in [Op::Sin, Op::Cos] {
+            for (d, control, half) in [(dest(0), 0x40, false), (hdest(0), 0x00, true)] {
+                let tol = |p: &Pixel, _: usize, _: usize| {
+                    // The three-part reduction is exact below about 25000 radians; the edge
+                    // values (1e30, inf, NaN) are outside what it promises.
+                    let x = p[OPERANDS[0] as usize][0];
+                    if x.is_nan() || x.abs() > 25000.0 {
+                        return Tolerance::Any;
+                    }
+                    let t = Tolerance::AbsOrUlps(2f32.powi(-20), 4);
+                    if half {
+                        widen_to_half(t)
+                    } else {
+                        t
+                    }
+                };
+                bad.extend(compare_rules(
+                    &gpu,
+                    &format!("{} {trig:?} control {control:#x}", code.name()),
+                    with_operands(vec![op(code, d, &[r(1)])]),
+                    control,
+                    &pixels,
+                    (&NoTextures, &no_tex),
+                    &tol,
+                    None,
+                    (HalfRounding::Truncate, trig),
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Both fp32 → fp16 conversions (truncation, the default; RPCS3's nearest even), on an H
+/// destination, an fp16 source modifier and an fp16-precision R destination (unrounded),
+/// bit for bit, over values around every binary16 range: subnormals, the normal range, the
+/// overflow beyond 65504, infinities and NaN.
+#[test]
+fn both_fp16_conversions_match_the_interpreter() {
+    let Some(gpu) = gpu_support::gpu("both_fp16_conversions_match_the_interpreter") else {
+        return;
+    };
+    let pixels = operand_pixels(33, &|r: &mut Rng| match r.below(4) {
+        0 => r.range(-1.0, 1.0) * 2f32.powi(-14),
+        1 => r.range(-70000.0, 70000.0),
+        2 => r.range(-4.0, 4.0),
+        _ => mixed(r),
+    });
+    let no_tex: Textures = Default::default();
+    let mut bad = Vec::new();
+    for half in [HalfRounding::Truncate, HalfRounding::Nearest] {
+        let mut fp16_r = dest(0);
+        fp16_r.precision = Precision::Fp16;
+        let cases = [
+            ("MUL H0", op(Op::Mul, hdest(0), &[r(1), r(2)]), 0x00),
+            (
+                "ADD R0 with fp16 sources",
+                op(
+                    Op::Add,
+                    dest(0),
+                    &[
+                        modif(r(1), PrecisionModifier::Fp16),
+                        modif(neg(r(2)), PrecisionModifier::Fp16),
+                    ],
+                ),
+                0x40,
+            ),
+            (
+                "MUL R0 fp16 precision",
+                op(Op::Mul, fp16_r, &[r(1), r(2)]),
+                0x40,
+            ),
+        ];
+        for (name, insn, control) in cases {
+            bad.extend(compare_rounding(
+                &gpu,
+                &format!("{name} {half:?}"),
+                with_operands(vec![insn]),
+                control,
+                &pixels,
+                &NoTextures,
+                &no_tex,
+                &exact,
+                None,
+                half,
+            ));
+        }
+    }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

@@ -12,7 +12,7 @@ use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, Text
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
-use rsxtrace_replay::render::cpu::{render_frame};
+use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
 use rsxtrace_replay::render::{OutputSource, RenderOptions, RenderedFrame};
@@ -142,12 +142,28 @@ fn render(capture: &Capture) -> RenderedFrame {
     out
 }
 
+/// A blended value as the 8-bit surface stores it: round(clamp(v) · 255) (the blender's
+/// result is converted like a host unorm target, as RPCS3's host does).
 fn u8c(v: f64) -> u8 {
     (v.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
 fn rgba8(v: [f64; 4]) -> [u8; 4] {
     v.map(u8c)
+}
+
+/// The RSX's 8-bit write rule for a fragment colour (rsx-microcode.md B.9, RPCS3
+/// `RSXFragmentPrologue.glsl`): clamp, clear the low 12 mantissa bits of the f32, then
+/// floor(x · 255 + 0.5).
+fn rule8(v: f64) -> u8 {
+    let c = (v as f32).clamp(0.0, 1.0);
+    let t = f64::from(f32::from_bits(c.to_bits() & 0xFFFF_F000));
+    (t * 255.0 + 0.5).floor() as u8
+}
+
+/// An unblended fragment colour in an 8-bit target.
+fn out8(v: [f64; 4]) -> [u8; 4] {
+    v.map(rule8)
 }
 
 const FULL: [f32; 4] = [0.0, 0.0, 8.0, 8.0];
@@ -227,7 +243,8 @@ fn blending_factors_and_equations() {
     let dst = 0xC0_20_80_FF; // A 0.753, R 0.125, G 0.502, B 1.0
     let d = argb_f(dst);
     let src = [0.8f32, 0.4, 0.2, 0.25];
-    let s = src.map(f64::from);
+    // The fragment colour passes the 8-bit write rule before blending (render::color8).
+    let s = src.map(|v| f64::from(rule8(f64::from(v))) / 255.0);
     // SRC_ALPHA, ONE_MINUS_SRC_ALPHA, ADD.
     let expect = [0, 1, 2, 3].map(|k| s[k] * s[3] + d[k] * (1.0 - s[3]));
     assert_eq!(blended(dst, src, 0x302, 0x303, 0x8006, None), rgba8(expect));
@@ -524,7 +541,7 @@ fn triangle_interpolates_colour() {
     b.set_vertex_attrib_input_mask(0b1_0000_1001);
     b.draw_arrays(5, &[(0, 3)]).unwrap();
     let out = render(&b.finish());
-    let expect = rgba8([4.0 / 8.0, 1.5 / 8.0, 2.5 / 8.0, 1.0]);
+    let expect = out8([4.0 / 8.0, 1.5 / 8.0, 2.5 / 8.0, 1.0]);
     assert_eq!(out.image.pixel(1, 2), Some(expect));
     // (7, 7) is outside the triangle.
     assert_eq!(out.image.pixel(7, 7), Some([0, 0, 0, 0]));
@@ -896,7 +913,7 @@ fn textures_in_several_formats_are_sampled() {
         for (k, (x, y)) in [(1, 1), (6, 1), (1, 6), (6, 6)].into_iter().enumerate() {
             assert_eq!(
                 out.image.pixel(x, y),
-                Some(rgba8(expect[k])),
+                Some(out8(expect[k])),
                 "format {format:#x} texel {k}"
             );
         }

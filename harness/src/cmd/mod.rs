@@ -62,6 +62,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             uniforms,
             f64,
             gpu,
+            rpcs3,
+            trig,
             backend,
         } => shade::run(
             &program,
@@ -69,6 +71,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             &out,
             &uniforms,
             shade::Engine::from_flags(f64, gpu, backend),
+            shade::Rules::from_flags(rpcs3, trig),
         ),
         Command::Exec {
             file,

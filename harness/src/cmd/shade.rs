@@ -3,14 +3,16 @@
 //!
 //! Inputs for the pixel in column x, row y (row 0 at the top): TEX0 = ((x+0.5)/W,
 //! 1-(y+0.5)/H, 0, 1), COL0 = COL1 = (1, 1, 1, 1), WPOS = (x+0.5, H-(y+0.5), 0.5, 1); each
-//! channel is written as round(clamp(v, 0, 1) x 255).
+//! channel is written by the RSX's 8-bit surface write rule (`rsxtrace_replay::render::color8`).
+//! fp32 → fp16 conversions truncate as the hardware does; `--rpcs3` rounds to nearest even.
 
-use crate::cli::GpuBackend;
+use crate::cli::{GpuBackend, TrigArg};
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
+use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, TrigReduction};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::shade::{load_program_file, shade, to_unorm8, Image};
+use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use std::path::Path;
@@ -53,36 +55,63 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
+/// The arithmetic rules `shade` runs under: the fp32 → fp16 conversion (the hardware's
+/// truncation, RPCS3's nearest with `--rpcs3`) and the SIN/COS reduction (`--trig`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    pub half: HalfRounding,
+    pub trig: TrigReduction,
+}
+
+impl Rules {
+    pub fn from_flags(rpcs3: bool, trig: TrigArg) -> Rules {
+        Rules {
+            half: if rpcs3 {
+                HalfRounding::Nearest
+            } else {
+                HalfRounding::Truncate
+            },
+            trig: match trig {
+                TrigArg::Exact => TrigReduction::Exact,
+                TrigArg::Turns => TrigReduction::Turns,
+            },
+        }
+    }
+}
+
 pub fn run(
     program: &Path,
     size: (u32, u32),
     out: &Path,
     uniforms: &[String],
     engine: Engine,
+    rules: Rules,
 ) -> anyhow::Result<Status> {
+    let Rules { half, trig } = rules;
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
     let start = Instant::now();
     let (image, engine_name) = match engine {
-        Engine::Interpreter(arithmetic) => (
-            shade(
-                &loaded.program,
-                loaded.control,
-                size.0,
-                size.1,
-                &NoTextures,
-                arithmetic,
+        Engine::Interpreter(arithmetic) => {
+            let mut state = FragmentState::new(loaded.control);
+            state.options.arithmetic = arithmetic;
+            state.options.half_rounding = half;
+            state.options.trig = trig;
+            (
+                shade_with(&loaded.program, &state, size.0, size.1, &NoTextures)
+                    .with_context(|| format!("cannot shade {}", program.display()))?,
+                format!("interpreter, {arithmetic:?}, fp16 {half:?}, trig {trig:?}"),
             )
-            .with_context(|| format!("cannot shade {}", program.display()))?,
-            format!("interpreter, {arithmetic:?}"),
-        ),
+        }
         Engine::Gpu(backend) => {
-            let module = translate(
-                &loaded.program,
-                &FragmentTranslateOptions::with_control(loaded.control),
-            )
-            .with_context(|| format!("cannot recompile {}", program.display()))?;
+            let options = FragmentTranslateOptions {
+                half_rounding: half,
+                trig,
+                ..FragmentTranslateOptions::with_control(loaded.control)
+            };
+            let module = translate(&loaded.program, &options)
+                .with_context(|| format!("cannot recompile {}", program.display()))?;
             crate::output::private_runtime_dir();
             let gpu = Gpu::new(GpuOptions { backend })?;
             let shaded = shade_gpu(&gpu, &module, size.0, size.1)
@@ -99,7 +128,7 @@ pub fn run(
                     rgba8,
                     float: shaded.pixels,
                 },
-                format!("GPU: {}", gpu.info()),
+                format!("GPU: {}, fp16 {half:?}, trig {trig:?}", gpu.info()),
             )
         }
     };

@@ -1,5 +1,6 @@
 //! Fragment-program rules where RPCS3 and the hardware descriptions disagree
-//! (rsx-microcode.md B.2, B.4, B.5, B.9). Every default is the documented RPCS3 behaviour.
+//! (rsx-microcode.md B.2, B.4, B.5, B.9). Every default is the documented RPCS3 behaviour,
+//! except where PS3 hardware images settle the rule ([`HalfRounding`]).
 
 use serde::Serialize;
 
@@ -64,4 +65,39 @@ pub enum LoopCounter {
     Iteration,
     /// NV_fragment_program2: `init + i × increment`.
     InitIncrement,
+}
+
+/// How an fp32 value becomes fp16: every H-register write and every `h()` (fp16) source
+/// precision modifier (rsx-microcode.md B.2, B.9 "fp32 → fp16 rounding").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfRounding {
+    /// Round toward zero, what the PS3 hardware does (rsx-microcode.md B.9: the ps3autotests
+    /// `rsx_fp_static` hardware images match truncation, not nearest rounding). For
+    /// |x| >= 2^-14 the low 13 mantissa bits are cleared; below, the value is truncated to the
+    /// subnormal grid, trunc(x * 2^24) / 2^24; NaN and ±Inf are kept; finite values beyond
+    /// the largest half give ±65504 (what truncation gives; unverified on hardware). Default.
+    #[default]
+    Truncate,
+    /// IEEE round to nearest even, overflow to ±Inf: RPCS3's `packHalf2x16` /
+    /// `unpackHalf2x16` round trip (`FragmentProgramDecompiler.cpp` `ClampValue`).
+    Nearest,
+}
+
+/// How SIN and COS reduce their argument (rsx-microcode.md B.9 open question 3: the
+/// hardware's accuracy for arguments of thousands of radians is undocumented; the seen
+/// hardware images only take small arguments, so neither rule is settled by them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrigReduction {
+    /// The IEEE function of the f32 argument, reduced exactly (what RPCS3's GLSL `sin`/`cos`
+    /// intend and what the interpreter's host library computes). Default.
+    #[default]
+    Exact,
+    /// Reduction in turns, as NVIDIA's later GPUs document for their special-function unit
+    /// (a range-reduction step that scales by 1/2π): t = x · f32(1/2π) rounded to f32, the
+    /// fraction of t, then the function of 2π · fract(t). For |x| of thousands of radians the
+    /// product's rounding moves the angle by up to |x| · 2^-24 · 2π. A hypothesis for the RSX,
+    /// unverified.
+    Turns,
 }

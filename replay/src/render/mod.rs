@@ -9,6 +9,7 @@
 //! - [`transfer`]: image transfers between draws (`NV0039`, `NV3089` through `NV3062`/`NV309E`)
 //!   applied to the surface memory by both renderers.
 
+pub mod color8;
 pub mod cpu;
 pub mod gpu;
 pub mod msaa;

@@ -101,7 +101,8 @@ fn every_corpus_fragment_program_translates_and_validates() {
     let Some(corpus) = corpus() else { return };
     let mut times = Vec::new();
     let fpos = fpo_programs(&corpus);
-    assert_eq!(fpos.len(), 7, "ps3autotests .fpo count");
+    // primitives, texture_formats, rsx_fp_dynamic_test1-2, rsx_fp_static_test1-5.
+    assert_eq!(fpos.len(), 9, "ps3autotests .fpo count");
     for (name, program, control) in &fpos {
         let options = FragmentTranslateOptions::with_control(*control);
         times.push(check(name, program, &options));
@@ -114,7 +115,7 @@ fn every_corpus_fragment_program_translates_and_validates() {
             times.push(check(name, program, &options));
         }
     }
-    // Other option sets on every program: native f16, quantised fixed point, Mesa LOD
+    // Other option sets on every program: nearest fp16 rounding with native f16, quantised fixed point, Mesa LOD
     // operand, NaN-propagating MIN/MAX, other texture dimensions.
     for (name, program) in fpos
         .iter()
@@ -124,6 +125,7 @@ fn every_corpus_fragment_program_translates_and_validates() {
         for dim in [TextureDim::D1, TextureDim::D3, TextureDim::Cube] {
             let options = FragmentTranslateOptions {
                 texture_dims: [dim; 16],
+                half_rounding: rsxtrace_wgsl::fragment::HalfRounding::Nearest,
                 native_f16: true,
                 fx12: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,
                 fx9: rsxtrace_wgsl::fragment::FixedPointMode::Quantise,

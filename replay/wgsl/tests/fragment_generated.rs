@@ -8,7 +8,7 @@ use rsxtrace_program::fragment::{
     FragmentProgram, InlineConstant, InputAttribute, LoopFields, Operands, OutputScale, Precision,
     PrecisionModifier, Relation, Source, SourceKind, Swizzle, WriteMask,
 };
-use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions, TextureDim};
+use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions, HalfRounding, TextureDim};
 use rsxtrace_wgsl::TranslateError;
 
 fn dest(index: u8, fp16: bool) -> Destination {
@@ -248,9 +248,15 @@ fn every_opcode_translates_and_validates() {
             TextureDim::D3,
             TextureDim::Cube,
         ] {
-            for native_f16 in [false, true] {
+            for (half_rounding, native_f16) in [
+                (HalfRounding::Truncate, false),
+                (HalfRounding::Truncate, true),
+                (HalfRounding::Nearest, false),
+                (HalfRounding::Nearest, true),
+            ] {
                 let options = FragmentTranslateOptions {
                     texture_dims: [dim; 16],
+                    half_rounding,
                     native_f16,
                     ..FragmentTranslateOptions::with_control(control)
                 };
@@ -259,7 +265,13 @@ fn every_opcode_translates_and_validates() {
                 // branched, so naga accepted them.
                 assert!(m.source.contains("dpdxFine(s0)"));
                 assert!(m.source.contains("for (var k"));
-                assert_eq!(m.source.contains("enable f16;"), native_f16);
+                // Native f16 only with nearest rounding; truncation is on the bits.
+                let native = native_f16 && half_rounding == HalfRounding::Nearest;
+                assert_eq!(m.source.contains("enable f16;"), native);
+                assert_eq!(
+                    m.source.contains("rsx_f2h_tz("),
+                    half_rounding == HalfRounding::Truncate
+                );
                 // Levels of detail are the shared rule's, not the host sampler's.
                 if dim != TextureDim::D1 {
                     assert!(m.source.contains("rsx_lod_choose("), "{dim:?}");

@@ -394,7 +394,7 @@ fn compile_src<T: Real>(
                 v = map4(v, T::abs);
             }
             if modifier != PrecisionModifier::None {
-                v = map4(v, |x| source_modifier(x, modifier, opts.fx12, opts.fx9));
+                v = map4(v, |x| source_modifier(x, modifier, opts));
             }
             if src.negate {
                 v = map4(v, |x| -x);

@@ -21,7 +21,7 @@ use super::options::{
     FragmentOptions, FragmentState, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
     CONTROL_DEPTH_EXPORT,
 };
-use super::precision::{fx12, fx9, saturate, source_modifier};
+use super::precision::{fx12, fx9, saturate, source_modifier, to_half};
 use super::real::{idx4, map4, Real};
 use super::regfile::{masked_copy, BlockRegisters, Row, LANES};
 use super::rowops::{alu_rows, Rows};
@@ -487,10 +487,10 @@ impl<'a, T: Real> Engine<'a, T> {
             }
         }
         if s.modifier != PrecisionModifier::None {
-            let (m, f12, f9) = (s.modifier, self.opts.fx12, self.opts.fx9);
+            let (m, opts) = (s.modifier, self.opts);
             for c in comps(need) {
                 for x in dst[c].iter_mut() {
-                    *x = source_modifier(*x, m, f12, f9);
+                    *x = source_modifier(*x, m, opts);
                 }
             }
         }
@@ -583,7 +583,7 @@ impl<'a, T: Real> Engine<'a, T> {
     }
 
     /// Writes `self.res` following RPCS3's `SetDst` order (B.2): FL skips; scale; H
-    /// destination rounds to fp16; saturate (NaN → 0) or the precision clamp (with the B.2
+    /// destination converts to fp16 (truncation or nearest, [`FragmentOptions::half_rounding`]); saturate (NaN → 0) or the precision clamp (with the B.2
     /// exceptions); masked, per-component conditional write; CC update with the same value.
     /// Components go in x, y, z, w order, each tested against the CC as left by the
     /// previous one.
@@ -601,8 +601,9 @@ impl<'a, T: Real> Engine<'a, T> {
                 }
             }
             if d.fp16 {
+                let mode = self.opts.half_rounding;
                 for x in v.iter_mut() {
-                    *x = x.half_round_trip();
+                    *x = to_half(*x, mode);
                 }
             }
             match d.clamp {

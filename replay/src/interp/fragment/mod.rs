@@ -5,8 +5,8 @@
 //!
 //! - **Registers.** One 48 × 16-byte file per lane shared by R and H ([`regfile`]); H(2n),
 //!   H(2n+1) are real binary16 halves of R(n). Everything starts at 0.
-//! - **Results** follow RPCS3's `SetDst` order ([`exec`]): scale, fp16 rounding for H
-//!   destinations, saturate (NaN → 0) or the precision clamp (fp16 / fx12 / fx9, with the B.2
+//! - **Results** follow RPCS3's `SetDst` order ([`exec`]): scale, the fp16 conversion for H
+//!   destinations (truncation, as the hardware does, or RPCS3's nearest: [`HalfRounding`]), saturate (NaN → 0) or the precision clamp (fp16 / fx12 / fx9, with the B.2
 //!   exceptions), per-component conditional write through the mask, then the CC update
 //!   (the selected CC register, same components, same value).
 //! - **Sources**: swizzle, abs, precision modifier, negate; COL0/COL1 are clamped to [0, 1]
@@ -62,6 +62,7 @@ pub mod prepare;
 pub mod real;
 pub mod regfile;
 pub mod rowops;
+pub mod trig;
 
 use rayon::prelude::*;
 use rsxtrace_program::fragment::FragmentProgram;
@@ -69,8 +70,8 @@ use rsxtrace_program::fragment::FragmentProgram;
 pub use error::FragmentExecError;
 pub use io::{attr, LaneInputs, LaneOutputs, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
 pub use options::{
-    FixedPointMode, FragmentOptions, FragmentState, LodOperand, LoopCounter, MinMaxNan,
-    PerspectiveFlag, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FixedPointMode, FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter,
+    MinMaxNan, PerspectiveFlag, TrigReduction, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
 pub use real::Real;
 

@@ -9,6 +9,7 @@ use rsxtrace_program::fragment::FpOpcode;
 
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::{idx4, map4, Real};
+use super::trig;
 
 type V<T> = [T; 4];
 
@@ -143,8 +144,8 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
         FpOpcode::Ex2 => splat(a[0].exp2()),
         // LG2 of a negative number is NaN (HW-tested, B.7).
         FpOpcode::Lg2 => splat(a[0].log2()),
-        FpOpcode::Cos => splat(a[0].cos()),
-        FpOpcode::Sin => splat(a[0].sin()),
+        FpOpcode::Cos => splat(trig::cos(a[0], opts.trig)),
+        FpOpcode::Sin => splat(trig::sin(a[0], opts.trig)),
         // src0 / src1.x per lane, IEEE (B.7).
         FpOpcode::Div => map(a, |x| x / b[0]),
         // Per lane: |src0| > 0 ? src0 / sqrt(|src1.x|) : src0 (B.7, HW-tested: 0 numerator

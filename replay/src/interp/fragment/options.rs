@@ -1,10 +1,12 @@
 //! Execution state and options of the fragment interpreter: the `SHADER_CONTROL` word and the
 //! named switches for every rule where RPCS3 and the hardware descriptions differ
-//! (rsx-microcode.md B.2, B.4, B.9). Every default is the documented RPCS3 behaviour.
+//! (rsx-microcode.md B.2, B.4, B.9). Every default is the documented RPCS3 behaviour, except
+//! the fp16 conversion, whose default is the hardware's truncation ([`HalfRounding`]).
 
 use crate::interp::Arithmetic;
 pub use rsxtrace_semantics::fragment::{
-    FixedPointMode, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    TrigReduction,
 };
 
 /// `SHADER_CONTROL` bit: colours come from R0/R2/R3/R4, otherwise H0/H4/H6/H8
@@ -19,6 +21,10 @@ pub const CONTROL_DEPTH_EXPORT: u32 = 0xE;
 pub struct FragmentOptions {
     /// f32 (default) or f64 arithmetic.
     pub arithmetic: Arithmetic,
+    /// fp32 → fp16 conversion of H writes and fp16 source modifiers (truncation by default).
+    pub half_rounding: HalfRounding,
+    /// SIN/COS argument reduction (exact by default).
+    pub trig: TrigReduction,
     /// fx12 result precision.
     pub fx12: FixedPointMode,
     /// fx9 result precision.
@@ -41,6 +47,8 @@ impl Default for FragmentOptions {
     fn default() -> Self {
         FragmentOptions {
             arithmetic: Arithmetic::F32,
+            half_rounding: HalfRounding::Truncate,
+            trig: TrigReduction::Exact,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
             lod_operand: LodOperand::Src1X,

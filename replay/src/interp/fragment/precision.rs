@@ -1,10 +1,62 @@
-//! Value conversions of the fragment pipeline: output scale, saturate, the result precision
-//! clamps (fp16, fx12, fx9) and the source precision modifiers (rsx-microcode.md B.2).
+//! Value conversions of the fragment pipeline: output scale, saturate, the fp32 → fp16
+//! conversion ([`HalfRounding`]: truncation as on the hardware, or RPCS3's nearest), the result
+//! precision clamps (fx12, fx9) and the source precision modifiers (rsx-microcode.md B.2, B.9).
 
+use half::f16;
 use rsxtrace_program::fragment::{OutputScale, PrecisionModifier};
 
-use super::options::FixedPointMode;
+use super::options::{FixedPointMode, FragmentOptions, HalfRounding};
 use super::real::Real;
+
+/// 2^-14, the smallest normal binary16 magnitude.
+const HALF_MIN_NORMAL: f64 = 1.0 / 16384.0;
+/// The largest finite binary16 magnitude.
+const HALF_MAX: f64 = 65504.0;
+
+/// The binary16 bits of `x` rounded toward zero (rsx-microcode.md B.9, measured on the
+/// ps3autotests hardware images): for |x| >= 2^-14 the mantissa keeps its top 10 bits (the
+/// low 13 bits of an f32 mantissa are cleared); below, x is truncated to the subnormal grid,
+/// trunc(x · 2^24) / 2^24; ±Inf stays ±Inf, NaN stays NaN (quiet, as the nearest conversion
+/// keeps it); finite magnitudes beyond 65504 give ±65504, what truncation gives (the
+/// hardware's overflow result is unverified). Exact for every f64, so an f64 interpreter
+/// truncates its wide value, not an f32 rounding of it.
+pub fn half_bits_truncated(x: f64) -> u16 {
+    if x.is_nan() {
+        return f16::from_f64(x).to_bits();
+    }
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a.is_infinite() {
+        sign | 0x7C00
+    } else if a >= HALF_MAX {
+        sign | 0x7BFF
+    } else if a >= HALF_MIN_NORMAL {
+        let bits = a.to_bits();
+        // Unbiased exponent −14..=15; the top 10 of the 52 mantissa bits.
+        let exp = ((bits >> 52) & 0x7FF) as i64 - 1023;
+        let mantissa = ((bits >> 42) & 0x3FF) as u16;
+        sign | (((exp + 15) as u16) << 10) | mantissa
+    } else {
+        // 0..=1023 steps of 2^-24: exact, a < 2^-14.
+        sign | (a * 16_777_216.0).trunc() as u16
+    }
+}
+
+/// The binary16 bits of `v` under `mode`.
+#[inline]
+pub fn half_bits<T: Real>(v: T, mode: HalfRounding) -> u16 {
+    match mode {
+        HalfRounding::Truncate => half_bits_truncated(v.to_f64()),
+        HalfRounding::Nearest => v.to_half_bits(),
+    }
+}
+
+/// `v` converted to binary16 under `mode` and back (H-register writes, the fp16 source
+/// modifier; B.2, B.9).
+#[inline]
+pub fn to_half<T: Real>(v: T, mode: HalfRounding) -> T {
+    T::from_half_bits(half_bits(v, mode))
+}
 
 /// Saturate: NaN → 0, then clamp to [0, 1] (B.2 step 4; RPCS3 HW note "SAT flushes NaN to 0").
 #[inline]
@@ -71,20 +123,68 @@ pub fn scale_factor<T: Real>(scale: OutputScale) -> Option<T> {
 /// A source precision modifier (SRC1 19–27), applied after abs and before negate (B.2,
 /// RPCS3 `GetSRC`). Encodings 5–7 have no effect ("unknown, no effect in HW tests").
 #[inline]
-pub fn source_modifier<T: Real>(
-    v: T,
-    m: PrecisionModifier,
-    fx12_mode: FixedPointMode,
-    fx9_mode: FixedPointMode,
-) -> T {
+pub fn source_modifier<T: Real>(v: T, m: PrecisionModifier, opts: &FragmentOptions) -> T {
     match m {
         PrecisionModifier::None
         | PrecisionModifier::Unknown5
         | PrecisionModifier::Unknown6
         | PrecisionModifier::Unknown7 => v,
-        PrecisionModifier::Fp16 => v.half_round_trip(),
-        PrecisionModifier::Fx12 => fx12(v, fx12_mode),
-        PrecisionModifier::Fx9 => fx9(v, fx9_mode),
+        PrecisionModifier::Fp16 => to_half(v, opts.half_rounding),
+        PrecisionModifier::Fx12 => fx12(v, opts.fx12),
+        PrecisionModifier::Fx9 => fx9(v, opts.fx9),
         PrecisionModifier::Sat => saturate(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of finite binary16 bits from the format's definition (bias 15, 10-bit
+    /// mantissa, subnormals in steps of 2^-24).
+    fn value(bits: u16) -> f64 {
+        let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let exp = i32::from((bits >> 10) & 0x1F);
+        let man = f64::from(bits & 0x3FF);
+        if exp == 0 {
+            sign * man * 2f64.powi(-24)
+        } else {
+            sign * (1.0 + man / 1024.0) * 2f64.powi(exp - 15)
+        }
+    }
+
+    #[test]
+    fn every_value_between_two_halves_truncates_to_the_lower_magnitude() {
+        for bits in 0..0x7BFFu16 {
+            let (lo, hi) = (value(bits), value(bits + 1));
+            for t in [0.0, 0.25, 0.5, 0.75, 0.999] {
+                let x = lo + t * (hi - lo);
+                assert_eq!(half_bits_truncated(x), bits, "{x:e}");
+                assert_eq!(half_bits_truncated(-x), bits | 0x8000, "{:e}", -x);
+            }
+        }
+    }
+
+    #[test]
+    fn beyond_the_largest_half_gives_65504_and_specials_are_kept() {
+        assert_eq!(half_bits_truncated(65504.0), 0x7BFF);
+        assert_eq!(half_bits_truncated(65535.9), 0x7BFF);
+        assert_eq!(half_bits_truncated(1e30), 0x7BFF);
+        assert_eq!(half_bits_truncated(-1e30), 0xFBFF);
+        assert_eq!(half_bits_truncated(f64::INFINITY), 0x7C00);
+        assert_eq!(half_bits_truncated(f64::NEG_INFINITY), 0xFC00);
+        let nan = half_bits_truncated(f64::NAN);
+        assert!(nan & 0x7C00 == 0x7C00 && nan & 0x3FF != 0);
+        assert_eq!(half_bits_truncated(-0.0), 0x8000);
+        assert_eq!(half_bits_truncated(1e-30), 0);
+    }
+
+    #[test]
+    fn nearest_mode_is_the_ieee_conversion() {
+        // 1 + 2^-10 + 2^-11 is a tie between 0x3C01 and 0x3C02: nearest even 0x3C02.
+        let x = 1.0 + 2f32.powi(-10) + 2f32.powi(-11);
+        assert_eq!(half_bits(x, HalfRounding::Nearest), 0x3C02);
+        assert_eq!(half_bits(x, HalfRounding::Truncate), 0x3C01);
+        assert_eq!(to_half(x, HalfRounding::Truncate), 1.0 + 2f32.powi(-10));
     }
 }

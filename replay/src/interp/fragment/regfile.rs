@@ -109,8 +109,9 @@ impl<T: Real> BlockRegisters<T> {
         }
     }
 
-    /// Writes H(`h`) component `c` of the lanes in `lanes` from `v`, rounding to binary16
-    /// (IEEE round to nearest even, overflow to ±inf).
+    /// Writes H(`h`) component `c` of the lanes in `lanes` from `v`. The caller has already
+    /// converted `v` to binary16 values ([`super::precision::to_half`]), so the conversion here
+    /// (nearest even) is exact.
     #[inline]
     pub fn write_h_row(&mut self, h: u8, c: usize, v: &Row<T>, lanes: u64) {
         let (row, shift) = h_location(h, c);

@@ -8,6 +8,7 @@ use rsxtrace_program::fragment::FpOpcode;
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::Real;
 use super::regfile::{Row, LANES};
+use super::trig;
 
 /// Four rows: x, y, z, w.
 pub type Rows<T> = [Row<T>; 4];
@@ -138,8 +139,8 @@ pub fn alu_rows<T: Real>(
         FpOpcode::Rsq => scalar(out, &a[0], mask, |x| T::ONE / x.abs().sqrt()),
         FpOpcode::Ex2 => scalar(out, &a[0], mask, T::exp2),
         FpOpcode::Lg2 => scalar(out, &a[0], mask, T::log2),
-        FpOpcode::Cos => scalar(out, &a[0], mask, T::cos),
-        FpOpcode::Sin => scalar(out, &a[0], mask, T::sin),
+        FpOpcode::Cos => scalar(out, &a[0], mask, |x| trig::cos(x, opts.trig)),
+        FpOpcode::Sin => scalar(out, &a[0], mask, |x| trig::sin(x, opts.trig)),
         // pow(s0.x, s1.x) replicated (B.7).
         FpOpcode::Pow => {
             let mut r = [T::ZERO; LANES];

@@ -4,11 +4,13 @@
 //! target's format.
 //!
 //! Fixed-point targets receive colours clamped to [0, 1] before blending (GL 2.1 section
-//! 4.1.8); float targets are not clamped. The depth test compares fixed-point values (the
+//! 4.1.8), 8-bit targets colours quantised by the RSX's 8-bit write rule ([`color8`]); float
+//! targets are not clamped. The depth test compares fixed-point values (the
 //! incoming depth converted to the buffer's format), as a fixed-point depth buffer does.
 //! Targets are copied out of the surface memory for a draw and written back after it.
 
 use crate::interp::fragment::LaneOutputs;
+use crate::render::color8;
 use crate::render::state::{ColorFormat, DepthFormat, DrawState, StencilFaceState};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
@@ -238,7 +240,11 @@ fn write_color(
         return;
     };
     let fixed = !target.format.is_float();
-    let src = if fixed {
+    let src = if color8::is_8bit(target.format) {
+        // The 8-bit write rule before blending, as RPCS3's fragment epilogue applies it
+        // (render::color8); it includes the clamp.
+        src.map(color8::quantise)
+    } else if fixed {
         src.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) })
     } else {
         src

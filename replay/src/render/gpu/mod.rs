@@ -561,8 +561,17 @@ impl Renderer<'_> {
             0
         };
         let sw = &state.shader_window;
+        let targets = ((1u16 << outputs) - 1) as u8;
         let options = WrapperOptions {
-            targets: ((1u16 << outputs) - 1) as u8,
+            targets,
+            unorm8: if state
+                .color_format
+                .is_some_and(crate::render::color8::is_8bit)
+            {
+                targets
+            } else {
+                0
+            },
             alpha_test: state
                 .alpha_test
                 .map(|a| (pipeline::compare(a.func), a.reference)),

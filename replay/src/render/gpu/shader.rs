@@ -76,6 +76,9 @@ pub(crate) struct DepthRule {
 pub(crate) struct WrapperOptions {
     /// Colour slots written (bit n = `@location(n)`).
     pub targets: u8,
+    /// Colour slots whose target stores 8-bit channels: their output goes through the 8-bit
+    /// write rule (`render::color8`) before the device's blend and unorm conversion.
+    pub unorm8: u8,
     /// Alpha test: pass when `compare(alpha of colour 0, reference)`.
     pub alpha_test: Option<(Compare, f32)>,
     /// Depth (`None`: no depth target, nothing written).
@@ -193,7 +196,11 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     s.push_str("    var out: RsxRenderTargets;\n");
     for n in 0..4 {
         if o.targets & (1 << n) != 0 {
-            let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
+            if o.unorm8 & (1 << n) != 0 {
+                let _ = writeln!(s, "    out.c{n} = rsx_unorm8(r.colors[{n}]);");
+            } else {
+                let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
+            }
         }
     }
     match o.depth {
@@ -227,6 +234,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         }
     }
     s.push_str("    return out;\n}\n");
+    if o.targets & o.unorm8 != 0 {
+        s.push_str(crate::render::color8::WGSL);
+    }
     s
 }
 
@@ -261,6 +271,7 @@ mod tests {
     fn options() -> WrapperOptions {
         WrapperOptions {
             targets: 0b1,
+            unorm8: 0,
             alpha_test: None,
             depth: None,
             wpos: WposRule {
@@ -282,6 +293,19 @@ mod tests {
         }
         assert_eq!(lit(f32::INFINITY), lit(f32::MAX));
         assert_eq!(lit(f32::NAN), "0.0f");
+    }
+
+    #[test]
+    fn eight_bit_targets_get_the_write_rule() {
+        let mut o = options();
+        o.targets = 0b11;
+        o.unorm8 = 0b01;
+        let s = wrapper_source(&o);
+        assert!(s.contains("out.c0 = rsx_unorm8(r.colors[0]);"), "{s}");
+        assert!(s.contains("out.c1 = r.colors[1];"), "{s}");
+        assert!(s.contains("fn rsx_unorm8("), "{s}");
+        o.unorm8 = 0;
+        assert!(!wrapper_source(&o).contains("rsx_unorm8"));
     }
 
     #[test]

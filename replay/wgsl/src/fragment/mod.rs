@@ -12,7 +12,8 @@
 //! The register file is 48 `vec4<u32>` words shared by R and H exactly as in the interpreter
 //! (B.3): R reads/writes are bitcasts of whole words, H(2n) is the four binary16 halves of
 //! R(n).xy and H(2n+1) those of R(n).zw; binary16 conversions are done with integer
-//! operations (round to nearest even, overflow to infinity), so H values are bit-exact.
+//! operations (truncation as the RSX does, or RPCS3's nearest even:
+//! [`FragmentTranslateOptions::half_rounding`]), so H values are bit-exact.
 
 pub mod emit;
 pub mod entry;
@@ -25,8 +26,9 @@ use std::fmt::Write as _;
 use rsxtrace_program::fragment::{disassemble, encode, FragmentProgram};
 
 pub use options::{
-    FixedPointMode, FragmentTranslateOptions, LodOperand, LoopCounter, MinMaxNan, MipFilter,
-    PerspectiveFlag, TextureDim, TextureLod, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
+    FixedPointMode, FragmentTranslateOptions, HalfRounding, LodOperand, LoopCounter, MinMaxNan,
+    MipFilter, PerspectiveFlag, TextureDim, TextureLod, TrigReduction, CONTROL_32_BIT_EXPORTS,
+    CONTROL_DEPTH_EXPORT,
 };
 
 use crate::{TranslateError, WgslModule};
@@ -111,15 +113,16 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
         "// rsxtrace fragment program {hash:016x}, control {:#x}",
         options.control
     );
-    if options.native_f16 {
+    let native_f16 = options.native_f16 && options.half_rounding == HalfRounding::Nearest;
+    if native_f16 {
         s.push_str("enable f16;\n\n");
     }
     s.push_str(prelude::STRUCTS);
     // Only the helpers the function calls (the entry points call none).
-    let hrt = if options.native_f16 {
-        prelude::HALF_NATIVE
-    } else {
-        prelude::HALF_EXACT
+    let hrt = match options.half_rounding {
+        HalfRounding::Truncate => prelude::HALF_TRUNCATE,
+        HalfRounding::Nearest if native_f16 => prelude::HALF_NATIVE,
+        HalfRounding::Nearest => prelude::HALF_EXACT,
     };
     let library: Vec<(&str, &str)> = prelude::LIBRARY
         .iter()

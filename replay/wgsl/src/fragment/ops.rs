@@ -9,7 +9,9 @@ use rsxtrace_program::fragment::{
     AluOperands, FpOpcode, FragmentInstruction, PrecisionModifier, Source, SourceKind,
 };
 
-use super::options::{FixedPointMode, FragmentTranslateOptions, MinMaxNan, PerspectiveFlag};
+use super::options::{
+    FixedPointMode, FragmentTranslateOptions, MinMaxNan, PerspectiveFlag, TrigReduction,
+};
 use crate::TranslateError;
 
 /// Number of R registers in the shared file (rsx-microcode.md B.3, RPCS3 `FPOpcodes.h`).
@@ -249,8 +251,9 @@ pub fn alu(op: FpOpcode, opts: &FragmentTranslateOptions) -> Option<String> {
         FpOpcode::Rsq => splat("1.0 / sqrt(abs(s0.x))".into()),
         FpOpcode::Ex2 => splat("exp2(s0.x)".into()),
         FpOpcode::Lg2 => splat("log2(s0.x)".into()),
-        FpOpcode::Cos => splat("cos(s0.x)".into()),
-        FpOpcode::Sin => splat("sin(s0.x)".into()),
+        // The argument reduction of TrigReduction (interpreter `trig`).
+        FpOpcode::Cos => splat(format!("cos({})", trig_angle(opts.trig))),
+        FpOpcode::Sin => splat(format!("sin({})", trig_angle(opts.trig))),
         FpOpcode::Div => "s0 / s1.x".into(),
         // |src0| > 0 ? src0 / sqrt(|src1.x|) : src0, per lane (B.7, HW-tested).
         FpOpcode::Divsq => "select(s0, s0 / sqrt(abs(s1.x)), abs(s0) > vec4<f32>(0.0))".into(),
@@ -287,8 +290,35 @@ pub fn alu(op: FpOpcode, opts: &FragmentTranslateOptions) -> Option<String> {
     })
 }
 
+/// The angle SIN/COS evaluate for the argument `s0.x` (rsx-microcode.md B.9 open question 3):
+/// with [`TrigReduction::Exact`], `s0.x` reduced by 2π in three parts (`rsx_reduce_2pi`, so
+/// that the device's `sin`/`cos`, which need not reduce large arguments accurately, agree
+/// with the interpreter's exact functions); with [`TrigReduction::Turns`], 2π ·
+/// fract(s0.x · f32(1/2π)) exactly as the interpreter rounds it (WGSL `*` is correctly
+/// rounded).
+fn trig_angle(mode: TrigReduction) -> String {
+    match mode {
+        TrigReduction::Exact => "rsx_reduce_2pi(s0.x)".into(),
+        TrigReduction::Turns => {
+            "bitcast<f32>(0x40c90fdbu) * fract(s0.x * bitcast<f32>(0x3e22f983u))".into()
+        }
+    }
+}
+
 /// Helpers used by [`alu`] that depend on nothing else, by name (see `super::prelude::LIBRARY`).
 pub const OP_LIBRARY: &[(&str, &str)] = &[
+    (
+        "rsx_reduce_2pi",
+        r#"
+// x - k * 2pi, k = round(x / 2pi), with 2pi split in three f32 parts (Cody and Waite):
+// P1 = 6.283203125 and P2 = -1.7814338e-5 have 12 significant bits, so k * P1 and k * P2 are
+// exact for |k| < 2^12 (|x| up to about 25000); P3 = -3.4822065e-9 carries the rest.
+fn rsx_reduce_2pi(x: f32) -> f32 {
+    let k = round(x * bitcast<f32>(0x3e22f983u));
+    return ((x - k * bitcast<f32>(0x40c91000u)) - k * bitcast<f32>(0xb7957000u)) - k * bitcast<f32>(0xb16f4ba0u);
+}
+"#,
+    ),
     (
         "rsx_bem",
         r#"

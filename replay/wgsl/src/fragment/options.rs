@@ -1,10 +1,12 @@
 //! Translation options of fragment programs: the `SHADER_CONTROL` word, the texture unit
 //! dimensions, the f16 mode, and the reference interpreter's switches that change the emitted
 //! arithmetic (the `rsxtrace_semantics::fragment` types the interpreter takes too, with the
-//! same defaults: the documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9).
+//! same defaults: the documented RPCS3 behaviour, rsx-microcode.md B.2, B.4, B.9, except the
+//! fp16 conversion, which truncates as the hardware does).
 
 pub use rsxtrace_semantics::fragment::{
-    FixedPointMode, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
+    TrigReduction,
 };
 pub use rsxtrace_semantics::lod::{MipFilter, TextureLod};
 
@@ -40,10 +42,16 @@ pub struct FragmentTranslateOptions {
     /// levels itself with the shared rule (`rsxtrace_semantics::lod`, ABI.md "Textures").
     /// The default samples level 0 only.
     pub texture_lod: [TextureLod; 16],
-    /// Use `enable f16;` and the native f32→f16 conversion for H rounding (needs the device's
-    /// `SHADER_F16`). WGSL leaves that conversion's rounding implementation-defined, so this
-    /// is faster but only bit-exact where the device rounds to nearest even; the default
-    /// (false) rounds with integer operations, bit-exact with the interpreter.
+    /// fp32 → fp16 conversion of H writes and fp16 source modifiers: truncation (default, the
+    /// hardware) or nearest even (RPCS3).
+    pub half_rounding: HalfRounding,
+    /// SIN/COS argument reduction (exact by default).
+    pub trig: TrigReduction,
+    /// With [`HalfRounding::Nearest`] only: use `enable f16;` and the native f32→f16
+    /// conversion for H rounding (needs the device's `SHADER_F16`). WGSL leaves that
+    /// conversion's rounding implementation-defined, so this is faster but only bit-exact
+    /// where the device rounds to nearest even; the default (false) rounds with integer
+    /// operations, bit-exact with the interpreter. Truncation always uses integer operations.
     pub native_f16: bool,
     /// fx12 result precision.
     pub fx12: FixedPointMode,
@@ -68,6 +76,8 @@ impl Default for FragmentTranslateOptions {
             control: CONTROL_32_BIT_EXPORTS,
             texture_dims: [TextureDim::D2; 16],
             texture_lod: [TextureLod::default(); 16],
+            half_rounding: HalfRounding::Truncate,
+            trig: TrigReduction::Exact,
             native_f16: false,
             fx12: FixedPointMode::ClampOnly,
             fx9: FixedPointMode::ClampOnly,
@@ -102,6 +112,8 @@ impl FragmentTranslateOptions {
         }
         out.extend_from_slice(&[
             u8::from(self.native_f16),
+            self.half_rounding as u8,
+            self.trig as u8,
             self.fx12 as u8,
             self.fx9 as u8,
             self.lod_operand as u8,

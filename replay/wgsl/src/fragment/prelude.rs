@@ -69,6 +69,28 @@ fn rsx_f2h(v: f32) -> u32 {
 "#,
     ),
     (
+        "rsx_f2h_tz",
+        r#"
+// f32 -> binary16 bits rounded toward zero, as the RSX converts (rsx-microcode.md B.9; the
+// interpreter's `precision::half_bits_truncated`): |v| >= 2^-14 keeps the top 10 mantissa
+// bits; below, trunc(|v| * 2^24) on the subnormal grid; magnitudes beyond 65504 give 65504
+// (unverified on hardware); Inf and NaN as rsx_f2h.
+fn rsx_f2h_tz(v: f32) -> u32 {
+    let x = bitcast<u32>(v);
+    let sign = (x >> 16u) & 0x8000u;
+    let exp = (x >> 23u) & 0xffu;
+    let man = x & 0x7fffffu;
+    let special = sign | 0x7c00u | select(0u, 0x200u | (man >> 13u), man != 0u);
+    let normal = sign | ((max(exp, 113u) - 112u) << 10u) | (man >> 13u);
+    // (1.m * 2^(exp-127)) * 2^24 = (m | 2^23) >> (126 - exp) for exp in 102..=112.
+    let down = 126u - min(exp, 126u);
+    let sub = sign | select((man | 0x800000u) >> min(down, 31u), 0u, exp == 0u || down > 24u);
+    let finite = select(sub, normal, exp >= 113u);
+    return select(select(finite, sign | 0x7bffu, exp >= 143u), special, exp == 0xffu);
+}
+"#,
+    ),
+    (
         "rsx_h2f",
         r#"
 // binary16 bits (low 16 bits of h) -> f32, exact; NaN keeps its payload with the quiet bit set.
@@ -257,13 +279,23 @@ fn rsx_quad_any(b: bool) -> bool {
     ),
 ];
 
-/// `rsx_hrt`, the binary16 round trip of fp16 destinations and modifiers, with integer
-/// operations (bit-exact with the interpreter).
+/// `rsx_hrt`, the binary16 round trip of fp16 destinations and modifiers rounding to nearest
+/// even (RPCS3, `HalfRounding::Nearest`), with integer operations (bit-exact with the
+/// interpreter).
 pub const HALF_EXACT: &str = r#"
 // Round trip through binary16 (fp16 destination, fp16 source modifier).
 fn rsx_hrt(v: vec4<f32>) -> vec4<f32> {
     let b = rsx_f2h4(v);
     return vec4<f32>(rsx_h2f(b.x), rsx_h2f(b.y), rsx_h2f(b.z), rsx_h2f(b.w));
+}
+"#;
+
+/// `rsx_hrt` truncating toward zero, as the RSX converts fp32 to fp16 (rsx-microcode.md B.9),
+/// with integer operations (bit-exact with the interpreter's `HalfRounding::Truncate`).
+pub const HALF_TRUNCATE: &str = r#"
+// Conversion to binary16 and back, rounding toward zero (fp16 destination, fp16 source modifier).
+fn rsx_hrt(v: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(rsx_h2f(rsx_f2h_tz(v.x)), rsx_h2f(rsx_f2h_tz(v.y)), rsx_h2f(rsx_f2h_tz(v.z)), rsx_h2f(rsx_f2h_tz(v.w)));
 }
 "#;
 
