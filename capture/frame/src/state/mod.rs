@@ -2,11 +2,13 @@
 //! Each submodule turns raw register words into `Serialize` structs (rrc-format.md 4.2 to 4.8).
 
 pub mod raster;
+pub mod shading;
 pub mod surface;
 pub mod texture;
 pub mod vertex;
 
 pub use raster::*;
+pub use shading::ShadingState;
 pub use surface::*;
 pub use texture::*;
 

@@ -2,7 +2,7 @@
 //! polygon offset, anti-aliasing, shader window and clear values (rrc-format.md 4.6, 4.8;
 //! enumerant values from RPCS3 `gcm_enums.h`).
 
-use super::{bits, r, Named, Rect};
+use super::{bits, r, Named, Rect, ShadingState};
 use crate::methods::reg;
 use serde::Serialize;
 
@@ -413,6 +413,8 @@ pub struct RasterState {
     pub color_clear_value: u32,
     /// `SET_ZSTENCIL_CLEAR_VALUE` raw.
     pub zstencil_clear_value: u32,
+    /// Two-sided colour, fog and user clip planes.
+    pub shading: ShadingState,
 }
 
 impl RasterState {
@@ -509,6 +511,7 @@ impl RasterState {
             shader_window: ShaderWindow::from_raw(r(regs, reg::SET_SHADER_WINDOW)),
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
+            shading: ShadingState::from_regs(regs),
         }
     }
 }
