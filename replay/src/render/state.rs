@@ -11,7 +11,7 @@
 //! enumerant the OpenGL default is used (documented on each `from_raw`): polygon mode 0 = fill,
 //! front face 0 = CCW, cull face 0 = back, blend equation 0 = add.
 
-use crate::raster::{PixelRect, Primitive, ViewportTransform};
+use crate::raster::{PixelRect, Primitive, ShadingRules, ViewportTransform};
 use rsxtrace_capture::frame::state::{
     ColorMask, Rect, ShaderWindow, StencilFace as RawStencilFace, Surface,
 };
@@ -674,8 +674,6 @@ pub struct PolygonOffsetState {
 /// Registers `Draw` does not decode, read from the method stream by [`FrameEvents`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExtraRegisters {
-    /// `NV4097_SET_TWO_SIDE_LIGHT_EN` (0x142C).
-    pub two_side_light: bool,
     /// `NV4097_SET_POINT_SIZE` (0x1EE0) float.
     pub point_size: f32,
     /// `NV4097_SET_LINE_WIDTH` (0x03B8): 6.3 fixed point (RPCS3 `line_width`: value / 8).
@@ -685,7 +683,6 @@ pub struct ExtraRegisters {
 impl Default for ExtraRegisters {
     fn default() -> Self {
         ExtraRegisters {
-            two_side_light: false,
             point_size: 1.0,
             line_width: 1.0,
         }
@@ -699,7 +696,6 @@ impl ExtraRegisters {
         let point = f32::from_bits(r(reg::SET_POINT_SIZE));
         let line = (r(reg::SET_LINE_WIDTH) & 0x1FF) as f32 / 8.0;
         ExtraRegisters {
-            two_side_light: r(0x142C >> 2) != 0,
             point_size: if point.is_finite() && point > 0.0 {
                 point
             } else {
@@ -737,8 +733,9 @@ pub struct DrawState {
     pub front_polygon_mode: PolygonMode,
     /// Back polygon mode.
     pub back_polygon_mode: PolygonMode,
-    /// `SET_SHADE_MODE` flat.
-    pub flat_shading: bool,
+    /// Flat colours, two-sided colour, fog and user clip planes (`Draw::raster::shading` and
+    /// the shade mode, decoded by [`ShadingRules::from_draw`]).
+    pub shading: ShadingRules,
     /// Depth test, `None` when disabled (then depth is neither tested nor written).
     pub depth_test: Option<DepthTest>,
     /// `SET_DEPTH_MASK`.
@@ -887,7 +884,7 @@ impl DrawState {
             front_face,
             front_polygon_mode,
             back_polygon_mode,
-            flat_shading: r.modes.shade_mode.raw == 0x1D00,
+            shading: ShadingRules::from_draw(draw),
             depth_test,
             depth_write: r.depth.mask,
             stencil,
@@ -1170,11 +1167,9 @@ mod tests {
     #[test]
     fn extra_registers_decode() {
         let mut regs = vec![0u32; 0x4000];
-        regs[0x142C / 4] = 1;
         regs[0x1EE0 / 4] = 4.0f32.to_bits();
         regs[0x03B8 / 4] = 3 * 8; // 6.3 fixed point: 3.0
         let e = ExtraRegisters::from_regs(&regs);
-        assert!(e.two_side_light);
         assert_eq!((e.point_size, e.line_width), (4.0, 3.0));
         let d = ExtraRegisters::from_regs(&[]);
         assert_eq!(d, ExtraRegisters::default());

@@ -4,7 +4,11 @@
 //! vertex outputs (so a vertex-stage divergence does not leak into this stage) with
 //! `rsxtrace_replay::raster`: primitives assembled, triangles clipped against `w > ε`,
 //! transformed by the draw's viewport, covered pixel centres found with the top-left rule
-//! inside the surface clip rectangle. Every primitive's covered pixels are grouped into
+//! inside the surface clip rectangle. Facing follows the draw's `SET_FRONT_FACE`; the fragment
+//! inputs follow the draw's per-fragment shading rules (`rsxtrace_replay::raster::ShadingRules`:
+//! flat COL0/COL1, two-sided colour, the fog factor in FOGC.y), and its user clip planes cut
+//! triangles and drop points and lines wholly outside them, as in the renderers. Every
+//! primitive's covered pixels are grouped into
 //! screen-aligned 2×2 quads; all four lanes of a quad get the perspective-correct
 //! interpolation at their own pixel centre (extrapolated for lanes the primitive does not cover,
 //! which run as helpers), so derivatives are defined the same way on both sides. The quads are
@@ -45,9 +49,11 @@ use rsxtrace_replay::interp::fragment::{
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::raster::{
-    assemble, clip_triangle, fragment_inputs, rasterize_line, rasterize_point, rasterize_triangle,
-    to_window, wpos, Assembled, Covered, PixelRect, ViewportTransform, WindowVertex,
+    assemble, clip_triangle, fragment_inputs_with, rasterize_line, rasterize_point,
+    rasterize_triangle_facing, to_window, winding, wpos, Assembled, Covered, PixelRect,
+    ShadingRules, VaryingOptions, ViewportTransform, Winding, WindowVertex,
 };
+use rsxtrace_replay::render::state::FrontFace;
 use rsxtrace_replay::texture::Sampler;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use rsxtrace_replay::wgsl::TranslateError;
@@ -88,6 +94,8 @@ struct Piece {
     window: [WindowVertex; 3],
     /// Row k: vertex k of the piece as weights over the three original vertices.
     mix: [[f32; 3]; 3],
+    /// Front facing under the draw's `SET_FRONT_FACE` (lines and points: true).
+    front: bool,
 }
 
 /// Perspective-correct weights, window z and 1/w at pixel centre (cx, cy) (outside the
@@ -119,6 +127,7 @@ fn lane_inputs(
     y: u32,
     fallback: &Covered,
     draw: &Draw,
+    varyings: &VaryingOptions,
 ) -> LaneInputs {
     let (pw, z, inv_w) = weights_at(&piece.window, f64::from(x) + 0.5, f64::from(y) + 0.5)
         .unwrap_or((fallback.weights, fallback.z, fallback.inv_w));
@@ -129,7 +138,7 @@ fn lane_inputs(
         }
     }
     let window = wpos(x, y, z, inv_w, &draw.raster.shader_window);
-    fragment_inputs(outputs, w, window, fallback.front_facing, None)
+    fragment_inputs_with(outputs, w, window, fallback.front_facing, varyings)
 }
 
 /// What one assembled primitive rasterizes as.
@@ -158,7 +167,7 @@ impl Shape {
     /// Covered pixels inside `bounds`.
     fn cover(&self, bounds: PixelRect, out: &mut Vec<Covered>) {
         match self {
-            Shape::Triangle(p) => rasterize_triangle(p.window, bounds, out),
+            Shape::Triangle(p) => rasterize_triangle_facing(p.window, bounds, p.front, out),
             Shape::Line(v) => rasterize_line(*v, 1.0, bounds, out),
             Shape::Point(v) => rasterize_point(*v, 1.0, bounds, out),
         }
@@ -172,14 +181,17 @@ impl Shape {
             Shape::Triangle(p) => Piece {
                 window: p.window,
                 mix: p.mix,
+                front: p.front,
             },
             Shape::Line([a, b]) => Piece {
                 window: [*a, *b, *b],
                 mix: identity,
+                front: true,
             },
             Shape::Point(a) => Piece {
                 window: [*a; 3],
                 mix: identity,
+                front: true,
             },
         }
     }
@@ -216,7 +228,21 @@ fn bands(bounds: PixelRect, (lo, hi): (f32, f32), mut f: impl FnMut(PixelRect)) 
 }
 
 /// The draw's primitives in window space, each with its three original vertices.
-fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usize; 3], Shape)> {
+fn shapes(
+    d: &Draw,
+    outputs: &[[[f32; 4]; 16]],
+    vi: &VertexInterp,
+    rules: &ShadingRules,
+) -> Vec<([usize; 3], Shape)> {
+    // An unknown SET_FRONT_FACE reads as CCW (the renderers refuse the draw; here the
+    // translation is still compared).
+    let front_cw = FrontFace::from_raw(d.raster.modes.front_face.raw) == Some(FrontFace::Clockwise);
+    let facing = |w: &[WindowVertex; 3]| match winding(w) {
+        Some(Winding::Clockwise) => front_cw,
+        Some(Winding::CounterClockwise) => !front_cw,
+        None => true,
+    };
+    let out_of = |v: usize| outputs.get(v);
     let mut starts: Vec<usize> = vi
         .restarts
         .iter()
@@ -236,7 +262,15 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
                     continue;
                 };
                 let clip_pos = [a, b, c];
-                for mix in clip_triangle(clip_pos) {
+                let (Some(oa), Some(ob), Some(oc)) =
+                    (out_of(idx[0]), out_of(idx[1]), out_of(idx[2]))
+                else {
+                    continue;
+                };
+                let pieces = clip_triangle(clip_pos)
+                    .into_iter()
+                    .flat_map(|m| rules.clip.clip_piece(m, [oa, ob, oc]));
+                for mix in pieces {
                     let corner = |k: usize| {
                         let mut p = [0f32; 4];
                         for (j, cp) in clip_pos.iter().enumerate() {
@@ -248,7 +282,8 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
                     };
                     if let (Some(w0), Some(w1), Some(w2)) = (corner(0), corner(1), corner(2)) {
                         let window = [w0, w1, w2];
-                        out.push((idx, Shape::Triangle(Piece { window, mix })));
+                        let front = facing(&window);
+                        out.push((idx, Shape::Triangle(Piece { window, mix, front })));
                     }
                 }
             }
@@ -259,6 +294,13 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
                 let (Some(a), Some(b)) = (pos(idx[0]), pos(idx[1])) else {
                     continue;
                 };
+                let kept = match (out_of(idx[0]), out_of(idx[1])) {
+                    (Some(oa), Some(ob)) => rules.clip.segment(oa, ob).is_some(),
+                    _ => false,
+                };
+                if !kept {
+                    continue;
+                }
                 if let (Some(wa), Some(wb)) = (to_window(a, &vp), to_window(b, &vp)) {
                     out.push((idx, Shape::Line([wa, wb])));
                 }
@@ -267,6 +309,9 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
         Assembled::Points(points) => {
             for p in points {
                 let idx = [p as usize; 3];
+                if out_of(idx[0]).is_some_and(|o| !rules.clip.keeps_point(o)) {
+                    continue;
+                }
                 if let Some(wa) = pos(idx[0]).and_then(|a| to_window(a, &vp)) {
                     out.push((idx, Shape::Point(wa)));
                 }
@@ -294,7 +339,9 @@ pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
             u32::from(clip.height),
         )
     };
-    let prims = shapes(d, &outputs, vi);
+    let rules = ShadingRules::from_draw(d);
+    let varyings = rules.varyings();
+    let prims = shapes(d, &outputs, vi, &rules);
     let mut covered = Vec::new();
     let mut covered_total = 0usize;
     for (_, shape) in &prims {
@@ -338,13 +385,15 @@ pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
                 let mut q = QuadInputs::default();
                 for lane in 0..4u32 {
                     let (x, y) = (qx * 2 + (lane & 1), qy * 2 + (lane >> 1));
-                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], x, y, first, d);
+                    q.lanes[lane as usize] =
+                        lane_inputs(&piece, [o0, o1, o2], x, y, first, d, &varyings);
                 }
                 for c in &lanes {
                     let lane = (c.x & 1) + 2 * (c.y & 1);
                     q.coverage |= 1 << lane;
                     // Covered lanes use the rasterizer's own facing.
-                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], c.x, c.y, c, d);
+                    q.lanes[lane as usize] =
+                        lane_inputs(&piece, [o0, o1, o2], c.x, c.y, c, d, &varyings);
                 }
                 out.kept += lanes.len();
                 out.quads.push(Quad {

@@ -32,7 +32,8 @@ const FOG_MODES: &[(u32, &str)] = &[
     (0x0804, "linear_abs"),
 ];
 
-const CLIP_PLANE_OPS: &[(u32, &str)] = &[(0, "disabled"), (1, "less_than"), (2, "greater_or_equal")];
+const CLIP_PLANE_OPS: &[(u32, &str)] =
+    &[(0, "disabled"), (1, "less_than"), (2, "greater_or_equal")];
 
 /// Name a fog mode.
 pub fn fog_mode(v: u32) -> Named {
@@ -68,7 +69,9 @@ impl ShadingState {
                 f32::from_bits(r(regs, SET_FOG_PARAMS)),
                 f32::from_bits(r(regs, SET_FOG_PARAMS + 1)),
             ],
-            user_clip_planes: std::array::from_fn(|n| clip_plane_op(bits(control, 4 * n as u32, 4))),
+            user_clip_planes: std::array::from_fn(|n| {
+                clip_plane_op(bits(control, 4 * n as u32, 4))
+            }),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! Geometry of the CPU render: assembled primitives clipped (`w > ε`), transformed to window
-//! coordinates, culled, turned into points/lines/fills by the polygon mode, and given their
-//! polygon offset. Each result refers back to the (up to) three vertices it interpolates.
+//! Geometry of the CPU render: assembled primitives clipped (`w > ε`, then the user clip planes
+//! of [`crate::raster::shading`]), transformed to window coordinates, culled, turned into
+//! points/lines/fills by the polygon mode, and given their polygon offset. Each result refers
+//! back to the (up to) three vertices it interpolates.
 
 use super::vertex::VertexOutputs;
 use crate::raster::{
@@ -62,6 +63,9 @@ pub fn build(
         Assembled::Points(points) => {
             for p in points {
                 let Some(o) = get(p) else { continue };
+                if !state.shading.clip.keeps_point(o) {
+                    continue;
+                }
                 let Some(v) = to_window(hpos(o), vp) else {
                     continue;
                 };
@@ -78,7 +82,22 @@ pub fn build(
                 let (Some(oa), Some(ob)) = (get(a), get(b)) else {
                     continue;
                 };
-                if let Some(l) = clip_line(hpos(oa), hpos(ob), [a, b, b], IDENTITY, state) {
+                let Some((t0, t1)) = state.shading.clip.segment(oa, ob) else {
+                    continue;
+                };
+                let (pa, pb) = (hpos(oa), hpos(ob));
+                // The ends themselves when a plane does not cut (no rounding).
+                let end = |t: f32| {
+                    if t <= 0.0 {
+                        (pa, [1.0, 0.0, 0.0])
+                    } else if t >= 1.0 {
+                        (pb, [0.0, 1.0, 0.0])
+                    } else {
+                        (lerp4(pa, pb, t), [1.0 - t, t, 0.0])
+                    }
+                };
+                let ((ca, wa), (cb, wb)) = (end(t0), end(t1));
+                if let Some(l) = clip_line(ca, cb, [a, b, b], [wa, wb, wb], state) {
                     out.push(l);
                 }
             }
@@ -89,7 +108,10 @@ pub fn build(
                     continue;
                 };
                 let clip = [hpos(o0), hpos(o1), hpos(o2)];
-                for bary in clip_triangle(clip) {
+                let pieces = clip_triangle(clip)
+                    .into_iter()
+                    .flat_map(|b| state.shading.clip.clip_piece(b, [o0, o1, o2]));
+                for bary in pieces {
                     let pos = bary.map(|w| {
                         [0, 1, 2, 3]
                             .map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])

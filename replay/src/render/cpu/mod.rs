@@ -24,7 +24,6 @@ use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
 use crate::interp::fragment::{run_fragment_with, FragmentState};
-use crate::raster::VaryingOptions;
 use crate::texture::CaptureSampler;
 use quads::{cover, InputContext, QuadJob};
 use rop::Targets;
@@ -159,10 +158,10 @@ fn render_draw(
     surfaces: &mut SurfaceMemory,
     timings: &mut RenderTimings,
 ) -> Result<Vec<String>, String> {
-    let mut warnings = Vec::new();
     let setup = Instant::now();
     let extra = events.extras.get(index).copied().unwrap_or_default();
     let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;
+    let mut warnings = state.shading.warnings.clone();
     if state.color_targets.is_empty() && state.depth_test.is_none() && state.stencil.is_none() {
         return Ok(warnings);
     }
@@ -255,10 +254,7 @@ fn render_draw(
         prims: &prims,
         outputs: &shaded.outputs,
         window: state.shader_window,
-        varyings: VaryingOptions {
-            two_sided_color: state.extra.two_side_light,
-            flat_provoking: state.flat_shading.then_some(2),
-        },
+        varyings: state.shading.varyings(),
     };
     let (ox, oy) = state.window_offset;
     while !jobs.is_empty() {

@@ -174,10 +174,7 @@ pub(crate) fn build(
     point_size_from_vertex: bool,
     map: &TargetMapping,
 ) -> Records {
-    let options = VaryingOptions {
-        two_sided_color: state.extra.two_side_light,
-        flat_provoking: state.flat_shading.then_some(2),
-    };
+    let options = state.shading.varyings();
     let mut records = Records::default();
     for prim in build_primitives(state, outputs, starts, point_size_from_vertex) {
         convert(&mut records, map, &prim, outputs, &options);

@@ -457,6 +457,9 @@ impl Renderer<'_> {
         let t_setup = Instant::now();
         let extra = self.events.extras.get(index).copied().unwrap_or_default();
         let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;
+        for w in &state.shading.warnings {
+            self.warn(Some(index), w.clone());
+        }
         let key = SetKey::of(&draw.surface)?;
         let uses_depth = state.depth_test.is_some() || state.stencil.is_some();
         let with_depth = key.depth.is_some() && uses_depth;
@@ -544,6 +547,7 @@ impl Renderer<'_> {
                 height: f32::from(sw.height),
                 centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
             },
+            fog: state.shading.fog,
         };
         let module = self.wrapped(&fragment, &options)?;
         let dp = pipeline::draw_pipeline(&state, with_depth, self.gpu.blends_float32());
