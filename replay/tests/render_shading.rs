@@ -6,7 +6,8 @@
 //!   hardware photographs: ABC, CAB, BCA give C, B, A), TEX0 stays interpolated;
 //! - two-sided colour: back faces (winding against `SET_FRONT_FACE`) read BFC0 (output 3);
 //! - user clip planes: GE keeps `d ≥ 0`, LT keeps `d ≤ 0`, `d` from FOGC.y (plane 0) and
-//!   PSZ.y (plane 3), only when the output mask exports the distance;
+//!   PSZ.y (plane 3), only when the output mask exports the distance; lines are cut and
+//!   points dropped by the same rule;
 //! - fog: FOGC = `(c, factor(c), 0, 0)` with RPCS3's equations per mode.
 //!
 //! Scene: a 16 × 16 A8R8G8B8 target, the viewport the identity on window pixels (clip x, y are
@@ -496,6 +497,55 @@ fn fog_factor_reaches_the_program_in_fogc_y() {
                     "{:?}",
                     r.1.warnings
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn user_clip_planes_cut_lines_and_drop_points() {
+    const POINTS: u32 = 1;
+    const LINES: u32 = 2;
+    // Plane 0 (FOGC.y) d = x − 8.25 in window pixels.
+    let at = |x: f32, y: f32| V {
+        fogc: [0.0, x - 8.25, 0.0, 0.0],
+        ..v(x, y, GREEN)
+    };
+    // (control, primitive, vertices, row, kept(column))
+    type Kept = fn(u32) -> bool;
+    let line = [at(0.0, 4.5), at(16.0, 4.5)];
+    let points: Vec<V> = (0..16).map(|k| at(k as f32 + 0.5, 10.5)).collect();
+    let cases: [(u32, u32, &[V], u32, Kept); 3] = [
+        // GE: the line keeps x ≥ 8.25, so columns 8.. (centres from 8.5).
+        (2, LINES, &line, 4, |x| x >= 8),
+        // LT: the line keeps x ≤ 8.25.
+        (1, LINES, &line, 4, |x| x <= 7),
+        // LT: points at centres x + 0.5 survive where x + 0.5 − 8.25 ≤ 0.
+        (1, POINTS, &points, 10, |x| x <= 7),
+    ];
+    for (control, primitive, vertices, row, kept) in cases {
+        let mut b = scene("clip_lines.rrc", IN_COL0, 0xFF00_0000);
+        set(&mut b, SET_VERTEX_ATTRIB_OUTPUT_MASK, OUTPUTS | (1 << 6));
+        set(&mut b, SET_USER_CLIP_PLANE_CONTROL, control);
+        draw(&mut b, 0, primitive, vertices);
+        let capture = b.finish();
+        for r in render_both(&capture, "user clip planes on lines and points") {
+            for y in 0..16 {
+                for x in 0..16 {
+                    let lit = y == row && kept(x);
+                    let want = if lit {
+                        [0.0, 1.0, 0.0, 1.0]
+                    } else {
+                        [0.0, 0.0, 0.0, 1.0]
+                    };
+                    assert_px(
+                        &r,
+                        x,
+                        y,
+                        want,
+                        &format!("primitive {primitive}, control {control}"),
+                    );
+                }
             }
         }
     }
