@@ -550,3 +550,25 @@ fn user_clip_planes_cut_lines_and_drop_points() {
         }
     }
 }
+
+#[test]
+fn first_vertex_flat_shading_is_reported_not_guessed() {
+    // SET_FLAT_SHADE_OP (0x1454) non-zero asks for the first vertex; not modelled: the last
+    // vertex still provokes and every render names the register in a warning.
+    let tri = [v(1.0, 1.0, RED), v(15.0, 1.0, GREEN), v(1.0, 15.0, BLUE)];
+    let mut b = scene("flat_first.rrc", IN_COL0, 0xFF00_0000);
+    set(&mut b, SET_SHADE_MODE, FLAT);
+    set(&mut b, 0x1454 / 4, 1);
+    draw(&mut b, 0, TRIANGLES, &tri);
+    let capture = b.finish();
+    for r in render_both(&capture, "flat shade op") {
+        assert_px(&r, 3, 3, BLUE.map(f64::from), "last vertex");
+        assert!(
+            r.1.warnings
+                .iter()
+                .any(|w| w.message.contains("SET_FLAT_SHADE_OP")),
+            "{:?}",
+            r.1.warnings
+        );
+    }
+}

@@ -30,7 +30,9 @@
 //!   output 5 (FOGC) `.y/.z/.w` for planes 0..2 and output 6 (PSZ) `.y/.z/.w` for planes 3..5
 //!   (rsx-microcode.md B.8; RPCS3 `VKVertexProgram.cpp` `reg_table`). GE keeps `d ≥ 0`, LT
 //!   keeps `−d ≥ 0` (RPCS3 `fill_user_clip_data`: factor +1 for GE, −1 for LT, 0 disabled;
-//!   the host then keeps `factor·d ≥ 0`). A plane is applied only when the vertex program
+//!   the host then keeps `factor·d ≥ 0`; on NV40 hardware Mesa's nv30/nv40 driver enables a GL
+//!   clip plane, which keeps `d ≥ 0`, by writing 2 (GE) to its field of the same register,
+//!   `nv30_validate_clip`). A plane is applied only when the vertex program
 //!   exports its distance (`SET_VERTEX_ATTRIB_OUTPUT_MASK` bit 6 + n, as RPCS3 writes
 //!   `gl_ClipDistance[n]` only then); otherwise it is reported and ignored. Clipping is
 //!   geometric, in clip space, as OpenGL specifies user clipping (GL 2.1 §2.17) and as RPCS3
@@ -370,6 +372,13 @@ impl ShadingRules {
             warnings.push(format!(
                 "NV4097_SET_SHADE_MODE = 0x{shade:x} is not a shade mode: shaded smooth"
             ));
+        }
+        if shade == 0x1D00 && s.flat_shade_first {
+            warnings.push(
+                "NV4097_SET_FLAT_SHADE_OP selects the first vertex for flat shading, which is \
+                 not modelled: the last vertex provokes"
+                    .to_string(),
+            );
         }
         let (fog, fog_warning) = FogRule::from_state(s);
         warnings.extend(fog_warning);
