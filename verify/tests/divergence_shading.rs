@@ -29,6 +29,9 @@ const SET_FOG_MODE: u32 = 0x08CC / 4;
 const SET_FOG_PARAMS: u32 = 0x08D0 / 4;
 const SET_TWO_SIDE_LIGHT_EN: u32 = 0x142C / 4;
 const SET_FRONT_FACE: u32 = 0x1834 / 4;
+const SET_USER_CLIP_PLANE_CONTROL: u32 = 0x1478 / 4;
+const LINES: u32 = 2;
+const TRIANGLES: u32 = 5;
 
 fn target(offset: u32) -> SurfaceTarget {
     SurfaceTarget {
@@ -57,10 +60,18 @@ fn vertex_program() -> Vec<u32> {
         .collect()
 }
 
-/// (window x, y, COL0, BFC0); FOGC x = 0.25 everywhere.
+/// (window x, y, COL0, BFC0); FOGC = (0.25, x − 8.25, 0, 0): fog 0.25 everywhere, user clip
+/// distance 0 = window x − 8.25.
 type V = ([f32; 2], [f32; 4], [f32; 4]);
 
-fn capture(front_cw: bool, triangles: &[[V; 3]]) -> rsxtrace_capture::rrc::Capture {
+/// One draw of `primitive` per entry of `prims`; `clip` is `SET_USER_CLIP_PLANE_CONTROL`
+/// (plane 0's distance exported when non-zero).
+fn capture(
+    front_cw: bool,
+    primitive: u32,
+    prims: &[&[V]],
+    clip: u32,
+) -> rsxtrace_capture::rrc::Capture {
     let mut b = CaptureBuilder::new("shading.rrc");
     b.set_surface(&SurfaceDesc {
         color_format: 8,
@@ -76,9 +87,11 @@ fn capture(front_cw: bool, triangles: &[[V; 3]]) -> rsxtrace_capture::rrc::Captu
     b.set_viewport(0, 0, 16, 16, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 16, 16);
     b.set_color_mask(0x0101_0101);
-    // Outputs: front and back diffuse, fog.
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b11_1001, 0b1_0101)
+    // Outputs: front and back diffuse, fog, and user clip 0 when a plane is enabled.
+    let outputs = 0b1_0101 | if clip != 0 { 1 << 6 } else { 0 };
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b11_1001, outputs)
         .unwrap();
+    b.method(SET_USER_CLIP_PLANE_CONTROL, clip).unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FRAGMENT_MOV_COL0, 0x40)
         .unwrap();
     b.method(SET_SHADE_MODE, 0x1D00).unwrap(); // FLAT
@@ -89,11 +102,12 @@ fn capture(front_cw: bool, triangles: &[[V; 3]]) -> rsxtrace_capture::rrc::Captu
     if front_cw {
         b.method(SET_FRONT_FACE, 0x0900).unwrap();
     }
-    for (page, tri) in triangles.iter().enumerate() {
+    for (page, tri) in prims.iter().enumerate() {
         let at = 0x1_0000 + page as u32 * 0x1000;
         let mut bytes = Vec::new();
-        for (p, col0, bfc0) in tri {
-            let attrs = [[p[0], p[1], 0.5, 1.0], *col0, *bfc0, [0.25, 0.0, 0.0, 0.0]];
+        for (p, col0, bfc0) in tri.iter() {
+            let fogc = [0.25, p[0] - 8.25, 0.0, 0.0];
+            let attrs = [[p[0], p[1], 0.5, 1.0], *col0, *bfc0, fogc];
             for c in attrs.iter().flatten() {
                 bytes.extend(c.to_be_bytes());
             }
@@ -104,7 +118,7 @@ fn capture(front_cw: bool, triangles: &[[V; 3]]) -> rsxtrace_capture::rrc::Captu
                 .unwrap();
         }
         b.set_vertex_attrib_input_mask(0b11_1001);
-        b.draw_arrays(5, &[(0, 3)]).unwrap(); // TRIANGLES
+        b.draw_arrays(primitive, &[(0, tri.len() as u32)]).unwrap();
     }
     b.finish()
 }
@@ -140,7 +154,7 @@ fn flat_two_sided_and_fog_inputs_reach_the_fragment_stage() {
     ];
     assert!(!clockwise(&left) && clockwise(&right));
     for front_cw in [false, true] {
-        let cap = capture(front_cw, &[left, right]);
+        let cap = capture(front_cw, TRIANGLES, &[&left, &right], 0);
         let frame = Frame::from_capture(&cap).unwrap();
         let cx = Context::new(&gpu, Tolerances::default(), 100_000);
         for (index, tri) in [left, right].iter().enumerate() {
@@ -190,5 +204,43 @@ fn flat_two_sided_and_fog_inputs_reach_the_fragment_stage() {
                 .expect("fragment stage");
             assert_eq!(s.outcome, Outcome::Clean, "draw {}", d.draw);
         }
+    }
+}
+
+#[test]
+fn user_clip_planes_cut_the_compared_lines_and_triangles() {
+    let Some(gpu) = gpu("user_clip_planes_cut_the_compared_lines_and_triangles") else {
+        return;
+    };
+    let c = [0.0, 1.0, 0.0, 1.0];
+    // A horizontal line along row 4 and a triangle over every column of the target; plane 0
+    // GE keeps window x ≥ 8.25, so only pixel columns 8.. are compared.
+    let line: [V; 2] = [([0.0, 4.5], c, c), ([16.0, 4.5], c, c)];
+    let tri: [V; 3] = [
+        ([0.0, 6.0], c, c),
+        ([0.0, 16.0], c, c),
+        ([32.0, 16.0], c, c),
+    ];
+    for (primitive, prim) in [(LINES, &line[..]), (TRIANGLES, &tri[..])] {
+        let cap = capture(false, primitive, &[prim], 2);
+        let frame = Frame::from_capture(&cap).unwrap();
+        let cx = Context::new(&gpu, Tolerances::default(), 100_000);
+        let Prepared::Ready(vi) = prepare(&frame, 0, &cx) else {
+            panic!("draw not prepared");
+        };
+        let quads = rasterize(&frame.draws[0], &vi, 100_000).quads;
+        let mut columns = std::collections::BTreeSet::new();
+        for q in &quads {
+            for l in 0..4u32 {
+                if q.inputs.coverage & (1 << l) != 0 {
+                    columns.insert(q.origin[0] + (l & 1));
+                }
+            }
+        }
+        let want: std::collections::BTreeSet<u32> = (8..16).collect();
+        assert_eq!(columns, want, "primitive {primitive}");
+        let report = verify_frame(&frame, &VerifyOptions::default(), &gpu, None).unwrap();
+        let s = &report.draws[0].stages[1];
+        assert_eq!((s.stage, &s.outcome), (Stage::Fragment, &Outcome::Clean));
     }
 }

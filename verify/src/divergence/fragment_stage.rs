@@ -7,7 +7,7 @@
 //! inside the surface clip rectangle. Facing follows the draw's `SET_FRONT_FACE`; the fragment
 //! inputs follow the draw's per-fragment shading rules (`rsxtrace_replay::raster::ShadingRules`:
 //! flat COL0/COL1, two-sided colour, the fog factor in FOGC.y), and its user clip planes cut
-//! triangles and drop points and lines wholly outside them, as in the renderers. Every
+//! triangles and lines and drop points, as in the renderers. Every
 //! primitive's covered pixels are grouped into
 //! screen-aligned 2×2 quads; all four lanes of a quad get the perspective-correct
 //! interpolation at their own pixel centre (extrapolated for lanes the primitive does not cover,
@@ -146,7 +146,7 @@ enum Shape {
     /// A (clipped piece of a) triangle.
     Triangle(Piece),
     /// A 1-pixel line; lanes take the covered pixel's weights.
-    Line([WindowVertex; 2]),
+    Line([WindowVertex; 2], [[f32; 3]; 3]),
     /// A 1-pixel point.
     Point(WindowVertex),
 }
@@ -156,7 +156,7 @@ impl Shape {
     fn rows(&self) -> (f32, f32) {
         let ys: Vec<f32> = match self {
             Shape::Triangle(p) => p.window.iter().map(|v| v.y).collect(),
-            Shape::Line(v) => v.iter().map(|v| v.y).collect(),
+            Shape::Line(v, _) => v.iter().map(|v| v.y).collect(),
             Shape::Point(v) => vec![v.y],
         };
         let lo = ys.iter().copied().fold(f32::INFINITY, f32::min) - 1.0;
@@ -168,7 +168,7 @@ impl Shape {
     fn cover(&self, bounds: PixelRect, out: &mut Vec<Covered>) {
         match self {
             Shape::Triangle(p) => rasterize_triangle_facing(p.window, bounds, p.front, out),
-            Shape::Line(v) => rasterize_line(*v, 1.0, bounds, out),
+            Shape::Line(v, _) => rasterize_line(*v, 1.0, bounds, out),
             Shape::Point(v) => rasterize_point(*v, 1.0, bounds, out),
         }
     }
@@ -183,9 +183,9 @@ impl Shape {
                 mix: p.mix,
                 front: p.front,
             },
-            Shape::Line([a, b]) => Piece {
+            Shape::Line([a, b], mix) => Piece {
                 window: [*a, *b, *b],
-                mix: identity,
+                mix: *mix,
                 front: true,
             },
             Shape::Point(a) => Piece {
@@ -294,15 +294,29 @@ fn shapes(
                 let (Some(a), Some(b)) = (pos(idx[0]), pos(idx[1])) else {
                     continue;
                 };
-                let kept = match (out_of(idx[0]), out_of(idx[1])) {
-                    (Some(oa), Some(ob)) => rules.clip.segment(oa, ob).is_some(),
-                    _ => false,
-                };
-                if !kept {
+                // The part the user clip planes keep, its ends as weights over the two
+                // vertices (the ends themselves when no plane cuts).
+                let Some((t0, t1)) = out_of(idx[0])
+                    .zip(out_of(idx[1]))
+                    .and_then(|(oa, ob)| rules.clip.segment(oa, ob))
+                else {
                     continue;
-                }
-                if let (Some(wa), Some(wb)) = (to_window(a, &vp), to_window(b, &vp)) {
-                    out.push((idx, Shape::Line([wa, wb])));
+                };
+                let end = |t: f32| {
+                    if t <= 0.0 {
+                        (a, [1.0, 0.0, 0.0])
+                    } else if t >= 1.0 {
+                        (b, [0.0, 1.0, 0.0])
+                    } else {
+                        (
+                            std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t),
+                            [1.0 - t, t, 0.0],
+                        )
+                    }
+                };
+                let ((ca, ma), (cb, mb)) = (end(t0), end(t1));
+                if let (Some(wa), Some(wb)) = (to_window(ca, &vp), to_window(cb, &vp)) {
+                    out.push((idx, Shape::Line([wa, wb], [ma, mb, mb])));
                 }
             }
         }
