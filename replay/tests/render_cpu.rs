@@ -12,7 +12,7 @@ use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, Text
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
-use rsxtrace_replay::render::cpu::{render_frame};
+use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
 use rsxtrace_replay::render::{OutputSource, RenderOptions, RenderedFrame};

@@ -11,7 +11,7 @@
 //! enumerant the OpenGL default is used (documented on each `from_raw`): polygon mode 0 = fill,
 //! front face 0 = CCW, cull face 0 = back, blend equation 0 = add.
 
-use crate::raster::{PixelRect, Primitive, ViewportTransform};
+use crate::raster::{PixelRect, Primitive, ShadingRules, ViewportTransform};
 use rsxtrace_capture::frame::state::{
     ColorMask, PrimitiveControls, Rect, ShaderWindow, StencilFace as RawStencilFace, Surface,
 };
@@ -671,23 +671,6 @@ pub struct PolygonOffsetState {
     pub bias: f32,
 }
 
-/// Registers `Draw` does not decode, read from the method stream by [`FrameEvents`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ExtraRegisters {
-    /// `NV4097_SET_TWO_SIDE_LIGHT_EN` (0x142C).
-    pub two_side_light: bool,
-}
-
-impl ExtraRegisters {
-    /// Read from a register file.
-    pub fn from_regs(regs: &[u32]) -> ExtraRegisters {
-        let r = |i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
-        ExtraRegisters {
-            two_side_light: r(0x142C >> 2) != 0,
-        }
-    }
-}
-
 /// Everything a renderer needs for one draw, decoded once for both renderers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawState {
@@ -715,8 +698,9 @@ pub struct DrawState {
     pub front_polygon_mode: PolygonMode,
     /// Back polygon mode.
     pub back_polygon_mode: PolygonMode,
-    /// `SET_SHADE_MODE` flat.
-    pub flat_shading: bool,
+    /// Flat colours, two-sided colour, fog and user clip planes (`Draw::raster::shading` and
+    /// the shade mode, decoded by [`ShadingRules::from_draw`]).
+    pub shading: ShadingRules,
     /// Depth test, `None` when disabled (then depth is neither tested nor written).
     pub depth_test: Option<DepthTest>,
     /// `SET_DEPTH_MASK`.
@@ -741,8 +725,6 @@ pub struct DrawState {
     pub color_targets: Vec<usize>,
     /// `SET_SHADER_WINDOW`.
     pub shader_window: ShaderWindow,
-    /// Registers `Draw` does not carry (defaults when not scanned).
-    pub extra: ExtraRegisters,
     /// Point size, line width, stipples, smoothing, point sprites (the frame model's
     /// `RasterState::primitives`, as written; the rasterizer applies its minimums).
     pub primitives: PrimitiveControls,
@@ -759,13 +741,8 @@ pub fn rect_pixels(r: &Rect) -> PixelRect {
 }
 
 impl DrawState {
-    /// Decode a draw's state with default [`ExtraRegisters`].
+    /// Decode a draw's state (every register it reads is in the frame model's `Draw`).
     pub fn from_draw(draw: &Draw) -> Result<DrawState, StateError> {
-        DrawState::from_draw_with(draw, ExtraRegisters::default())
-    }
-
-    /// Decode a draw's state with the registers a [`FrameEvents`] scan found for it.
-    pub fn from_draw_with(draw: &Draw, extra: ExtraRegisters) -> Result<DrawState, StateError> {
         let r = &draw.raster;
         let s = &draw.surface;
         let targets = color_targets(s.color_target.raw)
@@ -868,7 +845,7 @@ impl DrawState {
             front_face,
             front_polygon_mode,
             back_polygon_mode,
-            flat_shading: r.modes.shade_mode.raw == 0x1D00,
+            shading: ShadingRules::from_draw(draw),
             depth_test,
             depth_write: r.depth.mask,
             stencil,
@@ -886,7 +863,6 @@ impl DrawState {
             depth_format,
             color_targets: targets,
             shader_window: r.shader_window,
-            extra,
             primitives: r.primitives,
         })
     }
@@ -1010,36 +986,29 @@ impl ClearEvent {
     }
 }
 
-/// What a frame's method stream says besides its draws: clears, the registers `Draw` does not
-/// decode, and the display buffers.
+/// What a frame's method stream says besides its draws: clears and the display buffers.
+/// (Every register a draw reads is decoded into its `Draw`, so no per-draw registers are
+/// scanned here.)
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameEvents {
     /// Clears in stream order.
     pub clears: Vec<ClearEvent>,
-    /// Per draw (same index as `Frame::draws`), the extra registers at its END.
-    pub extras: Vec<ExtraRegisters>,
     /// Display buffers recorded with the capture (the last state attached to any command).
     pub display_buffers: Vec<BufferState>,
 }
 
 impl FrameEvents {
-    /// No clears, default registers for every draw: what a renderer knows from a `Frame`
-    /// alone.
-    pub fn from_frame(frame: &Frame) -> FrameEvents {
-        FrameEvents {
-            clears: Vec::new(),
-            extras: vec![ExtraRegisters::default(); frame.draws.len()],
-            display_buffers: Vec::new(),
-        }
+    /// No clears and no display buffers: what a renderer knows from a `Frame` alone.
+    pub fn from_frame(_frame: &Frame) -> FrameEvents {
+        FrameEvents::default()
     }
 
     /// Scan `capture` (the one `frame` was decoded from): the register file is replayed from
     /// the captured one through every method call, recording each `CLEAR_SURFACE` with the
-    /// surface state in effect and each draw's extra registers at its END command.
+    /// surface state in effect and the number of draws before it.
     pub fn from_capture(capture: &Capture, frame: &Frame) -> Result<FrameEvents, StateError> {
         let mut regs = capture.reg_state.registers.clone();
         let mut clears = Vec::new();
-        let mut extras = Vec::with_capacity(frame.draws.len());
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
         for call in method_calls(&capture.commands) {
@@ -1048,7 +1017,6 @@ impl FrameEvents {
                 if d.end_command >= call.command_index {
                     break;
                 }
-                extras.push(ExtraRegisters::from_regs(&regs));
                 next_draw += 1;
             }
             if let Some(x) = regs.get_mut(usize::from(call.reg)) {
@@ -1069,9 +1037,6 @@ impl FrameEvents {
                 });
             }
         }
-        while extras.len() < frame.draws.len() {
-            extras.push(ExtraRegisters::from_regs(&regs));
-        }
         let display_buffers = capture
             .commands
             .iter()
@@ -1090,7 +1055,6 @@ impl FrameEvents {
             .unwrap_or_default();
         Ok(FrameEvents {
             clears,
-            extras,
             display_buffers,
         })
     }
@@ -1147,15 +1111,5 @@ mod tests {
             assert_eq!(named.color_format.name, Some(f.name()));
         }
         assert_eq!(ColorFormat::from_raw(6), None);
-    }
-
-    #[test]
-    fn extra_registers_decode() {
-        let mut regs = vec![0u32; 0x4000];
-        regs[0x142C / 4] = 1;
-        let e = ExtraRegisters::from_regs(&regs);
-        assert!(e.two_side_light);
-        let d = ExtraRegisters::from_regs(&[]);
-        assert_eq!(d, ExtraRegisters::default());
     }
 }
