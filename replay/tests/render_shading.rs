@@ -3,11 +3,14 @@
 //! rule (`rsxtrace_replay::raster::shading` names the sources):
 //!
 //! - flat shading: COL0 of the **last** vertex of each primitive fills it (RPCS3 PR #19251's
-//!   hardware photographs: ABC, CAB, BCA give C, B, A), TEX0 stays interpolated;
+//!   hardware photographs: ABC, CAB, BCA give C, B, A), TEX0 stays interpolated; a quad's
+//!   (and a quad strip quad's) provoking vertex fills both its triangles, though the
+//!   hardware's split leaves it out of the first;
 //! - two-sided colour: back faces (winding against `SET_FRONT_FACE`) read BFC0 (output 3);
 //! - user clip planes: GE keeps `d ≥ 0`, LT keeps `d ≤ 0`, `d` from FOGC.y (plane 0) and
-//!   PSZ.y (plane 3), only when the output mask exports the distance; lines are cut and
-//!   points dropped by the same rule;
+//!   PSZ.y (plane 3), only when the output mask exports the distance; lines (and polygon-mode
+//!   LINE edges) are cut and points (and polygon-mode POINT vertices) dropped by the same
+//!   rule;
 //! - fog: FOGC = `(c, factor(c), 0, 0)` with RPCS3's equations per mode.
 //!
 //! Scene: a 16 × 16 A8R8G8B8 target, the viewport the identity on window pixels (clip x, y are
@@ -24,6 +27,7 @@ use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
+use rsxtrace_replay::raster::{assemble, Assembled, Primitive};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
@@ -305,6 +309,130 @@ fn flat_shading_takes_the_last_vertex_colour_for_colours_only() {
     for r in render_both(&capture, "flat strip") {
         assert_px(&r, 3, 3, [0.0, 0.0, 1.0, 1.0], "strip triangle 0");
         assert_px(&r, 12, 12, [1.0, 1.0, 0.0, 1.0], "strip triangle 1");
+    }
+}
+
+#[test]
+fn flat_quads_take_the_provoking_vertex_colour_on_both_triangles() {
+    // GL 2.1 table 2.12: a quad's provoking vertex is its last (v3), a quad strip quad's k+3.
+    // The hardware splits a quad (v0, v1, v2) + (v0, v2, v3) (raster::primitive), so the first
+    // triangle does not contain v3 and must still show v3's colour.
+    const QUADS: u32 = 8;
+    const QUAD_STRIP: u32 = 9;
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    let white = [1.0, 1.0, 1.0, 1.0];
+    let quad = vec![
+        v(1.0, 1.0, RED),
+        v(15.0, 1.0, GREEN),
+        v(15.0, 15.0, BLUE),
+        v(1.0, 15.0, yellow),
+    ];
+    let strip = vec![
+        v(1.0, 1.0, RED),
+        v(1.0, 15.0, GREEN),
+        v(8.0, 1.0, BLUE),
+        v(8.0, 15.0, yellow),
+        v(15.0, 1.0, white),
+        v(15.0, 15.0, [0.0, 1.0, 1.0, 1.0]),
+    ];
+    let cases = [
+        (QUADS, Primitive::Quads, quad, &[3u32, 3][..]),
+        (QUAD_STRIP, Primitive::QuadStrip, strip, &[3, 3, 5, 5][..]),
+    ];
+    for (raw, primitive, vertices, provoking) in cases {
+        let Assembled::Triangles(tris) = assemble(primitive, vertices.len(), &[]) else {
+            panic!("{primitive:?} assembles to triangles");
+        };
+        let got: Vec<u32> = tris.iter().map(|t| t.provoking).collect();
+        assert_eq!(got, provoking, "{primitive:?} provoking vertices");
+        // The rule only matters because some triangle lacks its provoking vertex.
+        assert!(tris.iter().any(|t| !t.v.contains(&t.provoking)));
+        for mode in [FLAT, SMOOTH] {
+            let mut b = scene("flat_quad.rrc", IN_COL0, 0xFF00_0000);
+            set(&mut b, SET_SHADE_MODE, mode);
+            draw(&mut b, 0, raw, &vertices);
+            let capture = b.finish();
+            for r in render_both(&capture, "flat quads") {
+                let mut checked = vec![0usize; tris.len()];
+                for (n, t) in tris.iter().enumerate() {
+                    let pos = t.v.map(|i| vertices[i as usize].pos);
+                    for y in 0..16 {
+                        for x in 0..16 {
+                            let Some(w) = inside(pos, x, y) else { continue };
+                            let want = if mode == FLAT {
+                                vertices[t.provoking as usize].col0.map(f64::from)
+                            } else {
+                                mix(w, t.v.map(|i| vertices[i as usize].col0))
+                            };
+                            let what = format!("{primitive:?} mode {mode:x} triangle {n}");
+                            assert_px(&r, x, y, want, &what);
+                            checked[n] += 1;
+                        }
+                    }
+                }
+                assert!(checked.iter().all(|&c| c > 4), "{checked:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn user_clip_planes_cut_polygon_mode_edges_and_vertices() {
+    // A quad drawn in polygon mode LINE (its outline: raster::primitive's boundary edges) or
+    // POINT (its four vertices), plane 0 (FOGC.y) d = x − 8.25: GE keeps the right half of the
+    // outline and the two right vertices, as the renderers' shared geometry clips lines and
+    // points.
+    const QUADS: u32 = 8;
+    const SET_FRONT_POLYGON_MODE: u32 = 0x1828 / 4;
+    const SET_BACK_POLYGON_MODE: u32 = 0x182C / 4;
+    const POINT: u32 = 0x1B00;
+    const LINE: u32 = 0x1B01;
+    let at = |x: f32, y: f32| V {
+        fogc: [0.0, x - 8.25, 0.0, 0.0],
+        ..v(x, y, GREEN)
+    };
+    let quad = [at(2.5, 2.5), at(13.5, 2.5), at(13.5, 13.5), at(2.5, 13.5)];
+    let lit = [0.0, 1.0, 0.0, 1.0];
+    let dark = [0.0, 0.0, 0.0, 1.0];
+    for (mode, control) in [(LINE, 0), (LINE, 2), (POINT, 0), (POINT, 2)] {
+        let mut b = scene("clip_polygon_mode.rrc", IN_COL0, 0xFF00_0000);
+        set(&mut b, SET_VERTEX_ATTRIB_OUTPUT_MASK, OUTPUTS | (1 << 6));
+        set(&mut b, SET_USER_CLIP_PLANE_CONTROL, control);
+        set(&mut b, SET_FRONT_POLYGON_MODE, mode);
+        set(&mut b, SET_BACK_POLYGON_MODE, mode);
+        draw(&mut b, 0, QUADS, &quad);
+        let capture = b.finish();
+        let clipped = control != 0;
+        let what = format!("polygon mode {mode:x}, control {control}");
+        for r in render_both(&capture, "user clip planes on polygon modes") {
+            // The split diagonal is never drawn, and the inside stays dark.
+            assert_px(&r, 8, 8, dark, &what);
+            assert_px(&r, 10, 10, dark, &what);
+            if mode == LINE {
+                for k in 4..=11 {
+                    // Right edge (column 13) kept; left edge (column 2) cut away.
+                    assert_px(&r, 13, k, lit, &what);
+                    assert_px(&r, 2, k, if clipped { dark } else { lit }, &what);
+                }
+                for x in 9..=12 {
+                    assert_px(&r, x, 2, lit, &what);
+                    assert_px(&r, x, 13, lit, &what);
+                }
+                for x in 3..=7 {
+                    let want = if clipped { dark } else { lit };
+                    assert_px(&r, x, 2, want, &what);
+                    assert_px(&r, x, 13, want, &what);
+                }
+            } else {
+                for (x, y) in [(13, 2), (13, 13)] {
+                    assert_px(&r, x, y, lit, &what);
+                }
+                for (x, y) in [(2, 2), (2, 13)] {
+                    assert_px(&r, x, y, if clipped { dark } else { lit }, &what);
+                }
+                assert_px(&r, 8, 2, dark, &what);
+            }
+        }
     }
 }
 
