@@ -2,7 +2,9 @@
 //! two-sided colour, every covered lane of a front-facing triangle reads its **last** vertex's
 //! COL0 and every lane of a back-facing one its last vertex's BFC0 (facing from the winding
 //! against `SET_FRONT_FACE`; rules and sources in `rsxtrace_replay::raster::shading`), FOGC.y
-//! holds the fog factor; and the draw is compared (clean), not skipped.
+//! holds the fog factor; a flat quad's lanes all read its provoking vertex v3's COL0 (the
+//! renderers' geometry, shared with verify, carries it); and the draw is compared (clean), not
+//! skipped.
 //!
 //! Scene: a 16 × 16 A8R8G8B8 target, the viewport the identity on window pixels, a vertex
 //! program of MOVs (HPOS ← v0, COL0 ← v3, BFC0 ← v4, FOGC ← v5) and `MOV R0, f[COL0]`.
@@ -243,4 +245,54 @@ fn user_clip_planes_cut_the_compared_lines_and_triangles() {
         let s = &report.draws[0].stages[1];
         assert_eq!((s.stage, &s.outcome), (Stage::Fragment, &Outcome::Clean));
     }
+}
+
+#[test]
+fn a_flat_quad_feeds_its_provoking_vertex_colour_to_both_triangles() {
+    let Some(gpu) = gpu("a_flat_quad_feeds_its_provoking_vertex_colour_to_both_triangles") else {
+        return;
+    };
+    const QUADS: u32 = 8;
+    let (r, g, bl) = (
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+    );
+    let grey = [0.5, 0.5, 0.5, 1.0];
+    // Counter-clockwise as seen (front facing). The hardware splits it (v0, v1, v2) +
+    // (v0, v2, v3) on the v0–v2 diagonal (x = y); its provoking vertex is v3 (GL 2.1 table
+    // 2.12), which the first triangle does not contain: every lane reads v3's COL0.
+    let quad: [V; 4] = [
+        ([1.0, 1.0], r, grey),
+        ([1.0, 15.0], r, grey),
+        ([15.0, 15.0], g, grey),
+        ([15.0, 1.0], bl, grey),
+    ];
+    let cap = capture(false, QUADS, &[&quad], 0);
+    let frame = Frame::from_capture(&cap).unwrap();
+    let cx = Context::new(&gpu, Tolerances::default(), 100_000);
+    let Prepared::Ready(vi) = prepare(&frame, 0, &cx) else {
+        panic!("draw not prepared");
+    };
+    let quads = rasterize(&frame.draws[0], &vi, 100_000).quads;
+    // Lanes below (x < y) and above (x > y) the split diagonal.
+    let (mut below, mut above) = (0, 0);
+    for q in &quads {
+        for (l, lane) in q.inputs.lanes.iter().enumerate() {
+            if q.inputs.coverage & (1 << l) == 0 {
+                continue;
+            }
+            let (x, y) = (q.origin[0] + (l as u32 & 1), q.origin[1] + (l as u32 >> 1));
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => below += 1,
+                std::cmp::Ordering::Greater => above += 1,
+                std::cmp::Ordering::Equal => {}
+            }
+            assert_eq!(lane.attributes[attr::COL0], bl, "pixel ({x}, {y})");
+        }
+    }
+    assert!(below > 10 && above > 10, "{below} / {above} lanes");
+    let report = verify_frame(&frame, &VerifyOptions::default(), &gpu, None).unwrap();
+    let s = &report.draws[0].stages[1];
+    assert_eq!((s.stage, &s.outcome), (Stage::Fragment, &Outcome::Clean));
 }
