@@ -536,27 +536,38 @@ fn vertex_outputs_route_to_fragment_inputs() {
     assert_eq!(a[attr::WPOS], [1.0, 2.0, 3.0, 4.0]);
     assert_eq!(a[attr::COL0][0], at(1));
     assert_eq!(a[attr::COL1][0], at(2));
-    assert_eq!(a[attr::FOGC][0], at(5));
+    // FOGC = (c, factor, 0, 0) with RPCS3's reset fog (linear, params 1, 1): factor =
+    // clamp(c, 0, 1) (raster::shading); output 5's y, z, w are clip distances, not read.
+    let c = at(5);
+    assert_eq!(a[attr::FOGC], [c, c.clamp(0.0, 1.0), 0.0, 0.0]);
     for n in 0..8 {
         assert_eq!(a[attr::TEX0 + n][0], at(7 + n), "TEX{n}");
     }
     assert_eq!(a[attr::TEX0 + 8][0], at(15));
     assert_eq!(a[attr::TEX0 + 9][0], at(6));
     assert_eq!(a[attr::FACING], [1.0, 0.0, 0.0, 0.0]);
-    // Back face with two-sided colour reads BFC0/BFC1; flat shading takes vertex 2 only.
+    // Back face with two-sided colour reads BFC0/BFC1; flat shading takes the colours of the
+    // provoking vertex only, which need not be one of the three (a quad's first triangle), and
+    // leaves texture coordinates interpolated (RPCS3 PR #19251's hardware photographs).
+    let mut provoking = [[0f32; 4]; 16];
+    for (r, reg) in provoking.iter_mut().enumerate() {
+        *reg = [(30 + r) as f32, 1.0, 2.0, 3.0];
+    }
     let back = fragment_inputs_with(
         refs,
+        &provoking,
         w,
         [0.0; 4],
         false,
         &VaryingOptions {
             two_sided_color: true,
-            flat_provoking: Some(2),
+            flat: true,
+            ..VaryingOptions::default()
         },
     );
-    assert_eq!(back.attributes[attr::COL0], o[2][3]);
-    assert_eq!(back.attributes[attr::COL1], o[2][4]);
-    assert_eq!(back.attributes[attr::TEX0], o[2][7]);
+    assert_eq!(back.attributes[attr::COL0], provoking[3]);
+    assert_eq!(back.attributes[attr::COL1], provoking[4]);
+    assert_eq!(back.attributes[attr::TEX0][0], at(7));
     assert_eq!(back.attributes[attr::FACING], [-1.0, 0.0, 0.0, 0.0]);
     // Without two-sided colour a back face still reads COL0.
     let plain = fragment_inputs(refs, w, [0.0; 4], false, Some(2));

@@ -10,6 +10,7 @@ use crate::state::raster::{
     blend_equation, blend_factor, compare_func, cull_face, front_face, polygon_mode, shade_mode,
     stencil_op, AntiAliasing, ColorMask, ShaderControl, ShaderWindow, ZMinMaxControl,
 };
+use crate::state::shading::{self, clip_plane_op, fog_mode};
 use crate::state::surface::{color_target, SurfaceFormat};
 use crate::state::texture::{TextureAddress, TextureControl0, TextureFilter, TextureFormat};
 use crate::stream::MethodCall;
@@ -69,6 +70,18 @@ pub fn decode_argument(reg_index: u16, v: u32) -> Value {
             0x18 => json!({"width": v >> 16, "height": v & 0xFFFF}),
             _ => hex(v),
         };
+    }
+    // Per-fragment shading registers (state::shading).
+    match reg_index {
+        shading::SET_FOG_MODE => return to(fog_mode(v)),
+        shading::SET_TWO_SIDE_LIGHT_EN => return json!(v != 0),
+        shading::SET_USER_CLIP_PLANE_CONTROL => {
+            let planes: Vec<_> = (0..6)
+                .map(|n| clip_plane_op((v >> (4 * n)) & 0xF))
+                .collect();
+            return to(planes);
+        }
+        _ => {}
     }
     if (0x1840..0x1880).contains(&b) {
         return json!({"pitch": v & 0xF_FFFF, "depth": v >> 20});
@@ -243,6 +256,26 @@ mod tests {
         assert_eq!(d(0x0208, 0x090A_0148)["color_format"], json!("a8r8g8b8"));
         assert_eq!(d(0x1D94, 0xF3)["z"], json!(true));
         assert_eq!(d(0x0A50, 0x1234), json!("0x00001234"));
+    }
+
+    #[test]
+    fn shading_registers_decode() {
+        let d = |byte: u32, v: u32| decode_argument((byte / 4) as u16, v);
+        assert_eq!(d(0x08CC, 0x0802), json!("exp_abs"));
+        assert_eq!(d(0x08D4, 0.5f32.to_bits()), json!(0.5));
+        assert_eq!(d(0x142C, 1), json!(true));
+        // Plane 0 GE, plane 1 LT, plane 5 unknown 9.
+        assert_eq!(
+            d(0x1478, 2 | (1 << 4) | (9 << 20)),
+            json!([
+                "greater_or_equal",
+                "less_than",
+                "disabled",
+                "disabled",
+                "disabled",
+                9
+            ])
+        );
     }
 
     #[test]

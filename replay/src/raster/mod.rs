@@ -16,10 +16,13 @@
 //! - [`stipple`]: which covered pixels the line and polygon stipple patterns keep.
 //! - [`varyings`]: vertex outputs to fragment-program inputs (WPOS, colours with two-sided
 //!   lighting, fog, texture coordinates, facing).
+//! - [`shading`]: a draw's per-fragment shading rules (flat colours, two-sided colour, the fog
+//!   factor, user clip planes), decoded once for every consumer.
 
 pub mod clip;
 pub mod coverage;
 pub mod primitive;
+pub mod shading;
 pub mod smooth;
 pub mod sprite;
 pub mod stipple;
@@ -32,5 +35,6 @@ pub use coverage::{
     triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
 pub use primitive::{assemble, primitive_starts, Assembled, Primitive, Triangle};
+pub use shading::{FogRule, ShadingRules, UserClip};
 pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};
 pub use window::{to_window, ViewportTransform, WindowVertex};

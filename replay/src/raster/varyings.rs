@@ -9,26 +9,31 @@
 //! | 0 WPOS | the window position given by the caller (see [`wpos`]) |
 //! | 1 COL0 | output 1 COL0, or 3 BFC0 on back faces with two-sided colour |
 //! | 2 COL1 | output 2 COL1, or 4 BFC1 on back faces with two-sided colour |
-//! | 3 FOGC | output 5 FOGC as written (x = fog; the interpreter reads .w as 0) |
+//! | 3 FOGC | `(c, fog factor, 0, 0)` with `c` output 5's x (its y, z, w are clip distances) |
 //! | 4..11 TEX0..TEX7 | outputs 7..14 |
 //! | 12 TEX8 | output 15 |
 //! | 13 TEX9 | output 6 (RPCS3's table feeds TEX9 from dst_reg6, B.8) |
 //! | 14 FACING | (+1 front / −1 back, 0, 0, 0) |
 //!
-//! Two-sided colour is `NV4097_SET_TWO_SIDE_LIGHT_EN` (RPCS3 selects BFC0/BFC1 for back faces
-//! when it is set). With flat shading every varying is the provoking vertex's value; the
-//! assembler puts the provoking vertex last ([`super::primitive`]).
+//! Two-sided colour, flat shading (COL0/COL1 only) and the fog factor follow the rules of
+//! [`super::shading`], which names their sources. Flat colours come from the primitive's
+//! provoking vertex, which the caller passes on its own: it is not always one of the three
+//! interpolated vertices (a quad's first triangle, [`super::Triangle::provoking`]).
 
+use super::shading::FogRule;
 use crate::interp::fragment::{attr, LaneInputs};
 use rsxtrace_capture::frame::state::ShaderWindow;
 
-/// Interpolation switches of [`fragment_inputs_with`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Interpolation switches of [`fragment_inputs_with`] ([`super::ShadingRules::varyings`]
+/// builds them from a draw).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VaryingOptions {
     /// `SET_TWO_SIDE_LIGHT_EN`: back faces read BFC0/BFC1 as COL0/COL1.
     pub two_sided_color: bool,
-    /// Flat shading: every varying comes from this vertex (0..3) of the primitive.
-    pub flat_provoking: Option<usize>,
+    /// Flat shading: COL0 and COL1 (BFC0/BFC1) are the provoking vertex's, not interpolated.
+    pub flat: bool,
+    /// The fog stage (FOGC.y).
+    pub fog: FogRule,
 }
 
 /// WPOS of pixel (`x`, `row`) under `SET_SHADER_WINDOW` (rrc-format.md 4.6; RPCS3
@@ -49,8 +54,9 @@ pub fn wpos(x: u32, row: u32, z: f32, inv_w: f32, window: &ShaderWindow) -> [f32
 
 /// The fragment inputs at a pixel: `outputs` are the three vertices' output registers,
 /// `weights` the perspective-correct weights over them (lines and points give zero weights to
-/// the unused vertices), `window` the WPOS value. No two-sided colour; flat shading from
-/// `flat_provoking` when given.
+/// the unused vertices), `window` the WPOS value. No two-sided colour; flat colours from
+/// vertex `flat_provoking` (0..3) of `outputs` when given; RPCS3's reset fog state
+/// ([`FogRule::default`]).
 pub fn fragment_inputs(
     outputs: [&[[f32; 4]; 16]; 3],
     weights: [f32; 3],
@@ -60,27 +66,23 @@ pub fn fragment_inputs(
 ) -> LaneInputs {
     let options = VaryingOptions {
         two_sided_color: false,
-        flat_provoking,
+        flat: flat_provoking.is_some(),
+        fog: FogRule::default(),
     };
-    fragment_inputs_with(outputs, weights, window, front_facing, &options)
+    let provoking = outputs[flat_provoking.unwrap_or(2).min(2)];
+    fragment_inputs_with(outputs, provoking, weights, window, front_facing, &options)
 }
 
-/// [`fragment_inputs`] with every switch.
+/// [`fragment_inputs`] with every switch; `provoking` is the output registers of the
+/// primitive's provoking vertex (read by flat shading only).
 pub fn fragment_inputs_with(
     outputs: [&[[f32; 4]; 16]; 3],
+    provoking: &[[f32; 4]; 16],
     weights: [f32; 3],
     window: [f32; 4],
     front_facing: bool,
     options: &VaryingOptions,
 ) -> LaneInputs {
-    let weights = match options.flat_provoking {
-        Some(p) if p < 3 => {
-            let mut w = [0.0; 3];
-            w[p] = 1.0;
-            w
-        }
-        _ => weights,
-    };
     let at = |register: usize| -> [f32; 4] {
         let mut v = [0f32; 4];
         for (vertex, &w) in outputs.iter().zip(&weights) {
@@ -95,13 +97,20 @@ pub fn fragment_inputs_with(
         }
         v
     };
+    let color = |register: usize| -> [f32; 4] {
+        if options.flat {
+            provoking.get(register).copied().unwrap_or_default()
+        } else {
+            at(register)
+        }
+    };
     let back = options.two_sided_color && !front_facing;
     let mut lane = LaneInputs::default();
     let a = &mut lane.attributes;
     a[attr::WPOS] = window;
-    a[attr::COL0] = at(if back { 3 } else { 1 });
-    a[attr::COL1] = at(if back { 4 } else { 2 });
-    a[attr::FOGC] = at(5);
+    a[attr::COL0] = color(if back { 3 } else { 1 });
+    a[attr::COL1] = color(if back { 4 } else { 2 });
+    a[attr::FOGC] = options.fog.fogc(at(5)[0]);
     for n in 0..8 {
         a[attr::TEX0 + n] = at(7 + n);
     }

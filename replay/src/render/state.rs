@@ -11,7 +11,7 @@
 //! enumerant the OpenGL default is used (documented on each `from_raw`): polygon mode 0 = fill,
 //! front face 0 = CCW, cull face 0 = back, blend equation 0 = add.
 
-use crate::raster::{PixelRect, Primitive, ViewportTransform};
+use crate::raster::{PixelRect, Primitive, ShadingRules, ViewportTransform};
 use rsxtrace_capture::frame::state::{
     ColorMask, PrimitiveControls, Rect, ShaderWindow, StencilFace as RawStencilFace, Surface,
 };
@@ -675,23 +675,6 @@ pub struct PolygonOffsetState {
     pub bias: f32,
 }
 
-/// Registers `Draw` does not decode, read from the method stream by [`FrameEvents`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ExtraRegisters {
-    /// `NV4097_SET_TWO_SIDE_LIGHT_EN` (0x142C).
-    pub two_side_light: bool,
-}
-
-impl ExtraRegisters {
-    /// Read from a register file.
-    pub fn from_regs(regs: &[u32]) -> ExtraRegisters {
-        let r = |i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
-        ExtraRegisters {
-            two_side_light: r(0x142C >> 2) != 0,
-        }
-    }
-}
-
 /// Everything a renderer needs for one draw, decoded once for both renderers. On a
 /// multisampled surface the window-space fields (viewport, scissor, clip, window offset,
 /// shader window height, line width, point size) are in sample-grid units
@@ -722,8 +705,9 @@ pub struct DrawState {
     pub front_polygon_mode: PolygonMode,
     /// Back polygon mode.
     pub back_polygon_mode: PolygonMode,
-    /// `SET_SHADE_MODE` flat.
-    pub flat_shading: bool,
+    /// Flat colours, two-sided colour, fog and user clip planes (`Draw::raster::shading` and
+    /// the shade mode, decoded by [`ShadingRules::from_draw`]).
+    pub shading: ShadingRules,
     /// Depth test, `None` when disabled (then depth is neither tested nor written).
     pub depth_test: Option<DepthTest>,
     /// `SET_DEPTH_MASK`.
@@ -748,8 +732,6 @@ pub struct DrawState {
     pub color_targets: Vec<usize>,
     /// `SET_SHADER_WINDOW`.
     pub shader_window: ShaderWindow,
-    /// Registers `Draw` does not carry (defaults when not scanned).
-    pub extra: ExtraRegisters,
     /// Point size, line width, stipples, smoothing, point sprites (the frame model's
     /// `RasterState::primitives`, as written; the rasterizer applies its minimums).
     pub primitives: PrimitiveControls,
@@ -766,13 +748,8 @@ pub fn rect_pixels(r: &Rect) -> PixelRect {
 }
 
 impl DrawState {
-    /// Decode a draw's state with default [`ExtraRegisters`].
+    /// Decode a draw's state (every register it reads is in the frame model's `Draw`).
     pub fn from_draw(draw: &Draw) -> Result<DrawState, StateError> {
-        DrawState::from_draw_with(draw, ExtraRegisters::default())
-    }
-
-    /// Decode a draw's state with the registers a [`FrameEvents`] scan found for it.
-    pub fn from_draw_with(draw: &Draw, extra: ExtraRegisters) -> Result<DrawState, StateError> {
         let r = &draw.raster;
         let s = &draw.surface;
         let targets = color_targets(s.color_target.raw)
@@ -875,7 +852,7 @@ impl DrawState {
             front_face,
             front_polygon_mode,
             back_polygon_mode,
-            flat_shading: r.modes.shade_mode.raw == 0x1D00,
+            shading: ShadingRules::from_draw(draw),
             depth_test,
             depth_write: r.depth.mask,
             stencil,
@@ -893,7 +870,6 @@ impl DrawState {
             depth_format,
             color_targets: targets,
             shader_window: r.shader_window,
-            extra,
             primitives: r.primitives,
         };
         // A multisampled surface is drawn at sample resolution (`render::msaa`).
@@ -1020,42 +996,34 @@ impl ClearEvent {
     }
 }
 
-/// What a frame's method stream says besides its draws: clears, image transfers, the
-/// registers `Draw` does not decode, and the display buffers.
+/// What a frame's method stream says besides its draws: clears, image transfers and the
+/// display buffers. (Every register a draw reads is decoded into its `Draw`, so no per-draw
+/// registers are scanned here.)
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameEvents {
     /// Clears in stream order.
     pub clears: Vec<ClearEvent>,
     /// Image transfers (`NV0039`, `NV3089`) in stream order.
     pub transfers: Vec<TransferEvent>,
-    /// Per draw (same index as `Frame::draws`), the extra registers at its END.
-    pub extras: Vec<ExtraRegisters>,
     /// Display buffers recorded with the capture (the last state attached to any command).
     pub display_buffers: Vec<BufferState>,
 }
 
 impl FrameEvents {
-    /// No clears, default registers for every draw: what a renderer knows from a `Frame`
+    /// No clears, no transfers and no display buffers: what a renderer knows from a `Frame`
     /// alone.
-    pub fn from_frame(frame: &Frame) -> FrameEvents {
-        FrameEvents {
-            clears: Vec::new(),
-            transfers: Vec::new(),
-            extras: vec![ExtraRegisters::default(); frame.draws.len()],
-            display_buffers: Vec::new(),
-        }
+    pub fn from_frame(_frame: &Frame) -> FrameEvents {
+        FrameEvents::default()
     }
 
     /// Scan `capture` (the one `frame` was decoded from): the register file is replayed from
     /// the captured one through every method call, recording each `CLEAR_SURFACE` with the
-    /// surface state in effect, each transfer with its registers decoded
-    /// ([`crate::render::transfer::decode`]), and each draw's extra registers at its END
-    /// command.
+    /// surface state in effect and the number of draws before it, and each transfer with its
+    /// registers decoded ([`crate::render::transfer::decode`]).
     pub fn from_capture(capture: &Capture, frame: &Frame) -> Result<FrameEvents, StateError> {
         let mut regs = capture.reg_state.registers.clone();
         let mut clears = Vec::new();
         let mut transfers = Vec::new();
-        let mut extras = Vec::with_capacity(frame.draws.len());
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
         for call in method_calls(&capture.commands) {
@@ -1064,7 +1032,6 @@ impl FrameEvents {
                 if d.end_command >= call.command_index {
                     break;
                 }
-                extras.push(ExtraRegisters::from_regs(&regs));
                 next_draw += 1;
             }
             if let Some(x) = regs.get_mut(usize::from(call.reg)) {
@@ -1092,9 +1059,6 @@ impl FrameEvents {
                 });
             }
         }
-        while extras.len() < frame.draws.len() {
-            extras.push(ExtraRegisters::from_regs(&regs));
-        }
         let display_buffers = capture
             .commands
             .iter()
@@ -1114,7 +1078,6 @@ impl FrameEvents {
         Ok(FrameEvents {
             clears,
             transfers,
-            extras,
             display_buffers,
         })
     }
@@ -1171,15 +1134,5 @@ mod tests {
             assert_eq!(named.color_format.name, Some(f.name()));
         }
         assert_eq!(ColorFormat::from_raw(6), None);
-    }
-
-    #[test]
-    fn extra_registers_decode() {
-        let mut regs = vec![0u32; 0x4000];
-        regs[0x142C / 4] = 1;
-        let e = ExtraRegisters::from_regs(&regs);
-        assert!(e.two_side_light);
-        let d = ExtraRegisters::from_regs(&[]);
-        assert_eq!(d, ExtraRegisters::default());
     }
 }

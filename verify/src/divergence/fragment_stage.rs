@@ -3,11 +3,15 @@
 //! Identical inputs on both sides: the draw is rasterized on the CPU from the **interpreter's**
 //! vertex outputs (so a vertex-stage divergence does not leak into this stage) with the
 //! renderers' own geometry and coverage (`rsxtrace_replay::render::cpu::geometry`: primitives
-//! assembled on the hardware's diagonals, triangles clipped against `w > ε`, transformed by the
-//! draw's viewport, culled, drawn by their polygon mode, with the point size, line width and
+//! assembled on the hardware's diagonals, triangles clipped against `w > ε`, cut by the user
+//! clip planes (lines shortened, points dropped), transformed by the draw's viewport, faced by
+//! `SET_FRONT_FACE`, culled, drawn by their polygon mode, with the point size, line width and
 //! stipple patterns; covered pixel centres found with the top-left rule inside the surface clip
-//! rectangle; point sprites replace their texture coordinates). A draw whose raster state does
-//! not decode (`DrawState`) covers nothing here. Every primitive's covered pixels are grouped into
+//! rectangle). The fragment inputs follow the draw's per-fragment shading rules as in the
+//! renderers (`rsxtrace_replay::raster::ShadingRules::varyings`: flat COL0/COL1 from the
+//! primitive's provoking vertex, two-sided colour, the fog factor in FOGC.y), and point sprites
+//! replace their texture coordinates. A draw whose raster state does not decode (`DrawState`)
+//! covers nothing here. Every primitive's covered pixels are grouped into
 //! screen-aligned 2×2 quads; all four lanes of a quad get the perspective-correct
 //! interpolation at their own pixel centre (extrapolated for lanes the primitive does not cover,
 //! which run as helpers), so derivatives are defined the same way on both sides. The quads are
@@ -48,7 +52,9 @@ use rsxtrace_replay::interp::fragment::{
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::raster::sprite::{apply_point_sprite, sprite_coord};
-use rsxtrace_replay::raster::{fragment_inputs, wpos, Covered, PixelRect, WindowVertex};
+use rsxtrace_replay::raster::{
+    fragment_inputs_with, wpos, Covered, PixelRect, VaryingOptions, WindowVertex,
+};
 use rsxtrace_replay::render::cpu::geometry::{
     build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
@@ -95,6 +101,8 @@ struct Piece {
     mix: [[f32; 3]; 3],
     /// Points: centre and size (point sprites).
     sprite: Option<((f32, f32), f32)>,
+    /// The provoking vertex (flat colours), a processing position.
+    provoking: usize,
 }
 
 /// Perspective-correct weights, window z and 1/w at pixel centre (cx, cy) (outside the
@@ -118,14 +126,15 @@ fn weights_at(t: &[WindowVertex; 3], cx: f64, cy: f64) -> Option<([f32; 3], f32,
     Some((w, z as f32, inv_w as f32))
 }
 
-/// The inputs of one lane at pixel (x, y) of `piece`, or of the covered pixel `c`.
+/// The inputs of one lane at pixel (x, y) of `piece`, or of the covered pixel `c`; `outputs`
+/// are the piece's three original vertices' and its provoking vertex's.
 fn lane_inputs(
     piece: &Piece,
-    outputs: [&[[f32; 4]; 16]; 3],
-    x: u32,
-    y: u32,
+    (outputs, provoking): ([&[[f32; 4]; 16]; 3], &[[f32; 4]; 16]),
+    (x, y): (u32, u32),
     fallback: &Covered,
     draw: &Draw,
+    varyings: &VaryingOptions,
 ) -> LaneInputs {
     let (pw, z, inv_w) = weights_at(&piece.window, f64::from(x) + 0.5, f64::from(y) + 0.5)
         .unwrap_or((fallback.weights, fallback.z, fallback.inv_w));
@@ -136,7 +145,14 @@ fn lane_inputs(
         }
     }
     let window = wpos(x, y, z, inv_w, &draw.raster.shader_window);
-    let mut lane = fragment_inputs(outputs, w, window, fallback.front_facing, None);
+    let mut lane = fragment_inputs_with(
+        outputs,
+        provoking,
+        w,
+        window,
+        fallback.front_facing,
+        varyings,
+    );
     if let Some((centre, size)) = piece.sprite {
         let st = sprite_coord(centre, size, f64::from(x) + 0.5, f64::from(y) + 0.5);
         apply_point_sprite(&mut lane, &draw.raster.primitives.point_sprite, st);
@@ -144,10 +160,12 @@ fn lane_inputs(
     lane
 }
 
-/// What one primitive rasterizes as: the renderers' primitive and the draw's coverage rules.
+/// What one primitive rasterizes as: the renderers' primitive, the draw's coverage rules and
+/// its shading rules' interpolation switches.
 struct Shape {
     prim: RasterPrim,
     rules: CoverRules,
+    varyings: VaryingOptions,
 }
 
 impl Shape {
@@ -180,6 +198,7 @@ impl Shape {
             window: p.verts,
             mix: p.to_src,
             sprite: (p.kind == RasterKind::Point).then_some(((p.verts[0].x, p.verts[0].y), p.size)),
+            provoking: p.provoking as usize,
         }
     }
 }
@@ -229,10 +248,21 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
         return Vec::new();
     };
     let rules = CoverRules::from_state(&state);
+    let varyings = state.shading.varyings();
     let point_size_from_vertex = d.output_mask & (1 << 5) != 0;
     build_primitives(&state, outputs, &starts, point_size_from_vertex)
         .into_iter()
-        .map(|prim| (prim.src.map(|i| i as usize), Shape { prim, rules }))
+        .map(|prim| {
+            let idx = prim.src.map(|i| i as usize);
+            (
+                idx,
+                Shape {
+                    prim,
+                    rules,
+                    varyings,
+                },
+            )
+        })
         .collect()
 }
 
@@ -271,14 +301,17 @@ pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
     };
     let mut quad_number = 0usize;
     for (idx, shape) in &prims {
-        let (Some(o0), Some(o1), Some(o2)) = (
+        let piece = shape.piece();
+        let (Some(o0), Some(o1), Some(o2), Some(op)) = (
             outputs.get(idx[0]),
             outputs.get(idx[1]),
             outputs.get(idx[2]),
+            outputs.get(piece.provoking),
         ) else {
             continue;
         };
-        let piece = shape.piece();
+        let vertices = ([o0, o1, o2], op);
+        let varyings = &shape.varyings;
         bands(bounds, shape.rows(), |band| {
             if out.kept >= max_pixels {
                 return;
@@ -298,13 +331,15 @@ pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
                 let mut q = QuadInputs::default();
                 for lane in 0..4u32 {
                     let (x, y) = (qx * 2 + (lane & 1), qy * 2 + (lane >> 1));
-                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], x, y, first, d);
+                    q.lanes[lane as usize] =
+                        lane_inputs(&piece, vertices, (x, y), first, d, varyings);
                 }
                 for c in &lanes {
                     let lane = (c.x & 1) + 2 * (c.y & 1);
                     q.coverage |= 1 << lane;
                     // Covered lanes use the rasterizer's own facing.
-                    q.lanes[lane as usize] = lane_inputs(&piece, [o0, o1, o2], c.x, c.y, c, d);
+                    q.lanes[lane as usize] =
+                        lane_inputs(&piece, vertices, (c.x, c.y), c, d, varyings);
                 }
                 out.kept += lanes.len();
                 out.quads.push(Quad {

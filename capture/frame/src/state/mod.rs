@@ -3,12 +3,14 @@
 
 pub mod primitive_raster;
 pub mod raster;
+pub mod shading;
 pub mod surface;
 pub mod texture;
 pub mod vertex;
 
 pub use primitive_raster::*;
 pub use raster::*;
+pub use shading::ShadingState;
 pub use surface::*;
 pub use texture::*;
 

@@ -3,7 +3,7 @@
 //! enumerant values from RPCS3 `gcm_enums.h`); point, line and polygon controls in
 //! [`super::primitive_raster`].
 
-use super::{bits, r, Named, PrimitiveControls, Rect};
+use super::{bits, r, Named, PrimitiveControls, Rect, ShadingState};
 use crate::methods::reg;
 use serde::Serialize;
 
@@ -416,6 +416,8 @@ pub struct RasterState {
     pub zstencil_clear_value: u32,
     /// Point size, line width, stipples, smoothing and point sprites.
     pub primitives: PrimitiveControls,
+    /// Two-sided colour, flat-shade op, fog and user clip planes.
+    pub shading: ShadingState,
 }
 
 impl RasterState {
@@ -513,6 +515,7 @@ impl RasterState {
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
             primitives: PrimitiveControls::from_regs(regs),
+            shading: ShadingState::from_regs(regs),
         }
     }
 }

@@ -1,14 +1,22 @@
-//! Geometry of the CPU render: assembled primitives clipped (`w > ε`), transformed to window
-//! coordinates, culled, turned into points/lines/fills by the polygon mode, and given their
-//! polygon offset, point size, line width and line-stipple counter. Each result refers back to
-//! the (up to) three vertices it interpolates and to its provoking vertex. The GPU render and
-//! `verify`'s fragment stage build their primitives here too.
+//! Geometry of the CPU render: assembled primitives clipped (`w > ε`, and the user clip planes
+//! of [`crate::raster::shading`]), transformed to window coordinates, culled, turned into
+//! points/lines/fills by the polygon mode, and given their polygon offset, point size, line
+//! width and line-stipple counter. Each result refers back to the (up to) three vertices it
+//! interpolates and to its provoking vertex (flat shading's source, not always one of the
+//! three: a quad's first triangle). The GPU render and `verify`'s fragment stage build their
+//! primitives here too, so all three share assembly, clipping, facing and culling.
 //!
 //! Polygon modes (GL 1.1 sections 2.6.2 and 3.5.4): LINE draws the **boundary edges** of the
 //! source polygon ([`crate::raster::Triangle::boundary`]: not the diagonals that split a quad,
 //! quad strip quad or polygon), each clipped as a line, the stipple counter running on along
 //! one polygon's edges; POINT draws the vertices that start a boundary edge (each vertex of the
-//! polygon once). Facing, culling and the polygon offset come from the (clipped) triangle.
+//! polygon once). Facing (the winding against `SET_FRONT_FACE`), culling and the polygon offset
+//! come from the triangle clipped against `w > ε`.
+//!
+//! User clip planes ([`crate::raster::UserClip`]): a filled triangle is cut into the pieces
+//! every applied plane keeps, a line (or a LINE-mode edge) is shortened to the part they keep,
+//! and a point (or a POINT-mode vertex) outside one is dropped; the cut ends and pieces are
+//! weights over the original vertices, so interpolation is unchanged.
 
 use super::vertex::VertexOutputs;
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
@@ -188,6 +196,9 @@ pub fn build(
         Assembled::Points(points) => {
             for p in points {
                 let Some(o) = get(p) else { continue };
+                if !state.shading.clip.keeps_point(o) {
+                    continue;
+                }
                 let Some(v) = to_window(hpos(o), vp) else {
                     continue;
                 };
@@ -212,7 +223,7 @@ pub fn build(
                     Some((end, next)) if connected && end == a => next,
                     _ => 0,
                 };
-                let line = clip_line(hpos(oa), hpos(ob), [a, b, b], IDENTITY, state);
+                let line = clip_line([oa, ob], [a, b, b], IDENTITY, state);
                 previous = line
                     .as_ref()
                     .map(|l| (b, line_stipple_next(&l.verts[0], &l.verts[1], start)));
@@ -236,7 +247,7 @@ pub fn build(
                     Some((provoking, next)) if provoking == t.provoking => next,
                     _ => 0,
                 };
-                let next = triangle(state, &t, [hpos(o0), hpos(o1), hpos(o2)], start, &mut out);
+                let next = triangle(state, &t, [o0, o1, o2], start, &mut out);
                 counter = Some((t.provoking, next));
             }
         }
@@ -266,21 +277,33 @@ fn point(p: u32, v: WindowVertex, size: f32, z_offset: f32) -> RasterPrim {
     }
 }
 
-/// A line between clip positions `a`, `b` (weights `wa`, `wb` of `src` at its ends given by
-/// `to_src[0]` and `to_src[1]`), clipped against `w > ε`.
+/// A line between the vertices whose outputs are `ends` (weights over `src` at its ends given
+/// by `to_src[0]` and `to_src[1]`), cut by the user clip planes, then clipped against `w > ε`.
 fn clip_line(
-    a: [f32; 4],
-    b: [f32; 4],
+    ends: [&VertexOutputs; 2],
     src: [u32; 3],
     to_src: [[f32; 3]; 3],
     state: &DrawState,
 ) -> Option<RasterPrim> {
+    let (t0, t1) = state.shading.clip.segment(ends[0], ends[1])?;
+    let (pa, pb) = (hpos(ends[0]), hpos(ends[1]));
+    // The ends themselves where no plane cuts (no rounding).
+    let end = |t: f32| {
+        if t <= 0.0 {
+            (pa, to_src[0])
+        } else if t >= 1.0 {
+            (pb, to_src[1])
+        } else {
+            let w = [0, 1, 2].map(|k| to_src[0][k] + (to_src[1][k] - to_src[0][k]) * t);
+            (lerp4(pa, pb, t), w)
+        }
+    };
+    let ((a, mut wa), (b, mut wb)) = (end(t0), end(t1));
     let (da, db) = (a[3] - W_EPSILON, b[3] - W_EPSILON);
     if !(da >= 0.0 || db >= 0.0) {
         return None;
     }
     let (mut pa, mut pb) = (a, b);
-    let (mut wa, mut wb) = (to_src[0], to_src[1]);
     if da < 0.0 || db < 0.0 {
         let t = da / (da - db);
         let cut = lerp4(a, b, t);
@@ -327,25 +350,25 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     (f64::from(po.scale) * slope + f64::from(po.bias) * r) as f32
 }
 
-/// Clip an assembled triangle (clip-space positions `clip`), cull it, and cover it by its
-/// face's polygon mode. `stipple_start` is the line-stipple counter at its first boundary edge
-/// in LINE mode; returns the counter after its last one.
+/// Clip an assembled triangle (vertex outputs `o`), cull it, and cover it by its face's polygon
+/// mode. `stipple_start` is the line-stipple counter at its first boundary edge in LINE mode;
+/// returns the counter after its last one.
 fn triangle(
     state: &DrawState,
     t: &Triangle,
-    clip: [[f32; 4]; 3],
+    o: [&VertexOutputs; 3],
     stipple_start: u32,
     out: &mut Vec<RasterPrim>,
 ) -> u32 {
-    let pieces: Vec<([[f32; 3]; 3], [WindowVertex; 3])> = clip_triangle(clip)
-        .into_iter()
-        .filter_map(|bary| {
-            let pos = bary.map(|w| {
-                [0, 1, 2, 3].map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
-            });
-            window3(pos, &state.viewport).map(|verts| (bary, verts))
-        })
-        .collect();
+    let clip = o.map(hpos);
+    let window = |bary: [[f32; 3]; 3]| {
+        let pos = bary.map(|w| {
+            [0, 1, 2, 3].map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
+        });
+        window3(pos, &state.viewport).map(|verts| (bary, verts))
+    };
+    let pieces: Vec<([[f32; 3]; 3], [WindowVertex; 3])> =
+        clip_triangle(clip).into_iter().filter_map(window).collect();
     // Every piece has the winding of the whole triangle; the first one with an area decides.
     let Some((w, first)) = pieces.iter().find_map(|(_, v)| winding(v).map(|w| (w, *v))) else {
         return stipple_start;
@@ -381,7 +404,17 @@ fn triangle(
     };
     match mode {
         PolygonMode::Fill => {
-            for (bary, verts) in pieces {
+            let user = &state.shading.clip;
+            let kept: Vec<_> = if user.is_active() {
+                pieces
+                    .iter()
+                    .flat_map(|(bary, _)| user.clip_piece(*bary, o))
+                    .filter_map(window)
+                    .collect()
+            } else {
+                pieces
+            };
+            for (bary, verts) in kept {
                 out.push(RasterPrim {
                     src: t.v,
                     provoking: t.provoking,
@@ -400,8 +433,7 @@ fn triangle(
             for e in (0..3).filter(|&e| t.boundary[e]) {
                 let (i, j) = (e, (e + 1) % 3);
                 let Some(mut l) = clip_line(
-                    clip[i],
-                    clip[j],
+                    [o[i], o[j]],
                     t.v,
                     [IDENTITY[i], IDENTITY[j], IDENTITY[j]],
                     state,
@@ -419,6 +451,9 @@ fn triangle(
         }
         PolygonMode::Point => {
             for i in (0..3).filter(|&i| t.boundary[i]) {
+                if !state.shading.clip.keeps_point(o[i]) {
+                    continue;
+                }
                 let Some(v) = to_window(clip[i], &state.viewport) else {
                     continue;
                 };

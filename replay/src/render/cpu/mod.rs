@@ -5,13 +5,14 @@
 //!
 //! Per draw, in order: the clears and image transfers recorded before it
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
-//! ([`DrawState`]), vertices ([`vertex`]), primitives ([`geometry`]: assembly, clipping,
-//! viewport, culling, polygon mode, polygon offset), coverage inside the scissor ∩ surface clip
-//! (moved by the window offset) in 2×2 quads ([`quads`]), the fragment program on those quads
-//! (in parallel), then the per-fragment operations in primitive order ([`rop`]).
+//! ([`DrawState`]), vertices ([`vertex`]), primitives ([`geometry`]: assembly, clipping
+//! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
+//! coverage inside the scissor ∩ surface clip (moved by the window offset) in 2×2 quads
+//! ([`quads`]), the fragment program on those quads (in parallel), then the per-fragment
+//! operations in primitive order ([`rop`]).
 //!
-//! Clears and the registers `Draw` does not decode come from the capture: [`render_frame`]
-//! requires its [`FrameEvents`] ([`FrameEvents::from_capture`]).
+//! Clears come from the capture: [`render_frame`] requires its [`FrameEvents`]
+//! ([`FrameEvents::from_capture`]).
 
 pub mod clear;
 pub mod geometry;
@@ -27,7 +28,6 @@ use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
 use crate::interp::fragment::{run_fragment_with, FragmentState};
-use crate::raster::VaryingOptions;
 use crate::texture::CaptureSampler;
 use geometry::CoverRules;
 use quads::{cover, InputContext, QuadJob};
@@ -83,7 +83,7 @@ pub fn render_frame(
                 });
             }
         }
-        match render_draw(index, draw, events, &base, &mut surfaces, &mut timings) {
+        match render_draw(draw, &base, &mut surfaces, &mut timings) {
             Ok(w) => {
                 rendered += 1;
                 warnings.extend(w.into_iter().map(|message| RenderWarning {
@@ -170,20 +170,15 @@ fn read_output(
 
 /// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings.
 fn render_draw(
-    index: usize,
     draw: &Draw,
-    events: &FrameEvents,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
     timings: &mut RenderTimings,
 ) -> Result<Vec<String>, String> {
-    let mut warnings = Vec::new();
-    if let Some(w) = msaa_note(&draw.surface) {
-        warnings.push(w);
-    }
     let setup = Instant::now();
-    let extra = events.extras.get(index).copied().unwrap_or_default();
-    let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;
+    let state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+    let mut warnings = state.shading.warnings.clone();
+    warnings.extend(msaa_note(&draw.surface));
     if state.color_targets.is_empty() && state.depth_test.is_none() && state.stencil.is_none() {
         return Ok(warnings);
     }
@@ -277,10 +272,7 @@ fn render_draw(
         prims: &prims,
         outputs: &shaded.outputs,
         window: state.shader_window,
-        varyings: VaryingOptions {
-            two_sided_color: state.extra.two_side_light,
-            flat_provoking: state.flat_shading.then_some(2),
-        },
+        varyings: state.shading.varyings(),
         sprite: state.primitives.point_sprite,
     };
     let (ox, oy) = state.window_offset;

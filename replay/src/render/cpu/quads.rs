@@ -107,7 +107,7 @@ pub struct InputContext<'a> {
     pub outputs: &'a [VertexOutputs],
     /// `SET_SHADER_WINDOW`.
     pub window: ShaderWindow,
-    /// Two-sided colour and flat shading.
+    /// Flat colours, two-sided colour and fog (`ShadingRules::varyings`).
     pub varyings: VaryingOptions,
     /// `SET_POINT_SPRITE_CONTROL`: texture coordinates points replace.
     pub sprite: PointSprite,
@@ -160,16 +160,18 @@ impl InputContext<'_> {
             }
         }
         let get = |p: u32| self.outputs.get(p as usize).unwrap_or(&DEFAULT_OUTPUTS);
-        let mut o = prim.src.map(get);
-        if let Some(slot) = self.varyings.flat_provoking {
-            // Flat shading reads the primitive's provoking vertex, which a quad's first
-            // triangle does not contain.
-            if let Some(v) = o.get_mut(slot) {
-                *v = get(prim.provoking);
-            }
-        }
+        // Flat colours are the primitive's provoking vertex's, which a quad's first triangle
+        // does not contain.
+        let o = prim.src.map(get);
         let window = wpos(x, y, c.z, c.inv_w, &self.window);
-        let mut lane = fragment_inputs_with(o, w, window, prim.front, &self.varyings);
+        let mut lane = fragment_inputs_with(
+            o,
+            get(prim.provoking),
+            w,
+            window,
+            prim.front,
+            &self.varyings,
+        );
         if prim.kind == RasterKind::Point {
             let v = prim.verts[0];
             let st = sprite_coord(

@@ -20,7 +20,11 @@
 //!   coverage in location 14's z, which the wrapper multiplies into the alpha of every colour
 //!   output (`shader.rs`).
 //!
-//! Flat shading reads the primitive's provoking vertex (`RasterPrim::provoking`).
+//! The corners' inputs follow the draw's shading rules (`raster::ShadingRules::varyings`):
+//! flat shading makes COL0/COL1 the primitive's provoking vertex's (`RasterPrim::provoking`,
+//! not always one of its vertices), so they are constant over the primitive; two-sided colour
+//! reads BFC0/BFC1 on back faces; the fog factor is the wrapper's (`shader.rs`). User clip
+//! planes have already cut the primitives (`geometry::build`).
 //!
 //! The device position of a window point `(x, y)` with 1/w `q` on a target of `W` × `H`
 //! surface pixels, with the window offset `(ox, oy)`, is
@@ -148,7 +152,9 @@ impl Converter<'_> {
                 *wj += wk * prim.to_src[k][j];
             }
         }
-        let mut lane = fragment_inputs_with(src, w, [0.0; 4], prim.front, &self.options);
+        // Flat colours are the provoking vertex's (not in a quad's first triangle).
+        let provoking = self.outputs.get(prim.provoking as usize).unwrap_or(src[2]);
+        let mut lane = fragment_inputs_with(src, provoking, w, [0.0; 4], prim.front, &self.options);
         if prim.kind == RasterKind::Point {
             let v = prim.verts[0];
             apply_point_sprite(
@@ -167,14 +173,10 @@ impl Converter<'_> {
         else {
             return;
         };
-        let mut src = [a, b, c];
-        if let Some(slot) = self.options.flat_provoking {
-            // Flat shading reads the provoking vertex (not in a quad's first triangle).
-            match (src.get_mut(slot), get(prim.provoking)) {
-                (Some(s), Some(p)) => *s = p,
-                _ => return,
-            }
+        if self.options.flat && get(prim.provoking).is_none() {
+            return;
         }
+        let src = [a, b, c];
         let facing = if prim.front { 1.0 } else { -1.0 };
         if self.rules.masks(prim) {
             self.runs(records, map, prim, src, facing);
@@ -338,10 +340,7 @@ pub(crate) fn build(
 ) -> Records {
     let converter = Converter {
         outputs,
-        options: VaryingOptions {
-            two_sided_color: state.extra.two_side_light,
-            flat_provoking: state.flat_shading.then_some(2),
-        },
+        options: state.shading.varyings(),
         sprite: state.primitives.point_sprite,
         rules: CoverRules::from_state(state),
         bounds: state.window_bounds(),

@@ -25,7 +25,7 @@
 //! target), read from the surface memory. Approximations of the device (see `pipeline.rs`,
 //! `texture.rs`) are reported once per draw as warnings.
 //!
-//! Clears and the registers `Draw` does not decode come from [`FrameEvents`], which
+//! Clears come from [`FrameEvents`], which
 //! [`render_frame`] requires: scan them from the capture with [`FrameEvents::from_capture`]
 //! ([`FrameEvents::from_frame`] is the explicit "no clears" choice).
 
@@ -61,7 +61,7 @@ use geometry::TargetMapping;
 use shader::{DepthRule, WposRule, WrapperOptions};
 use targets::{SetKey, SurfaceSet};
 
-/// Render `frame` on `gpu` with its clears and extra registers from `events`.
+/// Render `frame` on `gpu` with its clears from `events`.
 pub fn render_frame(
     gpu: &Gpu,
     frame: &Frame,
@@ -83,7 +83,6 @@ pub fn render_frame(
     let mut r = Renderer {
         gpu,
         frame,
-        events,
         surfaces: SurfaceMemory::new(),
         bound: None,
         vertex_programs: Default::default(),
@@ -213,7 +212,6 @@ fn declared_units(module: &WgslModule) -> u16 {
 struct Renderer<'a> {
     gpu: &'a Gpu,
     frame: &'a Frame,
-    events: &'a FrameEvents,
     surfaces: SurfaceMemory,
     bound: Option<SurfaceSet>,
     vertex_programs: vertex::VertexPrograms,
@@ -487,8 +485,10 @@ impl Renderer<'_> {
         let frame = self.frame;
         let draw = &frame.draws[index];
         let t_setup = Instant::now();
-        let extra = self.events.extras.get(index).copied().unwrap_or_default();
-        let state = DrawState::from_draw_with(draw, extra).map_err(|e| e.to_string())?;
+        let state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+        for w in &state.shading.warnings {
+            self.warn(Some(index), w.clone());
+        }
         let key = SetKey::of(&draw.surface)?;
         let uses_depth = state.depth_test.is_some() || state.stencil.is_some();
         let with_depth = key.depth.is_some() && uses_depth;
@@ -590,6 +590,7 @@ impl Renderer<'_> {
                 height: f32::from(sw.height),
                 centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
             },
+            fog: state.shading.fog,
         };
         let module = self.wrapped(&fragment, &options)?;
         let dp = pipeline::draw_pipeline(&state, with_depth, self.gpu.blends_float32());

@@ -14,8 +14,10 @@
 //! - `rsx_render_fs` builds `FpInputs` (WPOS from the fragment position under the shader
 //!   window rule of `raster::varyings::wpos` with the window offset taken back out, z = window
 //!   z plus the polygon offset as in the reference render's `quads.rs`, w = the interpolated
-//!   1/w; FACING flat), runs `rsx_fragment`, discards killed fragments, applies the alpha
-//!   test, and computes the stored depth itself (that z, or the exported depth; the
+//!   1/w; FACING flat; FOGC = `(c, factor(c), 0, 0)` with the fog factor computed here from
+//!   the interpolated `c` by `raster::shading::FogRule::wgsl_factor`, since the exp equations
+//!   do not interpolate linearly), runs `rsx_fragment`, discards killed fragments, applies the
+//!   alpha test, and computes the stored depth itself (that z, or the exported depth; the
 //!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
 //!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
 //!   RSX.
@@ -28,6 +30,8 @@ use std::fmt::Write as _;
 
 use rsxtrace_gpu::Compare;
 use rsxtrace_wgsl::WgslModule;
+
+use crate::raster::FogRule;
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
 pub(crate) const VARYINGS: usize = 13;
@@ -85,6 +89,8 @@ pub(crate) struct WrapperOptions {
     pub depth: Option<DepthRule>,
     /// WPOS.
     pub wpos: WposRule,
+    /// The fog stage (FOGC.y).
+    pub fog: FogRule,
 }
 
 /// A WGSL f32 literal that reads back as exactly `v` (non-finite values become the nearest
@@ -181,6 +187,11 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     for n in 1..=VARYINGS {
         let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
     }
+    let _ = writeln!(
+        s,
+        "    inp.attr[3] = vec4<f32>(v.a3.x, {}, 0.0, 0.0);",
+        o.fog.wgsl_factor("v.a3.x", lit)
+    );
     s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
     // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
     // the alpha of the colour outputs before the alpha test (`raster::smooth`).
@@ -281,6 +292,7 @@ mod tests {
                 height: 0.0,
                 centre: 0.5,
             },
+            fog: FogRule::default(),
         }
     }
 
