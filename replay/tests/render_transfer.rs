@@ -340,7 +340,9 @@ fn cases() -> Vec<Case> {
     }
 
     // NV3089 1:1 ZOH into an R5G6B5 NV3062 surface (truncation), read back as an R5G6B5
-    // texture: each channel is (c8 >> 3) / 31 (or >> 2, / 63), shown as round(v · 255).
+    // texture: each channel is (c8 >> 3) / 31 (or >> 2, / 63), written to the 8-bit target by
+    // RPCS3's rule (rsx-microcode.md B.9: low 12 mantissa bits cleared, then
+    // floor(v · 255 + 0.5)).
     let capture = scene(
         "transfer_565.rrc",
         |b| {
@@ -361,7 +363,9 @@ fn cases() -> Vec<Case> {
             let t = texel(&p, x as usize, y as usize);
             let q = |v: u8, bits: u32| {
                 let max = (1u32 << bits) - 1;
-                (f64::from(u32::from(v) >> (8 - bits)) / f64::from(max) * 255.0).round() as u8
+                let unorm = (u32::from(v) >> (8 - bits)) as f32 / max as f32;
+                let cut = f32::from_bits(unorm.to_bits() & !0xFFF);
+                (cut * 255.0 + 0.5).floor() as u8
             };
             (x, y, [q(t[1], 5), q(t[2], 6), q(t[3], 5), 255])
         })
