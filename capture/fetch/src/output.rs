@@ -62,6 +62,25 @@ impl AttributeData {
     pub fn has_unknown(&self) -> bool {
         self.unknown != UnknownValues::None
     }
+
+    /// A one-line warning naming the attribute when some of its values are unknown (the CLI
+    /// prints it after `warning: `), `None` when every value is known.
+    pub fn unknown_note(&self) -> Option<String> {
+        let a = self.attribute;
+        match (&self.unknown, self.source) {
+            (UnknownValues::None, _) => None,
+            (UnknownValues::All, AttributeSource::Unset) => Some(format!(
+                "attribute {a} has no array and no value in the capture (set before the captured frame); read as (0, 0, 0, 1), as RPCS3's replay does"
+            )),
+            (UnknownValues::All, _) => Some(format!(
+                "attribute {a}: only part of its immediate value was written in the captured frame; the rest read as zero words, as RPCS3's replay does"
+            )),
+            (UnknownValues::Positions(p), _) => Some(format!(
+                "attribute {a}: {} immediate-mode vertices take a register value set before the captured frame; read as zero words, as RPCS3's replay does",
+                p.len()
+            )),
+        }
+    }
 }
 
 /// Every vertex a draw submits, in processing order.
@@ -90,6 +109,14 @@ impl FetchedVertices {
 
     pub fn is_empty(&self) -> bool {
         self.indices.is_empty()
+    }
+
+    /// One warning per attribute with unknown values ([`AttributeData::unknown_note`]).
+    pub fn unknown_notes(&self) -> Vec<String> {
+        self.attributes
+            .iter()
+            .filter_map(AttributeData::unknown_note)
+            .collect()
     }
 
     /// Attributes with a value the capture does not determine, ascending.

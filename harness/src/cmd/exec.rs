@@ -47,6 +47,9 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         "draw {}: vertex program at slot {} ({} instructions), {} vertices, {:?} arithmetic",
         result.draw, result.vp_start, result.instructions, result.vertex_count, result.arithmetic
     );
+    for note in &result.attribute_warnings {
+        println!("warning: {note}");
+    }
     for read in &result.unknown_constants {
         println!(
             "warning: c[{}] read at slot {} is not in the capture (read as 0)",
