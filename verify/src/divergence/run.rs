@@ -10,7 +10,7 @@ use super::report::model::{
 };
 use super::state_diff::state_changes;
 use super::tolerance::Tolerances;
-use super::vertex_stage::{self, Prepared};
+use super::vertex_stage::{self, Prepared, VertexInterp};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use rsxtrace_capture::frame::Frame;
@@ -20,6 +20,10 @@ use std::time::Instant;
 
 /// Schema version of the JSON report (`docs/verify.md`).
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Seeds tried for the random fill of constants the capture lacks, until one gives a
+/// transform that covers a pixel (`docs/verify.md`, "Substituted state").
+pub const RANDOM_FILL_ATTEMPTS: u32 = 16;
 
 /// Default for [`VerifyOptions::max_pixels`].
 pub const DEFAULT_MAX_PIXELS: usize = 16384;
@@ -125,11 +129,16 @@ pub(crate) fn verify_draw(
     let prepared = vertex_stage::prepare(frame, draw, cx);
     let random = match &prepared {
         Prepared::Ready(vi) if vertex_stage::needs_random_fill(vi) => {
+            let seeds: Vec<u64> = (0..RANDOM_FILL_ATTEMPTS)
+                .map(|k| vertex_stage::random_fill_seed(seed, draw, k))
+                .collect();
+            // With the fragment stage selected, the first fill whose transform covers a pixel.
+            let covers = |r: &VertexInterp| {
+                !stages.includes(Stage::Fragment)
+                    || !fragment_stage::rasterize(d, r, 1).quads.is_empty()
+            };
             Some(vertex_stage::with_random_constants(
-                frame,
-                vi,
-                vertex_stage::random_fill_seed(seed, draw),
-                cx,
+                frame, vi, &seeds, covers, cx,
             ))
         }
         _ => None,

@@ -227,10 +227,13 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
     Prepared::Ready(Box::new(vi))
 }
 
-/// Seed of the random constant fill of draw `draw` under the verification's `seed`
-/// (splitmix64 of both, so draws get different values and a run is reproducible).
-pub fn random_fill_seed(seed: u64, draw: usize) -> u64 {
-    let mut z = seed ^ (draw as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// Seed of attempt `attempt` of the random constant fill of draw `draw` under the
+/// verification's `seed` (splitmix64 of the three, so draws get different values and a run is
+/// reproducible).
+pub fn random_fill_seed(seed: u64, draw: usize, attempt: u32) -> u64 {
+    let mut z = seed
+        ^ (draw as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from(attempt).wrapping_mul(0xD1B5_4A32_D192_ED03);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -245,11 +248,14 @@ pub fn needs_random_fill(vi: &VertexInterp) -> bool {
 }
 
 /// The same draw as `vi` (its zero-fill run) with every transform constant the capture lacks
-/// set to seeded random components in [-1, 1), interpreted again in f32 and f64.
+/// set to seeded random components in [-1, 1), interpreted again in f32 and f64. The seeds are
+/// tried in order until `accept` takes the f32 run (the caller asks for a transform that
+/// covers a pixel); the last one is kept when none is accepted.
 pub fn with_random_constants(
     frame: &Frame,
     vi: &VertexInterp,
-    seed: u64,
+    seeds: &[u64],
+    accept: impl Fn(&VertexInterp) -> bool,
     cx: &Context<'_>,
 ) -> Prepared {
     let Some(d) = frame.draws.get(vi.draw) else {
@@ -257,29 +263,40 @@ pub fn with_random_constants(
             error: format!("draw {}: no such draw", vi.draw),
         });
     };
-    let mut rng = XorShift::new(seed);
     let mut random = vi.clone();
-    for (i, c) in random.constants.iter_mut().enumerate() {
-        if d.constants.is_known(i) {
-            continue;
+    for (k, &seed) in seeds.iter().enumerate() {
+        let mut rng = XorShift::new(seed);
+        for (i, c) in random.constants.iter_mut().enumerate() {
+            if d.constants.is_known(i) {
+                continue;
+            }
+            // 24 random bits per component, uniform in [-1, 1).
+            *c = std::array::from_fn(|_| {
+                (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+            });
+            random.bank.set(i, *c);
         }
-        // 24 random bits per component, uniform in [-1, 1).
-        *c = std::array::from_fn(|_| (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0);
-        random.bank.set(i, *c);
-    }
-    if let Some(s) = random.substituted.as_mut() {
-        s.constants = Some(ConstantFill::Random);
-        s.seed = Some(seed);
-    }
-    for (arithmetic, out) in [(Arithmetic::F32, 0), (Arithmetic::F64, 1)] {
+        if let Some(s) = random.substituted.as_mut() {
+            s.constants = Some(ConstantFill::Random);
+            s.seed = Some(seed);
+        }
         let lanes = cx.clock.time(Phase::Interpreter, || {
-            interpret(&random, &random.program, arithmetic)
+            interpret(&random, &random.program, Arithmetic::F32)
         });
         match lanes {
-            Ok(l) if out == 0 => random.f32_out = l,
-            Ok(l) => random.f64_out = l,
+            Ok(l) => random.f32_out = l,
             Err(e) => return Prepared::NotCompared(exec_outcome(e)),
         }
+        if k + 1 == seeds.len() || accept(&random) {
+            break;
+        }
+    }
+    let lanes = cx.clock.time(Phase::Interpreter, || {
+        interpret(&random, &random.program, Arithmetic::F64)
+    });
+    match lanes {
+        Ok(l) => random.f64_out = l,
+        Err(e) => return Prepared::NotCompared(exec_outcome(e)),
     }
     Prepared::Ready(Box::new(random))
 }
