@@ -45,7 +45,10 @@ fn basic_without_constants() -> Frame {
 /// off-by-one constant index would.
 fn next_constant(_draw: usize, p: &mut VertexProgram) {
     for i in &mut p.instructions {
-        if i.sources.iter().any(|s| s.reg_type == RegisterType::Constant) {
+        if i.sources
+            .iter()
+            .any(|s| s.reg_type == RegisterType::Constant)
+        {
             i.const_index += 1;
         }
     }
@@ -64,7 +67,10 @@ fn a_wrong_constant_index_is_caught_by_the_random_fill_only() {
     };
     let clean = verify_frame(&frame, &options, &gpu, None).unwrap();
     assert!(!clean.diverged() && !clean.failed(), "{:?}", clean.totals);
-    assert_eq!(clean.totals.skipped, 0, "no draw is skipped for its constants");
+    assert_eq!(
+        clean.totals.skipped, 0,
+        "no draw is skipped for its constants"
+    );
 
     let hooked = VerifyOptions {
         vertex_hook: Some(next_constant),
@@ -92,6 +98,9 @@ fn a_wrong_constant_index_is_caught_by_the_random_fill_only() {
         assert!(!random.registers.is_empty());
         assert_eq!(runs[1].outcome, Outcome::Diverged, "draw {}", d.draw);
     }
-    assert!(substituted_draws > 0, "the basic sample's programs read constants");
+    assert!(
+        substituted_draws > 0,
+        "the basic sample's programs read constants"
+    );
     assert!(report.diverged(), "the random run counts");
 }

@@ -271,9 +271,7 @@ pub fn with_random_constants(
                 continue;
             }
             // 24 random bits per component, uniform in [-1, 1).
-            *c = std::array::from_fn(|_| {
-                (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-            });
+            *c = std::array::from_fn(|_| (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0);
             random.bank.set(i, *c);
         }
         if let Some(s) = random.substituted.as_mut() {
