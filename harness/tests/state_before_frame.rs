@@ -365,8 +365,13 @@ fn exec_reads_the_unset_attribute_as_rpcs3_replay_does() {
         assert_eq!(out("HPOS"), p.map(f64::from).to_vec());
         assert_eq!(out("COL0"), col0.map(f64::from).to_vec());
     }
-    let text = ok(&["exec", &path, "--draw", "0", "--allow-unknown-constants"]);
+    // Without the flag too: unknown constants never stop the command.
+    let text = ok(&["exec", &path, "--draw", "0"]);
     assert!(text.contains("warning: attribute 3"), "{text}");
+    assert!(
+        text.contains("warning: c[4] read at slot 1 is not in the capture (read as 0)"),
+        "{text}"
+    );
 }
 
 #[test]

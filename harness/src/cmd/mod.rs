@@ -76,7 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             json,
             f64,
             rpcs3,
-            allow_unknown_constants,
+            allow_unknown_constants: _,
             branch_bits,
         } => exec::run(
             &file,
@@ -85,7 +85,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
                 json,
                 f64,
                 rpcs3,
-                allow_unknown_constants,
                 branch_bits,
             },
         ),
