@@ -374,6 +374,18 @@ fn exec_reads_the_unset_attribute_as_rpcs3_replay_does() {
     );
 }
 
+/// RGBA8 pixels and width of a PNG.
+fn read_png(path: &std::path::Path) -> (Vec<u8>, usize) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png"));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    buf.truncate(info.buffer_size());
+    (buf, info.width as usize)
+}
+
 #[test]
 fn textures_goes_on() {
     let (_dir, path) = write_capture();
@@ -396,6 +408,44 @@ fn replay_on_the_cpu_renders_the_draw() {
     assert_eq!(report["draws_rendered"], 1, "{report}");
     assert_eq!(report["skipped"], serde_json::json!([]), "{report}");
     assert!(png.exists());
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("attribute 3 has no array and no value in the capture"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("c[4]"), "{warnings}");
+    // Pixel (32, 32) is window-space NDC (0, 0), inside the triangle whichever way y points;
+    // COL0 there is v3 * c4 + v3 = RPCS3's (0, 0, 0, 1), written as A8R8G8B8.
+    let (rgba, width) = read_png(&png);
+    let at = |x: usize, y: usize| &rgba[(y * width + x) * 4..(y * width + x) * 4 + 4];
+    let want: Vec<u8> = RPCS3_UNSET.iter().map(|c| (c * 255.0) as u8).collect();
+    assert_eq!(at(32, 32), &want[..]);
+    // Pixel (0, 0) is outside it (NDC (-1, +-1)): the triangle drew only where it covers.
+    assert_ne!(at(0, 0), at(32, 32));
+}
+
+#[test]
+fn replay_on_the_gpu_renders_the_draw() {
+    let (dir, path) = write_capture();
+    let png = dir.path().join("frame.png");
+    let out = rsxtrace(&["replay", &path, "--out", png.to_str().unwrap(), "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
+        eprintln!("GPU SKIPPED: {stderr}");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "GPU SKIPPED in CI: {stderr}"
+        );
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["draws_rendered"], 1, "{report}");
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("attribute 3 has no array and no value in the capture"),
+        "{warnings}"
+    );
 }
 
 #[test]
