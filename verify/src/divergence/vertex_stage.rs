@@ -143,7 +143,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         Ok(v) => v,
         Err(reason) => return skip(reason),
     };
-    let fetched_unknown = fetched.unknown_attributes();
+    let unknown_attributes = fetched.unknown_attributes();
     let mut inputs: Vec<VertexAttributes> = vec![[MISSING_INPUT; 16]; fetched.len()];
     let mut input_mask = 0u16;
     for column in &fetched.attributes {
@@ -176,7 +176,6 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         range_starts: fetched.range_starts,
         substituted: None,
     };
-    let unknown_attributes = fetched_unknown;
     if vi.inputs.is_empty() {
         return skip("the draw has no vertices".to_string());
     }
