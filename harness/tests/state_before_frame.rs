@@ -495,9 +495,22 @@ fn verify(args: &[&str]) -> Option<Output> {
 fn verify_compares_the_draw_with_substituted_state() {
     let (dir, path) = write_capture();
     let report_path = dir.path().join("v.json");
-    let Some(out) = verify(&[&path, "--json", report_path.to_str().unwrap()]) else {
+    let html_path = dir.path().join("v.html");
+    let Some(out) = verify(&[
+        &path,
+        "--json",
+        report_path.to_str().unwrap(),
+        "--html",
+        html_path.to_str().unwrap(),
+    ]) else {
         return;
     };
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(
+        html.contains("vertex (substituted zeros: c[4]; attributes 3)"),
+        "the HTML stage cells name the substitution"
+    );
+    assert!(html.contains("fragment (substituted random (seed "));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

@@ -381,3 +381,67 @@ impl VerifyReport {
         self.totals = t;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitutions_describe_fill_seed_registers_and_attributes() {
+        let zeros = Substitution {
+            constants: Some(ConstantFill::Zeros),
+            seed: None,
+            registers: vec![4, 32],
+            attributes: vec![3],
+        };
+        assert_eq!(zeros.describe(), "zeros: c[4], c[32]; attributes 3");
+        let random = Substitution {
+            constants: Some(ConstantFill::Random),
+            seed: Some(9),
+            ..zeros.clone()
+        };
+        assert_eq!(
+            random.describe(),
+            "random (seed 9): c[4], c[32]; attributes 3"
+        );
+        let attributes_only = Substitution {
+            attributes: vec![1, 7],
+            ..Substitution::default()
+        };
+        assert_eq!(attributes_only.describe(), "attributes 1, 7");
+        let json = serde_json::to_value(&random).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"constants": "random", "seed": 9, "registers": [4, 32],
+                               "attributes": [3]})
+        );
+    }
+
+    #[test]
+    fn substituted_stages_are_counted() {
+        let stage = |substituted: Option<Substitution>| StageReport {
+            substituted,
+            ..StageReport::not_compared(Stage::Vertex, Outcome::Clean)
+        };
+        let mut report = VerifyReport {
+            schema: 1,
+            capture: String::new(),
+            device: String::new(),
+            tolerances: Tolerances::default(),
+            tolerance_spec: String::new(),
+            max_pixels: 1,
+            totals: Totals::default(),
+            first_divergence: None,
+            draws: vec![DrawReport {
+                draw: 0,
+                primitive: "triangles".into(),
+                vertex_count: 3,
+                stages: vec![stage(None), stage(Some(Substitution::default()))],
+            }],
+            mutation: None,
+            timings: Timings::default(),
+        };
+        report.recount();
+        assert_eq!((report.totals.clean, report.totals.substituted), (2, 1));
+    }
+}
