@@ -23,7 +23,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Seeds tried for the random fill of constants the capture lacks, until one gives a
 /// transform that covers a pixel (`docs/verify.md`, "Substituted state").
-pub const RANDOM_FILL_ATTEMPTS: u32 = 16;
+pub const RANDOM_FILL_ATTEMPTS: u32 = 64;
 
 /// Default for [`VerifyOptions::max_pixels`].
 pub const DEFAULT_MAX_PIXELS: usize = 16384;
