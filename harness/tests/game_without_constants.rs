@@ -234,4 +234,22 @@ fn verify_without_constants(draws: Option<std::ops::Range<usize>>) {
     // Skips left are fragment runs that cover no pixel (a zero-filled transform collapses a
     // draw), never a whole draw.
     eprintln!("totals: {}", report["totals"]);
+    // Diverged stages are findings to look at, listed with their fill and worst register.
+    for d in draws {
+        for s in d["stages"].as_array().unwrap() {
+            if s["outcome"]["kind"] == "diverged" {
+                let worst = s["registers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r["diverged"].as_u64().unwrap_or(0) > 0)
+                    .map(|r| format!("{} {}", r["register"], r["worst"]))
+                    .collect::<Vec<_>>();
+                eprintln!(
+                    "diverged: draw {} {} fill {}: {worst:?}",
+                    d["draw"], s["stage"], s["substituted"]["constants"]
+                );
+            }
+        }
+    }
 }
