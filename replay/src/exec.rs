@@ -21,6 +21,8 @@
 //!   "output_mask": 16385,           // SET_VERTEX_ATTRIB_OUTPUT_MASK, as captured
 //!   "vertex_count": 3,
 //!   "unknown_constants": [ {"constant": 7, "slot": 2} ],  // only when allowed; else empty
+//!   "unknown_attributes": [6],      // inputs the capture does not hold (read as RPCS3's replay)
+//!   "attribute_warnings": ["attribute 6 has no array ..."],
 //!   "vertices": [
 //!     { "position": 0,              // processing order (restarts not counted)
 //!       "index": 0,                 // vertex index (fetch `indices`)
@@ -173,6 +175,11 @@ pub struct DrawExecution {
     pub vertex_count: usize,
     /// Unknown constants read (only with `allow_unknown_constants`).
     pub unknown_constants: Vec<UnknownConstantRead>,
+    /// Input attributes whose values the capture does not hold (set before the captured
+    /// frame); they read what RPCS3's replay reads (`rsxtrace_capture::fetch::UnknownValues`).
+    pub unknown_attributes: Vec<u8>,
+    /// One warning per such attribute, naming it and the value it read.
+    pub attribute_warnings: Vec<String>,
     /// Per vertex results.
     pub vertices: Vec<ExecutedVertex>,
 }
@@ -273,6 +280,8 @@ pub fn execute_draw(
         output_mask: draw.output_mask,
         vertex_count: count,
         unknown_constants: out.unknown_constant_reads,
+        unknown_attributes: fetched.unknown_attributes(),
+        attribute_warnings: fetched.unknown_notes(),
         vertices,
     })
 }

@@ -1,6 +1,6 @@
 //! Errors of vertex and index fetch: missing captured memory (naming the attribute or the index
-//! buffer, the location and the address range), attributes with no source, and malformed
-//! vertex-array state.
+//! buffer, the location and the address range) and malformed vertex-array state. Attributes
+//! whose value was set before the captured frame are not errors (see [`crate::UnknownValues`]).
 
 use rsxtrace_rrc::Location;
 use thiserror::Error;
@@ -33,14 +33,6 @@ pub enum FetchError {
         count: u32,
         type_size: u32,
     },
-    /// The vertex program reads an attribute that has no array and whose immediate value was
-    /// set before the captured frame (rrc-format.md 3.4: not captured).
-    #[error("attribute {attribute}: read by the vertex program but has no array and no known immediate value")]
-    UnknownImmediate { attribute: u8 },
-    /// An immediate-mode vertex took the attribute's register value (RPCS3 pads a push buffer
-    /// with it), and that value was set before the captured frame.
-    #[error("attribute {attribute}: immediate-mode vertex {vertex} takes the attribute's register value, set before the captured frame")]
-    UnknownPushedValue { attribute: u8, vertex: u32 },
     /// An immediate-mode stream whose length is not the draw's vertex count.
     #[error(
         "attribute {attribute}: immediate-mode stream holds {len} values for {count} vertices"

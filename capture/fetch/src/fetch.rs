@@ -1,6 +1,8 @@
 //! The fetch driver: walks a draw's vertex source (array ranges, index buffer, array elements
 //! or inline words), then fills one f32x4 column per attribute of the input mask from arrays,
-//! inline data or immediate values.
+//! inline data or immediate values. An attribute whose value the capture does not hold (set
+//! before the captured frame) never stops the fetch: it takes what RPCS3's replay reads and its
+//! column says which values are unknown ([`crate::UnknownValues`]).
 
 use crate::decode::decode_element;
 use crate::error::FetchError;
@@ -10,7 +12,7 @@ use crate::input::{
     DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, VertexArray, VertexInputs,
     VertexSource,
 };
-use crate::output::{AttributeData, AttributeSource, FetchedVertices};
+use crate::output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues};
 use crate::GuestMemory;
 
 /// Most vertices one draw may submit. Array draws are not backed by bytes in the capture (their
@@ -66,8 +68,9 @@ pub fn fetch_draw(
                 attribute,
                 source: AttributeSource::Array,
                 values: fetch_array(attribute, array, inputs.base_offset, &list.indices, mem)?,
+                unknown: UnknownValues::None,
             },
-            None => immediate_column(inputs, attribute, list.indices.len())?,
+            None => immediate_column(inputs, attribute, list.indices.len()),
         };
         attributes.push(column);
     }
@@ -112,19 +115,21 @@ fn array_indices(ranges: &[DrawRange]) -> IndexList {
     list
 }
 
-/// A column holding the attribute's immediate value for all `count` vertices.
-fn immediate_column(
-    inputs: &VertexInputs,
-    attribute: u8,
-    count: usize,
-) -> Result<AttributeData, FetchError> {
-    match inputs.immediate[usize::from(attribute)] {
-        ImmediateValue::Known(value) => Ok(AttributeData {
-            attribute,
-            source: AttributeSource::Immediate,
-            values: vec![value; count],
-        }),
-        ImmediateValue::Unknown => Err(FetchError::UnknownImmediate { attribute }),
+/// A column holding the attribute's immediate value for all `count` vertices. A value the
+/// capture does not hold (set before the frame) is replaced by what RPCS3's replay reads
+/// ([`ImmediateValue::replayed`]) and the column is marked unknown.
+fn immediate_column(inputs: &VertexInputs, attribute: u8, count: usize) -> AttributeData {
+    let value = inputs.immediate[usize::from(attribute)];
+    let (source, unknown) = match value {
+        ImmediateValue::Known(_) => (AttributeSource::Immediate, UnknownValues::None),
+        ImmediateValue::Partial { .. } => (AttributeSource::Immediate, UnknownValues::All),
+        ImmediateValue::Unknown => (AttributeSource::Unset, UnknownValues::All),
+    };
+    AttributeData {
+        attribute,
+        source,
+        values: vec![value.replayed(); count],
+        unknown,
     }
 }
 
@@ -259,9 +264,10 @@ fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices,
                     attribute,
                     source: AttributeSource::Inline,
                     values,
+                    unknown: UnknownValues::None,
                 }
             }
-            None => immediate_column(inputs, attribute, count)?,
+            None => immediate_column(inputs, attribute, count),
         };
         attributes.push(column);
     }
@@ -296,22 +302,23 @@ fn fetch_immediate(
                         count,
                     });
                 }
-                let mut values = Vec::with_capacity(n);
-                for (vertex, value) in (0u32..).zip(&stream.values) {
-                    match value {
-                        ImmediateValue::Known(v) => values.push(*v),
-                        ImmediateValue::Unknown => {
-                            return Err(FetchError::UnknownPushedValue { attribute, vertex })
-                        }
-                    }
-                }
+                let values: Vec<[f32; 4]> = stream.values.iter().map(|v| v.replayed()).collect();
+                let positions: Vec<usize> = (0..n)
+                    .filter(|&p| stream.values[p].known().is_none())
+                    .collect();
+                let unknown = match positions.len() {
+                    0 => UnknownValues::None,
+                    k if k == n => UnknownValues::All,
+                    _ => UnknownValues::Positions(positions),
+                };
                 AttributeData {
                     attribute,
                     source: AttributeSource::PushBuffer,
                     values,
+                    unknown,
                 }
             }
-            None => immediate_column(inputs, attribute, n)?,
+            None => immediate_column(inputs, attribute, n),
         };
         attributes.push(column);
     }

@@ -91,12 +91,49 @@ pub struct VertexArray {
     pub location: Location,
 }
 
+/// What RPCS3's replay reads for an attribute of the input mask that has no array and no
+/// register value: (0, 0, 0, 1).
+///
+/// RPCS3's replay starts from default-initialised `register_vertex_info` (size 0;
+/// `rsx_methods.cpp` `rsx_state::init`, rrc-format.md 3.4 item 4), so such an attribute gets
+/// placement `none` (`RSXDrawCommands.cpp` `analyse_inputs_interleaved`) and an all-zero
+/// descriptor (`fill_vertex_layout_state`); `RSXVertexFetch.glsl` `fetch_attribute` decodes a
+/// zero descriptor (type 0, size 0) through its CMP branch with the w lane forced to the
+/// scale 1, i.e. (0, 0, 0, 1).
+pub const UNSET_ATTRIBUTE: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
 /// The value of an attribute that has no array: set by `SET_VERTEX_DATA*` during the frame, or
 /// unknown (immediate values set before the frame are not captured, rrc-format.md 1.6 / 3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub enum ImmediateValue {
+    /// Nothing of it was written during the frame; RPCS3's replay reads [`UNSET_ATTRIBUTE`].
     Unknown,
+    /// Written during the frame only in part (some words of its family, or a push-buffer
+    /// vertex padded with a register value set before the frame): the true value is unknown;
+    /// `replayed` is what RPCS3's replay reads (the unwritten words zero, decoded with the
+    /// family written).
+    Partial {
+        replayed: [f32; 4],
+    },
     Known([f32; 4]),
+}
+
+impl ImmediateValue {
+    /// The value when the capture determines it.
+    pub fn known(self) -> Option<[f32; 4]> {
+        match self {
+            ImmediateValue::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value RPCS3's replay of the capture reads: the known value, or its substitute.
+    pub fn replayed(self) -> [f32; 4] {
+        match self {
+            ImmediateValue::Known(v) | ImmediateValue::Partial { replayed: v } => v,
+            ImmediateValue::Unknown => UNSET_ATTRIBUTE,
+        }
+    }
 }
 
 /// Index buffer description (`SET_INDEX_ARRAY_ADDRESS` / `SET_INDEX_ARRAY_DMA`).

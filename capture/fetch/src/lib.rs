@@ -13,7 +13,9 @@
 //! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and
 //!   one f32x4 column per attribute), with [`VertexView`]s for per-vertex access.
 //! * [`FetchError`] ([`error`]): missing memory (naming attribute, location and address),
-//!   attributes without a source, malformed array state.
+//!   malformed array state. An attribute whose value was set before the captured frame takes
+//!   what RPCS3's replay reads ([`UNSET_ATTRIBUTE`], [`ImmediateValue::replayed`]) and is
+//!   marked in [`UnknownValues`]; it never stops the fetch.
 //!
 //! ```
 //! use rsxtrace_fetch::*;
@@ -69,7 +71,7 @@ pub use error::FetchError;
 pub use fetch::{fetch_draw, MAX_VERTICES};
 pub use format::ElementFormat;
 pub use input::*;
-pub use output::{AttributeData, AttributeSource, FetchedVertices, VertexView};
+pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};
 
 use rsxtrace_rrc::Location;
 

@@ -16,6 +16,24 @@ pub enum AttributeSource {
     /// Per-vertex `SET_VERTEX_DATA*` values of an immediate-mode draw (the push buffer).
     #[serde(rename = "push_buffer")]
     PushBuffer,
+    /// No array and no value written during the frame: RPCS3's replay reads
+    /// [`crate::UNSET_ATTRIBUTE`].
+    Unset,
+}
+
+/// Which values of a column the capture does not determine (state set before the captured
+/// frame, rrc-format.md 3.4); those hold what RPCS3's replay reads instead
+/// ([`crate::ImmediateValue::replayed`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownValues {
+    /// Every value is known.
+    #[default]
+    None,
+    /// No value is known.
+    All,
+    /// The values at these output positions (ascending) are unknown.
+    Positions(Vec<usize>),
 }
 
 /// The values of one attribute, one per submitted vertex.
@@ -26,6 +44,43 @@ pub struct AttributeData {
     pub source: AttributeSource,
     /// `values[p]` belongs to the vertex at output position `p`.
     pub values: Vec<[f32; 4]>,
+    /// Values the capture does not determine (substituted with RPCS3's replay value).
+    pub unknown: UnknownValues,
+}
+
+impl AttributeData {
+    /// Whether the value at output position `position` is determined by the capture.
+    pub fn is_known(&self, position: usize) -> bool {
+        match &self.unknown {
+            UnknownValues::None => true,
+            UnknownValues::All => false,
+            UnknownValues::Positions(p) => p.binary_search(&position).is_err(),
+        }
+    }
+
+    /// Whether some value of the column is not determined by the capture.
+    pub fn has_unknown(&self) -> bool {
+        self.unknown != UnknownValues::None
+    }
+
+    /// A one-line warning naming the attribute when some of its values are unknown (the CLI
+    /// prints it after `warning: `), `None` when every value is known.
+    pub fn unknown_note(&self) -> Option<String> {
+        let a = self.attribute;
+        match (&self.unknown, self.source) {
+            (UnknownValues::None, _) => None,
+            (UnknownValues::All, AttributeSource::Unset) => Some(format!(
+                "attribute {a} has no array and no value in the capture (set before the captured frame); read as (0, 0, 0, 1), as RPCS3's replay does"
+            )),
+            (UnknownValues::All, _) => Some(format!(
+                "attribute {a}: only part of its immediate value was written in the captured frame; the rest read as zero words, as RPCS3's replay does"
+            )),
+            (UnknownValues::Positions(p), _) => Some(format!(
+                "attribute {a}: {} immediate-mode vertices take a register value set before the captured frame; read as zero words, as RPCS3's replay does",
+                p.len()
+            )),
+        }
+    }
 }
 
 /// Every vertex a draw submits, in processing order.
@@ -54,6 +109,23 @@ impl FetchedVertices {
 
     pub fn is_empty(&self) -> bool {
         self.indices.is_empty()
+    }
+
+    /// One warning per attribute with unknown values ([`AttributeData::unknown_note`]).
+    pub fn unknown_notes(&self) -> Vec<String> {
+        self.attributes
+            .iter()
+            .filter_map(AttributeData::unknown_note)
+            .collect()
+    }
+
+    /// Attributes with a value the capture does not determine, ascending.
+    pub fn unknown_attributes(&self) -> Vec<u8> {
+        self.attributes
+            .iter()
+            .filter(|a| a.has_unknown())
+            .map(|a| a.attribute)
+            .collect()
     }
 
     /// The column of attribute `attribute`, if the input mask has it.
@@ -110,6 +182,24 @@ impl<'a> VertexView<'a> {
             .values
             .get(self.position)
             .copied()
+    }
+
+    /// The value of attribute `attribute` when the capture determines it: `None` when the
+    /// input mask does not have it, `Some(None)` when it is unknown (see [`UnknownValues`]).
+    pub fn get_known(&self, attribute: u8) -> Option<Option<[f32; 4]>> {
+        let column = self.fetched.attribute(attribute)?;
+        let value = *column.values.get(self.position)?;
+        Some(column.is_known(self.position).then_some(value))
+    }
+
+    /// `(attribute, value or None when unknown)` for every attribute of the input mask, in
+    /// attribute order.
+    pub fn known_values(&self) -> impl Iterator<Item = (u8, Option<[f32; 4]>)> + 'a {
+        let position = self.position;
+        self.fetched.attributes.iter().filter_map(move |a| {
+            let value = *a.values.get(position)?;
+            Some((a.attribute, a.is_known(position).then_some(value)))
+        })
     }
 
     /// `(attribute, value)` for every attribute of the input mask, in attribute order.

@@ -277,14 +277,39 @@ fn immediate_values_fill_attributes_without_arrays() {
 }
 
 #[test]
-fn unknown_immediate_is_an_error_naming_the_attribute() {
-    let inp = inputs(1 << 6, arrays(&[(0, 1)]));
-    let err = fetch_draw(&inp, &TestMemory::new()).expect_err("unknown immediate");
-    assert_eq!(err, FetchError::UnknownImmediate { attribute: 6 });
-    assert_eq!(
-        err.to_string(),
-        "attribute 6: read by the vertex program but has no array and no known immediate value"
-    );
+fn unset_attribute_reads_rpcs3_replay_default_and_is_marked_unknown() {
+    // Attribute 6 has no array and no value written in the frame. RPCS3's replay gives it an
+    // all-zero descriptor, which RSXVertexFetch.glsl decodes as (0, 0, 0, 1).
+    let mem = TestMemory::new().with(Local, 0, be_f32(&[1.0, 2.0]));
+    let mut inp = inputs(1 | 1 << 6, arrays(&[(0, 2)]));
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    let out = fetch_draw(&inp, &mem).expect("an unknown attribute does not stop the fetch");
+    assert_eq!(column(&out, 6), vec![[0.0, 0.0, 0.0, 1.0]; 2]);
+    let a6 = out.attribute(6).expect("column 6");
+    assert_eq!(a6.source, AttributeSource::Unset);
+    assert_eq!(a6.unknown, UnknownValues::All);
+    assert!(!a6.is_known(0) && !a6.is_known(1));
+    assert!(out.attribute(0).expect("column 0").is_known(1));
+    assert_eq!(out.unknown_attributes(), vec![6]);
+    let v = out.vertex(1).expect("vertex 1");
+    assert_eq!(v.get(6), Some([0.0, 0.0, 0.0, 1.0]));
+    assert_eq!(v.get_known(6), Some(None));
+    assert_eq!(v.get_known(0), Some(Some([2.0, 0.0, 0.0, 1.0])));
+    let known: Vec<_> = v.known_values().collect();
+    assert_eq!(known, vec![(0, Some([2.0, 0.0, 0.0, 1.0])), (6, None)]);
+}
+
+#[test]
+fn partially_written_immediate_reads_its_replayed_value() {
+    let mut inp = inputs(1 << 2, arrays(&[(0, 3)]));
+    inp.immediate[2] = ImmediateValue::Partial {
+        replayed: [4.0, 0.0, 0.0, 1.0],
+    };
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch");
+    assert_eq!(column(&out, 2), vec![[4.0, 0.0, 0.0, 1.0]; 3]);
+    let a = out.attribute(2).expect("column");
+    assert_eq!(a.source, AttributeSource::Immediate);
+    assert_eq!(a.unknown, UnknownValues::All);
 }
 
 #[test]

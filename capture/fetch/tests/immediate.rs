@@ -72,9 +72,9 @@ fn streams_outside_the_input_mask_are_not_fetched() {
 }
 
 #[test]
-fn unknown_pushed_value_names_attribute_and_vertex() {
+fn pushed_values_padded_before_the_frame_read_their_replayed_value() {
     let mut s = stream(2, &[[1.0; 4], [1.0; 4], [1.0; 4]]);
-    s.values[1] = ImmediateValue::Unknown;
+    s.values[1] = ImmediateValue::Partial { replayed: [0.0; 4] };
     let mut inp = inputs(
         1 << 2,
         VertexSource::Immediate {
@@ -83,22 +83,16 @@ fn unknown_pushed_value_names_attribute_and_vertex() {
         },
     );
     inp.immediate[2] = ImmediateValue::Known([0.0; 4]);
-    let err = fetch_draw(&inp, &TestMemory::new()).expect_err("unknown");
-    assert_eq!(
-        err,
-        FetchError::UnknownPushedValue {
-            attribute: 2,
-            vertex: 1
-        }
-    );
-    assert_eq!(
-        err.to_string(),
-        "attribute 2: immediate-mode vertex 1 takes the attribute's register value, set before the captured frame"
-    );
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch goes on");
+    let a = out.attribute(2).expect("column");
+    assert_eq!(a.values, vec![[1.0; 4], [0.0; 4], [1.0; 4]]);
+    assert_eq!(a.unknown, UnknownValues::Positions(vec![1]));
+    assert!(a.is_known(0) && !a.is_known(1) && a.is_known(2));
+    assert_eq!(out.vertex(1).and_then(|v| v.get_known(2)), Some(None));
 }
 
 #[test]
-fn attribute_without_stream_or_register_value_is_unknown() {
+fn attribute_without_stream_or_register_value_reads_the_unset_default() {
     let inp = inputs(
         1 | 1 << 1,
         VertexSource::Immediate {
@@ -106,10 +100,12 @@ fn attribute_without_stream_or_register_value_is_unknown() {
             streams: vec![stream(0, &[[0.0; 4], [1.0; 4]])],
         },
     );
-    assert_eq!(
-        fetch_draw(&inp, &TestMemory::new()),
-        Err(FetchError::UnknownImmediate { attribute: 1 })
-    );
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch goes on");
+    let a = out.attribute(1).expect("column");
+    assert_eq!(a.source, AttributeSource::Unset);
+    assert_eq!(a.values, vec![UNSET_ATTRIBUTE; 2]);
+    assert_eq!(UNSET_ATTRIBUTE, [0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(out.unknown_attributes(), vec![1]);
 }
 
 #[test]

@@ -97,7 +97,9 @@ impl ImmediateAttributes {
         true
     }
 
-    /// The value of attribute `i` as f32x4, missing components 0, 0, 1 (rrc-format.md 4.3).
+    /// The value of attribute `i` as f32x4, missing components 0, 0, 1 (rrc-format.md 4.3):
+    /// `Unknown` when nothing was written in the frame, `Partial` when only some words of
+    /// its family were.
     pub fn value(&self, i: usize) -> ImmediateValue {
         let Some(slot) = self.slots.get(i) else {
             return ImmediateValue::Unknown;
@@ -106,7 +108,12 @@ impl ImmediateAttributes {
             return ImmediateValue::Unknown;
         };
         if slot.written.count_ones() as usize != family.words() {
-            return ImmediateValue::Unknown;
+            // RPCS3's replay starts from zeroed register data (rrc-format.md 3.4 item 4) and
+            // reads the register once any word is written (`register_vertex_info.size > 0`,
+            // RSXDrawCommands.cpp `analyse_inputs_interleaved`): unwritten words read as 0.
+            return ImmediateValue::Partial {
+                replayed: decode(family, &slot.words),
+            };
         }
         ImmediateValue::Known(decode(family, &slot.words))
     }
@@ -181,7 +188,13 @@ mod tests {
         assert_eq!(a.value(2), ImmediateValue::Known([2.5, 0.0, 0.0, 1.0]));
         // 2F attribute 1: 0x1880 + 8, + 4.
         a.write(reg(0x1888), 1.0f32.to_bits());
-        assert_eq!(a.value(1), ImmediateValue::Unknown, "y not written yet");
+        assert_eq!(
+            a.value(1),
+            ImmediateValue::Partial {
+                replayed: [1.0, 0.0, 0.0, 1.0]
+            },
+            "y not written yet: RPCS3's replay reads it as the zero word"
+        );
         a.write(reg(0x188C), (-2.0f32).to_bits());
         assert_eq!(a.value(1), ImmediateValue::Known([1.0, -2.0, 0.0, 1.0]));
         // 3F attribute 3: 0x1500 + 48 .. + 8; the padding word is ignored.
@@ -229,7 +242,12 @@ mod tests {
         assert_eq!(a.value(0), ImmediateValue::Known([1.0; 4]));
         // Switching attribute 0 to 2F forgets the 4F words until both 2F words are written.
         a.write(reg(0x1880), 3.0f32.to_bits());
-        assert_eq!(a.value(0), ImmediateValue::Unknown);
+        assert_eq!(
+            a.value(0),
+            ImmediateValue::Partial {
+                replayed: [3.0, 0.0, 0.0, 1.0]
+            }
+        );
         a.write(reg(0x1884), 4.0f32.to_bits());
         assert_eq!(a.value(0), ImmediateValue::Known([3.0, 4.0, 0.0, 1.0]));
         assert!(!a.write(reg(0x1808), 5));

@@ -60,7 +60,12 @@ impl AttributeBuffer {
             .take(count)
             .map(|v| match v {
                 Some(words) => ImmediateValue::Known(decode(family, words)),
-                None => ImmediateValue::Unknown,
+                // Padded with a register value set before the frame: RPCS3's replay pads with
+                // its zeroed register data (rrc-format.md 3.4 item 4; rsx_vertex_data.cpp
+                // `pad_to` copies the register words), decoded with the buffer's family.
+                None => ImmediateValue::Partial {
+                    replayed: decode(family, &[0; 4]),
+                },
             })
             .collect()
     }
@@ -241,8 +246,13 @@ mod tests {
         assert_eq!(
             by(2),
             vec![
-                ImmediateValue::Unknown,
-                ImmediateValue::Unknown,
+                // RPCS3's replay pads with zeroed register words, decoded as 1F: (0, 0, 0, 1).
+                ImmediateValue::Partial {
+                    replayed: [0.0, 0.0, 0.0, 1.0]
+                },
+                ImmediateValue::Partial {
+                    replayed: [0.0, 0.0, 0.0, 1.0]
+                },
                 ImmediateValue::Known([5.0, 0.0, 0.0, 1.0]),
             ]
         );

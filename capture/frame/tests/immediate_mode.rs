@@ -3,7 +3,7 @@
 //! lists laid out by hand.
 
 use rsxtrace_fetch::{
-    fetch_draw, AttributeSource, DrawRange, FetchError, ImmediateValue, VertexSource,
+    fetch_draw, AttributeSource, DrawRange, ImmediateValue, UnknownValues, VertexSource,
 };
 use rsxtrace_frame::{DrawProblem, Frame};
 use rsxtrace_rrc::{Capture, ReplayCommand};
@@ -201,13 +201,12 @@ fn pushed_vertices_padded_with_an_uncaptured_register_value_are_unknown() {
     let frame = b.frame();
     let d = &frame.draws[0];
     assert_eq!(d.vertex_count, 2);
-    assert_eq!(
-        fetch_draw(&d.vertex_inputs, &frame.memory(0).expect("view")),
-        Err(FetchError::UnknownPushedValue {
-            attribute: 1,
-            vertex: 0
-        })
-    );
+    let out = fetch_draw(&d.vertex_inputs, &frame.memory(0).expect("view")).expect("goes on");
+    let a1 = out.attribute(1).expect("attribute 1");
+    // Vertex 0 took the register value set before the frame: RPCS3's replay pads with zeroed
+    // register words, which 1F decodes as (0, 0, 0, 1).
+    assert_eq!(a1.values, vec![[0.0, 0.0, 0.0, 1.0], [5.0, 0.0, 0.0, 1.0]]);
+    assert_eq!(a1.unknown, UnknownValues::Positions(vec![0]));
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! `rsxtrace dump`: everything about one draw, its fetched vertices included.
 //!
 //! JSON (`--json`): `{"draw": <draws --json object>, "state": <the full decoded state>,
-//! "problems": [..], "vertices": [{"index", "attributes": {"<n>": [x, y, z, w]}}] or null,
-//! "restarts": [..], "fetch_error": null or a message}` (docs/json.md).
+//! "problems": [..], "vertices": [{"index", "attributes": {"<n>": [x, y, z, w] or null}}] or
+//! null, "restarts": [..], "unknown_attributes": [..], "fetch_error": null or a message}`
+//! (docs/json.md). An attribute value the capture does not hold (set before the captured
+//! frame) is `null` in JSON and named in a warning in text; it is not an error.
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -32,6 +34,10 @@ pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Stat
             problems: &problems,
             vertices: fetched.as_ref().ok().map(Vertices),
             restarts: fetched.as_ref().ok().map(|v| v.restarts.as_slice()),
+            unknown_attributes: fetched
+                .as_ref()
+                .map(|v| v.unknown_attributes())
+                .unwrap_or_default(),
             fetch_error: fetched.as_ref().err(),
         })?;
     } else {
@@ -55,11 +61,12 @@ struct DumpJson<'a> {
     problems: &'a [String],
     vertices: Option<Vertices<'a>>,
     restarts: Option<&'a [usize]>,
+    unknown_attributes: Vec<u8>,
     fetch_error: Option<&'a String>,
 }
 
-/// One object per submitted vertex: `{"index", "attributes": {"<n>": [x, y, z, w]}}` with
-/// every attribute of the input mask, in attribute order.
+/// One object per submitted vertex: `{"index", "attributes": {"<n>": [x, y, z, w] or null}}`
+/// with every attribute of the input mask, in attribute order (`null` = not in the capture).
 struct Vertices<'a>(&'a FetchedVertices);
 
 struct VertexAttributes<'a>(rsxtrace_capture::fetch::VertexView<'a>);
@@ -82,7 +89,7 @@ impl Serialize for Vertices<'_> {
 impl Serialize for VertexAttributes<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
-        for (attribute, value) in self.0.values() {
+        for (attribute, value) in self.0.known_values() {
             map.serialize_entry(&attribute.to_string(), &value)?;
         }
         map.end()
@@ -183,6 +190,9 @@ fn print_text(
     }
     match fetched {
         Ok(v) => {
+            for note in v.unknown_notes() {
+                println!("warning: {note}");
+            }
             let attrs: Vec<u8> = v.attributes.iter().map(|a| a.attribute).collect();
             let mut headers = vec![">pos".to_string(), ">index".to_string()];
             headers.extend(attrs.iter().map(|a| format!("attr {a}")));
@@ -190,11 +200,10 @@ fn print_text(
             let mut t = Table::new(&header_refs);
             for vertex in v.iter().take(TEXT_VERTEX_LIMIT) {
                 let mut row = vec![vertex.position().to_string(), vertex.index().to_string()];
-                row.extend(
-                    vertex
-                        .values()
-                        .map(|(_, x)| format!("({}, {}, {}, {})", x[0], x[1], x[2], x[3])),
-                );
+                row.extend(vertex.known_values().map(|(_, x)| match x {
+                    Some(x) => format!("({}, {}, {}, {})", x[0], x[1], x[2], x[3]),
+                    None => "unknown".to_string(),
+                }));
                 t.row(row);
             }
             out!("{}", t.render());

@@ -16,7 +16,6 @@ pub struct ExecArgs {
     pub json: bool,
     pub f64: bool,
     pub rpcs3: bool,
-    pub allow_unknown_constants: bool,
     pub branch_bits: Option<u32>,
 }
 
@@ -31,7 +30,10 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
     if args.f64 {
         vertex.arithmetic = Arithmetic::F64;
     }
-    vertex.allow_unknown_constants = args.allow_unknown_constants;
+    // Unknown state never stops a command: a constant the capture does not hold (uploaded
+    // before the captured frame) reads as 0 and is named in a warning (`unknown_constants`
+    // in JSON), with or without `--allow-unknown-constants`.
+    vertex.allow_unknown_constants = true;
     let options = ExecOptions {
         vertex,
         branch_bits: args.branch_bits,
@@ -51,6 +53,9 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         result.vertex_count,
         result.arithmetic
     );
+    for note in &result.attribute_warnings {
+        println!("warning: {note}");
+    }
     for read in &result.unknown_constants {
         outln!(
             "warning: c[{}] read at slot {} is not in the capture (read as 0)",

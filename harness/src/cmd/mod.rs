@@ -79,7 +79,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             json,
             f64,
             rpcs3,
-            allow_unknown_constants,
+            allow_unknown_constants: _,
             branch_bits,
         } => exec::run(
             &file,
@@ -88,7 +88,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
                 json,
                 f64,
                 rpcs3,
-                allow_unknown_constants,
                 branch_bits,
             },
         ),

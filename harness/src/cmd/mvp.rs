@@ -130,16 +130,34 @@ pub fn render(report: &MvpReport) -> String {
             "estimated by consensus: {} draws fit it",
             report.convention_support
         ),
+        ViewProjectionSource::Unknown => "unknown".to_string(),
     };
-    let _ = writeln!(out, "view-projection ({how}), row-vector:");
-    out.push_str(&matrix_lines(&report.view_projection));
-    let _ = writeln!(
-        out,
-        "convention: {} ({} draws fit; {} under the other)",
-        report.convention.name(),
-        report.convention_support,
-        report.other_convention_support
-    );
+    match &report.view_projection {
+        Some(vp) => {
+            let _ = writeln!(out, "view-projection ({how}), row-vector:");
+            out.push_str(&matrix_lines(vp));
+        }
+        None => {
+            let _ = writeln!(out, "view-projection: unknown");
+        }
+    }
+    match report.convention {
+        Some(c) => {
+            let _ = writeln!(
+                out,
+                "convention: {} ({} draws fit; {} under the other)",
+                c.name(),
+                report.convention_support,
+                report.other_convention_support
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "warning: no draw has c32..c35 (transform constants set before the captured frame are not in the capture); nothing to match"
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "tolerance: relative residual {:e}; parts {:e}{}\n",

@@ -19,6 +19,9 @@ use rsxtrace_verify::divergence::{
 use std::ops::Range;
 use std::path::PathBuf;
 
+/// Stages with substituted state listed in the text output (all of them are in `--json`).
+const SUBSTITUTED_LINES: usize = 20;
+
 /// Which stages `--stage` selects.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StageArg {
@@ -229,11 +232,33 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
             m.detected_ineffective
         );
     }
+    let substituted: Vec<String> = report
+        .draws
+        .iter()
+        .flat_map(|d| d.stages.iter().map(move |s| (d.draw, s)))
+        .filter_map(|(draw, s)| {
+            let sub = s.substituted.as_ref()?;
+            Some(format!(
+                "draw {draw} {}: {}",
+                s.stage.name(),
+                sub.describe()
+            ))
+        })
+        .collect();
+    for line in substituted.iter().take(SUBSTITUTED_LINES) {
+        println!("substituted: {line}");
+    }
+    if substituted.len() > SUBSTITUTED_LINES {
+        println!(
+            "substituted: ... {} more stages (all in --json)",
+            substituted.len() - SUBSTITUTED_LINES
+        );
+    }
     let t = &report.totals;
     let tm = &report.timings;
     outln!(
-        "{} draws: {} stages clean, {} diverged, {} skipped, {} failed; {} ill-conditioned components",
-        t.draws, t.clean, t.diverged, t.skipped, t.failed, t.ill_conditioned
+        "{} draws: {} stages clean, {} diverged, {} skipped, {} failed ({} with substituted state); {} ill-conditioned components",
+        t.draws, t.clean, t.diverged, t.skipped, t.failed, t.substituted, t.ill_conditioned
     );
     eprintln!(
         "time {:.0} ms (summed over threads: fetch {:.0}, interpreter {:.0}, pipelines {:.0}, GPU {:.0}, raster {:.0}, compare {:.0}) on {}",

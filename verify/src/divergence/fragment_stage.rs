@@ -846,6 +846,7 @@ pub fn verify(
         elements: r.kept,
         covered: (r.kept < r.covered).then_some(r.covered),
         registers,
+        substituted: None,
         // Clean stages keep images only for the first draws of the range, so that a
         // frame of thousands of draws gives a report of bounded size.
         images: if keep_images && (diverged || vi.draw < cx.first_draw + CLEAN_IMAGE_DRAWS) {

@@ -32,6 +32,9 @@ pub mod textures;
 pub mod tolerance;
 pub mod vertex_stage;
 
-pub use report::model::{DrawReport, Outcome, RegisterReport, Stage, StageReport, VerifyReport};
+pub use report::model::{
+    ConstantFill, DrawReport, Outcome, RegisterReport, Stage, StageReport, Substitution,
+    VerifyReport,
+};
 pub use run::{verify_frame, StageSelection, VerifyError, VerifyOptions};
 pub use tolerance::{Class, Tolerance, Tolerances};

@@ -10,7 +10,7 @@ use super::report::model::{
 };
 use super::state_diff::state_changes;
 use super::tolerance::Tolerances;
-use super::vertex_stage::{self, Prepared};
+use super::vertex_stage::{self, Prepared, VertexInterp};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use rsxtrace_capture::frame::Frame;
@@ -20,6 +20,10 @@ use std::time::Instant;
 
 /// Schema version of the JSON report (`docs/verify.md`).
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Seeds tried for the random fill of constants the capture lacks, until one gives a
+/// transform that covers a pixel (`docs/verify.md`, "Substituted state").
+pub const RANDOM_FILL_ATTEMPTS: u32 = 64;
 
 /// Default for [`VerifyOptions::max_pixels`].
 pub const DEFAULT_MAX_PIXELS: usize = 16384;
@@ -61,7 +65,7 @@ pub struct VerifyOptions {
     pub max_pixels: usize,
     /// Mutations of the negative control (0 = none).
     pub mutate: usize,
-    /// Seed of the negative control.
+    /// Seed of the negative control and of the random fill of constants the capture lacks.
     pub seed: u64,
     /// Keep fragment images (for the HTML report).
     pub images: bool,
@@ -113,25 +117,69 @@ pub enum VerifyError {
     MaxPixels,
 }
 
-/// Verify one draw's selected stages.
+/// Verify one draw's selected stages. A draw whose vertex program reads transform constants
+/// the capture lacks runs twice, with those constants zero and with seeded random values
+/// (`seed`, see [`vertex_stage::random_fill_seed`]); each run gives its own vertex and
+/// fragment stage reports, marked `substituted`.
 pub(crate) fn verify_draw(
     frame: &Frame,
     draw: usize,
     stages: StageSelection,
     keep_images: bool,
+    seed: u64,
     cx: &Context<'_>,
 ) -> DrawReport {
     let d = &frame.draws[draw];
     let prepared = vertex_stage::prepare(frame, draw, cx);
+    let random = match &prepared {
+        Prepared::Ready(vi) if vertex_stage::needs_random_fill(vi) => {
+            let seeds: Vec<u64> = (0..RANDOM_FILL_ATTEMPTS)
+                .map(|k| vertex_stage::random_fill_seed(seed, draw, k))
+                .collect();
+            // With the fragment stage selected, the first fill whose transform covers a pixel.
+            let covers = |r: &VertexInterp| {
+                !stages.includes(Stage::Fragment)
+                    || !fragment_stage::rasterize(d, r, 1).quads.is_empty()
+            };
+            Some(vertex_stage::with_random_constants(
+                frame, vi, &seeds, covers, cx,
+            ))
+        }
+        _ => None,
+    };
     let mut out = Vec::new();
+    for run in std::iter::once(&prepared).chain(random.as_ref()) {
+        out.extend(verify_run(frame, run, stages, keep_images, cx));
+    }
+    DrawReport {
+        draw,
+        primitive: d.primitive.name().to_string(),
+        vertex_count: d.vertex_count,
+        stages: out,
+    }
+}
+
+/// The selected stages of one run of a draw (its vertex stage prepared on the interpreter).
+fn verify_run(
+    frame: &Frame,
+    prepared: &Prepared,
+    stages: StageSelection,
+    keep_images: bool,
+    cx: &Context<'_>,
+) -> Vec<StageReport> {
+    let mut out = Vec::new();
+    let substituted = match prepared {
+        Prepared::Ready(vi) => vi.substituted.clone(),
+        Prepared::NotCompared(_) => None,
+    };
     if stages.includes(Stage::Vertex) {
-        out.push(match &prepared {
+        out.push(match prepared {
             Prepared::Ready(vi) => vertex_stage::verify(vi, cx),
             Prepared::NotCompared(o) => StageReport::not_compared(Stage::Vertex, o.clone()),
         });
     }
     if stages.includes(Stage::Fragment) {
-        out.push(match &prepared {
+        out.push(match prepared {
             Prepared::Ready(vi) => fragment_stage::verify(frame, vi, keep_images, cx),
             Prepared::NotCompared(o) => StageReport::not_compared(
                 Stage::Fragment,
@@ -149,12 +197,10 @@ pub(crate) fn verify_draw(
             ),
         });
     }
-    DrawReport {
-        draw,
-        primitive: d.primitive.name().to_string(),
-        vertex_count: d.vertex_count,
-        stages: out,
+    for report in &mut out {
+        report.substituted.clone_from(&substituted);
     }
+    out
 }
 
 /// Verify `frame` on `gpu` with `options`; `progress` advances once per draw.
@@ -189,7 +235,14 @@ pub fn verify_frame(
         .clone()
         .into_par_iter()
         .map(|draw| {
-            let r = verify_draw(frame, draw, options.stage, options.images, &cx);
+            let r = verify_draw(
+                frame,
+                draw,
+                options.stage,
+                options.images,
+                options.seed,
+                &cx,
+            );
             if let Some(p) = progress {
                 p.inc(1);
             }

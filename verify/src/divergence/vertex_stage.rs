@@ -4,15 +4,21 @@
 //! per output register and component ([`compare`]).
 //!
 //! Skipped (neither divergence nor error): a program that does not decode, vertices that
-//! cannot be fetched from the captured memory, a program that reads a transform constant the
-//! capture does not hold (the interpreter reports every such read, `exec.rs`
-//! "unknown_constants"), vertex texture sampling (TXL), and programs the recompiler does not
-//! translate. Input attributes the draw does not provide read (0, 0, 0, 1) on both sides.
+//! cannot be fetched from the captured memory, vertex texture sampling (TXL), and programs the
+//! recompiler does not translate. Input attributes the draw does not provide read (0, 0, 0, 1)
+//! on both sides.
+//!
+//! State set before the captured frame does not skip a draw (`docs/verify.md`,
+//! "Substituted state"): attributes the capture holds no value for read what RPCS3's replay
+//! reads (the fetcher's substitute); a program that reads transform constants the capture
+//! lacks runs with every missing constant zero ([`prepare`]) and again with seeded random
+//! values ([`with_random_constants`]); each run is compared and reported as substituted.
 
 use super::clock::Phase;
 use super::compare::{RegisterTally, Sample};
 use super::context::Context;
-use super::report::model::{Outcome, Stage, StageReport};
+use super::mutate::XorShift;
+use super::report::model::{ConstantFill, Outcome, Stage, StageReport, Substitution};
 use super::tolerance::Class;
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
@@ -46,7 +52,7 @@ pub struct VertexInterp {
     pub input_mask: u16,
     /// `SET_TRANSFORM_BRANCH_BITS`.
     pub branch_bits: u32,
-    /// Constants (unknown ones 0; a program that reads one is skipped before this exists).
+    /// Constants (the ones the capture lacks hold the substituted fill, zeros by default).
     pub constants: Box<[[f32; 4]; VP_CONSTANTS]>,
     /// The interpreter's constant bank.
     pub bank: ConstantBank,
@@ -60,6 +66,9 @@ pub struct VertexInterp {
     pub restarts: Vec<usize>,
     /// Positions where each draw range starts (fetch `range_starts`).
     pub range_starts: Vec<usize>,
+    /// State the capture lacks that this run substituted (`None` when the capture holds
+    /// everything the draw reads).
+    pub substituted: Option<Substitution>,
 }
 
 impl VertexInterp {
@@ -134,6 +143,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         Ok(v) => v,
         Err(reason) => return skip(reason),
     };
+    let unknown_attributes = fetched.unknown_attributes();
     let mut inputs: Vec<VertexAttributes> = vec![[MISSING_INPUT; 16]; fetched.len()];
     let mut input_mask = 0u16;
     for column in &fetched.attributes {
@@ -164,6 +174,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         indices: fetched.indices,
         restarts: fetched.restarts,
         range_starts: fetched.range_starts,
+        substituted: None,
     };
     if vi.inputs.is_empty() {
         return skip("the draw has no vertices".to_string());
@@ -187,18 +198,22 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         Ok(o) => o,
         Err(e) => return Prepared::NotCompared(exec_outcome(e)),
     };
-    if !out32.unknown_constant_reads.is_empty() {
-        let mut reads: Vec<String> = out32
-            .unknown_constant_reads
-            .iter()
-            .map(|r| format!("c[{}] (slot {})", r.constant, r.slot))
-            .collect();
-        reads.sort();
-        reads.dedup();
-        return skip(format!(
-            "reads transform constants the capture does not hold: {}",
-            reads.join(", ")
-        ));
+    // The interpreter read every constant the capture lacks as zero: this run is the zero
+    // fill (the GPU side's `constants` hold 0 there too).
+    let mut registers: Vec<usize> = out32
+        .unknown_constant_reads
+        .iter()
+        .map(|r| r.constant)
+        .collect();
+    registers.sort_unstable();
+    registers.dedup();
+    if !registers.is_empty() || !unknown_attributes.is_empty() {
+        vi.substituted = Some(Substitution {
+            constants: (!registers.is_empty()).then_some(ConstantFill::Zeros),
+            seed: None,
+            registers,
+            attributes: unknown_attributes,
+        });
     }
     let run64 = cx.clock.time(Phase::Interpreter, || {
         interpret(&vi, &vi.program, Arithmetic::F64)
@@ -209,6 +224,78 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
     }
     vi.f32_out = out32.lanes;
     Prepared::Ready(Box::new(vi))
+}
+
+/// Seed of attempt `attempt` of the random constant fill of draw `draw` under the
+/// verification's `seed` (splitmix64 of the three, so draws get different values and a run is
+/// reproducible).
+pub fn random_fill_seed(seed: u64, draw: usize, attempt: u32) -> u64 {
+    let mut z = seed
+        ^ (draw as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from(attempt).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Whether the zero-fill run `vi` read constants the capture lacks (so a random-fill run is
+/// due as well).
+pub fn needs_random_fill(vi: &VertexInterp) -> bool {
+    vi.substituted
+        .as_ref()
+        .is_some_and(|s| s.constants == Some(ConstantFill::Zeros))
+}
+
+/// The same draw as `vi` (its zero-fill run) with every transform constant the capture lacks
+/// set to seeded random components in [-1, 1), interpreted again in f32 and f64. The seeds are
+/// tried in order until `accept` takes the f32 run (the caller asks for a transform that
+/// covers a pixel); the last one is kept when none is accepted.
+pub fn with_random_constants(
+    frame: &Frame,
+    vi: &VertexInterp,
+    seeds: &[u64],
+    accept: impl Fn(&VertexInterp) -> bool,
+    cx: &Context<'_>,
+) -> Prepared {
+    let Some(d) = frame.draws.get(vi.draw) else {
+        return Prepared::NotCompared(Outcome::Failed {
+            error: format!("draw {}: no such draw", vi.draw),
+        });
+    };
+    let mut random = vi.clone();
+    for (k, &seed) in seeds.iter().enumerate() {
+        let mut rng = XorShift::new(seed);
+        for (i, c) in random.constants.iter_mut().enumerate() {
+            if d.constants.is_known(i) {
+                continue;
+            }
+            // 24 random bits per component, uniform in [-1, 1).
+            *c = std::array::from_fn(|_| (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0);
+            random.bank.set(i, *c);
+        }
+        if let Some(s) = random.substituted.as_mut() {
+            s.constants = Some(ConstantFill::Random);
+            s.seed = Some(seed);
+        }
+        let lanes = cx.clock.time(Phase::Interpreter, || {
+            interpret(&random, &random.program, Arithmetic::F32)
+        });
+        match lanes {
+            Ok(l) => random.f32_out = l,
+            Err(e) => return Prepared::NotCompared(exec_outcome(e)),
+        }
+        if k + 1 == seeds.len() || accept(&random) {
+            break;
+        }
+    }
+    let lanes = cx.clock.time(Phase::Interpreter, || {
+        interpret(&random, &random.program, Arithmetic::F64)
+    });
+    match lanes {
+        Ok(l) => random.f64_out = l,
+        Err(e) => return Prepared::NotCompared(exec_outcome(e)),
+    }
+    Prepared::Ready(Box::new(random))
 }
 
 /// The outcome of an interpreter error.
@@ -319,6 +406,7 @@ pub fn compare(vi: &VertexInterp, gpu: &[VertexResult], cx: &Context<'_>) -> Sta
             elements: vi.f32_out.len(),
             covered: None,
             registers,
+            substituted: vi.substituted.clone(),
             images: None,
         }
     })

@@ -192,6 +192,7 @@ fn render_draw(
     let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
     let view = MemoryRef(base);
     let shaded = vertex::shade_vertices(draw, &view)?;
+    warnings.extend(shaded.attribute_warnings.iter().cloned());
     for c in &shaded.unknown_constants {
         warnings.push(format!(
             "reads vertex constant c[{c}], which the capture does not hold (read as 0)"

@@ -26,6 +26,9 @@ pub struct ShadedVertices {
     pub starts: Vec<usize>,
     /// Constants the program read that the capture does not hold (read as 0), ascending.
     pub unknown_constants: Vec<usize>,
+    /// One warning per input attribute whose value the capture does not hold (read as
+    /// RPCS3's replay reads it; `rsxtrace_capture::fetch::AttributeData::unknown_note`).
+    pub attribute_warnings: Vec<String>,
 }
 
 /// Run the vertex stage of `draw` over the memory `memory` it sees. Errors are messages for
@@ -88,5 +91,6 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
         outputs,
         starts: primitive_starts(&fetched),
         unknown_constants: unknown,
+        attribute_warnings: fetched.unknown_notes(),
     })
 }

@@ -520,6 +520,9 @@ impl Renderer<'_> {
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
         }
+        for w in &stage.attribute_warnings {
+            self.warn(Some(index), w.clone());
+        }
 
         // Surfaces and geometry.
         self.bind(key, &base)?;

@@ -29,6 +29,9 @@ pub(crate) struct VertexStage {
     pub starts: Vec<usize>,
     /// Unknown constants the program may read (a warning for the draw).
     pub unknown_constants: Option<String>,
+    /// One warning per input attribute whose value the capture does not hold (read as
+    /// RPCS3's replay reads it; `rsxtrace_capture::fetch::AttributeData::unknown_note`).
+    pub attribute_warnings: Vec<String>,
 }
 
 /// The constants a program reads: fixed indices, and whether any read is relative.
@@ -171,6 +174,7 @@ pub(crate) fn run(
         outputs: results.iter().map(|r| r.registers).collect(),
         starts: primitive_starts(&fetched),
         unknown_constants,
+        attribute_warnings: fetched.unknown_notes(),
     })
 }
 

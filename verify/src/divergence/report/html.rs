@@ -186,7 +186,7 @@ pub fn to_html(report: &VerifyReport) -> String {
                 "<tr class=\"{o}\"><td>{}</td><td>{}</td><td>{}</td><td>{o}</td><td>{}{}</td><td>{}</td><td>{}</td></tr>",
                 d.draw,
                 esc(&d.primitive),
-                s.stage.name(),
+                esc(&super::table::stage_cell(s)),
                 s.elements,
                 s.covered.map_or(String::new(), |c| format!(" of {c}")),
                 detail,

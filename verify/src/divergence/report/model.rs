@@ -79,6 +79,62 @@ pub struct StageImages {
     pub difference: Vec<u8>,
 }
 
+/// The values substituted for transform constants the capture lacks (`docs/verify.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConstantFill {
+    /// Every constant the capture lacks is (0, 0, 0, 0).
+    Zeros,
+    /// Every constant the capture lacks holds seeded random components in [-1, 1).
+    Random,
+}
+
+impl ConstantFill {
+    /// Lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConstantFill::Zeros => "zeros",
+            ConstantFill::Random => "random",
+        }
+    }
+}
+
+/// State the capture lacks (set before the captured frame) that a run substituted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Substitution {
+    /// The fill of the constants the capture lacks; `None` when the program reads none.
+    pub constants: Option<ConstantFill>,
+    /// Seed of the random fill (`None` for zeros).
+    pub seed: Option<u64>,
+    /// Constant registers the capture lacks that the program read (with the zero fill),
+    /// ascending.
+    pub registers: Vec<usize>,
+    /// Input attributes the capture holds no value for, read as RPCS3's replay reads them
+    /// ((0, 0, 0, 1) for an attribute never set; `rsxtrace_capture::fetch::UNSET_ATTRIBUTE`).
+    pub attributes: Vec<u8>,
+}
+
+impl Substitution {
+    /// A short description for the table and the HTML report, e.g.
+    /// `zeros: c[32], c[33]; attributes 6`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(fill) = self.constants {
+            let regs: Vec<String> = self.registers.iter().map(|r| format!("c[{r}]")).collect();
+            let seed = self
+                .seed
+                .map(|s| format!(" (seed {s})"))
+                .unwrap_or_default();
+            parts.push(format!("{}{seed}: {}", fill.name(), regs.join(", ")));
+        }
+        if !self.attributes.is_empty() {
+            let a: Vec<String> = self.attributes.iter().map(|a| a.to_string()).collect();
+            parts.push(format!("attributes {}", a.join(", ")));
+        }
+        parts.join("; ")
+    }
+}
+
 /// One stage of one draw.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StageReport {
@@ -92,6 +148,9 @@ pub struct StageReport {
     pub covered: Option<usize>,
     /// Per output register, ascending register order.
     pub registers: Vec<RegisterReport>,
+    /// State the capture lacks that this run substituted (`null` when none): a draw whose
+    /// program reads constants the capture lacks runs twice, zeros and random.
+    pub substituted: Option<Substitution>,
     /// Images (fragment stage; HTML report only).
     #[serde(skip)]
     pub images: Option<StageImages>,
@@ -106,6 +165,7 @@ impl StageReport {
             elements: 0,
             covered: None,
             registers: Vec::new(),
+            substituted: None,
             images: None,
         }
     }
@@ -244,6 +304,8 @@ pub struct Totals {
     pub failed: usize,
     /// Ill-conditioned components.
     pub ill_conditioned: u64,
+    /// Stages run with substituted state (counted in the outcomes above too).
+    pub substituted: usize,
 }
 
 /// The whole verification.
@@ -314,7 +376,72 @@ impl VerifyReport {
                 Outcome::Failed { .. } => t.failed += 1,
             }
             t.ill_conditioned += s.ill_conditioned();
+            t.substituted += usize::from(s.substituted.is_some());
         }
         self.totals = t;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitutions_describe_fill_seed_registers_and_attributes() {
+        let zeros = Substitution {
+            constants: Some(ConstantFill::Zeros),
+            seed: None,
+            registers: vec![4, 32],
+            attributes: vec![3],
+        };
+        assert_eq!(zeros.describe(), "zeros: c[4], c[32]; attributes 3");
+        let random = Substitution {
+            constants: Some(ConstantFill::Random),
+            seed: Some(9),
+            ..zeros.clone()
+        };
+        assert_eq!(
+            random.describe(),
+            "random (seed 9): c[4], c[32]; attributes 3"
+        );
+        let attributes_only = Substitution {
+            attributes: vec![1, 7],
+            ..Substitution::default()
+        };
+        assert_eq!(attributes_only.describe(), "attributes 1, 7");
+        let json = serde_json::to_value(&random).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"constants": "random", "seed": 9, "registers": [4, 32],
+                               "attributes": [3]})
+        );
+    }
+
+    #[test]
+    fn substituted_stages_are_counted() {
+        let stage = |substituted: Option<Substitution>| StageReport {
+            substituted,
+            ..StageReport::not_compared(Stage::Vertex, Outcome::Clean)
+        };
+        let mut report = VerifyReport {
+            schema: 1,
+            capture: String::new(),
+            device: String::new(),
+            tolerances: Tolerances::default(),
+            tolerance_spec: String::new(),
+            max_pixels: 1,
+            totals: Totals::default(),
+            first_divergence: None,
+            draws: vec![DrawReport {
+                draw: 0,
+                primitive: "triangles".into(),
+                vertex_count: 3,
+                stages: vec![stage(None), stage(Some(Substitution::default()))],
+            }],
+            mutation: None,
+            timings: Timings::default(),
+        };
+        report.recount();
+        assert_eq!((report.totals.clean, report.totals.substituted), (2, 1));
     }
 }

@@ -1,5 +1,6 @@
 //! The worst-first table: one row per diverged stage (draw, stage, register, worst vertex or
-//! pixel, its values and errors, ill-conditioned count), worst score first. Rows are plain
+//! pixel, its values and errors, ill-conditioned count), worst score first. A run with
+//! substituted state names it in the stage cell ([`stage_cell`]). Rows are plain
 //! strings; the CLI renders them with its own table printer.
 
 use super::model::{StageReport, VerifyReport};
@@ -33,6 +34,14 @@ fn location(s: &StageReport) -> String {
     }
 }
 
+/// The stage, with the substituted state of the run: `vertex (substituted zeros: c[4])`.
+pub fn stage_cell(s: &StageReport) -> String {
+    match &s.substituted {
+        Some(sub) => format!("{} (substituted {})", s.stage.name(), sub.describe()),
+        None => s.stage.name().to_string(),
+    }
+}
+
 /// A number in the table: shortest form, `inf` for infinity.
 fn num(v: f64) -> String {
     if v.is_infinite() {
@@ -53,7 +62,7 @@ pub fn worst_rows(report: &VerifyReport, limit: usize) -> Vec<Vec<String>> {
             let w = reg.and_then(|r| r.worst.as_ref());
             vec![
                 d.draw.to_string(),
-                s.stage.name().to_string(),
+                stage_cell(s),
                 reg.map_or("-".to_string(), |r| {
                     format!("{} [{}]", r.register, r.class.name())
                 }),

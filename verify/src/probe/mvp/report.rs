@@ -21,6 +21,9 @@ pub enum ViewProjectionSource {
     Given,
     /// Estimated by consensus over the draws and placements.
     Estimated,
+    /// Not given, and no draw has c32..c35 to estimate it from (a capture whose constants
+    /// were set before the frame, rrc-format.md 3.4): nothing is matched.
+    Unknown,
 }
 
 /// An implied world matrix and its decomposition.
@@ -82,12 +85,12 @@ pub struct Summary {
 /// The `mvp` report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MvpReport {
-    /// Row-vector view-projection used.
-    pub view_projection: Mat4,
-    /// Given or estimated.
+    /// Row-vector view-projection used (`None` when [`ViewProjectionSource::Unknown`]).
+    pub view_projection: Option<Mat4>,
+    /// Given, estimated or unknown.
     pub view_projection_source: ViewProjectionSource,
-    /// The convention that fits.
-    pub convention: Convention,
+    /// The convention that fits (`None` when no draw has c32..c35).
+    pub convention: Option<Convention>,
     /// Draws fitted under the convention used.
     pub convention_support: usize,
     /// Draws fitted under the other convention.
@@ -139,6 +142,29 @@ pub fn analyse(
         }
     };
     let tolerance = options.match_options.tolerance;
+    if draws.is_empty() {
+        // Nothing to estimate from or to match: every draw lacks c32..c35.
+        return Ok(MvpReport {
+            view_projection: options.view_projection.copied(),
+            view_projection_source: match options.view_projection {
+                Some(_) => ViewProjectionSource::Given,
+                None => ViewProjectionSource::Unknown,
+            },
+            convention: None,
+            convention_support: 0,
+            other_convention_support: 0,
+            tolerance,
+            part_tolerance: options.match_options.part_tolerance,
+            meshes_used: options.meshes.is_some(),
+            draws: Vec::new(),
+            summary: Summary {
+                draws: frame.draws.len(),
+                matched: 0,
+                unmatched: 0,
+                without_constants: frame.draws.len(),
+            },
+        });
+    }
     let (view_projection, source, convention, support, other) = match options.view_projection {
         Some(vp) => {
             let (c, n, other) = detect_convention(&draws, placements, vp, tolerance, &allowed);
@@ -202,9 +228,9 @@ pub fn analyse(
         without_constants: frame.draws.len().saturating_sub(entries.len()),
     };
     Ok(MvpReport {
-        view_projection,
+        view_projection: Some(view_projection),
         view_projection_source: source,
-        convention,
+        convention: Some(convention),
         convention_support: support,
         other_convention_support: other,
         tolerance,
