@@ -191,7 +191,7 @@ fn print_text(
     match fetched {
         Ok(v) => {
             for note in v.unknown_notes() {
-                println!("warning: {note}");
+                outln!("warning: {note}");
             }
             let attrs: Vec<u8> = v.attributes.iter().map(|a| a.attribute).collect();
             let mut headers = vec![">pos".to_string(), ">index".to_string()];

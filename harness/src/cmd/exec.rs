@@ -54,7 +54,7 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         result.arithmetic
     );
     for note in &result.attribute_warnings {
-        println!("warning: {note}");
+        outln!("warning: {note}");
     }
     for read in &result.unknown_constants {
         outln!(

@@ -246,10 +246,10 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         })
         .collect();
     for line in substituted.iter().take(SUBSTITUTED_LINES) {
-        println!("substituted: {line}");
+        outln!("substituted: {line}");
     }
     if substituted.len() > SUBSTITUTED_LINES {
-        println!(
+        outln!(
             "substituted: ... {} more stages (all in --json)",
             substituted.len() - SUBSTITUTED_LINES
         );
