@@ -70,7 +70,11 @@ fn every_cg_program_matches_its_manifest_facts() {
     let Some(corpus) = corpus_dir() else { return };
     let items = manifest(&corpus);
     let files = cg_files(&items);
-    assert_eq!(files.len(), 11, "expected 9 .fpo and 2 .vpo in the manifest");
+    assert_eq!(
+        files.len(),
+        11,
+        "expected 9 .fpo and 2 .vpo in the manifest"
+    );
     let mut with_facts = 0;
     for (file, info) in files {
         let bytes = read(&corpus, &file);
