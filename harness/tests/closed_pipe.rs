@@ -5,6 +5,8 @@
 //! case can fail), and with standard output connected to a pipe whose read end was closed before
 //! the command started, so its first write meets EPIPE.
 
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -50,11 +52,13 @@ fn check(args: &[&str]) {
         "rsxtrace {args:?} printed nothing, so a closed pipe proves nothing"
     );
 
-    let (reader, writer) = std::io::pipe().expect("pipe");
+    // A connected socket pair stands in for the pipe (`std::io::pipe` is newer than the
+    // workspace's MSRV): a write to a stream socket whose peer is closed fails with EPIPE too.
+    let (reader, writer) = UnixStream::pair().expect("socket pair");
     drop(reader);
     let closed = bin()
         .args(args)
-        .stdout(writer)
+        .stdout(Stdio::from(OwnedFd::from(writer)))
         .stderr(Stdio::piped())
         .output()
         .expect("run rsxtrace");
