@@ -18,8 +18,8 @@
 //!   and ZERO / ONE modes; the 16-bit formats' remap rewrites (RPCS3 `decoded_remap`).
 //!
 //! The A8R8G8B8 surface stores `round(clamp(c, 0, 1) * 255)`; a pixel may differ by one step
-//! (`TOLERANCE`) for rounding. Known gap: the GPU render does not scale unnormalised (UN)
-//! coordinates (it warns); its UN quad is checked for that warning instead of its colours.
+//! (`TOLERANCE`) for rounding. Both renderers scale unnormalised (UN) coordinates (the
+//! recompiled shader through `TextureLod::unnormalized`), so every quad is checked on both.
 
 use rsxtrace::texture_formats::{self as tf, Cell};
 use rsxtrace_capture::frame::Frame;
@@ -315,26 +315,22 @@ fn gpu_render_reads_every_format_by_its_rule() {
     )
     .expect("GPU render");
     assert_every_draw_rendered(&out, "GPU");
-    // The documented gap: unnormalised coordinates are not scaled on the device, and said so.
-    let un = tf::cells()
-        .iter()
-        .position(|c| c.unnormalized)
-        .expect("an unnormalised quad");
+    // Unnormalised coordinates are scaled by the shader: no warning, and the quad is right.
     assert!(
         out.warnings
             .iter()
-            .any(|w| w.draw == Some(un) && w.message.contains("unnormalised")),
-        "GPU: no warning for the unnormalised quad: {:?}",
+            .all(|w| !w.message.contains("unnormalised")),
+        "GPU: {:?}",
         out.warnings
     );
-    check(&out.image, "GPU", &["A8R8G8B8 unnormalised"]);
+    check(&out.image, "GPU", &[]);
 }
 
 #[test]
 fn verify_compares_every_format_clean() {
     // The recompiled fragment program on the device against the interpreter, both sampling
-    // the units decoded by the one texture model: every stage clean but the unnormalised
-    // quad's fragment stage, which verify skips with its reason (the device cannot scale).
+    // the units decoded by the one texture model: every stage clean, the unnormalised quad's
+    // included (the shader scales its texel coordinates as the interpreter does).
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("v.json");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
@@ -362,10 +358,9 @@ fn verify_compares_every_format_clean() {
     let stages = 2 * cells.len() as u64;
     assert_eq!(v["totals"]["diverged"], 0);
     assert_eq!(v["totals"]["failed"], 0);
-    assert_eq!(v["totals"]["skipped"], 1);
-    assert_eq!(v["totals"]["clean"], stages - 1);
+    assert_eq!(v["totals"]["skipped"], 0);
+    assert_eq!(v["totals"]["clean"], stages);
     let un = cells.iter().position(|c| c.unnormalized).unwrap();
     let outcome = &v["draws"][un]["stages"][1]["outcome"];
-    assert_eq!(outcome["kind"], "skipped");
-    assert!(outcome["reason"].as_str().unwrap().contains("unnormalised"));
+    assert_eq!(outcome["kind"], "clean", "{outcome}");
 }

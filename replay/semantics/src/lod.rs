@@ -57,6 +57,12 @@ pub struct TextureLod {
     pub max_lod: u16,
     /// The mip filter.
     pub mip: MipFilter,
+    /// Coordinates in texels (`SET_TEXTURE_FORMAT` UN bit): 1D and 2D units divide them by
+    /// the level-0 size before sampling and before the derivatives are taken, as the
+    /// interpreter's sampler does (RPCS3's texture prologue multiplies coordinates by
+    /// `texture_parameters[i].scale_bias`, the inverse size for unnormalised units).
+    /// Other dimensions ignore it.
+    pub unnormalized: bool,
 }
 
 impl Default for TextureLod {
@@ -67,6 +73,7 @@ impl Default for TextureLod {
             min_lod: 0,
             max_lod: 0xFFF,
             mip: MipFilter::None,
+            unnormalized: false,
         }
     }
 }
@@ -107,6 +114,15 @@ impl TextureLod {
             min_lod: fx(min_lod, 0.0, 4095.0) as u16,
             max_lod: fx(max_lod, 0.0, 4095.0) as u16,
             mip,
+            unnormalized: false,
+        }
+    }
+
+    /// The same state with coordinates in texels (`unnormalized`) or not.
+    pub fn with_unnormalized(self, unnormalized: bool) -> TextureLod {
+        TextureLod {
+            unnormalized,
+            ..self
         }
     }
 

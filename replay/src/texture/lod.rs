@@ -20,4 +20,5 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
         texture.control0.max_lod,
         mip,
     )
+    .with_unnormalized(texture.format.unnormalized)
 }

@@ -7,11 +7,12 @@
 //! This module is strict: a unit whose state the device cannot sample the way the model does
 //! makes the stage *skipped* with the reason, instead of an approximation that would show up
 //! as a divergence. Such states: sign or gamma conversions under linear filtering (the device
-//! filters after the conversion), unnormalised coordinates, mirror-once wrap modes, border
+//! filters after the conversion), mirror-once wrap modes, border
 //! colours other than wgpu's three, mip levels off the halving chain, and mipmapped 1D
 //! textures (wgpu: 1D textures have one level). The level of detail is no reason to skip:
 //! both sides choose levels with the shared LOD rule (`rsxtrace_replay::texture::lod`), the
-//! device from the unit's [`TextureLod`] baked into the translation ([`Bound::lod`]).
+//! device from the unit's [`TextureLod`] baked into the translation ([`Bound::lod`]), which
+//! also carries unnormalised (texel) coordinates, scaled by the shader as by the interpreter.
 //! The GPU render (`rsxtrace_replay::render::gpu`, private `texture` module) converts units the
 //! same way but approximates those states; it is not public, hence this module.
 
@@ -112,9 +113,6 @@ fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBind
         min == TexelFilter::Linear || mag == TexelFilter::Linear || mip == MipFilter::Linear;
     if conversions.any() && linear {
         return Err("sign or gamma conversions under linear filtering".to_string());
-    }
-    if t.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2) {
-        return Err("unnormalised texel coordinates".to_string());
     }
     // The border as the interpreter samples it (`texture::border`), converted like the
     // texels the device receives.

@@ -7,7 +7,6 @@
 //! warning by the caller through [`Converted::notes`]):
 //! - the post-filter conversions (signed channels, sRGB, `2x − 1`) are applied to each texel
 //!   before upload, exact for nearest filtering and approximate under linear filtering;
-//! - unnormalised (texel) coordinates (`FORMAT` UN flag) are not scaled;
 //! - the mirror-once wrap modes become clamp-to-edge, and a border colour other than
 //!   transparent black, opaque black or opaque white becomes the nearest of those.
 
@@ -166,9 +165,6 @@ pub(crate) fn convert<M: GuestMemory + ?Sized>(
         texture.filter.min.raw != 1 || mag_filter(texture.filter.mag.raw) != TexelFilter::Nearest;
     if conversions.any() && linear {
         notes.push("sign/gamma conversions are applied before filtering".to_string());
-    }
-    if texture.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2) {
-        notes.push("unnormalised texel coordinates are not scaled".to_string());
     }
     let sampler = sampler(texture, &image, &conversions, &mut notes);
     let (dimension, layers) = match image.dimension {

@@ -448,14 +448,20 @@ impl<'a> Emitter<'a> {
         self.line(&format!("let b = {base};"));
         match op {
             // TXP divides xyz by q (RPCS3 interpreter, B.4).
-            FpOpcode::Txp | FpOpcode::Txpbem => self.line("let c = vec4<f32>(b.xyz / b.w, b.w);"),
-            _ => self.line("let c = b;"),
+            FpOpcode::Txp | FpOpcode::Txpbem => self.line("let cp = vec4<f32>(b.xyz / b.w, b.w);"),
+            _ => self.line("let cp = b;"),
+        }
+        let dim = self.opts.texture_dims[usize::from(u)];
+        match texel_size(&self.opts, u, dim) {
+            // Texel coordinates scaled to [0, 1] before sampling and derivatives (the
+            // interpreter's `UnitSampler`; `TextureLod::unnormalized`).
+            Some(size) => self.line(&format!("let c = vec4<f32>(cp.xy / {size}, cp.zw);")),
+            None => self.line("let c = cp;"),
         }
         let lod = match self.opts.lod_operand {
             LodOperand::Src1X => "s1.x",
             LodOperand::Src0W => "s0.w",
         };
-        let dim = self.opts.texture_dims[usize::from(u)];
         let t = format!("rsx_tex{u}, rsx_smp{u}");
         if dim == TextureDim::D1 {
             // WebGPU 1D textures have one level and no Level/Bias/Grad sampling: the host
@@ -487,10 +493,14 @@ impl<'a> Emitter<'a> {
         } else {
             format!("vec3<f32>(vec2<f32>(textureDimensions(rsx_tex{u}, 0)), 0.0)")
         };
-        let (dx, dy) = match op {
-            // TXD: src1 = d/dx, src2 = d/dy (B.4).
-            FpOpcode::Txd => ("s1.xyz", "s2.xyz"),
-            _ => ("dpdxFine(c).xyz", "dpdyFine(c).xyz"),
+        let (dx, dy) = match (op, texel_size(&self.opts, u, dim)) {
+            // TXD: src1 = d/dx, src2 = d/dy (B.4), in texels on an unnormalised unit.
+            (FpOpcode::Txd, Some(texels)) => (
+                format!("vec3<f32>(s1.xy / {texels}, s1.z)"),
+                format!("vec3<f32>(s2.xy / {texels}, s2.z)"),
+            ),
+            (FpOpcode::Txd, None) => ("s1.xyz".to_string(), "s2.xyz".to_string()),
+            _ => ("dpdxFine(c).xyz".to_string(), "dpdyFine(c).xyz".to_string()),
         };
         self.line(&format!("let size = {size};"));
         if dim == TextureDim::Cube {
@@ -621,5 +631,21 @@ impl<'a> Emitter<'a> {
                 self.line(&format!("cc{k} = select(cc{k}, res, wm);"));
             }
         }
+    }
+}
+
+/// The level-0 size (WGSL `vec2<f32>` expression) that divides unit `u`'s coordinates when
+/// they are in texels: 1D and 2D units whose `TextureLod::unnormalized` is set; `None`
+/// otherwise (normalised coordinates, or a dimension the flag does not apply to).
+fn texel_size(opts: &FragmentTranslateOptions, u: u8, dim: TextureDim) -> Option<String> {
+    if !opts.texture_lod[usize::from(u & 15)].unnormalized {
+        return None;
+    }
+    match dim {
+        TextureDim::D1 => Some(format!(
+            "vec2<f32>(f32(textureDimensions(rsx_tex{u}, 0)), 1.0)"
+        )),
+        TextureDim::D2 => Some(format!("vec2<f32>(textureDimensions(rsx_tex{u}, 0))")),
+        TextureDim::D3 | TextureDim::Cube => None,
     }
 }

@@ -109,6 +109,7 @@ impl FragmentTranslateOptions {
             out.extend_from_slice(&l.min_lod.to_le_bytes());
             out.extend_from_slice(&l.max_lod.to_le_bytes());
             out.push(l.mip as u8);
+            out.push(u8::from(l.unnormalized));
         }
         out.extend_from_slice(&[
             u8::from(self.native_f16),
