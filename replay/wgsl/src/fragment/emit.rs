@@ -452,7 +452,7 @@ impl<'a> Emitter<'a> {
             _ => self.line("let cp = b;"),
         }
         let dim = self.opts.texture_dims[usize::from(u)];
-        match texel_size(&self.opts, u, dim) {
+        match texel_size(self.opts, u, dim) {
             // Texel coordinates scaled to [0, 1] before sampling and derivatives (the
             // interpreter's `UnitSampler`; `TextureLod::unnormalized`).
             Some(size) => self.line(&format!("let c = vec4<f32>(cp.xy / {size}, cp.zw);")),
@@ -493,7 +493,7 @@ impl<'a> Emitter<'a> {
         } else {
             format!("vec3<f32>(vec2<f32>(textureDimensions(rsx_tex{u}, 0)), 0.0)")
         };
-        let (dx, dy) = match (op, texel_size(&self.opts, u, dim)) {
+        let (dx, dy) = match (op, texel_size(self.opts, u, dim)) {
             // TXD: src1 = d/dx, src2 = d/dy (B.4), in texels on an unnormalised unit.
             (FpOpcode::Txd, Some(texels)) => (
                 format!("vec3<f32>(s1.xy / {texels}, s1.z)"),
