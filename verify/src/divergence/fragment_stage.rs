@@ -609,13 +609,15 @@ fn images(quads: &[Quad], gpu: &[FragmentResult], interp: &[QuadOutputs]) -> Opt
 /// an LOD boundary is ill-conditioned, not divergent.
 const NUDGE: f32 = 1.0 / 65536.0;
 
-/// The quads with every texture-coordinate input (TEX0..TEX9) scaled by `factor`.
+/// The quads with the x, y and z of every texture-coordinate input (TEX0..TEX9) scaled by
+/// `factor`. Not w: a projective fetch (TXP) divides by it, so scaling w with the rest would
+/// leave the projected coordinate unchanged and hide the sensitivity.
 fn nudged(quads: &[Quad], factor: f32) -> Vec<Quad> {
     let mut out = quads.to_vec();
     for q in &mut out {
         for lane in &mut q.inputs.lanes {
             for a in lane.attributes.iter_mut().skip(4).take(10) {
-                for c in a.iter_mut() {
+                for c in a.iter_mut().take(3) {
                     *c *= factor;
                 }
             }
@@ -958,6 +960,37 @@ mod tests {
             z: 0.5,
             inv_w,
         }
+    }
+
+    #[test]
+    fn the_nudge_moves_projected_coordinates() {
+        // TXP divides xyz by w: the nudge must change xyz / w, so w stays as it is, and
+        // inputs other than TEX0..TEX9 (attributes 4..13) are untouched.
+        let mut quad = Quad {
+            inputs: QuadInputs::default(),
+            origin: [0, 0],
+        };
+        for lane in &mut quad.inputs.lanes {
+            for a in lane.attributes.iter_mut() {
+                *a = [2.0, 4.0, 8.0, 0.5];
+            }
+        }
+        let out = nudged(&[quad], 2.0);
+        for lane in &out[0].inputs.lanes {
+            for (n, a) in lane.attributes.iter().enumerate() {
+                let want = if (4..14).contains(&n) {
+                    [4.0, 8.0, 16.0, 0.5]
+                } else {
+                    [2.0, 4.0, 8.0, 0.5]
+                };
+                assert_eq!(*a, want, "attribute {n}");
+            }
+        }
+        let projected = |a: [f32; 4]| [a[0] / a[3], a[1] / a[3], a[2] / a[3]];
+        assert_ne!(
+            projected(out[0].inputs.lanes[0].attributes[4]),
+            projected(quad.inputs.lanes[0].attributes[4])
+        );
     }
 
     #[test]
