@@ -680,23 +680,74 @@ fn user_clip_planes_cut_lines_and_drop_points() {
 }
 
 #[test]
-fn first_vertex_flat_shading_is_reported_not_guessed() {
-    // SET_FLAT_SHADE_OP (0x1454) non-zero asks for the first vertex; not modelled: the last
-    // vertex still provokes and every render names the register in a warning.
-    let tri = [v(1.0, 1.0, RED), v(15.0, 1.0, GREEN), v(1.0, 15.0, BLUE)];
-    let mut b = scene("flat_first.rrc", IN_COL0, 0xFF00_0000);
-    set(&mut b, SET_SHADE_MODE, FLAT);
-    set(&mut b, 0x1454 / 4, 1);
-    draw(&mut b, 0, TRIANGLES, &tri);
-    let capture = b.finish();
-    for r in render_both(&capture, "flat shade op") {
-        assert_px(&r, 3, 3, BLUE.map(f64::from), "last vertex");
-        assert!(
-            r.1.warnings
-                .iter()
-                .any(|w| w.message.contains("SET_FLAT_SHADE_OP")),
-            "{:?}",
-            r.1.warnings
-        );
+fn first_vertex_flat_shading_takes_each_primitives_first_vertex() {
+    // SET_FLAT_SHADE_OP (0x1454) non-zero: the first-vertex convention (GL 3.2 table 2.12,
+    // first-vertex column). Independent triangles provoke at vertex 3i, strips at i, fans at
+    // i + 1 (not the hub), quads at 4i, quad strips at 2i; computed here from the table, not
+    // from `first_vertex_provoking`.
+    const QUADS: u32 = 8;
+    const TRIANGLE_STRIP: u32 = 6;
+    const TRIANGLE_FAN: u32 = 7;
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    let tri = vec![v(1.0, 1.0, RED), v(15.0, 1.0, GREEN), v(1.0, 15.0, BLUE)];
+    let quad = vec![
+        v(1.0, 1.0, RED),
+        v(15.0, 1.0, GREEN),
+        v(15.0, 15.0, BLUE),
+        v(1.0, 15.0, yellow),
+    ];
+    let strip = vec![
+        v(1.0, 1.0, RED),
+        v(1.0, 15.0, GREEN),
+        v(15.0, 1.0, BLUE),
+        v(15.0, 15.0, yellow),
+    ];
+    let fan = vec![
+        v(1.0, 1.0, RED),
+        v(15.0, 1.0, GREEN),
+        v(15.0, 15.0, BLUE),
+        v(1.0, 15.0, yellow),
+    ];
+    // (raw primitive, primitive, vertices, first vertex of each assembled triangle)
+    let cases = [
+        (TRIANGLES, Primitive::Triangles, tri, &[0u32][..]),
+        (QUADS, Primitive::Quads, quad, &[0, 0][..]),
+        (TRIANGLE_STRIP, Primitive::TriangleStrip, strip, &[0, 1][..]),
+        (TRIANGLE_FAN, Primitive::TriangleFan, fan, &[1, 2][..]),
+    ];
+    for (raw, primitive, vertices, first) in cases {
+        let Assembled::Triangles(tris) = assemble(primitive, vertices.len(), &[]) else {
+            panic!("{primitive:?} assembles to triangles");
+        };
+        assert_eq!(tris.len(), first.len(), "{primitive:?}");
+        let mut b = scene("flat_first.rrc", IN_COL0, 0xFF00_0000);
+        set(&mut b, SET_SHADE_MODE, FLAT);
+        set(&mut b, 0x1454 / 4, 1);
+        draw(&mut b, 0, raw, &vertices);
+        let capture = b.finish();
+        for r in render_both(&capture, "flat shade op") {
+            assert!(
+                r.1.warnings
+                    .iter()
+                    .all(|w| !w.message.contains("SET_FLAT_SHADE_OP")),
+                "{:?}",
+                r.1.warnings
+            );
+            let mut checked = vec![0usize; tris.len()];
+            for (n, t) in tris.iter().enumerate() {
+                let pos = t.v.map(|i| vertices[i as usize].pos);
+                let want = vertices[first[n] as usize].col0.map(f64::from);
+                for y in 0..16 {
+                    for x in 0..16 {
+                        if inside(pos, x, y).is_none() {
+                            continue;
+                        }
+                        assert_px(&r, x, y, want, &format!("{primitive:?} triangle {n}"));
+                        checked[n] += 1;
+                    }
+                }
+            }
+            assert!(checked.iter().all(|&c| c > 4), "{primitive:?} {checked:?}");
+        }
     }
 }

@@ -34,7 +34,9 @@ pub use coverage::{
     rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
     triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
-pub use primitive::{assemble, primitive_starts, Assembled, Primitive, Triangle};
+pub use primitive::{
+    assemble, first_vertex_provoking, primitive_starts, Assembled, Primitive, Triangle,
+};
 pub use shading::{FogRule, ShadingRules, UserClip};
 pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};
 pub use window::{to_window, ViewportTransform, WindowVertex};

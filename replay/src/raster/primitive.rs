@@ -61,6 +61,24 @@ impl Triangle {
     }
 }
 
+/// The provoking vertex of a triangle that [`assemble`] made from `primitive`, under the
+/// first-vertex convention (`NV4097_SET_FLAT_SHADE_OP` non-zero: envytools and Mesa's nv30
+/// driver name it FLATSHADE_FIRST, gallium's `flatshade_first`). The first-vertex column of
+/// GL 3.2 table 2.12 (ARB_provoking_vertex): triangle `i` of independent triangles and strips
+/// provokes at its first vertex (`3i`, `i`), of a fan at `i + 1` (not the hub), of quads and
+/// quad strips at the quad's first vertex (`4i`, `2i`); a polygon's provoking vertex is its
+/// first under both conventions. [`Triangle::provoking`] holds the last-vertex one, so the
+/// first is found from it.
+pub fn first_vertex_provoking(primitive: Primitive, t: &Triangle) -> u32 {
+    let back = match primitive {
+        Primitive::Triangles | Primitive::TriangleStrip => 2,
+        Primitive::TriangleFan => 1,
+        Primitive::Quads | Primitive::QuadStrip => 3,
+        _ => 0,
+    };
+    t.provoking.saturating_sub(back)
+}
+
 /// Assembled primitives: indices are processing positions (into the fetched vertices / vertex
 /// program outputs).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -358,6 +358,9 @@ pub struct ShadingRules {
     pub flat: bool,
     /// `SET_TWO_SIDE_LIGHT_EN`.
     pub two_sided: bool,
+    /// `SET_FLAT_SHADE_OP` non-zero: the first vertex of each primitive provokes
+    /// ([`super::primitive::first_vertex_provoking`]), not the last.
+    pub first_vertex_provokes: bool,
     /// The fog stage.
     pub fog: FogRule,
     /// The user clip planes.
@@ -379,13 +382,6 @@ impl ShadingRules {
                 "NV4097_SET_SHADE_MODE = 0x{shade:x} is not a shade mode: shaded smooth"
             ));
         }
-        if shade == 0x1D00 && s.flat_shade_first {
-            warnings.push(
-                "NV4097_SET_FLAT_SHADE_OP selects the first vertex for flat shading, which is \
-                 not modelled: the last vertex provokes"
-                    .to_string(),
-            );
-        }
         let (fog, fog_warning) = FogRule::from_state(s);
         warnings.extend(fog_warning);
         let (clip, clip_warnings) = UserClip::from_state(s, draw.output_mask);
@@ -393,6 +389,7 @@ impl ShadingRules {
         ShadingRules {
             flat: shade == 0x1D00,
             two_sided: s.two_side_light,
+            first_vertex_provokes: s.flat_shade_first,
             fog,
             clip,
             warnings,

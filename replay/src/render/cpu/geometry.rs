@@ -22,8 +22,9 @@ use super::vertex::VertexOutputs;
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
-    assemble, clip_triangle, rasterize_line, rasterize_point, rasterize_triangle_facing, to_window,
-    winding, Assembled, Covered, PixelRect, Primitive, Triangle, Winding, WindowVertex, W_EPSILON,
+    assemble, clip_triangle, first_vertex_provoking, rasterize_line, rasterize_point,
+    rasterize_triangle_facing, to_window, winding, Assembled, Covered, PixelRect, Primitive,
+    Triangle, Winding, WindowVertex, W_EPSILON,
 };
 use crate::render::state::{CullFace, DrawState, FrontFace, PolygonMode};
 use rsxtrace_capture::frame::state::{LineStipple, PolygonStipple, ShaderWindow};
@@ -228,7 +229,13 @@ pub fn build(
                     .as_ref()
                     .map(|l| (b, line_stipple_next(&l.verts[0], &l.verts[1], start)));
                 if let Some(mut l) = line {
-                    l.provoking = b;
+                    // GL 3.2 table 2.12: a line provokes at its second vertex, or at its first
+                    // under SET_FLAT_SHADE_OP's first-vertex convention.
+                    l.provoking = if state.shading.first_vertex_provokes {
+                        a
+                    } else {
+                        b
+                    };
                     l.stipple_start = start;
                     out.push(l);
                 }
@@ -239,10 +246,14 @@ pub fn build(
             // one quad, quad strip quad or polygon are consecutive and share the provoking
             // vertex; any other triangle is a polygon of its own.
             let mut counter: Option<(u32, u32)> = None;
-            for t in tris {
+            for mut t in tris {
                 let (Some(o0), Some(o1), Some(o2)) = (get(t.v[0]), get(t.v[1]), get(t.v[2])) else {
                     continue;
                 };
+                if state.shading.first_vertex_provokes {
+                    // Still shared by the triangles of one quad or polygon, distinct otherwise.
+                    t.provoking = first_vertex_provoking(state.primitive, &t);
+                }
                 let start = match counter {
                     Some((provoking, next)) if provoking == t.provoking => next,
                     _ => 0,
