@@ -88,10 +88,6 @@ pub trait Real:
     fn to_word(self) -> u32 {
         self.to_f32().to_bits()
     }
-    /// Round trip through binary16.
-    fn half_round_trip(self) -> Self {
-        Self::from_half_bits(self.to_half_bits())
-    }
 }
 
 macro_rules! impl_real {

@@ -544,7 +544,8 @@ impl SurfaceMemory {
         self.stale_reads.swap(0, Ordering::Relaxed)
     }
 
-    fn overlaps(&self, location: Location, offset: u32, len: u32) -> bool {
+    /// Whether `len` bytes at `offset` overlap a region written in this replay.
+    pub fn overlaps(&self, location: Location, offset: u32, len: u32) -> bool {
         let start = u64::from(offset);
         let end = start + u64::from(len);
         self.regions

@@ -51,6 +51,7 @@ use rsxtrace_replay::interp::fragment::{
     run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
 };
 use rsxtrace_replay::interp::Arithmetic;
+use rsxtrace_replay::raster::coverage::triangle_weights_at_position;
 use rsxtrace_replay::raster::sprite::{apply_point_sprite, sprite_coord};
 use rsxtrace_replay::raster::{
     fragment_inputs_with, wpos, Covered, PixelRect, VaryingOptions, WindowVertex,
@@ -105,27 +106,6 @@ struct Piece {
     provoking: usize,
 }
 
-/// Perspective-correct weights, window z and 1/w at pixel centre (cx, cy) (outside the
-/// triangle too: the plane equations extend). `None` for a degenerate triangle.
-fn weights_at(t: &[WindowVertex; 3], cx: f64, cy: f64) -> Option<([f32; 3], f32, f32)> {
-    let p = t.map(|v| (f64::from(v.x), f64::from(v.y)));
-    let edge = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (cy - a.1) - (b.1 - a.1) * (cx - a.0);
-    let area = (p[1].0 - p[0].0) * (p[2].1 - p[0].1) - (p[1].1 - p[0].1) * (p[2].0 - p[0].0);
-    if !area.is_finite() || area == 0.0 {
-        return None;
-    }
-    let b = [
-        edge(p[1], p[2]) / area,
-        edge(p[2], p[0]) / area,
-        edge(p[0], p[1]) / area,
-    ];
-    let q = [0, 1, 2].map(|k| b[k] * f64::from(t[k].inv_w));
-    let inv_w = q[0] + q[1] + q[2];
-    let w = [0, 1, 2].map(|k| if inv_w != 0.0 { q[k] / inv_w } else { b[k] } as f32);
-    let z = (0..3).map(|k| b[k] * f64::from(t[k].z)).sum::<f64>();
-    Some((w, z as f32, inv_w as f32))
-}
-
 /// The inputs of one lane at pixel (x, y) of `piece`, or of the covered pixel `c`; `outputs`
 /// are the piece's three original vertices' and its provoking vertex's.
 fn lane_inputs(
@@ -136,8 +116,9 @@ fn lane_inputs(
     draw: &Draw,
     varyings: &VaryingOptions,
 ) -> LaneInputs {
-    let (pw, z, inv_w) = weights_at(&piece.window, f64::from(x) + 0.5, f64::from(y) + 0.5)
-        .unwrap_or((fallback.weights, fallback.z, fallback.inv_w));
+    let (pw, z, inv_w) =
+        triangle_weights_at_position(&piece.window, f64::from(x) + 0.5, f64::from(y) + 0.5)
+            .unwrap_or((fallback.weights, fallback.z, fallback.inv_w));
     let mut w = [0f32; 3];
     for (k, row) in piece.mix.iter().enumerate() {
         for (j, m) in row.iter().enumerate() {
@@ -178,7 +159,13 @@ impl Shape {
             + if p.kind == RasterKind::Triangle {
                 0.0
             } else {
-                p.size.clamp(1.0, 4096.0) / 2.0
+                // The size the rasterizer covers (`rasterize_point`, `rasterize_line`): a
+                // non-finite size (a vertex program's PSZ) is 1, any other at least 1.
+                if p.size.is_finite() {
+                    p.size.max(1.0) / 2.0
+                } else {
+                    0.5
+                }
             };
         let lo = ys.clone().fold(f32::INFINITY, f32::min) - margin;
         let hi = ys.fold(f32::NEG_INFINITY, f32::max) + margin;
@@ -997,12 +984,12 @@ mod tests {
     fn weights_are_perspective_correct_and_extend_outside() {
         // (0,0), (4,0), (0,4): at (1,1) the screen weights are (1/2, 1/4, 1/4).
         let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(0.0, 4.0, 1.0)];
-        let (w, z, inv_w) = weights_at(&t, 1.0, 1.0).unwrap();
+        let (w, z, inv_w) = triangle_weights_at_position(&t, 1.0, 1.0).unwrap();
         assert_eq!(w, [0.5, 0.25, 0.25]);
         assert_eq!((z, inv_w), (0.5, 1.0));
         // 1/w of 1, 1/2, 1/4: q = (1/2, 1/8, 1/16), sum 11/16.
         let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 0.5), wv(0.0, 4.0, 0.25)];
-        let (w, _, inv_w) = weights_at(&t, 1.0, 1.0).unwrap();
+        let (w, _, inv_w) = triangle_weights_at_position(&t, 1.0, 1.0).unwrap();
         assert_eq!(inv_w, 0.6875);
         assert_eq!(
             w,
@@ -1014,10 +1001,13 @@ mod tests {
         );
         // Outside the triangle the plane equations extend: (5,5) = (-3/2, 5/4, 5/4).
         let t = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(0.0, 4.0, 1.0)];
-        assert_eq!(weights_at(&t, 5.0, 5.0).unwrap().0, [-1.5, 1.25, 1.25]);
+        assert_eq!(
+            triangle_weights_at_position(&t, 5.0, 5.0).unwrap().0,
+            [-1.5, 1.25, 1.25]
+        );
         // Degenerate: none.
         let line = [wv(0.0, 0.0, 1.0), wv(4.0, 0.0, 1.0), wv(8.0, 0.0, 1.0)];
-        assert!(weights_at(&line, 1.0, 1.0).is_none());
+        assert!(triangle_weights_at_position(&line, 1.0, 1.0).is_none());
     }
 
     #[test]

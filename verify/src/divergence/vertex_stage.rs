@@ -20,7 +20,7 @@ use super::context::Context;
 use super::mutate::XorShift;
 use super::report::model::{ConstantFill, Outcome, Stage, StageReport, Substitution};
 use super::tolerance::Class;
-use rsxtrace_capture::fetch::fetch_draw;
+use rsxtrace_capture::fetch::{fetch_draw, UNSET_ATTRIBUTE};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{VertexResult, VP_CONSTANTS};
 use rsxtrace_program::vertex::{decode_from_memory, VertexProgram};
@@ -31,10 +31,6 @@ use rsxtrace_replay::interp::vertex::{
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::wgsl::vertex::{translate, VertexTranslateOptions};
 use rsxtrace_replay::wgsl::TranslateError;
-
-/// Value of an input attribute the draw does not provide (the interpreter's
-/// `allow_missing_inputs` reads it too).
-const MISSING_INPUT: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
 /// One draw's vertex stage on the interpreter side, kept for the GPU side, the fragment stage
 /// and the negative control.
@@ -144,7 +140,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         Err(reason) => return skip(reason),
     };
     let unknown_attributes = fetched.unknown_attributes();
-    let mut inputs: Vec<VertexAttributes> = vec![[MISSING_INPUT; 16]; fetched.len()];
+    let mut inputs: Vec<VertexAttributes> = vec![[UNSET_ATTRIBUTE; 16]; fetched.len()];
     let mut input_mask = 0u16;
     for column in &fetched.attributes {
         let a = usize::from(column.attribute);

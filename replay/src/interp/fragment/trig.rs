@@ -43,15 +43,20 @@ mod tests {
     fn constants_are_the_nearest_f32() {
         assert_eq!(INV_TWO_PI, (1.0 / std::f64::consts::TAU) as f32);
         assert_eq!(TWO_PI, std::f64::consts::TAU as f32);
+        // The bit patterns the WGSL recompiler writes for the same constants
+        // (`rsxtrace_wgsl` fragment ops, `Turns` and the exact reduction).
+        assert_eq!(INV_TWO_PI.to_bits(), 0x3E22_F983);
+        assert_eq!(TWO_PI.to_bits(), 0x40C9_0FDB);
     }
 
     #[test]
     fn turns_follow_the_rounded_product() {
         // x = 5000: t = f32(5000 · f32(1/2π)) = 795.7747 (f32 grid 2^-14 there); the angle is
         // 2π times its fraction, not 5000 mod 2π.
+        // Worked out by hand in f32: t = 795.774658203125, fraction 0.774658203125, angle
+        // f32(0.774658203125 · 6.2831855) = 4.8673210 (bits 0x409BC118).
         let x = 5000.0f32;
-        let t = x * INV_TWO_PI;
-        let angle = (t - t.floor()) * TWO_PI;
+        let angle = f32::from_bits(0x409B_C118);
         assert_eq!(reduce(x, TrigReduction::Turns), angle);
         assert_eq!(sin(x, TrigReduction::Turns), angle.sin());
         let exact = (f64::from(x) % std::f64::consts::TAU) as f32;

@@ -114,12 +114,33 @@ fn memory_copy(
     let (d0, d1) = lines(c.dst_offset, c.dst_pitch, (bytes - 1) * ds + 1);
     let (s_at, s_len) = span("NV0039 source", s0, s1)?;
     let (d_at, d_len) = span("NV0039 destination", d0, d1)?;
-    let src = read(surfaces, base, c.src, s_at, s_len)?;
+    // RPCS3's recorder attaches an NV0039 source packed, line i at OFFSET_IN + i·LINE_LENGTH
+    // (`capture_buffer_notify`, rrc-format.md 3.3), not at its pitch: a source this replay
+    // did not render is read that way when the capture holds the packed block; a rendered one
+    // (the surface overlay) at its pitch.
+    let packed_len = u32::try_from((last + 1) * i64::from(c.line_length)).ok();
+    let packed = match packed_len {
+        Some(len)
+            if i64::from(c.src_pitch) != i64::from(c.line_length)
+                && !surfaces.overlaps(c.src, s_at, s_len) =>
+        {
+            base.read(c.src, c.src_offset, len).map(<[u8]>::to_vec)
+        }
+        _ => None,
+    };
+    let (src, s0, src_pitch) = match packed {
+        Some(bytes) => (bytes, i64::from(c.src_offset), i64::from(c.line_length)),
+        None => (
+            read(surfaces, base, c.src, s_at, s_len)?,
+            s0,
+            i64::from(c.src_pitch),
+        ),
+    };
     let dst = surfaces
         .range_mut(c.dst, d_at, d_len, base)
         .ok_or_else(|| "NV0039 destination cannot be written; skipped".to_string())?;
     for line in 0..=last {
-        let from = i64::from(c.src_offset) + line * i64::from(c.src_pitch) - s0;
+        let from = i64::from(c.src_offset) + line * src_pitch - s0;
         let to = i64::from(c.dst_offset) + line * i64::from(c.dst_pitch) - d0;
         for k in 0..bytes {
             let (Ok(f), Ok(t)) = (usize::try_from(from + k * ss), usize::try_from(to + k * ds))
@@ -413,6 +434,49 @@ mod tests {
         };
         assert_eq!(line(0x300), vec![0, 2, 4, 6]);
         assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
+    }
+
+    /// Captured memory holding `bytes` at one place.
+    struct Captured {
+        at: u32,
+        bytes: Vec<u8>,
+    }
+
+    impl GuestMemory for Captured {
+        fn read(&self, _: Location, offset: u32, len: u32) -> Option<&[u8]> {
+            let from = usize::try_from(offset.checked_sub(self.at)?).ok()?;
+            self.bytes.get(from..from + len as usize)
+        }
+    }
+
+    #[test]
+    fn a_captured_source_is_read_packed_not_at_its_pitch() {
+        // Two lines of 4 bytes at source pitch 16: RPCS3 records them packed (8 bytes at
+        // 0x100: 10 11 12 13 20 21 22 23), so line 1 is bytes 4..8 of the block, not the bytes
+        // 16 further on (which the capture does not hold).
+        let base = Captured {
+            at: 0x100,
+            bytes: vec![10, 11, 12, 13, 20, 21, 22, 23],
+        };
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 16,
+            dst: Location::Main,
+            dst_offset: 0x400,
+            dst_pitch: 4,
+            line_length: 4,
+            line_count: 2,
+            src_stride: 1,
+            dst_stride: 1,
+        };
+        let mut surfaces = SurfaceMemory::new();
+        let notes = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &base);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(
+            surfaces.read_rendered(Location::Main, 0x400, 8).unwrap(),
+            &[10, 11, 12, 13, 20, 21, 22, 23]
+        );
     }
 
     /// A 1:1 ZOH scaled image of a 4×1 A8R8G8B8 row (texel k = bytes [k; 4]) at 0x100 into a

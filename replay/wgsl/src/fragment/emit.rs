@@ -24,7 +24,7 @@ use rsxtrace_program::fragment::{
 };
 
 use super::ops::{self, register_of, Uses, COMPONENTS, R_COUNT};
-use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, TextureDim};
+use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, MipFilter, TextureDim};
 use crate::TranslateError;
 
 /// Deepest IF/LOOP nesting translated (the interpreter's `exec::MAX_NESTING`).
@@ -531,10 +531,15 @@ impl<'a> Emitter<'a> {
         self.line(&format!(
             "let la = textureSampleLevel({t}, c.{sel}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
         ));
-        self.line(&format!(
-            "let lb = textureSampleLevel({t}, c.{sel}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
-        ));
-        self.line("let t = la + (lb - la) * lv.z;");
+        if state.mip == MipFilter::Linear {
+            self.line(&format!(
+                "let lb = textureSampleLevel({t}, c.{sel}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
+            ));
+            self.line("let t = la + (lb - la) * lv.z;");
+        } else {
+            // Only a linear mip filter blends two levels (`rsx_lod_choose` gives weight 0).
+            self.line("let t = la;");
+        }
     }
 
     /// The result write in RPCS3's `SetDst` order (B.2; interpreter `write`): FL skips; scale;
