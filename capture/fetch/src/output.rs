@@ -72,6 +72,9 @@ impl AttributeData {
             (UnknownValues::All, AttributeSource::Unset) => Some(format!(
                 "attribute {a} has no array and no value in the capture (set before the captured frame); read as (0, 0, 0, 1), as RPCS3's replay does"
             )),
+            (UnknownValues::All, AttributeSource::PushBuffer) => Some(format!(
+                "attribute {a}: every immediate-mode vertex takes a register value set before the captured frame; read as zero words, as RPCS3's replay does"
+            )),
             (UnknownValues::All, _) => Some(format!(
                 "attribute {a}: only part of its immediate value was written in the captured frame; the rest read as zero words, as RPCS3's replay does"
             )),
@@ -209,5 +212,41 @@ impl<'a> VertexView<'a> {
             .attributes
             .iter()
             .filter_map(move |a| Some((a.attribute, *a.values.get(position)?)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(source: AttributeSource, unknown: UnknownValues) -> AttributeData {
+        AttributeData {
+            attribute: 3,
+            source,
+            values: vec![[0.0; 4]; 2],
+            unknown,
+        }
+    }
+
+    #[test]
+    fn each_kind_of_unknown_value_gets_its_own_warning() {
+        let note = |s, u| column(s, u).unknown_note();
+        assert_eq!(note(AttributeSource::Array, UnknownValues::None), None);
+        assert!(note(AttributeSource::Unset, UnknownValues::All)
+            .unwrap()
+            .contains("no array and no value"));
+        assert!(note(AttributeSource::Immediate, UnknownValues::All)
+            .unwrap()
+            .contains("only part of its immediate value"));
+        // A push-buffer column whose every vertex was padded is not a partial value.
+        assert!(note(AttributeSource::PushBuffer, UnknownValues::All)
+            .unwrap()
+            .contains("every immediate-mode vertex"));
+        assert!(note(
+            AttributeSource::PushBuffer,
+            UnknownValues::Positions(vec![1])
+        )
+        .unwrap()
+        .contains("1 immediate-mode vertices"));
     }
 }

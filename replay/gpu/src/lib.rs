@@ -47,7 +47,5 @@ pub use raster_target::{
     UploadedTexture,
 };
 pub use shade::{shade_gpu, shade_inputs, GpuImage};
-pub use texture::{
-    BorderColor, Filter, MipFilter, SamplerDesc, TextureBinding, TextureDimension, WrapMode,
-};
+pub use texture::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
 pub use vertex::{VertexResult, VP_CONSTANTS, VP_INPUTS, VP_OUTPUTS};

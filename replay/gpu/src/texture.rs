@@ -54,22 +54,6 @@ pub enum Filter {
     Linear,
 }
 
-/// Filter between mip levels. The recompiled fragment programs choose and blend levels
-/// themselves (the shared LOD rule, `rsxtrace_semantics::lod`; ABI.md "Textures") and sample
-/// each level with `textureSampleLevel`, so every sampler is created with mipmap mode nearest
-/// and an LOD range of 0..32 whatever this says: it describes the unit and documents the mip
-/// filter the translation options carry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MipFilter {
-    /// Level 0 only.
-    #[default]
-    None,
-    /// Nearest level.
-    Nearest,
-    /// Blend the two nearest levels (blended by the shader).
-    Linear,
-}
-
 /// Sampler state of a unit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SamplerDesc {
@@ -77,10 +61,11 @@ pub struct SamplerDesc {
     pub wrap: [WrapMode; 3],
     /// Magnification filter.
     pub mag: Filter,
-    /// Minification filter.
+    /// Minification filter (within a level). There is no mip filter: the recompiled fragment
+    /// programs choose and blend levels themselves (the shared LOD rule,
+    /// `rsxtrace_semantics::lod`; ABI.md "Textures") and sample each level with
+    /// `textureSampleLevel`, so every sampler has mipmap mode nearest and LOD range 0..32.
     pub min: Filter,
-    /// Mip filter.
-    pub mip: MipFilter,
 }
 
 /// One texture unit's contents.

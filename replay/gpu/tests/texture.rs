@@ -47,7 +47,6 @@ fn texture(filter: Filter) -> TextureBinding {
             wrap: [WrapMode::ClampToEdge; 3],
             mag: filter,
             min: filter,
-            ..Default::default()
         },
     }
 }

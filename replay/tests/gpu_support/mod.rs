@@ -212,7 +212,6 @@ pub fn nearest_2x2() -> TextureBinding {
             wrap: [WrapMode::ClampToEdge; 3],
             mag: Filter::Nearest,
             min: Filter::Nearest,
-            ..Default::default()
         },
     }
 }

@@ -19,8 +19,7 @@
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::frame::MemoryView;
 use rsxtrace_gpu::{
-    BorderColor, Filter, MipFilter as GpuMip, SamplerDesc, TextureBinding, TextureDimension,
-    WrapMode, TEXTURE_UNITS,
+    BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode, TEXTURE_UNITS,
 };
 use rsxtrace_replay::texture::border::border_colour;
 use rsxtrace_replay::texture::decode::{decode_texture, Dimension};
@@ -166,11 +165,6 @@ fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBind
             wrap: wraps,
             mag: filter(mag),
             min: filter(min),
-            mip: match mip {
-                MipFilter::None => GpuMip::None,
-                MipFilter::Nearest => GpuMip::Nearest,
-                MipFilter::Linear => GpuMip::Linear,
-            },
         },
     };
     // Every level, also without a mip filter: the LOD rule applies the bias and clamp (to

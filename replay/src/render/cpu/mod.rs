@@ -65,6 +65,8 @@ pub fn render_frame(
     let mut per_draw = Vec::new();
     let mut rendered = 0usize;
     let between = events.between_draws();
+    // In stream order, so `before_draw` never decreases: one pass over them for the frame.
+    let mut pending = between.iter().peekable();
     for index in range.clone() {
         let Some(draw) = frame.draws.get(index) else {
             break;
@@ -74,8 +76,7 @@ pub fn render_frame(
         };
         // Clears and transfers before a range's first draw are applied too: a range starts
         // from the surfaces the frame cleared and copied, without the skipped draws' effects.
-        let applies = |before: usize| before == index || (index == range.start && before < index);
-        for e in between.iter().filter(|e| applies(e.before_draw())) {
+        while let Some(e) = pending.next_if(|e| e.before_draw() <= index) {
             for p in apply_between(frame, e, &mut surfaces, &base) {
                 warnings.push(RenderWarning {
                     draw: Some(index),

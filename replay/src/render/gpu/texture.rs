@@ -12,15 +12,12 @@
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
-use rsxtrace_gpu::{
-    BorderColor, Filter, MipFilter as GpuMip, SamplerDesc, TextureBinding, TextureDimension,
-    WrapMode,
-};
+use rsxtrace_gpu::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
 
 use crate::texture::border::border_colour;
 use crate::texture::decode::{decode_texture, DecodedTexture, Dimension};
 use crate::texture::error::TextureError;
-use crate::texture::filter::{mag_filter, min_filter, MipFilter, TexelFilter};
+use crate::texture::filter::{mag_filter, min_filter, TexelFilter};
 use crate::texture::remap::Conversions;
 use crate::texture::wrap::Wrap;
 
@@ -125,11 +122,7 @@ fn sampler(
             wrap_mode(a.wrap_r.raw, border, notes),
         ]
     };
-    let (min, mut mip) = min_filter(texture.filter.min.raw);
-    let single_level = image.levels <= 1 || image.dimension == Dimension::D1;
-    if single_level {
-        mip = MipFilter::None;
-    }
+    let (min, _) = min_filter(texture.filter.min.raw);
     let filter = |f: TexelFilter| match f {
         TexelFilter::Nearest => Filter::Nearest,
         TexelFilter::Linear => Filter::Linear,
@@ -138,11 +131,6 @@ fn sampler(
         wrap,
         mag: filter(mag_filter(texture.filter.mag.raw)),
         min: filter(min),
-        mip: match mip {
-            MipFilter::None => GpuMip::None,
-            MipFilter::Nearest => GpuMip::Nearest,
-            MipFilter::Linear => GpuMip::Linear,
-        },
     }
 }
 
@@ -232,9 +220,6 @@ pub(crate) fn convert<M: GuestMemory + ?Sized>(
             height,
             depth,
         });
-    }
-    if binding.mip_levels <= 1 {
-        binding.sampler.mip = GpuMip::None;
     }
     Ok(Converted { binding, notes })
 }
