@@ -1,5 +1,6 @@
 //! RPCS3 RSX captures: files ([`rrc`]), the trace format ([`trace`]), the frame model
-//! ([`frame`]), vertex and index fetch ([`fetch`]) and the capture builder ([`builder`]).
+//! ([`frame`]), vertex and index fetch ([`fetch`]) and the capture builder ([`builder`]);
+//! [`open`] opens any capture or trace by its content.
 //!
 //! Each part is its own crate under `capture/`; this crate re-exports them so that the rest of
 //! the workspace depends on one name.
@@ -9,3 +10,5 @@ pub use rsxtrace_fetch as fetch;
 pub use rsxtrace_frame as frame;
 pub use rsxtrace_rrc as rrc;
 pub use rsxtrace_trace as trace;
+
+pub mod open;

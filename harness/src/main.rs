@@ -8,7 +8,6 @@ mod output;
 mod cli;
 mod cmd;
 mod exit;
-mod open;
 mod table;
 
 use clap::Parser;

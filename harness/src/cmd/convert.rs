@@ -28,7 +28,7 @@ fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
 }
 
 pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Result<Status> {
-    let capture = crate::open::open_capture(input)?;
+    let capture = rsxtrace_capture::open::open_capture(input)?;
     let format = format_for(output, to);
     let written = if format == ConvertFormat::Trace {
         // Streamed to the file: a trace is as large as the capture's memory, no second copy.

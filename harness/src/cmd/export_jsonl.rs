@@ -8,7 +8,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 pub fn run(path: &Path) -> anyhow::Result<Status> {
-    let capture = crate::open::open_capture(path)?;
+    let capture = rsxtrace_capture::open::open_capture(path)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for call in method_calls(&capture.commands) {

@@ -116,38 +116,10 @@ fn load_frame(
     rsxtrace_capture::frame::Frame,
 )> {
     use anyhow::Context;
-    let capture = crate::open::open_capture(path)?;
+    let capture = rsxtrace_capture::open::open_capture(path)?;
     let frame = rsxtrace_capture::frame::Frame::from_capture(&capture)
         .with_context(|| format!("cannot decode the frame of {}", path.display()))?;
     Ok((capture, frame))
-}
-
-/// A frame ready to render: its draws, and the capture's events between them (clears,
-/// registers the frame model does not keep, display buffers).
-pub struct Scene {
-    pub frame: rsxtrace_capture::frame::Frame,
-    pub events: rsxtrace_replay::render::state::FrameEvents,
-}
-
-impl std::ops::Deref for Scene {
-    type Target = rsxtrace_capture::frame::Frame;
-    fn deref(&self) -> &Self::Target {
-        &self.frame
-    }
-}
-
-/// Open a capture or trace and decode its frame and events.
-fn load_scene(path: &std::path::Path) -> anyhow::Result<Scene> {
-    use anyhow::Context;
-    let (capture, frame) = load_frame(path)?;
-    let events = rsxtrace_replay::render::state::FrameEvents::from_capture(&capture, &frame)
-        .with_context(|| {
-            format!(
-                "cannot read the clears and draw state of {}",
-                path.display()
-            )
-        })?;
-    Ok(Scene { frame, events })
 }
 
 /// The draw with index `draw`, or an error that says how many there are.

@@ -2,8 +2,8 @@
 //! or the programs bound at one draw of a capture.
 
 use crate::cli::Stage;
-use crate::open::{file_kind, FileKind};
 use anyhow::{bail, Context};
+use rsxtrace_capture::open::{file_kind, FileKind};
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};

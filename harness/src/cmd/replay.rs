@@ -6,8 +6,9 @@ use crate::cli::GpuBackend;
 use crate::exit::Status;
 use anyhow::Context;
 use clap::Args;
+use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{Backend, Gpu, GpuOptions};
-use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame};
+use rsxtrace_replay::render::{self, draw_range, RenderOptions, RenderedFrame, Scene};
 use serde_json::json;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub struct ReplayArgs {
     pub out: PathBuf,
     /// Render only draws A..B (0-based, B excluded; `N` alone = N..N+1). Earlier draws are not
     /// rendered, so their effects on the targets are missing.
-    #[arg(long, value_parser = parse_draw_range)]
+    #[arg(long, value_parser = draw_range::parse)]
     pub draws: Option<Range<usize>>,
     /// Also write the output target after each draw as DIR/draw-NNNN.png.
     #[arg(long, value_name = "DIR")]
@@ -36,33 +37,6 @@ pub struct ReplayArgs {
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Parse a draw range: `A..B` (B excluded, A < B), `A..=B`, or `N` (just draw N).
-pub fn parse_draw_range(s: &str) -> Result<Range<usize>, String> {
-    let number = |part: &str, what: &str| -> Result<usize, String> {
-        part.trim()
-            .parse::<usize>()
-            .map_err(|e| format!("{s}: {what}: {e} (expected A..B, A..=B or N)"))
-    };
-    let range = if let Some((a, b)) = s.split_once("..=") {
-        let end = number(b, "end")?
-            .checked_add(1)
-            .ok_or_else(|| format!("{s}: end too large"))?;
-        number(a, "start")?..end
-    } else if let Some((a, b)) = s.split_once("..") {
-        number(a, "start")?..number(b, "end")?
-    } else {
-        let n = number(s, "draw")?;
-        n..n.checked_add(1)
-            .ok_or_else(|| format!("{s}: draw too large"))?
-    };
-    if range.start >= range.end {
-        return Err(format!(
-            "{s}: empty range (the start must be below the end)"
-        ));
-    }
-    Ok(range)
 }
 
 /// The GPU backend a command-line choice means.
@@ -79,23 +53,9 @@ pub fn per_draw_name(draw: usize) -> String {
     format!("draw-{draw:04}.png")
 }
 
-/// Check a draw range against the frame's draw count.
-pub fn check_range(range: &Option<Range<usize>>, draws: usize) -> anyhow::Result<()> {
-    if let Some(r) = range {
-        if r.end > draws {
-            anyhow::bail!(
-                "draws {}..{} do not exist: the capture has {draws} draws (0..{draws})",
-                r.start,
-                r.end
-            );
-        }
-    }
-    Ok(())
-}
-
 pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
-    let frame = super::load_scene(&args.file)?;
-    check_range(&args.draws, frame.draws.len())?;
+    let frame = Scene::open(&args.file)?;
+    draw_range::check(&args.draws, frame.draws.len())?;
     let options = RenderOptions {
         draws: args.draws.clone(),
         per_draw: args.per_draw.is_some(),
@@ -123,7 +83,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         Some(dir) => write_per_draw(&rendered, dir)?,
         None => Vec::new(),
     };
-    let checksum = super::ci::checksum::hex(super::ci::checksum::image_checksum(&rendered.image));
+    let checksum = checksum::hex(checksum::image_checksum(&rendered.image));
     if args.json {
         crate::output::print_json(&json!({
             "file": args.file.display().to_string(),
@@ -190,7 +150,7 @@ fn write_per_draw(
             .image
             .write_png(&path)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        let sum = super::ci::checksum::hex(super::ci::checksum::image_checksum(&snapshot.image));
+        let sum = checksum::hex(checksum::image_checksum(&snapshot.image));
         written.push((snapshot.draw, path, sum));
     }
     Ok(written)
@@ -199,34 +159,6 @@ fn write_per_draw(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn draw_ranges() {
-        assert_eq!(parse_draw_range("2..5"), Ok(2..5));
-        assert_eq!(parse_draw_range("2..=5"), Ok(2..6));
-        assert_eq!(parse_draw_range("7"), Ok(7..8));
-        assert_eq!(parse_draw_range(" 0 .. 1 "), Ok(0..1));
-        for bad in [
-            "5..5",
-            "5..2",
-            "a..2",
-            "..3",
-            "3..",
-            "",
-            "-1",
-            "1..=18446744073709551615",
-        ] {
-            assert!(parse_draw_range(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn range_checked_against_the_frame() {
-        assert!(check_range(&Some(0..3), 3).is_ok());
-        assert!(check_range(&None, 0).is_ok());
-        let e = check_range(&Some(2..4), 3).unwrap_err().to_string();
-        assert!(e.contains("2..4") && e.contains("3 draws"), "{e}");
-    }
 
     #[test]
     fn per_draw_names_sort_in_draw_order() {

@@ -8,12 +8,16 @@
 //! - [`msaa`]: multisampled surfaces: the sample grid in memory, drawing into it, the resolve.
 //! - [`transfer`]: image transfers between draws (`NV0039`, `NV3089` through `NV3062`/`NV309E`)
 //!   applied to the surface memory by both renderers.
+//! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
+//! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
 
 pub mod color8;
 pub mod cpu;
+pub mod draw_range;
 pub mod gpu;
 pub mod msaa;
 mod output;
+pub mod scene;
 pub mod state;
 pub mod surface;
 pub mod transfer;
@@ -22,3 +26,4 @@ pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
     RenderedFrame, Rgba8Image,
 };
+pub use scene::{Scene, SceneError};

@@ -160,8 +160,8 @@ pub fn write(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::ci::report::tests::{report, trace};
-    use crate::cmd::ci::report::{PathResult, RenderPath};
+    use crate::report::tests::{report, trace};
+    use crate::report::{PathResult, RenderPath};
 
     #[test]
     fn escaping() {

@@ -328,9 +328,9 @@ img{image-rendering:pixelated;border:1px solid #999;max-width:512px;min-width:25
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::ci::bisect::BisectReport;
-    use crate::cmd::ci::report::tests::{report, trace};
-    use crate::cmd::ci::report::PathResult;
+    use crate::bisect::BisectReport;
+    use crate::report::tests::{report, trace};
+    use crate::report::PathResult;
 
     #[test]
     fn report_directory_with_images_and_bisect() {

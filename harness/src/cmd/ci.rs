@@ -1,48 +1,17 @@
-//! `rsxtrace ci`: run a manifest of traces against reference images and report.
-//!
-//! - [`manifest`]: the TOML schema and its validation.
-//! - [`runner`]: one trace: render on each path, `--update`, compare, bisect.
-//! - [`image_diff`], [`checksum`], [`bisect`], [`shard`]: the pieces it uses.
-//! - [`report`]: the results as data; [`junit`], [`json`], [`html`] and the text table print
-//!   them.
-//!
-//! Exit status: 0 when every trace passes (or is new and `--update` wrote its reference, or is
-//! skipped), 1 when any fails or is new without `--update`, 2 on any error (bad manifest,
-//! unreadable capture, failed render). `docs/ci.md` documents it all.
-
-pub mod bisect;
-pub mod checksum;
-pub mod html;
-pub mod image_diff;
-pub mod json;
-pub mod junit;
-pub mod manifest;
-pub mod report;
-pub mod runner;
-pub mod shard;
+//! `rsxtrace ci`: the command line of the CI runner ([`rsxtrace_ci`]): arguments, the
+//! progress bar, the text table on standard output, and the exit status: 0 when every trace
+//! passes (or is new and `--update` wrote its reference, or is skipped), 1 when any fails or
+//! is new without `--update`, 2 on any error (bad manifest, unreadable capture, failed
+//! render). `docs/ci.md` documents it all.
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;
 use crate::table::Table;
-use anyhow::Context;
-use clap::{Args, ValueEnum};
-use report::{Outcome, Report, Summary};
-use runner::{GpuPath, Renderers, RunOptions};
+use clap::Args;
+use rsxtrace_ci::report::{self, Outcome, Report};
+use rsxtrace_ci::{junit, shard, Paths, Plan, Renderers, RunOptions, Selection, Verdict};
 use std::io::IsTerminal;
-use std::path::PathBuf;
-
-/// Which renderers run.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paths {
-    /// The CPU render, and the GPU render when a device opens (its results are "skip" otherwise).
-    Auto,
-    /// The CPU reference render only.
-    Cpu,
-    /// The GPU render only (no bisection: it needs the CPU render too).
-    Gpu,
-    /// Both; a missing GPU device is an error.
-    Both,
-}
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
@@ -78,120 +47,69 @@ pub struct CiArgs {
     pub no_bisect: bool,
 }
 
-fn open_renderers(args: &CiArgs) -> anyhow::Result<Renderers> {
-    let cpu = args.paths != Paths::Gpu;
-    let gpu = if args.paths == Paths::Cpu {
-        GpuPath::Off
-    } else {
-        crate::output::private_runtime_dir();
-        match rsxtrace_gpu::Gpu::new(rsxtrace_gpu::GpuOptions {
-            backend: crate::cmd::replay::gpu_backend(args.backend),
-        }) {
-            Ok(gpu) => {
-                let key = checksum::gpu_key(gpu.info());
-                GpuPath::Ready {
-                    gpu: Box::new(gpu),
-                    key,
-                }
-            }
-            Err(e) if args.paths == Paths::Auto => GpuPath::Unavailable(e.to_string()),
-            Err(e) => return Err(e).context("the GPU path needs a device"),
-        }
-    };
-    Ok(Renderers { cpu, gpu })
-}
-
 pub fn run(args: &CiArgs) -> anyhow::Result<Status> {
-    let manifest = manifest::load(&args.file)?;
-    for name in &args.traces {
-        if !manifest.traces.iter().any(|t| &t.name == name) {
-            anyhow::bail!(
-                "--trace {name}: no trace of that name in {}",
-                args.file.display()
-            );
-        }
+    let plan = Plan::new(
+        &args.file,
+        Selection {
+            shard: args.shard,
+            traces: args.traces.clone(),
+        },
+    )?;
+    if args.paths != Paths::Cpu {
+        crate::output::private_runtime_dir();
     }
-    let selected: Vec<&manifest::TraceSpec> = manifest
-        .traces
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| args.shard.is_none_or(|s| s.contains(*i)))
-        .map(|(_, t)| t)
-        .collect();
-    let renderers = open_renderers(args)?;
-    if let GpuPath::Unavailable(reason) = &renderers.gpu {
+    let renderers = Renderers::open(args.paths, crate::cmd::replay::gpu_backend(args.backend))?;
+    if let rsxtrace_ci::GpuPath::Unavailable(reason) = &renderers.gpu {
         eprintln!("rsxtrace ci: GPU path skipped: {reason}");
     }
-    let mut html = args
-        .html
-        .as_deref()
-        .map(html::HtmlWriter::new)
-        .transpose()?;
     let options = RunOptions {
         update: args.update,
         bisect: !args.no_bisect,
     };
-    let progress = (selected.len() > 1 && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(selected.len() as u64);
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
-        {
-            bar.set_style(style);
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |p: rsxtrace_ci::Progress<'_>| {
+        if p.total < 2 || !std::io::stderr().is_terminal() {
+            return;
         }
-        bar
-    });
-    let mut traces = Vec::with_capacity(selected.len());
-    for spec in selected {
-        if let Some(bar) = &progress {
-            bar.set_message(spec.name.clone());
+        let bar = bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new(p.total as u64);
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_position(p.done as u64);
+        match p.current {
+            Some(name) => bar.set_message(name.to_string()),
+            None => bar.finish_and_clear(),
         }
-        let (result, artifacts) = if !args.traces.is_empty() && !args.traces.contains(&spec.name) {
-            (
-                runner::skipped(spec, "not selected by --trace"),
-                html::Artifacts::default(),
-            )
-        } else {
-            runner::run_trace(spec, &renderers, options)
-        };
-        if let Some(writer) = &mut html {
-            writer.add(&result, &artifacts)?;
-        }
-        traces.push(result);
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    let report = Report {
-        version: 1,
-        manifest: args.file.display().to_string(),
-        shard: args.shard.map(|s| s.to_string()),
-        paths: renderers.paths(),
-        gpu: match &renderers.gpu {
-            GpuPath::Ready { gpu, key } => Some(format!("{} ({key})", gpu.info().adapter)),
-            _ => None,
-        },
-        summary: Summary::of(&traces),
-        traces,
     };
+    let (report, html_index) =
+        plan.run(&renderers, options, args.html.as_deref(), &mut progress)?;
     if let Some(path) = &args.junit {
+        use anyhow::Context;
         std::fs::write(path, junit::write(&report))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let json_to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-    if let Some(path) = &args.json {
-        json::write(&report, path)?;
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    match &args.json {
+        Some(_) if json_to_stdout => crate::output::print_json(&report)?,
+        Some(path) => rsxtrace_ci::json::write(&report, path)?,
+        None => {}
     }
-    if let Some(writer) = html {
-        let index = writer.finish(&report)?;
+    if let Some(index) = html_index {
         eprintln!("rsxtrace ci: HTML report {}", index.display());
     }
     if !json_to_stdout {
         out!("{}", text_report(&report));
     }
-    Ok(report.status())
+    Ok(match report.verdict() {
+        Verdict::Pass => Status::Success,
+        Verdict::Finding => Status::Finding,
+        Verdict::Error => Status::Error,
+    })
 }
 
 /// The table and the failure details printed on standard output.
@@ -252,8 +170,34 @@ pub fn text_report(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use report::tests::{report, trace};
-    use report::{PathResult, RenderPath};
+    use report::{PathResult, RenderPath, Summary, TraceResult};
+
+    fn trace(name: &str, status: Outcome, updated: bool) -> TraceResult {
+        TraceResult {
+            name: name.into(),
+            line: 1,
+            file: format!("{name}.rrc"),
+            reference: format!("references/{name}.png"),
+            status,
+            updated,
+            reasons: vec![],
+            paths: vec![],
+            divergence: None,
+            bisect: None,
+        }
+    }
+
+    fn report(traces: Vec<TraceResult>) -> Report {
+        Report {
+            version: 1,
+            manifest: "m.toml".into(),
+            shard: None,
+            paths: vec![RenderPath::Cpu],
+            gpu: None,
+            summary: Summary::of(&traces),
+            traces,
+        }
+    }
 
     #[test]
     fn text_report_rows_details_and_summary() {

@@ -1,4 +1,4 @@
-//! The JSON report of a CI run (`--json FILE`, `-` for standard output): the [`Report`] as one
+//! The JSON report of a CI run (`--json FILE`): the [`Report`] as one
 //! pretty-printed object; its shape is documented in `docs/ci.md` ("JSON report").
 
 use super::report::Report;
@@ -12,11 +12,8 @@ pub fn to_string(report: &Report) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// Write the report to `path`, or to standard output when `path` is `-`.
+/// Write the report to the file at `path`.
 pub fn write(report: &Report, path: &Path) -> anyhow::Result<()> {
-    if path == Path::new("-") {
-        return crate::output::print_json(report);
-    }
     std::fs::write(path, to_string(report)?)
         .with_context(|| format!("cannot write {}", path.display()))
 }
@@ -24,8 +21,8 @@ pub fn write(report: &Report, path: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::ci::report::tests::{report, trace};
-    use crate::cmd::ci::report::Outcome;
+    use crate::report::tests::{report, trace};
+    use crate::report::Outcome;
 
     #[test]
     fn shape_of_the_report() {

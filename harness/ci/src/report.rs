@@ -226,24 +226,33 @@ pub struct Report {
 }
 
 impl Report {
-    /// The exit status: 2 when any trace errored, 1 when any failed (or is new without
-    /// `--update`), 0 otherwise.
-    pub fn status(&self) -> crate::exit::Status {
-        use crate::exit::Status;
+    /// The run as a whole: errors when any trace errored, findings when any failed (or is
+    /// new without `--update`), a pass otherwise. The CLI's exit status is this (2, 1, 0).
+    pub fn verdict(&self) -> Verdict {
         if self.traces.iter().any(|t| t.status == Outcome::Error) {
-            Status::Error
+            Verdict::Error
         } else if self.traces.iter().any(TraceResult::is_failure) {
-            Status::Finding
+            Verdict::Finding
         } else {
-            Status::Success
+            Verdict::Pass
         }
     }
+}
+
+/// What a whole run found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every trace passed, was skipped, or is new and had its reference written.
+    Pass,
+    /// A trace failed, or is new without `--update`.
+    Finding,
+    /// A trace could not be run (unreadable capture, failed render).
+    Error,
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::exit::Status;
 
     pub(crate) fn trace(name: &str, status: Outcome, updated: bool) -> TraceResult {
         TraceResult {
@@ -298,19 +307,19 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn exit_status_of_a_run() {
+    fn verdict_of_a_run() {
         let pass = trace("a", Outcome::Pass, false);
-        assert_eq!(report(vec![pass.clone()]).status(), Status::Success);
+        assert_eq!(report(vec![pass.clone()]).verdict(), Verdict::Pass);
         let skip = trace("s", Outcome::Skip, false);
-        assert_eq!(report(vec![pass.clone(), skip]).status(), Status::Success);
+        assert_eq!(report(vec![pass.clone(), skip]).verdict(), Verdict::Pass);
         let new = trace("n", Outcome::New, false);
-        assert_eq!(report(vec![pass.clone(), new]).status(), Status::Finding);
+        assert_eq!(report(vec![pass.clone(), new]).verdict(), Verdict::Finding);
         let new_updated = trace("n", Outcome::New, true);
-        assert_eq!(report(vec![new_updated]).status(), Status::Success);
+        assert_eq!(report(vec![new_updated]).verdict(), Verdict::Pass);
         let fail = trace("f", Outcome::Fail, false);
-        assert_eq!(report(vec![fail.clone()]).status(), Status::Finding);
+        assert_eq!(report(vec![fail.clone()]).verdict(), Verdict::Finding);
         let error = trace("e", Outcome::Error, false);
-        assert_eq!(report(vec![fail, error]).status(), Status::Error);
+        assert_eq!(report(vec![fail, error]).verdict(), Verdict::Error);
     }
 
     #[test]

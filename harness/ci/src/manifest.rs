@@ -16,7 +16,7 @@
 //! checksum = { cpu = "0123456789abcdef" }
 //! ```
 
-use crate::cmd::replay::parse_draw_range;
+use rsxtrace_replay::render::draw_range::parse as parse_draw_range;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;

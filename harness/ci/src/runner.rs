@@ -9,9 +9,10 @@ use super::html::{Artifacts, BisectImages, PathImages};
 use super::image_diff::{compare, difference_image, DiffStats};
 use super::manifest::{Tolerance, TraceSpec};
 use super::report::{DivergenceCheck, Outcome, PathResult, RenderPath, SkippedDraw, TraceResult};
-use crate::cmd::Scene;
 use rsxtrace_gpu::Gpu;
-use rsxtrace_replay::render::{self, RenderError, RenderOptions, RenderedFrame, Rgba8Image};
+use rsxtrace_replay::render::{
+    self, draw_range, RenderError, RenderOptions, RenderedFrame, Rgba8Image, Scene,
+};
 use std::ops::Range;
 use std::time::Instant;
 
@@ -146,9 +147,12 @@ pub fn run_trace(
             artifacts,
         );
     }
-    let frame = match super::super::load_scene(&spec.file).and_then(|frame| {
-        crate::cmd::replay::check_range(&spec.draws, frame.draws.len()).map(|()| frame)
-    }) {
+    let frame = match Scene::open(&spec.file)
+        .map_err(anyhow::Error::from)
+        .and_then(|frame| {
+            draw_range::check(&spec.draws, frame.draws.len())?;
+            Ok(frame)
+        }) {
         Ok(frame) => frame,
         Err(e) => {
             result.status = Outcome::Error;

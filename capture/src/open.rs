@@ -1,0 +1,120 @@
+//! Opening any input by content: an RPCS3 capture (any version; plain, gzip or zstd) or an
+//! rsxtrace trace, recognised from its first bytes rather than its name.
+
+use crate::rrc::{self, Capture, RrcError};
+use crate::trace::{self, TraceError};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// What a file is, judged from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// An rsxtrace trace.
+    Trace,
+    /// An RPCS3 capture (any version, any compression).
+    Capture,
+    /// Anything else: a program container or raw microcode, for instance.
+    Other,
+}
+
+/// Why a capture or trace could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read trace {}", path.display())]
+    Trace {
+        path: PathBuf,
+        #[source]
+        source: TraceError,
+    },
+    #[error("cannot read capture {}", path.display())]
+    Capture {
+        path: PathBuf,
+        #[source]
+        source: RrcError,
+    },
+    #[error(
+        "{} is neither an RPCS3 capture (.rrc, .rrc.gz, .rrc.zst) nor an rsxtrace trace",
+        path.display()
+    )]
+    Unrecognised { path: PathBuf },
+}
+
+/// Sniff the kind of a file from its first bytes (16 are enough).
+pub fn kind_of(head: &[u8]) -> FileKind {
+    if trace::is_trace(head) {
+        FileKind::Trace
+    } else if rrc::looks_like_capture(head) {
+        FileKind::Capture
+    } else {
+        FileKind::Other
+    }
+}
+
+/// The kind of the file at `path`, from its first 16 bytes.
+pub fn file_kind(path: &Path) -> Result<FileKind, OpenError> {
+    let io = |source| OpenError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut head = [0u8; 16];
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut filled = 0;
+    while filled < head.len() {
+        let n = file.read(&mut head[filled..]).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(kind_of(&head[..filled]))
+}
+
+/// Open any capture or trace file as a [`Capture`].
+pub fn open_capture(path: &Path) -> Result<Capture, OpenError> {
+    let trace_error = |source| OpenError::Trace {
+        path: path.to_path_buf(),
+        source,
+    };
+    match file_kind(path)? {
+        FileKind::Trace => trace::Trace::open(path)
+            .and_then(|t| t.to_capture())
+            .map_err(trace_error),
+        FileKind::Capture => rrc::read_file(path).map_err(|source| OpenError::Capture {
+            path: path.to_path_buf(),
+            source,
+        }),
+        FileKind::Other => Err(OpenError::Unrecognised {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unrecognised_bytes_are_other_and_refused_by_name() {
+        assert_eq!(kind_of(b"not a capture at all"), FileKind::Other);
+        assert_eq!(kind_of(b""), FileKind::Other);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("program.fpo");
+        std::fs::write(&path, b"\x00\x00\x1b\x5bjunk").unwrap();
+        let err = open_capture(&path).unwrap_err();
+        assert!(matches!(err, OpenError::Unrecognised { .. }), "{err}");
+        assert!(err.to_string().contains("program.fpo"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_file_names_its_path() {
+        let err = open_capture(Path::new("/nonexistent/x.rrc")).unwrap_err();
+        assert!(matches!(err, OpenError::Io { .. }));
+        assert!(err.to_string().contains("/nonexistent/x.rrc"), "{err}");
+    }
+}

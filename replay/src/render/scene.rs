@@ -1,0 +1,57 @@
+//! A frame ready to render: a capture or trace opened by content, its frame decoded, and the
+//! capture's events between the draws (clears, transfers, registers the frame model does not
+//! keep) read once, so every front end (replay, ci, verify) loads a frame the same way.
+
+use crate::render::state::{FrameEvents, StateError};
+use rsxtrace_capture::frame::{Frame, FrameError};
+use rsxtrace_capture::open::{open_capture, OpenError};
+use std::path::{Path, PathBuf};
+
+/// A frame's draws and the events between them.
+pub struct Scene {
+    pub frame: Frame,
+    pub events: FrameEvents,
+}
+
+/// Why a scene could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error("cannot decode the frame of {}", path.display())]
+    Frame {
+        path: PathBuf,
+        #[source]
+        source: FrameError,
+    },
+    #[error("cannot read the clears and draw state of {}", path.display())]
+    Events {
+        path: PathBuf,
+        #[source]
+        source: StateError,
+    },
+}
+
+impl Scene {
+    /// Open a capture or trace and decode its frame and events.
+    pub fn open(path: &Path) -> Result<Scene, SceneError> {
+        let capture = open_capture(path)?;
+        let frame = Frame::from_capture(&capture).map_err(|source| SceneError::Frame {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let events =
+            FrameEvents::from_capture(&capture, &frame).map_err(|source| SceneError::Events {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Scene { frame, events })
+    }
+}
+
+impl std::ops::Deref for Scene {
+    type Target = Frame;
+    fn deref(&self) -> &Self::Target {
+        &self.frame
+    }
+}
