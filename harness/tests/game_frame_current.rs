@@ -1,12 +1,12 @@
-//! The checked-in game frame equals what `rsxtrace::game_frame::build` makes today, and it is at
+//! The checked-in game frame equals what `rsxtrace_scenes::game_frame::build` makes today, and it is at
 //! game scale: at least 2,000 draws, 500,000 vertices, 40 distinct programs of each stage,
 //! and every constant a draw's vertex program reads is known.
 //! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test game_frame_current`.
 
-use rsxtrace::game_frame::{build, GameFrameOptions, GAME};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc;
 use rsxtrace_program::vertex::{self, RegisterType};
+use rsxtrace_scenes::game_frame::{build, GameFrameOptions, GAME};
 use rsxtrace_verify::probe::uniforms::ProgramKey;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -113,7 +113,7 @@ fn the_corpus_variant_mixes_corpus_programs_in() {
         );
         return;
     }
-    let programs = rsxtrace::game_frame::corpus::load(&corpus).expect("read the corpus");
+    let programs = rsxtrace_scenes::game_frame::corpus::load(&corpus).expect("read the corpus");
     let options = GameFrameOptions {
         corpus: Some(corpus),
         draws: 400,

@@ -1,9 +1,9 @@
-//! The checked-in synthetic level in `traces/level/` equals what `rsxtrace::level::build`
+//! The checked-in synthetic level in `traces/level/` equals what `rsxtrace_scenes::level::build`
 //! makes today. Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test
 //! level_current`.
 
-use rsxtrace::level::{self, LevelOptions};
 use rsxtrace_capture::rrc;
+use rsxtrace_scenes::level::{self, LevelOptions};
 use std::path::PathBuf;
 
 fn level_dir() -> PathBuf {

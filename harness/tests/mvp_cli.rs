@@ -3,9 +3,9 @@
 //! wrong hypotheses (a placement moved by 1 cm, the constants read in the other convention,
 //! no mesh identity) give the answers they should.
 
-use rsxtrace::level::{self, FogSpace, LevelOptions};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::container::{get_uniform, Container};
+use rsxtrace_scenes::level::{self, FogSpace, LevelOptions};
 use rsxtrace_verify::probe::matrix::{self, Mat4};
 use rsxtrace_verify::probe::mvp::{
     draw_matrices, estimate_view_projection, Convention, DrawMatrix, DEFAULT_TOLERANCE,

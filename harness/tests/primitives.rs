@@ -1,13 +1,13 @@
 //! The `primitives` sample (the public ps3autotests `primitives` test, rebuilt by
-//! `rsxtrace::primitives_sample`) rendered on the CPU reference renderer and on a GPU device,
+//! `rsxtrace_scenes::primitives_sample`) rendered on the CPU reference renderer and on a GPU device,
 //! feature by feature. Every expected value is computed here from the documented hardware rule
 //! (OpenGL's, which the RSX follows; see `replay/src/raster`), not read from the renderer.
 
-use rsxtrace::primitives_sample::{self as sample, Vertex};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+use rsxtrace_scenes::primitives_sample::{self as sample, Vertex};
 
 const CLEAR: [u8; 4] = [0x40, 0x40, 0x40, 0x40];
 

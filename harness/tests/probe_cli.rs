@@ -2,7 +2,6 @@
 //! captures built here with programs laid out by hand, on the synthetic level (both fog
 //! spaces, so a MainInv set to the other inverse must flip the verdict) and on the game frame.
 
-use rsxtrace::level::{self, FogSpace, LevelOptions};
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::{CaptureBuilder, TextureDesc};
 use rsxtrace_capture::rrc::{self, Location};
@@ -10,6 +9,7 @@ use rsxtrace_program::container::{
     encode_word, fragment_uniform, write_program, CgBase, CgFragmentInfo, CgProgram, CgStageInfo,
     CgType, FORMAT_REVISION, PROFILE_FRAGMENT,
 };
+use rsxtrace_scenes::level::{self, FogSpace, LevelOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

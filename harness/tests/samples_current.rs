@@ -1,4 +1,4 @@
-//! The checked-in sample captures equal what `rsxtrace::samples` builds today.
+//! The checked-in sample captures equal what `rsxtrace_scenes::samples` builds today.
 //! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current`.
 
 use rsxtrace_capture::rrc;
@@ -10,8 +10,8 @@ fn samples_dir() -> PathBuf {
 
 #[test]
 fn basic_sample_is_current() {
-    let built = rsxtrace::samples::basic().expect("build the basic sample");
-    let path = samples_dir().join(rsxtrace::samples::BASIC);
+    let built = rsxtrace_scenes::samples::basic().expect("build the basic sample");
+    let path = samples_dir().join(rsxtrace_scenes::samples::BASIC);
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
         std::fs::create_dir_all(samples_dir()).unwrap();
         std::fs::write(&path, rrc::write_v6(&built)).unwrap();
@@ -48,8 +48,9 @@ fn basic_sample_is_current() {
 
 #[test]
 fn primitives_sample_is_current() {
-    let built = rsxtrace::primitives_sample::primitives().expect("build the primitives sample");
-    let path = samples_dir().join(rsxtrace::primitives_sample::PRIMITIVES);
+    let built =
+        rsxtrace_scenes::primitives_sample::primitives().expect("build the primitives sample");
+    let path = samples_dir().join(rsxtrace_scenes::primitives_sample::PRIMITIVES);
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
         std::fs::create_dir_all(samples_dir()).unwrap();
         std::fs::write(&path, rrc::write_v6(&built)).unwrap();

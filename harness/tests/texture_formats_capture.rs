@@ -1,5 +1,5 @@
 //! The texture-format sample (`traces/samples/texture_formats.rrc.gz`, built by
-//! `rsxtrace::texture_formats`) rendered on the CPU reference renderer and on the GPU, every
+//! `rsxtrace_scenes::texture_formats`) rendered on the CPU reference renderer and on the GPU, every
 //! texel of every quad checked against the colour its format's documented rule gives.
 //!
 //! The rules are written out here from the stored fields (`texture_formats::fields`), not
@@ -21,11 +21,11 @@
 //! (`TOLERANCE`) for rounding. Both renderers scale unnormalised (UN) coordinates (the
 //! recompiled shader through `TextureLod::unnormalized`), so every quad is checked on both.
 
-use rsxtrace::texture_formats::{self as tf, Cell};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::read_file;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame, Rgba8Image};
+use rsxtrace_scenes::texture_formats::{self as tf, Cell};
 use std::path::PathBuf;
 
 /// Steps of 1/255 a channel may differ by (rounding of the 8-bit surface write).

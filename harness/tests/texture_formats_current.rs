@@ -1,4 +1,4 @@
-//! The checked-in texture-format sample equals what `rsxtrace::texture_formats` builds today.
+//! The checked-in texture-format sample equals what `rsxtrace_scenes::texture_formats` builds today.
 //! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test texture_formats_current`.
 
 use rsxtrace_capture::rrc;
@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 #[test]
 fn texture_formats_sample_is_current() {
-    let built = rsxtrace::texture_formats::build().expect("build the texture-format sample");
+    let built = rsxtrace_scenes::texture_formats::build().expect("build the texture-format sample");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples");
-    let path = dir.join(rsxtrace::texture_formats::FILE);
+    let path = dir.join(rsxtrace_scenes::texture_formats::FILE);
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&path, rrc::write_v6(&built)).unwrap();

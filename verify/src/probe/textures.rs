@@ -312,7 +312,7 @@ mod tests {
     use rsxtrace_program::fragment::{FlowOperands, FpOpcode, InputAttribute, Operands};
 
     /// `TEX R0, f[TEX0], TEX<unit>`: FRAGMENT_MOV_COL0 with the opcode, input and unit
-    /// changed (as `rsxtrace::samples` builds its textured program).
+    /// changed (as `rsxtrace_scenes::samples` builds its textured program).
     fn tex(slot: u32, unit: u8, end: bool) -> fragment::FragmentInstruction {
         let mut insn = fragment::decode(&FRAGMENT_MOV_COL0).unwrap().instructions[0];
         insn.slot = slot;

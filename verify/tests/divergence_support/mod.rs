@@ -70,7 +70,7 @@ pub fn frame(path: &std::path::Path) -> Frame {
     Frame::from_capture(&capture).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The basic sample's frame (built by `harness/src/samples.rs`: three draws; draw 1's vertex
+/// The basic sample's frame (built by `traces/scenes/src/samples.rs`: three draws; draw 1's vertex
 /// program writes HPOS and COL0, draw 2's fragment program samples texture unit 0).
 pub fn basic() -> Frame {
     frame(&samples_dir().join("basic.rrc.gz"))

@@ -3,7 +3,7 @@
 //!
 //! Every program reads the position `v[0]`, the normal `v[2]`, the colour `v[3]` and the
 //! texture coordinate `v[8]`, and writes the position `o[HPOS]` from c32..c35 (DP4 rows, the
-//! transposed convention of `rsxtrace::samples`), and `o[COL0]`, `o[TEX0]` and `o[TEX1]`, so
+//! transposed convention of `rsxtrace_scenes::samples`), and `o[COL0]`, `o[TEX0]` and `o[TEX1]`, so
 //! any fragment program of the frame has its interpolants. What varies, chosen by the seed:
 //! the position path (plain, or displaced along the normal), the colour path (vertex colour,
 //! tinted, lit by a directional light with MAX, or modulated by a scalar SIN/EX2/RSQ/RCP), the

@@ -1,8 +1,13 @@
-//! Library side of the `rsxtrace` package: things the binary and the tests share.
+//! The scene generators behind the bundled sample captures: each builds a capture with the
+//! capture builder and rsxtrace's own program encoders, byte for byte the same on every run,
+//! so `harness/tests/*_current.rs` can check that the files in `traces/` are current (and
+//! rewrite them with `RSXTRACE_UPDATE_SAMPLES=1`).
 //!
 //! - [`samples`] builds the sample captures bundled in `traces/samples/` with the capture
 //!   builder and rsxtrace's own program encoders.
 //! - [`level`] builds the synthetic level in `traces/level/` with its ground truth.
+//! - [`primitives_sample`] builds the primitives sample in `traces/samples/` (the draws of
+//!   ps3autotests' primitives test: quads, strips, polygon modes, point sizes, stipples).
 //! - [`game_frame`] builds the game-scale frame in `traces/samples/`.
 //! - [`texture_formats`] builds the texture-format sample in `traces/samples/` (one quad per
 //!   RSX texture format).
