@@ -206,6 +206,17 @@ pub enum GpuBackend {
     Gl,
 }
 
+impl GpuBackend {
+    /// The device backend this choice means.
+    pub fn backend(self) -> rsxtrace_gpu::Backend {
+        match self {
+            GpuBackend::Auto => rsxtrace_gpu::Backend::Auto,
+            GpuBackend::Vulkan => rsxtrace_gpu::Backend::Vulkan,
+            GpuBackend::Gl => rsxtrace_gpu::Backend::Gl,
+        }
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TranslateTarget {
     Wgsl,

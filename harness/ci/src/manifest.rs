@@ -16,10 +16,9 @@
 //! checksum = { cpu = "0123456789abcdef" }
 //! ```
 
-use rsxtrace_replay::render::draw_range::parse as parse_draw_range;
+use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Tolerance of an image comparison.
@@ -55,7 +54,7 @@ pub struct TraceSpec {
     /// Reference PNG.
     pub reference: PathBuf,
     /// Draws to render (`None`: all).
-    pub draws: Option<Range<usize>>,
+    pub draws: Option<DrawRange>,
     /// Image tolerance.
     pub tolerance: Tolerance,
     /// Expected XXH3-64 of the RGBA8 pixels per backend key ("cpu", "lavapipe"...).
@@ -227,7 +226,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
         }
         let draws = match trace.draws.as_deref() {
             None => None,
-            Some(text) => Some(parse_draw_range(text).map_err(|e| invalid("draws", e))?),
+            Some(text) => Some(draw_range::parse(text).map_err(|e| invalid("draws", e))?),
         };
         let tolerance = Tolerance {
             threshold: trace.threshold.unwrap_or(defaults.threshold),
@@ -344,7 +343,7 @@ skip = "renders garbage until issue 12"
         assert_eq!(b.line, 14);
         assert_eq!(b.file, PathBuf::from("/abs/x.rrc"));
         assert_eq!(b.reference, PathBuf::from("/ci/other/r.png"));
-        assert_eq!(b.draws, Some(2..5));
+        assert_eq!(b.draws, Some(draw_range::parse("2..5").unwrap()));
         assert_eq!(b.tolerance.threshold, 0);
         assert_eq!(b.tolerance.max_pixels_over, 10);
         assert_eq!(b.tolerance.max_mean_error, 0.25);

@@ -147,13 +147,13 @@ pub fn run_trace(
             artifacts,
         );
     }
-    let frame = match Scene::open(&spec.file)
+    let (frame, draws) = match Scene::open(&spec.file)
         .map_err(anyhow::Error::from)
         .and_then(|frame| {
-            draw_range::check(&spec.draws, frame.draws.len())?;
-            Ok(frame)
+            let draws = draw_range::resolve(spec.draws, frame.draws.len())?;
+            Ok((frame, draws))
         }) {
-        Ok(frame) => frame,
+        Ok(loaded) => loaded,
         Err(e) => {
             result.status = Outcome::Error;
             result.reasons.push(format!("{e:#}"));
@@ -161,7 +161,7 @@ pub fn run_trace(
         }
     };
     let render_options = RenderOptions {
-        draws: spec.draws.clone(),
+        draws: draws.clone(),
         per_draw: false,
     };
 
@@ -330,12 +330,25 @@ pub fn run_trace(
     artifacts.reference = reference;
 
     if let Some(limit) = spec.max_divergence {
-        result.divergence = Some(check_divergence(spec, renderers, &frame, limit));
+        result.divergence = Some(check_divergence(
+            spec,
+            renderers,
+            &frame,
+            draws.clone(),
+            limit,
+        ));
     }
     result.combine();
 
     if result.status == Outcome::Fail && options.bisect {
-        let (report, images) = bisect_trace(spec, renderers, &frame, &renders, image_failed);
+        let (report, images) = bisect_trace(
+            spec,
+            renderers,
+            &frame,
+            draws.clone(),
+            &renders,
+            image_failed,
+        );
         result.bisect = Some(report);
         artifacts.bisect = images;
     }
@@ -349,6 +362,7 @@ fn check_divergence(
     spec: &TraceSpec,
     renderers: &Renderers,
     frame: &Scene,
+    draws: Option<Range<usize>>,
     limit: u64,
 ) -> DivergenceCheck {
     let GpuPath::Ready { gpu, .. } = &renderers.gpu else {
@@ -361,7 +375,7 @@ fn check_divergence(
         };
     };
     let options = rsxtrace_verify::divergence::VerifyOptions {
-        draws: spec.draws.clone(),
+        draws,
         capture: spec.name.clone(),
         ..Default::default()
     };
@@ -446,6 +460,7 @@ fn bisect_trace(
     spec: &TraceSpec,
     renderers: &Renderers,
     frame: &Scene,
+    draws: Option<Range<usize>>,
     renders: &[Render],
     image_failed: bool,
 ) -> (BisectReport, Option<BisectImages>) {
@@ -471,7 +486,7 @@ fn bisect_trace(
             None,
         );
     }
-    let draws: Range<usize> = spec.draws.clone().unwrap_or(0..frame.draws.len());
+    let draws: Range<usize> = draws.unwrap_or(0..frame.draws.len());
     let pixels = u64::from(cpu.image.width) * u64::from(cpu.image.height) * 4;
     let snapshot_bytes = pixels.saturating_mul(draws.len() as u64).saturating_mul(2);
     let tolerance = spec.tolerance;

@@ -58,7 +58,7 @@ pub fn run(args: &CiArgs) -> anyhow::Result<Status> {
     if args.paths != Paths::Cpu {
         crate::output::private_runtime_dir();
     }
-    let renderers = Renderers::open(args.paths, crate::cmd::replay::gpu_backend(args.backend))?;
+    let renderers = Renderers::open(args.paths, args.backend.backend())?;
     if let rsxtrace_ci::GpuPath::Unavailable(reason) = &renderers.gpu {
         eprintln!("rsxtrace ci: GPU path skipped: {reason}");
     }

@@ -7,10 +7,10 @@ use crate::exit::Status;
 use anyhow::Context;
 use clap::Args;
 use rsxtrace_ci::checksum;
-use rsxtrace_gpu::{Backend, Gpu, GpuOptions};
-use rsxtrace_replay::render::{self, draw_range, RenderOptions, RenderedFrame, Scene};
+use rsxtrace_gpu::{Gpu, GpuOptions};
+use rsxtrace_replay::render::draw_range::{self, DrawRange};
+use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene};
 use serde_json::json;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -21,10 +21,11 @@ pub struct ReplayArgs {
     /// Output PNG (8-bit RGBA) of the frame's output target.
     #[arg(long)]
     pub out: PathBuf,
-    /// Render only draws A..B (0-based, B excluded; `N` alone = N..N+1). Earlier draws are not
+    /// Render only draws A..B (0-based, B excluded; `A..=B`, `A..` to the last; `N` alone =
+    /// N..N+1). Earlier draws are not
     /// rendered, so their effects on the targets are missing.
     #[arg(long, value_parser = draw_range::parse)]
-    pub draws: Option<Range<usize>>,
+    pub draws: Option<DrawRange>,
     /// Also write the output target after each draw as DIR/draw-NNNN.png.
     #[arg(long, value_name = "DIR")]
     pub per_draw: Option<PathBuf>,
@@ -39,15 +40,6 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
-/// The GPU backend a command-line choice means.
-pub fn gpu_backend(choice: GpuBackend) -> Backend {
-    match choice {
-        GpuBackend::Auto => Backend::Auto,
-        GpuBackend::Vulkan => Backend::Vulkan,
-        GpuBackend::Gl => Backend::Gl,
-    }
-}
-
 /// File name of the snapshot after `draw` in a `--per-draw` directory.
 pub fn per_draw_name(draw: usize) -> String {
     format!("draw-{draw:04}.png")
@@ -55,9 +47,9 @@ pub fn per_draw_name(draw: usize) -> String {
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     let frame = Scene::open(&args.file)?;
-    draw_range::check(&args.draws, frame.draws.len())?;
+    let draws = draw_range::resolve(args.draws, frame.draws.len())?;
     let options = RenderOptions {
-        draws: args.draws.clone(),
+        draws,
         per_draw: args.per_draw.is_some(),
     };
     let start = Instant::now();
@@ -68,7 +60,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     } else {
         crate::output::private_runtime_dir();
         let gpu = Gpu::new(GpuOptions {
-            backend: gpu_backend(args.backend),
+            backend: args.backend.backend(),
         })?;
         let rendered = render::gpu::render_frame(&gpu, &frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the GPU", args.file.display()))?;

@@ -29,11 +29,7 @@ pub enum Engine {
 impl Engine {
     pub fn from_flags(f64: bool, gpu: bool, backend: GpuBackend) -> Engine {
         if gpu {
-            Engine::Gpu(match backend {
-                GpuBackend::Auto => Backend::Auto,
-                GpuBackend::Vulkan => Backend::Vulkan,
-                GpuBackend::Gl => Backend::Gl,
-            })
+            Engine::Gpu(backend.backend())
         } else if f64 {
             Engine::Interpreter(Arithmetic::F64)
         } else {

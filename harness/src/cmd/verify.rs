@@ -11,12 +11,12 @@ use crate::exit::Status;
 use crate::table::Table;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use rsxtrace_gpu::{Backend, Gpu, GpuOptions};
+use rsxtrace_gpu::{Gpu, GpuOptions};
+use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_verify::divergence::report::{html, json, table};
 use rsxtrace_verify::divergence::{
     run::DEFAULT_MAX_PIXELS, verify_frame, StageSelection, Tolerances, VerifyOptions,
 };
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// Stages with substituted state listed in the text output (all of them are in `--json`).
@@ -34,8 +34,8 @@ pub enum StageArg {
 pub struct VerifyArgs {
     /// Capture or trace file.
     pub file: PathBuf,
-    /// Draws to verify: `A..B` (B excluded), `A..` or a single index `A`.
-    #[arg(long, value_parser = parse_draws)]
+    /// Draws to verify: `A..B` (B excluded), `A..=B`, `A..` or a single index `A`.
+    #[arg(long, value_parser = draw_range::parse)]
     pub draws: Option<DrawRange>,
     /// Stages to verify.
     #[arg(long, value_enum, default_value_t = StageArg::Both)]
@@ -71,59 +71,6 @@ pub struct VerifyArgs {
     pub quiet: bool,
 }
 
-/// A `--draws` range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DrawRange {
-    pub start: usize,
-    /// Exclusive; `None` = to the last draw.
-    pub end: Option<usize>,
-}
-
-/// Parse `A..B`, `A..` or `A`.
-pub fn parse_draws(s: &str) -> Result<DrawRange, String> {
-    let num = |t: &str| -> Result<usize, String> {
-        t.trim()
-            .parse()
-            .map_err(|_| format!("{s}: {t:?} is not a draw index"))
-    };
-    match s.split_once("..") {
-        Some((a, "")) => Ok(DrawRange {
-            start: num(a)?,
-            end: None,
-        }),
-        Some((a, b)) => {
-            let (start, end) = (num(a)?, num(b)?);
-            if end <= start {
-                return Err(format!("{s}: the range is empty"));
-            }
-            Ok(DrawRange {
-                start,
-                end: Some(end),
-            })
-        }
-        None => {
-            let a = num(s)?;
-            Ok(DrawRange {
-                start: a,
-                end: a.checked_add(1),
-            })
-        }
-    }
-}
-
-impl DrawRange {
-    fn resolve(&self, count: usize) -> anyhow::Result<Range<usize>> {
-        let end = self.end.unwrap_or(count);
-        if self.start >= end || end > count {
-            anyhow::bail!(
-                "--draws {}..{end}: the capture has {count} draws (0..{count})",
-                self.start
-            );
-        }
-        Ok(self.start..end)
-    }
-}
-
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
     let tolerances = match &args.tolerance {
         Some(spec) => Tolerances::parse(spec)?,
@@ -133,18 +80,12 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         anyhow::bail!("--max-pixels must be at least 1");
     }
     let (_capture, frame) = super::load_frame(&args.file)?;
-    let draws = args
-        .draws
-        .as_ref()
-        .map(|r| r.resolve(frame.draws.len()))
-        .transpose()?;
+    let draws = draw_range::resolve(args.draws, frame.draws.len())?;
     crate::output::private_runtime_dir();
-    let backend = match args.backend {
-        GpuBackend::Auto => Backend::Auto,
-        GpuBackend::Vulkan => Backend::Vulkan,
-        GpuBackend::Gl => Backend::Gl,
-    };
-    let gpu = Gpu::new(GpuOptions { backend }).context("cannot open a GPU device")?;
+    let gpu = Gpu::new(GpuOptions {
+        backend: args.backend.backend(),
+    })
+    .context("cannot open a GPU device")?;
     let options = VerifyOptions {
         draws,
         stage: match args.stage {
@@ -278,51 +219,4 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
     } else {
         Status::Success
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn draw_ranges_parse() {
-        assert_eq!(
-            parse_draws("2..5"),
-            Ok(DrawRange {
-                start: 2,
-                end: Some(5)
-            })
-        );
-        assert_eq!(
-            parse_draws("3.."),
-            Ok(DrawRange {
-                start: 3,
-                end: None
-            })
-        );
-        assert_eq!(
-            parse_draws("7"),
-            Ok(DrawRange {
-                start: 7,
-                end: Some(8)
-            })
-        );
-        assert!(parse_draws("5..5").is_err());
-        assert!(parse_draws("a..3").is_err());
-        assert_eq!(
-            DrawRange {
-                start: 1,
-                end: None
-            }
-            .resolve(3)
-            .unwrap(),
-            1..3
-        );
-        assert!(DrawRange {
-            start: 1,
-            end: Some(4)
-        }
-        .resolve(3)
-        .is_err());
-    }
 }
