@@ -19,7 +19,10 @@ fn layer(root: &Path, manifest: &Path) -> u8 {
         Some("replay") => 2,
         Some("verify") => 3,
         Some("harness") | Some("traces") => 4,
-        other => panic!("package outside the known folders: {other:?} ({})", rel.display()),
+        other => panic!(
+            "package outside the known folders: {other:?} ({})",
+            rel.display()
+        ),
     }
 }
 
@@ -29,18 +32,31 @@ fn dependencies_point_one_way() {
     let root = root.canonicalize().unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(&root)
         .output()
         .expect("run cargo metadata");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let packages = meta["packages"].as_array().unwrap();
     let layers: BTreeMap<String, u8> = packages
         .iter()
         .map(|p| {
             let manifest = Path::new(p["manifest_path"].as_str().unwrap());
-            (p["name"].as_str().unwrap().to_string(), layer(&root, manifest))
+            (
+                p["name"].as_str().unwrap().to_string(),
+                layer(&root, manifest),
+            )
         })
         .collect();
     assert!(layers.len() >= 15, "{layers:?}");
@@ -58,13 +74,25 @@ fn dependencies_point_one_way() {
             }
         }
     }
-    assert!(back_edges.is_empty(), "edges back up the pipeline: {back_edges:?}");
+    assert!(
+        back_edges.is_empty(),
+        "edges back up the pipeline: {back_edges:?}"
+    );
     let cli = packages.iter().find(|p| p["name"] == "rsxtrace").unwrap();
     let kinds: Vec<&str> = cli["targets"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|t| t["kind"].as_array().unwrap().iter().filter_map(|k| k.as_str()))
+        .flat_map(|t| {
+            t["kind"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|k| k.as_str())
+        })
         .collect();
-    assert!(!kinds.contains(&"lib"), "the CLI package has a library: {kinds:?}");
+    assert!(
+        !kinds.contains(&"lib"),
+        "the CLI package has a library: {kinds:?}"
+    );
 }

@@ -28,7 +28,7 @@ pub fn sniff(bytes: &[u8]) -> Compression {
 }
 
 /// Bound an untrusted decompressed-size hint: min(hint, 64 x compressed size, 4 GiB).
-fn bounded_hint(hint: u64, compressed_len: usize) -> usize {
+pub(crate) fn bounded_hint(hint: u64, compressed_len: usize) -> usize {
     let cap = (compressed_len as u64)
         .saturating_mul(HINT_CAP_RATIO)
         .min(HINT_CAP_ABSOLUTE);
@@ -71,6 +71,30 @@ pub fn unzstd(bytes: &[u8]) -> Result<Vec<u8>, RrcError> {
         .read_to_end(&mut out)
         .map_err(err)?;
     Ok(out)
+}
+
+/// Decompress a whole gzip (every member) or zstd (every frame) stream read from `input`,
+/// appending to `out` (sized by the caller).
+pub(crate) fn decode_into(
+    input: &mut dyn Read,
+    compression: Compression,
+    out: &mut Vec<u8>,
+) -> Result<(), RrcError> {
+    let err = |e: std::io::Error| RrcError::Decompress {
+        compression,
+        message: e.to_string(),
+    };
+    match compression {
+        Compression::Gzip => flate2::read::MultiGzDecoder::new(input)
+            .read_to_end(out)
+            .map_err(err)?,
+        Compression::Zstd => zstd::stream::read::Decoder::new(input)
+            .map_err(err)?
+            .read_to_end(out)
+            .map_err(err)?,
+        Compression::None => input.read_to_end(out).map_err(err)?,
+    };
+    Ok(())
 }
 
 /// Decompress according to `compression`; `None` copies the bytes.

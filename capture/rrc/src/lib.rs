@@ -33,6 +33,7 @@ pub mod model;
 #[cfg(test)]
 mod robustness;
 mod serial;
+mod streaming;
 mod structs;
 mod tail;
 mod writer;
@@ -76,52 +77,26 @@ pub(crate) struct Body {
 }
 
 /// Read a capture file from disk. The provenance records the file name without directories.
+/// A compressed file is streamed: its compressed bytes are never all in memory, so reading
+/// needs about the decompressed size (see `streaming`).
 pub fn read_file(path: &Path) -> Result<Capture, RrcError> {
-    let stored = std::fs::read(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    read_stored(Stored::Owned(stored), &name)
+    let (compression, digest, stream) = streaming::read_path(path)?;
+    from_stream(compression, digest, Bytes::from(stream), &name)
 }
 
 /// Read a capture from bytes as stored on disk (compressed or not). `source_name` is recorded in
 /// the provenance.
-pub fn read_bytes(bytes: &[u8], source_name: &str) -> Result<Capture, RrcError> {
-    read_stored(Stored::Borrowed(bytes), source_name)
-}
-
-/// The stored bytes; an owned uncompressed file becomes the stream without a copy.
-enum Stored<'a> {
-    Owned(Vec<u8>),
-    Borrowed(&'a [u8]),
-}
-
-impl Stored<'_> {
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Stored::Owned(v) => v,
-            Stored::Borrowed(s) => s,
-        }
+pub fn read_bytes(raw: &[u8], source_name: &str) -> Result<Capture, RrcError> {
+    fn sha256(bytes: &[u8]) -> [u8; 32] {
+        Sha256::digest(bytes).into()
     }
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
-fn read_stored(stored: Stored<'_>, source_name: &str) -> Result<Capture, RrcError> {
-    let raw = stored.as_slice();
     let compression = compression::sniff(raw);
     let (digest, stream) = match compression {
-        Compression::None => {
-            let digest = sha256(raw);
-            let stream = match stored {
-                Stored::Owned(v) => Bytes::from(v),
-                Stored::Borrowed(s) => Bytes::copy_from_slice(s),
-            };
-            (digest, stream)
-        }
+        Compression::None => (sha256(raw), Bytes::copy_from_slice(raw)),
         _ if raw.len() >= PARALLEL_HASH_MIN => std::thread::scope(|s| {
             let hasher = s.spawn(|| sha256(raw));
             let stream = compression::decompress(raw, compression);
@@ -136,6 +111,16 @@ fn read_stored(stored: Stored<'_>, source_name: &str) -> Result<Capture, RrcErro
             Bytes::from(compression::decompress(raw, compression)?),
         ),
     };
+    from_stream(compression, digest, stream, source_name)
+}
+
+/// The capture in a decompressed `stream`, with the stored file's provenance.
+fn from_stream(
+    compression: Compression,
+    digest: [u8; 32],
+    stream: Bytes,
+    source_name: &str,
+) -> Result<Capture, RrcError> {
     let (rrc_version, body) = parse_stream(&stream)?;
     Ok(Capture {
         provenance: Provenance {

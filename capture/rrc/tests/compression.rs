@@ -93,3 +93,80 @@ fn read_file_records_file_name_and_hash() {
         Err(rsxtrace_rrc::RrcError::Io(_))
     ));
 }
+
+/// A capture whose stored file spans many of the streaming reader's 1 MiB chunks: a 6 MiB
+/// blob of xorshift noise (incompressible) among the commands.
+fn big_capture() -> rsxtrace_rrc::Capture {
+    let mut c = read_bytes(&serial_file(6, Tail::P544), "big.rrc").unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let noise: Vec<u8> = (0..6 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    c.data.push(rsxtrace_rrc::Entry {
+        id: 0x9999,
+        value: noise.into(),
+    });
+    c
+}
+
+#[test]
+fn streamed_files_read_as_their_bytes_do() {
+    let capture = big_capture();
+    let plain = rsxtrace_rrc::write_v6_uncompressed(&capture);
+    let gz = rsxtrace_rrc::write_v6(&capture);
+    let zst = zstd::encode_all(&plain[..], 1).unwrap();
+    let (a, b) = plain.split_at(plain.len() / 3);
+    let mut two_members = gzip(a);
+    two_members.extend_from_slice(&gzip(b));
+    let dir = tempfile::tempdir().unwrap();
+    for (stored, name) in [
+        (&gz, "a.rrc.gz"),
+        (&zst, "a.rrc.zst"),
+        (&two_members, "b.rrc.gz"),
+        (&plain, "a.rrc"),
+    ] {
+        assert!(stored.len() > 4 << 20, "{name}: {} bytes", stored.len());
+        let path = dir.path().join(name);
+        std::fs::write(&path, stored).unwrap();
+        let from_file = read_file(&path).unwrap();
+        let from_bytes = read_bytes(stored, name).unwrap();
+        assert_eq!(
+            from_file.provenance.sha256,
+            <[u8; 32]>::from(Sha256::digest(stored)),
+            "{name}"
+        );
+        assert_eq!(from_file.provenance, from_bytes.provenance, "{name}");
+        assert_eq!(from_file.data, from_bytes.data, "{name}");
+        assert_eq!(from_file.data, capture.data, "{name}");
+        assert_eq!(from_file.commands, capture.commands, "{name}");
+    }
+}
+
+#[test]
+fn streamed_corrupt_or_truncated_files_are_errors() {
+    let gz = rsxtrace_rrc::write_v6(&big_capture());
+    let dir = tempfile::tempdir().unwrap();
+    let mut corrupt = gz.clone();
+    let n = corrupt.len();
+    corrupt[n / 2] ^= 0x55;
+    let truncated = gz[..gz.len() / 2].to_vec();
+    for (bytes, name) in [(corrupt, "corrupt.rrc.gz"), (truncated, "truncated.rrc.gz")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let err = read_file(&path).unwrap_err();
+        assert!(
+            matches!(err, rsxtrace_rrc::RrcError::Decompress { .. })
+                || matches!(err, rsxtrace_rrc::RrcError::Truncated { .. }),
+            "{name}: {err}"
+        );
+    }
+    // Only a gzip magic: too short for a trailer, still an error and not a panic.
+    let path = dir.path().join("stub.rrc.gz");
+    std::fs::write(&path, [0x1F, 0x8B]).unwrap();
+    assert!(read_file(&path).is_err());
+}
