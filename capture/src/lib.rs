@@ -1,6 +1,7 @@
 //! RPCS3 RSX captures: files ([`rrc`]), the trace format ([`trace`]), the frame model
 //! ([`frame`]), vertex and index fetch ([`fetch`]) and the capture builder ([`builder`]);
-//! [`open`] opens any capture or trace by its content.
+//! [`open`] opens any capture or trace by its content; [`overview`] is what `info` and `draws`
+//! report, from a trace's frame index when it has one.
 //!
 //! Each part is its own crate under `capture/`; this crate re-exports them so that the rest of
 //! the workspace depends on one name.
@@ -12,3 +13,4 @@ pub use rsxtrace_rrc as rrc;
 pub use rsxtrace_trace as trace;
 
 pub mod open;
+pub mod overview;

@@ -15,7 +15,7 @@
 #   any major version they do not know.
 # - The file id below never changes.
 #
-# Current version: major 1, minor 0.
+# Current version: major 1, minor 1 (minor 1 appended `Trace.index`).
 
 @0xf35b711c92d8f8dc;
 
@@ -24,7 +24,7 @@ struct Trace {
   # Format major version. Readers refuse a major version they do not know. Currently 1.
 
   minorVersion @1 :UInt32;
-  # Format minor version: raised when fields are appended. Currently 0.
+  # Format minor version: raised when fields are appended. Currently 1.
 
   provenance @2 :Provenance;
   # Where the capture came from.
@@ -47,6 +47,63 @@ struct Trace {
 
   regState @8 :RegState;
   # `reg_state`: the register file at the start of the frame.
+
+  index @9 :FrameIndex;
+  # Minor 1. What `rsxtrace info` and `rsxtrace draws` report, computed from the decoded frame
+  # when the trace was written, so that they answer without decoding it: counts in O(1), the
+  # draw list in O(draws), whatever the size of the memory data. Null when the writer had no
+  # frame, and in traces older than minor 1. Derived data: valid only while
+  # `FrameIndex.frameModel` equals the reader's frame-model version; readers decode the frame
+  # otherwise.
+}
+
+struct FrameIndex {
+  # The frame's counts and per-draw summaries (the documented JSON of `rsxtrace info` and
+  # `rsxtrace draws`, docs/json.md).
+  frameModel @0 :UInt32;
+  # Version of rsxtrace's frame model that computed this index (`rsxtrace_frame::MODEL_VERSION`).
+  commands @1 :UInt64;
+  methodCalls @2 :UInt64;
+  draws @3 :UInt64;
+  memoryBlocks @4 :UInt64;
+  memoryBytes @5 :UInt64;
+  memoryDataBytes @6 :UInt64;
+  distinctVertexPrograms @7 :UInt64;
+  distinctFragmentPrograms @8 :UInt64;
+  drawsWithProblems @9 :UInt64;
+  frameProblems @10 :List(Text);
+  # The frame-level problems, as text.
+  drawList @11 :List(DrawIndexEntry);
+  # One entry per draw, in END order (the entry's position is the draw index).
+}
+
+struct DrawIndexEntry {
+  endCommand @0 :UInt64;
+  # Command index of the draw's END.
+  primitive @1 :UInt8;
+  # The SET_BEGIN_END primitive, 1 (points) to 10 (polygon).
+  indexed @2 :Bool;
+  indexType @3 :UInt8;
+  # 0: not indexed (or the index array is unknown), 1: 32-bit, 2: 16-bit indices.
+  ranges @4 :List(UInt32);
+  # The draw's ranges as (first, count) pairs.
+  vertexCount @5 :UInt64;
+  vpStart @6 :UInt32;
+  # Vertex program start slot.
+  vpHash @7 :UInt64;
+  # XXH3-64 of the vertex program words (the frame model's `vp_hash`).
+  fpKnown @8 :Bool;
+  # Whether the fragment program's address is known; then `fpLocation` and `fpOffset` hold it.
+  fpLocation @9 :UInt8;
+  # 0: local memory, 1: main memory.
+  fpOffset @10 :UInt32;
+  fpHashKnown @11 :Bool;
+  # Whether the fragment program was read; then `fpHash` holds the frame model's `fp_hash`.
+  fpHash @12 :UInt64;
+  mvp @13 :List(Float32);
+  # Constants c32..c35 as 16 floats (x, y, z, w of each), or empty when any is unknown.
+  problems @14 :List(Text);
+  # The draw's problems, as text.
 }
 
 enum Compression {

@@ -49,6 +49,12 @@ pub mod state;
 pub mod stream;
 pub mod transform;
 
+/// Version of what the frame model reports in `rsxtrace info` and `rsxtrace draws` (the
+/// counts, the draw summaries, the problems). A trace's frame index records the version that
+/// computed it, and readers use the index only when it equals this one; raise it whenever a
+/// change to the frame model changes any of those, so older indexes are recomputed.
+pub const MODEL_VERSION: u32 = 1;
+
 pub use decode::{decode_argument, method_record, MethodRecord};
 pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};
 pub use error::{FrameError, StreamError};

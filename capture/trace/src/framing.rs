@@ -20,7 +20,7 @@ pub const MAGIC: [u8; 8] = *b"RSXTRACE";
 pub const FORMAT_MAJOR: u32 = 1;
 
 /// The format minor version written in `Trace.minorVersion` (raised when fields are appended).
-pub const FORMAT_MINOR: u32 = 0;
+pub const FORMAT_MINOR: u32 = 1;
 
 /// Most segments a message may have (the capnp crate's `SEGMENTS_COUNT_LIMIT` is 512, exclusive).
 const MAX_SEGMENTS: u64 = 511;

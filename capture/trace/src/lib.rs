@@ -28,6 +28,7 @@
 mod convert;
 mod error;
 mod framing;
+mod index;
 mod read;
 mod storage;
 mod write;
@@ -42,5 +43,6 @@ pub mod trace_capnp;
 
 pub use error::TraceError;
 pub use framing::{is_trace, FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
+pub use index::{IndexCounts, IndexWidth, IndexedDraw, TraceIndex, TraceSizes};
 pub use read::{CommandRef, DataRef, Trace, TraceView};
-pub use write::{to_bytes, write_trace};
+pub use write::{to_bytes, write_trace, write_trace_indexed};

@@ -10,6 +10,7 @@ use rsxtrace_rrc::{
 };
 
 use crate::framing::{FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
+use crate::index::TraceIndex;
 use crate::trace_capnp::{self, trace};
 use crate::TraceError;
 
@@ -27,7 +28,18 @@ const MAX_SEGMENT_WORDS: u64 = 1 << 29;
 /// data blob must fit the Cap'n Proto encoding (at most 2^29 - 1 elements or bytes). Nothing is
 /// written if a check fails.
 pub fn write_trace(capture: &Capture, out: &mut impl Write) -> Result<(), TraceError> {
-    let message = build(capture)?;
+    write_trace_indexed(capture, None, out)
+}
+
+/// Write `capture` as a trace file to `out`, with the frame `index` (`Trace.index`) when given,
+/// so that readers answer counts and the draw list without decoding the frame. The checks of
+/// [`write_trace`] apply.
+pub fn write_trace_indexed(
+    capture: &Capture,
+    index: Option<&TraceIndex>,
+    out: &mut impl Write,
+) -> Result<(), TraceError> {
+    let message = build(capture, index)?;
     let segments = message.get_segments_for_output();
     out.write_all(&MAGIC)?;
     // Standard stream framing: u32 (segment count - 1), u32 size in words per segment, padding
@@ -70,7 +82,7 @@ fn too_large(field: impl Into<String>, len: u64, max: u64) -> TraceError {
 /// The element count of a list field, checked against the encoding limits.
 /// `words_per_element` is 0 for primitive lists (only the element count is limited).
 /// `field` is only computed on error (callers in per-entry loops format an index into it).
-fn list_len<S: Into<String>>(
+pub(crate) fn list_len<S: Into<String>>(
     field: impl FnOnce() -> S,
     len: usize,
     words_per_element: u64,
@@ -145,7 +157,10 @@ fn estimate_words(capture: &Capture) -> u32 {
 }
 
 /// Build the message for `capture`.
-fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
+fn build(
+    capture: &Capture,
+    index: Option<&TraceIndex>,
+) -> Result<Builder<HeapAllocator>, TraceError> {
     check_reg_state(capture)?;
     let allocator = HeapAllocator::new().first_segment_words(estimate_words(capture));
     let mut message = Builder::new(allocator);
@@ -248,6 +263,9 @@ fn build(capture: &Capture) -> Result<Builder<HeapAllocator>, TraceError> {
     }
 
     let reg = &capture.reg_state;
+    if let Some(index) = index {
+        crate::index::build(index, root.reborrow().init_index())?;
+    }
     let mut r = root.init_reg_state();
     // Lengths were checked by check_reg_state: all far below LIST_MAX.
     let mut program = r

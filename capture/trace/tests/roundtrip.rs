@@ -197,7 +197,7 @@ fn unknown_major_version_is_refused() {
             err,
             TraceError::UnsupportedVersion {
                 major: 2,
-                minor: 0,
+                minor: rsxtrace_trace::FORMAT_MINOR,
                 known: 1
             }
         ),

@@ -31,11 +31,21 @@ pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Re
     let capture = rsxtrace_capture::open::open_capture(input)?;
     let format = format_for(output, to);
     let written = if format == ConvertFormat::Trace {
+        // The frame index lets `info` and `draws` answer without decoding the frame; a frame
+        // that does not decode is written without one (readers then decode and report).
+        let index = match rsxtrace_capture::frame::Frame::from_capture(&capture) {
+            Ok(frame) => Some(rsxtrace_capture::overview::frame_index(&frame)),
+            Err(e) => {
+                eprintln!("rsxtrace convert: warning: no frame index ({e}); `info` and `draws` will decode the frame");
+                None
+            }
+        };
         // Streamed to the file: a trace is as large as the capture's memory, no second copy.
         let file = std::fs::File::create(output)
             .with_context(|| format!("cannot create {}", output.display()))?;
         let mut out = std::io::BufWriter::new(file);
-        trace::write_trace(&capture, &mut out).context("cannot write the trace")?;
+        trace::write_trace_indexed(&capture, index.as_ref(), &mut out)
+            .context("cannot write the trace")?;
         out.flush()
             .with_context(|| format!("cannot write {}", output.display()))?;
         std::fs::metadata(output)?.len()

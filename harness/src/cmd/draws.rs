@@ -1,4 +1,5 @@
-//! `rsxtrace draws`: one row (or one documented JSON object) per draw.
+//! `rsxtrace draws`: one row (or one documented JSON object) per draw (from a trace's frame
+//! index when it has one: no frame decoding).
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -6,9 +7,9 @@ use crate::table::Table;
 use std::path::Path;
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
-    let (_capture, frame) = super::load_frame(path)?;
+    let overview = rsxtrace_capture::overview::open(path, true)?;
     if as_json {
-        let summaries: Vec<_> = frame.draws.iter().map(|d| d.summary()).collect();
+        let summaries: Vec<_> = overview.draws.iter().map(|d| &d.summary).collect();
         print_json(&summaries)?;
         return Ok(Status::Success);
     }
@@ -26,16 +27,16 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
         "mvp",
         "problems",
     ]);
-    for draw in &frame.draws {
-        let s = draw.summary();
+    for draw in &overview.draws {
+        let s = &draw.summary;
         let ranges = match s.ranges.as_slice() {
             [] => "-".to_string(),
             [r] => format!("{}+{}", r.first, r.count),
             [r, rest @ ..] => format!("{}+{} (+{} more)", r.first, r.count, rest.len()),
         };
         let source = if s.indexed {
-            match &draw.index_array {
-                Some(ix) => format!("indexed {:?}", ix.ty).to_lowercase(),
+            match draw.index_width {
+                Some(width) => format!("indexed {width:?}").to_lowercase(),
                 None => "indexed".into(),
             }
         } else {
@@ -58,17 +59,13 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
                 .unwrap_or("-")
                 .to_string(),
             if s.mvp.is_some() { "known" } else { "unknown" }.to_string(),
-            draw.problems
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join("; "),
+            draw.problems.join("; "),
         ]);
     }
     out!("{}", t.render());
     outln!(
         "{} draws; mvp = constants c32..c35 (\"unknown\" when the capture does not hold all four)",
-        frame.draws.len()
+        overview.draws.len()
     );
     Ok(Status::Success)
 }

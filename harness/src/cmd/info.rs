@@ -1,4 +1,5 @@
-//! `rsxtrace info`: a capture's provenance and the size of its frame.
+//! `rsxtrace info`: a capture's provenance and the size of its frame (from a trace's frame
+//! index when it has one: no frame decoding).
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -8,16 +9,16 @@ use serde_json::json;
 use std::path::Path;
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
-    let (capture, frame) = super::load_frame(path)?;
-    let stats = frame.stats();
-    let p = &capture.provenance;
+    let overview = rsxtrace_capture::overview::open(path, false)?;
+    let stats = &overview.stats;
+    let p = &overview.provenance;
     let sha: String = p.sha256.iter().map(|b| format!("{b:02x}")).collect();
     let compression = match p.compression {
         Compression::None => "none",
         Compression::Gzip => "gzip",
         Compression::Zstd => "zstd",
     };
-    let constants_block = capture.reg_state.transform_constants.is_some();
+    let constants_block = overview.constants_in_file;
     if as_json {
         print_json(&json!({
             "source_name": p.source_name,
@@ -25,12 +26,12 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             "compression": compression,
             "sha256": sha,
             "transform_constants_in_file": constants_block,
-            "transform_program_slots": capture.reg_state.transform_program.len() / 4,
+            "transform_program_slots": overview.transform_program_slots,
             "stats": stats,
-            "memory_data_entries": capture.data.len(),
-            "tile_states": capture.tiles.len(),
-            "display_buffer_states": capture.display_buffers.len(),
-            "frame_problems": frame.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            "memory_data_entries": overview.memory_data_entries,
+            "tile_states": overview.tile_states,
+            "display_buffer_states": overview.display_buffer_states,
+            "frame_problems": overview.frame_problems,
         }))?;
         return Ok(Status::Success);
     }
@@ -42,7 +43,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
     row("sha256", sha);
     row(
         "transform program",
-        format!("{} slots", capture.reg_state.transform_program.len() / 4),
+        format!("{} slots", overview.transform_program_slots),
     );
     row(
         "initial constants",
@@ -61,7 +62,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             "{} attachments, {} bytes ({} distinct blobs, {} bytes)",
             stats.memory_blocks,
             stats.memory_bytes,
-            capture.data.len(),
+            overview.memory_data_entries,
             stats.memory_data_bytes
         ),
     );
@@ -80,7 +81,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
         ),
     );
     out!("{}", t.render());
-    for problem in &frame.problems {
+    for problem in &overview.frame_problems {
         outln!("frame problem: {problem}");
     }
     Ok(Status::Success)
