@@ -146,3 +146,71 @@ fn bad_options_exit_2_naming_the_problem() {
     let out = rsxtrace(&["verify", "--draws", "3..1", &sample()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The draws of a JSON report, each as its whole object with the timings removed.
+fn draw_objects(report: &Value) -> Vec<Value> {
+    let mut draws = report["draws"].as_array().unwrap().clone();
+    for d in &mut draws {
+        strip_timings(d);
+    }
+    draws
+}
+
+fn strip_timings(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| !k.ends_with("_ms") && k != "timings");
+            map.values_mut().for_each(strip_timings);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_timings),
+        _ => {}
+    }
+}
+
+#[test]
+fn shards_partition_the_draws_and_report_as_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |extra: &[&str], name: &str| -> Option<Value> {
+        let path = dir.path().join(name);
+        let mut args = vec![sample(), "--json".into(), path.to_str().unwrap().into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = verify(&refs)?;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap())
+    };
+    let Some(whole) = report(&[], "whole.json") else {
+        return;
+    };
+    let first = report(&["--shard", "1/2"], "1.json").unwrap();
+    let second = report(&["--shard", "2/2"], "2.json").unwrap();
+    assert_eq!(whole["shard"], Value::Null);
+    assert_eq!(first["shard"], "1/2");
+    let numbers = |r: &Value| -> Vec<u64> {
+        r["draws"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["draw"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(numbers(&whole), vec![0, 1, 2]);
+    assert_eq!(numbers(&first), vec![0, 2]);
+    assert_eq!(numbers(&second), vec![1]);
+    // Each draw is verified exactly as in the whole run.
+    let all = draw_objects(&whole);
+    assert_eq!(draw_objects(&first), vec![all[0].clone(), all[2].clone()]);
+    assert_eq!(draw_objects(&second), vec![all[1].clone()]);
+    // Within a draw range, positions count from the range's start.
+    let ranged = report(&["--draws", "1..3", "--shard", "2/2"], "r.json").unwrap();
+    assert_eq!(numbers(&ranged), vec![2]);
+    for bad in ["0/2", "3/2", "1/0", "x"] {
+        let out = rsxtrace(&["verify", &sample(), "--shard", bad]);
+        assert_eq!(out.status.code(), Some(2), "--shard {bad}");
+    }
+}

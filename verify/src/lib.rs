@@ -9,3 +9,4 @@ pub use rsxtrace_replay as replay;
 
 pub mod divergence;
 pub mod probe;
+pub mod shard;

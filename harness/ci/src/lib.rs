@@ -5,7 +5,8 @@
 //!
 //! - [`manifest`]: the TOML schema and its validation.
 //! - [`runner`]: one trace: render on each path, `--update`, compare, bisect.
-//! - [`image_diff`], [`checksum`], [`bisect`], [`shard`]: the pieces it uses.
+//! - [`image_diff`], [`checksum`], [`bisect`]: the pieces it uses; [`shard`] (from
+//!   `rsxtrace-verify`) splits a manifest across machines.
 //! - [`report`]: the results as data; [`junit`], [`json`] and [`html`] write them.
 //!
 //! `docs/ci.md` documents the manifest, the reports and the exit statuses.
@@ -19,7 +20,7 @@ pub mod junit;
 pub mod manifest;
 pub mod report;
 pub mod runner;
-pub mod shard;
+pub use rsxtrace_verify::shard;
 
 pub use report::{Report, Summary, Verdict};
 pub use runner::{GpuPath, Renderers, RunOptions};

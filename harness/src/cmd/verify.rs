@@ -37,6 +37,10 @@ pub struct VerifyArgs {
     /// Draws to verify: `A..B` (B excluded), `A..=B`, `A..` or a single index `A`.
     #[arg(long, value_parser = draw_range::parse)]
     pub draws: Option<DrawRange>,
+    /// Verify only shard K of N of those draws (the draws at positions p with p mod N = K-1),
+    /// to split one capture across the machines of a CI matrix.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<rsxtrace_verify::shard::Shard>,
     /// Stages to verify.
     #[arg(long, value_enum, default_value_t = StageArg::Both)]
     pub stage: StageArg,
@@ -88,6 +92,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
     .context("cannot open a GPU device")?;
     let options = VerifyOptions {
         draws,
+        shard: args.shard,
         stage: match args.stage {
             StageArg::Vertex => StageSelection::Vertex,
             StageArg::Fragment => StageSelection::Fragment,

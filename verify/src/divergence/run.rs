@@ -11,6 +11,7 @@ use super::report::model::{
 use super::state_diff::state_changes;
 use super::tolerance::Tolerances;
 use super::vertex_stage::{self, Prepared, VertexInterp};
+use crate::shard::Shard;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use rsxtrace_capture::frame::Frame;
@@ -57,6 +58,9 @@ impl StageSelection {
 pub struct VerifyOptions {
     /// Draws to verify (`None` = all).
     pub draws: Option<Range<usize>>,
+    /// Only this shard of those draws (positions p in the range with p mod N = K - 1), so N
+    /// machines split one capture's verification.
+    pub shard: Option<Shard>,
     /// Stages.
     pub stage: StageSelection,
     /// Tolerances.
@@ -84,6 +88,7 @@ impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             draws: None,
+            shard: None,
             stage: StageSelection::Both,
             tolerances: Tolerances::default(),
             max_pixels: DEFAULT_MAX_PIXELS,
@@ -228,11 +233,14 @@ pub fn verify_frame(
     cx.fragment_hook = options.fragment_hook;
     cx.fragment_options_hook = options.fragment_options_hook;
     cx.first_draw = range.start;
-    if let Some(p) = progress {
-        p.set_length((range.end - range.start) as u64);
-    }
-    let draws: Vec<DrawReport> = range
+    let selected: Vec<usize> = range
         .clone()
+        .filter(|d| options.shard.is_none_or(|s| s.contains(d - range.start)))
+        .collect();
+    if let Some(p) = progress {
+        p.set_length(selected.len() as u64);
+    }
+    let draws: Vec<DrawReport> = selected
         .into_par_iter()
         .map(|draw| {
             let r = verify_draw(
@@ -278,6 +286,7 @@ pub fn verify_frame(
     let mut report = VerifyReport {
         schema: SCHEMA_VERSION,
         capture: options.capture.clone(),
+        shard: options.shard.map(|s| s.to_string()),
         device: gpu.info().to_string(),
         tolerances: options.tolerances,
         tolerance_spec: options.tolerances.to_string(),

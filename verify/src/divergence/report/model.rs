@@ -315,6 +315,8 @@ pub struct VerifyReport {
     pub schema: u32,
     /// The capture's name, as the caller gave it.
     pub capture: String,
+    /// The shard verified (`"K/N"`), or null when all the selected draws were.
+    pub shard: Option<String>,
     /// The device, as `GpuInfo` prints it.
     pub device: String,
     /// Tolerances in force.
@@ -426,6 +428,7 @@ mod tests {
         let mut report = VerifyReport {
             schema: 1,
             capture: String::new(),
+            shard: None,
             device: String::new(),
             tolerances: Tolerances::default(),
             tolerance_spec: String::new(),

@@ -1,6 +1,7 @@
-//! `--shard K/N`: which traces one of N parallel CI jobs runs. Shard K (1-based) takes the
-//! traces whose 0-based manifest position p has p mod N = K - 1, so the N shards partition the
-//! manifest and each gets every N-th trace (neighbours, often alike in cost, spread out).
+//! `--shard K/N`: which part of a job one of N parallel machines (a CI matrix) runs. Shard K
+//! (1-based) takes the items whose 0-based position p has p mod N = K - 1 (the traces of a CI
+//! manifest, the draws `verify` checks), so the N shards partition the job and each gets
+//! every N-th item (neighbours, often alike in cost, spread out).
 
 use std::fmt;
 use std::str::FromStr;
