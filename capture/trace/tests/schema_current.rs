@@ -22,9 +22,8 @@ fn generated_code_is_current() {
             "!!!!!!!! SKIPPED schema_current: the `capnp` tool is not on PATH, so the checked-in \
              generated code was NOT checked against traces/schema/trace.capnp !!!!!!!!"
         );
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
+        assert!(
+            !rsxtrace_testkit::in_ci(),
             "CI=true requires the `capnp` tool (apt-get install capnproto)"
         );
         return;
