@@ -29,7 +29,7 @@ fn generated_code_is_current() {
         return;
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema_dir = manifest.join("../../traces/schema");
+    let schema_dir = rsxtrace_testkit::workspace!().root().join("traces/schema");
     let out = tempfile::tempdir().unwrap();
     capnpc::CompilerCommand::new()
         .src_prefix(&schema_dir)
