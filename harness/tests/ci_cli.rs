@@ -9,19 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    rsxtrace_testkit::workspace!().root().to_path_buf()
 }
 
-/// A private XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)).
+/// The XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)): `rsxtrace-testkit`'s private one.
 fn runtime_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rsxtrace-ci-cli-xdg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("runtime dir");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
-    }
-    dir
+    rsxtrace_testkit::device::runtime_dir()
 }
 
 fn rsxtrace(dir: &Path, args: &[&str]) -> Output {
@@ -74,38 +67,26 @@ fn sample() -> String {
         .to_string()
 }
 
-/// Whether a GPU adapter opens; a loud skip otherwise (a failure under CI=true).
+/// Whether a GPU adapter opens; a loud skip when none exists (a failure under CI=true, and
+/// on any other error).
 fn gpu_available(test: &str) -> bool {
-    std::env::set_var("XDG_RUNTIME_DIR", runtime_dir());
-    match rsxtrace_gpu::Gpu::new(Default::default()) {
-        Ok(_) => true,
-        Err(e) => {
-            eprintln!("GPU SKIPPED: {test}: {e}");
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "GPU SKIPPED in CI ({test}): {e}"
-            );
-            false
-        }
-    }
+    rsxtrace_testkit::device::open_or_skip(
+        test,
+        || rsxtrace_gpu::Gpu::new(Default::default()),
+        |e| matches!(e, rsxtrace_gpu::GpuError::NoAdapter { .. }),
+    )
+    .is_some()
 }
 
+/// A `width` × `height` PNG of one colour.
 fn write_png(path: &Path, width: u32, height: u32, rgba: [u8; 4]) {
-    let file = std::fs::File::create(path).unwrap();
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
     let pixels: Vec<u8> = rgba
         .iter()
         .copied()
         .cycle()
         .take(width as usize * height as usize * 4)
         .collect();
-    encoder
-        .write_header()
-        .unwrap()
-        .write_image_data(&pixels)
-        .unwrap();
+    rsxtrace_testkit::image::write_png(path, width, height, &pixels);
 }
 
 /// Runs the repository manifest on `paths`, writing the reports under the target directory

@@ -28,27 +28,14 @@ fn json(args: &[&str]) -> Value {
 }
 
 fn sample() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let p: PathBuf = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     p.to_str().unwrap().to_string()
 }
 
 /// `../shared/corpus` beside the checkout, or None (loudly; a failure under CI=true).
 fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    eprintln!(
-        "CORPUS MISSING: {} not found; corpus checks skipped",
-        dir.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CORPUS MISSING in CI: {}",
-        dir.display()
-    );
-    None
+    let corpus = rsxtrace_testkit::workspace!().corpus()?;
+    Some(corpus.dir().to_path_buf())
 }
 
 #[test]
@@ -318,9 +305,8 @@ fn shade_writes_a_png_of_the_requested_size() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
-    let reader = decoder.read_info().unwrap();
-    assert_eq!((reader.info().width, reader.info().height), (64, 32));
+    let png = rsxtrace_testkit::image::read_rgba_png(&out);
+    assert_eq!((png.width, png.height), (64, 32));
     let bad = rsxtrace(&[
         "shade",
         program.to_str().unwrap(),
@@ -408,21 +394,17 @@ fn shade_on_the_gpu_matches_the_interpreter() {
     ]);
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let no_adapter = err.contains("no GPU adapter") || err.contains("adapter");
         assert!(
-            no_adapter && std::env::var("CI").as_deref() != Ok("true"),
+            rsxtrace_testkit::device::cli_adapter_missing(
+                "shade_on_the_gpu_matches_the_interpreter",
+                out.status.code(),
+                &err
+            ),
             "shade --gpu failed: {err}"
         );
-        eprintln!("GPU ADAPTER MISSING: shade --gpu skipped: {err}");
         return;
     }
-    let read = |path: &Path| {
-        let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
-        let mut reader = decoder.read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size()];
-        reader.next_frame(&mut buf).unwrap();
-        buf
-    };
+    let read = |path: &Path| rsxtrace_testkit::image::read_rgba_png(path).rgba;
     let (a, b) = (read(&cpu), read(&gpu));
     let max_diff = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
     assert!(

@@ -15,24 +15,14 @@ fn bin() -> Command {
 }
 
 fn repo(path: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(path);
+    let p: PathBuf = rsxtrace_testkit::workspace!().root().join(path);
     p.to_str().expect("UTF-8 path").to_string()
 }
 
 /// Whether a run failed because no GPU device opened (a loud skip, a failure in CI).
 fn gpu_missing(out: &Output) -> bool {
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
-        eprintln!("GPU SKIPPED: {stderr}");
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "GPU SKIPPED in CI: {stderr}"
-        );
-        return true;
-    }
-    false
+    rsxtrace_testkit::device::cli_adapter_missing("closed_pipe", out.status.code(), &stderr)
 }
 
 /// Run `args` into an open pipe, then into a closed one, and check both.

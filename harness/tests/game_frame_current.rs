@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 fn samples_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples")
+    rsxtrace_testkit::workspace!().samples_dir()
 }
 
 #[test]
@@ -95,24 +95,10 @@ fn game_frame_is_current_and_at_game_scale() {
 
 #[test]
 fn the_corpus_variant_mixes_corpus_programs_in() {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("Cargo.lock").exists() {
-        if !dir.pop() {
-            break;
-        }
-    }
-    let corpus = dir.join("../shared/corpus");
-    if !corpus.is_dir() {
-        eprintln!(
-            "CORPUS MISSING: {} not found; test skipped",
-            corpus.display()
-        );
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CORPUS MISSING under CI"
-        );
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
-    }
+    };
+    let corpus = corpus.dir().to_path_buf();
     let programs = rsxtrace_scenes::game_frame::corpus::load(&corpus).expect("read the corpus");
     let options = GameFrameOptions {
         corpus: Some(corpus),

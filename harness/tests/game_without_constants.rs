@@ -106,7 +106,7 @@ fn fragment_outcome(sample: &std::path::Path, draw: u64) -> Value {
 
 /// Rewrite the game sample without its constants and verify `draws` (all when `None`).
 fn verify_without_constants(draws: Option<std::ops::Range<usize>>) {
-    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/game.rrc.gz");
+    let sample: PathBuf = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let original: Capture = rrc::read_file(&sample).expect("read the game sample");
     let mut capture = original.clone();
     let (commands, dropped) = without_constants(&original.commands);
@@ -146,12 +146,11 @@ fn verify_without_constants(draws: Option<std::ops::Range<usize>>) {
         .output()
         .expect("run rsxtrace");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
-        eprintln!("GPU SKIPPED: {stderr}");
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "GPU SKIPPED in CI: {stderr}"
-        );
+    if rsxtrace_testkit::device::cli_adapter_missing(
+        "verify_without_constants",
+        out.status.code(),
+        &stderr,
+    ) {
         return;
     }
     let stdout = String::from_utf8_lossy(&out.stdout);

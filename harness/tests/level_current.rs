@@ -7,7 +7,7 @@ use rsxtrace_scenes::level::{self, LevelOptions};
 use std::path::PathBuf;
 
 fn level_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/level")
+    rsxtrace_testkit::workspace!().level_dir()
 }
 
 #[test]

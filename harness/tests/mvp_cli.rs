@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn level_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/level")
+    rsxtrace_testkit::workspace!().level_dir()
 }
 
 fn file(name: &str) -> String {

@@ -27,21 +27,11 @@ fn cpu_image() -> Rgba8Image {
 }
 
 fn gpu_image(test: &str) -> Option<Rgba8Image> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
-    }
-    let gpu = match Gpu::new(GpuOptions::default()) {
-        Ok(g) => g,
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "GPU ADAPTER MISSING in CI ({test}): {e}"
-            );
-            eprintln!("GPU ADAPTER MISSING: {e}; {test} skipped");
-            return None;
-        }
-        Err(e) => panic!("{test}: opening the device failed: {e}"),
-    };
+    let gpu = rsxtrace_testkit::device::open_or_skip(
+        test,
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )?;
     let (frame, events) = frame();
     let r = rsxtrace_replay::render::gpu::render_frame(
         &gpu,

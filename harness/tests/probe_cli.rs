@@ -239,7 +239,7 @@ fn textures_lists_mismatches_and_fails_only_when_asked() {
 
 #[test]
 fn textures_on_the_game_frame() {
-    let game = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/game.rrc.gz");
+    let game: PathBuf = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let listing = json_with_status(&["textures", path(&game), "--json"], 0);
     let draws = listing.as_array().unwrap();
     assert!(draws.len() >= 2_000);
@@ -332,7 +332,7 @@ fn maininv_with_the_wrong_camera_is_undecided() {
 
 #[test]
 fn the_committed_level_agrees_with_its_ground_truth() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/level");
+    let dir: PathBuf = rsxtrace_testkit::workspace!().level_dir();
     let truth: Value =
         serde_json::from_slice(&std::fs::read(dir.join(level::GROUND_TRUTH_FILE)).unwrap())
             .unwrap();

@@ -19,16 +19,9 @@ fn rsxtrace(args: &[&str]) -> Output {
         .expect("run rsxtrace")
 }
 
-/// A private XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)).
+/// The XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)): `rsxtrace-testkit`'s private one.
 fn runtime_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rsxtrace-replay-cli-xdg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("runtime dir");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
-    }
-    dir
+    rsxtrace_testkit::device::runtime_dir()
 }
 
 fn json_ok(args: &[&str]) -> Value {
@@ -43,42 +36,29 @@ fn json_ok(args: &[&str]) -> Value {
 }
 
 fn sample() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let p: PathBuf = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     p.to_str().unwrap().to_string()
 }
 
 /// Decoded RGBA8 PNG: (width, height, pixels).
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
+    let png = rsxtrace_testkit::image::read_rgba_png(path);
+    (png.width, png.height, png.rgba)
 }
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Whether a GPU adapter opens; a loud skip otherwise (a failure under CI=true).
+/// Whether a GPU adapter opens; a loud skip when none exists (a failure under CI=true, and
+/// on any other error).
 fn gpu_available(test: &str) -> bool {
-    std::env::set_var("XDG_RUNTIME_DIR", runtime_dir());
-    match rsxtrace_gpu::Gpu::new(Default::default()) {
-        Ok(_) => true,
-        Err(e) => {
-            eprintln!("GPU SKIPPED: {test}: {e}");
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "GPU SKIPPED in CI ({test}): {e}"
-            );
-            false
-        }
-    }
+    rsxtrace_testkit::device::open_or_skip(
+        test,
+        || rsxtrace_gpu::Gpu::new(Default::default()),
+        |e| matches!(e, rsxtrace_gpu::GpuError::NoAdapter { .. }),
+    )
+    .is_some()
 }
 
 #[test]

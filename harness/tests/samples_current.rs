@@ -5,7 +5,7 @@ use rsxtrace_capture::rrc;
 use std::path::PathBuf;
 
 fn samples_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples")
+    rsxtrace_testkit::workspace!().samples_dir()
 }
 
 #[test]

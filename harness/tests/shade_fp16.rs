@@ -10,20 +10,8 @@ use std::process::Command;
 
 /// `../shared/corpus` beside the checkout, or None (loudly; a failure under CI=true).
 fn corpus() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    eprintln!(
-        "CORPUS MISSING: {} not found; corpus checks skipped",
-        dir.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CORPUS MISSING and CI=true"
-    );
-    None
+    let corpus = rsxtrace_testkit::workspace!().corpus()?;
+    Some(corpus.dir().to_path_buf())
 }
 
 fn shade(program: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
@@ -58,11 +46,7 @@ fn shade_sized(program: &Path, out: &Path, size: &str, extra: &[&str]) -> Vec<u8
         "trig Exact"
     };
     assert!(stderr.contains(trig), "{stderr}");
-    let decoder = png::Decoder::new(std::fs::File::open(out).expect("png"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    reader.next_frame(&mut buf).expect("png frame");
-    buf
+    rsxtrace_testkit::image::read_rgba_png(out).rgba
 }
 
 #[test]

@@ -376,14 +376,8 @@ fn exec_reads_the_unset_attribute_as_rpcs3_replay_does() {
 
 /// RGBA8 pixels and width of a PNG.
 fn read_png(path: &std::path::Path) -> (Vec<u8>, usize) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    assert_eq!(info.color_type, png::ColorType::Rgba);
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    buf.truncate(info.buffer_size());
-    (buf, info.width as usize)
+    let png = rsxtrace_testkit::image::read_rgba_png(path);
+    (png.rgba, png.width as usize)
 }
 
 #[test]
@@ -430,12 +424,11 @@ fn replay_on_the_gpu_renders_the_draw() {
     let png = dir.path().join("frame.png");
     let out = rsxtrace(&["replay", &path, "--out", png.to_str().unwrap(), "--json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
-        eprintln!("GPU SKIPPED: {stderr}");
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "GPU SKIPPED in CI: {stderr}"
-        );
+    if rsxtrace_testkit::device::cli_adapter_missing(
+        "replay_on_the_gpu_renders_the_draw",
+        out.status.code(),
+        &stderr,
+    ) {
         return;
     }
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -480,12 +473,7 @@ fn verify(args: &[&str]) -> Option<Output> {
     all.extend_from_slice(args);
     let out = rsxtrace(&all);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
-        eprintln!("GPU SKIPPED: {stderr}");
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "GPU SKIPPED in CI: {stderr}"
-        );
+    if rsxtrace_testkit::device::cli_adapter_missing("verify", out.status.code(), &stderr) {
         return None;
     }
     Some(out)

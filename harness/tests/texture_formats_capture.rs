@@ -32,9 +32,7 @@ use std::path::PathBuf;
 const TOLERANCE: i32 = 1;
 
 fn sample_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../traces/samples")
-        .join(tf::FILE)
+    rsxtrace_testkit::workspace!().sample(tf::FILE)
 }
 
 fn unorm(v: u32, bits: u32) -> f32 {
@@ -288,23 +286,12 @@ fn cpu_render_reads_every_format_by_its_rule() {
 
 #[test]
 fn gpu_render_reads_every_format_by_its_rule() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("rsxtrace-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::env::set_var("XDG_RUNTIME_DIR", dir);
-    }
-    let gpu = match rsxtrace_gpu::Gpu::new(Default::default()) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "GPU ADAPTER MISSING in CI: {e}"
-            );
-            eprintln!(
-                "GPU ADAPTER MISSING: gpu_render_reads_every_format_by_its_rule skipped: {e}"
-            );
-            return;
-        }
+    let Some(gpu) = rsxtrace_testkit::device::open_or_skip(
+        "gpu_render_reads_every_format_by_its_rule",
+        || rsxtrace_gpu::Gpu::new(Default::default()),
+        |e| matches!(e, rsxtrace_gpu::GpuError::NoAdapter { .. }),
+    ) else {
+        return;
     };
     let (frame, events) = frame_and_events();
     let out = rsxtrace_replay::render::gpu::render_frame(
@@ -344,12 +331,11 @@ fn verify_compares_every_format_clean() {
         .output()
         .expect("run rsxtrace verify");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(2) && stderr.contains("cannot open a GPU device") {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "GPU ADAPTER MISSING in CI: {stderr}"
-        );
-        eprintln!("GPU ADAPTER MISSING: verify_compares_every_format_clean skipped: {stderr}");
+    if rsxtrace_testkit::device::cli_adapter_missing(
+        "verify_compares_every_format_clean",
+        out.status.code(),
+        &stderr,
+    ) {
         return;
     }
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[test]
 fn texture_formats_sample_is_current() {
     let built = rsxtrace_scenes::texture_formats::build().expect("build the texture-format sample");
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples");
+    let dir: PathBuf = rsxtrace_testkit::workspace!().samples_dir();
     let path = dir.join(rsxtrace_scenes::texture_formats::FILE);
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
         std::fs::create_dir_all(&dir).unwrap();

@@ -2,8 +2,6 @@
 //! and the wall time of `shade` for each ps3autotests `rsx_fp_static_test*` program at
 //! 720x480 (skipped with a "CORPUS MISSING" note when the corpus is absent).
 
-use std::path::PathBuf;
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_program::fragment::{
     encode, AluOperands, Condition, Destination, FpOpcode, FragmentInstruction, FragmentProgram,
@@ -69,19 +67,6 @@ fn synthetic_program() -> FragmentProgram {
     rsxtrace_program::fragment::decode(&bytes).expect("synthetic program decodes")
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus/ps3autotests");
-            return c.is_dir().then_some(c);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
-
 fn bench(c: &mut Criterion) {
     let program = synthetic_program();
     let state = FragmentState::new(0x40);
@@ -108,10 +93,10 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
-    let Some(dir) = corpus_dir() else {
-        eprintln!("CORPUS MISSING: skipping the shade benchmarks");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
+    let dir = corpus.path("ps3autotests");
     let mut g = c.benchmark_group("shade_720x480");
     g.sample_size(10);
     for name in [

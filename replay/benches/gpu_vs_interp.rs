@@ -16,7 +16,6 @@
 mod vertex_interp_support;
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -117,48 +116,15 @@ fn inputs() -> Vec<[[f32; 4]; 16]> {
         .collect()
 }
 
-/// The directory holding `Cargo.lock`, walking up from this crate.
-fn corpus() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus");
-            return c.is_dir().then_some(c);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
-
-/// A device, or `None` after a loud message. Gives Mesa a private `XDG_RUNTIME_DIR` when none
-/// is set (stack-notes.md 1(b): lavapipe complains without one).
+/// A device, or `None` after a loud message (`rsxtrace-testkit`'s adapter policy).
 fn device() -> Option<Gpu> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("rsxtrace-bench-xdg-{}", std::process::id()));
-        if std::fs::create_dir_all(&dir).is_ok() {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    }
-    match Gpu::new(GpuOptions::default()) {
-        Ok(gpu) => {
-            eprintln!("gpu_vs_interp: device {}", gpu.info());
-            Some(gpu)
-        }
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            eprintln!("GPU ADAPTER MISSING: {e}; the device benches of gpu_vs_interp are skipped");
-            None
-        }
-        Err(e) => {
-            eprintln!("GPU DEVICE FAILED: {e}; the device benches of gpu_vs_interp are skipped");
-            None
-        }
-    }
+    let gpu = rsxtrace_testkit::device::open_or_skip(
+        "the device benches of gpu_vs_interp",
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )?;
+    eprintln!("gpu_vs_interp: device {}", gpu.info());
+    Some(gpu)
 }
 
 /// `module` with a comment appended: equal code under a source hash the cache has not seen.
@@ -268,18 +234,11 @@ fn vertex_benches(c: &mut Criterion, gpu: Option<&Gpu>) {
 }
 
 fn shade_benches(c: &mut Criterion, gpu: Option<&Gpu>) {
-    let Some(dir) = corpus() else {
-        eprintln!(
-            "CORPUS MISSING: ../shared/corpus not found beside the workspace root; the shade \
-             group of gpu_vs_interp is skipped"
-        );
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let loaded = load_program_file(
-        dir.join("ps3autotests").join("rsx_fp_static_test2.fpo"),
-        &[],
-    )
-    .expect("load rsx_fp_static_test2");
+    let loaded = load_program_file(corpus.path("ps3autotests/rsx_fp_static_test2.fpo"), &[])
+        .expect("load rsx_fp_static_test2");
     let pixels = u64::from(SHADE_W) * u64::from(SHADE_H);
     let mut g = c.benchmark_group("gpu_vs_interp/shade");
     g.sample_size(10);

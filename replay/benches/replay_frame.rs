@@ -19,29 +19,21 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::read_file;
-use rsxtrace_gpu::{Gpu, GpuOptions};
+use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
 use rsxtrace_replay::render::gpu::render_frame;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
 fn frame_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/game.rrc.gz")
+    rsxtrace_testkit::workspace!().sample("game.rrc.gz")
 }
 
 fn open_gpu() -> Option<Gpu> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("rsxtrace-bench-xdg-{}", std::process::id()));
-        if std::fs::create_dir_all(&dir).is_ok() {
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    }
-    match Gpu::new(GpuOptions::default()) {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            eprintln!("GPU SKIPPED: {e}");
-            None
-        }
-    }
+    rsxtrace_testkit::device::open_or_skip(
+        "replay_frame",
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )
 }
 
 fn report(label: &str, out: &RenderedFrame, wall: Duration) {

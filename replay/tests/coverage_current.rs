@@ -18,11 +18,9 @@ use rsxtrace_replay::texture::NoTextures;
 use std::path::PathBuf;
 
 fn coverage_path() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("Cargo.lock").exists() {
-        assert!(dir.pop(), "no Cargo.lock above CARGO_MANIFEST_DIR");
-    }
-    dir.join("docs/COVERAGE.md")
+    rsxtrace_testkit::workspace!()
+        .root()
+        .join("docs/COVERAGE.md")
 }
 
 #[test]

@@ -18,7 +18,7 @@
 
 mod gpu_support;
 
-use std::path::Path;
+use rsxtrace_testkit::{tiny3d, Corpus};
 
 use gpu_support::{nearest_2x2, Nearest2x2, Rng, Tolerance};
 use rsxtrace_gpu::{Gpu, TextureBinding, FP_INPUTS, TEXTURE_UNITS, VP_CONSTANTS};
@@ -75,11 +75,6 @@ impl Stats {
             self.bad.len()
         );
     }
-}
-
-/// Reads a corpus file (the corpus directory was found, so a missing file is a failure).
-fn read(corpus: &Path, rel: &str) -> Vec<u8> {
-    std::fs::read(corpus.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -181,7 +176,7 @@ fn check_vertex(gpu: &Gpu, name: &str, bytes: &[u8]) -> Stats {
 
 #[test]
 fn every_corpus_vertex_program_matches_the_interpreter() {
-    let Some(corpus) = gpu_support::corpus_or_skip() else {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let Some(gpu) = gpu_support::gpu("every_corpus_vertex_program_matches_the_interpreter") else {
@@ -191,9 +186,9 @@ fn every_corpus_vertex_program_matches_the_interpreter() {
     for rel in [
         "ps3autotests/sce_cube_common.vpo",
         "ps3autotests/primitives.vpo",
-        "tiny3d/vshader_text_normal.rvp",
+        tiny3d::VERTEX_PROGRAM,
     ] {
-        let s = check_vertex(&gpu, rel, &read(&corpus, rel));
+        let s = check_vertex(&gpu, rel, &corpus.read(rel));
         assert!(s.distinct.len() > 1, "{rel}: constant outputs");
         s.report(rel);
         bad.extend(s.bad);
@@ -385,18 +380,13 @@ fn check_fragment(
 }
 
 /// The ps3autotests `.fpo` programs with their control words, by name.
-fn fpo_programs(corpus: &Path) -> Vec<(String, FragmentProgram, u32)> {
-    let dir = corpus.join("ps3autotests");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".fpo"))
-        .collect();
-    names.sort();
-    names
+fn fpo_programs(corpus: &Corpus) -> Vec<(String, FragmentProgram, u32)> {
+    corpus
+        .files_ending("ps3autotests", ".fpo")
         .into_iter()
-        .map(|name| {
-            let bytes = read(&dir, &name);
+        .map(|rel| {
+            let bytes = corpus.read(&rel);
+            let name = rel.trim_start_matches("ps3autotests/").to_string();
             let c = Container::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
             let control = c
                 .control_word()
@@ -407,34 +397,21 @@ fn fpo_programs(corpus: &Path) -> Vec<(String, FragmentProgram, u32)> {
         .collect()
 }
 
-/// The Tiny3D programs of `nv_shaders_fp.json` (`programs[].rows[].words`, hex strings).
-fn tiny3d_programs(corpus: &Path) -> Vec<(String, FragmentProgram)> {
-    let text = String::from_utf8(read(corpus, "tiny3d/nv_shaders_fp.json")).expect("utf-8");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("nv_shaders_fp.json");
-    let programs = json["programs"].as_array().expect("programs array");
-    programs
-        .iter()
+/// The Tiny3D programs of `nv_shaders_fp.json`, decoded.
+fn tiny3d_programs(corpus: &Corpus) -> Vec<(String, FragmentProgram)> {
+    corpus
+        .tiny3d_fragment_programs()
+        .into_iter()
         .map(|p| {
-            let name = p["name"].as_str().expect("name").to_string();
-            let words: Vec<u32> = p["rows"]
-                .as_array()
-                .expect("rows")
-                .iter()
-                .flat_map(|r| r["words"].as_array().expect("words").iter())
-                .map(|w| {
-                    let s = w.as_str().expect("word string").trim_start_matches("0x");
-                    u32::from_str_radix(s, 16).expect("hex word")
-                })
-                .collect();
-            let program = decode_words(&words).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, program)
+            let program = decode_words(&p.words()).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            (p.name, program)
         })
         .collect()
 }
 
 #[test]
 fn every_corpus_fragment_program_matches_the_interpreter() {
-    let Some(corpus) = gpu_support::corpus_or_skip() else {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let Some(gpu) = gpu_support::gpu("every_corpus_fragment_program_matches_the_interpreter")

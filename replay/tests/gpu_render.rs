@@ -15,8 +15,6 @@
 
 mod gpu_support;
 
-use std::path::Path;
-
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::{Draw, Frame, Primitive};
 use rsxtrace_capture::rrc::read_file;
@@ -49,7 +47,7 @@ struct Sample {
 }
 
 fn sample() -> Sample {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let path = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     let capture = read_file(&path).expect("read the sample capture");
     let frame = Frame::from_capture(&capture).expect("frame model");
     let draw = frame.draws.first().expect("draw 0").clone();

@@ -11,61 +11,27 @@
 
 mod gpu_support;
 
-use std::path::Path;
-
 use rsxtrace_gpu::shade_gpu;
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, shade, to_unorm8};
 use rsxtrace_replay::texture::NoTextures;
+use rsxtrace_testkit::image::{read_png, Comparison, Png};
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions};
 
-/// Decodes a PNG to (width, height, RGBA8).
-fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("open png"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    buf.truncate(info.buffer_size());
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        other => panic!("unexpected png colour type {other:?}"),
-    };
-    (info.width, info.height, rgba)
-}
-
-/// (share of pixels whose channels are all within `tol`, largest channel difference).
-fn agreement(a: &[u8], b: &[u8], tol: u8) -> (f64, u8) {
-    assert_eq!(a.len(), b.len());
-    let mut within = 0usize;
-    let mut max = 0u8;
-    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        let d = p
-            .iter()
-            .zip(q)
-            .map(|(x, y)| x.abs_diff(*y))
-            .max()
-            .unwrap_or(0);
-        within += usize::from(d <= tol);
-        max = max.max(d);
-    }
-    (100.0 * within as f64 / (a.len() / 4).max(1) as f64, max)
-}
-
 fn check(name: &str) {
-    let Some(dir) = gpu_support::corpus_or_skip() else {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let Some(gpu) = gpu_support::gpu(name) else {
         return;
     };
-    let dir = dir.join("ps3autotests");
+    let dir = corpus.path("ps3autotests");
     let loaded = load_program_file(dir.join(format!("{name}.fpo")), &[]).expect("load program");
-    let (w, h, expected) = read_png(&dir.join(format!("{name}.expected.png")));
+    let Png {
+        width: w,
+        height: h,
+        rgba: expected,
+    } = read_png(&dir.join(format!("{name}.expected.png")));
     let module = translate(
         &loaded.program,
         &FragmentTranslateOptions::with_control(loaded.control),
@@ -86,9 +52,14 @@ fn check(name: &str) {
         Arithmetic::F32,
     )
     .expect("interpreter shade");
-    let (vs_expected, max_expected) = agreement(&rgba8, &expected, 3);
-    let (identical, max_interp) = agreement(&rgba8, &interp.rgba8, 0);
-    let (interp_vs_expected, _) = agreement(&interp.rgba8, &expected, 3);
+    let vs_expected_cmp = Comparison::of(&rgba8, &expected);
+    let (vs_expected, max_expected) = (
+        vs_expected_cmp.percent_within(3),
+        vs_expected_cmp.max_difference(),
+    );
+    let vs_interp = Comparison::of(&rgba8, &interp.rgba8);
+    let (identical, max_interp) = (vs_interp.percent_within(0), vs_interp.max_difference());
+    let interp_vs_expected = Comparison::of(&interp.rgba8, &expected).percent_within(3);
     println!(
         "{name}: {w}x{h}; device vs expected: {vs_expected:.3}% within 3/255 (max {max_expected}); \
          interpreter vs expected: {interp_vs_expected:.3}%; device vs interpreter: \

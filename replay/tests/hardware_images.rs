@@ -36,6 +36,7 @@ use rsxtrace_gpu::{shade_gpu, Gpu};
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
 use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, LoadedProgram};
 use rsxtrace_replay::texture::NoTextures;
+use rsxtrace_testkit::image::{read_png, write_png, Comparison};
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions};
 
 const WIDTH: u32 = 720;
@@ -58,41 +59,10 @@ fn load(dir: &Path, name: &str) -> LoadedProgram {
     load_program_file(dir.join(format!("{name}.fpo")), uniforms(name)).expect("load program")
 }
 
-/// Decodes a PNG to RGBA8.
-fn read_png(path: &Path) -> Vec<u8> {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("open png"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    buf.truncate(info.buffer_size());
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
-    match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        other => panic!("unexpected png colour type {other:?}"),
-    }
-}
-
 /// Percentages of pixels whose four channels are equal, and within 1/255.
 fn agreement(a: &[u8], b: &[u8]) -> (f64, f64) {
-    assert_eq!(a.len(), b.len());
-    let (mut exact, mut within1) = (0usize, 0usize);
-    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        let d = p
-            .iter()
-            .zip(q)
-            .map(|(x, y)| x.abs_diff(*y))
-            .max()
-            .unwrap_or(0);
-        exact += usize::from(d == 0);
-        within1 += usize::from(d <= 1);
-    }
-    let n = (a.len() / 4).max(1) as f64;
-    (100.0 * exact as f64 / n, 100.0 * within1 as f64 / n)
+    let c = Comparison::of(a, b);
+    (c.percent_within(0), c.percent_within(1))
 }
 
 fn cpu(p: &LoadedProgram, half: HalfRounding) -> Vec<u8> {
@@ -122,22 +92,20 @@ fn keep(name: &str, rgba: &[u8]) {
     let Some(dir) = std::env::var_os("RSXTRACE_SHADE_OUT") else {
         return;
     };
-    let path = PathBuf::from(dir).join(format!("{name}.png"));
-    let file = std::fs::File::create(&path).expect("create png");
-    let mut e = png::Encoder::new(std::io::BufWriter::new(file), WIDTH, HEIGHT);
-    e.set_color(png::ColorType::Rgba);
-    e.set_depth(png::BitDepth::Eight);
-    e.write_header()
-        .and_then(|mut w| w.write_image_data(rgba))
-        .expect("write png");
+    write_png(
+        &PathBuf::from(dir).join(format!("{name}.png")),
+        WIDTH,
+        HEIGHT,
+        rgba,
+    );
 }
 
 /// The agreement of `name` under both conversions; asserts the default's exact share.
 fn check(name: &str, min_exact: f64, on_device: bool) {
-    let Some(dir) = gpu_support::corpus_or_skip() else {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let dir = dir.join("ps3autotests");
+    let dir = dir.path("ps3autotests");
     let gpu = if on_device {
         match gpu_support::gpu(name) {
             Some(g) => Some(g),
@@ -148,6 +116,8 @@ fn check(name: &str, min_exact: f64, on_device: bool) {
     };
     let p = load(&dir, name);
     let expected = read_png(&dir.join(format!("{name}.expected.png")));
+    assert_eq!((expected.width, expected.height), (WIDTH, HEIGHT));
+    let expected = expected.rgba;
     let path = if on_device { "device" } else { "interpreter" };
     let mut scores = Vec::new();
     for half in [HalfRounding::Truncate, HalfRounding::Nearest] {
@@ -206,16 +176,6 @@ fn static_test5_on_the_device_matches_the_hardware_image() {
     check("rsx_fp_static_test5", 96.5, true);
 }
 
-/// Share of pixels whose four channels lie within `tol`.
-fn within(a: &[u8], b: &[u8], tol: u8) -> f64 {
-    let n = a
-        .chunks_exact(4)
-        .zip(b.chunks_exact(4))
-        .filter(|(p, q)| p.iter().zip(*q).all(|(x, y)| x.abs_diff(*y) <= tol))
-        .count();
-    100.0 * n as f64 / (a.len() / 4).max(1) as f64
-}
-
 /// `rsx_fp_static_test3`/`test4` have no hardware image here (they judge the fix): the device
 /// image must agree with the interpreter's on `min`% of pixels within `tol`/255. Their hash and
 /// ray-marching chains amplify ULP differences (see `gpu_corpus_programs.rs`): test4 adds
@@ -223,19 +183,19 @@ fn within(a: &[u8], b: &[u8], tol: u8) -> f64 {
 /// up to 0.02 · 255 ≈ 5 steps there (measured: 76.0% exact, 84.3% within 1/255, 99.45% within
 /// 4/255, 99.90% within 5/255; test3: 99.96% exact, 99.998% within 1/255).
 fn device_agrees(name: &str, tol: u8, min: f64) {
-    let Some(dir) = gpu_support::corpus_or_skip() else {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let Some(gpu) = gpu_support::gpu(name) else {
         return;
     };
-    let p = load(&dir.join("ps3autotests"), name);
+    let p = load(&dir.path("ps3autotests"), name);
     let interp = cpu(&p, HalfRounding::Truncate);
     let dev = device(&gpu, &p, HalfRounding::Truncate);
     keep(&format!("{name}.interpreter.Truncate"), &interp);
     keep(&format!("{name}.device.Truncate"), &dev);
     let (exact, within1) = agreement(&dev, &interp);
-    let share = within(&dev, &interp, tol);
+    let share = Comparison::of(&dev, &interp).percent_within(tol);
     println!(
         "{name}: device vs interpreter {exact:.3}% exact, {within1:.3}% within 1/255, \
          {share:.3}% within {tol}/255"

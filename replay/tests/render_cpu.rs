@@ -3,8 +3,6 @@
 //! equation pairs), depth, stencil, alpha test, culling, scissor, colour-format round trips,
 //! render to texture, and the sample trace as a whole.
 
-use std::path::Path;
-
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
 };
@@ -782,7 +780,7 @@ fn unknown_constants_are_warned() {
 
 #[test]
 fn the_sample_trace_renders() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let path = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     let mut capture = read_file(&path).expect("read the sample capture");
     // The builder's initial register file is all zeros, where RPCS3's holds its reset state
     // (`rsx_state::init`: every colour channel written); the sample never sets the mask.

@@ -17,7 +17,7 @@
 
 mod gpu_support;
 
-use std::path::Path;
+use rsxtrace_testkit::image::{pixels_close, Comparison};
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
@@ -168,15 +168,10 @@ fn px(image: &Rgba8Image, x: u32, y: u32) -> [u8; 4] {
     image.pixel(x, y).expect("pixel inside the image")
 }
 
-/// Channels within `tolerance` of each other.
-fn close(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
-    a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= tolerance)
-}
-
 fn assert_px(image: &Rgba8Image, x: u32, y: u32, want: [u8; 4], tolerance: u8, what: &str) {
     let got = px(image, x, y);
     assert!(
-        close(got, want, tolerance),
+        pixels_close(got, want, tolerance),
         "{what}: pixel ({x}, {y}) is {got:?}, expected {want:?} (±{tolerance})"
     );
 }
@@ -846,7 +841,7 @@ fn basic_sample_renders() {
     let Some(gpu) = gpu_support::gpu("basic_sample_renders") else {
         return;
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let path = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     let capture = read_file(&path).expect("read the sample capture");
     let out = render(&gpu, &capture, &RenderOptions::default());
     assert_eq!((out.image.width, out.image.height), (256, 256));
@@ -859,21 +854,8 @@ fn basic_sample_renders() {
 /// apart, and the largest channel difference.
 fn difference(a: &Rgba8Image, b: &Rgba8Image, channel: u8) -> (usize, u8) {
     assert_eq!((a.width, a.height), (b.width, b.height), "image sizes");
-    let mut over = 0;
-    let mut worst = 0;
-    for (p, q) in a.pixels.chunks_exact(4).zip(b.pixels.chunks_exact(4)) {
-        let d = p
-            .iter()
-            .zip(q)
-            .map(|(x, y)| x.abs_diff(*y))
-            .max()
-            .unwrap_or(0);
-        worst = worst.max(d);
-        if d > channel {
-            over += 1;
-        }
-    }
-    (over, worst)
+    let c = Comparison::of(&a.pixels, &b.pixels);
+    (c.count_over(channel), c.max_difference())
 }
 
 /// The documented GPU-versus-CPU tolerance: a pixel agrees when every channel is within
@@ -893,7 +875,7 @@ fn gpu_and_cpu_renders_agree() {
     let Some(gpu) = gpu_support::gpu("gpu_and_cpu_renders_agree") else {
         return;
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/basic.rrc.gz");
+    let path = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     let scenes: Vec<(&str, Capture, u8)> = vec![
         (
             "basic.rrc.gz",
@@ -955,7 +937,7 @@ fn game_frame_gpu_and_cpu_agree() {
     let Some(gpu) = gpu_support::gpu("game_frame_gpu_and_cpu_agree") else {
         return;
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/samples/game.rrc.gz");
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game frame");
     let frame = Frame::from_capture(&capture).expect("frame model");
     let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");

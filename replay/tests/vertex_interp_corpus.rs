@@ -7,39 +7,6 @@ use rsxtrace_program::vertex;
 use rsxtrace_replay::interp::vertex::{
     run_vertex, ConstantBank, VertexEnvironment, VertexExecError, VertexOptions,
 };
-use std::path::PathBuf;
-
-/// `<dir with Cargo.lock>/../shared/corpus`, walking up from this crate.
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus");
-            return c.is_dir().then_some(c);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
-
-/// The corpus file, or `None` after a loud message (and a failure when CI=true).
-fn corpus_file(rel: &str) -> Option<Vec<u8>> {
-    match corpus_dir()
-        .map(|d| d.join(rel))
-        .and_then(|p| std::fs::read(p).ok())
-    {
-        Some(b) => Some(b),
-        None => {
-            eprintln!("CORPUS MISSING: {rel} not found under <workspace>/../shared/corpus");
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CORPUS MISSING under CI=true: {rel}"
-            );
-            None
-        }
-    }
-}
 
 /// Row-major modelViewProj as the sample sets it: o.x = dot(v, row0) ... (DP4 with c[256+k]).
 const MVP: [[f32; 4]; 4] = [
@@ -56,7 +23,9 @@ fn dot4(a: [f32; 4], b: [f32; 4]) -> f32 {
 
 #[test]
 fn cube_program_transforms_by_model_view_proj() {
-    let Some(bytes) = corpus_file("ps3autotests/sce_cube_common.vpo") else {
+    let Some(bytes) =
+        rsxtrace_testkit::workspace!().corpus_file("ps3autotests/sce_cube_common.vpo")
+    else {
         return;
     };
     let c = Container::parse(&bytes).expect("cube container parses");
@@ -110,7 +79,9 @@ fn cube_program_transforms_by_model_view_proj() {
 
 #[test]
 fn cube_program_without_its_matrix_names_the_constant() {
-    let Some(bytes) = corpus_file("ps3autotests/sce_cube_common.vpo") else {
+    let Some(bytes) =
+        rsxtrace_testkit::workspace!().corpus_file("ps3autotests/sce_cube_common.vpo")
+    else {
         return;
     };
     let c = Container::parse(&bytes).expect("cube container parses");

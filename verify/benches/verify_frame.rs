@@ -10,7 +10,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_gpu::{Gpu, GpuOptions};
+use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
 use rsxtrace_verify::divergence::{verify_frame, VerifyOptions};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -19,7 +19,7 @@ use std::time::Duration;
 const REPLICAS: usize = 100;
 
 fn samples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/samples")
+    rsxtrace_testkit::workspace!().samples_dir()
 }
 
 /// The frame to verify and its name.
@@ -55,20 +55,13 @@ fn load() -> (Frame, String) {
     (frame, path.display().to_string())
 }
 
-fn runtime_dir() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("rsxtrace-bench-xdg-{}", std::process::id()));
-        if std::fs::create_dir_all(&dir).is_ok() {
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    }
-}
-
 fn bench(c: &mut Criterion) {
-    runtime_dir();
     let (frame, name) = load();
-    let Ok(gpu) = Gpu::new(GpuOptions::default()) else {
-        eprintln!("GPU SKIPPED: no device for the verify_frame benchmark");
+    let Some(gpu) = rsxtrace_testkit::device::open_or_skip(
+        "verify_frame",
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    ) else {
         return;
     };
     let options = VerifyOptions {

@@ -14,10 +14,10 @@ fn cg_ucode(bytes: &[u8]) -> &[u8] {
 
 #[test]
 fn hand_encoded_vertex_program_matches_sony_output() {
-    let Some(dir) = common::corpus_dir() else {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let bytes = std::fs::read(dir.join("ps3autotests/primitives.vpo")).unwrap();
+    let bytes = std::fs::read(dir.path("ps3autotests/primitives.vpo")).unwrap();
     let words: Vec<u32> = cg_ucode(&bytes)
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes(c.try_into().unwrap()))
@@ -28,11 +28,11 @@ fn hand_encoded_vertex_program_matches_sony_output() {
 
 #[test]
 fn corpus_fragment_programs_scan_to_their_ucode_size() {
-    let Some(dir) = common::corpus_dir() else {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let mut checked = 0;
-    for entry in std::fs::read_dir(dir.join("ps3autotests")).unwrap() {
+    for entry in std::fs::read_dir(dir.path("ps3autotests")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("fpo") {
             continue;

@@ -621,13 +621,8 @@ fn structural_problems_do_not_stop_decoding() {
 
 #[test]
 fn arbitrary_commands_never_panic() {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = rsxtrace_testkit::rng::XorShift64(0x9E37_79B9_7F4A_7C15);
+    let mut rnd = move || rng.next_u64();
     let interesting = [
         0x1808u32, 0x1814, 0x1824, 0x1818, 0x180C, 0x0B80, 0x1F00, 0x1E9C, 0x1EFC, 0x1EA0, 0x08E4,
         0x1820, 0x1740,
@@ -663,44 +658,20 @@ fn arbitrary_commands_never_panic() {
     }
 }
 
-/// Walk up from this crate to the workspace root (the directory with `Cargo.lock`), then to
-/// `../shared/corpus`.
-fn corpus_dir() -> Option<std::path::PathBuf> {
-    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").exists() {
-            let c = dir.join("../shared/corpus");
-            return c.join("MANIFEST.json").exists().then_some(c);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
-
 /// Genuine fragment programs (CgBinaryProgram files: big-endian header, `ucodeSize` at 0x18 and
 /// the ucode offset at 0x1C): the END scan must delimit exactly the compiler's ucode.
 #[test]
 fn corpus_fragment_programs_are_delimited_exactly() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!(
-            "CORPUS MISSING: ../shared/corpus not found; skipping corpus fragment-program test"
-        );
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CORPUS MISSING with CI=true"
-        );
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("MANIFEST.json")).unwrap()).unwrap();
     let mut checked = 0;
-    for item in manifest["items"].as_array().unwrap() {
+    for item in &corpus.manifest_items() {
         let file = item["file"].as_str().unwrap();
         if !file.ends_with(".fpo") {
             continue;
         }
-        let raw = std::fs::read(dir.join(file)).unwrap();
+        let raw = corpus.read(file);
         let be = |o: usize| u32::from_be_bytes(raw[o..o + 4].try_into().unwrap()) as usize;
         let (size, at) = (be(0x18), be(0x1C));
         // The manifest names the microcode size for most programs (not for every later

@@ -12,29 +12,19 @@ use rsxtrace_rrc::{
     read_bytes, read_file, write_v6, Capture, DisplayBuffersState, Entry, MemoryBlock,
     ReplayCommand, TileState,
 };
+use rsxtrace_testkit::rng::XorShift64Star as Rng;
 
 /// Memory data in the synthetic capture.
 const MEMORY_BYTES: usize = 200 << 20;
 /// Draws (each one END command with memory attached, plus its state commands).
 const DRAWS: u32 = 2000;
 
-/// xorshift64*, deterministic.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 /// Vertex/texture-like bytes: big-endian floats with a random low mantissa, so gzip gets a
 /// realistic ~2:1, not an absurd ratio.
 fn blob(rng: &mut Rng, len: usize) -> Bytes {
     let mut v = Vec::with_capacity(len + 8);
     while v.len() < len {
-        let r = rng.next();
+        let r = rng.next_u64();
         v.extend_from_slice(&[
             0x3F,
             0x80 | (r as u8 & 0x3F),
@@ -71,7 +61,7 @@ fn synthetic() -> Capture {
         for k in 0..30u32 {
             c.commands.push(ReplayCommand {
                 first: (0x1740 + 4 * (k % 16)) | 1 << 18,
-                second: rng.next() as u32,
+                second: rng.next_u64() as u32,
                 ..Default::default()
             });
         }
@@ -102,7 +92,7 @@ fn synthetic() -> Capture {
             c.blocks.push(Entry {
                 id: id + 1,
                 value: MemoryBlock {
-                    offset: (rng.next() as u32) & 0x0FFF_FFF0,
+                    offset: (rng.next_u64() as u32) & 0x0FFF_FFF0,
                     location: d & 1,
                     data_id,
                 },

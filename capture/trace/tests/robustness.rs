@@ -4,6 +4,7 @@
 mod common;
 
 use common::full_capture;
+use rsxtrace_testkit::rng::XorShift64Star;
 use rsxtrace_trace::{to_bytes, Trace, TraceError};
 
 /// Read `bytes`; if it is accepted, the capture must write and read back identically (a
@@ -52,19 +53,12 @@ fn truncation_with_a_consistent_segment_table_never_panics() {
     assert_eq!(accepted, 0);
 }
 
-/// xorshift64*: a small deterministic generator (no dependency needed).
-struct Rng(u64);
+/// xorshift64*, uniform enough below `n` for picking bytes and bits.
+struct Rng(XorShift64Star);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.0.next_u64() % n as u64) as usize
     }
 }
 
@@ -73,7 +67,7 @@ fn random_bit_flips_never_panic() {
     let bytes = to_bytes(&full_capture()).unwrap();
     // The structure (root, pointers, small lists) comes first; the register file fills the end.
     let structure_end = bytes.len().min(6000);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(XorShift64Star(0x9E37_79B9_7F4A_7C15));
     let (mut accepted, mut refused) = (0, 0);
     for round in 0..3000 {
         let mut flipped = bytes.clone();

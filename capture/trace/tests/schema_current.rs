@@ -22,15 +22,14 @@ fn generated_code_is_current() {
             "!!!!!!!! SKIPPED schema_current: the `capnp` tool is not on PATH, so the checked-in \
              generated code was NOT checked against traces/schema/trace.capnp !!!!!!!!"
         );
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
+        assert!(
+            !rsxtrace_testkit::in_ci(),
             "CI=true requires the `capnp` tool (apt-get install capnproto)"
         );
         return;
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema_dir = manifest.join("../../traces/schema");
+    let schema_dir = rsxtrace_testkit::workspace!().root().join("traces/schema");
     let out = tempfile::tempdir().unwrap();
     capnpc::CompilerCommand::new()
         .src_prefix(&schema_dir)

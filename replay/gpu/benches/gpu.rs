@@ -2,7 +2,9 @@
 //! hand-written module of about 20 RSX-like instructions, and `fp_eval` over 720 × 480.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rsxtrace_gpu::{Gpu, GpuOptions, TextureBinding, FP_INPUTS, TEXTURE_UNITS, VP_CONSTANTS};
+use rsxtrace_gpu::{
+    Gpu, GpuError, GpuOptions, TextureBinding, FP_INPUTS, TEXTURE_UNITS, VP_CONSTANTS,
+};
 use rsxtrace_wgsl::WgslModule;
 
 fn module(source: String) -> WgslModule {
@@ -77,18 +79,12 @@ fn fp_eval(@builtin(position) pos: vec4<f32>) -> FpEvalTargets {
 ";
 
 fn bench(c: &mut Criterion) {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join("rsxtrace-gpu-bench-xdg");
-        if std::fs::create_dir_all(&dir).is_ok() {
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    }
-    let gpu = match Gpu::new(GpuOptions::default()) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("GPU ADAPTER MISSING: {e}; benchmarks skipped");
-            return;
-        }
+    let Some(gpu) = rsxtrace_testkit::device::open_or_skip(
+        "gpu benchmarks",
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    ) else {
+        return;
     };
     eprintln!("adapter: {}", gpu.info());
 

@@ -12,16 +12,14 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_program::fragment::{decode, disassemble, encode, FpOpcode};
+use rsxtrace_testkit::rng::XorShift64;
 
-/// xorshift64: a fixed seed gives the same program on every run.
-struct Rng(u64);
+/// xorshift64's high halves: a fixed seed gives the same program on every run.
+struct Rng(XorShift64);
 
 impl Rng {
     fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 32) as u32
+        (self.0.next_u64() >> 32) as u32
     }
 }
 
@@ -45,7 +43,7 @@ fn mix_program() -> (Vec<u8>, u64) {
         .copied()
         .filter(|o| !o.is_flow())
         .collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(XorShift64(0x9E37_79B9_7F4A_7C15));
     // First pass: which instructions own a constant (so slot numbers are known for flow
     // targets). Instruction k % 64 == 0 is IFE, == 32 is LOOP; neither has a constant.
     let has_const: Vec<bool> = (0..COUNT)

@@ -29,13 +29,8 @@ fn program() -> Vec<u32> {
 /// immediate branch targets below 512 of the 544 slots), opcodes drawn from the defined
 /// ones, every source type non-zero (rsx-microcode.md B.8; layout in src/vertex/fields.rs).
 fn mix_program() -> Vec<u32> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 32) as u32
-    };
+    let mut rng = rsxtrace_testkit::rng::XorShift64(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || (rng.next_u64() >> 32) as u32;
     let mut words = Vec::with_capacity(540 * 4);
     for _ in 0..540 {
         let d0 = next() & !((1 << 31) | (1 << 28) | (1 << 23));

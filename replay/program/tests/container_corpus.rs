@@ -3,46 +3,12 @@
 //! `MANIFEST.json`, parameter names and bindings match what the programs declare, and every
 //! truncation is refused with an error instead of a panic.
 
-use std::path::{Path, PathBuf};
-
 use rsxtrace_program::container::{
     decode_word, get_uniform, Binding, CgBase, CgDirection, CgResource, CgStageInfo, CgType,
     CgVariability, Container, ContainerErrorKind, Stage, VpLayout,
 };
+use rsxtrace_testkit::tiny3d::VERTEX_PROGRAM;
 use serde_json::Value;
-
-/// `<dir containing Cargo.lock>/../shared/corpus`, or `None` (loudly) when absent.
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    while !dir.join("Cargo.lock").exists() {
-        if !dir.pop() {
-            break;
-        }
-    }
-    let corpus = dir.join("../shared/corpus");
-    if corpus.join("MANIFEST.json").exists() {
-        return Some(corpus);
-    }
-    eprintln!(
-        "CORPUS MISSING: {} not found; container corpus tests skipped",
-        corpus.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CORPUS MISSING while CI=true"
-    );
-    None
-}
-
-fn read(corpus: &Path, rel: &str) -> Vec<u8> {
-    std::fs::read(corpus.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
-}
-
-fn manifest(corpus: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(corpus.join("MANIFEST.json")).expect("MANIFEST.json");
-    let v: Value = serde_json::from_str(&text).expect("MANIFEST.json is JSON");
-    v["items"].as_array().expect("items").clone()
-}
 
 fn num(v: &Value) -> u64 {
     match v {
@@ -67,8 +33,10 @@ fn cg_files(items: &[Value]) -> Vec<(String, Value)> {
 
 #[test]
 fn every_cg_program_matches_its_manifest_facts() {
-    let Some(corpus) = corpus_dir() else { return };
-    let items = manifest(&corpus);
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let items = corpus.manifest_items();
     let files = cg_files(&items);
     assert_eq!(
         files.len(),
@@ -77,7 +45,7 @@ fn every_cg_program_matches_its_manifest_facts() {
     );
     let mut with_facts = 0;
     for (file, info) in files {
-        let bytes = read(&corpus, &file);
+        let bytes = corpus.read(&file);
         let c = Container::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
         let Container::Cg(p) = &c else {
             panic!("{file}: not detected as Cg")
@@ -178,8 +146,10 @@ fn every_cg_program_matches_its_manifest_facts() {
 
 #[test]
 fn cube_vertex_program_binds_model_view_proj_to_c256() {
-    let Some(corpus) = corpus_dir() else { return };
-    let bytes = read(&corpus, "ps3autotests/sce_cube_common.vpo");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let bytes = corpus.read("ps3autotests/sce_cube_common.vpo");
     let Container::Cg(p) = Container::parse(&bytes).expect("parse") else {
         panic!("not Cg")
     };
@@ -268,7 +238,9 @@ fn previous_slot_reads_a_constant(ucode: &[u8], offset: u32) -> bool {
 
 #[test]
 fn fragment_uniforms_point_at_inline_constant_slots() {
-    let Some(corpus) = corpus_dir() else { return };
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
     // (file, uniform, type, expected offsets)
     let cases: [(&str, &str, CgType, &[u32]); 6] = [
         (
@@ -309,7 +281,7 @@ fn fragment_uniforms_point_at_inline_constant_slots() {
         ),
     ];
     for (file, name, ty, offsets) in cases {
-        let bytes = read(&corpus, &format!("ps3autotests/{file}"));
+        let bytes = corpus.read(&format!("ps3autotests/{file}"));
         let c = Container::parse(&bytes).expect("parse");
         let Container::Cg(p) = &c else { panic!() };
         let q = p.parameter(name).expect(name);
@@ -328,7 +300,7 @@ fn fragment_uniforms_point_at_inline_constant_slots() {
         }
     }
     // An unreferenced uniform has no slots; an unknown name is None.
-    let bytes = read(&corpus, "ps3autotests/rsx_fp_dynamic_test2.fpo");
+    let bytes = corpus.read("ps3autotests/rsx_fp_dynamic_test2.fpo");
     let c = Container::parse(&bytes).expect("parse");
     assert_eq!(c.embedded_constants("iGamePad"), Some(&[][..]));
     assert_eq!(c.embedded_constants("noSuchUniform"), None);
@@ -336,8 +308,10 @@ fn fragment_uniforms_point_at_inline_constant_slots() {
 
 #[test]
 fn static_test2_slots_hold_the_declared_defaults() {
-    let Some(corpus) = corpus_dir() else { return };
-    let bytes = read(&corpus, "ps3autotests/rsx_fp_static_test2.fpo");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let bytes = corpus.read("ps3autotests/rsx_fp_static_test2.fpo");
     let c = Container::parse(&bytes).expect("parse");
     let Container::Cg(p) = &c else { panic!() };
     let col1 = p.parameter("col1").expect("col1");
@@ -358,8 +332,10 @@ fn static_test2_slots_hold_the_declared_defaults() {
 
 #[test]
 fn tiny3d_rvp_parses_with_its_facts() {
-    let Some(corpus) = corpus_dir() else { return };
-    let bytes = read(&corpus, "tiny3d/vshader_text_normal.rvp");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let bytes = corpus.read(VERTEX_PROGRAM);
     let c = Container::parse(&bytes).expect("parse");
     assert_eq!(c.stage(), Stage::Vertex);
     let Container::Psl1ghtVertex(p) = &c else {
@@ -420,14 +396,16 @@ fn tiny3d_rvp_parses_with_its_facts() {
 
 #[test]
 fn every_truncation_of_every_corpus_container_is_refused() {
-    let Some(corpus) = corpus_dir() else { return };
-    let mut files: Vec<String> = cg_files(&manifest(&corpus))
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let mut files: Vec<String> = cg_files(&corpus.manifest_items())
         .into_iter()
         .map(|(f, _)| f)
         .collect();
-    files.push("tiny3d/vshader_text_normal.rvp".into());
+    files.push(VERTEX_PROGRAM.into());
     for file in files {
-        let bytes = read(&corpus, &file);
+        let bytes = corpus.read(&file);
         Container::parse(&bytes).expect("whole file parses");
         for len in 0..bytes.len() {
             let err = Container::parse(&bytes[..len])
@@ -444,8 +422,10 @@ fn every_truncation_of_every_corpus_container_is_refused() {
 
 #[test]
 fn patching_i_global_time_changes_only_its_slots() {
-    let Some(corpus) = corpus_dir() else { return };
-    let bytes = read(&corpus, "ps3autotests/rsx_fp_dynamic_test1.fpo");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let bytes = corpus.read("ps3autotests/rsx_fp_dynamic_test1.fpo");
     let mut c = Container::parse(&bytes).expect("parse");
     let before = c.ucode().to_vec();
     let offsets = c

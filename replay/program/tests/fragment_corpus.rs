@@ -1,47 +1,12 @@
 //! Genuine fragment programs from `shared/corpus`: Tiny3D's hand-assembled programs (JSON with
 //! mnemonic comments) and Sony-compiled `.fpo` CgBinaryProgram containers from ps3autotests.
 
-use std::path::PathBuf;
+use rsxtrace_testkit::Corpus;
 
 use rsxtrace_program::fragment::{
     decode, decode_words, disassemble, encode, encode_words, to_json, FpOpcode, FragmentProgram,
     InputAttribute, Operands, SourceKind,
 };
-
-/// `shared/corpus`, found by walking up from this crate to the workspace root (the directory
-/// holding `Cargo.lock`). `None` (after a loud message) when absent; panics under `CI=true`.
-fn corpus() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("Cargo.lock").exists() {
-        if !dir.pop() {
-            break;
-        }
-    }
-    let corpus = dir.join("../shared/corpus");
-    if corpus.join("MANIFEST.json").exists() {
-        return Some(corpus);
-    }
-    eprintln!(
-        "!!!!! CORPUS MISSING: {} not found; corpus test skipped !!!!!",
-        corpus.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("CORPUS MISSING under CI=true: {}", corpus.display());
-    }
-    None
-}
-
-fn manifest_info(corpus: &std::path::Path, file: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(corpus.join("MANIFEST.json")).unwrap();
-    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
-    manifest["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["file"] == file)
-        .unwrap_or_else(|| panic!("{file} not in MANIFEST.json"))["info"]
-        .clone()
-}
 
 /// The ucode of a CgBinaryProgram: big-endian `ucodeSize` at byte 24 and `ucode` offset at
 /// byte 28 of the header (RPCS3 `CgBinaryProgram.h`, field order profile, revision,
@@ -52,8 +17,8 @@ fn fpo_ucode(bytes: &[u8]) -> &[u8] {
     &bytes[offset..offset + size]
 }
 
-fn load_fpo(corpus: &std::path::Path, name: &str) -> (Vec<u8>, FragmentProgram) {
-    let bytes = std::fs::read(corpus.join("ps3autotests").join(name)).unwrap();
+fn load_fpo(corpus: &Corpus, name: &str) -> (Vec<u8>, FragmentProgram) {
+    let bytes = corpus.read(&format!("ps3autotests/{name}"));
     let ucode = fpo_ucode(&bytes).to_vec();
     let program = decode(&ucode).unwrap_or_else(|e| panic!("{name}: {e}"));
     (ucode, program)
@@ -71,10 +36,15 @@ const FPOS: &[&str] = &[
 
 #[test]
 fn every_fpo_decodes_and_matches_manifest() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
     for name in FPOS {
         let (ucode, program) = load_fpo(&corpus, name);
-        let info = manifest_info(&corpus, &format!("ps3autotests/{name}"));
+        let file = format!("ps3autotests/{name}");
+        let info = corpus
+            .manifest_info(&file)
+            .unwrap_or_else(|| panic!("{file} not in MANIFEST.json"));
         println!("== {name}\n{}", disassemble(&program));
         let slots = info["slots"].as_u64().unwrap() as u32;
         assert_eq!(program.slot_count, slots, "{name}: slots");
@@ -129,7 +99,9 @@ fn every_fpo_decodes_and_matches_manifest() {
 
 #[test]
 fn primitives_is_one_mov_from_col0() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
     let (_, program) = load_fpo(&corpus, "primitives.fpo");
     assert_eq!(program.instructions.len(), 1);
     let mov = &program.instructions[0];
@@ -147,7 +119,9 @@ fn primitives_is_one_mov_from_col0() {
 
 #[test]
 fn static_test2_contains_fences_and_texture_formats_samples() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
     let (_, program) = load_fpo(&corpus, "rsx_fp_static_test2.fpo");
     let has = |op| program.instructions.iter().any(|i| i.opcode == op);
     assert!(has(FpOpcode::Fenct), "FENCT missing");
@@ -165,32 +139,24 @@ fn static_test2_contains_fences_and_texture_formats_samples() {
 
 #[test]
 fn every_tiny3d_program_decodes_with_commented_opcodes() {
-    let Some(corpus) = corpus() else { return };
-    let text = std::fs::read_to_string(corpus.join("tiny3d/nv_shaders_fp.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let programs = json["programs"].as_array().unwrap();
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let programs = corpus.tiny3d_fragment_programs();
     assert_eq!(programs.len(), 13);
     let mut commented = 0;
-    for p in programs {
-        let name = p["name"].as_str().unwrap();
-        let rows = p["rows"].as_array().unwrap();
-        let words: Vec<u32> = rows
-            .iter()
-            .flat_map(|r| r["words"].as_array().unwrap().iter())
-            .map(|w| u32::from_str_radix(w.as_str().unwrap().trim_start_matches("0x"), 16).unwrap())
-            .collect();
-        assert_eq!(
-            words.len() as u64,
-            p["size_words"].as_u64().unwrap(),
-            "{name}"
-        );
+    for p in &programs {
+        let name = &p.name;
+        let rows = &p.rows;
+        let words = p.words();
+        assert_eq!(Some(words.len() as u64), p.size_words, "{name}");
         let program = decode_words(&words).unwrap_or_else(|e| panic!("{name}: {e}"));
         println!("== {name}\n{}", disassemble(&program));
         assert_eq!(encode_words(&program), words, "{name}: word round trip");
         assert_eq!(program.slot_count as usize, rows.len(), "{name}");
         // Rows whose comment names an opcode ("TEXX   R0, ...") are instructions, "{0.5 ...}"
         // rows are constants; compare in order.
-        let comments: Vec<&str> = rows.iter().filter_map(|r| r["comment"].as_str()).collect();
+        let comments: Vec<&str> = rows.iter().filter_map(|r| r.comment.as_deref()).collect();
         if comments.is_empty() {
             continue;
         }

@@ -6,16 +6,14 @@ use rsxtrace_program::fragment::{
     InputAttribute, LoopFields, Operands, OutputScale, Precision, PrecisionModifier, Relation,
     Source, SourceKind, Swizzle, WriteMask,
 };
+use rsxtrace_testkit::rng::XorShift64Star;
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
+/// xorshift64*'s high halves: deterministic.
+struct Rng(XorShift64Star);
 
 impl Rng {
     fn next(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+        self.0.next_u32()
     }
     fn below(&mut self, n: u32) -> u32 {
         self.next() % n
@@ -167,7 +165,7 @@ fn generate(r: &mut Rng) -> FragmentProgram {
 
 #[test]
 fn decode_of_encode_is_identity_on_generated_programs() {
-    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut r = Rng(XorShift64Star(0x9E37_79B9_7F4A_7C15));
     let mut flows = 0;
     for n in 0..3000 {
         let p = generate(&mut r);

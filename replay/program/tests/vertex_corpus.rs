@@ -4,48 +4,19 @@
 //! `UCodeOffset` (u32) at 4 (Tiny3D `realityVP.h`, MANIFEST.json).
 
 use rsxtrace_program::vertex::{self, ScalarOpcode, VectorOpcode, VertexProgram};
-use std::path::PathBuf;
-
-fn corpus() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("Cargo.lock").exists() {
-        if !dir.pop() {
-            break;
-        }
-    }
-    let c = dir.join("../shared/corpus");
-    if c.join("MANIFEST.json").exists() {
-        return Some(c);
-    }
-    eprintln!(
-        "CORPUS MISSING: {} not found; vertex corpus tests skipped",
-        c.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CORPUS MISSING under CI=true"
-    );
-    None
-}
 
 fn be32(b: &[u8], at: usize) -> usize {
     u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as usize
 }
 
 fn cg_ucode(name: &str) -> Option<Vec<u8>> {
-    let b = std::fs::read(corpus()?.join(name)).unwrap();
+    let b = rsxtrace_testkit::workspace!().corpus()?.read(name);
     let (size, off) = (be32(&b, 0x18), be32(&b, 0x1c));
     Some(b[off..off + size].to_vec())
 }
 
 fn manifest_info(file: &str) -> Option<serde_json::Value> {
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(corpus()?.join("MANIFEST.json")).unwrap()).unwrap();
-    m["items"]
-        .as_array()?
-        .iter()
-        .find(|i| i["file"] == file)
-        .map(|i| i["info"].clone())
+    rsxtrace_testkit::workspace!().corpus()?.manifest_info(file)
 }
 
 fn ops(p: &VertexProgram) -> (Vec<u64>, Vec<u64>) {
@@ -136,7 +107,9 @@ fn primitives_program() {
 }
 
 fn tiny3d() -> Option<(Vec<u8>, usize)> {
-    let b = std::fs::read(corpus()?.join("tiny3d/vshader_text_normal.rvp")).unwrap();
+    let b = rsxtrace_testkit::workspace!()
+        .corpus()?
+        .read(rsxtrace_testkit::tiny3d::VERTEX_PROGRAM);
     assert_eq!(&b[..2], b"VP");
     let count = usize::from(u16::from_be_bytes([b[2], b[3]]));
     let off = be32(&b, 4);

@@ -1,75 +1,22 @@
 //! Shared helpers of the GPU-versus-interpreter tests (`gpu_*.rs`): a device or a loud skip
-//! (fails under `CI=true`, as `replay/gpu/tests/common` does), the corpus directory, a small
-//! deterministic random source, the edge-case values, and the comparison rules (bit equality,
-//! NaN matching NaN, ULP and absolute tolerances).
+//! (`rsxtrace-testkit`'s adapter policy), a small deterministic random source, the edge-case
+//! values, and the comparison rules (bit equality, NaN matching NaN, ULP and absolute
+//! tolerances).
 #![allow(dead_code)]
-
-use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use rsxtrace_gpu::{
     Filter, Gpu, GpuError, GpuOptions, SamplerDesc, TextureBinding, TextureDimension, WrapMode,
 };
 use rsxtrace_replay::texture::{SampleRequest, Sampler};
 
-/// `CI=true` in the environment.
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Gives Mesa a private `XDG_RUNTIME_DIR` when none is set (stack-notes.md 1(b): lavapipe
-/// prints an error without one). Done once, before any device is opened.
-fn private_runtime_dir() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir =
-                std::env::temp_dir().join(format!("rsxtrace-replay-xdg-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).expect("create XDG_RUNTIME_DIR");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
-                    .expect("chmod XDG_RUNTIME_DIR");
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    });
-}
-
-/// A device on the default backend, or `None` after a loud message when no adapter exists.
-/// With `CI=true` a missing adapter fails the test.
+/// A device on the default backend, or `None` after a loud message when no adapter exists
+/// (a failure with `CI=true`; any other error fails too).
 pub fn gpu(test: &str) -> Option<Gpu> {
-    private_runtime_dir();
-    match Gpu::new(GpuOptions::default()) {
-        Ok(gpu) => Some(gpu),
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            assert!(!in_ci(), "GPU ADAPTER MISSING in CI ({test}): {e}");
-            eprintln!("GPU ADAPTER MISSING: {e}; {test} skipped");
-            None
-        }
-        Err(e) => panic!("{test}: opening the device failed: {e}"),
-    }
-}
-
-/// `../shared/corpus` beside the workspace root (the directory holding `Cargo.lock`), or
-/// `None` after a loud message (a failure under `CI=true`).
-pub fn corpus_or_skip() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let found = loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus");
-            break c.is_dir().then_some(c);
-        }
-        if !dir.pop() {
-            break None;
-        }
-    };
-    if found.is_none() {
-        eprintln!("CORPUS MISSING: ../shared/corpus not found beside the workspace root");
-        assert!(!in_ci(), "CORPUS MISSING and CI=true");
-    }
-    found
+    rsxtrace_testkit::device::open_or_skip(
+        test,
+        || Gpu::new(GpuOptions::default()),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )
 }
 
 /// SplitMix64: deterministic, seedable, no dependency.

@@ -12,23 +12,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rsxtrace_program::container::{CgStageInfo, Container};
 use rsxtrace_program::{fragment, vertex};
+use rsxtrace_testkit::{tiny3d, Corpus};
 use rsxtrace_wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_wgsl::vertex::VertexTranslateOptions;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus");
-            return c.join("MANIFEST.json").is_file().then_some(c);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
 
 /// One corpus program with the options it is translated with.
 enum Program {
@@ -57,30 +45,13 @@ impl Program {
     }
 }
 
-fn sorted_names(dir: &Path, ext: &str) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(ext))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
 /// Every corpus program, named; programs that do not load are reported and left out.
-fn load(dir: &Path) -> Vec<(String, Program)> {
+fn load(corpus: &Corpus) -> Vec<(String, Program)> {
     let mut out = Vec::new();
-    let ps3 = dir.join("ps3autotests");
-    let mut vertex_files: Vec<String> = sorted_names(&ps3, ".vpo")
-        .into_iter()
-        .map(|n| format!("ps3autotests/{n}"))
-        .collect();
-    vertex_files.push("tiny3d/vshader_text_normal.rvp".into());
+    let mut vertex_files = corpus.files_ending("ps3autotests", ".vpo");
+    vertex_files.push(tiny3d::VERTEX_PROGRAM.into());
     for rel in vertex_files {
-        let program = std::fs::read(dir.join(&rel))
+        let program = std::fs::read(corpus.path(&rel))
             .ok()
             .and_then(|b| Container::parse(&b).ok().map(|c| c.ucode().to_vec()))
             .and_then(|ucode| vertex::decode_bytes(&ucode).ok());
@@ -89,8 +60,9 @@ fn load(dir: &Path) -> Vec<(String, Program)> {
             None => eprintln!("{rel}: does not load"),
         }
     }
-    for name in sorted_names(&ps3, ".fpo") {
-        let loaded = std::fs::read(ps3.join(&name)).ok().and_then(|b| {
+    for rel in corpus.files_ending("ps3autotests", ".fpo") {
+        let name = rel.trim_start_matches("ps3autotests/");
+        let loaded = std::fs::read(corpus.path(&rel)).ok().and_then(|b| {
             let Ok(Container::Cg(cg)) = Container::parse(&b) else {
                 return None;
             };
@@ -108,46 +80,34 @@ fn load(dir: &Path) -> Vec<(String, Program)> {
             None => eprintln!("{name}: does not load"),
         }
     }
-    let json: Option<serde_json::Value> =
-        std::fs::read_to_string(dir.join("tiny3d/nv_shaders_fp.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok());
-    let programs = json
-        .as_ref()
-        .and_then(|j| j["programs"].as_array())
-        .cloned()
-        .unwrap_or_default();
-    if programs.is_empty() {
-        eprintln!("CORPUS MISSING: tiny3d/nv_shaders_fp.json programs");
-    }
+    let text = std::fs::read_to_string(corpus.path(tiny3d::FRAGMENT_PROGRAMS));
+    let programs = match text
+        .map_err(|e| e.to_string())
+        .and_then(|t| tiny3d::parse_fragment_programs(&t))
+    {
+        Ok(programs) => programs,
+        Err(e) => {
+            eprintln!("{}: does not load: {e}", tiny3d::FRAGMENT_PROGRAMS);
+            Vec::new()
+        }
+    };
     for p in &programs {
-        let name = p["name"].as_str().unwrap_or("?").to_string();
-        let words: Option<Vec<u32>> = p["rows"].as_array().and_then(|rows| {
-            rows.iter()
-                .flat_map(|r| r["words"].as_array().into_iter().flatten())
-                .map(|w| {
-                    let s = w.as_str()?;
-                    u32::from_str_radix(s.trim_start_matches("0x"), 16).ok()
-                })
-                .collect()
-        });
-        match words.and_then(|w| fragment::decode_words(&w).ok()) {
-            Some(program) => out.push((
-                format!("fragment/tiny3d/{name}"),
+        match fragment::decode_words(&p.words()) {
+            Ok(program) => out.push((
+                format!("fragment/tiny3d/{}", p.name),
                 Program::Fragment(program, FragmentTranslateOptions::with_control(0x40)),
             )),
-            None => eprintln!("tiny3d {name}: does not load"),
+            Err(e) => eprintln!("tiny3d {}: does not load: {e}", p.name),
         }
     }
     out
 }
 
 fn bench(c: &mut Criterion) {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("CORPUS MISSING: <workspace>/../shared/corpus not found; nothing measured");
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let programs = load(&dir);
+    let programs = load(&corpus);
     // A quick single pass first: every program must translate, and its time and size printed.
     let mut total = Duration::ZERO;
     for (name, p) in &programs {

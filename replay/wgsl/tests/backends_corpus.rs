@@ -29,7 +29,7 @@ fn spirv_val(name: &str, bytes: &[u8]) -> bool {
         Err(e) => {
             eprintln!("SPIRV-VAL MISSING: {e}; SPIR-V of {name} not validated");
             assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
+                !rsxtrace_testkit::in_ci(),
                 "SPIRV-VAL MISSING while CI=true"
             );
             false
@@ -88,23 +88,17 @@ fn corpus_vertex_programs_go_to_every_target() {
 fn corpus_fragment_programs_go_to_every_target() {
     use rsxtrace_program::container::Container;
     use rsxtrace_wgsl::fragment::{self, FragmentTranslateOptions};
-    let Some(dir) = vertex_support::corpus_dir() else {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("ps3autotests"))
-        .expect("ps3autotests directory")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".fpo"))
-        .collect();
-    names.sort();
+    let names = corpus.files_ending("ps3autotests", ".fpo");
     assert!(
         names.len() >= 6,
         "the corpus holds the ps3autotests .fpo files"
     );
     let mut translated = 0;
     for n in &names {
-        let bytes = std::fs::read(dir.join("ps3autotests").join(n)).expect("read .fpo");
+        let bytes = corpus.read(n);
         let c = Container::parse(&bytes).unwrap_or_else(|e| panic!("{n}: {e}"));
         let p =
             rsxtrace_program::fragment::decode(c.ucode()).unwrap_or_else(|e| panic!("{n}: {e}"));

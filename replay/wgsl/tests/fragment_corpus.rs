@@ -2,48 +2,19 @@
 //! the ps3autotests `.fpo` CgBinaryPrograms (with their own `SHADER_CONTROL` word) and the
 //! Tiny3D hand-assembled programs (with R and H exports). Prints translate+validate time.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rsxtrace_program::container::{CgStageInfo, Container};
 use rsxtrace_program::fragment::{decode, decode_words, FragmentProgram};
+use rsxtrace_testkit::Corpus;
 use rsxtrace_wgsl::fragment::{translate, FragmentTranslateOptions, TextureDim};
 
-/// `shared/corpus`, found by walking up from this crate to the directory holding `Cargo.lock`.
-/// `None` (after a loud message) when absent; panics under `CI=true`.
-fn corpus() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("Cargo.lock").exists() {
-        if !dir.pop() {
-            break;
-        }
-    }
-    let corpus = dir.join("../shared/corpus");
-    if corpus.join("MANIFEST.json").exists() {
-        return Some(corpus);
-    }
-    eprintln!(
-        "!!!!! CORPUS MISSING: {} not found; corpus test skipped !!!!!",
-        corpus.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("CORPUS MISSING under CI=true: {}", corpus.display());
-    }
-    None
-}
-
 /// The `.fpo` programs with their control words.
-fn fpo_programs(corpus: &Path) -> Vec<(String, FragmentProgram, u32)> {
+fn fpo_programs(corpus: &Corpus) -> Vec<(String, FragmentProgram, u32)> {
     let mut out = Vec::new();
-    let dir = corpus.join("ps3autotests");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".fpo"))
-        .collect();
-    names.sort();
-    for name in names {
-        let bytes = std::fs::read(dir.join(&name)).unwrap();
+    for rel in corpus.files_ending("ps3autotests", ".fpo") {
+        let name = rel.trim_start_matches("ps3autotests/").to_string();
+        let bytes = corpus.read(&rel);
         let Container::Cg(cg) = Container::parse(&bytes).unwrap() else {
             panic!("{name}: not a CgBinaryProgram");
         };
@@ -56,26 +27,13 @@ fn fpo_programs(corpus: &Path) -> Vec<(String, FragmentProgram, u32)> {
     out
 }
 
-fn tiny3d_programs(corpus: &Path) -> Vec<(String, FragmentProgram)> {
-    let text = std::fs::read_to_string(corpus.join("tiny3d/nv_shaders_fp.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    json["programs"]
-        .as_array()
-        .unwrap()
-        .iter()
+fn tiny3d_programs(corpus: &Corpus) -> Vec<(String, FragmentProgram)> {
+    corpus
+        .tiny3d_fragment_programs()
+        .into_iter()
         .map(|p| {
-            let name = p["name"].as_str().unwrap().to_string();
-            let words: Vec<u32> = p["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|r| r["words"].as_array().unwrap().iter())
-                .map(|w| {
-                    u32::from_str_radix(w.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
-                })
-                .collect();
-            let program = decode_words(&words).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, program)
+            let program = decode_words(&p.words()).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            (p.name, program)
         })
         .collect()
 }
@@ -98,7 +56,9 @@ fn check(name: &str, program: &FragmentProgram, options: &FragmentTranslateOptio
 
 #[test]
 fn every_corpus_fragment_program_translates_and_validates() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
     let mut times = Vec::new();
     let fpos = fpo_programs(&corpus);
     // primitives, texture_formats, rsx_fp_dynamic_test1-2, rsx_fp_static_test1-5.

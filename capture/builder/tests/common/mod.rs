@@ -1,8 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use rsxtrace_rrc::{Capture, MemoryBlock, ReplayCommand};
 
 /// `(first, second)` of every command.
@@ -43,28 +41,4 @@ pub fn attached(c: &Capture, cmd: &ReplayCommand) -> Vec<(u32, u32, usize)> {
             (b.offset, b.location, block_bytes(c, id).len())
         })
         .collect()
-}
-
-/// The corpus directory: walk up from this crate to the directory holding `Cargo.lock`, then
-/// `../shared/corpus`. `None` (after a loud message; a failure when CI=true) when absent.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let root = loop {
-        if dir.join("Cargo.lock").exists() {
-            break Some(dir.clone());
-        }
-        if !dir.pop() {
-            break None;
-        }
-    };
-    let corpus = root
-        .map(|r| r.join("../shared/corpus"))
-        .filter(|p| p.join("MANIFEST.json").exists());
-    if corpus.is_none() {
-        eprintln!("CORPUS MISSING: ../shared/corpus not found next to the workspace root");
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CORPUS MISSING and CI=true");
-        }
-    }
-    corpus
 }

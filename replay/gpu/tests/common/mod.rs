@@ -1,51 +1,24 @@
-//! Test helpers: a device or a loud skip, and hand-written ABI modules.
+//! Test helpers: a device or a loud skip (`rsxtrace-testkit`'s adapter policy), and
+//! hand-written ABI modules.
 
 #![allow(dead_code)]
-
-use std::sync::OnceLock;
 
 use rsxtrace_gpu::{Gpu, GpuError, GpuOptions};
 use rsxtrace_wgsl::WgslModule;
 
-/// Gives Mesa a private `XDG_RUNTIME_DIR` when none is set (stack-notes.md 1(b): lavapipe
-/// prints an error without one). Done once, before any device is opened.
-fn private_runtime_dir() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join(format!("rsxtrace-gpu-xdg-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).expect("create XDG_RUNTIME_DIR");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
-                    .expect("chmod XDG_RUNTIME_DIR");
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    });
-}
-
-/// A device on the default backend, or `None` after a loud message when no adapter exists.
-/// With `CI=true` a missing adapter fails the test.
+/// A device on the default backend, or `None` after a loud message when no adapter exists
+/// (a failure with `CI=true`; any other error fails too).
 pub fn gpu(test: &str) -> Option<Gpu> {
     gpu_with(test, GpuOptions::default())
 }
 
 /// [`gpu`] with explicit options.
 pub fn gpu_with(test: &str, options: GpuOptions) -> Option<Gpu> {
-    private_runtime_dir();
-    match Gpu::new(options) {
-        Ok(gpu) => Some(gpu),
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("GPU ADAPTER MISSING in CI ({test}): {e}");
-            }
-            eprintln!("GPU ADAPTER MISSING: {e}; {test} skipped");
-            None
-        }
-        Err(e) => panic!("{test}: opening the device failed: {e}"),
-    }
+    rsxtrace_testkit::device::open_or_skip(
+        test,
+        || Gpu::new(options),
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )
 }
 
 /// Validates hand-written WGSL into a module (hash = XXH3 of the text).

@@ -1,55 +1,23 @@
-//! Shared helpers of the vertex tests: the corpus location (never copied into the repository)
-//! and the corpus vertex programs.
+//! Shared helpers of the vertex tests: the corpus vertex programs (the corpus, never copied
+//! into the repository, is found by `rsxtrace-testkit`) and hand-built vertex instructions.
 
 #![allow(dead_code)]
 
 use rsxtrace_program::container::Container;
 use rsxtrace_program::vertex::{self, VertexProgram};
-use std::path::PathBuf;
-
-/// `<dir containing Cargo.lock>/../shared/corpus`, or `None` after a loud message (and a
-/// failure when CI=true).
-pub fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if dir.join("Cargo.lock").is_file() {
-            let c = dir.join("../shared/corpus");
-            if c.join("MANIFEST.json").is_file() {
-                return Some(c);
-            }
-            break;
-        }
-        if !dir.pop() {
-            break;
-        }
-    }
-    eprintln!("CORPUS MISSING: <workspace>/../shared/corpus not found; corpus tests skipped");
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CORPUS MISSING while CI=true"
-    );
-    None
-}
 
 /// The corpus vertex programs: every `ps3autotests/*.vpo` and the Tiny3D `.rvp`, as
 /// (relative path, decoded program). Empty when the corpus is missing.
 pub fn corpus_vertex_programs() -> Vec<(String, VertexProgram)> {
-    let Some(dir) = corpus_dir() else {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return Vec::new();
     };
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("ps3autotests"))
-        .expect("ps3autotests directory")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".vpo"))
-        .map(|n| format!("ps3autotests/{n}"))
-        .collect();
-    names.sort();
-    names.push("tiny3d/vshader_text_normal.rvp".to_string());
+    let mut names = corpus.files_ending("ps3autotests", ".vpo");
+    names.push(rsxtrace_testkit::tiny3d::VERTEX_PROGRAM.to_string());
     names
         .into_iter()
         .map(|rel| {
-            let bytes = std::fs::read(dir.join(&rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"));
+            let bytes = corpus.read(&rel);
             let c = Container::parse(&bytes).unwrap_or_else(|e| panic!("{rel}: {e}"));
             let p = vertex::decode_bytes(c.ucode()).unwrap_or_else(|e| panic!("{rel}: {e}"));
             (rel, p)
