@@ -27,7 +27,7 @@
 //!
 //! Clears come from [`FrameEvents`], which
 //! [`render_frame`] requires: scan them from the capture with [`FrameEvents::from_capture`]
-//! ([`FrameEvents::from_frame`] is the explicit "no clears" choice).
+//! (`FrameEvents::default()` is the explicit "no clears" choice).
 
 mod geometry;
 mod pipeline;
