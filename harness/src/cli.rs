@@ -85,8 +85,9 @@ pub enum Command {
         /// (ARL truncation, natural EXP/LOG, RSQ/LG2 guards...).
         #[arg(long)]
         rpcs3: bool,
-        /// Accepted for compatibility: constants the capture does not hold always read as 0
-        /// and are listed (warnings in text, `unknown_constants` in JSON).
+        /// Has no effect (still accepted so existing scripts parse): constants the capture
+        /// does not hold always read as 0 and are listed (warnings in text,
+        /// `unknown_constants` in JSON).
         #[arg(long)]
         allow_unknown_constants: bool,
         /// `SET_TRANSFORM_BRANCH_BITS` for BRB/CLB branches; overrides the value the draw has

@@ -127,7 +127,10 @@ fn check_vertex(gpu: &Gpu, name: &str, bytes: &[u8]) -> Stats {
     };
     let iopt = iv::VertexOptions::default();
     let unfused = iv::VertexOptions {
-        mad: iv::MadRounding::Separate,
+        rules: iv::VertexRules {
+            mad: iv::MadRounding::Separate,
+            ..iopt.rules
+        },
         ..iopt
     };
     let cpu = iv::run_vertex(&p, &[], &env, &inputs, &iopt)

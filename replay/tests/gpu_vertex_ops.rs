@@ -163,7 +163,10 @@ fn every_vector_opcode_matches_the_interpreter() {
     let iopt = iv::VertexOptions::default();
     let topt = tv::VertexTranslateOptions::default();
     let unfused = iv::VertexOptions {
-        mad: iv::MadRounding::Separate,
+        rules: iv::VertexRules {
+            mad: iv::MadRounding::Separate,
+            ..iopt.rules
+        },
         ..iopt
     };
     let mut tested = Vec::new();
@@ -314,7 +317,10 @@ fn lit_matches_the_interpreter() {
     });
     for clamp in [false, true] {
         let iopt = iv::VertexOptions {
-            lit_clamp_exponent: clamp,
+            rules: iv::VertexRules {
+                lit_clamp_exponent: clamp,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let topt = tv::VertexTranslateOptions {
@@ -362,7 +368,10 @@ fn option_variants_match_the_interpreter() {
             "MIN propagate",
             vec_op(V::Min),
             iv::VertexOptions {
-                min_max_nan: iv::MinMaxNan::Propagate,
+                rules: iv::VertexRules {
+                    min_max_nan: iv::MinMaxNan::Propagate,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -374,7 +383,10 @@ fn option_variants_match_the_interpreter() {
             "MAX propagate",
             vec_op(V::Max),
             iv::VertexOptions {
-                min_max_nan: iv::MinMaxNan::Propagate,
+                rules: iv::VertexRules {
+                    min_max_nan: iv::MinMaxNan::Propagate,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -386,7 +398,10 @@ fn option_variants_match_the_interpreter() {
             "RCC signed magnitude",
             sca_op(S::Rcc),
             iv::VertexOptions {
-                rcc: iv::RccClamp::SignedMagnitude,
+                rules: iv::VertexRules {
+                    rcc: iv::RccClamp::SignedMagnitude,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -398,7 +413,10 @@ fn option_variants_match_the_interpreter() {
             "RSQ clamp",
             sca_op(S::Rsq),
             iv::VertexOptions {
-                rsq: iv::RsqGuard::Clamp,
+                rules: iv::VertexRules {
+                    rsq: iv::RsqGuard::Clamp,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -410,7 +428,10 @@ fn option_variants_match_the_interpreter() {
             "RSQ raw",
             sca_op(S::Rsq),
             iv::VertexOptions {
-                rsq: iv::RsqGuard::Raw,
+                rules: iv::VertexRules {
+                    rsq: iv::RsqGuard::Raw,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -422,7 +443,10 @@ fn option_variants_match_the_interpreter() {
             "LG2 raw",
             sca_op(S::Lg2),
             iv::VertexOptions {
-                lg2: iv::Lg2Guard::Raw,
+                rules: iv::VertexRules {
+                    lg2: iv::Lg2Guard::Raw,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -434,7 +458,10 @@ fn option_variants_match_the_interpreter() {
             "MAD separate",
             vec_op(V::Mad),
             iv::VertexOptions {
-                mad: iv::MadRounding::Separate,
+                rules: iv::VertexRules {
+                    mad: iv::MadRounding::Separate,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -446,7 +473,10 @@ fn option_variants_match_the_interpreter() {
             "SAT keep NaN",
             vec_op(V::Add).sat(),
             iv::VertexOptions {
-                saturate_nan: iv::SaturateNan::Keep,
+                rules: iv::VertexRules {
+                    saturate_nan: iv::SaturateNan::Keep,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -459,7 +489,10 @@ fn option_variants_match_the_interpreter() {
             "scalar per component",
             sca_op(S::Rcp).s2(sw(r(3), "wzyx")),
             iv::VertexOptions {
-                scalar_operand: iv::ScalarOperand::PerComponent,
+                rules: iv::VertexRules {
+                    scalar_operand: iv::ScalarOperand::PerComponent,
+                    ..d.rules
+                },
                 ..d
             },
             tv::VertexTranslateOptions {
@@ -471,7 +504,10 @@ fn option_variants_match_the_interpreter() {
     // `a * b + c` may be contracted into one rounding by the device's compiler (WGSL allows
     // it), so MAD separate also accepts the fused result; lavapipe does not contract.
     let fused = iv::VertexOptions {
-        mad: iv::MadRounding::Fused,
+        rules: iv::VertexRules {
+            mad: iv::MadRounding::Fused,
+            ..d.rules
+        },
         ..d
     };
     let mut bad = Vec::new();
@@ -545,7 +581,10 @@ fn arl_and_relative_constants_match_the_interpreter() {
         (iv::ArlRounding::Truncate, tv::ArlRounding::Truncate),
     ] {
         let iopt = iv::VertexOptions {
-            arl: irule,
+            rules: iv::VertexRules {
+                arl: irule,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let topt = tv::VertexTranslateOptions {

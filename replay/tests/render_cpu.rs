@@ -209,12 +209,7 @@ fn clear_colour_fills_the_scissored_surface() {
         b.finish()
     })
     .unwrap();
-    let plain = render_frame(
-        &frame,
-        &FrameEvents::from_frame(&frame),
-        &RenderOptions::default(),
-    )
-    .unwrap();
+    let plain = render_frame(&frame, &FrameEvents::default(), &RenderOptions::default()).unwrap();
     assert_eq!(plain.image.pixel(3, 3), Some([0, 0, 255, 255]));
 }
 

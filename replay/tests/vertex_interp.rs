@@ -145,7 +145,10 @@ fn min_max_nan_options() {
     let b = [2.0f32, f32::NAN, 0.0, 0.0];
     let run_mm = |op, nan| {
         let o = VertexOptions {
-            min_max_nan: nan,
+            rules: VertexRules {
+                min_max_nan: nan,
+                ..Default::default()
+            },
             ..VertexOptions::default()
         };
         let out = run_with(
@@ -180,7 +183,10 @@ fn mad_is_fused_by_default_and_separate_on_request() {
     let f = run(&prog, &[(0, [z; 4])], &inputs);
     assert_eq!(out0(&f, HPOS), [fused; 4]);
     let o = VertexOptions {
-        mad: MadRounding::Separate,
+        rules: VertexRules {
+            mad: MadRounding::Separate,
+            ..Default::default()
+        },
         ..VertexOptions::default()
     };
     let s = run_with(&prog, &[(0, [z; 4])], &inputs, &o).unwrap();
@@ -325,7 +331,10 @@ fn arl_and_relative_constant_addressing() {
     assert_eq!(out0(&out, COL0), [8.0; 4], "floor(-1.5) = -2");
     // RPCS3 truncation: A0.y = -1 -> c[9].
     let o = VertexOptions {
-        arl: ArlRounding::Truncate,
+        rules: VertexRules {
+            arl: ArlRounding::Truncate,
+            ..Default::default()
+        },
         ..VertexOptions::default()
     };
     let out = run_with(&prog, &consts, &inputs, &o).unwrap();
@@ -390,7 +399,10 @@ fn relative_input_addressing() {
     let out = run(&prog, &[(0, [0.0, 0.0, 2.0, 0.0])], &inputs);
     assert_eq!(out0(&out, HPOS), [3.0; 4], "v[8 + A0.z] = v[10]");
     let o = VertexOptions {
-        relative_inputs: false,
+        rules: VertexRules {
+            relative_inputs: false,
+            ..Default::default()
+        },
         ..VertexOptions::default()
     };
     let out = run_with(&prog, &[(0, [0.0, 0.0, 2.0, 0.0])], &inputs, &o).unwrap();
@@ -515,7 +527,10 @@ fn reciprocal_family() {
     assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &d), [5.42101e-20; 4]);
     assert_eq!(scalar(S::Rcc, [2.0; 4], "xxxx", &d), [0.5; 4]);
     let spec = VertexOptions {
-        rcc: RccClamp::SignedMagnitude,
+        rules: VertexRules {
+            rcc: RccClamp::SignedMagnitude,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &spec), [-0.5; 4]);
@@ -531,7 +546,10 @@ fn reciprocal_family() {
     assert_eq!(scalar(S::Rsq, [-4.0; 4], "xxxx", &d), [0.5; 4]);
     assert_eq!(scalar(S::Rsq, [0.0; 4], "xxxx", &d), [f32::INFINITY; 4]);
     let clamp = VertexOptions {
-        rsq: RsqGuard::Clamp,
+        rules: VertexRules {
+            rsq: RsqGuard::Clamp,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(
@@ -539,7 +557,10 @@ fn reciprocal_family() {
         [1.0 / 1e-10f32.sqrt(); 4]
     );
     let raw = VertexOptions {
-        rsq: RsqGuard::Raw,
+        rules: VertexRules {
+            rsq: RsqGuard::Raw,
+            ..d.rules
+        },
         ..d
     };
     assert!(scalar(S::Rsq, [-4.0; 4], "xxxx", &raw)[0].is_nan());
@@ -551,7 +572,10 @@ fn scalar_reads_src2_x_and_broadcasts() {
     // Swizzle .yxzw puts 4 in x: 1/4 everywhere.
     assert_eq!(scalar(S::Rcp, [2.0, 4.0, 8.0, 16.0], "yxzw", &d), [0.25; 4]);
     let per = VertexOptions {
-        scalar_operand: ScalarOperand::PerComponent,
+        rules: VertexRules {
+            scalar_operand: ScalarOperand::PerComponent,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(
@@ -576,7 +600,10 @@ fn exponential_and_logarithm() {
     assert_eq!(scalar(S::Lg2, [8.0; 4], "xxxx", &d), [3.0; 4]);
     assert_eq!(scalar(S::Lg2, [0.0; 4], "xxxx", &d), [1e-10f32.log2(); 4]);
     let raw = VertexOptions {
-        lg2: Lg2Guard::Raw,
+        rules: VertexRules {
+            lg2: Lg2Guard::Raw,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(
@@ -594,7 +621,10 @@ fn exponential_and_logarithm() {
         [3.0, 1.5, 12f32.log2(), 1.0]
     );
     let natural = VertexOptions {
-        exp_log: ExpLog::Natural,
+        rules: VertexRules {
+            exp_log: ExpLog::Natural,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(scalar(S::Exp, [x; 4], "xxxx", &natural), [x.exp(); 4]);
@@ -621,7 +651,10 @@ fn lit() {
         [1.0, 1.0, 1e-10f32.powf(3.0), 1.0]
     );
     let clamp = VertexOptions {
-        lit_clamp_exponent: true,
+        rules: VertexRules {
+            lit_clamp_exponent: true,
+            ..d.rules
+        },
         ..d
     };
     assert_eq!(
@@ -638,7 +671,10 @@ fn saturate_clamps_and_flushes_nan() {
     let out = run(&prog, &[], &inputs);
     assert_eq!(out0(&out, HPOS), [0.0, 0.25, 1.0, 0.0]);
     let o = VertexOptions {
-        saturate_nan: SaturateNan::Keep,
+        rules: VertexRules {
+            saturate_nan: SaturateNan::Keep,
+            ..Default::default()
+        },
         ..VertexOptions::default()
     };
     let out = run_with(&prog, &[], &inputs, &o).unwrap();

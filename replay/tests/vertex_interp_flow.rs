@@ -143,7 +143,10 @@ fn call_depth_overflow_names_the_slot() {
 fn infinite_loop_hits_the_step_limit() {
     let prog = [I::new(), I::flow(S::Bri, 0), I::new().end()];
     let o = VertexOptions {
-        step_limit: 1000,
+        rules: VertexRules {
+            step_limit: 1000,
+            ..Default::default()
+        },
         ..VertexOptions::default()
     };
     let err = run_with(&prog, &[], &[vertex_with(&[]), vertex_with(&[])], &o).unwrap_err();

@@ -6,52 +6,20 @@
 //! bytes at `(OFFSET_IN, raw DMA handle)`; `capture_image_in` attaches the source rectangle),
 //! when the builder's memory holds those bytes.
 //!
-//! Register offsets and field layouts: RPCS3 `rsx_decode.h` and `gcm_enums.h` (the same table
-//! as `rsxtrace_replay::render::transfer::decode`).
+//! Register offsets and field layouts: RPCS3 `rsx_decode.h` and `gcm_enums.h` (the frame model's
+//! table, `rsxtrace_frame::methods::reg`, which `rsxtrace_replay::render::transfer::decode` reads).
 
+use rsxtrace_frame::methods::{reg, CONTEXT_SURFACE2D, CONTEXT_SWIZZLE2D};
 use rsxtrace_rrc::Location;
 
 use crate::builder::{blob, CaptureBuilder};
 use crate::error::BuildError;
 use crate::render_state::context_dma;
 
-/// Register indices (byte offset / 4) of the transfer classes.
-pub mod reg {
-    /// `NV0039_SET_CONTEXT_DMA_BUFFER_IN` (0x2184).
-    pub const NV0039_DMA_IN: u32 = 0x2184 / 4;
-    /// `NV0039_SET_CONTEXT_DMA_BUFFER_OUT` (0x2188).
-    pub const NV0039_DMA_OUT: u32 = 0x2188 / 4;
-    /// `NV0039_OFFSET_IN` (0x230C); OFFSET_OUT, PITCH_IN, PITCH_OUT, LINE_LENGTH_IN,
-    /// LINE_COUNT, FORMAT and BUFFER_NOTIFY follow at 4-byte steps.
-    pub const NV0039_OFFSET_IN: u32 = 0x230C / 4;
-    /// `NV0039_BUFFER_NOTIFY` (0x2328).
-    pub const NV0039_BUFFER_NOTIFY: u32 = 0x2328 / 4;
-    /// `NV3062_SET_CONTEXT_DMA_IMAGE_DESTIN` (0x6188).
-    pub const NV3062_DMA_DESTIN: u32 = 0x6188 / 4;
-    /// `NV3062_SET_COLOR_FORMAT` (0x6300); SET_PITCH (0x6304), SET_OFFSET_SOURCE (0x6308),
-    /// SET_OFFSET_DESTIN (0x630C) follow.
-    pub const NV3062_COLOR_FORMAT: u32 = 0x6300 / 4;
-    /// `NV309E_SET_CONTEXT_DMA_IMAGE` (0x8184).
-    pub const NV309E_DMA: u32 = 0x8184 / 4;
-    /// `NV309E_SET_FORMAT` (0x8300); SET_OFFSET (0x8304) follows.
-    pub const NV309E_FORMAT: u32 = 0x8300 / 4;
-    /// `NV3089_SET_CONTEXT_DMA_IMAGE` (0xC184).
-    pub const NV3089_DMA_IMAGE: u32 = 0xC184 / 4;
-    /// `NV3089_SET_CONTEXT_SURFACE` (0xC198).
-    pub const NV3089_CONTEXT_SURFACE: u32 = 0xC198 / 4;
-    /// `NV3089_SET_COLOR_CONVERSION` (0xC2FC); SET_COLOR_FORMAT, SET_OPERATION, CLIP_POINT,
-    /// CLIP_SIZE, IMAGE_OUT_POINT, IMAGE_OUT_SIZE, DS_DX, DT_DY follow at 4-byte steps.
-    pub const NV3089_COLOR_CONVERSION: u32 = 0xC2FC / 4;
-    /// `NV3089_IMAGE_IN_SIZE` (0xC400); IMAGE_IN_FORMAT, IMAGE_IN_OFFSET, IMAGE_IN follow.
-    pub const NV3089_IN_SIZE: u32 = 0xC400 / 4;
-    /// `NV3089_IMAGE_IN` (0xC40C).
-    pub const NV3089_IMAGE_IN: u32 = 0xC40C / 4;
+/// A transfer-class register index (`rsxtrace_frame::methods::reg`) as the builder's `u32`.
+const fn at(reg: u16) -> u32 {
+    reg as u32
 }
-
-/// `CELL_GCM_CONTEXT_SURFACE2D`.
-pub const CONTEXT_SURFACE2D: u32 = 0x3133_71C3;
-/// `CELL_GCM_CONTEXT_SWIZZLE2D`.
-pub const CONTEXT_SWIZZLE2D: u32 = 0x3133_7A73;
 
 /// An `NV0039` memory-to-memory copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,8 +118,8 @@ impl CaptureBuilder {
     /// `NV0039`: DMA in/out, then OFFSET_IN .. FORMAT and BUFFER_NOTIFY (which carries the
     /// source lines, packed, when the builder's memory holds them).
     pub fn transfer_memory(&mut self, d: &MemoryCopyDesc) -> Result<(), BuildError> {
-        self.record(reg::NV0039_DMA_IN, context_dma(d.src.0));
-        self.record(reg::NV0039_DMA_OUT, context_dma(d.dst.0));
+        self.record(at(reg::NV0039_DMA_IN), context_dma(d.src.0));
+        self.record(at(reg::NV0039_DMA_OUT), context_dma(d.dst.0));
         let words = [
             d.src.1,
             d.dst.1,
@@ -162,9 +130,9 @@ impl CaptureBuilder {
             u32::from(d.strides.0) | (u32::from(d.strides.1) << 8),
         ];
         for (i, w) in words.into_iter().enumerate() {
-            self.record(reg::NV0039_OFFSET_IN + i as u32, w);
+            self.record(at(reg::NV0039_OFFSET_IN) + i as u32, w);
         }
-        self.record(reg::NV0039_BUFFER_NOTIFY, 0);
+        self.record(at(reg::NV0039_BUFFER_NOTIFY), 0);
         // capture_buffer_notify: the lines packed at (OFFSET_IN, raw context DMA).
         let mut packed = Vec::new();
         for line in 0..u64::from(d.line_count) {
@@ -184,25 +152,25 @@ impl CaptureBuilder {
     /// `NV3062` destination: DMA, colour format, pitch (destination in bits 31:16), offset;
     /// then `NV3089_SET_CONTEXT_SURFACE` = SURFACE2D.
     pub fn set_transfer_surface(&mut self, d: &TransferSurfaceDesc) {
-        self.record(reg::NV3062_DMA_DESTIN, context_dma(d.location));
-        self.record(reg::NV3062_COLOR_FORMAT, d.format);
-        self.record(reg::NV3062_COLOR_FORMAT + 1, pair(d.pitch, d.pitch));
-        self.record(reg::NV3062_COLOR_FORMAT + 3, d.offset);
-        self.record(reg::NV3089_CONTEXT_SURFACE, CONTEXT_SURFACE2D);
+        self.record(at(reg::NV3062_DMA_DESTIN), context_dma(d.location));
+        self.record(at(reg::NV3062_COLOR_FORMAT), d.format);
+        self.record(at(reg::NV3062_COLOR_FORMAT) + 1, pair(d.pitch, d.pitch));
+        self.record(at(reg::NV3062_COLOR_FORMAT) + 3, d.offset);
+        self.record(at(reg::NV3089_CONTEXT_SURFACE), CONTEXT_SURFACE2D);
     }
 
     /// `NV309E` destination: DMA, format (log2 height 23:16, log2 width 31:24), offset; then
     /// `NV3089_SET_CONTEXT_SURFACE` = SWIZZLE2D.
     pub fn set_transfer_swizzle(&mut self, d: &TransferSwizzleDesc) {
-        self.record(reg::NV309E_DMA, context_dma(d.location));
+        self.record(at(reg::NV309E_DMA), context_dma(d.location));
         self.record(
-            reg::NV309E_FORMAT,
+            at(reg::NV309E_FORMAT),
             (d.format & 0xFFFF)
                 | (u32::from(d.log2_size.1) << 16)
                 | (u32::from(d.log2_size.0) << 24),
         );
-        self.record(reg::NV309E_FORMAT + 1, d.offset);
-        self.record(reg::NV3089_CONTEXT_SURFACE, CONTEXT_SWIZZLE2D);
+        self.record(at(reg::NV309E_FORMAT) + 1, d.offset);
+        self.record(at(reg::NV3089_CONTEXT_SURFACE), CONTEXT_SWIZZLE2D);
     }
 
     /// `NV3089`: source DMA, conversion .. DT_DY, then IMAGE_IN_SIZE, FORMAT, OFFSET and
@@ -210,7 +178,7 @@ impl CaptureBuilder {
     /// memory holds it. The destination is the last [`Self::set_transfer_surface`] or
     /// [`Self::set_transfer_swizzle`].
     pub fn transfer_scaled(&mut self, d: &ScaledImageDesc) -> Result<(), BuildError> {
-        self.record(reg::NV3089_DMA_IMAGE, context_dma(d.src.0));
+        self.record(at(reg::NV3089_DMA_IMAGE), context_dma(d.src.0));
         let words = [
             d.conversion,
             d.format,
@@ -223,15 +191,15 @@ impl CaptureBuilder {
             d.ratio.1,
         ];
         for (i, w) in words.into_iter().enumerate() {
-            self.record(reg::NV3089_COLOR_CONVERSION + i as u32, w);
+            self.record(at(reg::NV3089_COLOR_CONVERSION) + i as u32, w);
         }
-        self.record(reg::NV3089_IN_SIZE, pair(d.in_size.0, d.in_size.1));
+        self.record(at(reg::NV3089_IN_SIZE), pair(d.in_size.0, d.in_size.1));
         self.record(
-            reg::NV3089_IN_SIZE + 1,
+            at(reg::NV3089_IN_SIZE) + 1,
             u32::from(d.pitch) | (u32::from(d.origin) << 16) | (u32::from(d.interpolator) << 24),
         );
-        self.record(reg::NV3089_IN_SIZE + 2, d.src.1);
-        self.record(reg::NV3089_IMAGE_IN, pair(d.in_point.0, d.in_point.1));
+        self.record(at(reg::NV3089_IN_SIZE) + 2, d.src.1);
+        self.record(at(reg::NV3089_IMAGE_IN), pair(d.in_point.0, d.in_point.1));
         // capture_image_in: (offset + x·bpp + y·pitch), pitch·(h − 1) + w·bpp bytes.
         let bpp = if d.format == 7 { 2u64 } else { 4 };
         let (x, y) = (u64::from(d.in_point.0 >> 4), u64::from(d.in_point.1 >> 4));
@@ -284,7 +252,7 @@ mod tests {
         let last = c.commands.last().unwrap();
         assert_eq!(
             last.first,
-            crate::methods::single_header(reg::NV0039_BUFFER_NOTIFY)
+            crate::methods::single_header(at(reg::NV0039_BUFFER_NOTIFY))
         );
         assert_eq!(
             attached(&c),

@@ -9,7 +9,10 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-/// NV4097 register indices used by the frame model (byte offset / 4).
+/// Register indices (byte offset / 4) of the NV4097 methods and of the transfer classes
+/// (NV0039, NV3062, NV309E, NV3089; subchannel bits included): the one table the frame model,
+/// the transfer decoder (`rsxtrace_replay::render::transfer::decode`) and the capture builder
+/// use.
 pub mod reg {
     #![allow(missing_docs)]
     pub const NO_OPERATION: u16 = 0x0100 >> 2;
@@ -67,11 +70,20 @@ pub mod reg {
     pub const SET_CLIP_MIN: u16 = 0x0394 >> 2;
     pub const SET_CLIP_MAX: u16 = 0x0398 >> 2;
     pub const SET_LINE_WIDTH: u16 = 0x03B8 >> 2;
+    pub const SET_LINE_SMOOTH_ENABLE: u16 = 0x03BC >> 2;
     pub const SET_SCISSOR_HORIZONTAL: u16 = 0x08C0 >> 2;
     pub const SET_SCISSOR_VERTICAL: u16 = 0x08C4 >> 2;
+    pub const SET_FOG_MODE: u16 = 0x08CC >> 2;
     pub const SET_FOG_PARAMS: u16 = 0x08D0 >> 2;
     pub const SET_SHADER_PROGRAM: u16 = 0x08E4 >> 2;
     pub const SET_VERTEX_TEXTURE_OFFSET: u16 = 0x0900 >> 2;
+    pub const SET_VERTEX_TEXTURE_FORMAT: u16 = 0x0904 >> 2;
+    pub const SET_VERTEX_TEXTURE_ADDRESS: u16 = 0x0908 >> 2;
+    pub const SET_VERTEX_TEXTURE_CONTROL0: u16 = 0x090C >> 2;
+    pub const SET_VERTEX_TEXTURE_CONTROL3: u16 = 0x0910 >> 2;
+    pub const SET_VERTEX_TEXTURE_FILTER: u16 = 0x0914 >> 2;
+    pub const SET_VERTEX_TEXTURE_IMAGE_RECT: u16 = 0x0918 >> 2;
+    pub const SET_VERTEX_TEXTURE_BORDER_COLOR: u16 = 0x091C >> 2;
     pub const SET_VIEWPORT_HORIZONTAL: u16 = 0x0A00 >> 2;
     pub const SET_VIEWPORT_VERTICAL: u16 = 0x0A04 >> 2;
     pub const SET_VIEWPORT_OFFSET: u16 = 0x0A20 >> 2;
@@ -88,6 +100,11 @@ pub mod reg {
     pub const SET_TEXTURE_CONTROL2: u16 = 0x0B00 >> 2;
     pub const SET_TRANSFORM_PROGRAM: u16 = 0x0B80 >> 2;
     pub const SET_VERTEX_DATA3F_M: u16 = 0x1500 >> 2;
+    pub const SET_TWO_SIDE_LIGHT_EN: u16 = 0x142C >> 2;
+    pub const SET_FLAT_SHADE_OP: u16 = 0x1454 >> 2;
+    pub const SET_USER_CLIP_PLANE_CONTROL: u16 = 0x1478 >> 2;
+    pub const SET_POLYGON_STIPPLE: u16 = 0x147C >> 2;
+    pub const SET_POLYGON_STIPPLE_PATTERN: u16 = 0x1480 >> 2;
     pub const SET_VERTEX_DATA_ARRAY_OFFSET: u16 = 0x1680 >> 2;
     pub const SET_VERTEX_DATA_BASE_OFFSET: u16 = 0x1738 >> 2;
     pub const SET_VERTEX_DATA_BASE_INDEX: u16 = 0x173C >> 2;
@@ -104,6 +121,7 @@ pub mod reg {
     pub const SET_BACK_POLYGON_MODE: u16 = 0x182C >> 2;
     pub const SET_CULL_FACE: u16 = 0x1830 >> 2;
     pub const SET_FRONT_FACE: u16 = 0x1834 >> 2;
+    pub const SET_POLY_SMOOTH_ENABLE: u16 = 0x1838 >> 2;
     pub const SET_CULL_FACE_ENABLE: u16 = 0x183C >> 2;
     pub const SET_TEXTURE_CONTROL3: u16 = 0x1840 >> 2;
     pub const SET_VERTEX_DATA2F_M: u16 = 0x1880 >> 2;
@@ -128,10 +146,13 @@ pub mod reg {
     pub const CLEAR_SURFACE: u16 = 0x1D94 >> 2;
     pub const SET_RESTART_INDEX_ENABLE: u16 = 0x1DAC >> 2;
     pub const SET_RESTART_INDEX: u16 = 0x1DB0 >> 2;
+    pub const SET_LINE_STIPPLE: u16 = 0x1DB4 >> 2;
+    pub const SET_LINE_STIPPLE_PATTERN: u16 = 0x1DB8 >> 2;
     pub const SET_VERTEX_DATA1F_M: u16 = 0x1E40 >> 2;
     pub const SET_TRANSFORM_PROGRAM_LOAD: u16 = 0x1E9C >> 2;
     pub const SET_TRANSFORM_PROGRAM_START: u16 = 0x1EA0 >> 2;
     pub const SET_POINT_SIZE: u16 = 0x1EE0 >> 2;
+    pub const SET_POINT_SPRITE_CONTROL: u16 = 0x1EE8 >> 2;
     pub const SET_TRANSFORM_CONSTANT_LOAD: u16 = 0x1EFC >> 2;
     pub const SET_TRANSFORM_CONSTANT: u16 = 0x1F00 >> 2;
     pub const SET_FREQUENCY_DIVIDER_OPERATION: u16 = 0x1FC0 >> 2;
@@ -139,7 +160,83 @@ pub mod reg {
     pub const SET_VERTEX_ATTRIB_INPUT_MASK: u16 = 0x1FF0 >> 2;
     pub const SET_VERTEX_ATTRIB_OUTPUT_MASK: u16 = 0x1FF4 >> 2;
     pub const SET_TRANSFORM_BRANCH_BITS: u16 = 0x1FF8 >> 2;
+    /// Registers between two texture units' blocks (0x20 bytes), fragment (0x1A00 + 0x20 i)
+    /// and vertex (0x0900 + 0x20 i) alike (rrc-format.md 4.7).
+    pub const TEXTURE_UNIT_STRIDE: u16 = 0x20 >> 2;
+
+    // Transfer classes (RPCS3 `gcm_enums.h`, `rsx_decode.h`).
+    /// `NV0039_SET_CONTEXT_DMA_BUFFER_IN`.
+    pub const NV0039_DMA_IN: u16 = 0x2184 / 4;
+    /// `NV0039_SET_CONTEXT_DMA_BUFFER_OUT`.
+    pub const NV0039_DMA_OUT: u16 = 0x2188 / 4;
+    /// `NV0039_OFFSET_IN`.
+    pub const NV0039_OFFSET_IN: u16 = 0x230C / 4;
+    /// `NV0039_OFFSET_OUT`.
+    pub const NV0039_OFFSET_OUT: u16 = 0x2310 / 4;
+    /// `NV0039_PITCH_IN`.
+    pub const NV0039_PITCH_IN: u16 = 0x2314 / 4;
+    /// `NV0039_PITCH_OUT`.
+    pub const NV0039_PITCH_OUT: u16 = 0x2318 / 4;
+    /// `NV0039_LINE_LENGTH_IN`.
+    pub const NV0039_LINE_LENGTH: u16 = 0x231C / 4;
+    /// `NV0039_LINE_COUNT`.
+    pub const NV0039_LINE_COUNT: u16 = 0x2320 / 4;
+    /// `NV0039_FORMAT`.
+    pub const NV0039_FORMAT: u16 = 0x2324 / 4;
+    /// `NV0039_BUFFER_NOTIFY`: starts a copy.
+    pub const NV0039_BUFFER_NOTIFY: u16 = 0x2328 / 4;
+    /// `NV3062_SET_CONTEXT_DMA_IMAGE_DESTIN`.
+    pub const NV3062_DMA_DESTIN: u16 = 0x6188 / 4;
+    /// `NV3062_SET_COLOR_FORMAT`.
+    pub const NV3062_COLOR_FORMAT: u16 = 0x6300 / 4;
+    /// `NV3062_SET_PITCH`.
+    pub const NV3062_PITCH: u16 = 0x6304 / 4;
+    /// `NV3062_SET_OFFSET_DESTIN`.
+    pub const NV3062_OFFSET_DESTIN: u16 = 0x630C / 4;
+    /// `NV309E_SET_CONTEXT_DMA_IMAGE`.
+    pub const NV309E_DMA: u16 = 0x8184 / 4;
+    /// `NV309E_SET_FORMAT`.
+    pub const NV309E_FORMAT: u16 = 0x8300 / 4;
+    /// `NV309E_SET_OFFSET`.
+    pub const NV309E_OFFSET: u16 = 0x8304 / 4;
+    /// `NV3089_SET_CONTEXT_DMA_IMAGE`.
+    pub const NV3089_DMA_IMAGE: u16 = 0xC184 / 4;
+    /// `NV3089_SET_CONTEXT_SURFACE`.
+    pub const NV3089_CONTEXT_SURFACE: u16 = 0xC198 / 4;
+    /// `NV3089_SET_COLOR_CONVERSION`.
+    pub const NV3089_COLOR_CONVERSION: u16 = 0xC2FC / 4;
+    /// `NV3089_SET_COLOR_FORMAT`.
+    pub const NV3089_COLOR_FORMAT: u16 = 0xC300 / 4;
+    /// `NV3089_SET_OPERATION`.
+    pub const NV3089_OPERATION: u16 = 0xC304 / 4;
+    /// `NV3089_CLIP_POINT`.
+    pub const NV3089_CLIP_POINT: u16 = 0xC308 / 4;
+    /// `NV3089_CLIP_SIZE`.
+    pub const NV3089_CLIP_SIZE: u16 = 0xC30C / 4;
+    /// `NV3089_IMAGE_OUT_POINT`.
+    pub const NV3089_OUT_POINT: u16 = 0xC310 / 4;
+    /// `NV3089_IMAGE_OUT_SIZE`.
+    pub const NV3089_OUT_SIZE: u16 = 0xC314 / 4;
+    /// `NV3089_DS_DX`.
+    pub const NV3089_DS_DX: u16 = 0xC318 / 4;
+    /// `NV3089_DT_DY`.
+    pub const NV3089_DT_DY: u16 = 0xC31C / 4;
+    /// `NV3089_IMAGE_IN_SIZE`.
+    pub const NV3089_IN_SIZE: u16 = 0xC400 / 4;
+    /// `NV3089_IMAGE_IN_FORMAT`.
+    pub const NV3089_IN_FORMAT: u16 = 0xC404 / 4;
+    /// `NV3089_IMAGE_IN_OFFSET`.
+    pub const NV3089_IN_OFFSET: u16 = 0xC408 / 4;
+    /// `NV3089_IMAGE_IN`: starts a scaled image transfer.
+    pub const NV3089_IMAGE_IN: u16 = 0xC40C / 4;
 }
+
+/// `CELL_GCM_CONTEXT_SURFACE2D` (gcm_enums.h): `NV3089_SET_CONTEXT_SURFACE` value naming the
+/// NV3062 2D surface as a scaled image's destination.
+pub const CONTEXT_SURFACE2D: u32 = 0x3133_71C3;
+/// `CELL_GCM_CONTEXT_SWIZZLE2D` (gcm_enums.h): `NV3089_SET_CONTEXT_SURFACE` value naming the
+/// NV309E swizzled surface.
+pub const CONTEXT_SWIZZLE2D: u32 = 0x3133_7A73;
 
 /// One named method or method array: `count` registers `stride` bytes apart from `offset`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

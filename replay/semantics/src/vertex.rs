@@ -113,3 +113,79 @@ pub enum ScalarOperand {
     /// (`$s` is the full swizzled vec4), except RSQ, which that path computes on `.x` too.
     PerComponent,
 }
+
+/// Every vertex-program rule and limit that the reference interpreter and the WGSL recompiler
+/// both honour: one value configures both ("same rules, same options"). The interpreter's
+/// `VertexOptions` embeds it beside its own switches (arithmetic width, missing inputs, lane
+/// groups); the recompiler takes it as is (`rsxtrace_wgsl::vertex::VertexTranslateOptions`).
+/// Each rule's default is stated, with its source, on its enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct VertexRules {
+    /// Honour D0 bit 27 (`index_input`, relative attribute addressing) as the field layout
+    /// defines it (default `true`). RPCS3's decompiler ignores the bit (rsx-microcode.md B.8
+    /// "VP registers" calls this a gap); `false` reproduces that.
+    pub relative_inputs: bool,
+    /// ARL conversion.
+    pub arl: ArlRounding,
+    /// EXP/LOG definition.
+    pub exp_log: ExpLog,
+    /// RCC clamp.
+    pub rcc: RccClamp,
+    /// RSQ guard.
+    pub rsq: RsqGuard,
+    /// LG2 guard.
+    pub lg2: Lg2Guard,
+    /// Saturate and NaN.
+    pub saturate_nan: SaturateNan,
+    /// MIN/MAX and NaN.
+    pub min_max_nan: MinMaxNan,
+    /// MAD rounding.
+    pub mad: MadRounding,
+    /// Scalar operand.
+    pub scalar_operand: ScalarOperand,
+    /// Clamp the LIT exponent to (−128, 128) as the NV spec does (rsx-microcode.md B.8 LIT row,
+    /// "verify"); RPCS3 does not (default `false`).
+    pub lit_clamp_exponent: bool,
+    /// Return-stack depth; a call beyond it faults. Default 8, the size of RPCS3's
+    /// `callstack[8]` (`VertexInterpreter.glsl`).
+    pub call_depth: usize,
+    /// Most instructions one vertex may execute before it faults (guards against infinite
+    /// loops). Default 65 536.
+    pub step_limit: u32,
+}
+
+impl Default for VertexRules {
+    fn default() -> Self {
+        VertexRules {
+            relative_inputs: true,
+            arl: ArlRounding::default(),
+            exp_log: ExpLog::default(),
+            rcc: RccClamp::default(),
+            rsq: RsqGuard::default(),
+            lg2: Lg2Guard::default(),
+            saturate_nan: SaturateNan::default(),
+            min_max_nan: MinMaxNan::default(),
+            mad: MadRounding::default(),
+            scalar_operand: ScalarOperand::default(),
+            lit_clamp_exponent: false,
+            call_depth: 8,
+            step_limit: 1 << 16,
+        }
+    }
+}
+
+impl VertexRules {
+    /// Every disputed rule set to what RPCS3 computes (decompiler path, its default): ARL
+    /// truncation, natural EXP/LOG, RSQ clamped at 1e-10, relative inputs ignored, saturate
+    /// keeping NaN. Useful to tell "RPCS3 differs from the spec" from "RPCS3 is wrong".
+    pub fn rpcs3() -> Self {
+        VertexRules {
+            arl: ArlRounding::Truncate,
+            exp_log: ExpLog::Natural,
+            rsq: RsqGuard::Clamp,
+            relative_inputs: false,
+            saturate_nan: SaturateNan::Keep,
+            ..VertexRules::default()
+        }
+    }
+}

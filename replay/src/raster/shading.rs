@@ -48,47 +48,8 @@
 
 use super::clip::clip_by_distances;
 use super::varyings::VaryingOptions;
-use rsxtrace_capture::frame::state::ShadingState;
+use rsxtrace_capture::frame::state::{ClipPlaneOp, FogMode, ShadingState};
 use rsxtrace_capture::frame::Draw;
-
-/// The fog equations of `SET_FOG_MODE`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FogEquation {
-    /// 0x2601.
-    Linear,
-    /// 0x800.
-    Exp,
-    /// 0x801.
-    Exp2,
-    /// 0x802.
-    ExpAbs,
-    /// 0x803.
-    Exp2Abs,
-    /// 0x804.
-    LinearAbs,
-}
-
-impl FogEquation {
-    /// Decode a `SET_FOG_MODE` value (`CELL_GCM_FOG_MODE_*`).
-    pub fn from_raw(v: u32) -> Option<FogEquation> {
-        Some(match v {
-            0x2601 => FogEquation::Linear,
-            0x0800 => FogEquation::Exp,
-            0x0801 => FogEquation::Exp2,
-            0x0802 => FogEquation::ExpAbs,
-            0x0803 => FogEquation::Exp2Abs,
-            0x0804 => FogEquation::LinearAbs,
-            _ => return None,
-        })
-    }
-
-    fn uses_abs(self) -> bool {
-        matches!(
-            self,
-            FogEquation::ExpAbs | FogEquation::Exp2Abs | FogEquation::LinearAbs
-        )
-    }
-}
 
 /// RPCS3's exp-fog scale (`fetch_fog_value`).
 const EXP_SCALE: f32 = 11.084;
@@ -99,7 +60,7 @@ const EXP2_SCALE: f32 = 4.709;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FogRule {
     /// The equation, `None` for an unknown mode (factor 0).
-    pub equation: Option<FogEquation>,
+    pub equation: Option<FogMode>,
     /// `SET_FOG_PARAMS` (param 0, param 1).
     pub params: [f32; 2],
 }
@@ -108,7 +69,7 @@ impl Default for FogRule {
     /// RPCS3's reset state: LINEAR, params (1, 1).
     fn default() -> Self {
         FogRule {
-            equation: Some(FogEquation::Linear),
+            equation: Some(FogMode::Linear),
             params: [1.0, 1.0],
         }
     }
@@ -120,7 +81,7 @@ impl FogRule {
         if s.fog_mode.raw == 0 {
             return (FogRule::default(), None);
         }
-        let equation = FogEquation::from_raw(s.fog_mode.raw);
+        let equation = FogMode::from_raw(s.fog_mode.raw);
         let warning = equation.is_none().then(|| {
             format!(
                 "NV4097_SET_FOG_MODE = 0x{:x} is not a fog mode: FOGC.y (the fog factor) reads 0",
@@ -144,9 +105,9 @@ impl FogRule {
         let [p0, p1] = self.params;
         let c = if eq.uses_abs() { c.abs() } else { c };
         let f = match eq {
-            FogEquation::Linear | FogEquation::LinearAbs => p1 * c + (p0 - 1.0),
-            FogEquation::Exp | FogEquation::ExpAbs => (EXP_SCALE * (p1 * c + p0 - 1.5)).exp(),
-            FogEquation::Exp2 | FogEquation::Exp2Abs => {
+            FogMode::Linear | FogMode::LinearAbs => p1 * c + (p0 - 1.0),
+            FogMode::Exp | FogMode::ExpAbs => (EXP_SCALE * (p1 * c + p0 - 1.5)).exp(),
+            FogMode::Exp2 | FogMode::Exp2Abs => {
                 let t = EXP2_SCALE * (p1 * c + p0 - 1.5);
                 (-(t * t)).exp()
             }
@@ -172,16 +133,16 @@ impl FogRule {
             format!("({c})")
         };
         let f = match eq {
-            FogEquation::Linear | FogEquation::LinearAbs => {
+            FogMode::Linear | FogMode::LinearAbs => {
                 format!("{} * {c} + {}", lit(p1), lit(p0 - 1.0))
             }
-            FogEquation::Exp | FogEquation::ExpAbs => format!(
+            FogMode::Exp | FogMode::ExpAbs => format!(
                 "exp({} * ({} * {c} + {} - 1.5))",
                 lit(EXP_SCALE),
                 lit(p1),
                 lit(p0)
             ),
-            FogEquation::Exp2 | FogEquation::Exp2Abs => {
+            FogMode::Exp2 | FogMode::Exp2Abs => {
                 let t = format!(
                     "({} * ({} * {c} + {} - 1.5))",
                     lit(EXP2_SCALE),
@@ -192,29 +153,6 @@ impl FogRule {
             }
         };
         format!("clamp({f}, 0.0, 1.0)")
-    }
-}
-
-/// A user clip plane's operation (`SET_USER_CLIP_PLANE_CONTROL` field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClipPlaneOp {
-    /// 0.
-    Disabled,
-    /// 1: `CELL_GCM_USER_CLIP_PLANE_ENABLE_LT`.
-    LessThan,
-    /// 2: `CELL_GCM_USER_CLIP_PLANE_ENABLE_GE`.
-    GreaterOrEqual,
-}
-
-impl ClipPlaneOp {
-    /// Decode a 4-bit field.
-    pub fn from_raw(v: u32) -> Option<ClipPlaneOp> {
-        Some(match v {
-            0 => ClipPlaneOp::Disabled,
-            1 => ClipPlaneOp::LessThan,
-            2 => ClipPlaneOp::GreaterOrEqual,
-            _ => return None,
-        })
     }
 }
 
@@ -426,18 +364,18 @@ mod tests {
             params: [p0, p1],
         };
         // GL linear fog start 2, end 10 as RSX params: p1 = −1/8, p0 − 1 = 10/8.
-        let lin = rule(FogEquation::Linear, 2.25, -0.125);
+        let lin = rule(FogMode::Linear, 2.25, -0.125);
         assert_eq!(lin.factor(6.0), 0.5);
         assert_eq!(lin.factor(0.0), 1.0, "clamped");
         assert_eq!(lin.factor(20.0), 0.0, "clamped");
-        assert_eq!(rule(FogEquation::LinearAbs, 2.25, -0.125).factor(-6.0), 0.5);
-        let e = rule(FogEquation::Exp, 1.0, -0.1).factor(2.0);
+        assert_eq!(rule(FogMode::LinearAbs, 2.25, -0.125).factor(-6.0), 0.5);
+        let e = rule(FogMode::Exp, 1.0, -0.1).factor(2.0);
         assert!((e - (11.084f32 * (-0.2 - 0.5)).exp()).abs() < 1e-6, "{e}");
-        let e2 = rule(FogEquation::Exp2, 1.5, 0.1).factor(1.0);
+        let e2 = rule(FogMode::Exp2, 1.5, 0.1).factor(1.0);
         assert!((e2 - (-(0.4709f32 * 0.4709)).exp()).abs() < 1e-6, "{e2}");
         assert_eq!(
-            rule(FogEquation::Exp2Abs, 1.5, 0.1).factor(-1.0),
-            rule(FogEquation::Exp2, 1.5, 0.1).factor(1.0)
+            rule(FogMode::Exp2Abs, 1.5, 0.1).factor(-1.0),
+            rule(FogMode::Exp2, 1.5, 0.1).factor(1.0)
         );
         assert_eq!(FogRule::default().fogc(0.25), [0.25, 0.25, 0.0, 0.0]);
         let unknown = FogRule {

@@ -18,7 +18,7 @@ use rsxtrace_capture::frame::state::{
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
-use super::msaa::{to_sample_grid, Antialias};
+use super::msaa::{grid_rect, to_sample_grid, Antialias};
 use super::transfer::decode::decode_at as decode_transfer;
 use super::transfer::TransferEvent;
 
@@ -984,6 +984,16 @@ pub struct ClearEvent {
 }
 
 impl ClearEvent {
+    /// The pixels it writes, in the surface's memory grid: the scissor (RPCS3 clears the
+    /// scissored area) within the surface clip, both scaled to the sample grid of a
+    /// multisampled surface, which clears its whole grid (`super::msaa`). Both renderers
+    /// clear this area (clipped to their targets).
+    pub fn area(&self) -> PixelRect {
+        let grid = Antialias::of(&self.surface).grid();
+        rect_pixels(&grid_rect(&self.scissor, grid))
+            .intersect(&rect_pixels(&grid_rect(&self.surface.clip, grid)))
+    }
+
     /// The clear colour as RGBA floats.
     pub fn color(&self) -> [f32; 4] {
         let c = |shift: u32| ((self.color_value >> shift) & 0xFF) as f32 / 255.0;
@@ -998,7 +1008,8 @@ impl ClearEvent {
 
 /// What a frame's method stream says besides its draws: clears, image transfers and the
 /// display buffers. (Every register a draw reads is decoded into its `Draw`, so no per-draw
-/// registers are scanned here.)
+/// registers are scanned here.) The default holds no clears, no transfers and no display
+/// buffers: what a renderer knows from a `Frame` alone.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameEvents {
     /// Clears in stream order.
@@ -1010,12 +1021,6 @@ pub struct FrameEvents {
 }
 
 impl FrameEvents {
-    /// No clears, no transfers and no display buffers: what a renderer knows from a `Frame`
-    /// alone.
-    pub fn from_frame(_frame: &Frame) -> FrameEvents {
-        FrameEvents::default()
-    }
-
     /// Scan `capture` (the one `frame` was decoded from): the register file is replayed from
     /// the captured one through every method call, recording each `CLEAR_SURFACE` with the
     /// surface state in effect and the number of draws before it, and each transfer with its

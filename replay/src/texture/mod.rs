@@ -48,6 +48,7 @@ impl Sampler for NoTextures {
     }
 }
 
+pub mod binding;
 pub mod border;
 pub mod cube;
 pub mod decode;
@@ -59,6 +60,7 @@ pub mod layout;
 pub mod lod;
 pub mod remap;
 pub mod sampler;
+pub mod unit;
 pub mod wrap;
 
 pub use decode::{decode_texture, DecodedTexture, Dimension, Level};

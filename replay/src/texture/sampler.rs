@@ -10,13 +10,13 @@
 //! `_texcoord_xform`). Cube maps take a direction ([`cube`](super::cube)); 3D and cube
 //! coordinates are always normalised.
 
-use super::border::border_colour;
 use super::cube::{select_face, CubeAxes};
 use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
-use super::filter::{mag_filter, min_filter, TexelFilter};
-use super::lod::{lambda_from_derivatives, unit_lod, LevelChoice, TextureLod};
+use super::filter::TexelFilter;
+use super::lod::{lambda_from_derivatives, LevelChoice, TextureLod};
 use super::remap::Conversions;
+use super::unit::UnitOptions;
 use super::wrap::Wrap;
 use super::{LodSource, SampleRequest, Sampler};
 use rsxtrace_capture::fetch::GuestMemory;
@@ -46,46 +46,16 @@ impl UnitSampler {
         memory: &M,
     ) -> Result<UnitSampler, TextureError> {
         let image = decode_texture(unit, texture, memory)?;
-        let a = &texture.address;
-        let cube = image.dimension == Dimension::Cube;
-        let wrap = if cube {
-            // Cube maps sample with clamp-to-edge per face.
-            [Wrap::ClampToEdge; 3]
-        } else {
-            [
-                Wrap::from_raw(a.wrap_s.raw),
-                Wrap::from_raw(a.wrap_t.raw),
-                Wrap::from_raw(a.wrap_r.raw),
-            ]
-        };
-        let (min, _) = min_filter(texture.filter.min.raw);
-        // The shared LOD rule (super::lod); with one level it drops the mip filter, the bias
-        // and the clamp (RPCS3 `sampler_state::apply`).
-        let lod = unit_lod(texture);
-        let border = border_colour(
-            image.format,
-            &image.remap,
-            texture.border_color,
-            texture.filter.argb_signed,
-        );
-        let conversions = Conversions::new(
-            image.format,
-            &image.remap,
-            texture.filter.argb_signed,
-            a.unsigned_remap,
-            a.gamma,
-        );
-        let unnormalized =
-            texture.format.unnormalized && matches!(image.dimension, Dimension::D1 | Dimension::D2);
+        let o = UnitOptions::new(texture, &image);
         Ok(UnitSampler {
             image,
-            wrap,
-            min,
-            mag: mag_filter(texture.filter.mag.raw),
-            lod,
-            border,
-            unnormalized,
-            conversions,
+            wrap: o.wrap,
+            min: o.min,
+            mag: o.mag,
+            lod: o.lod,
+            border: o.border,
+            unnormalized: o.unnormalized,
+            conversions: o.conversions,
         })
     }
 

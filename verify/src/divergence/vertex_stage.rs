@@ -29,7 +29,7 @@ use rsxtrace_replay::interp::vertex::{
     VertexExecError, VertexOptions, OUTPUT_COUNT,
 };
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::wgsl::vertex::{translate, VertexTranslateOptions};
+use rsxtrace_replay::wgsl::vertex::translate;
 use rsxtrace_replay::wgsl::TranslateError;
 
 /// One draw's vertex stage on the interpreter side, kept for the GPU side, the fragment stage
@@ -85,7 +85,7 @@ pub enum Prepared {
     NotCompared(Outcome),
 }
 
-/// The interpreter options both runs use (the recompiler's defaults mirror them).
+/// The interpreter options; their `rules` are the recompiler's options too.
 fn interp_options(arithmetic: Arithmetic) -> VertexOptions {
     VertexOptions {
         arithmetic,
@@ -318,10 +318,11 @@ pub fn run_gpu(
     let module = cx
         .clock
         .time(Phase::Pipeline, || {
+            // The very rules the interpreter runs with (`VertexOptions::rules`).
             translate(
                 program,
                 &vi.memory_words,
-                &VertexTranslateOptions::default(),
+                &interp_options(Arithmetic::F32).rules,
             )
         })
         .map_err(|e| match e {

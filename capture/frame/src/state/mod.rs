@@ -10,7 +10,7 @@ pub mod vertex;
 
 pub use primitive_raster::*;
 pub use raster::*;
-pub use shading::ShadingState;
+pub use shading::{ClipPlaneOp, FogMode, ShadingState};
 pub use surface::*;
 pub use texture::*;
 

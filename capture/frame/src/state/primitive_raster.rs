@@ -24,18 +24,8 @@
 use super::{bits, r};
 use serde::Serialize;
 
-/// Register indices (byte address / 4) of the controls.
-mod regs {
-    pub const SET_LINE_WIDTH: u16 = 0x03B8 >> 2;
-    pub const SET_LINE_SMOOTH_ENABLE: u16 = 0x03BC >> 2;
-    pub const SET_POLYGON_STIPPLE: u16 = 0x147C >> 2;
-    pub const SET_POLYGON_STIPPLE_PATTERN: u16 = 0x1480 >> 2;
-    pub const SET_POLY_SMOOTH_ENABLE: u16 = 0x1838 >> 2;
-    pub const SET_LINE_STIPPLE: u16 = 0x1DB4 >> 2;
-    pub const SET_LINE_STIPPLE_PATTERN: u16 = 0x1DB8 >> 2;
-    pub const SET_POINT_SIZE: u16 = 0x1EE0 >> 2;
-    pub const SET_POINT_SPRITE_CONTROL: u16 = 0x1EE8 >> 2;
-}
+/// Register indices of the controls (the one table, `crate::methods::reg`).
+use crate::methods::reg as regs;
 
 /// `SET_LINE_STIPPLE` and `SET_LINE_STIPPLE_PATTERN`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

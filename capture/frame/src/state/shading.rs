@@ -17,37 +17,135 @@
 use super::{bits, r, Named};
 use serde::Serialize;
 
-/// `NV4097_SET_FOG_MODE` register index.
-pub const SET_FOG_MODE: u16 = 0x08CC >> 2;
-/// `NV4097_SET_FOG_PARAMS` register index (two words).
-pub const SET_FOG_PARAMS: u16 = 0x08D0 >> 2;
-/// `NV4097_SET_TWO_SIDE_LIGHT_EN` register index.
-pub const SET_TWO_SIDE_LIGHT_EN: u16 = 0x142C >> 2;
-/// `NV4097_SET_FLAT_SHADE_OP` register index.
-pub const SET_FLAT_SHADE_OP: u16 = 0x1454 >> 2;
-/// `NV4097_SET_USER_CLIP_PLANE_CONTROL` register index.
-pub const SET_USER_CLIP_PLANE_CONTROL: u16 = 0x1478 >> 2;
+/// Register indices of the shading registers (the one table, `crate::methods::reg`).
+pub use crate::methods::reg::{
+    SET_FLAT_SHADE_OP, SET_FOG_MODE, SET_FOG_PARAMS, SET_TWO_SIDE_LIGHT_EN,
+    SET_USER_CLIP_PLANE_CONTROL,
+};
 
-const FOG_MODES: &[(u32, &str)] = &[
-    (0x2601, "linear"),
-    (0x0800, "exp"),
-    (0x0801, "exp2"),
-    (0x0802, "exp_abs"),
-    (0x0803, "exp2_abs"),
-    (0x0804, "linear_abs"),
-];
+/// The fog equations of `SET_FOG_MODE` (`CELL_GCM_FOG_MODE_*`, RPCS3 `gcm_enums.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FogMode {
+    /// `LINEAR`, 0x2601.
+    Linear,
+    /// `EXP`, 0x800.
+    Exp,
+    /// `EXP2`, 0x801.
+    Exp2,
+    /// `EXP_ABS`, 0x802.
+    ExpAbs,
+    /// `EXP2_ABS`, 0x803.
+    Exp2Abs,
+    /// `LINEAR_ABS`, 0x804.
+    LinearAbs,
+}
 
-const CLIP_PLANE_OPS: &[(u32, &str)] =
-    &[(0, "disabled"), (1, "less_than"), (2, "greater_or_equal")];
+impl FogMode {
+    /// Every mode.
+    pub const ALL: [FogMode; 6] = [
+        FogMode::Linear,
+        FogMode::Exp,
+        FogMode::Exp2,
+        FogMode::ExpAbs,
+        FogMode::Exp2Abs,
+        FogMode::LinearAbs,
+    ];
+
+    /// The register value.
+    pub const fn raw(self) -> u32 {
+        match self {
+            FogMode::Linear => 0x2601,
+            FogMode::Exp => 0x0800,
+            FogMode::Exp2 => 0x0801,
+            FogMode::ExpAbs => 0x0802,
+            FogMode::Exp2Abs => 0x0803,
+            FogMode::LinearAbs => 0x0804,
+        }
+    }
+
+    /// The name `--json` prints.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FogMode::Linear => "linear",
+            FogMode::Exp => "exp",
+            FogMode::Exp2 => "exp2",
+            FogMode::ExpAbs => "exp_abs",
+            FogMode::Exp2Abs => "exp2_abs",
+            FogMode::LinearAbs => "linear_abs",
+        }
+    }
+
+    /// Decode a `SET_FOG_MODE` value; `None` when it is not a fog mode.
+    pub fn from_raw(v: u32) -> Option<FogMode> {
+        FogMode::ALL.into_iter().find(|m| m.raw() == v)
+    }
+
+    /// The `_ABS` modes, which evaluate on |c|.
+    pub const fn uses_abs(self) -> bool {
+        matches!(
+            self,
+            FogMode::ExpAbs | FogMode::Exp2Abs | FogMode::LinearAbs
+        )
+    }
+}
+
+/// A user clip plane's operation (one 4-bit field of `SET_USER_CLIP_PLANE_CONTROL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClipPlaneOp {
+    /// 0.
+    Disabled,
+    /// 1: `CELL_GCM_USER_CLIP_PLANE_ENABLE_LT`.
+    LessThan,
+    /// 2: `CELL_GCM_USER_CLIP_PLANE_ENABLE_GE`.
+    GreaterOrEqual,
+}
+
+impl ClipPlaneOp {
+    /// Every operation.
+    pub const ALL: [ClipPlaneOp; 3] = [
+        ClipPlaneOp::Disabled,
+        ClipPlaneOp::LessThan,
+        ClipPlaneOp::GreaterOrEqual,
+    ];
+
+    /// The field value.
+    pub const fn raw(self) -> u32 {
+        match self {
+            ClipPlaneOp::Disabled => 0,
+            ClipPlaneOp::LessThan => 1,
+            ClipPlaneOp::GreaterOrEqual => 2,
+        }
+    }
+
+    /// The name `--json` prints.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ClipPlaneOp::Disabled => "disabled",
+            ClipPlaneOp::LessThan => "less_than",
+            ClipPlaneOp::GreaterOrEqual => "greater_or_equal",
+        }
+    }
+
+    /// Decode a 4-bit field; `None` when it is not an operation.
+    pub fn from_raw(v: u32) -> Option<ClipPlaneOp> {
+        ClipPlaneOp::ALL.into_iter().find(|o| o.raw() == v)
+    }
+}
 
 /// Name a fog mode.
 pub fn fog_mode(v: u32) -> Named {
-    Named::lookup(v, FOG_MODES)
+    Named {
+        raw: v,
+        name: FogMode::from_raw(v).map(FogMode::name),
+    }
 }
 
 /// Name a user clip plane operation (one 4-bit field).
 pub fn clip_plane_op(v: u32) -> Named {
-    Named::lookup(v, CLIP_PLANE_OPS)
+    Named {
+        raw: v,
+        name: ClipPlaneOp::from_raw(v).map(ClipPlaneOp::name),
+    }
 }
 
 /// The per-fragment shading registers of a draw.
@@ -87,6 +185,33 @@ impl ShadingState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enumerants_are_gcm_enums_values() {
+        // CELL_GCM_FOG_MODE_* and CELL_GCM_USER_CLIP_PLANE_* (RPCS3 gcm_enums.h).
+        let fog = [
+            (0x2601, "linear"),
+            (0x0800, "exp"),
+            (0x0801, "exp2"),
+            (0x0802, "exp_abs"),
+            (0x0803, "exp2_abs"),
+            (0x0804, "linear_abs"),
+        ];
+        for (raw, name) in fog {
+            assert_eq!(fog_mode(raw).name, Some(name));
+            assert_eq!(FogMode::from_raw(raw).map(FogMode::raw), Some(raw));
+        }
+        assert_eq!(fog_mode(0x0805).name, None);
+        assert_eq!(FogMode::from_raw(0), None);
+        for (raw, op) in [
+            (0, ClipPlaneOp::Disabled),
+            (1, ClipPlaneOp::LessThan),
+            (2, ClipPlaneOp::GreaterOrEqual),
+        ] {
+            assert_eq!(ClipPlaneOp::from_raw(raw), Some(op));
+        }
+        assert_eq!(ClipPlaneOp::from_raw(3), None);
+    }
 
     #[test]
     fn shading_registers() {

@@ -315,7 +315,7 @@ impl Texture {
 
     /// Fragment texture unit `i` (0..16) from a register file (stride 0x20 bytes).
     pub fn fragment(regs: &[u32], i: u16) -> Texture {
-        let b = 8 * i;
+        let b = reg::TEXTURE_UNIT_STRIDE * i;
         Texture::from_regs(&TextureRegs {
             offset: r(regs, reg::SET_TEXTURE_OFFSET + b),
             format: r(regs, reg::SET_TEXTURE_FORMAT + b),
@@ -332,16 +332,16 @@ impl Texture {
 
     /// Vertex texture unit `i` (0..4) from a register file (0x900 + 0x20 i).
     pub fn vertex(regs: &[u32], i: u16) -> Texture {
-        let b = reg::SET_VERTEX_TEXTURE_OFFSET + 8 * i;
+        let b = reg::TEXTURE_UNIT_STRIDE * i;
         Texture::from_regs(&TextureRegs {
-            offset: r(regs, b),
-            format: r(regs, b + 1),
-            address: r(regs, b + 2),
-            control0: r(regs, b + 3),
-            control3: r(regs, b + 4),
-            filter: r(regs, b + 5),
-            image_rect: r(regs, b + 6),
-            border_color: r(regs, b + 7),
+            offset: r(regs, reg::SET_VERTEX_TEXTURE_OFFSET + b),
+            format: r(regs, reg::SET_VERTEX_TEXTURE_FORMAT + b),
+            address: r(regs, reg::SET_VERTEX_TEXTURE_ADDRESS + b),
+            control0: r(regs, reg::SET_VERTEX_TEXTURE_CONTROL0 + b),
+            control3: r(regs, reg::SET_VERTEX_TEXTURE_CONTROL3 + b),
+            filter: r(regs, reg::SET_VERTEX_TEXTURE_FILTER + b),
+            image_rect: r(regs, reg::SET_VERTEX_TEXTURE_IMAGE_RECT + b),
+            border_color: r(regs, reg::SET_VERTEX_TEXTURE_BORDER_COLOR + b),
             control1: 0,
             control2: 0,
         })

@@ -212,7 +212,7 @@ impl<'a, T: Real> Group<'a, T> {
 
     fn step(&mut self, p: &Prepared, slot: usize) -> Result<(), VertexExecError> {
         self.check(p, slot)?;
-        let limit = self.ctx.options.step_limit;
+        let limit = self.ctx.options.rules.step_limit;
         for k in 0..self.lanes.len() {
             let lane = &self.lanes[k];
             if !lane.running || lane.pc != slot {
@@ -261,7 +261,7 @@ impl<'a, T: Real> Group<'a, T> {
             RegisterType::Input => {
                 let mut index = i64::from(i.input.0);
                 // D0 bit 27 index_input (rsx-microcode.md B.8 "VP registers").
-                if i.index_input && self.ctx.options.relative_inputs {
+                if i.index_input && self.ctx.options.rules.relative_inputs {
                     index += rel();
                 }
                 let attribute = u8::try_from(index).ok().filter(|a| *a < 16).ok_or(
@@ -404,7 +404,7 @@ impl<'a, T: Real> Group<'a, T> {
 
     fn execute(&mut self, p: &Prepared, slot: usize, k: usize) -> Result<Flow, VertexExecError> {
         let i = &p.insn;
-        let o = self.ctx.options;
+        let o = &self.ctx.options.rules;
         // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
         let writes = i.condition.relation != Relation::FL;
         if writes {
@@ -507,7 +507,7 @@ impl<'a, T: Real> Group<'a, T> {
     }
 
     fn call(&mut self, slot: usize, k: usize, target: usize) -> Result<Flow, VertexExecError> {
-        let depth = self.ctx.options.call_depth;
+        let depth = self.ctx.options.rules.call_depth;
         let lane = &mut self.lanes[k];
         if lane.stack.len() >= depth {
             return Err(VertexExecError::CallStackOverflow {

@@ -4,7 +4,7 @@
 
 use super::options::{
     ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan, ScalarOperand,
-    VertexOptions,
+    VertexRules,
 };
 use super::real::Real;
 use rsxtrace_program::vertex::{Relation, ScalarOpcode, VectorOpcode};
@@ -103,11 +103,7 @@ fn dot3<T: Real>(a: Vec4<T>, b: Vec4<T>) -> T {
 ///
 /// Semantics: RPCS3 `VertexProgramDecompiler.cpp` / `VertexInterpreter.glsl` and
 /// rsx-microcode.md B.8 "VP semantics".
-pub fn vector_op<T: Real>(
-    op: VectorOpcode,
-    s: &[Vec4<T>; 3],
-    o: &VertexOptions,
-) -> Option<Vec4<T>> {
+pub fn vector_op<T: Real>(op: VectorOpcode, s: &[Vec4<T>; 3], o: &VertexRules) -> Option<Vec4<T>> {
     let [a, b, c] = *s;
     use VectorOpcode as V;
     Some(match op {
@@ -200,7 +196,7 @@ fn rcc<T: Real>(x: T, mode: RccClamp) -> T {
 
 /// One component-wise scalar function (RCP, RCC, RSQ, natural EXP/LOG, LG2, EX2, SIN, COS,
 /// MOV).
-fn scalar_fn<T: Real>(op: ScalarOpcode, x: T, o: &VertexOptions) -> T {
+fn scalar_fn<T: Real>(op: ScalarOpcode, x: T, o: &VertexRules) -> T {
     use ScalarOpcode as S;
     match op {
         // RCP = 1/x, IEEE: RCP(±0) = ±Inf (rsx-microcode.md B.9, hardware-tested on the FP).
@@ -258,7 +254,7 @@ fn log_spec<T: Real>(x: T) -> Vec4<T> {
 
 /// The scalar op's result (before the write mask) from the swizzled, abs'd, negated src2.
 /// Flow-control ops and NOP give `None`.
-pub fn scalar_op<T: Real>(op: ScalarOpcode, s: Vec4<T>, o: &VertexOptions) -> Option<Vec4<T>> {
+pub fn scalar_op<T: Real>(op: ScalarOpcode, s: Vec4<T>, o: &VertexRules) -> Option<Vec4<T>> {
     use ScalarOpcode as S;
     let x = s[0];
     Some(match op {

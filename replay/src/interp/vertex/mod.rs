@@ -45,7 +45,7 @@ pub use constants::{ConstantBank, UnknownConstantRead, CONSTANT_COUNT};
 pub use error::VertexExecError;
 pub use options::{
     ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan,
-    ScalarOperand, VertexOptions,
+    ScalarOperand, VertexOptions, VertexRules,
 };
 pub use output::{output_name, LaneOutput, VertexBatchOutput, OUTPUT_COUNT, OUTPUT_DEFAULT};
 pub use sampler::VertexTextureSampler;

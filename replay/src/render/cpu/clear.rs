@@ -3,8 +3,7 @@
 //! clears the scissored area; colour channels follow the R/G/B/A bits of the mask, depth and
 //! stencil the Z/S bits).
 
-use crate::render::msaa::{grid_rect, Antialias};
-use crate::render::state::{rect_pixels, ClearEvent, ColorFormat, DepthFormat};
+use crate::render::state::{ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, encode, encode_depth,
     SurfaceLayout, SurfaceMemory,
@@ -19,10 +18,7 @@ pub fn apply_clear(
 ) -> Vec<String> {
     let mut problems = Vec::new();
     let s = &clear.surface;
-    // A multisampled surface clears its whole sample grid (`render::msaa`).
-    let grid = Antialias::of(s).grid();
-    let rect = rect_pixels(&grid_rect(&clear.scissor, grid))
-        .intersect(&rect_pixels(&grid_rect(&s.clip, grid)));
+    let rect = clear.area();
     if rect.is_empty() {
         return problems;
     }

@@ -110,18 +110,6 @@ impl Records {
     }
 }
 
-#[cfg(test)]
-fn shifted(c: &Corner, dx: f32, dy: f32) -> Corner {
-    Corner {
-        window: WindowVertex {
-            x: c.window.x + dx,
-            y: c.window.y + dy,
-            ..c.window
-        },
-        inputs: c.inputs,
-    }
-}
-
 /// The half size of a point or line (at least one pixel wide).
 fn half(size: f32) -> f32 {
     (if size.is_finite() { size.max(1.0) } else { 1.0 }) / 2.0
@@ -355,6 +343,17 @@ pub(crate) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shifted(c: &Corner, dx: f32, dy: f32) -> Corner {
+        Corner {
+            window: WindowVertex {
+                x: c.window.x + dx,
+                y: c.window.y + dy,
+                ..c.window
+            },
+            inputs: c.inputs,
+        }
+    }
 
     fn corner(x: f32, y: f32, inv_w: f32) -> Corner {
         Corner {

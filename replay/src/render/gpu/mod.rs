@@ -17,23 +17,22 @@
 //!    their memory, and at the end);
 //! 5. textures decoded by the interpreter's model from that surface memory (so a draw that
 //!    samples an earlier target, including depth read as colour, reads what was rendered) and
-//!    uploaded (`texture.rs`);
+//!    uploaded (`crate::texture::binding`, approximating what the device cannot sample);
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw.
 //!
 //! The output is [`output_surface`]'s choice (the displayed buffer, else the last colour
 //! target), read from the surface memory. Approximations of the device (see `pipeline.rs`,
-//! `texture.rs`) are reported once per draw as warnings.
+//! `crate::texture::binding`) are reported once per draw as warnings.
 //!
 //! Clears come from [`FrameEvents`], which
 //! [`render_frame`] requires: scan them from the capture with [`FrameEvents::from_capture`]
-//! ([`FrameEvents::from_frame`] is the explicit "no clears" choice).
+//! (`FrameEvents::default()` is the explicit "no clears" choice).
 
 mod geometry;
 mod pipeline;
 mod shader;
 mod targets;
-mod texture;
 mod vertex;
 
 use std::collections::HashMap;
@@ -42,6 +41,7 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::texture::binding::{self, Strictness};
 use crate::texture::lod::unit_lod;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
@@ -402,7 +402,7 @@ impl Renderer<'_> {
     ) -> Result<Arc<UploadedTexture>, DrawFailure> {
         let t = &self.frame.draws[index].textures[usize::from(unit)];
         if !t.control0.enabled {
-            return self.upload(format!("null {dim:?}"), texture::null_binding(dim));
+            return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
         }
         if let Some(location) = t.format.location {
             // A conservative extent: 16 bytes per texel, six faces, a full mip chain.
@@ -425,7 +425,7 @@ impl Renderer<'_> {
             base,
             surfaces: &self.surfaces,
         };
-        match texture::convert(unit, t, &overlay) {
+        match binding::convert(unit, t, &overlay, Strictness::Approximate) {
             Ok(c) => {
                 for n in c.notes {
                     self.warn(Some(index), format!("texture unit {unit}: {n}"));
@@ -435,13 +435,13 @@ impl Renderer<'_> {
                         Some(index),
                         format!("texture unit {unit}: dimension differs from the program's"),
                     );
-                    return self.upload(format!("null {dim:?}"), texture::null_binding(dim));
+                    return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
                 }
                 self.upload(key, c.binding)
             }
             Err(e) => {
                 self.warn(Some(index), format!("{e} (sampled as 0)"));
-                self.upload(format!("null {dim:?}"), texture::null_binding(dim))
+                self.upload(format!("null {dim:?}"), binding::null_binding(dim))
             }
         }
     }
@@ -503,12 +503,7 @@ impl Renderer<'_> {
 
         // Programs (pipelines).
         let t = Instant::now();
-        let dims = std::array::from_fn(|u| match texture::dimension_of(&draw.textures[u]) {
-            rsxtrace_gpu::TextureDimension::D1 => TextureDim::D1,
-            rsxtrace_gpu::TextureDimension::D2 => TextureDim::D2,
-            rsxtrace_gpu::TextureDimension::D3 => TextureDim::D3,
-            rsxtrace_gpu::TextureDimension::Cube => TextureDim::Cube,
-        });
+        let dims = std::array::from_fn(|u| binding::shader_dimension(&draw.textures[u]));
         // The shader chooses levels with the shared LOD rule from the units' state.
         let lod = std::array::from_fn(|u| unit_lod(&draw.textures[u]));
         let fragment = self.fragment_module(index, dims, lod)?;
@@ -550,7 +545,7 @@ impl Renderer<'_> {
         let mut textures: Vec<(u8, Arc<UploadedTexture>)> = Vec::new();
         for unit in 0..16u8 {
             if units & (1 << unit) != 0 {
-                let dim = texture::dimension_of(&draw.textures[usize::from(unit)]);
+                let dim = binding::dimension_of(&draw.textures[usize::from(unit)]);
                 textures.push((unit, self.texture(index, unit, dim, &base)?));
             }
         }

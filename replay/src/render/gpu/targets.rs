@@ -6,7 +6,7 @@
 //! end. Clears are drawn into them ([`SurfaceSet::clear`]).
 
 use rsxtrace_capture::fetch::GuestMemory;
-use rsxtrace_capture::frame::state::{Rect, Surface};
+use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_gpu::{
     ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, Gpu, GpuError,
@@ -14,7 +14,7 @@ use rsxtrace_gpu::{
     Topology, MAX_RASTER_TARGETS,
 };
 
-use crate::render::msaa::{grid_rect, Antialias};
+use crate::raster::PixelRect;
 use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
@@ -359,14 +359,7 @@ impl SurfaceSet {
         let Some((w, h)) = self.key.size() else {
             return Ok(());
         };
-        // A multisampled surface clears its whole sample grid (`render::msaa`).
-        let grid = Antialias::of(&clear.surface).grid();
-        let scissor = clear_rect(
-            &grid_rect(&clear.surface.clip, grid),
-            &grid_rect(&clear.scissor, grid),
-            w,
-            h,
-        );
+        let scissor = clear_rect(clear.area(), w, h);
         let vertices = [
             [-1.0, -1.0, 0.0, 1.0],
             [3.0, -1.0, 0.0, 1.0],
@@ -391,23 +384,28 @@ impl SurfaceSet {
     }
 }
 
-/// The area a clear writes, `[x, y, width, height]` in surface pixels: the scissor (RPCS3
-/// clears the scissored area) within the surface clip and the target.
-pub(crate) fn clear_rect(clip: &Rect, scissor: &Rect, width: u32, height: u32) -> [u32; 4] {
-    let x0 = u32::from(clip.x).max(u32::from(scissor.x));
-    let y0 = u32::from(clip.y).max(u32::from(scissor.y));
-    let x1 = (u32::from(clip.x) + u32::from(clip.width))
-        .min(u32::from(scissor.x) + u32::from(scissor.width))
-        .min(width);
-    let y1 = (u32::from(clip.y) + u32::from(clip.height))
-        .min(u32::from(scissor.y) + u32::from(scissor.height))
-        .min(height);
-    [x0, y0, x1.saturating_sub(x0), y1.saturating_sub(y0)]
+/// The area a clear writes (`ClearEvent::area`) within a `width` × `height` target, as a
+/// scissor `[x, y, width, height]`.
+pub(crate) fn clear_rect(area: PixelRect, width: u32, height: u32) -> [u32; 4] {
+    let a = area.intersect(&PixelRect::from_origin_size(0, 0, width, height));
+    [
+        a.x0,
+        a.y0,
+        a.x1.saturating_sub(a.x0),
+        a.y1.saturating_sub(a.y0),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::state::rect_pixels;
+    use rsxtrace_capture::frame::state::Rect;
+
+    /// `ClearEvent::area` of a one-sample surface: the scissor within the clip.
+    fn area(clip: Rect, scissor: Rect) -> PixelRect {
+        rect_pixels(&clip).intersect(&rect_pixels(&scissor))
+    }
 
     fn rect(x: u16, y: u16, width: u16, height: u16) -> Rect {
         Rect {
@@ -421,15 +419,15 @@ mod tests {
     #[test]
     fn clears_cover_the_scissor_inside_the_clip() {
         assert_eq!(
-            clear_rect(&rect(0, 0, 64, 32), &rect(0, 0, 4096, 4096), 64, 32),
+            clear_rect(area(rect(0, 0, 64, 32), rect(0, 0, 4096, 4096)), 64, 32),
             [0, 0, 64, 32]
         );
         assert_eq!(
-            clear_rect(&rect(0, 0, 64, 32), &rect(8, 4, 16, 100), 64, 32),
+            clear_rect(area(rect(0, 0, 64, 32), rect(8, 4, 16, 100)), 64, 32),
             [8, 4, 16, 28]
         );
         assert_eq!(
-            clear_rect(&rect(0, 0, 64, 32), &rect(70, 0, 16, 16), 64, 32)[2],
+            clear_rect(area(rect(0, 0, 64, 32), rect(70, 0, 16, 16)), 64, 32)[2],
             0
         );
     }

@@ -27,78 +27,11 @@
 
 use rsxtrace_capture::rrc::Location;
 
-/// Register indices (method byte offset / 4, subchannel bits included).
-pub mod reg {
-    /// `NV0039_SET_CONTEXT_DMA_BUFFER_IN`.
-    pub const NV0039_DMA_IN: u16 = 0x2184 / 4;
-    /// `NV0039_SET_CONTEXT_DMA_BUFFER_OUT`.
-    pub const NV0039_DMA_OUT: u16 = 0x2188 / 4;
-    /// `NV0039_OFFSET_IN`.
-    pub const NV0039_OFFSET_IN: u16 = 0x230C / 4;
-    /// `NV0039_OFFSET_OUT`.
-    pub const NV0039_OFFSET_OUT: u16 = 0x2310 / 4;
-    /// `NV0039_PITCH_IN`.
-    pub const NV0039_PITCH_IN: u16 = 0x2314 / 4;
-    /// `NV0039_PITCH_OUT`.
-    pub const NV0039_PITCH_OUT: u16 = 0x2318 / 4;
-    /// `NV0039_LINE_LENGTH_IN`.
-    pub const NV0039_LINE_LENGTH: u16 = 0x231C / 4;
-    /// `NV0039_LINE_COUNT`.
-    pub const NV0039_LINE_COUNT: u16 = 0x2320 / 4;
-    /// `NV0039_FORMAT`.
-    pub const NV0039_FORMAT: u16 = 0x2324 / 4;
-    /// `NV0039_BUFFER_NOTIFY`: starts a copy.
-    pub const NV0039_BUFFER_NOTIFY: u16 = 0x2328 / 4;
-    /// `NV3062_SET_CONTEXT_DMA_IMAGE_DESTIN`.
-    pub const NV3062_DMA_DESTIN: u16 = 0x6188 / 4;
-    /// `NV3062_SET_COLOR_FORMAT`.
-    pub const NV3062_COLOR_FORMAT: u16 = 0x6300 / 4;
-    /// `NV3062_SET_PITCH`.
-    pub const NV3062_PITCH: u16 = 0x6304 / 4;
-    /// `NV3062_SET_OFFSET_DESTIN`.
-    pub const NV3062_OFFSET_DESTIN: u16 = 0x630C / 4;
-    /// `NV309E_SET_CONTEXT_DMA_IMAGE`.
-    pub const NV309E_DMA: u16 = 0x8184 / 4;
-    /// `NV309E_SET_FORMAT`.
-    pub const NV309E_FORMAT: u16 = 0x8300 / 4;
-    /// `NV309E_SET_OFFSET`.
-    pub const NV309E_OFFSET: u16 = 0x8304 / 4;
-    /// `NV3089_SET_CONTEXT_DMA_IMAGE`.
-    pub const NV3089_DMA_IMAGE: u16 = 0xC184 / 4;
-    /// `NV3089_SET_CONTEXT_SURFACE`.
-    pub const NV3089_CONTEXT_SURFACE: u16 = 0xC198 / 4;
-    /// `NV3089_SET_COLOR_CONVERSION`.
-    pub const NV3089_COLOR_CONVERSION: u16 = 0xC2FC / 4;
-    /// `NV3089_SET_COLOR_FORMAT`.
-    pub const NV3089_COLOR_FORMAT: u16 = 0xC300 / 4;
-    /// `NV3089_SET_OPERATION`.
-    pub const NV3089_OPERATION: u16 = 0xC304 / 4;
-    /// `NV3089_CLIP_POINT`.
-    pub const NV3089_CLIP_POINT: u16 = 0xC308 / 4;
-    /// `NV3089_CLIP_SIZE`.
-    pub const NV3089_CLIP_SIZE: u16 = 0xC30C / 4;
-    /// `NV3089_IMAGE_OUT_POINT`.
-    pub const NV3089_OUT_POINT: u16 = 0xC310 / 4;
-    /// `NV3089_IMAGE_OUT_SIZE`.
-    pub const NV3089_OUT_SIZE: u16 = 0xC314 / 4;
-    /// `NV3089_DS_DX`.
-    pub const NV3089_DS_DX: u16 = 0xC318 / 4;
-    /// `NV3089_DT_DY`.
-    pub const NV3089_DT_DY: u16 = 0xC31C / 4;
-    /// `NV3089_IMAGE_IN_SIZE`.
-    pub const NV3089_IN_SIZE: u16 = 0xC400 / 4;
-    /// `NV3089_IMAGE_IN_FORMAT`.
-    pub const NV3089_IN_FORMAT: u16 = 0xC404 / 4;
-    /// `NV3089_IMAGE_IN_OFFSET`.
-    pub const NV3089_IN_OFFSET: u16 = 0xC408 / 4;
-    /// `NV3089_IMAGE_IN`: starts a scaled image transfer.
-    pub const NV3089_IMAGE_IN: u16 = 0xC40C / 4;
-}
+/// The transfer classes' register indices (one table, `rsxtrace_frame::methods::reg`, which
+/// the capture builder writes with too).
+pub use rsxtrace_capture::frame::methods::reg;
 
-/// `CELL_GCM_CONTEXT_SURFACE2D` (gcm_enums.h).
-pub const CONTEXT_SURFACE2D: u32 = 0x3133_71C3;
-/// `CELL_GCM_CONTEXT_SWIZZLE2D` (gcm_enums.h).
-pub const CONTEXT_SWIZZLE2D: u32 = 0x3133_7A73;
+pub use rsxtrace_capture::frame::methods::{CONTEXT_SURFACE2D, CONTEXT_SWIZZLE2D};
 
 /// Why a transfer is not replayed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -6,8 +6,8 @@
 //!   [`WgslModule`] holding `fn rsx_vertex(inp: array<vec4<f32>, 16>) -> VpResult`
 //!   (`struct VpResult { regs: array<vec4<f32>, 16>, written: u32 }`) and the ABI's entry
 //!   points `vp_compute` and `vp_main`.
-//! - [`VertexTranslateOptions`] mirrors the reference interpreter's `VertexOptions` rule by
-//!   rule (`replay/src/interp/vertex/options.rs`); the default is the interpreter's default.
+//! - [`VertexTranslateOptions`] is the reference interpreter's rules (`VertexOptions::rules`,
+//!   one `rsxtrace_semantics::vertex::VertexRules`); the default is the interpreter's default.
 //!
 //! # Execution model (the interpreter's, `replay/src/interp/vertex/lanes.rs`)
 //!
@@ -58,7 +58,7 @@ mod table;
 
 pub use options::{
     ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan,
-    ScalarOperand, VertexTranslateOptions,
+    ScalarOperand, VertexRules, VertexTranslateOptions,
 };
 
 use crate::{validate, TranslateError, WgslModule};
@@ -151,7 +151,7 @@ fn module_hash(program: &VertexProgram, memory_words: &[u32], o: &VertexTranslat
     for w in memory_words {
         h.update(&w.to_le_bytes());
     }
-    h.update(&o.fingerprint());
+    h.update(&options::fingerprint(o));
     h.digest()
 }
 

@@ -1,0 +1,391 @@
+//! Texture units to device textures, one conversion for the GPU render and verify: a fragment
+//! texture unit decoded by the same model the interpreter samples through
+//! ([`super::decode::decode_texture`]: formats, swizzled and linear layouts, remap, every mip
+//! level and cube face), sampled with the same [`UnitOptions`], and turned into an
+//! `rsxtrace_gpu::TextureBinding` (texels, wrap, filters).
+//!
+//! Some states the device cannot sample as the model does. [`Strictness`] says what happens
+//! then: [`Strictness::Approximate`] (the GPU render) approximates them and says how in
+//! [`Converted::notes`]; [`Strictness::Exact`] (verify, where an approximation would show up as
+//! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
+//! - sign or gamma conversions (signed channels, sRGB, `2x − 1`) under linear filtering: the
+//!   conversions are applied to each texel before upload, so the device filters converted
+//!   texels (exact for nearest filtering);
+//! - the mirror-once wrap modes: sampled as clamp to edge;
+//! - a border colour other than transparent black, opaque black or opaque white (wgpu's
+//!   three): sampled as the nearest of those;
+//! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded;
+//! - a mipmapped 1D texture (wgpu 1D textures have one level): level 0 only.
+
+use std::fmt;
+
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::Texture;
+use rsxtrace_gpu::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
+use rsxtrace_wgsl::fragment::TextureDim;
+
+use super::decode::{decode_texture, Dimension};
+use super::error::TextureError;
+use super::filter::{MipFilter, TexelFilter};
+use super::unit::UnitOptions;
+use super::wrap::Wrap;
+
+/// What to do with a state the device cannot sample as the model does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Refuse the unit ([`BindingError::Inexact`] with the reason).
+    Exact,
+    /// Approximate it and note how ([`Converted::notes`]).
+    Approximate,
+}
+
+/// A unit ready to upload, with what it does differently from the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Converted {
+    /// The binding.
+    pub binding: TextureBinding,
+    /// Approximations made (empty when the device samples as the model does; always empty
+    /// under [`Strictness::Exact`]).
+    pub notes: Vec<String>,
+}
+
+/// Why a unit has no binding.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BindingError {
+    /// The texture model cannot decode it.
+    Texture(TextureError),
+    /// Under [`Strictness::Exact`]: the device cannot sample it as the model does.
+    Inexact(String),
+}
+
+impl fmt::Display for BindingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindingError::Texture(e) => e.fmt(f),
+            BindingError::Inexact(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for BindingError {}
+
+impl From<TextureError> for BindingError {
+    fn from(e: TextureError) -> Self {
+        BindingError::Texture(e)
+    }
+}
+
+/// Collects, per [`Strictness`], either the notes or the first refusal.
+struct Deviations {
+    strictness: Strictness,
+    notes: Vec<String>,
+}
+
+impl Deviations {
+    /// The device differs from the model: `exact` is the refusal, `approximate` the note.
+    fn differ(&mut self, exact: String, approximate: String) -> Result<(), BindingError> {
+        match self.strictness {
+            Strictness::Exact => Err(BindingError::Inexact(exact)),
+            Strictness::Approximate => {
+                self.notes.push(approximate);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The model's dimension of `texture` (2D when the fields are invalid: such a unit samples
+/// as the null texture anyway).
+fn model_dimension(texture: &Texture) -> Dimension {
+    Dimension::from_fields(texture.format.dimension, texture.format.cubemap)
+        .unwrap_or(Dimension::D2)
+}
+
+fn device_dimension(d: Dimension) -> TextureDimension {
+    match d {
+        Dimension::D1 => TextureDimension::D1,
+        Dimension::D2 => TextureDimension::D2,
+        Dimension::D3 => TextureDimension::D3,
+        Dimension::Cube => TextureDimension::Cube,
+    }
+}
+
+/// The device dimension a unit is bound with (2D when the fields are invalid).
+pub fn dimension_of(texture: &Texture) -> TextureDimension {
+    device_dimension(model_dimension(texture))
+}
+
+/// The dimension a fragment module must declare for `texture` (the recompiler's view of
+/// [`dimension_of`]).
+pub fn shader_dimension(texture: &Texture) -> TextureDim {
+    match model_dimension(texture) {
+        Dimension::D1 => TextureDim::D1,
+        Dimension::D2 => TextureDim::D2,
+        Dimension::D3 => TextureDim::D3,
+        Dimension::Cube => TextureDim::Cube,
+    }
+}
+
+/// The 1×1 (×6 for cube maps) texture of zeros bound where a unit is disabled or cannot be
+/// decoded: RPCS3 binds a null texture there and the interpreter's sampler returns
+/// (0, 0, 0, 0) (`super::sampler`).
+pub fn null_binding(dimension: TextureDimension) -> TextureBinding {
+    let layers = if dimension == TextureDimension::Cube {
+        6
+    } else {
+        1
+    };
+    TextureBinding {
+        dimension,
+        width: 1,
+        height: 1,
+        depth_or_layers: layers,
+        mip_levels: 1,
+        levels: vec![vec![[0.0; 4]; layers as usize]],
+        sampler: SamplerDesc::default(),
+    }
+}
+
+fn wrap_mode(
+    wrap: Wrap,
+    raw: u32,
+    border: [f32; 4],
+    d: &mut Deviations,
+) -> Result<WrapMode, BindingError> {
+    Ok(match wrap {
+        Wrap::Wrap => WrapMode::Repeat,
+        Wrap::Mirror => WrapMode::MirrorRepeat,
+        Wrap::ClampToEdge | Wrap::Clamp => WrapMode::ClampToEdge,
+        Wrap::Border => WrapMode::ClampToBorder(nearest_border(border, d)?),
+        Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceBorder | Wrap::MirrorOnceClamp => {
+            d.differ(
+                format!("wrap mode {raw} (mirror once) has no device equivalent"),
+                format!("wrap mode {raw} (mirror once) is sampled as clamp to edge"),
+            )?;
+            WrapMode::ClampToEdge
+        }
+    })
+}
+
+fn nearest_border(c: [f32; 4], d: &mut Deviations) -> Result<BorderColor, BindingError> {
+    let choices = [
+        (BorderColor::TransparentBlack, [0.0, 0.0, 0.0, 0.0]),
+        (BorderColor::OpaqueBlack, [0.0, 0.0, 0.0, 1.0]),
+        (BorderColor::OpaqueWhite, [1.0, 1.0, 1.0, 1.0]),
+    ];
+    let dist = |b: &[f32; 4]| -> f32 { c.iter().zip(b).map(|(x, y)| (x - y).abs()).sum() };
+    let (best, value) = choices
+        .iter()
+        .min_by(|a, b| dist(&a.1).total_cmp(&dist(&b.1)))
+        .copied()
+        .unwrap_or(choices[0]);
+    let distance = dist(&value);
+    // Exactly one of the three only at distance 0 (a NaN channel is none of them; the
+    // approximation, as the GPU render always did, notes only a positive distance).
+    if distance != 0.0 {
+        match d.strictness {
+            Strictness::Exact => {
+                return Err(BindingError::Inexact(format!(
+                    "border colour {c:?} is not one of wgpu's three"
+                )))
+            }
+            Strictness::Approximate if distance > 0.0 => d.notes.push(format!(
+                "border colour {c:?} is sampled as {best:?} (wgpu's border colours)"
+            )),
+            Strictness::Approximate => {}
+        }
+    }
+    Ok(best)
+}
+
+/// Decode fragment texture unit `unit` (`texture`) from `memory` as a binding.
+pub fn convert<M: GuestMemory + ?Sized>(
+    unit: u8,
+    texture: &Texture,
+    memory: &M,
+    strictness: Strictness,
+) -> Result<Converted, BindingError> {
+    let image = decode_texture(unit, texture, memory)?;
+    let options = UnitOptions::new(texture, &image);
+    let mut d = Deviations {
+        strictness,
+        notes: Vec::new(),
+    };
+    let conversions = options.conversions;
+    if conversions.any() && options.filters_linearly() {
+        d.differ(
+            "sign or gamma conversions under linear filtering".to_string(),
+            "sign/gamma conversions are applied before filtering".to_string(),
+        )?;
+    }
+    // The border as the model samples it (`texture::border`), converted like the texels.
+    let border = conversions.apply(options.border);
+    let a = &texture.address;
+    let raws = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw];
+    let mut wrap = [WrapMode::ClampToEdge; 3];
+    for ((mode, w), raw) in wrap.iter_mut().zip(options.wrap).zip(raws) {
+        *mode = wrap_mode(w, raw, border, &mut d)?;
+    }
+    let mip = if image.levels <= 1 {
+        MipFilter::None
+    } else {
+        options.mip
+    };
+    // wgpu 1D textures have one level: level 0 only, which the approximation does silently
+    // (as the GPU render always did).
+    if strictness == Strictness::Exact && mip != MipFilter::None && image.dimension == Dimension::D1
+    {
+        return Err(BindingError::Inexact(
+            "mipmapped 1D texture (wgpu 1D textures have one level)".to_string(),
+        ));
+    }
+    let filter = |f: TexelFilter| match f {
+        TexelFilter::Nearest => Filter::Nearest,
+        TexelFilter::Linear => Filter::Linear,
+    };
+    let dimension = device_dimension(image.dimension);
+    let layers = if dimension == TextureDimension::Cube {
+        6
+    } else {
+        1
+    };
+    let base = image.level(0, 0).ok_or(TextureError::EmptyImage {
+        unit,
+        width: 0,
+        height: 0,
+        depth: 0,
+    })?;
+    let (width, height, depth) = (base.width, base.height, base.depth);
+    let mut binding = TextureBinding {
+        dimension,
+        width,
+        height,
+        depth_or_layers: if dimension == TextureDimension::D3 {
+            depth
+        } else {
+            layers
+        },
+        mip_levels: 0,
+        levels: Vec::new(),
+        sampler: SamplerDesc {
+            wrap,
+            mag: filter(options.mag),
+            min: filter(options.min),
+        },
+    };
+    // Every level, also without a mip filter: the LOD rule applies the bias and clamp (to the
+    // mag/min choice) when the texture has more than one level, and the shader counts the
+    // bound levels (`textureNumLevels`) as the interpreter counts the decoded ones. The
+    // levels must follow the halving chain wgpu expects (the model's levels do); a 1D
+    // texture keeps level 0 only, a wgpu restriction.
+    let wanted = if dimension == TextureDimension::D1 {
+        1
+    } else {
+        image.levels.max(1)
+    };
+    for level in 0..wanted {
+        let (lw, lh, ld) = binding.level_size(level);
+        let mut texels = Vec::new();
+        let mut complete = true;
+        for layer in 0..layers {
+            match image.level(layer, level) {
+                Some(l)
+                    if l.width == lw
+                        && l.height == lh
+                        && (dimension != TextureDimension::D3 || l.depth == ld) =>
+                {
+                    texels.extend(l.texels.iter().map(|t| conversions.apply(*t)));
+                }
+                _ => complete = false,
+            }
+        }
+        if !complete {
+            d.differ(
+                format!("mip level {level} is off the halving chain"),
+                format!(
+                    "mip levels from {level} on are not uploaded (sizes off the halving chain)"
+                ),
+            )?;
+            break;
+        }
+        binding.levels.push(texels);
+    }
+    binding.mip_levels = binding.levels.len() as u32;
+    if binding.levels.is_empty() {
+        return Err(TextureError::EmptyImage {
+            unit,
+            width,
+            height,
+            depth,
+        }
+        .into());
+    }
+    Ok(Converted {
+        binding,
+        notes: d.notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deviations(strictness: Strictness) -> Deviations {
+        Deviations {
+            strictness,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn null_textures_match_their_dimension() {
+        let cube = null_binding(TextureDimension::Cube);
+        assert_eq!((cube.depth_or_layers, cube.levels[0].len()), (6, 6));
+        let flat = null_binding(TextureDimension::D2);
+        assert_eq!(flat.levels, vec![vec![[0.0; 4]]]);
+    }
+
+    #[test]
+    fn borders_snap_to_the_nearest_wgpu_colour() {
+        let mut d = deviations(Strictness::Approximate);
+        assert_eq!(
+            nearest_border([0.0, 0.0, 0.0, 1.0], &mut d),
+            Ok(BorderColor::OpaqueBlack)
+        );
+        assert!(d.notes.is_empty());
+        assert_eq!(
+            nearest_border([0.9, 0.8, 1.0, 1.0], &mut d),
+            Ok(BorderColor::OpaqueWhite)
+        );
+        assert_eq!(d.notes.len(), 1);
+        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), raw, [0.0; 4], &mut d);
+        assert_eq!(w(2), Ok(WrapMode::MirrorRepeat));
+        assert_eq!(w(5), Ok(WrapMode::ClampToEdge));
+        assert_eq!(w(6), Ok(WrapMode::ClampToEdge));
+        assert_eq!(d.notes.len(), 2);
+    }
+
+    #[test]
+    fn exact_wrap_modes_map_or_refuse() {
+        // ADDRESS wrap codes (texture/wrap.rs): 1 wrap, 2 mirror, 3 clamp to edge, 4 border,
+        // 5 clamp, 6..8 mirror once.
+        let mut d = deviations(Strictness::Exact);
+        let black = [0.0, 0.0, 0.0, 1.0];
+        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), raw, border, &mut d);
+        assert_eq!(w(1, black), Ok(WrapMode::Repeat));
+        assert_eq!(w(2, black), Ok(WrapMode::MirrorRepeat));
+        assert_eq!(w(3, black), Ok(WrapMode::ClampToEdge));
+        assert_eq!(
+            w(4, black),
+            Ok(WrapMode::ClampToBorder(BorderColor::OpaqueBlack))
+        );
+        let refused = |r: Result<WrapMode, BindingError>| match r {
+            Err(BindingError::Inexact(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        };
+        assert!(refused(w(4, [0.5, 0.0, 0.0, 1.0])).contains("border colour"));
+        assert!(refused(w(4, [f32::NAN, 0.0, 0.0, 1.0])).contains("border colour"));
+        assert!(refused(w(6, black)).contains("mirror once"));
+        assert!(d.notes.is_empty());
+    }
+}
