@@ -7,14 +7,9 @@ use rsxtrace_capture::{frame::Frame, rrc, trace};
 use std::path::{Path, PathBuf};
 
 fn samples() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".rrc.gz"))
-        .collect();
-    paths.push(root.join("level/level.rrc.gz"));
-    paths.sort();
+    let workspace = rsxtrace_testkit::workspace!();
+    let mut paths = workspace.sample_paths();
+    paths.push(workspace.level_dir().join("level.rrc.gz"));
     assert!(paths.len() >= 5, "{paths:?}");
     paths
 }
