@@ -161,18 +161,16 @@ impl Plan {
             total: selected.len(),
             current: None,
         });
-        let report = Report {
-            version: 1,
-            manifest: self.manifest_path.display().to_string(),
-            shard: self.selection.shard.map(|s| s.to_string()),
-            paths: renderers.paths(),
-            gpu: match &renderers.gpu {
+        let report = Report::new(
+            self.manifest_path.display().to_string(),
+            self.selection.shard.map(|s| s.to_string()),
+            renderers.paths(),
+            match &renderers.gpu {
                 GpuPath::Ready { gpu, key } => Some(format!("{} ({key})", gpu.info().adapter)),
                 _ => None,
             },
-            summary: Summary::of(&traces),
             traces,
-        };
+        );
         let index = html.map(|writer| writer.finish(&report)).transpose()?;
         Ok((report, index))
     }

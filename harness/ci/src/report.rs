@@ -144,6 +144,22 @@ pub struct TraceResult {
 }
 
 impl TraceResult {
+    /// A trace with nothing run yet (status skip, no reasons, no paths).
+    pub fn new(name: &str, line: usize, file: String, reference: String) -> TraceResult {
+        TraceResult {
+            name: name.to_string(),
+            line,
+            file,
+            reference,
+            status: Outcome::Skip,
+            updated: false,
+            reasons: Vec::new(),
+            paths: Vec::new(),
+            divergence: None,
+            bisect: None,
+        }
+    }
+
     /// The trace's status from its parts (the worst of them; skip when nothing ran).
     pub fn combine(&mut self) {
         let mut status = Outcome::Skip;
@@ -226,6 +242,25 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a run (format version 1) over `traces`, with their summary.
+    pub fn new(
+        manifest: String,
+        shard: Option<String>,
+        paths: Vec<RenderPath>,
+        gpu: Option<String>,
+        traces: Vec<TraceResult>,
+    ) -> Report {
+        Report {
+            version: 1,
+            manifest,
+            shard,
+            paths,
+            gpu,
+            summary: Summary::of(&traces),
+            traces,
+        }
+    }
+
     /// The run as a whole: errors when any trace errored, findings when any failed (or is
     /// new without `--update`), a pass otherwise. The CLI's exit status is this (2, 1, 0).
     pub fn verdict(&self) -> Verdict {
@@ -255,30 +290,19 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn trace(name: &str, status: Outcome, updated: bool) -> TraceResult {
-        TraceResult {
-            name: name.into(),
-            line: 1,
-            file: format!("{name}.rrc"),
-            reference: format!("references/{name}.png"),
-            status,
-            updated,
-            reasons: vec![],
-            paths: vec![],
-            divergence: None,
-            bisect: None,
-        }
+        let mut t = TraceResult::new(
+            name,
+            1,
+            format!("{name}.rrc"),
+            format!("references/{name}.png"),
+        );
+        t.status = status;
+        t.updated = updated;
+        t
     }
 
     pub(crate) fn report(traces: Vec<TraceResult>) -> Report {
-        Report {
-            version: 1,
-            manifest: "m.toml".into(),
-            shard: None,
-            paths: vec![RenderPath::Cpu],
-            gpu: None,
-            summary: Summary::of(&traces),
-            traces,
-        }
+        Report::new("m.toml".into(), None, vec![RenderPath::Cpu], None, traces)
     }
 
     #[test]

@@ -105,18 +105,12 @@ pub struct RunOptions {
 }
 
 fn base_result(spec: &TraceSpec) -> TraceResult {
-    TraceResult {
-        name: spec.name.clone(),
-        line: spec.line,
-        file: spec.file.display().to_string(),
-        reference: spec.reference.display().to_string(),
-        status: Outcome::Skip,
-        updated: false,
-        reasons: Vec::new(),
-        paths: Vec::new(),
-        divergence: None,
-        bisect: None,
-    }
+    TraceResult::new(
+        &spec.name,
+        spec.line,
+        spec.file.display().to_string(),
+        spec.reference.display().to_string(),
+    )
 }
 
 /// The result of a trace that is not run, with the reason.

@@ -170,33 +170,17 @@ pub fn text_report(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use report::{PathResult, RenderPath, Summary, TraceResult};
+    use report::{PathResult, RenderPath, TraceResult};
 
     fn trace(name: &str, status: Outcome, updated: bool) -> TraceResult {
-        TraceResult {
-            name: name.into(),
-            line: 1,
-            file: format!("{name}.rrc"),
-            reference: format!("references/{name}.png"),
-            status,
-            updated,
-            reasons: vec![],
-            paths: vec![],
-            divergence: None,
-            bisect: None,
-        }
+        let mut t = TraceResult::new(name, 1, format!("{name}.rrc"), String::new());
+        t.status = status;
+        t.updated = updated;
+        t
     }
 
     fn report(traces: Vec<TraceResult>) -> Report {
-        Report {
-            version: 1,
-            manifest: "m.toml".into(),
-            shard: None,
-            paths: vec![RenderPath::Cpu],
-            gpu: None,
-            summary: Summary::of(&traces),
-            traces,
-        }
+        Report::new("m.toml".into(), None, vec![RenderPath::Cpu], None, traces)
     }
 
     #[test]
