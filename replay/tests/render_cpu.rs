@@ -486,6 +486,7 @@ fn per_draw_snapshots_and_draw_ranges() {
     let options = RenderOptions {
         draws: None,
         per_draw: true,
+        ..Default::default()
     };
     let out = render_frame(&frame, &events, &options).unwrap();
     assert_eq!(out.per_draw.len(), 2);
@@ -495,6 +496,7 @@ fn per_draw_snapshots_and_draw_ranges() {
     let only = RenderOptions {
         draws: Some(1..2),
         per_draw: false,
+        ..Default::default()
     };
     let out = render_frame(&frame, &events, &only).unwrap();
     assert_eq!(out.draws_rendered, 1);
@@ -503,6 +505,7 @@ fn per_draw_snapshots_and_draw_ranges() {
     let none = RenderOptions {
         draws: Some(5..9),
         per_draw: false,
+        ..Default::default()
     };
     assert!(render_frame(&frame, &events, &none).is_err());
 }
@@ -722,6 +725,59 @@ fn a_draw_samples_what_an_earlier_draw_rendered() {
         let last = if border { red } else { green };
         assert_eq!(out.image.pixel(7, 3), Some(last), "border {border}");
     }
+}
+
+/// Texture cache (issue 14): the same texture state sampled before and after a clear rewrote
+/// its bytes must read the new texels. Draw 0 samples TEXTURE_TARGET (cleared blue) into the
+/// left half of COLOR; TEXTURE_TARGET is then cleared red; draw 1 samples it, with the same
+/// state, into the right half. A cache keyed on the state alone would paint both halves blue.
+#[test]
+fn the_texture_cache_reads_a_texture_rewritten_between_two_draws() {
+    let mut b = builder("cache.rrc", 8);
+    b.put_memory(Location::Local, TEXTURE_TARGET, &[0u8; 512])
+        .unwrap();
+    b.set_surface(&surface(8, TEXTURE_TARGET));
+    b.clear_surface(0xF0, 0xFF00_00FF, 0);
+    b.set_surface(&surface(8, COLOR));
+    let texture = TextureDesc {
+        offset: TEXTURE_TARGET,
+        location: Location::Local,
+        width: 8,
+        height: 8,
+        pitch: 32,
+        filter: 0x0101_0000, // nearest min and mag
+        byte_size: 512,
+        border_texels: false,
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
+    b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
+        .unwrap();
+    quad(&mut b, 0x3_0000, [0.0, 0.0, 4.0, 8.0], 0.5, [0.0; 4]);
+    b.set_surface(&surface(8, TEXTURE_TARGET));
+    b.clear_surface(0xF0, 0xFFFF_0000, 0);
+    b.set_surface(&surface(8, COLOR));
+    quad(&mut b, 0x4_0000, [4.0, 0.0, 8.0, 8.0], 0.5, [0.0; 4]);
+    let capture = b.finish();
+    let out = render(&capture);
+    assert_eq!(out.image.pixel(1, 3), Some([0, 0, 255, 255]));
+    assert_eq!(out.image.pixel(6, 3), Some([255, 0, 0, 255]));
+    // Two different contents: two decodes, no stale hit.
+    assert_eq!(out.texture_cache.misses, 2, "{:?}", out.texture_cache);
+    // And exactly what decoding per draw gives.
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let uncached = render_frame(
+        &frame,
+        &events,
+        &RenderOptions {
+            no_texture_cache: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(uncached.image, out.image);
+    assert_eq!(uncached.texture_cache.misses, 0);
 }
 
 #[test]

@@ -352,6 +352,25 @@ fn texture_scene() -> Capture {
     b.finish()
 }
 
+/// A ring buffer that wraps: draw 0 samples the 4 × 4 texture at 0x40_0000; then the same
+/// address holds new bytes (the texture mirrored) and draw 1 samples it with the same state.
+fn ring_buffer_scene() -> Capture {
+    let mut b = scene("ring.rrc", true);
+    clear(&mut b, 0xFF00_0000);
+    let at = 0x0040_0000;
+    let first: Vec<u8> = (0..16)
+        .flat_map(|i| texel(i % 4, i / 4).to_be_bytes())
+        .collect();
+    b.put_memory(Location::Local, at, &first).unwrap();
+    textured_quad(&mut b, 0, at, 4);
+    let mirrored: Vec<u8> = (0..16)
+        .flat_map(|i| texel(3 - i % 4, 3 - i / 4).to_be_bytes())
+        .collect();
+    b.put_memory(Location::Local, at, &mirrored).unwrap();
+    textured_quad(&mut b, 1, at, 4);
+    b.finish()
+}
+
 fn rtt_scene() -> Capture {
     let mut b = scene("rtt.rrc", true);
     // Draw 0 into a 4 × 4 surface at 0x50_0000: left half red, right half green.
@@ -702,6 +721,32 @@ fn texture_read_back_at_chosen_pixels() {
     for (x, y) in [(0, 0), (17, 3), (40, 20), (63, 63), (5, 50), (60, 33)] {
         let want = argb_to_rgba(texel(x / 16, y / 16));
         assert_px(&out.image, x, y, want, 0, "texel");
+    }
+}
+
+#[test]
+fn a_texture_whose_bytes_change_between_draws_is_read_anew() {
+    // Both renderers: the second draw covers the first, so every pixel shows the mirrored
+    // texture; a texture cache keyed on the unit state alone would show the first one.
+    let capture = ring_buffer_scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let cpu =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
+            .unwrap();
+    assert_eq!(cpu.texture_cache.misses, 2, "{:?}", cpu.texture_cache);
+    for (x, y) in [(0, 0), (17, 3), (40, 20), (63, 63)] {
+        let want = argb_to_rgba(texel(3 - x / 16, 3 - y / 16));
+        assert_px(&cpu.image, x, y, want, 0, "cpu");
+    }
+    let Some(gpu) = gpu_support::gpu("ring_buffer_texture") else {
+        return;
+    };
+    let out = render(&gpu, &capture, &RenderOptions::default());
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    for (x, y) in [(0, 0), (17, 3), (40, 20), (63, 63)] {
+        let want = argb_to_rgba(texel(3 - x / 16, 3 - y / 16));
+        assert_px(&out.image, x, y, want, 0, "gpu");
     }
 }
 

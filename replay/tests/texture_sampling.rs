@@ -302,7 +302,7 @@ fn missing_memory_names_unit_location_and_address() {
         }
     ));
     // The lenient constructor keeps going and reports the unit.
-    let (s, errors) = CaptureSampler::lenient(&textures, &mem, 0xFFFF);
+    let (s, errors) = CaptureSampler::lenient(&textures, &mem, 0xFFFF, None);
     assert_eq!(errors.len(), 1);
     assert_eq!(s.sample(3, &at2(0.5, 0.5)), [0.0; 4]);
 }

@@ -157,6 +157,7 @@ pub fn run_trace(
     let render_options = RenderOptions {
         draws: draws.clone(),
         per_draw: false,
+        ..Default::default()
     };
 
     // Render every path.
@@ -488,6 +489,7 @@ fn bisect_trace(
         let per_draw = RenderOptions {
             draws: Some(draws),
             per_draw: true,
+            ..Default::default()
         };
         let cpu = match renderers.render(RenderPath::Cpu, frame, &per_draw) {
             Ok(r) => r,
@@ -535,6 +537,7 @@ fn bisect_trace(
             let prefix = RenderOptions {
                 draws: Some(start..end),
                 per_draw: false,
+                ..Default::default()
             };
             let cpu = renderers
                 .render(RenderPath::Cpu, frame, &prefix)

@@ -51,6 +51,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     let options = RenderOptions {
         draws,
         per_draw: args.per_draw.is_some(),
+        ..Default::default()
     };
     let start = Instant::now();
     let (rendered, renderer) = if args.cpu {
@@ -95,6 +96,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                     "draw": draw, "file": path.display().to_string(), "checksum": sum}))
                 .collect::<Vec<_>>(),
             "timings": rendered.timings,
+            "texture_cache": rendered.texture_cache,
             "seconds": elapsed,
         }))?;
     } else {

@@ -1,6 +1,7 @@
 //! What a frame render returns: the output image, per-draw snapshots, warnings and timings,
 //! and the options both renderers take.
 
+use crate::texture::cache::CacheStats;
 use std::ops::Range;
 use std::path::Path;
 
@@ -13,6 +14,9 @@ pub struct RenderOptions {
     pub draws: Option<Range<usize>>,
     /// Keep a snapshot of the output target after each rendered draw.
     pub per_draw: bool,
+    /// Decode every draw's textures anew instead of through the frame's texture cache
+    /// (`texture::cache`; for measuring the cache and checking it changes nothing).
+    pub no_texture_cache: bool,
 }
 
 /// An 8-bit RGBA image, row 0 at the top.
@@ -171,6 +175,8 @@ pub struct RenderedFrame {
     pub warnings: Vec<RenderWarning>,
     /// Timings.
     pub timings: RenderTimings,
+    /// What the texture cache did (CPU render; zeros when it was off or the GPU rendered).
+    pub texture_cache: CacheStats,
 }
 
 /// Why a frame could not be rendered.

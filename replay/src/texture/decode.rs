@@ -104,82 +104,131 @@ pub fn decode_texture<M: GuestMemory + ?Sized>(
     texture: &Texture,
     memory: &M,
 ) -> Result<DecodedTexture, TextureError> {
-    let location = texture
-        .format
-        .location
-        .ok_or(TextureError::NoLocation { unit })?;
-    let format = texel_format(unit, texture)?;
-    let f = &texture.format;
-    let dimension =
-        Dimension::from_fields(f.dimension, f.cubemap).ok_or(TextureError::BadDimension {
-            unit,
-            dimension: f.dimension,
-            cubemap: f.cubemap,
-        })?;
-    let width = u32::from(texture.width);
-    let height = if dimension == Dimension::D1 {
-        1
-    } else {
-        u32::from(texture.height)
-    };
-    let depth = if dimension == Dimension::D3 {
-        u32::from(texture.depth)
-    } else {
-        1
-    };
-    if width == 0 || height == 0 || depth == 0 {
-        return Err(TextureError::EmptyImage {
-            unit,
+    let plan = DecodePlan::new(unit, texture)?;
+    let slices = plan.read(memory)?;
+    plan.decode(&slices)
+}
+
+/// Everything a unit's decode needs but the bytes: the checked state, the layout of every
+/// sub-resource and the remap. [`DecodePlan::read`] then reads the bytes and
+/// [`DecodePlan::decode`] turns them into the image; the texture cache keys on the plan and
+/// the bytes in between.
+#[derive(Clone, Debug)]
+pub(crate) struct DecodePlan {
+    pub unit: u8,
+    pub base: u32,
+    pub location: Location,
+    pub format: TexelFormat,
+    pub dimension: Dimension,
+    pub geometry: Geometry,
+    pub subs: Vec<Subresource>,
+    pub remap: Remap,
+    /// The raw remap word (CONTROL1 with the override bits), for keys.
+    pub remap_word: u32,
+}
+
+impl DecodePlan {
+    /// Check unit `unit`'s state `texture` and lay out its sub-resources.
+    pub(crate) fn new(unit: u8, texture: &Texture) -> Result<DecodePlan, TextureError> {
+        let location = texture
+            .format
+            .location
+            .ok_or(TextureError::NoLocation { unit })?;
+        let format = texel_format(unit, texture)?;
+        let f = &texture.format;
+        let dimension =
+            Dimension::from_fields(f.dimension, f.cubemap).ok_or(TextureError::BadDimension {
+                unit,
+                dimension: f.dimension,
+                cubemap: f.cubemap,
+            })?;
+        let width = u32::from(texture.width);
+        let height = if dimension == Dimension::D1 {
+            1
+        } else {
+            u32::from(texture.height)
+        };
+        let depth = if dimension == Dimension::D3 {
+            u32::from(texture.depth)
+        } else {
+            1
+        };
+        if width == 0 || height == 0 || depth == 0 {
+            return Err(TextureError::EmptyImage {
+                unit,
+                width,
+                height,
+                depth,
+            });
+        }
+        let geometry = Geometry {
+            format,
             width,
             height,
             depth,
-        });
-    }
-    let geometry = Geometry {
-        format,
-        width,
-        height,
-        depth,
-        layers: if dimension == Dimension::Cube { 6 } else { 1 },
-        mip_field: u32::from(f.mip_count),
-        linear: f.linear,
-        border_texels: f.border_type == 0,
-        pitch: texture.pitch,
-    };
-    let subs = subresources(&geometry);
-    let texels: u64 = subs
-        .iter()
-        .map(|s| u64::from(s.width) * u64::from(s.height) * u64::from(s.depth))
-        .sum();
-    if texels > MAX_DECODED_TEXELS {
-        return Err(TextureError::TooLarge { unit, texels });
-    }
-    let remap = Remap::decode(
-        (u32::from(texture.remap_override) << 16) | u32::from(texture.remap),
-        format,
-    );
-    let mut images = Vec::with_capacity(subs.len());
-    for sub in &subs {
-        let bytes = read_subresource(unit, texture.offset, location, sub, memory)?;
-        images.push(decode_level(
+            layers: if dimension == Dimension::Cube { 6 } else { 1 },
+            mip_field: u32::from(f.mip_count),
+            linear: f.linear,
+            border_texels: f.border_type == 0,
+            pitch: texture.pitch,
+        };
+        let subs = subresources(&geometry);
+        let texels: u64 = subs
+            .iter()
+            .map(|s| u64::from(s.width) * u64::from(s.height) * u64::from(s.depth))
+            .sum();
+        if texels > MAX_DECODED_TEXELS {
+            return Err(TextureError::TooLarge { unit, texels });
+        }
+        let remap_word = (u32::from(texture.remap_override) << 16) | u32::from(texture.remap);
+        Ok(DecodePlan {
             unit,
-            texture.offset,
+            base: texture.offset,
             location,
             format,
-            &remap,
-            sub,
-            bytes,
-        )?);
+            dimension,
+            remap: Remap::decode(remap_word, format),
+            remap_word,
+            geometry,
+            subs,
+        })
     }
-    let levels = subs.iter().map(|s| s.level + 1).max().unwrap_or(1);
-    Ok(DecodedTexture {
-        dimension,
-        format,
-        remap,
-        layers: geometry.layers,
-        levels,
-        images,
-    })
+
+    /// The bytes of every sub-resource, in order.
+    pub(crate) fn read<'m, M: GuestMemory + ?Sized>(
+        &self,
+        memory: &'m M,
+    ) -> Result<Vec<&'m [u8]>, TextureError> {
+        self.subs
+            .iter()
+            .map(|sub| read_subresource(self.unit, self.base, self.location, sub, memory))
+            .collect()
+    }
+
+    /// Decode the image from the bytes [`read`](Self::read) gave.
+    pub(crate) fn decode(&self, slices: &[&[u8]]) -> Result<DecodedTexture, TextureError> {
+        let mut images = Vec::with_capacity(self.subs.len());
+        for (sub, bytes) in self.subs.iter().zip(slices) {
+            images.push(decode_level(
+                self.unit,
+                self.base,
+                self.location,
+                self.format,
+                &self.remap,
+                sub,
+                bytes,
+            )?);
+        }
+        let levels = self.subs.iter().map(|s| s.level + 1).max().unwrap_or(1);
+        Ok(DecodedTexture {
+            dimension: self.dimension,
+            format: self.format,
+            remap: self.remap,
+            layers: self.geometry.layers,
+            levels,
+            images,
+        })
+    }
 }
 
 fn read_subresource<'m, M: GuestMemory + ?Sized>(

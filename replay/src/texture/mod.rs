@@ -50,6 +50,7 @@ impl Sampler for NoTextures {
 
 pub mod binding;
 pub mod border;
+pub mod cache;
 pub mod cube;
 pub mod decode;
 pub mod dxt;

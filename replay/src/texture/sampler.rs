@@ -10,6 +10,7 @@
 //! `_texcoord_xform`). Cube maps take a direction ([`cube`](super::cube)); 3D and cube
 //! coordinates are always normalised.
 
+use super::cache::TextureCache;
 use super::cube::{select_face, CubeAxes};
 use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
@@ -21,6 +22,7 @@ use super::wrap::Wrap;
 use super::{LodSource, SampleRequest, Sampler};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
+use std::sync::Arc;
 
 /// Coordinates are clamped to this many texels before conversion to integers.
 const COORD_LIMIT: f32 = (1u64 << 30) as f32;
@@ -28,7 +30,7 @@ const COORD_LIMIT: f32 = (1u64 << 30) as f32;
 /// One texture unit ready to sample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitSampler {
-    image: DecodedTexture,
+    image: Arc<DecodedTexture>,
     wrap: [Wrap; 3],
     min: TexelFilter,
     mag: TexelFilter,
@@ -45,7 +47,23 @@ impl UnitSampler {
         texture: &Texture,
         memory: &M,
     ) -> Result<UnitSampler, TextureError> {
-        let image = decode_texture(unit, texture, memory)?;
+        UnitSampler::from_image(Arc::new(decode_texture(unit, texture, memory)?), texture)
+    }
+
+    /// As [`new`](Self::new), the image from `cache` when it holds it.
+    pub fn cached<M: GuestMemory + ?Sized>(
+        unit: u8,
+        texture: &Texture,
+        memory: &M,
+        cache: &TextureCache,
+    ) -> Result<UnitSampler, TextureError> {
+        UnitSampler::from_image(cache.decode(unit, texture, memory)?, texture)
+    }
+
+    fn from_image(
+        image: Arc<DecodedTexture>,
+        texture: &Texture,
+    ) -> Result<UnitSampler, TextureError> {
         let o = UnitOptions::new(texture, &image);
         Ok(UnitSampler {
             image,
@@ -269,18 +287,23 @@ impl CaptureSampler {
     }
 
     /// As [`with_units`](Self::with_units), but a unit that cannot be decoded samples as
-    /// (0, 0, 0, 0) and its error is returned alongside.
+    /// (0, 0, 0, 0) and its error is returned alongside; images come from `cache` when given.
     pub fn lenient<M: GuestMemory + ?Sized>(
         textures: &[Texture; 16],
         memory: &M,
         mask: u16,
+        cache: Option<&TextureCache>,
     ) -> (CaptureSampler, Vec<TextureError>) {
         let mut errors = Vec::new();
         let mut units = Vec::with_capacity(16);
         for (i, t) in textures.iter().enumerate() {
             let unit = i as u8;
             if mask & (1 << i) != 0 && t.control0.enabled {
-                match UnitSampler::new(unit, t, memory) {
+                let decoded = match cache {
+                    Some(cache) => UnitSampler::cached(unit, t, memory, cache),
+                    None => UnitSampler::new(unit, t, memory),
+                };
+                match decoded {
                     Ok(u) => units.push(Some(u)),
                     Err(e) => {
                         errors.push(e);

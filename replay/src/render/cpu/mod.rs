@@ -28,6 +28,7 @@ use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
 use crate::interp::fragment::{run_fragment_with, FragmentState};
+use crate::texture::cache::TextureCache;
 use crate::texture::CaptureSampler;
 use geometry::CoverRules;
 use quads::{cover, InputContext, QuadJob};
@@ -59,6 +60,7 @@ pub fn render_frame(
         RenderError::NothingToRender("no draw writes a usable colour target".into())
     })?;
     let mut timings = RenderTimings::default();
+    let cache = (!options.no_texture_cache).then(TextureCache::default);
     let mut surfaces = SurfaceMemory::new();
     let mut warnings = Vec::new();
     let mut skipped = Vec::new();
@@ -84,7 +86,7 @@ pub fn render_frame(
                 });
             }
         }
-        match render_draw(draw, &base, &mut surfaces, &mut timings) {
+        match render_draw(draw, &base, &mut surfaces, cache.as_ref(), &mut timings) {
             Ok(w) => {
                 rendered += 1;
                 warnings.extend(w.into_iter().map(|message| RenderWarning {
@@ -143,6 +145,7 @@ pub fn render_frame(
         per_draw,
         warnings,
         timings,
+        texture_cache: cache.map(|c| c.stats()).unwrap_or_default(),
     })
 }
 
@@ -174,6 +177,7 @@ fn render_draw(
     draw: &Draw,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
+    cache: Option<&TextureCache>,
     timings: &mut RenderTimings,
 ) -> Result<Vec<String>, String> {
     let setup = Instant::now();
@@ -260,7 +264,7 @@ fn render_draw(
     }
     let (sampler, texture_errors) = {
         let overlay = Overlay { base, surfaces };
-        CaptureSampler::lenient(&draw.textures, &overlay, units)
+        CaptureSampler::lenient(&draw.textures, &overlay, units, cache)
     };
     for e in texture_errors {
         warnings.push(format!("texture sampled as (0, 0, 0, 0): {e}"));

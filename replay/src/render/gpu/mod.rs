@@ -42,6 +42,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::texture::binding::{self, Strictness};
+use crate::texture::cache;
 use crate::texture::lod::unit_lod;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
@@ -89,7 +90,6 @@ pub fn render_frame(
         fragment_modules: HashMap::new(),
         wrapped: HashMap::new(),
         textures: HashMap::new(),
-        generation: 0,
         warnings: Vec::new(),
         timings: RenderTimings::default(),
     };
@@ -155,6 +155,7 @@ pub fn render_frame(
         per_draw,
         warnings: r.warnings,
         timings: r.timings,
+        texture_cache: Default::default(),
     })
 }
 
@@ -219,10 +220,8 @@ struct Renderer<'a> {
     fragment_modules: HashMap<(u64, FragmentTranslateOptions), Arc<WgslModule>>,
     /// Wrapped modules by (fragment module hash, wrapper options as text).
     wrapped: HashMap<(u64, String), Arc<WgslModule>>,
-    /// Uploaded textures by (unit state as text, surface memory generation).
-    textures: HashMap<(String, u64), Arc<UploadedTexture>>,
-    /// Bumped whenever rendered surfaces are written back to memory.
-    generation: u64,
+    /// Uploaded textures by (unit state as text, `texture::cache::content_key` of its bytes).
+    textures: HashMap<(String, u128), Arc<UploadedTexture>>,
     warnings: Vec<RenderWarning>,
     timings: RenderTimings,
 }
@@ -239,7 +238,6 @@ impl Renderer<'_> {
                 let t = Instant::now();
                 set.flush(self.gpu, &mut self.surfaces, base)
                     .map_err(RenderError::Gpu)?;
-                self.generation += 1;
                 self.timings.readback += since(t);
             }
         }
@@ -269,14 +267,13 @@ impl Renderer<'_> {
 
     /// A transfer runs on the surface memory (the shared rule of `render::transfer`): the
     /// bound targets are written back first, and dropped after, so that the next draw binds
-    /// what the transfer wrote and textures are uploaded again.
+    /// what the transfer wrote; textures over the bytes it wrote get new content keys.
     fn transfer(&mut self, event: &TransferEvent) -> Result<(), RenderError> {
         let base = self.frame.memory_at(event.command);
         self.flush(&base)?;
         self.bound = None;
         let t = Instant::now();
         let notes = apply_event(event, &mut self.surfaces, &base);
-        self.generation += 1;
         self.timings.render += since(t);
         let draw = (event.before_draw < self.frame.draws.len()).then_some(event.before_draw);
         for n in notes {
@@ -418,13 +415,17 @@ impl Renderer<'_> {
             }
         }
         let key = format!("{unit} {t:?}");
-        if let Some(found) = self.textures.get(&(key.clone(), self.generation)) {
-            return Ok(found.clone());
-        }
         let overlay = Overlay {
             base,
             surfaces: &self.surfaces,
         };
+        // Keyed by the unit's state and the content of its bytes (`texture::cache`): a texture
+        // whose bytes a draw, a transfer or the capture itself (a ring buffer that wraps)
+        // changed is uploaded anew. Unreadable textures are not kept.
+        let content = cache::content_key(unit, t, &overlay).ok();
+        if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
+            return Ok(found.clone());
+        }
         match binding::convert(unit, t, &overlay, Strictness::Approximate) {
             Ok(c) => {
                 for n in c.notes {
@@ -437,7 +438,11 @@ impl Renderer<'_> {
                     );
                     return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
                 }
-                self.upload(key, c.binding)
+                let uploaded = self.upload(key.clone(), c.binding)?;
+                if let Some(content) = content {
+                    self.textures.insert((key, content), uploaded.clone());
+                }
+                Ok(uploaded)
             }
             Err(e) => {
                 self.warn(Some(index), format!("{e} (sampled as 0)"));
@@ -451,14 +456,11 @@ impl Renderer<'_> {
         key: String,
         binding: rsxtrace_gpu::TextureBinding,
     ) -> Result<Arc<UploadedTexture>, DrawFailure> {
-        let uploaded = Arc::new(
+        Ok(Arc::new(
             self.gpu
                 .upload_texture(&binding, &key)
                 .map_err(draw_gpu_error)?,
-        );
-        self.textures
-            .insert((key, self.generation), uploaded.clone());
-        Ok(uploaded)
+        ))
     }
 
     /// The vertex stages of draws `chunk`: programs recompiled (cached), then run on the

@@ -1,0 +1,111 @@
+//! CPU replay of the game-scale sample frame (`traces/samples/game.rrc.gz`, 2,400 draws) with
+//! the texture cache and without it, side by side (issue 14: "a texture used by a thousand
+//! draws is decoded once"). Both renders must give the same image; the bench checks that
+//! first and prints the cache's hits and misses.
+//!
+//! The game sample's textures are small (nine, 67k texels in all), so the frame shows the
+//! cache's overhead more than its gain; `texture_unit_1024` measures one mip-mapped
+//! 1024x1024 A8R8G8B8 unit, decoded against answered from the cache, as a game's textures are.
+//!
+//! `cargo bench -p rsxtrace-replay --bench replay_cpu`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::{Texture, TextureRegs};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{read_file, Location};
+use rsxtrace_replay::render::cpu::render_frame;
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::RenderOptions;
+use rsxtrace_replay::texture::cache::TextureCache;
+use rsxtrace_replay::texture::UnitSampler;
+use std::time::Duration;
+
+/// Draws rendered per iteration (the first ones of the frame: enough to sample every texture
+/// many times, few enough for a bench on two cores).
+const DRAWS: usize = 400;
+
+fn bench(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let capture = read_file(&path).expect("read the game sample");
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let options = |no_texture_cache| RenderOptions {
+        draws: Some(0..DRAWS.min(frame.draws.len())),
+        no_texture_cache,
+        ..Default::default()
+    };
+    let cached = render_frame(&frame, &events, &options(false)).expect("render");
+    let uncached = render_frame(&frame, &events, &options(true)).expect("render");
+    assert_eq!(cached.image, uncached.image, "the cache changed the image");
+    eprintln!(
+        "{} draws: texture cache {:?}; setup {:.3} s with it, {:.3} s without",
+        cached.draws_rendered, cached.texture_cache, cached.timings.setup, uncached.timings.setup
+    );
+    let mut group = c.benchmark_group("replay_cpu_game_400_draws");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.throughput(Throughput::Elements(cached.draws_rendered as u64));
+    for (name, off) in [("texture cache", false), ("decode per draw", true)] {
+        group.bench_function(name, |b| {
+            b.iter(|| render_frame(&frame, &events, &options(off)).expect("render"))
+        });
+    }
+    group.finish();
+}
+
+/// Local memory from offset 0.
+struct Local(Vec<u8>);
+
+impl GuestMemory for Local {
+    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        let start = offset as usize;
+        (location == Location::Local)
+            .then(|| self.0.get(start..start.checked_add(len as usize)?))
+            .flatten()
+    }
+}
+
+fn unit(c: &mut Criterion) {
+    // A8R8G8B8 (0x85), swizzled, 2D, 11 levels, no border texels, 1024x1024, nearest
+    // (rrc-format.md 4.7 register layout).
+    let texture = Texture::from_regs(&TextureRegs {
+        offset: 0,
+        format: 1 | (1 << 3) | (2 << 4) | (0x85 << 8) | (11 << 16),
+        address: 3 | (3 << 8) | (3 << 16),
+        control0: (1 << 31) | (12 << 8 << 7),
+        control1: 0xAAE4,
+        control2: 0,
+        filter: (1 << 16) | (1 << 24),
+        image_rect: (1024 << 16) | 1024,
+        border_color: 0,
+        control3: 0,
+    });
+    let mut x = 0x9E37_79B9u32;
+    let memory = Local(
+        (0..6 << 20)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect(),
+    );
+    let cache = TextureCache::default();
+    let decoded = UnitSampler::new(0, &texture, &memory).expect("decode");
+    let cached = UnitSampler::cached(0, &texture, &memory, &cache).expect("decode");
+    assert_eq!(decoded, cached);
+    let mut group = c.benchmark_group("texture_unit_1024");
+    group.sample_size(20);
+    group.bench_function("decode", |b| {
+        b.iter(|| UnitSampler::new(0, &texture, &memory).expect("decode"))
+    });
+    group.bench_function("cache hit (hash the bytes)", |b| {
+        b.iter(|| UnitSampler::cached(0, &texture, &memory, &cache).expect("decode"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, unit);
+criterion_main!(benches);
