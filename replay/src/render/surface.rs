@@ -407,6 +407,20 @@ impl Region {
     }
 }
 
+/// Rendered regions lent out of a [`SurfaceMemory`] (see [`SurfaceMemory::lend`]) so that a
+/// draw writes them in place, without copying its targets out and back.
+#[derive(Debug, Default)]
+pub struct LentRegions {
+    regions: Vec<Region>,
+}
+
+impl LentRegions {
+    /// The bytes of lent region `index` (as [`SurfaceMemory::lend`] numbered them).
+    pub fn bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
+        self.regions.get_mut(index).map(|r| r.bytes.as_mut_slice())
+    }
+}
+
 /// The memory ranges rendered during a frame (copies of guest memory that draws wrote).
 #[derive(Debug, Default)]
 pub struct SurfaceMemory {
@@ -457,6 +471,55 @@ impl SurfaceMemory {
         let region = self.regions.get_mut(index)?;
         let from = usize::try_from(start - u64::from(region.offset)).ok()?;
         region.bytes.get_mut(from..from + len as usize)
+    }
+
+    /// Lend the regions holding `ranges` (location, offset, length) for writing in place:
+    /// each range is created or merged from `base` as [`Self::range_mut`] does, then the
+    /// regions holding them are taken out whole. Returns them with, per range, the index of
+    /// its region among the lent ones and its byte offset in it. Until
+    /// [`give_back`](Self::give_back) those bytes are absent from this memory. `None` when a
+    /// range does not fit in the address space (nothing is lent then).
+    pub fn lend(
+        &mut self,
+        ranges: &[(Location, u32, u32)],
+        base: &dyn GuestMemory,
+    ) -> Option<(LentRegions, Vec<(usize, usize)>)> {
+        for &(location, offset, len) in ranges {
+            self.range_mut(location, offset, len, base)?;
+        }
+        // Later merges only grow regions, so every range now lies inside one region.
+        let mut holding = Vec::with_capacity(ranges.len());
+        for &(location, offset, len) in ranges {
+            let (start, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
+            let index = self.regions.iter().position(|r| {
+                r.location == location && u64::from(r.offset) <= start && r.end() >= end
+            })?;
+            holding.push((index, start - u64::from(self.regions[index].offset)));
+        }
+        let mut taken: Vec<usize> = holding.iter().map(|&(i, _)| i).collect();
+        taken.sort_unstable();
+        taken.dedup();
+        // Removed from the back, so the indices still to remove stay valid.
+        let mut lent: Vec<(usize, Region)> = taken
+            .iter()
+            .rev()
+            .map(|&i| (i, self.regions.remove(i)))
+            .collect();
+        lent.reverse();
+        let places = holding
+            .iter()
+            .map(|&(i, from)| {
+                let k = lent.iter().position(|(j, _)| *j == i).unwrap_or(0);
+                (k, from as usize)
+            })
+            .collect();
+        let regions = lent.into_iter().map(|(_, r)| r).collect();
+        Some((LentRegions { regions }, places))
+    }
+
+    /// Return regions lent by [`lend`](Self::lend), with what was written into them.
+    pub fn give_back(&mut self, lent: LentRegions) {
+        self.regions.extend(lent.regions);
     }
 
     /// Create a region covering `start..end` and every region overlapping it.
@@ -696,4 +759,77 @@ pub fn to_rgba8(
         }
     }
     image
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Guest memory holding `bytes` at local offset 0.
+    struct Captured(Vec<u8>);
+
+    impl GuestMemory for Captured {
+        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+            let start = offset as usize;
+            (location == Location::Local)
+                .then(|| self.0.get(start..start.checked_add(len as usize)?))
+                .flatten()
+        }
+    }
+
+    #[test]
+    fn lent_regions_are_written_in_place_and_given_back() {
+        let base = Captured((0..64).collect());
+        let mut memory = SurfaceMemory::new();
+        // An earlier render at 8..16, then two targets: 4..20 (overlapping it, so merged) and
+        // 40..48 (its own region).
+        memory
+            .range_mut(Location::Local, 8, 8, &base)
+            .unwrap()
+            .fill(0xAA);
+        let ranges = [(Location::Local, 4, 16), (Location::Local, 40, 8)];
+        let (mut lent, places) = memory.lend(&ranges, &base).unwrap();
+        assert_eq!(places.len(), 2);
+        assert_ne!(places[0].0, places[1].0);
+        // While lent, the bytes are absent from the surface memory.
+        assert!(memory.read_rendered(Location::Local, 4, 16).is_none());
+        let (r, from) = places[0];
+        let first = &mut lent.bytes_mut(r).unwrap()[from..from + 16];
+        assert_eq!(
+            &first[..4],
+            &[4, 5, 6, 7],
+            "captured bytes around the earlier render"
+        );
+        assert_eq!(&first[4..12], &[0xAA; 8], "the earlier render kept");
+        first[0] = 0x11;
+        let (r, from) = places[1];
+        lent.bytes_mut(r).unwrap()[from + 7] = 0x22;
+        memory.give_back(lent);
+        let back = memory.read_rendered(Location::Local, 4, 16).unwrap();
+        assert_eq!(back[0], 0x11);
+        assert_eq!(
+            memory.read_rendered(Location::Local, 47, 1),
+            Some(&[0x22u8][..])
+        );
+    }
+
+    #[test]
+    fn two_targets_in_one_region_share_it() {
+        let base = Captured(vec![0; 64]);
+        let mut memory = SurfaceMemory::new();
+        let ranges = [(Location::Local, 0, 32), (Location::Local, 16, 8)];
+        let (mut lent, places) = memory.lend(&ranges, &base).unwrap();
+        assert_eq!(places[0].0, places[1].0);
+        assert_eq!(places[1].1 - places[0].1, 16);
+        lent.bytes_mut(places[1].0).unwrap()[places[1].1] = 7;
+        memory.give_back(lent);
+        assert_eq!(
+            memory.read_rendered(Location::Local, 16, 1),
+            Some(&[7u8][..])
+        );
+        // A range past the address space lends nothing.
+        assert!(memory
+            .lend(&[(Location::Local, u32::MAX, 2)], &base)
+            .is_none());
+    }
 }

@@ -282,41 +282,46 @@ fn render_draw(
         sprite: state.primitives.point_sprite,
     };
     let (ox, oy) = state.window_offset;
-    while !jobs.is_empty() {
-        let outputs = run_fragment_with(
-            &program,
-            &fstate,
-            jobs.len(),
-            |i| jobs.get(i).map(|j| ctx.quad_inputs(j)).unwrap_or_default(),
-            &sampler,
-        )
-        .map_err(|e| format!("fragment program execution: {e}"))?;
-        for (job, out) in jobs.iter().zip(&outputs) {
-            let front = prims.get(job.prim as usize).is_none_or(|p| p.front);
-            for (l, cover) in job.lanes.iter().enumerate() {
-                let (Some(c), Some(lane)) = (cover, out.lanes.get(l)) else {
-                    continue;
-                };
-                let (x, y) = job.pixel(l);
-                let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
-                    continue;
-                };
-                if c.coverage < 1.0 {
-                    // Smooth lines and polygons: the coverage multiplies the alpha of the
-                    // colour outputs before the per-fragment operations (`raster::smooth`).
-                    let mut lane = *lane;
-                    for colour in &mut lane.colors {
-                        colour[3] *= f64::from(c.coverage);
+    // The targets go back to the surface memory whatever happens to the draw.
+    let shaded_all = (|| -> Result<(), String> {
+        while !jobs.is_empty() {
+            let outputs = run_fragment_with(
+                &program,
+                &fstate,
+                jobs.len(),
+                |i| jobs.get(i).map(|j| ctx.quad_inputs(j)).unwrap_or_default(),
+                &sampler,
+            )
+            .map_err(|e| format!("fragment program execution: {e}"))?;
+            for (job, out) in jobs.iter().zip(&outputs) {
+                let front = prims.get(job.prim as usize).is_none_or(|p| p.front);
+                for (l, cover) in job.lanes.iter().enumerate() {
+                    let (Some(c), Some(lane)) = (cover, out.lanes.get(l)) else {
+                        continue;
+                    };
+                    let (x, y) = job.pixel(l);
+                    let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
+                        continue;
+                    };
+                    if c.coverage < 1.0 {
+                        // Smooth lines and polygons: the coverage multiplies the alpha of the
+                        // colour outputs before the per-fragment operations (`raster::smooth`).
+                        let mut lane = *lane;
+                        for colour in &mut lane.colors {
+                            colour[3] *= f64::from(c.coverage);
+                        }
+                        targets.fragment(&state, sx, sy, c.z, front, &lane);
+                    } else {
+                        targets.fragment(&state, sx, sy, c.z, front, lane);
                     }
-                    targets.fragment(&state, sx, sy, c.z, front, &lane);
-                } else {
-                    targets.fragment(&state, sx, sy, c.z, front, lane);
                 }
             }
+            fill(&mut jobs, &mut scratch, &mut next_prim);
         }
-        fill(&mut jobs, &mut scratch, &mut next_prim);
-    }
-    targets.store(surfaces, base);
+        Ok(())
+    })();
+    targets.store(surfaces);
+    shaded_all?;
     timings.render += render.elapsed().as_secs_f64();
     Ok(warnings)
 }

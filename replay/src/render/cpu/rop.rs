@@ -7,67 +7,60 @@
 //! 4.1.8), 8-bit targets colours quantised by the RSX's 8-bit write rule ([`color8`]); float
 //! targets are not clamped. The depth test compares fixed-point values (the
 //! incoming depth converted to the buffer's format), as a fixed-point depth buffer does.
-//! Targets are copied out of the surface memory for a draw and written back after it.
+//! Targets are written in place: the surface memory lends their regions for the draw.
 
 use crate::interp::fragment::LaneOutputs;
 use crate::render::color8;
 use crate::render::state::{ColorFormat, DepthFormat, DrawState, StencilFaceState};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
-    encode_depth, SurfaceLayout, SurfaceMemory,
+    encode_depth, LentRegions, SurfaceLayout, SurfaceMemory,
 };
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{ColorMask, Surface};
 
-/// A colour target's bytes for the duration of a draw.
+/// Where a target's bytes lie during a draw: a region lent by the surface memory, and the
+/// offset of the target's range in it.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    region: usize,
+    from: usize,
+    len: usize,
+}
+
+/// A colour target for the duration of a draw.
 pub struct ColorTarget {
     /// Where it lives.
     pub layout: SurfaceLayout,
     /// Format.
     pub format: ColorFormat,
-    /// The bytes of `layout`.
-    pub bytes: Vec<u8>,
+    place: Place,
 }
 
-/// The depth/stencil target's bytes for the duration of a draw.
+/// The depth/stencil target for the duration of a draw.
 pub struct DepthTarget {
     /// Where it lives.
     pub layout: SurfaceLayout,
     /// Format.
     pub format: DepthFormat,
-    /// The bytes of `layout`.
-    pub bytes: Vec<u8>,
+    place: Place,
 }
 
-/// Copy a range out of the surface memory (creating it from `base`).
-fn load(
-    layout: &SurfaceLayout,
-    surfaces: &mut SurfaceMemory,
-    base: &dyn GuestMemory,
-) -> Option<Vec<u8>> {
-    surfaces.surface_mut(layout, base).map(|b| b.to_vec())
-}
-
-/// Write a range back.
-fn store(
-    layout: &SurfaceLayout,
-    bytes: &[u8],
-    surfaces: &mut SurfaceMemory,
-    base: &dyn GuestMemory,
-) {
-    if let Some(d) = surfaces.surface_mut(layout, base) {
-        if d.len() == bytes.len() {
-            d.copy_from_slice(bytes);
-        }
-    }
-}
-
-/// The targets a draw writes.
+/// The targets a draw writes, in place: the surface memory lends the regions holding them
+/// ([`SurfaceMemory::lend`]) and gets them back, written, from [`Targets::store`]. No target
+/// is copied per draw.
 pub struct Targets {
     /// Colour targets by output index.
     pub colors: Vec<ColorTarget>,
     /// Depth/stencil.
     pub depth: Option<DepthTarget>,
+    lent: LentRegions,
+}
+
+/// The bytes of `place` in the lent regions.
+fn bytes<'a>(lent: &'a mut LentRegions, place: &Place) -> Option<&'a mut [u8]> {
+    lent.bytes_mut(place.region)?
+        .get_mut(place.from..place.from.checked_add(place.len)?)
 }
 
 impl Targets {
@@ -79,45 +72,64 @@ impl Targets {
         surfaces: &mut SurfaceMemory,
         base: &dyn GuestMemory,
     ) -> Result<Targets, String> {
-        let mut colors = Vec::new();
+        let mut layouts = Vec::new();
         if let Some(format) = state.color_format {
             for &t in &state.color_targets {
                 let layout = SurfaceLayout::of_target(surface, t, bytes_per_pixel(format))
                     .map_err(|e| e.to_string())?;
-                let bytes = load(&layout, surfaces, base)
-                    .ok_or_else(|| format!("colour target {t} does not fit in memory"))?;
-                colors.push(ColorTarget {
-                    layout,
-                    format,
-                    bytes,
-                });
+                layouts.push((layout, format, format!("colour target {t}")));
             }
         }
-        let depth = match state.depth_format {
-            Some(format) if state.depth_test.is_some() || state.stencil.is_some() => {
-                let layout = SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(format))
-                    .map_err(|e| e.to_string())?;
-                let bytes = load(&layout, surfaces, base)
-                    .ok_or_else(|| "depth target does not fit in memory".to_string())?;
-                Some(DepthTarget {
-                    layout,
-                    format,
-                    bytes,
-                })
-            }
+        let depth_layout = match state.depth_format {
+            Some(format) if state.depth_test.is_some() || state.stencil.is_some() => Some((
+                SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(format))
+                    .map_err(|e| e.to_string())?,
+                format,
+            )),
             _ => None,
         };
-        Ok(Targets { colors, depth })
+        let mut ranges = Vec::new();
+        for layout in layouts
+            .iter()
+            .map(|(l, _, _)| l)
+            .chain(depth_layout.as_ref().map(|(l, _)| l))
+        {
+            let len = u32::try_from(layout.byte_len())
+                .map_err(|_| "a target does not fit in memory".to_string())?;
+            ranges.push((layout.location, layout.offset, len));
+        }
+        let (lent, places) = surfaces
+            .lend(&ranges, base)
+            .ok_or_else(|| "a target does not fit in memory".to_string())?;
+        let place = |k: usize| Place {
+            region: places[k].0,
+            from: places[k].1,
+            len: ranges[k].2 as usize,
+        };
+        let colors: Vec<ColorTarget> = layouts
+            .into_iter()
+            .enumerate()
+            .map(|(k, (layout, format, _))| ColorTarget {
+                layout,
+                format,
+                place: place(k),
+            })
+            .collect();
+        let depth = depth_layout.map(|(layout, format)| DepthTarget {
+            layout,
+            format,
+            place: place(colors.len()),
+        });
+        Ok(Targets {
+            colors,
+            depth,
+            lent,
+        })
     }
 
-    /// Write every target back into the surface memory.
-    pub fn store(&self, surfaces: &mut SurfaceMemory, base: &dyn GuestMemory) {
-        for c in &self.colors {
-            store(&c.layout, &c.bytes, surfaces, base);
-        }
-        if let Some(d) = &self.depth {
-            store(&d.layout, &d.bytes, surfaces, base);
-        }
+    /// Give the written targets back to the surface memory.
+    pub fn store(self, surfaces: &mut SurfaceMemory) {
+        surfaces.give_back(self.lent);
     }
 
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
@@ -148,12 +160,15 @@ impl Targets {
                 return;
             }
         }
-        if let Some(d) = &mut self.depth {
-            if !depth_stencil(state, d, sx, sy, z, front) {
+        if let Some(d) = &self.depth {
+            let Some(px) = bytes(&mut self.lent, &d.place) else {
+                return;
+            };
+            if !depth_stencil(state, d, px, sx, sy, z, front) {
                 return;
             }
         }
-        for (n, target) in self.colors.iter_mut().enumerate() {
+        for (n, target) in self.colors.iter().enumerate() {
             let src = out
                 .colors
                 .get(n)
@@ -170,7 +185,9 @@ impl Targets {
                 b: true,
                 a: true,
             });
-            write_color(target, sx, sy, src, blend, mask);
+            if let Some(px) = bytes(&mut self.lent, &target.place) {
+                write_color(target, px, sx, sy, src, blend, mask);
+            }
         }
     }
 }
@@ -178,7 +195,8 @@ impl Targets {
 /// Stencil and depth tests with their updates; true when the fragment survives.
 fn depth_stencil(
     state: &DrawState,
-    d: &mut DepthTarget,
+    d: &DepthTarget,
+    target_bytes: &mut [u8],
     sx: u32,
     sy: u32,
     z: f32,
@@ -188,7 +206,7 @@ fn depth_stencil(
         return false;
     };
     let n = d.layout.bpp as usize;
-    let Some(px) = d.bytes.get_mut(at..at + n) else {
+    let Some(px) = target_bytes.get_mut(at..at + n) else {
         return false;
     };
     let Some((stored_z, stored_s)) = decode_depth(d.format, px) else {
@@ -225,7 +243,8 @@ fn depth_stencil(
 }
 
 fn write_color(
-    target: &mut ColorTarget,
+    target: &ColorTarget,
+    target_bytes: &mut [u8],
     sx: u32,
     sy: u32,
     src: [f32; 4],
@@ -236,7 +255,7 @@ fn write_color(
         return;
     };
     let n = target.layout.bpp as usize;
-    let Some(px) = target.bytes.get_mut(at..at + n) else {
+    let Some(px) = target_bytes.get_mut(at..at + n) else {
         return;
     };
     let fixed = !target.format.is_float();
