@@ -283,6 +283,49 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// [`read_buffer`](Self::read_buffer) for several buffers with one wait: each mapped,
+    /// then one poll for all, then each copied out and unmapped, in order.
+    pub(crate) fn read_buffers(
+        &self,
+        buffers: &[(&wgpu::Buffer, u64)],
+        stage: &str,
+    ) -> Result<Vec<Vec<u8>>, GpuError> {
+        let err = |message: String| GpuError::Readback {
+            stage: stage.to_string(),
+            message,
+        };
+        let mut receivers = Vec::with_capacity(buffers.len());
+        for (buffer, len) in buffers {
+            let (tx, rx) = std::sync::mpsc::channel();
+            buffer
+                .slice(..*len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    // The receiver outlives the poll below; a send error only means it gave up.
+                    let _ = tx.send(r);
+                });
+            receivers.push(rx);
+        }
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| err(e.to_string()))?;
+        let mut out = Vec::with_capacity(buffers.len());
+        for ((buffer, len), rx) in buffers.iter().zip(receivers) {
+            rx.recv()
+                .map_err(|e| err(e.to_string()))?
+                .map_err(|e| err(e.to_string()))?;
+            let bytes = {
+                let slice = buffer.slice(..*len);
+                let view = slice.get_mapped_range().map_err(|e| err(e.to_string()))?;
+                view.to_vec()
+            };
+            buffer.unmap();
+            out.push(bytes);
+        }
+        Ok(out)
+    }
+}
+
 /// Locks a mutex, recovering the data if another thread panicked while holding it.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -27,6 +27,16 @@ const OUTPUT_STRIDE: u64 = (VP_OUTPUTS as u64 + 1) * VEC4;
 /// around 64 MiB.
 const MAX_BATCH: u64 = 1 << 18;
 
+/// One job of [`Gpu::run_vertex_compute_batch`]: the arguments of one
+/// [`Gpu::run_vertex_compute`] call.
+#[derive(Clone, Copy)]
+pub struct VertexJob<'a> {
+    pub module: &'a WgslModule,
+    pub constants: &'a [[f32; 4]; VP_CONSTANTS],
+    pub inputs: &'a [[[f32; 4]; VP_INPUTS]],
+    pub branch_bits: u32,
+}
+
 /// One vertex's outputs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VertexResult {
@@ -146,6 +156,156 @@ impl Gpu {
             }
         }
         Ok(results)
+    }
+
+    /// Runs several `vp_compute` jobs with one submission and one wait for all of them, where
+    /// [`run_vertex_compute`](Self::run_vertex_compute) submits and waits once per job: the
+    /// per-draw round trip that dominates replaying many small draws. Each job's result is
+    /// what `run_vertex_compute` returns for it. Jobs too large for one dispatch, and every
+    /// job when the batch as a whole fails (a validation error names no job), run one by one,
+    /// so each error belongs to its own job.
+    pub fn run_vertex_compute_batch(
+        &self,
+        jobs: &[VertexJob<'_>],
+    ) -> Vec<Result<Vec<VertexResult>, GpuError>> {
+        let single = |job: &VertexJob<'_>| {
+            self.run_vertex_compute(job.module, job.constants, job.inputs, job.branch_bits)
+        };
+        let batch = match self.vertex_batch() {
+            Ok(b) => b,
+            Err(_) => return jobs.iter().map(single).collect(),
+        };
+        let mut results: Vec<Option<Result<Vec<VertexResult>, GpuError>>> =
+            jobs.iter().map(|_| None).collect();
+        let mut batched = Vec::new();
+        for (i, job) in jobs.iter().enumerate() {
+            if job.inputs.is_empty() {
+                results[i] = Some(self.vertex_pipeline(job.module).map(|_| Vec::new()));
+            } else if job.inputs.len() as u64 > batch {
+                results[i] = Some(single(job));
+            } else {
+                match self.vertex_pipeline(job.module) {
+                    Ok(entry) => batched.push((i, entry)),
+                    Err(e) => results[i] = Some(Err(e)),
+                }
+            }
+        }
+        let stage = "running vp_compute (batch)";
+        let recorded = self.scoped(stage, || {
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("vp_compute batch"),
+                });
+            let mut readbacks = Vec::with_capacity(batched.len());
+            for (i, entry) in &batched {
+                let job = &jobs[*i];
+                let count = job.inputs.len() as u32;
+                let out_bytes = u64::from(count) * OUTPUT_STRIDE;
+                let init = |label, contents: &[u8], usage| {
+                    self.device
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(label),
+                            contents,
+                            usage,
+                        })
+                };
+                let plain = |label, size, usage| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(label),
+                        size,
+                        usage,
+                        mapped_at_creation: false,
+                    })
+                };
+                let constants_buf = init(
+                    "vp_constants",
+                    bytemuck::cast_slice(job.constants.as_slice()),
+                    wgpu::BufferUsages::STORAGE,
+                );
+                let params: [u32; 4] = [count, job.branch_bits, 0, 0];
+                let params_buf = init(
+                    "vp_params",
+                    bytemuck::cast_slice(&params),
+                    wgpu::BufferUsages::UNIFORM,
+                );
+                let input_buf = init(
+                    "vp_inputs",
+                    bytemuck::cast_slice(job.inputs),
+                    wgpu::BufferUsages::STORAGE,
+                );
+                let output_buf = plain(
+                    "vp_outputs",
+                    out_bytes,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                );
+                let readback = plain(
+                    "vp_outputs readback",
+                    out_bytes,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                );
+                let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("vp group 0"),
+                    layout: &entry.group0,
+                    entries: &[
+                        buffer_entry(0, &constants_buf),
+                        buffer_entry(1, &params_buf),
+                        buffer_entry(2, &input_buf),
+                        buffer_entry(3, &output_buf),
+                    ],
+                });
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("vp_compute"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&entry.pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
+                }
+                encoder.copy_buffer_to_buffer(&output_buf, 0, &readback, 0, out_bytes);
+                readbacks.push((*i, readback, out_bytes));
+            }
+            self.queue.submit([encoder.finish()]);
+            readbacks
+        });
+        let bytes = recorded.and_then(|readbacks| {
+            let all: Vec<(usize, wgpu::Buffer, u64)> = readbacks;
+            let contents = self.read_buffers(
+                &all.iter().map(|(_, b, n)| (b, *n)).collect::<Vec<_>>(),
+                "reading vp_outputs",
+            )?;
+            Ok(all
+                .into_iter()
+                .map(|(i, _, _)| i)
+                .zip(contents)
+                .collect::<Vec<_>>())
+        });
+        match bytes {
+            Ok(per_job) => {
+                for (i, data) in per_job {
+                    let mut out = Vec::with_capacity(jobs[i].inputs.len());
+                    let parsed = data
+                        .chunks_exact(OUTPUT_STRIDE as usize)
+                        .enumerate()
+                        .try_for_each(|(v, vertex)| {
+                            out.push(parse_vertex(vertex, v)?);
+                            Ok(())
+                        });
+                    results[i] = Some(parsed.map(|()| out));
+                }
+            }
+            Err(_) => {
+                for (i, _) in &batched {
+                    results[*i] = Some(single(&jobs[*i]));
+                }
+            }
+        }
+        results
+            .into_iter()
+            .zip(jobs)
+            .map(|(r, job)| r.unwrap_or_else(|| single(job)))
+            .collect()
     }
 
     /// The most vertices one dispatch may hold under the device limits.

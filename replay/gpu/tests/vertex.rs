@@ -4,7 +4,9 @@
 
 mod common;
 
-use rsxtrace_gpu::{Backend, GpuError, GpuOptions, TextureBinding, FP_INPUTS, VP_CONSTANTS};
+use rsxtrace_gpu::{
+    Backend, GpuError, GpuOptions, TextureBinding, VertexJob, FP_INPUTS, VP_CONSTANTS,
+};
 
 /// HPOS = (dot(c[32], v0), dot(c[33], v0), dot(c[34], v0), dot(c[35], v0)); TEX0 (register 7)
 /// = v8 * c[0] + c[1]; COL0 (register 1) = v3 only when branch bit 0 is set.
@@ -257,4 +259,59 @@ fn gl_backend_runs_compute_and_names_what_it_cannot_render() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn a_batch_gives_each_job_what_it_gives_alone() {
+    let Some(gpu) = common::gpu("a_batch_gives_each_job_what_it_gives_alone") else {
+        return;
+    };
+    let module = transform_module();
+    let broken = common::module(&format!(
+        "{}\n@compute @workgroup_size(32) fn vp_compute() {{ }}",
+        common::VP_DECLS
+    ));
+    let c = constants();
+    let mut other = constants();
+    other[0][0] += 0.25;
+    let inputs = vertex_inputs(300);
+    let jobs = [
+        VertexJob {
+            module: &module,
+            constants: &c,
+            inputs: &inputs,
+            branch_bits: 0,
+        },
+        // A job whose module is refused keeps its own error; the others still run.
+        VertexJob {
+            module: &broken,
+            constants: &c,
+            inputs: &inputs[..3],
+            branch_bits: 0,
+        },
+        VertexJob {
+            module: &module,
+            constants: &other,
+            inputs: &inputs[7..70],
+            branch_bits: 1,
+        },
+        VertexJob {
+            module: &module,
+            constants: &c,
+            inputs: &[],
+            branch_bits: 0,
+        },
+    ];
+    let batch = gpu.run_vertex_compute_batch(&jobs);
+    assert_eq!(batch.len(), jobs.len());
+    for (k, (job, got)) in jobs.iter().zip(&batch).enumerate() {
+        let alone = gpu.run_vertex_compute(job.module, job.constants, job.inputs, job.branch_bits);
+        match (got, alone) {
+            (Ok(a), Ok(b)) => assert_eq!(*a, b, "job {k}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "job {k}"),
+            (a, b) => panic!("job {k}: batch {a:?}, alone {b:?}"),
+        }
+    }
+    assert!(batch[1].is_err());
+    assert_eq!(batch[2].as_ref().unwrap().len(), 63);
 }

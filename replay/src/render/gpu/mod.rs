@@ -474,10 +474,37 @@ impl Renderer<'_> {
         self.timings.pipelines += since(t);
         let t = Instant::now();
         let (gpu, frame) = (self.gpu, self.frame);
-        let stages = chunk
+        // Inputs fetched in parallel on the CPU; the device then runs the chunk's vertex
+        // programs in one submission with one wait (not one round trip per draw).
+        let prepared: Vec<Result<vertex::Prepared, String>> = chunk
             .par_iter()
             .zip(modules)
-            .map(|(&i, m)| m.and_then(|m| vertex::run(gpu, &m, frame, i)))
+            .map(|(&i, m)| m.and_then(|m| vertex::prepare(&m, frame, i)))
+            .collect();
+        let mut ready = Vec::new();
+        let mut slots = Vec::with_capacity(prepared.len());
+        for p in prepared {
+            match p {
+                Ok(p) => {
+                    slots.push(Ok(ready.len()));
+                    ready.push(p);
+                }
+                Err(e) => slots.push(Err(e)),
+            }
+        }
+        let mut ran: Vec<Option<Result<vertex::VertexStage, String>>> =
+            vertex::run_batch(gpu, ready)
+                .into_iter()
+                .map(Some)
+                .collect();
+        let stages = slots
+            .into_iter()
+            .map(|slot| match slot {
+                Ok(k) => ran[k]
+                    .take()
+                    .unwrap_or_else(|| Err("vertex stage missing from its batch".into())),
+                Err(e) => Err(e),
+            })
             .collect();
         self.timings.render += since(t);
         stages

@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::{Draw, Frame};
-use rsxtrace_gpu::{Gpu, VP_CONSTANTS, VP_INPUTS};
+use rsxtrace_gpu::{Gpu, VertexJob, VP_CONSTANTS, VP_INPUTS};
 use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
@@ -132,14 +132,55 @@ impl VertexPrograms {
     }
 }
 
-/// Runs draw `index`'s vertex program (`entry`, from [`VertexPrograms::get`]) on `gpu`.
-/// `Err` is the reason the draw is skipped.
-pub(crate) fn run(
-    gpu: &Gpu,
+/// A draw's vertex stage ready to run on the device: its inputs and constants, fetched and
+/// laid out on the CPU (in parallel across draws), then run with other draws' in one batch
+/// ([`run_batch`]).
+pub(crate) struct Prepared {
+    entry: VertexModule,
+    inputs: Vec<[[f32; 4]; VP_INPUTS]>,
+    constants: Box<[[f32; 4]; VP_CONSTANTS]>,
+    branch_bits: u32,
+    starts: Vec<usize>,
+    unknown_constants: Option<String>,
+    attribute_warnings: Vec<String>,
+}
+
+/// Runs the prepared vertex stages on `gpu` with one submission and one wait for all of
+/// them; `Err` is the reason that draw is skipped.
+pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<VertexStage, String>> {
+    let jobs: Vec<VertexJob<'_>> = prepared
+        .iter()
+        .map(|p| VertexJob {
+            module: &p.entry.0,
+            constants: &p.constants,
+            inputs: &p.inputs,
+            branch_bits: p.branch_bits,
+        })
+        .collect();
+    let results = gpu.run_vertex_compute_batch(&jobs);
+    drop(jobs);
+    prepared
+        .into_iter()
+        .zip(results)
+        .map(|(p, r)| {
+            let results = r.map_err(|e| format!("vertex program on the GPU: {e}"))?;
+            Ok(VertexStage {
+                outputs: results.iter().map(|r| r.registers).collect(),
+                starts: p.starts,
+                unknown_constants: p.unknown_constants,
+                attribute_warnings: p.attribute_warnings,
+            })
+        })
+        .collect()
+}
+
+/// Fetches draw `index`'s vertex inputs and constants for its vertex program (`entry`, from
+/// [`VertexPrograms::get`]). `Err` is the reason the draw is skipped.
+pub(crate) fn prepare(
     entry: &VertexModule,
     frame: &Frame,
     index: usize,
-) -> Result<VertexStage, String> {
+) -> Result<Prepared, String> {
     let draw = frame
         .draws
         .get(index)
@@ -147,7 +188,7 @@ pub(crate) fn run(
     let memory = frame
         .memory(index)
         .ok_or_else(|| format!("no memory view for draw {index}"))?;
-    let (module, reads) = &**entry;
+    let (_, reads) = &**entry;
     let fetched =
         fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("vertex fetch: {e}"))?;
     let mut inputs = vec![[[0.0f32; 4]; VP_INPUTS]; fetched.len()];
@@ -160,18 +201,18 @@ pub(crate) fn run(
             v[a] = *value;
         }
     }
-    let mut constants = [[0.0f32; 4]; VP_CONSTANTS];
+    let mut constants = Box::new([[0.0f32; 4]; VP_CONSTANTS]);
     for (i, c) in constants.iter_mut().enumerate() {
         if let Some(v) = draw.constants.get(i) {
             *c = v;
         }
     }
     let unknown_constants = unknown_constant_warning(reads, |c| draw.constants.is_known(c));
-    let results = gpu
-        .run_vertex_compute(module, &constants, &inputs, draw.transform_branch_bits)
-        .map_err(|e| format!("vertex program on the GPU: {e}"))?;
-    Ok(VertexStage {
-        outputs: results.iter().map(|r| r.registers).collect(),
+    Ok(Prepared {
+        entry: entry.clone(),
+        inputs,
+        constants,
+        branch_bits: draw.transform_branch_bits,
         starts: primitive_starts(&fetched),
         unknown_constants,
         attribute_warnings: fetched.unknown_notes(),
