@@ -55,7 +55,31 @@ pub fn half_bits<T: Real>(v: T, mode: HalfRounding) -> u16 {
 /// modifier; B.2, B.9).
 #[inline]
 pub fn to_half<T: Real>(v: T, mode: HalfRounding) -> T {
-    T::from_half_bits(half_bits(v, mode))
+    match mode {
+        HalfRounding::Truncate => truncated_half(v),
+        HalfRounding::Nearest => T::from_half_bits(v.to_half_bits()),
+    }
+}
+
+/// `v` truncated to binary16 and back ([`half_bits_truncated`]). For f32 the common cases
+/// take no detour through f64 and binary16: a normal half keeps the top 10 of the 23 mantissa
+/// bits (clearing the low 13 is the truncation), a subnormal one is the 2^-24 grid below it;
+/// overflow, infinities and NaN take the general path. The fast path is bit-exact with it
+/// (`fast_truncation_matches_the_general_path`).
+#[inline]
+fn truncated_half<T: Real>(v: T) -> T {
+    if !T::WIDE {
+        let x = v.to_f32();
+        let a = x.abs();
+        if (HALF_MIN_NORMAL as f32..HALF_MAX as f32).contains(&a) {
+            return T::from_f32(f32::from_bits(x.to_bits() & !0x1FFF));
+        }
+        if a < HALF_MIN_NORMAL as f32 {
+            // Exact: scaling by 2^24 and back, |x · 2^24| < 2^10.
+            return T::from_f32((x * 16_777_216.0).trunc() / 16_777_216.0);
+        }
+    }
+    T::from_half_bits(half_bits_truncated(v.to_f64()))
 }
 
 /// Saturate: NaN → 0, then clamp to [0, 1] (B.2 step 4; RPCS3 HW note "SAT flushes NaN to 0").
@@ -138,6 +162,40 @@ pub fn source_modifier<T: Real>(v: T, m: PrecisionModifier, opts: &FragmentOptio
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn fast_truncation_matches_the_general_path() {
+        let general = |x: f32| f32::from_half_bits(half_bits_truncated(f64::from(x)));
+        let edges = [
+            0.0f32,
+            -0.0,
+            1.0 / 16384.0,
+            -1.0 / 16384.0,
+            f32::from_bits((1.0f32 / 16384.0).to_bits() - 1),
+            65504.0,
+            65519.99,
+            65520.0,
+            65536.0,
+            -65504.5,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1.0 + f32::EPSILON,
+        ];
+        // Every exponent and a spread of mantissas: 2^32 / 977 patterns of both signs.
+        let sweep = (0..u32::MAX / 977).map(|k| f32::from_bits(k.wrapping_mul(977)));
+        for x in edges.into_iter().chain(sweep) {
+            let (fast, slow) = (truncated_half(x), general(x));
+            assert!(
+                fast.to_bits() == slow.to_bits() || (fast.is_nan() && slow.is_nan()),
+                "{x:e} ({:#010x}): fast {fast:e}, general {slow:e}",
+                x.to_bits()
+            );
+        }
+    }
+
     use super::*;
 
     /// The value of finite binary16 bits from the format's definition (bias 15, 10-bit
