@@ -62,6 +62,14 @@ pub enum OverviewError {
     },
 }
 
+/// The width of a draw's indices, when it is indexed and its index array is known.
+fn index_width(d: &crate::frame::Draw) -> Option<IndexWidth> {
+    d.index_array.as_ref().map(|ix| match ix.ty {
+        crate::fetch::IndexType::U32 => IndexWidth::U32,
+        crate::fetch::IndexType::U16 => IndexWidth::U16,
+    })
+}
+
 /// The frame index of a decoded frame, as `convert` writes it into a trace.
 pub fn frame_index(frame: &Frame) -> TraceIndex {
     let s = frame.stats();
@@ -88,10 +96,7 @@ pub fn frame_index(frame: &Frame) -> TraceIndex {
                     end_command: s.end_command as u64,
                     primitive: s.primitive as u8 + 1,
                     indexed: s.indexed,
-                    index_width: d.index_array.as_ref().map(|ix| match ix.ty {
-                        crate::fetch::IndexType::U32 => IndexWidth::U32,
-                        crate::fetch::IndexType::U16 => IndexWidth::U16,
-                    }),
+                    index_width: index_width(d),
                     ranges: s.ranges.iter().map(|r| (r.first, r.count)).collect(),
                     vertex_count: s.vertex_count,
                     vp_start: s.vp_start,
@@ -201,7 +206,6 @@ fn from_trace_index(trace: &Trace, draws: bool) -> Result<Option<Overview>, Trac
 
 /// The overview of a decoded capture.
 pub fn from_frame(capture: &Capture, frame: &Frame, draws: bool) -> Overview {
-    let index = frame_index(frame);
     Overview {
         provenance: capture.provenance.clone(),
         transform_program_slots: capture.reg_state.transform_program.len() / 4,
@@ -210,16 +214,15 @@ pub fn from_frame(capture: &Capture, frame: &Frame, draws: bool) -> Overview {
         tile_states: capture.tiles.len(),
         display_buffer_states: capture.display_buffers.len(),
         stats: frame.stats(),
-        frame_problems: index.frame_problems,
+        frame_problems: frame.problems.iter().map(|p| p.to_string()).collect(),
         draws: if draws {
             frame
                 .draws
                 .iter()
-                .zip(&index.draws)
-                .map(|(d, entry)| DrawOverview {
+                .map(|d| DrawOverview {
                     summary: d.summary(),
-                    index_width: entry.index_width,
-                    problems: entry.problems.clone(),
+                    index_width: index_width(d),
+                    problems: d.problems.iter().map(|p| p.to_string()).collect(),
                 })
                 .collect()
         } else {

@@ -3,13 +3,14 @@
 //! equation pairs), depth, stencil, alpha test, culling, scissor, colour-format round trips,
 //! render to texture, and the sample trace as a whole.
 
+mod render_support;
+use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
 };
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
-use rsxtrace_program::fragment::{decode, encode, InputAttribute};
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
@@ -22,11 +23,6 @@ const H: u16 = 8;
 const COLOR: u32 = 0x0010_0000;
 const ZETA: u32 = 0x0020_0000;
 const TEXTURE_TARGET: u32 = 0x0030_0000;
-
-/// `MOV R0, f[COL0]; END` (ps3autotests primitives.fpo, rsx-microcode.md B.1).
-const FP_MOV_COL0: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
-];
 
 /// Register indices (byte offset / 4, rrc-format.md 4.8).
 mod reg {
@@ -647,16 +643,6 @@ fn each_colour_format_renders_and_reads_back() {
         assert_eq!(out.image.pixel(4, 4), Some(expect), "{f:?}");
         assert_ne!(expect, [0, 0, 0, 0], "{f:?}");
     }
-}
-
-/// `TEX R0, f[TEX0], TEX0; END`: `MOV R0, f[COL0]` with the opcode and input changed.
-fn tex_program() -> Vec<u8> {
-    let mut p = decode(&FP_MOV_COL0).unwrap();
-    let insn = &mut p.instructions[0];
-    insn.opcode = rsxtrace_program::fragment::FpOpcode::Tex;
-    insn.input = InputAttribute(4);
-    insn.texture_unit = 0;
-    encode(&p)
 }
 
 #[test]

@@ -12,6 +12,8 @@
 
 mod gpu_support;
 
+mod render_support;
+use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
 };
@@ -20,7 +22,6 @@ use rsxtrace_capture::builder::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
-use rsxtrace_program::fragment::{decode, encode, FpOpcode, InputAttribute};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
@@ -34,19 +35,6 @@ const DEST: u32 = 0x0050_0000;
 
 /// The triangle, in pixels.
 const TRIANGLE: [(f32, f32); 3] = [(0.07, 0.06), (3.68, 1.83), (0.15, 3.6)];
-
-const FP_MOV_COL0: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
-];
-
-fn tex_program() -> Vec<u8> {
-    let mut p = decode(&FP_MOV_COL0).unwrap();
-    let insn = &mut p.instructions[0];
-    insn.opcode = FpOpcode::Tex;
-    insn.input = InputAttribute(4);
-    insn.texture_unit = 0;
-    encode(&p)
-}
 
 fn vertex_program() -> Vec<u32> {
     let input = source(REG_INPUT, SWIZZLE_XYZW);

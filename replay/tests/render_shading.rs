@@ -20,11 +20,13 @@
 
 mod gpu_support;
 
+mod render_support;
+use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
 };
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
-use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::frame::{reg, Frame};
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
 use rsxtrace_replay::raster::{assemble, Assembled, Primitive};
@@ -38,24 +40,19 @@ const ZETA: u32 = 0x0020_0000;
 const TRIANGLES: u32 = 5;
 const TRIANGLE_STRIP: u32 = 6;
 
-/// `MOV R0, f[COL0]; END` (ps3autotests primitives.fpo, rsx-microcode.md B.1).
-const FP_MOV_COL0: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
-];
-
 /// Fragment input attributes (rsx-microcode.md B.3).
 const IN_COL0: u8 = 1;
 const IN_FOGC: u8 = 3;
 const IN_TEX0: u8 = 4;
 
-/// Registers (byte offset / 4, rrc-format.md 4.8; RPCS3 `gcm_enums.h`).
-const SET_SHADE_MODE: u32 = 0x0368 / 4;
-const SET_FOG_MODE: u32 = 0x08CC / 4;
-const SET_FOG_PARAMS: u32 = 0x08D0 / 4;
-const SET_TWO_SIDE_LIGHT_EN: u32 = 0x142C / 4;
-const SET_USER_CLIP_PLANE_CONTROL: u32 = 0x1478 / 4;
-const SET_FRONT_FACE: u32 = 0x1834 / 4;
-const SET_VERTEX_ATTRIB_OUTPUT_MASK: u32 = 0x1FF4 / 4;
+/// Registers, from the frame model's one table (`rsxtrace_frame::methods::reg`).
+const SET_SHADE_MODE: u32 = reg::SET_SHADE_MODE as u32;
+const SET_FOG_MODE: u32 = reg::SET_FOG_MODE as u32;
+const SET_FOG_PARAMS: u32 = reg::SET_FOG_PARAMS as u32;
+const SET_TWO_SIDE_LIGHT_EN: u32 = reg::SET_TWO_SIDE_LIGHT_EN as u32;
+const SET_USER_CLIP_PLANE_CONTROL: u32 = reg::SET_USER_CLIP_PLANE_CONTROL as u32;
+const SET_FRONT_FACE: u32 = reg::SET_FRONT_FACE as u32;
+const SET_VERTEX_ATTRIB_OUTPUT_MASK: u32 = reg::SET_VERTEX_ATTRIB_OUTPUT_MASK as u32;
 
 const FLAT: u32 = 0x1D00;
 const SMOOTH: u32 = 0x1D01;

@@ -9,6 +9,8 @@
 
 mod gpu_support;
 
+mod render_support;
+use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
 };
@@ -18,7 +20,6 @@ use rsxtrace_capture::builder::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
-use rsxtrace_program::fragment::{decode, encode, FpOpcode, InputAttribute};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
@@ -32,21 +33,6 @@ const SOURCE: u32 = 0x0030_0000;
 const PATTERN: u32 = 0x0038_0000;
 /// Transfer destinations.
 const DEST: u32 = 0x0040_0000;
-
-/// `MOV R0, f[COL0]; END` (ps3autotests primitives.fpo, rsx-microcode.md B.1).
-const FP_MOV_COL0: [u8; 16] = [
-    0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00, 0x3f, 0xe1,
-];
-
-/// `TEX R0, f[TEX0], TEX0; END`.
-fn tex_program() -> Vec<u8> {
-    let mut p = decode(&FP_MOV_COL0).unwrap();
-    let insn = &mut p.instructions[0];
-    insn.opcode = FpOpcode::Tex;
-    insn.input = InputAttribute(4);
-    insn.texture_unit = 0;
-    encode(&p)
-}
 
 /// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]`.
 fn vertex_program() -> Vec<u32> {

@@ -63,91 +63,23 @@ impl Gpu {
             return Ok(Vec::new());
         }
         let batch = self.vertex_batch()?;
-        let first_batch = (inputs.len() as u64).min(batch);
-        let stage = "running vp_compute";
-        let (_constants_buf, params_buf, input_buf, output_buf, readback, bind_group) = self
-            .scoped(stage, || {
-                let storage = |label, size, usage| {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(label),
-                        size,
-                        usage,
-                        mapped_at_creation: false,
-                    })
-                };
-                let constants_buf =
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some("vp_constants"),
-                            contents: bytemuck::cast_slice(constants.as_slice()),
-                            usage: wgpu::BufferUsages::STORAGE,
-                        });
-                let params_buf = storage(
-                    "vp_params",
-                    VEC4,
-                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                );
-                let input_buf = storage(
-                    "vp_inputs",
-                    first_batch * INPUT_STRIDE,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                );
-                let output_buf = storage(
-                    "vp_outputs",
-                    first_batch * OUTPUT_STRIDE,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                );
-                let readback = storage(
-                    "vp_outputs readback",
-                    first_batch * OUTPUT_STRIDE,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                );
-                let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("vp group 0"),
-                    layout: &entry.group0,
-                    entries: &[
-                        buffer_entry(0, &constants_buf),
-                        buffer_entry(1, &params_buf),
-                        buffer_entry(2, &input_buf),
-                        buffer_entry(3, &output_buf),
-                    ],
-                });
-                (
-                    constants_buf,
-                    params_buf,
-                    input_buf,
-                    output_buf,
-                    readback,
-                    bind_group,
-                )
-            })?;
         let mut results = Vec::with_capacity(inputs.len());
-        // `batch` fits in u32: it is at most MAX_BATCH.
-        for chunk in inputs.chunks(first_batch as usize) {
-            let count = chunk.len() as u32;
-            let out_bytes = u64::from(count) * OUTPUT_STRIDE;
-            self.scoped(stage, || {
-                self.queue
-                    .write_buffer(&input_buf, 0, bytemuck::cast_slice(chunk));
-                let params: [u32; 4] = [count, branch_bits, 0, 0];
-                self.queue
-                    .write_buffer(&params_buf, 0, bytemuck::cast_slice(&params));
-                let mut encoder =
-                    self.device
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("vp_compute"),
-                        });
-                {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("vp_compute"),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&entry.pipeline);
-                    pass.set_bind_group(0, &bind_group, &[]);
-                    pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
-                }
-                encoder.copy_buffer_to_buffer(&output_buf, 0, &readback, 0, out_bytes);
+        // `batch` is at most MAX_BATCH: it fits usize.
+        for chunk in inputs.chunks(batch as usize) {
+            let (readback, out_bytes) = self.scoped("running vp_compute", || {
+                let mut encoder = self.vertex_encoder();
+                let recorded = self.record_vertex_job(
+                    &mut encoder,
+                    &entry,
+                    &VertexJob {
+                        module,
+                        constants,
+                        inputs: chunk,
+                        branch_bits,
+                    },
+                );
                 self.queue.submit([encoder.finish()]);
+                recorded
             })?;
             let bytes = self.read_buffer(&readback, out_bytes, "reading vp_outputs")?;
             let base = results.len();
@@ -171,17 +103,14 @@ impl Gpu {
         let single = |job: &VertexJob<'_>| {
             self.run_vertex_compute(job.module, job.constants, job.inputs, job.branch_bits)
         };
-        let batch = match self.vertex_batch() {
-            Ok(b) => b,
-            Err(_) => return jobs.iter().map(single).collect(),
+        let Ok(batch) = self.vertex_batch() else {
+            return jobs.iter().map(single).collect();
         };
         let mut results: Vec<Option<Result<Vec<VertexResult>, GpuError>>> =
             jobs.iter().map(|_| None).collect();
         let mut batched = Vec::new();
         for (i, job) in jobs.iter().enumerate() {
-            if job.inputs.is_empty() {
-                results[i] = Some(self.vertex_pipeline(job.module).map(|_| Vec::new()));
-            } else if job.inputs.len() as u64 > batch {
+            if job.inputs.is_empty() || job.inputs.len() as u64 > batch {
                 results[i] = Some(single(job));
             } else {
                 match self.vertex_pipeline(job.module) {
@@ -190,109 +119,30 @@ impl Gpu {
                 }
             }
         }
-        let stage = "running vp_compute (batch)";
-        let recorded = self.scoped(stage, || {
-            let mut encoder = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("vp_compute batch"),
-                });
-            let mut readbacks = Vec::with_capacity(batched.len());
-            for (i, entry) in &batched {
-                let job = &jobs[*i];
-                let count = job.inputs.len() as u32;
-                let out_bytes = u64::from(count) * OUTPUT_STRIDE;
-                let init = |label, contents: &[u8], usage| {
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(label),
-                            contents,
-                            usage,
-                        })
-                };
-                let plain = |label, size, usage| {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(label),
-                        size,
-                        usage,
-                        mapped_at_creation: false,
-                    })
-                };
-                let constants_buf = init(
-                    "vp_constants",
-                    bytemuck::cast_slice(job.constants.as_slice()),
-                    wgpu::BufferUsages::STORAGE,
-                );
-                let params: [u32; 4] = [count, job.branch_bits, 0, 0];
-                let params_buf = init(
-                    "vp_params",
-                    bytemuck::cast_slice(&params),
-                    wgpu::BufferUsages::UNIFORM,
-                );
-                let input_buf = init(
-                    "vp_inputs",
-                    bytemuck::cast_slice(job.inputs),
-                    wgpu::BufferUsages::STORAGE,
-                );
-                let output_buf = plain(
-                    "vp_outputs",
-                    out_bytes,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                );
-                let readback = plain(
-                    "vp_outputs readback",
-                    out_bytes,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                );
-                let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("vp group 0"),
-                    layout: &entry.group0,
-                    entries: &[
-                        buffer_entry(0, &constants_buf),
-                        buffer_entry(1, &params_buf),
-                        buffer_entry(2, &input_buf),
-                        buffer_entry(3, &output_buf),
-                    ],
-                });
-                {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("vp_compute"),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&entry.pipeline);
-                    pass.set_bind_group(0, &bind_group, &[]);
-                    pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
-                }
-                encoder.copy_buffer_to_buffer(&output_buf, 0, &readback, 0, out_bytes);
-                readbacks.push((*i, readback, out_bytes));
-            }
-            self.queue.submit([encoder.finish()]);
-            readbacks
-        });
-        let bytes = recorded.and_then(|readbacks| {
-            let all: Vec<(usize, wgpu::Buffer, u64)> = readbacks;
-            let contents = self.read_buffers(
-                &all.iter().map(|(_, b, n)| (b, *n)).collect::<Vec<_>>(),
-                "reading vp_outputs",
-            )?;
-            Ok(all
-                .into_iter()
-                .map(|(i, _, _)| i)
-                .zip(contents)
-                .collect::<Vec<_>>())
-        });
-        match bytes {
-            Ok(per_job) => {
-                for (i, data) in per_job {
-                    let mut out = Vec::with_capacity(jobs[i].inputs.len());
-                    let parsed = data
+        let read = self
+            .scoped("running vp_compute (batch)", || {
+                let mut encoder = self.vertex_encoder();
+                let readbacks: Vec<(wgpu::Buffer, u64)> = batched
+                    .iter()
+                    .map(|(i, entry)| self.record_vertex_job(&mut encoder, entry, &jobs[*i]))
+                    .collect();
+                self.queue.submit([encoder.finish()]);
+                readbacks
+            })
+            .and_then(|readbacks| {
+                let buffers: Vec<(&wgpu::Buffer, u64)> =
+                    readbacks.iter().map(|(b, n)| (b, *n)).collect();
+                self.read_buffers(&buffers, "reading vp_outputs")
+            });
+        match read {
+            Ok(contents) => {
+                for ((i, _), data) in batched.iter().zip(contents) {
+                    let parsed: Result<Vec<VertexResult>, GpuError> = data
                         .chunks_exact(OUTPUT_STRIDE as usize)
                         .enumerate()
-                        .try_for_each(|(v, vertex)| {
-                            out.push(parse_vertex(vertex, v)?);
-                            Ok(())
-                        });
-                    results[i] = Some(parsed.map(|()| out));
+                        .map(|(v, vertex)| parse_vertex(vertex, v))
+                        .collect();
+                    results[*i] = Some(parsed);
                 }
             }
             Err(_) => {
@@ -308,11 +158,94 @@ impl Gpu {
             .collect()
     }
 
+    fn vertex_encoder(&self) -> wgpu::CommandEncoder {
+        self.device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("vp_compute"),
+            })
+    }
+
+    /// Records one dispatch of `job` (its inputs fit one dispatch) into `encoder`: its
+    /// constants, parameters and inputs uploaded, `vp_compute` run, the outputs copied into a
+    /// readback buffer, which is returned with the byte count to read.
+    fn record_vertex_job(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        entry: &ComputeEntry,
+        job: &VertexJob<'_>,
+    ) -> (wgpu::Buffer, u64) {
+        let count = job.inputs.len() as u32;
+        let out_bytes = u64::from(count) * OUTPUT_STRIDE;
+        let init = |label, contents: &[u8], usage| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+        };
+        let plain = |label, usage| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: out_bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let constants = init(
+            "vp_constants",
+            bytemuck::cast_slice(job.constants.as_slice()),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let params: [u32; 4] = [count, job.branch_bits, 0, 0];
+        let params = init(
+            "vp_params",
+            bytemuck::cast_slice(&params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let inputs = init(
+            "vp_inputs",
+            bytemuck::cast_slice(job.inputs),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let outputs = plain(
+            "vp_outputs",
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let readback = plain(
+            "vp_outputs readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vp group 0"),
+            layout: &entry.group0,
+            entries: &[
+                buffer_entry(0, &constants),
+                buffer_entry(1, &params),
+                buffer_entry(2, &inputs),
+                buffer_entry(3, &outputs),
+            ],
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("vp_compute"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&entry.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&outputs, 0, &readback, 0, out_bytes);
+        (readback, out_bytes)
+    }
+
     /// The most vertices one dispatch may hold under the device limits.
     fn vertex_batch(&self) -> Result<u64, GpuError> {
         let l = &self.limits;
         let by_groups = u64::from(l.max_compute_workgroups_per_dimension) * u64::from(VP_WORKGROUP);
-        let by_binding = l.max_storage_buffer_binding_size.min(l.max_buffer_size) / OUTPUT_STRIDE;
+        // Both the inputs and the outputs of a dispatch are one storage binding each.
+        let by_binding = l.max_storage_buffer_binding_size.min(l.max_buffer_size)
+            / OUTPUT_STRIDE.max(INPUT_STRIDE);
         let batch = by_groups.min(by_binding).min(MAX_BATCH);
         if batch == 0 {
             return Err(self.unsupported(format!(

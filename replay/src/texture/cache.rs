@@ -62,8 +62,8 @@ fn decoded_bytes(t: &DecodedTexture) -> usize {
 fn key(plan: &DecodePlan, slices: &[&[u8]]) -> u128 {
     let g = &plan.geometry;
     let mut h = Xxh3::new();
-    h.update(format!("{:?}|{:?}|", plan.format, plan.dimension).as_bytes());
     for v in [
+        plan.format_word,
         g.width,
         g.height,
         g.depth,

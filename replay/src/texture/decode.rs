@@ -125,6 +125,9 @@ pub(crate) struct DecodePlan {
     pub remap: Remap,
     /// The raw remap word (CONTROL1 with the override bits), for keys.
     pub remap_word: u32,
+    /// The raw FORMAT fields that choose the texel format and dimension, for keys: the
+    /// format code (bits 8..15) without the LN/UN flags, the dimension and the cube bit.
+    pub format_word: u32,
 }
 
 impl DecodePlan {
@@ -189,6 +192,9 @@ impl DecodePlan {
             dimension,
             remap: Remap::decode(remap_word, format),
             remap_word,
+            format_word: u32::from(texture.format.format & !0x60)
+                | (u32::from(f.dimension) << 8)
+                | (u32::from(f.cubemap) << 12),
             geometry,
             subs,
         })

@@ -77,7 +77,7 @@ impl Targets {
             for &t in &state.color_targets {
                 let layout = SurfaceLayout::of_target(surface, t, bytes_per_pixel(format))
                     .map_err(|e| e.to_string())?;
-                layouts.push((layout, format, format!("colour target {t}")));
+                layouts.push((layout, format, t));
             }
         }
         let depth_layout = match state.depth_format {
@@ -88,19 +88,26 @@ impl Targets {
             )),
             _ => None,
         };
-        let mut ranges = Vec::new();
-        for layout in layouts
+        let named = layouts
             .iter()
-            .map(|(l, _, _)| l)
-            .chain(depth_layout.as_ref().map(|(l, _)| l))
-        {
+            .map(|(l, _, t)| (l, format!("colour target {t}")))
+            .chain(
+                depth_layout
+                    .iter()
+                    .map(|(l, _)| (l, "depth target".to_string())),
+            );
+        let mut ranges = Vec::new();
+        for (layout, name) in named {
+            // `lend` refuses a range past the address space; name the target it is.
             let len = u32::try_from(layout.byte_len())
-                .map_err(|_| "a target does not fit in memory".to_string())?;
+                .ok()
+                .filter(|&len| u64::from(layout.offset) + u64::from(len) <= 1 << 32)
+                .ok_or_else(|| format!("{name} does not fit in memory"))?;
             ranges.push((layout.location, layout.offset, len));
         }
         let (lent, places) = surfaces
             .lend(&ranges, base)
-            .ok_or_else(|| "a target does not fit in memory".to_string())?;
+            .ok_or_else(|| "the targets do not fit in memory".to_string())?;
         let place = |k: usize| Place {
             region: places[k].0,
             from: places[k].1,
