@@ -5,6 +5,8 @@
 //! - [`container`]: `CgBinaryProgram` (`.vpo`/`.fpo`), the Tiny3D/PSL1GHT `VP` container, and
 //!   raw microcode.
 //! - [`fragment`]: fragment-program microcode (NV40 FP with the RSX half-word swap).
+//! - [`source`]: programs found under paths (loose containers, RPCS3 shader caches,
+//!   executables) with their content keys.
 //! - [`vertex`]: vertex-program microcode (dual-issue vector and scalar units).
 //!
 //! Encodings and their sources: `shared/reference/rsx-microcode.md`.
@@ -13,4 +15,5 @@ pub mod container;
 pub mod coverage;
 pub mod flow;
 pub mod fragment;
+pub mod source;
 pub mod vertex;
