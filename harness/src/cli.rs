@@ -151,6 +151,9 @@ pub enum Command {
     /// Run every draw's shaders recompiled on a GPU device and on the reference interpreter,
     /// and report where they diverge (exit 1 when something diverges).
     Verify(crate::cmd::verify::VerifyArgs),
+    /// Check every unique program of RPCS3 shader caches, executables and containers:
+    /// decode, interpret, recompile, and compare on the device (exit 1 when one is not proven).
+    Batch(crate::cmd::batch::BatchArgs),
     /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
     Replay(crate::cmd::replay::ReplayArgs),
     /// Run a manifest of traces against reference images and report (exit 1 when anything fails).

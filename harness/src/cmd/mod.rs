@@ -1,5 +1,6 @@
 //! One module per subcommand; [`run`] dispatches.
 
+pub mod batch;
 pub mod ci;
 mod convert;
 mod disasm;
@@ -32,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Dump { file, draw, json } => dump::run(&file, draw, json),
         Command::ExportJsonl { file } => export_jsonl::run(&file),
         Command::Verify(args) => verify::run(&args),
+        Command::Batch(args) => batch::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),

@@ -44,9 +44,10 @@ use super::report::model::{Outcome, Stage, StageImages, StageReport};
 use super::textures::{bind, Bound};
 use super::tolerance::Class;
 use super::vertex_stage::VertexInterp;
+use rsxtrace_capture::frame::state::raster::ShaderControl;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_gpu::FragmentResult;
-use rsxtrace_program::fragment::{decode, FragmentProgram, Precision};
+use rsxtrace_program::fragment::{decode, FragmentInstruction, FragmentProgram, Precision};
 use rsxtrace_replay::interp::fragment::{
     run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
 };
@@ -354,6 +355,13 @@ struct Output {
 /// fp16 exports (B.6). An fp32 temporary that merely overlaps an H export (R3 holds H6 and
 /// H7) exports the raw halves of 32-bit floats, bits that no tolerance can judge; such
 /// outputs are not compared.
+///
+/// The class is that of the value exported: the precision of the instructions whose results
+/// reach the export. In a program without flow control these are, per component, the last
+/// writers in slot order; with flow control every writer counts. fx12 when they are all fx12
+/// or fx9; fp16 when they are all fp16 or fixed point (an R export whose final writes are
+/// H-precision instructions holds binary16 values, judged by the fp16 tolerance); otherwise
+/// fp32 for R exports and fp16 for H exports.
 fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
     let r_exports = control & 0x40 != 0;
     let regs: [u8; 4] = if r_exports {
@@ -361,33 +369,35 @@ fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
     } else {
         [0, 4, 6, 8]
     };
+    let has_flow = program.instructions.iter().any(|i| i.opcode.is_flow());
     let mut out = Vec::new();
     for (color, &reg) in regs.iter().enumerate() {
-        let writers: Vec<Precision> = program
+        let writers: Vec<&FragmentInstruction> = program
             .instructions
             .iter()
             .filter(|i| i.alu().is_some() && !i.dest.no_dest)
-            .filter(|i| {
-                if r_exports {
-                    !i.dest.fp16 && i.dest.index == reg
-                } else {
-                    i.dest.fp16 && i.dest.index == reg
-                }
-            })
-            .map(|i| i.dest.precision)
+            .filter(|i| i.dest.fp16 != r_exports && i.dest.index == reg)
             .collect();
         if writers.is_empty() {
             continue;
         }
-        let class = if writers
+        let reaching: Vec<Precision> = if has_flow {
+            writers.iter().map(|i| i.dest.precision).collect()
+        } else {
+            (0..4)
+                .filter_map(|c| writers.iter().rev().find(|i| i.dest.mask.has(c)))
+                .map(|i| i.dest.precision)
+                .collect()
+        };
+        let class = if reaching
             .iter()
             .all(|p| matches!(p, Precision::Fx12 | Precision::Fx9))
         {
             Class::Fx12
-        } else if r_exports {
-            Class::Fp32
-        } else {
+        } else if !r_exports || reaching.iter().all(|p| *p != Precision::Fp32) {
             Class::Fp16
+        } else {
+            Class::Fp32
         };
         out.push(Output {
             name: format!("COL{color} ({}{reg})", if r_exports { "R" } else { "H" }),
@@ -399,7 +409,7 @@ fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
 }
 
 /// The texture units `program` samples, as a bit mask.
-fn sampled_units(program: &FragmentProgram) -> u16 {
+pub fn sampled_units(program: &FragmentProgram) -> u16 {
     program
         .instructions
         .iter()
@@ -437,7 +447,7 @@ pub fn draw_program(d: &Draw) -> Result<FragmentProgram, String> {
 /// and LOD state come from `textures` (the shader chooses levels with the interpreter's
 /// rule); `hooked` names the draw whose options the context's test-only options hook edits.
 pub fn run_gpu(
-    d: &Draw,
+    control: ShaderControl,
     program: &FragmentProgram,
     quads: &[Quad],
     textures: &Bound,
@@ -447,7 +457,7 @@ pub fn run_gpu(
     let mut options = FragmentTranslateOptions {
         texture_dims: textures.dims,
         texture_lod: textures.lod,
-        ..FragmentTranslateOptions::with_control(d.shader_control.raw)
+        ..FragmentTranslateOptions::with_control(control.raw)
     };
     if let (Some(draw), Some(hook)) = (hooked, cx.fragment_options_hook) {
         hook(draw, &mut options);
@@ -507,13 +517,13 @@ pub fn run_gpu(
 
 /// Run the interpreter over `quads` in `arithmetic`.
 fn interpret(
-    d: &Draw,
+    control: ShaderControl,
     program: &FragmentProgram,
     quads: &[Quad],
     arithmetic: Arithmetic,
     sampler: &dyn Sampler,
 ) -> Result<Vec<QuadOutputs>, String> {
-    let mut state = FragmentState::new(d.shader_control.raw);
+    let mut state = FragmentState::new(control.raw);
     state.options.arithmetic = arithmetic;
     run_fragment_with(
         program,
@@ -617,7 +627,7 @@ fn nudged(quads: &[Quad], factor: f32) -> Vec<Quad> {
 /// samples textures (both directions: a coordinate exactly on a texel edge moves to the other
 /// texel only downwards).
 fn nudged_runs(
-    d: &Draw,
+    control: ShaderControl,
     program: &FragmentProgram,
     quads: &[Quad],
     textures: &Bound,
@@ -627,7 +637,7 @@ fn nudged_runs(
     }
     [1.0 + NUDGE, 1.0 - NUDGE].map(|f| {
         interpret(
-            d,
+            control,
             program,
             &nudged(quads, f),
             Arithmetic::F32,
@@ -649,25 +659,25 @@ struct Reference<'a> {
 
 /// Compare the GPU's pixels with the interpreter's.
 fn compare(
-    d: &Draw,
+    control: ShaderControl,
     program: &FragmentProgram,
-    r: &Rasterized,
+    quads: &[Quad],
     gpu: &[FragmentResult],
     reference: &Reference<'_>,
     cx: &Context<'_>,
 ) -> Vec<RegisterTally> {
     let (i32_, i64_) = (reference.f32_out, reference.f64_out);
     let tol = &cx.tolerances;
-    let outputs = written_outputs(program, d.shader_control.raw);
+    let outputs = written_outputs(program, control.raw);
     let mut tallies: Vec<RegisterTally> = outputs
         .iter()
         .map(|o| RegisterTally::new(o.name.clone(), o.class))
         .collect();
-    let depth = d.shader_control.depth_export;
+    let depth = control.depth_export;
     let mut depth_tally = RegisterTally::new("DEPTH (R1.z)", Class::Fp32);
     let mut kil = RegisterTally::new("KIL", Class::Fp32);
     let mut element = 0usize;
-    for (i, q) in r.quads.iter().enumerate() {
+    for (i, q) in quads.iter().enumerate() {
         for lane in 0..4usize {
             if q.inputs.coverage & (1 << lane) == 0 {
                 continue;
@@ -743,6 +753,68 @@ fn compare(
     tallies
 }
 
+/// Both sides of a fragment program over a set of quads, compared.
+pub struct QuadCheck {
+    /// Per compared register.
+    pub registers: Vec<RegisterTally>,
+    /// The device's results, four per quad.
+    pub gpu: Vec<FragmentResult>,
+    /// The interpreter's f32 results.
+    pub reference: Vec<QuadOutputs>,
+}
+
+/// The interpreter (`programs.0`) and the device (`programs.1`, recompiled with `control`
+/// and `textures`) over `quads`, compared per covered lane. The conditioning runs (f64,
+/// nudged texture coordinates) are made only when something is outside tolerance. `Err` is the
+/// stage's outcome when a side cannot run; `hooked` is the draw the context's test-only
+/// options hook edits.
+pub fn check_quads(
+    control: ShaderControl,
+    (program, gpu_program): (&FragmentProgram, &FragmentProgram),
+    quads: &[Quad],
+    textures: &Bound,
+    hooked: Option<usize>,
+    cx: &Context<'_>,
+) -> Result<QuadCheck, Outcome> {
+    let run = |a| {
+        cx.clock.time(Phase::Interpreter, || {
+            interpret(control, program, quads, a, &textures.sampler)
+        })
+    };
+    let i32_ = run(Arithmetic::F32).map_err(|error| Outcome::Failed { error })?;
+    let gpu = run_gpu(control, gpu_program, quads, textures, hooked, cx)?;
+    // Against the f32 run alone first (as its own f64 reference: nothing is ill-conditioned);
+    // the conditioning runs (f64, nudged inputs) are made only when something is outside
+    // tolerance, as only mismatches can be ill-conditioned.
+    let alone = Reference {
+        f32_out: &i32_,
+        f64_out: &i32_,
+        nudged: [None, None],
+    };
+    let mut registers = cx.clock.time(Phase::Compare, || {
+        compare(control, program, quads, &gpu, &alone, cx)
+    });
+    if registers.iter().any(|t| t.diverged > 0) {
+        let i64_ = run(Arithmetic::F64).map_err(|error| Outcome::Failed { error })?;
+        let nudged_out = cx.clock.time(Phase::Interpreter, || {
+            nudged_runs(control, program, quads, textures)
+        });
+        let reference = Reference {
+            f32_out: &i32_,
+            f64_out: &i64_,
+            nudged: nudged_out.each_ref().map(|n| n.as_deref()),
+        };
+        registers = cx.clock.time(Phase::Compare, || {
+            compare(control, program, quads, &gpu, &reference, cx)
+        });
+    }
+    Ok(QuadCheck {
+        registers,
+        gpu,
+        reference: i32_,
+    })
+}
+
 /// The whole fragment stage of draw `vi.draw`.
 pub fn verify(
     frame: &Frame,
@@ -777,53 +849,26 @@ pub fn verify(
     if r.quads.is_empty() {
         return skipped("the draw covers no pixel".to_string());
     }
-    let run = |a| {
-        cx.clock.time(Phase::Interpreter, || {
-            interpret(d, &program, &r.quads, a, &textures.sampler)
-        })
-    };
-    let i32_ = match run(Arithmetic::F32) {
-        Ok(a) => a,
-        Err(error) => return StageReport::not_compared(Stage::Fragment, Outcome::Failed { error }),
-    };
     let mut gpu_program = program.clone();
     if let Some(hook) = cx.fragment_hook {
         hook(vi.draw, &mut gpu_program);
     }
-    let gpu = match run_gpu(d, &gpu_program, &r.quads, &textures, Some(vi.draw), cx) {
-        Ok(g) => g,
+    let checked = check_quads(
+        d.shader_control,
+        (&program, &gpu_program),
+        &r.quads,
+        &textures,
+        Some(vi.draw),
+        cx,
+    );
+    let QuadCheck {
+        registers,
+        gpu,
+        reference: i32_,
+    } = match checked {
+        Ok(c) => c,
         Err(o) => return StageReport::not_compared(Stage::Fragment, o),
     };
-    // Against the f32 run alone first (as its own f64 reference: nothing is ill-conditioned);
-    // the conditioning runs (f64, nudged inputs) are made only when something is outside
-    // tolerance, as only mismatches can be ill-conditioned.
-    let alone = Reference {
-        f32_out: &i32_,
-        f64_out: &i32_,
-        nudged: [None, None],
-    };
-    let mut registers = cx.clock.time(Phase::Compare, || {
-        compare(d, &program, &r, &gpu, &alone, cx)
-    });
-    if registers.iter().any(|t| t.diverged > 0) {
-        let i64_ = match run(Arithmetic::F64) {
-            Ok(b) => b,
-            Err(error) => {
-                return StageReport::not_compared(Stage::Fragment, Outcome::Failed { error })
-            }
-        };
-        let nudged_out = cx.clock.time(Phase::Interpreter, || {
-            nudged_runs(d, &program, &r.quads, &textures)
-        });
-        let reference = Reference {
-            f32_out: &i32_,
-            f64_out: &i64_,
-            nudged: nudged_out.each_ref().map(|n| n.as_deref()),
-        };
-        registers = cx.clock.time(Phase::Compare, || {
-            compare(d, &program, &r, &gpu, &reference, cx)
-        });
-    }
     let diverged = registers.iter().any(|t| t.diverged > 0);
     StageReport {
         stage: Stage::Fragment,
@@ -869,13 +914,24 @@ pub fn baseline(frame: &Frame, vi: &VertexInterp, cx: &Context<'_>) -> Option<Fr
     let program = draw_program(d).ok()?;
     let textures = bind_draw(frame, vi.draw, &program).ok()?;
     let raster = rasterize(d, vi, cx.max_pixels);
+    baseline_of(program, d.shader_control, raster, textures)
+}
+
+/// The interpreter side of `program` over `raster`'s quads (f32, f64 and the nudged runs);
+/// `None` when there is no quad or the interpreter fails.
+pub fn baseline_of(
+    program: FragmentProgram,
+    control: ShaderControl,
+    raster: Rasterized,
+    textures: Bound,
+) -> Option<FragmentBaseline> {
     if raster.quads.is_empty() {
         return None;
     }
     let s = &textures.sampler;
-    let f32_out = interpret(d, &program, &raster.quads, Arithmetic::F32, s).ok()?;
-    let f64_out = interpret(d, &program, &raster.quads, Arithmetic::F64, s).ok()?;
-    let nudged_out = nudged_runs(d, &program, &raster.quads, &textures);
+    let f32_out = interpret(control, &program, &raster.quads, Arithmetic::F32, s).ok()?;
+    let f64_out = interpret(control, &program, &raster.quads, Arithmetic::F64, s).ok()?;
+    let nudged_out = nudged_runs(control, &program, &raster.quads, &textures);
     Some(FragmentBaseline {
         program,
         raster,
@@ -890,7 +946,7 @@ pub fn baseline(frame: &Frame, vi: &VertexInterp, cx: &Context<'_>) -> Option<Fr
 /// whether the GPU run of `mutated` diverges from `base` (`Err` when the GPU side fails,
 /// which counts as detected).
 pub fn mutation_effect(
-    d: &Draw,
+    control: ShaderControl,
     base: &FragmentBaseline,
     mutated: &FragmentProgram,
     cx: &Context<'_>,
@@ -901,23 +957,50 @@ pub fn mutation_effect(
         f64_out: &base.f64_out,
         nudged: base.nudged_out.each_ref().map(|n| n.as_deref()),
     };
-    let changed = match interpret(d, mutated, &base.raster.quads, Arithmetic::F32, sampler) {
+    let changed = match interpret(
+        control,
+        mutated,
+        &base.raster.quads,
+        Arithmetic::F32,
+        sampler,
+    ) {
         Ok(m) => {
-            let regs = compare_outputs(d, &base.program, &base.raster, &m, &reference, cx);
+            let regs = compare_outputs(
+                control,
+                &base.program,
+                &base.raster.quads,
+                &m,
+                &reference,
+                cx,
+            );
             regs.iter().any(|t| t.diverged > 0)
         }
         Err(_) => true,
     };
-    let gpu = run_gpu(d, mutated, &base.raster.quads, &base.textures, None, cx)?;
-    let regs = compare(d, &base.program, &base.raster, &gpu, &reference, cx);
+    let gpu = run_gpu(
+        control,
+        mutated,
+        &base.raster.quads,
+        &base.textures,
+        None,
+        cx,
+    )?;
+    let regs = compare(
+        control,
+        &base.program,
+        &base.raster.quads,
+        &gpu,
+        &reference,
+        cx,
+    );
     Ok((changed, regs.iter().any(|t| t.diverged > 0)))
 }
 
 /// [`compare`] with interpreter outputs in place of the GPU's.
 fn compare_outputs(
-    d: &Draw,
+    control: ShaderControl,
     program: &FragmentProgram,
-    r: &Rasterized,
+    quads: &[Quad],
     other: &[QuadOutputs],
     reference: &Reference<'_>,
     cx: &Context<'_>,
@@ -932,7 +1015,7 @@ fn compare_outputs(
             })
         })
         .collect();
-    compare(d, program, r, &as_gpu, reference, cx)
+    compare(control, program, quads, &as_gpu, reference, cx)
 }
 
 #[cfg(test)]
@@ -1082,6 +1165,24 @@ mod tests {
         let mut r2 = p.clone();
         r2.instructions[0].dest.index = 2;
         assert_eq!(written_outputs(&r2, 0x40)[0].name, "COL1 (R2)");
+    }
+
+    #[test]
+    fn the_class_is_the_precision_of_the_writes_that_reach_the_export() {
+        use rsxtrace_program::fragment::WriteMask;
+        // MOVR R0 then MOVH-precision R0: R0 holds binary16 values (fp16 class).
+        let mut p = mov_r0();
+        let mut last = p.instructions[0].clone();
+        last.dest.precision = Precision::Fp16;
+        p.instructions.push(last.clone());
+        assert_eq!(written_outputs(&p, 0x40)[0].class, Class::Fp16);
+        // A last write of x only leaves y, z, w from the fp32 write: fp32.
+        p.instructions[1].dest.mask = WriteMask(1);
+        assert_eq!(written_outputs(&p, 0x40)[0].class, Class::Fp32);
+        // fx12 over every component reaching the export: fx12.
+        p.instructions[1].dest.mask = WriteMask::XYZW;
+        p.instructions[1].dest.precision = Precision::Fx12;
+        assert_eq!(written_outputs(&p, 0x40)[0].class, Class::Fx12);
     }
 
     #[test]

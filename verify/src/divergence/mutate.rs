@@ -230,7 +230,7 @@ pub fn mutate_fragment(p: &mut FragmentProgram, rng: &mut XorShift) -> Option<St
 }
 
 /// The interpreter's outputs of a mutated vertex program differ from the original's.
-fn vertex_effective(vi: &VertexInterp, mutated: &VertexProgram, cx: &Context<'_>) -> bool {
+pub fn vertex_effective(vi: &VertexInterp, mutated: &VertexProgram, cx: &Context<'_>) -> bool {
     let Ok(lanes) = vertex_stage::interpret(vi, mutated, Arithmetic::F32) else {
         return true;
     };
@@ -352,7 +352,7 @@ pub fn negative_control(
                     summary.rejected += 1;
                     continue;
                 };
-                match fragment_stage::mutation_effect(d, base, &p, cx) {
+                match fragment_stage::mutation_effect(d.shader_control, base, &p, cx) {
                     Ok((effective, detected)) => (change, effective, detected),
                     Err(Outcome::Skipped { .. }) => {
                         record(change, "rejected");
@@ -364,31 +364,52 @@ pub fn negative_control(
             }
         };
         let (change, effective, detected) = verdict;
-        summary.applied += 1;
-        let result = match (effective, detected) {
-            (true, true) => {
-                summary.effective += 1;
-                summary.detected += 1;
-                "detected"
-            }
-            (true, false) => {
-                summary.effective += 1;
-                "missed"
-            }
-            (false, true) => {
-                summary.detected_ineffective += 1;
-                "detected_ineffective"
-            }
-            (false, false) => "ineffective",
-        };
-        record(change, result);
+        let result = count_verdict(&mut summary, effective, detected);
+        summary.mutations.push(MutationRecord {
+            draw,
+            stage,
+            change,
+            result: result.to_string(),
+        });
     }
+    finish(&mut summary);
+    summary
+}
+
+/// Counts one applied mutation in `summary` and names its result: `detected`, `missed`,
+/// `detected_ineffective` (the interpreter's outputs did not change but the device's did) or
+/// `ineffective`.
+pub fn count_verdict(
+    summary: &mut MutationSummary,
+    effective: bool,
+    detected: bool,
+) -> &'static str {
+    summary.applied += 1;
+    match (effective, detected) {
+        (true, true) => {
+            summary.effective += 1;
+            summary.detected += 1;
+            "detected"
+        }
+        (true, false) => {
+            summary.effective += 1;
+            "missed"
+        }
+        (false, true) => {
+            summary.detected_ineffective += 1;
+            "detected_ineffective"
+        }
+        (false, false) => "ineffective",
+    }
+}
+
+/// Sets the detection rate: detected over effective mutations (1 when none was effective).
+pub fn finish(summary: &mut MutationSummary) {
     summary.detection_rate = if summary.effective == 0 {
         1.0
     } else {
         summary.detected as f64 / summary.effective as f64
     };
-    summary
 }
 
 #[cfg(test)]

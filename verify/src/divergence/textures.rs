@@ -13,8 +13,8 @@
 //! unit's [`TextureLod`] baked into the translation ([`Bound::lod`]), which also carries
 //! unnormalised (texel) coordinates, scaled by the shader as by the interpreter.
 
+use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
-use rsxtrace_capture::frame::MemoryView;
 use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
 use rsxtrace_replay::texture::binding::{
     convert, dimension_of, null_binding, shader_dimension, Strictness,
@@ -38,16 +38,20 @@ pub struct Bound {
 
 /// The device binding of enabled unit `unit`, or why the device cannot sample it as the
 /// interpreter does.
-fn binding(unit: u8, t: &Texture, memory: &MemoryView<'_>) -> Result<TextureBinding, String> {
+fn binding<M: GuestMemory + ?Sized>(
+    unit: u8,
+    t: &Texture,
+    memory: &M,
+) -> Result<TextureBinding, String> {
     convert(unit, t, memory, Strictness::Exact)
         .map(|c| c.binding)
         .map_err(|e| e.to_string())
 }
 
 /// The units of `units` (bit mask) of `textures` on both sides, or why the stage is skipped.
-pub fn bind(
+pub fn bind<M: GuestMemory + ?Sized>(
     textures: &[Texture; 16],
-    memory: &MemoryView<'_>,
+    memory: &M,
     units: u16,
 ) -> Result<Bound, String> {
     let sampler = CaptureSampler::with_units(textures, memory, units)

@@ -8,7 +8,7 @@ use super::table::{worst_rows, HEADERS};
 use std::fmt::Write;
 
 /// Text with `&`, `<`, `>`, `"` escaped.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

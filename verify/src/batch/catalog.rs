@@ -1,0 +1,117 @@
+//! The unique programs of a [`Discovery`]: one [`Entry`] per (stage, content key), with every
+//! place the program was found and the state it is checked with.
+
+use rsxtrace_program::container::Stage as ProgramStage;
+use rsxtrace_program::source::{Discovery, Origin, PipelineState};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::divergence::Stage;
+
+/// RPCS3's default fragment control for a program with no recorded state: 32-bit colour
+/// exports (`rpcs3-shader-cache.md` 5.1: ctrl = 0x40 unless outputFromH0).
+pub const DEFAULT_FRAGMENT_CONTROL: u32 = 0x40;
+/// The bits of RPCS3's `fp_ctrl` that are `SHADER_CONTROL` bits (0x40 32-bit exports, 0x0E
+/// depth export, 0x80 KIL); the others are RPCS3's own flags (`rpcs3-shader-cache.md` 3.2).
+pub const FP_CTRL_SHADER_BITS: u32 = 0xCE;
+
+/// Where the state a program is checked with came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StateSource {
+    /// An RPCS3 pipeline file.
+    Pipeline,
+    /// The program's container (its control word).
+    Container,
+    /// No state was recorded: documented defaults.
+    Default,
+}
+
+/// One unique program.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// Vertex or fragment.
+    pub stage: Stage,
+    /// Content key (`rsxtrace_program::source` module docs).
+    pub key: u64,
+    /// Canonical microcode.
+    pub ucode: Vec<u8>,
+    /// Every place it was found, in discovery order.
+    pub origins: Vec<Origin>,
+    /// The first pipeline state recorded with it.
+    pub state: Option<PipelineState>,
+    /// The fragment control word it is checked with (0 for vertex programs).
+    pub control: u32,
+    /// Where that state came from.
+    pub state_source: StateSource,
+}
+
+impl Entry {
+    /// The key as 16 lowercase hex digits (the frame model's `vp_hash`/`fp_hash` text).
+    pub fn key_hex(&self) -> String {
+        format!("{:016x}", self.key)
+    }
+
+    /// A short name: the file name of the first origin, else the key.
+    pub fn name(&self) -> String {
+        self.origins
+            .first()
+            .and_then(|o| match o {
+                Origin::Loose { path, .. }
+                | Origin::Rpcs3Cache { path, .. }
+                | Origin::Executable { path, .. } => path.file_name(),
+            })
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.key_hex())
+    }
+}
+
+/// The unique programs of `discovery`, vertex programs first, each stage by key.
+pub fn catalog(discovery: &Discovery) -> Vec<Entry> {
+    let mut entries: BTreeMap<(Stage, u64), Entry> = BTreeMap::new();
+    for p in &discovery.programs {
+        let stage = match p.stage {
+            ProgramStage::Vertex => Stage::Vertex,
+            ProgramStage::Fragment => Stage::Fragment,
+        };
+        let entry = entries.entry((stage, p.key)).or_insert_with(|| Entry {
+            stage,
+            key: p.key,
+            ucode: p.ucode.clone(),
+            origins: Vec::new(),
+            state: None,
+            control: 0,
+            state_source: StateSource::Default,
+        });
+        entry.origins.push(p.origin.clone());
+        if entry.state.is_none() {
+            entry.state = p.state.clone();
+        }
+        if stage == Stage::Fragment && entry.state_source != StateSource::Pipeline {
+            if let Some(s) = &p.state {
+                entry.control = s.fp_ctrl & FP_CTRL_SHADER_BITS;
+                entry.state_source = StateSource::Pipeline;
+            } else if let Some(c) = p.container.as_ref().and_then(|c| c.control_word()) {
+                if entry.state_source == StateSource::Default {
+                    entry.control = c;
+                    entry.state_source = StateSource::Container;
+                }
+            }
+        }
+        if stage == Stage::Vertex && p.state.is_some() {
+            entry.state_source = StateSource::Pipeline;
+        } else if stage == Stage::Vertex
+            && p.container.is_some()
+            && entry.state_source == StateSource::Default
+        {
+            entry.state_source = StateSource::Container;
+        }
+    }
+    let mut out: Vec<Entry> = entries.into_values().collect();
+    for e in &mut out {
+        if e.stage == Stage::Fragment && e.state_source == StateSource::Default {
+            e.control = DEFAULT_FRAGMENT_CONTROL;
+        }
+    }
+    out
+}

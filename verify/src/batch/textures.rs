@@ -1,0 +1,119 @@
+//! Pattern textures for the units a fragment program samples, as texture unit state and
+//! guest memory that go through the texture model exactly as a capture's would
+//! (`crate::divergence::textures::bind`): A8R8G8B8 in linear layout, 16 texels a side,
+//! bilinear filtering, one level, in the dimension the pipeline records for the unit (2D when
+//! none is recorded: RPCS3's default, `rpcs3-shader-cache.md` 5.1). Texels are seeded by the
+//! program's key and the unit.
+
+use crate::divergence::mutate::XorShift;
+use crate::divergence::textures::{bind, Bound};
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::{Texture, TextureRegs};
+use rsxtrace_capture::rrc::Location;
+
+/// Texels per side.
+pub const SIDE: u32 = 16;
+/// Layers of a 3D pattern.
+const DEPTH_3D: u32 = 4;
+/// Bytes reserved per unit in the pattern memory.
+const UNIT_SPAN: u32 = 64 * 1024;
+/// `FORMAT` colour format: A8R8G8B8 (0x85) | linear (0x20).
+const FORMAT_ARGB8_LINEAR: u32 = 0xA5;
+
+/// A flat local memory holding every unit's texels.
+pub struct PatternMemory(Vec<u8>);
+
+impl GuestMemory for PatternMemory {
+    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        if location != Location::Local {
+            return None;
+        }
+        let start = offset as usize;
+        self.0.get(start..start.checked_add(len as usize)?)
+    }
+}
+
+/// The RSX dimension of unit `unit` from a pipeline's 2-bit field (0 1D, 1 2D, 2 cube, 3 3D;
+/// `rpcs3-shader-cache.md` 3.2), as (dimension register value, cube map).
+fn dimension(dims: Option<u32>, unit: usize) -> (u32, bool) {
+    match dims.map(|d| (d >> (2 * unit)) & 3) {
+        Some(0) => (1, false),
+        Some(2) => (2, true),
+        Some(3) => (3, false),
+        _ => (2, false),
+    }
+}
+
+/// Unit state and memory for the units of `units`, dimensions from `dims` (a pipeline's
+/// `fp_texture_dimensions`), bound on both sides; `Err` is why the device cannot sample them
+/// as the interpreter does.
+pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String> {
+    let mut memory = vec![0u8; UNIT_SPAN as usize * 16];
+    let mut textures: [Texture; 16] =
+        std::array::from_fn(|_| Texture::from_regs(&TextureRegs::default()));
+    for unit in 0..16usize {
+        if units & (1 << unit) == 0 {
+            continue;
+        }
+        let (dimension, cube) = dimension(dims, unit);
+        let (height, depth) = match dimension {
+            1 => (1, 1),
+            3 => (SIDE, DEPTH_3D),
+            _ => (SIDE, 1),
+        };
+        let faces = if cube { 6 } else { 1 };
+        let offset = UNIT_SPAN * unit as u32;
+        let bytes = (SIDE * height * depth * faces * 4) as usize;
+        let mut rng = XorShift::new(key ^ (unit as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let start = offset as usize;
+        if let Some(texels) = memory.get_mut(start..start + bytes) {
+            for b in texels.iter_mut() {
+                *b = rng.next_u64() as u8;
+            }
+        }
+        let regs = TextureRegs {
+            offset,
+            // Location local (+1 = 1), cube map flag, border-less, dimension, format, 1 level
+            // (rrc-format.md 4.7).
+            format: 1
+                | (u32::from(cube) << 2)
+                | (1 << 3)
+                | (dimension << 4)
+                | (FORMAT_ARGB8_LINEAR << 8)
+                | (1 << 16),
+            // Wrap in s, t and r.
+            address: 1 | (1 << 8) | (1 << 16),
+            // Enabled, max LOD 12.
+            control0: (1 << 31) | ((12 << 8) << 7),
+            // Identity remap.
+            control1: 0xAAE4,
+            control2: 0,
+            // Bilinear min and mag.
+            filter: (2 << 16) | (2 << 24),
+            image_rect: (SIDE << 16) | height,
+            border_color: 0,
+            control3: (depth << 20) | (SIDE * 4),
+        };
+        textures[unit] = Texture::from_regs(&regs);
+    }
+    bind(&textures, &PatternMemory(memory), units)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_dimensional_units_bind_on_both_sides() {
+        let b = patterns(5, 0b101, None).expect("2D ARGB8 binds exactly");
+        assert!(b.gpu[0].is_some() && b.gpu[2].is_some() && b.gpu[1].is_none());
+    }
+
+    #[test]
+    fn pipeline_dimensions_choose_the_unit_shape() {
+        assert_eq!(dimension(Some(0b00), 0), (1, false));
+        assert_eq!(dimension(Some(0b10 << 2), 1), (2, true));
+        assert_eq!(dimension(Some(0b11 << 4), 2), (3, false));
+        assert_eq!(dimension(None, 3), (2, false));
+    }
+}
