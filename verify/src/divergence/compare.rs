@@ -225,9 +225,10 @@ pub struct Sample {
     pub reference: f32,
     /// Interpreter f64 value.
     pub reference_f64: f64,
-    /// Interpreter f32 values with the inputs nudged up and down (fragment stages that sample
-    /// textures), a second conditioning check.
-    pub perturbed: [Option<f32>; 2],
+    /// Interpreter f32 values of the fragment stage's conditioning runs (texture coordinates
+    /// nudged up and down, transcendental results skewed up and down), a second
+    /// conditioning check.
+    pub perturbed: [Option<f32>; 4],
 }
 
 impl RegisterTally {
@@ -413,7 +414,7 @@ mod tests {
             gpu,
             reference,
             reference_f64,
-            perturbed: [None; 2],
+            perturbed: [None; 4],
         };
         assert_eq!(r.add(s(0, 1.0, 1.0, 1.0), &t()), Verdict::Within);
         assert_eq!(r.add(s(1, 2.0, 1.0, 1.0), &t()), Verdict::Diverged);
@@ -422,7 +423,7 @@ mod tests {
         assert_eq!(r.add(s(3, 1.5, 1.0, 1.0), &t()), Verdict::Diverged);
         // f32 and f64 agree but nudged inputs move the value (a texel boundary).
         let nudged = Sample {
-            perturbed: [None, Some(0.5)],
+            perturbed: [None, Some(0.5), None, None],
             ..s(4, 0.5, 1.0, 1.0)
         };
         assert_eq!(r.add(nudged, &t()), Verdict::Within);

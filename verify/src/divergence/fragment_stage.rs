@@ -49,7 +49,7 @@ use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_gpu::FragmentResult;
 use rsxtrace_program::fragment::{decode, FragmentInstruction, FragmentProgram, Precision};
 use rsxtrace_replay::interp::fragment::{
-    run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
+    run_fragment_with, FragmentState, LaneInputs, QuadInputs, QuadOutputs, TranscendentalSkew,
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::raster::coverage::triangle_weights_at_position;
@@ -523,8 +523,26 @@ fn interpret(
     arithmetic: Arithmetic,
     sampler: &dyn Sampler,
 ) -> Result<Vec<QuadOutputs>, String> {
+    interpret_skewed(
+        control,
+        program,
+        quads,
+        (arithmetic, TranscendentalSkew::None),
+        sampler,
+    )
+}
+
+/// [`interpret`] with the transcendental results moved by `skew` (a conditioning run).
+fn interpret_skewed(
+    control: ShaderControl,
+    program: &FragmentProgram,
+    quads: &[Quad],
+    (arithmetic, skew): (Arithmetic, TranscendentalSkew),
+    sampler: &dyn Sampler,
+) -> Result<Vec<QuadOutputs>, String> {
     let mut state = FragmentState::new(control.raw);
     state.options.arithmetic = arithmetic;
+    state.options.transcendental_skew = skew;
     run_fragment_with(
         program,
         &state,
@@ -623,28 +641,68 @@ fn nudged(quads: &[Quad], factor: f32) -> Vec<Quad> {
     out
 }
 
-/// The f32 interpreter on the quads nudged by 1 + [`NUDGE`] and 1 − [`NUDGE`] when the program
-/// samples textures (both directions: a coordinate exactly on a texel edge moves to the other
-/// texel only downwards).
-fn nudged_runs(
+/// Conditioning runs: [texture coordinates up, down, transcendentals up, down].
+pub const CONDITIONING_RUNS: usize = 4;
+
+/// Whether `program` evaluates a function the device computes to a documented accuracy
+/// rather than exactly (the skewed set of `rsxtrace_replay::interp::fragment::skew`).
+fn uses_transcendentals(program: &FragmentProgram) -> bool {
+    use rsxtrace_program::fragment::FpOpcode as Op;
+    program.instructions.iter().any(|i| {
+        matches!(
+            i.opcode,
+            Op::Sin
+                | Op::Cos
+                | Op::Ex2
+                | Op::Lg2
+                | Op::Pow
+                | Op::Rcp
+                | Op::Rsq
+                | Op::Div
+                | Op::Divsq
+        )
+    })
+}
+
+/// The f32 interpreter's conditioning runs: on the quads nudged by 1 + [`NUDGE`] and
+/// 1 − [`NUDGE`] when the program samples textures (both directions: a coordinate exactly on
+/// a texel edge moves to the other texel only downwards), and with the transcendental results
+/// skewed up and down when it evaluates any (`rsxtrace_replay::interp::fragment::skew`: the
+/// device's accuracy of those functions, divisions and reciprocals).
+fn conditioning_runs(
     control: ShaderControl,
     program: &FragmentProgram,
     quads: &[Quad],
     textures: &Bound,
-) -> [Option<Vec<QuadOutputs>>; 2] {
-    if sampled_units(program) == 0 {
-        return [None, None];
-    }
-    [1.0 + NUDGE, 1.0 - NUDGE].map(|f| {
-        interpret(
-            control,
-            program,
-            &nudged(quads, f),
-            Arithmetic::F32,
-            &textures.sampler,
-        )
-        .ok()
-    })
+) -> [Option<Vec<QuadOutputs>>; CONDITIONING_RUNS] {
+    let sampler = &textures.sampler;
+    let samples = sampled_units(program) != 0;
+    let transcendental = uses_transcendentals(program);
+    let nudge = |f: f32| {
+        samples
+            .then(|| {
+                interpret(
+                    control,
+                    program,
+                    &nudged(quads, f),
+                    Arithmetic::F32,
+                    sampler,
+                )
+                .ok()
+            })
+            .flatten()
+    };
+    let skew = |k: TranscendentalSkew| {
+        transcendental
+            .then(|| interpret_skewed(control, program, quads, (Arithmetic::F32, k), sampler).ok())
+            .flatten()
+    };
+    [
+        nudge(1.0 + NUDGE),
+        nudge(1.0 - NUDGE),
+        skew(TranscendentalSkew::Up),
+        skew(TranscendentalSkew::Down),
+    ]
 }
 
 /// The interpreter's results a comparison judges against.
@@ -653,8 +711,8 @@ struct Reference<'a> {
     f32_out: &'a [QuadOutputs],
     /// f64 run.
     f64_out: &'a [QuadOutputs],
-    /// f32 runs on inputs [`nudged`] up and down (programs that sample textures).
-    nudged: [Option<&'a [QuadOutputs]>; 2],
+    /// The f32 conditioning runs ([`conditioning_runs`]).
+    nudged: [Option<&'a [QuadOutputs]>; CONDITIONING_RUNS],
 }
 
 /// Compare the GPU's pixels with the interpreter's.
@@ -789,7 +847,7 @@ pub fn check_quads(
     let alone = Reference {
         f32_out: &i32_,
         f64_out: &i32_,
-        nudged: [None, None],
+        nudged: [None; CONDITIONING_RUNS],
     };
     let mut registers = cx.clock.time(Phase::Compare, || {
         compare(control, program, quads, &gpu, &alone, cx)
@@ -797,7 +855,7 @@ pub fn check_quads(
     if registers.iter().any(|t| t.diverged > 0) {
         let i64_ = run(Arithmetic::F64).map_err(|error| Outcome::Failed { error })?;
         let nudged_out = cx.clock.time(Phase::Interpreter, || {
-            nudged_runs(control, program, quads, textures)
+            conditioning_runs(control, program, quads, textures)
         });
         let reference = Reference {
             f32_out: &i32_,
@@ -901,8 +959,8 @@ pub struct FragmentBaseline {
     pub f32_out: Vec<QuadOutputs>,
     /// Interpreter f64 outputs.
     pub f64_out: Vec<QuadOutputs>,
-    /// Interpreter f32 outputs on inputs nudged up and down (programs that sample textures).
-    pub nudged_out: [Option<Vec<QuadOutputs>>; 2],
+    /// The interpreter's f32 conditioning runs ([`conditioning_runs`]).
+    pub nudged_out: [Option<Vec<QuadOutputs>>; CONDITIONING_RUNS],
     /// Textures on both sides.
     pub textures: Bound,
 }
@@ -931,7 +989,7 @@ pub fn baseline_of(
     let s = &textures.sampler;
     let f32_out = interpret(control, &program, &raster.quads, Arithmetic::F32, s).ok()?;
     let f64_out = interpret(control, &program, &raster.quads, Arithmetic::F64, s).ok()?;
-    let nudged_out = nudged_runs(control, &program, &raster.quads, &textures);
+    let nudged_out = conditioning_runs(control, &program, &raster.quads, &textures);
     Some(FragmentBaseline {
         program,
         raster,

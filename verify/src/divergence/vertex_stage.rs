@@ -375,7 +375,7 @@ pub fn compare(vi: &VertexInterp, gpu: &[VertexResult], cx: &Context<'_>) -> Sta
                             gpu: g.registers[reg][c],
                             reference: l32.registers[reg][c] as f32,
                             reference_f64: l64.registers[reg][c],
-                            perturbed: [None; 2],
+                            perturbed: [None; 4],
                         },
                         tol,
                     );

@@ -62,6 +62,7 @@ pub mod prepare;
 pub mod real;
 pub mod regfile;
 pub mod rowops;
+pub mod skew;
 pub mod trig;
 
 use rayon::prelude::*;
@@ -74,6 +75,7 @@ pub use options::{
     MinMaxNan, PerspectiveFlag, TrigReduction, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
 pub use real::Real;
+pub use skew::TranscendentalSkew;
 
 use crate::interp::Arithmetic;
 use crate::texture::Sampler;

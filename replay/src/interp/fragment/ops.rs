@@ -9,6 +9,7 @@ use rsxtrace_program::fragment::FpOpcode;
 
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::{idx4, map4, Real};
+use super::skew::skewed;
 use super::trig;
 
 type V<T> = [T; 4];
@@ -138,21 +139,27 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
         FpOpcode::Frc => map(a, fract),
         FpOpcode::Flr => map(a, T::floor),
         // Scalar ops read src0.x and replicate (B.7). RCP(0) = +inf (HW-tested).
-        FpOpcode::Rcp => splat(T::ONE / a[0]),
+        FpOpcode::Rcp => splat(skewed(T::ONE / a[0], opts.transcendental_skew)),
         // RSQ ignores the sign (B.7, "Metro Last Light, GTA4"); RSQ(0) = +inf.
-        FpOpcode::Rsq => splat(T::ONE / a[0].abs().sqrt()),
-        FpOpcode::Ex2 => splat(a[0].exp2()),
+        FpOpcode::Rsq => splat(skewed(T::ONE / a[0].abs().sqrt(), opts.transcendental_skew)),
+        FpOpcode::Ex2 => splat(skewed(a[0].exp2(), opts.transcendental_skew)),
         // LG2 of a negative number is NaN (HW-tested, B.7).
-        FpOpcode::Lg2 => splat(a[0].log2()),
-        FpOpcode::Cos => splat(trig::cos(a[0], opts.trig)),
-        FpOpcode::Sin => splat(trig::sin(a[0], opts.trig)),
+        FpOpcode::Lg2 => splat(skewed(a[0].log2(), opts.transcendental_skew)),
+        FpOpcode::Cos => splat(skewed(trig::cos(a[0], opts.trig), opts.transcendental_skew)),
+        FpOpcode::Sin => splat(skewed(trig::sin(a[0], opts.trig), opts.transcendental_skew)),
         // src0 / src1.x per lane, IEEE (B.7).
-        FpOpcode::Div => map(a, |x| x / b[0]),
+        FpOpcode::Div => map(a, |x| skewed(x / b[0], opts.transcendental_skew)),
         // Per lane: |src0| > 0 ? src0 / sqrt(|src1.x|) : src0 (B.7, HW-tested: 0 numerator
         // gives 0 even for a 0 denominator; a NaN numerator stays NaN).
         FpOpcode::Divsq => {
             let d = b[0].abs().sqrt();
-            map(a, |x| if x.abs() > T::ZERO { x / d } else { x })
+            map(a, |x| {
+                if x.abs() > T::ZERO {
+                    skewed(x / d, opts.transcendental_skew)
+                } else {
+                    x
+                }
+            })
         }
         // normalize(src0.xyz) as .xyzz; input unchanged when the length is 0 (RPCS3 hack, B.7).
         FpOpcode::Nrm => {
@@ -186,7 +193,7 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
             idx4(|i| a[i] - two * d * b[i])
         }
         // pow(s0.x, s1.x) replicated (RPCS3 interpreter, B.7).
-        FpOpcode::Pow => splat(a[0].powf(b[0])),
+        FpOpcode::Pow => splat(skewed(a[0].powf(b[0]), opts.transcendental_skew)),
         // BEM: src0.xyxy + src1.xxxx·src2.xzxz + src1.yyyy·src2.ywyw (B.7).
         FpOpcode::Bem => bem(a, b, c),
         FpOpcode::Pk2 | FpOpcode::Pk4 | FpOpcode::Pkb | FpOpcode::Pk16 | FpOpcode::Pkg => {

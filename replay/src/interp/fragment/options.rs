@@ -3,6 +3,7 @@
 //! (rsx-microcode.md B.2, B.4, B.9). Every default is the documented RPCS3 behaviour, except
 //! the fp16 conversion, whose default is the hardware's truncation ([`HalfRounding`]).
 
+use super::skew::TranscendentalSkew;
 use crate::interp::Arithmetic;
 pub use rsxtrace_semantics::fragment::{
     FixedPointMode, HalfRounding, LodOperand, LoopCounter, MinMaxNan, PerspectiveFlag,
@@ -41,6 +42,8 @@ pub struct FragmentOptions {
     pub fused_mad: bool,
     /// Upper bound of instructions executed per quad (loops can nest 255^n iterations).
     pub max_steps: u64,
+    /// Conditioning runs only: transcendental results moved ([`super::skew`]).
+    pub transcendental_skew: TranscendentalSkew,
 }
 
 impl Default for FragmentOptions {
@@ -57,6 +60,7 @@ impl Default for FragmentOptions {
             loop_counter: LoopCounter::Iteration,
             fused_mad: true,
             max_steps: 1 << 24,
+            transcendental_skew: TranscendentalSkew::None,
         }
     }
 }

@@ -8,6 +8,7 @@ use rsxtrace_program::fragment::FpOpcode;
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::Real;
 use super::regfile::{Row, LANES};
+use super::skew::skewed;
 use super::trig;
 
 /// Four rows: x, y, z, w.
@@ -65,6 +66,7 @@ pub fn alu_rows<T: Real>(
     opts: &FragmentOptions,
 ) -> bool {
     let [a, b, c] = s;
+    let skew = opts.transcendental_skew;
     match op {
         FpOpcode::Mov => {
             for k in comps(mask) {
@@ -134,23 +136,23 @@ pub fn alu_rows<T: Real>(
             }
         }
         // Scalar opcodes read src0.x and replicate (B.7).
-        FpOpcode::Rcp => scalar(out, &a[0], mask, |x| T::ONE / x),
+        FpOpcode::Rcp => scalar(out, &a[0], mask, |x| skewed(T::ONE / x, skew)),
         // RSQ ignores the sign (B.7).
-        FpOpcode::Rsq => scalar(out, &a[0], mask, |x| T::ONE / x.abs().sqrt()),
-        FpOpcode::Ex2 => scalar(out, &a[0], mask, T::exp2),
-        FpOpcode::Lg2 => scalar(out, &a[0], mask, T::log2),
-        FpOpcode::Cos => scalar(out, &a[0], mask, |x| trig::cos(x, opts.trig)),
-        FpOpcode::Sin => scalar(out, &a[0], mask, |x| trig::sin(x, opts.trig)),
+        FpOpcode::Rsq => scalar(out, &a[0], mask, |x| skewed(T::ONE / x.abs().sqrt(), skew)),
+        FpOpcode::Ex2 => scalar(out, &a[0], mask, |x| skewed(x.exp2(), skew)),
+        FpOpcode::Lg2 => scalar(out, &a[0], mask, |x| skewed(x.log2(), skew)),
+        FpOpcode::Cos => scalar(out, &a[0], mask, |x| skewed(trig::cos(x, opts.trig), skew)),
+        FpOpcode::Sin => scalar(out, &a[0], mask, |x| skewed(trig::sin(x, opts.trig), skew)),
         // pow(s0.x, s1.x) replicated (B.7).
         FpOpcode::Pow => {
             let mut r = [T::ZERO; LANES];
-            zip2(&mut r, &a[0], &b[0], T::powf);
+            zip2(&mut r, &a[0], &b[0], |x, y| skewed(x.powf(y), skew));
             splat_row(out, &r, mask);
         }
         // src0 / src1.x per component (B.7).
         FpOpcode::Div => {
             for k in comps(mask) {
-                zip2(&mut out[k], &a[k], &b[0], |x, y| x / y);
+                zip2(&mut out[k], &a[k], &b[0], |x, y| skewed(x / y, skew));
             }
         }
         // |src0| > 0 ? src0 / sqrt(|src1.x|) : src0 (B.7).
@@ -158,7 +160,7 @@ pub fn alu_rows<T: Real>(
             for k in comps(mask) {
                 zip2(&mut out[k], &a[k], &b[0], |x, y| {
                     if x.abs() > T::ZERO {
-                        x / y.abs().sqrt()
+                        skewed(x / y.abs().sqrt(), skew)
                     } else {
                         x
                     }
