@@ -7,8 +7,9 @@ use super::{program, FoundProgram, Origin, SourceProblem};
 use crate::container::{Container, ContainerErrorKind};
 use std::path::Path;
 
-/// Every program in the loose file `bytes` read from `path`.
-pub(crate) fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>) {
+/// Every program in the loose file `bytes` read from `path`, and the problems met. Never
+/// panics.
+pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>) {
     let origin = |offset| Origin::Loose {
         path: path.to_path_buf(),
         offset,

@@ -15,13 +15,14 @@ use crate::container::Container;
 use std::path::Path;
 
 /// Whether `bytes` start like an executable this module reads (ELF or SELF).
-pub(crate) fn is_executable(bytes: &[u8]) -> bool {
+pub fn is_executable(bytes: &[u8]) -> bool {
     let head = bytes.get(..4);
     head == Some(&elf::MAGIC[..]) || head == Some(&self_header::MAGIC[..])
 }
 
-/// Every program in the executable `bytes` read from `path`, and the problems met.
-pub(crate) fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>) {
+/// Every program in the executable `bytes` read from `path` (an ELF or SELF image; other
+/// bytes are scanned whole), and the problems met. Never panics.
+pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>) {
     let mut problems = Vec::new();
     let mut problem = |offset: u64, reason: String| {
         problems.push(SourceProblem {

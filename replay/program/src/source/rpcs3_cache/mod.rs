@@ -22,11 +22,11 @@ mod raw;
 
 pub use layout::PipelineLayout;
 pub use name_hash::NameEra;
+pub use pipeline::{read_pipeline, PipelineRecord};
 
 use super::{program, Discovery, Note, Origin, PipelineState};
 use crate::container::Stage;
 use layout::Backend;
-use pipeline::PipelineRecord;
 use raw::problem;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -107,7 +107,8 @@ fn read_pipelines(dir: &Path, found: &mut Discovery) -> Vec<PipelineRecord> {
                 continue;
             }
             for file in sorted_files(&version_dir, found, false) {
-                if let Some(record) = read_pipeline(&file, backend, &backend_name, &version, found)
+                if let Some(record) =
+                    read_pipeline_file(&file, backend, &backend_name, &version, found)
                 {
                     records.push(record);
                 }
@@ -117,7 +118,7 @@ fn read_pipelines(dir: &Path, found: &mut Discovery) -> Vec<PipelineRecord> {
     records
 }
 
-fn read_pipeline(
+fn read_pipeline_file(
     file: &Path,
     backend: Backend,
     backend_name: &str,
@@ -132,34 +133,25 @@ fn read_pipeline(
         }
     };
     // The size is checked before anything is read (§4 step 2).
-    let layout = match PipelineLayout::identify(backend, version, size) {
-        Ok(l) => l,
-        Err(reason) => {
-            found.problems.push(problem(file, None, reason));
-            return None;
-        }
-    };
+    if let Err(reason) = PipelineLayout::identify(backend, version, size) {
+        found.problems.push(problem(file, None, reason));
+        return None;
+    }
     let bytes = match std::fs::read(file) {
-        Ok(b) if b.len() as u64 == size => b,
-        Ok(b) => {
-            let reason = format!(
-                "file changed size while read ({size} then {} bytes)",
-                b.len()
-            );
-            found.problems.push(problem(file, None, reason));
-            return None;
-        }
+        Ok(b) => b,
         Err(e) => {
             found.problems.push(problem(file, None, e.to_string()));
             return None;
         }
     };
     found.files_read += 1;
-    let mut record = pipeline::parse(&bytes, layout);
-    record.state.file = file.to_path_buf();
-    record.state.backend = backend_name.to_string();
-    record.state.version = version.to_string();
-    Some(record)
+    match pipeline::read_pipeline(file, backend_name, version, &bytes) {
+        Ok(record) => Some(record),
+        Err(reason) => {
+            found.problems.push(problem(file, None, reason));
+            None
+        }
+    }
 }
 
 fn file_name(path: &Path) -> String {

@@ -4,11 +4,11 @@
 
 use super::super::bytes::{le_u16, le_u32, le_u64};
 use super::super::PipelineState;
-use super::layout::PipelineLayout;
+use super::layout::{Backend, PipelineLayout};
 
 /// What a pipeline file says.
 #[derive(Debug, Clone)]
-pub(crate) struct PipelineRecord {
+pub struct PipelineRecord {
     /// `vertex_program_hash`: the name of a `raw/*.vp`.
     pub vp_hash: u64,
     /// `fragment_program_hash`: the name of a `raw/*.fp`.
@@ -20,6 +20,25 @@ pub(crate) struct PipelineRecord {
 /// End of the jump table: fewer than 32 targets end with 0xFFFF (§3.2).
 const JUMP_TABLE_END: u16 = 0xFFFF;
 const JUMP_TABLE_LEN: u64 = 32;
+
+/// Reads a pipeline file of `size` bytes found in `backend`/`version` folders: the layout is
+/// identified first, and a size that fits none is refused (§4 step 2). `file`, `backend`
+/// and `version` of the state are filled in.
+pub fn read_pipeline(
+    file: &std::path::Path,
+    backend: &str,
+    version: &str,
+    bytes: &[u8],
+) -> Result<PipelineRecord, String> {
+    let kind = Backend::from_folder(backend)
+        .ok_or_else(|| format!("backend folder {backend} is neither opengl nor vulkan"))?;
+    let layout = PipelineLayout::identify(kind, version, bytes.len() as u64)?;
+    let mut record = parse(bytes, layout);
+    record.state.file = file.to_path_buf();
+    record.state.backend = backend.to_string();
+    record.state.version = version.to_string();
+    Ok(record)
+}
 
 /// Reads a file whose size was checked against `layout` (a shorter buffer reads as zeros
 /// where it ends; nothing here panics).
