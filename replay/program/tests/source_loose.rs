@@ -42,10 +42,14 @@ fn containers_behind_a_junk_header_are_found_at_their_offset() {
             other => panic!("{other:?}"),
         })
         .collect();
-    let want: Vec<(String, u64, u64)> = [("fp.pak", cases[0].1), ("rvp.pak", cases[2].1), ("vp.pak", cases[1].1)]
-        .into_iter()
-        .map(|(name, rel)| (name.to_string(), 100, loose_key(&corpus, rel)))
-        .collect();
+    let want: Vec<(String, u64, u64)> = [
+        ("fp.pak", cases[0].1),
+        ("rvp.pak", cases[2].1),
+        ("vp.pak", cases[1].1),
+    ]
+    .into_iter()
+    .map(|(name, rel)| (name.to_string(), 100, loose_key(&corpus, rel)))
+    .collect();
     assert_eq!(found, want);
     assert!(d.programs.iter().all(|p| p.container.is_some()));
 }
@@ -60,7 +64,12 @@ fn a_truncated_whole_container_is_a_problem_with_its_offset() {
     assert!(d.programs.is_empty());
     assert_eq!(d.problems.len(), 1);
     assert_eq!(d.problems[0].path, path);
-    assert_eq!(d.problems[0].offset, Some(8), "totalSize names the cut: {:?}", d.problems);
+    assert_eq!(
+        d.problems[0].offset,
+        Some(8),
+        "totalSize names the cut: {:?}",
+        d.problems
+    );
 }
 
 #[test]

@@ -39,9 +39,15 @@ fn ten_thousand_files_with_a_few_bad_ones() {
     assert_eq!(d.programs.len(), programs);
     assert_eq!(d.problems.len(), bad);
     let paths: Vec<_> = d.programs.iter().map(|p| origin_path(&p.origin)).collect();
-    assert!(paths.windows(2).all(|w| w[0] < w[1]), "programs in path order");
+    assert!(
+        paths.windows(2).all(|w| w[0] < w[1]),
+        "programs in path order"
+    );
     assert!(d.problems.windows(2).all(|w| w[0].path < w[1].path));
-    assert!(d.programs.iter().all(|p| matches!(p.origin, Origin::Loose { offset: 0, .. })));
+    assert!(d
+        .programs
+        .iter()
+        .all(|p| matches!(p.origin, Origin::Loose { offset: 0, .. })));
     // A generous bound (the machine is shared); the run itself takes well under a second.
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
