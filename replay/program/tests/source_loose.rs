@@ -60,7 +60,7 @@ fn a_truncated_whole_container_is_a_problem_with_its_offset() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let fpo = corpus.read("ps3autotests/primitives.fpo");
     let path = write(tmp.path(), "cut.fpo", &fpo[..fpo.len() - 16]);
-    let d = discover(&[path.clone()]);
+    let d = discover(std::slice::from_ref(&path));
     assert!(d.programs.is_empty());
     assert_eq!(d.problems.len(), 1);
     assert_eq!(d.problems[0].path, path);

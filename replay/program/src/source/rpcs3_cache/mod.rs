@@ -165,11 +165,7 @@ fn stem_and_stage(path: &Path) -> Option<(String, Stage)> {
     Some((path.file_stem()?.to_string_lossy().into_owned(), stage))
 }
 
-fn joined<'a>(
-    records: &'a [PipelineRecord],
-    stage: Stage,
-    name: Option<u64>,
-) -> Vec<&'a PipelineState> {
+fn joined(records: &[PipelineRecord], stage: Stage, name: Option<u64>) -> Vec<&PipelineState> {
     let Some(name) = name else {
         return Vec::new();
     };
@@ -266,7 +262,7 @@ fn by_entry<'a>(
             Some(slot) => groups.entry(slot).or_default().push(s),
             None => found.problems.push(problem(
                 &s.file,
-                Some(u64::from(s.layout.offsets().vp_entry)),
+                Some(s.layout.offsets().vp_entry),
                 format!(
                     "vp_entry {} minus vp_base_address {} is outside the {slots} instructions of {}",
                     s.vp_entry,
