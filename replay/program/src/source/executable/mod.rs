@@ -3,7 +3,7 @@
 //! [`crate::source::scan`]; file offsets become virtual addresses through the `PT_LOAD`
 //! segments; when `.symtab` names `_binary_*_[fv]po` blobs, each header-scan hit at a named
 //! blob is noted, and a named blob the scan refused is recovered from its microcode
-//! ([`symbols::recover_ucode`]) and reported with the symbol that located it.
+//! (`symbols::recover_ucode`) and reported with the symbol that located it.
 
 mod elf;
 mod self_header;

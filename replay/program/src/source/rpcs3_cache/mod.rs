@@ -10,7 +10,7 @@
 //!   §2.1), so two entries are two programs with two keys; each holds the states with that
 //!   entry.
 //! * A raw program that no pipeline file joins is read with entry 0 and carries
-//!   [`Note::DefaultState`](super::Note::DefaultState) (§5.1 defaults, §6 issue #7255).
+//!   [`Note::DefaultState`] (§5.1 defaults, §6 issue #7255).
 //!
 //! `state` is the first of `states` (pipeline files in path order). Nothing here writes into
 //! the cache (§4).
