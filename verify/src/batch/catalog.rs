@@ -2,7 +2,7 @@
 //! place the program was found and the state it is checked with.
 
 use rsxtrace_program::container::Stage as ProgramStage;
-use rsxtrace_program::source::{Discovery, Origin, PipelineState};
+use rsxtrace_program::source::{Discovery, Note, Origin, PipelineState};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -44,6 +44,8 @@ pub struct Entry {
     pub control: u32,
     /// Where that state came from.
     pub state_source: StateSource,
+    /// What the sources say about how it was found (each note once).
+    pub notes: Vec<Note>,
 }
 
 impl Entry {
@@ -52,16 +54,34 @@ impl Entry {
         format!("{:016x}", self.key)
     }
 
-    /// A short name: the file name of the first origin, else the key.
+    /// A short name: the file name of the first loose container, else the first
+    /// executable's file name with the offset, else the RPCS3 name, else the key.
     pub fn name(&self) -> String {
-        self.origins
-            .first()
-            .and_then(|o| match o {
-                Origin::Loose { path, .. }
-                | Origin::Rpcs3Cache { path, .. }
-                | Origin::Executable { path, .. } => path.file_name(),
+        let file = |p: &std::path::Path| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let loose = self.origins.iter().find_map(|o| match o {
+            Origin::Loose { path, offset: 0 } => Some(file(path)),
+            _ => None,
+        });
+        loose
+            .or_else(|| {
+                self.origins.iter().find_map(|o| match o {
+                    Origin::Executable {
+                        path, file_offset, ..
+                    } => Some(format!("{}@{file_offset:#x}", file(path))),
+                    Origin::Loose { path, offset } => Some(format!("{}@{offset:#x}", file(path))),
+                    Origin::Rpcs3Cache { .. } => None,
+                })
             })
-            .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| {
+                self.origins.iter().find_map(|o| match o {
+                    Origin::Rpcs3Cache { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+            })
             .unwrap_or_else(|| self.key_hex())
     }
 }
@@ -82,8 +102,14 @@ pub fn catalog(discovery: &Discovery) -> Vec<Entry> {
             state: None,
             control: 0,
             state_source: StateSource::Default,
+            notes: Vec::new(),
         });
         entry.origins.push(p.origin.clone());
+        for n in &p.notes {
+            if !entry.notes.contains(n) {
+                entry.notes.push(n.clone());
+            }
+        }
         if entry.state.is_none() {
             entry.state = p.state.clone();
         }

@@ -6,7 +6,7 @@
 use super::catalog::StateSource;
 use super::check::Status;
 use crate::divergence::report::model::{MutationSummary, Stage, StageReport};
-use rsxtrace_program::source::{Origin, PipelineState, SourceProblem};
+use rsxtrace_program::source::{Note, Origin, PipelineState, SourceProblem};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +29,8 @@ pub struct ProgramReport {
     pub state_source: StateSource,
     /// The first RPCS3 pipeline state recorded with it.
     pub state: Option<PipelineState>,
+    /// What the sources say about how it was found (default state, found through a symbol).
+    pub notes: Vec<Note>,
     /// The fragment control word used (null for vertex programs).
     pub control: Option<u32>,
     /// Instructions decoded.

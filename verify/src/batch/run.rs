@@ -68,6 +68,7 @@ fn program_report(e: &Entry, c: &Checked, exported: Exported) -> ProgramReport {
         sources: e.origins.clone(),
         state_source: e.state_source.clone(),
         state: e.state.clone(),
+        notes: e.notes.clone(),
         control: (e.stage == Stage::Fragment).then_some(e.control),
         instructions: c.instructions,
         status: c.status,
