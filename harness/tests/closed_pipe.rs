@@ -180,3 +180,8 @@ fn ci_text_report() {
         "basic-triangle",
     ]);
 }
+
+#[test]
+fn batch() {
+    check(&["batch", "--quiet", "--no-gpu", &repo("traces/level/fog.fpo")]);
+}

@@ -1,0 +1,120 @@
+//! `rsxtrace batch` end to end: exit statuses (0 all proven or recompiled, 1 not, 2 when the run
+//! cannot proceed), the table, `--json`, `--html`, the export with its manifest, and bad files
+//! reported as warnings without changing the status.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn rsxtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args(args)
+        .output()
+        .expect("run rsxtrace")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A folder with the bundled level's fog program (`traces/level/fog.fpo`) and, when the
+/// corpus is present, two of its programs.
+fn library() -> tempfile::TempDir {
+    let ws = rsxtrace_testkit::workspace!();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(ws.root().join("traces/level/fog.fpo"), dir.path().join("fog.fpo")).unwrap();
+    if let Some(corpus) = ws.corpus() {
+        for n in ["primitives.vpo", "rsx_fp_static_test1.fpo"] {
+            std::fs::write(dir.path().join(n), corpus.read(&format!("ps3autotests/{n}"))).unwrap();
+        }
+    }
+    dir
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn without_a_device_every_program_is_recompiled_and_exported() {
+    let lib = library();
+    std::fs::write(lib.path().join("cut.fpo"), {
+        let b = std::fs::read(lib.path().join("fog.fpo")).unwrap();
+        b[..b.len() / 2].to_vec()
+    })
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("batch.json");
+    let html = out.path().join("html");
+    let export = out.path().join("export");
+    let o = rsxtrace(&[
+        "batch",
+        "--no-gpu",
+        "--quiet",
+        p(lib.path()),
+        "--json",
+        p(&json),
+        "--html",
+        p(&html),
+        "--out",
+        p(&export),
+    ]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    // The bad file is a warning, not a failure.
+    assert!(stderr.contains("warning:") && stderr.contains("cut.fpo"), "{stderr}");
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("recompiled") && stdout.contains("fog.fpo"), "{stdout}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["device"], Value::Null);
+    let programs = report["programs"].as_array().unwrap();
+    assert!(!programs.is_empty());
+    for prog in programs {
+        assert_eq!(prog["status"], "recompiled", "{prog}");
+        assert_eq!(prog["key"].as_str().unwrap().len(), 16);
+    }
+    assert!(report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|q| q["path"].as_str().unwrap().ends_with("cut.fpo")));
+    let page = std::fs::read_to_string(html.join("index.html")).unwrap();
+    assert!(page.contains("fog.fpo") && page.contains("WGSL"));
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(export.join("manifest.json")).unwrap()).unwrap();
+    let entries = manifest["programs"].as_array().unwrap();
+    assert_eq!(entries.len(), programs.len());
+    for e in entries {
+        let files = e["files"].as_array().unwrap();
+        assert!(files.iter().any(|f| f.as_str().unwrap().ends_with(".wgsl")));
+        for f in files {
+            assert!(export.join(f.as_str().unwrap()).is_file(), "{f}");
+        }
+    }
+}
+
+#[test]
+fn on_the_device_the_fog_program_is_proven() {
+    let lib = library();
+    let o = rsxtrace(&["batch", "--quiet", p(lib.path())]);
+    let stderr = text(&o.stderr);
+    if rsxtrace_testkit::device::cli_adapter_missing("batch", o.status.code(), &stderr) {
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{stderr}\n{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("proven"));
+}
+
+#[test]
+fn the_run_itself_failing_exits_2() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = rsxtrace(&["batch", "--no-gpu", "--quiet", p(empty.path())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no program found"), "{}", text(&o.stderr));
+    let o = rsxtrace(&["batch", "--no-gpu", "--quiet", "/no/such/path"]);
+    assert_eq!(o.status.code(), Some(2));
+    let lib = library();
+    let o = rsxtrace(&["batch", "--no-gpu", "--quiet", "--jobs", "0", p(lib.path())]);
+    assert_eq!(o.status.code(), Some(2));
+}
