@@ -1,12 +1,13 @@
 //! Verification of recompiled RSX shaders against the reference interpreter, placement matching
 //! and reverse-engineering probes.
 //!
-//! This crate is the home of the `verify`, `mvp`, `uniforms`, `probe` and `textures` commands'
+//! This crate is the home of the `verify`, `match`, `mvp`, `uniforms`, `probe` and `textures` commands'
 //! logic; it re-exports the layers it builds on.
 
 pub use rsxtrace_capture as capture;
 pub use rsxtrace_replay as replay;
 
 pub mod divergence;
+pub mod matching;
 pub mod probe;
 pub mod shard;
