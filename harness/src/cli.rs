@@ -151,6 +151,10 @@ pub enum Command {
     /// Run every draw's shaders recompiled on a GPU device and on the reference interpreter,
     /// and report where they diverge (exit 1 when something diverges).
     Verify(crate::cmd::verify::VerifyArgs),
+    /// Name every draw's vertex and fragment program from a program library: exactly by
+    /// content key, else the nearest by structural fingerprint with a score (exit 1 when a
+    /// program is not named exactly).
+    Match(crate::cmd::matching::MatchArgs),
     /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
     Replay(crate::cmd::replay::ReplayArgs),
     /// Run a manifest of traces against reference images and report (exit 1 when anything fails).

@@ -3,15 +3,32 @@
 //! checkout (`../shared/corpus`) or named on the command line.
 //!
 //! `cargo run --release -p rsxtrace-scenes --example program_library -- OUT_DIR [COUNT] [CORPUS]`
+//!
+//! With `--scenes OUT_DIR` it writes the level's and the basic sample's programs by name
+//! (`fog.fpo`, `mvp_c32.vpo`, ...) instead.
 
 use rsxtrace_scenes::game_frame::GameFrameOptions;
-use rsxtrace_scenes::program_library::write_generated_library;
+use rsxtrace_scenes::program_library::{write_generated_library, write_scene_library};
 use std::path::{Path, PathBuf};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--scenes") {
+        let Some(out) = args.get(2) else {
+            eprintln!("usage: program_library --scenes OUT_DIR");
+            std::process::exit(2);
+        };
+        match write_scene_library(Path::new(out)) {
+            Ok(files) => eprintln!("wrote {out}: {} programs", files.len()),
+            Err(e) => {
+                eprintln!("program_library: {e}");
+                std::process::exit(2);
+            }
+        }
+        return;
+    }
     let Some(out) = args.get(1) else {
-        eprintln!("usage: program_library OUT_DIR [COUNT] [CORPUS]");
+        eprintln!("usage: program_library OUT_DIR [COUNT] [CORPUS] | --scenes OUT_DIR");
         std::process::exit(2);
     };
     let count = match args.get(2).map(|c| c.parse::<usize>()) {
