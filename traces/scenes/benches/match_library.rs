@@ -10,7 +10,9 @@
 //!   (most of them) searched by fingerprint over the library's programs of their stage.
 //!
 //! Frame decoding is not counted (`rsxtrace verify` and `match` share it). Run with
-//! `cargo bench -p rsxtrace-verify --bench match_library`.
+//! `cargo bench -p rsxtrace-scenes --bench match_library`. The bench sits in this crate, not in
+//! `verify/benches`, because the library generator is here and a verify dev-dependency on this
+//! crate would point against the layering (`harness/tests/layout.rs`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rsxtrace_capture::frame::Frame;
