@@ -154,6 +154,10 @@ pub enum Command {
     /// Check every unique program of RPCS3 shader caches, executables and containers:
     /// decode, interpret, recompile, and compare on the device (exit 1 when one is not proven).
     Batch(crate::cmd::batch::BatchArgs),
+    /// Name every draw's vertex and fragment program from a program library: exactly by
+    /// content key, else the nearest by structural fingerprint with a score (exit 1 when a
+    /// program is not named exactly).
+    Match(crate::cmd::matching::MatchArgs),
     /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
     Replay(crate::cmd::replay::ReplayArgs),
     /// Run a manifest of traces against reference images and report (exit 1 when anything fails).

@@ -1,13 +1,14 @@
 //! Verification of recompiled RSX shaders against the reference interpreter, placement matching
 //! and reverse-engineering probes.
 //!
-//! This crate is the home of the `batch`, `verify`, `mvp`, `uniforms`, `probe` and `textures` commands'
-//! logic; it re-exports the layers it builds on.
+//! This crate is the home of the `batch`, `verify`, `match`, `mvp`, `uniforms`, `probe` and
+//! `textures` commands' logic; it re-exports the layers it builds on.
 
 pub use rsxtrace_capture as capture;
 pub use rsxtrace_replay as replay;
 
 pub mod batch;
 pub mod divergence;
+pub mod matching;
 pub mod probe;
 pub mod shard;

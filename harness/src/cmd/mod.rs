@@ -10,6 +10,7 @@ mod exec;
 mod export_jsonl;
 mod flow;
 mod info;
+pub mod matching;
 pub mod mvp;
 pub mod probe;
 mod program_input;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::ExportJsonl { file } => export_jsonl::run(&file),
         Command::Verify(args) => verify::run(&args),
         Command::Batch(args) => batch::run(&args),
+        Command::Match(args) => matching::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),

@@ -21,9 +21,9 @@
 
 mod assets;
 pub mod corpus;
-mod fragment_programs;
-mod rng;
-mod vertex_programs;
+pub(crate) mod fragment_programs;
+pub(crate) mod rng;
+pub(crate) mod vertex_programs;
 
 use assets::{Bump, Mesh, Texture, Topology};
 use rng::Rng;
