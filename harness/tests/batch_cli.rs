@@ -22,10 +22,18 @@ fn text(b: &[u8]) -> String {
 fn library() -> tempfile::TempDir {
     let ws = rsxtrace_testkit::workspace!();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(ws.root().join("traces/level/fog.fpo"), dir.path().join("fog.fpo")).unwrap();
+    std::fs::copy(
+        ws.root().join("traces/level/fog.fpo"),
+        dir.path().join("fog.fpo"),
+    )
+    .unwrap();
     if let Some(corpus) = ws.corpus() {
         for n in ["primitives.vpo", "rsx_fp_static_test1.fpo"] {
-            std::fs::write(dir.path().join(n), corpus.read(&format!("ps3autotests/{n}"))).unwrap();
+            std::fs::write(
+                dir.path().join(n),
+                corpus.read(&format!("ps3autotests/{n}")),
+            )
+            .unwrap();
         }
     }
     dir
@@ -62,9 +70,15 @@ fn without_a_device_every_program_is_recompiled_and_exported() {
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     // The bad file is a warning, not a failure.
-    assert!(stderr.contains("warning:") && stderr.contains("cut.fpo"), "{stderr}");
+    assert!(
+        stderr.contains("warning:") && stderr.contains("cut.fpo"),
+        "{stderr}"
+    );
     let stdout = text(&o.stdout);
-    assert!(stdout.contains("recompiled") && stdout.contains("fog.fpo"), "{stdout}");
+    assert!(
+        stdout.contains("recompiled") && stdout.contains("fog.fpo"),
+        "{stdout}"
+    );
     let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report["schema"], 1);
     assert_eq!(report["device"], Value::Null);
@@ -111,7 +125,11 @@ fn the_run_itself_failing_exits_2() {
     let empty = tempfile::tempdir().unwrap();
     let o = rsxtrace(&["batch", "--no-gpu", "--quiet", p(empty.path())]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("no program found"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("no program found"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = rsxtrace(&["batch", "--no-gpu", "--quiet", "/no/such/path"]);
     assert_eq!(o.status.code(), Some(2));
     let lib = library();

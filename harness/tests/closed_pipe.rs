@@ -183,5 +183,10 @@ fn ci_text_report() {
 
 #[test]
 fn batch() {
-    check(&["batch", "--quiet", "--no-gpu", &repo("traces/level/fog.fpo")]);
+    check(&[
+        "batch",
+        "--quiet",
+        "--no-gpu",
+        &repo("traces/level/fog.fpo"),
+    ]);
 }

@@ -25,8 +25,8 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{VertexResult, VP_CONSTANTS};
 use rsxtrace_program::vertex::{decode_from_memory, VertexProgram};
 use rsxtrace_replay::interp::vertex::{
-    output_name, run_vertex, ConstantBank, LaneOutput, VertexAttributes, VertexEnvironment,
-    VertexExecError, VertexOptions, OUTPUT_COUNT,
+    output_name, run_vertex, ConstantBank, LaneOutput, Reassociation, VertexAttributes,
+    VertexEnvironment, VertexExecError, VertexOptions, OUTPUT_COUNT,
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::wgsl::vertex::translate;
@@ -353,35 +353,80 @@ fn compared_registers(f32_out: &[LaneOutput], gpu: &[VertexResult]) -> u16 {
     gpu.iter().fold(interp, |m, r| m | r.written)
 }
 
-/// Compare the GPU's results with the interpreter's, as a stage report.
+/// The interpreter's f32 run with the evaluation order changed (`VertexOptions::reassociate`),
+/// a conditioning run.
+fn reassociated(vi: &VertexInterp, order: Reassociation) -> Option<Vec<LaneOutput>> {
+    let env = VertexEnvironment {
+        constants: &vi.bank,
+        branch_bits: Some(vi.branch_bits),
+        sampler: None,
+        input_mask: vi.input_mask,
+    };
+    let options = VertexOptions {
+        reassociate: order,
+        ..interp_options(Arithmetic::F32)
+    };
+    run_vertex(&vi.program, &vi.memory_words, &env, &vi.inputs, &options)
+        .ok()
+        .map(|o| o.lanes)
+}
+
+/// Per-register tallies of the GPU's results against the interpreter's; `conditioning` holds
+/// the reassociated runs, when made.
+fn tallies(
+    vi: &VertexInterp,
+    gpu: &[VertexResult],
+    conditioning: [Option<&[LaneOutput]>; 2],
+    cx: &Context<'_>,
+) -> Vec<RegisterTally> {
+    let tol = &cx.tolerances;
+    let mask = compared_registers(&vi.f32_out, gpu);
+    let mut registers = Vec::new();
+    for reg in 0..OUTPUT_COUNT {
+        if mask & (1 << reg) == 0 {
+            continue;
+        }
+        let name = output_name(reg as u8).unwrap_or("?");
+        let mut tally = RegisterTally::new(name, Class::Fp32);
+        for (v, ((l32, l64), g)) in vi.f32_out.iter().zip(&vi.f64_out).zip(gpu).enumerate() {
+            let other = conditioning.map(|r| r.and_then(|c| c.get(v)));
+            for c in 0..4 {
+                tally.add(
+                    Sample {
+                        element: v,
+                        pixel: None,
+                        component: c,
+                        gpu: g.registers[reg][c],
+                        reference: l32.registers[reg][c] as f32,
+                        reference_f64: l64.registers[reg][c],
+                        perturbed: [
+                            other[0].map(|o| o.registers[reg][c] as f32),
+                            other[1].map(|o| o.registers[reg][c] as f32),
+                            None,
+                            None,
+                        ],
+                    },
+                    tol,
+                );
+            }
+        }
+        registers.push(tally);
+    }
+    registers
+}
+
+/// Compare the GPU's results with the interpreter's, as a stage report. When something is
+/// outside tolerance, the conditioning run (reassociated evaluation) is made and the
+/// comparison repeated with it: a component it moves beyond tolerance is ill-conditioned.
 pub fn compare(vi: &VertexInterp, gpu: &[VertexResult], cx: &Context<'_>) -> StageReport {
     cx.clock.time(Phase::Compare, || {
-        let tol = &cx.tolerances;
-        let mask = compared_registers(&vi.f32_out, gpu);
-        let mut registers = Vec::new();
-        for reg in 0..OUTPUT_COUNT {
-            if mask & (1 << reg) == 0 {
-                continue;
-            }
-            let name = output_name(reg as u8).unwrap_or("?");
-            let mut tally = RegisterTally::new(name, Class::Fp32);
-            for (v, ((l32, l64), g)) in vi.f32_out.iter().zip(&vi.f64_out).zip(gpu).enumerate() {
-                for c in 0..4 {
-                    tally.add(
-                        Sample {
-                            element: v,
-                            pixel: None,
-                            component: c,
-                            gpu: g.registers[reg][c],
-                            reference: l32.registers[reg][c] as f32,
-                            reference_f64: l64.registers[reg][c],
-                            perturbed: [None; 4],
-                        },
-                        tol,
-                    );
-                }
-            }
-            registers.push(tally);
+        let mut registers = tallies(vi, gpu, [None, None], cx);
+        if registers.iter().any(|r| r.diverged > 0) {
+            let runs = [Reassociation::Reversed, Reassociation::Pairwise].map(|order| {
+                cx.clock
+                    .time(Phase::Interpreter, || reassociated(vi, order))
+            });
+            registers = tallies(vi, gpu, runs.each_ref().map(|r| r.as_deref()), cx);
         }
         let count_mismatch = gpu.len() != vi.f32_out.len();
         let diverged = count_mismatch || registers.iter().any(|r| r.diverged > 0);

@@ -438,7 +438,7 @@ impl<'a, T: Real> Group<'a, T> {
                     s.sample_lod(p.texture_unit.unwrap_or(0), coord, lod)
                         .map(T::from_f32)
                 }),
-                op => math::vector_op(op, &src, o),
+                op => math::vector_op(op, &src, o, self.ctx.options.reassociate),
             };
             let scalar = math::scalar_op(i.scalar, src[2], o);
             if let Some(v) = vector {

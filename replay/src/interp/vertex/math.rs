@@ -2,6 +2,7 @@
 //! source of every rule. Flow control, ARL's register write and TXL live in the executor
 //! ([`super::lanes`]); everything here is a pure function of the operands and the options.
 
+use super::options::Reassociation;
 use super::options::{
     ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan, ScalarOperand,
     VertexRules,
@@ -98,14 +99,47 @@ fn dot3<T: Real>(a: Vec4<T>, b: Vec4<T>) -> T {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+/// The dot product of the first `n` components (3 or 4) summed in `order` (conditioning
+/// runs): last product first, or pairwise ((p0 + p1) + (p2 + p3)) as a vector reduction does.
+#[inline]
+fn dot_in<T: Real>(a: Vec4<T>, b: Vec4<T>, n: usize, order: Reassociation) -> T {
+    let p = [0, 1, 2, 3].map(|i| if i < n { a[i] * b[i] } else { T::ZERO });
+    match order {
+        Reassociation::Pairwise => (p[0] + p[1]) + (p[2] + p[3]),
+        _ => p[3] + p[2] + p[1] + p[0],
+    }
+}
+
 /// The vector op's result from its (already swizzled, abs'd, negated) sources. ARL, TXL, ARR,
 /// ARA and NOP are handled by the executor and give `None` here.
 ///
 /// Semantics: RPCS3 `VertexProgramDecompiler.cpp` / `VertexInterpreter.glsl` and
-/// rsx-microcode.md B.8 "VP semantics".
-pub fn vector_op<T: Real>(op: VectorOpcode, s: &[Vec4<T>; 3], o: &VertexRules) -> Option<Vec4<T>> {
+/// rsx-microcode.md B.8 "VP semantics". With a [`Reassociation`] (conditioning runs only,
+/// `VertexOptions::reassociate`) dot products are summed in another order and MAD is rounded
+/// the other way (fused ↔ separate): evaluation choices WGSL leaves to the device.
+pub fn vector_op<T: Real>(
+    op: VectorOpcode,
+    s: &[Vec4<T>; 3],
+    o: &VertexRules,
+    reassociate: Reassociation,
+) -> Option<Vec4<T>> {
     let [a, b, c] = *s;
     use VectorOpcode as V;
+    if reassociate != Reassociation::None {
+        let dot = |n| dot_in(a, b, n, reassociate);
+        match op {
+            V::Mad => {
+                return Some(match o.mad {
+                    MadRounding::Separate => [0, 1, 2, 3].map(|i| a[i].fma(b[i], c[i])),
+                    MadRounding::Fused => [0, 1, 2, 3].map(|i| a[i] * b[i] + c[i]),
+                })
+            }
+            V::Dp3 => return Some([dot(3); 4]),
+            V::Dph => return Some([b[3] + dot(3); 4]),
+            V::Dp4 => return Some([dot(4); 4]),
+            _ => {}
+        }
+    }
     Some(match op {
         V::Mov => a,
         V::Mul => zip(a, b, |x, y| x * y),

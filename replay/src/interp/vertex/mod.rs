@@ -44,8 +44,8 @@ pub mod table;
 pub use constants::{ConstantBank, UnknownConstantRead, CONSTANT_COUNT};
 pub use error::VertexExecError;
 pub use options::{
-    ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan,
-    ScalarOperand, VertexOptions, VertexRules,
+    ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, Reassociation, RsqGuard,
+    SaturateNan, ScalarOperand, VertexOptions, VertexRules,
 };
 pub use output::{output_name, LaneOutput, VertexBatchOutput, OUTPUT_COUNT, OUTPUT_DEFAULT};
 pub use sampler::VertexTextureSampler;

@@ -11,6 +11,19 @@ pub use rsxtrace_semantics::vertex::{
 };
 use serde::Serialize;
 
+/// The evaluation order of a conditioning run ([`VertexOptions::reassociate`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reassociation {
+    /// The reference order (products summed first to last; MAD by the rules).
+    #[default]
+    None,
+    /// Dot products summed last to first; MAD rounded the other way.
+    Reversed,
+    /// Dot products summed pairwise, as a vector reduction; MAD rounded the other way.
+    Pairwise,
+}
+
 /// Options of [`super::run_vertex`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct VertexOptions {
@@ -27,6 +40,11 @@ pub struct VertexOptions {
     /// Vertices per lane group (one group runs on one thread, in lock step with active masks).
     /// Default 256; 0 is treated as 1.
     pub lanes_per_group: usize,
+    /// Conditioning runs only (`verify`, `batch`): dot products summed in another order and
+    /// MAD rounded the other way, evaluation choices WGSL leaves to the device, so that an
+    /// output they move beyond tolerance is ill-conditioned rather than divergent. Default
+    /// [`Reassociation::None`].
+    pub reassociate: Reassociation,
 }
 
 impl Default for VertexOptions {
@@ -37,6 +55,7 @@ impl Default for VertexOptions {
             allow_missing_inputs: false,
             rules: VertexRules::default(),
             lanes_per_group: 256,
+            reassociate: Reassociation::None,
         }
     }
 }
