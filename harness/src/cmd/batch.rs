@@ -51,8 +51,9 @@ pub struct BatchArgs {
     /// Only shard K of N of the unique programs (by position in key order).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<rsxtrace_verify::shard::Shard>,
-    /// Negative control: N random single-field changes on the device side of proven programs.
-    #[arg(long, default_value_t = 0)]
+    /// Negative control: N random single-field changes on the device side of proven programs
+    /// (0 turns it off).
+    #[arg(long, default_value_t = 32)]
     pub mutate: usize,
     /// Seed of the negative control.
     #[arg(long, default_value_t = 1)]

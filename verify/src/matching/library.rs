@@ -147,6 +147,8 @@ mod tests {
                 offset,
             },
             state: None,
+            states: Vec::new(),
+            notes: Vec::new(),
             container: None,
         }
     }
