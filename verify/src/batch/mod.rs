@@ -11,7 +11,7 @@
 //! - [`control`]: the negative control over a sample of the proven programs.
 //! - [`export`]: naga's back ends, one file per language.
 //! - [`report`] and [`html`]: the report model, its JSON, manifest, table rows and page.
-//! - [`run`]: [`run::run_batch`].
+//! - [`run`] runs it all: [`run_batch`].
 //!
 //! The design, the statuses, the JSON schema and the exit codes are in `docs/batch.md`.
 

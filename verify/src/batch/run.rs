@@ -109,7 +109,7 @@ pub fn run_batch(
         p.set_length(entries.len() as u64);
     }
     let cx = gpu.map(|g| {
-        let mut cx = Context::new(g, options.tolerances.clone(), usize::MAX);
+        let mut cx = Context::new(g, options.tolerances, usize::MAX);
         cx.vertex_hook = options.vertex_hook;
         cx.fragment_hook = options.fragment_hook;
         cx

@@ -51,7 +51,7 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String
     let mut memory = vec![0u8; UNIT_SPAN as usize * 16];
     let mut textures: [Texture; 16] =
         std::array::from_fn(|_| Texture::from_regs(&TextureRegs::default()));
-    for unit in 0..16usize {
+    for (unit, texture) in textures.iter_mut().enumerate() {
         if units & (1 << unit) == 0 {
             continue;
         }
@@ -94,7 +94,7 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String
             border_color: 0,
             control3: (depth << 20) | (SIDE * 4),
         };
-        textures[unit] = Texture::from_regs(&regs);
+        *texture = Texture::from_regs(&regs);
     }
     bind(&textures, &PatternMemory(memory), units)
 }

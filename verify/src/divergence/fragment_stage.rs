@@ -1230,9 +1230,9 @@ mod tests {
         use rsxtrace_program::fragment::WriteMask;
         // MOVR R0 then MOVH-precision R0: R0 holds binary16 values (fp16 class).
         let mut p = mov_r0();
-        let mut last = p.instructions[0].clone();
+        let mut last = p.instructions[0];
         last.dest.precision = Precision::Fp16;
-        p.instructions.push(last.clone());
+        p.instructions.push(last);
         assert_eq!(written_outputs(&p, 0x40)[0].class, Class::Fp16);
         // A last write of x only leaves y, z, w from the fp32 write: fp32.
         p.instructions[1].dest.mask = WriteMask(1);
