@@ -136,3 +136,85 @@ fn the_run_itself_failing_exits_2() {
     let o = rsxtrace(&["batch", "--no-gpu", "--quiet", "--jobs", "0", p(lib.path())]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// An RPCS3 shader cache laid out by hand from two corpus programs, named by their current
+/// (checksum) RPCS3 names (`rpcs3-shader-cache.md` §2.3 test vectors), with no pipeline file:
+/// both are found under the title folder, checked with the default state and say so, and
+/// carry the keys of the same programs found loose.
+#[test]
+fn an_rpcs3_cache_is_found_and_checked_with_default_state() {
+    use rsxtrace_program::container::Container;
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let title = tempfile::tempdir().unwrap();
+    let raw = title
+        .path()
+        .join("BLES00000/ppu-abc-EBOOT.BIN/shaders_cache/raw");
+    std::fs::create_dir_all(&raw).unwrap();
+    let ucode = |name: &str| {
+        let bytes = corpus.read(&format!("ps3autotests/{name}"));
+        Container::parse(&bytes).unwrap().ucode().to_vec()
+    };
+    // .vp: the words little-endian (§2.1); .fp: the memory bytes as they are (§2.2).
+    let vp: Vec<u8> = ucode("primitives.vpo")
+        .chunks_exact(4)
+        .flat_map(|w| [w[3], w[2], w[1], w[0]])
+        .collect();
+    std::fs::write(raw.join("FC75CDCEBCD91A9A.vp"), vp).unwrap();
+    std::fs::write(raw.join("DBB822C008101A2.fp"), ucode("primitives.fpo")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cached = out.path().join("cache.json");
+    let o = rsxtrace(&[
+        "batch",
+        "--no-gpu",
+        "--quiet",
+        p(title.path()),
+        "--json",
+        p(&cached),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let report: Value = serde_json::from_slice(&std::fs::read(&cached).unwrap()).unwrap();
+    let programs = report["programs"].as_array().unwrap();
+    assert_eq!(programs.len(), 2, "{report:#}");
+    for prog in programs {
+        let source = &prog["sources"][0];
+        assert_eq!(source["kind"], "rpcs3_cache", "{prog:#}");
+        assert_eq!(source["era"], "checksum", "{prog:#}");
+        assert_eq!(prog["state_source"], "default");
+        assert!(
+            prog["notes"].to_string().contains("default_state"),
+            "{prog:#}"
+        );
+    }
+    let loose_dir = tempfile::tempdir().unwrap();
+    for n in ["primitives.vpo", "primitives.fpo"] {
+        std::fs::write(
+            loose_dir.path().join(n),
+            corpus.read(&format!("ps3autotests/{n}")),
+        )
+        .unwrap();
+    }
+    let loose = out.path().join("loose.json");
+    let o = rsxtrace(&[
+        "batch",
+        "--no-gpu",
+        "--quiet",
+        p(loose_dir.path()),
+        "--json",
+        p(&loose),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v["programs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["key"].as_str().unwrap().to_string())
+            .collect();
+        k.sort();
+        k
+    };
+    let loose: Value = serde_json::from_slice(&std::fs::read(&loose).unwrap()).unwrap();
+    assert_eq!(keys(&report), keys(&loose));
+}

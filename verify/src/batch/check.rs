@@ -10,16 +10,14 @@ use super::catalog::Entry;
 use super::inputs::{branch_bits, fragment_quads, vertex_constants, vertex_inputs, VERTEX_SETS};
 use super::textures::patterns;
 use crate::divergence::context::Context;
-use crate::divergence::fragment_stage::{check_quads, sampled_units, Quad};
+use crate::divergence::fragment_stage::{check_quads, interpret, sampled_units};
 use crate::divergence::report::model::{Outcome, Stage, StageReport};
 use crate::divergence::vertex_stage::{self, VertexInterp};
 use rsxtrace_program::flow::{analyze, FragmentFlow};
 use rsxtrace_program::fragment::{self, FragmentProgram};
 use rsxtrace_program::vertex::{self, decode_from_memory, VertexProgram};
-use rsxtrace_replay::interp::fragment::{run_fragment_with, FragmentState};
 use rsxtrace_replay::interp::vertex::{ConstantBank, VertexOptions};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::texture::Sampler;
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_replay::wgsl::WgslModule;
 use serde::Serialize;
@@ -237,25 +235,6 @@ fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checke
     out
 }
 
-/// The interpreter on `quads` in f32 (the no-device run).
-fn interpret_quads(
-    control: u32,
-    program: &FragmentProgram,
-    quads: &[Quad],
-    sampler: &dyn Sampler,
-) -> Result<(), String> {
-    let state = FragmentState::new(control);
-    run_fragment_with(
-        program,
-        &state,
-        quads.len(),
-        |i| quads.get(i).map(|q| q.inputs).unwrap_or_default(),
-        sampler,
-    )
-    .map(|_| ())
-    .map_err(|e| format!("fragment interpreter: {e}"))
-}
-
 fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checked {
     let program = match fragment::decode(&entry.ucode) {
         Ok(p) => p,
@@ -272,7 +251,8 @@ fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Chec
         decoded: Some(Decoded::Fragment(program.clone())),
     };
     let dims = entry.state.as_ref().map(|s| s.fp_texture_dimensions);
-    let textures = patterns(entry.key, sampled_units(&program), dims);
+    let shadow = entry.state.as_ref().map_or(0, |s| s.fp_shadow_textures);
+    let textures = patterns(entry.key, sampled_units(&program), dims, shadow);
     let mut options = FragmentTranslateOptions::with_control(entry.control);
     if let Ok(t) = &textures {
         options.texture_dims = t.dims;
@@ -297,7 +277,14 @@ fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Chec
     let quads = fragment_quads(entry.key);
     let control = rsxtrace_capture::frame::state::ShaderControl::from_raw(entry.control);
     let Some(cx) = cx else {
-        if let Err(e) = interpret_quads(entry.control, &program, &quads, &textures.sampler) {
+        let interpreted = interpret(
+            control,
+            &program,
+            &quads,
+            Arithmetic::F32,
+            &textures.sampler,
+        );
+        if let Err(e) = interpreted {
             out.status = Status::Failed;
             out.reason = Some(e);
         }

@@ -46,7 +46,8 @@ fn judge(
         }
         Decoded::Fragment(program) => {
             let dims = entry.state.as_ref().map(|s| s.fp_texture_dimensions);
-            let textures = patterns(entry.key, sampled_units(program), dims)?;
+            let shadow = entry.state.as_ref().map_or(0, |s| s.fp_shadow_textures);
+            let textures = patterns(entry.key, sampled_units(program), dims, shadow)?;
             let quads = fragment_quads(entry.key);
             let n = quads.len() * 4;
             let raster = Rasterized {

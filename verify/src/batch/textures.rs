@@ -1,9 +1,11 @@
 //! Pattern textures for the units a fragment program samples, as texture unit state and
 //! guest memory that go through the texture model exactly as a capture's would
-//! (`crate::divergence::textures::bind`): A8R8G8B8 in linear layout, 16 texels a side,
-//! bilinear filtering, one level, in the dimension the pipeline records for the unit (2D when
-//! none is recorded: RPCS3's default, `rpcs3-shader-cache.md` 5.1). Texels are seeded by the
-//! program's key and the unit.
+//! (`crate::divergence::textures::bind`): linear layout, 16 texels a side, bilinear filtering,
+//! one level, in the dimension the pipeline records for the unit (2D when none is recorded:
+//! RPCS3's default, `rpcs3-shader-cache.md` 5.1). The format is A8R8G8B8, or DEPTH24_D8 for
+//! units the pipeline marks as shadow (depth-compare) units (§3.2 `fp_shadow_textures`; the
+//! texture model reads raw depth, `docs/textures.md`); redirected units are depth read as
+//! A8R8G8B8, which is what they get. Texels are seeded by the program's key and the unit.
 
 use crate::divergence::mutate::XorShift;
 use crate::divergence::textures::{bind, Bound};
@@ -19,6 +21,8 @@ const DEPTH_3D: u32 = 4;
 const UNIT_SPAN: u32 = 64 * 1024;
 /// `FORMAT` colour format: A8R8G8B8 (0x85) | linear (0x20).
 const FORMAT_ARGB8_LINEAR: u32 = 0xA5;
+/// `FORMAT` colour format: DEPTH24_D8 (0x90) | linear (0x20).
+const FORMAT_DEPTH24_LINEAR: u32 = 0xB0;
 
 /// A flat local memory holding every unit's texels.
 pub struct PatternMemory(Vec<u8>);
@@ -45,9 +49,10 @@ fn dimension(dims: Option<u32>, unit: usize) -> (u32, bool) {
 }
 
 /// Unit state and memory for the units of `units`, dimensions from `dims` (a pipeline's
-/// `fp_texture_dimensions`), bound on both sides; `Err` is why the device cannot sample them
-/// as the interpreter does.
-pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String> {
+/// `fp_texture_dimensions`), depth formats for the units of `shadow` (its
+/// `fp_shadow_textures`), bound on both sides; `Err` is why the device cannot sample them as
+/// the interpreter does.
+pub fn patterns(key: u64, units: u16, dims: Option<u32>, shadow: u16) -> Result<Bound, String> {
     let mut memory = vec![0u8; UNIT_SPAN as usize * 16];
     let mut textures: [Texture; 16] =
         std::array::from_fn(|_| Texture::from_regs(&TextureRegs::default()));
@@ -62,6 +67,11 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String
             _ => (SIDE, 1),
         };
         let faces = if cube { 6 } else { 1 };
+        let format = if shadow & (1 << unit) != 0 {
+            FORMAT_DEPTH24_LINEAR
+        } else {
+            FORMAT_ARGB8_LINEAR
+        };
         let offset = UNIT_SPAN * unit as u32;
         let bytes = (SIDE * height * depth * faces * 4) as usize;
         let mut rng = XorShift::new(key ^ (unit as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -79,7 +89,7 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>) -> Result<Bound, String
                 | (u32::from(cube) << 2)
                 | (1 << 3)
                 | (dimension << 4)
-                | (FORMAT_ARGB8_LINEAR << 8)
+                | (format << 8)
                 | (1 << 16),
             // Wrap in s, t and r.
             address: 1 | (1 << 8) | (1 << 16),
@@ -105,8 +115,15 @@ mod tests {
 
     #[test]
     fn two_dimensional_units_bind_on_both_sides() {
-        let b = patterns(5, 0b101, None).expect("2D ARGB8 binds exactly");
+        let b = patterns(5, 0b101, None, 0).expect("2D ARGB8 binds exactly");
         assert!(b.gpu[0].is_some() && b.gpu[2].is_some() && b.gpu[1].is_none());
+    }
+
+    #[test]
+    fn shadow_units_get_a_depth_format() {
+        // DEPTH24_D8 binds exactly (the model reads raw depth on both sides).
+        let b = patterns(5, 0b1, None, 0b1).expect("depth binds");
+        assert!(b.gpu[0].is_some());
     }
 
     #[test]

@@ -516,7 +516,7 @@ pub fn run_gpu(
 }
 
 /// Run the interpreter over `quads` in `arithmetic`.
-fn interpret(
+pub fn interpret(
     control: ShaderControl,
     program: &FragmentProgram,
     quads: &[Quad],
