@@ -190,3 +190,14 @@ fn batch() {
         &repo("traces/level/fog.fpo"),
     ]);
 }
+
+#[test]
+fn debug_trace() {
+    check(&[
+        "debug",
+        &repo("traces/level/fog.fpo"),
+        "--pixel",
+        "1,1",
+        "--trace",
+    ]);
+}

@@ -125,6 +125,22 @@ pub fn pixel_inputs(x: u32, y: u32, width: u32, height: u32) -> LaneInputs {
     lane
 }
 
+/// The quad holding pixel (`x`, `y`) of a `width` × `height` image, with the inputs of the
+/// module doc for each of its four pixels (lanes outside the image run as helpers, not
+/// covered), and the pixel's lane.
+pub fn pixel_quad(x: u32, y: u32, width: u32, height: u32) -> (QuadInputs, usize) {
+    let (x0, y0) = (x & !1, y & !1);
+    let mut quad = QuadInputs::default();
+    for (l, lane) in quad.lanes.iter_mut().enumerate() {
+        let (px, py) = (x0 + (l as u32 & 1), y0 + (l as u32 >> 1));
+        *lane = pixel_inputs(px, py, width, height);
+        if px < width && py < height {
+            quad.coverage |= 1 << l;
+        }
+    }
+    (quad, ((y & 1) * 2 + (x & 1)) as usize)
+}
+
 /// Shades a `width` × `height` image with `program` under the `SHADER_CONTROL` word
 /// `control` and `arithmetic`, other options at their defaults.
 pub fn shade(
@@ -165,18 +181,7 @@ pub fn shade_with(
         program,
         state,
         quads,
-        |i| {
-            let (qx, qy) = ((i % qw) as u32 * 2, (i / qw) as u32 * 2);
-            let mut quad = QuadInputs::default();
-            for (l, lane) in quad.lanes.iter_mut().enumerate() {
-                let (x, y) = (qx + (l as u32 & 1), qy + (l as u32 >> 1));
-                *lane = pixel_inputs(x, y, width, height);
-                if x < width && y < height {
-                    quad.coverage |= 1 << l;
-                }
-            }
-            quad
-        },
+        |i| pixel_quad((i % qw) as u32 * 2, (i / qw) as u32 * 2, width, height).0,
         sampler,
     )?;
     let mut float = vec![[0f32; 4]; pixels];

@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod ci;
 mod convert;
+pub mod debug;
 mod disasm;
 mod draws;
 mod dump;
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::ExportJsonl { file } => export_jsonl::run(&file),
         Command::Verify(args) => verify::run(&args),
         Command::Batch(args) => batch::run(&args),
+        Command::Debug(args) => debug::run(&args),
         Command::Match(args) => matching::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Ci(args) => ci::run(&args),

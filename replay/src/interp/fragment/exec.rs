@@ -25,6 +25,7 @@ use super::precision::{fx12, fx9, saturate, source_modifier, to_half};
 use super::real::{idx4, map4, Real};
 use super::regfile::{masked_copy, BlockRegisters, Row, LANES};
 use super::rowops::{alu_rows, Rows};
+use super::trace::{QuadValue, Step, Written};
 use crate::texture::{LodSource, SampleRequest, Sampler};
 
 /// Deepest IF/LOOP nesting accepted (CG-FP40 allows four loop levels; IFs nest deeper).
@@ -83,7 +84,12 @@ pub struct Engine<'a, T: Real> {
     a0: i64,
     steps: u64,
     depth: usize,
+    /// Receives a [`Step`] of quad 0 after every executed instruction ([`Engine::observe`]).
+    observer: Option<Observer<'a>>,
 }
+
+/// A step observer ([`super::trace`]).
+pub type Observer<'a> = Box<dyn FnMut(Step) + 'a>;
 
 impl<'a, T: Real> Engine<'a, T> {
     /// An engine for `prog` under `state`.
@@ -108,7 +114,65 @@ impl<'a, T: Real> Engine<'a, T> {
             a0: 0,
             steps: 0,
             depth: 0,
+            observer: None,
         }
+    }
+
+    /// Calls `observer` with quad 0's [`Step`] after every executed instruction (tracing
+    /// and debugging; one quad per block is what they run).
+    pub fn observe(&mut self, observer: Observer<'a>) {
+        self.observer = Some(observer);
+    }
+
+    /// Quad 0's four lanes of `rows`.
+    fn quad0(rows: &Rows<T>) -> QuadValue {
+        std::array::from_fn(|l| std::array::from_fn(|c| rows[c][l].to_f64()))
+    }
+
+    /// Reports `op` to the observer, if any.
+    fn report(&mut self, op: &Op<T>, active: u64, branch: Option<String>) {
+        let Some(mut observer) = self.observer.take() else {
+            return;
+        };
+        let d = op.dst;
+        let flow = matches!(
+            op.kind,
+            Kind::Ife { .. } | Kind::Loop { .. } | Kind::Brk | Kind::Ret | Kind::Cal | Kind::Kil
+        );
+        let written = (!flow && d.write && !d.skip).then(|| Written {
+            register: format!("{}{}", if d.fp16 { "H" } else { "R" }, d.index),
+            mask: d.mask,
+            value: std::array::from_fn(|l| {
+                std::array::from_fn(|c| {
+                    if d.fp16 {
+                        self.regs.read_h(d.index, c, l).to_f64()
+                    } else {
+                        self.regs.read_r(d.index, c, l).to_f64()
+                    }
+                })
+            }),
+        });
+        let sources: Vec<QuadValue> = if flow {
+            Vec::new()
+        } else {
+            (0..op.sources).map(|k| Self::quad0(&self.src[k])).collect()
+        };
+        let source_components = (0..sources.len()).map(|k| op.need[k]).collect();
+        observer(Step {
+            step: self.steps.saturating_sub(1),
+            slot: op.slot,
+            opcode: op.opcode,
+            active: (active & 0xF) as u8,
+            sources,
+            source_components,
+            written,
+            cc: [Self::quad0(&self.cc[0]), Self::quad0(&self.cc[1])],
+            a0: self.a0,
+            depth: self.depth,
+            killed: (self.killed & 0xF) as u8,
+            branch,
+        });
+        self.observer = Some(observer);
     }
 
     /// Runs the quads `first..first + out.len()` (at most [`QUADS_PER_BLOCK`]; `inputs(i)`
@@ -231,6 +295,10 @@ impl<'a, T: Real> Engine<'a, T> {
                     end_index,
                 } => {
                     let taken = self.flow_test(&op.cond, active);
+                    if self.observer.is_some() {
+                        let why = format!("IF: lanes {:#06b} take the IF branch", taken & 0xF);
+                        self.report(op, active, Some(why));
+                    }
                     if taken != 0 {
                         self.nested(op, |e| e.block(i + 1, else_slot, taken))?;
                     }
@@ -260,16 +328,35 @@ impl<'a, T: Real> Engine<'a, T> {
                 }
                 // BRK leaves the innermost loop (B.5); outside a loop it stops the lanes like
                 // RET.
-                Kind::Brk => self.broken |= self.flow_test(&op.cond, active),
+                Kind::Brk => {
+                    let lanes = self.flow_test(&op.cond, active);
+                    self.broken |= lanes;
+                    if self.observer.is_some() {
+                        self.report(op, active, Some(format!("BRK: lanes {:#06b}", lanes & 0xF)));
+                    }
+                }
                 // RET outside a subroutine ends the program for the passing lanes (B.5).
-                Kind::Ret => self.returned |= self.flow_test(&op.cond, active),
+                Kind::Ret => {
+                    let lanes = self.flow_test(&op.cond, active);
+                    self.returned |= lanes;
+                    if self.observer.is_some() {
+                        self.report(op, active, Some(format!("RET: lanes {:#06b}", lanes & 0xF)));
+                    }
+                }
                 Kind::Cal => {
                     return Err(FragmentExecError::UnsupportedOpcode {
                         slot: op.slot,
                         opcode: op.opcode,
                     })
                 }
-                _ => self.instruction(op, active)?,
+                _ => {
+                    self.instruction(op, active)?;
+                    if self.observer.is_some() {
+                        let why = (op.kind == Kind::Kil)
+                            .then(|| format!("KIL: lanes {:#06b} killed", self.killed & 0xF));
+                        self.report(op, active, why);
+                    }
+                }
             }
             // END stops the program after this instruction (B.5), for the whole quad.
             if op.end {
@@ -318,6 +405,10 @@ impl<'a, T: Real> Engine<'a, T> {
                 LoopCounter::Iteration => k,
                 LoopCounter::InitIncrement => i64::from(init) + k * i64::from(increment),
             };
+            if self.observer.is_some() {
+                let why = format!("LOOP: iteration {k} of {count}, lanes {:#06b}", m & 0xF);
+                self.report(op, active, Some(why));
+            }
             self.nested(op, |e| e.block(i + 1, end_slot, m))?;
         }
         self.broken = saved_broken;

@@ -41,7 +41,7 @@ pub struct QuadInputs {
 }
 
 /// What one lane produced.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct LaneOutputs {
     /// Colour outputs 0–3 (MRT), from R0/R2/R3/R4 or H0/H4/H6/H8 (rsx-microcode.md B.6).
     /// f64 so that [`Arithmetic::F64`](crate::interp::Arithmetic::F64) results are not
@@ -56,7 +56,7 @@ pub struct LaneOutputs {
 }
 
 /// The four lanes of a quad.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct QuadOutputs {
     /// Same order as [`QuadInputs::lanes`].
     pub lanes: [LaneOutputs; 4],

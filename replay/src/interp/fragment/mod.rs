@@ -63,6 +63,7 @@ pub mod real;
 pub mod regfile;
 pub mod rowops;
 pub mod skew;
+pub mod trace;
 pub mod trig;
 
 use rayon::prelude::*;
@@ -147,7 +148,10 @@ fn single<T: Real>(
     sampler: &dyn Sampler,
 ) -> Result<(), FragmentExecError> {
     let compiled = Compiled::<T>::new(prepared, &state.options)?;
-    Engine::new(&compiled, state, sampler).run_block(0, out, inputs)
+    let mut engine = Engine::new(&compiled, state, sampler);
+    let result = engine.run_block(0, out, inputs);
+    drop(engine);
+    result
 }
 
 /// Blocks of [`QUADS_PER_BLOCK`] quads in parallel, one engine (register files, scratch

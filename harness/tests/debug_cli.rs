@@ -1,0 +1,125 @@
+//! `rsxtrace debug PROGRAM --pixel X,Y --trace`: the text trace, one JSON object per step with
+//! `--json`, and bad arguments (exit 2 naming the problem).
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn rsxtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args(args)
+        .output()
+        .expect("run rsxtrace")
+}
+
+fn fog() -> String {
+    let p = rsxtrace_testkit::workspace!()
+        .root()
+        .join("traces/level/fog.fpo");
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn the_trace_prints_every_step_and_the_result() {
+    let o = rsxtrace(&[
+        "debug",
+        &fog(),
+        "--pixel",
+        "3,5",
+        "--size",
+        "16x16",
+        "--trace",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("#0 "), "{text}");
+    assert!(text.contains("-> R"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("pixel 3,5 (lane 3): "), "{last}");
+    assert!(last.contains("instructions executed; COL0 = ("), "{last}");
+}
+
+#[test]
+fn json_has_one_object_per_step() {
+    let o = rsxtrace(&[
+        "debug",
+        &fog(),
+        "--pixel",
+        "3,5",
+        "--size",
+        "16x16",
+        "--trace",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let steps: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert!(steps.len() > 2);
+    for (k, s) in steps.iter().enumerate() {
+        assert_eq!(
+            s["step"], k as u64,
+            "no flow in the fog program: one record per step"
+        );
+        assert_eq!(s["lane"], 3);
+        assert!(s["instruction"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{}:", s["slot"])));
+        assert_eq!(
+            s["sources"].as_array().unwrap().len(),
+            s["source_components"].as_array().unwrap().len()
+        );
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let o = rsxtrace(&[
+        "debug",
+        &fog(),
+        "--pixel",
+        "99,5",
+        "--size",
+        "16x16",
+        "--trace",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("outside the 16x16 image"));
+    let o = rsxtrace(&["debug", &fog(), "--pixel", "3", "--trace"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = rsxtrace(&["debug", "/no/such.fpo", "--pixel", "3,5", "--trace"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_documented_transcript_is_what_the_command_prints() {
+    let doc = std::fs::read_to_string(rsxtrace_testkit::workspace!().root().join("docs/debug.md"))
+        .expect("docs/debug.md");
+    let start = doc
+        .find("$ rsxtrace debug traces/level/fog.fpo --pixel 3,5 --size 16x16 --trace\n")
+        .expect("the transcript's command line");
+    let body = &doc[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let transcript = &body[..body.find("```").expect("end of the transcript")];
+    let o = rsxtrace(&[
+        "debug",
+        &fog(),
+        "--pixel",
+        "3,5",
+        "--size",
+        "16x16",
+        "--trace",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), transcript);
+}
