@@ -154,8 +154,8 @@ pub enum Command {
     /// Check every unique program of RPCS3 shader caches, executables and containers:
     /// decode, interpret, recompile, and compare on the device (exit 1 when one is not proven).
     Batch(crate::cmd::batch::BatchArgs),
-    /// Trace one pixel of a fragment program instruction by instruction (source values,
-    /// written values, condition registers, flow decisions), as text or JSON per step.
+    /// Debug one pixel of a fragment program in gdb (a GDB remote server), or trace it
+    /// instruction by instruction with --trace (text or JSON per step).
     Debug(crate::cmd::debug::DebugArgs),
     /// Name every draw's vertex and fragment program from a program library: exactly by
     /// content key, else the nearest by structural fingerprint with a score (exit 1 when a

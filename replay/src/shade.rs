@@ -257,6 +257,8 @@ pub struct LoadedProgram {
     /// The container's `SHADER_CONTROL` word; 0x40 (R0 export) for raw microcode, which
     /// carries none.
     pub control: u32,
+    /// The microcode as in guest memory (uniforms patched in).
+    pub ucode: Vec<u8>,
 }
 
 /// Loads a fragment program from a container (CgBinary, PSL1GHT) or raw microcode, writes
@@ -283,6 +285,7 @@ pub fn load_program(bytes: &[u8], uniforms: &[Uniform]) -> Result<LoadedProgram,
     Ok(LoadedProgram {
         program,
         control: c.control_word().unwrap_or(CONTROL_32_BIT_EXPORTS),
+        ucode: c.ucode().to_vec(),
     })
 }
 

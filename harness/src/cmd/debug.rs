@@ -1,16 +1,19 @@
-//! `rsxtrace debug PROGRAM --pixel X,Y --trace`: one pixel of a fragment program, run alone on
-//! the reference interpreter with `shade`'s inputs, printed instruction by instruction (the
-//! source values, the value written, the condition registers, flow decisions), as text or as
-//! one JSON object per step (`--json`): the record a bug report can carry. The interactive GDB
-//! server of issue 16 is not built yet; `--trace` is required until it is.
+//! `rsxtrace debug PROGRAM --pixel X,Y`: one pixel of a fragment program, run alone on the
+//! reference interpreter with `shade`'s inputs, either served to gdb (`rsxtrace_debugger`: a
+//! GDB remote server on 127.0.0.1, one connection, exit 0 when gdb disconnects or the program
+//! ends) or, with `--trace`, printed instruction by instruction (the source values, the value
+//! written, the condition registers, flow decisions), as text or as one JSON object per step
+//! (`--json`): the record a bug report can carry.
 
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use clap::Args;
+use rsxtrace_debugger::Session;
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, QuadValue, Step};
+use rsxtrace_replay::interp::fragment::QuadInputs;
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::shade::{load_program_file, pixel_quad};
+use rsxtrace_replay::shade::{load_program_file, pixel_quad, LoadedProgram};
 use rsxtrace_replay::texture::NoTextures;
 use std::path::PathBuf;
 
@@ -27,9 +30,15 @@ pub struct DebugArgs {
     /// Set a uniform before running, `NAME=x,y,z,w` (repeatable).
     #[arg(long = "uniform")]
     pub uniforms: Vec<String>,
-    /// Print every executed instruction (required: the GDB server is not built yet).
-    #[arg(long, required = true)]
+    /// Print every executed instruction instead of serving gdb.
+    #[arg(long)]
     pub trace: bool,
+    /// Address the GDB server listens on (port 0: any free port; the address is printed).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: std::net::SocketAddr,
+    /// Allow a --listen address other than the loopback interface.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// One JSON object per step instead of text.
     #[arg(long)]
     pub json: bool,
@@ -68,6 +77,37 @@ fn vec4(v: &QuadValue, lane: usize, mask: u8) -> String {
     format!("({})", parts.join(", "))
 }
 
+/// The GDB server on the pixel's invocation, until gdb disconnects or the program ends.
+fn serve(
+    args: &DebugArgs,
+    loaded: LoadedProgram,
+    state: FragmentState,
+    invocation: (QuadInputs, usize),
+) -> anyhow::Result<Status> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        bail!(
+            "--listen {} is not a loopback address; add --allow-remote to serve other hosts",
+            args.listen
+        );
+    }
+    let session = Session::new(loaded.program, loaded.ucode, state, invocation, &NoTextures)
+        .with_context(|| format!("cannot run {}", args.program.display()))?;
+    let listener = std::net::TcpListener::bind(args.listen)
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    eprintln!(
+        "rsxtrace debug: listening on {} (gdb -ex 'target remote {}')",
+        listener.local_addr()?,
+        listener.local_addr()?
+    );
+    let (stream, peer) = listener.accept().context("no connection")?;
+    eprintln!("rsxtrace debug: gdb connected from {peer}");
+    let reason =
+        rsxtrace_debugger::serve(session, stream, "no texture units (shade inputs)".into())
+            .map_err(|e| anyhow::anyhow!("GDB session: {e}"))?;
+    eprintln!("rsxtrace debug: {reason:?}");
+    Ok(Status::Success)
+}
+
 pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
     let (x, y) = args.pixel;
     let (w, h) = args.size;
@@ -85,6 +125,9 @@ pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
         state.options.half_rounding = HalfRounding::Nearest;
     }
     let (quad, lane) = pixel_quad(x, y, w, h);
+    if !args.trace {
+        return serve(args, loaded, state, (quad, lane));
+    }
     let trace = trace_quad(&loaded.program, &state, &quad, &NoTextures)
         .with_context(|| format!("the interpreter refused {}", args.program.display()))?;
     let text_of = |step: &Step| {

@@ -18,14 +18,14 @@ use super::error::FragmentExecError;
 use super::io::{attr, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
 use super::ops;
 use super::options::{
-    FragmentOptions, FragmentState, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
+    FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
     CONTROL_DEPTH_EXPORT,
 };
 use super::precision::{fx12, fx9, saturate, source_modifier, to_half};
 use super::real::{idx4, map4, Real};
-use super::regfile::{masked_copy, BlockRegisters, Row, LANES};
+use super::regfile::{masked_copy, BlockRegisters, Row, LANES, R_COUNT};
 use super::rowops::{alu_rows, Rows};
-use super::trace::{QuadValue, Step, Written};
+use super::trace::{Patch, QuadValue, RegisterSnapshot, Step, Written};
 use crate::texture::{LodSource, SampleRequest, Sampler};
 
 /// Deepest IF/LOOP nesting accepted (CG-FP40 allows four loop levels; IFs nest deeper).
@@ -86,6 +86,10 @@ pub struct Engine<'a, T: Real> {
     depth: usize,
     /// Receives a [`Step`] of quad 0 after every executed instruction ([`Engine::observe`]).
     observer: Option<Observer<'a>>,
+    /// The lane of quad 0 whose whole register file each [`Step`] carries.
+    snapshot_lane: Option<usize>,
+    /// Register writes to make before given steps ([`Engine::patch`]).
+    patches: Vec<Patch>,
 }
 
 /// A step observer ([`super::trace`]).
@@ -115,6 +119,58 @@ impl<'a, T: Real> Engine<'a, T> {
             steps: 0,
             depth: 0,
             observer: None,
+            snapshot_lane: None,
+            patches: Vec::new(),
+        }
+    }
+
+    /// Each reported [`Step`] carries the register file of quad 0's lane `lane` (debuggers).
+    pub fn snapshot_lane(&mut self, lane: usize) {
+        self.snapshot_lane = Some(lane & 3);
+    }
+
+    /// Makes each patch's register write just before the instruction numbered `patch.step`
+    /// (debuggers: a register written by the user takes effect).
+    pub fn patch(&mut self, patches: Vec<Patch>) {
+        self.patches = patches;
+    }
+
+    /// The patches due before step `step`.
+    fn apply_patches(&mut self, step: u64) {
+        for k in 0..self.patches.len() {
+            let p = self.patches[k];
+            if p.step != step {
+                continue;
+            }
+            let lanes = 1u64 << (p.lane & 3);
+            for c in 0..4 {
+                let mut row = [T::ZERO; LANES];
+                let v = T::from_f64(p.value[c]);
+                if let Some(x) = row.get_mut(p.lane & 3) {
+                    *x = if p.fp16 {
+                        to_half(v, HalfRounding::Nearest)
+                    } else {
+                        v
+                    };
+                }
+                if p.fp16 {
+                    self.regs.write_h_row(p.index, c, &row, lanes);
+                } else {
+                    self.regs.write_r_row(p.index, c, &row, lanes);
+                }
+            }
+        }
+    }
+
+    /// The register file of quad 0's lane `lane`.
+    fn snapshot(&self, lane: usize) -> RegisterSnapshot {
+        RegisterSnapshot {
+            r: (0..R_COUNT as u8)
+                .map(|r| std::array::from_fn(|c| self.regs.read_r(r, c, lane).to_f64()))
+                .collect(),
+            h: (0..(2 * R_COUNT) as u8)
+                .map(|h| std::array::from_fn(|c| self.regs.read_h(h, c, lane).to_f64()))
+                .collect(),
         }
     }
 
@@ -158,7 +214,9 @@ impl<'a, T: Real> Engine<'a, T> {
             (0..op.sources).map(|k| Self::quad0(&self.src[k])).collect()
         };
         let source_components = (0..sources.len()).map(|k| op.need[k]).collect();
+        let registers = self.snapshot_lane.map(|l| Box::new(self.snapshot(l)));
         observer(Step {
+            registers,
             step: self.steps.saturating_sub(1),
             slot: op.slot,
             opcode: op.opcode,
@@ -286,6 +344,9 @@ impl<'a, T: Real> Engine<'a, T> {
                     slot: op.slot,
                     limit: self.opts.max_steps,
                 });
+            }
+            if !self.patches.is_empty() {
+                self.apply_patches(self.steps - 1);
             }
             match op.kind {
                 Kind::Ife {

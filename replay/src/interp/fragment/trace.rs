@@ -48,6 +48,43 @@ pub struct Step {
     /// A flow decision (`IF: lanes 0b0101 take the IF branch`, `LOOP: iteration 3`, `BRK:
     /// lanes ...`).
     pub branch: Option<String>,
+    /// The traced lane's whole register file after the instruction
+    /// ([`TraceOptions::snapshot_lane`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registers: Option<Box<RegisterSnapshot>>,
+}
+
+/// One lane's register file: R0–R47 and H0–H95 (H2n and H2n+1 are the halves of Rn).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RegisterSnapshot {
+    /// R0–R47.
+    pub r: Vec<[f64; 4]>,
+    /// H0–H95.
+    pub h: Vec<[f64; 4]>,
+}
+
+/// A register write made before an instruction (a debugger's register write).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Patch {
+    /// The instruction count ([`Step::step`]) before which it is made.
+    pub step: u64,
+    /// H register (else R).
+    pub fp16: bool,
+    /// Register index.
+    pub index: u8,
+    /// Lane of the quad.
+    pub lane: usize,
+    /// The four components (an H value is rounded to binary16).
+    pub value: [f64; 4],
+}
+
+/// How [`trace_quad_with`] runs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceOptions {
+    /// Each step carries this lane's register file.
+    pub snapshot_lane: Option<usize>,
+    /// Register writes to make on the way.
+    pub patches: Vec<Patch>,
 }
 
 /// A register write.
@@ -77,10 +114,21 @@ pub fn trace_quad(
     quad: &QuadInputs,
     sampler: &dyn Sampler,
 ) -> Result<QuadTrace, FragmentExecError> {
+    trace_quad_with(program, state, quad, sampler, &TraceOptions::default())
+}
+
+/// [`trace_quad`] with register snapshots and register writes on the way.
+pub fn trace_quad_with(
+    program: &FragmentProgram,
+    state: &FragmentState,
+    quad: &QuadInputs,
+    sampler: &dyn Sampler,
+    options: &TraceOptions,
+) -> Result<QuadTrace, FragmentExecError> {
     let prepared = Prepared::new(program)?;
     match state.options.arithmetic {
-        Arithmetic::F32 => traced::<f32>(&prepared, state, quad, sampler),
-        Arithmetic::F64 => traced::<f64>(&prepared, state, quad, sampler),
+        Arithmetic::F32 => traced::<f32>(&prepared, state, quad, sampler, options),
+        Arithmetic::F64 => traced::<f64>(&prepared, state, quad, sampler, options),
     }
 }
 
@@ -89,6 +137,7 @@ fn traced<T: crate::interp::fragment::Real>(
     state: &FragmentState,
     quad: &QuadInputs,
     sampler: &dyn Sampler,
+    options: &TraceOptions,
 ) -> Result<QuadTrace, FragmentExecError> {
     let compiled = Compiled::<T>::new(prepared, &state.options)?;
     let mut steps = Vec::new();
@@ -96,6 +145,10 @@ fn traced<T: crate::interp::fragment::Real>(
     {
         let mut engine = Engine::new(&compiled, state, sampler);
         engine.observe(Box::new(|s: Step| steps.push(s)));
+        if let Some(lane) = options.snapshot_lane {
+            engine.snapshot_lane(lane);
+        }
+        engine.patch(options.patches.clone());
         engine.run_block(0, &mut out, &|_| *quad)?;
     }
     let [outputs] = out;

@@ -1,0 +1,244 @@
+//! `rsxtrace debug` as a GDB remote server, driven by a real gdb (Debian's, installed by
+//! `.ci/run`) in batch mode: breakpoints on slots, continue, stepi, register reads checked
+//! against the interpreter's own trace, a register write that takes effect, memory reads of the
+//! inputs, monitor commands, a breakpoint inside a loop hit once per iteration, and the program
+//! end reported as the process exiting.
+
+use rsxtrace_replay::interp::fragment::trace::trace_quad;
+use rsxtrace_replay::interp::fragment::FragmentState;
+use rsxtrace_replay::shade::{load_program_file, pixel_quad};
+use rsxtrace_replay::texture::NoTextures;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A server on a free port for `program` at `pixel` of a `size` image, and its address.
+fn server(program: &Path, pixel: &str, size: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args([
+            "debug",
+            program.to_str().unwrap(),
+            "--pixel",
+            pixel,
+            "--size",
+            size,
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start rsxtrace debug");
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .nth(4)
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, addr)
+}
+
+/// gdb in batch mode against `addr` with `commands`; its standard output.
+fn gdb(addr: &str, commands: &[&str]) -> String {
+    let mut cmd = Command::new("gdb");
+    cmd.args(["-nx", "-batch", "-ex", &format!("target remote {addr}")]);
+    for c in commands {
+        cmd.args(["-ex", c]);
+    }
+    let out = cmd
+        .output()
+        .expect("gdb runs (Debian's gdb: `apt-get install gdb`, as .ci/run does)");
+    // Monitor output goes to standard error in batch mode.
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// gdb's text of four floats (`{a, b, c, d}`, %g-like shortest forms).
+fn v4(v: [f64; 4]) -> String {
+    let f: Vec<String> = v.iter().map(|x| format!("{}", *x as f32)).collect();
+    format!("{{{}}}", f.join(", "))
+}
+
+fn fog() -> std::path::PathBuf {
+    rsxtrace_testkit::workspace!()
+        .root()
+        .join("traces/level/fog.fpo")
+}
+
+#[test]
+fn gdb_steps_breaks_reads_and_writes_registers() {
+    let program = fog();
+    // The interpreter's own record of the same invocation.
+    let loaded = load_program_file(&program, &[]).unwrap();
+    let (quad, lane) = pixel_quad(3, 5, 16, 16);
+    let t = trace_quad(
+        &loaded.program,
+        &FragmentState::new(loaded.control),
+        &quad,
+        &NoTextures,
+    )
+    .unwrap();
+    let at_slot = |slot: u32| t.steps.iter().position(|s| s.slot == slot).unwrap();
+    // R2 after slot 3 (MADR R2.xy, f[TEX0]...): what `p $R2` shows at the breakpoint on 5.
+    let r2 = t.steps[at_slot(3)].written.as_ref().unwrap().value[lane];
+    let (mut child, addr) = server(&program, "3,5", "16x16");
+    let out = gdb(
+        &addr,
+        &[
+            "break *5",
+            "continue",
+            "p $pc",
+            "p $R2",
+            "stepi",
+            "p $pc",
+            "set var $R2 = {1, 2, 3, 4}",
+            "p $R2",
+            "monitor rsx insn",
+            "x/4xw 0x10000040",
+            "continue",
+        ],
+    );
+    let status = child.wait().unwrap();
+    assert!(status.success(), "server exit {status:?}\n{out}");
+    assert!(out.contains("Breakpoint 1, 0x00000005"), "{out}");
+    assert!(out.contains(&format!("= {}", v4(r2))), "R2 {:?}\n{out}", r2);
+    // stepi from slot 5 reaches the next instruction's slot.
+    let next = t.steps[at_slot(5) + 1].slot;
+    assert!(out.contains(&format!("0x{next:08x} in ?? ()")), "{out}");
+    // The write holds, and the monitor names the next instruction.
+    assert!(out.contains("= {1, 2, 3, 4}"), "{out}");
+    assert!(out.contains(&format!("{next:>4}: ")), "{out}");
+    // TEX0 (input attribute 4) of the traced lane at 0x10000040.
+    let tex0 = quad.lanes[lane].attributes[4];
+    let words: Vec<String> = tex0
+        .iter()
+        .map(|x| format!("0x{:08x}", x.to_bits()))
+        .collect();
+    assert!(out.contains(&words.join("\t")), "{words:?}\n{out}");
+    assert!(out.contains("exited normally"), "{out}");
+}
+
+#[test]
+fn a_breakpoint_in_a_loop_stops_once_per_iteration() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    // rsx_fp_dynamic_test2: LOOP at slot 31, body from slot 32 (its disassembly).
+    let program = corpus.path("ps3autotests/rsx_fp_dynamic_test2.fpo");
+    let (mut child, addr) = server(&program, "100,100", "256x256");
+    let out = gdb(
+        &addr,
+        &[
+            "break *32",
+            "continue",
+            "p $A0",
+            "continue",
+            "p $A0",
+            "continue",
+            "p $A0",
+            "p $DEPTH",
+            "delete",
+            "continue",
+        ],
+    );
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert_eq!(out.matches("Breakpoint 1, 0x00000020").count(), 3, "{out}");
+    for (k, a0) in ["$1 = 0", "$2 = 1", "$3 = 2"].iter().enumerate() {
+        assert!(out.contains(a0), "iteration {k}: {out}");
+    }
+    assert!(out.contains("$4 = 1"), "depth inside the loop: {out}");
+    assert!(out.contains("exited normally"), "{out}");
+}
+
+#[test]
+fn only_loopback_is_served_without_a_flag() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args([
+            "debug",
+            fog().to_str().unwrap(),
+            "--pixel",
+            "1,1",
+            "--listen",
+            "0.0.0.0:0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--allow-remote"));
+}
+
+#[test]
+fn the_documented_gdb_session_is_what_gdb_prints() {
+    let doc = std::fs::read_to_string(rsxtrace_testkit::workspace!().root().join("docs/debug.md"))
+        .unwrap();
+    let start = doc
+        .find("$ gdb -nx -batch ")
+        .expect("the documented gdb command");
+    let command_line = &doc[start + 2..];
+    let command_line = &command_line[..command_line.find('\n').unwrap()];
+    let body = &doc[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let transcript = &body[..body.find("```").unwrap()];
+    let (mut child, addr) = server(&fog(), "3,5", "16x16");
+    let command_line = command_line.replace("127.0.0.1:9134", &addr);
+    // One stream, in the order gdb writes (monitor output goes to standard error).
+    let out = Command::new("sh")
+        .args(["-c", &format!("{command_line} 2>&1")])
+        .output()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), transcript);
+}
+
+#[test]
+fn malformed_packets_get_replies_not_a_crash() {
+    use std::io::{Read, Write};
+    let (mut child, addr) = server(&fog(), "3,5", "16x16");
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let packet = |body: &str| -> Vec<u8> {
+        let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
+        format!("${body}#{sum:02x}").into_bytes()
+    };
+    // Reads until a nack or a whole reply packet (`+$...#xx`) has arrived.
+    let mut reply = |packet: &[u8]| -> String {
+        s.write_all(packet).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let done = got.first() == Some(&b'-')
+                || got
+                    .iter()
+                    .rposition(|&b| b == b'#')
+                    .is_some_and(|h| got.len() >= h + 3);
+            if done {
+                break;
+            }
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        String::from_utf8_lossy(&got).into_owned()
+    };
+    // A bad checksum and a malformed one are refused with '-' (send again); an unknown
+    // packet gets the empty reply; the session then still answers `g`.
+    assert!(reply(b"$g#00").starts_with('-'));
+    assert!(reply(b"$g#zz").starts_with('-'));
+    let unknown = reply(&packet("Qbogus:1"));
+    assert!(unknown.contains("$#00"), "{unknown}");
+    let g = reply(&packet("g"));
+    assert!(g.starts_with("+$"), "{g}");
+    let _ = reply(&packet("k"));
+    drop(s);
+    let status = child.wait().unwrap();
+    assert!(
+        status.code().is_some(),
+        "exited, not killed by a signal: {status:?}"
+    );
+}
