@@ -123,3 +123,59 @@ fn the_documented_transcript_is_what_the_command_prints() {
     ]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), transcript);
 }
+
+/// The basic sample's draw 2 samples texture unit 0 (`traces/scenes/src/samples.rs`).
+fn basic() -> String {
+    let p = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_draw_of_a_capture_is_traced_at_a_covered_pixel_with_its_textures() {
+    let o = rsxtrace(&[
+        "debug",
+        &basic(),
+        "--draw",
+        "2",
+        "--pixel",
+        "189,76",
+        "--trace",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let steps: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(steps.len(), 1, "TEX R0, f[TEX0], TEX0; END");
+    let s = &steps[0];
+    assert!(s["instruction"].as_str().unwrap().contains("TEX"));
+    // Lane 1: x odd, y even.
+    assert_eq!(s["lane"], 1);
+    // The texel is not the zero a missing texture would give.
+    let r0 = &s["written"]["value"][1];
+    assert!(
+        r0.as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v.as_f64().unwrap() != 0.0),
+        "{r0}"
+    );
+    // A pixel the draw does not cover is refused with the draw's extent.
+    let o = rsxtrace(&[
+        "debug",
+        &basic(),
+        "--draw",
+        "2",
+        "--pixel",
+        "0,0",
+        "--trace",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not cover pixel 0,0"));
+}

@@ -242,3 +242,33 @@ fn malformed_packets_get_replies_not_a_crash() {
         "exited, not killed by a signal: {status:?}"
     );
 }
+
+#[test]
+fn a_captured_draw_is_served_with_its_inputs_and_textures() {
+    let sample = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args([
+            "debug",
+            sample.to_str().unwrap(),
+            "--draw",
+            "2",
+            "--pixel",
+            "189,76",
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.split_whitespace().nth(4).unwrap().to_string();
+    let out = gdb(&addr, &["monitor rsx textures", "stepi", "p $R0"]);
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert!(out.contains("unit 0: a8r8g8b8"), "{out}");
+    assert!(
+        out.contains("exited normally"),
+        "one instruction, then the end: {out}"
+    );
+}

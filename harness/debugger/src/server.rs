@@ -30,14 +30,14 @@ enum Mode {
 }
 
 /// The gdbstub target.
-pub struct Debuggee<'s> {
-    session: Session<'s>,
+pub struct Debuggee {
+    session: Session,
     mode: Mode,
     /// Extra text for `monitor rsx textures`.
     textures: String,
 }
 
-impl Target for Debuggee<'_> {
+impl Target for Debuggee {
     type Arch = RsxFragment;
     type Error = String;
 
@@ -57,7 +57,7 @@ impl Target for Debuggee<'_> {
     }
 }
 
-impl SingleThreadBase for Debuggee<'_> {
+impl SingleThreadBase for Debuggee {
     fn read_registers(&mut self, regs: &mut FragmentRegisters) -> TargetResult<(), Self> {
         *regs = self.session.registers();
         Ok(())
@@ -84,7 +84,7 @@ impl SingleThreadBase for Debuggee<'_> {
     }
 }
 
-impl SingleThreadResume for Debuggee<'_> {
+impl SingleThreadResume for Debuggee {
     fn resume(&mut self, _signal: Option<Signal>) -> Result<(), Self::Error> {
         self.mode = Mode::Continue;
         Ok(())
@@ -96,21 +96,21 @@ impl SingleThreadResume for Debuggee<'_> {
     }
 }
 
-impl SingleThreadSingleStep for Debuggee<'_> {
+impl SingleThreadSingleStep for Debuggee {
     fn step(&mut self, _signal: Option<Signal>) -> Result<(), Self::Error> {
         self.mode = Mode::Step;
         Ok(())
     }
 }
 
-impl Breakpoints for Debuggee<'_> {
+impl Breakpoints for Debuggee {
     #[inline(always)]
     fn support_sw_breakpoint(&mut self) -> Option<SwBreakpointOps<'_, Self>> {
         Some(self)
     }
 }
 
-impl SwBreakpoint for Debuggee<'_> {
+impl SwBreakpoint for Debuggee {
     fn add_sw_breakpoint(&mut self, addr: u32, _kind: usize) -> TargetResult<bool, Self> {
         Ok(self.session.add_breakpoint(addr))
     }
@@ -120,7 +120,7 @@ impl SwBreakpoint for Debuggee<'_> {
     }
 }
 
-impl MonitorCmd for Debuggee<'_> {
+impl MonitorCmd for Debuggee {
     fn handle_monitor_cmd(
         &mut self,
         cmd: &[u8],
@@ -146,13 +146,13 @@ impl MonitorCmd for Debuggee<'_> {
 enum Loop {}
 
 impl BlockingEventLoop for Loop {
-    type Target = Debuggee<'static>;
+    type Target = Debuggee;
     type Connection = CheckedStream;
     type StopReason = SingleThreadStopReason<u32>;
 
     #[allow(clippy::type_complexity)]
     fn wait_for_stop_reason(
-        target: &mut Debuggee<'static>,
+        target: &mut Debuggee,
         _conn: &mut CheckedStream,
     ) -> Result<
         Event<Self::StopReason>,
@@ -169,16 +169,14 @@ impl BlockingEventLoop for Loop {
         }))
     }
 
-    fn on_interrupt(
-        _target: &mut Debuggee<'static>,
-    ) -> Result<Option<SingleThreadStopReason<u32>>, String> {
+    fn on_interrupt(_target: &mut Debuggee) -> Result<Option<SingleThreadStopReason<u32>>, String> {
         Ok(Some(SingleThreadStopReason::Signal(Signal::SIGINT)))
     }
 }
 
 /// Serves `session` to the gdb on `stream` until it disconnects or the program ends.
 pub fn serve(
-    session: Session<'static>,
+    session: Session,
     stream: TcpStream,
     textures: String,
 ) -> Result<DisconnectReason, String> {

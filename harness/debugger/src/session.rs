@@ -49,20 +49,20 @@ pub enum Stop {
 }
 
 /// A stepped invocation.
-pub struct Session<'s> {
+pub struct Session {
     program: FragmentProgram,
     ucode: Vec<u8>,
     state: FragmentState,
     quad: QuadInputs,
     lane: usize,
-    sampler: &'s dyn Sampler,
+    sampler: Box<dyn Sampler + Send>,
     patches: Vec<Patch>,
     trace: QuadTrace,
     position: usize,
     breakpoints: BTreeSet<u32>,
 }
 
-impl<'s> Session<'s> {
+impl Session {
     /// A session on lane `lane` of `quad`, stopped before the first instruction. `ucode` is
     /// the program's microcode for memory reads.
     pub fn new(
@@ -70,10 +70,10 @@ impl<'s> Session<'s> {
         ucode: Vec<u8>,
         state: FragmentState,
         (quad, lane): (QuadInputs, usize),
-        sampler: &'s dyn Sampler,
-    ) -> Result<Session<'s>, SessionError> {
+        sampler: Box<dyn Sampler + Send>,
+    ) -> Result<Session, SessionError> {
         let lane = lane & 3;
-        let trace = record(&program, &state, &quad, lane, sampler, &[])?;
+        let trace = record(&program, &state, &quad, lane, sampler.as_ref(), &[])?;
         Ok(Session {
             program,
             ucode,
@@ -218,7 +218,7 @@ impl<'s> Session<'s> {
             &self.state,
             &self.quad,
             self.lane,
-            self.sampler,
+            self.sampler.as_ref(),
             &patches,
         )?;
         self.patches = patches;

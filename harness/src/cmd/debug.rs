@@ -1,47 +1,56 @@
-//! `rsxtrace debug PROGRAM --pixel X,Y`: one pixel of a fragment program, run alone on the
-//! reference interpreter with `shade`'s inputs, either served to gdb (`rsxtrace_debugger`: a
-//! GDB remote server on 127.0.0.1, one connection, exit 0 when gdb disconnects or the program
-//! ends) or, with `--trace`, printed instruction by instruction (the source values, the value
-//! written, the condition registers, flow decisions), as text or as one JSON object per step
-//! (`--json`): the record a bug report can carry.
+//! `rsxtrace debug FILE --pixel X,Y`: one pixel's invocation of a fragment program on the
+//! reference interpreter, either served to gdb (`rsxtrace_debugger`: a GDB remote server on
+//! 127.0.0.1, one connection, exit 0 when gdb disconnects or the program ends) or, with
+//! `--trace`, printed instruction by instruction (the source values, the value written, the
+//! condition registers, flow decisions), as text or as one JSON object per step (`--json`):
+//! the record a bug report can carry.
+//!
+//! FILE is a fragment program run with `shade`'s inputs over a `--size` image, or with
+//! `--draw N` a capture whose draw N is run at the pixel with its own inputs and textures
+//! (`rsxtrace_verify::invocation`).
 
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use clap::Args;
 use rsxtrace_debugger::Session;
+use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, QuadValue, Step};
-use rsxtrace_replay::interp::fragment::QuadInputs;
-use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
+use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, QuadInputs};
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::shade::{load_program_file, pixel_quad, LoadedProgram};
-use rsxtrace_replay::texture::NoTextures;
+use rsxtrace_replay::shade::{load_program_file, pixel_quad};
+use rsxtrace_replay::texture::{NoTextures, Sampler};
+use rsxtrace_verify::invocation::draw_pixel;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct DebugArgs {
-    /// Fragment program (CgBinary .fpo, PSL1GHT, or raw microcode).
-    pub program: PathBuf,
-    /// The pixel to trace, `X,Y` (row 0 at the top).
+    /// Fragment program (CgBinary .fpo, PSL1GHT, or raw microcode), or a capture with --draw.
+    pub file: PathBuf,
+    /// The pixel, `X,Y`: of the `--size` image (row 0 at the top), or in window coordinates
+    /// of the draw's surface (as `verify` reports pixels).
     #[arg(long, value_parser = parse_pixel)]
     pub pixel: (u32, u32),
-    /// Image size `WxH` for `shade`'s inputs.
+    /// FILE is a capture: debug this draw's fragment program.
+    #[arg(long)]
+    pub draw: Option<usize>,
+    /// Image size `WxH` for `shade`'s inputs (programs only).
     #[arg(long, value_parser = super::shade_size, default_value = "256x256")]
     pub size: (u32, u32),
-    /// Set a uniform before running, `NAME=x,y,z,w` (repeatable).
+    /// Set a uniform before running, `NAME=x,y,z,w` (repeatable; programs only).
     #[arg(long = "uniform")]
     pub uniforms: Vec<String>,
     /// Print every executed instruction instead of serving gdb.
     #[arg(long)]
     pub trace: bool,
+    /// One JSON object per step instead of text (with --trace).
+    #[arg(long)]
+    pub json: bool,
     /// Address the GDB server listens on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: std::net::SocketAddr,
     /// Allow a --listen address other than the loopback interface.
     #[arg(long)]
     pub allow_remote: bool,
-    /// One JSON object per step instead of text.
-    #[arg(long)]
-    pub json: bool,
     /// f64 arithmetic.
     #[arg(long)]
     pub f64: bool,
@@ -77,62 +86,124 @@ fn vec4(v: &QuadValue, lane: usize, mask: u8) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// The GDB server on the pixel's invocation, until gdb disconnects or the program ends.
-fn serve(
-    args: &DebugArgs,
-    loaded: LoadedProgram,
+/// What is debugged.
+struct Invocation {
+    program: FragmentProgram,
+    ucode: Vec<u8>,
     state: FragmentState,
-    invocation: (QuadInputs, usize),
-) -> anyhow::Result<Status> {
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
-        bail!(
-            "--listen {} is not a loopback address; add --allow-remote to serve other hosts",
-            args.listen
-        );
-    }
-    let session = Session::new(loaded.program, loaded.ucode, state, invocation, &NoTextures)
-        .with_context(|| format!("cannot run {}", args.program.display()))?;
-    let listener = std::net::TcpListener::bind(args.listen)
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
-    eprintln!(
-        "rsxtrace debug: listening on {} (gdb -ex 'target remote {}')",
-        listener.local_addr()?,
-        listener.local_addr()?
-    );
-    let (stream, peer) = listener.accept().context("no connection")?;
-    eprintln!("rsxtrace debug: gdb connected from {peer}");
-    let reason =
-        rsxtrace_debugger::serve(session, stream, "no texture units (shade inputs)".into())
-            .map_err(|e| anyhow::anyhow!("GDB session: {e}"))?;
-    eprintln!("rsxtrace debug: {reason:?}");
-    Ok(Status::Success)
+    quad: QuadInputs,
+    lane: usize,
+    sampler: Box<dyn Sampler + Send>,
+    units: Vec<String>,
 }
 
-pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
+/// The invocation FILE and the flags name.
+fn invocation(args: &DebugArgs) -> anyhow::Result<Invocation> {
     let (x, y) = args.pixel;
-    let (w, h) = args.size;
-    if x >= w || y >= h {
-        bail!("pixel {x},{y} is outside the {w}x{h} image");
-    }
-    let uniforms: Vec<&str> = args.uniforms.iter().map(String::as_str).collect();
-    let loaded = load_program_file(&args.program, &uniforms)
-        .with_context(|| format!("cannot load {}", args.program.display()))?;
-    let mut state = FragmentState::new(loaded.control);
+    let (program, ucode, control, quad, lane, sampler, units): (
+        _,
+        _,
+        _,
+        _,
+        _,
+        Box<dyn Sampler + Send>,
+        _,
+    ) = match args.draw {
+        Some(draw) => {
+            let (_capture, frame) = super::load_frame(&args.file)?;
+            let inv = draw_pixel(&frame, draw, (x, y)).map_err(|e| anyhow::anyhow!(e))?;
+            (
+                inv.program,
+                inv.ucode,
+                inv.control,
+                inv.quad,
+                inv.lane,
+                Box::new(inv.sampler),
+                inv.units,
+            )
+        }
+        None => {
+            let (w, h) = args.size;
+            if x >= w || y >= h {
+                bail!("pixel {x},{y} is outside the {w}x{h} image");
+            }
+            let uniforms: Vec<&str> = args.uniforms.iter().map(String::as_str).collect();
+            let loaded = load_program_file(&args.file, &uniforms)
+                .with_context(|| format!("cannot load {}", args.file.display()))?;
+            let (quad, lane) = pixel_quad(x, y, w, h);
+            (
+                loaded.program,
+                loaded.ucode,
+                loaded.control,
+                quad,
+                lane,
+                Box::new(NoTextures),
+                Vec::new(),
+            )
+        }
+    };
+    let mut state = FragmentState::new(control);
     if args.f64 {
         state.options.arithmetic = Arithmetic::F64;
     }
     if args.rpcs3 {
         state.options.half_rounding = HalfRounding::Nearest;
     }
-    let (quad, lane) = pixel_quad(x, y, w, h);
-    if !args.trace {
-        return serve(args, loaded, state, (quad, lane));
+    Ok(Invocation {
+        program,
+        ucode,
+        state,
+        quad,
+        lane,
+        sampler,
+        units,
+    })
+}
+
+/// The GDB server on the invocation, until gdb disconnects or the program ends.
+fn serve(args: &DebugArgs, inv: Invocation) -> anyhow::Result<Status> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        bail!(
+            "--listen {} is not a loopback address; add --allow-remote to serve other hosts",
+            args.listen
+        );
     }
-    let trace = trace_quad(&loaded.program, &state, &quad, &NoTextures)
-        .with_context(|| format!("the interpreter refused {}", args.program.display()))?;
+    let units = if inv.units.is_empty() {
+        "no texture unit sampled".to_string()
+    } else {
+        inv.units.join("\n")
+    };
+    let session = Session::new(
+        inv.program,
+        inv.ucode,
+        inv.state,
+        (inv.quad, inv.lane),
+        inv.sampler,
+    )
+    .with_context(|| format!("cannot run {}", args.file.display()))?;
+    let listener = std::net::TcpListener::bind(args.listen)
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    eprintln!("rsxtrace debug: listening on {addr} (gdb -ex 'target remote {addr}')");
+    let (stream, peer) = listener.accept().context("no connection")?;
+    eprintln!("rsxtrace debug: gdb connected from {peer}");
+    let reason = rsxtrace_debugger::serve(session, stream, units)
+        .map_err(|e| anyhow::anyhow!("GDB session: {e}"))?;
+    eprintln!("rsxtrace debug: {reason:?}");
+    Ok(Status::Success)
+}
+
+pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
+    let inv = invocation(args)?;
+    if !args.trace {
+        return serve(args, inv);
+    }
+    let (x, y) = args.pixel;
+    let lane = inv.lane;
+    let trace = trace_quad(&inv.program, &inv.state, &inv.quad, inv.sampler.as_ref())
+        .with_context(|| format!("the interpreter refused {}", args.file.display()))?;
     let text_of = |step: &Step| {
-        loaded
-            .program
+        inv.program
             .instructions
             .iter()
             .find(|i| i.slot == step.slot)

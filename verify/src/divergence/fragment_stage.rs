@@ -420,7 +420,7 @@ pub fn sampled_units(program: &FragmentProgram) -> u16 {
 }
 
 /// The textures `program` samples in draw `draw`, on both sides, or why the stage is skipped.
-fn bind_draw(frame: &Frame, draw: usize, program: &FragmentProgram) -> Result<Bound, String> {
+pub fn bind_draw(frame: &Frame, draw: usize, program: &FragmentProgram) -> Result<Bound, String> {
     let d = frame
         .draws
         .get(draw)

@@ -14,7 +14,7 @@
 //! lacks runs with every missing constant zero ([`prepare`]) and again with seeded random
 //! values ([`with_random_constants`]); each run is compared and reported as substituted.
 
-use super::clock::Phase;
+use super::clock::{Clock, Phase};
 use super::compare::{RegisterTally, Sample};
 use super::context::Context;
 use super::mutate::XorShift;
@@ -119,6 +119,11 @@ pub fn interpret(
 
 /// The interpreter side of draw `draw` (see the module documentation for what is skipped).
 pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
+    prepare_timed(frame, draw, &cx.clock)
+}
+
+/// [`prepare`] timed on `clock` (no device needed: the CPU side alone).
+pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock) -> Prepared {
     let skip = |reason: String| Prepared::NotCompared(Outcome::Skipped { reason });
     let Some(d) = frame.draws.get(draw) else {
         return Prepared::NotCompared(Outcome::Failed {
@@ -128,7 +133,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
     let Some(memory) = frame.memory(draw) else {
         return skip("no guest memory view for the draw".to_string());
     };
-    let fetched = cx.clock.time(Phase::Fetch, || {
+    let fetched = clock.time(Phase::Fetch, || {
         let program = decode_from_memory(&d.vertex_program, d.vp_start as usize)
             .map_err(|e| format!("vertex program does not decode: {e}"))?;
         let fetched = fetch_draw(&d.vertex_inputs, &memory)
@@ -181,7 +186,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
         sampler: None,
         input_mask: vi.input_mask,
     };
-    let run32 = cx.clock.time(Phase::Interpreter, || {
+    let run32 = clock.time(Phase::Interpreter, || {
         run_vertex(
             &vi.program,
             &vi.memory_words,
@@ -211,7 +216,7 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
             attributes: unknown_attributes,
         });
     }
-    let run64 = cx.clock.time(Phase::Interpreter, || {
+    let run64 = clock.time(Phase::Interpreter, || {
         interpret(&vi, &vi.program, Arithmetic::F64)
     });
     match run64 {

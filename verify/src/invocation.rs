@@ -1,0 +1,106 @@
+//! One fragment invocation of a captured draw: the 2×2 quad that holds a chosen pixel, with
+//! the inputs the draw's own vertices, rasterization and shading rules give it (verify's
+//! fragment stage: `divergence::fragment_stage::rasterize`) and the textures it samples, bound
+//! from the capture as verify binds them. What `rsxtrace debug CAPTURE --draw N --pixel X,Y`
+//! serves to gdb or traces.
+
+use crate::divergence::clock::Clock;
+use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize, sampled_units};
+use crate::divergence::vertex_stage::{prepare_timed, Prepared};
+use crate::divergence::Outcome;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_program::fragment::FragmentProgram;
+use rsxtrace_replay::interp::fragment::QuadInputs;
+use rsxtrace_replay::texture::CaptureSampler;
+
+/// Everything an invocation runs with.
+pub struct PixelInvocation {
+    /// The draw's fragment program.
+    pub program: FragmentProgram,
+    /// Its microcode as captured.
+    pub ucode: Vec<u8>,
+    /// `SHADER_CONTROL`.
+    pub control: u32,
+    /// The quad and the pixel's lane in it.
+    pub quad: QuadInputs,
+    /// Lane of the pixel.
+    pub lane: usize,
+    /// The units it samples, decoded from the capture.
+    pub sampler: CaptureSampler,
+    /// A line per sampled unit (format, size).
+    pub units: Vec<String>,
+}
+
+/// The invocation of draw `draw` at pixel (`x`, `y`) (window coordinates, as verify reports
+/// pixels), or why there is none (no program, a pixel the draw does not cover, textures the
+/// capture cannot give).
+pub fn draw_pixel(
+    frame: &Frame,
+    draw: usize,
+    (x, y): (u32, u32),
+) -> Result<PixelInvocation, String> {
+    let d = frame
+        .draws
+        .get(draw)
+        .ok_or_else(|| format!("draw {draw}: the frame has {} draws", frame.draws.len()))?;
+    let program = draw_program(d)?;
+    let ucode = d
+        .fragment_program
+        .as_ref()
+        .map(|p| p.ucode.clone())
+        .unwrap_or_default();
+    let vi = match prepare_timed(frame, draw, &Clock::default()) {
+        Prepared::Ready(vi) => vi,
+        Prepared::NotCompared(Outcome::Skipped { reason }) => return Err(reason),
+        Prepared::NotCompared(Outcome::Failed { error }) => return Err(error),
+        Prepared::NotCompared(o) => return Err(format!("vertex stage: {}", o.name())),
+    };
+    let raster = rasterize(d, &vi, usize::MAX);
+    let lane = ((y & 1) * 2 + (x & 1)) as usize;
+    let quad = raster
+        .quads
+        .iter()
+        .find(|q| q.origin == [x & !1, y & !1] && q.inputs.coverage & (1 << lane) != 0)
+        .ok_or_else(|| {
+            let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+            for q in &raster.quads {
+                (x0, y0) = (x0.min(q.origin[0]), y0.min(q.origin[1]));
+                (x1, y1) = (x1.max(q.origin[0] + 1), y1.max(q.origin[1] + 1));
+            }
+            if raster.quads.is_empty() {
+                format!("draw {draw} covers no pixel")
+            } else {
+                format!(
+                    "draw {draw} does not cover pixel {x},{y} (its pixels lie in x {x0}..={x1}, y {y0}..={y1})"
+                )
+            }
+        })?
+        .inputs;
+    let bound = bind_draw(frame, draw, &program)?;
+    let units = (0..16u8)
+        .filter(|u| sampled_units(&program) & (1 << u) != 0)
+        .map(|u| {
+            let t = &d.textures[usize::from(u)];
+            let f = &t.format;
+            format!(
+                "unit {u}: {} ({:#04x}{}) {}x{}, {} levels, offset {:#x}",
+                f.base_format.name.unwrap_or("unknown format"),
+                f.format,
+                if f.linear { ", linear" } else { ", swizzled" },
+                t.width,
+                t.height,
+                f.mip_count,
+                t.offset
+            )
+        })
+        .collect();
+    Ok(PixelInvocation {
+        program,
+        ucode,
+        control: d.shader_control.raw,
+        quad,
+        lane,
+        sampler: bound.sampler,
+        units,
+    })
+}
