@@ -1,6 +1,8 @@
 //! Fragment interpreter throughput: pixel-instructions per second on a synthetic ALU program,
-//! and the wall time of `shade` for each ps3autotests `rsx_fp_static_test*` program at
-//! 720x480 (skipped with a "CORPUS MISSING" note when the corpus is absent).
+//! the wall time of `shade` for each ps3autotests `rsx_fp_static_test*` program at 720x480
+//! (skipped with a "CORPUS MISSING" note when the corpus is absent), and the trace of one quad
+//! through a 2,000-instruction program (`rsxtrace debug --trace`; issue 16 target < 50 ms),
+//! plain and with the register file per step (what the GDB server records).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_program::fragment::{
@@ -8,6 +10,7 @@ use rsxtrace_program::fragment::{
     InlineConstant, InputAttribute, Operands, OutputScale, Precision, Source, SourceKind,
     WriteMask,
 };
+use rsxtrace_replay::interp::fragment::trace::{trace_quad, trace_quad_with, TraceOptions};
 use rsxtrace_replay::interp::fragment::{run_fragment, FragmentState, QuadInputs};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, shade};
@@ -17,10 +20,15 @@ const ALU_OPS: u32 = 64;
 
 /// 64 MAD/MUL/ADD instructions on R0..R3 fed by TEX0 and an inline constant.
 fn synthetic_program() -> FragmentProgram {
+    synthetic_program_of(ALU_OPS)
+}
+
+/// [`synthetic_program`] with `count` instructions.
+fn synthetic_program_of(count: u32) -> FragmentProgram {
     let ops = [FpOpcode::Mad, FpOpcode::Mul, FpOpcode::Add, FpOpcode::Dp4];
     let mut insns = Vec::new();
     let mut slot = 0;
-    for i in 0..ALU_OPS {
+    for i in 0..count {
         let d = (i % 4) as u8;
         let first = if i == 0 {
             Source {
@@ -37,7 +45,7 @@ fn synthetic_program() -> FragmentProgram {
         insns.push(FragmentInstruction {
             slot,
             opcode: ops[i as usize % 4],
-            end: i + 1 == ALU_OPS,
+            end: i + 1 == count,
             dest: Destination {
                 index: d,
                 fp16: false,
@@ -90,6 +98,25 @@ fn bench(c: &mut Criterion) {
     ));
     g.bench_function("alu64_16k_pixels", |b| {
         b.iter(|| run_fragment(&program, &state, &quads, &NoTextures).expect("runs"))
+    });
+    g.finish();
+
+    // One quad through 2,000 instructions, as `rsxtrace debug` records it.
+    let long = synthetic_program_of(2_000);
+    let quad = quads[7];
+    let mut g = c.benchmark_group("trace");
+    g.sample_size(20);
+    g.bench_function("quad_2000_instructions", |b| {
+        b.iter(|| trace_quad(&long, &state, &quad, &NoTextures).expect("traces"))
+    });
+    let with_registers = TraceOptions {
+        snapshot_lane: Some(0),
+        patches: Vec::new(),
+    };
+    g.bench_function("quad_2000_instructions_with_registers", |b| {
+        b.iter(|| {
+            trace_quad_with(&long, &state, &quad, &NoTextures, &with_registers).expect("traces")
+        })
     });
     g.finish();
 
