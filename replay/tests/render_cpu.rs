@@ -131,7 +131,7 @@ fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4])
 fn render(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
-    let out = render_frame(&frame, &events, &RenderOptions::default()).expect("render");
+    let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
 }
