@@ -317,6 +317,9 @@ fn render_draw(
     let shaded_all = match split {
         Some(views) => {
             *tiled += 1;
+            // A tile whose fragment program fails at run time (a step limit) stops there,
+            // the others run to their end: such a draw is skipped on both paths, but the
+            // fragments written before the failure may differ from the serial path's.
             let done: Vec<Result<(), String>> = views
                 .into_par_iter()
                 .zip(cursors.par_iter_mut())
