@@ -7,6 +7,12 @@
 //! cache's overhead more than its gain; `texture_unit_1024` measures one mip-mapped
 //! 1024x1024 A8R8G8B8 unit, decoded against answered from the cache, as a game's textures are.
 //!
+//! `replay_cpu_tiles` renders the same 400 draws with every draw on one tile
+//! (`Tiling::Off`), with the default tiling (`Tiling::Auto`: bands of 32 rows, draws under
+//! `tiles::AUTO_MIN_PIXELS` on one tile) and with bands of 32 rows for every draw that spans
+//! two (`Tiling::Rows(32)`, no size threshold), side by side (issue 14 item 2, second half);
+//! the three images must be equal.
+//!
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -16,7 +22,7 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Location};
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::FrameEvents;
-use rsxtrace_replay::render::RenderOptions;
+use rsxtrace_replay::render::{RenderOptions, Tiling};
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::UnitSampler;
 use std::time::Duration;
@@ -107,5 +113,52 @@ fn unit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, unit);
+fn tiles(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let capture = read_file(&path).expect("read the game sample");
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let options = |tiling| RenderOptions {
+        draws: Some(0..DRAWS.min(frame.draws.len())),
+        tiling,
+        ..Default::default()
+    };
+    let cases = [
+        ("one tile", Tiling::Off),
+        ("tiles (auto)", Tiling::Auto),
+        ("tiles of 32 rows, every draw", Tiling::Rows(32)),
+    ];
+    let serial = render_frame(&frame, &events, &options(Tiling::Off)).expect("render");
+    // The render phase (coverage, shading, per-fragment operations) alone, the cases
+    // interleaved over five rounds; the fastest round of each is printed.
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..5 {
+        for (k, (name, tiling)) in cases.iter().enumerate() {
+            let out = render_frame(&frame, &events, &options(*tiling)).expect("render");
+            assert_eq!(out.image, serial.image, "{name} changed the image");
+            best[k] = best[k].min(out.timings.render);
+        }
+    }
+    for ((name, tiling), best) in cases.iter().zip(best) {
+        let out = render_frame(&frame, &events, &options(*tiling)).expect("render");
+        eprintln!(
+            "{name}: {} of {} draws tiled; render phase {:.1} ms (fastest of 5)",
+            out.tiled_draws,
+            out.draws_rendered,
+            best * 1e3
+        );
+    }
+    let mut group = c.benchmark_group("replay_cpu_tiles_game_400_draws");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.throughput(Throughput::Elements(serial.draws_rendered as u64));
+    for (name, tiling) in cases {
+        group.bench_function(name, |b| {
+            b.iter(|| render_frame(&frame, &events, &options(tiling)).expect("render"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, unit, tiles);
 criterion_main!(benches);

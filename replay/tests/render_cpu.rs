@@ -131,7 +131,7 @@ fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4])
 fn render(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
-    let out = render_frame(&frame, &events, &RenderOptions::default()).expect("render");
+    let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
 }
@@ -1001,4 +1001,53 @@ fn overdraw_past_one_shading_batch_keeps_primitive_order() {
     let out = render(&b.finish());
     assert_eq!(out.image.pixel(6, 1), Some([75, 0, 0, 255]));
     assert_eq!(out.image.pixel(1, 1), Some([0xFF, 0xFF, 76, 0xFF]));
+}
+
+/// Targets whose bytes a split into bands of rows cannot keep apart (`Targets::split`, issue
+/// 14 item 2): a swizzled surface (a band is not one byte range of it) and a zeta surface
+/// over the colour target's bytes. Their draws stay on one tile even under `Tiling::Rows(2)`
+/// and render as on one tile; the same draws on linear, separate targets are split.
+#[test]
+fn swizzled_and_aliased_targets_stay_on_one_tile() {
+    use rsxtrace_replay::render::Tiling;
+    for (name, swizzled, zeta, split) in [
+        ("swizzled.rrc", true, ZETA, false),
+        ("aliased.rrc", false, COLOR + 16, false),
+        ("separate.rrc", false, ZETA, true),
+    ] {
+        let mut b = builder(name, 8);
+        let mut s = surface(8, COLOR);
+        if swizzled {
+            s.surface_type = 2;
+        }
+        s.zeta = target(zeta, u32::from(W) * 4);
+        b.set_surface(&s);
+        b.set_depth(true, 0x0201, true); // LESS
+        b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+        quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+        quad(
+            &mut b,
+            0x2_0000,
+            [2.0, 1.0, 6.0, 7.0],
+            0.25,
+            [0.0, 0.0, 1.0, 1.0],
+        );
+        let capture = b.finish();
+        let frame = Frame::from_capture(&capture).unwrap();
+        let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+        let with = |tiling| RenderOptions {
+            tiling,
+            per_draw: true,
+            ..Default::default()
+        };
+        let serial = render_frame(&frame, &events, &with(Tiling::Off)).unwrap();
+        let tiled = render_frame(&frame, &events, &with(Tiling::Rows(2))).unwrap();
+        assert_eq!(serial.draws_rendered, 2, "{name}: {:?}", serial.skipped);
+        let expect = if split { 2 } else { 0 };
+        assert_eq!(tiled.tiled_draws, expect, "{name}");
+        assert!(tiled.image == serial.image, "{name}");
+        for (a, b) in serial.per_draw.iter().zip(&tiled.per_draw) {
+            assert!(a.image == b.image, "{name}: after draw {}", a.draw);
+        }
+    }
 }

@@ -204,7 +204,7 @@ fn render(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFram
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
     let options = RenderOptions::default();
     let out = match device {
-        None => rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options),
+        None => cpu_render_tiled(&frame, &events, &options),
         Some(g) => rsxtrace_replay::render::gpu::render_frame(g, &frame, &events, &options),
     }
     .expect("render");

@@ -187,7 +187,7 @@ fn render_both(capture: &Capture, test: &str) -> Vec<(&'static str, RenderedFram
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
     let options = RenderOptions::default();
-    let cpu = rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU");
+    let cpu = cpu_render_tiled(&frame, &events, &options).expect("CPU");
     assert!(cpu.skipped.is_empty(), "{test}: {:?}", cpu.skipped);
     let mut out = vec![("cpu", cpu, 1)];
     if let Some(gpu) = gpu_support::gpu(test) {

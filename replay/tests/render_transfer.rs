@@ -200,9 +200,7 @@ fn scene(
 fn cpu(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame).expect("events");
-    let out =
-        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
-            .expect("CPU render");
+    let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("CPU render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
 }

@@ -24,6 +24,6 @@ pub mod transfer;
 
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
-    RenderedFrame, Rgba8Image,
+    RenderedFrame, Rgba8Image, Tiling,
 };
 pub use scene::{Scene, SceneError};

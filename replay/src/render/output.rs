@@ -17,6 +17,22 @@ pub struct RenderOptions {
     /// Decode every draw's textures anew instead of through the frame's texture cache
     /// (`texture::cache`; for measuring the cache and checking it changes nothing).
     pub no_texture_cache: bool,
+    /// How the CPU renderer splits a draw's rasterization into screen tiles run in parallel
+    /// (`render::cpu::tiles`); every choice gives the same image bit for bit.
+    pub tiling: Tiling,
+}
+
+/// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tiling {
+    /// Bands of 32 rows, except for draws too small to gain from them.
+    #[default]
+    Auto,
+    /// Every draw on one tile (serial coverage and per-fragment operations).
+    Off,
+    /// Bands of this many rows (rounded up to even) for every draw that spans two or more:
+    /// for tests of the tiled path.
+    Rows(u32),
 }
 
 /// An 8-bit RGBA image, row 0 at the top.
@@ -177,6 +193,9 @@ pub struct RenderedFrame {
     pub timings: RenderTimings,
     /// What the texture cache did (CPU render; zeros when it was off or the GPU rendered).
     pub texture_cache: CacheStats,
+    /// Draws whose coverage and per-fragment operations ran on two or more screen tiles in
+    /// parallel (CPU renderer, [`RenderOptions::tiling`]; 0 on the GPU).
+    pub tiled_draws: usize,
 }
 
 /// Why a frame could not be rendered.

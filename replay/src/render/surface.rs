@@ -419,6 +419,14 @@ impl LentRegions {
     pub fn bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
         self.regions.get_mut(index).map(|r| r.bytes.as_mut_slice())
     }
+
+    /// The bytes of every lent region at once, by index.
+    pub fn all_bytes_mut(&mut self) -> Vec<&mut [u8]> {
+        self.regions
+            .iter_mut()
+            .map(|r| r.bytes.as_mut_slice())
+            .collect()
+    }
 }
 
 /// The memory ranges rendered during a frame (copies of guest memory that draws wrote).

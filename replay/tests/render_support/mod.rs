@@ -16,3 +16,46 @@ pub fn tex_program() -> Vec<u8> {
     insn.texture_unit = 0;
     encode(&p)
 }
+
+/// The CPU render of `frame` with `options`, once on one tile per draw and once with every
+/// draw that spans more than two rows split into bands of two (`Tiling::Rows(2)`, the
+/// smallest tiles): both must agree bit for bit (image, per-draw snapshots, warnings, skipped
+/// draws); returns the tiled render.
+pub fn cpu_render_tiled(
+    frame: &rsxtrace_capture::frame::Frame,
+    events: &rsxtrace_replay::render::state::FrameEvents,
+    options: &rsxtrace_replay::render::RenderOptions,
+) -> Result<rsxtrace_replay::render::RenderedFrame, rsxtrace_replay::render::RenderError> {
+    use rsxtrace_replay::render::cpu::render_frame;
+    use rsxtrace_replay::render::{RenderOptions, Tiling};
+    let with = |tiling| RenderOptions {
+        tiling,
+        ..options.clone()
+    };
+    let serial = render_frame(frame, events, &with(Tiling::Off));
+    let tiled = render_frame(frame, events, &with(Tiling::Rows(2)));
+    match (&serial, &tiled) {
+        (Ok(s), Ok(t)) => {
+            assert_eq!(s.tiled_draws, 0, "Tiling::Off split a draw");
+            assert!(s.image == t.image, "tiles changed the image");
+            assert_eq!(s.per_draw.len(), t.per_draw.len());
+            for (a, b) in s.per_draw.iter().zip(&t.per_draw) {
+                assert!(
+                    a.draw == b.draw && a.image == b.image,
+                    "tiles changed the snapshot after draw {}",
+                    a.draw
+                );
+            }
+            assert_eq!(s.warnings, t.warnings);
+            assert_eq!(s.skipped, t.skipped);
+            assert_eq!(s.draws_rendered, t.draws_rendered);
+        }
+        (Err(s), Err(t)) => assert_eq!(s.to_string(), t.to_string()),
+        _ => panic!(
+            "one tile and tiles disagree: {:?} vs {:?}",
+            serial.is_ok(),
+            tiled.is_ok()
+        ),
+    }
+    tiled
+}

@@ -7,17 +7,20 @@
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
 //! ([`DrawState`]), vertices ([`vertex`]), primitives ([`geometry`]: assembly, clipping
 //! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
-//! coverage inside the scissor ∩ surface clip (moved by the window offset) in 2×2 quads
-//! ([`quads`]), the fragment program on those quads (in parallel), then the per-fragment
-//! operations in primitive order ([`rop`]).
+//! then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for small draws)
+//! ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
+//! 2×2 quads ([`quads`]), the fragment program on those quads (in parallel), then the
+//! per-fragment operations in primitive order ([`rop`]).
 //!
 //! Clears come from the capture: [`render_frame`] requires its [`FrameEvents`]
 //! ([`FrameEvents::from_capture`]).
 
 pub mod clear;
 pub mod geometry;
+pub mod pass;
 pub mod quads;
 pub mod rop;
+pub mod tiles;
 pub mod vertex;
 
 use super::msaa::msaa_note;
@@ -25,21 +28,27 @@ use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
-    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
+    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame, Tiling,
 };
-use crate::interp::fragment::{run_fragment_with, FragmentState};
+use crate::interp::fragment::FragmentState;
 use crate::texture::cache::TextureCache;
 use crate::texture::CaptureSampler;
 use geometry::CoverRules;
-use quads::{cover, InputContext, QuadJob};
+use pass::{Coverage, Cursor, Pass};
+use quads::InputContext;
+use rayon::prelude::*;
 use rop::Targets;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_program::fragment::decode as decode_fragment;
 use std::time::Instant;
 
-/// Quads shaded per interpreter call (bounds the memory of their outputs).
+/// Quads shaded per interpreter call, shared among a draw's tiles (bounds the memory of
+/// their outputs).
 const QUADS_PER_BATCH: usize = 1 << 14;
+
+/// The fewest quads a tile shades per interpreter call.
+const MIN_TILE_BATCH: usize = 1 << 10;
 
 /// Render `frame` on the CPU with the events of its capture.
 pub fn render_frame(
@@ -66,6 +75,7 @@ pub fn render_frame(
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
     let mut rendered = 0usize;
+    let mut tiled_draws = 0usize;
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
@@ -86,7 +96,15 @@ pub fn render_frame(
                 });
             }
         }
-        match render_draw(draw, &base, &mut surfaces, cache.as_ref(), &mut timings) {
+        match render_draw(
+            draw,
+            &base,
+            &mut surfaces,
+            cache.as_ref(),
+            options.tiling,
+            &mut timings,
+            &mut tiled_draws,
+        ) {
             Ok(w) => {
                 rendered += 1;
                 warnings.extend(w.into_iter().map(|message| RenderWarning {
@@ -146,6 +164,7 @@ pub fn render_frame(
         warnings,
         timings,
         texture_cache: cache.map(|c| c.stats()).unwrap_or_default(),
+        tiled_draws,
     })
 }
 
@@ -172,13 +191,16 @@ fn read_output(
     output_image(output, &overlay)
 }
 
-/// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings.
+/// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings. `tiled` counts
+/// the draw when it ran on two or more tiles.
 fn render_draw(
     draw: &Draw,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
     cache: Option<&TextureCache>,
+    tiling: Tiling,
     timings: &mut RenderTimings,
+    tiled: &mut usize,
 ) -> Result<Vec<String>, String> {
     let setup = Instant::now();
     let state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
@@ -219,24 +241,17 @@ fn render_draw(
         point_size_from_vertex,
     );
     let bounds = state.window_bounds();
-    let rules = CoverRules::from_state(&state);
-    // Coverage is produced and shaded in batches of about QUADS_PER_BATCH quads, primitives
-    // in order, so that memory stays bounded whatever the overdraw.
-    let mut jobs: Vec<QuadJob> = Vec::new();
-    let mut scratch = Vec::new();
-    let mut next_prim = 0usize;
-    let fill = |jobs: &mut Vec<QuadJob>, scratch: &mut Vec<_>, next_prim: &mut usize| {
-        jobs.clear();
-        while jobs.len() < QUADS_PER_BATCH {
-            let Some(p) = prims.get(*next_prim) else {
-                break;
-            };
-            cover(*next_prim as u32, p, bounds, &rules, scratch, jobs);
-            *next_prim += 1;
-        }
+    // Coverage, shading and the per-fragment operations run per screen tile (`tiles`), the
+    // tiles in parallel; one tile is the serial path. Each tile covers its primitives in
+    // order in batches of quads, so that memory stays bounded whatever the overdraw.
+    let mut tiles = tiles::plan(bounds, &prims, tiling);
+    let coverage = Coverage {
+        prims: &prims,
+        rules: CoverRules::from_state(&state),
+        batch: (QUADS_PER_BATCH / tiles.len().max(1)).max(MIN_TILE_BATCH),
     };
-    fill(&mut jobs, &mut scratch, &mut next_prim);
-    if jobs.is_empty() {
+    let mut cursors = first_batches(&coverage, &tiles);
+    if cursors.iter().all(|c| c.jobs.is_empty()) {
         // Nothing covered: no target is touched.
         timings.setup += setup.elapsed().as_secs_f64();
         return Ok(warnings);
@@ -274,56 +289,74 @@ fn render_draw(
 
     let render = Instant::now();
     let fstate = FragmentState::new(draw.shader_control.raw);
-    let ctx = InputContext {
-        prims: &prims,
-        outputs: &shaded.outputs,
-        window: state.shader_window,
-        varyings: state.shading.varyings(),
-        sprite: state.primitives.point_sprite,
+    let pass = Pass {
+        state: &state,
+        coverage: &coverage,
+        program: &program,
+        fstate: &fstate,
+        sampler: &sampler,
+        inputs: InputContext {
+            prims: &prims,
+            outputs: &shaded.outputs,
+            window: state.shader_window,
+            varyings: state.shading.varyings(),
+            sprite: state.primitives.point_sprite,
+        },
+        offset: state.window_offset,
     };
-    let (ox, oy) = state.window_offset;
-    // The targets go back to the surface memory whatever happens to the draw.
-    let shaded_all = (|| -> Result<(), String> {
-        while !jobs.is_empty() {
-            let outputs = run_fragment_with(
-                &program,
-                &fstate,
-                jobs.len(),
-                |i| jobs.get(i).map(|j| ctx.quad_inputs(j)).unwrap_or_default(),
-                &sampler,
-            )
-            .map_err(|e| format!("fragment program execution: {e}"))?;
-            for (job, out) in jobs.iter().zip(&outputs) {
-                let front = prims.get(job.prim as usize).is_none_or(|p| p.front);
-                for (l, cover) in job.lanes.iter().enumerate() {
-                    let (Some(c), Some(lane)) = (cover, out.lanes.get(l)) else {
-                        continue;
-                    };
-                    let (x, y) = job.pixel(l);
-                    let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
-                        continue;
-                    };
-                    if c.coverage < 1.0 {
-                        // Smooth lines and polygons: the coverage multiplies the alpha of the
-                        // colour outputs before the per-fragment operations (`raster::smooth`).
-                        let mut lane = *lane;
-                        for colour in &mut lane.colors {
-                            colour[3] *= f64::from(c.coverage);
-                        }
-                        targets.fragment(&state, sx, sy, c.z, front, &lane);
-                    } else {
-                        targets.fragment(&state, sx, sy, c.z, front, lane);
-                    }
-                }
-            }
-            fill(&mut jobs, &mut scratch, &mut next_prim);
+    let oy = state.window_offset.1;
+    let bands: Vec<(u32, u32)> = tiles
+        .iter()
+        .map(|t| (t.rect.y0.saturating_add(oy), t.rect.y1.saturating_add(oy)))
+        .collect();
+    let split = if tiles.len() > 1 {
+        targets.split(&bands)
+    } else {
+        None
+    };
+    let shaded_all = match split {
+        Some(views) => {
+            *tiled += 1;
+            // A tile whose fragment program fails at run time (a step limit) stops there,
+            // the others run to their end: such a draw is skipped on both paths, but the
+            // fragments written before the failure may differ from the serial path's.
+            let done: Vec<Result<(), String>> = views
+                .into_par_iter()
+                .zip(cursors.par_iter_mut())
+                .map(|(mut view, cursor)| pass.run(cursor, &mut view))
+                .collect();
+            done.into_iter().collect()
         }
-        Ok(())
-    })();
+        None => {
+            if tiles.len() > 1 {
+                // Targets whose bytes a band split could not keep apart (see
+                // `Targets::split`): the draw again on one tile.
+                drop(cursors);
+                tiles = tiles::plan(bounds, &prims, Tiling::Off);
+                cursors = first_batches(&coverage, &tiles);
+            }
+            match cursors.first_mut() {
+                Some(cursor) => pass.run(cursor, &mut targets.whole()),
+                None => Ok(()),
+            }
+        }
+    };
+    // The targets go back to the surface memory whatever happens to the draw.
     targets.store(surfaces);
     shaded_all?;
     timings.render += render.elapsed().as_secs_f64();
     Ok(warnings)
+}
+
+/// Every tile's first batch of covered quads (the tiles in parallel).
+fn first_batches<'a>(coverage: &Coverage<'_>, tiles: &'a [tiles::Tile]) -> Vec<Cursor<'a>> {
+    let mut cursors: Vec<Cursor<'a>> = tiles.iter().map(Cursor::new).collect();
+    if cursors.len() > 1 {
+        cursors.par_iter_mut().for_each(|c| coverage.fill(c));
+    } else {
+        cursors.iter_mut().for_each(|c| coverage.fill(c));
+    }
+    cursors
 }
 
 /// A `&dyn GuestMemory` as a sized `GuestMemory` (the fetcher takes `impl GuestMemory`).

@@ -7,7 +7,10 @@
 //! 4.1.8), 8-bit targets colours quantised by the RSX's 8-bit write rule ([`color8`]); float
 //! targets are not clamped. The depth test compares fixed-point values (the
 //! incoming depth converted to the buffer's format), as a fixed-point depth buffer does.
-//! Targets are written in place: the surface memory lends their regions for the draw.
+//! Targets are written in place: the surface memory lends their regions for the draw, whole
+//! to one tile or split into the row bands of the draw's screen tiles ([`super::tiles`]),
+//! which then run in parallel. Nothing here reads a pixel other than the fragment's own, so
+//! the split changes no result.
 
 use crate::interp::fragment::LaneOutputs;
 use crate::render::color8;
@@ -55,12 +58,6 @@ pub struct Targets {
     /// Depth/stencil.
     pub depth: Option<DepthTarget>,
     lent: LentRegions,
-}
-
-/// The bytes of `place` in the lent regions.
-fn bytes<'a>(lent: &'a mut LentRegions, place: &Place) -> Option<&'a mut [u8]> {
-    lent.bytes_mut(place.region)?
-        .get_mut(place.from..place.from.checked_add(place.len)?)
 }
 
 impl Targets {
@@ -139,8 +136,118 @@ impl Targets {
         surfaces.give_back(self.lent);
     }
 
+    /// The targets as one tile spanning them (the serial path): every pixel reached through
+    /// the lent regions, so targets that share bytes stay in fragment order.
+    pub fn whole(&mut self) -> TileTargets<'_> {
+        TileTargets {
+            colors: &self.colors,
+            depth: self.depth.as_ref(),
+            memory: Memory::Whole(&mut self.lent),
+        }
+    }
+
+    /// The targets split into the surface rows of `bands` (`y0..y1`, ascending, disjoint),
+    /// one [`TileTargets`] per band holding only that band's bytes of each target, for the
+    /// bands to be written in parallel. `None` when the bytes of two bands or two targets
+    /// could overlap: a swizzled target (a band is not one byte range of it), or targets
+    /// that share bytes (e.g. a depth buffer aliasing a colour target); such draws stay on
+    /// [`whole`](Self::whole).
+    pub fn split(&mut self, bands: &[(u32, u32)]) -> Option<Vec<TileTargets<'_>>> {
+        let layouts: Vec<(&SurfaceLayout, Place)> = self
+            .colors
+            .iter()
+            .map(|c| (&c.layout, c.place))
+            .chain(self.depth.iter().map(|d| (&d.layout, d.place)))
+            .collect();
+        // Every (band, target) piece: its region and byte range there.
+        let mut pieces = Vec::new();
+        for (b, &(y0, y1)) in bands.iter().enumerate() {
+            for (k, (layout, place)) in layouts.iter().enumerate() {
+                if layout.swizzle.is_some() {
+                    return None;
+                }
+                let pitch = layout.pitch as usize;
+                let rows = |y: u32| y.min(layout.height) as usize;
+                let start = rows(y0).checked_mul(pitch)?.min(place.len);
+                let end = rows(y1).checked_mul(pitch)?.min(place.len);
+                if start < end {
+                    let at = place.from.checked_add(start)?;
+                    pieces.push((place.region, at, at + (end - start), b, k, start));
+                }
+            }
+        }
+        pieces.sort_unstable_by_key(|p| (p.0, p.1));
+        if pieces
+            .windows(2)
+            .any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1)
+        {
+            return None;
+        }
+        let mut tiles: Vec<TileTargets<'_>> = bands
+            .iter()
+            .map(|_| TileTargets {
+                colors: &self.colors,
+                depth: self.depth.as_ref(),
+                memory: Memory::Bands((0..layouts.len()).map(|_| None).collect()),
+            })
+            .collect();
+        let mut regions: Vec<Option<&mut [u8]>> =
+            self.lent.all_bytes_mut().into_iter().map(Some).collect();
+        let mut consumed = vec![0usize; regions.len()];
+        for (region, from, to, b, k, start) in pieces {
+            let rest = regions.get_mut(region)?.take()?;
+            let done = consumed.get_mut(region)?;
+            let (_, rest) = rest.split_at_mut_checked(from.checked_sub(*done)?)?;
+            let (mine, rest) = rest.split_at_mut_checked(to - from)?;
+            *done = to;
+            *regions.get_mut(region)? = Some(rest);
+            if let Some(Memory::Bands(slots)) = tiles.get_mut(b).map(|t| &mut t.memory) {
+                *slots.get_mut(k)? = Some((mine, start));
+            }
+        }
+        Some(tiles)
+    }
+}
+
+/// How a tile reaches its targets' bytes.
+enum Memory<'a> {
+    /// The lent regions whole.
+    Whole(&'a mut LentRegions),
+    /// Per target (colours by output index, then depth), the tile's bytes of it and their
+    /// offset from the target's first byte; `None` when the tile holds none of it.
+    Bands(Vec<Option<(&'a mut [u8], usize)>>),
+}
+
+/// The targets of one tile of a draw ([`Targets::whole`], [`Targets::split`]), where its
+/// fragments go through the per-fragment operations.
+pub struct TileTargets<'a> {
+    colors: &'a [ColorTarget],
+    depth: Option<&'a DepthTarget>,
+    memory: Memory<'a>,
+}
+
+impl TileTargets<'_> {
+    /// The `bpp` bytes of target `k` (colours, then depth) at byte offset `at` from its
+    /// first byte; `place` locates the target in the lent regions.
+    fn pixel(&mut self, k: usize, place: &Place, at: usize, bpp: u32) -> Option<&mut [u8]> {
+        let n = bpp as usize;
+        let end = at.checked_add(n)?;
+        match &mut self.memory {
+            Memory::Whole(lent) => lent
+                .bytes_mut(place.region)?
+                .get_mut(place.from..place.from.checked_add(place.len)?)?
+                .get_mut(at..end),
+            Memory::Bands(slots) => {
+                let (bytes, start) = slots.get_mut(k)?.as_mut()?;
+                let from = at.checked_sub(*start)?;
+                bytes.get_mut(from..end - *start)
+            }
+        }
+    }
+
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
-    /// (`sx`, `sy`) with interpolated window depth `z`.
+    /// (`sx`, `sy`) with interpolated window depth `z`. The pixel must lie in the tile's
+    /// rows (others are dropped).
     pub fn fragment(
         &mut self,
         state: &DrawState,
@@ -167,15 +274,19 @@ impl Targets {
                 return;
             }
         }
-        if let Some(d) = &self.depth {
-            let Some(px) = bytes(&mut self.lent, &d.place) else {
+        if let Some(d) = self.depth {
+            let Some(at) = d.layout.pixel_offset(sx, sy) else {
                 return;
             };
-            if !depth_stencil(state, d, px, sx, sy, z, front) {
+            let Some(px) = self.pixel(self.colors.len(), &d.place, at, d.layout.bpp) else {
+                return;
+            };
+            if !depth_stencil(state, d, px, z, front) {
                 return;
             }
         }
-        for (n, target) in self.colors.iter().enumerate() {
+        let colors = self.colors;
+        for (n, target) in colors.iter().enumerate() {
             let src = out
                 .colors
                 .get(n)
@@ -192,30 +303,19 @@ impl Targets {
                 b: true,
                 a: true,
             });
-            if let Some(px) = bytes(&mut self.lent, &target.place) {
-                write_color(target, px, sx, sy, src, blend, mask);
+            let Some(at) = target.layout.pixel_offset(sx, sy) else {
+                continue;
+            };
+            if let Some(px) = self.pixel(n, &target.place, at, target.layout.bpp) {
+                write_color(target, px, src, blend, mask);
             }
         }
     }
 }
 
-/// Stencil and depth tests with their updates; true when the fragment survives.
-fn depth_stencil(
-    state: &DrawState,
-    d: &DepthTarget,
-    target_bytes: &mut [u8],
-    sx: u32,
-    sy: u32,
-    z: f32,
-    front: bool,
-) -> bool {
-    let Some(at) = d.layout.pixel_offset(sx, sy) else {
-        return false;
-    };
-    let n = d.layout.bpp as usize;
-    let Some(px) = target_bytes.get_mut(at..at + n) else {
-        return false;
-    };
+/// Stencil and depth tests with their updates on the pixel's bytes `px`; true when the
+/// fragment survives.
+fn depth_stencil(state: &DrawState, d: &DepthTarget, px: &mut [u8], z: f32, front: bool) -> bool {
     let Some((stored_z, stored_s)) = decode_depth(d.format, px) else {
         return false;
     };
@@ -251,20 +351,11 @@ fn depth_stencil(
 
 fn write_color(
     target: &ColorTarget,
-    target_bytes: &mut [u8],
-    sx: u32,
-    sy: u32,
+    px: &mut [u8],
     src: [f32; 4],
     blend: Option<&crate::render::state::BlendSettings>,
     mask: ColorMask,
 ) {
-    let Some(at) = target.layout.pixel_offset(sx, sy) else {
-        return;
-    };
-    let n = target.layout.bpp as usize;
-    let Some(px) = target_bytes.get_mut(at..at + n) else {
-        return;
-    };
     let fixed = !target.format.is_float();
     let src = if color8::is_8bit(target.format) {
         // The 8-bit write rule before blending, as RPCS3's fragment epilogue applies it

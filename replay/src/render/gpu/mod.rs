@@ -156,6 +156,7 @@ pub fn render_frame(
         warnings: r.warnings,
         timings: r.timings,
         texture_cache: Default::default(),
+        tiled_draws: 0,
     })
 }
 
