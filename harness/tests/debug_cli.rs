@@ -18,24 +18,27 @@ fn fog() -> String {
     p.to_str().unwrap().to_string()
 }
 
-#[test]
-fn the_trace_prints_every_step_and_the_result() {
-    let o = rsxtrace(&[
-        "debug",
-        &fog(),
-        "--pixel",
-        "3,5",
-        "--size",
-        "16x16",
-        "--trace",
-    ]);
+/// `rsxtrace debug fog.fpo --pixel 3,5 --size 16x16 --trace EXTRA...`, which must succeed;
+/// its standard output.
+fn fog_trace(extra: &[&str]) -> String {
+    let fog = fog();
+    let mut args = vec![
+        "debug", &fog, "--pixel", "3,5", "--size", "16x16", "--trace",
+    ];
+    args.extend_from_slice(extra);
+    let o = rsxtrace(&args);
     assert_eq!(
         o.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let text = String::from_utf8_lossy(&o.stdout);
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn the_trace_prints_every_step_and_the_result() {
+    let text = fog_trace(&[]);
     assert!(text.starts_with("#0 "), "{text}");
     assert!(text.contains("-> R"), "{text}");
     let last = text.lines().last().unwrap();
@@ -45,23 +48,7 @@ fn the_trace_prints_every_step_and_the_result() {
 
 #[test]
 fn json_has_one_object_per_step() {
-    let o = rsxtrace(&[
-        "debug",
-        &fog(),
-        "--pixel",
-        "3,5",
-        "--size",
-        "16x16",
-        "--trace",
-        "--json",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let steps: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+    let steps: Vec<Value> = fog_trace(&["--json"])
         .lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
         .collect();
@@ -112,16 +99,7 @@ fn the_documented_transcript_is_what_the_command_prints() {
     let body = &doc[start..];
     let body = &body[body.find('\n').unwrap() + 1..];
     let transcript = &body[..body.find("```").expect("end of the transcript")];
-    let o = rsxtrace(&[
-        "debug",
-        &fog(),
-        "--pixel",
-        "3,5",
-        "--size",
-        "16x16",
-        "--trace",
-    ]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), transcript);
+    assert_eq!(fog_trace(&[]), transcript);
 }
 
 /// The basic sample's draw 2 samples texture unit 0 (`traces/scenes/src/samples.rs`).
@@ -178,4 +156,52 @@ fn a_draw_of_a_capture_is_traced_at_a_covered_pixel_with_its_textures() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not cover pixel 0,0"));
+}
+
+#[test]
+fn a_vertex_of_a_captured_draw_is_traced() {
+    let o = rsxtrace(&[
+        "debug",
+        &basic(),
+        "--draw",
+        "0",
+        "--vertex",
+        "1",
+        "--trace",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let steps: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!steps.is_empty());
+    assert!(steps.iter().all(|s| s["vertex"] == 1));
+    assert!(steps
+        .iter()
+        .any(|s| s["changed"].to_string().contains("o[HPOS]")));
+    assert_eq!(
+        steps.last().unwrap()["next"],
+        Value::Null,
+        "the last step ends the vertex"
+    );
+    // Out of range, and the server refusing vertices, exit 2.
+    let o = rsxtrace(&[
+        "debug",
+        &basic(),
+        "--draw",
+        "0",
+        "--vertex",
+        "99",
+        "--trace",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("vertex 99 does not exist"));
+    let o = rsxtrace(&["debug", &basic(), "--draw", "0", "--vertex", "1"]);
+    assert_eq!(o.status.code(), Some(2));
 }

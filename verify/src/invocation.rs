@@ -1,12 +1,14 @@
-//! One fragment invocation of a captured draw: the 2×2 quad that holds a chosen pixel, with
-//! the inputs the draw's own vertices, rasterization and shading rules give it (verify's
-//! fragment stage: `divergence::fragment_stage::rasterize`) and the textures it samples, bound
-//! from the capture as verify binds them. What `rsxtrace debug CAPTURE --draw N --pixel X,Y`
-//! serves to gdb or traces.
+//! One invocation of a captured draw, as verify runs it: the fragment invocation at a chosen
+//! pixel ([`draw_pixel`]: the 2×2 quad with the inputs the draw's own vertices, rasterization
+//! and shading rules give it, `divergence::fragment_stage::rasterize`, and the textures it
+//! samples, bound from the capture as verify binds them), or the vertex invocation of a chosen
+//! vertex ([`draw_vertex`]: its fetched attributes, the draw's constants with the capture's
+//! gaps filled as verify fills them, and its branch bits). What `rsxtrace debug CAPTURE
+//! --draw N (--pixel X,Y | --vertex K)` serves to gdb or traces.
 
 use crate::divergence::clock::Clock;
 use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize, sampled_units};
-use crate::divergence::vertex_stage::{prepare_timed, Prepared};
+use crate::divergence::vertex_stage::{prepare_timed, Prepared, VertexInterp};
 use crate::divergence::Outcome;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::fragment::FragmentProgram;
@@ -103,4 +105,27 @@ pub fn draw_pixel(
         sampler: bound.sampler,
         units,
     })
+}
+
+/// The vertex invocation of vertex `k` (processing order) of draw `draw`: the prepared draw
+/// (program, transform program memory, constants, branch bits, input mask) and the vertex's
+/// position in its inputs.
+pub fn draw_vertex(
+    frame: &Frame,
+    draw: usize,
+    k: usize,
+) -> Result<(Box<VertexInterp>, usize), String> {
+    let vi = match prepare_timed(frame, draw, &Clock::default()) {
+        Prepared::Ready(vi) => vi,
+        Prepared::NotCompared(Outcome::Skipped { reason }) => return Err(reason),
+        Prepared::NotCompared(Outcome::Failed { error }) => return Err(error),
+        Prepared::NotCompared(o) => return Err(format!("vertex stage: {}", o.name())),
+    };
+    if k >= vi.inputs.len() {
+        return Err(format!(
+            "draw {draw} has {} vertices; vertex {k} does not exist",
+            vi.inputs.len()
+        ));
+    }
+    Ok((vi, k))
 }

@@ -7,7 +7,8 @@
 //!
 //! FILE is a fragment program run with `shade`'s inputs over a `--size` image, or with
 //! `--draw N` a capture whose draw N is run at the pixel with its own inputs and textures
-//! (`rsxtrace_verify::invocation`).
+//! (`rsxtrace_verify::invocation`). `--draw N --vertex K --trace` traces the draw's vertex
+//! program on its vertex K instead (the GDB server debugs fragment pixels only).
 
 use crate::exit::Status;
 use anyhow::{bail, Context};
@@ -16,10 +17,12 @@ use rsxtrace_debugger::Session;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, QuadValue, Step};
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, QuadInputs};
+use rsxtrace_replay::interp::vertex::trace::trace_vertex;
+use rsxtrace_replay::interp::vertex::{VertexEnvironment, VertexOptions};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, pixel_quad};
 use rsxtrace_replay::texture::{NoTextures, Sampler};
-use rsxtrace_verify::invocation::draw_pixel;
+use rsxtrace_verify::invocation::{draw_pixel, draw_vertex};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -28,11 +31,16 @@ pub struct DebugArgs {
     pub file: PathBuf,
     /// The pixel, `X,Y`: of the `--size` image (row 0 at the top), or in window coordinates
     /// of the draw's surface (as `verify` reports pixels).
-    #[arg(long, value_parser = parse_pixel)]
-    pub pixel: (u32, u32),
-    /// FILE is a capture: debug this draw's fragment program.
+    #[arg(long, value_parser = parse_pixel, required_unless_present = "vertex")]
+    pub pixel: Option<(u32, u32)>,
+    /// FILE is a capture: debug this draw's fragment program (or with --vertex its vertex
+    /// program).
     #[arg(long)]
     pub draw: Option<usize>,
+    /// Trace the draw's vertex program on vertex K (processing order; needs --draw and
+    /// --trace).
+    #[arg(long, value_name = "K", requires = "draw", conflicts_with = "pixel")]
+    pub vertex: Option<usize>,
     /// Image size `WxH` for `shade`'s inputs (programs only).
     #[arg(long, value_parser = super::shade_size, default_value = "256x256")]
     pub size: (u32, u32),
@@ -98,8 +106,7 @@ struct Invocation {
 }
 
 /// The invocation FILE and the flags name.
-fn invocation(args: &DebugArgs) -> anyhow::Result<Invocation> {
-    let (x, y) = args.pixel;
+fn invocation(args: &DebugArgs, (x, y): (u32, u32)) -> anyhow::Result<Invocation> {
     let (program, ucode, control, quad, lane, sampler, units): (
         _,
         _,
@@ -193,12 +200,86 @@ fn serve(args: &DebugArgs, inv: Invocation) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
+/// `--vertex K`: the draw's vertex program on vertex K, traced.
+fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Result<Status> {
+    if !args.trace {
+        bail!("the GDB server debugs fragment pixels; trace a vertex with --trace");
+    }
+    let (_capture, frame) = super::load_frame(&args.file)?;
+    let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
+    let env = VertexEnvironment {
+        constants: &vi.bank,
+        branch_bits: Some(vi.branch_bits),
+        sampler: None,
+        input_mask: vi.input_mask,
+    };
+    let options = VertexOptions {
+        arithmetic: if args.f64 {
+            Arithmetic::F64
+        } else {
+            Arithmetic::F32
+        },
+        allow_unknown_constants: true,
+        allow_missing_inputs: true,
+        ..VertexOptions::default()
+    };
+    let trace = trace_vertex(&vi.program, &vi.memory_words, &env, &vi.inputs[k], &options)
+        .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
+    let text_of = |slot: usize| {
+        vi.program
+            .instructions
+            .iter()
+            .find(|i| i.slot == slot)
+            .map(|i| i.to_string())
+            .unwrap_or_default()
+    };
+    for step in &trace.steps {
+        if args.json {
+            let mut v = serde_json::to_value(step)?;
+            v["vertex"] = k.into();
+            v["instruction"] = text_of(step.slot).into();
+            outln!("{}", serde_json::to_string(&v)?);
+            continue;
+        }
+        let mut line = format!("#{:<5} {}", step.step, text_of(step.slot));
+        for (name, v) in &step.changed {
+            line.push_str(&format!(
+                "\n         -> {name} = ({}, {}, {}, {})",
+                v[0], v[1], v[2], v[3]
+            ));
+        }
+        match step.next {
+            Some(n) if n != step.slot + 1 => line.push_str(&format!("\n         next: slot {n}")),
+            None => line.push_str("\n         the vertex ends"),
+            _ => {}
+        }
+        outln!("{line}");
+    }
+    if !args.json {
+        let hpos = trace.output.registers[0];
+        outln!(
+            "vertex {k} of draw {draw}: {} instructions executed; HPOS = ({}, {}, {}, {})",
+            trace.steps.len(),
+            hpos[0],
+            hpos[1],
+            hpos[2],
+            hpos[3]
+        );
+    }
+    Ok(Status::Success)
+}
+
 pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
-    let inv = invocation(args)?;
+    if let (Some(k), Some(draw)) = (args.vertex, args.draw) {
+        return trace_vertex_of_draw(args, draw, k);
+    }
+    let Some((x, y)) = args.pixel else {
+        bail!("give --pixel X,Y (or --draw N --vertex K)");
+    };
+    let inv = invocation(args, (x, y))?;
     if !args.trace {
         return serve(args, inv);
     }
-    let (x, y) = args.pixel;
     let lane = inv.lane;
     let trace = trace_quad(&inv.program, &inv.state, &inv.quad, inv.sampler.as_ref())
         .with_context(|| format!("the interpreter refused {}", args.file.display()))?;

@@ -303,22 +303,7 @@ fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Chec
         cx,
     );
     let report = match checked {
-        Ok(c) => {
-            let diverged = c.registers.iter().any(|t| t.diverged > 0);
-            StageReport {
-                stage: Stage::Fragment,
-                outcome: if diverged {
-                    Outcome::Diverged
-                } else {
-                    Outcome::Clean
-                },
-                elements: quads.len() * 4,
-                covered: None,
-                registers: c.registers,
-                substituted: None,
-                images: None,
-            }
-        }
+        Ok(c) => StageReport::compared(Stage::Fragment, c.registers, quads.len() * 4),
         Err(outcome) => StageReport::not_compared(Stage::Fragment, outcome),
     };
     (out.status, out.reason) = judged(&report);

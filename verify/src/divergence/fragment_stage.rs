@@ -927,26 +927,15 @@ pub fn verify(
         Ok(c) => c,
         Err(o) => return StageReport::not_compared(Stage::Fragment, o),
     };
-    let diverged = registers.iter().any(|t| t.diverged > 0);
-    StageReport {
-        stage: Stage::Fragment,
-        outcome: if diverged {
-            Outcome::Diverged
-        } else {
-            Outcome::Clean
-        },
-        elements: r.kept,
-        covered: (r.kept < r.covered).then_some(r.covered),
-        registers,
-        substituted: None,
-        // Clean stages keep images only for the first draws of the range, so that a
-        // frame of thousands of draws gives a report of bounded size.
-        images: if keep_images && (diverged || vi.draw < cx.first_draw + CLEAN_IMAGE_DRAWS) {
-            images(&r.quads, &gpu, &i32_)
-        } else {
-            None
-        },
+    let mut report = StageReport::compared(Stage::Fragment, registers, r.kept);
+    report.covered = (r.kept < r.covered).then_some(r.covered);
+    // Clean stages keep images only for the first draws of the range, so that a frame of
+    // thousands of draws gives a report of bounded size.
+    let diverged = report.outcome == Outcome::Diverged;
+    if keep_images && (diverged || vi.draw < cx.first_draw + CLEAN_IMAGE_DRAWS) {
+        report.images = images(&r.quads, &gpu, &i32_);
     }
+    report
 }
 
 /// Results the negative control needs: the interpreter's outputs of a draw's fragment stage.

@@ -33,9 +33,10 @@ use super::constants::{UnknownConstantRead, CONSTANT_COUNT};
 use super::error::VertexExecError;
 use super::math::{self, Vec4};
 use super::options::{ArlRounding, VertexOptions};
-use super::output::OUTPUT_COUNT;
+use super::output::{output_name, OUTPUT_COUNT};
 use super::real::Real;
 use super::table::{Prepared, ProgramTable, Slot};
+use super::trace::VertexStep;
 use super::VertexEnvironment;
 use rsxtrace_program::vertex::{RegisterType, Relation, ScalarOpcode, VectorOpcode};
 use std::collections::BTreeSet;
@@ -101,7 +102,12 @@ pub struct Group<'a, T: Real> {
     inputs: &'a [[[f32; 4]; 16]],
     lanes: Vec<LaneState<T>>,
     unknown: BTreeSet<UnknownConstantRead>,
+    /// Receives lane 0's [`VertexStep`] after each of its instructions ([`Group::observe`]).
+    observer: Option<VertexObserver<'a>>,
 }
+
+/// A step observer ([`super::trace`]).
+pub type VertexObserver<'a> = Box<dyn FnMut(VertexStep) + 'a>;
 
 /// What an instruction does to one lane's control flow.
 enum Flow {
@@ -120,7 +126,45 @@ impl<'a, T: Real> Group<'a, T> {
             inputs,
             lanes: vec![LaneState::new(start); inputs.len()],
             unknown: BTreeSet::new(),
+            observer: None,
         }
+    }
+
+    /// Calls `observer` with lane 0's [`VertexStep`] after each of its instructions.
+    pub fn observe(mut self, observer: VertexObserver<'a>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Lane 0's registers that differ between `before` and now, named.
+    fn changes(&self, before: &LaneState<T>) -> Vec<(String, [f64; 4])> {
+        let Some(now) = self.lanes.first() else {
+            return Vec::new();
+        };
+        let f = |v: &Vec4<T>| v.map(T::to_f64);
+        let mut out = Vec::new();
+        for (r, (a, b)) in before.temps.iter().zip(&now.temps).enumerate() {
+            if a != b {
+                out.push((format!("R{r}"), f(b)));
+            }
+        }
+        for (o, (a, b)) in before.out.iter().zip(&now.out).enumerate() {
+            if a != b || (now.written & !before.written) & (1 << o) != 0 {
+                let name = output_name(o as u8).map_or(format!("o[{o}]"), |n| format!("o[{n}]"));
+                out.push((name, f(b)));
+            }
+        }
+        for (c, (a, b)) in before.cc.iter().zip(&now.cc).enumerate() {
+            if a != b {
+                out.push((format!("CC{c}"), f(b)));
+            }
+        }
+        for (n, (a, b)) in before.addr.iter().zip(&now.addr).enumerate() {
+            if a != b {
+                out.push((format!("A{n}"), b.map(f64::from)));
+            }
+        }
+        out
     }
 
     /// Run every lane to its end.
@@ -225,6 +269,7 @@ impl<'a, T: Real> Group<'a, T> {
                     lane: self.first_lane + k,
                 });
             }
+            let before = (k == 0 && self.observer.is_some()).then(|| self.lanes[k].clone());
             let flow = self.execute(p, slot, k)?;
             let lane = &mut self.lanes[k];
             lane.steps += 1;
@@ -233,6 +278,20 @@ impl<'a, T: Real> Group<'a, T> {
                 Flow::Exit => lane.running = false,
                 Flow::Jump(t) => lane.pc = t,
                 Flow::Next => lane.pc = slot + 1,
+            }
+            if let Some(before) = before {
+                let changed = self.changes(&before);
+                let lane = &self.lanes[k];
+                let step = VertexStep {
+                    step: lane.steps - 1,
+                    slot,
+                    changed,
+                    next: lane.running.then_some(lane.pc),
+                    depth: lane.stack.len(),
+                };
+                if let Some(observer) = self.observer.as_mut() {
+                    observer(step);
+                }
             }
         }
         Ok(())

@@ -9,6 +9,8 @@
 //! - [`VertexEnvironment`]: what the program reads besides its inputs: the 468 constants
 //!   ([`ConstantBank`], unknown ones are errors unless allowed), the transform branch bits
 //!   (BRB/CLB), a vertex texture sampler (TXL) and which input attributes exist.
+//! - [`trace::trace_vertex`]: one vertex recorded instruction by instruction (the debugger's
+//!   trace).
 //! - [`VertexOptions`]: width, limits, and a named choice for each rule where RPCS3 and the
 //!   spec disagree ([`options`]).
 //! - [`VertexBatchOutput`]: per vertex the 16 output registers (HPOS, COL0, COL1, BFC0, BFC1,
@@ -40,6 +42,7 @@ pub mod output;
 pub mod real;
 pub mod sampler;
 pub mod table;
+pub mod trace;
 
 pub use constants::{ConstantBank, UnknownConstantRead, CONSTANT_COUNT};
 pub use error::VertexExecError;

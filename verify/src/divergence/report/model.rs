@@ -170,6 +170,23 @@ impl StageReport {
         }
     }
 
+    /// A compared stage: diverged when a register has a diverged component, else clean.
+    pub fn compared(stage: Stage, registers: Vec<RegisterReport>, elements: usize) -> StageReport {
+        StageReport {
+            stage,
+            outcome: if registers.iter().any(|t| t.diverged > 0) {
+                Outcome::Diverged
+            } else {
+                Outcome::Clean
+            },
+            elements,
+            covered: None,
+            registers,
+            substituted: None,
+            images: None,
+        }
+    }
+
     /// Diverged components over all registers.
     pub fn diverged(&self) -> u64 {
         self.registers.iter().map(|r| r.diverged).sum()

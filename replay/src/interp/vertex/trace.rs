@@ -1,0 +1,95 @@
+//! One vertex's execution recorded instruction by instruction ([`trace_vertex`]): per
+//! executed instruction its slot, every register it changed (temps R0–R63, the outputs, CC0
+//! and CC1, A0 and A1) with the value afterwards, where the vertex goes next and the call
+//! depth. `rsxtrace debug CAPTURE --draw N --vertex K --trace` prints it; the outputs are the
+//! interpreter's own (the same lane-group executor, observed).
+
+use super::error::VertexExecError;
+use super::lanes::{Context, Group};
+use super::output::LaneOutput;
+use super::real::Real;
+use super::table::{ProgramTable, Slot};
+use super::{VertexAttributes, VertexEnvironment, VertexOptions};
+use crate::interp::Arithmetic;
+use rsxtrace_program::vertex::VertexProgram;
+use serde::Serialize;
+
+/// What one executed instruction did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VertexStep {
+    /// 0-based count of executed instructions.
+    pub step: u32,
+    /// Instruction slot.
+    pub slot: usize,
+    /// Registers whose value changed, with the value afterwards: `R3`, `o[HPOS]`, `CC0`,
+    /// `A0` (address registers as four integers).
+    pub changed: Vec<(String, [f64; 4])>,
+    /// The next slot, `None` when the vertex ended.
+    pub next: Option<usize>,
+    /// Call stack depth after the instruction.
+    pub depth: usize,
+}
+
+/// The whole record of one vertex.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VertexTrace {
+    /// Executed instructions in order.
+    pub steps: Vec<VertexStep>,
+    /// The vertex's outputs.
+    pub output: LaneOutput,
+}
+
+/// Runs `program` on the one vertex `input` and records every executed instruction (the
+/// arguments are [`super::run_vertex`]'s).
+pub fn trace_vertex(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    env: &VertexEnvironment<'_>,
+    input: &VertexAttributes,
+    options: &VertexOptions,
+) -> Result<VertexTrace, VertexExecError> {
+    let table = ProgramTable::build(program, memory_words);
+    match table.get(table.start) {
+        Slot::Ready(_) => {}
+        Slot::Invalid(e) => {
+            return Err(VertexExecError::Undecodable {
+                slot: table.start,
+                source: e.clone(),
+            })
+        }
+        Slot::Empty => return Err(VertexExecError::NoEntry { start: table.start }),
+    }
+    let ctx = Context {
+        table: &table,
+        env,
+        options,
+    };
+    let inputs = [*input];
+    match options.arithmetic {
+        Arithmetic::F32 => traced::<f32>(&ctx, &inputs),
+        Arithmetic::F64 => traced::<f64>(&ctx, &inputs),
+    }
+}
+
+fn traced<T: Real>(
+    ctx: &Context<'_>,
+    inputs: &[VertexAttributes],
+) -> Result<VertexTrace, VertexExecError> {
+    let mut steps = Vec::new();
+    let result = Group::<T>::new(ctx, 0, inputs)
+        .observe(Box::new(|s| steps.push(s)))
+        .run()?;
+    let lane = result
+        .lanes
+        .into_iter()
+        .next()
+        .ok_or(VertexExecError::NoEntry { start: 0 })?;
+    Ok(VertexTrace {
+        steps,
+        output: LaneOutput {
+            written: lane.written,
+            registers: lane.out.map(|v| v.map(T::to_f64)),
+            steps: lane.steps,
+        },
+    })
+}
