@@ -272,3 +272,63 @@ fn a_captured_draw_is_served_with_its_inputs_and_textures() {
         "one instruction, then the end: {out}"
     );
 }
+
+#[test]
+fn a_killed_pixel_is_reported_as_the_process_exiting_with_code_1() {
+    use rsxtrace_program::fragment::{
+        encode, AluOperands, Condition, Destination, FpOpcode, FragmentInstruction,
+        FragmentProgram, InputAttribute, Operands, OutputScale, Precision, Source, SourceKind,
+        WriteMask,
+    };
+    // KIL (always), then MOV R0, f[COL0]; END: raw microcode made by the project's encoder.
+    let insn = |slot: u32, opcode: FpOpcode, no_dest: bool, end: bool| FragmentInstruction {
+        slot,
+        opcode,
+        end,
+        dest: Destination {
+            index: 0,
+            fp16: false,
+            mask: if no_dest {
+                WriteMask(0)
+            } else {
+                WriteMask::XYZW
+            },
+            precision: Precision::Fp32,
+            saturate: false,
+            no_dest,
+            set_cond: false,
+            cc_write: 0,
+        },
+        input: InputAttribute(1),
+        texture_unit: 0,
+        exp_tex: false,
+        condition: Condition::ALWAYS,
+        operands: Operands::Alu(AluOperands {
+            sources: [
+                Source {
+                    kind: SourceKind::Input,
+                    ..Source::temp(0)
+                },
+                Source::temp(0),
+                Source::temp(0),
+            ],
+            scale: OutputScale::None,
+            perspective: false,
+            indexed_input: false,
+            input_displacement: 0,
+        }),
+        constant: None,
+    };
+    let bytes = encode(&FragmentProgram::new(vec![
+        insn(0, FpOpcode::Kil, true, false),
+        insn(1, FpOpcode::Mov, false, true),
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("kil.fp");
+    std::fs::write(&raw, bytes).unwrap();
+    let (mut child, addr) = server(&raw, "1,1", "4x4");
+    let out = gdb(&addr, &["monitor rsx insn", "continue"]);
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert!(out.contains("KIL"), "{out}");
+    assert!(out.contains("exited with code 01"), "{out}");
+}
