@@ -190,7 +190,7 @@ fn a_vertex_of_a_captured_draw_is_traced() {
         Value::Null,
         "the last step ends the vertex"
     );
-    // Out of range, and the server refusing vertices, exit 2.
+    // A vertex out of range exits 2.
     let o = rsxtrace(&[
         "debug",
         &basic(),
@@ -202,6 +202,7 @@ fn a_vertex_of_a_captured_draw_is_traced() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("vertex 99 does not exist"));
-    let o = rsxtrace(&["debug", &basic(), "--draw", "0", "--vertex", "1"]);
+    // --vertex needs --draw.
+    let o = rsxtrace(&["debug", &basic(), "--vertex", "1", "--trace"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -332,3 +332,62 @@ fn a_killed_pixel_is_reported_as_the_process_exiting_with_code_1() {
     assert!(out.contains("KIL"), "{out}");
     assert!(out.contains("exited with code 01"), "{out}");
 }
+
+#[test]
+fn a_vertex_is_served_with_outputs_constants_and_register_writes() {
+    // The basic sample's draw 0: MOV o[COL0], v[COL0]; DP4 o[HPOS].w/.z/.y/.x with c[35..32].
+    let sample = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args([
+            "debug",
+            sample.to_str().unwrap(),
+            "--draw",
+            "0",
+            "--vertex",
+            "1",
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.split_whitespace().nth(4).unwrap().to_string();
+    let out = gdb(
+        &addr,
+        &[
+            "monitor rsx insn",
+            "break *3",
+            "continue",
+            "p $HPOS",
+            "set var $HPOS = {9, 8, 7, 6}",
+            "stepi",
+            "p $HPOS",
+            "p $A0",
+            "continue",
+        ],
+    );
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert!(out.contains("000: MOV o[COL0], v[COL0]"), "{out}");
+    assert!(out.contains("Breakpoint 1, 0x00000003"), "{out}");
+    // Before slot 3 HPOS.x and .y are still the initial 0; z and w are written.
+    let first = out
+        .lines()
+        .find(|l| l.starts_with("$1 = "))
+        .expect("p $HPOS");
+    assert!(first.starts_with("$1 = {0, 0, "), "{first}");
+    // The write holds for x, z, w; slot 3 (DP4 o[HPOS].y) writes y over it.
+    let after = out
+        .lines()
+        .find(|l| l.starts_with("$2 = "))
+        .expect("p $HPOS");
+    assert!(
+        after.starts_with("$2 = {9, ") && after.ends_with(", 7, 6}"),
+        "{after}"
+    );
+    assert!(!after.contains(" 8,"), "{after}");
+    assert!(out.contains("$3 = {0, 0, 0, 0}"), "{out}");
+    assert!(out.contains("exited normally"), "{out}");
+}

@@ -45,6 +45,19 @@ fn vec4(out: &mut impl FnMut(Option<u8>), v: Option<&[f32; 4]>) {
     }
 }
 
+/// The i386 core feature's bytes: every register zero but `eip` = `pc`.
+fn core(out: &mut impl FnMut(Option<u8>), pc: u32) {
+    for reg in 0..16 {
+        let v: u32 = if reg == 8 { pc } else { 0 };
+        for b in v.to_le_bytes() {
+            out(Some(b));
+        }
+    }
+    for _ in 0..(8 * 10 + 8 * 4) {
+        out(Some(0));
+    }
+}
+
 impl Registers for FragmentRegisters {
     type ProgramCounter = u32;
 
@@ -53,15 +66,7 @@ impl Registers for FragmentRegisters {
     }
 
     fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
-        for reg in 0..16 {
-            let v: u32 = if reg == 8 { self.pc } else { 0 };
-            for b in v.to_le_bytes() {
-                write_byte(Some(b));
-            }
-        }
-        for _ in 0..(8 * 10 + 8 * 4) {
-            write_byte(Some(0));
-        }
+        core(&mut write_byte, self.pc);
         for i in 0..R_COUNT {
             vec4(&mut write_byte, self.r.get(i));
         }
@@ -138,6 +143,32 @@ impl Arch for RsxFragment {
 
 /// The target description (see the module docs).
 fn target_xml() -> String {
+    let mut x = core_xml();
+    x.push_str("<feature name=\"org.rsxtrace.fragment\">\n<vector id=\"v4f\" type=\"ieee_single\" count=\"4\"/>\n");
+    for i in 0..R_COUNT {
+        let _ = writeln!(
+            x,
+            "<reg name=\"R{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
+        );
+    }
+    for i in 0..H_COUNT {
+        let _ = writeln!(
+            x,
+            "<reg name=\"H{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
+        );
+    }
+    for i in 0..2 {
+        let _ = writeln!(
+            x,
+            "<reg name=\"CC{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
+        );
+    }
+    x.push_str("<reg name=\"A0\" bitsize=\"32\" type=\"int\" group=\"general\"/>\n<reg name=\"DEPTH\" bitsize=\"32\" type=\"int\" group=\"general\"/>\n</feature>\n</target>\n");
+    x
+}
+
+/// The description's start: the i386 architecture and its complete core feature.
+fn core_xml() -> String {
     let mut x = String::from(
         "<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n<target version=\"1.0\">\n<architecture>i386</architecture>\n<feature name=\"org.gnu.gdb.i386.core\">\n",
     );
@@ -172,17 +203,129 @@ fn target_xml() -> String {
             "<reg name=\"{name}\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
         );
     }
-    x.push_str("</feature>\n<feature name=\"org.rsxtrace.fragment\">\n<vector id=\"v4f\" type=\"ieee_single\" count=\"4\"/>\n");
-    for i in 0..R_COUNT {
+    x.push_str("</feature>\n");
+    x
+}
+
+/// Temp registers gdb sees for vertex programs (the RSX's 32).
+pub const VERTEX_TEMPS: usize = 32;
+/// Vertex output registers.
+pub const VERTEX_OUTPUTS: usize = 16;
+
+/// The vertex architecture (type level only): after the i386 core, `R0`–`R31` and the 16
+/// outputs (named `HPOS`, `COL0`, ... as the disassembly names them) as four floats, `CC0` and
+/// `CC1`, and the address registers `A0` and `A1` as four integers.
+pub enum RsxVertex {}
+
+/// One vertex's registers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VertexRegisters {
+    /// The slot of the next instruction (`eip`).
+    pub pc: u32,
+    /// R0–R31.
+    pub r: Vec<[f32; 4]>,
+    /// The outputs.
+    pub o: Vec<[f32; 4]>,
+    /// CC0, CC1.
+    pub cc: [[f32; 4]; 2],
+    /// A0, A1.
+    pub a: [[i32; 4]; 2],
+}
+
+impl Registers for VertexRegisters {
+    type ProgramCounter = u32;
+
+    fn pc(&self) -> u32 {
+        self.pc
+    }
+
+    fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
+        core(&mut write_byte, self.pc);
+        for i in 0..VERTEX_TEMPS {
+            vec4(&mut write_byte, self.r.get(i));
+        }
+        for i in 0..VERTEX_OUTPUTS {
+            vec4(&mut write_byte, self.o.get(i));
+        }
+        for cc in &self.cc {
+            vec4(&mut write_byte, Some(cc));
+        }
+        for a in &self.a {
+            for v in a {
+                for b in v.to_le_bytes() {
+                    write_byte(Some(b));
+                }
+            }
+        }
+    }
+
+    fn gdb_deserialize(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        let want = CORE_BYTES + (VERTEX_TEMPS + VERTEX_OUTPUTS + 4) * 16;
+        if bytes.len() != want {
+            return Err(());
+        }
+        let word = |at: usize| -> Result<[u8; 4], ()> {
+            bytes
+                .get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or(())
+        };
+        self.pc = u32::from_le_bytes(word(8 * 4)?);
+        let v4 = |at: usize| -> Result<[f32; 4], ()> {
+            let mut v = [0f32; 4];
+            for (c, x) in v.iter_mut().enumerate() {
+                *x = f32::from_le_bytes(word(at + c * 4)?);
+            }
+            Ok(v)
+        };
+        let mut at = CORE_BYTES;
+        self.r = (0..VERTEX_TEMPS)
+            .map(|i| v4(at + i * 16))
+            .collect::<Result<_, _>>()?;
+        at += VERTEX_TEMPS * 16;
+        self.o = (0..VERTEX_OUTPUTS)
+            .map(|i| v4(at + i * 16))
+            .collect::<Result<_, _>>()?;
+        at += VERTEX_OUTPUTS * 16;
+        self.cc = [v4(at)?, v4(at + 16)?];
+        at += 32;
+        for (k, a) in self.a.iter_mut().enumerate() {
+            for (c, x) in a.iter_mut().enumerate() {
+                *x = i32::from_le_bytes(word(at + k * 16 + c * 4)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Arch for RsxVertex {
+    type Usize = u32;
+    type Registers = VertexRegisters;
+    type BreakpointKind = usize;
+    type RegId = NoRegId;
+
+    fn target_description_xml() -> Option<&'static str> {
+        static XML: OnceLock<String> = OnceLock::new();
+        Some(XML.get_or_init(vertex_xml).as_str())
+    }
+}
+
+/// The vertex target description.
+fn vertex_xml() -> String {
+    let mut x = core_xml();
+    x.push_str("<feature name=\"org.rsxtrace.vertex\">\n<vector id=\"v4f\" type=\"ieee_single\" count=\"4\"/>\n<vector id=\"v4i\" type=\"int32\" count=\"4\"/>\n");
+    for i in 0..VERTEX_TEMPS {
         let _ = writeln!(
             x,
             "<reg name=\"R{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
         );
     }
-    for i in 0..H_COUNT {
+    for o in 0..VERTEX_OUTPUTS {
+        let name = rsxtrace_replay::interp::vertex::output_name(o as u8)
+            .map_or(format!("O{o}"), str::to_string);
         let _ = writeln!(
             x,
-            "<reg name=\"H{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
+            "<reg name=\"{name}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
         );
     }
     for i in 0..2 {
@@ -191,7 +334,13 @@ fn target_xml() -> String {
             "<reg name=\"CC{i}\" bitsize=\"128\" type=\"v4f\" group=\"vector\"/>"
         );
     }
-    x.push_str("<reg name=\"A0\" bitsize=\"32\" type=\"int\" group=\"general\"/>\n<reg name=\"DEPTH\" bitsize=\"32\" type=\"int\" group=\"general\"/>\n</feature>\n</target>\n");
+    for i in 0..2 {
+        let _ = writeln!(
+            x,
+            "<reg name=\"A{i}\" bitsize=\"128\" type=\"v4i\" group=\"vector\"/>"
+        );
+    }
+    x.push_str("</feature>\n</target>\n");
     x
 }
 
@@ -224,6 +373,30 @@ mod tests {
         assert!(xml.contains("<architecture>i386</architecture>"));
         assert!(xml.contains("org.gnu.gdb.i386.core"));
         for r in ["R0\"", "R47\"", "H95\"", "CC1\"", "A0\"", "DEPTH\""] {
+            assert!(xml.contains(&format!("name=\"{r}")), "{r}");
+        }
+    }
+
+    #[test]
+    fn vertex_registers_round_trip_and_are_described() {
+        let regs = VertexRegisters {
+            pc: 3,
+            r: (0..VERTEX_TEMPS)
+                .map(|i| [i as f32, 1.0, 2.0, 3.0])
+                .collect(),
+            o: (0..VERTEX_OUTPUTS)
+                .map(|i| [0.5, i as f32, 0.0, 1.0])
+                .collect(),
+            cc: [[1.0, 0.0, 0.0, -1.0], [0.0; 4]],
+            a: [[1, -2, 3, 4], [0; 4]],
+        };
+        let mut bytes = Vec::new();
+        regs.gdb_serialize(|b| bytes.push(b.unwrap_or(0)));
+        let mut back = VertexRegisters::default();
+        back.gdb_deserialize(&bytes).unwrap();
+        assert_eq!(back, regs);
+        let xml = RsxVertex::target_description_xml().unwrap();
+        for r in ["R31\"", "HPOS\"", "COL0\"", "CC1\"", "A1\""] {
             assert!(xml.contains(&format!("name=\"{r}")), "{r}");
         }
     }

@@ -1,11 +1,12 @@
-//! The gdbstub target over a [`Session`]: registers, memory reads, single steps, continue,
-//! software breakpoints on slots, and `monitor rsx ...` commands (`disasm`, `insn`, `quad`,
-//! `textures`); one connection, served until gdb disconnects or the program ends. Incoming
-//! packets pass through [`CheckedStream`] first.
+//! The gdbstub target over any [`Invocation`]: registers, memory reads, single steps,
+//! continue, software breakpoints on slots, and `monitor rsx ...` commands; one connection,
+//! served until gdb disconnects or the program ends. Incoming packets pass through
+//! [`CheckedStream`] first.
 
-use super::arch::{FragmentRegisters, RsxFragment};
 use super::conn::CheckedStream;
-use super::session::{Session, SessionError, Stop};
+use super::cursor::Stop;
+use super::invocation::Invocation;
+use gdbstub::arch::Arch;
 use gdbstub::common::Signal;
 use gdbstub::conn::Connection;
 use gdbstub::stub::run_blocking::{BlockingEventLoop, Event, WaitForStopReasonError};
@@ -20,6 +21,7 @@ use gdbstub::target::ext::breakpoints::{
 };
 use gdbstub::target::ext::monitor_cmd::{outputln, ConsoleOutput, MonitorCmd, MonitorCmdOps};
 use gdbstub::target::{Target, TargetError, TargetResult};
+use std::marker::PhantomData;
 use std::net::TcpStream;
 
 /// What the next `wait_for_stop_reason` does.
@@ -30,15 +32,15 @@ enum Mode {
 }
 
 /// The gdbstub target.
-pub struct Debuggee {
-    session: Session,
+pub struct Debuggee<I: Invocation> {
+    invocation: I,
     mode: Mode,
-    /// Extra text for `monitor rsx textures`.
-    textures: String,
 }
 
-impl Target for Debuggee {
-    type Arch = RsxFragment;
+type Regs<I> = <<I as Invocation>::Arch as Arch>::Registers;
+
+impl<I: Invocation> Target for Debuggee<I> {
+    type Arch = I::Arch;
     type Error = String;
 
     #[inline(always)]
@@ -57,20 +59,20 @@ impl Target for Debuggee {
     }
 }
 
-impl SingleThreadBase for Debuggee {
-    fn read_registers(&mut self, regs: &mut FragmentRegisters) -> TargetResult<(), Self> {
-        *regs = self.session.registers();
+impl<I: Invocation> SingleThreadBase for Debuggee<I> {
+    fn read_registers(&mut self, regs: &mut Regs<I>) -> TargetResult<(), Self> {
+        *regs = self.invocation.registers();
         Ok(())
     }
 
-    fn write_registers(&mut self, regs: &FragmentRegisters) -> TargetResult<(), Self> {
-        self.session
+    fn write_registers(&mut self, regs: &Regs<I>) -> TargetResult<(), Self> {
+        self.invocation
             .write_registers(regs)
-            .map_err(|e: SessionError| TargetError::Fatal(e.to_string()))
+            .map_err(TargetError::Fatal)
     }
 
     fn read_addrs(&mut self, start_addr: u32, data: &mut [u8]) -> TargetResult<usize, Self> {
-        Ok(self.session.read(start_addr, data))
+        Ok(self.invocation.read(start_addr, data))
     }
 
     fn write_addrs(&mut self, _start_addr: u32, _data: &[u8]) -> TargetResult<(), Self> {
@@ -84,7 +86,7 @@ impl SingleThreadBase for Debuggee {
     }
 }
 
-impl SingleThreadResume for Debuggee {
+impl<I: Invocation> SingleThreadResume for Debuggee<I> {
     fn resume(&mut self, _signal: Option<Signal>) -> Result<(), Self::Error> {
         self.mode = Mode::Continue;
         Ok(())
@@ -96,31 +98,31 @@ impl SingleThreadResume for Debuggee {
     }
 }
 
-impl SingleThreadSingleStep for Debuggee {
+impl<I: Invocation> SingleThreadSingleStep for Debuggee<I> {
     fn step(&mut self, _signal: Option<Signal>) -> Result<(), Self::Error> {
         self.mode = Mode::Step;
         Ok(())
     }
 }
 
-impl Breakpoints for Debuggee {
+impl<I: Invocation> Breakpoints for Debuggee<I> {
     #[inline(always)]
     fn support_sw_breakpoint(&mut self) -> Option<SwBreakpointOps<'_, Self>> {
         Some(self)
     }
 }
 
-impl SwBreakpoint for Debuggee {
+impl<I: Invocation> SwBreakpoint for Debuggee<I> {
     fn add_sw_breakpoint(&mut self, addr: u32, _kind: usize) -> TargetResult<bool, Self> {
-        Ok(self.session.add_breakpoint(addr))
+        Ok(self.invocation.add_breakpoint(addr))
     }
 
     fn remove_sw_breakpoint(&mut self, addr: u32, _kind: usize) -> TargetResult<bool, Self> {
-        Ok(self.session.remove_breakpoint(addr))
+        Ok(self.invocation.remove_breakpoint(addr))
     }
 }
 
-impl MonitorCmd for Debuggee {
+impl<I: Invocation> MonitorCmd for Debuggee<I> {
     fn handle_monitor_cmd(
         &mut self,
         cmd: &[u8],
@@ -128,39 +130,34 @@ impl MonitorCmd for Debuggee {
     ) -> Result<(), Self::Error> {
         let cmd = String::from_utf8_lossy(cmd);
         let words: Vec<&str> = cmd.split_whitespace().collect();
-        match words.as_slice() {
-            ["rsx", "disasm"] => outputln!(out, "{}", self.session.disassembly()),
-            ["rsx", "insn"] => outputln!(out, "{}", self.session.instruction()),
-            ["rsx", "quad"] => outputln!(out, "{}", self.session.quad_view()),
-            ["rsx", "textures"] => outputln!(out, "{}", self.textures),
-            _ => outputln!(
-                out,
-                "monitor commands: rsx disasm | rsx insn | rsx quad | rsx textures"
-            ),
-        }
+        let answer = match words.split_first() {
+            Some((&"rsx", rest)) => self.invocation.monitor(rest),
+            _ => self.invocation.monitor(&[]),
+        };
+        outputln!(out, "{answer}");
         Ok(())
     }
 }
 
-/// The blocking event loop: runs the session as gdb asked, one stop at a time.
-enum Loop {}
+/// The blocking event loop: runs the invocation as gdb asked, one stop at a time.
+struct Loop<I>(PhantomData<I>);
 
-impl BlockingEventLoop for Loop {
-    type Target = Debuggee;
+impl<I: Invocation> BlockingEventLoop for Loop<I> {
+    type Target = Debuggee<I>;
     type Connection = CheckedStream;
     type StopReason = SingleThreadStopReason<u32>;
 
     #[allow(clippy::type_complexity)]
     fn wait_for_stop_reason(
-        target: &mut Debuggee,
+        target: &mut Debuggee<I>,
         _conn: &mut CheckedStream,
     ) -> Result<
         Event<Self::StopReason>,
         WaitForStopReasonError<String, <CheckedStream as Connection>::Error>,
     > {
         let stop = match target.mode {
-            Mode::Step => target.session.step(),
-            Mode::Continue => target.session.resume(),
+            Mode::Step => target.invocation.step(),
+            Mode::Continue => target.invocation.resume(),
         };
         Ok(Event::TargetStopped(match stop {
             Stop::Step => SingleThreadStopReason::DoneStep,
@@ -169,23 +166,20 @@ impl BlockingEventLoop for Loop {
         }))
     }
 
-    fn on_interrupt(_target: &mut Debuggee) -> Result<Option<SingleThreadStopReason<u32>>, String> {
+    fn on_interrupt(
+        _target: &mut Debuggee<I>,
+    ) -> Result<Option<SingleThreadStopReason<u32>>, String> {
         Ok(Some(SingleThreadStopReason::Signal(Signal::SIGINT)))
     }
 }
 
-/// Serves `session` to the gdb on `stream` until it disconnects or the program ends.
-pub fn serve(
-    session: Session,
-    stream: TcpStream,
-    textures: String,
-) -> Result<DisconnectReason, String> {
+/// Serves `invocation` to the gdb on `stream` until it disconnects or the program ends.
+pub fn serve<I: Invocation>(invocation: I, stream: TcpStream) -> Result<DisconnectReason, String> {
     let mut target = Debuggee {
-        session,
+        invocation,
         mode: Mode::Step,
-        textures,
     };
     GdbStub::new(CheckedStream::new(stream))
-        .run_blocking::<Loop>(&mut target)
+        .run_blocking::<Loop<I>>(&mut target)
         .map_err(|e: GdbStubError<String, std::io::Error>| e.to_string())
 }

@@ -14,13 +14,15 @@
 //!   then depth at `+64` (zero before the end).
 
 use super::arch::FragmentRegisters;
+use super::arch::RsxFragment;
+use super::cursor::{Cursor, Stop};
+use super::invocation::Invocation;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{
     trace_quad_with, Patch, QuadTrace, Step, TraceOptions,
 };
 use rsxtrace_replay::interp::fragment::{FragmentExecError, FragmentState, QuadInputs};
 use rsxtrace_replay::texture::Sampler;
-use std::collections::BTreeSet;
 
 /// Base address of the inputs.
 pub const INPUTS: u32 = 0x1000_0000;
@@ -37,17 +39,6 @@ pub enum SessionError {
     Exec(#[from] FragmentExecError),
 }
 
-/// Where a resumed session stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// One instruction done.
-    Step,
-    /// A breakpoint's slot is next.
-    Breakpoint,
-    /// The program ended (exit code 0) or the traced pixel was killed (exit code 1).
-    Exited(u8),
-}
-
 /// A stepped invocation.
 pub struct Session {
     program: FragmentProgram,
@@ -58,8 +49,9 @@ pub struct Session {
     sampler: Box<dyn Sampler + Send>,
     patches: Vec<Patch>,
     trace: QuadTrace,
-    position: usize,
-    breakpoints: BTreeSet<u32>,
+    cursor: Cursor,
+    /// The sampled units, for `monitor rsx textures`.
+    textures: String,
 }
 
 impl Session {
@@ -83,19 +75,25 @@ impl Session {
             sampler,
             patches: Vec::new(),
             trace,
-            position: 0,
-            breakpoints: BTreeSet::new(),
+            cursor: Cursor::default(),
+            textures: "no texture unit sampled".to_string(),
         })
+    }
+
+    /// Sets the text `monitor rsx textures` answers.
+    pub fn describe_textures(&mut self, text: String) {
+        self.textures = text;
     }
 
     /// The record of the next instruction, `None` after the end.
     pub fn next(&self) -> Option<&Step> {
-        self.trace.steps.get(self.position)
+        self.trace.steps.get(self.cursor.position)
     }
 
     /// The record of the last executed instruction.
     pub fn last(&self) -> Option<&Step> {
-        self.position
+        self.cursor
+            .position
             .checked_sub(1)
             .and_then(|p| self.trace.steps.get(p))
     }
@@ -109,47 +107,12 @@ impl Session {
 
     /// Whether the program has ended.
     pub fn ended(&self) -> bool {
-        self.position >= self.trace.steps.len()
+        self.cursor.position >= self.trace.steps.len()
     }
 
     /// The exit code at the end: 1 when the traced pixel was killed, else 0.
     pub fn exit_code(&self) -> u8 {
         u8::from(self.trace.outputs.lanes[self.lane].killed)
-    }
-
-    /// Executes one record.
-    pub fn step(&mut self) -> Stop {
-        if !self.ended() {
-            self.position += 1;
-        }
-        if self.ended() {
-            Stop::Exited(self.exit_code())
-        } else {
-            Stop::Step
-        }
-    }
-
-    /// Executes until a breakpoint's slot is next (after at least one instruction) or the end.
-    pub fn resume(&mut self) -> Stop {
-        loop {
-            if let Stop::Exited(code) = self.step() {
-                return Stop::Exited(code);
-            }
-            if self.breakpoints.contains(&self.pc()) {
-                return Stop::Breakpoint;
-            }
-        }
-    }
-
-    /// Adds a breakpoint on `slot` (idempotent, as gdb re-inserts them around every resume).
-    pub fn add_breakpoint(&mut self, slot: u32) -> bool {
-        self.breakpoints.insert(slot);
-        true
-    }
-
-    /// Removes the breakpoint on `slot`.
-    pub fn remove_breakpoint(&mut self, slot: u32) -> bool {
-        self.breakpoints.remove(&slot)
     }
 
     /// The traced lane's registers now.
@@ -340,4 +303,51 @@ fn record(
         patches: patches.to_vec(),
     };
     Ok(trace_quad_with(program, state, quad, sampler, &options)?)
+}
+
+impl Invocation for Session {
+    type Arch = RsxFragment;
+
+    fn registers(&self) -> FragmentRegisters {
+        Session::registers(self)
+    }
+
+    fn write_registers(&mut self, regs: &FragmentRegisters) -> Result<(), String> {
+        Session::write_registers(self, regs).map_err(|e| e.to_string())
+    }
+
+    fn step(&mut self) -> Stop {
+        let exit = self.exit_code();
+        self.cursor.step(self.trace.steps.len(), exit)
+    }
+
+    fn resume(&mut self) -> Stop {
+        let exit = self.exit_code();
+        let steps = &self.trace.steps;
+        let end = self.program.slot_count;
+        self.cursor
+            .resume(steps.len(), exit, |p| steps.get(p).map_or(end, |s| s.slot))
+    }
+
+    fn add_breakpoint(&mut self, slot: u32) -> bool {
+        self.cursor.add_breakpoint(slot)
+    }
+
+    fn remove_breakpoint(&mut self, slot: u32) -> bool {
+        self.cursor.remove_breakpoint(slot)
+    }
+
+    fn read(&self, addr: u32, data: &mut [u8]) -> usize {
+        Session::read(self, addr, data)
+    }
+
+    fn monitor(&self, words: &[&str]) -> String {
+        match words {
+            ["disasm"] => self.disassembly(),
+            ["insn"] => self.instruction(),
+            ["quad"] => self.quad_view(),
+            ["textures"] => self.textures.clone(),
+            _ => "monitor commands: rsx disasm | rsx insn | rsx quad | rsx textures".to_string(),
+        }
+    }
 }

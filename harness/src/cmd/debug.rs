@@ -7,13 +7,14 @@
 //!
 //! FILE is a fragment program run with `shade`'s inputs over a `--size` image, or with
 //! `--draw N` a capture whose draw N is run at the pixel with its own inputs and textures
-//! (`rsxtrace_verify::invocation`). `--draw N --vertex K --trace` traces the draw's vertex
-//! program on its vertex K instead (the GDB server debugs fragment pixels only).
+//! (`rsxtrace_verify::invocation`). `--draw N --vertex K` debugs the draw's vertex program
+//! on its vertex K instead.
 
 use crate::exit::Status;
 use anyhow::{bail, Context};
 use clap::Args;
-use rsxtrace_debugger::Session;
+use rsxtrace_debugger::vertex::VertexInputs;
+use rsxtrace_debugger::{Session, VertexSession};
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, QuadValue, Step};
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, QuadInputs};
@@ -37,8 +38,7 @@ pub struct DebugArgs {
     /// program).
     #[arg(long)]
     pub draw: Option<usize>,
-    /// Trace the draw's vertex program on vertex K (processing order; needs --draw and
-    /// --trace).
+    /// Debug the draw's vertex program on vertex K (processing order; needs --draw).
     #[arg(long, value_name = "K", requires = "draw", conflicts_with = "pixel")]
     pub vertex: Option<usize>,
     /// Image size `WxH` for `shade`'s inputs (programs only).
@@ -169,18 +169,12 @@ fn invocation(args: &DebugArgs, (x, y): (u32, u32)) -> anyhow::Result<Invocation
 
 /// The GDB server on the invocation, until gdb disconnects or the program ends.
 fn serve(args: &DebugArgs, inv: Invocation) -> anyhow::Result<Status> {
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
-        bail!(
-            "--listen {} is not a loopback address; add --allow-remote to serve other hosts",
-            args.listen
-        );
-    }
     let units = if inv.units.is_empty() {
         "no texture unit sampled".to_string()
     } else {
         inv.units.join("\n")
     };
-    let session = Session::new(
+    let mut session = Session::new(
         inv.program,
         inv.ucode,
         inv.state,
@@ -188,23 +182,36 @@ fn serve(args: &DebugArgs, inv: Invocation) -> anyhow::Result<Status> {
         inv.sampler,
     )
     .with_context(|| format!("cannot run {}", args.file.display()))?;
+    session.describe_textures(units);
+    serve_on(args, session)
+}
+
+/// Listens, takes one gdb connection and serves `invocation` until it disconnects or the
+/// program ends.
+fn serve_on(
+    args: &DebugArgs,
+    invocation: impl rsxtrace_debugger::Invocation,
+) -> anyhow::Result<Status> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        bail!(
+            "--listen {} is not a loopback address; add --allow-remote to serve other hosts",
+            args.listen
+        );
+    }
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
     eprintln!("rsxtrace debug: listening on {addr} (gdb -ex 'target remote {addr}')");
     let (stream, peer) = listener.accept().context("no connection")?;
     eprintln!("rsxtrace debug: gdb connected from {peer}");
-    let reason = rsxtrace_debugger::serve(session, stream, units)
+    let reason = rsxtrace_debugger::serve(invocation, stream)
         .map_err(|e| anyhow::anyhow!("GDB session: {e}"))?;
     eprintln!("rsxtrace debug: {reason:?}");
     Ok(Status::Success)
 }
 
-/// `--vertex K`: the draw's vertex program on vertex K, traced.
+/// `--vertex K`: the draw's vertex program on vertex K, served to gdb or traced.
 fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Result<Status> {
-    if !args.trace {
-        bail!("the GDB server debugs fragment pixels; trace a vertex with --trace");
-    }
     let (_capture, frame) = super::load_frame(&args.file)?;
     let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
     let env = VertexEnvironment {
@@ -223,6 +230,20 @@ fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Resu
         allow_missing_inputs: true,
         ..VertexOptions::default()
     };
+    if !args.trace {
+        let session = VertexSession::new(VertexInputs {
+            program: vi.program.clone(),
+            memory_words: vi.memory_words.clone(),
+            constants: vi.bank.clone(),
+            constant_values: vi.constants.to_vec(),
+            branch_bits: vi.branch_bits,
+            input_mask: vi.input_mask,
+            input: vi.inputs[k],
+            options,
+        })
+        .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
+        return serve_on(args, session);
+    }
     let trace = trace_vertex(&vi.program, &vi.memory_words, &env, &vi.inputs[k], &options)
         .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
     let text_of = |slot: usize| {

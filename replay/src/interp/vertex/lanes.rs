@@ -36,7 +36,7 @@ use super::options::{ArlRounding, VertexOptions};
 use super::output::{output_name, OUTPUT_COUNT};
 use super::real::Real;
 use super::table::{Prepared, ProgramTable, Slot};
-use super::trace::VertexStep;
+use super::trace::{VertexPatch, VertexRegister, VertexStep};
 use super::VertexEnvironment;
 use rsxtrace_program::vertex::{RegisterType, Relation, ScalarOpcode, VectorOpcode};
 use std::collections::BTreeSet;
@@ -104,6 +104,8 @@ pub struct Group<'a, T: Real> {
     unknown: BTreeSet<UnknownConstantRead>,
     /// Receives lane 0's [`VertexStep`] after each of its instructions ([`Group::observe`]).
     observer: Option<VertexObserver<'a>>,
+    /// Register writes made to lane 0 before given steps ([`Group::patch`]).
+    patches: Vec<VertexPatch>,
 }
 
 /// A step observer ([`super::trace`]).
@@ -127,6 +129,47 @@ impl<'a, T: Real> Group<'a, T> {
             lanes: vec![LaneState::new(start); inputs.len()],
             unknown: BTreeSet::new(),
             observer: None,
+            patches: Vec::new(),
+        }
+    }
+
+    /// Makes each patch's register write to lane 0 just before its instruction numbered
+    /// `patch.step` (debuggers: a register written by the user takes effect).
+    pub fn patch(mut self, patches: Vec<VertexPatch>) -> Self {
+        self.patches = patches;
+        self
+    }
+
+    /// Lane 0's patches due before its step `step`.
+    fn apply_patches(&mut self, step: u32) {
+        let Some(lane) = self.lanes.first_mut() else {
+            return;
+        };
+        for p in self.patches.iter().filter(|p| p.step == step) {
+            let v = p.value.map(T::from_f64);
+            match p.register {
+                VertexRegister::Temp(r) => {
+                    if let Some(t) = lane.temps.get_mut(usize::from(r)) {
+                        *t = v;
+                    }
+                }
+                VertexRegister::Output(o) => {
+                    if let Some(t) = lane.out.get_mut(usize::from(o)) {
+                        *t = v;
+                        lane.written |= 1 << o;
+                    }
+                }
+                VertexRegister::Cc(c) => {
+                    if let Some(t) = lane.cc.get_mut(usize::from(c)) {
+                        *t = v;
+                    }
+                }
+                VertexRegister::Addr(a) => {
+                    if let Some(t) = lane.addr.get_mut(usize::from(a)) {
+                        *t = p.value.map(|x| x as i32);
+                    }
+                }
+            }
         }
     }
 
@@ -268,6 +311,10 @@ impl<'a, T: Real> Group<'a, T> {
                     limit,
                     lane: self.first_lane + k,
                 });
+            }
+            if k == 0 && !self.patches.is_empty() {
+                let step = self.lanes[k].steps;
+                self.apply_patches(step);
             }
             let before = (k == 0 && self.observer.is_some()).then(|| self.lanes[k].clone());
             let flow = self.execute(p, slot, k)?;

@@ -30,6 +30,30 @@ pub struct VertexStep {
     pub depth: usize,
 }
 
+/// A vertex register, as a debugger names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum VertexRegister {
+    /// Temp R0–R63.
+    Temp(u8),
+    /// Output register 0–15 (HPOS, COL0, ...).
+    Output(u8),
+    /// CC0, CC1.
+    Cc(u8),
+    /// A0, A1 (four integers each).
+    Addr(u8),
+}
+
+/// A register write made before an instruction (a debugger's register write).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexPatch {
+    /// The instruction count ([`VertexStep::step`]) before which it is made.
+    pub step: u32,
+    /// The register.
+    pub register: VertexRegister,
+    /// Its four components (address registers: truncated to integers).
+    pub value: [f64; 4],
+}
+
 /// The whole record of one vertex.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct VertexTrace {
@@ -47,6 +71,18 @@ pub fn trace_vertex(
     env: &VertexEnvironment<'_>,
     input: &VertexAttributes,
     options: &VertexOptions,
+) -> Result<VertexTrace, VertexExecError> {
+    trace_vertex_with(program, memory_words, env, input, options, &[])
+}
+
+/// [`trace_vertex`] with register writes made on the way.
+pub fn trace_vertex_with(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    env: &VertexEnvironment<'_>,
+    input: &VertexAttributes,
+    options: &VertexOptions,
+    patches: &[VertexPatch],
 ) -> Result<VertexTrace, VertexExecError> {
     let table = ProgramTable::build(program, memory_words);
     match table.get(table.start) {
@@ -66,18 +102,20 @@ pub fn trace_vertex(
     };
     let inputs = [*input];
     match options.arithmetic {
-        Arithmetic::F32 => traced::<f32>(&ctx, &inputs),
-        Arithmetic::F64 => traced::<f64>(&ctx, &inputs),
+        Arithmetic::F32 => traced::<f32>(&ctx, &inputs, patches),
+        Arithmetic::F64 => traced::<f64>(&ctx, &inputs, patches),
     }
 }
 
 fn traced<T: Real>(
     ctx: &Context<'_>,
     inputs: &[VertexAttributes],
+    patches: &[VertexPatch],
 ) -> Result<VertexTrace, VertexExecError> {
     let mut steps = Vec::new();
     let result = Group::<T>::new(ctx, 0, inputs)
         .observe(Box::new(|s| steps.push(s)))
+        .patch(patches.to_vec())
         .run()?;
     let lane = result
         .lanes
