@@ -14,15 +14,16 @@ use std::process::{Child, Command, Stdio};
 
 /// A server on a free port for `program` at `pixel` of a `size` image, and its address.
 fn server(program: &Path, pixel: &str, size: &str) -> (Child, String) {
+    let program = program.to_str().unwrap();
+    serve(&[program, "--pixel", pixel, "--size", size])
+}
+
+/// `rsxtrace debug ARGS` listening on a free port, and its address (from its first line on
+/// standard error).
+fn serve(args: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args([
-            "debug",
-            program.to_str().unwrap(),
-            "--pixel",
-            pixel,
-            "--size",
-            size,
-        ])
+        .arg("debug")
+        .args(args)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -246,24 +247,7 @@ fn malformed_packets_get_replies_not_a_crash() {
 #[test]
 fn a_captured_draw_is_served_with_its_inputs_and_textures() {
     let sample = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args([
-            "debug",
-            sample.to_str().unwrap(),
-            "--draw",
-            "2",
-            "--pixel",
-            "189,76",
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.split_whitespace().nth(4).unwrap().to_string();
+    let (mut child, addr) = serve(&[sample.to_str().unwrap(), "--draw", "2", "--pixel", "189,76"]);
     let out = gdb(&addr, &["monitor rsx textures", "stepi", "p $R0"]);
     assert!(child.wait().unwrap().success(), "{out}");
     assert!(out.contains("unit 0: a8r8g8b8"), "{out}");
@@ -337,24 +321,7 @@ fn a_killed_pixel_is_reported_as_the_process_exiting_with_code_1() {
 fn a_vertex_is_served_with_outputs_constants_and_register_writes() {
     // The basic sample's draw 0: MOV o[COL0], v[COL0]; DP4 o[HPOS].w/.z/.y/.x with c[35..32].
     let sample = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args([
-            "debug",
-            sample.to_str().unwrap(),
-            "--draw",
-            "0",
-            "--vertex",
-            "1",
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.split_whitespace().nth(4).unwrap().to_string();
+    let (mut child, addr) = serve(&[sample.to_str().unwrap(), "--draw", "0", "--vertex", "1"]);
     let out = gdb(
         &addr,
         &[

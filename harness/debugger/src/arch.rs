@@ -45,6 +45,56 @@ fn vec4(out: &mut impl FnMut(Option<u8>), v: Option<&[f32; 4]>) {
     }
 }
 
+/// A `G` packet's register bytes, read in order after the i386 core.
+struct Packet<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Packet<'a> {
+    /// `bytes` when it is exactly `len` long: `eip` and a reader after the core feature.
+    fn after_core(bytes: &'a [u8], len: usize) -> Result<(u32, Packet<'a>), ()> {
+        if bytes.len() != len {
+            return Err(());
+        }
+        let mut eip = Packet { bytes, at: 8 * 4 };
+        let pc = u32::from_le_bytes(eip.word()?);
+        Ok((
+            pc,
+            Packet {
+                bytes,
+                at: CORE_BYTES,
+            },
+        ))
+    }
+
+    fn word(&mut self) -> Result<[u8; 4], ()> {
+        let w = self
+            .bytes
+            .get(self.at..self.at + 4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or(())?;
+        self.at += 4;
+        Ok(w)
+    }
+
+    fn i32(&mut self) -> Result<i32, ()> {
+        self.word().map(i32::from_le_bytes)
+    }
+
+    fn f32x4(&mut self) -> Result<[f32; 4], ()> {
+        let mut v = [0f32; 4];
+        for x in &mut v {
+            *x = f32::from_le_bytes(self.word()?);
+        }
+        Ok(v)
+    }
+
+    fn vectors(&mut self, n: usize) -> Result<Vec<[f32; 4]>, ()> {
+        (0..n).map(|_| self.f32x4()).collect()
+    }
+}
+
 /// The i386 core feature's bytes: every register zero but `eip` = `pc`.
 fn core(out: &mut impl FnMut(Option<u8>), pc: u32) {
     for reg in 0..16 {
@@ -84,37 +134,13 @@ impl Registers for FragmentRegisters {
     }
 
     fn gdb_deserialize(&mut self, bytes: &[u8]) -> Result<(), ()> {
-        let want = CORE_BYTES + (R_COUNT + H_COUNT + 2) * 16 + 8;
-        if bytes.len() != want {
-            return Err(());
-        }
-        let word = |at: usize| -> Result<[u8; 4], ()> {
-            bytes
-                .get(at..at + 4)
-                .and_then(|b| b.try_into().ok())
-                .ok_or(())
-        };
-        self.pc = u32::from_le_bytes(word(8 * 4)?);
-        let v4 = |at: usize| -> Result<[f32; 4], ()> {
-            let mut v = [0f32; 4];
-            for (c, x) in v.iter_mut().enumerate() {
-                *x = f32::from_le_bytes(word(at + c * 4)?);
-            }
-            Ok(v)
-        };
-        let mut at = CORE_BYTES;
-        self.r = (0..R_COUNT)
-            .map(|i| v4(at + i * 16))
-            .collect::<Result<_, _>>()?;
-        at += R_COUNT * 16;
-        self.h = (0..H_COUNT)
-            .map(|i| v4(at + i * 16))
-            .collect::<Result<_, _>>()?;
-        at += H_COUNT * 16;
-        self.cc = [v4(at)?, v4(at + 16)?];
-        at += 32;
-        self.a0 = i32::from_le_bytes(word(at)?);
-        self.depth = i32::from_le_bytes(word(at + 4)?);
+        let (pc, mut p) = Packet::after_core(bytes, CORE_BYTES + (R_COUNT + H_COUNT + 2) * 16 + 8)?;
+        self.pc = pc;
+        self.r = p.vectors(R_COUNT)?;
+        self.h = p.vectors(H_COUNT)?;
+        self.cc = [p.f32x4()?, p.f32x4()?];
+        self.a0 = p.i32()?;
+        self.depth = p.i32()?;
         Ok(())
     }
 }
@@ -260,39 +286,14 @@ impl Registers for VertexRegisters {
     }
 
     fn gdb_deserialize(&mut self, bytes: &[u8]) -> Result<(), ()> {
-        let want = CORE_BYTES + (VERTEX_TEMPS + VERTEX_OUTPUTS + 4) * 16;
-        if bytes.len() != want {
-            return Err(());
-        }
-        let word = |at: usize| -> Result<[u8; 4], ()> {
-            bytes
-                .get(at..at + 4)
-                .and_then(|b| b.try_into().ok())
-                .ok_or(())
-        };
-        self.pc = u32::from_le_bytes(word(8 * 4)?);
-        let v4 = |at: usize| -> Result<[f32; 4], ()> {
-            let mut v = [0f32; 4];
-            for (c, x) in v.iter_mut().enumerate() {
-                *x = f32::from_le_bytes(word(at + c * 4)?);
-            }
-            Ok(v)
-        };
-        let mut at = CORE_BYTES;
-        self.r = (0..VERTEX_TEMPS)
-            .map(|i| v4(at + i * 16))
-            .collect::<Result<_, _>>()?;
-        at += VERTEX_TEMPS * 16;
-        self.o = (0..VERTEX_OUTPUTS)
-            .map(|i| v4(at + i * 16))
-            .collect::<Result<_, _>>()?;
-        at += VERTEX_OUTPUTS * 16;
-        self.cc = [v4(at)?, v4(at + 16)?];
-        at += 32;
-        for (k, a) in self.a.iter_mut().enumerate() {
-            for (c, x) in a.iter_mut().enumerate() {
-                *x = i32::from_le_bytes(word(at + k * 16 + c * 4)?);
-            }
+        let (pc, mut p) =
+            Packet::after_core(bytes, CORE_BYTES + (VERTEX_TEMPS + VERTEX_OUTPUTS + 4) * 16)?;
+        self.pc = pc;
+        self.r = p.vectors(VERTEX_TEMPS)?;
+        self.o = p.vectors(VERTEX_OUTPUTS)?;
+        self.cc = [p.f32x4()?, p.f32x4()?];
+        for a in &mut self.a {
+            *a = [p.i32()?, p.i32()?, p.i32()?, p.i32()?];
         }
         Ok(())
     }

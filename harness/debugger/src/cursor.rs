@@ -1,7 +1,9 @@
 //! Stepping through a recorded invocation: the position (records executed), the breakpoints
-//! (slots), and what `stepi` and `continue` do. Shared by the fragment and vertex sessions.
+//! (slots), what `stepi` and `continue` do, and the program listing around the program
+//! counter. Shared by the fragment and vertex sessions.
 
 use std::collections::BTreeSet;
+use std::fmt::Display;
 
 /// Where a resumed session stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,4 +60,21 @@ impl Cursor {
     pub fn remove_breakpoint(&mut self, slot: u32) -> bool {
         self.breakpoints.remove(&slot)
     }
+}
+
+/// The program, one instruction (`(slot, text)`) per line, with `=>` at slot `pc`.
+pub fn listing<D: Display>(instructions: impl Iterator<Item = (u64, D)>, pc: u64) -> String {
+    instructions
+        .map(|(slot, i)| {
+            let mark = if slot == pc { "=>" } else { "  " };
+            format!("{mark} {i}\n")
+        })
+        .collect()
+}
+
+/// The instruction at slot `pc`, or `PC: (end)`.
+pub fn at<D: Display>(mut instructions: impl Iterator<Item = (u64, D)>, pc: u64) -> String {
+    instructions
+        .find(|(slot, _)| *slot == pc)
+        .map_or_else(|| format!("{pc}: (end)"), |(_, i)| i.to_string())
 }

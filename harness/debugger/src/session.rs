@@ -15,7 +15,7 @@
 
 use super::arch::FragmentRegisters;
 use super::arch::RsxFragment;
-use super::cursor::{Cursor, Stop};
+use super::cursor::{at, listing, Cursor, Stop};
 use super::invocation::Invocation;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{
@@ -244,25 +244,22 @@ impl Session {
 
     /// The disassembly, with `=>` at the next instruction.
     pub fn disassembly(&self) -> String {
-        let pc = self.pc();
-        self.program
-            .instructions
-            .iter()
-            .map(|i| {
-                let mark = if i.slot == pc { "=>" } else { "  " };
-                format!("{mark} {i}\n")
-            })
-            .collect()
+        listing(self.slots(), u64::from(self.pc()))
     }
 
     /// The next instruction's text.
     pub fn instruction(&self) -> String {
-        let pc = self.pc();
+        at(self.slots(), u64::from(self.pc()))
+    }
+
+    /// The instructions with their slots.
+    fn slots(
+        &self,
+    ) -> impl Iterator<Item = (u64, &rsxtrace_program::fragment::FragmentInstruction)> {
         self.program
             .instructions
             .iter()
-            .find(|i| i.slot == pc)
-            .map_or_else(|| format!("{pc}: (end)"), |i| i.to_string())
+            .map(|i| (u64::from(i.slot), i))
     }
 
     /// The last written register in all four lanes of the quad with its screen-space

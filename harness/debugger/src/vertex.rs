@@ -12,7 +12,7 @@
 //! - `0x3000_0000 + 16·n`: output register n once the vertex ended (f32).
 
 use super::arch::{RsxVertex, VertexRegisters, VERTEX_OUTPUTS, VERTEX_TEMPS};
-use super::cursor::{Cursor, Stop};
+use super::cursor::{at, listing, Cursor, Stop};
 use super::invocation::Invocation;
 use super::session::{CONSTANTS, INPUTS, OUTPUTS};
 use rsxtrace_program::vertex::VertexProgram;
@@ -80,27 +80,21 @@ impl VertexSession {
 
     /// The next instruction's text.
     fn instruction(&self) -> String {
-        let pc = self.pc() as usize;
-        self.inputs
-            .program
-            .instructions
-            .iter()
-            .find(|i| i.slot == pc)
-            .map_or_else(|| format!("{pc}: (end)"), |i| i.to_string())
+        at(self.slots(), u64::from(self.pc()))
     }
 
     /// The disassembly, with `=>` at the next instruction.
     fn disassembly(&self) -> String {
-        let pc = self.pc() as usize;
+        listing(self.slots(), u64::from(self.pc()))
+    }
+
+    /// The instructions with their slots.
+    fn slots(&self) -> impl Iterator<Item = (u64, &rsxtrace_program::vertex::VertexInstruction)> {
         self.inputs
             .program
             .instructions
             .iter()
-            .map(|i| {
-                let mark = if i.slot == pc { "=>" } else { "  " };
-                format!("{mark} {i}\n")
-            })
-            .collect()
+            .map(|i| (i.slot as u64, i))
     }
 
     /// The instruction count of the next instruction.
@@ -202,42 +196,28 @@ impl Invocation for VertexSession {
         let now = self.registers();
         let step = self.next_step();
         let mut patches = self.patches.clone();
-        let f64s = |v: &[f32; 4]| v.map(f64::from);
-        for (i, (new, old)) in regs.r.iter().zip(&now.r).enumerate() {
+        let mut push = |register: VertexRegister, new: [f64; 4], old: [f64; 4]| {
             if new != old {
                 patches.push(VertexPatch {
                     step,
-                    register: VertexRegister::Temp(i as u8),
-                    value: f64s(new),
+                    register,
+                    value: new,
                 });
             }
+        };
+        let f = |v: &[f32; 4]| v.map(f64::from);
+        let i = |v: &[i32; 4]| v.map(f64::from);
+        for (k, (new, old)) in regs.r.iter().zip(&now.r).enumerate() {
+            push(VertexRegister::Temp(k as u8), f(new), f(old));
         }
-        for (i, (new, old)) in regs.o.iter().zip(&now.o).enumerate() {
-            if new != old {
-                patches.push(VertexPatch {
-                    step,
-                    register: VertexRegister::Output(i as u8),
-                    value: f64s(new),
-                });
-            }
+        for (k, (new, old)) in regs.o.iter().zip(&now.o).enumerate() {
+            push(VertexRegister::Output(k as u8), f(new), f(old));
         }
-        for (i, (new, old)) in regs.cc.iter().zip(&now.cc).enumerate() {
-            if new != old {
-                patches.push(VertexPatch {
-                    step,
-                    register: VertexRegister::Cc(i as u8),
-                    value: f64s(new),
-                });
-            }
+        for (k, (new, old)) in regs.cc.iter().zip(&now.cc).enumerate() {
+            push(VertexRegister::Cc(k as u8), f(new), f(old));
         }
-        for (i, (new, old)) in regs.a.iter().zip(&now.a).enumerate() {
-            if new != old {
-                patches.push(VertexPatch {
-                    step,
-                    register: VertexRegister::Addr(i as u8),
-                    value: new.map(f64::from),
-                });
-            }
+        for (k, (new, old)) in regs.a.iter().zip(&now.a).enumerate() {
+            push(VertexRegister::Addr(k as u8), i(new), i(old));
         }
         if patches.len() == self.patches.len() {
             return Ok(());

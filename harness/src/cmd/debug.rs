@@ -19,10 +19,10 @@ use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, QuadValue, Step};
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, QuadInputs};
 use rsxtrace_replay::interp::vertex::trace::trace_vertex;
-use rsxtrace_replay::interp::vertex::{VertexEnvironment, VertexOptions};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, pixel_quad};
 use rsxtrace_replay::texture::{NoTextures, Sampler};
+use rsxtrace_verify::divergence::vertex_stage::interp_options;
 use rsxtrace_verify::invocation::{draw_pixel, draw_vertex};
 use std::path::PathBuf;
 
@@ -214,22 +214,11 @@ fn serve_on(
 fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Result<Status> {
     let (_capture, frame) = super::load_frame(&args.file)?;
     let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
-    let env = VertexEnvironment {
-        constants: &vi.bank,
-        branch_bits: Some(vi.branch_bits),
-        sampler: None,
-        input_mask: vi.input_mask,
-    };
-    let options = VertexOptions {
-        arithmetic: if args.f64 {
-            Arithmetic::F64
-        } else {
-            Arithmetic::F32
-        },
-        allow_unknown_constants: true,
-        allow_missing_inputs: true,
-        ..VertexOptions::default()
-    };
+    let options = interp_options(if args.f64 {
+        Arithmetic::F64
+    } else {
+        Arithmetic::F32
+    });
     if !args.trace {
         let session = VertexSession::new(VertexInputs {
             program: vi.program.clone(),
@@ -244,6 +233,7 @@ fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Resu
         .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
         return serve_on(args, session);
     }
+    let env = vi.environment();
     let trace = trace_vertex(&vi.program, &vi.memory_words, &env, &vi.inputs[k], &options)
         .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
     let text_of = |slot: usize| {

@@ -81,3 +81,16 @@ fn a_missing_path_is_a_problem_and_the_walk_goes_on() {
     assert_eq!(d.problems.len(), 1);
     assert_eq!(d.problems[0].path, missing);
 }
+
+#[test]
+fn a_file_named_as_a_container_that_holds_none_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "broken.fpo", b"not a program at all, just text");
+    write(tmp.path(), "notes.txt", b"not a program either");
+    let d = discover(&[tmp.path().to_path_buf()]);
+    assert!(d.programs.is_empty());
+    // Only the .fpo is named as a program; the text file is simply not one.
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    assert!(d.problems[0].path.ends_with("broken.fpo"));
+    assert!(d.problems[0].reason.contains("holds no"));
+}

@@ -16,7 +16,7 @@ use crate::divergence::vertex_stage::{self, VertexInterp};
 use rsxtrace_program::flow::{analyze, FragmentFlow};
 use rsxtrace_program::fragment::{self, FragmentProgram};
 use rsxtrace_program::vertex::{self, decode_from_memory, VertexProgram};
-use rsxtrace_replay::interp::vertex::{ConstantBank, VertexOptions};
+use rsxtrace_replay::interp::vertex::ConstantBank;
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_replay::wgsl::WgslModule;
@@ -91,6 +91,25 @@ pub enum Decoded {
 }
 
 impl Checked {
+    /// A decoded program, not yet recompiled.
+    fn decoded(
+        instructions: usize,
+        disassembly: String,
+        flow: Option<FragmentFlow>,
+        decoded: Decoded,
+    ) -> Checked {
+        Checked {
+            status: Status::Recompiled,
+            reason: None,
+            instructions,
+            disassembly,
+            flow,
+            module: None,
+            comparison: None,
+            decoded: Some(decoded),
+        }
+    }
+
     fn stopped(status: Status, reason: String) -> Checked {
         Checked {
             status,
@@ -182,17 +201,13 @@ fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checke
         Ok(p) => p,
         Err(e) => return Checked::stopped(Status::Undecodable, e.to_string()),
     };
-    let mut out = Checked {
-        status: Status::Recompiled,
-        reason: None,
-        instructions: program.instructions.len(),
-        disassembly: vertex::disassemble(&program),
-        flow: None,
-        module: None,
-        comparison: None,
-        decoded: Some(Decoded::Vertex(program.clone(), words.clone())),
-    };
-    let rules = VertexOptions::default().rules;
+    let mut out = Checked::decoded(
+        program.instructions.len(),
+        vertex::disassemble(&program),
+        None,
+        Decoded::Vertex(program.clone(), words.clone()),
+    );
+    let rules = vertex_stage::interp_options(Arithmetic::F32).rules;
     match rsxtrace_replay::wgsl::vertex::translate(&program, &words, &rules) {
         Ok(m) => out.module = Some(m),
         Err(e) => {
@@ -240,16 +255,12 @@ fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Chec
         Ok(p) => p,
         Err(e) => return Checked::stopped(Status::Undecodable, e.to_string()),
     };
-    let mut out = Checked {
-        status: Status::Recompiled,
-        reason: None,
-        instructions: program.instructions.len(),
-        disassembly: fragment::disassemble(&program),
-        flow: Some(analyze(&program)),
-        module: None,
-        comparison: None,
-        decoded: Some(Decoded::Fragment(program.clone())),
-    };
+    let mut out = Checked::decoded(
+        program.instructions.len(),
+        fragment::disassemble(&program),
+        Some(analyze(&program)),
+        Decoded::Fragment(program.clone()),
+    );
     let dims = entry.state.as_ref().map(|s| s.fp_texture_dimensions);
     let shadow = entry.state.as_ref().map_or(0, |s| s.fp_shadow_textures);
     let textures = patterns(entry.key, sampled_units(&program), dims, shadow);

@@ -68,6 +68,17 @@ pub struct VertexInterp {
 }
 
 impl VertexInterp {
+    /// What the interpreter reads besides the inputs: the constants, branch bits and the
+    /// attributes provided (no vertex texture sampler).
+    pub fn environment(&self) -> VertexEnvironment<'_> {
+        VertexEnvironment {
+            constants: &self.bank,
+            branch_bits: Some(self.branch_bits),
+            sampler: None,
+            input_mask: self.input_mask,
+        }
+    }
+
     /// Vertex `v`'s 16 f32 output registers (unwritten ones (0, 0, 0, 1)).
     pub fn outputs_f32(&self, v: usize) -> Option<[[f32; 4]; OUTPUT_COUNT]> {
         self.f32_out
@@ -85,8 +96,9 @@ pub enum Prepared {
     NotCompared(Outcome),
 }
 
-/// The interpreter options; their `rules` are the recompiler's options too.
-fn interp_options(arithmetic: Arithmetic) -> VertexOptions {
+/// The interpreter options verify runs with (constants the capture lacks and attributes the
+/// draw does not provide are read, not refused); their `rules` are the recompiler's options too.
+pub fn interp_options(arithmetic: Arithmetic) -> VertexOptions {
     VertexOptions {
         arithmetic,
         allow_unknown_constants: true,
@@ -101,12 +113,7 @@ pub fn interpret(
     program: &VertexProgram,
     arithmetic: Arithmetic,
 ) -> Result<Vec<LaneOutput>, VertexExecError> {
-    let env = VertexEnvironment {
-        constants: &vi.bank,
-        branch_bits: Some(vi.branch_bits),
-        sampler: None,
-        input_mask: vi.input_mask,
-    };
+    let env = vi.environment();
     run_vertex(
         program,
         &vi.memory_words,
@@ -180,12 +187,7 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock) -> Prepared {
     if vi.inputs.is_empty() {
         return skip("the draw has no vertices".to_string());
     }
-    let env = VertexEnvironment {
-        constants: &vi.bank,
-        branch_bits: Some(vi.branch_bits),
-        sampler: None,
-        input_mask: vi.input_mask,
-    };
+    let env = vi.environment();
     let run32 = clock.time(Phase::Interpreter, || {
         run_vertex(
             &vi.program,
@@ -361,12 +363,7 @@ fn compared_registers(f32_out: &[LaneOutput], gpu: &[VertexResult]) -> u16 {
 /// The interpreter's f32 run with the evaluation order changed (`VertexOptions::reassociate`),
 /// a conditioning run.
 fn reassociated(vi: &VertexInterp, order: Reassociation) -> Option<Vec<LaneOutput>> {
-    let env = VertexEnvironment {
-        constants: &vi.bank,
-        branch_bits: Some(vi.branch_bits),
-        sampler: None,
-        input_mask: vi.input_mask,
-    };
+    let env = vi.environment();
     let options = VertexOptions {
         reassociate: order,
         ..interp_options(Arithmetic::F32)

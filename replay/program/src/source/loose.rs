@@ -7,6 +7,16 @@ use super::{program, FoundProgram, Origin, SourceProblem};
 use crate::container::{Container, ContainerErrorKind};
 use std::path::Path;
 
+/// Extensions of program containers (Sony `sce-cgc` and PSL1GHT/Tiny3D `cgcomp` outputs).
+const PROGRAM_EXTENSIONS: [&str; 4] = ["vpo", "fpo", "rvp", "rfp"];
+
+/// Whether `path`'s extension says it is a program container.
+fn named_as_program(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| PROGRAM_EXTENSIONS.iter().any(|p| p.eq_ignore_ascii_case(e)))
+}
+
 /// Every program in the loose file `bytes` read from `path`, and the problems met. Never
 /// panics.
 pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>) {
@@ -30,6 +40,16 @@ pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>
     };
     let mut programs = Vec::new();
     let mut problems = Vec::new();
+    if hits.is_empty() && named_as_program(path) {
+        // A file named as a program container that holds none is left out, and said so.
+        problems.push(SourceProblem {
+            path: path.to_path_buf(),
+            offset: None,
+            reason:
+                "named as a program container, but holds no CgBinaryProgram or PSL1GHT container"
+                    .to_string(),
+        });
+    }
     for (offset, c) in hits {
         let found = program(c.stage(), c.ucode(), origin(offset), None, Vec::new());
         match found.map(|p| FoundProgram {

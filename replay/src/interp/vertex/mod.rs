@@ -118,17 +118,7 @@ pub fn run_vertex(
     inputs: &[VertexAttributes],
     options: &VertexOptions,
 ) -> Result<VertexBatchOutput, VertexExecError> {
-    let table = ProgramTable::build(program, memory_words);
-    match table.get(table.start) {
-        Slot::Ready(_) => {}
-        Slot::Invalid(e) => {
-            return Err(VertexExecError::Undecodable {
-                slot: table.start,
-                source: e.clone(),
-            })
-        }
-        Slot::Empty => return Err(VertexExecError::NoEntry { start: table.start }),
-    }
+    let table = entry_table(program, memory_words)?;
     let ctx = Context {
         table: &table,
         env,
@@ -137,6 +127,22 @@ pub fn run_vertex(
     match options.arithmetic {
         Arithmetic::F32 => run_typed::<f32>(&ctx, inputs),
         Arithmetic::F64 => run_typed::<f64>(&ctx, inputs),
+    }
+}
+
+/// The slot table of `program` in `memory_words`, or why its entry slot cannot run.
+pub(crate) fn entry_table(
+    program: &VertexProgram,
+    memory_words: &[u32],
+) -> Result<ProgramTable, VertexExecError> {
+    let table = ProgramTable::build(program, memory_words);
+    match table.get(table.start) {
+        Slot::Ready(_) => Ok(table),
+        Slot::Invalid(e) => Err(VertexExecError::Undecodable {
+            slot: table.start,
+            source: e.clone(),
+        }),
+        Slot::Empty => Err(VertexExecError::NoEntry { start: table.start }),
     }
 }
 

@@ -8,7 +8,6 @@ use super::error::VertexExecError;
 use super::lanes::{Context, Group};
 use super::output::LaneOutput;
 use super::real::Real;
-use super::table::{ProgramTable, Slot};
 use super::{VertexAttributes, VertexEnvironment, VertexOptions};
 use crate::interp::Arithmetic;
 use rsxtrace_program::vertex::VertexProgram;
@@ -84,17 +83,7 @@ pub fn trace_vertex_with(
     options: &VertexOptions,
     patches: &[VertexPatch],
 ) -> Result<VertexTrace, VertexExecError> {
-    let table = ProgramTable::build(program, memory_words);
-    match table.get(table.start) {
-        Slot::Ready(_) => {}
-        Slot::Invalid(e) => {
-            return Err(VertexExecError::Undecodable {
-                slot: table.start,
-                source: e.clone(),
-            })
-        }
-        Slot::Empty => return Err(VertexExecError::NoEntry { start: table.start }),
-    }
+    let table = super::entry_table(program, memory_words)?;
     let ctx = Context {
         table: &table,
         env,
