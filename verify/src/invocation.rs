@@ -11,9 +11,11 @@ use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize, samp
 use crate::divergence::vertex_stage::{prepare_timed, Prepared, VertexInterp};
 use crate::divergence::Outcome;
 use rsxtrace_capture::frame::Frame;
+use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::QuadInputs;
 use rsxtrace_replay::texture::CaptureSampler;
+use rsxtrace_replay::wgsl::fragment::{TextureDim, TextureLod};
 
 /// Everything an invocation runs with.
 pub struct PixelInvocation {
@@ -31,6 +33,19 @@ pub struct PixelInvocation {
     pub sampler: CaptureSampler,
     /// A line per sampled unit (format, size).
     pub units: Vec<String>,
+    /// The same units bound for the device, with the dimensions and LOD state the
+    /// recompiler bakes in (as verify binds them).
+    pub device: DeviceTextures,
+}
+
+/// The sampled units as verify binds them on the device.
+pub struct DeviceTextures {
+    /// Device bindings.
+    pub gpu: [Option<TextureBinding>; TEXTURE_UNITS as usize],
+    /// Dimension of every unit.
+    pub dims: [TextureDim; 16],
+    /// LOD state of every unit.
+    pub lod: [TextureLod; 16],
 }
 
 /// The invocation of draw `draw` at pixel (`x`, `y`) (window coordinates, as verify reports
@@ -104,6 +119,11 @@ pub fn draw_pixel(
         lane,
         sampler: bound.sampler,
         units,
+        device: DeviceTextures {
+            gpu: bound.gpu,
+            dims: bound.dims,
+            lod: bound.lod,
+        },
     })
 }
 

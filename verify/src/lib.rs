@@ -9,6 +9,7 @@ pub use rsxtrace_replay as replay;
 
 pub mod batch;
 pub mod divergence;
+pub mod explain;
 pub mod invocation;
 pub mod matching;
 pub mod probe;

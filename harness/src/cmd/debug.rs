@@ -67,7 +67,7 @@ pub struct DebugArgs {
     pub rpcs3: bool,
 }
 
-fn parse_pixel(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_pixel(s: &str) -> Result<(u32, u32), String> {
     let (x, y) = s
         .split_once(',')
         .ok_or_else(|| format!("{s:?}: expected X,Y"))?;

@@ -21,6 +21,7 @@ pub mod textures;
 mod translate;
 pub mod uniforms;
 pub mod verify;
+pub mod verify_explain;
 
 pub use shade::parse_size as shade_size;
 

@@ -5,6 +5,8 @@
 //! breakdown; `--json FILE` and `--html FILE` write the full report (`docs/verify.md`).
 //! Exit status: 0 nothing diverged, 1 something diverged, 2 on error (including a stage that
 //! failed). The negative control only reports: a missed mutation does not change the status.
+//! `--explain DRAW` names the first divergent instruction of one invocation instead
+//! ([`super::verify_explain`]); `--explain-all` adds that to every diverged stage.
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;
@@ -73,6 +75,21 @@ pub struct VerifyArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Explain draw N: recompile its program with instrumentation, record every instruction's
+    /// values for one invocation on the device, and name the first instruction where they
+    /// part from the interpreter's (the worst diverged element by default; `docs/debug.md`).
+    #[arg(long, value_name = "DRAW", conflicts_with_all = ["draws", "shard", "mutate", "explain_all"])]
+    pub explain: Option<usize>,
+    /// With --explain: the pixel X,Y (window coordinates).
+    #[arg(long, value_parser = super::debug::parse_pixel, requires = "explain", conflicts_with = "vertex")]
+    pub pixel: Option<(u32, u32)>,
+    /// With --explain: the vertex K (processing order).
+    #[arg(long, requires = "explain")]
+    pub vertex: Option<usize>,
+    /// Explain every diverged stage at its worst element (in --json, each stage's
+    /// `explanation`; in text, one block per stage).
+    #[arg(long)]
+    pub explain_all: bool,
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
@@ -84,6 +101,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         anyhow::bail!("--max-pixels must be at least 1");
     }
     let (_capture, frame) = super::load_frame(&args.file)?;
+    if let Some(draw) = args.explain {
+        return super::verify_explain::run(args, &frame, draw, tolerances);
+    }
     let draws = draw_range::resolve(args.draws, frame.draws.len())?;
     crate::output::private_runtime_dir();
     let gpu = Gpu::new(GpuOptions {
@@ -104,6 +124,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
         seed: args.seed,
         images: args.html.is_some(),
         capture: args.file.display().to_string(),
+        explain_all: args.explain_all,
         ..VerifyOptions::default()
     };
     let bar = if args.quiet {
@@ -177,6 +198,15 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
             m.detection_rate * 100.0,
             m.detected_ineffective
         );
+    }
+    if args.explain_all {
+        for d in &report.draws {
+            for s in &d.stages {
+                if let Some(e) = &s.explanation {
+                    super::verify_explain::print_explained(d.draw, s.stage.name(), e)?;
+                }
+            }
+        }
     }
     let substituted: Vec<String> = report
         .draws

@@ -94,6 +94,51 @@ impl Gpu {
         }
     }
 
+    /// [`Gpu::run_fragment_eval`] of an instrumented module (`FragmentTranslateOptions::
+    /// instrument`) over a `width` × `height` image: also returns the record buffer
+    /// (`rsxtrace_wgsl::fragment::record`) of pixel `target`, with room for `capacity` records.
+    pub fn run_fragment_trace(
+        &self,
+        module: &WgslModule,
+        (width, height): (u32, u32),
+        inputs: &[Inputs],
+        textures: &[Option<TextureBinding>; TEXTURE_UNITS as usize],
+        target: (u32, u32),
+        capacity: u32,
+    ) -> Result<(Vec<FragmentResult>, Vec<u32>), GpuError> {
+        if !crate::vertex::declares_binding(module, 2) {
+            return Err(GpuError::argument(
+                "module",
+                "is not instrumented (no rsx_trace buffer at group 0 binding 2)",
+            ));
+        }
+        let extent = self.fragment_extent(width, height, inputs.len())?;
+        let words = rsxtrace_wgsl::fragment::record::buffer(target, capacity);
+        let bytes = words.len() as u64 * 4;
+        let max_binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if bytes > max_binding {
+            return Err(GpuError::argument(
+                "capacity",
+                format!(
+                    "{capacity} records need {bytes} bytes, the binding limit is {max_binding}"
+                ),
+            ));
+        }
+        let padded;
+        let inputs = if extent.grid_w == width && extent.grid_h == height {
+            inputs
+        } else {
+            padded = pad_grid(inputs, &extent);
+            &padded
+        };
+        let (pixels, trace) =
+            self.eval_grid_with(module, &extent, inputs, textures, Some(&words))?;
+        Ok((pixels, trace.unwrap_or_default()))
+    }
+
     /// [`Gpu::run_fragment_eval`] on inputs already laid out over the quad grid of `extent`.
     pub(crate) fn eval_grid(
         &self,
@@ -102,6 +147,20 @@ impl Gpu {
         inputs: &[Inputs],
         textures: &[Option<TextureBinding>; TEXTURE_UNITS as usize],
     ) -> Result<Vec<FragmentResult>, GpuError> {
+        self.eval_grid_with(module, extent, inputs, textures, None)
+            .map(|(pixels, _)| pixels)
+    }
+
+    /// [`Gpu::eval_grid`], with the record buffer `trace` (initial words) bound for an
+    /// instrumented module and read back after the run.
+    fn eval_grid_with(
+        &self,
+        module: &WgslModule,
+        extent: &Extent,
+        inputs: &[Inputs],
+        textures: &[Option<TextureBinding>; TEXTURE_UNITS as usize],
+        trace: Option<&[u32]>,
+    ) -> Result<(Vec<FragmentResult>, Option<Vec<u32>>), GpuError> {
         let (width, height) = (extent.width, extent.height);
         let (grid_w, grid_h) = (extent.grid_w, extent.grid_h);
         if inputs.len() as u64 != u64::from(grid_w) * u64::from(grid_h) {
@@ -136,10 +195,23 @@ impl Gpu {
                     contents: bytemuck::cast_slice(&params),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
+            let trace_buf = trace.map(|words| {
+                self.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("rsx_trace"),
+                        contents: bytemuck::cast_slice(words),
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    })
+            });
+            let mut group0_entries =
+                vec![buffer_entry(0, &input_buf), buffer_entry(1, &params_buf)];
+            if let Some(b) = &trace_buf {
+                group0_entries.push(buffer_entry(2, b));
+            }
             let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("fp group 0"),
                 layout: &entry.group0,
-                entries: &[buffer_entry(0, &input_buf), buffer_entry(1, &params_buf)],
+                entries: &group0_entries,
             });
             let mut entries = Vec::new();
             for (slot, (_, view, sampler)) in entry.units.iter().zip(&bound) {
@@ -249,15 +321,38 @@ impl Gpu {
                     },
                 );
             }
+            let trace_readback = trace_buf.map(|b| {
+                let rb = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("rsx_trace readback"),
+                    size: b.size(),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                encoder.copy_buffer_to_buffer(&b, 0, &rb, 0, b.size());
+                rb
+            });
             self.queue.submit([encoder.finish()]);
-            readback
+            (readback, trace_readback)
         })?;
+        let (readback, trace_readback) = readback;
         let bytes = self.read_buffer(
             &readback,
             extent.plane * TARGETS as u64,
             "reading fp_eval targets",
         )?;
-        parse_targets(&bytes, extent)
+        let trace = match trace_readback {
+            Some(rb) => {
+                let bytes = self.read_buffer(&rb, rb.size(), "reading rsx_trace")?;
+                Some(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect(),
+                )
+            }
+            None => None,
+        };
+        Ok((parse_targets(&bytes, extent)?, trace))
     }
 
     /// Checks the device can render five `Rgba32Float` targets at once.
@@ -385,11 +480,16 @@ impl Gpu {
             let units = texture_units(module)?;
             self.scoped("creating render pipeline fp_eval", || {
                 let vis = wgpu::ShaderStages::FRAGMENT;
+                let mut group0_entries =
+                    vec![storage_entry(0, vis, true, None), uniform_entry(1, vis)];
+                if crate::vertex::declares_binding(module, 2) {
+                    group0_entries.push(storage_entry(2, vis, false, None));
+                }
                 let group0 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                             label: Some("fp group 0"),
-                            entries: &[storage_entry(0, vis, true, None), uniform_entry(1, vis)],
+                            entries: &group0_entries,
                         });
                 let entries = texture_layout_entries(&units, filterable);
                 let group1 =

@@ -158,6 +158,90 @@ impl Gpu {
             .collect()
     }
 
+    /// Runs an instrumented module (`rsxtrace_wgsl::vertex::translate_instrumented`) on the
+    /// one vertex `input` and returns its outputs and the record buffer
+    /// (`rsxtrace_wgsl::vertex::record`), with room for `capacity` records.
+    pub fn run_vertex_trace(
+        &self,
+        module: &WgslModule,
+        constants: &[[f32; 4]; VP_CONSTANTS],
+        input: &[[f32; 4]; VP_INPUTS],
+        branch_bits: u32,
+        capacity: u32,
+    ) -> Result<(VertexResult, Vec<u32>), GpuError> {
+        if !declares_binding(module, 4) {
+            return Err(GpuError::argument(
+                "module",
+                "is not instrumented (no rsx_trace buffer at group 0 binding 4)",
+            ));
+        }
+        let words = rsxtrace_wgsl::vertex::record::buffer(capacity);
+        let bytes = words.len() as u64 * 4;
+        let max_binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if bytes > max_binding {
+            return Err(GpuError::argument(
+                "capacity",
+                format!(
+                    "{capacity} records need {bytes} bytes, the binding limit is {max_binding}"
+                ),
+            ));
+        }
+        let entry = self.vertex_pipeline(module)?;
+        let inputs = [*input];
+        let (readback, out_bytes, trace_readback) =
+            self.scoped("running vp_compute (traced)", || {
+                let mut encoder = self.vertex_encoder();
+                let trace = self
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("rsx_trace"),
+                        contents: bytemuck::cast_slice(&words),
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    });
+                let trace_readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("rsx_trace readback"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let (readback, out_bytes) = self.record_vertex_job_traced(
+                    &mut encoder,
+                    &entry,
+                    &VertexJob {
+                        module,
+                        constants,
+                        inputs: &inputs,
+                        branch_bits,
+                    },
+                    Some(&trace),
+                );
+                encoder.copy_buffer_to_buffer(&trace, 0, &trace_readback, 0, bytes);
+                self.queue.submit([encoder.finish()]);
+                (readback, out_bytes, trace_readback)
+            })?;
+        let out = self.read_buffers(
+            &[(&readback, out_bytes), (&trace_readback, bytes)],
+            "reading vp_outputs and rsx_trace",
+        )?;
+        let result = out
+            .first()
+            .and_then(|b| b.get(..OUTPUT_STRIDE as usize))
+            .ok_or_else(|| GpuError::argument("vp_outputs", "no vertex came back"))
+            .and_then(|b| parse_vertex(b, 0))?;
+        let trace = out
+            .get(1)
+            .map(|b| {
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((result, trace))
+    }
+
     fn vertex_encoder(&self) -> wgpu::CommandEncoder {
         self.device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -173,6 +257,17 @@ impl Gpu {
         encoder: &mut wgpu::CommandEncoder,
         entry: &ComputeEntry,
         job: &VertexJob<'_>,
+    ) -> (wgpu::Buffer, u64) {
+        self.record_vertex_job_traced(encoder, entry, job, None)
+    }
+
+    /// [`Gpu::record_vertex_job`] with an instrumented module's record buffer bound.
+    fn record_vertex_job_traced(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        entry: &ComputeEntry,
+        job: &VertexJob<'_>,
+        trace: Option<&wgpu::Buffer>,
     ) -> (wgpu::Buffer, u64) {
         let count = job.inputs.len() as u32;
         let out_bytes = u64::from(count) * OUTPUT_STRIDE;
@@ -224,7 +319,10 @@ impl Gpu {
                 buffer_entry(1, &params),
                 buffer_entry(2, &inputs),
                 buffer_entry(3, &outputs),
-            ],
+            ]
+            .into_iter()
+            .chain(trace.map(|t| buffer_entry(4, t)))
+            .collect::<Vec<_>>(),
         });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -275,7 +373,10 @@ impl Gpu {
                                 uniform_entry(1, wgpu::ShaderStages::COMPUTE),
                                 storage(2, true),
                                 storage(3, false),
-                            ],
+                            ]
+                            .into_iter()
+                            .chain(declares_binding(module, 4).then(|| storage(4, false)))
+                            .collect::<Vec<_>>(),
                         });
                 let layout = self
                     .device
@@ -304,6 +405,16 @@ impl Gpu {
             })
         })
     }
+}
+
+/// Whether `module` declares a resource at group 0 binding `binding` (an instrumented
+/// module's record buffer).
+pub(crate) fn declares_binding(module: &WgslModule, binding: u32) -> bool {
+    module.module.global_variables.iter().any(|(_, g)| {
+        g.binding
+            .as_ref()
+            .is_some_and(|b| b.group == 0 && b.binding == binding)
+    })
 }
 
 /// A whole-buffer bind group entry.

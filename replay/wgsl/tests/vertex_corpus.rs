@@ -58,6 +58,27 @@ fn corpus_programs_translate_and_validate() {
             for i in &p.instructions {
                 assert!(m.source.contains(&format!("// {i}\n")), "{name}: {i}");
             }
+            // The instrumented form (verify --explain): vp_compute only, the record buffer
+            // at binding 4, one record per instruction.
+            let t = rsxtrace_wgsl::vertex::translate_instrumented(p, &[], &o)
+                .unwrap_or_else(|e| panic!("{name} instrumented: {e}"));
+            let entries: Vec<&str> = t
+                .module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            assert_eq!(entries, ["vp_compute"], "{name}");
+            assert!(t.module.global_variables.iter().any(|(_, g)| g
+                .binding
+                .as_ref()
+                .is_some_and(|b| b.group == 0 && b.binding == 4)));
+            assert_eq!(
+                t.source.matches("rsx_rec_begin(").count(),
+                p.instructions.len() + 1,
+                "{name}: one record per instruction, plus the function"
+            );
+            assert_ne!(t.hash, m.hash);
         }
     }
 }

@@ -75,6 +75,9 @@ pub struct VerifyOptions {
     pub images: bool,
     /// The capture's name for the report.
     pub capture: String,
+    /// Explain every diverged stage: the first divergent instruction at its worst element
+    /// (`crate::explain`), in the stage's `explanation`.
+    pub explain_all: bool,
     /// Test-only: edit every draw's vertex program on the GPU side before recompiling.
     pub vertex_hook: Option<VertexHook>,
     /// Test-only: edit every draw's fragment program on the GPU side before recompiling.
@@ -96,6 +99,7 @@ impl Default for VerifyOptions {
             seed: 1,
             images: false,
             capture: String::new(),
+            explain_all: false,
             vertex_hook: None,
             fragment_hook: None,
             fragment_options_hook: None,
@@ -240,7 +244,7 @@ pub fn verify_frame(
     if let Some(p) = progress {
         p.set_length(selected.len() as u64);
     }
-    let draws: Vec<DrawReport> = selected
+    let mut draws: Vec<DrawReport> = selected
         .into_par_iter()
         .map(|draw| {
             let r = verify_draw(
@@ -257,6 +261,9 @@ pub fn verify_frame(
             r
         })
         .collect();
+    if options.explain_all {
+        explain_diverged(frame, &mut draws, &cx);
+    }
     let first_divergence = draws.iter().find(|d| d.diverged()).map(|d| {
         let stage = d
             .stages
@@ -300,4 +307,19 @@ pub fn verify_frame(
     report.recount();
     report.timings = cx.clock.timings(start.elapsed().as_secs_f64() * 1000.0);
     Ok(report)
+}
+
+/// Attaches to every diverged stage the explanation of its worst element.
+fn explain_diverged(frame: &Frame, draws: &mut [DrawReport], cx: &Context<'_>) {
+    draws.par_iter_mut().for_each(|d| {
+        let draw = d.draw;
+        for s in d
+            .stages
+            .iter_mut()
+            .filter(|s| s.outcome == Outcome::Diverged)
+        {
+            s.explanation = crate::explain::worst_invocation(s)
+                .map(|inv| crate::explain::explain(frame, draw, inv, cx).into());
+        }
+    });
 }

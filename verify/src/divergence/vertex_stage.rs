@@ -452,6 +452,7 @@ pub fn compare(vi: &VertexInterp, gpu: &[VertexResult], cx: &Context<'_>) -> Sta
             registers,
             substituted: vi.substituted.clone(),
             images: None,
+            explanation: None,
         }
     })
 }

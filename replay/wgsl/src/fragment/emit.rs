@@ -430,9 +430,38 @@ impl<'a> Emitter<'a> {
         if produced {
             self.write(insn, alu, scale, dest_r, half, always);
         }
+        if self.opts.instrument {
+            self.record(insn, produced, dest_r, always);
+        }
         self.indent -= 1;
         self.line("}");
         Ok(())
+    }
+
+    /// Instrumentation (`FragmentTranslateOptions::instrument`): the record of one executed
+    /// instruction for the traced pixel, in the layout of [`crate::fragment::record`].
+    fn record(&mut self, insn: &FragmentInstruction, produced: bool, dest_r: u8, always: bool) {
+        let d = insn.dest;
+        let writes = produced && insn.condition.relation != Relation::Fl;
+        let reg = writes && !d.no_dest;
+        let cc = writes && d.set_cond;
+        let flags = super::record::flags(d.index, d.fp16, reg, cc, d.cc_write & 1);
+        let r = if reg {
+            format!("r{dest_r}")
+        } else {
+            "vec4<u32>(0u)".into()
+        };
+        let c = if cc {
+            format!("bitcast<vec4<u32>>(cc{})", d.cc_write & 1)
+        } else {
+            "vec4<u32>(0u)".into()
+        };
+        let call = format!("rsx_rec({}u, {flags}u, {r}, {c}, killed);", insn.slot);
+        if always {
+            self.line(&call);
+        } else {
+            self.line(&format!("if act {{ {call} }}"));
+        }
     }
 
     /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4; interpreter `texture`).

@@ -123,10 +123,15 @@ fn fp_eval(@builtin(position) pos: vec4<f32>) -> FpEvalTargets {
     for (var i = 0u; i < 15u; i += 1u) {
         inp.attr[i] = fp_inputs[base + i];
     }
-    let r = rsx_fragment(inp);
+RSX_SELECT_PIXEL    let r = rsx_fragment(inp);
     return FpEvalTargets(r.colors[0], r.colors[1], r.colors[2], r.colors[3], vec4<f32>(r.depth, select(0.0, 1.0, r.killed), 0.0, 0.0));
 }
 "#,
     );
-    s
+    let select = if options.instrument {
+        super::record::SELECT_PIXEL
+    } else {
+        ""
+    };
+    s.replace("RSX_SELECT_PIXEL", select)
 }

@@ -8,6 +8,7 @@
 //! - [`prelude`]: the ABI structs and the library of helper functions (a module carries the
 //!   helpers its body calls).
 //! - [`entry`]: the resource declarations and entry points.
+//! - [`record`]: the instrumented module's per-instruction record (`verify --explain`).
 //!
 //! The register file is 48 `vec4<u32>` words shared by R and H exactly as in the interpreter
 //! (B.3): R reads/writes are bitcasts of whole words, H(2n) is the four binary16 halves of
@@ -20,6 +21,7 @@ pub mod entry;
 pub mod ops;
 pub mod options;
 pub mod prelude;
+pub mod record;
 
 use std::fmt::Write as _;
 
@@ -133,6 +135,9 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
         .collect();
     crate::helpers::append_used(&mut s, &library, &[&function]);
     s.push_str(&entry::resources(body.units, options));
+    if options.instrument {
+        s.push_str(record::WGSL);
+    }
     s.push_str(&function);
     s.push_str(&entry::entry_points(options));
     s

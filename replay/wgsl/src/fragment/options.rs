@@ -68,6 +68,10 @@ pub struct FragmentTranslateOptions {
     /// MAD as `fma` (true, RPCS3) or as `a * b + c`. WGSL does not forbid the driver from
     /// contracting the latter, nor require `fma` to be fused.
     pub fused_mad: bool,
+    /// Record, for one pixel chosen at run time, every executed instruction's slot and the
+    /// register and condition code values it leaves into a storage buffer (group 0 binding 2;
+    /// ABI.md "Instrumented fragment programs"): the device side of `verify --explain`.
+    pub instrument: bool,
 }
 
 impl Default for FragmentTranslateOptions {
@@ -86,6 +90,7 @@ impl Default for FragmentTranslateOptions {
             perspective: PerspectiveFlag::MultiplyByWposW,
             loop_counter: LoopCounter::Iteration,
             fused_mad: true,
+            instrument: false,
         }
     }
 }
@@ -122,6 +127,7 @@ impl FragmentTranslateOptions {
             self.perspective as u8,
             self.loop_counter as u8,
             u8::from(self.fused_mad),
+            u8::from(self.instrument),
         ]);
         out
     }

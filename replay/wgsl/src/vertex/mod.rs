@@ -54,6 +54,7 @@
 mod emit;
 pub mod options;
 mod prelude;
+pub mod record;
 mod table;
 
 pub use options::{
@@ -98,6 +99,26 @@ pub fn translate(
     memory_words: &[u32],
     options: &VertexTranslateOptions,
 ) -> Result<WgslModule, TranslateError> {
+    translate_with(program, memory_words, options, false)
+}
+
+/// [`translate`] with instrumentation: after every executed instruction the module appends
+/// the registers it wrote to a storage buffer ([`record`]), the device side of `verify
+/// --explain`. The module has `vp_compute` only (no render entry point).
+pub fn translate_instrumented(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    options: &VertexTranslateOptions,
+) -> Result<WgslModule, TranslateError> {
+    translate_with(program, memory_words, options, true)
+}
+
+fn translate_with(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    options: &VertexTranslateOptions,
+    instrument: bool,
+) -> Result<WgslModule, TranslateError> {
     if options.call_depth > MAX_CALL_DEPTH {
         return Err(TranslateError::Unsupported {
             slot: program.start_slot,
@@ -118,8 +139,8 @@ pub fn translate(
             }
         }
     }
-    let hash = module_hash(program, memory_words, options);
-    let source = emit_module(&table, &reachable, any_bra, options, hash);
+    let hash = module_hash(program, memory_words, options, instrument);
+    let source = emit_module(&table, &reachable, any_bra, options, hash, instrument);
     match validate(&source) {
         Ok((module, info)) => Ok(WgslModule {
             source,
@@ -137,9 +158,18 @@ pub fn translate(
 }
 
 /// XXH3-64 over the start slot, every instruction's words, the memory words and the options.
-fn module_hash(program: &VertexProgram, memory_words: &[u32], o: &VertexTranslateOptions) -> u64 {
+fn module_hash(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    o: &VertexTranslateOptions,
+    instrument: bool,
+) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(b"rsxtrace-wgsl vertex 1");
+    h.update(if instrument {
+        b"rsxtrace-wgsl vertex 1 instrumented"
+    } else {
+        b"rsxtrace-wgsl vertex 1"
+    });
     h.update(&(program.start_slot as u64).to_le_bytes());
     for i in &program.instructions {
         h.update(&(i.slot as u64).to_le_bytes());
@@ -162,6 +192,7 @@ fn emit_module(
     any_bra: bool,
     options: &VertexTranslateOptions,
     hash: u64,
+    instrument: bool,
 ) -> String {
     let leaders = table.leaders(reachable, any_bra);
     let mut writer = BodyWriter {
@@ -235,6 +266,9 @@ fn emit_module(
                     let _ = writeln!(cases, "{ind}{{\n{body}{ind}}}");
                 }
             }
+            if instrument {
+                let _ = writeln!(cases, "{ind}{}", record::call(i));
+            }
         }
         if let Some(i) = block.last().and_then(|s| table.insn(*s)) {
             if static_fault(i).is_none() {
@@ -287,7 +321,17 @@ fn emit_module(
     // Only the helpers `rsx_vertex` calls (the entry points call none).
     crate::helpers::append_used(&mut s, &prelude::helpers(options), &[&function]);
     s.push_str(&function);
-    s.push_str(prelude::ENTRY_POINTS);
+    if instrument {
+        s.push_str(record::WGSL);
+        // The compute entry point only: a vertex stage may not write storage.
+        let compute = prelude::ENTRY_POINTS
+            .split("\nstruct VpVaryings")
+            .next()
+            .unwrap_or(prelude::ENTRY_POINTS);
+        s.push_str(compute);
+    } else {
+        s.push_str(prelude::ENTRY_POINTS);
+    }
     s
 }
 

@@ -154,6 +154,10 @@ pub struct StageReport {
     /// Images (fragment stage; HTML report only).
     #[serde(skip)]
     pub images: Option<StageImages>,
+    /// The first divergent instruction at the worst element (`verify --explain-all`; absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<crate::explain::Explained>,
 }
 
 impl StageReport {
@@ -167,6 +171,7 @@ impl StageReport {
             registers: Vec::new(),
             substituted: None,
             images: None,
+            explanation: None,
         }
     }
 
@@ -184,6 +189,7 @@ impl StageReport {
             registers,
             substituted: None,
             images: None,
+            explanation: None,
         }
     }
 
