@@ -206,3 +206,42 @@ fn a_vertex_of_a_captured_draw_is_traced() {
     let o = rsxtrace(&["debug", &basic(), "--vertex", "1", "--trace"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_standalone_vertex_program_is_traced_on_batch_inputs() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let vpo = corpus.path("ps3autotests/sce_cube_common.vpo");
+    let vpo = vpo.to_str().unwrap();
+    let o = rsxtrace(&["debug", vpo, "--vertex", "7", "--trace"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("DP4 o[HPOS].x, v[POS], c[256]; END"), "{out}");
+    assert!(
+        out.contains("vertex 7 of sce_cube_common.vpo: 6 instructions executed"),
+        "{out}"
+    );
+    for (args, needle) in [
+        (
+            vec!["debug", vpo, "--vertex", "2048", "--trace"],
+            "2048 input sets",
+        ),
+        (
+            vec!["debug", &fog(), "--vertex", "0", "--trace"],
+            "holds no vertex program",
+        ),
+    ] {
+        let o = rsxtrace(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(needle),
+            "{args:?}"
+        );
+    }
+}

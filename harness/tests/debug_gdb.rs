@@ -358,3 +358,50 @@ fn a_vertex_is_served_with_outputs_constants_and_register_writes() {
     assert!(out.contains("$3 = {0, 0, 0, 0}"), "{out}");
     assert!(out.contains("exited normally"), "{out}");
 }
+
+#[test]
+fn a_standalone_vertex_program_is_served_on_batch_inputs() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    // sce_cube_common.vpo: DP4 o[HPOS].w/.z/.y/.x with c[259..256], one per slot 2..5.
+    let program = corpus.path("ps3autotests/sce_cube_common.vpo");
+    let (inv, k, _) = rsxtrace_verify::invocation::program_vertex(&program, 300).unwrap();
+    let env = inv.environment();
+    let expected = rsxtrace_replay::interp::vertex::trace::trace_vertex(
+        &inv.program,
+        &inv.memory_words,
+        &env,
+        &inv.inputs[k],
+        &rsxtrace_verify::divergence::vertex_stage::interp_options(
+            rsxtrace_replay::interp::Arithmetic::F32,
+        ),
+    )
+    .unwrap()
+    .output
+    .registers[0];
+    let (mut child, addr) = serve(&[program.to_str().unwrap(), "--vertex", "300"]);
+    let out = gdb(&addr, &["break *5", "continue", "p $HPOS", "continue"]);
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert!(out.contains("Breakpoint 1, 0x00000005"), "{out}");
+    // Before the last DP4 (o[HPOS].x) HPOS.yzw are the interpreter's outputs, x still 0.
+    let hpos = out
+        .lines()
+        .find(|l| l.starts_with("$1 = "))
+        .expect("p $HPOS");
+    let got: Vec<f64> = hpos
+        .trim_start_matches("$1 = {")
+        .trim_end_matches('}')
+        .split(", ")
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(got[0], 0.0, "{hpos}");
+    for c in 1..4 {
+        let tolerance = 1e-6 * expected[c].abs().max(1.0);
+        assert!(
+            (got[c] - expected[c]).abs() <= tolerance,
+            "{hpos} vs {expected:?}"
+        );
+    }
+    assert!(out.contains("exited normally"), "{out}");
+}

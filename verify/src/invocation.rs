@@ -3,8 +3,9 @@
 //! and shading rules give it, `divergence::fragment_stage::rasterize`, and the textures it
 //! samples, bound from the capture as verify binds them), or the vertex invocation of a chosen
 //! vertex ([`draw_vertex`]: its fetched attributes, the draw's constants with the capture's
-//! gaps filled as verify fills them, and its branch bits). What `rsxtrace debug CAPTURE
-//! --draw N (--pixel X,Y | --vertex K)` serves to gdb or traces.
+//! gaps filled as verify fills them, and its branch bits), or the vertex invocation of a
+//! standalone vertex program ([`program_vertex`]: batch's input set K). What `rsxtrace debug
+//! (CAPTURE --draw N | PROGRAM) (--pixel X,Y | --vertex K)` serves to gdb or traces.
 
 use crate::divergence::clock::Clock;
 use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize, sampled_units};
@@ -148,4 +149,43 @@ pub fn draw_vertex(
         ));
     }
     Ok((vi, k))
+}
+
+/// The vertex invocation of input set `k` of the vertex program in the file at `path` (a
+/// container, raw microcode in a `.vpo`/`.rvp`-named file, an RPCS3 cache entry, an
+/// executable: whatever `rsxtrace batch` reads; the first vertex program when it holds
+/// several): the program loaded at slot 0 of transform program memory, with the inputs,
+/// constants and branch bits `rsxtrace batch` checks it with (`batch::inputs`: sets 0..256
+/// built from edge values, the rest seeded by the program's content key). Also returns the
+/// program's name for messages.
+pub fn program_vertex(
+    path: &std::path::Path,
+    k: usize,
+) -> Result<(Box<VertexInterp>, usize, String), String> {
+    use crate::batch::catalog::catalog;
+    use crate::batch::check::{load_vertex, vertex_interp};
+    use crate::batch::inputs::VERTEX_SETS;
+    use crate::divergence::Stage;
+    let found = rsxtrace_program::source::discover(&[path.to_path_buf()]);
+    let entries = catalog(&found);
+    let Some(entry) = entries.iter().find(|e| e.stage == Stage::Vertex) else {
+        let why = found
+            .problems
+            .first()
+            .map(|p| format!(": {}", p.reason))
+            .unwrap_or_default();
+        return Err(format!("{} holds no vertex program{why}", path.display()));
+    };
+    if k >= VERTEX_SETS {
+        return Err(format!(
+            "vertex {k} does not exist: a standalone program runs on {VERTEX_SETS} input sets (0..{VERTEX_SETS})"
+        ));
+    }
+    let (program, words) =
+        load_vertex(&entry.ucode).map_err(|e| format!("{}: {e}", entry.name()))?;
+    Ok((
+        Box::new(vertex_interp(entry, program, words)),
+        k,
+        entry.name(),
+    ))
 }

@@ -8,7 +8,8 @@
 //! FILE is a fragment program run with `shade`'s inputs over a `--size` image, or with
 //! `--draw N` a capture whose draw N is run at the pixel with its own inputs and textures
 //! (`rsxtrace_verify::invocation`). `--draw N --vertex K` debugs the draw's vertex program
-//! on its vertex K instead.
+//! on its vertex K instead; `--vertex K` without `--draw` debugs a standalone vertex program
+//! (FILE as `rsxtrace batch` reads it) on `batch`'s input set K.
 
 use crate::exit::Status;
 use anyhow::{bail, Context};
@@ -23,12 +24,13 @@ use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, pixel_quad};
 use rsxtrace_replay::texture::{NoTextures, Sampler};
 use rsxtrace_verify::divergence::vertex_stage::interp_options;
-use rsxtrace_verify::invocation::{draw_pixel, draw_vertex};
+use rsxtrace_verify::invocation::{draw_pixel, draw_vertex, program_vertex};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct DebugArgs {
-    /// Fragment program (CgBinary .fpo, PSL1GHT, or raw microcode), or a capture with --draw.
+    /// Fragment program (CgBinary .fpo, PSL1GHT, or raw microcode), a vertex program with
+    /// --vertex (any file `rsxtrace batch` reads), or a capture with --draw.
     pub file: PathBuf,
     /// The pixel, `X,Y`: of the `--size` image (row 0 at the top), or in window coordinates
     /// of the draw's surface (as `verify` reports pixels).
@@ -38,8 +40,9 @@ pub struct DebugArgs {
     /// program).
     #[arg(long)]
     pub draw: Option<usize>,
-    /// Debug the draw's vertex program on vertex K (processing order; needs --draw).
-    #[arg(long, value_name = "K", requires = "draw", conflicts_with = "pixel")]
+    /// Debug a vertex program on vertex K: the draw's vertex K (processing order) with
+    /// --draw, else input set K (0..2048) of `rsxtrace batch`'s inputs for a standalone program.
+    #[arg(long, value_name = "K", conflicts_with = "pixel")]
     pub vertex: Option<usize>,
     /// Image size `WxH` for `shade`'s inputs (programs only).
     #[arg(long, value_parser = super::shade_size, default_value = "256x256")]
@@ -210,10 +213,17 @@ fn serve_on(
     Ok(Status::Success)
 }
 
-/// `--vertex K`: the draw's vertex program on vertex K, served to gdb or traced.
-fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Result<Status> {
-    let (_capture, frame) = super::load_frame(&args.file)?;
-    let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
+/// `--vertex K`: the draw's vertex program on vertex K (with `--draw`), or a standalone vertex
+/// program on `rsxtrace batch`'s input set K, served to gdb or traced.
+fn debug_vertex(args: &DebugArgs, k: usize) -> anyhow::Result<Status> {
+    let (vi, k, of) = match args.draw {
+        Some(draw) => {
+            let (_capture, frame) = super::load_frame(&args.file)?;
+            let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
+            (vi, k, format!("draw {draw}"))
+        }
+        None => program_vertex(&args.file, k).map_err(|e| anyhow::anyhow!(e))?,
+    };
     let options = interp_options(if args.f64 {
         Arithmetic::F64
     } else {
@@ -230,12 +240,12 @@ fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Resu
             input: vi.inputs[k],
             options,
         })
-        .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
+        .with_context(|| format!("the interpreter refused {of}'s vertex program"))?;
         return serve_on(args, session);
     }
     let env = vi.environment();
     let trace = trace_vertex(&vi.program, &vi.memory_words, &env, &vi.inputs[k], &options)
-        .with_context(|| format!("the interpreter refused draw {draw}'s vertex program"))?;
+        .with_context(|| format!("the interpreter refused {of}'s vertex program"))?;
     let text_of = |slot: usize| {
         vi.program
             .instructions
@@ -269,7 +279,7 @@ fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Resu
     if !args.json {
         let hpos = trace.output.registers[0];
         outln!(
-            "vertex {k} of draw {draw}: {} instructions executed; HPOS = ({}, {}, {}, {})",
+            "vertex {k} of {of}: {} instructions executed; HPOS = ({}, {}, {}, {})",
             trace.steps.len(),
             hpos[0],
             hpos[1],
@@ -281,8 +291,8 @@ fn trace_vertex_of_draw(args: &DebugArgs, draw: usize, k: usize) -> anyhow::Resu
 }
 
 pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {
-    if let (Some(k), Some(draw)) = (args.vertex, args.draw) {
-        return trace_vertex_of_draw(args, draw, k);
+    if let Some(k) = args.vertex {
+        return debug_vertex(args, k);
     }
     let Some((x, y)) = args.pixel else {
         bail!("give --pixel X,Y (or --draw N --vertex K)");

@@ -180,26 +180,28 @@ pub fn vertex_interp(entry: &Entry, program: VertexProgram, words: Vec<u32>) -> 
     }
 }
 
-fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checked {
-    let mut words: Vec<u32> = entry
-        .ucode
+/// A vertex program's microcode loaded at slot 0 of transform program memory (the rest zero)
+/// and decoded from there: the program and the memory's words.
+pub fn load_vertex(ucode: &[u8]) -> Result<(VertexProgram, Vec<u32>), String> {
+    let mut words: Vec<u32> = ucode
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     if words.len() > TRANSFORM_PROGRAM_WORDS {
-        return Checked::stopped(
-            Status::Undecodable,
-            format!(
-                "{} instructions do not fit the 544-slot transform program memory",
-                words.len() / 4
-            ),
-        );
+        return Err(format!(
+            "{} instructions do not fit the 544-slot transform program memory",
+            words.len() / 4
+        ));
     }
-    // Loaded at slot 0 of transform program memory, the rest zero.
     words.resize(TRANSFORM_PROGRAM_WORDS, 0);
-    let program = match decode_from_memory(&words, 0) {
+    let program = decode_from_memory(&words, 0).map_err(|e| e.to_string())?;
+    Ok((program, words))
+}
+
+fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checked {
+    let (program, words) = match load_vertex(&entry.ucode) {
         Ok(p) => p,
-        Err(e) => return Checked::stopped(Status::Undecodable, e.to_string()),
+        Err(e) => return Checked::stopped(Status::Undecodable, e),
     };
     let mut out = Checked::decoded(
         program.instructions.len(),
