@@ -41,6 +41,15 @@ pub fn all() -> Vec<TableInfo> {
     ]
 }
 
+/// The schema section of `docs/index.md`: every table's Markdown, in creation order.
+pub fn markdown() -> String {
+    all()
+        .iter()
+        .map(TableInfo::markdown)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// An enumerated value: its name, or its raw number when it has none.
 pub(crate) fn named(n: Named) -> Cell {
     match n.name {
