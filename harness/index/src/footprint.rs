@@ -152,11 +152,20 @@ pub fn draw_uses(draw: &Draw, memory: &MemoryView<'_>) -> (Vec<Use>, Vec<String>
         }
         match texture_spans(unit, texture) {
             Ok(spans) => uses.extend(spans.into_iter().map(|s| Use::from_span(role, s))),
-            Err(e) => problems.push(format!("{} unit {unit}: {e}", role.name())),
+            // The texture model's messages start with "texture unit N".
+            Err(e) => problems.push(format!("{} {e}", unit_stage(role))),
         }
     }
     uses.extend(render_targets(draw));
     (uses, problems)
+}
+
+/// `fragment` or `vertex`, for a texture role.
+pub fn unit_stage(role: Role) -> &'static str {
+    match role {
+        Role::VertexTexture(_) => "vertex",
+        _ => "fragment",
+    }
 }
 
 /// The colour targets the draw writes and its depth/stencil target when depth or stencil is

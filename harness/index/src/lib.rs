@@ -150,11 +150,12 @@ fn warnings(frame: &Frame, analysis: &facts::Analysis) -> Vec<Warning> {
         out.extend(f.problems.iter().cloned().map(at));
         for u in &f.units {
             if let Some(p) = &u.problem {
-                out.push(at(format!(
-                    "{} texture unit {}: {p}",
-                    facts::programs::stage_name(u.stage),
-                    u.unit
-                )));
+                // A state the texture model refuses is already among the draw's problems
+                // (its footprint); texels it cannot read are not.
+                let message = format!("{} {p}", facts::programs::stage_name(u.stage));
+                if !f.problems.contains(&message) {
+                    out.push(at(message));
+                }
             }
         }
     }
