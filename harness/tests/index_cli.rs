@@ -75,10 +75,7 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
     let game = std::fs::read(&inputs()[1]).unwrap();
     let truncated = dir.path().join("truncated.rrc.gz");
     std::fs::write(&truncated, &game[..game.len() / 2]).unwrap();
-    let mut args: Vec<String> = inputs()
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    let mut args: Vec<String> = inputs().iter().map(|p| p.display().to_string()).collect();
     args.insert(2, truncated.display().to_string());
     let db_arg = db.display().to_string();
     let mut full: Vec<&str> = vec!["index"];
@@ -114,11 +111,17 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
         .zip(inputs())
     {
         assert_eq!(c.path, path.display().to_string());
-        assert_eq!(c.file_name.as_deref(), path.file_name().and_then(|n| n.to_str()));
+        assert_eq!(
+            c.file_name.as_deref(),
+            path.file_name().and_then(|n| n.to_str())
+        );
         assert_eq!(c.sha256.as_ref().map(String::len), Some(64));
         assert_eq!(c.replaced, Some(false));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
-        assert!(c.warnings.iter().all(|w| w.draw.is_some() || !w.message.is_empty()));
+        assert!(c
+            .warnings
+            .iter()
+            .all(|w| w.draw.is_some() || !w.message.is_empty()));
         assert_eq!(c.rows.as_ref().unwrap()["draws"], c.draws.unwrap() as u64);
     }
 
@@ -152,7 +155,13 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
 #[test]
 fn a_missing_database_folder_is_an_error() {
     let level = inputs()[4].display().to_string();
-    let out = rsxtrace(&["index", &level, "--db", "/nonexistent/dir/x.sqlite", "--quiet"]);
+    let out = rsxtrace(&[
+        "index",
+        &level,
+        "--db",
+        "/nonexistent/dir/x.sqlite",
+        "--quiet",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/dir/x.sqlite"), "{err}");

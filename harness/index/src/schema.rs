@@ -99,15 +99,16 @@ impl<R> Table<R> {
         }
     }
 
-    /// `INSERT INTO name (columns) VALUES (?1, ...)`.
-    pub fn insert_sql(&self) -> String {
+    /// `VERB INTO name (columns) VALUES (?, ...), ...` for `rows` rows (`VERB` is `INSERT`
+    /// or `INSERT OR IGNORE`).
+    pub fn insert_sql(&self, verb: &str, rows: usize) -> String {
         let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
-        let params: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
+        let one = format!("({})", vec!["?"; names.len()].join(", "));
         format!(
-            "INSERT INTO {} ({}) VALUES ({})",
+            "{verb} INTO {} ({}) VALUES {}",
             self.name,
             names.join(", "),
-            params.join(", ")
+            vec![one; rows].join(", ")
         )
     }
 }
@@ -125,8 +126,15 @@ impl TableInfo {
         }
         // STRICT: a value that does not fit its column's type is an error, not a silent
         // conversion (ANY columns take any value).
+        // A table with a primary key stores its rows in that key's order (WITHOUT ROWID):
+        // one B-tree instead of a rowid table plus the key's index.
+        let without_rowid = if self.primary_key.is_empty() || self.primary_key == ["capture_id"] {
+            ""
+        } else {
+            ", WITHOUT ROWID"
+        };
         let mut out = format!(
-            "CREATE TABLE IF NOT EXISTS {} (\n{}\n) STRICT;\n",
+            "CREATE TABLE IF NOT EXISTS {} (\n{}\n) STRICT{without_rowid};\n",
             self.name,
             lines.join(",\n")
         );

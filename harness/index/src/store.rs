@@ -15,7 +15,7 @@ use crate::tables::textures::UnitRow;
 use crate::tables::warnings::Warning;
 use crate::tables::{self, draws::DrawFacts};
 use rsxtrace_capture::frame::Frame;
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, params_from_iter, Connection, OpenFlags, OptionalExtension, Transaction};
 use std::path::{Path, PathBuf};
 
 /// Tables holding one capture's rows (deleted when it is indexed again). `programs`,
@@ -44,10 +44,16 @@ impl Database {
     /// Open the database at `path`, creating it (and its tables) when it does not exist.
     /// A database of another schema version is refused.
     pub fn open(path: &Path) -> Result<Database, IndexError> {
-        let conn = Connection::open(path).map_err(|source| IndexError::Database {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // One connection used from one thread at a time: SQLite's own mutexes are not needed.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|source| IndexError::Database {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Database::with(conn, path.to_path_buf())
     }
 
@@ -173,24 +179,45 @@ impl Database {
     }
 }
 
-/// Insert `rows` into `table` with one prepared statement (`INSERT` or `INSERT OR IGNORE`).
+/// Rows per multi-row `INSERT` (SQLite binds at most 32,766 parameters; the widest table
+/// has under 200 columns).
+const BATCH: usize = 64;
+
+/// Insert `rows` into `table` (`INSERT` or `INSERT OR IGNORE`) with prepared statements of
+/// [`BATCH`] rows each, then one per remaining row.
 fn insert<R>(
     tx: &Transaction<'_>,
     table: &Table<R>,
     or_ignore: bool,
     rows: impl IntoIterator<Item = R>,
 ) -> rusqlite::Result<u64> {
-    let mut sql = table.insert_sql();
-    if or_ignore {
-        sql = sql.replacen("INSERT", "INSERT OR IGNORE", 1);
-    }
-    let mut stmt = tx.prepare_cached(&sql)?;
-    let mut cells: Vec<Cell> = Vec::with_capacity(table.columns.len());
+    let verb = if or_ignore {
+        "INSERT OR IGNORE"
+    } else {
+        "INSERT"
+    };
+    let one = table.insert_sql(verb, 1);
+    let many = table.insert_sql(verb, BATCH);
+    let width = table.columns.len();
+    let mut cells: Vec<Cell> = Vec::with_capacity(width * BATCH);
+    let mut pending = 0;
     let mut n = 0u64;
     for row in rows {
-        cells.clear();
         cells.extend(table.columns.iter().map(|c| (c.get)(&row)));
-        n += stmt.execute(params_from_iter(cells.iter()))? as u64;
+        pending += 1;
+        if pending == BATCH {
+            n += tx
+                .prepare_cached(&many)?
+                .execute(params_from_iter(cells.iter()))? as u64;
+            cells.clear();
+            pending = 0;
+        }
+    }
+    if pending > 0 {
+        let mut stmt = tx.prepare_cached(&one)?;
+        for row in cells.chunks(width) {
+            n += stmt.execute(params_from_iter(row.iter()))? as u64;
+        }
     }
     Ok(n)
 }

@@ -30,7 +30,7 @@ pub fn table<'a>() -> Table<ConstantRow<'a>> {
               has no row. Values are the constant's four floats (a NaN component reads as \
               NULL: SQLite has no NaN).",
         primary_key: &["capture_id", "draw", "register"],
-        indexes: &[&["register"]],
+        indexes: &[],
         columns: vec![
             c("capture_id", Integer, "The capture.", |r| r.capture_id.into()),
             c("draw", Integer, "The draw (`draws.draw`).", |r| r.draw.into()),
