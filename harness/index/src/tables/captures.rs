@@ -49,7 +49,7 @@ pub fn table() -> Table<CaptureFacts> {
             c("capture_id", Integer, "Id of the capture in this database; every other table refers to it.", |f| f.capture_id.into()),
             c("file_name", Text, "File name, without directories.", |f| Cell::text(f.file_name.clone())),
             c("path", Text, "Path the file was indexed from, as given.", |f| Cell::text(f.path.clone())),
-            c("sha256", Text, "SHA-256 of the file as stored (compressed or not), 64 hex digits.", |f| Cell::text(f.sha256.clone())),
+            c("sha256", Text, "SHA-256 of the file as stored (compressed or not), 64 hex digits; for an rsxtrace trace, that of the capture it was made from.", |f| Cell::text(f.sha256.clone())),
             c("file_bytes", Integer, "File size, bytes.", |f| f.file_bytes.into()),
             c("rrc_version", Integer, "RRC format version (3 to 6; an rsxtrace trace reports its source's).", |f| f.rrc_version.into()),
             c("compression", Text, "`none`, `gzip` or `zstd`.", |f| f.compression.into()),
