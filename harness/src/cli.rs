@@ -174,6 +174,10 @@ pub enum Command {
     Probe(crate::cmd::probe::ProbeCommand),
     /// Per draw: texture units bound and enabled versus units the fragment program can sample.
     Textures(crate::cmd::textures::TexturesArgs),
+    /// Index captures into one SQLite database: draws, programs, constants, textures and
+    /// memory blocks, queryable across captures (docs/index.md). Exit 2 when a capture, or a
+    /// part of one, could not be indexed (the rest is).
+    Index(crate::cmd::index::IndexArgs),
     /// Which texture units and interpolants can influence each output of a fragment program.
     Flow {
         file: PathBuf,

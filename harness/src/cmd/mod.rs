@@ -10,6 +10,7 @@ mod dump;
 mod exec;
 mod export_jsonl;
 mod flow;
+pub mod index;
 mod info;
 pub mod matching;
 pub mod mvp;
@@ -45,6 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Uniforms(args) => uniforms::run(&args),
         Command::Probe(command) => probe::run(&command),
         Command::Textures(args) => textures::run(&args),
+        Command::Index(args) => index::run(&args),
         Command::Translate {
             file,
             to,

@@ -9,7 +9,7 @@ use super::format::TexelFormat;
 use super::layout::{subresources, Geometry, Subresource};
 use super::remap::Remap;
 use super::MAX_DECODED_TEXELS;
-use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::fetch::{GuestMemory, Span};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::rrc::Location;
 
@@ -237,13 +237,27 @@ impl DecodePlan {
     }
 }
 
-fn read_subresource<'m, M: GuestMemory + ?Sized>(
-    unit: u8,
-    base: u32,
-    location: Location,
-    sub: &Subresource,
-    memory: &'m M,
-) -> Result<&'m [u8], TextureError> {
+/// Where unit `unit`'s image (state `texture`) lies: the bytes of each sub-resource (layer by
+/// layer, level by level), exactly the ranges [`decode_texture`] reads, found without reading
+/// memory. Errors are [`decode_texture`]'s state errors (no location, unsupported format, bad
+/// dimension, empty or too large an image, an address past 4 GiB).
+pub fn texture_spans(unit: u8, texture: &Texture) -> Result<Vec<Span>, TextureError> {
+    let plan = DecodePlan::new(unit, texture)?;
+    plan.subs
+        .iter()
+        .map(|sub| {
+            let (offset, len) = subresource_span(unit, plan.base, sub)?;
+            Ok(Span {
+                location: plan.location,
+                offset,
+                len,
+            })
+        })
+        .collect()
+}
+
+/// `(offset, len)` of a sub-resource of a texture at `base`.
+fn subresource_span(unit: u8, base: u32, sub: &Subresource) -> Result<(u32, u32), TextureError> {
     let overflow = TextureError::AddressOverflow {
         unit,
         base,
@@ -256,6 +270,17 @@ fn read_subresource<'m, M: GuestMemory + ?Sized>(
     if u64::from(offset) + u64::from(len) > u64::from(u32::MAX) + 1 {
         return Err(overflow);
     }
+    Ok((offset, len))
+}
+
+fn read_subresource<'m, M: GuestMemory + ?Sized>(
+    unit: u8,
+    base: u32,
+    location: Location,
+    sub: &Subresource,
+    memory: &'m M,
+) -> Result<&'m [u8], TextureError> {
+    let (offset, len) = subresource_span(unit, base, sub)?;
     memory
         .read(location, offset, len)
         .ok_or(TextureError::MissingMemory {

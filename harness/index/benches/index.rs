@@ -1,0 +1,115 @@
+//! `rsxtrace index` speed (issue 17 item 7: "index of the game-scale sample and of a 650 MB
+//! synthetic capture, as a ratio to `gzip -dc` of the same file in one run (target at most
+//! 2x); database size per draw").
+//!
+//! Two groups, each measuring side by side on the same file:
+//! - `gzip -dc FILE > /dev/null` (the system gzip: the decompression floor);
+//! - [`index_file`] of the file into a new database file (read, decode, analyse, write,
+//!   commit), what `rsxtrace index FILE --db F` does.
+//!
+//! The files: `traces/samples/game.rrc.gz` (2,400 draws), and the benchmarks' 650 MiB capture
+//! of `rsxtrace_scenes::large_capture` (4,000 draws), written once under
+//! `$CARGO_TARGET_DIR/bench-data/` (about a minute the first time) and reused. Before the
+//! groups, the bench prints the database size per draw of each and the ratio of the two
+//! medians of a few untimed-by-criterion runs, so the figures of one run sit together.
+//!
+//! `cargo bench -p rsxtrace-index --bench index` (`-- game` or `-- large` for one group).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use rsxtrace_index::{index_file, Database};
+use rsxtrace_scenes::large_capture::{cached_file, LargeCaptureOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn gzip_dc(path: &Path) {
+    let status = Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run gzip (the bench compares with the system gzip)");
+    assert!(status.success(), "gzip -dc {}", path.display());
+}
+
+/// Index `path` into a new database under `dir`; returns the database's size and the draws.
+fn index(path: &Path, dir: &Path) -> (u64, usize) {
+    let db_path = dir.join("bench.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db_path.display()));
+    }
+    let mut db = Database::open(&db_path).expect("database");
+    let report = index_file(&mut db, path, &|_| {}).expect("index");
+    drop(db);
+    let bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
+    (bytes, report.draws)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Print the database size per draw and the index / gzip ratio of `runs` runs of each,
+/// interleaved.
+fn summary(name: &str, path: &Path, dir: &Path, runs: usize) {
+    let (mut ix, mut gz) = (Vec::new(), Vec::new());
+    let mut size = (0, 0);
+    for _ in 0..runs {
+        let t = Instant::now();
+        gzip_dc(path);
+        gz.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        size = index(path, dir);
+        ix.push(t.elapsed().as_secs_f64());
+    }
+    let (i, g) = (median(ix), median(gz));
+    eprintln!(
+        "{name}: {} draws, file {} bytes; index {:.3} s, gzip -dc {:.3} s: ratio {:.2}x; database {} bytes, {:.0} bytes per draw",
+        size.1,
+        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        i,
+        g,
+        i / g,
+        size.0,
+        size.0 as f64 / size.1.max(1) as f64
+    );
+}
+
+fn group(c: &mut Criterion, name: &str, path: &Path, measurement: Duration) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    summary(name, path, dir.path(), 3);
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    group.measurement_time(measurement);
+    group.bench_function("gzip -dc (floor)", |b| b.iter(|| gzip_dc(path)));
+    group.bench_function("index_file", |b| b.iter(|| index(path, dir.path())));
+    group.finish();
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| rsxtrace_testkit::workspace!().root().join("target"))
+}
+
+fn game(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    group(c, "index_game", &path, Duration::from_secs(10));
+}
+
+fn large(c: &mut Criterion) {
+    let options = LargeCaptureOptions::default();
+    let dir = target_dir().join("bench-data");
+    let started = Instant::now();
+    let path = cached_file(&options, &dir).expect("large capture");
+    eprintln!(
+        "large capture {} ready in {:.1} s",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    group(c, "index_large_650MiB", &path, Duration::from_secs(90));
+}
+
+criterion_group!(benches, game, large);
+criterion_main!(benches);

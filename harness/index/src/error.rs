@@ -1,0 +1,51 @@
+//! Why a database or a capture could not be indexed.
+
+use std::path::PathBuf;
+
+/// Why indexing failed. A capture-level error (the file cannot be read, its frame cannot be
+/// decoded) stops only that capture; the database's errors stop the run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// The capture file cannot be opened or parsed.
+    #[error(transparent)]
+    Open(#[from] rsxtrace_capture::open::OpenError),
+    /// The capture's command stream or memory map cannot be decoded into a frame.
+    #[error("cannot decode the frame of {}", path.display())]
+    Frame {
+        /// The capture.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: rsxtrace_capture::frame::FrameError,
+    },
+    /// The database cannot be opened, created or written.
+    #[error("database {}: {source}", path.display())]
+    Database {
+        /// The database file (`:memory:` for an in-memory one).
+        path: PathBuf,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The database was made by another schema version.
+    #[error(
+        "database {} has schema version {found}, this rsxtrace writes version {expected}: index into a new file",
+        path.display()
+    )]
+    SchemaVersion {
+        /// The database file.
+        path: PathBuf,
+        /// Its version.
+        found: i32,
+        /// Ours.
+        expected: i32,
+    },
+}
+
+impl IndexError {
+    /// Whether the error concerns one capture only (the run can go on with the others).
+    pub fn is_capture_error(&self) -> bool {
+        matches!(self, IndexError::Open(_) | IndexError::Frame { .. })
+    }
+}

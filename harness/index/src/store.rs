@@ -1,0 +1,416 @@
+//! The database: opening or creating it with the schema, and writing one capture's rows in one
+//! transaction with prepared statements (a capture indexed again has its old rows deleted in
+//! the same transaction, so a reader never sees half of either).
+
+use crate::cell::Cell;
+use crate::error::IndexError;
+use crate::facts::programs::stage_name;
+use crate::facts::Analysis;
+use crate::schema::{Table, SCHEMA_VERSION};
+use crate::tables::captures::CaptureFacts;
+use crate::tables::constants::{ConstantRow, FragmentConstantRow};
+use crate::tables::memory::{BlockRow, UseRow};
+use crate::tables::programs::{ProgramConstantRow, ProgramOpcodeRow, ProgramTextureRow};
+use crate::tables::textures::UnitRow;
+use crate::tables::warnings::Warning;
+use crate::tables::{self, draws::DrawFacts};
+use rsxtrace_capture::frame::Frame;
+use rusqlite::{params, params_from_iter, Connection, OpenFlags, OptionalExtension, Transaction};
+use std::path::{Path, PathBuf};
+
+/// Tables holding one capture's rows (deleted when it is indexed again). `programs`,
+/// `program_*` and `textures` are shared by content key and kept.
+const PER_CAPTURE: [&str; 8] = [
+    "draws",
+    "draw_constants",
+    "fragment_constants",
+    "draw_textures",
+    "memory_blocks",
+    "block_uses",
+    "warnings",
+    "captures",
+];
+
+/// An open index database.
+pub struct Database {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// Rows written per table for one capture.
+pub type RowCounts = Vec<(&'static str, u64)>;
+
+impl Database {
+    /// Open the database at `path`, creating it (and its tables) when it does not exist.
+    /// A database of another schema version is refused.
+    pub fn open(path: &Path) -> Result<Database, IndexError> {
+        // One connection used from one thread at a time: SQLite's own mutexes are not needed.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|source| IndexError::Database {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Database::with(conn, path.to_path_buf())
+    }
+
+    /// A new database in memory (for tests and one-off queries).
+    pub fn in_memory() -> Result<Database, IndexError> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|source| IndexError::Database {
+            path: path.clone(),
+            source,
+        })?;
+        Database::with(conn, path)
+    }
+
+    fn with(conn: Connection, path: PathBuf) -> Result<Database, IndexError> {
+        let db = Database { conn, path };
+        db.set_up()?;
+        Ok(db)
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+        |source| IndexError::Database {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn set_up(&self) -> Result<(), IndexError> {
+        // WAL with NORMAL sync: a crash can lose the last capture's transaction, never corrupt
+        // the file; the index can always be rebuilt from the captures.
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                 PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;",
+            )
+            .map_err(self.err())?;
+        let version: i32 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(self.err())?;
+        let tables: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(self.err())?;
+        if tables > 0 && version != SCHEMA_VERSION {
+            return Err(IndexError::SchemaVersion {
+                path: self.path.clone(),
+                found: version,
+                expected: SCHEMA_VERSION,
+            });
+        }
+        let ddl: String = tables::all().iter().map(|t| t.ddl()).collect();
+        self.conn
+            .execute_batch(&format!(
+                "BEGIN; {ddl} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(self.err())
+    }
+
+    /// The SQLite connection, for queries.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The capture id of the capture with this SHA-256, if indexed.
+    pub fn capture_id(&self, sha256: &str) -> Result<Option<i64>, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT capture_id FROM captures WHERE sha256 = ?1",
+                [sha256],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Write one capture: its row, its draws and everything analysed about them, replacing
+    /// the rows of a capture with the same SHA-256. Returns the capture id and the rows
+    /// written per table.
+    pub(crate) fn write(
+        &mut self,
+        capture: &mut CaptureFacts,
+        frame: &Frame,
+        analysis: &Analysis,
+        warnings: &[Warning],
+    ) -> Result<(i64, RowCounts), IndexError> {
+        let existing = self.capture_id(&capture.sha256)?;
+        let path = self.path.clone();
+        let err = move |source| IndexError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        let id = match existing {
+            Some(id) => {
+                for table in PER_CAPTURE {
+                    tx.execute(&format!("DELETE FROM {table} WHERE capture_id = ?1"), [id])
+                        .map_err(&err)?;
+                }
+                id
+            }
+            None => tx
+                .query_row(
+                    "SELECT coalesce(max(capture_id), 0) + 1 FROM captures",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(&err)?,
+        };
+        capture.capture_id = id;
+        let counts = write_rows(&tx, id, capture, frame, analysis, warnings).map_err(&err)?;
+        tx.execute(
+            "UPDATE captures SET indexed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') \
+             WHERE capture_id = ?1",
+            params![id],
+        )
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
+        Ok((id, counts))
+    }
+}
+
+/// Rows per multi-row `INSERT` (SQLite binds at most 32,766 parameters; the widest table
+/// has under 200 columns).
+const BATCH: usize = 64;
+
+/// Insert `rows` into `table` (`INSERT` or `INSERT OR IGNORE`) with prepared statements of
+/// [`BATCH`] rows each, then one per remaining row.
+fn insert<R>(
+    tx: &Transaction<'_>,
+    table: &Table<R>,
+    or_ignore: bool,
+    rows: impl IntoIterator<Item = R>,
+) -> rusqlite::Result<u64> {
+    let verb = if or_ignore {
+        "INSERT OR IGNORE"
+    } else {
+        "INSERT"
+    };
+    let one = table.insert_sql(verb, 1);
+    let many = table.insert_sql(verb, BATCH);
+    let width = table.columns.len();
+    let mut cells: Vec<Cell> = Vec::with_capacity(width * BATCH);
+    let mut pending = 0;
+    let mut n = 0u64;
+    for row in rows {
+        cells.extend(table.columns.iter().map(|c| (c.get)(&row)));
+        pending += 1;
+        if pending == BATCH {
+            n += tx
+                .prepare_cached(&many)?
+                .execute(params_from_iter(cells.iter()))? as u64;
+            cells.clear();
+            pending = 0;
+        }
+    }
+    if pending > 0 {
+        let mut stmt = tx.prepare_cached(&one)?;
+        for row in cells.chunks(width) {
+            n += stmt.execute(params_from_iter(row.iter()))? as u64;
+        }
+    }
+    Ok(n)
+}
+
+fn write_rows(
+    tx: &Transaction<'_>,
+    id: i64,
+    capture: &CaptureFacts,
+    frame: &Frame,
+    a: &Analysis,
+    warnings: &[Warning],
+) -> rusqlite::Result<RowCounts> {
+    let mut counts: RowCounts = Vec::new();
+    let mut count = |name: &'static str, n: u64| counts.push((name, n));
+
+    count(
+        "captures",
+        insert(tx, &tables::captures::table(), false, [capture.clone()])?,
+    );
+    count(
+        "draws",
+        insert(
+            tx,
+            &tables::draws::table(),
+            false,
+            frame.draws.iter().zip(&a.draws).map(|(draw, f)| DrawFacts {
+                capture_id: id,
+                draw,
+                pass: f.pass,
+            }),
+        )?,
+    );
+
+    // Programs are shared between captures: a program already indexed is kept as it is.
+    count(
+        "programs",
+        insert(
+            tx,
+            &tables::programs::table(),
+            true,
+            a.programs.iter().cloned(),
+        )?,
+    );
+    count(
+        "program_constants",
+        insert(
+            tx,
+            &tables::programs::constants_table(),
+            true,
+            a.programs.iter().flat_map(|p| {
+                p.constants_read()
+                    .into_iter()
+                    .map(move |(register, relative)| ProgramConstantRow {
+                        key: p.key,
+                        register,
+                        relative,
+                    })
+            }),
+        )?,
+    );
+    count(
+        "program_textures",
+        insert(
+            tx,
+            &tables::programs::textures_table(),
+            true,
+            a.programs.iter().flat_map(|p| {
+                p.texture_units()
+                    .into_iter()
+                    .map(move |(unit, instructions, reach, live)| ProgramTextureRow {
+                        stage: stage_name(p.stage),
+                        key: p.key,
+                        unit,
+                        instructions,
+                        reach,
+                        live,
+                    })
+            }),
+        )?,
+    );
+    count(
+        "program_opcodes",
+        insert(
+            tx,
+            &tables::programs::opcodes_table(),
+            true,
+            a.programs.iter().flat_map(|p| {
+                let f = p.fingerprint.as_ref().ok();
+                f.into_iter().flat_map(move |f| {
+                    f.opcodes.iter().map(move |&(k, n)| ProgramOpcodeRow {
+                        stage: stage_name(p.stage),
+                        key: p.key,
+                        opcode: f.opcode_name(k).replace(" (scalar)", "(scalar)"),
+                        count: n,
+                    })
+                })
+            }),
+        )?,
+    );
+
+    let per_draw = || a.draws.iter().enumerate();
+    count(
+        "draw_constants",
+        insert(
+            tx,
+            &tables::constants::table(),
+            false,
+            per_draw().flat_map(|(draw, f)| {
+                f.constants.iter().map(move |c| ConstantRow {
+                    capture_id: id,
+                    draw,
+                    c,
+                })
+            }),
+        )?,
+    );
+    count(
+        "fragment_constants",
+        insert(
+            tx,
+            &tables::constants::fragment_table(),
+            false,
+            per_draw().flat_map(|(draw, f)| {
+                f.fragment_constants
+                    .iter()
+                    .map(move |c| FragmentConstantRow {
+                        capture_id: id,
+                        draw,
+                        c,
+                    })
+            }),
+        )?,
+    );
+    count(
+        "textures",
+        insert(
+            tx,
+            &tables::textures::table(),
+            true,
+            a.textures.iter().cloned(),
+        )?,
+    );
+    count(
+        "draw_textures",
+        insert(
+            tx,
+            &tables::textures::units_table(),
+            false,
+            per_draw().flat_map(|(draw, f)| {
+                f.units.iter().map(move |u| UnitRow {
+                    capture_id: id,
+                    draw,
+                    u,
+                })
+            }),
+        )?,
+    );
+    count(
+        "memory_blocks",
+        insert(
+            tx,
+            &tables::memory::table(),
+            // A malformed file can list one id twice: the first entry is kept.
+            true,
+            a.blocks.iter().map(|b| BlockRow { capture_id: id, b }),
+        )?,
+    );
+    count(
+        "block_uses",
+        insert(
+            tx,
+            &tables::memory::uses_table(),
+            false,
+            per_draw().flat_map(|(draw, f)| {
+                f.uses.iter().map(move |u| UseRow {
+                    capture_id: id,
+                    draw,
+                    u,
+                })
+            }),
+        )?,
+    );
+    count(
+        "warnings",
+        insert(
+            tx,
+            &tables::warnings::table(),
+            false,
+            warnings.iter().map(|w| Warning {
+                capture_id: id,
+                ..w.clone()
+            }),
+        )?,
+    );
+    Ok(counts)
+}

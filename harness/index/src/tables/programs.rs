@@ -1,0 +1,173 @@
+//! `programs` and its three child tables, `program_constants`, `program_textures` and
+//! `program_opcodes`: each distinct program once across all captures, by stage and content
+//! key (the same program in two captures is one row).
+
+use super::hex64;
+use crate::cell::Cell;
+use crate::facts::programs::{stage_name, ProgramFacts};
+use crate::schema::{col, Table, Ty};
+use rsxtrace_verify::probe::textures::Reach;
+
+/// Names of the set bits of `bits`, space-separated, by `name`.
+fn bit_names(bits: u64, name: impl Fn(u32) -> String) -> String {
+    (0..64)
+        .filter(|b| bits & (1 << b) != 0)
+        .map(name)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn fp<T>(p: &ProgramFacts, f: impl Fn(&rsxtrace_verify::matching::Fingerprint) -> T) -> Option<T> {
+    p.fingerprint.as_ref().ok().map(f)
+}
+
+/// The `programs` table.
+pub fn table() -> Table<ProgramFacts> {
+    use Ty::*;
+    let c = col::<ProgramFacts>;
+    Table {
+        name: "programs",
+        doc: "One row per distinct program (stage and content key) of every capture indexed. \
+              The figures are the structural fingerprint of `rsxtrace match` \
+              (`docs/batch.md`). A program that does not decode has NULL figures and its \
+              `decode_error`.",
+        primary_key: &["stage", "key"],
+        indexes: &[],
+        columns: vec![
+            c("stage", Text, "`vertex` or `fragment`.", |p| stage_name(p.stage).into()),
+            c("key", Text, "Content key, 16 hex digits: `draws.vp_key` or `draws.fp_key` (a fragment program's inline constants are zeroed in it, so one key covers every copy that differs only in them).", |p| hex64(p.key)),
+            c("slots", Integer, "128-bit slots: vertex, from the entry through END; fragment, instructions and inline constants.", |p| p.slots.into()),
+            c("instructions", Integer, "Instructions (vertex: slots; fragment: without the inline-constant slots).", |p| Cell::opt(fp(p, |f| f.instructions))),
+            c("inputs", Integer, "Inputs read, bit n = input n (vertex `v[n]`; fragment WPOS=0, COL0=1, COL1=2, FOGC=3, TEX0..TEX9=4..13, FACING=14).", |p| Cell::opt(fp(p, |f| f.inputs))),
+            c("input_names", Text, "The inputs read, space-separated (`v[POS] v[NRML]`, `COL0 TEX0 FOGC`).", |p| Cell::opt(fp(p, |f| bit_names(u64::from(f.inputs), |n| f.input_name(n))))),
+            c("outputs", Integer, "Outputs written, bit n: vertex `o[n]`; fragment R(n) (an H register counts as the R register it aliases).", |p| Cell::opt(fp(p, |f| f.outputs as i64))),
+            c("output_names", Text, "The outputs written, space-separated (`o[HPOS] o[TEX0]`, `R0 R2`).", |p| Cell::opt(fp(p, |f| bit_names(f.outputs, |n| f.output_name(n))))),
+            c("texture_units", Text, "Texture units sampled, ascending, space-separated (vertex TXL units; fragment units). Per unit detail in `program_textures`.", |p| Cell::text(p.texture_units().iter().map(|t| t.0.to_string()).collect::<Vec<_>>().join(" "))),
+            c("inline_constants", Integer, "Fragment: inline-constant slots (`fragment_constants` holds their values per draw); vertex: 0.", |p| p.inline_constants.into()),
+            c("constants_read", Text, "Vertex: the constant registers read, space-separated (`c[32] c[33] c[A0+40]`); fragment: NULL. Per register in `program_constants`.", |p| match (p.stage, &p.fingerprint) {
+                (rsxtrace_program::container::Stage::Vertex, Ok(f)) => Cell::text(f.constants.iter().map(|&c| f.constant_name(c)).collect::<Vec<_>>().join(" ")),
+                _ => Cell::Null,
+            }),
+            c("indexed_constants", Integer, "Reads constants indexed by the address register (`c[A0+n]`: matrix palettes, bone arrays).", |p| p.indexed_constants().into()),
+            c("opcodes", Text, "Opcode histogram, `NAME:count` space-separated in opcode order (vertex scalar-unit operations as `NAME(scalar)`). Per opcode in `program_opcodes`.", |p| Cell::opt(fp(p, |f| f.opcodes.iter().map(|&(k, n)| format!("{}:{n}", f.opcode_name(k).replace(" (scalar)", "(scalar)"))).collect::<Vec<_>>().join(" ")))),
+            c("flow_complete", Integer, "Fragment: the flow analysis followed every path (no CAL, nested flow), so `program_textures.reach` and `live` are exact; vertex: 1.", |p| p.flow_complete.into()),
+            c("decode_error", Text, "Why the program does not decode; NULL when it does.", |p| Cell::opt(p.fingerprint.as_ref().err().cloned())),
+        ],
+    }
+}
+
+/// A row of `program_constants`.
+pub struct ProgramConstantRow {
+    /// Program key.
+    pub key: u64,
+    /// Register (or relative base).
+    pub register: u16,
+    /// `c[A0+register]`.
+    pub relative: bool,
+}
+
+/// The `program_constants` table.
+pub fn constants_table() -> Table<ProgramConstantRow> {
+    use Ty::*;
+    let c = col::<ProgramConstantRow>;
+    Table {
+        name: "program_constants",
+        doc: "One row per constant register a vertex program reads (fragment programs have \
+              no constant registers: see `fragment_constants`).",
+        primary_key: &["key", "register", "relative"],
+        indexes: &[&["register"]],
+        columns: vec![
+            c("key", Text, "Vertex program key (`programs.key`).", |r| {
+                hex64(r.key)
+            }),
+            c(
+                "register",
+                Integer,
+                "Constant register 0..467 (`c[n]`), or the base `n` of a relative read `c[A0+n]`.",
+                |r| r.register.into(),
+            ),
+            c(
+                "relative",
+                Integer,
+                "1 for `c[A0+n]`: the register read depends on the address register at run time.",
+                |r| r.relative.into(),
+            ),
+        ],
+    }
+}
+
+/// A row of `program_textures`.
+pub struct ProgramTextureRow {
+    /// Stage name.
+    pub stage: &'static str,
+    /// Program key.
+    pub key: u64,
+    /// Unit.
+    pub unit: u8,
+    /// Texture instructions sampling it.
+    pub instructions: u32,
+    /// Fragment flow class.
+    pub reach: Option<Reach>,
+    /// Fragment liveness.
+    pub live: Option<bool>,
+}
+
+/// A reach's name.
+pub fn reach_name(r: Reach) -> &'static str {
+    match r {
+        Reach::Always => "always",
+        Reach::Conditional => "conditional",
+        Reach::Unreachable => "unreachable",
+    }
+}
+
+/// The `program_textures` table.
+pub fn textures_table() -> Table<ProgramTextureRow> {
+    use Ty::*;
+    let c = col::<ProgramTextureRow>;
+    Table {
+        name: "program_textures",
+        doc: "One row per texture unit a program samples, with its flow class (fragment \
+              programs; `rsxtrace textures` and `docs/probes.md` define the terms).",
+        primary_key: &["stage", "key", "unit"],
+        indexes: &[],
+        columns: vec![
+            c("stage", Text, "`vertex` or `fragment`.", |r| r.stage.into()),
+            c("key", Text, "Program key (`programs.key`).", |r| hex64(r.key)),
+            c("unit", Integer, "Texture unit (fragment 0..15, vertex 0..3).", |r| r.unit.into()),
+            c("instructions", Integer, "Texture instructions that sample it.", |r| r.instructions.into()),
+            c("reach", Text, "How those instructions are reached: `always`, `conditional` (inside IFE, a loop, or after a conditional RET) or `unreachable`; NULL for vertex programs.", |r| Cell::opt(r.reach.map(reach_name))),
+            c("live", Integer, "1 when a texel of this unit can influence an output or the discard (conservative flow analysis); NULL for vertex programs.", |r| Cell::opt(r.live)),
+        ],
+    }
+}
+
+/// A row of `program_opcodes`.
+pub struct ProgramOpcodeRow {
+    /// Stage name.
+    pub stage: &'static str,
+    /// Program key.
+    pub key: u64,
+    /// Opcode name.
+    pub opcode: String,
+    /// Count.
+    pub count: u32,
+}
+
+/// The `program_opcodes` table.
+pub fn opcodes_table() -> Table<ProgramOpcodeRow> {
+    use Ty::*;
+    let c = col::<ProgramOpcodeRow>;
+    Table {
+        name: "program_opcodes",
+        doc: "One row per opcode a program uses, with how many times.",
+        primary_key: &["stage", "key", "opcode"],
+        indexes: &[&["opcode"]],
+        columns: vec![
+            c("stage", Text, "`vertex` or `fragment`.", |r| r.stage.into()),
+            c("key", Text, "Program key (`programs.key`).", |r| hex64(r.key)),
+            c("opcode", Text, "Opcode name (`DP4`, `TEX`, `KIL`; a vertex scalar-unit operation as `RSQ(scalar)`).", |r| Cell::text(r.opcode.clone())),
+            c("count", Integer, "Instructions with this opcode (vertex: per unit that is active).", |r| r.count.into()),
+        ],
+    }
+}

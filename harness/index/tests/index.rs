@@ -1,0 +1,319 @@
+//! Indexing behaviour: a capture indexed again replaces its rows; a truncated, corrupt or
+//! undecodable capture is an error for it alone; a draw part that does not decode is a
+//! warning and the rest of the capture is indexed; memory uses name the builder's buffers.
+
+mod common;
+
+use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
+use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
+use rsxtrace_capture::builder::{methods as m, CaptureBuilder, IndexType, TextureDesc};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{self, Location};
+use rsxtrace_index::{index_file, Database, IndexError};
+use std::path::Path;
+
+fn count(db: &Database, sql: &str) -> i64 {
+    db.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Rows of every per-capture table, for one capture id.
+fn rows_of(db: &Database, id: i64) -> Vec<(String, i64)> {
+    [
+        "draws",
+        "draw_constants",
+        "fragment_constants",
+        "draw_textures",
+        "memory_blocks",
+        "block_uses",
+        "warnings",
+        "captures",
+    ]
+    .iter()
+    .map(|t| {
+        (
+            t.to_string(),
+            count(
+                db,
+                &format!("SELECT count(*) FROM {t} WHERE capture_id = {id}"),
+            ),
+        )
+    })
+    .collect()
+}
+
+fn samples() -> std::path::PathBuf {
+    rsxtrace_testkit::workspace!().samples_dir()
+}
+
+#[test]
+fn indexing_a_capture_again_replaces_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open(&dir.path().join("i.sqlite")).unwrap();
+    let basic = samples().join("basic.rrc.gz");
+    let first = index_file(&mut db, &basic, &|_| {}).unwrap();
+    let level = index_file(&mut db, &common::bundled()[4], &|_| {}).unwrap();
+    assert!(!first.replaced);
+    let before = rows_of(&db, first.capture_id);
+    assert_eq!(before[0], ("draws".to_string(), 3));
+
+    // The same bytes under another name and path: the same capture, its rows replaced.
+    let copy = dir.path().join("renamed.rrc.gz");
+    std::fs::copy(&basic, &copy).unwrap();
+    let again = index_file(&mut db, &copy, &|_| {}).unwrap();
+    assert!(again.replaced);
+    assert_eq!(again.capture_id, first.capture_id);
+    assert_eq!(rows_of(&db, first.capture_id), before);
+    let name: String = db
+        .connection()
+        .query_row(
+            "SELECT file_name FROM captures WHERE capture_id = ?1",
+            [first.capture_id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(name, "renamed.rrc.gz");
+    // The level is untouched, and programs and textures are not duplicated.
+    assert_eq!(rows_of(&db, level.capture_id)[0].1, 40);
+    assert_eq!(count(&db, "SELECT count(*) FROM captures"), 2);
+    let programs = count(&db, "SELECT count(*) FROM programs");
+    index_file(&mut db, &basic, &|_| {}).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM programs"), programs);
+
+    // Other bytes under the same name: another capture.
+    let other = dir.path().join("basic.rrc.gz");
+    std::fs::copy(samples().join("primitives.rrc.gz"), &other).unwrap();
+    let third = index_file(&mut db, &other, &|_| {}).unwrap();
+    assert!(!third.replaced);
+    assert_ne!(third.capture_id, first.capture_id);
+    assert_eq!(count(&db, "SELECT count(*) FROM captures"), 3);
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn a_bad_capture_is_an_error_for_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open(&dir.path().join("i.sqlite")).unwrap();
+    let game = std::fs::read(samples().join("game.rrc.gz")).unwrap();
+    let truncated = write(dir.path(), "truncated.rrc.gz", &game[..game.len() / 3]);
+    let mut corrupt_bytes = game.clone();
+    for b in &mut corrupt_bytes[1000..1400] {
+        *b ^= 0x5A;
+    }
+    let corrupt = write(dir.path(), "corrupt.rrc.gz", &corrupt_bytes);
+    let not_a_capture = write(dir.path(), "notes.txt", b"not a capture at all");
+    // A capture whose command refers to a memory block its map lacks: readable, but its
+    // frame cannot be decoded.
+    let mut capture =
+        rrc::read_bytes(&std::fs::read(samples().join("basic.rrc.gz")).unwrap(), "x").unwrap();
+    capture.commands[5].memory.push(0xDEAD_BEEF);
+    let undecodable = write(dir.path(), "undecodable.rrc.gz", &rrc::write_v6(&capture));
+
+    for (path, frame_error) in [
+        (&truncated, false),
+        (&corrupt, false),
+        (&not_a_capture, false),
+        (&undecodable, true),
+    ] {
+        let err = index_file(&mut db, path, &|_| {}).unwrap_err();
+        assert!(err.is_capture_error(), "{}: {err}", path.display());
+        assert_eq!(
+            matches!(err, IndexError::Frame { .. }),
+            frame_error,
+            "{err}"
+        );
+        let text = format!("{err}");
+        assert!(
+            text.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{text}"
+        );
+    }
+    assert_eq!(count(&db, "SELECT count(*) FROM captures"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM draws"), 0);
+    // The database goes on with the next capture.
+    let level = index_file(&mut db, &common::bundled()[4], &|_| {}).unwrap();
+    assert_eq!(level.draws, 40);
+    assert!(level.warnings.is_empty(), "{:?}", level.warnings);
+}
+
+/// Three draws: a good one; an indexed one whose index buffer the capture lost; one whose
+/// texture unit has a format the texture model does not know.
+fn damaged() -> rrc::Capture {
+    let mut b = CaptureBuilder::new("damaged.rrc.gz");
+    let triangle: Vec<u8> = [
+        0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0,
+    ]
+    .iter()
+    .flat_map(|v| v.to_be_bytes())
+    .collect();
+    b.put_memory(Location::Main, 0x1000, &triangle).unwrap();
+    b.put_memory(Location::Main, 0x2000, &[0, 0, 0, 1, 0, 2])
+        .unwrap();
+    b.put_memory(Location::Local, 0x10_0000, &[0x55; 64])
+        .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
+        .unwrap();
+    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1, 0b1)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x100, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    b.set_index_array(Location::Main, 0x2000, IndexType::U16)
+        .unwrap();
+    b.draw_indexed(5, &[(0, 3)]).unwrap();
+    b.set_texture(
+        0,
+        &TextureDesc {
+            offset: 0x10_0000,
+            location: Location::Local,
+            format: 0xA5, // A8R8G8B8, linear
+            dimension: 2,
+            cubemap: false,
+            mipmaps: 1,
+            width: 4,
+            height: 4,
+            depth: 1,
+            pitch: 16,
+            address: 0x0001_0101,
+            control0: 0,
+            remap: 0xAAE4,
+            filter: 0x0101_0000,
+            border_color: 0,
+            byte_size: 64,
+            border_texels: false,
+        },
+    )
+    .unwrap();
+    // Format 0x8A: no such RSX texture format (gcm_enums.h).
+    b.method(m::TEXTURE_FORMAT, 0x0001_8A29).unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let mut capture = b.finish();
+    // Lose draw 1's index range: detach the block at 0x2000 from its END.
+    let frame = Frame::from_capture(&capture).unwrap();
+    let end = frame.draws[1].end_command;
+    let blocks: Vec<(u64, u32)> = capture
+        .blocks
+        .iter()
+        .map(|e| (e.id, e.value.offset))
+        .collect();
+    capture.commands[end].memory.retain(|id| {
+        blocks
+            .iter()
+            .find(|b| b.0 == *id)
+            .is_none_or(|b| b.1 != 0x2000)
+    });
+    capture
+}
+
+#[test]
+fn a_draw_part_that_does_not_decode_is_a_warning_and_the_rest_is_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "damaged.rrc.gz", &rrc::write_v6(&damaged()));
+    let mut db = Database::in_memory().unwrap();
+    let report = index_file(&mut db, &path, &|_| {}).unwrap();
+    assert_eq!(report.draws, 3);
+    let warned: Vec<(Option<usize>, &str)> = report
+        .warnings
+        .iter()
+        .map(|w| (w.draw, w.message.as_str()))
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert_eq!(warned[0].0, Some(1));
+    assert!(warned[0].1.contains("index range 0"), "{}", warned[0].1);
+    assert_eq!(warned[1].0, Some(2));
+    assert_eq!(
+        warned[1].1,
+        "fragment texture unit 0: unsupported texture format 0x8a"
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM warnings"),
+        2,
+        "the warnings are in the database"
+    );
+    assert_eq!(count(&db, "SELECT warnings FROM captures"), 2);
+    // Draw 1 still has its row, its program and its constants; only its vertex memory is
+    // missing. Draw 2's unit is listed with its problem.
+    let uses = |draw: i64| {
+        let mut stmt = db
+            .connection()
+            .prepare("SELECT role FROM block_uses WHERE draw = ?1 ORDER BY role")
+            .unwrap();
+        stmt.query_map([draw], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(uses(0), vec!["attribute", "fragment_program"]);
+    assert_eq!(uses(1), vec!["fragment_program"]);
+    assert_eq!(uses(2), vec!["attribute", "fragment_program"]);
+    let (key, problem): (Option<String>, Option<String>) = db
+        .connection()
+        .query_row(
+            "SELECT texture_key, problem FROM draw_textures WHERE draw = 2 AND unit = 0",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(key, None);
+    assert_eq!(
+        problem.as_deref(),
+        Some("texture unit 0: unsupported texture format 0x8a")
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM draws"), 3);
+}
+
+#[test]
+fn memory_uses_name_the_builders_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = common::database(dir.path());
+    // The scene's five draws all read the triangle at main 0x1000 (3 elements of 12 bytes)
+    // as attribute 0, from one block holding exactly those bytes.
+    let mut stmt = db
+        .connection()
+        .prepare(
+            "SELECT u.draw, u.slot, b.location, b.address, u.offset, u.bytes \
+             FROM block_uses u JOIN memory_blocks b USING (capture_id, block) \
+             JOIN captures c USING (capture_id) \
+             WHERE c.file_name = ?1 AND u.role = 'attribute' ORDER BY u.draw",
+        )
+        .unwrap();
+    let rows: Vec<(i64, i64, String, i64, i64, i64)> = stmt
+        .query_map([common::SCENE], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let want: Vec<(i64, i64, String, i64, i64, i64)> = (0..5)
+        .map(|d| (d, 0, "main".to_string(), 0x1000, 0, 36))
+        .collect();
+    assert_eq!(rows, want);
+    // Every texture binding of the texture-format sample reads its texels from blocks:
+    // as many bytes as the texture holds.
+    let mismatched = count(
+        &db,
+        "SELECT count(*) FROM draw_textures dt JOIN textures t ON t.key = dt.texture_key \
+         JOIN captures c USING (capture_id) WHERE c.file_name = 'texture_formats.rrc.gz' \
+         AND t.bytes != (SELECT sum(u.bytes) FROM block_uses u WHERE u.capture_id = dt.capture_id \
+                         AND u.draw = dt.draw AND u.role = 'texture' AND u.slot = dt.unit)",
+    );
+    assert_eq!(mismatched, 0);
+    assert!(
+        count(
+            &db,
+            "SELECT count(*) FROM draw_textures dt JOIN captures c USING (capture_id) \
+             WHERE c.file_name = 'texture_formats.rrc.gz' AND dt.texture_key IS NOT NULL"
+        ) > 20
+    );
+}
