@@ -204,15 +204,42 @@ impl MemoryIndex {
         offset: u32,
         len: u32,
     ) -> Option<&[u8]> {
-        let space = match location {
-            Location::Local => &self.local,
-            Location::Main => &self.main,
-        };
-        let start = offset as u64;
-        let end = start + len as u64;
         if len == 0 {
             return Some(&[]);
         }
+        let (v, e) = self.holder(command, location, offset, len)?;
+        let from = (offset as u64 - e.offset as u64) as usize;
+        v.data.get(from..from + len as usize)
+    }
+
+    /// The attachment ([`BlockRef::seq`]) whose bytes a read of `len` bytes at `offset` by
+    /// command `command` returns, by the rule in the module docs; `None` when the read gives
+    /// `None` (or `len` is 0).
+    pub fn source_at(
+        &self,
+        command: usize,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<u32> {
+        if len == 0 {
+            return None;
+        }
+        self.holder(command, location, offset, len)
+            .map(|(v, _)| v.seq)
+    }
+
+    /// The newest version overlapping the range, when it holds the whole range.
+    fn holder(
+        &self,
+        command: usize,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<(&Version, &Extent)> {
+        let space = self.space(location);
+        let start = offset as u64;
+        let end = start + len as u64;
         let mut best: Option<(&Version, &Extent)> = None;
         space.overlapping(start, end, &mut |e| {
             if let Some(v) = e.newest_at(command) {
@@ -222,12 +249,32 @@ impl MemoryIndex {
             }
         });
         let (v, e) = best?;
-        if (e.offset as u64) <= start && end <= e.end {
-            let from = (start - e.offset as u64) as usize;
-            v.data.get(from..from + len as usize)
-        } else {
-            None
+        ((e.offset as u64) <= start && end <= e.end).then_some((v, e))
+    }
+
+    fn space(&self, location: Location) -> &Space {
+        match location {
+            Location::Local => &self.local,
+            Location::Main => &self.main,
         }
+    }
+
+    /// Every attachment of every block, local memory first, then main, each space in
+    /// address order (and attach order at one address).
+    pub fn blocks(&self) -> impl Iterator<Item = BlockRef<'_>> + '_ {
+        [(Location::Local, &self.local), (Location::Main, &self.main)]
+            .into_iter()
+            .flat_map(|(location, space)| {
+                space.extents.iter().flat_map(move |e| {
+                    e.versions.iter().map(move |v| BlockRef {
+                        location,
+                        offset: e.offset,
+                        command: v.command,
+                        seq: v.seq,
+                        data: &v.data,
+                    })
+                })
+            })
     }
 
     /// A view of memory as seen by the command `command` (normally a draw's END).
@@ -236,6 +283,30 @@ impl MemoryIndex {
             index: self,
             command,
         }
+    }
+}
+
+/// One attachment of a memory block: where it lies, the command it is attached to and its
+/// bytes. Attachments of one data blob share their bytes (`data` points at the same buffer).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRef<'a> {
+    /// Memory space.
+    pub location: Location,
+    /// Offset of the first byte.
+    pub offset: u32,
+    /// Command the block is attached to.
+    pub command: usize,
+    /// Global attach order: a unique id of the attachment within the capture
+    /// ([`MemoryIndex::source_at`] answers with it).
+    pub seq: u32,
+    /// The bytes.
+    pub data: &'a Bytes,
+}
+
+impl BlockRef<'_> {
+    /// One past the last byte's offset.
+    pub fn end(&self) -> u64 {
+        u64::from(self.offset) + self.data.len() as u64
     }
 }
 
@@ -316,6 +387,36 @@ mod tests {
         assert_eq!(at(4, Location::Main, 0x100, 8), None);
         assert_eq!(m.attachments(), 3);
         assert_eq!(m.attached_bytes(), 28);
+    }
+
+    #[test]
+    fn blocks_list_every_attachment_and_source_at_names_the_one_read() {
+        let c = capture(
+            &[
+                (1, 0, 0x100, vec![1; 16]),
+                (3, 0, 0x104, vec![2; 4]),
+                (5, 0xFEED_0001, 0x100, vec![3; 8]),
+            ],
+            8,
+        );
+        let m = MemoryIndex::build(&c).unwrap();
+        let blocks: Vec<_> = m
+            .blocks()
+            .map(|b| (b.location, b.offset, b.command, b.seq, b.data.len()))
+            .collect();
+        assert_eq!(
+            blocks,
+            vec![
+                (Location::Local, 0x100, 1, 0, 16),
+                (Location::Local, 0x104, 3, 1, 4),
+                (Location::Main, 0x100, 5, 2, 8),
+            ]
+        );
+        assert_eq!(m.source_at(2, Location::Local, 0x104, 4), Some(0));
+        assert_eq!(m.source_at(3, Location::Local, 0x104, 4), Some(1));
+        assert_eq!(m.source_at(3, Location::Local, 0x100, 8), None);
+        assert_eq!(m.source_at(7, Location::Main, 0x100, 8), Some(2));
+        assert_eq!(m.source_at(7, Location::Main, 0x100, 0), None);
     }
 
     #[test]
