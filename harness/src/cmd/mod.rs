@@ -8,7 +8,9 @@ mod disasm;
 mod draws;
 mod dump;
 mod exec;
+pub mod export;
 mod export_jsonl;
+pub mod find;
 mod flow;
 mod info;
 pub mod matching;
@@ -44,6 +46,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Uniforms(args) => uniforms::run(&args),
         Command::Probe(command) => probe::run(&command),
         Command::Textures(args) => textures::run(&args),
+        Command::Find(args) => find::run(&args),
+        Command::Export(command) => export::run(&command),
         Command::Translate {
             file,
             to,
