@@ -10,8 +10,8 @@
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
-use clap::Args;
 use anyhow::Context;
+use clap::Args;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_verify::probe::textures::{frame_textures, DrawTextures, Reach};
 use rsxtrace_verify::workbench::find::collapse;
@@ -96,7 +96,9 @@ fn dump(args: &TexturesArgs, dir: &Path, frame: &Frame) -> anyhow::Result<Status
         print_json(&index)?;
         return Ok(Status::Success);
     }
-    let mut t = Table::new(&["name", "format", "size", "layout", ">files", "dds", "used by"]);
+    let mut t = Table::new(&[
+        "name", "format", "size", "layout", ">files", "dds", "used by",
+    ]);
     for tex in &index.textures {
         let mut draws: Vec<usize> = tex.uses.iter().map(|u| u.draw).collect();
         draws.dedup();

@@ -44,8 +44,14 @@ pub fn validate(workspace: &Workspace, files: &[&Path]) -> Option<Vec<Validation
         );
         None
     };
-    if !dir.join("node_modules/gltf-validator/package.json").is_file() {
-        return missing(format!("{} has no node_modules/gltf-validator", dir.display()));
+    if !dir
+        .join("node_modules/gltf-validator/package.json")
+        .is_file()
+    {
+        return missing(format!(
+            "{} has no node_modules/gltf-validator",
+            dir.display()
+        ));
     }
     let output = match Command::new("node")
         .arg(dir.join("validate.mjs"))

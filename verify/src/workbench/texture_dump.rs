@@ -465,11 +465,12 @@ fn write_images(
                 let start = slice as usize * texels;
                 let pixels = image.texels.get(start..start + texels).unwrap_or(&[]);
                 let (bytes, clamped) =
-                    encode_png(image.width, image.height, pixels, dumped.bit_depth == 16)
-                        .map_err(|reason| DumpError::Encode {
+                    encode_png(image.width, image.height, pixels, dumped.bit_depth == 16).map_err(
+                        |reason| DumpError::Encode {
                             file: file.clone(),
                             reason,
-                        })?;
+                        },
+                    )?;
                 dumped.clamped |= clamped;
                 let path = dir.join(&file);
                 std::fs::write(&path, bytes).map_err(|source| DumpError::Write { path, source })?;
@@ -556,7 +557,11 @@ pub fn dds_bytes(stored: &StoredTexture<'_>) -> Result<Vec<u8>, String> {
     }
     let mut data = Vec::new();
     for i in 0..stored.subresources.len() {
-        data.extend(stored.packed_blocks(i).ok_or("a sub-resource is incomplete")?);
+        data.extend(
+            stored
+                .packed_blocks(i)
+                .ok_or("a sub-resource is incomplete")?,
+        );
     }
     dds.data = data;
     let mut out = Vec::new();

@@ -76,7 +76,9 @@ impl std::fmt::Display for Role {
             Role::ColorTarget { target } => write!(
                 f,
                 "colour surface {}",
-                ["A", "B", "C", "D"].get(usize::from(*target)).unwrap_or(&"?")
+                ["A", "B", "C", "D"]
+                    .get(usize::from(*target))
+                    .unwrap_or(&"?")
             ),
             Role::DepthTarget => write!(f, "depth surface"),
         }
@@ -173,24 +175,27 @@ pub fn draw_uses(frame: &Frame, draw: &Draw) -> DrawUses {
 }
 
 fn draw_uses_into(frame: &Frame, draw: &Draw, out: &mut DrawUses) {
-    let mut push = |role: Role, placed: Result<Option<(Location, u32, u64, Option<Elements>)>, String>| {
-        match placed {
-            Ok(Some((location, offset, len, elements))) if len > 0 => out.uses.push(MemoryUse {
-                draw: draw.index,
-                role,
-                location,
-                offset,
-                len,
-                elements,
-            }),
-            Ok(_) => {}
-            Err(reason) => out.problems.push(UseProblem {
-                draw: draw.index,
-                role,
-                reason,
-            }),
-        }
-    };
+    let mut push =
+        |role: Role, placed: Result<Option<(Location, u32, u64, Option<Elements>)>, String>| {
+            match placed {
+                Ok(Some((location, offset, len, elements))) if len > 0 => {
+                    out.uses.push(MemoryUse {
+                        draw: draw.index,
+                        role,
+                        location,
+                        offset,
+                        len,
+                        elements,
+                    })
+                }
+                Ok(_) => {}
+                Err(reason) => out.problems.push(UseProblem {
+                    draw: draw.index,
+                    role,
+                    reason,
+                }),
+            }
+        };
     let vertex_ids = vertex_id_span(frame, draw);
     if let VertexSource::Indexed { index, ranges } = &draw.vertex_inputs.source {
         let size = index.ty.size();

@@ -155,24 +155,26 @@ pub fn search(frame: &Frame, uses: &[MemoryUse], pattern: &[u8], max_hits: usize
     }
     out.hits = hits
         .into_iter()
-        .map(|((location, address, attribute, element, component), mut draws)| {
-            draws.sort_unstable();
-            draws.dedup();
-            Hit {
-                kind: HitKind::Decoded,
-                location,
-                address,
-                len: pattern.len() as u64,
-                blocks: Vec::new(),
-                uses: vec![HitUse {
-                    role: Role::Attribute { attribute },
-                    draws,
-                    element: Some(element),
-                    offset_in_element: None,
-                    component: Some(component),
-                }],
-            }
-        })
+        .map(
+            |((location, address, attribute, element, component), mut draws)| {
+                draws.sort_unstable();
+                draws.dedup();
+                Hit {
+                    kind: HitKind::Decoded,
+                    location,
+                    address,
+                    len: pattern.len() as u64,
+                    blocks: Vec::new(),
+                    uses: vec![HitUse {
+                        role: Role::Attribute { attribute },
+                        draws,
+                        element: Some(element),
+                        offset_in_element: None,
+                        component: Some(component),
+                    }],
+                }
+            },
+        )
         .collect();
     out
 }

@@ -72,12 +72,15 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
         }
         let mut places: BTreeMap<(Location, u32), Vec<HitBlock>> = BTreeMap::new();
         for b in &group {
-            places.entry((b.location, b.offset)).or_default().push(HitBlock {
-                offset: b.offset,
-                size: b.data.len() as u64,
-                command: b.command,
-                seq: b.seq,
-            });
+            places
+                .entry((b.location, b.offset))
+                .or_default()
+                .push(HitBlock {
+                    offset: b.offset,
+                    size: b.data.len() as u64,
+                    command: b.command,
+                    seq: b.seq,
+                });
         }
         for ((location, offset), blocks) in places {
             if out.hits.len() >= max_hits {

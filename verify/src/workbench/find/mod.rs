@@ -351,7 +351,13 @@ impl UseMap {
             else {
                 continue;
             };
-            if !sees(frame.memory_index(), draw.end_command, location, start, expected) {
+            if !sees(
+                frame.memory_index(),
+                draw.end_command,
+                location,
+                start,
+                expected,
+            ) {
                 continue;
             }
             let at = u.elements.and_then(|e| e.element_at(address));
@@ -405,7 +411,10 @@ mod tests {
             offset_in_element: Some(4),
             component: None,
         };
-        assert_eq!(u.describe(), "attribute 3 of draws 12–15 at element 0 byte 4");
+        assert_eq!(
+            u.describe(),
+            "attribute 3 of draws 12–15 at element 0 byte 4"
+        );
         let u = HitUse {
             role: Role::Texture { unit: 0 },
             draws: vec![40],

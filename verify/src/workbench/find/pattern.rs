@@ -187,7 +187,11 @@ mod tests {
         ));
         assert!(matches!(
             parse_hex("ag"),
-            Err(PatternError::NotHex { character: 'g', at: 1, .. })
+            Err(PatternError::NotHex {
+                character: 'g',
+                at: 1,
+                ..
+            })
         ));
         assert_eq!(parse_hex(" "), Err(PatternError::Empty));
     }
@@ -200,7 +204,11 @@ mod tests {
         );
         assert!(matches!(
             Pattern::xxh3("ff"),
-            Err(PatternError::HashLength { expected: 16, digits: 2, .. })
+            Err(PatternError::HashLength {
+                expected: 16,
+                digits: 2,
+                ..
+            })
         ));
         assert!(Pattern::sha256(&"ab".repeat(32)).is_ok());
         assert!(Pattern::sha256(&"ab".repeat(31)).is_err());

@@ -337,7 +337,13 @@ fn column(fetched: &FetchedVertices, attribute: u8, positions: &[usize]) -> Vec<
     };
     positions
         .iter()
-        .map(|&p| column.values.get(p).copied().unwrap_or([0.0, 0.0, 0.0, 1.0]))
+        .map(|&p| {
+            column
+                .values
+                .get(p)
+                .copied()
+                .unwrap_or([0.0, 0.0, 0.0, 1.0])
+        })
         .collect()
 }
 

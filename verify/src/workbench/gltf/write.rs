@@ -47,7 +47,11 @@ struct Doc {
 }
 
 impl Doc {
-    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> json::Index<json::buffer::View> {
+    fn view(
+        &mut self,
+        bytes: &[u8],
+        target: Option<json::buffer::Target>,
+    ) -> json::Index<json::buffer::View> {
         let offset = self.bin.push(bytes);
         self.root.push(json::buffer::View {
             buffer: self.buffer,
@@ -106,7 +110,12 @@ impl Doc {
         )
     }
 
-    fn sampler(&mut self, wrap: [Wrap; 2], mag_linear: bool, min: u32) -> json::Index<json::texture::Sampler> {
+    fn sampler(
+        &mut self,
+        wrap: [Wrap; 2],
+        mag_linear: bool,
+        min: u32,
+    ) -> json::Index<json::texture::Sampler> {
         if let Some(&s) = self.samplers.get(&(wrap, mag_linear, min)) {
             return s;
         }
@@ -260,7 +269,8 @@ pub fn write_glb(
                     t
                 }
             };
-            unit_list.push(value!({"unit": image.unit, "texture": texture.value(), "hash": image.hash}));
+            unit_list
+                .push(value!({"unit": image.unit, "texture": texture.value(), "hash": image.hash}));
             textures.push((image.unit, texture));
         }
         let has_uv = mesh.channel(Target::TexCoord(0)).is_some();
@@ -274,14 +284,13 @@ pub fn write_glb(
             m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(0.0);
             m.pbr_metallic_roughness.roughness_factor = json::material::StrengthFactor(1.0);
             if has_uv {
-                m.pbr_metallic_roughness.base_color_texture = textures.first().map(|&(_, t)| {
-                    json::texture::Info {
+                m.pbr_metallic_roughness.base_color_texture =
+                    textures.first().map(|&(_, t)| json::texture::Info {
                         index: t,
                         tex_coord: 0,
                         extensions: None,
                         extras: None,
-                    }
-                });
+                    });
             }
             doc.root.push(m)
         });
