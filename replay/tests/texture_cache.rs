@@ -105,3 +105,33 @@ fn the_budget_bounds_what_is_kept() {
     assert_eq!(cache.stats().hits, 1);
     assert_eq!(cache.stats().misses, 4);
 }
+
+#[test]
+fn spans_are_the_bytes_the_decode_reads() {
+    use rsxtrace_capture::rrc::Location;
+    use rsxtrace_replay::texture::texture_spans;
+    // A 4x4 B8 texture with 3 mip levels at 0x40: 16 + 4 + 1 bytes, level after level.
+    let mut tex = Tex::new(0x81, 4, 4);
+    tex.offset = 0x40;
+    tex.mips = 3;
+    let texture = tex.texture();
+    let spans = texture_spans(0, &texture).unwrap();
+    let ranges: Vec<(Location, u32, u32)> = spans
+        .iter()
+        .map(|s| (s.location, s.offset, s.len))
+        .collect();
+    let total: u32 = spans.iter().map(|s| s.len).sum();
+    assert_eq!(
+        ranges.first().map(|r| (r.0, r.1)),
+        Some((Location::Local, 0x40))
+    );
+    assert_eq!(spans.len(), 3);
+    // The decode succeeds on exactly those bytes and fails without the last one.
+    let end = spans.iter().map(|s| s.offset + s.len).max().unwrap();
+    assert_eq!(end - 0x40, total);
+    let bytes = |n: u32| Mem::local(0x40, (0..n).map(|i| i as u8).collect());
+    assert!(decode_texture(0, &texture, &bytes(total)).is_ok());
+    assert!(decode_texture(0, &texture, &bytes(total - 1)).is_err());
+    // A state the decoder refuses has no spans either.
+    assert!(texture_spans(0, &Tex::new(0x81, 0, 4).texture()).is_err());
+}

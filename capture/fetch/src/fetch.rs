@@ -83,15 +83,15 @@ pub fn fetch_draw(
 }
 
 /// Attribute numbers set in `mask`, ascending.
-fn attributes_in(mask: u16) -> impl Iterator<Item = u8> {
+pub(crate) fn attributes_in(mask: u16) -> impl Iterator<Item = u8> {
     (0u8..16).filter(move |i| mask & (1 << i) != 0)
 }
 
-fn total_count(ranges: &[DrawRange]) -> u64 {
+pub(crate) fn total_count(ranges: &[DrawRange]) -> u64 {
     ranges.iter().map(|r| u64::from(r.count)).sum()
 }
 
-fn check_count(count: u64) -> Result<(), FetchError> {
+pub(crate) fn check_count(count: u64) -> Result<(), FetchError> {
     if count > MAX_VERTICES {
         return Err(FetchError::TooManyVertices {
             count,
@@ -102,7 +102,7 @@ fn check_count(count: u64) -> Result<(), FetchError> {
 }
 
 /// Vertex ids of `DRAW_ARRAYS` ranges (count already checked against [`MAX_VERTICES`]).
-fn array_indices(ranges: &[DrawRange]) -> IndexList {
+pub(crate) fn array_indices(ranges: &[DrawRange]) -> IndexList {
     let mut list = IndexList {
         indices: Vec::with_capacity(total_count(ranges) as usize),
         ..IndexList::default()
@@ -156,7 +156,7 @@ fn fetch_array(
     mem: &impl GuestMemory,
 ) -> Result<Vec<[f32; 4]>, FetchError> {
     let format = ElementFormat::new(attribute, array.ty, array.size)?;
-    let base = base_offset.wrapping_add(array.offset) & VERTEX_OFFSET_MASK;
+    let base = array_base(array, base_offset);
     let read_len = format.read_bytes();
     let stride = u32::from(array.stride);
     let missing = |offset: u32| FetchError::AttributeMemory {
@@ -180,19 +180,12 @@ fn fetch_array(
         return Ok(vec![read_one(base)?; indices.len()]);
     }
 
-    let (min, max) = indices.iter().fold((u32::MAX, 0), |(lo, hi), &vid| {
-        let e = element_of(array, vid);
-        (lo.min(e), hi.max(e))
-    });
+    let (min, max) = element_bounds(array, indices);
     // Fast path: one read covering every element, when it does not wrap the 32-bit space.
-    let start = u64::from(base) + u64::from(min) * u64::from(stride);
-    let end = u64::from(base) + u64::from(max) * u64::from(stride) + u64::from(read_len);
-    if let (Ok(start32), Ok(len)) = (u32::try_from(start), u32::try_from(end - start)) {
-        if end <= 1 << 32 {
-            if let Some(bytes) = mem.read(array.location, start32, len) {
-                if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
-                    return Ok(values);
-                }
+    if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
+        if let Some(bytes) = mem.read(array.location, start, len) {
+            if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
+                return Ok(values);
             }
         }
     }
@@ -203,6 +196,37 @@ fn fetch_array(
         values.push(read_one(offset)?);
     }
     Ok(values)
+}
+
+/// The lowest and highest element `indices` read from `array` (`(u32::MAX, 0)` for none).
+pub(crate) fn element_bounds(array: &VertexArray, indices: &[u32]) -> (u32, u32) {
+    indices.iter().fold((u32::MAX, 0), |(lo, hi), &vid| {
+        let e = element_of(array, vid);
+        (lo.min(e), hi.max(e))
+    })
+}
+
+/// `(offset, len)` of the bytes of elements `min..=max` of an array at `base` (the one read of
+/// the fast path), or `None` when it does not fit the 32-bit address space.
+pub(crate) fn element_span(
+    base: u32,
+    stride: u32,
+    read_len: u32,
+    min: u32,
+    max: u32,
+) -> Option<(u32, u32)> {
+    let start = u64::from(base) + u64::from(min) * u64::from(stride);
+    let end = u64::from(base) + u64::from(max) * u64::from(stride) + u64::from(read_len);
+    if end > 1 << 32 {
+        return None;
+    }
+    Some((u32::try_from(start).ok()?, u32::try_from(end - start).ok()?))
+}
+
+/// An array's first element address: base offset plus array offset, masked
+/// (rrc-format.md 3.3 / 4.2).
+pub(crate) fn array_base(array: &VertexArray, base_offset: u32) -> u32 {
+    base_offset.wrapping_add(array.offset) & VERTEX_OFFSET_MASK
 }
 
 /// Decode every vertex from `block`, which starts at element `min`. `None` if an element falls

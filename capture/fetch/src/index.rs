@@ -47,6 +47,29 @@ pub fn restart_value(restart: Restart, ty: IndexType) -> Option<u32> {
     }
 }
 
+/// `(offset, len)` of the bytes range `range_no` (`range`) of a `DRAW_INDEX_ARRAY` draw reads
+/// from the index buffer `index`.
+pub fn index_range_bytes(
+    index: &IndexArray,
+    range_no: usize,
+    range: &DrawRange,
+) -> Result<(u32, u32), FetchError> {
+    let type_size = index.ty.size();
+    // RPCS3 forces the index buffer address to the index size, "as realhw"
+    // (RSXDrawCommands.cpp `get_raw_index_array`).
+    let aligned = index.offset & !(type_size - 1);
+    let len = u64::from(range.count) * u64::from(type_size);
+    let len = u32::try_from(len).map_err(|_| FetchError::IndexRangeTooLarge {
+        range: range_no,
+        count: range.count,
+        type_size,
+    })?;
+    Ok((
+        aligned.wrapping_add(range.first.wrapping_mul(type_size)),
+        len,
+    ))
+}
+
 /// Read the index ranges of a `DRAW_INDEX_ARRAY` draw. The caller has checked the total count
 /// against the vertex limit.
 pub fn read_indexed(
@@ -56,20 +79,10 @@ pub fn read_indexed(
     restart: Restart,
     mem: &impl GuestMemory,
 ) -> Result<IndexList, FetchError> {
-    let type_size = index.ty.size();
     let restart = restart_value(restart, index.ty);
-    // RPCS3 forces the index buffer address to the index size, "as realhw"
-    // (RSXDrawCommands.cpp `get_raw_index_array`).
-    let aligned = index.offset & !(type_size - 1);
     let mut list = IndexList::default();
     for (range_no, range) in ranges.iter().enumerate() {
-        let len = u64::from(range.count) * u64::from(type_size);
-        let len = u32::try_from(len).map_err(|_| FetchError::IndexRangeTooLarge {
-            range: range_no,
-            count: range.count,
-            type_size,
-        })?;
-        let offset = aligned.wrapping_add(range.first.wrapping_mul(type_size));
+        let (offset, len) = index_range_bytes(index, range_no, range)?;
         let bytes = mem
             .read(index.location, offset, len)
             .filter(|b| b.len() >= len as usize)

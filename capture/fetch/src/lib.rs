@@ -12,6 +12,8 @@
 //!   decodes each attribute ([`decode`], [`format`]).
 //! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and
 //!   one f32x4 column per attribute), with [`VertexView`]s for per-vertex access.
+//! * [`fetch_spans`] ([`spans`]): the memory a draw's fetch reads (index ranges, one span per
+//!   attribute), found without decoding a vertex.
 //! * [`FetchError`] ([`error`]): missing memory (naming attribute, location and address),
 //!   malformed array state. An attribute whose value was set before the captured frame takes
 //!   what RPCS3's replay reads ([`UNSET_ATTRIBUTE`], [`ImmediateValue::replayed`]) and is
@@ -66,12 +68,14 @@ pub mod format;
 pub mod index;
 pub mod input;
 pub mod output;
+pub mod spans;
 
 pub use error::FetchError;
 pub use fetch::{fetch_draw, MAX_VERTICES};
 pub use format::ElementFormat;
 pub use input::*;
 pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};
+pub use spans::{fetch_spans, AttributeSpan, FetchSpans, Span};
 
 use rsxtrace_rrc::Location;
 

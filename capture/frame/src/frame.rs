@@ -261,7 +261,8 @@ impl Machine<'_> {
         }
         if (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&reg_index) {
             let load = self.regs[reg::SET_TRANSFORM_CONSTANT_LOAD as usize];
-            self.transform.write_constant(reg_index, value, load);
+            self.transform
+                .write_constant(reg_index, value, load, command);
             return;
         }
         if let Some((family, attribute, word)) = classify(reg_index) {

@@ -62,7 +62,7 @@ pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};
 pub use error::{FrameError, StreamError};
 pub use fragment::{FragmentError, FragmentProgram, ProgramAddress};
 pub use frame::{Frame, FrameProblem, FrameStats};
-pub use memory::{BlockRef, MemoryIndex, MemoryView};
+pub use memory::{BlockRef, BlockSource, MemoryIndex, MemoryView};
 pub use methods::{method_name, reg};
 pub use stream::{collect_method_calls, method_calls, packets, MethodCall, Packet};
 pub use transform::{TransformConstants, CONSTANT_COUNT};

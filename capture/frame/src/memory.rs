@@ -29,7 +29,24 @@ struct Version {
     command: usize,
     /// Global attach order (ties within one command broken by file order).
     seq: u32,
+    /// The block's id in `Capture::blocks`.
+    block: u64,
     data: Bytes,
+}
+
+/// Which captured block a read comes from (see [`MemoryIndex::source_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockSource {
+    /// The block's id in `Capture::blocks` (the file's `memory_map` id).
+    pub block: u64,
+    /// Command the block is attached to (the newest attachment visible to the read).
+    pub command: usize,
+    /// Where the block lies.
+    pub location: Location,
+    /// Its first byte's offset.
+    pub offset: u32,
+    /// Its length in bytes.
+    pub len: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -160,6 +177,7 @@ impl MemoryIndex {
                     .push(Version {
                         command,
                         seq,
+                        block: id,
                         data: (*bytes).clone(),
                     });
                 seq = seq.wrapping_add(1);
@@ -195,6 +213,33 @@ impl MemoryIndex {
         self.attached_bytes
     }
 
+    fn space(&self, location: Location) -> &Space {
+        match location {
+            Location::Local => &self.local,
+            Location::Main => &self.main,
+        }
+    }
+
+    /// The newest version visible at `command` of the extents overlapping the non-empty
+    /// range, and its extent, when that version holds the whole range.
+    fn holder(
+        &self,
+        command: usize,
+        location: Location,
+        start: u64,
+        end: u64,
+    ) -> Option<(&Version, &Extent)> {
+        let mut best: Option<(&Version, &Extent)> = None;
+        self.space(location).overlapping(start, end, &mut |e| {
+            if let Some(v) = e.newest_at(command) {
+                if best.is_none_or(|(b, _)| v.seq > b.seq) {
+                    best = Some((v, e));
+                }
+            }
+        });
+        best.filter(|(_, e)| (e.offset as u64) <= start && end <= e.end)
+    }
+
     /// The `len` bytes at `offset` as seen after the blocks of commands `0..=command` were
     /// applied, by the rule in the module docs.
     pub fn read_at(
@@ -207,56 +252,53 @@ impl MemoryIndex {
         if len == 0 {
             return Some(&[]);
         }
-        let (v, e) = self.holder(command, location, offset, len)?;
-        let from = (offset as u64 - e.offset as u64) as usize;
+        let start = offset as u64;
+        let (v, e) = self.holder(command, location, start, start + len as u64)?;
+        let from = (start - e.offset as u64) as usize;
         v.data.get(from..from + len as usize)
     }
 
-    /// The attachment ([`BlockRef::seq`]) whose bytes a read of `len` bytes at `offset` by
-    /// command `command` returns, by the rule in the module docs; `None` when the read gives
-    /// `None` (or `len` is 0).
+    /// The block that [`read_at`](Self::read_at) takes the same non-empty range from, or
+    /// `None` when it gives no bytes.
     pub fn source_at(
         &self,
         command: usize,
         location: Location,
         offset: u32,
         len: u32,
-    ) -> Option<u32> {
+    ) -> Option<BlockSource> {
         if len == 0 {
             return None;
         }
-        self.holder(command, location, offset, len)
-            .map(|(v, _)| v.seq)
+        let start = offset as u64;
+        let (v, e) = self.holder(command, location, start, start + len as u64)?;
+        Some(source(location, v, e))
     }
 
-    /// The newest version overlapping the range, when it holds the whole range.
-    fn holder(
+    /// Every block visible at `command` that overlaps the range, oldest attachment first:
+    /// for each group of blocks with the same place and length, the newest attached at or
+    /// before `command`. A read of the range would see the newest of these (and no bytes
+    /// when it does not hold the whole range); a write to it (a render target) lands on all.
+    pub fn overlapping_at(
         &self,
         command: usize,
         location: Location,
         offset: u32,
-        len: u32,
-    ) -> Option<(&Version, &Extent)> {
-        let space = self.space(location);
+        len: u64,
+    ) -> Vec<BlockSource> {
+        let mut out: Vec<(u32, BlockSource)> = Vec::new();
         let start = offset as u64;
-        let end = start + len as u64;
-        let mut best: Option<(&Version, &Extent)> = None;
-        space.overlapping(start, end, &mut |e| {
-            if let Some(v) = e.newest_at(command) {
-                if best.is_none_or(|(b, _)| v.seq > b.seq) {
-                    best = Some((v, e));
-                }
-            }
-        });
-        let (v, e) = best?;
-        ((e.offset as u64) <= start && end <= e.end).then_some((v, e))
-    }
-
-    fn space(&self, location: Location) -> &Space {
-        match location {
-            Location::Local => &self.local,
-            Location::Main => &self.main,
+        if len == 0 {
+            return Vec::new();
         }
+        self.space(location)
+            .overlapping(start, start + len, &mut |e| {
+                if let Some(v) = e.newest_at(command) {
+                    out.push((v.seq, source(location, v, e)));
+                }
+            });
+        out.sort_by_key(|(seq, _)| *seq);
+        out.into_iter().map(|(_, s)| s).collect()
     }
 
     /// Every attachment of every block, local memory first, then main, each space in
@@ -270,6 +312,7 @@ impl MemoryIndex {
                         location,
                         offset: e.offset,
                         command: v.command,
+                        block: v.block,
                         seq: v.seq,
                         data: &v.data,
                     })
@@ -286,6 +329,16 @@ impl MemoryIndex {
     }
 }
 
+fn source(location: Location, v: &Version, e: &Extent) -> BlockSource {
+    BlockSource {
+        block: v.block,
+        command: v.command,
+        location,
+        offset: e.offset,
+        len: (e.end - e.offset as u64) as u32,
+    }
+}
+
 /// One attachment of a memory block: where it lies, the command it is attached to and its
 /// bytes. Attachments of one data blob share their bytes (`data` points at the same buffer).
 #[derive(Clone, Copy, Debug)]
@@ -296,8 +349,9 @@ pub struct BlockRef<'a> {
     pub offset: u32,
     /// Command the block is attached to.
     pub command: usize,
-    /// Global attach order: a unique id of the attachment within the capture
-    /// ([`MemoryIndex::source_at`] answers with it).
+    /// The block's id in `Capture::blocks` (the file's `memory_map` id).
+    pub block: u64,
+    /// Global attach order (unique per attachment).
     pub seq: u32,
     /// The bytes.
     pub data: &'a Bytes,
@@ -321,6 +375,17 @@ impl MemoryView<'_> {
     /// The command this view sees memory at.
     pub fn command(&self) -> usize {
         self.command
+    }
+
+    /// The block a read of the range comes from ([`MemoryIndex::source_at`]).
+    pub fn source(&self, location: Location, offset: u32, len: u32) -> Option<BlockSource> {
+        self.index.source_at(self.command, location, offset, len)
+    }
+
+    /// The visible blocks overlapping the range ([`MemoryIndex::overlapping_at`]).
+    pub fn overlapping(&self, location: Location, offset: u32, len: u64) -> Vec<BlockSource> {
+        self.index
+            .overlapping_at(self.command, location, offset, len)
     }
 }
 
@@ -390,7 +455,43 @@ mod tests {
     }
 
     #[test]
-    fn blocks_list_every_attachment_and_source_at_names_the_one_read() {
+    fn sources_name_the_block_a_read_comes_from() {
+        let c = capture(
+            &[
+                (1, 0, 0x100, vec![1; 16]),
+                (3, 0, 0x104, vec![2; 4]),
+                (5, 0, 0x100, vec![3; 16]),
+            ],
+            8,
+        );
+        let m = MemoryIndex::build(&c).unwrap();
+        let id = |i: u64| 0x2000 + i;
+        let src = |cmd, off, len| m.source_at(cmd, Location::Local, off, len).map(|s| s.block);
+        assert_eq!(src(2, 0x104, 4), Some(id(0)));
+        assert_eq!(src(3, 0x104, 4), Some(id(1)));
+        assert_eq!(src(3, 0x100, 8), None); // partly covered by the newer block
+        assert_eq!(src(6, 0x100, 8), Some(id(2)));
+        assert_eq!(src(0, 0x100, 4), None);
+        let s = m.source_at(6, Location::Local, 0x108, 4).unwrap();
+        assert_eq!((s.command, s.offset, s.len), (5, 0x100, 16));
+        // Writes land on every visible block overlapping them, oldest attachment first.
+        let over: Vec<u64> = m
+            .overlapping_at(4, Location::Local, 0x100, 0x10)
+            .iter()
+            .map(|s| s.block)
+            .collect();
+        assert_eq!(over, vec![id(0), id(1)]);
+        let over: Vec<u64> = m
+            .overlapping_at(7, Location::Local, 0x100, 0x10)
+            .iter()
+            .map(|s| s.block)
+            .collect();
+        assert_eq!(over, vec![id(1), id(2)]);
+        assert!(m.overlapping_at(7, Location::Main, 0x100, 0x10).is_empty());
+    }
+
+    #[test]
+    fn blocks_list_every_attachment() {
         let c = capture(
             &[
                 (1, 0, 0x100, vec![1; 16]),
@@ -402,21 +503,27 @@ mod tests {
         let m = MemoryIndex::build(&c).unwrap();
         let blocks: Vec<_> = m
             .blocks()
-            .map(|b| (b.location, b.offset, b.command, b.seq, b.data.len()))
+            .map(|b| {
+                (
+                    b.location,
+                    b.offset,
+                    b.command,
+                    b.seq,
+                    b.data.len(),
+                    b.end(),
+                )
+            })
             .collect();
         assert_eq!(
             blocks,
             vec![
-                (Location::Local, 0x100, 1, 0, 16),
-                (Location::Local, 0x104, 3, 1, 4),
-                (Location::Main, 0x100, 5, 2, 8),
+                (Location::Local, 0x100, 1, 0, 16, 0x110),
+                (Location::Local, 0x104, 3, 1, 4, 0x108),
+                (Location::Main, 0x100, 5, 2, 8, 0x108),
             ]
         );
-        assert_eq!(m.source_at(2, Location::Local, 0x104, 4), Some(0));
-        assert_eq!(m.source_at(3, Location::Local, 0x104, 4), Some(1));
-        assert_eq!(m.source_at(3, Location::Local, 0x100, 8), None);
-        assert_eq!(m.source_at(7, Location::Main, 0x100, 8), Some(2));
-        assert_eq!(m.source_at(7, Location::Main, 0x100, 0), None);
+        let ids: Vec<u64> = m.blocks().map(|b| b.block).collect();
+        assert_eq!(ids, vec![0x2000, 0x2001, 0x2002]);
     }
 
     #[test]

@@ -23,8 +23,8 @@ pub struct HitBlock {
     pub size: u64,
     /// Command the block is attached to.
     pub command: usize,
-    /// The attachment's id ([`BlockRef::seq`]).
-    pub seq: u32,
+    /// The block's id in `Capture::blocks` (the file's `memory_map` id).
+    pub block: u64,
 }
 
 /// Where the pattern occurs: one address of one memory space, with every attachment that holds
@@ -93,7 +93,7 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
         return out;
     }
     let finder = Finder::new(pattern);
-    let mut hits: BTreeMap<(Location, u32), Vec<HitBlock>> = BTreeMap::new();
+    let mut hits: BTreeMap<(Location, u32), Vec<(u32, HitBlock)>> = BTreeMap::new();
     'blobs: for group in blobs(index) {
         let Some(first) = group.first() else { continue };
         out.blobs += 1;
@@ -111,23 +111,26 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
                     out.truncated = true;
                     break 'blobs;
                 }
-                hits.entry(key).or_default().push(HitBlock {
-                    offset: block.offset,
-                    size: block.data.len() as u64,
-                    command: block.command,
-                    seq: block.seq,
-                });
+                hits.entry(key).or_default().push((
+                    block.seq,
+                    HitBlock {
+                        offset: block.offset,
+                        size: block.data.len() as u64,
+                        command: block.command,
+                        block: block.block,
+                    },
+                ));
             }
         }
     }
     out.hits = hits
         .into_iter()
         .map(|((location, address), mut blocks)| {
-            blocks.sort_by_key(|b| b.seq);
+            blocks.sort_by_key(|(seq, _)| *seq);
             MemoryHit {
                 location,
                 address,
-                blocks,
+                blocks: blocks.into_iter().map(|(_, b)| b).collect(),
             }
         })
         .collect();

@@ -17,12 +17,18 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Number of transform constants that can be written (indices 0..=467, rrc-format.md 4.5).
 pub const CONSTANT_COUNT: usize = 468;
 
-/// The transform constants, with a per-constant known flag.
+/// The transform constants, with a per-constant known flag and the command that last wrote
+/// each one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransformConstants {
     values: Vec<[u32; 4]>,
     known: Vec<bool>,
+    /// Command index of the last write during the frame, or [`NOT_WRITTEN`].
+    written_at: Vec<u32>,
 }
+
+/// `written_at` of a constant no command of the frame wrote.
+const NOT_WRITTEN: u32 = u32::MAX;
 
 impl TransformConstants {
     /// Constants from the optional capture block (all known), or all unknown without it
@@ -36,7 +42,21 @@ impl TransformConstants {
                 known[i] = true;
             }
         }
-        TransformConstants { values, known }
+        TransformConstants {
+            values,
+            known,
+            written_at: vec![NOT_WRITTEN; CONSTANT_COUNT],
+        }
+    }
+
+    /// The command (index in `Capture::commands`) that last wrote constant `i` during the
+    /// frame, or `None` when no command did: its value, if known, is the capture's initial
+    /// one (the register-state constants block, rrc-format.md 1.9), from before the frame.
+    pub fn written_at(&self, i: usize) -> Option<usize> {
+        self.written_at
+            .get(i)
+            .filter(|&&c| c != NOT_WRITTEN)
+            .map(|&c| c as usize)
     }
 
     /// Raw IEEE bit patterns of constant `i`, if known.
@@ -63,14 +83,23 @@ impl TransformConstants {
         self.known.iter().filter(|k| **k).count()
     }
 
-    /// Write component `component` of constant `index`. Writes past 467 are dropped (returns
-    /// false). A constant becomes known when any component is written during the frame (libgcm
-    /// always uploads whole vec4s).
-    pub fn write(&mut self, index: usize, component: usize, value: u32) -> bool {
-        match (self.values.get_mut(index), self.known.get_mut(index)) {
-            (Some(v), Some(k)) if component < 4 => {
+    /// Write component `component` of constant `index` by command `command`. Writes past 467
+    /// are dropped (returns false). A constant becomes known when any component is written
+    /// during the frame (libgcm always uploads whole vec4s).
+    pub fn write(&mut self, index: usize, component: usize, value: u32, command: usize) -> bool {
+        match (
+            self.values.get_mut(index),
+            self.known.get_mut(index),
+            self.written_at.get_mut(index),
+        ) {
+            (Some(v), Some(k), Some(at)) if component < 4 => {
                 v[component] = value;
                 *k = true;
+                // Command indices past u32::MAX - 1 cannot occur in a file below 16 GiB of
+                // commands; saturate rather than wrap if one did.
+                *at = u32::try_from(command)
+                    .unwrap_or(NOT_WRITTEN - 1)
+                    .min(NOT_WRITTEN - 1);
                 true
             }
             _ => false,
@@ -141,14 +170,14 @@ impl TransformState {
 
     /// Apply one `SET_TRANSFORM_CONSTANT` write to register `0x1F00 + 4k`:
     /// `constants[load + k/4][k%4]`; the load register is not advanced (rrc-format.md 4.5).
-    pub fn write_constant(&mut self, reg: u16, value: u32, load: u32) {
+    pub fn write_constant(&mut self, reg: u16, value: u32, load: u32, command: usize) {
         let k = reg.wrapping_sub(crate::methods::reg::SET_TRANSFORM_CONSTANT) as usize;
         let index = load as usize + k / 4;
         if index >= CONSTANT_COUNT {
             self.dropped_constant_writes += 1;
             return;
         }
-        Arc::make_mut(&mut self.constants).write(index, k % 4, value);
+        Arc::make_mut(&mut self.constants).write(index, k % 4, value, command);
     }
 }
 
@@ -272,15 +301,21 @@ mod tests {
     fn constants_known_and_dropped() {
         let mut t = TransformState::new(&vec![0; 2176], None);
         assert!(!t.constants.is_known(0));
-        t.write_constant(0x7C0 + 5, 2.0f32.to_bits(), 32);
+        t.write_constant(0x7C0 + 5, 2.0f32.to_bits(), 32, 10);
         assert_eq!(t.constants.raw(33), Some([0, 2.0f32.to_bits(), 0, 0]));
-        t.write_constant(0x7C0 + 31, 1, 460);
+        assert_eq!(t.constants.written_at(33), Some(10));
+        assert_eq!(t.constants.written_at(32), None);
+        t.write_constant(0x7C0 + 31, 1, 460, 11);
         assert!(t.constants.is_known(467));
-        t.write_constant(0x7C0 + 4, 1, 467);
+        assert_eq!(t.constants.written_at(467), Some(11));
+        t.write_constant(0x7C0 + 4, 1, 467, 12);
         assert_eq!(t.dropped_constant_writes, 1);
+        assert_eq!(t.constants.written_at(468), None);
         let block = vec![[1u32, 2, 3, 4]; 512];
         let t = TransformState::new(&vec![0; 2176], Some(&block));
         assert_eq!(t.constants.known_count(), CONSTANT_COUNT);
+        // Known from the initial block, written by no command of the frame.
+        assert_eq!(t.constants.written_at(0), None);
     }
 
     #[test]

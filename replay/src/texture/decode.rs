@@ -9,7 +9,7 @@ use super::format::TexelFormat;
 use super::layout::{subresources, Geometry, Subresource};
 use super::remap::Remap;
 use super::MAX_DECODED_TEXELS;
-use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::fetch::{GuestMemory, Span};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::rrc::Location;
 
@@ -180,19 +180,6 @@ pub fn read_stored<'m, M: GuestMemory + ?Sized>(
     })
 }
 
-/// Where unit `unit`'s texels lie (`texture`'s state), without reading them: the memory
-/// space, the base offset and the bytes from it to the end of the last sub-resource.
-pub fn texture_extent(unit: u8, texture: &Texture) -> Result<(Location, u32, u64), TextureError> {
-    let plan = DecodePlan::new(unit, texture)?;
-    let len = plan
-        .subs
-        .iter()
-        .map(|s| s.offset + s.span)
-        .max()
-        .unwrap_or(0);
-    Ok((plan.location, plan.base, len))
-}
-
 /// Everything a unit's decode needs but the bytes: the checked state, the layout of every
 /// sub-resource and the remap. [`DecodePlan::read`] then reads the bytes and
 /// [`DecodePlan::decode`] turns them into the image; the texture cache keys on the plan and
@@ -321,13 +308,27 @@ impl DecodePlan {
     }
 }
 
-fn read_subresource<'m, M: GuestMemory + ?Sized>(
-    unit: u8,
-    base: u32,
-    location: Location,
-    sub: &Subresource,
-    memory: &'m M,
-) -> Result<&'m [u8], TextureError> {
+/// Where unit `unit`'s image (state `texture`) lies: the bytes of each sub-resource (layer by
+/// layer, level by level), exactly the ranges [`decode_texture`] reads, found without reading
+/// memory. Errors are [`decode_texture`]'s state errors (no location, unsupported format, bad
+/// dimension, empty or too large an image, an address past 4 GiB).
+pub fn texture_spans(unit: u8, texture: &Texture) -> Result<Vec<Span>, TextureError> {
+    let plan = DecodePlan::new(unit, texture)?;
+    plan.subs
+        .iter()
+        .map(|sub| {
+            let (offset, len) = subresource_span(unit, plan.base, sub)?;
+            Ok(Span {
+                location: plan.location,
+                offset,
+                len,
+            })
+        })
+        .collect()
+}
+
+/// `(offset, len)` of a sub-resource of a texture at `base`.
+fn subresource_span(unit: u8, base: u32, sub: &Subresource) -> Result<(u32, u32), TextureError> {
     let overflow = TextureError::AddressOverflow {
         unit,
         base,
@@ -340,6 +341,17 @@ fn read_subresource<'m, M: GuestMemory + ?Sized>(
     if u64::from(offset) + u64::from(len) > u64::from(u32::MAX) + 1 {
         return Err(overflow);
     }
+    Ok((offset, len))
+}
+
+fn read_subresource<'m, M: GuestMemory + ?Sized>(
+    unit: u8,
+    base: u32,
+    location: Location,
+    sub: &Subresource,
+    memory: &'m M,
+) -> Result<&'m [u8], TextureError> {
+    let (offset, len) = subresource_span(unit, base, sub)?;
     memory
         .read(location, offset, len)
         .ok_or(TextureError::MissingMemory {

@@ -65,7 +65,7 @@ pub mod unit;
 pub mod wrap;
 
 pub use decode::{
-    decode_texture, read_stored, texture_extent, DecodedTexture, Dimension, Level, StoredTexture,
+    decode_texture, read_stored, texture_spans, DecodedTexture, Dimension, Level, StoredTexture,
 };
 pub use error::TextureError;
 pub use format::TexelFormat;

@@ -19,7 +19,7 @@
 //! `traces/samples/game.rrc.gz` ([`GAME`]); `tests/game_frame_current.rs` checks that it equals
 //! what [`build`] makes with the default options.
 
-mod assets;
+pub(crate) mod assets;
 pub mod corpus;
 pub(crate) mod fragment_programs;
 pub(crate) mod rng;
@@ -60,6 +60,43 @@ impl Default for GameFrameOptions {
             seed: 0x6A3E_F7A3,
         }
     }
+}
+
+/// How big the frame's assets are and which passes it has: [`Scale::GAME`] for the committed
+/// frame, larger ones for [`crate::large_capture`]. Every field of [`Scale::GAME`] keeps the
+/// committed frame byte for byte what it was (the generator draws the same random numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scale {
+    /// Meshes (topologies and layouts cycle; every other one in main memory).
+    pub meshes: usize,
+    /// A mesh has `cells.0 + below(cells.1)` grid cells a side.
+    pub cells: (u32, usize),
+    /// Textures, of sides picked from `texture_sides`.
+    pub textures: usize,
+    /// Texture sides to pick from.
+    pub texture_sides: [u16; 3],
+    /// Put half of the textures in main memory (the committed frame keeps them all local).
+    pub textures_in_both_memories: bool,
+    /// Texel noise.
+    pub texture_grain: assets::Grain,
+    /// Materials beyond one per program.
+    pub extra_materials: usize,
+    /// Draws of a depth-only pass into a square shadow map before the main pass (0: none).
+    pub shadow_draws: usize,
+}
+
+impl Scale {
+    /// The committed game frame.
+    pub const GAME: Scale = Scale {
+        meshes: 28,
+        cells: (6, 10),
+        textures: 18,
+        texture_sides: [32, 64, 128],
+        textures_in_both_memories: false,
+        texture_grain: assets::Grain::Smooth,
+        extra_materials: 16,
+        shadow_draws: 0,
+    };
 }
 
 /// Why the frame cannot be built.
@@ -316,8 +353,141 @@ fn bind_mesh(
     Ok(())
 }
 
+/// Side of the shadow map in texels (a power of two: the surface's log2 size is exact).
+const SHADOW_MAP_SIDE: u16 = 2048;
+/// Bytes of the Z24S8 shadow map (never captured: a depth-only target is written, not read).
+const SHADOW_MAP_BYTES: usize = SHADOW_MAP_SIDE as usize * SHADOW_MAP_SIDE as usize * 4;
+
+/// The light's projection x view: an orthographic box 160 units wide looking down at the
+/// origin from 100 units up (column-vector convention, as [`camera`]).
+fn light() -> Mat4 {
+    let half = 80.0;
+    let (near, far) = (1.0, 200.0);
+    let ortho = [
+        [1.0 / half, 0.0, 0.0, 0.0],
+        [0.0, 1.0 / half, 0.0, 0.0],
+        [0.0, 0.0, -2.0 / (far - near), -(far + near) / (far - near)],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    // Looking down -y: world x -> light x, world -z -> light y, world y -> light -z.
+    let view = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, -1.0, 0.0],
+        [0.0, -1.0, 0.0, 100.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    mul(&ortho, &view)
+}
+
+/// A depth-only pass into a square shadow map, as a game renders its shadow casters first:
+/// no colour target, colour writes off, depth test and writes on, one vertex and fragment
+/// program, the light's matrix x the caster's world in c32..c35.
+struct ShadowPass<'a> {
+    draws: usize,
+    vp: &'a VertexBinding,
+    fp: &'a FragmentBinding,
+    fp_offset: u32,
+    meshes: &'a [Mesh],
+    zeta_offset: u32,
+}
+
+impl ShadowPass<'_> {
+    /// Record the pass, then restore the main surface; returns the draws made.
+    fn draw(
+        &self,
+        b: &mut CaptureBuilder,
+        rng: &mut Rng,
+        bound_arrays: &mut [bool; 16],
+        current_mesh: &mut Option<usize>,
+    ) -> Result<usize, BuildError> {
+        let side = SHADOW_MAP_SIDE;
+        let unused = SurfaceTarget {
+            location: Location::Local,
+            offset: 0,
+            pitch: 64,
+        };
+        b.set_surface(&SurfaceDesc {
+            color_format: 8,
+            depth_format: 2, // Z24S8
+            surface_type: 1,
+            antialias: 0,
+            log2_size: (11, 11),
+            color_target: 0, // none: depth only
+            colors: [unused; 4],
+            zeta: SurfaceTarget {
+                location: Location::Local,
+                offset: self.zeta_offset,
+                pitch: u32::from(side) * 4,
+            },
+            clip: (0, 0, side, side),
+        });
+        let half = f32::from(side) / 2.0;
+        b.set_viewport(
+            0,
+            0,
+            side,
+            side,
+            (0.0, 1.0),
+            [half, half, 0.5, 0.0],
+            [half, -half, 0.5, 0.0],
+        );
+        b.set_scissor(0, 0, side, side);
+        b.set_color_mask(0);
+        b.set_depth(true, 0x0203, true); // LEQUAL
+        b.set_blend(false, (1, 1), (0, 0), (0x8006, 0x8006));
+        b.set_cull(true, 0x0404, 0x0901); // front faces culled, as shadow casters often are
+        b.clear_surface(0x03, 0, 0xFFFF_FF00);
+        b.set_vertex_program(
+            &self.vp.words,
+            0,
+            0,
+            self.vp.input_mask,
+            self.vp.output_mask,
+        )?;
+        for &(index, value) in &self.vp.constants {
+            b.set_transform_constants(u32::from(index), &[value])?;
+        }
+        for &attr in &self.vp.immediates {
+            b.set_vertex_data_4f(attr, [0.5, 0.5, 0.5, 1.0])?;
+        }
+        b.set_fragment_program(
+            Location::Local,
+            self.fp_offset,
+            &self.fp.ucode,
+            self.fp.control,
+        )?;
+        let light = light();
+        for _ in 0..self.draws {
+            let mesh_index = rng.below(self.meshes.len());
+            let mesh = &self.meshes[mesh_index];
+            if *current_mesh != Some(mesh_index) {
+                bind_mesh(b, mesh, bound_arrays)?;
+                *current_mesh = Some(mesh_index);
+            }
+            b.set_transform_constants(u32::from(self.vp.mvp), &rows(&mul(&light, &world(rng))))?;
+            let part = mesh.parts[rng.below(mesh.parts.len())];
+            if mesh.index_offset.is_some() {
+                b.draw_indexed(mesh.primitive, &[part])?;
+            } else {
+                b.draw_arrays(mesh.primitive, &[part])?;
+            }
+        }
+        set_up_surface(b);
+        b.set_color_mask(0xFFFF_FFFF);
+        Ok(self.draws)
+    }
+}
+
 /// Build the frame.
 pub fn build(options: &GameFrameOptions) -> Result<Capture, GameFrameError> {
+    build_scaled(options, &Scale::GAME)
+}
+
+/// Build the frame with assets and passes of `scale`.
+pub(crate) fn build_scaled(
+    options: &GameFrameOptions,
+    scale: &Scale,
+) -> Result<Capture, GameFrameError> {
     let mut rng = Rng::new(options.seed);
     let mut b = CaptureBuilder::new(GAME);
     let mut local = Bump {
@@ -349,7 +519,7 @@ pub fn build(options: &GameFrameOptions) -> Result<Capture, GameFrameError> {
         }));
     }
 
-    // Assets: 28 meshes over both memories, 18 textures.
+    // Assets: meshes over both memories (28 in the committed frame), textures (18).
     let topologies = [
         Topology::IndexedTriangles,
         Topology::IndexedStrips,
@@ -357,21 +527,36 @@ pub fn build(options: &GameFrameOptions) -> Result<Capture, GameFrameError> {
     ];
     let layouts = [assets::Layout::Interleaved, assets::Layout::Split];
     let mut meshes = Vec::new();
-    for k in 0..28 {
+    for k in 0..scale.meshes {
         let topology = topologies[k % topologies.len()];
         let layout = layouts[(k / 3) % layouts.len()];
-        let cells = 6 + rng.below(10) as u32;
+        let cells = scale.cells.0 + rng.below(scale.cells.1) as u32;
         let mem = if k % 2 == 0 { &mut local } else { &mut main };
         meshes.push(assets::mesh(
             &mut b, &mut rng, mem, topology, layout, cells,
         )?);
     }
-    let textures = assets::textures(&mut b, &mut rng, &mut local, 18)?;
+    let (sides, grain) = (&scale.texture_sides, scale.texture_grain);
+    let textures = if scale.textures_in_both_memories {
+        let half = scale.textures / 2;
+        let mut t = assets::textures(&mut b, &mut rng, &mut local, half, sides, grain)?;
+        t.extend(assets::textures(
+            &mut b,
+            &mut rng,
+            &mut main,
+            scale.textures - half,
+            sides,
+            grain,
+        )?);
+        t
+    } else {
+        assets::textures(&mut b, &mut rng, &mut local, scale.textures, sides, grain)?
+    };
 
     // Materials: every program of both stages is used; textures on the sampled units.
     // Every fourth material takes a corpus fragment program and every fourth (offset by two)
     // a corpus vertex program, when the corpus is mixed in; without it the choice is k % 48.
-    let material_count = PROGRAMS_PER_STAGE + 16;
+    let material_count = PROGRAMS_PER_STAGE + scale.extra_materials;
     let extra_vp = vps.len() - PROGRAMS_PER_STAGE;
     let extra_fp = fps.len() - PROGRAMS_PER_STAGE;
     let materials: Vec<Material> = (0..material_count)
@@ -429,6 +614,18 @@ pub fn build(options: &GameFrameOptions) -> Result<Capture, GameFrameError> {
     let mut bound_arrays = [false; 16];
     let mut current_mesh: Option<usize> = None;
     let mut drawn = 0usize;
+    if scale.shadow_draws > 0 {
+        let shadow = ShadowPass {
+            draws: scale.shadow_draws.min(scene_draws),
+            vp: &vps[0],
+            fp: &fps[0],
+            fp_offset: fp_offsets[0],
+            meshes: &meshes,
+            zeta_offset: local.alloc(SHADOW_MAP_BYTES)?,
+        };
+        drawn = shadow.draw(&mut b, &mut rng, &mut bound_arrays, &mut current_mesh)?;
+        loaded_vp = Some(0);
+    }
     let mut material_index = 0usize;
     while drawn < options.draws {
         let material = &materials[material_index % materials.len()];

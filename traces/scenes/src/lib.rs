@@ -9,12 +9,15 @@
 //! - [`primitives_sample`] builds the primitives sample in `traces/samples/` (the draws of
 //!   ps3autotests' primitives test: quads, strips, polygon modes, point sizes, stipples).
 //! - [`game_frame`] builds the game-scale frame in `traces/samples/`.
+//! - [`large_capture`] builds a capture of any size (650 MiB for the benchmarks) from the
+//!   game frame's generator.
 //! - [`program_library`] writes program libraries (the scenes' programs by name, or
 //!   thousands of generated ones) for `rsxtrace match`.
 //! - [`texture_formats`] builds the texture-format sample in `traces/samples/` (one quad per
 //!   RSX texture format).
 
 pub mod game_frame;
+pub mod large_capture;
 pub mod level;
 pub mod primitives_sample;
 pub mod program_library;

@@ -4,14 +4,15 @@
 //! ranges that divide into elements (index and vertex arrays) say how, so that an address
 //! inside them can be named "element k".
 //!
-//! The ranges are the bytes the hardware reads for the draw (rrc-format.md 4.2 to 4.8):
-//! - index buffer: from the first range's first element to the last element any range reads,
-//!   at the index array offset forced to the index size (RPCS3 `get_raw_index_array`);
-//! - attribute `n`: the elements the draw's vertices read, from `(base offset + array offset) &
-//!   0x0FFFFFFF` (RPCS3 `get_vertex_offset_from_base`) with the array's stride and the
-//!   frequency divider (`rsxtrace_fetch::fetch` restates both); inline and immediate-mode
+//! The ranges are the bytes the hardware reads for the draw (rrc-format.md 4.2 to 4.8), by the
+//! fetch's and the texture model's own span rules:
+//! - index buffer: from the lowest to the highest byte the draw's index ranges read
+//!   (`rsxtrace_fetch::fetch_spans`), element 0 at the index array offset;
+//! - attribute `n`: the elements the draw's vertices read (`fetch_spans`: base offset, stride
+//!   and frequency divider applied), element 0 at the array's base; inline and immediate-mode
 //!   vertices are in the command stream, not in memory, and have no range;
-//! - texture unit: every sub-resource of the unit's texture (`rsxtrace_replay::texture`);
+//! - texture unit: every sub-resource of the unit's texture
+//!   (`rsxtrace_replay::texture::texture_spans`);
 //! - fragment program: from its address through the END slot (and its constant slot);
 //! - colour and depth targets: the surface layout the renderers write
 //!   (`rsxtrace_replay::render::surface::SurfaceLayout`).
@@ -19,19 +20,14 @@
 //! What cannot be placed (an index buffer the capture lacks, an unsupported texture format, a
 //! surface with a bad pitch) is listed in [`DrawUses::problems`] and the rest is still given.
 
-use rsxtrace_capture::fetch::format::ElementFormat;
-use rsxtrace_capture::fetch::index::{element_indices, read_indexed};
-use rsxtrace_capture::fetch::{FrequencyOp, VertexArray, VertexSource};
+use rsxtrace_capture::fetch::{fetch_spans, VertexSource};
+use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::state::{color_targets, ColorFormat, DepthFormat};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, depth_bytes_per_pixel, SurfaceLayout};
-use rsxtrace_replay::texture::texture_extent;
+use rsxtrace_replay::texture::texture_spans;
 use serde::Serialize;
-
-/// `VERTEX_DATA_BASE_OFFSET + ARRAY_OFFSET` mask (rrc-format.md 4.2; RPCS3 `rsx_utils.h`
-/// `get_vertex_offset_from_base`), as `rsxtrace_fetch` applies it.
-const VERTEX_OFFSET_MASK: u32 = 0x0FFF_FFFF;
 
 /// What a draw uses a byte range as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -174,6 +170,9 @@ pub fn draw_uses(frame: &Frame, draw: &Draw) -> DrawUses {
     out
 }
 
+/// Where a use lies, `None` for nothing to place, or why it cannot be placed.
+type Placed = Result<Option<(Location, u32, u64, Option<Elements>)>, String>;
+
 fn draw_uses_into(frame: &Frame, draw: &Draw, out: &mut DrawUses) {
     let mut push =
         |role: Role, placed: Result<Option<(Location, u32, u64, Option<Elements>)>, String>| {
@@ -196,70 +195,70 @@ fn draw_uses_into(frame: &Frame, draw: &Draw, out: &mut DrawUses) {
                 }),
             }
         };
-    let vertex_ids = vertex_id_span(frame, draw);
-    if let VertexSource::Indexed { index, ranges } = &draw.vertex_inputs.source {
-        let size = index.ty.size();
-        let base = index.offset & !(size - 1);
-        let first = ranges.iter().map(|r| u64::from(r.first)).min();
-        let last = ranges
-            .iter()
-            .map(|r| u64::from(r.first) + u64::from(r.count))
-            .max();
-        if let (Some(first), Some(last)) = (first, last) {
-            let start = u64::from(base) + first * u64::from(size);
-            let len = (last - first) * u64::from(size);
-            push(
-                Role::IndexBuffer,
-                u32::try_from(start)
-                    .map(|s| {
-                        Some((
-                            index.location,
-                            s,
-                            len,
-                            Some(Elements { base, stride: size }),
-                        ))
-                    })
-                    .map_err(|_| "the index buffer lies past 4 GiB".to_string()),
-            );
-        }
-    }
     let inputs = &draw.vertex_inputs;
-    let in_memory = matches!(
-        inputs.source,
-        VertexSource::Arrays { .. } | VertexSource::Indexed { .. } | VertexSource::Elements { .. }
-    );
-    for attribute in 0u8..16 {
-        let Some(Some(array)) = inputs.arrays.get(usize::from(attribute)) else {
-            continue;
-        };
-        if inputs.input_mask & (1 << attribute) == 0 || !in_memory {
-            continue;
+    match frame.memory(draw.index).map(|m| fetch_spans(inputs, &m)) {
+        Some(Ok(spans)) => {
+            if let (VertexSource::Indexed { index, ranges }, Some(first)) =
+                (&inputs.source, spans.index_ranges.first())
+            {
+                // Element 0 is at the index array offset (forced to the index size).
+                let size = index.ty.size();
+                let base = ranges.first().map_or(first.offset, |r| {
+                    first.offset.wrapping_sub(r.first.wrapping_mul(size))
+                });
+                let start = spans.index_ranges.iter().map(|s| s.offset).min();
+                let end = spans
+                    .index_ranges
+                    .iter()
+                    .map(|s| u64::from(s.offset) + u64::from(s.len))
+                    .max();
+                if let (Some(start), Some(end)) = (start, end) {
+                    push(
+                        Role::IndexBuffer,
+                        Ok(Some((
+                            index.location,
+                            start,
+                            end - u64::from(start),
+                            Some(Elements { base, stride: size }),
+                        ))),
+                    );
+                }
+            }
+            for a in &spans.attributes {
+                let stride = inputs
+                    .arrays
+                    .get(usize::from(a.attribute))
+                    .copied()
+                    .flatten()
+                    .map_or(0, |array| u32::from(array.stride));
+                let base = a
+                    .span
+                    .offset
+                    .wrapping_sub(a.first_element.wrapping_mul(stride));
+                push(
+                    Role::Attribute {
+                        attribute: a.attribute,
+                    },
+                    Ok(Some((
+                        a.span.location,
+                        a.span.offset,
+                        u64::from(a.span.len),
+                        Some(Elements { base, stride }),
+                    ))),
+                );
+            }
         }
-        let placed = match &vertex_ids {
-            Ok(Some((lo, hi))) => attribute_range(attribute, array, inputs.base_offset, *lo, *hi),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e.clone()),
-        };
-        push(Role::Attribute { attribute }, placed);
+        Some(Err(e)) => push(Role::IndexBuffer, Err(format!("vertex memory: {e}"))),
+        None => {}
     }
     for (unit, texture) in (0u8..).zip(draw.textures.iter()) {
         if texture.control0.enabled {
-            push(
-                Role::Texture { unit },
-                texture_extent(unit, texture)
-                    .map(|(l, o, n)| Some((l, o, n, None)))
-                    .map_err(|e| e.to_string()),
-            );
+            push(Role::Texture { unit }, texture_place(unit, texture));
         }
     }
     for (unit, texture) in (0u8..).zip(draw.vertex_textures.iter()) {
         if texture.control0.enabled {
-            push(
-                Role::VertexTexture { unit },
-                texture_extent(unit, texture)
-                    .map(|(l, o, n)| Some((l, o, n, None)))
-                    .map_err(|e| e.to_string()),
-            );
+            push(Role::VertexTexture { unit }, texture_place(unit, texture));
         }
     }
     if let Some(fp) = &draw.fragment_program {
@@ -292,87 +291,21 @@ fn draw_uses_into(frame: &Frame, draw: &Draw, out: &mut DrawUses) {
     }
 }
 
-/// The smallest and largest vertex id the draw submits (`None` for no vertex; an error when
-/// the index buffer cannot be read).
-fn vertex_id_span(frame: &Frame, draw: &Draw) -> Result<Option<(u32, u32)>, String> {
-    let inputs = &draw.vertex_inputs;
-    let span = |ids: &mut dyn Iterator<Item = u32>| {
-        ids.fold(None, |acc: Option<(u32, u32)>, v| {
-            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
-        })
-    };
-    match &inputs.source {
-        VertexSource::Arrays { ranges } => Ok(ranges
-            .iter()
-            .filter(|r| r.count > 0)
-            .map(|r| (r.first, r.first.saturating_add(r.count - 1)))
-            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))),
-        VertexSource::Indexed { index, ranges } => {
-            let memory = frame
-                .memory(draw.index)
-                .ok_or_else(|| "no such draw".to_string())?;
-            let list = read_indexed(index, ranges, inputs.base_index, inputs.restart, &memory)
-                .map_err(|e| format!("cannot read the index buffer: {e}"))?;
-            Ok(span(&mut list.indices.iter().copied()))
+/// Where a unit's texels lie: from the first sub-resource's first byte to the end of the
+/// last one's (`rsxtrace_replay::texture::texture_spans`).
+fn texture_place(unit: u8, texture: &Texture) -> Placed {
+    let spans = texture_spans(unit, texture).map_err(|e| e.to_string())?;
+    let start = spans.iter().map(|s| s.offset).min();
+    let end = spans
+        .iter()
+        .map(|s| u64::from(s.offset) + u64::from(s.len))
+        .max();
+    Ok(match (spans.first(), start, end) {
+        (Some(first), Some(start), Some(end)) => {
+            Some((first.location, start, end - u64::from(start), None))
         }
-        VertexSource::Elements { indices } => {
-            let list = element_indices(indices, inputs.base_index, inputs.restart);
-            Ok(span(&mut list.indices.iter().copied()))
-        }
-        VertexSource::Inline { .. } | VertexSource::Immediate { .. } => Ok(None),
-    }
-}
-
-/// The element of `array` vertex id `vid` reads (`rsxtrace_fetch::fetch`'s rule).
-fn element_of(array: &VertexArray, vid: u32) -> u32 {
-    let freq = u32::from(array.frequency);
-    if freq <= 1 {
-        return vid;
-    }
-    match array.frequency_op {
-        FrequencyOp::Divide => vid / freq,
-        FrequencyOp::Modulo => vid % freq,
-    }
-}
-
-/// The bytes attribute `attribute` reads for vertex ids `lo..=hi`.
-#[allow(clippy::type_complexity)]
-fn attribute_range(
-    attribute: u8,
-    array: &VertexArray,
-    base_offset: u32,
-    lo: u32,
-    hi: u32,
-) -> Result<Option<(Location, u32, u64, Option<Elements>)>, String> {
-    let format = ElementFormat::new(attribute, array.ty, array.size).map_err(|e| e.to_string())?;
-    let base = base_offset.wrapping_add(array.offset) & VERTEX_OFFSET_MASK;
-    let stride = u32::from(array.stride);
-    let (first, last) = if stride == 0 {
-        (0, 0)
-    } else {
-        let modulo = array.frequency > 1 && array.frequency_op == FrequencyOp::Modulo;
-        if modulo && hi - lo >= u32::from(array.frequency) - 1 {
-            (0, u32::from(array.frequency) - 1)
-        } else if modulo {
-            let (a, b) = (element_of(array, lo), element_of(array, hi));
-            if a <= b {
-                (a, b)
-            } else {
-                (0, u32::from(array.frequency) - 1)
-            }
-        } else {
-            (element_of(array, lo), element_of(array, hi))
-        }
-    };
-    let start = u64::from(base) + u64::from(first) * u64::from(stride);
-    let len = u64::from(last - first) * u64::from(stride) + u64::from(format.read_bytes());
-    let start = u32::try_from(start).map_err(|_| "the array lies past 4 GiB".to_string())?;
-    Ok(Some((
-        array.location,
-        start,
-        len,
-        Some(Elements { base, stride }),
-    )))
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -316,28 +316,50 @@ const FORMATS: [(u8, u32, u32); 6] = [
     (0x88, 16, 4),       // DXT45
 ];
 
-/// `count` 2D textures cycling through the formats, `side x side` texels, one mip level,
-/// with procedural texels (stripes and gradients, so they compress like real art does).
+/// How many low bits of each texel byte carry noise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grain {
+    /// None: stripes and gradients only (the committed frame).
+    Smooth,
+    /// The low 5 bits of each byte are noise, so the texels compress about as poorly as
+    /// real art in DXT blocks does (gzip gains about a third).
+    Noisy,
+}
+
+/// `count` 2D textures cycling through the formats, `side x side` texels (a side picked from
+/// `sides`), one mip level, with procedural texels (stripes and gradients, so they compress
+/// like real art does), with `grain`.
 pub fn textures(
     b: &mut CaptureBuilder,
     rng: &mut Rng,
     mem: &mut Bump,
     count: usize,
+    sides: &[u16; 3],
+    grain: Grain,
 ) -> Result<Vec<Texture>, BuildError> {
     let mut out = Vec::with_capacity(count);
     for k in 0..count {
         let (format, unit_bytes, block) = FORMATS[k % FORMATS.len()];
-        let side: u16 = [32, 64, 128][rng.below(3)];
+        let side: u16 = sides[rng.below(sides.len())];
         let blocks = u32::from(side) / block;
         let pitch = blocks * unit_bytes;
         let size = (pitch * blocks) as usize;
         let phase = rng.below(256) as u32;
-        let bytes: Vec<u8> = (0..size as u32)
+        let mut bytes: Vec<u8> = (0..size as u32)
             .map(|i| {
                 let (x, y) = (i % pitch, i / pitch);
                 ((x * 3 + y * 5 + phase) ^ (y << 2)) as u8
             })
             .collect();
+        if grain == Grain::Noisy {
+            let mut noise = Rng::new(rng.next_u64());
+            for chunk in bytes.chunks_mut(8) {
+                let bits = noise.next_u64().to_le_bytes();
+                for (byte, n) in chunk.iter_mut().zip(bits) {
+                    *byte ^= n & 0x1F;
+                }
+            }
+        }
         let offset = mem.alloc(size)?;
         b.put_memory(mem.location, offset, &bytes)?;
         let wrap = [0x0001_0101u32, 0x0003_0303, 0x0002_0202][rng.below(3)];

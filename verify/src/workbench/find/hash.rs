@@ -7,10 +7,10 @@
 use super::{Hit, HitKind, HitUse, Pattern, UseMap};
 use crate::workbench::bytes::read_range;
 use rsxtrace_capture::frame::search::{blobs, HitBlock};
-use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::frame::{BlockSource, Frame};
 use rsxtrace_capture::rrc::Location;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The result of [`search`].
@@ -29,10 +29,10 @@ pub struct HashSearch {
 }
 
 /// Where a region's bytes come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Source {
-    /// One attachment holds the region.
-    Block(u32),
+    /// One block holds the region.
+    Block(BlockSource),
     /// Read piece by piece by this command.
     Command(usize),
 }
@@ -51,22 +51,10 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
     let mut out = HashSearch::default();
     let index = frame.memory_index();
     let mut block_places: HashSet<(Location, u32, u64)> = HashSet::new();
-    let mut attachments: HashMap<u32, HitBlock> = HashMap::new();
     for group in blobs(index) {
         let Some(first) = group.first() else { continue };
         out.blobs += 1;
         out.bytes += first.data.len() as u64;
-        for b in &group {
-            attachments.insert(
-                b.seq,
-                HitBlock {
-                    offset: b.offset,
-                    size: b.data.len() as u64,
-                    command: b.command,
-                    seq: b.seq,
-                },
-            );
-        }
         if !matches(pattern, first.data) {
             continue;
         }
@@ -79,7 +67,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
                     offset: b.offset,
                     size: b.data.len() as u64,
                     command: b.command,
-                    seq: b.seq,
+                    block: b.block,
                 });
         }
         for ((location, offset), blocks) in places {
@@ -104,7 +92,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
     let mut hashed: HashMap<(Location, u32, u64, Source), bool> = HashMap::new();
     // Matches by place: the roles with their draws, and the attachments read whole.
     type Roles = BTreeMap<super::Role, Vec<usize>>;
-    let mut found: BTreeMap<(Location, u32, u64), (Roles, BTreeSet<u32>)> = BTreeMap::new();
+    let mut found: BTreeMap<(Location, u32, u64), (Roles, Vec<HitBlock>)> = BTreeMap::new();
     for u in &map.all {
         let Some(draw) = frame.draws.get(u.draw) else {
             continue;
@@ -120,14 +108,22 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
                 .is_some_and(|bytes| matches(pattern, &bytes))
         });
         if matched && !block_places.contains(&(u.location, u.offset, u.len)) {
-            let (roles, seqs) = found.entry((u.location, u.offset, u.len)).or_default();
+            let (roles, blocks) = found.entry((u.location, u.offset, u.len)).or_default();
             roles.entry(u.role).or_default().push(u.draw);
-            if let Source::Block(seq) = source {
-                seqs.insert(seq);
+            if let Source::Block(b) = source {
+                let block = HitBlock {
+                    offset: b.offset,
+                    size: u64::from(b.len),
+                    command: b.command,
+                    block: b.block,
+                };
+                if !blocks.contains(&block) {
+                    blocks.push(block);
+                }
             }
         }
     }
-    for ((location, offset, len), (roles, seqs)) in found {
+    for ((location, offset, len), (roles, blocks)) in found {
         if out.hits.len() >= max_hits {
             out.truncated = true;
             break;
@@ -137,10 +133,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
             location,
             address: offset,
             len,
-            blocks: seqs
-                .iter()
-                .filter_map(|seq| attachments.get(seq).copied())
-                .collect(),
+            blocks,
             uses: roles
                 .into_iter()
                 .map(|(role, mut draws)| {

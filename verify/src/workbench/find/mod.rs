@@ -9,9 +9,10 @@
 //!   texture, fragment program, surface: [`super::uses`]) whose bytes hash to it ([`hash`]).
 //! - Every hit is mapped to the draws that read those bytes and to their roles
 //!   ([`HitUse`]): "index buffer of draw 12 at element 36", "attribute 3 of draws 12–15",
-//!   "texture unit 0 of draw 40", "fragment program of draw 7". A draw counts only when the
-//!   bytes it reads at the hit's address come from the attachment that holds the hit
-//!   (`MemoryIndex::source_at`), so a buffer overwritten later in the frame is told apart.
+//!   "texture unit 0 of draw 40", "fragment program of draw 7". A draw counts only when it
+//!   sees those very bytes at that address (read as the frame model reads memory at the draw,
+//!   piece by piece across overlapping blocks: [`super::bytes`]), so a buffer rewritten
+//!   before the draw is told apart.
 //!
 //! # JSON shape ([`FindReport`])
 //!
@@ -22,7 +23,7 @@
 //!                "decoded_streams": 0, "decoded_bytes": 0},
 //!   "hits": [
 //!     {"kind": "memory", "location": "main", "address": 2097152, "len": 36,
-//!      "blocks": [{"offset": 2097152, "size": 72, "command": 30, "seq": 3}],
+//!      "blocks": [{"offset": 2097152, "size": 72, "command": 30, "block": 8195}],
 //!      "uses": [{"role": {"kind": "index_buffer"}, "draws": [2, 5, 8], "element": 0,
 //!                "offset_in_element": 0, "component": null}]}
 //!   ],
