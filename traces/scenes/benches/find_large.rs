@@ -9,7 +9,8 @@
 //!   roles that read them (every draw's memory uses worked out);
 //! - `find/texture`: the whole `find` for 4 KiB of a texture in the middle of the frame;
 //! - `find/miss`: 16 bytes that are nowhere (a full scan, no mapping);
-//! - `find/xxh3`: a hash pattern: every blob and every draw buffer region hashed;
+//! - `find/xxh3`, `find/sha256`: a hash pattern: every blob and every distinct draw buffer
+//!   region hashed;
 //! - `find/decoded`: 12 bytes (an attribute 0 element read as big-endian floats, written as
 //!   little-endian ones) searched in every decoded vertex stream too.
 //!
@@ -105,6 +106,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("find/miss", |b| b.iter(|| find(&frame, &miss, &options)));
     let xxh3 = Pattern::Xxh3(xxhash_rust::xxh3::xxh3_64(&indices));
     group.bench_function("find/xxh3", |b| b.iter(|| find(&frame, &xxh3, &options)));
+    let mut sha = [0u8; 32];
+    sha[0] = 1; // matches nothing: every blob and region hashed
+    let sha256 = Pattern::Sha256(sha);
+    group.bench_function("find/sha256", |b| {
+        b.iter(|| find(&frame, &sha256, &options))
+    });
     let with_decoded = FindOptions {
         decoded: true,
         ..options

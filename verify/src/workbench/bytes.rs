@@ -11,6 +11,44 @@ use rsxtrace_capture::frame::MemoryIndex;
 use rsxtrace_capture::rrc::Location;
 use std::borrow::Cow;
 
+/// The slices that make up `len` bytes at `offset` seen by command `command` (one when a
+/// block holds the whole range), or `None` when some byte is not in the capture.
+pub fn pieces<'a>(
+    index: &'a MemoryIndex,
+    command: usize,
+    location: Location,
+    offset: u32,
+    len: u64,
+) -> Option<Vec<&'a [u8]>> {
+    let whole = u32::try_from(len).ok()?;
+    if u64::from(offset) + len > 1 << 32 {
+        return None;
+    }
+    let mut out = Vec::new();
+    split(index, command, location, offset, whole, &mut out)?;
+    Some(out)
+}
+
+fn split<'a>(
+    index: &'a MemoryIndex,
+    command: usize,
+    location: Location,
+    offset: u32,
+    len: u32,
+    out: &mut Vec<&'a [u8]>,
+) -> Option<()> {
+    if let Some(bytes) = index.read_at(command, location, offset, len) {
+        out.push(bytes);
+        return Some(());
+    }
+    if len <= 1 {
+        return None;
+    }
+    let half = len / 2;
+    split(index, command, location, offset, half, out)?;
+    split(index, command, location, offset + half, len - half, out)
+}
+
 /// The `len` bytes at `offset` seen by command `command`, or `None` when some byte is not in
 /// the capture.
 pub fn read_range<'a>(
@@ -20,39 +58,11 @@ pub fn read_range<'a>(
     offset: u32,
     len: u64,
 ) -> Option<Cow<'a, [u8]>> {
-    let whole = u32::try_from(len).ok()?;
-    if u64::from(offset) + len > 1 << 32 {
-        return None;
+    let parts = pieces(index, command, location, offset, len)?;
+    match parts.as_slice() {
+        [one] => Some(Cow::Borrowed(one)),
+        _ => Some(Cow::Owned(parts.concat())),
     }
-    if let Some(bytes) = index.read_at(command, location, offset, whole) {
-        return Some(Cow::Borrowed(bytes));
-    }
-    if len <= 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(len as usize);
-    pieces(index, command, location, offset, whole, &mut out)?;
-    Some(Cow::Owned(out))
-}
-
-fn pieces(
-    index: &MemoryIndex,
-    command: usize,
-    location: Location,
-    offset: u32,
-    len: u32,
-    out: &mut Vec<u8>,
-) -> Option<()> {
-    if let Some(bytes) = index.read_at(command, location, offset, len) {
-        out.extend_from_slice(bytes);
-        return Some(());
-    }
-    if len <= 1 {
-        return None;
-    }
-    let half = len / 2;
-    pieces(index, command, location, offset, half, out)?;
-    pieces(index, command, location, offset + half, len - half, out)
 }
 
 /// Whether command `command` sees `expected` at `offset`.
@@ -63,6 +73,48 @@ pub fn sees(
     offset: u32,
     expected: &[u8],
 ) -> bool {
-    read_range(index, command, location, offset, expected.len() as u64)
-        .is_some_and(|b| *b == *expected)
+    let Some(parts) = pieces(index, command, location, offset, expected.len() as u64) else {
+        return false;
+    };
+    let mut rest = expected;
+    for part in parts {
+        let Some((head, tail)) = rest.split_at_checked(part.len()) else {
+            return false;
+        };
+        if head != part {
+            return false;
+        }
+        rest = tail;
+    }
+    rest.is_empty()
+}
+
+/// What decides the bytes of a range as one command sees them, without reading them: the
+/// captured slices they are made of (blocks attached many times share one buffer, so equal
+/// keys mean equal bytes), or, when some byte is missing, the range and the command.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BytesKey {
+    /// The slices (address and length of each) the range is read from.
+    Slices(Vec<(usize, usize)>),
+    /// Not all in the capture: unique to the range and the command.
+    Missing(Location, u32, u64, usize),
+}
+
+/// The [`BytesKey`] of `len` bytes at `offset` seen by command `command`.
+pub fn bytes_key(
+    index: &MemoryIndex,
+    command: usize,
+    location: Location,
+    offset: u32,
+    len: u64,
+) -> BytesKey {
+    match pieces(index, command, location, offset, len) {
+        Some(parts) => BytesKey::Slices(
+            parts
+                .iter()
+                .map(|p| (p.as_ptr() as usize, p.len()))
+                .collect(),
+        ),
+        None => BytesKey::Missing(location, offset, len, command),
+    }
 }

@@ -20,7 +20,9 @@
 //! What cannot be placed (an index buffer the capture lacks, an unsupported texture format, a
 //! surface with a bad pitch) is listed in [`DrawUses::problems`] and the rest is still given.
 
-use rsxtrace_capture::fetch::{fetch_spans, VertexSource};
+use super::bytes::{bytes_key, BytesKey};
+use rayon::prelude::*;
+use rsxtrace_capture::fetch::{fetch_spans, FetchSpans, VertexSource};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_capture::rrc::Location;
@@ -28,6 +30,7 @@ use rsxtrace_replay::render::state::{color_targets, ColorFormat, DepthFormat};
 use rsxtrace_replay::render::surface::{bytes_per_pixel, depth_bytes_per_pixel, SurfaceLayout};
 use rsxtrace_replay::texture::texture_spans;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// What a draw uses a byte range as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -154,11 +157,43 @@ pub struct DrawUses {
     pub problems: Vec<UseProblem>,
 }
 
-/// The uses of every draw of `frame`.
+/// The uses of every draw of `frame`. Draws run in parallel; draws with the same vertex input
+/// state over the same index bytes share one vertex span computation (games draw a mesh many
+/// times).
 pub fn frame_uses(frame: &Frame) -> DrawUses {
+    let keys: Vec<Option<SpanKey>> = frame.draws.iter().map(|d| span_key(frame, d)).collect();
+    let mut first_of: HashMap<&SpanKey, usize> = HashMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(key) = key {
+            first_of.entry(key).or_insert(i);
+        }
+    }
+    let representatives: Vec<usize> = first_of.values().copied().collect();
+    let computed: HashMap<usize, SpanResult> = representatives
+        .par_iter()
+        .map(|&i| (i, vertex_spans(frame, &frame.draws[i])))
+        .collect();
+    let per_draw: Vec<DrawUses> = frame
+        .draws
+        .par_iter()
+        .zip(keys.par_iter())
+        .map(|(draw, key)| {
+            let shared = key
+                .as_ref()
+                .and_then(|k| first_of.get(k))
+                .and_then(|i| computed.get(i));
+            let mut out = DrawUses::default();
+            match shared {
+                Some(spans) => draw_uses_with(draw, spans, &mut out),
+                None => draw_uses_with(draw, &vertex_spans(frame, draw), &mut out),
+            }
+            out
+        })
+        .collect();
     let mut out = DrawUses::default();
-    for draw in &frame.draws {
-        draw_uses_into(frame, draw, &mut out);
+    for d in per_draw {
+        out.uses.extend(d.uses);
+        out.problems.extend(d.problems);
     }
     out
 }
@@ -166,37 +201,83 @@ pub fn frame_uses(frame: &Frame) -> DrawUses {
 /// The uses of one draw.
 pub fn draw_uses(frame: &Frame, draw: &Draw) -> DrawUses {
     let mut out = DrawUses::default();
-    draw_uses_into(frame, draw, &mut out);
+    draw_uses_with(draw, &vertex_spans(frame, draw), &mut out);
     out
+}
+
+/// What decides a draw's vertex spans: its vertex input state and its index bytes (`None` for
+/// draws that read no memory for vertices).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct SpanKey {
+    inputs: Vec<u8>,
+    index_bytes: Vec<BytesKey>,
+}
+
+type SpanResult = Option<Result<FetchSpans, String>>;
+
+fn span_key(frame: &Frame, draw: &Draw) -> Option<SpanKey> {
+    let inputs = &draw.vertex_inputs;
+    let mut index_bytes = Vec::new();
+    match &inputs.source {
+        VertexSource::Arrays { .. } | VertexSource::Elements { .. } => {}
+        VertexSource::Indexed { index, ranges } => {
+            for r in ranges {
+                let len = r.count.checked_mul(index.ty.size())?;
+                let offset = (index.offset & !(index.ty.size() - 1))
+                    .checked_add(r.first.checked_mul(index.ty.size())?)?;
+                index_bytes.push(bytes_key(
+                    frame.memory_index(),
+                    draw.end_command,
+                    index.location,
+                    offset,
+                    u64::from(len),
+                ));
+            }
+        }
+        VertexSource::Inline { .. } | VertexSource::Immediate { .. } => return None,
+    }
+    let state = (
+        &inputs.arrays,
+        inputs.input_mask,
+        inputs.base_offset,
+        inputs.base_index,
+        &inputs.restart,
+        &inputs.source,
+    );
+    Some(SpanKey {
+        inputs: serde_json::to_vec(&state).ok()?,
+        index_bytes,
+    })
+}
+
+fn vertex_spans(frame: &Frame, draw: &Draw) -> SpanResult {
+    frame
+        .memory(draw.index)
+        .map(|m| fetch_spans(&draw.vertex_inputs, &m).map_err(|e| e.to_string()))
 }
 
 /// Where a use lies, `None` for nothing to place, or why it cannot be placed.
 type Placed = Result<Option<(Location, u32, u64, Option<Elements>)>, String>;
 
-fn draw_uses_into(frame: &Frame, draw: &Draw, out: &mut DrawUses) {
-    let mut push =
-        |role: Role, placed: Result<Option<(Location, u32, u64, Option<Elements>)>, String>| {
-            match placed {
-                Ok(Some((location, offset, len, elements))) if len > 0 => {
-                    out.uses.push(MemoryUse {
-                        draw: draw.index,
-                        role,
-                        location,
-                        offset,
-                        len,
-                        elements,
-                    })
-                }
-                Ok(_) => {}
-                Err(reason) => out.problems.push(UseProblem {
-                    draw: draw.index,
-                    role,
-                    reason,
-                }),
-            }
-        };
+fn draw_uses_with(draw: &Draw, spans: &SpanResult, out: &mut DrawUses) {
+    let mut push = |role: Role, placed: Placed| match placed {
+        Ok(Some((location, offset, len, elements))) if len > 0 => out.uses.push(MemoryUse {
+            draw: draw.index,
+            role,
+            location,
+            offset,
+            len,
+            elements,
+        }),
+        Ok(_) => {}
+        Err(reason) => out.problems.push(UseProblem {
+            draw: draw.index,
+            role,
+            reason,
+        }),
+    };
     let inputs = &draw.vertex_inputs;
-    match frame.memory(draw.index).map(|m| fetch_spans(inputs, &m)) {
+    match spans {
         Some(Ok(spans)) => {
             if let (VertexSource::Indexed { index, ranges }, Some(first)) =
                 (&inputs.source, spans.index_ranges.first())

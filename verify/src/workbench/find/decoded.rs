@@ -5,13 +5,14 @@
 //! **little-endian** f32, element after element: the layout of a float vertex buffer on a PC
 //! (a glTF buffer, a numpy array). So a mesh whose positions a tool exported as floats is found
 //! even when the game stores them as half floats or normalised shorts. Only matches that start
-//! on a component (a multiple of 4 bytes) count. Arrays shared by several draws are decoded and
-//! searched once.
+//! on a component (a multiple of 4 bytes) count. Arrays shared by several draws (same place,
+//! format and bytes) are decoded and searched once; streams decode in parallel.
 
 use super::{Hit, HitKind, HitUse, Skipped};
-use crate::workbench::bytes::read_range;
+use crate::workbench::bytes::{bytes_key, read_range, BytesKey};
 use crate::workbench::uses::{MemoryUse, Role};
 use memchr::memmem::Finder;
+use rayon::prelude::*;
 use rsxtrace_capture::fetch::decode::decode_element;
 use rsxtrace_capture::fetch::format::ElementFormat;
 use rsxtrace_capture::fetch::VertexType;
@@ -19,7 +20,6 @@ use rsxtrace_capture::frame::search::overlapping;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
 use std::collections::{BTreeMap, HashMap};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// The result of [`search`].
 #[derive(Clone, Debug, Default)]
@@ -36,8 +36,8 @@ pub struct DecodedSearch {
     pub skipped: Vec<Skipped>,
 }
 
-/// What makes two attribute streams the same: place, stride, format and raw bytes' hash.
-type StreamKey = (Location, u32, u64, u32, VertexType, u8, u64);
+/// What makes two attribute streams the same: place, stride, format, attribute and the bytes.
+type StreamKey = (Location, u32, u64, u32, VertexType, u8, u8, BytesKey);
 
 /// One distinct stream: where it comes from and the draws that read it.
 struct Stream {
@@ -51,11 +51,102 @@ struct Stream {
     draws: Vec<usize>,
 }
 
+/// The use a stream key was made from (the first draw's).
+fn uses_of<'a>(uses: &'a [MemoryUse], key: &StreamKey, draws: &[usize]) -> Option<&'a MemoryUse> {
+    let first = *draws.first()?;
+    uses.iter().find(|u| {
+        u.draw == first
+            && u.location == key.0
+            && u.offset == key.1
+            && u.len == key.2
+            && u.role == Role::Attribute { attribute: key.6 }
+    })
+}
+
+/// Read and decode one stream.
+fn decode_stream(
+    frame: &Frame,
+    u: Option<&MemoryUse>,
+    draws: Vec<usize>,
+) -> Result<Stream, Skipped> {
+    let skipped =
+        |draw: Option<usize>, what: String, reason: String| Skipped { draw, what, reason };
+    let Some(u) = u else {
+        return Err(skipped(None, "decoded stream".into(), "no use".into()));
+    };
+    let Role::Attribute { attribute } = u.role else {
+        return Err(skipped(
+            Some(u.draw),
+            "decoded stream".into(),
+            "not an attribute".into(),
+        ));
+    };
+    let what = format!("decoded attribute {attribute}");
+    let (Some(draw), Some(elements)) = (frame.draws.get(u.draw), u.elements) else {
+        return Err(skipped(Some(u.draw), what, "no elements".into()));
+    };
+    let Some(Some(array)) = draw.vertex_inputs.arrays.get(usize::from(attribute)) else {
+        return Err(skipped(Some(u.draw), what, "no array".into()));
+    };
+    let format = ElementFormat::new(attribute, array.ty, array.size)
+        .map_err(|e| skipped(Some(u.draw), what.clone(), e.to_string()))?;
+    let raw = read_range(
+        frame.memory_index(),
+        draw.end_command,
+        u.location,
+        u.offset,
+        u.len,
+    )
+    .ok_or_else(|| {
+        skipped(
+            Some(u.draw),
+            what.clone(),
+            format!(
+                "the capture does not hold all of {:?} 0x{:08x}..0x{:08x}",
+                u.location,
+                u.offset,
+                u.end()
+            ),
+        )
+    })?;
+    let count = if elements.stride == 0 {
+        1
+    } else {
+        (u.len - u64::from(format.read_bytes())) / u64::from(elements.stride) + 1
+    };
+    let components = if array.ty == VertexType::CMP {
+        3
+    } else {
+        usize::from(array.size)
+    };
+    let mut bytes = Vec::with_capacity(count as usize * components * 4);
+    for k in 0..count as usize {
+        let at = k * elements.stride as usize;
+        let Some(value) = raw.get(at..).and_then(|b| decode_element(format, b)) else {
+            break; // `raw` covers every element: not reached
+        };
+        for c in value.iter().take(components) {
+            bytes.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    Ok(Stream {
+        attribute,
+        location: u.location,
+        base: elements.base,
+        stride: elements.stride,
+        first: elements.element_at(u.offset).map_or(0, |e| e.0),
+        components,
+        bytes,
+        draws,
+    })
+}
+
 /// Search the decoded attribute streams of `uses` (the frame's uses) for `pattern`.
 pub fn search(frame: &Frame, uses: &[MemoryUse], pattern: &[u8], max_hits: usize) -> DecodedSearch {
     let mut out = DecodedSearch::default();
-    let mut streams: Vec<Stream> = Vec::new();
-    let mut seen: HashMap<StreamKey, usize> = HashMap::new();
+    // Arrays with the same place, format and visible blocks decode to the same stream.
+    let mut groups: HashMap<StreamKey, Vec<usize>> = HashMap::new();
+    let mut order: Vec<StreamKey> = Vec::new();
     for u in uses {
         let Role::Attribute { attribute } = u.role else {
             continue;
@@ -66,24 +157,13 @@ pub fn search(frame: &Frame, uses: &[MemoryUse], pattern: &[u8], max_hits: usize
         let Some(Some(array)) = draw.vertex_inputs.arrays.get(usize::from(attribute)) else {
             continue;
         };
-        let Ok(format) = ElementFormat::new(attribute, array.ty, array.size) else {
-            continue; // the use would not exist
-        };
-        let index = frame.memory_index();
-        let Some(raw) = read_range(index, draw.end_command, u.location, u.offset, u.len) else {
-            out.skipped.push(Skipped {
-                draw: Some(u.draw),
-                what: format!("decoded attribute {attribute}"),
-                reason: format!(
-                    "the capture does not hold all of {:?} 0x{:08x}..0x{:08x}",
-                    u.location,
-                    u.offset,
-                    u.end()
-                ),
-            });
-            continue;
-        };
-        // Arrays with the same place, format and bytes decode to the same stream.
+        let bytes = bytes_key(
+            frame.memory_index(),
+            draw.end_command,
+            u.location,
+            u.offset,
+            u.len,
+        );
         let key = (
             u.location,
             u.offset,
@@ -91,61 +171,54 @@ pub fn search(frame: &Frame, uses: &[MemoryUse], pattern: &[u8], max_hits: usize
             elements.stride,
             array.ty,
             array.size,
-            xxh3_64(&raw),
-        );
-        if let Some(&at) = seen.get(&key) {
-            streams[at].draws.push(u.draw);
-            continue;
-        }
-        let count = if elements.stride == 0 {
-            1
-        } else {
-            (u.len - u64::from(format.read_bytes())) / u64::from(elements.stride) + 1
-        };
-        let components = if array.ty == VertexType::CMP {
-            3
-        } else {
-            usize::from(array.size)
-        };
-        let mut bytes = Vec::with_capacity(count as usize * components * 4);
-        for k in 0..count as usize {
-            let at = k * elements.stride as usize;
-            let Some(value) = raw.get(at..).and_then(|b| decode_element(format, b)) else {
-                break; // `raw` covers every element: not reached
-            };
-            for c in value.iter().take(components) {
-                bytes.extend_from_slice(&c.to_le_bytes());
-            }
-        }
-        seen.insert(key, streams.len());
-        streams.push(Stream {
             attribute,
-            location: u.location,
-            base: elements.base,
-            stride: elements.stride,
-            first: elements.element_at(u.offset).map_or(0, |e| e.0),
-            components,
             bytes,
-            draws: vec![u.draw],
-        });
+        );
+        let entry = groups.entry(key.clone()).or_default();
+        if entry.is_empty() {
+            order.push(key);
+        }
+        entry.push(u.draw);
+    }
+    let decoded: Vec<Result<Stream, Skipped>> = order
+        .par_iter()
+        .map(|key| {
+            let draws = groups.get(key).cloned().unwrap_or_default();
+            decode_stream(frame, uses_of(uses, key, &draws), draws)
+        })
+        .collect();
+    let mut streams = Vec::new();
+    for d in decoded {
+        match d {
+            Ok(s) => streams.push(s),
+            Err(skip) => out.skipped.push(skip),
+        }
     }
     let finder = Finder::new(pattern);
-    let mut hits: BTreeMap<(Location, u32, u8, u64, u8), Vec<usize>> = BTreeMap::new();
-    'streams: for s in &streams {
-        out.streams += 1;
-        out.bytes += s.bytes.len() as u64;
-        let element_bytes = s.components * 4;
-        for at in overlapping(&finder, &s.bytes) {
-            if at % 4 != 0 {
-                continue;
-            }
-            let element = s.first + (at / element_bytes) as u64;
-            let component = ((at % element_bytes) / 4) as u8;
-            let address = u64::from(s.base) + element * u64::from(s.stride);
-            let Ok(address) = u32::try_from(address) else {
-                continue;
-            };
-            let key = (s.location, address, s.attribute, element, component);
+    type HitKey = (Location, u32, u8, u64, u8);
+    // Each stream searched in parallel, at most `max_hits + 1` places each.
+    let per_stream: Vec<Vec<HitKey>> = streams
+        .par_iter()
+        .map(|s| {
+            let element_bytes = s.components * 4;
+            overlapping(&finder, &s.bytes)
+                .filter(|at| at % 4 == 0)
+                .filter_map(|at| {
+                    let element = s.first + (at / element_bytes) as u64;
+                    let component = ((at % element_bytes) / 4) as u8;
+                    let address = u64::from(s.base) + element * u64::from(s.stride);
+                    let address = u32::try_from(address).ok()?;
+                    Some((s.location, address, s.attribute, element, component))
+                })
+                .take(max_hits.saturating_add(1))
+                .collect()
+        })
+        .collect();
+    out.streams = streams.len();
+    out.bytes = streams.iter().map(|s| s.bytes.len() as u64).sum();
+    let mut hits: BTreeMap<HitKey, Vec<usize>> = BTreeMap::new();
+    'streams: for (s, keys) in streams.iter().zip(per_stream) {
+        for key in keys {
             if !hits.contains_key(&key) && hits.len() >= max_hits {
                 out.truncated = true;
                 break 'streams;

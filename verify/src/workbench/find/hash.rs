@@ -1,13 +1,15 @@
 //! Hash patterns: a whole memory block, or a draw's buffer region (`super::super::uses`),
 //! whose xxh3-64 or SHA-256 equals the one given. Each distinct blob and each distinct region
-//! (location, offset, length and the attachment it is read from) is hashed once. A region
-//! whose bytes are not all in one attachment cannot be read as one piece and is not hashed; a
+//! (location, offset, length and the bytes there: `workbench::bytes::BytesKey`) is hashed
+//! once, in parallel; a
+//! region held by several overlapping blocks is read piece by piece (`workbench::bytes`). A
 //! region that is exactly a matching block is reported once, as the block.
 
 use super::{Hit, HitKind, HitUse, Pattern, UseMap};
-use crate::workbench::bytes::read_range;
+use crate::workbench::bytes::{bytes_key, read_range, BytesKey};
+use rayon::prelude::*;
 use rsxtrace_capture::frame::search::{blobs, HitBlock};
-use rsxtrace_capture::frame::{BlockSource, Frame};
+use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -28,14 +30,8 @@ pub struct HashSearch {
     pub truncated: bool,
 }
 
-/// Where a region's bytes come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Source {
-    /// One block holds the region.
-    Block(BlockSource),
-    /// Read piece by piece by this command.
-    Command(usize),
-}
+/// A draw region: its place and what decides its bytes.
+type RegionKey = (Location, u32, u64, BytesKey);
 
 /// Whether `bytes` hash to `pattern` (byte patterns never match).
 pub fn matches(pattern: &Pattern, bytes: &[u8]) -> bool {
@@ -87,39 +83,52 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
             });
         }
     }
-    // Draw regions: hashed once per place and source (the attachment a whole-region read
-    // comes from, else the draw's command: such a region is read piece by piece).
-    let mut hashed: HashMap<(Location, u32, u64, Source), bool> = HashMap::new();
-    // Matches by place: the roles with their draws, and the attachments read whole.
+    // Draw regions: hashed once per place and the blocks visible there (which decide the
+    // bytes), in parallel.
     type Roles = BTreeMap<super::Role, Vec<usize>>;
-    let mut found: BTreeMap<(Location, u32, u64), (Roles, Vec<HitBlock>)> = BTreeMap::new();
-    for u in &map.all {
+    let mut regions: HashMap<RegionKey, Vec<usize>> = HashMap::new();
+    for (i, u) in map.all.iter().enumerate() {
         let Some(draw) = frame.draws.get(u.draw) else {
             continue;
         };
-        let source = u32::try_from(u.len)
-            .ok()
-            .and_then(|len| index.source_at(draw.end_command, u.location, u.offset, len))
-            .map_or(Source::Command(draw.end_command), Source::Block);
-        let key = (u.location, u.offset, u.len, source);
-        let matched = *hashed.entry(key).or_insert_with(|| {
-            out.regions += 1;
-            read_range(index, draw.end_command, u.location, u.offset, u.len)
-                .is_some_and(|bytes| matches(pattern, &bytes))
-        });
-        if matched && !block_places.contains(&(u.location, u.offset, u.len)) {
-            let (roles, blocks) = found.entry((u.location, u.offset, u.len)).or_default();
+        let bytes = bytes_key(index, draw.end_command, u.location, u.offset, u.len);
+        regions
+            .entry((u.location, u.offset, u.len, bytes))
+            .or_default()
+            .push(i);
+    }
+    out.regions = regions.len();
+    let matched: Vec<(&RegionKey, &Vec<usize>)> = regions
+        .par_iter()
+        .filter(|((location, offset, len, _), uses)| {
+            let Some(draw) = uses.first().and_then(|&i| frame.draws.get(map.all[i].draw)) else {
+                return false;
+            };
+            !block_places.contains(&(*location, *offset, *len))
+                && read_range(index, draw.end_command, *location, *offset, *len)
+                    .is_some_and(|bytes| matches(pattern, &bytes))
+        })
+        .collect();
+    let mut found: BTreeMap<(Location, u32, u64), (Roles, Vec<HitBlock>)> = BTreeMap::new();
+    for ((location, offset, len, _), uses) in matched {
+        let (roles, blocks) = found.entry((*location, *offset, *len)).or_default();
+        let mut sources = Vec::new();
+        for &i in uses {
+            let u = &map.all[i];
             roles.entry(u.role).or_default().push(u.draw);
-            if let Source::Block(b) = source {
-                let block = HitBlock {
-                    offset: b.offset,
-                    size: u64::from(b.len),
-                    command: b.command,
-                    block: b.block,
-                };
-                if !blocks.contains(&block) {
-                    blocks.push(block);
-                }
+            if let Some(draw) = frame.draws.get(u.draw) {
+                sources.extend(index.overlapping_at(draw.end_command, *location, *offset, *len));
+            }
+        }
+        for b in sources {
+            let block = HitBlock {
+                offset: b.offset,
+                size: u64::from(b.len),
+                command: b.command,
+                block: b.block,
+            };
+            if !blocks.contains(&block) {
+                blocks.push(block);
             }
         }
     }

@@ -35,15 +35,19 @@ pub struct Filters {
     pub min: u32,
 }
 
+/// What makes two units' images the same: the stored bytes' hash, the FORMAT byte, the size,
+/// the remap word and the pitch.
+pub type ImageKey = (u64, u8, u16, u16, u16, u32, u32);
+
 /// One unit's image.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitImage {
     /// Texture unit.
     pub unit: u8,
-    /// The PNG.
-    pub png: Vec<u8>,
-    /// What makes two units' images the same (content hash, format and remap state).
-    pub key: (u64, u8, u16, u16, u16, u32, u32),
+    /// The PNG; `None` when the caller already has the image of this key.
+    pub png: Option<Vec<u8>>,
+    /// What makes two units' images the same.
+    pub key: ImageKey,
     /// xxh3-64 of the stored texels, 16 hex digits (the name `textures --dump` gives it).
     pub hash: String,
     /// S and T wrap.
@@ -69,8 +73,9 @@ fn wrap(mode: u32) -> Wrap {
     }
 }
 
-/// The images of draw `draw`'s sampled units.
-pub fn draw_images(frame: &Frame, draw: usize) -> DrawImages {
+/// The images of draw `draw`'s sampled units; those whose key `known` accepts are not decoded
+/// again (their `png` is `None`).
+pub fn draw_images(frame: &Frame, draw: usize, known: &dyn Fn(&ImageKey) -> bool) -> DrawImages {
     let mut out = DrawImages::default();
     let (Some(d), Some(memory)) = (frame.draws.get(draw), frame.memory(draw)) else {
         return out;
@@ -105,7 +110,7 @@ pub fn draw_images(frame: &Frame, draw: usize) -> DrawImages {
         let Some(texture) = d.textures.get(usize::from(unit)) else {
             continue;
         };
-        match unit_image(unit, texture, &memory) {
+        match unit_image(unit, texture, &memory, known) {
             Ok(image) => out.units.push(image),
             Err(e) => out
                 .warnings
@@ -119,30 +124,37 @@ fn unit_image(
     unit: u8,
     texture: &Texture,
     memory: &rsxtrace_capture::frame::MemoryView<'_>,
+    known: &dyn Fn(&ImageKey) -> bool,
 ) -> Result<UnitImage, String> {
     let stored = read_stored(unit, texture, memory).map_err(|e| e.to_string())?;
     let hash = content_hash(&stored);
-    let decoded = decode_texture(unit, texture, memory).map_err(|e| e.to_string())?;
-    let level = decoded.level(0, 0).ok_or("no level 0")?;
-    let texels = (level.width as usize) * (level.height as usize);
-    let (png, _) = encode_png(
-        level.width,
-        level.height,
-        level.texels.get(..texels).unwrap_or(&[]),
-        false,
-    )?;
+    let key = (
+        hash,
+        texture.format.format,
+        texture.width,
+        texture.height,
+        texture.depth,
+        (u32::from(texture.remap_override) << 16) | u32::from(texture.remap),
+        texture.pitch,
+    );
+    let png = if known(&key) {
+        None
+    } else {
+        let decoded = decode_texture(unit, texture, memory).map_err(|e| e.to_string())?;
+        let level = decoded.level(0, 0).ok_or("no level 0")?;
+        let texels = (level.width as usize) * (level.height as usize);
+        let (png, _) = encode_png(
+            level.width,
+            level.height,
+            level.texels.get(..texels).unwrap_or(&[]),
+            false,
+        )?;
+        Some(png)
+    };
     Ok(UnitImage {
         unit,
         png,
-        key: (
-            hash,
-            texture.format.format,
-            texture.width,
-            texture.height,
-            texture.depth,
-            (u32::from(texture.remap_override) << 16) | u32::from(texture.remap),
-            texture.pitch,
-        ),
+        key,
         hash: format!("{hash:016x}"),
         wrap: [
             wrap(texture.address.wrap_s.raw),

@@ -4,7 +4,7 @@
 //! indices are unsigned shorts when every index fits below 65535 (the primitive-restart value
 //! glTF forbids), else unsigned ints.
 
-use super::material::{draw_images, Wrap};
+use super::material::{draw_images, ImageKey, Wrap};
 use super::mesh::{ChannelKind, DrawMesh, Mode, Space};
 use super::{ExportError, ExportReport, ExportedMesh, GltfExport, SkippedDraw, Target};
 use gltf::json;
@@ -43,7 +43,7 @@ struct Doc {
     bin: Bin,
     buffer: json::Index<json::Buffer>,
     samplers: HashMap<([Wrap; 2], bool, u32), json::Index<json::texture::Sampler>>,
-    images: HashMap<(u64, u8, u16, u16, u16, u32, u32), json::Index<json::Texture>>,
+    images: HashMap<ImageKey, json::Index<json::Texture>>,
 }
 
 impl Doc {
@@ -238,16 +238,17 @@ pub fn write_glb(
         );
         // The material: the sampled units' images; the lowest unit is the base colour when
         // the mesh has TEXCOORD_0.
-        let images = draw_images(frame, mesh.draw);
+        let images = draw_images(frame, mesh.draw, &|key| doc.images.contains_key(key));
         let mut warnings_here = mesh.warnings.clone();
         warnings_here.extend(images.warnings.iter().cloned());
         let mut unit_list = Vec::new();
         let mut textures = Vec::new();
         for image in &images.units {
-            let texture = match doc.images.get(&image.key) {
-                Some(&t) => t,
-                None => {
-                    let view = doc.view(&image.png, None);
+            let texture = match (doc.images.get(&image.key), &image.png) {
+                (Some(&t), _) => t,
+                (None, None) => continue, // not reached: a new key always has its image
+                (None, Some(png)) => {
+                    let view = doc.view(png, None);
                     let source = doc.root.push(json::Image {
                         buffer_view: Some(view),
                         mime_type: Some(json::image::MimeType("image/png".into())),
