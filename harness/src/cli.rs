@@ -172,12 +172,19 @@ pub enum Command {
     /// Reverse-engineering probes that answer one question with evidence.
     #[command(subcommand)]
     Probe(crate::cmd::probe::ProbeCommand),
-    /// Per draw: texture units bound and enabled versus units the fragment program can sample.
+    /// Per draw: texture units bound and enabled versus units the fragment program can sample;
+    /// with --dump, every distinct texture as PNG (DXT also as DDS) with an index.
     Textures(crate::cmd::textures::TexturesArgs),
     /// Index captures into one SQLite database: draws, programs, constants, textures and
     /// memory blocks, queryable across captures (docs/index.md). Exit 2 when a capture, or a
     /// part of one, could not be indexed (the rest is).
     Index(crate::cmd::index::IndexArgs),
+    /// Where a byte pattern (or a block or buffer with a given hash) is in a capture, and what
+    /// the draws use it as.
+    Find(crate::cmd::find::FindArgs),
+    /// Export draws to other tools' formats: `export gltf` writes one glTF 2.0 binary.
+    #[command(subcommand)]
+    Export(crate::cmd::export::ExportCommand),
     /// Which texture units and interpolants can influence each output of a fragment program.
     Flow {
         file: PathBuf,

@@ -210,6 +210,11 @@ impl Frame {
         Some(self.memory.view_at(d.end_command))
     }
 
+    /// The index of every captured memory block ([`MemoryIndex::blocks`] lists them).
+    pub fn memory_index(&self) -> &MemoryIndex {
+        &self.memory
+    }
+
     /// Guest memory as seen at any command.
     pub fn memory_at(&self, command: usize) -> MemoryView<'_> {
         self.memory.view_at(command)

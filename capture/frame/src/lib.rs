@@ -13,6 +13,7 @@
 //!   documented [`DrawSummary`].
 //! - [`memory`] indexes the captured memory blocks; [`Frame::memory`] gives the view a draw
 //!   sees, which implements `rsxtrace_fetch::GuestMemory`.
+//! - [`search`] finds a byte pattern in every captured memory block.
 //!
 //! ```
 //! use rsxtrace_frame::Frame;
@@ -45,6 +46,7 @@ pub mod immediate;
 pub mod memory;
 pub mod methods;
 pub mod push_buffer;
+pub mod search;
 pub mod state;
 pub mod stream;
 pub mod transform;
@@ -60,7 +62,7 @@ pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};
 pub use error::{FrameError, StreamError};
 pub use fragment::{FragmentError, FragmentProgram, ProgramAddress};
 pub use frame::{Frame, FrameProblem, FrameStats};
-pub use memory::{BlockSource, MemoryIndex, MemoryView};
+pub use memory::{BlockRef, BlockSource, MemoryIndex, MemoryView};
 pub use methods::{method_name, reg};
 pub use stream::{collect_method_calls, method_calls, packets, MethodCall, Packet};
 pub use transform::{TransformConstants, CONSTANT_COUNT};

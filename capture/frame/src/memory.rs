@@ -301,6 +301,25 @@ impl MemoryIndex {
         out.into_iter().map(|(_, s)| s).collect()
     }
 
+    /// Every attachment of every block, local memory first, then main, each space in
+    /// address order (and attach order at one address).
+    pub fn blocks(&self) -> impl Iterator<Item = BlockRef<'_>> + '_ {
+        [(Location::Local, &self.local), (Location::Main, &self.main)]
+            .into_iter()
+            .flat_map(|(location, space)| {
+                space.extents.iter().flat_map(move |e| {
+                    e.versions.iter().map(move |v| BlockRef {
+                        location,
+                        offset: e.offset,
+                        command: v.command,
+                        block: v.block,
+                        seq: v.seq,
+                        data: &v.data,
+                    })
+                })
+            })
+    }
+
     /// A view of memory as seen by the command `command` (normally a draw's END).
     pub fn view_at(&self, command: usize) -> MemoryView<'_> {
         MemoryView {
@@ -317,6 +336,31 @@ fn source(location: Location, v: &Version, e: &Extent) -> BlockSource {
         location,
         offset: e.offset,
         len: (e.end - e.offset as u64) as u32,
+    }
+}
+
+/// One attachment of a memory block: where it lies, the command it is attached to and its
+/// bytes. Attachments of one data blob share their bytes (`data` points at the same buffer).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRef<'a> {
+    /// Memory space.
+    pub location: Location,
+    /// Offset of the first byte.
+    pub offset: u32,
+    /// Command the block is attached to.
+    pub command: usize,
+    /// The block's id in `Capture::blocks` (the file's `memory_map` id).
+    pub block: u64,
+    /// Global attach order (unique per attachment).
+    pub seq: u32,
+    /// The bytes.
+    pub data: &'a Bytes,
+}
+
+impl BlockRef<'_> {
+    /// One past the last byte's offset.
+    pub fn end(&self) -> u64 {
+        u64::from(self.offset) + self.data.len() as u64
     }
 }
 
@@ -444,6 +488,42 @@ mod tests {
             .collect();
         assert_eq!(over, vec![id(1), id(2)]);
         assert!(m.overlapping_at(7, Location::Main, 0x100, 0x10).is_empty());
+    }
+
+    #[test]
+    fn blocks_list_every_attachment() {
+        let c = capture(
+            &[
+                (1, 0, 0x100, vec![1; 16]),
+                (3, 0, 0x104, vec![2; 4]),
+                (5, 0xFEED_0001, 0x100, vec![3; 8]),
+            ],
+            8,
+        );
+        let m = MemoryIndex::build(&c).unwrap();
+        let blocks: Vec<_> = m
+            .blocks()
+            .map(|b| {
+                (
+                    b.location,
+                    b.offset,
+                    b.command,
+                    b.seq,
+                    b.data.len(),
+                    b.end(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            blocks,
+            vec![
+                (Location::Local, 0x100, 1, 0, 16, 0x110),
+                (Location::Local, 0x104, 3, 1, 4, 0x108),
+                (Location::Main, 0x100, 5, 2, 8, 0x108),
+            ]
+        );
+        let ids: Vec<u64> = m.blocks().map(|b| b.block).collect();
+        assert_eq!(ids, vec![0x2000, 0x2001, 0x2002]);
     }
 
     #[test]

@@ -8,7 +8,9 @@ mod disasm;
 mod draws;
 mod dump;
 mod exec;
+pub mod export;
 mod export_jsonl;
+pub mod find;
 mod flow;
 pub mod index;
 mod info;
@@ -47,6 +49,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Probe(command) => probe::run(&command),
         Command::Textures(args) => textures::run(&args),
         Command::Index(args) => index::run(&args),
+        Command::Find(args) => find::run(&args),
+        Command::Export(command) => export::run(&command),
         Command::Translate {
             file,
             to,

@@ -109,6 +109,77 @@ pub fn decode_texture<M: GuestMemory + ?Sized>(
     plan.decode(&slices)
 }
 
+/// A texture unit's texels as they lie in guest memory: every sub-resource (layer-major:
+/// all levels of layer 0, then layer 1, ...) with its layout and its stored bytes, before any
+/// decoding. What a texture dump hashes and what a DDS file of a DXT texture holds.
+#[derive(Clone, Debug)]
+pub struct StoredTexture<'m> {
+    /// Texel format.
+    pub format: TexelFormat,
+    /// Dimensionality.
+    pub dimension: Dimension,
+    /// Layers (6 for cube maps).
+    pub layers: u32,
+    /// Mip levels per layer.
+    pub levels: u32,
+    /// Memory space.
+    pub location: Location,
+    /// Offset of the texture's first byte (the unit's base offset).
+    pub offset: u32,
+    /// Each sub-resource with the bytes it occupies (from its first block to its last).
+    pub subresources: Vec<(Subresource, &'m [u8])>,
+}
+
+impl StoredTexture<'_> {
+    /// The blocks of sub-resource `index` in row-major order, slice after slice, without row
+    /// padding, border texels or Z-order: DXT blocks as a DDS file holds them, other formats
+    /// one texel (or texel pair) per block, in their stored big-endian bytes.
+    pub fn packed_blocks(&self, index: usize) -> Option<Vec<u8>> {
+        let (sub, bytes) = self.subresources.get(index)?;
+        let f = self.format;
+        let block = u64::from(f.block_bytes());
+        let (wb, hb) = (
+            u64::from(sub.width).div_ceil(u64::from(f.block_width())),
+            u64::from(sub.height).div_ceil(u64::from(f.block_height())),
+        );
+        let mut out = Vec::new();
+        for z in 0..u64::from(sub.depth) {
+            for by in 0..hb {
+                for bx in 0..wb {
+                    let at = usize::try_from(sub.block_offset(bx, by, z, block)).ok()?;
+                    out.extend_from_slice(bytes.get(at..at.checked_add(block as usize)?)?);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Every stored byte, sub-resource after sub-resource.
+    pub fn bytes(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.subresources.iter().map(|(_, b)| *b)
+    }
+}
+
+/// Read unit `unit`'s stored texels (`texture`'s state) from `memory`, without decoding.
+pub fn read_stored<'m, M: GuestMemory + ?Sized>(
+    unit: u8,
+    texture: &Texture,
+    memory: &'m M,
+) -> Result<StoredTexture<'m>, TextureError> {
+    let plan = DecodePlan::new(unit, texture)?;
+    let slices = plan.read(memory)?;
+    let levels = plan.subs.iter().map(|s| s.level + 1).max().unwrap_or(1);
+    Ok(StoredTexture {
+        format: plan.format,
+        dimension: plan.dimension,
+        layers: plan.geometry.layers,
+        levels,
+        location: plan.location,
+        offset: plan.base,
+        subresources: plan.subs.iter().copied().zip(slices).collect(),
+    })
+}
+
 /// Everything a unit's decode needs but the bytes: the checked state, the layout of every
 /// sub-resource and the remap. [`DecodePlan::read`] then reads the bytes and
 /// [`DecodePlan::decode`] turns them into the image; the texture cache keys on the plan and

@@ -64,7 +64,9 @@ pub mod sampler;
 pub mod unit;
 pub mod wrap;
 
-pub use decode::{decode_texture, texture_spans, DecodedTexture, Dimension, Level};
+pub use decode::{
+    decode_texture, read_stored, texture_spans, DecodedTexture, Dimension, Level, StoredTexture,
+};
 pub use error::TextureError;
 pub use format::TexelFormat;
 pub use remap::Remap;

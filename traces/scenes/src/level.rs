@@ -382,12 +382,18 @@ pub const FOG: FogParams = FogParams {
     colour: [0.62, 0.66, 0.72, 0.4157],
 };
 
+/// The three meshes the level places, with their indices: the crate (a unit cube of 24
+/// vertices), the wedge (a ramp of 18) and the pillar (an open cylinder of 26).
+pub fn meshes() -> [MeshData; 3] {
+    [geometry::crate_box(), geometry::wedge(), geometry::pillar()]
+}
+
 /// Build the level.
 pub fn build(options: &LevelOptions) -> Result<Level, LevelError> {
     let cam = camera();
     let vp = cam.view_projection;
     let placements = placements();
-    let meshes = [geometry::crate_box(), geometry::wedge(), geometry::pillar()];
+    let meshes = meshes();
     let sky = geometry::sky_dome();
 
     let mut b = CaptureBuilder::new(CAPTURE_FILE);

@@ -5,6 +5,7 @@
 //!   [`workspace!`]) and the bundled traces under it.
 //! - [`corpus`]: `../shared/corpus` beside the workspace root, with the loud-absence rule.
 //! - [`device`]: the GPU adapter skip policy around a caller-given device constructor.
+//! - [`gltf_validator`]: the Khronos glTF Validator under node, with the loud-absence rule.
 //! - [`tiny3d`]: the Tiny3D fragment programs of the corpus (`nv_shaders_fp.json`).
 //! - [`image`]: RGBA8 PNG read/write and image comparison.
 //! - [`rng`]: small seeded generators (xorshift64, xorshift64*).
@@ -14,6 +15,7 @@
 pub mod ci;
 pub mod corpus;
 pub mod device;
+pub mod gltf_validator;
 pub mod image;
 pub mod paths;
 pub mod rng;
