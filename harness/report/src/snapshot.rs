@@ -37,8 +37,8 @@ pub struct Sizes {
 impl Default for Sizes {
     fn default() -> Self {
         Sizes {
-            view: (384, 216),
-            thumb: (128, 72),
+            view: (288, 162),
+            thumb: (96, 54),
             texture: (512, 512),
             texture_thumb: (64, 64),
         }
@@ -63,7 +63,8 @@ pub struct TargetShot {
     pub before: Result<StateImages, String>,
     /// After the draw.
     pub after: Result<StateImages, String>,
-    /// When the draw changed the target's bytes: the change view.
+    /// When the draw changed the target's bytes: the changed pixels (transparent elsewhere),
+    /// to lay over the after view.
     pub diff: Option<ImageId>,
 }
 
@@ -164,10 +165,10 @@ impl<'a> Snapshots<'a> {
         self.states.insert(bytes.hash, images);
         let (bytes, sizes) = (bytes.clone(), self.sizes);
         self.store.submit(move || {
-            let image = bytes.image();
+            let view = bytes.view(sizes.view.0, sizes.view.1);
             vec![
-                (images.view, fit(image, sizes.view), Channels::Rgb),
-                (images.thumb, fit(image, sizes.thumb), Channels::Rgb),
+                (images.view, view.clone(), Channels::Rgb),
+                (images.thumb, fit(view, sizes.thumb), Channels::Rgb),
             ]
         });
         images
@@ -331,12 +332,13 @@ impl DrawObserver for Snapshots<'_> {
             diff = Some(id);
             let (changes, view) = (self.changes.clone(), self.sizes.view);
             self.store.submit(move || {
-                let (change, image) = change_view(before.image(), after.image(), view.0, view.1);
+                let after_view = after.view(view.0, view.1);
+                let (change, image) = change_view(before.image(), after.image(), after_view);
                 changes
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(draw, change);
-                vec![(id, image, Channels::Rgb)]
+                vec![(id, image, Channels::Rgba)]
             });
         }
         if let Some(Some(Ok(shot))) = self.shots(draw).map(|s| s.target.as_mut()) {

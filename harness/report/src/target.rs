@@ -14,7 +14,7 @@ use rsxtrace_replay::render::surface::{
 };
 use rsxtrace_replay::render::{OutputSource, Rgba8Image};
 use std::sync::{Arc, OnceLock};
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
 
 /// Where a draw's first colour target lies and how it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,15 +75,15 @@ impl TargetPlace {
     }
 
     fn hash_bytes(&self, bytes: &[u8]) -> u128 {
+        // The place seeds a one-shot hash of the bytes (faster than streaming them).
         let l = &self.layout;
-        let mut key = Vec::with_capacity(bytes.len() + 32);
+        let mut place = Vec::with_capacity(64);
         for v in [l.offset, l.pitch, l.bpp, l.width, l.height, self.index as u32] {
-            key.extend_from_slice(&v.to_le_bytes());
+            place.extend_from_slice(&v.to_le_bytes());
         }
-        key.push(u8::from(l.location == Location::Main));
-        key.extend_from_slice(format!("{:?}{:?}", self.format, self.antialias).as_bytes());
-        key.extend_from_slice(bytes);
-        xxh3_128(&key)
+        place.push(u8::from(l.location == Location::Main));
+        place.extend_from_slice(format!("{:?}{:?}", self.format, self.antialias).as_bytes());
+        xxh3_128_with_seed(bytes, xxh3_64(&place))
     }
 
     /// A copy of the target's bytes in `memory`, or `None` as [`Self::read`].
@@ -94,6 +94,7 @@ impl TargetPlace {
             hash: self.hash_bytes(bytes),
             bytes: bytes.to_vec(),
             image: OnceLock::new(),
+            view: OnceLock::new(),
         }))
     }
 }
@@ -107,6 +108,7 @@ pub struct TargetBytes {
     pub hash: u128,
     bytes: Vec<u8>,
     image: OnceLock<Rgba8Image>,
+    view: OnceLock<Rgba8Image>,
 }
 
 impl TargetBytes {
@@ -124,6 +126,15 @@ impl TargetBytes {
             };
             output_image(&output, self)
         })
+    }
+}
+
+impl TargetBytes {
+    /// [`Self::image`] scaled down to fit `max_w` x `max_h` (area average), made once: every
+    /// call must ask for the same box.
+    pub fn view(&self, max_w: u32, max_h: u32) -> &Rgba8Image {
+        self.view
+            .get_or_init(|| crate::pixels::downscale(self.image(), max_w, max_h))
     }
 }
 

@@ -6,7 +6,7 @@
 //! the renderer's warnings and, when verified, the draw's divergence result.
 
 use super::index::surface_text;
-use super::state_table::{rows, table};
+use super::state_table::{groups, rows};
 use super::{float, image, layout, vec4};
 use crate::programs::{self, ConstantRead};
 use crate::site::SitePath;
@@ -20,7 +20,7 @@ use rsxtrace_replay::texture::decode::texel_format;
 use rsxtrace_verify::divergence::{DrawReport, Outcome};
 
 /// Vertices decoded in the input assembly table.
-const VERTEX_ROWS: usize = 12;
+const VERTEX_ROWS: usize = 8;
 
 /// The page of draw `d` at `path`.
 pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
@@ -59,7 +59,7 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
         section #vertex-program { h2 { "Vertex program" } (vertex_program(report, draw, k, path)) }
         section #rasterizer {
             h2 { "Rasterizer" }
-            (table(&rasterizer_rows(draw)))
+            (groups(&rasterizer_rows(draw)))
         }
         section #fragment-program {
             h2 { "Fragment program" }
@@ -68,7 +68,11 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
         }
         section #output-merger {
             h2 { "Output merger" }
-            (table(&output_rows(draw)))
+            p.facts {
+                "Surface: " (surface_text(&draw.surface)) ", window offset ("
+                (draw.surface.window_offset_x) ", " (draw.surface.window_offset_y) ")"
+            }
+            (groups(&output_rows(draw)))
         }
         @if report.verify.is_some() {
             section #verify { h2 { "Verification" } (verify(report.verify_of(d))) }
@@ -110,9 +114,12 @@ fn target(report: &Report<'_>, d: usize, t: &TargetShot, path: &SitePath) -> Mar
             figure { (state_pair(report, &t.before, path, "target before the draw")) figcaption { "before" } }
             figure { (state_pair(report, &t.after, path, "target after the draw")) figcaption { "after" } }
             figure {
-                @match t.diff {
-                    Some(id) => (image(&report.images, id, path, "pixels the draw changed", "view")),
-                    None => span.dim { "the draw changed no byte of the target" },
+                @match (t.diff, &t.after) {
+                    (Some(id), Ok(after)) => div.stack {
+                        (image(&report.images, after.view, path, "", "view context"))
+                        (image(&report.images, id, path, "pixels the draw changed", "view overlay"))
+                    },
+                    _ => span.dim { "the draw changed no byte of the target" },
                 }
                 figcaption {
                     "changed pixels in colour"
@@ -362,13 +369,35 @@ fn textures(report: &Report<'_>, shots: &[TextureShot], draw: &Draw, path: &Site
                                     br; (full_link(report, i.full, path))
                                 }
                             }
-                            td { details { summary { "registers" } (table(&rows("", t))) } }
+                            td.small { (unit_state(t)) }
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// A unit's sampling state in one line: wrap modes, filters, LOD range and bias, remap.
+fn unit_state(t: &rsxtrace_capture::frame::state::Texture) -> String {
+    let n = |v: &rsxtrace_capture::frame::state::Named| {
+        v.name.map_or_else(|| v.raw.to_string(), str::to_string)
+    };
+    format!(
+        "wrap {}/{}/{}, filter {}/{}, lod {}..{} bias {}, remap 0x{:04x}, border 0x{:08x}{}{}",
+        n(&t.address.wrap_s),
+        n(&t.address.wrap_t),
+        n(&t.address.wrap_r),
+        n(&t.filter.min),
+        n(&t.filter.mag),
+        float(t.control0.min_lod),
+        float(t.control0.max_lod),
+        float(t.filter.bias),
+        t.remap,
+        t.border_color,
+        if t.format.unnormalized { ", unnormalized" } else { "" },
+        if t.control0.alpha_kill { ", alpha kill" } else { "" },
+    )
 }
 
 fn full_link(report: &Report<'_>, id: crate::images::ImageId, path: &SitePath) -> Markup {
@@ -389,7 +418,8 @@ fn rasterizer_rows(draw: &Draw) -> Vec<(String, String)> {
     let r = &draw.raster;
     let mut out = rows("viewport", &r.viewport);
     out.extend(rows("scissor", &r.scissor));
-    out.push(("clip min / max".into(), format!("{} / {}", float(r.clip_min), float(r.clip_max))));
+    out.push(("clip.min".into(), float(r.clip_min)));
+    out.push(("clip.max".into(), float(r.clip_max)));
     out.extend(rows("zmin_max_control", &r.zmin_max_control));
     out.extend(rows("modes", &r.modes));
     out.extend(rows("polygon_offset", &r.polygon_offset));
@@ -406,12 +436,10 @@ fn output_rows(draw: &Draw) -> Vec<(String, String)> {
     out.extend(rows("depth", &r.depth));
     out.extend(rows("stencil", &r.stencil));
     out.extend(rows("color_mask", &r.color_mask));
-    out.push(("color_mask_mrt".into(), format!("0x{:x}", r.color_mask_mrt)));
+    out.push(("color_mask.mrt".into(), format!("0x{:x}", r.color_mask_mrt)));
     out.extend(rows("alpha_test", &r.alpha_test));
-    out.push(("color_clear_value".into(), format!("0x{:08x}", r.color_clear_value)));
-    out.push(("zstencil_clear_value".into(), format!("0x{:08x}", r.zstencil_clear_value)));
-    out.push(("surface".into(), surface_text(&draw.surface)));
-    out.extend(rows("surface", &draw.surface));
+    out.push(("clear_values.color".into(), format!("0x{:08x}", r.color_clear_value)));
+    out.push(("clear_values.zstencil".into(), format!("0x{:08x}", r.zstencil_clear_value)));
     out
 }
 

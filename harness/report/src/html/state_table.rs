@@ -6,8 +6,9 @@ use maud::{html, Markup};
 use serde::Serialize;
 use serde_json::Value;
 
-/// Arrays of at most this many scalars are shown on one line.
-const INLINE_ARRAY: usize = 8;
+/// Arrays of at most this many scalars are shown on one line (a polygon stipple's 32 words
+/// too).
+const INLINE_ARRAY: usize = 32;
 
 /// `(key, value)` rows of `value` under `prefix`.
 pub fn rows(prefix: &str, value: &impl Serialize) -> Vec<(String, String)> {
@@ -72,6 +73,35 @@ pub fn table(rows: &[(String, String)]) -> Markup {
     }
 }
 
+/// `rows` grouped by their first key segment (`viewport.rect.x` under `viewport`), one small
+/// table per group, laid out side by side.
+pub fn groups(rows: &[(String, String)]) -> Markup {
+    let mut grouped: Vec<(&str, Vec<(&str, &str)>)> = Vec::new();
+    for (k, v) in rows {
+        let cut = k.find(['.', '[']).unwrap_or(k.len());
+        let (group, rest) = k.split_at(cut);
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        match grouped.last_mut() {
+            Some((g, items)) if *g == group => items.push((rest, v)),
+            _ => grouped.push((group, vec![(rest, v)])),
+        }
+    }
+    html! {
+        div.groups {
+            @for (group, items) in &grouped {
+                table.state {
+                    caption { (group) }
+                    tbody {
+                        @for (k, v) in items {
+                            tr { th { @if k.is_empty() { "value" } @else { (k) } } td { (v) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,15 +129,18 @@ mod tests {
                     on: true,
                     scale: [0.5, 2.0],
                 },
-                long: (0..10).collect(),
+                long: (0..40).collect(),
             },
         );
         assert_eq!(r[0], ("x.name".into(), "<b>".into()));
         assert_eq!(r[1], ("x.inner.on".into(), "true".into()));
         assert_eq!(r[2], ("x.inner.scale".into(), "0.5, 2.0".into()));
         assert_eq!(r[3], ("x.long[0]".into(), "0".into()));
-        assert_eq!(r.len(), 13);
+        assert_eq!(r.len(), 43);
         let markup = table(&r).into_string();
         assert!(markup.contains("&lt;b&gt;"), "{markup}");
+        let grouped = groups(&r).into_string();
+        assert_eq!(grouped.matches("<table").count(), 1, "one group: x");
+        assert!(grouped.contains("<th>inner.scale</th>"), "{grouped}");
     }
 }
