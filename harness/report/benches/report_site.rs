@@ -43,9 +43,7 @@ fn bench(c: &mut Criterion) {
         ..Default::default()
     };
     group.bench_function("render only", |b| {
-        b.iter(|| {
-            render_frame(&loaded.scene.frame, &loaded.scene.events, &render).expect("render")
-        })
+        b.iter(|| render_frame(&loaded.scene.frame, &loaded.scene.events, &render).expect("render"))
     });
     group.finish();
 }

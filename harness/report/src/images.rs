@@ -246,7 +246,12 @@ mod tests {
     fn all_names_for(images: &Images, grey: u8) -> String {
         let png = encode_png(&filled(4, 4, grey), Channels::Rgb).expect("encode");
         let name = format!("{:032x}.png", xxh3_128(&png));
-        assert!(images.slots.iter().flatten().flatten().any(|f| f.name == name));
+        assert!(images
+            .slots
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|f| f.name == name));
         name
     }
 

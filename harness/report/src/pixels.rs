@@ -13,8 +13,12 @@ pub fn fit(width: u32, height: u32, max_w: u32, max_h: u32) -> (u32, u32) {
         f64::from(max_w) / f64::from(width.max(1)),
         f64::from(max_h) / f64::from(height.max(1)),
     );
-    let w = (f64::from(width) * scale).round().clamp(1.0, f64::from(max_w));
-    let h = (f64::from(height) * scale).round().clamp(1.0, f64::from(max_h));
+    let w = (f64::from(width) * scale)
+        .round()
+        .clamp(1.0, f64::from(max_w));
+    let h = (f64::from(height) * scale)
+        .round()
+        .clamp(1.0, f64::from(max_h));
     (w as u32, h as u32)
 }
 
@@ -250,7 +254,11 @@ mod tests {
             let info = reader.next_frame(&mut buf).expect("frame");
             assert_eq!((info.width, info.height), (3, 2));
             let expected: Vec<u8> = match channels {
-                Channels::Rgb => src.pixels.chunks(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
+                Channels::Rgb => src
+                    .pixels
+                    .chunks(4)
+                    .flat_map(|p| [p[0], p[1], p[2]])
+                    .collect(),
                 Channels::Rgba => src.pixels.clone(),
             };
             assert_eq!(&buf[..info.buffer_size()], &expected[..]);

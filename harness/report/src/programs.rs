@@ -85,8 +85,8 @@ pub fn fragment_program(draw: &Draw) -> Result<(ProgramKey, DrawProgram), String
             format!("no fragment program: {}", why.join("; "))
         }
     })?;
-    let program =
-        fragment::decode(&fp.ucode).map_err(|e| format!("the fragment program does not decode: {e}"))?;
+    let program = fragment::decode(&fp.ucode)
+        .map_err(|e| format!("the fragment program does not decode: {e}"))?;
     let options = FragmentTranslateOptions {
         texture_dims: std::array::from_fn(|u| shader_dimension(&draw.textures[u])),
         texture_lod: std::array::from_fn(|u| unit_lod(&draw.textures[u])),

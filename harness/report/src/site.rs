@@ -106,8 +106,11 @@ impl Site {
 
 /// Whether `root/index.html` was written by a report.
 fn is_report(root: &Path) -> bool {
-    std::fs::read_to_string(root.join("index.html"))
-        .is_ok_and(|s| s.contains(&format!("<meta name=\"generator\" content=\"{GENERATOR}\">")))
+    std::fs::read_to_string(root.join("index.html")).is_ok_and(|s| {
+        s.contains(&format!(
+            "<meta name=\"generator\" content=\"{GENERATOR}\">"
+        ))
+    })
 }
 
 /// A path inside the site, relative to its root, made only from fixed names, numbers and hex.
@@ -199,7 +202,10 @@ mod tests {
         .expect("write");
         std::fs::write(root.join("images/stale.png"), b"x").expect("stale");
         Site::prepare(&root).expect("an earlier report is reused");
-        assert!(!root.join("images/stale.png").exists(), "subfolders emptied");
+        assert!(
+            !root.join("images/stale.png").exists(),
+            "subfolders emptied"
+        );
         let other = dir.path().join("other");
         std::fs::create_dir(&other).expect("mkdir");
         std::fs::write(other.join("notes.txt"), b"keep").expect("write");

@@ -189,7 +189,11 @@ impl<'a> Snapshots<'a> {
 
     /// The units draw `draw`'s fragment program samples (bit n = unit n).
     fn sampled_units(&mut self, draw: usize) -> u16 {
-        let Some(fp) = self.frame.draws.get(draw).and_then(|d| d.fragment_program.as_ref())
+        let Some(fp) = self
+            .frame
+            .draws
+            .get(draw)
+            .and_then(|d| d.fragment_program.as_ref())
         else {
             return 0;
         };
@@ -254,7 +258,11 @@ impl<'a> Snapshots<'a> {
         self.store.submit(move || {
             vec![
                 (images.full, fit(&level, sizes.texture), Channels::Rgba),
-                (images.thumb, fit(&level, sizes.texture_thumb), Channels::Rgba),
+                (
+                    images.thumb,
+                    fit(&level, sizes.texture_thumb),
+                    Channels::Rgba,
+                ),
             ]
         });
         Ok(images)

@@ -78,7 +78,14 @@ impl TargetPlace {
         // The place seeds a one-shot hash of the bytes (faster than streaming them).
         let l = &self.layout;
         let mut place = Vec::with_capacity(64);
-        for v in [l.offset, l.pitch, l.bpp, l.width, l.height, self.index as u32] {
+        for v in [
+            l.offset,
+            l.pitch,
+            l.bpp,
+            l.width,
+            l.height,
+            self.index as u32,
+        ] {
             place.extend_from_slice(&v.to_le_bytes());
         }
         place.push(u8::from(l.location == Location::Main));

@@ -71,11 +71,17 @@ impl WebDriverCompatibleCommand for BrowserLog {
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or_default()))
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(json!({"type": "browser"}).to_string()))
+        (
+            http::Method::POST,
+            Some(json!({"type": "browser"}).to_string()),
+        )
     }
 }
 
@@ -96,7 +102,10 @@ fn wd<T>(what: &str, r: Result<T, fantoccini::error::CmdError>) -> Result<T, Str
 
 /// Console messages of level SEVERE since the last call.
 async fn console_errors(client: &Client) -> Result<Vec<String>, String> {
-    let log = wd("reading the browser log", client.issue_cmd(BrowserLog).await)?;
+    let log = wd(
+        "reading the browser log",
+        client.issue_cmd(BrowserLog).await,
+    )?;
     let entries = log.as_array().cloned().unwrap_or_default();
     Ok(entries
         .iter()
@@ -114,7 +123,10 @@ async fn images(client: &Client) -> Result<Vec<(String, u64, u64)>, String> {
         Promise.all(imgs.map(i => i.decode().catch(() => null))).then(() =>
             done(imgs.map(i => [i.getAttribute('src'), i.naturalWidth, i.naturalHeight])));
     "#;
-    let v = wd("loading the images", client.execute_async(script, vec![]).await)?;
+    let v = wd(
+        "loading the images",
+        client.execute_async(script, vec![]).await,
+    )?;
     Ok(v.as_array()
         .cloned()
         .unwrap_or_default()
@@ -182,8 +194,14 @@ fn file_url(path: &Path) -> String {
 /// The walk over the primitives report at `site` and the crafted one at `crafted`.
 async fn walk(client: &Client, site: &Path, crafted: &Path, screens: &Path) -> Walk {
     // The index.
-    wd("opening the index", client.goto(&file_url(&site.join("index.html"))).await)?;
-    wd("finding the events", client.wait().for_element(Locator::Id("events")).await)?;
+    wd(
+        "opening the index",
+        client.goto(&file_url(&site.join("index.html"))).await,
+    )?;
+    wd(
+        "finding the events",
+        client.wait().for_element(Locator::Id("events")).await,
+    )?;
     all_images_load(client, "index").await?;
     no_console_errors(client, "index").await?;
     screenshot(client, screens, "index.png").await?;
@@ -192,8 +210,14 @@ async fn walk(client: &Client, site: &Path, crafted: &Path, screens: &Path) -> W
     let count = r#"return Array.from(document.querySelectorAll('#events tbody tr'))
                    .filter(r => !r.hidden).map(r => r.textContent.toLowerCase());"#;
     let total = js(client, count).await?.as_array().map_or(0, Vec::len);
-    ensure!(total > 14, "the index lists {total} events, fewer than the 14 draws");
-    let filter = wd("finding the filter", client.find(Locator::Id("filter")).await)?;
+    ensure!(
+        total > 14,
+        "the index lists {total} events, fewer than the 14 draws"
+    );
+    let filter = wd(
+        "finding the filter",
+        client.find(Locator::Id("filter")).await,
+    )?;
     wd("typing", filter.send_keys("polygon").await)?;
     let shown = js(client, count).await?;
     let shown: Vec<&str> = shown
@@ -228,18 +252,33 @@ async fn walk(client: &Client, site: &Path, crafted: &Path, screens: &Path) -> W
     .await?;
 
     // Click through to a draw page.
-    let link = wd("finding draw 4", client.find(Locator::LinkText("draw 4")).await)?;
+    let link = wd(
+        "finding draw 4",
+        client.find(Locator::LinkText("draw 4")).await,
+    )?;
     wd("clicking draw 4", link.click().await)?;
     wait_for_url(client, "draws/draw-00004.html").await?;
-    wd("finding the target", client.wait().for_element(Locator::Id("target")).await)?;
+    wd(
+        "finding the target",
+        client.wait().for_element(Locator::Id("target")).await,
+    )?;
     all_images_load(client, "draw 4").await?;
-    let frames = js(client, "return document.querySelectorAll('iframe.program').length;").await?;
-    ensure!(frames == json!(2), "draw 4 shows {frames} program frames, not 2");
+    let frames = js(
+        client,
+        "return document.querySelectorAll('iframe.program').length;",
+    )
+    .await?;
+    ensure!(
+        frames == json!(2),
+        "draw 4 shows {frames} program frames, not 2"
+    );
     wd("entering the vertex program", client.enter_frame(0).await)?;
     let listing = js(client, "return document.body.textContent;").await?;
     wd("leaving the frame", client.enter_parent_frame().await)?;
     ensure!(
-        listing.as_str().is_some_and(|t| t.contains("Disassembly") && t.contains("DP4")),
+        listing
+            .as_str()
+            .is_some_and(|t| t.contains("Disassembly") && t.contains("DP4")),
         "the vertex program frame shows no disassembly: {listing}"
     );
     no_console_errors(client, "draw 4").await?;
@@ -253,16 +292,28 @@ async fn walk(client: &Client, site: &Path, crafted: &Path, screens: &Path) -> W
     screenshot(client, screens, "draw-00005.png").await?;
 
     // The crafted capture's name is text, not markup: one script (the site's), no alert.
-    wd("opening the crafted report", client.goto(&file_url(&crafted.join("index.html"))).await)?;
-    wd("finding the events", client.wait().for_element(Locator::Id("events")).await)?;
-    let scripts = js(client, "return Array.from(document.scripts).map(s => s.getAttribute('src'));").await?;
+    wd(
+        "opening the crafted report",
+        client.goto(&file_url(&crafted.join("index.html"))).await,
+    )?;
+    wd(
+        "finding the events",
+        client.wait().for_element(Locator::Id("events")).await,
+    )?;
+    let scripts = js(
+        client,
+        "return Array.from(document.scripts).map(s => s.getAttribute('src'));",
+    )
+    .await?;
     ensure!(
         scripts == json!(["assets/report.js"]),
         "the crafted report runs scripts {scripts}"
     );
     let heading = js(client, "return document.querySelector('h1').textContent;").await?;
     ensure!(
-        heading.as_str().is_some_and(|h| h.contains("<script>alert(1)</script>")),
+        heading
+            .as_str()
+            .is_some_and(|h| h.contains("<script>alert(1)</script>")),
         "the crafted name is not shown as text: {heading}"
     );
     ensure!(
@@ -301,7 +352,10 @@ fn the_site_works_in_headless_chromium() {
         on_path(&["chromium", "chromium-browser", "google-chrome"]),
         on_path(&["chromedriver"]),
     ) else {
-        assert!(!ci, "CHROMIUM MISSING in CI: install Debian's chromium and chromium-driver");
+        assert!(
+            !ci,
+            "CHROMIUM MISSING in CI: install Debian's chromium and chromium-driver"
+        );
         eprintln!(
             "CHROMIUM MISSING: no chromium or chromedriver on PATH (Debian: apt-get install \
              chromium chromium-driver); the browser test is skipped"
@@ -311,9 +365,16 @@ fn the_site_works_in_headless_chromium() {
     let ws = rsxtrace_testkit::workspace!();
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-browser");
     let _ = std::fs::remove_dir_all(&out);
-    let (site, crafted, screens) = (out.join("site"), out.join("crafted"), out.join("report-screens"));
+    let (site, crafted, screens) = (
+        out.join("site"),
+        out.join("crafted"),
+        out.join("report-screens"),
+    );
     std::fs::create_dir_all(&screens).expect("screens folder");
-    report(&Loaded::open(&ws.sample("primitives.rrc.gz")).expect("open"), &site);
+    report(
+        &Loaded::open(&ws.sample("primitives.rrc.gz")).expect("open"),
+        &site,
+    );
     let mut loaded = Loaded::open(&ws.sample("basic.rrc.gz")).expect("open");
     loaded.overview.provenance.source_name = "<script>alert(1)</script>".into();
     report(&loaded, &crafted);
@@ -329,7 +390,10 @@ fn the_site_works_in_headless_chromium() {
     );
     let start = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not listen");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver did not listen"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let profile = tempfile::tempdir().expect("profile folder");

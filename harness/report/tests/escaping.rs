@@ -21,7 +21,11 @@ fn files(dir: &Path) -> Vec<String> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                let rel = path.strip_prefix(dir).expect("inside").to_string_lossy().to_string();
+                let rel = path
+                    .strip_prefix(dir)
+                    .expect("inside")
+                    .to_string_lossy()
+                    .to_string();
                 out.push(rel);
             }
         }
@@ -64,7 +68,10 @@ fn check_site(site: &Path, text: &str) {
         assert!(!html.contains(text), "{rel}: the raw text");
     }
     let index = std::fs::read_to_string(site.join("index.html")).expect("index");
-    let escaped = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     assert!(
         index.contains(&escaped.replace('"', "&quot;")),
         "the name is not shown escaped in the index"
@@ -103,5 +110,13 @@ fn text_from_captures_is_escaped_and_files_stay_inside_the_folder() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
         .collect();
     top.sort();
-    assert_eq!(top, ["\"><img src=x onerror=alert(2)>.rrc.gz", "named.rsxt", "site-rrc", "site-trace"]);
+    assert_eq!(
+        top,
+        [
+            "\"><img src=x onerror=alert(2)>.rrc.gz",
+            "named.rsxt",
+            "site-rrc",
+            "site-trace"
+        ]
+    );
 }

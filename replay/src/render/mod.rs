@@ -24,9 +24,9 @@ pub mod state;
 pub mod surface;
 pub mod transfer;
 
+pub use observe::{DrawObserver, NoObserver};
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
     RenderedFrame, Rgba8Image, Tiling,
 };
-pub use observe::{DrawObserver, NoObserver};
 pub use scene::{Scene, SceneError};

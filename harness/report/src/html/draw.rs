@@ -17,7 +17,8 @@ use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices, ImmediateValue, Verte
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_replay::program::vertex::InputAttribute;
 use rsxtrace_replay::texture::decode::texel_format;
-use rsxtrace_verify::divergence::{DrawReport, Outcome};
+use rsxtrace_verify::divergence::compare::Worst;
+use rsxtrace_verify::divergence::{DrawReport, Outcome, RegisterReport, StageReport};
 
 /// Vertices decoded in the input assembly table.
 const VERTEX_ROWS: usize = 8;
@@ -83,7 +84,11 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
 
 fn notes(report: &Report<'_>, d: usize, draw: &Draw) -> Markup {
     let skipped = report.rendered.skipped.iter().filter(|(i, _)| *i == d);
-    let warnings = report.rendered.warnings.iter().filter(|w| w.draw == Some(d));
+    let warnings = report
+        .rendered
+        .warnings
+        .iter()
+        .filter(|w| w.draw == Some(d));
     html! {
         @for (_, why) in skipped { p.warning { "not rendered: " (why) } }
         @for w in warnings { p.warning { "render warning: " (w.message) } }
@@ -91,7 +96,12 @@ fn notes(report: &Report<'_>, d: usize, draw: &Draw) -> Markup {
     }
 }
 
-fn state_pair(report: &Report<'_>, images: &Result<StateImages, String>, path: &SitePath, alt: &str) -> Markup {
+fn state_pair(
+    report: &Report<'_>,
+    images: &Result<StateImages, String>,
+    path: &SitePath,
+    alt: &str,
+) -> Markup {
     match images {
         Ok(i) => image(&report.images, i.view, path, alt, "view"),
         Err(why) => html! { span.missing { (why) } },
@@ -258,7 +268,11 @@ fn vertices(fetched: &Result<FetchedVertices, String>) -> Markup {
     }
 }
 
-fn program_frame(report: &Report<'_>, key: &Result<programs::ProgramKey, String>, path: &SitePath) -> Markup {
+fn program_frame(
+    report: &Report<'_>,
+    key: &Result<programs::ProgramKey, String>,
+    path: &SitePath,
+) -> Markup {
     match key {
         Ok(key) => {
             let href = SitePath::program(&key.0).href_from(path);
@@ -281,7 +295,9 @@ fn vertex_program(report: &Report<'_>, draw: &Draw, k: usize, path: &SitePath) -
     let read = programs::vertex_program(draw)
         .ok()
         .and_then(|(_, p)| match p {
-            programs::DrawProgram::Vertex { program, .. } => Some(programs::constants_read(&program)),
+            programs::DrawProgram::Vertex { program, .. } => {
+                Some(programs::constants_read(&program))
+            }
             programs::DrawProgram::Fragment { .. } => None,
         })
         .unwrap_or_default();
@@ -395,8 +411,16 @@ fn unit_state(t: &rsxtrace_capture::frame::state::Texture) -> String {
         float(t.filter.bias),
         t.remap,
         t.border_color,
-        if t.format.unnormalized { ", unnormalized" } else { "" },
-        if t.control0.alpha_kill { ", alpha kill" } else { "" },
+        if t.format.unnormalized {
+            ", unnormalized"
+        } else {
+            ""
+        },
+        if t.control0.alpha_kill {
+            ", alpha kill"
+        } else {
+            ""
+        },
     )
 }
 
@@ -438,8 +462,14 @@ fn output_rows(draw: &Draw) -> Vec<(String, String)> {
     out.extend(rows("color_mask", &r.color_mask));
     out.push(("color_mask.mrt".into(), format!("0x{:x}", r.color_mask_mrt)));
     out.extend(rows("alpha_test", &r.alpha_test));
-    out.push(("clear_values.color".into(), format!("0x{:08x}", r.color_clear_value)));
-    out.push(("clear_values.zstencil".into(), format!("0x{:08x}", r.zstencil_clear_value)));
+    out.push((
+        "clear_values.color".into(),
+        format!("0x{:08x}", r.color_clear_value),
+    ));
+    out.push((
+        "clear_values.zstencil".into(),
+        format!("0x{:08x}", r.zstencil_clear_value),
+    ));
     out
 }
 
@@ -457,11 +487,12 @@ fn verify(result: Option<&DrawReport>) -> Markup {
                         td.(s.outcome.name()) { (s.outcome.name()) }
                         td.num { (s.elements) }
                         td {
-                            @match s.worst_register().and_then(|w| w.worst.as_ref().map(|x| (w, x))) {
+                            @match worst(s) {
                                 Some((w, x)) => {
                                     (w.register) "." (["x", "y", "z", "w"].get(x.component).copied().unwrap_or("?"))
                                     " of element " (x.element) ": gpu " (x.gpu) ", interpreter " (x.interpreter)
                                     ", " (x.error.ulps) " ulps"
+                                    @if !x.diverged { " (within tolerance)" }
                                 }
                                 None => "-",
                             }
@@ -482,8 +513,23 @@ fn verify(result: Option<&DrawReport>) -> Markup {
     }
 }
 
+/// The stage's worst compared component: a diverged one first, else the largest error.
+fn worst(s: &StageReport) -> Option<(&RegisterReport, &Worst)> {
+    s.registers
+        .iter()
+        .filter_map(|r| r.worst.as_ref().map(|w| (r, w)))
+        .max_by(|(_, a), (_, b)| {
+            (a.diverged, a.error.score)
+                .partial_cmp(&(b.diverged, b.error.score))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
 fn outcome_word(r: &DrawReport) -> &'static str {
-    if r.stages.iter().any(|s| matches!(s.outcome, Outcome::Failed { .. })) {
+    if r.stages
+        .iter()
+        .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
+    {
         "failed"
     } else if r.diverged() {
         "diverged"

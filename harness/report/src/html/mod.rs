@@ -39,7 +39,10 @@ pub fn write_site(
     let programs: Vec<_> = report.programs.iter().collect();
     programs.par_iter().try_for_each(|(key, text)| {
         let path = SitePath::program(&key.0);
-        site.write(&path, program::page(key, text, &path).into_string().as_bytes())
+        site.write(
+            &path,
+            program::page(key, text, &path).into_string().as_bytes(),
+        )
     })?;
     if let Some(bar) = progress {
         bar.set_length(report.range.len() as u64);
@@ -89,13 +92,7 @@ pub fn layout(path: &SitePath, title: &str, body_class: &str, body: Markup) -> M
 }
 
 /// An image of the site linking to its file, or a note of why it is missing.
-pub fn image(
-    images: &Images,
-    id: ImageId,
-    from: &SitePath,
-    alt: &str,
-    class: &str,
-) -> Markup {
+pub fn image(images: &Images, id: ImageId, from: &SitePath, alt: &str, class: &str) -> Markup {
     match images.get(id) {
         Ok(file) => {
             let href = if from.as_str().contains('/') {

@@ -24,10 +24,10 @@ pub mod tiles;
 pub mod vertex;
 
 use super::msaa::msaa_note;
+use super::observe::{DrawObserver, NoObserver};
 use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
-use super::observe::{DrawObserver, NoObserver};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame, Tiling,
 };
@@ -107,7 +107,13 @@ pub fn render_frame_observed(
                 });
             }
         }
-        observer.before(index, &Overlay { base: &base, surfaces: &surfaces });
+        observer.before(
+            index,
+            &Overlay {
+                base: &base,
+                surfaces: &surfaces,
+            },
+        );
         match render_draw(
             draw,
             &base,
@@ -126,7 +132,13 @@ pub fn render_frame_observed(
             }
             Err(reason) => skipped.push((index, reason)),
         }
-        observer.after(index, &Overlay { base: &base, surfaces: &surfaces });
+        observer.after(
+            index,
+            &Overlay {
+                base: &base,
+                surfaces: &surfaces,
+            },
+        );
         if options.per_draw {
             let t = Instant::now();
             per_draw.push(DrawSnapshot {
