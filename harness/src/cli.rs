@@ -163,6 +163,9 @@ pub enum Command {
     Match(crate::cmd::matching::MatchArgs),
     /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
     Replay(crate::cmd::replay::ReplayArgs),
+    /// Write a static HTML site for a capture: the frame, every event, one page per draw
+    /// (state, programs, inputs, textures, the target before and after).
+    Report(crate::cmd::report::ReportArgs),
     /// Run a manifest of traces against reference images and report (exit 1 when anything fails).
     Ci(crate::cmd::ci::CiArgs),
     /// Match each draw's model-view-projection constants (c32..c35) to level placements.

@@ -19,6 +19,7 @@ pub mod mvp;
 pub mod probe;
 mod program_input;
 pub mod replay;
+pub mod report;
 mod shade;
 pub mod textures;
 mod translate;
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Debug(args) => debug::run(&args),
         Command::Match(args) => matching::run(&args),
         Command::Replay(args) => replay::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),
         Command::Uniforms(args) => uniforms::run(&args),

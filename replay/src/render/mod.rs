@@ -10,18 +10,21 @@
 //!   applied to the surface memory by both renderers.
 //! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
 //! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
+//! - [`observe`]: a [`DrawObserver`] sees the surface memory before and after each draw.
 
 pub mod color8;
 pub mod cpu;
 pub mod draw_range;
 pub mod gpu;
 pub mod msaa;
+pub mod observe;
 mod output;
 pub mod scene;
 pub mod state;
 pub mod surface;
 pub mod transfer;
 
+pub use observe::{DrawObserver, NoObserver};
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
     RenderedFrame, Rgba8Image, Tiling,

@@ -24,6 +24,7 @@ pub mod tiles;
 pub mod vertex;
 
 use super::msaa::msaa_note;
+use super::observe::{DrawObserver, NoObserver};
 use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
@@ -55,6 +56,16 @@ pub fn render_frame(
     frame: &Frame,
     events: &FrameEvents,
     options: &RenderOptions,
+) -> Result<RenderedFrame, RenderError> {
+    render_frame_observed(frame, events, options, &mut NoObserver)
+}
+
+/// [`render_frame`], showing `observer` the memory before and after each draw.
+pub fn render_frame_observed(
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+    observer: &mut dyn DrawObserver,
 ) -> Result<RenderedFrame, RenderError> {
     let range = options.draws.clone().unwrap_or(0..frame.draws.len());
     let range = range.start.min(frame.draws.len())..range.end.min(frame.draws.len());
@@ -96,6 +107,13 @@ pub fn render_frame(
                 });
             }
         }
+        observer.before(
+            index,
+            &Overlay {
+                base: &base,
+                surfaces: &surfaces,
+            },
+        );
         match render_draw(
             draw,
             &base,
@@ -114,6 +132,13 @@ pub fn render_frame(
             }
             Err(reason) => skipped.push((index, reason)),
         }
+        observer.after(
+            index,
+            &Overlay {
+                base: &base,
+                surfaces: &surfaces,
+            },
+        );
         if options.per_draw {
             let t = Instant::now();
             per_draw.push(DrawSnapshot {

@@ -52,6 +52,7 @@ use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
 use super::msaa::msaa_note;
+use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws, TransferEvent};
@@ -68,6 +69,18 @@ pub fn render_frame(
     frame: &Frame,
     events: &FrameEvents,
     options: &RenderOptions,
+) -> Result<RenderedFrame, RenderError> {
+    render_frame_observed(gpu, frame, events, options, &mut NoObserver)
+}
+
+/// [`render_frame`], showing `observer` the memory before and after each draw (the bound
+/// targets written back to the surface memory first).
+pub fn render_frame_observed(
+    gpu: &Gpu,
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+    observer: &mut dyn DrawObserver,
 ) -> Result<RenderedFrame, RenderError> {
     let count = frame.draws.len();
     let range = options.draws.clone().unwrap_or(0..count);
@@ -110,6 +123,8 @@ pub fn render_frame(
             while let Some(e) = between.next_if(|e| e.before_draw() <= index) {
                 r.between(&e)?;
             }
+            let command = frame.draws[index].end_command;
+            r.observe(command, |memory| observer.before(index, memory))?;
             match stage
                 .map_err(DrawFailure::Skip)
                 .and_then(|s| r.draw(index, s))
@@ -118,6 +133,7 @@ pub fn render_frame(
                 Err(DrawFailure::Skip(reason)) => skipped.push((index, reason)),
                 Err(DrawFailure::Fatal(e)) => return Err(e),
             }
+            r.observe(command, |memory| observer.after(index, memory))?;
             if options.per_draw {
                 let image = r.output_image(&output, frame.draws[index].end_command)?;
                 per_draw.push(DrawSnapshot { draw: index, image });
@@ -314,6 +330,24 @@ impl Renderer<'_> {
             set.clear(self.gpu, clear).map_err(RenderError::Gpu)?;
         }
         self.timings.render += since(t);
+        Ok(())
+    }
+
+    /// Show `look` the memory at `command` with the rendered surfaces on top, after flushing
+    /// the bound targets.
+    fn observe(
+        &mut self,
+        command: usize,
+        look: impl FnOnce(&dyn GuestMemory),
+    ) -> Result<(), RenderError> {
+        let base = self.frame.memory_at(command);
+        self.flush(&base)?;
+        let t = Instant::now();
+        look(&Overlay {
+            base: &base,
+            surfaces: &self.surfaces,
+        });
+        self.timings.readback += since(t);
         Ok(())
     }
 

@@ -1,0 +1,411 @@
+//! `rsxtrace report`: a static HTML site for one capture, readable from disk in any browser
+//! with no network and no emulator: the frame, every event, and one page per draw laid out as
+//! RenderDoc's pipeline view (input assembly, vertex program, rasterizer, fragment program,
+//! output merger), with the target before and after the draw.
+//!
+//! Brief overview:
+//! - [`Loaded::open`] reads a capture: its frame, events and `info` facts.
+//! - [`build`] renders the frame once (CPU reference or GPU, [`Renderer`]) with a
+//!   [`snapshot::Snapshots`] observer that copies each draw's target before and after it and
+//!   decodes its textures; the pixel work runs beside the render ([`images::ImageStore`]:
+//!   scaled down, PNG, named by content hash, shared between pages). With a verify device the
+//!   draws' divergence results are added. Then the pages are written in parallel ([`html`]).
+//! - [`site`] owns the output folder: every path is made from indices and hashes only, so
+//!   nothing from the capture names a file; [`html`] escapes every text from the capture
+//!   (maud templates escape each spliced value).
+//!
+//! ```no_run
+//! use rsxtrace_report::{build, Loaded, ReportOptions, Renderer};
+//! use std::path::Path;
+//!
+//! let loaded = Loaded::open(Path::new("traces/samples/basic.rrc.gz"))?;
+//! let options = ReportOptions::new(Path::new("site"));
+//! let summary = build(&loaded, &options, Renderer::Cpu, None, None)?;
+//! println!("{} pages, {} images", summary.pages, summary.images);
+//! # Ok::<(), rsxtrace_report::ReportError>(())
+//! ```
+//!
+//! [`build`] must be called from outside rayon's pool (the image work waits on it).
+
+#![deny(missing_docs)]
+
+pub mod events;
+pub mod html;
+pub mod images;
+pub mod pixels;
+pub mod programs;
+pub mod site;
+pub mod snapshot;
+pub mod target;
+
+use images::{ImageId, ImageStore, Images};
+use indicatif::ProgressBar;
+use pixels::{Change, Channels};
+use programs::{DrawProgram, ProgramKey, ProgramText};
+use rayon::prelude::*;
+use rsxtrace_capture::frame::{Frame, FrameError};
+use rsxtrace_capture::open::{open_capture, OpenError};
+use rsxtrace_capture::overview::{self, Overview};
+use rsxtrace_gpu::Gpu;
+use rsxtrace_replay::render::state::{FrameEvents, StateError};
+use rsxtrace_replay::render::{self, RenderError, RenderOptions, RenderedFrame, Scene};
+use rsxtrace_verify::divergence::{verify_frame, DrawReport, VerifyOptions, VerifyReport};
+use site::Site;
+use snapshot::{DrawShots, Sizes, Snapshots};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Why a report could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The capture could not be read.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// Its frame could not be decoded.
+    #[error("cannot decode the frame of {}", path.display())]
+    Frame {
+        /// The capture.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: FrameError,
+    },
+    /// Its clears and transfers could not be read.
+    #[error("cannot read the clears and transfers of {}", path.display())]
+    Events {
+        /// The capture.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: StateError,
+    },
+    /// The draw range is outside the frame.
+    #[error("draws {start}..{end} are outside the frame's {count} draws")]
+    DrawRange {
+        /// Start.
+        start: usize,
+        /// End (excluded).
+        end: usize,
+        /// Draws in the frame.
+        count: usize,
+    },
+    /// The frame could not be rendered.
+    #[error("cannot render the frame")]
+    Render(#[source] RenderError),
+    /// Verification could not run.
+    #[error("cannot verify the draws")]
+    Verify(#[source] rsxtrace_verify::divergence::VerifyError),
+    /// The output folder could not be prepared or written.
+    #[error(transparent)]
+    Site(#[from] site::SiteError),
+}
+
+/// A capture read for reporting.
+pub struct Loaded {
+    /// The file.
+    pub path: PathBuf,
+    /// `info`'s facts.
+    pub overview: Overview,
+    /// The frame and its events.
+    pub scene: Scene,
+}
+
+impl Loaded {
+    /// Read the capture or trace at `path`.
+    pub fn open(path: &Path) -> Result<Loaded, ReportError> {
+        let capture = open_capture(path)?;
+        let frame = Frame::from_capture(&capture).map_err(|source| ReportError::Frame {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let events =
+            FrameEvents::from_capture(&capture, &frame).map_err(|source| ReportError::Events {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Loaded {
+            path: path.to_path_buf(),
+            overview: overview::from_frame(&capture, &frame, false),
+            scene: Scene { frame, events },
+        })
+    }
+}
+
+/// Which renderer draws the images.
+#[derive(Clone, Copy)]
+pub enum Renderer<'g> {
+    /// The CPU reference render (the interpreters).
+    Cpu,
+    /// The GPU render (the recompiled programs) on this device.
+    Gpu(&'g Gpu),
+}
+
+/// What to report.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// The output folder (created; a folder holding anything but an earlier report is
+    /// refused).
+    pub out: PathBuf,
+    /// Draws to report (`None` = all); draws before it are not rendered.
+    pub draws: Option<Range<usize>>,
+    /// Image sizes.
+    pub sizes: Sizes,
+}
+
+impl ReportOptions {
+    /// Every draw into `out` with the default sizes.
+    pub fn new(out: &Path) -> ReportOptions {
+        ReportOptions {
+            out: out.to_path_buf(),
+            draws: None,
+            sizes: Sizes::default(),
+        }
+    }
+}
+
+/// What was written.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ReportSummary {
+    /// The output folder.
+    pub out: PathBuf,
+    /// Draws reported.
+    pub draws: usize,
+    /// Events listed on the index.
+    pub events: usize,
+    /// HTML pages (index, draws, programs).
+    pub pages: usize,
+    /// Distinct PNG files.
+    pub images: usize,
+    /// Bytes of the whole site.
+    pub bytes: u64,
+    /// Draws the renderer skipped.
+    pub skipped: usize,
+    /// Render warnings.
+    pub warnings: usize,
+    /// Draws with a diverged stage (`None` without verification).
+    pub diverged: Option<usize>,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Everything the pages are made from.
+pub struct Report<'a> {
+    /// The capture.
+    pub loaded: &'a Loaded,
+    /// Draws reported.
+    pub range: Range<usize>,
+    /// The render.
+    pub rendered: RenderedFrame,
+    /// The renderer's name.
+    pub renderer: String,
+    /// Seconds the render took.
+    pub render_seconds: f64,
+    /// The final frame's image.
+    pub final_image: ImageId,
+    /// Per draw of the range: target and textures.
+    pub shots: Vec<DrawShots>,
+    /// What each draw changed, by draw index.
+    pub changes: HashMap<usize, Change>,
+    /// The written images.
+    pub images: Images,
+    /// Per draw of the range: its vertex and fragment program keys (or why there is none).
+    pub draw_programs: Vec<[Result<ProgramKey, String>; 2]>,
+    /// Each distinct program's texts.
+    pub programs: BTreeMap<ProgramKey, ProgramText>,
+    /// Verification results by draw index, when verified.
+    pub verify: Option<(VerifyReport, HashMap<usize, usize>)>,
+}
+
+impl Report<'_> {
+    /// The draw's verification result, if verified.
+    pub fn verify_of(&self, draw: usize) -> Option<&DrawReport> {
+        let (report, by_draw) = self.verify.as_ref()?;
+        report.draws.get(*by_draw.get(&draw)?)
+    }
+}
+
+/// Render `loaded` with `renderer`, verify its draws on `verify_on` when given, and write the site
+/// (see the crate documentation). `progress` advances once per draw rendered, then once per
+/// page written.
+pub fn build(
+    loaded: &Loaded,
+    options: &ReportOptions,
+    renderer: Renderer<'_>,
+    verify_on: Option<&Gpu>,
+    progress: Option<&ProgressBar>,
+) -> Result<ReportSummary, ReportError> {
+    let start = Instant::now();
+    let frame = &loaded.scene.frame;
+    let count = frame.draws.len();
+    let range = options.draws.clone().unwrap_or(0..count);
+    if range.start > range.end || range.end > count || range.is_empty() {
+        return Err(ReportError::DrawRange {
+            start: range.start,
+            end: range.end,
+            count,
+        });
+    }
+    let site = Site::prepare(&options.out)?;
+    let store = ImageStore::new(site.images_dir());
+    if let Some(bar) = progress {
+        bar.set_length(range.len() as u64);
+        bar.set_message("rendering");
+    }
+    let render_options = RenderOptions {
+        draws: Some(range.clone()),
+        ..Default::default()
+    };
+    let mut observer = Counted {
+        inner: Snapshots::new(frame, range.clone(), &store, options.sizes),
+        progress,
+    };
+    let t = Instant::now();
+    let (rendered, renderer_name) = match renderer {
+        Renderer::Cpu => (
+            render::cpu::render_frame_observed(
+                frame,
+                &loaded.scene.events,
+                &render_options,
+                &mut observer,
+            ),
+            "CPU reference interpreter".to_string(),
+        ),
+        Renderer::Gpu(gpu) => (
+            render::gpu::render_frame_observed(
+                gpu,
+                frame,
+                &loaded.scene.events,
+                &render_options,
+                &mut observer,
+            ),
+            format!("GPU: {}", gpu.info().adapter),
+        ),
+    };
+    let rendered = rendered.map_err(ReportError::Render)?;
+    let render_seconds = t.elapsed().as_secs_f64();
+    let final_image = store.reserve(1)[0];
+    {
+        let image = rendered.image.clone();
+        store.submit(move || vec![(final_image, image, Channels::Rgb)]);
+    }
+    let (shots, changes) = observer.inner.finish();
+
+    let verified = match verify_on {
+        Some(gpu) => {
+            if let Some(bar) = progress {
+                bar.set_position(0);
+                bar.set_message("verifying");
+            }
+            let report = verify_frame(
+                frame,
+                &VerifyOptions {
+                    draws: Some(range.clone()),
+                    capture: loaded.overview.provenance.source_name.clone(),
+                    ..VerifyOptions::default()
+                },
+                gpu,
+                progress,
+            )
+            .map_err(ReportError::Verify)?;
+            let by_draw = report
+                .draws
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.draw, i))
+                .collect();
+            Some((report, by_draw))
+        }
+        None => None,
+    };
+
+    // Each distinct program once, in parallel, while the images finish.
+    let decoded: Vec<[Result<(ProgramKey, DrawProgram), String>; 2]> = range
+        .clone()
+        .into_par_iter()
+        .map(|i| {
+            let d = &frame.draws[i];
+            [programs::vertex_program(d), programs::fragment_program(d)]
+        })
+        .collect();
+    let mut distinct: HashMap<ProgramKey, &DrawProgram> = HashMap::new();
+    for pair in &decoded {
+        for (key, program) in pair.iter().flatten() {
+            distinct.entry(key.clone()).or_insert(program);
+        }
+    }
+    let programs: BTreeMap<ProgramKey, ProgramText> = distinct
+        .into_par_iter()
+        .map(|(k, p)| (k, programs::describe(p)))
+        .collect();
+    let draw_programs = decoded
+        .into_iter()
+        .map(|pair| pair.map(|r| r.map(|(k, _)| k)))
+        .collect();
+
+    let images = store.finish();
+    if let Some(e) = images.first_error() {
+        return Err(ReportError::Site(site::SiteError::Image(e.to_string())));
+    }
+    let changes = std::mem::take(
+        &mut *changes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    let report = Report {
+        loaded,
+        range: range.clone(),
+        rendered,
+        renderer: renderer_name,
+        render_seconds,
+        final_image,
+        shots,
+        changes,
+        images,
+        draw_programs,
+        programs,
+        verify: verified,
+    };
+    if let Some(bar) = progress {
+        bar.set_position(0);
+        bar.set_message("writing pages");
+    }
+    let pages = html::write_site(&report, &site, progress)?;
+    let diverged = report
+        .verify
+        .as_ref()
+        .map(|(r, _)| r.draws.iter().filter(|d| d.diverged()).count());
+    Ok(ReportSummary {
+        out: options.out.clone(),
+        draws: range.len(),
+        events: pages.events,
+        pages: pages.pages,
+        images: report.images.files,
+        bytes: site.bytes()?,
+        skipped: report.rendered.skipped.len(),
+        warnings: report.rendered.warnings.len(),
+        diverged,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The snapshot observer, advancing the progress bar after each draw.
+struct Counted<'a, 'p> {
+    inner: Snapshots<'a>,
+    progress: Option<&'p ProgressBar>,
+}
+
+impl render::DrawObserver for Counted<'_, '_> {
+    fn before(&mut self, draw: usize, memory: &dyn rsxtrace_capture::fetch::GuestMemory) {
+        self.inner.before(draw, memory);
+    }
+
+    fn after(&mut self, draw: usize, memory: &dyn rsxtrace_capture::fetch::GuestMemory) {
+        self.inner.after(draw, memory);
+        if let Some(bar) = self.progress {
+            bar.inc(1);
+        }
+    }
+}

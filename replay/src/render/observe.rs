@@ -1,0 +1,24 @@
+//! Watching a frame render draw by draw: both renderers show a [`DrawObserver`] the guest
+//! memory with the rendered surfaces on top right before each draw of the range (its clears
+//! and transfers applied) and right after it, so that a front end can read any surface at
+//! those moments (the draw's own targets, its textures) without rendering the frame again.
+//! The GPU render writes its bound targets back to the surface memory before each call.
+
+use rsxtrace_capture::fetch::GuestMemory;
+
+/// Sees the memory around each rendered draw (see the module documentation).
+pub trait DrawObserver {
+    /// Before draw `draw` is rendered, after the clears and transfers before it.
+    fn before(&mut self, draw: usize, memory: &dyn GuestMemory);
+    /// After draw `draw` was rendered (or skipped: then `memory` is as it was before).
+    fn after(&mut self, draw: usize, memory: &dyn GuestMemory);
+}
+
+/// The observer that looks at nothing (what `render_frame` uses).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl DrawObserver for NoObserver {
+    fn before(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+    fn after(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+}
