@@ -28,11 +28,10 @@ use rsxtrace_verify::workbench::uses::{frame_uses, Role};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Where the capture is kept: the target directory's `tmp` (cargo's own, whatever
+/// `CARGO_TARGET_DIR` was when the bench was built).
 fn capture_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| rsxtrace_testkit::workspace!().root().join("target"))
-        .join("bench-captures")
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-captures")
 }
 
 /// `len` bytes of the first use with `role` of the draw halfway through the frame (or later).

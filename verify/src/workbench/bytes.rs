@@ -13,13 +13,13 @@ use std::borrow::Cow;
 
 /// The slices that make up `len` bytes at `offset` seen by command `command` (one when a
 /// block holds the whole range), or `None` when some byte is not in the capture.
-pub fn pieces<'a>(
-    index: &'a MemoryIndex,
+pub fn pieces(
+    index: &MemoryIndex,
     command: usize,
     location: Location,
     offset: u32,
     len: u64,
-) -> Option<Vec<&'a [u8]>> {
+) -> Option<Vec<&[u8]>> {
     let whole = u32::try_from(len).ok()?;
     if u64::from(offset) + len > 1 << 32 {
         return None;

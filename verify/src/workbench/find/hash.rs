@@ -47,15 +47,23 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
     let mut out = HashSearch::default();
     let index = frame.memory_index();
     let mut block_places: HashSet<(Location, u32, u64)> = HashSet::new();
-    for group in blobs(index) {
+    let groups = blobs(index);
+    // Every blob hashed once, in parallel; a region that is a whole blob reuses the answer.
+    let blob_matched: Vec<bool> = groups
+        .par_iter()
+        .map(|g| g.first().is_some_and(|b| matches(pattern, b.data)))
+        .collect();
+    let mut whole_blobs: HashMap<(usize, usize), bool> = HashMap::new();
+    for (group, &matched) in groups.iter().zip(&blob_matched) {
         let Some(first) = group.first() else { continue };
         out.blobs += 1;
         out.bytes += first.data.len() as u64;
-        if !matches(pattern, first.data) {
+        whole_blobs.insert((first.data.as_ptr() as usize, first.data.len()), matched);
+        if !matched {
             continue;
         }
         let mut places: BTreeMap<(Location, u32), Vec<HitBlock>> = BTreeMap::new();
-        for b in &group {
+        for b in group {
             places
                 .entry((b.location, b.offset))
                 .or_default()
@@ -100,13 +108,22 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
     out.regions = regions.len();
     let matched: Vec<(&RegionKey, &Vec<usize>)> = regions
         .par_iter()
-        .filter(|((location, offset, len, _), uses)| {
+        .filter(|((location, offset, len, bytes), uses)| {
             let Some(draw) = uses.first().and_then(|&i| frame.draws.get(map.all[i].draw)) else {
                 return false;
             };
-            !block_places.contains(&(*location, *offset, *len))
-                && read_range(index, draw.end_command, *location, *offset, *len)
-                    .is_some_and(|bytes| matches(pattern, &bytes))
+            if block_places.contains(&(*location, *offset, *len)) {
+                return false;
+            }
+            if let BytesKey::Slices(parts) = bytes {
+                if let [one] = parts.as_slice() {
+                    if let Some(&known) = whole_blobs.get(one) {
+                        return known;
+                    }
+                }
+            }
+            read_range(index, draw.end_command, *location, *offset, *len)
+                .is_some_and(|bytes| matches(pattern, &bytes))
         })
         .collect();
     let mut found: BTreeMap<(Location, u32, u64), (Roles, Vec<HitBlock>)> = BTreeMap::new();

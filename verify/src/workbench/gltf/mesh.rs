@@ -368,7 +368,7 @@ fn clip_positions(
         let mut constants: Vec<usize> = run
             .unknown_constants
             .iter()
-            .map(|r| r.constant as usize)
+            .map(|r| r.constant)
             .collect();
         constants.sort_unstable();
         constants.dedup();
