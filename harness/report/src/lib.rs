@@ -48,7 +48,7 @@ use rsxtrace_capture::open::{open_capture, OpenError};
 use rsxtrace_capture::overview::{self, Overview};
 use rsxtrace_gpu::Gpu;
 use rsxtrace_replay::render::state::{FrameEvents, StateError};
-use rsxtrace_replay::render::{self, RenderError, RenderOptions, RenderedFrame, Scene};
+use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene};
 use rsxtrace_verify::divergence::{verify_frame, DrawReport, VerifyOptions, VerifyReport};
 use site::Site;
 use snapshot::{DrawShots, Sizes, Snapshots};
@@ -92,9 +92,9 @@ pub enum ReportError {
         /// Draws in the frame.
         count: usize,
     },
-    /// The frame could not be rendered.
-    #[error("cannot render the frame")]
-    Render(#[source] RenderError),
+    /// The capture has no draw.
+    #[error("the capture has no draw to report")]
+    NoDraws,
     /// Verification could not run.
     #[error("cannot verify the draws")]
     Verify(#[source] rsxtrace_verify::divergence::VerifyError),
@@ -181,6 +181,8 @@ pub struct ReportSummary {
     pub images: usize,
     /// Bytes of the whole site.
     pub bytes: u64,
+    /// Whether the frame was rendered (else the site has no images of it).
+    pub rendered: bool,
     /// Draws the renderer skipped.
     pub skipped: usize,
     /// Render warnings.
@@ -197,8 +199,8 @@ pub struct Report<'a> {
     pub loaded: &'a Loaded,
     /// Draws reported.
     pub range: Range<usize>,
-    /// The render.
-    pub rendered: RenderedFrame,
+    /// The render, or why the frame could not be rendered (the pages then show no image).
+    pub rendered: Result<RenderedFrame, String>,
     /// The renderer's name.
     pub renderer: String,
     /// Seconds the render took.
@@ -220,6 +222,18 @@ pub struct Report<'a> {
 }
 
 impl Report<'_> {
+    /// Draws the renderer skipped, with the reason.
+    pub fn skipped(&self) -> &[(usize, String)] {
+        self.rendered.as_ref().map_or(&[], |r| r.skipped.as_slice())
+    }
+
+    /// The renderer's warnings.
+    pub fn warnings(&self) -> &[render::RenderWarning] {
+        self.rendered
+            .as_ref()
+            .map_or(&[], |r| r.warnings.as_slice())
+    }
+
     /// The draw's verification result, if verified.
     pub fn verify_of(&self, draw: usize) -> Option<&DrawReport> {
         let (report, by_draw) = self.verify.as_ref()?;
@@ -240,6 +254,9 @@ pub fn build(
     let start = Instant::now();
     let frame = &loaded.scene.frame;
     let count = frame.draws.len();
+    if count == 0 {
+        return Err(ReportError::NoDraws);
+    }
     let range = options.draws.clone().unwrap_or(0..count);
     if range.start > range.end || range.end > count || range.is_empty() {
         return Err(ReportError::DrawRange {
@@ -284,11 +301,13 @@ pub fn build(
             format!("GPU: {}", gpu.info().adapter),
         ),
     };
-    let rendered = rendered.map_err(ReportError::Render)?;
+    // A frame that cannot be rendered (no draw writes a usable colour target, a device
+    // failure) is reported on the index; the pages are written without images.
+    let rendered = rendered.map_err(|e| error_chain(&e));
     let render_seconds = t.elapsed().as_secs_f64();
     let final_image = store.reserve(1)[0];
-    {
-        let image = rendered.image.clone();
+    if let Ok(r) = &rendered {
+        let image = r.image.clone();
         store.submit(move || vec![(final_image, image, Channels::Rgb)]);
     }
     let (shots, changes) = observer.inner.finish();
@@ -384,11 +403,23 @@ pub fn build(
         pages: pages.pages,
         images: report.images.files,
         bytes: site.bytes()?,
-        skipped: report.rendered.skipped.len(),
-        warnings: report.rendered.warnings.len(),
+        skipped: report.skipped().len(),
+        warnings: report.warnings().len(),
+        rendered: report.rendered.is_ok(),
         diverged,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// `e` and its sources, joined with ": ".
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
 }
 
 /// The snapshot observer, advancing the progress bar after each draw.

@@ -81,6 +81,11 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Status> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
+    if !summary.rendered {
+        eprintln!(
+            "warning: the frame could not be rendered: the site has no images (see its index)"
+        );
+    }
     if args.json {
         crate::output::print_json(&summary)?;
     } else {

@@ -53,7 +53,7 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
             @match shots.and_then(|s| s.target.as_ref()) {
                 Some(Ok(t)) => (target(report, d, t, path)),
                 Some(Err(why)) => p.dim { (why) },
-                None => p.dim { "not observed (the renderer did not reach this draw)" },
+                None => p.dim { "not observed (the frame was not rendered up to this draw)" },
             }
         }
         section #input-assembly { h2 { "Input assembly" } (input_assembly(report, draw, d)) }
@@ -83,12 +83,8 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
 }
 
 fn notes(report: &Report<'_>, d: usize, draw: &Draw) -> Markup {
-    let skipped = report.rendered.skipped.iter().filter(|(i, _)| *i == d);
-    let warnings = report
-        .rendered
-        .warnings
-        .iter()
-        .filter(|w| w.draw == Some(d));
+    let skipped = report.skipped().iter().filter(|(i, _)| *i == d);
+    let warnings = report.warnings().iter().filter(|w| w.draw == Some(d));
     html! {
         @for (_, why) in skipped { p.warning { "not rendered: " (why) } }
         @for w in warnings { p.warning { "render warning: " (w.message) } }

@@ -70,8 +70,12 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
 
 fn output_source(report: &Report<'_>) -> String {
     use rsxtrace_replay::render::OutputSource;
-    let image = &report.rendered.image;
-    match &report.rendered.source {
+    let r = match &report.rendered {
+        Ok(r) => r,
+        Err(why) => return format!("none: the frame could not be rendered: {why}"),
+    };
+    let image = &r.image;
+    match &r.source {
         OutputSource::Displayed { address } => format!(
             "the displayed buffer at local+0x{address:x}, {}x{}",
             image.width, image.height
@@ -144,9 +148,9 @@ fn facts(report: &Report<'_>) -> Markup {
 }
 
 fn render_facts(report: &Report<'_>) -> Markup {
-    let r = &report.rendered;
-    let frame_warnings: Vec<&str> = r
-        .warnings
+    let drawn = report.rendered.as_ref().map_or(0, |r| r.draws_rendered);
+    let frame_warnings: Vec<&str> = report
+        .warnings()
         .iter()
         .filter(|w| w.draw.is_none())
         .map(|w| w.message.as_str())
@@ -155,13 +159,14 @@ fn render_facts(report: &Report<'_>) -> Markup {
         table.state {
             tbody {
                 tr { th { "renderer" } td { (report.renderer) } }
-                tr { th { "draws rendered" } td { (r.draws_rendered) } }
-                tr { th { "draws skipped" } td { (r.skipped.len()) } }
-                tr { th { "warnings" } td { (r.warnings.len()) } }
+                tr { th { "draws rendered" } td { (drawn) } }
+                tr { th { "draws skipped" } td { (report.skipped().len()) } }
+                tr { th { "warnings" } td { (report.warnings().len()) } }
                 tr { th { "render time" } td { (format!("{:.2} s", report.render_seconds)) } }
                 tr { th { "images" } td { (report.images.files) " PNG files, " (report.images.bytes) " bytes" } }
             }
         }
+        @if let Err(why) = &report.rendered { p.warning { "the frame could not be rendered: " (why) } }
         @for w in frame_warnings { p.warning { (w) } }
     }
 }
@@ -226,14 +231,12 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
     };
     let target = shots.and_then(|s| s.target.as_ref());
     let skipped = report
-        .rendered
-        .skipped
+        .skipped()
         .iter()
         .find(|(i, _)| *i == d)
         .map(|(_, why)| why.as_str());
     let warnings = report
-        .rendered
-        .warnings
+        .warnings()
         .iter()
         .filter(|w| w.draw == Some(d))
         .count();
