@@ -271,6 +271,27 @@ fn find_by_hash_names_blocks_and_draw_regions() {
 }
 
 #[test]
+fn the_find_transcript_in_the_docs_is_true() {
+    let doc = std::fs::read_to_string(workspace().root().join("docs/workbench.md")).unwrap();
+    let command = "    $ rsxtrace find traces/level/level.rrc.gz --hex ";
+    let start = doc
+        .find(command)
+        .expect("the transcript in docs/workbench.md");
+    let mut lines = doc[start..].lines();
+    let first = lines.next().unwrap();
+    let hex = first[command.len()..].trim_matches('"');
+    let expected: Vec<&str> = lines
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| &l[4..])
+        .collect();
+    let out = run(&["find", level_capture().to_str().unwrap(), "--hex", hex]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
 fn find_refuses_bad_patterns_and_reports_no_hit() {
     let path = level_capture();
     let p = path.to_str().unwrap();

@@ -365,11 +365,7 @@ fn clip_positions(
     };
     let run = execute_draw(frame, draw, &options).map_err(|e| e.to_string())?;
     if !run.unknown_constants.is_empty() {
-        let mut constants: Vec<usize> = run
-            .unknown_constants
-            .iter()
-            .map(|r| r.constant)
-            .collect();
+        let mut constants: Vec<usize> = run.unknown_constants.iter().map(|r| r.constant).collect();
         constants.sort_unstable();
         constants.dedup();
         warnings.push(format!(
