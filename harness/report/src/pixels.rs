@@ -77,10 +77,13 @@ pub struct Change {
     pub bounds: Option<(u32, u32, u32, u32)>,
 }
 
+/// The colour of the outline around a draw's changes in the change view.
+pub const OUTLINE: [u8; 4] = [255, 0, 255, 255];
+
 /// The pixels that differ between `before` and `after` (same size; a size mismatch counts
 /// every pixel), and an overlay at the size of `after_view` (`after` scaled down): the view's
-/// pixel where any pixel under it changed, transparent elsewhere (pages lay it over a dimmed
-/// copy of the view).
+/// pixel where any pixel under it changed, an [`OUTLINE`] around them, transparent elsewhere
+/// (pages lay it over a dimmed copy of the view).
 pub fn change_view(
     before: &Rgba8Image,
     after: &Rgba8Image,
@@ -134,7 +137,16 @@ pub fn change_view(
         height: after_view.height,
         pixels: vec![0; vw * vh * 4],
     };
+    if change.pixels == 0 {
+        return (change, overlay);
+    }
+    let (mut cx0, mut cy0, mut cx1, mut cy1) = (usize::MAX, usize::MAX, 0, 0);
     for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
+        let (cx, cy) = (i % vw, i / vw);
+        cx0 = cx0.min(cx);
+        cy0 = cy0.min(cy);
+        cx1 = cx1.max(cx);
+        cy1 = cy1.max(cy);
         let at = i * 4;
         if let (Some(src), Some(dst)) = (
             after_view.pixels.get(at..at + 3),
@@ -143,6 +155,26 @@ pub fn change_view(
             dst[..3].copy_from_slice(src);
             dst[3] = 255;
         }
+    }
+    // The changed cells' bounding box, outlined one cell outside it where the view has room,
+    // so that a change of a few pixels is found at a glance.
+    let (bx0, by0) = (cx0.saturating_sub(1), cy0.saturating_sub(1));
+    let (bx1, by1) = ((cx1 + 1).min(vw - 1), (cy1 + 1).min(vh - 1));
+    let mut outline = |x: usize, y: usize| {
+        let at = (y * vw + x) * 4;
+        if let Some(p) = overlay.pixels.get_mut(at..at + 4) {
+            if p[3] == 0 {
+                p.copy_from_slice(&OUTLINE);
+            }
+        }
+    };
+    for x in bx0..=bx1 {
+        outline(x, by0);
+        outline(x, by1);
+    }
+    for y in by0..=by1 {
+        outline(bx0, y);
+        outline(bx1, y);
     }
     (change, overlay)
 }
@@ -236,8 +268,11 @@ mod tests {
         assert_eq!((view.width, view.height), (4, 4));
         // View pixel (1, 2) covers source (2..4, 4..6): changed, shown as the scaled view.
         assert_eq!(view.pixel(1, 2), Some([130, 10, 15, 255]));
-        // Elsewhere transparent.
-        assert_eq!(view.pixel(0, 0), Some([0, 0, 0, 0]));
+        // Outlined one cell outside (cells (0..=2, 1..=3)), transparent elsewhere.
+        assert_eq!(view.pixel(0, 2), Some(OUTLINE));
+        assert_eq!(view.pixel(2, 3), Some(OUTLINE));
+        assert_eq!(view.pixel(3, 0), Some([0, 0, 0, 0]));
+        assert_eq!(view.pixel(1, 0), Some([0, 0, 0, 0]));
         let (same, clear) = change_view(&before, &before, &small);
         assert_eq!(same, Change::default());
         assert!(clear.pixels.iter().all(|&v| v == 0));

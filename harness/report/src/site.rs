@@ -146,6 +146,27 @@ impl SitePath {
         }
     }
 
+    /// An image file (`name` is an [`crate::images::ImageFile`] name: hex digits and `.png`;
+    /// anything else is replaced by its hash, as for programs).
+    pub fn image(name: &str) -> SitePath {
+        let safe = name.len() <= 40
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() || b == b'.' || b.is_ascii_lowercase());
+        debug_assert!(
+            safe && !name.contains(".."),
+            "image names are hex: {name:?}"
+        );
+        if safe && !name.contains("..") {
+            SitePath(format!("images/{name}"))
+        } else {
+            SitePath(format!(
+                "images/x-{:016x}.png",
+                xxhash_rust::xxh3::xxh3_64(name.as_bytes())
+            ))
+        }
+    }
+
     /// An asset by its fixed name.
     pub fn asset(name: &'static str) -> SitePath {
         SitePath(format!("assets/{name}"))

@@ -7,7 +7,7 @@
 
 use super::index::surface_text;
 use super::state_table::{groups, rows};
-use super::{float, image, layout, vec4};
+use super::{float, image, image_href, layout, vec4};
 use crate::programs::{self, ConstantRead};
 use crate::site::SitePath;
 use crate::snapshot::{StateImages, TargetShot, TextureShot};
@@ -423,11 +423,7 @@ fn unit_state(t: &rsxtrace_capture::frame::state::Texture) -> String {
 fn full_link(report: &Report<'_>, id: crate::images::ImageId, path: &SitePath) -> Markup {
     match report.images.get(id) {
         Ok(f) => {
-            let href = if path.as_str().contains('/') {
-                format!("../images/{}", f.name)
-            } else {
-                format!("images/{}", f.name)
-            };
+            let href = image_href(f, path);
             html! { a href=(href) { "level 0 (" (f.width) "x" (f.height) ")" } }
         }
         Err(why) => html! { span.missing { (why) } },

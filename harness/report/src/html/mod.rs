@@ -11,7 +11,7 @@ pub mod index;
 pub mod program;
 pub mod state_table;
 
-use crate::images::{ImageId, Images};
+use crate::images::{ImageFile, ImageId, Images};
 use crate::site::{Site, SiteError, SitePath, GENERATOR};
 use crate::Report;
 use indicatif::ProgressBar;
@@ -95,11 +95,7 @@ pub fn layout(path: &SitePath, title: &str, body_class: &str, body: Markup) -> M
 pub fn image(images: &Images, id: ImageId, from: &SitePath, alt: &str, class: &str) -> Markup {
     match images.get(id) {
         Ok(file) => {
-            let href = if from.as_str().contains('/') {
-                format!("../images/{}", file.name)
-            } else {
-                format!("images/{}", file.name)
-            };
+            let href = image_href(file, from);
             html! {
                 a href=(href) {
                     img class=(class) src=(href) width=(file.width) height=(file.height)
@@ -109,6 +105,11 @@ pub fn image(images: &Images, id: ImageId, from: &SitePath, alt: &str, class: &s
         }
         Err(why) => html! { span.missing { "(no image: " (why) ")" } },
     }
+}
+
+/// The link to an image file from the page at `from`.
+pub fn image_href(file: &ImageFile, from: &SitePath) -> String {
+    SitePath::image(&file.name).href_from(from)
 }
 
 /// A float as the tables show it: the shortest text that reads back to the same f32.
