@@ -4,35 +4,8 @@
 
 mod divergence_support;
 
-use divergence_support::{basic, gpu};
-use rsxtrace_program::fragment::FragmentProgram;
-use rsxtrace_program::vertex::{OutputRegister, VertexProgram};
+use divergence_support::{basic, drop_alpha_of_draw_0, gpu, negate_col0_of_draw_1};
 use rsxtrace_verify::divergence::{verify_frame, Outcome, Stage, VerifyOptions};
-
-/// Draw 1 only: the instruction writing o[COL0] (register 1) negates its first source, as a
-/// recompiler that dropped a sign would.
-fn negate_col0_of_draw_1(draw: usize, p: &mut VertexProgram) {
-    if draw != 1 {
-        return;
-    }
-    for i in &mut p.instructions {
-        if i.output == Some(OutputRegister(1)) {
-            i.sources[0].negate ^= true;
-        }
-    }
-}
-
-/// Draw 0 only: R0.w is no longer written (a wrong write mask).
-fn drop_alpha_of_draw_0(draw: usize, p: &mut FragmentProgram) {
-    if draw != 0 {
-        return;
-    }
-    for i in &mut p.instructions {
-        if i.dest.index == 0 && !i.dest.fp16 {
-            i.dest.mask.0 &= !0b1000;
-        }
-    }
-}
 
 #[test]
 fn a_wrong_vertex_translation_is_reported_at_its_draw_and_register() {

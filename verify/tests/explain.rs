@@ -7,7 +7,9 @@
 
 mod divergence_support;
 
-use divergence_support::{basic, frame, gpu, samples_dir};
+use divergence_support::{
+    basic, drop_alpha_of_draw_0, frame, gpu, negate_col0_of_draw_1, samples_dir,
+};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_program::vertex::{OutputRegister, VertexProgram};
@@ -25,30 +27,6 @@ use rsxtrace_verify::explain::fragment::explain_pixel;
 use rsxtrace_verify::explain::vertex::explain_vertex;
 use rsxtrace_verify::explain::{DivergenceKind, Explained, Explanation, Invocation};
 use rsxtrace_verify::invocation::draw_pixel;
-
-/// Draw 1 only: the instruction writing o[COL0] negates its first source.
-fn negate_col0_of_draw_1(draw: usize, p: &mut VertexProgram) {
-    if draw != 1 {
-        return;
-    }
-    for i in &mut p.instructions {
-        if i.output == Some(OutputRegister(1)) {
-            i.sources[0].negate ^= true;
-        }
-    }
-}
-
-/// Draw 0 only: R0.w is no longer written.
-fn drop_alpha_of_draw_0(draw: usize, p: &mut FragmentProgram) {
-    if draw != 0 {
-        return;
-    }
-    for i in &mut p.instructions {
-        if i.dest.index == 0 && !i.dest.fp16 {
-            i.dest.mask.0 &= !0b1000;
-        }
-    }
-}
 
 fn explained(e: &Option<Explained>) -> &Explanation {
     match e {

@@ -43,12 +43,11 @@ use indicatif::ProgressBar;
 use pixels::{Change, Channels};
 use programs::{DrawProgram, ProgramKey, ProgramText};
 use rayon::prelude::*;
-use rsxtrace_capture::frame::{Frame, FrameError};
 use rsxtrace_capture::open::{open_capture, OpenError};
 use rsxtrace_capture::overview::{self, Overview};
 use rsxtrace_gpu::Gpu;
-use rsxtrace_replay::render::state::{FrameEvents, StateError};
-use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene};
+
+use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene, SceneError};
 use rsxtrace_verify::divergence::{verify_frame, DrawReport, VerifyOptions, VerifyReport};
 use site::Site;
 use snapshot::{DrawShots, Sizes, Snapshots};
@@ -64,24 +63,9 @@ pub enum ReportError {
     /// The capture could not be read.
     #[error(transparent)]
     Open(#[from] OpenError),
-    /// Its frame could not be decoded.
-    #[error("cannot decode the frame of {}", path.display())]
-    Frame {
-        /// The capture.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: FrameError,
-    },
-    /// Its clears and transfers could not be read.
-    #[error("cannot read the clears and transfers of {}", path.display())]
-    Events {
-        /// The capture.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: StateError,
-    },
+    /// Its frame or its clears and transfers could not be decoded.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
     /// The draw range is outside the frame.
     #[error("draws {start}..{end} are outside the frame's {count} draws")]
     DrawRange {
@@ -117,19 +101,11 @@ impl Loaded {
     /// Read the capture or trace at `path`.
     pub fn open(path: &Path) -> Result<Loaded, ReportError> {
         let capture = open_capture(path)?;
-        let frame = Frame::from_capture(&capture).map_err(|source| ReportError::Frame {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let events =
-            FrameEvents::from_capture(&capture, &frame).map_err(|source| ReportError::Events {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let scene = Scene::from_capture(path, &capture)?;
         Ok(Loaded {
             path: path.to_path_buf(),
-            overview: overview::from_frame(&capture, &frame, false),
-            scene: Scene { frame, events },
+            overview: overview::from_frame(&capture, &scene.frame, false),
+            scene,
         })
     }
 }

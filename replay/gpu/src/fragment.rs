@@ -113,20 +113,9 @@ impl Gpu {
             ));
         }
         let extent = self.fragment_extent(width, height, inputs.len())?;
-        let words = rsxtrace_wgsl::fragment::record::buffer(target, capacity);
-        let bytes = words.len() as u64 * 4;
-        let max_binding = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
-        if bytes > max_binding {
-            return Err(GpuError::argument(
-                "capacity",
-                format!(
-                    "{capacity} records need {bytes} bytes, the binding limit is {max_binding}"
-                ),
-            ));
-        }
+        use rsxtrace_wgsl::fragment::record;
+        self.record_buffer_bytes(capacity, record::HEADER_WORDS, record::RECORD_WORDS)?;
+        let words = record::buffer(target, capacity);
         let padded;
         let inputs = if extent.grid_w == width && extent.grid_h == height {
             inputs
@@ -343,12 +332,7 @@ impl Gpu {
         let trace = match trace_readback {
             Some(rb) => {
                 let bytes = self.read_buffer(&rb, rb.size(), "reading rsx_trace")?;
-                Some(
-                    bytes
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                        .collect(),
-                )
+                Some(crate::vertex::words_of(&bytes))
             }
             None => None,
         };

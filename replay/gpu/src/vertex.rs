@@ -175,20 +175,10 @@ impl Gpu {
                 "is not instrumented (no rsx_trace buffer at group 0 binding 4)",
             ));
         }
-        let words = rsxtrace_wgsl::vertex::record::buffer(capacity);
-        let bytes = words.len() as u64 * 4;
-        let max_binding = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
-        if bytes > max_binding {
-            return Err(GpuError::argument(
-                "capacity",
-                format!(
-                    "{capacity} records need {bytes} bytes, the binding limit is {max_binding}"
-                ),
-            ));
-        }
+        use rsxtrace_wgsl::vertex::record;
+        let bytes =
+            self.record_buffer_bytes(capacity, record::HEADER_WORDS, record::RECORD_WORDS)?;
+        let words = record::buffer(capacity);
         let entry = self.vertex_pipeline(module)?;
         let inputs = [*input];
         let (readback, out_bytes, trace_readback) =
@@ -231,14 +221,7 @@ impl Gpu {
             .and_then(|b| b.get(..OUTPUT_STRIDE as usize))
             .ok_or_else(|| GpuError::argument("vp_outputs", "no vertex came back"))
             .and_then(|b| parse_vertex(b, 0))?;
-        let trace = out
-            .get(1)
-            .map(|b| {
-                b.chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let trace = out.get(1).map(|b| words_of(b)).unwrap_or_default();
         Ok((result, trace))
     }
 
@@ -405,6 +388,40 @@ impl Gpu {
             })
         })
     }
+}
+
+impl Gpu {
+    /// Bytes of an instrumented module's record buffer with room for `capacity` records,
+    /// checked against the storage binding limit before anything is allocated.
+    pub(crate) fn record_buffer_bytes(
+        &self,
+        capacity: u32,
+        header_words: usize,
+        record_words: usize,
+    ) -> Result<u64, GpuError> {
+        let bytes = (header_words as u64 + u64::from(capacity) * record_words as u64) * 4;
+        let max_binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if bytes > max_binding {
+            return Err(GpuError::argument(
+                "capacity",
+                format!(
+                    "{capacity} records need {bytes} bytes, the binding limit is {max_binding}"
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// Little-endian 32-bit words of a read-back buffer.
+pub(crate) fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Whether `module` declares a resource at group 0 binding `binding` (an instrumented

@@ -36,12 +36,21 @@ impl Scene {
     /// Open a capture or trace and decode its frame and events.
     pub fn open(path: &Path) -> Result<Scene, SceneError> {
         let capture = open_capture(path)?;
-        let frame = Frame::from_capture(&capture).map_err(|source| SceneError::Frame {
+        Scene::from_capture(path, &capture)
+    }
+
+    /// Decode the frame and events of `capture`, read from `path` (named in errors), for a
+    /// front end that also needs the capture itself.
+    pub fn from_capture(
+        path: &Path,
+        capture: &rsxtrace_capture::rrc::Capture,
+    ) -> Result<Scene, SceneError> {
+        let frame = Frame::from_capture(capture).map_err(|source| SceneError::Frame {
             path: path.to_path_buf(),
             source,
         })?;
         let events =
-            FrameEvents::from_capture(&capture, &frame).map_err(|source| SceneError::Events {
+            FrameEvents::from_capture(capture, &frame).map_err(|source| SceneError::Events {
                 path: path.to_path_buf(),
                 source,
             })?;

@@ -10,9 +10,7 @@ use crate::divergence::context::Context;
 use crate::divergence::tolerance::Class;
 use crate::invocation::draw_pixel;
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_program::fragment::{
-    FlowKind, FpOpcode, FragmentInstruction, FragmentProgram, Relation,
-};
+use rsxtrace_program::fragment::{FlowKind, FpOpcode, FragmentInstruction, FragmentProgram};
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, Step};
 use rsxtrace_replay::interp::fragment::FragmentState;
 use rsxtrace_replay::interp::Arithmetic;
@@ -155,14 +153,6 @@ fn recorded(insn: &FragmentInstruction) -> bool {
     insn.flow().is_none() && insn.alu().is_some()
 }
 
-/// Whether the instruction produces a value to write (not NOP, KIL, FENCT, FENCB).
-fn produces(op: FpOpcode) -> bool {
-    !matches!(
-        op,
-        FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil
-    )
-}
-
 /// A device record as a step; a KIL's effect is the pseudo register `KIL` (1 when the
 /// pixel is killed after it), on both sides.
 fn device_step(program: &FragmentProgram, r: &Record) -> DeviceStep {
@@ -201,15 +191,15 @@ fn reference_steps(program: &FragmentProgram, steps: &[Step], lane: usize) -> Ve
                 return None;
             }
             let d = insn.dest;
-            let writes_any = produces(insn.opcode) && insn.condition.relation != Relation::Fl;
+            let (register, cc) = record::writes(insn);
             let class = if d.fp16 { Class::Fp16 } else { Class::Fp32 };
             let mut writes = Vec::with_capacity(2);
-            if writes_any && !d.no_dest {
+            if register {
                 if let Some(w) = &s.written {
                     writes.push((w.register.clone(), w.value[lane], class));
                 }
             }
-            if writes_any && d.set_cond {
+            if cc {
                 let k = usize::from(d.cc_write & 1);
                 writes.push((format!("CC{k}"), s.cc[k][lane], class));
             }

@@ -39,3 +39,28 @@ pub fn frame(path: &std::path::Path) -> Frame {
 pub fn basic() -> Frame {
     frame(&samples_dir().join("basic.rrc.gz"))
 }
+
+/// Test-only GPU-side edit: draw 1 only, the instruction writing o[COL0] (register 1) negates
+/// its first source, as a recompiler that dropped a sign would.
+pub fn negate_col0_of_draw_1(draw: usize, p: &mut rsxtrace_program::vertex::VertexProgram) {
+    if draw != 1 {
+        return;
+    }
+    for i in &mut p.instructions {
+        if i.output == Some(rsxtrace_program::vertex::OutputRegister(1)) {
+            i.sources[0].negate ^= true;
+        }
+    }
+}
+
+/// Test-only GPU-side edit: draw 0 only, R0.w is no longer written (a wrong write mask).
+pub fn drop_alpha_of_draw_0(draw: usize, p: &mut rsxtrace_program::fragment::FragmentProgram) {
+    if draw != 0 {
+        return;
+    }
+    for i in &mut p.instructions {
+        if i.dest.index == 0 && !i.dest.fp16 {
+            i.dest.mask.0 &= !0b1000;
+        }
+    }
+}

@@ -431,7 +431,7 @@ impl<'a> Emitter<'a> {
             self.write(insn, alu, scale, dest_r, half, always);
         }
         if self.opts.instrument {
-            self.record(insn, produced, dest_r, always);
+            self.record(insn, dest_r, always);
         }
         self.indent -= 1;
         self.line("}");
@@ -440,11 +440,9 @@ impl<'a> Emitter<'a> {
 
     /// Instrumentation (`FragmentTranslateOptions::instrument`): the record of one executed
     /// instruction for the traced pixel, in the layout of [`crate::fragment::record`].
-    fn record(&mut self, insn: &FragmentInstruction, produced: bool, dest_r: u8, always: bool) {
+    fn record(&mut self, insn: &FragmentInstruction, dest_r: u8, always: bool) {
         let d = insn.dest;
-        let writes = produced && insn.condition.relation != Relation::Fl;
-        let reg = writes && !d.no_dest;
-        let cc = writes && d.set_cond;
+        let (reg, cc) = super::record::writes(insn);
         let flags = super::record::flags(d.index, d.fp16, reg, cc, d.cc_write & 1);
         let r = if reg {
             format!("r{dest_r}")

@@ -40,6 +40,19 @@ pub fn flags(index: u8, fp16: bool, register: bool, cc: bool, cc_index: u8) -> u
     f
 }
 
+/// What a recorded instruction writes: (a register, a condition register). Only value
+/// producing opcodes write (not NOP, FENCT, FENCB, KIL), and condition FL writes nothing;
+/// the emitter's record and `verify --explain`'s reading of the interpreter's trace share it.
+pub fn writes(insn: &rsxtrace_program::fragment::FragmentInstruction) -> (bool, bool) {
+    use rsxtrace_program::fragment::{FpOpcode, Relation};
+    let produces = !matches!(
+        insn.opcode,
+        FpOpcode::Nop | FpOpcode::Fenct | FpOpcode::Fencb | FpOpcode::Kil
+    );
+    let any = produces && insn.condition.relation != Relation::Fl;
+    (any && !insn.dest.no_dest, any && insn.dest.set_cond)
+}
+
 /// The declarations and `rsx_rec` of an instrumented module.
 pub const WGSL: &str = r#"
 struct RsxTrace {
