@@ -106,7 +106,7 @@ impl Image {
 }
 
 /// One 8-bit channel by the RSX's 8-bit colour write rule ([`crate::render::color8`]: NaN → 0,
-/// clamp to [0, 1], clear the low 12 mantissa bits of the f32 value, floor(x × 255 + 0.5)).
+/// clamp to [0, 1], n = floor(x × 4096), (n × 255 + 2048) >> 12).
 /// An f64 result is rounded to f32 first, as the colour output is an f32.
 pub fn to_unorm8(v: f64) -> u8 {
     crate::render::color8::unorm8(v as f32)

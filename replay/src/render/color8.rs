@@ -5,16 +5,20 @@
 //! rounding (what RPCS3's host blender and unorm target do, and what the GPU render's device
 //! does), and a quantised colour (byte / 255) is stored as its byte either way.
 //!
-//! Rule (rsx-microcode.md B.9 "ROP 8-bit output rounding", from RPCS3
-//! `GLSLSnippets/RSXProg/RSXFragmentPrologue.glsl`, which applies it in the shader epilogue
-//! when the framebuffer is 8-bit): NaN → 0 and clamp to [0, 1] (a fixed-point target clamps,
-//! GL 2.1 section 4.1.8), clear the low 12 mantissa bits of the f32 value, then
-//! floor(x · 255 + 0.5). With fp16 truncation this rule raises exact-pixel agreement with the
-//! ps3autotests hardware images (B.9; measured in `replay/tests/hardware_images.rs`).
+//! Rule (fitted to PS3 hardware images; measured in `replay/tests/hardware_images.rs`): NaN → 0
+//! and clamp to [0, 1] (a fixed-point target clamps, GL 2.1 section 4.1.8), truncate to a
+//! 12-bit fixed-point fraction n = floor(x · 4096), then round that to 8 bits:
+//! (n · 255 + 2048) >> 12. The evidence is ps3autotests `rsx_fp_static_test1`, whose program
+//! writes its interpolated TEX0 (`COL0 = (0, tex.y, tex.x, 1)`), so that its image samples the
+//! conversion at 720 + 480 known values: this rule gives 719 of 720 columns and 480 of 480 rows,
+//! RPCS3's rule (rsx-microcode.md B.9 "ROP 8-bit output rounding", from RPCS3
+//! `RSXFragmentPrologue.glsl`: clear the low 12 mantissa bits of the f32, then
+//! floor(x · 255 + 0.5); [`unorm8_rpcs3`]) 710 and 473, and the same fixed-point truncation at
+//! 11 or 13 bits, or with 4095 or 4097 steps, 697–712 columns. On the other seen images the
+//! exact-pixel agreement rises from 99.00% to 99.96% (test2) and 96.64% to 99.68% (test5).
 //!
-//! The arithmetic is exact in f32: the truncated value has at most 12 significant bits, so
-//! x · 255 is exact and adding 0.5 rounds only where the sum stays below 1; a fused or unfused
-//! device gives the same byte.
+//! The arithmetic is exact in f32: x · 4096 only shifts the exponent, and n · 255 + 2048 is
+//! below 2^24, so a device computing it in f32 ([`WGSL`]) gives the same byte.
 
 use crate::render::state::ColorFormat;
 
@@ -23,8 +27,18 @@ pub fn unorm8(v: f32) -> u8 {
     if v.is_nan() {
         return 0;
     }
-    let clamped = v.clamp(0.0, 1.0);
-    let truncated = f32::from_bits(clamped.to_bits() & 0xFFFF_F000);
+    let fixed = (v.clamp(0.0, 1.0) * 4096.0).floor() as u32;
+    ((fixed * 255 + 2048) >> 12) as u8
+}
+
+/// RPCS3's 8-bit rule (`RSXFragmentPrologue.glsl`): NaN → 0, clamp to [0, 1], clear the low 12
+/// mantissa bits of the f32, floor(x · 255 + 0.5). Kept to compare against (the hardware
+/// images agree with [`unorm8`] more often; see the module doc).
+pub fn unorm8_rpcs3(v: f32) -> u8 {
+    if v.is_nan() {
+        return 0;
+    }
+    let truncated = f32::from_bits(v.clamp(0.0, 1.0).to_bits() & 0xFFFF_F000);
     (truncated * 255.0 + 0.5).floor() as u8
 }
 
@@ -52,13 +66,13 @@ pub fn is_8bit(format: ColorFormat) -> bool {
 /// `rsx_unorm8`: [`quantise`] on a `vec4<f32>` in WGSL, for the GPU render's colour outputs
 /// into 8-bit targets (the device's unorm conversion of byte / 255 gives the byte back).
 pub const WGSL: &str = r#"
-// The 8-bit colour write rule (replay/src/render/color8.rs; RPCS3 RSXFragmentPrologue.glsl):
-// NaN -> 0, clamp to [0, 1], clear the low 12 mantissa bits, floor(x * 255 + 0.5), / 255.
+// The 8-bit colour write rule (replay/src/render/color8.rs, fitted to PS3 images): NaN -> 0,
+// clamp to [0, 1], n = floor(x * 4096), byte = (n * 255 + 2048) >> 12, / 255 (exact in f32).
 fn rsx_unorm8(v: vec4<f32>) -> vec4<f32> {
     let nan = (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
     let c = select(clamp(v, vec4<f32>(0.0), vec4<f32>(1.0)), vec4<f32>(0.0), nan);
-    let t = bitcast<vec4<f32>>(bitcast<vec4<u32>>(c) & vec4<u32>(0xfffff000u));
-    return floor(t * 255.0 + vec4<f32>(0.5)) / 255.0;
+    let n = floor(c * 4096.0);
+    return floor((n * 255.0 + vec4<f32>(2048.0)) / 4096.0) / 255.0;
 }
 "#;
 
@@ -68,20 +82,33 @@ mod tests {
 
     #[test]
     fn the_rule_on_worked_values() {
-        // 0.5 · 255 = 127.5: floor(128.0) = 128 (plain rounding agrees here).
         assert_eq!(unorm8(0.5), 128);
         assert_eq!(unorm8(1.0), 255);
         assert_eq!(unorm8(2.0), 255);
         assert_eq!(unorm8(-1.0), 0);
         assert_eq!(unorm8(f32::NAN), 0);
-        // 0.5 / 255 · (1 + 2^-20) would round to 1 without the truncation; its f32 value has
-        // mantissa bits below the 12 kept ones, and clearing them puts it below 0.5 / 255.
-        let just_above_half_step = f32::from_bits((0.5f32 / 255.0).to_bits() + 8);
-        assert!(f64::from(just_above_half_step) * 255.0 > 0.5);
-        assert_eq!((f64::from(just_above_half_step) * 255.0).round(), 1.0);
-        let kept = f32::from_bits(just_above_half_step.to_bits() & 0xFFFF_F000);
-        assert!(f64::from(kept) * 255.0 < 0.5);
-        assert_eq!(unorm8(just_above_half_step), 0);
+        // rsx_fp_static_test1's TEX0.x at columns 1, 32 and 49 of its 720: (x + 0.5) / 720
+        // times 255 is 0.531, 11.510, 17.531; the PS3 stored 0, 11, 17 where plain rounding and
+        // RPCS3's rule give 1, 12, 18 (floor(x · 4096) = 8, 184, 281).
+        for (column, hardware) in [(1u32, 0u8), (32, 11), (49, 17)] {
+            let tex = (column as f32 + 0.5) / 720.0;
+            assert_eq!(unorm8(tex), hardware, "column {column}");
+            assert_eq!(unorm8_rpcs3(tex), hardware + 1, "column {column}");
+        }
+        // Column 128 (45.509): the fixed-point value stays above the half step.
+        assert_eq!(unorm8(128.5 / 720.0), 46);
+    }
+
+    #[test]
+    fn the_device_arithmetic_gives_the_same_byte() {
+        // rsx_unorm8's f32 steps, on a sweep of every 2^-20 in [0, 1] and around it.
+        for i in -16..=(1 << 20) + 16 {
+            let v = i as f32 / (1 << 20) as f32;
+            let c = v.clamp(0.0, 1.0);
+            let n = (c * 4096.0).floor();
+            let byte = ((n * 255.0 + 2048.0) / 4096.0).floor();
+            assert_eq!(byte, f32::from(unorm8(v)), "{v}");
+        }
     }
 
     #[test]
