@@ -72,7 +72,10 @@ fn cpu(p: &LoadedProgram, half: HalfRounding) -> Vec<[f32; 4]> {
     let mut state = FragmentState::new(p.control);
     state.options.half_rounding = half;
     let image = shade_with(&p.program, &state, WIDTH, HEIGHT, &NoTextures).expect("shade");
-    assert_eq!(bytes(&image.float, |v| to_unorm8(f64::from(v))), image.rgba8);
+    assert_eq!(
+        bytes(&image.float, |v| to_unorm8(f64::from(v))),
+        image.rgba8
+    );
     image.float
 }
 
