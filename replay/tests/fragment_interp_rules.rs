@@ -107,7 +107,11 @@ fn fp16_writes_round_to_nearest_with_the_rpcs3_option() {
 
 #[test]
 fn fp16_truncation_keeps_infinities_nan_and_the_sign_of_zero() {
-    for rounding in [HalfRounding::Truncate, HalfRounding::Nearest] {
+    for rounding in [
+        HalfRounding::Truncate,
+        HalfRounding::Nearest,
+        HalfRounding::Keep,
+    ] {
         // 0.75 · 2^-24 truncates to -0 (nearest rounds its magnitude up to 2^-24).
         let small = (-0.75 * 2f64.powi(-24)) as f32;
         let out = through_h0(
@@ -120,6 +124,7 @@ fn fp16_truncation_keeps_infinities_nan_and_the_sign_of_zero() {
         match rounding {
             HalfRounding::Truncate => assert!(out[3] == 0.0 && out[3].is_sign_negative()),
             HalfRounding::Nearest => assert_eq!(out[3], -(2f64.powi(-24))),
+            HalfRounding::Keep => assert_eq!(out[3], f64::from(small)),
         }
     }
 }
@@ -157,6 +162,14 @@ fn fp16_source_modifier_truncates() {
             half_value(0xB4CD)
         ]
     );
+    assert_eq!(run(HalfRounding::Keep), v.map(f64::from));
+}
+
+#[test]
+fn fp16_writes_keep_f32_values_with_the_oracle_option() {
+    // HalfRounding::Keep (oracles only): the H0 write and the H0 export keep the f32 value.
+    let v = [0.3, -70000.0, 1.0 + 2f32.powi(-12), 1e-9];
+    assert_eq!(through_h0(v, HalfRounding::Keep), v.map(f64::from));
 }
 
 #[test]

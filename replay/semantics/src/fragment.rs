@@ -82,6 +82,11 @@ pub enum HalfRounding {
     /// IEEE round to nearest even, overflow to ±Inf: RPCS3's `packHalf2x16` /
     /// `unpackHalf2x16` round trip (`FragmentProgramDecompiler.cpp` `ClampValue`).
     Nearest,
+    /// No conversion: fp16 destinations and `h()` sources keep their f32 value (H registers
+    /// hold it beside their binary16 bits). Not a hardware rule: for oracles and diagnosis
+    /// (`replay/tests/cg_oracle.rs` compares a float32 port of a Cg source with the
+    /// interpreter, free of fp16 effects). The interpreter only; the WGSL recompiler refuses it.
+    Keep,
 }
 
 /// How SIN and COS reduce their argument (rsx-microcode.md B.9 open question 3: the

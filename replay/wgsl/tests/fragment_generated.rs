@@ -471,6 +471,17 @@ fn refusals_name_the_slot() {
         &FragmentTranslateOptions::default()
     )
     .is_err());
+    // The interpreter's oracle option has no WGSL form.
+    let mut i = alu_insn(0, FpOpcode::Mov, dest(0, true), [Source::temp(0); 3]);
+    i.end = true;
+    let keep = FragmentTranslateOptions {
+        half_rounding: HalfRounding::Keep,
+        ..FragmentTranslateOptions::default()
+    };
+    match translate(&FragmentProgram::new(vec![i]), &keep) {
+        Err(TranslateError::Unsupported { slot: 0, what }) => assert!(what.contains("Keep")),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -107,7 +107,11 @@ impl<'a, T: Real> Engine<'a, T> {
             quads: Vec::with_capacity(QUADS_PER_BLOCK),
             range: (0, 0),
             inputs: vec![zero_rows; ATTRIBUTE_COUNT],
-            regs: BlockRegisters::new(prog.registers),
+            regs: if state.options.half_rounding == HalfRounding::Keep {
+                BlockRegisters::new(prog.registers).keeping_halves()
+            } else {
+                BlockRegisters::new(prog.registers)
+            },
             cc: [zero_rows; 2],
             src: [zero_rows; 3],
             res: zero_rows,

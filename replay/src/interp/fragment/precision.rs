@@ -42,22 +42,24 @@ pub fn half_bits_truncated(x: f64) -> u16 {
     }
 }
 
-/// The binary16 bits of `v` under `mode`.
+/// The binary16 bits of `v` under `mode` ([`HalfRounding::Keep`], which has no bits of its
+/// own, gives the nearest value's, what the register file stores beside the kept value).
 #[inline]
 pub fn half_bits<T: Real>(v: T, mode: HalfRounding) -> u16 {
     match mode {
         HalfRounding::Truncate => half_bits_truncated(v.to_f64()),
-        HalfRounding::Nearest => v.to_half_bits(),
+        HalfRounding::Nearest | HalfRounding::Keep => v.to_half_bits(),
     }
 }
 
 /// `v` converted to binary16 under `mode` and back (H-register writes, the fp16 source
-/// modifier; B.2, B.9).
+/// modifier; B.2, B.9); [`HalfRounding::Keep`] gives `v` itself.
 #[inline]
 pub fn to_half<T: Real>(v: T, mode: HalfRounding) -> T {
     match mode {
         HalfRounding::Truncate => truncated_half(v),
         HalfRounding::Nearest => T::from_half_bits(v.to_half_bits()),
+        HalfRounding::Keep => v,
     }
 }
 

@@ -12,6 +12,10 @@
 //! With a wide [`Real`] (f64) the 32-bit words are kept beside it: an R write stores the wide
 //! value and its f32 word, an H write replaces half of the word and the wide value becomes
 //! that word's f32 value, so R reads stay wide until an H write touches them.
+//!
+//! With kept halves ([`BlockRegisters::keeping_halves`], for `HalfRounding::Keep`) an H write
+//! also stores its unconverted value beside the word, and H reads return it until an R write
+//! to the same word replaces it; R reads of that word see the nearest binary16 bits.
 
 use super::real::Real;
 
@@ -38,6 +42,10 @@ pub struct BlockRegisters<T> {
     values: Vec<Row<T>>,
     /// f32 words, only kept for wide types.
     words: Vec<[u32; LANES]>,
+    /// Kept halves only: per word row, the unconverted value of its low and high H component.
+    halves: Vec<[Row<T>; 2]>,
+    /// Kept halves only: per word row and half, the lanes whose kept value is current.
+    current: Vec<[u64; 2]>,
 }
 
 impl<T: Real> BlockRegisters<T> {
@@ -51,13 +59,35 @@ impl<T: Real> BlockRegisters<T> {
             } else {
                 Vec::new()
             },
+            halves: Vec::new(),
+            current: Vec::new(),
         }
+    }
+
+    /// The same registers keeping each H write's value unconverted (`HalfRounding::Keep`).
+    pub fn keeping_halves(mut self) -> Self {
+        let rows = self.values.len();
+        self.halves = vec![[[T::ZERO; LANES]; 2]; rows];
+        self.current = vec![[0; 2]; rows];
+        self
     }
 
     /// Sets every register back to 0.
     pub fn reset(&mut self) {
         self.values.fill([T::ZERO; LANES]);
         self.words.fill([0; LANES]);
+        self.current.fill([0; 2]);
+    }
+
+    /// The kept value of H component at (`row`, `shift`) of `lane`, when current.
+    #[inline]
+    fn kept(&self, row: usize, shift: u32, lane: usize) -> Option<T> {
+        let half = (shift / 16) as usize;
+        let current = self.current.get(row)?[half];
+        if (current >> lane) & 1 == 0 {
+            return None;
+        }
+        self.halves.get(row)?[half].get(lane).copied()
     }
 
     /// The row of R(`r`) component `c` (`None` outside the kept registers).
@@ -89,6 +119,17 @@ impl<T: Real> BlockRegisters<T> {
                 None => out.fill(T::ZERO),
             }
         }
+        if self
+            .current
+            .get(row)
+            .is_some_and(|c| c[(shift / 16) as usize] != 0)
+        {
+            for (lane, o) in out.iter_mut().enumerate() {
+                if let Some(v) = self.kept(row, shift, lane) {
+                    *o = v;
+                }
+            }
+        }
     }
 
     /// Writes R(`r`) component `c` of the lanes in `lanes` from `v`.
@@ -107,14 +148,24 @@ impl<T: Real> BlockRegisters<T> {
                 }
             }
         }
+        if let Some(current) = self.current.get_mut(row) {
+            current[0] &= !lanes;
+            current[1] &= !lanes;
+        }
     }
 
     /// Writes H(`h`) component `c` of the lanes in `lanes` from `v`. The caller has already
     /// converted `v` to binary16 values ([`super::precision::to_half`]), so the conversion here
-    /// (nearest even) is exact.
+    /// (nearest even) is exact; with kept halves `v` is also stored unconverted.
     #[inline]
     pub fn write_h_row(&mut self, h: u8, c: usize, v: &Row<T>, lanes: u64) {
         let (row, shift) = h_location(h, c);
+        if let (Some(halves), Some(current)) = (self.halves.get_mut(row), self.current.get_mut(row))
+        {
+            let half = (shift / 16) as usize;
+            masked_copy(&mut halves[half], v, lanes);
+            current[half] |= lanes;
+        }
         let keep = !(0xFFFFu32 << shift);
         let Some(values) = self.values.get_mut(row) else {
             return;
@@ -152,6 +203,9 @@ impl<T: Real> BlockRegisters<T> {
     #[inline]
     pub fn read_h(&self, h: u8, c: usize, lane: usize) -> T {
         let (row, shift) = h_location(h, c);
+        if let Some(v) = self.kept(row, shift, lane) {
+            return v;
+        }
         let word = if T::WIDE {
             self.words.get(row).and_then(|w| w.get(lane)).copied()
         } else {
@@ -175,5 +229,42 @@ pub fn masked_copy<T: Copy>(dst: &mut [T; LANES], src: &[T; LANES], lanes: u64) 
         if (lanes >> l) & 1 != 0 {
             *d = s;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_halves_hold_f32_values_until_an_r_write() {
+        let mut regs = BlockRegisters::<f32>::new(2).keeping_halves();
+        let all = u64::MAX;
+        // H0.x and H0.y share R0.x; 0.1 has no binary16 form.
+        regs.write_h_row(0, 0, &[0.1; LANES], all);
+        regs.write_h_row(0, 1, &[-0.3; LANES], all);
+        assert_eq!(regs.read_h(0, 0, 5), 0.1);
+        assert_eq!(regs.read_h(0, 1, 5), -0.3);
+        let mut row = [0.0; LANES];
+        regs.read_h_row(0, 1, &mut row);
+        assert!(row.iter().all(|&v| v == -0.3));
+        // R0.x holds the nearest binary16 bits of both.
+        let word = regs.read_r(0, 0, 5).to_bits();
+        assert_eq!(word & 0xFFFF, u32::from(half::f16::from_f32(0.1).to_bits()));
+        // An R write to lane 5 replaces both kept values there, not elsewhere.
+        let mut r = [0.0; LANES];
+        r[5] = f32::from_bits(0x3C00_4000); // H0.x = 2.0, H0.y = 1.0
+        regs.write_r_row(0, 0, &r, 1 << 5);
+        assert_eq!((regs.read_h(0, 0, 5), regs.read_h(0, 1, 5)), (2.0, 1.0));
+        assert_eq!(regs.read_h(0, 0, 4), 0.1);
+        regs.reset();
+        assert_eq!(regs.read_h(0, 0, 4), 0.0);
+    }
+
+    #[test]
+    fn without_kept_halves_h_writes_are_binary16() {
+        let mut regs = BlockRegisters::<f32>::new(1);
+        regs.write_h_row(1, 2, &[0.1; LANES], u64::MAX);
+        assert_eq!(regs.read_h(1, 2, 0), half::f16::from_f32(0.1).to_f32());
     }
 }

@@ -40,12 +40,20 @@ use crate::{TranslateError, WgslModule};
 /// Refuses (`TranslateError::Unsupported`, naming the slot) what the interpreter refuses
 /// (CAL, BEMLUM, TIMESWTEX, registers outside the file, constant sources without a slot,
 /// invalid input attribute or scale, flow targets that are not instructions, nesting deeper
-/// than 64) and flow whose targets do not lie after the instruction. A module that naga
+/// than 64), flow whose targets do not lie after the instruction, and `HalfRounding::Keep`
+/// (reported at slot 0: the interpreter's oracle option has no WGSL form). A module that naga
 /// rejects is a recompiler bug: `TranslateError::Invalid` with the disassembly and source.
 pub fn translate(
     program: &FragmentProgram,
     options: &FragmentTranslateOptions,
 ) -> Result<WgslModule, TranslateError> {
+    if options.half_rounding == HalfRounding::Keep {
+        // H registers are packed binary16 words in the emitted WGSL: no room for f32 values.
+        return Err(TranslateError::Unsupported {
+            slot: 0,
+            what: "HalfRounding::Keep (an interpreter-only oracle option)".to_string(),
+        });
+    }
     let hash = module_hash(program, options);
     let body = emit::body(program, options)?;
     let source = assemble(&body, options, hash);
@@ -125,6 +133,8 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
         HalfRounding::Truncate => prelude::HALF_TRUNCATE,
         HalfRounding::Nearest if native_f16 => prelude::HALF_NATIVE,
         HalfRounding::Nearest => prelude::HALF_EXACT,
+        // Refused by `translate`; the exact round trip keeps `assemble` total.
+        HalfRounding::Keep => prelude::HALF_EXACT,
     };
     let library: Vec<(&str, &str)> = prelude::LIBRARY
         .iter()
