@@ -8,7 +8,7 @@ use crate::cell::Cell;
 
 /// Version of the schema. Stored as SQLite's `user_version`; a database made by another
 /// version is refused (re-create it) rather than mixed.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +72,34 @@ pub struct Table<R> {
     pub indexes: &'static [&'static [&'static str]],
 }
 
-/// A table without its getters: what DDL and documentation need.
+/// A view: named, documented columns over a `SELECT` of the tables (nothing is inserted
+/// into it). The column types are what its values are, for the documentation.
+pub struct View {
+    /// Name.
+    pub name: &'static str,
+    /// What one row is (Markdown).
+    pub doc: &'static str,
+    /// `(name, type, doc)` per column, in the `SELECT`'s order.
+    pub columns: Vec<(&'static str, Ty, &'static str)>,
+    /// The `SELECT`.
+    pub select: &'static str,
+}
+
+impl View {
+    /// The view's description.
+    pub fn info(&self) -> TableInfo {
+        TableInfo {
+            name: self.name,
+            doc: self.doc,
+            columns: self.columns.clone(),
+            primary_key: &[],
+            indexes: &[],
+            view: Some(self.select),
+        }
+    }
+}
+
+/// A table (or view) without its getters: what DDL and documentation need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
     /// Name.
@@ -85,6 +112,8 @@ pub struct TableInfo {
     pub primary_key: &'static [&'static str],
     /// Further indexes.
     pub indexes: &'static [&'static [&'static str]],
+    /// For a view: its `SELECT`; `None` for a table.
+    pub view: Option<&'static str>,
 }
 
 impl<R> Table<R> {
@@ -96,6 +125,7 @@ impl<R> Table<R> {
             columns: self.columns.iter().map(|c| (c.name, c.ty, c.doc)).collect(),
             primary_key: self.primary_key,
             indexes: self.indexes,
+            view: None,
         }
     }
 
@@ -114,8 +144,17 @@ impl<R> Table<R> {
 }
 
 impl TableInfo {
-    /// `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements.
+    /// `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements (for a view,
+    /// `CREATE VIEW IF NOT EXISTS`).
     pub fn ddl(&self) -> String {
+        if let Some(select) = self.view {
+            let names: Vec<&str> = self.columns.iter().map(|(n, _, _)| *n).collect();
+            return format!(
+                "CREATE VIEW IF NOT EXISTS {} ({}) AS\n{select};\n",
+                self.name,
+                names.join(", ")
+            );
+        }
         let mut lines: Vec<String> = self
             .columns
             .iter()
@@ -154,6 +193,11 @@ impl TableInfo {
     /// line per column.
     pub fn markdown(&self) -> String {
         let mut out = format!("### `{}`\n\n{}\n\n", self.name, self.doc);
+        if let Some(select) = self.view {
+            out.push_str(&format!(
+                "A view (no rows of its own, no key):\n\n```\n{select}\n```\n"
+            ));
+        }
         if !self.primary_key.is_empty() {
             out.push_str(&format!(
                 "Primary key: ({}).",

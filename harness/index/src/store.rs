@@ -8,7 +8,7 @@ use crate::facts::programs::stage_name;
 use crate::facts::Analysis;
 use crate::schema::{Table, SCHEMA_VERSION};
 use crate::tables::captures::CaptureFacts;
-use crate::tables::constants::{ConstantRow, FragmentConstantRow};
+use crate::tables::constants::{FragmentConstantRow, RunRow};
 use crate::tables::memory::{BlockRow, UseRow};
 use crate::tables::programs::{ProgramConstantRow, ProgramOpcodeRow, ProgramTextureRow};
 use crate::tables::textures::UnitRow;
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// `program_*` and `textures` are shared by content key and kept.
 const PER_CAPTURE: [&str; 8] = [
     "draws",
-    "draw_constants",
+    "constant_runs",
     "fragment_constants",
     "draw_textures",
     "memory_blocks",
@@ -320,17 +320,14 @@ fn write_rows(
 
     let per_draw = || a.draws.iter().enumerate();
     count(
-        "draw_constants",
+        "constant_runs",
         insert(
             tx,
-            &tables::constants::table(),
+            &tables::constants::runs_table(),
             false,
-            per_draw().flat_map(|(draw, f)| {
-                f.constants.iter().map(move |c| ConstantRow {
-                    capture_id: id,
-                    draw,
-                    c,
-                })
+            a.constant_runs.iter().map(|run| RunRow {
+                capture_id: id,
+                run,
             }),
         )?,
     );

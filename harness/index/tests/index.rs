@@ -7,7 +7,7 @@ mod common;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
 use rsxtrace_capture::builder::{methods as m, CaptureBuilder, IndexType, TextureDesc};
-use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::frame::{Frame, CONSTANT_COUNT};
 use rsxtrace_capture::rrc::{self, Location};
 use rsxtrace_index::{index_file, Database, IndexError};
 use std::path::Path;
@@ -20,6 +20,7 @@ fn count(db: &Database, sql: &str) -> i64 {
 fn rows_of(db: &Database, id: i64) -> Vec<(String, i64)> {
     [
         "draws",
+        "constant_runs",
         "draw_constants",
         "fragment_constants",
         "draw_textures",
@@ -39,6 +40,48 @@ fn rows_of(db: &Database, id: i64) -> Vec<(String, i64)> {
         )
     })
     .collect()
+}
+
+/// One `draw_constants` row: draw, register, the four components (NULL for unknown or NaN),
+/// known, read, read_relative, set_in_frame, set_for_draw, set_at_command.
+type ConstantRow = (
+    i64,
+    i64,
+    [Option<f64>; 4],
+    bool,
+    bool,
+    bool,
+    bool,
+    bool,
+    Option<i64>,
+);
+
+/// `draw_constants` of capture `id`, by draw and register.
+fn view_rows(db: &Database, id: i64) -> Vec<ConstantRow> {
+    let mut stmt = db
+        .connection()
+        .prepare(
+            "SELECT draw, register, x, y, z, w, known, read, read_relative, set_in_frame, \
+             set_for_draw, set_at_command FROM draw_constants WHERE capture_id = ?1 \
+             ORDER BY draw, register",
+        )
+        .unwrap();
+    stmt.query_map([id], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
+            r.get(6)?,
+            r.get(7)?,
+            r.get(8)?,
+            r.get(9)?,
+            r.get(10)?,
+            r.get(11)?,
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
 }
 
 fn samples() -> std::path::PathBuf {
@@ -316,4 +359,71 @@ fn memory_uses_name_the_builders_buffers() {
              WHERE c.file_name = 'texture_formats.rrc.gz' AND dt.texture_key IS NOT NULL"
         ) > 20
     );
+}
+
+/// The `draw_constants` view (made from runs) holds, for every draw, exactly the registers
+/// known at the draw or read by its vertex program, with the frame model's values and writes:
+/// the per-draw rule computed here from the frame directly.
+#[test]
+fn draw_constants_are_the_frame_models_constants_at_every_draw() {
+    for path in [samples().join("game.rrc.gz"), common::bundled()[4].clone()] {
+        let mut db = Database::in_memory().unwrap();
+        let report = index_file(&mut db, &path, &|_| {}).unwrap();
+        let capture = rsxtrace_capture::open::open_capture(&path).unwrap();
+        let frame = Frame::from_capture(&capture).unwrap();
+        let reads: std::collections::HashSet<(String, i64, bool)> = db
+            .connection()
+            .prepare("SELECT key, register, relative FROM program_constants")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut expected: Vec<ConstantRow> = Vec::new();
+        for draw in &frame.draws {
+            let key = format!("{:016x}", draw.vp_hash);
+            let previous_end = draw
+                .index
+                .checked_sub(1)
+                .map(|i| frame.draws[i].end_command);
+            let c = &draw.constants;
+            for r in 0..CONSTANT_COUNT {
+                let read = reads.contains(&(key.clone(), r as i64, false));
+                let relative = reads.contains(&(key.clone(), r as i64, true));
+                if !(c.is_known(r) || read || relative) {
+                    continue;
+                }
+                let value = c.get(r).map_or([None; 4], |v| {
+                    v.map(|x| (!x.is_nan()).then_some(f64::from(x)))
+                });
+                let written = c.written_at(r);
+                expected.push((
+                    draw.index as i64,
+                    r as i64,
+                    value,
+                    c.is_known(r),
+                    read,
+                    relative,
+                    written.is_some(),
+                    written.is_some_and(|w| previous_end.is_none_or(|p| w > p)),
+                    written.map(|w| w as i64),
+                ));
+            }
+        }
+        let rows = view_rows(&db, report.capture_id);
+        assert!(rows.len() > frame.draws.len(), "{}", path.display());
+        assert_eq!(rows.len(), expected.len(), "{}", path.display());
+        for (got, want) in rows.iter().zip(&expected) {
+            assert_eq!(got, want, "{}", path.display());
+        }
+        // On a frame of many draws the runs are far fewer than the rows they stand for.
+        let runs = count(&db, "SELECT count(*) FROM constant_runs");
+        if frame.draws.len() >= 1000 {
+            assert!(
+                runs * 4 < rows.len() as i64,
+                "{runs} runs for {} rows",
+                rows.len()
+            );
+        }
+    }
 }

@@ -56,7 +56,13 @@ fn the_database_has_the_documented_columns() {
             .iter()
             .map(|(n, t, _)| (n.to_string(), t.sql().to_string()))
             .collect();
-        assert_eq!(got, want, "table {}", table.name);
+        if table.view.is_some() {
+            // A view's computed columns have no declared type: compare the names.
+            let names = |v: &[(String, String)]| v.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&got), names(&want), "view {}", table.name);
+        } else {
+            assert_eq!(got, want, "table {}", table.name);
+        }
         for (name, _, doc) in &table.columns {
             assert!(
                 !doc.is_empty(),

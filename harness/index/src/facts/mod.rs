@@ -1,12 +1,14 @@
 //! Everything the index records about one capture, computed from the layers that decode it
 //! and held as plain data until it is written: programs (each distinct one once), per draw the
-//! pass class, constants, inline constants, texture units and memory uses, the distinct
+//! pass class, inline constants, texture units and memory uses, the distinct
 //! textures and the memory blocks. Draws are analysed in parallel (rayon); nothing here
 //! touches the database.
 //!
 //! - [`pass`]: the pass class of a draw.
 //! - [`programs`]: program fingerprints and texture flow classes.
+//! - [`constant_runs`]: transform constants as runs of draws with the same value.
 
+pub mod constant_runs;
 pub mod pass;
 pub mod programs;
 
@@ -16,7 +18,7 @@ use programs::ProgramFacts;
 use rayon::prelude::*;
 use rsxtrace_capture::fetch::Span;
 use rsxtrace_capture::frame::state::Texture;
-use rsxtrace_capture::frame::{Draw, Frame, CONSTANT_COUNT};
+use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_capture::rrc::Capture;
 use rsxtrace_program::container::Stage;
 use rsxtrace_replay::texture::cache::content_key;
@@ -25,23 +27,6 @@ use rsxtrace_verify::probe::uniforms::read_slot;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
-
-/// One transform constant at one draw.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConstantFacts {
-    /// Register, 0..468.
-    pub register: u16,
-    /// Its value, when the capture holds it.
-    pub value: Option<[f32; 4]>,
-    /// The draw's vertex program reads `c[register]`.
-    pub read: bool,
-    /// The draw's vertex program reads `c[A0 + register]`.
-    pub read_relative: bool,
-    /// The command that last wrote it during the frame; `None` when no command did.
-    pub written_at: Option<usize>,
-    /// Written after the previous draw's END (or, for the first draw, anywhere before it).
-    pub set_for_draw: bool,
-}
 
 /// One inline constant of a draw's fragment program.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,8 +66,6 @@ pub struct UnitFacts {
 pub struct DrawFacts {
     /// Pass class.
     pub pass: Pass,
-    /// Constants known or read.
-    pub constants: Vec<ConstantFacts>,
     /// Fragment inline constants.
     pub fragment_constants: Vec<FragmentConstantFacts>,
     /// Enabled texture units.
@@ -132,6 +115,8 @@ pub struct Analysis {
     pub programs: Vec<ProgramFacts>,
     /// Per draw, in frame order.
     pub draws: Vec<DrawFacts>,
+    /// Transform constants, as runs of draws.
+    pub constant_runs: Vec<constant_runs::ConstantRun>,
     /// Distinct textures, in order of first use.
     pub textures: Vec<TextureFacts>,
     /// Memory blocks in file order.
@@ -155,9 +140,11 @@ pub fn analyse(capture: &Capture, frame: &Frame, progress: &(dyn Fn(u64) + Sync)
         })
         .collect();
     let textures = texture_keys(frame, &mut draws);
+    let constant_runs = constant_runs::constant_runs(frame, &programs);
     Analysis {
         programs,
         draws,
+        constant_runs,
         textures,
         blocks: blocks(capture),
     }
@@ -172,7 +159,6 @@ fn draw_facts(
         // Every draw of a frame has a view; an empty record keeps the indices aligned.
         return DrawFacts {
             pass: Pass::Colour,
-            constants: Vec::new(),
             fragment_constants: Vec::new(),
             units: Vec::new(),
             uses: Vec::new(),
@@ -189,14 +175,8 @@ fn draw_facts(
         .fragment_program
         .as_ref()
         .and_then(|p| programs.get(&(Stage::Fragment, p.hash)).copied());
-    let previous_end = draw
-        .index
-        .checked_sub(1)
-        .and_then(|i| frame.draws.get(i))
-        .map(|d| d.end_command);
     DrawFacts {
         pass: pass::classify(draw, &memory),
-        constants: constants(draw, vp, previous_end),
         fragment_constants: draw
             .fragment_program
             .as_ref()
@@ -213,36 +193,6 @@ fn draw_facts(
         uses,
         problems,
     }
-}
-
-fn constants(
-    draw: &Draw,
-    vp: Option<&ProgramFacts>,
-    previous_end: Option<usize>,
-) -> Vec<ConstantFacts> {
-    let mut read = [false; CONSTANT_COUNT];
-    let mut relative = [false; CONSTANT_COUNT];
-    for (register, rel) in vp.map(ProgramFacts::constants_read).unwrap_or_default() {
-        let flags = if rel { &mut relative } else { &mut read };
-        if let Some(f) = flags.get_mut(usize::from(register)) {
-            *f = true;
-        }
-    }
-    let c = &draw.constants;
-    (0..CONSTANT_COUNT)
-        .filter(|&r| c.is_known(r) || read[r] || relative[r])
-        .map(|r| {
-            let written_at = c.written_at(r);
-            ConstantFacts {
-                register: r as u16,
-                value: c.get(r),
-                read: read[r],
-                read_relative: relative[r],
-                written_at,
-                set_for_draw: written_at.is_some_and(|w| previous_end.is_none_or(|p| w > p)),
-            }
-        })
-        .collect()
 }
 
 fn units(

@@ -4,7 +4,8 @@
 //! - [`captures`]: one row per capture file.
 //! - [`draws`]: one row per draw.
 //! - [`programs`]: programs by content key, with their constants, texture units and opcodes.
-//! - [`constants`]: transform constants and fragment inline constants per draw.
+//! - [`constants`]: transform constants (runs, and the per-draw view) and fragment inline
+//!   constants per draw.
 //! - [`textures`]: distinct textures and the units that bind them.
 //! - [`memory`]: memory blocks and what each draw uses them as.
 //! - [`warnings`]: what was left out.
@@ -31,7 +32,8 @@ pub fn all() -> Vec<TableInfo> {
         programs::constants_table().info(),
         programs::textures_table().info(),
         programs::opcodes_table().info(),
-        constants::table().info(),
+        constants::runs_table().info(),
+        constants::draw_constants_view().info(),
         constants::fragment_table().info(),
         textures::table().info(),
         textures::units_table().info(),
