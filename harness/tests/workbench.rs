@@ -270,6 +270,53 @@ fn find_by_hash_names_blocks_and_draw_regions() {
     assert_eq!(draws_of(&hits[0]["uses"][0]), whole);
 }
 
+/// Vertex programs are uploaded through the command stream, not captured as memory: `find`
+/// searches them as a container holds them (big-endian words from the start slot through END).
+#[test]
+fn find_names_the_draws_that_run_a_vertex_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = odd_capture(dir.path());
+    let p = path.to_str().unwrap();
+    let (no_position, textured) = odd_vertex_programs();
+    let be = |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_be_bytes()).collect() };
+
+    // Slot 1 of draw 1's program: one hit, at byte 16 of it.
+    let slot1 = &be(&textured)[16..32];
+    assert_ne!(slot1, &be(&no_position)[16..32]);
+    let report = json(&["find", p, "--hex", &hex(slot1), "--json"]);
+    let hits: Vec<&Value> = report["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "vertex_program")
+        .collect();
+    assert_eq!(hits.len(), 1, "{report:#}");
+    assert_eq!(hits[0]["location"], Value::Null);
+    assert_eq!(hits[0]["address"], 16);
+    let hit_use = &hits[0]["uses"][0];
+    assert_eq!(hit_use["role"]["kind"], "vertex_program");
+    assert_eq!(hit_use["element"], 1);
+    assert_eq!(draws_of(hit_use), BTreeSet::from([1]));
+    assert_eq!(report["searched"]["vertex_programs"], 2);
+
+    // The SHA-256 of draw 0's whole program.
+    let sha = hex(&Sha256::digest(be(&no_position)));
+    let report = json(&["find", p, "--sha256", &sha, "--json"]);
+    let hits = report["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{report:#}");
+    assert_eq!(hits[0]["kind"], "vertex_program");
+    assert_eq!(hits[0]["len"], no_position.len() * 4);
+    assert_eq!(draws_of(&hits[0]["uses"][0]), BTreeSet::from([0]));
+
+    // The table names it.
+    let out = run(&["find", p, "--hex", &hex(slot1)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("vertex program of draw 1 at slot 1"),
+        "{text}"
+    );
+}
+
 #[test]
 fn the_find_transcript_in_the_docs_is_true() {
     let doc = std::fs::read_to_string(workspace().root().join("docs/workbench.md")).unwrap();
@@ -597,6 +644,21 @@ fn surface() -> SurfaceDesc {
     }
 }
 
+/// The odd capture's vertex programs: draw 0's (every output of the MVP program moved from
+/// HPOS to COL0) and draw 1's (TEX0 from v[8]).
+fn odd_vertex_programs() -> (Vec<u32>, Vec<u32>) {
+    let mut no_position = vertex::decode_words(&mvp_vertex_program(32)).unwrap();
+    for insn in &mut no_position.instructions {
+        if insn.output == Some(OutputRegister(0)) {
+            insn.output = Some(OutputRegister(1));
+        }
+    }
+    let mut textured = vertex::decode_words(&mvp_vertex_program(32)).unwrap();
+    textured.instructions[0].input = VpInput(8);
+    textured.instructions[0].output = Some(OutputRegister(7));
+    (vertex::encode(&no_position), vertex::encode(&textured))
+}
+
 /// Draw 0: a triangle whose vertex program writes no position. Draw 1: a textured quad with
 /// an unsupported format at unit 0 (the unit its program samples), a DXT1 cube map with two
 /// levels at unit 1 and a 3D texture at unit 2.
@@ -614,14 +676,8 @@ fn odd_capture(dir: &Path) -> PathBuf {
         [32.0, -32.0, 0.5, 0.0],
     );
     b.set_scissor(0, 0, 64, 64);
-    // Every output of the MVP program moved from HPOS to COL0.
-    let mut no_position = vertex::decode_words(&mvp_vertex_program(32)).unwrap();
-    for insn in &mut no_position.instructions {
-        if insn.output == Some(OutputRegister(0)) {
-            insn.output = Some(OutputRegister(1));
-        }
-    }
-    b.set_vertex_program(&vertex::encode(&no_position), 0, 0, 0b1001, 0b10)
+    let (no_position, textured) = odd_vertex_programs();
+    b.set_vertex_program(&no_position, 0, 0, 0b1001, 0b10)
         .unwrap();
     let identity = [
         [1.0, 0.0, 0.0, 0.0],
@@ -651,10 +707,7 @@ fn odd_capture(dir: &Path) -> PathBuf {
     b.draw_arrays(5, &[(0, 3)]).unwrap();
 
     // Draw 1: TEX0 from v[8], sampled at unit 0 by the fragment program.
-    let mut textured = vertex::decode_words(&mvp_vertex_program(32)).unwrap();
-    textured.instructions[0].input = VpInput(8);
-    textured.instructions[0].output = Some(OutputRegister(7));
-    b.set_vertex_program(&vertex::encode(&textured), 0, 0, 0b1_0000_0001, 0x4001)
+    b.set_vertex_program(&textured, 0, 0, 0b1_0000_0001, 0x4001)
         .unwrap();
     let mut tex = fragment::decode(&FRAGMENT_MOV_COL0).unwrap();
     tex.instructions[0].opcode = FpOpcode::Tex;

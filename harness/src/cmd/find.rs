@@ -103,6 +103,10 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Status> {
             s.decoded_streams, s.decoded_bytes
         ));
     }
+    searched.push_str(&format!(
+        ", {} vertex programs ({} bytes)",
+        s.vertex_programs, s.vertex_program_bytes
+    ));
     outln!("pattern: {what}");
     outln!("searched: {searched}");
     let mut t = Table::new(&["location", "address", "kind", "block", "used as"]);
@@ -112,6 +116,7 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Status> {
             HitKind::Block => "block",
             HitKind::Region => "region",
             HitKind::Decoded => "decoded",
+            HitKind::VertexProgram => "vertex program",
         };
         let uses = if hit.uses.is_empty() {
             "no draw reads it".to_string()
@@ -123,7 +128,10 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Status> {
                 .join("; ")
         };
         t.row(vec![
-            format!("{:?}", hit.location).to_lowercase(),
+            hit.location.map_or_else(
+                || "program".to_string(),
+                |l| format!("{l:?}").to_lowercase(),
+            ),
             format!("0x{:08x}", hit.address),
             kind.into(),
             block_text(hit),

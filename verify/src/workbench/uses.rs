@@ -55,6 +55,8 @@ pub enum Role {
     },
     /// The fragment program's microcode.
     FragmentProgram,
+    /// The vertex program (program memory, not a memory use: only `find` names it).
+    VertexProgram,
     /// A colour render target.
     ColorTarget {
         /// 0..4 = A..D.
@@ -72,6 +74,7 @@ impl std::fmt::Display for Role {
             Role::Texture { unit } => write!(f, "texture unit {unit}"),
             Role::VertexTexture { unit } => write!(f, "vertex texture unit {unit}"),
             Role::FragmentProgram => write!(f, "fragment program"),
+            Role::VertexProgram => write!(f, "vertex program"),
             Role::ColorTarget { target } => write!(
                 f,
                 "colour surface {}",

@@ -234,7 +234,7 @@ pub fn search(frame: &Frame, uses: &[MemoryUse], pattern: &[u8], max_hits: usize
                 draws.dedup();
                 Hit {
                     kind: HitKind::Decoded,
-                    location,
+                    location: Some(location),
                     address,
                     len: pattern.len() as u64,
                     blocks: Vec::new(),

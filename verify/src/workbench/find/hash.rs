@@ -83,7 +83,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
             block_places.insert((location, offset, len));
             out.hits.push(Hit {
                 kind: HitKind::Block,
-                location,
+                location: Some(location),
                 address: offset,
                 len,
                 uses: map.uses_at(frame, location, offset, first.data),
@@ -156,7 +156,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
         }
         out.hits.push(Hit {
             kind: HitKind::Region,
-            location,
+            location: Some(location),
             address: offset,
             len,
             blocks,

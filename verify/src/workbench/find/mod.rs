@@ -7,6 +7,9 @@
 //!   [`FindOptions::decoded`] also in every draw's decoded vertex streams ([`decoded`]).
 //! - A hash matches a whole block, or a draw's buffer region (index buffer, attribute array,
 //!   texture, fragment program, surface: [`super::uses`]) whose bytes hash to it ([`hash`]).
+//! - Vertex programs, which are uploaded through the command stream rather than captured as
+//!   memory, are searched too, as big-endian words from the start slot through END
+//!   ([`programs`]): bytes at any offset, a hash against the whole program.
 //! - Every hit is mapped to the draws that read those bytes and to their roles
 //!   ([`HitUse`]): "index buffer of draw 12 at element 36", "attribute 3 of draws 12–15",
 //!   "texture unit 0 of draw 40", "fragment program of draw 7". A draw counts only when it
@@ -20,7 +23,8 @@
 //! {
 //!   "pattern": {"kind": "bytes", "len": 36, "value": "000100020003..."},
 //!   "searched": {"blocks": 161, "blobs": 27, "bytes": 18760, "regions": 0,
-//!                "decoded_streams": 0, "decoded_bytes": 0},
+//!                "decoded_streams": 0, "decoded_bytes": 0,
+//!                "vertex_programs": 2, "vertex_program_bytes": 640},
 //!   "hits": [
 //!     {"kind": "memory", "location": "main", "address": 2097152, "len": 36,
 //!      "blocks": [{"offset": 2097152, "size": 72, "command": 30, "block": 8195}],
@@ -33,14 +37,17 @@
 //! ```
 //!
 //! `kind` is `memory` (the bytes in a block), `block` (a whole block's hash), `region` (a
-//! draw's buffer region's hash) or `decoded` (the bytes in a decoded vertex stream, the address
-//! being that of the element where the match starts). `element` counts from the index array's
+//! draw's buffer region's hash), `decoded` (the bytes in a decoded vertex stream, the address
+//! being that of the element where the match starts) or `vertex_program` (in a vertex
+//! program: `location` is null, `address` the byte offset from the program's start slot, and
+//! its use's `element` the instruction slot counted from there). `element` counts from the index array's
 //! or the attribute array's element 0; `component` (decoded hits) is the vector component the
 //! match starts at.
 
 pub mod decoded;
 pub mod hash;
 pub mod pattern;
+pub mod programs;
 
 pub use pattern::{parse_hex, Pattern, PatternError, PatternSummary};
 
@@ -82,6 +89,8 @@ pub enum HitKind {
     Region,
     /// The pattern's bytes in a decoded vertex stream.
     Decoded,
+    /// The pattern's bytes in a vertex program, or its hash that of a whole program.
+    VertexProgram,
 }
 
 /// What draws use a hit's bytes as.
@@ -113,7 +122,12 @@ impl HitUse {
             collapse(&self.draws)
         );
         if let Some(element) = self.element {
-            text.push_str(&format!(" at element {element}"));
+            let unit = if self.role == Role::VertexProgram {
+                "slot"
+            } else {
+                "element"
+            };
+            text.push_str(&format!(" at {unit} {element}"));
             match (self.component, self.offset_in_element) {
                 (Some(c), _) if c > 0 => text.push_str(&format!(" component {c}")),
                 (None, Some(b)) if b > 0 => text.push_str(&format!(" byte {b}")),
@@ -150,9 +164,10 @@ pub fn collapse(draws: &[usize]) -> String {
 pub struct Hit {
     /// Kind of match.
     pub kind: HitKind,
-    /// Memory space.
-    pub location: Location,
-    /// Address of the match (for decoded hits: of the element where it starts).
+    /// Memory space; `None` for a vertex program hit (program memory is not addressable).
+    pub location: Option<Location>,
+    /// Address of the match (for decoded hits: of the element where it starts; for vertex
+    /// program hits: the byte offset from the program's start slot).
     pub address: u32,
     /// Bytes matched in memory (for decoded hits: in the decoded stream).
     pub len: u64,
@@ -188,6 +203,10 @@ pub struct Searched {
     pub decoded_streams: usize,
     /// Bytes of those streams.
     pub decoded_bytes: u64,
+    /// Distinct vertex programs searched.
+    pub vertex_programs: usize,
+    /// Bytes of those programs.
+    pub vertex_program_bytes: u64,
 }
 
 /// The result of [`find`]; the JSON shape is in the module documentation.
@@ -197,7 +216,8 @@ pub struct FindReport {
     pub pattern: PatternSummary,
     /// How much was searched.
     pub searched: Searched,
-    /// The hits: memory and block hits by location and address, then region and decoded hits.
+    /// The hits: memory and block hits by location and address, then region and decoded hits,
+    /// then vertex program hits.
     pub hits: Vec<Hit>,
     /// The search stopped at [`FindOptions::max_hits`].
     pub truncated: bool,
@@ -243,7 +263,7 @@ pub fn find(frame: &Frame, pattern: &Pattern, options: &FindOptions) -> FindRepo
                 });
                 report.hits.push(Hit {
                     kind: HitKind::Memory,
-                    location: hit.location,
+                    location: Some(hit.location),
                     address: hit.address,
                     len: bytes.len() as u64,
                     blocks: hit.blocks,
@@ -272,6 +292,12 @@ pub fn find(frame: &Frame, pattern: &Pattern, options: &FindOptions) -> FindRepo
             report.hits = found.hits;
         }
     }
+    let room = options.max_hits.saturating_sub(report.hits.len());
+    let found = programs::search(frame, pattern, room);
+    report.searched.vertex_programs = found.programs;
+    report.searched.vertex_program_bytes = found.bytes;
+    report.truncated |= found.truncated;
+    report.hits.extend(found.hits);
     report
 }
 
