@@ -1,6 +1,7 @@
 //! `rsxtrace index` end to end (issue 17 item 1): the samples and the level into one database,
 //! a truncated capture among them reported and skipped with exit 2 while the others are
-//! indexed, indexing again replaces instead of adding, and the JSON summary follows
+//! indexed, indexing again replaces instead of adding, `--remove` takes a capture out, and
+//! the JSON summary follows
 //! docs/index.md (parsed into types defined here, so a change to the contract breaks this
 //! test).
 
@@ -52,8 +53,20 @@ struct CaptureJson {
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
+struct RemovedJson {
+    selector: String,
+    capture_id: i64,
+    file_name: String,
+    sha256: String,
+    draws: i64,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
 struct IndexJson {
     database: String,
+    removed: Vec<RemovedJson>,
+    not_found: Vec<String>,
     captures: Vec<CaptureJson>,
     summary: Summary,
 }
@@ -165,4 +178,105 @@ fn a_missing_database_folder_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/dir/x.sqlite"), "{err}");
+}
+
+/// `--remove` by file name, by SHA-256 prefix and by id; a selector that matches nothing is
+/// exit 2 and the rest is still done; what the removed capture alone brought goes with it.
+#[test]
+fn remove_takes_a_capture_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.sqlite");
+    let db_arg = db.to_str().unwrap();
+    let ws = rsxtrace_testkit::workspace!();
+    let basic = ws.sample("basic.rrc.gz");
+    let level = ws.level_dir().join("level.rrc.gz");
+    let out = rsxtrace(&[
+        "index",
+        basic.to_str().unwrap(),
+        level.to_str().unwrap(),
+        "--db",
+        db_arg,
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let count = |sql: &str| -> i64 {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    let level_programs = count(
+        "SELECT count(*) FROM programs p WHERE EXISTS (SELECT 1 FROM draws d \
+         JOIN captures c USING (capture_id) WHERE c.file_name = 'level.rrc.gz' \
+         AND (d.vp_key = p.key OR d.fp_key = p.key))",
+    );
+    assert!(count("SELECT count(*) FROM programs") > level_programs);
+
+    let out = rsxtrace(&[
+        "index",
+        "--db",
+        db_arg,
+        "--remove",
+        "basic.rrc.gz",
+        "--remove",
+        "nothing.rrc",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let json: IndexJson = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json.removed.len(), 1);
+    assert_eq!(json.removed[0].selector, "basic.rrc.gz");
+    assert_eq!(json.removed[0].draws, 3);
+    assert_eq!(json.removed[0].file_name, "basic.rrc.gz");
+    assert_eq!(json.removed[0].sha256.len(), 64);
+    assert_eq!(json.not_found, vec!["nothing.rrc".to_string()]);
+    assert!(json.captures.is_empty());
+    for table in [
+        "draws",
+        "constant_runs",
+        "block_uses",
+        "memory_blocks",
+        "captures",
+    ] {
+        assert_eq!(
+            count(&format!(
+                "SELECT count(*) FROM {table} WHERE capture_id = {}",
+                json.removed[0].capture_id
+            )),
+            0,
+            "{table}"
+        );
+    }
+    // Only the level's programs are left; its draws are all there.
+    assert_eq!(count("SELECT count(*) FROM programs"), level_programs);
+    assert_eq!(count("SELECT count(*) FROM draws"), 40);
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM textures t WHERE NOT EXISTS \
+               (SELECT 1 FROM draw_textures u WHERE u.texture_key = t.key)"
+        ),
+        0
+    );
+
+    // By SHA-256 prefix, in text.
+    let sha: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT sha256 FROM captures", [], |r| r.get(0))
+        .unwrap();
+    let out = rsxtrace(&["index", "--db", db_arg, "--remove", &sha[..12]]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("removed capture") && text.contains("level.rrc.gz"),
+        "{text}"
+    );
+    assert_eq!(count("SELECT count(*) FROM captures"), 0);
+    assert_eq!(count("SELECT count(*) FROM programs"), 0);
+    assert_eq!(count("SELECT count(*) FROM textures"), 0);
+
+    // Neither captures nor --remove: a usage error.
+    assert_eq!(rsxtrace(&["index", "--db", db_arg]).status.code(), Some(2));
 }

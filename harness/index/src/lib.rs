@@ -49,7 +49,7 @@ pub mod store;
 pub mod tables;
 
 pub use error::IndexError;
-pub use store::{Database, RowCounts};
+pub use store::{Database, RemovedCapture, RowCounts};
 pub use tables::warnings::Warning;
 
 use rsxtrace_capture::frame::{Draw, Frame};

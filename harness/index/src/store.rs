@@ -179,6 +179,89 @@ impl Database {
     }
 }
 
+/// A capture taken out of the database by [`Database::remove`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedCapture {
+    /// Its id.
+    pub capture_id: i64,
+    /// File name.
+    pub file_name: String,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// Its draws.
+    pub draws: i64,
+}
+
+/// Programs, their facts and textures that no draw of any capture uses any more: what a
+/// removed capture alone brought.
+const ORPHANS: &str = "\
+DELETE FROM programs WHERE NOT EXISTS (SELECT 1 FROM draws d WHERE \
+  (programs.stage = 'vertex' AND d.vp_key = programs.key) OR \
+  (programs.stage = 'fragment' AND d.fp_key = programs.key));
+DELETE FROM program_constants WHERE NOT EXISTS (SELECT 1 FROM programs p \
+  WHERE p.stage = 'vertex' AND p.key = program_constants.key);
+DELETE FROM program_textures WHERE NOT EXISTS (SELECT 1 FROM programs p \
+  WHERE p.stage = program_textures.stage AND p.key = program_textures.key);
+DELETE FROM program_opcodes WHERE NOT EXISTS (SELECT 1 FROM programs p \
+  WHERE p.stage = program_opcodes.stage AND p.key = program_opcodes.key);
+DELETE FROM textures WHERE NOT EXISTS (SELECT 1 FROM draw_textures u \
+  WHERE u.texture_key = textures.key);";
+
+impl Database {
+    /// Remove the captures that `selector` names: a capture id, a SHA-256 (64 hex digits, or
+    /// a prefix of at least 8), or a file name as indexed. Their rows go, and so do the
+    /// programs and textures no other capture uses; one transaction. Returns what was removed
+    /// (empty when nothing matched).
+    pub fn remove(&mut self, selector: &str) -> Result<Vec<RemovedCapture>, IndexError> {
+        let path = self.path.clone();
+        let err = move |source| IndexError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        let hex_prefix = selector.len() >= 8
+            && selector.len() <= 64
+            && selector.bytes().all(|b| b.is_ascii_hexdigit());
+        let found: Vec<RemovedCapture> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT c.capture_id, c.file_name, c.sha256, \
+                     (SELECT count(*) FROM draws d WHERE d.capture_id = c.capture_id) \
+                     FROM captures c \
+                     WHERE CAST(c.capture_id AS TEXT) = ?1 OR c.file_name = ?1 \
+                        OR (?2 AND c.sha256 LIKE lower(?1) || '%') \
+                     ORDER BY c.capture_id",
+                )
+                .map_err(&err)?;
+            let rows = stmt
+                .query_map(params![selector, hex_prefix], |r| {
+                    Ok(RemovedCapture {
+                        capture_id: r.get(0)?,
+                        file_name: r.get(1)?,
+                        sha256: r.get(2)?,
+                        draws: r.get(3)?,
+                    })
+                })
+                .map_err(&err)?;
+            rows.collect::<Result<_, _>>().map_err(&err)?
+        };
+        for c in &found {
+            for table in PER_CAPTURE {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE capture_id = ?1"),
+                    [c.capture_id],
+                )
+                .map_err(&err)?;
+            }
+        }
+        if !found.is_empty() {
+            tx.execute_batch(ORPHANS).map_err(&err)?;
+        }
+        tx.commit().map_err(&err)?;
+        Ok(found)
+    }
+}
+
 /// Rows per multi-row `INSERT` (SQLite binds at most 32,766 parameters; the widest table
 /// has under 200 columns).
 const BATCH: usize = 64;

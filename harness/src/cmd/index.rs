@@ -2,16 +2,20 @@
 //! (`rsxtrace_index`; schema and example queries in docs/index.md), with a progress bar and a
 //! summary: per capture, rows per table, warnings.
 //!
-//! Exit status: 0 when every capture was indexed whole; 2 when something was left out (a
-//! capture that cannot be read or decoded, or a part of one, listed as a warning and in the
-//! `warnings` table) or the database cannot be written. The other captures are indexed either
-//! way.
+//! `--remove SELECTOR` (repeatable) first takes captures out: a capture id, a SHA-256 (or a
+//! prefix of 8 digits or more) or a file name as indexed; with the programs and textures no
+//! other capture uses.
+//!
+//! Exit status: 0 when every capture was indexed whole (and every `--remove` matched); 2 when
+//! something was left out (a capture that cannot be read or decoded, or a part of one, listed
+//! as a warning and in the `warnings` table), a `--remove` matched nothing, or the database
+//! cannot be written. The other captures are indexed either way.
 
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use clap::Args;
-use rsxtrace_index::{index_file, CaptureReport, Database, IndexError, Step};
+use rsxtrace_index::{index_file, CaptureReport, Database, IndexError, RemovedCapture, Step};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,8 +23,12 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct IndexArgs {
     /// Capture or trace files.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "remove")]
     pub captures: Vec<PathBuf>,
+    /// Remove the captures this names first (a capture id, a SHA-256 or a prefix of 8 hex
+    /// digits or more, or a file name as indexed); repeatable.
+    #[arg(long, value_name = "SELECTOR")]
+    pub remove: Vec<String>,
     /// The database: created when missing; a capture already in it (same SHA-256) is replaced.
     #[arg(long)]
     pub db: PathBuf,
@@ -67,8 +75,19 @@ struct SummaryJson {
 }
 
 #[derive(Serialize)]
+struct RemovedJson {
+    selector: String,
+    capture_id: i64,
+    file_name: String,
+    sha256: String,
+    draws: i64,
+}
+
+#[derive(Serialize)]
 struct IndexJson {
     database: String,
+    removed: Vec<RemovedJson>,
+    not_found: Vec<String>,
     captures: Vec<CaptureJson>,
     summary: SummaryJson,
 }
@@ -90,6 +109,15 @@ fn bar(quiet: bool, total: usize) -> indicatif::ProgressBar {
 
 pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
     let mut db = Database::open(&args.db)?;
+    let mut removed: Vec<(String, RemovedCapture)> = Vec::new();
+    let mut not_found: Vec<String> = Vec::new();
+    for selector in &args.remove {
+        let gone = db.remove(selector)?;
+        if gone.is_empty() {
+            not_found.push(selector.clone());
+        }
+        removed.extend(gone.into_iter().map(|c| (selector.clone(), c)));
+    }
     let bar = bar(args.quiet, args.captures.len());
     let mut results: Vec<(PathBuf, Result<CaptureReport, IndexError>)> = Vec::new();
     for (k, path) in args.captures.iter().enumerate() {
@@ -134,7 +162,7 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
             Err(_) => failed += 1,
         }
     }
-    let status = if failed > 0 || warnings > 0 {
+    let status = if failed > 0 || warnings > 0 || !not_found.is_empty() {
         Status::Error
     } else {
         Status::Success
@@ -144,6 +172,17 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
     if args.json {
         print_json(&IndexJson {
             database: args.db.display().to_string(),
+            removed: removed
+                .iter()
+                .map(|(selector, c)| RemovedJson {
+                    selector: selector.clone(),
+                    capture_id: c.capture_id,
+                    file_name: c.file_name.clone(),
+                    sha256: c.sha256.clone(),
+                    draws: c.draws,
+                })
+                .collect(),
+            not_found: not_found.clone(),
             captures: results.iter().map(|(p, r)| capture_json(p, r)).collect(),
             summary: SummaryJson {
                 captures: results.len(),
@@ -159,6 +198,24 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
         return Ok(status);
     }
 
+    for (selector, c) in &removed {
+        outln!(
+            "removed capture {} ({}, {} draws, sha256 {}) named by {selector:?}",
+            c.capture_id,
+            c.file_name,
+            c.draws,
+            c.sha256
+        );
+    }
+    for selector in &not_found {
+        eprintln!(
+            "rsxtrace: error: no capture in {} matches {selector:?}",
+            args.db.display()
+        );
+    }
+    if results.is_empty() {
+        return Ok(status);
+    }
     let mut t = Table::new(&["capture", ">id", ">draws", ">rows", ">warnings", "status"]);
     for (path, r) in &results {
         let name = path.display().to_string();
