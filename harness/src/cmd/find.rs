@@ -1,6 +1,7 @@
 //! `rsxtrace find`: where a byte pattern (or a block or buffer region with a given hash) is in
 //! a capture, and what the draws use it as (`rsxtrace_verify::workbench::find`). A listing:
-//! exit 0 whether or not anything is found (the JSON says how many hits).
+//! exit 0 whether or not anything is found (the JSON says how many hits). A spinner on stderr
+//! names the step while it works.
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -72,14 +73,41 @@ fn block_text(hit: &Hit) -> String {
     )
 }
 
+/// A spinner on stderr naming the step (hidden when stderr is not a terminal): reading a
+/// 650 MB capture takes seconds, the search itself a fraction of that.
+fn spinner() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("find {spinner} {wide_msg} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
 pub fn run(args: &FindArgs) -> anyhow::Result<Status> {
     let pattern = pattern(args)?;
-    let (_capture, frame) = super::load_frame(&args.file)?;
+    let bar = spinner();
+    bar.set_message(format!("reading and decoding {}", args.file.display()));
+    let loaded = super::load_frame(&args.file);
+    let (_capture, frame) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            bar.finish_and_clear();
+            return Err(e);
+        }
+    };
     let options = FindOptions {
         decoded: args.decoded,
         max_hits: args.max_hits,
     };
+    bar.set_message(format!(
+        "searching {} blocks and {} draws",
+        frame.memory_index().attachments(),
+        frame.draws.len()
+    ));
     let report = find(&frame, &pattern, &options);
+    bar.finish_and_clear();
     if args.json {
         print_json(&report)?;
         return Ok(Status::Success);
