@@ -275,7 +275,9 @@ mod tests {
         small.1 = Rgba8Image::filled(3, 9, [0; 4]);
         let e = merge(&[part("a", 0..5, 1), small]).unwrap_err();
         assert_eq!(e.to_string(), "b is 3x9, but a is 3x10");
-        let e = merge(&[part("a", 0..11, 1)]).unwrap_err();
+        let mut tall = part("a", 0..10, 1);
+        tall.2.rows = 0..11;
+        let e = merge(&[tall]).unwrap_err();
         assert!(matches!(e, MergeError::OutOfImage { .. }), "{e}");
         assert!(matches!(merge(&[]), Err(MergeError::NoParts)));
     }
