@@ -45,6 +45,12 @@ fn merged_equals_whole(
     };
     let whole = render(&options).unwrap_or_else(|e| panic!("{what}: whole render: {e}"));
     assert!(whole.band.is_none());
+    assert!(whole.skipped.is_empty(), "{what}: {:?}", whole.skipped);
+    let first = whole.image.pixels.get(..4).expect("a pixel");
+    assert!(
+        whole.image.pixels.chunks(4).any(|p| p != first),
+        "{what}: the whole image is flat, nothing to compare"
+    );
     let mut outcomes = Vec::new();
     for &count in counts {
         outcomes.clear();
@@ -172,6 +178,20 @@ fn surface(color: u32) -> SurfaceDesc {
     }
 }
 
+/// [`surface`] with 4 samples square centred (antialias 4): a 2W × 2H grid in memory.
+fn multisampled(color: u32) -> SurfaceDesc {
+    let wide = |offset| SurfaceTarget {
+        pitch: u32::from(W) * 8,
+        ..target(offset)
+    };
+    SurfaceDesc {
+        antialias: 4,
+        colors: [wide(color), target(0), target(0), target(0)],
+        zeta: wide(ZETA),
+        ..surface(color)
+    }
+}
+
 /// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]` (END).
 fn vertex_program() -> Vec<u32> {
     let input = source(REG_INPUT, SWIZZLE_XYZW);
@@ -208,8 +228,15 @@ fn builder(name: &str) -> CaptureBuilder {
 /// A triangle (window pixels) in `rgba`, texture coordinates = position / size, its vertex
 /// data at `at` in main memory.
 fn triangle(b: &mut CaptureBuilder, at: u32, corners: [(f32, f32); 3], rgba: [f32; 4]) {
+    let corners = corners.map(|c| (c, rgba));
+    primitive(b, at, 5, &corners); // TRIANGLES
+}
+
+/// Primitive `kind` (`SET_BEGIN_END`) over `vertices` (window pixels, colour), texture
+/// coordinates = position / size, its vertex data at `at` in main memory.
+fn primitive(b: &mut CaptureBuilder, at: u32, kind: u32, vertices: &[((f32, f32), [f32; 4])]) {
     let mut bytes = Vec::new();
-    for (x, y) in corners {
+    for &((x, y), rgba) in vertices {
         for v in [x, y, 0.5, 1.0].into_iter().chain(rgba).chain([
             x / f32::from(W),
             y / f32::from(H),
@@ -225,7 +252,7 @@ fn triangle(b: &mut CaptureBuilder, at: u32, corners: [(f32, f32); 3], rgba: [f3
             .unwrap();
     }
     b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(5, &[(0, 3)]).unwrap(); // TRIANGLES
+    b.draw_arrays(kind, &[(0, vertices.len() as u32)]).unwrap();
 }
 
 /// Texture unit 0 over `offset` (the surface as an A8R8G8B8 texture, nearest) and the
@@ -260,6 +287,71 @@ fn cpu_bands(capture: &Capture, counts: &[usize]) -> Vec<BandOutcome> {
     let (frame, events) = scene_of(capture);
     let render = |o: &RenderOptions| cpu::render_frame(&frame, &events, o);
     merged_equals_whole("builder scene", &render, None, counts)
+}
+
+#[test]
+fn a_band_edge_on_an_odd_row_keeps_quads_whole() {
+    // A vertical line shaded by `DDY R0, f[COL0]`, its colour rising down the line: a line's
+    // helper lanes copy its first covered lane, so the derivative of a row whose quad partner
+    // row fell outside the band would read 0. The band edges of 3 bands of 16 rows lie on
+    // rows 5 and 10; the draws are cut to even rows around them.
+    let mut p = rsxtrace_program::fragment::decode(&FP_MOV_COL0).unwrap();
+    p.instructions[0].opcode = rsxtrace_program::fragment::FpOpcode::Ddy;
+    let mut b = builder("ddy-line.rrc");
+    b.set_fragment_program(
+        Location::Local,
+        0x3000,
+        &rsxtrace_program::fragment::encode(&p),
+        0x40,
+    )
+    .unwrap();
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    let top = ((4.5, 0.0), [0.0, 0.0, 0.0, 1.0]);
+    let bottom = ((4.5, 16.0), [1.0, 0.5, 0.25, 1.0]);
+    primitive(&mut b, 0x1_0000, 2, &[top, bottom]); // LINES
+    for o in cpu_bands(&b.finish(), &[3]) {
+        assert_eq!((o.refused, o.banded_draws), (None, 1));
+    }
+}
+
+#[test]
+fn multisampled_output_and_window_offset_bands_merge_exactly() {
+    // The bands are image rows; a resolved 4-sample output holds two sample rows per image
+    // row, and the odd window offset y moves the draws' rows against the surface's.
+    let mut b = builder("msaa-offset.rrc");
+    b.set_surface(&multisampled(COLOR));
+    b.set_viewport(
+        0,
+        0,
+        2 * W,
+        2 * H,
+        (0.0, 1.0),
+        [0.0; 4],
+        [2.0, 2.0, 1.0, 0.0],
+    );
+    b.set_scissor(0, 0, 2 * W, 2 * H);
+    b.method(0x02B8 / 4, 3 | (5 << 16)).unwrap(); // SET_WINDOW_OFFSET x 3, y 5
+    b.clear_surface(0xF0, 0xFF20_4060, 0);
+    triangle(&mut b, 0x1_0000, SLANTED, RED);
+    triangle(
+        &mut b,
+        0x2_0000,
+        [(0.0, 13.0), (12.0, 1.0), (9.0, 14.0)],
+        GREEN,
+    );
+    let capture = b.finish();
+    for o in cpu_bands(&capture, &[2, 3, 7]) {
+        assert_eq!(o.refused, None);
+        assert_eq!(o.banded_draws, 2);
+    }
+    let Some(device) =
+        gpu_support::gpu("multisampled_output_and_window_offset_bands_merge_exactly")
+    else {
+        return;
+    };
+    let (frame, events) = scene_of(&capture);
+    let render = |o: &RenderOptions| gpu::render_frame(&device, &frame, &events, o);
+    merged_equals_whole("multisampled scene (GPU)", &render, None, &[3, 7]);
 }
 
 #[test]
