@@ -1,8 +1,9 @@
 //! Which draws of a frame a screen band may cut, and whether the cut is exact.
 //!
-//! **Rows.** A band is rows `a..b` of the output image ([`output_surface`]); in the output
-//! surface's memory grid they are rows `a·sy .. b·sy`, `sy` the sample rows per pixel of a
-//! resolved multisampled output (1 otherwise; [`crate::render::msaa`]).
+//! **Rows.** A band is rows `a..b` of the output image
+//! ([`crate::render::surface::output_surface`]); in the output surface's memory grid they are
+//! rows `a·sy .. b·sy`, `sy` the sample rows per pixel of a resolved multisampled output (1
+//! otherwise; [`crate::render::msaa`]).
 //!
 //! **Banded draws.** A draw is cut to the band when one of its colour targets *is* the output
 //! surface (same memory, offset, pitch, bytes per pixel and layout), or when it writes no
@@ -29,7 +30,7 @@
 use super::Band;
 use crate::render::state::{color_targets, DrawState, FrameEvents};
 use crate::render::surface::{
-    bytes_per_pixel, depth_bytes_per_pixel, output_surface, OutputSurface, SurfaceLayout,
+    bytes_per_pixel, depth_bytes_per_pixel, OutputSurface, SurfaceLayout,
 };
 use crate::render::transfer::{source_extent, BetweenDraws};
 use crate::render::Rgba8Image;
@@ -131,7 +132,7 @@ pub struct BandPlan {
 
 impl BandPlan {
     /// Plan `band` of the render of `draws` of `frame`, the output surface `output` (see
-    /// [`output_surface`]).
+    /// [`crate::render::surface::output_surface`]).
     pub fn new(
         frame: &Frame,
         events: &FrameEvents,
@@ -154,18 +155,6 @@ impl BandPlan {
             plan.refused = Some(why);
         }
         plan
-    }
-
-    /// Plan `band` of `frame` rendered with its own output surface; `None` when the frame
-    /// has none (then it cannot be rendered at all).
-    pub fn for_frame(
-        frame: &Frame,
-        events: &FrameEvents,
-        draws: Range<usize>,
-        band: Band,
-    ) -> Option<BandPlan> {
-        let output = output_surface(frame, events)?;
-        Some(BandPlan::new(frame, events, &output, draws, band))
     }
 
     /// Mark the banded draws in frame order, or say why the cut is not exact.
@@ -203,7 +192,11 @@ impl BandPlan {
                     && t.depth
                         .is_some_and(|d| output_depths.iter().any(|o| same_surface(&d, o))));
             if banded {
-                written.extend(t.extents());
+                for e in t.extents() {
+                    if !written.contains(&e) {
+                        written.push(e);
+                    }
+                }
                 if let Some(b) = self.banded.get_mut(index) {
                     *b = true;
                 }
