@@ -13,6 +13,11 @@
 //! two (`Tiling::Rows(32)`, no size threshold), side by side (issue 14 item 2, second half);
 //! the three images must be equal.
 //!
+//! `replay_cpu_band` renders the whole game frame, then bands 1 and 2 of 4 (`replay --shard`,
+//! `render::band`: the top band, above most of the geometry, and the busiest band), side by
+//! side: what one machine of a 4-job matrix spends against the whole frame. The four bands,
+//! merged, must be the whole image.
+//!
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -20,6 +25,7 @@ use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Location};
+use rsxtrace_replay::render::band::{self, Band, PartInfo};
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, Tiling};
@@ -160,5 +166,55 @@ fn tiles(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, unit, tiles);
+fn bands(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let capture = read_file(&path).expect("read the game sample");
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let options = |band| RenderOptions {
+        band,
+        ..Default::default()
+    };
+    let whole = render_frame(&frame, &events, &options(None)).expect("render");
+    let parts: Vec<_> = (1..=4)
+        .map(|index| {
+            let part = render_frame(&frame, &events, &options(Some(Band { index, count: 4 })))
+                .expect("render");
+            let outcome = part.band.expect("band");
+            assert_eq!(outcome.refused, None);
+            eprintln!(
+                "band {index}/4 rows {:?}: setup {:.3} s, render {:.3} s (whole: {:.3} s, {:.3} s)",
+                outcome.rows,
+                part.timings.setup,
+                part.timings.render,
+                whole.timings.setup,
+                whole.timings.render
+            );
+            let info = PartInfo {
+                shard: format!("{index}/4"),
+                rows: outcome.rows,
+                width: part.image.width,
+                height: part.image.height,
+                frame: "game".into(),
+            };
+            (index.to_string(), part.image, info)
+        })
+        .collect();
+    assert_eq!(band::merge(&parts).expect("merge"), whole.image);
+    let mut group = c.benchmark_group("replay_cpu_band");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    for (name, band) in [
+        ("whole frame", None),
+        ("band 1 of 4", Some(Band { index: 1, count: 4 })),
+        ("band 2 of 4", Some(Band { index: 2, count: 4 })),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| render_frame(&frame, &events, &options(band)).expect("render"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, unit, tiles, bands);
 criterion_main!(benches);

@@ -1,6 +1,8 @@
 //! `rsxtrace replay`: render a captured frame headlessly to a PNG, on a GPU device (the
 //! recompiled programs) or on the CPU (`--cpu`, the reference interpreter), optionally only a
-//! range of draws and with the output target written after each draw.
+//! range of draws and with the output target written after each draw; `--shard K/N` renders
+//! one band of rows of the image (`rsxtrace_replay::render::band`) and `--merge` puts the N
+//! bands together.
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;
@@ -8,8 +10,10 @@ use anyhow::Context;
 use clap::Args;
 use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{Gpu, GpuOptions};
+use rsxtrace_replay::render::band::{self, PartInfo};
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene};
+use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Rgba8Image, Scene};
+use rsxtrace_verify::shard::Shard;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -17,10 +21,19 @@ use std::time::Instant;
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// Capture or trace file.
-    pub file: PathBuf,
+    #[arg(required_unless_present = "merge")]
+    pub file: Option<PathBuf>,
     /// Output PNG (8-bit RGBA) of the frame's output target.
     #[arg(long)]
     pub out: PathBuf,
+    /// Render only band K of N of the image's rows (rows floor((K-1)·H/N) to floor(K·H/N)),
+    /// to split one frame across the machines of a CI matrix: the other rows of the PNG are
+    /// transparent black, and `--merge` puts the N PNGs together (docs/replay.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Merge the PNGs of `--shard` runs (every band once, same frame and size) into `--out`.
+    #[arg(long, value_name = "PART", num_args = 1.., conflicts_with_all = ["file", "shard", "draws", "per_draw", "cpu"])]
+    pub merge: Vec<PathBuf>,
     /// Render only draws A..B (0-based, B excluded; `A..=B`, `A..` to the last; `N` alone =
     /// N..N+1). Earlier draws are not
     /// rendered, so their effects on the targets are missing.
@@ -46,40 +59,69 @@ pub fn per_draw_name(draw: usize) -> String {
 }
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
-    let frame = Scene::open(&args.file)?;
+    let Some(file) = &args.file else {
+        return merge(args);
+    };
+    let frame = Scene::open(file)?;
     let draws = draw_range::resolve(args.draws, frame.draws.len())?;
     let options = RenderOptions {
-        draws,
+        draws: draws.clone(),
         per_draw: args.per_draw.is_some(),
+        band: args.shard.map(|s| band::Band {
+            index: s.index,
+            count: s.count,
+        }),
         ..Default::default()
     };
     let start = Instant::now();
-    let (rendered, renderer) = if args.cpu {
+    let (rendered, renderer, renderer_key) = if args.cpu {
         let rendered = render::cpu::render_frame(&frame, &frame.events, &options)
-            .with_context(|| format!("cannot render {} on the CPU", args.file.display()))?;
-        (rendered, "CPU reference interpreter".to_string())
+            .with_context(|| format!("cannot render {} on the CPU", file.display()))?;
+        (
+            rendered,
+            "CPU reference interpreter".to_string(),
+            checksum::CPU_KEY.to_string(),
+        )
     } else {
         crate::output::private_runtime_dir();
         let gpu = Gpu::new(GpuOptions {
             backend: args.backend.backend(),
         })?;
         let rendered = render::gpu::render_frame(&gpu, &frame, &frame.events, &options)
-            .with_context(|| format!("cannot render {} on the GPU", args.file.display()))?;
-        (rendered, format!("GPU: {}", gpu.info().adapter))
+            .with_context(|| format!("cannot render {} on the GPU", file.display()))?;
+        (
+            rendered,
+            format!("GPU: {}", gpu.info().adapter),
+            checksum::gpu_key(gpu.info()),
+        )
     };
     let elapsed = start.elapsed().as_secs_f64();
-    rendered
-        .image
-        .write_png(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    match (&rendered.band, args.shard) {
+        (Some(outcome), Some(shard)) => {
+            let info = PartInfo {
+                shard: shard.to_string(),
+                rows: outcome.rows.clone(),
+                width: rendered.image.width,
+                height: rendered.image.height,
+                frame: frame_name(file, &draws, &renderer_key),
+            };
+            band::write_part(&rendered.image, &info, &args.out)
+        }
+        _ => rendered.image.write_png(&args.out),
+    }
+    .with_context(|| format!("cannot write {}", args.out.display()))?;
     let per_draw = match &args.per_draw {
         Some(dir) => write_per_draw(&rendered, dir)?,
         None => Vec::new(),
     };
     let checksum = checksum::hex(checksum::image_checksum(&rendered.image));
+    let band = rendered.band.as_ref().map(|b| {
+        let rows = band::rows_of(&rendered.image, b.rows.clone());
+        (b, checksum::hex(checksum::image_checksum(&rows)))
+    });
     if args.json {
         crate::output::print_json(&json!({
-            "file": args.file.display().to_string(),
+            "file": file.display().to_string(),
             "out": args.out.display().to_string(),
             "renderer": renderer,
             "width": rendered.image.width,
@@ -97,6 +139,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 .collect::<Vec<_>>(),
             "timings": rendered.timings,
             "texture_cache": rendered.texture_cache,
+            "shard": args.shard.map(|s| s.to_string()),
+            "band": band.as_ref().map(|(b, sum)| json!({
+                "rows": [b.rows.start, b.rows.end],
+                "checksum": sum,
+                "banded_draws": b.banded_draws,
+                "refused": b.refused,
+            })),
             "seconds": elapsed,
         }))?;
     } else {
@@ -108,6 +157,18 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 Some(d) => eprintln!("warning: draw {d}: {}", w.message),
                 None => eprintln!("warning: {}", w.message),
             }
+        }
+        if let Some((b, sum)) = &band {
+            if let Some(why) = &b.refused {
+                eprintln!("warning: every draw rendered whole, not cut to the band: {why}");
+            }
+            outln!(
+                "band {}: rows {}..{} ({} draws cut to it), band checksum {sum}",
+                args.shard.map(|s| s.to_string()).unwrap_or_default(),
+                b.rows.start,
+                b.rows.end,
+                b.banded_draws
+            );
         }
         outln!(
             "wrote {} ({}x{}, {} draws rendered, {} skipped, {} warnings, checksum {checksum}, \
@@ -127,6 +188,54 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 dir.display()
             );
         }
+    }
+    Ok(Status::Success)
+}
+
+/// The frame a part shows, as parts name it: capture file name, draws, renderer.
+fn frame_name(file: &Path, draws: &Option<std::ops::Range<usize>>, renderer: &str) -> String {
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    match draws {
+        Some(r) => format!("{name} draws {}..{} on {renderer}", r.start, r.end),
+        None => format!("{name} on {renderer}"),
+    }
+}
+
+/// `--merge`: the parts' bands into `--out`.
+fn merge(args: &ReplayArgs) -> anyhow::Result<Status> {
+    let mut parts = Vec::with_capacity(args.merge.len());
+    for path in &args.merge {
+        let (image, info) = band::read_part(path)?;
+        parts.push((path.display().to_string(), image, info));
+    }
+    let merged: Rgba8Image = band::merge(&parts)?;
+    merged
+        .write_png(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let checksum = checksum::hex(checksum::image_checksum(&merged));
+    if args.json {
+        crate::output::print_json(&json!({
+            "out": args.out.display().to_string(),
+            "width": merged.width,
+            "height": merged.height,
+            "checksum": checksum,
+            "parts": parts.iter().map(|(file, _, info)| json!({
+                "file": file,
+                "shard": info.shard,
+                "rows": [info.rows.start, info.rows.end],
+            })).collect::<Vec<_>>(),
+        }))?;
+    } else {
+        outln!(
+            "merged {} parts into {} ({}x{}, checksum {checksum})",
+            parts.len(),
+            args.out.display(),
+            merged.width,
+            merged.height
+        );
     }
     Ok(Status::Success)
 }

@@ -11,7 +11,10 @@
 //! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
 //! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
 //! - [`observe`]: a [`DrawObserver`] sees the surface memory before and after each draw.
+//! - [`band`]: one band of rows of the output image ([`RenderOptions::band`]), for a frame
+//!   split across machines, and the merge of the bands.
 
+pub mod band;
 pub mod color8;
 pub mod cpu;
 pub mod draw_range;

@@ -20,6 +20,10 @@ pub struct RenderOptions {
     /// How the CPU renderer splits a draw's rasterization into screen tiles run in parallel
     /// (`render::cpu::tiles`); every choice gives the same image bit for bit.
     pub tiling: Tiling,
+    /// Render only this band of the output image's rows ([`super::band`]): draws into the
+    /// output surface are cut to it when that is exact ([`super::band::BandPlan`]), and the
+    /// image's other rows are transparent black. `None` = the whole image.
+    pub band: Option<super::band::Band>,
 }
 
 /// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).
@@ -196,6 +200,8 @@ pub struct RenderedFrame {
     /// Draws whose coverage and per-fragment operations ran on two or more screen tiles in
     /// parallel (CPU renderer, [`RenderOptions::tiling`]; 0 on the GPU).
     pub tiled_draws: usize,
+    /// What [`RenderOptions::band`] did (`None` without a band).
+    pub band: Option<super::band::BandOutcome>,
 }
 
 /// Why a frame could not be rendered.

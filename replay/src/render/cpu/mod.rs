@@ -12,6 +12,11 @@
 //! 2×2 quads ([`quads`]), the fragment program on those quads (in parallel), then the
 //! per-fragment operations in primitive order ([`rop`]).
 //!
+//! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
+//! its rows as their scissor's; a cut draw that covers pixels only outside them still loads
+//! and stores its targets, as the whole frame's draw does, so that the surface memory holds
+//! the same regions (and later reads see the same bytes).
+//!
 //! Clears come from the capture: [`render_frame`] requires its [`FrameEvents`]
 //! ([`FrameEvents::from_capture`]).
 
@@ -23,6 +28,7 @@ pub mod rop;
 pub mod tiles;
 pub mod vertex;
 
+use super::band::BandPlan;
 use super::msaa::msaa_note;
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{DrawState, FrameEvents};
@@ -32,6 +38,7 @@ use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame, Tiling,
 };
 use crate::interp::fragment::FragmentState;
+use crate::raster::PixelRect;
 use crate::texture::cache::TextureCache;
 use crate::texture::CaptureSampler;
 use geometry::CoverRules;
@@ -79,6 +86,9 @@ pub fn render_frame_observed(
     let output = output_surface(frame, events).ok_or_else(|| {
         RenderError::NothingToRender("no draw writes a usable colour target".into())
     })?;
+    let band = options
+        .band
+        .map(|band| BandPlan::new(frame, events, &output, range.clone(), band));
     let mut timings = RenderTimings::default();
     let cache = (!options.no_texture_cache).then(TextureCache::default);
     let mut surfaces = SurfaceMemory::new();
@@ -116,6 +126,7 @@ pub fn render_frame_observed(
         );
         match render_draw(
             draw,
+            band.as_ref().filter(|b| b.is_banded(index)),
             &base,
             &mut surfaces,
             cache.as_ref(),
@@ -141,10 +152,11 @@ pub fn render_frame_observed(
         );
         if options.per_draw {
             let t = Instant::now();
-            per_draw.push(DrawSnapshot {
-                draw: index,
-                image: read_output(&output, &surfaces, &base),
-            });
+            let mut image = read_output(&output, &surfaces, &base);
+            if let Some(b) = &band {
+                b.mask(&mut image);
+            }
+            per_draw.push(DrawSnapshot { draw: index, image });
             timings.readback += t.elapsed().as_secs_f64();
         }
     }
@@ -167,7 +179,10 @@ pub fn render_frame_observed(
         }
     }
     let t = Instant::now();
-    let image = read_output(&output, &surfaces, &base);
+    let mut image = read_output(&output, &surfaces, &base);
+    if let Some(b) = &band {
+        b.mask(&mut image);
+    }
     timings.readback += t.elapsed().as_secs_f64();
     if !between.is_empty() || rendered > 0 {
         let stale = surfaces.take_stale_reads();
@@ -190,6 +205,7 @@ pub fn render_frame_observed(
         timings,
         texture_cache: cache.map(|c| c.stats()).unwrap_or_default(),
         tiled_draws,
+        band: band.map(|b| b.outcome()),
     })
 }
 
@@ -216,10 +232,13 @@ fn read_output(
     output_image(output, &overlay)
 }
 
-/// Render one draw; `Err` is the reason it was skipped, `Ok` its warnings. `tiled` counts
-/// the draw when it ran on two or more tiles.
+/// Render one draw, cut to `band` when it is given (a plan that cuts this draw); `Err` is
+/// the reason it was skipped, `Ok` its warnings. `tiled` counts the draw when it ran on two
+/// or more tiles.
+#[allow(clippy::too_many_arguments)]
 fn render_draw(
     draw: &Draw,
+    band: Option<&BandPlan>,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
     cache: Option<&TextureCache>,
@@ -228,7 +247,12 @@ fn render_draw(
     tiled: &mut usize,
 ) -> Result<Vec<String>, String> {
     let setup = Instant::now();
-    let state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+    let mut state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+    let whole_bounds = state.window_bounds();
+    if let Some(b) = band {
+        b.cut(&mut state);
+    }
+    let state = state;
     let mut warnings = state.shading.warnings.clone();
     warnings.extend(msaa_note(&draw.surface));
     if state.color_targets.is_empty() && state.depth_test.is_none() && state.stencil.is_none() {
@@ -276,7 +300,9 @@ fn render_draw(
         batch: (QUADS_PER_BATCH / tiles.len().max(1)).max(MIN_TILE_BATCH),
     };
     let mut cursors = first_batches(&coverage, &tiles);
-    if cursors.iter().all(|c| c.jobs.is_empty()) {
+    if cursors.iter().all(|c| c.jobs.is_empty())
+        && (band.is_none() || !covers_any(&coverage, whole_bounds, &prims))
+    {
         // Nothing covered: no target is touched.
         timings.setup += setup.elapsed().as_secs_f64();
         return Ok(warnings);
@@ -371,6 +397,14 @@ fn render_draw(
     shaded_all?;
     timings.render += render.elapsed().as_secs_f64();
     Ok(warnings)
+}
+
+/// Whether `prims` cover a pixel inside `bounds` (the first batch of one tile).
+fn covers_any(coverage: &Coverage<'_>, bounds: PixelRect, prims: &[geometry::RasterPrim]) -> bool {
+    let tiles = tiles::plan(bounds, prims, Tiling::Off);
+    first_batches(coverage, &tiles)
+        .iter()
+        .any(|c| !c.jobs.is_empty())
 }
 
 /// Every tile's first batch of covered quads (the tiles in parallel).

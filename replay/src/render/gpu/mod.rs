@@ -21,6 +21,10 @@
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw.
 //!
+//! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
+//! its rows as their scissor's (the render pass scissor rectangle); a draw left with no row is
+//! not submitted, but its targets are bound and marked written as the whole frame's draw's.
+//!
 //! The output is [`output_surface`]'s choice (the displayed buffer, else the last colour
 //! target), read from the surface memory. Approximations of the device (see `pipeline.rs`,
 //! `crate::texture::binding`) are reported once per draw as warnings.
@@ -51,6 +55,7 @@ use rsxtrace_program::fragment::decode as decode_fragment;
 use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
+use super::band::BandPlan;
 use super::msaa::msaa_note;
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
@@ -94,9 +99,13 @@ pub fn render_frame_observed(
     let output = output_surface(frame, events).ok_or_else(|| {
         RenderError::NothingToRender("no draw writes a usable colour target".to_string())
     })?;
+    let band = options
+        .band
+        .map(|band| BandPlan::new(frame, events, &output, range.clone(), band));
     let mut r = Renderer {
         gpu,
         frame,
+        band,
         surfaces: SurfaceMemory::new(),
         bound: None,
         vertex_programs: Default::default(),
@@ -135,7 +144,10 @@ pub fn render_frame_observed(
             }
             r.observe(command, |memory| observer.after(index, memory))?;
             if options.per_draw {
-                let image = r.output_image(&output, frame.draws[index].end_command)?;
+                let mut image = r.output_image(&output, frame.draws[index].end_command)?;
+                if let Some(b) = &r.band {
+                    b.mask(&mut image);
+                }
                 per_draw.push(DrawSnapshot { draw: index, image });
             }
         }
@@ -152,7 +164,10 @@ pub fn render_frame_observed(
         .draws
         .get(range.end - 1)
         .map_or(frame.command_count.saturating_sub(1), |d| d.end_command);
-    let image = r.output_image(&output, last)?;
+    let mut image = r.output_image(&output, last)?;
+    if let Some(b) = &r.band {
+        b.mask(&mut image);
+    }
     let stale = r.surfaces.take_stale_reads();
     if stale > 0 {
         r.warnings.push(RenderWarning {
@@ -173,6 +188,7 @@ pub fn render_frame_observed(
         timings: r.timings,
         texture_cache: Default::default(),
         tiled_draws: 0,
+        band: r.band.as_ref().map(|b| b.outcome()),
     })
 }
 
@@ -230,6 +246,8 @@ fn declared_units(module: &WgslModule) -> u16 {
 struct Renderer<'a> {
     gpu: &'a Gpu,
     frame: &'a Frame,
+    /// The band the draws are cut to ([`RenderOptions::band`]).
+    band: Option<BandPlan>,
     surfaces: SurfaceMemory,
     bound: Option<SurfaceSet>,
     vertex_programs: vertex::VertexPrograms,
@@ -549,7 +567,11 @@ impl Renderer<'_> {
         let frame = self.frame;
         let draw = &frame.draws[index];
         let t_setup = Instant::now();
-        let state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+        let mut state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+        if let Some(b) = &self.band {
+            b.restrict(index, &mut state);
+        }
+        let state = state;
         for w in &state.shading.warnings {
             self.warn(Some(index), w.clone());
         }
@@ -684,6 +706,13 @@ impl Renderer<'_> {
         let Some(set) = self.bound.as_mut() else {
             return Err(DrawFailure::Skip("no surface bound".to_string()));
         };
+        if bounds.is_empty() {
+            // Every pixel is scissored away (a draw cut to a band it does not reach): the
+            // device would draw nothing, and a rectangle past the target is invalid.
+            set.dirty = true;
+            self.timings.render += since(t);
+            return Ok(());
+        }
         self.gpu
             .raster_draw(
                 &set.targets(outputs, with_depth),

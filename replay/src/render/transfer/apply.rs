@@ -54,6 +54,41 @@ pub fn apply_transfer(
     result.unwrap_or_else(|e| vec![e])
 }
 
+/// The bytes `transfer` may read, `(memory, start, end)`, by the rules [`apply_transfer`]
+/// reads them with (an `NV0039` source at its pitch and packed, an `NV3089` input image);
+/// `None` when it reads nothing. A bound for callers that must know whether a transfer
+/// reads some memory (`render::band`), not the exact bytes.
+pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
+    match transfer {
+        Transfer::Copy(c) => {
+            if c.line_count == 0 || c.line_length == 0 {
+                return None;
+            }
+            let ss = i64::from(c.src_stride.max(1));
+            let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+            let last = i64::from(c.line_count) - 1;
+            let a = i64::from(c.src_offset);
+            let b = a + last * i64::from(c.src_pitch);
+            let width = (bytes - 1) * ss + 1;
+            let packed = a + (last + 1) * i64::from(c.line_length);
+            let start = a.min(b).max(0);
+            let end = (a.max(b) + width).max(packed).max(start);
+            Some((c.src, start as u64, end as u64))
+        }
+        Transfer::Scaled(s) => {
+            let (in_w, in_h) = (u64::from(s.in_size.0), u64::from(s.in_size.1));
+            if in_w == 0 || in_h == 0 {
+                return None;
+            }
+            let start = u64::from(s.src_offset);
+            let end = start
+                + (in_h - 1) * u64::from(s.src_pitch)
+                + in_w * u64::from(s.src_format.bytes());
+            Some((s.src, start, end))
+        }
+    }
+}
+
 /// `[start, end)` byte range, checked against 4 GiB and [`MAX_TRANSFER_BYTES`].
 fn span(what: &str, start: i64, end: i64) -> Result<(u32, u32), String> {
     if start < 0 || end > 1 << 32 || end < start {
