@@ -12,6 +12,11 @@ pub trait DrawObserver {
     fn before(&mut self, draw: usize, memory: &dyn GuestMemory);
     /// After draw `draw` was rendered (or skipped: then `memory` is as it was before).
     fn after(&mut self, draw: usize, memory: &dyn GuestMemory);
+    /// Whether it looks at all. A renderer must bring its targets back to memory before it
+    /// shows them (the GPU render reads them back from the device), so it asks first.
+    fn active(&self) -> bool {
+        true
+    }
 }
 
 /// The observer that looks at nothing (what `render_frame` uses).
@@ -21,4 +26,7 @@ pub struct NoObserver;
 impl DrawObserver for NoObserver {
     fn before(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
     fn after(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+    fn active(&self) -> bool {
+        false
+    }
 }

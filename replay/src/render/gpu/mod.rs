@@ -133,7 +133,11 @@ pub fn render_frame_observed(
                 r.between(&e)?;
             }
             let command = frame.draws[index].end_command;
-            r.observe(command, |memory| observer.before(index, memory))?;
+            // Showing memory reads the targets back: only for an observer that looks.
+            let looks = observer.active();
+            if looks {
+                r.observe(command, |memory| observer.before(index, memory))?;
+            }
             match stage
                 .map_err(DrawFailure::Skip)
                 .and_then(|s| r.draw(index, s))
@@ -142,7 +146,9 @@ pub fn render_frame_observed(
                 Err(DrawFailure::Skip(reason)) => skipped.push((index, reason)),
                 Err(DrawFailure::Fatal(e)) => return Err(e),
             }
-            r.observe(command, |memory| observer.after(index, memory))?;
+            if looks {
+                r.observe(command, |memory| observer.after(index, memory))?;
+            }
             if options.per_draw {
                 let mut image = r.output_image(&output, frame.draws[index].end_command)?;
                 if let Some(b) = &r.band {
