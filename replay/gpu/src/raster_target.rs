@@ -671,12 +671,68 @@ impl Gpu {
         Ok(DepthContents { depth, stencil })
     }
 
-    /// Draws `draw` into `targets` (loading and storing their contents).
+    /// Draws `draw` into `targets` (loading and storing their contents): [`Gpu::raster_draws`]
+    /// with one draw.
     pub fn raster_draw(
         &self,
         targets: &RasterTargets<'_>,
         draw: &RasterDraw<'_>,
     ) -> Result<(), GpuError> {
+        self.raster_draws(&[(*targets, *draw)])
+    }
+
+    /// Draws each `(targets, draw)` in order, recorded into one command buffer (one render
+    /// pass each, loading and storing the targets) and submitted once: a run of draws costs
+    /// one submission instead of one per draw. The draws are checked first; a bad one fails
+    /// the call before anything is recorded.
+    pub fn raster_draws(
+        &self,
+        draws: &[(RasterTargets<'_>, RasterDraw<'_>)],
+    ) -> Result<(), GpuError> {
+        let mut checked = Vec::with_capacity(draws.len());
+        for (targets, draw) in draws {
+            if let Some(c) = self.checked_raster_draw(targets, draw)? {
+                checked.push((targets, draw, c));
+            }
+        }
+        if checked.is_empty() {
+            return Ok(());
+        }
+        self.scoped("drawing raster draws", || {
+            let prepared: Vec<PreparedDraw> = checked
+                .iter()
+                .map(|(_, draw, c)| self.prepare_raster_draw(draw, c))
+                .collect();
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("raster draws"),
+                });
+            for ((targets, draw, c), p) in checked.iter().zip(&prepared) {
+                record_raster_draw(&mut encoder, targets, draw, c, p);
+            }
+            self.queue.submit([encoder.finish()]);
+        })
+    }
+
+    /// Whether [`Gpu::raster_draws`] would take `draw` into `targets` (targets matching the
+    /// pipeline, whole primitives, every unit the module samples bound; the pipeline is built
+    /// and cached): the error it would fail with, checked before a draw is queued.
+    pub fn check_raster_draw(
+        &self,
+        targets: &RasterTargets<'_>,
+        draw: &RasterDraw<'_>,
+    ) -> Result<(), GpuError> {
+        self.checked_raster_draw(targets, draw).map(|_| ())
+    }
+
+    /// The checks of one draw and what recording it needs; `None` when its scissor leaves
+    /// nothing to draw.
+    fn checked_raster_draw(
+        &self,
+        targets: &RasterTargets<'_>,
+        draw: &RasterDraw<'_>,
+    ) -> Result<Option<CheckedDraw>, GpuError> {
         let desc = draw.desc;
         // Targets must match the pipeline's slots and each other's size.
         let mut size: Option<(u32, u32)> = None;
@@ -763,7 +819,8 @@ impl Gpu {
             .filter(|_| (draw.vertices.len() as u64) * 16 <= self.limits.max_buffer_size)
             .ok_or_else(|| GpuError::argument("vertices", "exceed the vertex buffer limit"))?;
         let entry = self.raster_pipeline(draw.module, desc)?;
-        let mut group1_entries = Vec::new();
+        // (unit, binding, sampler?) per entry of group 1, made into entries when recording.
+        let mut group1_slots: Vec<(u8, u32, bool)> = Vec::new();
         for slot in &entry.units {
             let name = format!("textures[{}]", slot.unit);
             let t = draw
@@ -784,16 +841,10 @@ impl Gpu {
                         ),
                     ));
                 }
-                group1_entries.push(wgpu::BindGroupEntry {
-                    binding: slot.unit * 2,
-                    resource: wgpu::BindingResource::TextureView(&t.view),
-                });
+                group1_slots.push((slot.unit as u8, slot.unit * 2, false));
             }
             if slot.sampler {
-                group1_entries.push(wgpu::BindGroupEntry {
-                    binding: slot.unit * 2 + 1,
-                    resource: wgpu::BindingResource::Sampler(&t.sampler),
-                });
+                group1_slots.push((slot.unit as u8, slot.unit * 2 + 1, true));
             }
         }
         let scissor = match draw.scissor {
@@ -808,98 +859,149 @@ impl Gpu {
         };
         let Some(scissor) = scissor else {
             // Nothing inside the scissor: nothing is drawn.
-            return Ok(());
+            return Ok(None);
         };
-        self.scoped("drawing a raster draw", || {
-            let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("raster group 0 (empty)"),
-                layout: &entry.group0,
-                entries: &[],
-            });
-            let group1 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("raster group 1"),
-                layout: &entry.group1,
-                entries: &group1_entries,
-            });
-            let vertex_buf = (count > 0).then(|| {
-                self.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("raster vertices"),
-                        contents: bytemuck::cast_slice(draw.vertices),
-                        usage: wgpu::BufferUsages::VERTEX,
-                    })
-            });
-            let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = targets
-                .colors
-                .iter()
-                .take(desc.targets.len())
-                .map(|t| {
-                    t.map(|t| wgpu::RenderPassColorAttachment {
-                        view: &t.view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })
-                })
-                .collect();
-            let mut encoder = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("raster draw"),
-                });
-            {
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("raster draw"),
-                    color_attachments: &attachments,
-                    depth_stencil_attachment: targets.depth.map(|t| {
-                        wgpu::RenderPassDepthStencilAttachment {
-                            view: &t.view,
-                            depth_ops: Some(wgpu::Operations {
-                                load: wgpu::LoadOp::Load,
-                                store: wgpu::StoreOp::Store,
-                            }),
-                            stencil_ops: t.format.has_stencil().then_some(wgpu::Operations {
-                                load: wgpu::LoadOp::Load,
-                                store: wgpu::StoreOp::Store,
-                            }),
-                        }
-                    }),
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
-                if let Some(buf) = &vertex_buf {
-                    pass.set_pipeline(&entry.pipeline);
-                    pass.set_bind_group(0, &group0, &[]);
-                    pass.set_bind_group(1, &group1, &[]);
-                    pass.set_vertex_buffer(0, buf.slice(..));
-                    let v = draw.viewport.unwrap_or(RasterViewport {
-                        x: 0.0,
-                        y: 0.0,
-                        width: width as f32,
-                        height: height as f32,
-                        min_depth: 0.0,
-                        max_depth: 1.0,
-                    });
-                    pass.set_viewport(v.x, v.y, v.width, v.height, v.min_depth, v.max_depth);
-                    pass.set_scissor_rect(scissor[0], scissor[1], scissor[2], scissor[3]);
-                    pass.set_stencil_reference(draw.stencil_reference);
-                    let c = draw.blend_constant;
-                    pass.set_blend_constant(wgpu::Color {
-                        r: c[0],
-                        g: c[1],
-                        b: c[2],
-                        a: c[3],
-                    });
-                    pass.draw(0..count, 0..1);
-                }
-            }
-            self.queue.submit([encoder.finish()]);
-        })
+        Ok(Some(CheckedDraw {
+            entry,
+            group1_slots,
+            count,
+            size: (width, height),
+            scissor,
+        }))
     }
+
+    /// The bind groups and vertex buffer of a checked draw.
+    fn prepare_raster_draw(&self, draw: &RasterDraw<'_>, c: &CheckedDraw) -> PreparedDraw {
+        let group1_entries: Vec<wgpu::BindGroupEntry<'_>> = c
+            .group1_slots
+            .iter()
+            .filter_map(|&(unit, binding, sampler)| {
+                let t = draw.textures.get(usize::from(unit)).copied().flatten()?;
+                Some(wgpu::BindGroupEntry {
+                    binding,
+                    resource: if sampler {
+                        wgpu::BindingResource::Sampler(&t.sampler)
+                    } else {
+                        wgpu::BindingResource::TextureView(&t.view)
+                    },
+                })
+            })
+            .collect();
+        let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("raster group 0 (empty)"),
+            layout: &c.entry.group0,
+            entries: &[],
+        });
+        let group1 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("raster group 1"),
+            layout: &c.entry.group1,
+            entries: &group1_entries,
+        });
+        let vertices = (c.count > 0).then(|| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("raster vertices"),
+                    contents: bytemuck::cast_slice(draw.vertices),
+                    usage: wgpu::BufferUsages::VERTEX,
+                })
+        });
+        PreparedDraw {
+            group0,
+            group1,
+            vertices,
+        }
+    }
+}
+
+/// A draw that passed [`Gpu::raster_draws`]' checks.
+struct CheckedDraw {
+    entry: crate::cache::RenderEntry,
+    group1_slots: Vec<(u8, u32, bool)>,
+    count: u32,
+    size: (u32, u32),
+    scissor: [u32; 4],
+}
+
+/// The device objects a checked draw is recorded with.
+struct PreparedDraw {
+    group0: wgpu::BindGroup,
+    group1: wgpu::BindGroup,
+    vertices: Option<wgpu::Buffer>,
+}
+
+/// Records one render pass drawing `draw` into `targets`.
+fn record_raster_draw(
+    encoder: &mut wgpu::CommandEncoder,
+    targets: &RasterTargets<'_>,
+    draw: &RasterDraw<'_>,
+    c: &CheckedDraw,
+    p: &PreparedDraw,
+) {
+    let desc = draw.desc;
+    let (width, height) = c.size;
+    let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = targets
+        .colors
+        .iter()
+        .take(desc.targets.len())
+        .map(|t| {
+            t.map(|t| wgpu::RenderPassColorAttachment {
+                view: &t.view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        })
+        .collect();
+    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("raster draw"),
+        color_attachments: &attachments,
+        depth_stencil_attachment: targets
+            .depth
+            .map(|t| wgpu::RenderPassDepthStencilAttachment {
+                view: &t.view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: t.format.has_stencil().then_some(wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                }),
+            }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+    let Some(buf) = &p.vertices else {
+        return;
+    };
+    pass.set_pipeline(&c.entry.pipeline);
+    pass.set_bind_group(0, &p.group0, &[]);
+    pass.set_bind_group(1, &p.group1, &[]);
+    pass.set_vertex_buffer(0, buf.slice(..));
+    let v = draw.viewport.unwrap_or(RasterViewport {
+        x: 0.0,
+        y: 0.0,
+        width: width as f32,
+        height: height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    });
+    pass.set_viewport(v.x, v.y, v.width, v.height, v.min_depth, v.max_depth);
+    let s = c.scissor;
+    pass.set_scissor_rect(s[0], s[1], s[2], s[3]);
+    pass.set_stencil_reference(draw.stencil_reference);
+    let k = draw.blend_constant;
+    pass.set_blend_constant(wgpu::Color {
+        r: k[0],
+        g: k[1],
+        b: k[2],
+        a: k[3],
+    });
+    pass.draw(0..c.count, 0..1);
 }
 
 #[cfg(test)]

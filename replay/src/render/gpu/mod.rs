@@ -48,9 +48,11 @@ use std::time::Instant;
 use crate::texture::binding::{self, Strictness};
 use crate::texture::cache;
 use crate::texture::lod::unit_lod;
+use crate::texture::texture_spans;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_gpu::{Gpu, GpuError, RasterDraw, UploadedTexture};
+use rsxtrace_capture::rrc::Location;
+use rsxtrace_gpu::{Gpu, GpuError, UploadedTexture};
 use rsxtrace_program::fragment::decode as decode_fragment;
 use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
@@ -66,7 +68,7 @@ use super::{
 };
 use geometry::TargetMapping;
 use shader::{DepthRule, WposRule, WrapperOptions};
-use targets::{SetKey, SurfaceSet};
+use targets::{PendingDraw, SetKey, SurfaceSet};
 
 /// Render `frame` on `gpu` with its clears from `events`.
 pub fn render_frame(
@@ -461,14 +463,32 @@ impl Renderer<'_> {
             return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
         }
         if let Some(location) = t.format.location {
-            // A conservative extent: 16 bytes per texel, six faces, a full mip chain.
-            let texels =
-                u64::from(t.width.max(1)) * u64::from(t.height.max(1)) * u64::from(t.depth.max(1));
-            let end = u64::from(t.offset) + texels * 16 * 6 * 2;
-            let overlaps = self
-                .bound
-                .as_ref()
-                .is_some_and(|b| b.dirty && b.overlaps(location, u64::from(t.offset), end));
+            // The bytes the texture model reads (every face, level and slice); for a state it
+            // refuses, a conservative extent: 16 bytes per texel, six faces, a full mip chain.
+            // Too wide an extent reads the targets back at every draw that samples a texture
+            // placed after them.
+            let spans: Vec<(Location, u64, u64)> = match texture_spans(unit, t) {
+                Ok(spans) => spans
+                    .iter()
+                    .map(|s| {
+                        let start = u64::from(s.offset);
+                        (s.location, start, start + u64::from(s.len))
+                    })
+                    .collect(),
+                Err(_) => {
+                    let texels = u64::from(t.width.max(1))
+                        * u64::from(t.height.max(1))
+                        * u64::from(t.depth.max(1));
+                    let start = u64::from(t.offset);
+                    vec![(location, start, start + texels * 16 * 6 * 2)]
+                }
+            };
+            let overlaps = self.bound.as_ref().is_some_and(|b| {
+                b.dirty
+                    && spans
+                        .iter()
+                        .any(|&(l, start, end)| b.overlaps(l, start, end))
+            });
             if overlaps {
                 self.flush(base).map_err(DrawFailure::Fatal)?;
             }
@@ -705,10 +725,6 @@ impl Renderer<'_> {
             bounds.x1.saturating_sub(bounds.x0),
             bounds.y1.saturating_sub(bounds.y0),
         ];
-        let mut bound_textures = [None; 16];
-        for (unit, t) in &textures {
-            bound_textures[usize::from(*unit)] = Some(&**t);
-        }
         let Some(set) = self.bound.as_mut() else {
             return Err(DrawFailure::Skip("no surface bound".to_string()));
         };
@@ -719,21 +735,21 @@ impl Renderer<'_> {
             self.timings.render += since(t);
             return Ok(());
         }
-        self.gpu
-            .raster_draw(
-                &set.targets(outputs, with_depth),
-                &RasterDraw {
-                    module: &module,
-                    desc: &dp.desc,
-                    vertices: &records.data,
-                    textures: bound_textures,
-                    viewport: None,
-                    scissor: Some(scissor),
-                    stencil_reference: dp.stencil_reference,
-                    blend_constant: dp.blend_constant,
-                },
-            )
-            .map_err(draw_gpu_error)?;
+        set.queue(
+            self.gpu,
+            PendingDraw {
+                module,
+                desc: dp.desc,
+                vertices: records.data,
+                textures,
+                scissor,
+                stencil_reference: dp.stencil_reference,
+                blend_constant: dp.blend_constant,
+                outputs,
+                with_depth,
+            },
+        )
+        .map_err(draw_gpu_error)?;
         set.dirty = true;
         self.timings.render += since(t);
         Ok(())

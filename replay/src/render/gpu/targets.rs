@@ -11,7 +11,7 @@ use rsxtrace_capture::rrc::Location;
 use rsxtrace_gpu::{
     ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, Gpu, GpuError,
     RasterDraw, RasterPipelineDesc, RasterTargets, StencilDesc, StencilFaceDesc, StencilOperation,
-    Topology, MAX_RASTER_TARGETS,
+    Topology, UploadedTexture, MAX_RASTER_TARGETS,
 };
 
 use crate::raster::PixelRect;
@@ -20,6 +20,8 @@ use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
     encode_depth, fixed_to_depth, SurfaceLayout, SurfaceMemory,
 };
+use rsxtrace_wgsl::WgslModule;
+use std::sync::Arc;
 
 use super::pipeline::{depth_format, has_alpha, target_format};
 use super::shader::{lit, module_from_source};
@@ -102,6 +104,54 @@ pub(crate) struct SurfaceSet {
     pub depth: Option<DepthTarget>,
     /// Drawn to since the last flush.
     pub dirty: bool,
+    /// Draws recorded but not yet submitted ([`SurfaceSet::queue`]).
+    pending: Vec<PendingDraw>,
+}
+
+/// A draw waiting for the set's next submission, holding what its recording borrows.
+#[derive(Debug)]
+pub(crate) struct PendingDraw {
+    /// The wrapped module.
+    pub module: Arc<WgslModule>,
+    /// Pipeline state.
+    pub desc: RasterPipelineDesc,
+    /// Vertex records.
+    pub vertices: Vec<[f32; 4]>,
+    /// Textures by unit.
+    pub textures: Vec<(u8, Arc<UploadedTexture>)>,
+    /// Scissor `[x, y, width, height]`.
+    pub scissor: [u32; 4],
+    /// Stencil reference.
+    pub stencil_reference: u32,
+    /// Blend constant.
+    pub blend_constant: [f64; 4],
+    /// Colour outputs drawn.
+    pub outputs: usize,
+    /// Whether the depth target is bound.
+    pub with_depth: bool,
+}
+
+/// Draws recorded into one command buffer at most (their vertex buffers live until then).
+const BATCH: usize = 64;
+
+/// The device's view of a queued draw.
+fn raster(d: &PendingDraw) -> RasterDraw<'_> {
+    let mut textures = [None; 16];
+    for (unit, t) in &d.textures {
+        if let Some(slot) = textures.get_mut(usize::from(*unit)) {
+            *slot = Some(&**t);
+        }
+    }
+    RasterDraw {
+        module: &d.module,
+        desc: &d.desc,
+        vertices: &d.vertices,
+        textures,
+        viewport: None,
+        scissor: Some(d.scissor),
+        stencil_reference: d.stencil_reference,
+        blend_constant: d.blend_constant,
+    }
 }
 
 /// Bytes of `layout` in surface memory (created from `base` on first use).
@@ -180,6 +230,7 @@ impl SurfaceSet {
             colors,
             depth,
             dirty: false,
+            pending: Vec::new(),
         })
     }
 
@@ -194,6 +245,7 @@ impl SurfaceSet {
             return Ok(());
         }
         let gpu_err = |e: GpuError| e.to_string();
+        self.submit(gpu).map_err(gpu_err)?;
         for ((layout, format), target) in self.key.colors.iter().zip(&self.colors) {
             let texels = gpu.read_color_target(target).map_err(gpu_err)?;
             let (w, _) = target.size();
@@ -232,6 +284,33 @@ impl SurfaceSet {
         Ok(())
     }
 
+    /// Queues `draw` (checked first, so that a draw the device refuses fails alone, now); the
+    /// queue is submitted as one command buffer when it holds [`BATCH`] draws, before the
+    /// targets are read back ([`SurfaceSet::flush`]) or cleared, and by [`SurfaceSet::submit`].
+    /// Consecutive draws into the same targets thus cost one submission, not one each.
+    pub(crate) fn queue(&mut self, gpu: &Gpu, draw: PendingDraw) -> Result<(), GpuError> {
+        gpu.check_raster_draw(&self.targets(draw.outputs, draw.with_depth), &raster(&draw))?;
+        self.pending.push(draw);
+        self.dirty = true;
+        if self.pending.len() >= BATCH {
+            self.submit(gpu)?;
+        }
+        Ok(())
+    }
+
+    /// Records and submits the queued draws.
+    pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let draws: Vec<(RasterTargets<'_>, RasterDraw<'_>)> = pending
+            .iter()
+            .map(|d| (self.targets(d.outputs, d.with_depth), raster(d)))
+            .collect();
+        gpu.raster_draws(&draws)
+    }
+
     /// Whether memory `start..end` of `location` overlaps one of the targets.
     pub(crate) fn overlaps(&self, location: Location, start: u64, end: u64) -> bool {
         self.key
@@ -263,6 +342,7 @@ impl SurfaceSet {
 
     /// Draws `clear` into the targets (the scissored area of the surface clip).
     pub(crate) fn clear(&mut self, gpu: &Gpu, clear: &ClearEvent) -> Result<(), String> {
+        self.submit(gpu).map_err(|e| e.to_string())?;
         let m = clear.mask;
         let depth = self
             .key
