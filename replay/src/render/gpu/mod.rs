@@ -19,7 +19,10 @@
 //!    samples an earlier target, including depth read as colour, reads what was rendered) and
 //!    uploaded (`crate::texture::binding`, approximating what the device cannot sample);
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
-//!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw.
+//!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
+//!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
+//!    surface state are recorded into one command buffer and submitted together (at 64
+//!    draws, or before the targets are read back, cleared or replaced).
 //!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's (the render pass scissor rectangle); a draw left with no row is
