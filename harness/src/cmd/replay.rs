@@ -28,7 +28,7 @@ pub struct ReplayArgs {
     pub out: PathBuf,
     /// Render only band K of N of the image's rows (rows floor((K-1)·H/N) to floor(K·H/N)),
     /// to split one frame across the machines of a CI matrix: the other rows of the PNG are
-    /// transparent black, and `--merge` puts the N PNGs together (docs/replay.md).
+    /// transparent black, and `--merge` puts the N PNGs together (docs/ci.md).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// Merge the PNGs of `--shard` runs (every band once, same frame and size) into `--out`.
