@@ -1,8 +1,9 @@
 //! Exact byte search over the captured memory blocks: every block is searched at every byte
 //! offset (any alignment) with memchr's `memmem` finder. Attachments that share one data blob
 //! (a block attached to many commands, rrc-format.md 3.3) are searched once and each hit is
-//! reported at every attachment's address. A pattern split across two adjacent blocks is not
-//! found: each block is searched on its own.
+//! reported at every attachment's address. A pattern split across two adjacent blocks (one
+//! ends where the other begins, in the same memory space) is found too, at the junction of
+//! each such pair of placements; a pattern that spans three blocks or more is not.
 //!
 //! What a hit means to the draws (index buffer, attribute, texture...) is the caller's
 //! business: [`MemoryHit::blocks`] names the attachments, and [`MemoryIndex::source_at`] tells
@@ -123,6 +124,9 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
             }
         }
     }
+    if !out.truncated {
+        out.truncated = junctions(index, &finder, pattern.len(), max_hits, &mut hits);
+    }
     out.hits = hits
         .into_iter()
         .map(|((location, address), mut blocks)| {
@@ -135,6 +139,93 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
         })
         .collect();
     out
+}
+
+/// The hit of `block` as [`MemoryHit::blocks`] lists it, with its attach order.
+fn hit_block(block: &BlockRef<'_>) -> (u32, HitBlock) {
+    (
+        block.seq,
+        HitBlock {
+            offset: block.offset,
+            size: block.data.len() as u64,
+            command: block.command,
+            block: block.block,
+        },
+    )
+}
+
+/// Adds the matches of a `len`-byte pattern that start in one placement and end in the
+/// placement that begins where it ends (same location), each distinct pair of placements
+/// searched once over the `len - 1` bytes either side of their junction. Returns whether the
+/// hit limit stopped it.
+fn junctions(
+    index: &MemoryIndex,
+    finder: &Finder<'_>,
+    len: usize,
+    max_hits: usize,
+    hits: &mut BTreeMap<(Location, u32), Vec<(u32, HitBlock)>>,
+) -> bool {
+    if len < 2 {
+        return false;
+    }
+    let blocks: Vec<BlockRef<'_>> = index.blocks().collect();
+    let mut starting: HashMap<(Location, u64), Vec<usize>> = HashMap::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if !b.data.is_empty() {
+            starting
+                .entry((b.location, u64::from(b.offset)))
+                .or_default()
+                .push(i);
+        }
+    }
+    // (location, junction address, left blob, right blob) already searched.
+    let mut searched: HashMap<(Location, u64, usize, usize), Vec<usize>> = HashMap::new();
+    for left in &blocks {
+        let Some(rights) = starting.get(&(left.location, left.end())) else {
+            continue;
+        };
+        for &j in rights {
+            let right = &blocks[j];
+            let key = (
+                left.location,
+                left.end(),
+                left.data.as_ptr() as usize,
+                right.data.as_ptr() as usize,
+            );
+            let starts = searched.entry(key).or_insert_with(|| {
+                let head = left.data.len().min(len - 1);
+                let tail = right.data.len().min(len - 1);
+                let mut window = Vec::with_capacity(head + tail);
+                window.extend_from_slice(&left.data[left.data.len() - head..]);
+                window.extend_from_slice(&right.data[..tail]);
+                // Only matches that start in the left part and end in the right one.
+                overlapping(finder, &window)
+                    .filter(|&at| at < head && at + len > head)
+                    .map(|at| left.data.len() - head + at)
+                    .collect()
+            });
+            for &start in starts.iter() {
+                let Some(address) = u32::try_from(start)
+                    .ok()
+                    .and_then(|a| left.offset.checked_add(a))
+                else {
+                    continue;
+                };
+                let place = (left.location, address);
+                if !hits.contains_key(&place) && hits.len() >= max_hits {
+                    return true;
+                }
+                let entry = hits.entry(place).or_default();
+                for b in [left, right] {
+                    let h = hit_block(b);
+                    if !entry.iter().any(|(seq, _)| *seq == h.0) {
+                        entry.push(h);
+                    }
+                }
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -209,9 +300,40 @@ mod tests {
         // "CABC" and "ABCA" overlap at 0x109's "A": both found.
         assert_eq!(search_blocks(&index, b"CABC", 100).hits.len(), 2);
         assert_eq!(search_blocks(&index, b"ABCA", 100).hits.len(), 2);
-        // A pattern running past a block's end is not found there.
+        // A pattern running past a block's end is not found there (no block follows it).
         assert!(search_blocks(&index, b"ABD", 100).hits.is_empty());
         assert!(search_blocks(&index, b"", 100).hits.is_empty());
+    }
+
+    #[test]
+    fn a_pattern_across_two_adjacent_blocks_is_found_at_their_junction() {
+        // "..ABC" at 0x100 and "DE.." at 0x105 are adjacent; "XY" at 0x200 and the second
+        // placement of "DE.." at 0x2FE touch nothing.
+        let c = capture(
+            &[
+                (1, 0, 0x100, 0),
+                (2, 0, 0x105, 1),
+                (3, 0, 0x200, 2),
+                (4, 0, 0x2FE, 1),
+            ],
+            &[b"..ABC", b"DE..", b"XY"],
+        );
+        let index = MemoryIndex::build(&c).unwrap();
+        let found = search_blocks(&index, b"BCDE", 100);
+        assert_eq!(found.hits.len(), 1, "{found:?}");
+        let hit = &found.hits[0];
+        assert_eq!((hit.location, hit.address), (Location::Local, 0x103));
+        assert_eq!(
+            hit.blocks.iter().map(|b| b.command).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        // One byte either side; and a pattern that fits in one block is not reported twice.
+        assert_eq!(search_blocks(&index, b"CD", 100).hits.len(), 1);
+        assert_eq!(search_blocks(&index, b"ABC", 100).hits.len(), 1);
+        assert_eq!(search_blocks(&index, b"ABC", 100).hits[0].blocks.len(), 1);
+        // Longer than both blocks together: not found.
+        assert!(search_blocks(&index, b"..ABCDE..!", 100).hits.is_empty());
+        assert_eq!(search_blocks(&index, b"..ABCDE..", 100).hits.len(), 1);
     }
 
     #[test]
