@@ -282,12 +282,26 @@ impl Renderer<'_> {
         if let Some(set) = &mut self.bound {
             if set.dirty {
                 let t = Instant::now();
-                set.flush(self.gpu, &mut self.surfaces, base)
-                    .map_err(RenderError::Gpu)?;
+                let flushed = set.flush(self.gpu, &mut self.surfaces, base);
                 self.timings.readback += since(t);
+                self.note_failures();
+                flushed.map_err(RenderError::Gpu)?;
             }
         }
         Ok(())
+    }
+
+    /// Queued draws the device refused when their batch was submitted: warnings (each was
+    /// checked when queued, so this is rare; the other draws of the batch were drawn).
+    fn note_failures(&mut self) {
+        let failures = self
+            .bound
+            .as_mut()
+            .map(SurfaceSet::take_failures)
+            .unwrap_or_default();
+        for (draw, why) in failures {
+            self.warn(Some(draw), format!("not drawn: {why}"));
+        }
     }
 
     /// Binds the surface state `key` (flushing and replacing what was bound).
@@ -356,7 +370,9 @@ impl Renderer<'_> {
         }
         let t = Instant::now();
         if let Some(set) = &mut self.bound {
-            set.clear(self.gpu, clear).map_err(RenderError::Gpu)?;
+            let cleared = set.clear(self.gpu, clear);
+            self.note_failures();
+            cleared.map_err(RenderError::Gpu)?;
         }
         self.timings.render += since(t);
         Ok(())
@@ -738,9 +754,10 @@ impl Renderer<'_> {
             self.timings.render += since(t);
             return Ok(());
         }
-        set.queue(
+        let queued = set.queue(
             self.gpu,
             PendingDraw {
+                index,
                 module,
                 desc: dp.desc,
                 vertices: records.data,
@@ -751,9 +768,10 @@ impl Renderer<'_> {
                 outputs,
                 with_depth,
             },
-        )
-        .map_err(draw_gpu_error)?;
-        set.dirty = true;
+        );
+        // A full queue was submitted: draws of it the device refused are warnings.
+        self.note_failures();
+        queued.map_err(draw_gpu_error)?;
         self.timings.render += since(t);
         Ok(())
     }

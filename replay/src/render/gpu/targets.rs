@@ -106,11 +106,16 @@ pub(crate) struct SurfaceSet {
     pub dirty: bool,
     /// Draws recorded but not yet submitted ([`SurfaceSet::queue`]).
     pending: Vec<PendingDraw>,
+    /// Queued draws the device refused when submitted alone: (draw, why), taken by
+    /// [`SurfaceSet::take_failures`].
+    failures: Vec<(usize, String)>,
 }
 
 /// A draw waiting for the set's next submission, holding what its recording borrows.
 #[derive(Debug)]
 pub(crate) struct PendingDraw {
+    /// The draw's index in the frame.
+    pub index: usize,
     /// The wrapped module.
     pub module: Arc<WgslModule>,
     /// Pipeline state.
@@ -133,6 +138,14 @@ pub(crate) struct PendingDraw {
 
 /// Draws recorded into one command buffer at most (their vertex buffers live until then).
 const BATCH: usize = 64;
+
+/// Whether `e` is the device's own failure (the frame cannot go on), not one draw's.
+fn is_device_error(e: &GpuError) -> bool {
+    matches!(
+        e,
+        GpuError::Readback { .. } | GpuError::Device { .. } | GpuError::NoAdapter { .. }
+    )
+}
 
 /// The device's view of a queued draw.
 fn raster(d: &PendingDraw) -> RasterDraw<'_> {
@@ -231,6 +244,7 @@ impl SurfaceSet {
             depth,
             dirty: false,
             pending: Vec::new(),
+            failures: Vec::new(),
         })
     }
 
@@ -298,7 +312,10 @@ impl SurfaceSet {
         Ok(())
     }
 
-    /// Records and submits the queued draws.
+    /// Records and submits the queued draws. When the device refuses the batch (a validation
+    /// error the checks did not foresee), each draw is submitted alone and the ones it refuses
+    /// are kept as failures, so that one bad draw costs only itself; errors of the device
+    /// itself (lost, out of memory, readback) are returned.
     pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
         if self.pending.is_empty() {
             return Ok(());
@@ -308,7 +325,28 @@ impl SurfaceSet {
             .iter()
             .map(|d| (self.targets(d.outputs, d.with_depth), raster(d)))
             .collect();
-        gpu.raster_draws(&draws)
+        match gpu.raster_draws(&draws) {
+            Ok(()) => Ok(()),
+            Err(e) if is_device_error(&e) => Err(e),
+            Err(_) => {
+                let mut failures = Vec::new();
+                for (d, one) in pending.iter().zip(&draws) {
+                    match gpu.raster_draws(std::slice::from_ref(one)) {
+                        Ok(()) => {}
+                        Err(e) if is_device_error(&e) => return Err(e),
+                        Err(e) => failures.push((d.index, format!("GPU: {e}"))),
+                    }
+                }
+                drop(draws);
+                self.failures.extend(failures);
+                Ok(())
+            }
+        }
+    }
+
+    /// The queued draws the device refused since the last call.
+    pub(crate) fn take_failures(&mut self) -> Vec<(usize, String)> {
+        std::mem::take(&mut self.failures)
     }
 
     /// Whether memory `start..end` of `location` overlaps one of the targets.
