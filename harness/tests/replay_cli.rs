@@ -2,52 +2,20 @@
 //! exists), per-draw snapshots, draw ranges, a small builder-made capture whose draw reads a
 //! constant the capture does not hold (listed as a warning), and bad input (exit status 2).
 
+mod cli_support;
+use cli_support::*;
+
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::rrc::Location;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
-
-fn rsxtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args(args)
-        .env("XDG_RUNTIME_DIR", runtime_dir())
-        .output()
-        .expect("run rsxtrace")
-}
-
-/// The XDG_RUNTIME_DIR for Mesa (stack-notes.md 1(b)): `rsxtrace-testkit`'s private one.
-fn runtime_dir() -> PathBuf {
-    rsxtrace_testkit::device::runtime_dir()
-}
-
-fn json_ok(args: &[&str]) -> Value {
-    let out = rsxtrace(args);
-    assert!(
-        out.status.success(),
-        "rsxtrace {args:?} failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON output")
-}
-
-fn sample() -> String {
-    let p: PathBuf = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
-    p.to_str().unwrap().to_string()
-}
 
 /// Decoded RGBA8 PNG: (width, height, pixels).
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
     let png = rsxtrace_testkit::image::read_rgba_png(path);
     (png.width, png.height, png.rgba)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Whether a GPU adapter opens; a loud skip when none exists (a failure under CI=true, and

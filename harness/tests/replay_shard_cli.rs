@@ -4,43 +4,12 @@
 //! of parts (a band twice, a band missing, a PNG that is not a part) are exit status 2 with a
 //! message naming the rows or the file.
 
+mod cli_support;
+use cli_support::*;
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
 use xxhash_rust::xxh3::xxh3_64;
-
-fn rsxtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args(args)
-        .output()
-        .expect("run rsxtrace")
-}
-
-fn json_ok(args: &[&str]) -> Value {
-    let out = rsxtrace(args);
-    assert!(
-        out.status.success(),
-        "rsxtrace {args:?} failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON output")
-}
-
-fn failure(args: &[&str]) -> String {
-    let out = rsxtrace(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn sample() -> String {
-    let p = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
-    p.to_str().unwrap().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Three bands of the basic sample in `dir`: part-K.png.
 fn three_parts(dir: &Path) -> Vec<Value> {

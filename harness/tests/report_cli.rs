@@ -3,37 +3,11 @@
 //! holds other files (refused, exit status 2), and on a GPU device when one exists the GPU
 //! render with `--verify`.
 
+mod cli_support;
+use cli_support::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn rsxtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
-        .args(args)
-        .env("XDG_RUNTIME_DIR", rsxtrace_testkit::device::runtime_dir())
-        .output()
-        .expect("run rsxtrace")
-}
-
-fn json_ok(args: &[&str]) -> Value {
-    let out = rsxtrace(args);
-    assert!(
-        out.status.success(),
-        "rsxtrace {args:?} failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON output")
-}
-
-fn sample() -> String {
-    let p: PathBuf = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
-    p.to_str().unwrap().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// The `src` of the index's frame image.
 fn frame_image(site: &Path) -> PathBuf {

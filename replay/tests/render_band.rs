@@ -10,10 +10,7 @@
 mod gpu_support;
 mod render_support;
 
-use render_support::{tex_program, FP_MOV_COL0};
-use rsxtrace_capture::builder::vertex_ucode::{
-    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
-};
+use render_support::{tex_program, vertex_program, FP_MOV_COL0};
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
@@ -190,24 +187,6 @@ fn multisampled(color: u32) -> SurfaceDesc {
         zeta: wide(ZETA),
         ..surface(color)
     }
-}
-
-/// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]` (END).
-fn vertex_program() -> Vec<u32> {
-    let input = source(REG_INPUT, SWIZZLE_XYZW);
-    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
-        opcode: VEC_MOV,
-        input: attribute,
-        constant: 0,
-        sources: [input, input, input],
-        output,
-        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
-        end,
-    };
-    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
-        .iter()
-        .flat_map(VecInstruction::encode)
-        .collect()
 }
 
 /// A builder drawing into COLOR: viewport = identity on window pixels, full scissor, the

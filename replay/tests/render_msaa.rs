@@ -14,9 +14,6 @@ mod gpu_support;
 
 mod render_support;
 use render_support::*;
-use rsxtrace_capture::builder::vertex_ucode::{
-    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
-};
 use rsxtrace_capture::builder::{
     CaptureBuilder, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc, TransferSurfaceDesc,
 };
@@ -35,23 +32,6 @@ const DEST: u32 = 0x0050_0000;
 
 /// The triangle, in pixels.
 const TRIANGLE: [(f32, f32); 3] = [(0.07, 0.06), (3.68, 1.83), (0.15, 3.6)];
-
-fn vertex_program() -> Vec<u32> {
-    let input = source(REG_INPUT, SWIZZLE_XYZW);
-    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
-        opcode: VEC_MOV,
-        input: attribute,
-        constant: 0,
-        sources: [input, input, input],
-        output,
-        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
-        end,
-    };
-    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
-        .iter()
-        .flat_map(VecInstruction::encode)
-        .collect()
-}
 
 fn target(offset: u32, pitch: u32) -> SurfaceTarget {
     SurfaceTarget {

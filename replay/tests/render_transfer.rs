@@ -11,9 +11,6 @@ mod gpu_support;
 
 mod render_support;
 use render_support::*;
-use rsxtrace_capture::builder::vertex_ucode::{
-    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
-};
 use rsxtrace_capture::builder::{
     CaptureBuilder, MemoryCopyDesc, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc,
     TransferSurfaceDesc, TransferSwizzleDesc,
@@ -35,23 +32,6 @@ const PATTERN: u32 = 0x0038_0000;
 const DEST: u32 = 0x0040_0000;
 
 /// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]`.
-fn vertex_program() -> Vec<u32> {
-    let input = source(REG_INPUT, SWIZZLE_XYZW);
-    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
-        opcode: VEC_MOV,
-        input: attribute,
-        constant: 0,
-        sources: [input, input, input],
-        output,
-        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
-        end,
-    };
-    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
-        .iter()
-        .flat_map(VecInstruction::encode)
-        .collect()
-}
-
 fn target(offset: u32, pitch: u32) -> SurfaceTarget {
     SurfaceTarget {
         location: Location::Local,

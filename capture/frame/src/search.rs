@@ -28,6 +28,18 @@ pub struct HitBlock {
     pub block: u64,
 }
 
+impl HitBlock {
+    /// The attachment `block`.
+    pub fn of(block: &BlockRef<'_>) -> HitBlock {
+        HitBlock {
+            offset: block.offset,
+            size: block.data.len() as u64,
+            command: block.command,
+            block: block.block,
+        }
+    }
+}
+
 /// Where the pattern occurs: one address of one memory space, with every attachment that holds
 /// the pattern there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -112,15 +124,7 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
                     out.truncated = true;
                     break 'blobs;
                 }
-                hits.entry(key).or_default().push((
-                    block.seq,
-                    HitBlock {
-                        offset: block.offset,
-                        size: block.data.len() as u64,
-                        command: block.command,
-                        block: block.block,
-                    },
-                ));
+                hits.entry(key).or_default().push(hit_block(block));
             }
         }
     }
@@ -143,15 +147,7 @@ pub fn search_blocks(index: &MemoryIndex, pattern: &[u8], max_hits: usize) -> Bl
 
 /// The hit of `block` as [`MemoryHit::blocks`] lists it, with its attach order.
 fn hit_block(block: &BlockRef<'_>) -> (u32, HitBlock) {
-    (
-        block.seq,
-        HitBlock {
-            offset: block.offset,
-            size: block.data.len() as u64,
-            command: block.command,
-            block: block.block,
-        },
-    )
+    (block.seq, HitBlock::of(block))
 }
 
 /// Adds the matches of a `len`-byte pattern that start in one placement and end in the

@@ -1,9 +1,30 @@
 //! Programs the render tests share: the ps3autotests `MOV R0, f[COL0]` fragment program (the
-//! builder's `FRAGMENT_MOV_COL0`, rsx-microcode.md B.1) and its `TEX R0, f[TEX0], TEX0`
-//! variant.
+//! builder's `FRAGMENT_MOV_COL0`, rsx-microcode.md B.1), its `TEX R0, f[TEX0], TEX0`
+//! variant, and a pass-through vertex program.
 #![allow(dead_code)]
 
+use rsxtrace_capture::builder::vertex_ucode::{
+    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
+};
 use rsxtrace_program::fragment::{decode, encode, FpOpcode, InputAttribute};
+
+/// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]` (END).
+pub fn vertex_program() -> Vec<u32> {
+    let input = source(REG_INPUT, SWIZZLE_XYZW);
+    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
+        opcode: VEC_MOV,
+        input: attribute,
+        constant: 0,
+        sources: [input, input, input],
+        output,
+        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
+        end,
+    };
+    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
+        .iter()
+        .flat_map(VecInstruction::encode)
+        .collect()
+}
 
 pub use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0 as FP_MOV_COL0;
 

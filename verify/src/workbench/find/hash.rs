@@ -67,12 +67,7 @@ pub fn search(frame: &Frame, map: &UseMap, pattern: &Pattern, max_hits: usize) -
             places
                 .entry((b.location, b.offset))
                 .or_default()
-                .push(HitBlock {
-                    offset: b.offset,
-                    size: b.data.len() as u64,
-                    command: b.command,
-                    block: b.block,
-                });
+                .push(HitBlock::of(b));
         }
         for ((location, offset), blocks) in places {
             if out.hits.len() >= max_hits {
