@@ -18,6 +18,10 @@
 //! side: what one machine of a 4-job matrix spends against the whole frame. The four bands,
 //! merged, must be the whole image.
 //!
+//! `replay_cpu_early_depth` renders the whole game frame with early depth rejection
+//! (`render::cpu::early_depth`: quads whose fragments all fail the depth test go unshaded)
+//! and without it, side by side; the images must be equal.
+//!
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -166,6 +170,37 @@ fn tiles(c: &mut Criterion) {
     group.finish();
 }
 
+fn early_depth(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let capture = read_file(&path).expect("read the game sample");
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let options = |no_early_depth| RenderOptions {
+        no_early_depth,
+        ..Default::default()
+    };
+    let early = render_frame(&frame, &events, &options(false)).expect("render");
+    let every = render_frame(&frame, &events, &options(true)).expect("render");
+    assert_eq!(early.image, every.image, "early depth changed the image");
+    eprintln!(
+        "early depth: {:?}; without: {:?}",
+        early.shading, every.shading
+    );
+    let mut group = c.benchmark_group("replay_cpu_early_depth_game");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.throughput(Throughput::Elements(early.draws_rendered as u64));
+    for (name, off) in [
+        ("early depth rejection", false),
+        ("every quad shaded", true),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| render_frame(&frame, &events, &options(off)).expect("render"))
+        });
+    }
+    group.finish();
+}
+
 fn bands(c: &mut Criterion) {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game sample");
@@ -216,5 +251,5 @@ fn bands(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, unit, tiles, bands);
+criterion_group!(benches, bench, unit, tiles, early_depth, bands);
 criterion_main!(benches);

@@ -139,6 +139,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 .collect::<Vec<_>>(),
             "timings": rendered.timings,
             "texture_cache": rendered.texture_cache,
+            "shading": rendered.shading,
             "shard": args.shard.map(|s| s.to_string()),
             "band": band.as_ref().map(|(b, sum)| json!({
                 "rows": [b.rows.start, b.rows.end],

@@ -24,6 +24,10 @@ pub struct RenderOptions {
     /// output surface are cut to it when that is exact ([`super::band::BandPlan`]), and the
     /// image's other rows are transparent black. `None` = the whole image.
     pub band: Option<super::band::Band>,
+    /// Shade every covered quad, even those whose fragments are all sure to fail the depth
+    /// test (CPU renderer, `render::cpu::early_depth`): for measuring early depth rejection
+    /// and checking that it changes nothing.
+    pub no_early_depth: bool,
 }
 
 /// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).
@@ -202,6 +206,25 @@ pub struct RenderedFrame {
     pub tiled_draws: usize,
     /// What [`RenderOptions::band`] did (`None` without a band).
     pub band: Option<super::band::BandOutcome>,
+    /// What the CPU renderer's fragment stage did (zeros on the GPU).
+    pub shading: ShadingStats,
+}
+
+/// What the CPU renderer's fragment stage did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ShadingStats {
+    /// 2x2 quads the fragment program ran on.
+    pub quads_shaded: u64,
+    /// Quads left unshaded because each of their fragments was sure to fail the depth test
+    /// (`render::cpu::early_depth`).
+    pub quads_rejected_early: u64,
+}
+
+impl std::ops::AddAssign for ShadingStats {
+    fn add_assign(&mut self, other: ShadingStats) {
+        self.quads_shaded += other.quads_shaded;
+        self.quads_rejected_early += other.quads_rejected_early;
+    }
 }
 
 /// Why a frame could not be rendered.

@@ -38,10 +38,11 @@ pub fn tex_program() -> Vec<u8> {
     encode(&p)
 }
 
-/// The CPU render of `frame` with `options`, once on one tile per draw and once with every
-/// draw that spans more than two rows split into bands of two (`Tiling::Rows(2)`, the
-/// smallest tiles): both must agree bit for bit (image, per-draw snapshots, warnings, skipped
-/// draws); returns the tiled render.
+/// The CPU render of `frame` with `options`, once on one tile per draw with every covered
+/// quad shaded (no early depth rejection) and once with every draw that spans more than two
+/// rows split into bands of two (`Tiling::Rows(2)`, the smallest tiles) and quads sure to
+/// fail the depth test left unshaded: both must agree bit for bit (image, per-draw
+/// snapshots, warnings, skipped draws); returns the tiled render.
 pub fn cpu_render_tiled(
     frame: &rsxtrace_capture::frame::Frame,
     events: &rsxtrace_replay::render::state::FrameEvents,
@@ -49,21 +50,30 @@ pub fn cpu_render_tiled(
 ) -> Result<rsxtrace_replay::render::RenderedFrame, rsxtrace_replay::render::RenderError> {
     use rsxtrace_replay::render::cpu::render_frame;
     use rsxtrace_replay::render::{RenderOptions, Tiling};
-    let with = |tiling| RenderOptions {
+    let with = |tiling, no_early_depth| RenderOptions {
         tiling,
+        no_early_depth,
         ..options.clone()
     };
-    let serial = render_frame(frame, events, &with(Tiling::Off));
-    let tiled = render_frame(frame, events, &with(Tiling::Rows(2)));
+    let serial = render_frame(frame, events, &with(Tiling::Off, true));
+    let tiled = render_frame(
+        frame,
+        events,
+        &with(Tiling::Rows(2), options.no_early_depth),
+    );
     match (&serial, &tiled) {
         (Ok(s), Ok(t)) => {
             assert_eq!(s.tiled_draws, 0, "Tiling::Off split a draw");
-            assert!(s.image == t.image, "tiles changed the image");
+            assert_eq!(s.shading.quads_rejected_early, 0, "no_early_depth rejected");
+            assert!(
+                s.image == t.image,
+                "tiles or early depth rejection changed the image"
+            );
             assert_eq!(s.per_draw.len(), t.per_draw.len());
             for (a, b) in s.per_draw.iter().zip(&t.per_draw) {
                 assert!(
                     a.draw == b.draw && a.image == b.image,
-                    "tiles changed the snapshot after draw {}",
+                    "tiles or early depth rejection changed the snapshot after draw {}",
                     a.draw
                 );
             }

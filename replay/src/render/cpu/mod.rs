@@ -9,8 +9,9 @@
 //! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
 //! then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for small draws)
 //! ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
-//! 2×2 quads ([`quads`]), the fragment program on those quads (in parallel), then the
-//! per-fragment operations in primitive order ([`rop`]).
+//! 2×2 quads ([`quads`]), less the quads sure to fail the depth test ([`early_depth`]), the
+//! fragment program on those quads (in parallel), then the per-fragment operations in
+//! primitive order ([`rop`]).
 //!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's; a cut draw that covers pixels only outside them still loads
@@ -21,6 +22,7 @@
 //! ([`FrameEvents::from_capture`]).
 
 pub mod clear;
+pub mod early_depth;
 pub mod geometry;
 pub mod pass;
 pub mod quads;
@@ -35,7 +37,8 @@ use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
-    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame, Tiling,
+    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
+    ShadingStats, Tiling,
 };
 use crate::interp::fragment::FragmentState;
 use crate::raster::PixelRect;
@@ -96,7 +99,7 @@ pub fn render_frame_observed(
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
     let mut rendered = 0usize;
-    let mut tiled_draws = 0usize;
+    let mut stats = FrameStats::default();
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
@@ -130,9 +133,9 @@ pub fn render_frame_observed(
             &base,
             &mut surfaces,
             cache.as_ref(),
-            options.tiling,
+            options,
             &mut timings,
-            &mut tiled_draws,
+            &mut stats,
         ) {
             Ok(w) => {
                 rendered += 1;
@@ -204,8 +207,9 @@ pub fn render_frame_observed(
         warnings,
         timings,
         texture_cache: cache.map(|c| c.stats()).unwrap_or_default(),
-        tiled_draws,
+        tiled_draws: stats.tiled_draws,
         band: band.map(|b| b.outcome()),
+        shading: stats.shading,
     })
 }
 
@@ -232,9 +236,18 @@ fn read_output(
     output_image(output, &overlay)
 }
 
+/// What the draws of a frame added up to.
+#[derive(Default)]
+struct FrameStats {
+    /// Draws that ran on two or more tiles.
+    tiled_draws: usize,
+    /// Quads shaded and rejected early.
+    shading: ShadingStats,
+}
+
 /// Render one draw, cut to `band` when it is given (a plan that cuts this draw); `Err` is
-/// the reason it was skipped, `Ok` its warnings. `tiled` counts the draw when it ran on two
-/// or more tiles.
+/// the reason it was skipped, `Ok` its warnings. It adds its tiling and shading to
+/// `stats`.
 #[allow(clippy::too_many_arguments)]
 fn render_draw(
     draw: &Draw,
@@ -242,10 +255,11 @@ fn render_draw(
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
     cache: Option<&TextureCache>,
-    tiling: Tiling,
+    options: &RenderOptions,
     timings: &mut RenderTimings,
-    tiled: &mut usize,
+    stats: &mut FrameStats,
 ) -> Result<Vec<String>, String> {
+    let tiling = options.tiling;
     let setup = Instant::now();
     let mut state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
     let whole_bounds = state.window_bounds();
@@ -354,6 +368,7 @@ fn render_draw(
             sprite: state.primitives.point_sprite,
         },
         offset: state.window_offset,
+        early_depth: !options.no_early_depth,
     };
     let oy = state.window_offset.1;
     let bands: Vec<(u32, u32)> = tiles
@@ -367,16 +382,20 @@ fn render_draw(
     };
     let shaded_all = match split {
         Some(views) => {
-            *tiled += 1;
+            stats.tiled_draws += 1;
             // A tile whose fragment program fails at run time (a step limit) stops there,
             // the others run to their end: such a draw is skipped on both paths, but the
             // fragments written before the failure may differ from the serial path's.
-            let done: Vec<Result<(), String>> = views
+            let done: Vec<Result<ShadingStats, String>> = views
                 .into_par_iter()
                 .zip(cursors.par_iter_mut())
                 .map(|(mut view, cursor)| pass.run(cursor, &mut view))
                 .collect();
-            done.into_iter().collect()
+            done.into_iter()
+                .try_fold(ShadingStats::default(), |mut all, tile| {
+                    all += tile?;
+                    Ok(all)
+                })
         }
         None => {
             if tiles.len() > 1 {
@@ -388,13 +407,13 @@ fn render_draw(
             }
             match cursors.first_mut() {
                 Some(cursor) => pass.run(cursor, &mut targets.whole()),
-                None => Ok(()),
+                None => Ok(ShadingStats::default()),
             }
         }
     };
     // The targets go back to the surface memory whatever happens to the draw.
     targets.store(surfaces);
-    shaded_all?;
+    stats.shading += shaded_all?;
     timings.render += render.elapsed().as_secs_f64();
     Ok(warnings)
 }

@@ -4,6 +4,7 @@
 //! ([`super::rop`]). The serial path runs one tile spanning the draw; the tiled path runs
 //! every tile at once, each on its own band of the targets.
 
+use super::early_depth;
 use super::geometry::{CoverRules, RasterPrim};
 use super::quads::{cover, InputContext, QuadJob};
 use super::rop::TileTargets;
@@ -11,6 +12,7 @@ use super::tiles::Tile;
 use crate::interp::fragment::{run_fragment_with, FragmentState};
 use crate::raster::Covered;
 use crate::render::state::DrawState;
+use crate::render::ShadingStats;
 use crate::texture::Sampler;
 use rsxtrace_program::fragment::FragmentProgram;
 
@@ -78,15 +80,38 @@ pub struct Pass<'a> {
     pub inputs: InputContext<'a>,
     /// The window offset: window pixel + offset = surface pixel.
     pub offset: (u32, u32),
+    /// Whether quads sure to fail the depth test may go unshaded ([`early_depth`]).
+    pub early_depth: bool,
 }
 
 impl Pass<'_> {
     /// Shade the batch `c` holds ([`Coverage::fill`] first) and every later one of its
-    /// tile, writing the fragments to `targets` in order. Stops at the first batch whose
-    /// fragment program fails.
-    pub fn run(&self, c: &mut Cursor<'_>, targets: &mut TileTargets<'_>) -> Result<(), String> {
+    /// tile, writing the fragments to `targets` in order; what it shaded. Stops at the first
+    /// batch whose fragment program fails.
+    pub fn run(
+        &self,
+        c: &mut Cursor<'_>,
+        targets: &mut TileTargets<'_>,
+    ) -> Result<ShadingStats, String> {
         let (ox, oy) = self.offset;
+        let early = self
+            .early_depth
+            .then(|| early_depth::rule(self.state, self.fstate.control, targets))
+            .flatten();
+        let mut stats = ShadingStats::default();
         while !c.jobs.is_empty() {
+            if let Some(func) = early {
+                let before = c.jobs.len();
+                c.jobs.retain(|job| {
+                    !early_depth::rejects(func, self.state, targets, job, self.offset)
+                });
+                stats.quads_rejected_early += (before - c.jobs.len()) as u64;
+            }
+            stats.quads_shaded += c.jobs.len() as u64;
+            if c.jobs.is_empty() {
+                self.coverage.fill(c);
+                continue;
+            }
             let jobs = &c.jobs;
             let outputs = run_fragment_with(
                 self.program,
@@ -129,6 +154,6 @@ impl Pass<'_> {
             }
             self.coverage.fill(c);
         }
-        Ok(())
+        Ok(stats)
     }
 }

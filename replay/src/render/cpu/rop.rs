@@ -227,6 +227,29 @@ pub struct TileTargets<'a> {
 }
 
 impl TileTargets<'_> {
+    /// The depth target's stored depth (fixed point) at surface pixel (`sx`, `sy`), and its
+    /// format; `None` without a depth target or outside the tile.
+    pub fn stored_depth(&mut self, sx: u32, sy: u32) -> Option<(u32, DepthFormat)> {
+        let d = self.depth?;
+        let at = d.layout.pixel_offset(sx, sy)?;
+        let px = self.pixel(self.colors.len(), &d.place, at, d.layout.bpp)?;
+        decode_depth(d.format, px).map(|(z, _)| (z, d.format))
+    }
+
+    /// Whether there is a depth target and it shares no byte with a colour target, so that
+    /// only depth and stencil updates change its bytes.
+    pub fn depth_is_separate(&self) -> bool {
+        let Some(d) = self.depth else {
+            return false;
+        };
+        let end = |p: &Place| p.from.saturating_add(p.len);
+        self.colors.iter().all(|c| {
+            c.place.region != d.place.region
+                || end(&c.place) <= d.place.from
+                || end(&d.place) <= c.place.from
+        })
+    }
+
     /// The `bpp` bytes of target `k` (colours, then depth) at byte offset `at` from its
     /// first byte; `place` locates the target in the lent regions.
     fn pixel(&mut self, k: usize, place: &Place, at: usize, bpp: u32) -> Option<&mut [u8]> {
@@ -260,14 +283,9 @@ impl TileTargets<'_> {
         if out.killed {
             return;
         }
-        let mut z = out.depth.map_or(z, |d| d as f32);
-        let (lo, hi) = state.depth_range;
-        let (lo, hi) = (lo.min(hi), lo.max(hi));
-        if state.depth_clamp {
-            z = z.clamp(lo, hi);
-        } else if state.depth_clip && !(z >= lo && z <= hi) {
+        let Some(z) = depth_range(state, out.depth.map_or(z, |d| d as f32)) else {
             return;
-        }
+        };
         if let Some(at) = &state.alpha_test {
             let alpha = out.colors[0][3] as f32;
             if !at.func.test(alpha, at.reference) {
@@ -310,6 +328,20 @@ impl TileTargets<'_> {
                 write_color(target, px, src, blend, mask);
             }
         }
+    }
+}
+
+/// The fragment's window depth after the depth range (`SET_ZMIN_MAX_CONTROL`): clamped, or
+/// `None` when clipped.
+pub fn depth_range(state: &DrawState, z: f32) -> Option<f32> {
+    let (lo, hi) = state.depth_range;
+    let (lo, hi) = (lo.min(hi), lo.max(hi));
+    if state.depth_clamp {
+        Some(z.clamp(lo, hi))
+    } else if state.depth_clip && !(z >= lo && z <= hi) {
+        None
+    } else {
+        Some(z)
     }
 }
 

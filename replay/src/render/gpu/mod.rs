@@ -198,6 +198,7 @@ pub fn render_frame_observed(
         warnings: r.warnings,
         timings: r.timings,
         texture_cache: Default::default(),
+        shading: Default::default(),
         tiled_draws: 0,
         band: r.band.as_ref().map(|b| b.outcome()),
     })
