@@ -10,6 +10,7 @@ use std::fmt::Debug;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use half::f16;
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 /// A floating-point type the interpreter can compute in.
 pub trait Real:
@@ -80,6 +81,11 @@ pub trait Real:
     fn to_half_bits(self) -> u16;
     /// The value of binary16 bits.
     fn from_half_bits(bits: u16) -> Self;
+    /// [`Real::to_half_bits`] of each value of `src` into `dst`, over the shorter of the two
+    /// (several values per instruction where the CPU converts binary16: x86 F16C).
+    fn to_half_bits_row(src: &[Self], dst: &mut [u16]);
+    /// [`Real::from_half_bits`] of each value of `src` into `dst`, over the shorter of the two.
+    fn from_half_bits_row(src: &[u16], dst: &mut [Self]);
     /// The value of f32 bits.
     fn from_word(bits: u32) -> Self {
         Self::from_f32(f32::from_bits(bits))
@@ -91,7 +97,8 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $wide:expr, $from_f32:expr, $from_f64:expr, $to_f32:expr, $to_f64:expr, $half:path) => {
+    ($t:ty, $wide:expr, $from_f32:expr, $from_f64:expr, $to_f32:expr, $to_f64:expr, $half:path,
+     $to_half_row:path, $from_half_row:path) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -186,8 +193,52 @@ macro_rules! impl_real {
             fn from_half_bits(bits: u16) -> Self {
                 Self::from_f32(f16::from_bits(bits).to_f32())
             }
+            #[inline]
+            fn to_half_bits_row(src: &[Self], dst: &mut [u16]) {
+                let n = src.len().min(dst.len());
+                if let (Some(src), Some(dst)) = (src.get(..n), dst.get_mut(..n)) {
+                    $to_half_row(src, dst);
+                }
+            }
+            #[inline]
+            fn from_half_bits_row(src: &[u16], dst: &mut [Self]) {
+                let n = src.len().min(dst.len());
+                if let (Some(src), Some(dst)) = (src.get(..n), dst.get_mut(..n)) {
+                    $from_half_row(src, dst);
+                }
+            }
         }
     };
+}
+
+/// Binary16 bits of equally long f32 slices through `half`'s slice conversion, which takes
+/// eight values per instruction with x86 F16C and rounds as [`f16::from_f32`] does.
+#[inline]
+fn f32_row_to_half(src: &[f32], dst: &mut [u16]) {
+    dst.reinterpret_cast_mut::<f16>()
+        .convert_from_f32_slice(src);
+}
+
+/// Values of equally long binary16 bit slices as f32 (exact).
+#[inline]
+fn half_row_to_f32(src: &[u16], dst: &mut [f32]) {
+    src.reinterpret_cast::<f16>().convert_to_f32_slice(dst);
+}
+
+/// Binary16 bits of f64 values, one at a time as [`f16::from_f64`] rounds them.
+#[inline]
+fn f64_row_to_half(src: &[f64], dst: &mut [u16]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = f16::from_f64(s).to_bits();
+    }
+}
+
+/// Values of binary16 bits as f64 (exact).
+#[inline]
+fn half_row_to_f64(src: &[u16], dst: &mut [f64]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = f64::from(f16::from_bits(s).to_f32());
+    }
 }
 
 impl_real!(
@@ -197,7 +248,9 @@ impl_real!(
     |v: f64| v as f32,
     |v: f32| v,
     |v: f32| f64::from(v),
-    f16::from_f32
+    f16::from_f32,
+    f32_row_to_half,
+    half_row_to_f32
 );
 impl_real!(
     f64,
@@ -206,5 +259,7 @@ impl_real!(
     |v: f64| v,
     |v: f64| v as f32,
     |v: f64| v,
-    f16::from_f64
+    f16::from_f64,
+    f64_row_to_half,
+    half_row_to_f64
 );

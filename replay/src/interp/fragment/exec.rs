@@ -21,7 +21,7 @@ use super::options::{
     FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
     CONTROL_DEPTH_EXPORT,
 };
-use super::precision::{fx12, fx9, saturate, source_modifier, to_half};
+use super::precision::{fx12, fx9, saturate_row, source_modifier, to_half, to_half_row};
 use super::real::{idx4, map4, Real};
 use super::regfile::{masked_copy, BlockRegisters, Row, LANES, R_COUNT};
 use super::rowops::{alu_rows, Rows};
@@ -757,18 +757,11 @@ impl<'a, T: Real> Engine<'a, T> {
                 }
             }
             if d.fp16 {
-                let mode = self.opts.half_rounding;
-                for x in v.iter_mut() {
-                    *x = to_half(*x, mode);
-                }
+                to_half_row(v, self.opts.half_rounding);
             }
             match d.clamp {
                 Clamp::None => {}
-                Clamp::Saturate => {
-                    for x in v.iter_mut() {
-                        *x = saturate(*x);
-                    }
-                }
+                Clamp::Saturate => saturate_row(v),
                 Clamp::Fx12 => {
                     for x in v.iter_mut() {
                         *x = fx12(*x, self.opts.fx12);
@@ -832,9 +825,7 @@ fn read_input<T: Real>(
         }
         // COL0/COL1 are clamped to [0, 1] on read (B.3, RPCS3 "Hw testing showed").
         if index == attr::COL0 || index == attr::COL1 {
-            for x in out.iter_mut() {
-                *x = saturate(*x);
-            }
+            saturate_row(out);
         }
         // The hardware puts 0 in FOGC.w (B.3, Mesa nvfx_fragprog.c).
         if index == attr::FOGC && r == 3 {

@@ -7,6 +7,7 @@ use rsxtrace_program::fragment::{OutputScale, PrecisionModifier};
 
 use super::options::{FixedPointMode, FragmentOptions, HalfRounding};
 use super::real::Real;
+use super::regfile::LANES;
 
 /// 2^-14, the smallest normal binary16 magnitude.
 const HALF_MIN_NORMAL: f64 = 1.0 / 16384.0;
@@ -63,6 +64,78 @@ pub fn to_half<T: Real>(v: T, mode: HalfRounding) -> T {
     }
 }
 
+/// [`to_half`] of every value of `row`. Truncation in f32 runs without branches over the
+/// lanes (the two cases of [`truncated_half`]'s fast path computed for every lane and one
+/// chosen), then sends the lanes beyond binary16's range (overflow, infinities, NaN) through
+/// the general path; nearest rounding converts the row at once
+/// ([`Real::to_half_bits_row`]). Each lane gets exactly what [`to_half`] gives it
+/// (`rows_match_lane_by_lane_conversion`).
+#[inline]
+pub fn to_half_row<T: Real>(row: &mut [T; LANES], mode: HalfRounding) {
+    match mode {
+        HalfRounding::Keep => {}
+        HalfRounding::Nearest => {
+            let mut bits = [0u16; LANES];
+            T::to_half_bits_row(row, &mut bits);
+            T::from_half_bits_row(&bits, row);
+        }
+        HalfRounding::Truncate if !T::WIDE => {
+            // One pass without branches (it vectorises), in place; then, in the rare row
+            // with a lane beyond binary16's range, that lane through the general path. The
+            // pass leaves such a lane beyond the range too (a magnitude of 65504 or more
+            // stays so when truncated, infinities stay, NaN is kept as it was), and the
+            // general path gives the same for it as for the original value.
+            let mut wide = false;
+            for v in row.iter_mut() {
+                let x = v.to_f32();
+                let a = x.abs();
+                let normal = if x.is_nan() {
+                    x
+                } else {
+                    f32::from_bits(x.to_bits() & !0x1FFF)
+                };
+                // |x| · 2^24 (exact, below 2^10 where it is chosen) rounded to an integer by
+                // adding and taking away 2^23, then down to the floor; the sign bit
+                // restores the sign (and keeps −0).
+                let scaled = a * 16_777_216.0;
+                let nearest = (scaled + 8_388_608.0) - 8_388_608.0;
+                let floor = if nearest > scaled {
+                    nearest - 1.0
+                } else {
+                    nearest
+                };
+                let grid = floor * (1.0 / 16_777_216.0);
+                let subnormal = f32::from_bits(grid.to_bits() | (x.to_bits() & 0x8000_0000));
+                let t = if a >= HALF_MIN_NORMAL as f32 {
+                    normal
+                } else {
+                    subnormal
+                };
+                wide |= beyond_half(a);
+                *v = T::from_f32(t);
+            }
+            if wide {
+                for v in row.iter_mut() {
+                    if beyond_half(v.to_f32().abs()) {
+                        *v = truncated_half(*v);
+                    }
+                }
+            }
+        }
+        HalfRounding::Truncate => {
+            for v in row.iter_mut() {
+                *v = truncated_half(*v);
+            }
+        }
+    }
+}
+
+/// Whether a magnitude lies beyond binary16's finite range (65504 or more, NaN).
+#[inline(always)]
+fn beyond_half(a: f32) -> bool {
+    a.is_nan() || a >= HALF_MAX as f32
+}
+
 /// `v` truncated to binary16 and back ([`half_bits_truncated`]). For f32 the common cases
 /// take no detour through f64 and binary16: a normal half keeps the top 10 of the 23 mantissa
 /// bits (clearing the low 13 is the truncation), a subnormal one is the 2^-24 grid below it;
@@ -88,6 +161,16 @@ fn truncated_half<T: Real>(v: T) -> T {
 #[inline]
 pub fn saturate<T: Real>(v: T) -> T {
     clamp_nan0(v, T::ZERO, T::ONE)
+}
+
+/// [`saturate`] of every value of `row`, written as selects so that it vectorises.
+#[inline]
+pub fn saturate_row<T: Real>(row: &mut [T; LANES]) {
+    for v in row.iter_mut() {
+        let low = if *v < T::ZERO { T::ZERO } else { *v };
+        let clamped = if low > T::ONE { T::ONE } else { low };
+        *v = if v.is_nan() { T::ZERO } else { clamped };
+    }
 }
 
 /// NaN → 0, then clamp to [lo, hi].
@@ -199,6 +282,59 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn rows_match_lane_by_lane_conversion() {
+        // Rows of the same sweep as above with the edge cases mixed in, so that rows with and
+        // without lanes beyond binary16's range both occur.
+        let edges = [
+            -0.0f32,
+            1.0 / 16384.0,
+            f32::from_bits((1.0f32 / 16384.0).to_bits() - 1),
+            -f32::from_bits(1),
+            65504.0,
+            65520.0,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            // NaNs whose payload lies in the 13 bits truncation clears.
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(0xFF80_1000),
+        ];
+        // Bit for bit, NaNs included: their bits reach R reads of the packed halves.
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits();
+        let mut k = 0u32;
+        for round in 0..(u32::MAX / 977 / LANES as u32) {
+            let mut row = [0f32; LANES];
+            for (l, v) in row.iter_mut().enumerate() {
+                *v = if round % 3 == 0 && l % 16 == 5 {
+                    edges[(round as usize / 3 + l) % edges.len()]
+                } else {
+                    k = k.wrapping_add(977);
+                    f32::from_bits(k)
+                };
+            }
+            for mode in [HalfRounding::Truncate, HalfRounding::Nearest] {
+                let mut converted = row;
+                to_half_row(&mut converted, mode);
+                for (x, y) in row.iter().zip(converted) {
+                    let want = to_half(*x, mode);
+                    assert!(same(y, want), "{mode:?} {x:e}: row {y:e}, lane {want:e}");
+                }
+            }
+            let mut saturated = row;
+            saturate_row(&mut saturated);
+            for (x, y) in row.iter().zip(saturated) {
+                assert!(same(y, saturate(*x)), "saturate {x:e}: row {y:e}");
+            }
+            let mut wide = row.map(f64::from);
+            to_half_row(&mut wide, HalfRounding::Truncate);
+            for (x, y) in row.iter().zip(wide) {
+                let want = to_half(f64::from(*x), HalfRounding::Truncate);
+                assert_eq!(y.to_bits(), want.to_bits(), "{x:e}");
+            }
+        }
+    }
 
     /// The value of finite binary16 bits from the format's definition (bias 15, 10-bit
     /// mantissa, subnormals in steps of 2^-24).

@@ -112,9 +112,11 @@ impl<T: Real> BlockRegisters<T> {
         } else {
             match self.values.get(row) {
                 Some(v) => {
-                    for (o, &v) in out.iter_mut().zip(v) {
-                        *o = T::from_half_bits((v.to_word() >> shift) as u16);
+                    let mut bits = [0u16; LANES];
+                    for (b, &v) in bits.iter_mut().zip(v) {
+                        *b = (v.to_word() >> shift) as u16;
                     }
+                    T::from_half_bits_row(&bits, out);
                 }
                 None => out.fill(T::ZERO),
             }
@@ -170,20 +172,31 @@ impl<T: Real> BlockRegisters<T> {
         let Some(values) = self.values.get_mut(row) else {
             return;
         };
+        let mut bits = [0u16; LANES];
+        T::to_half_bits_row(v, &mut bits);
         if T::WIDE {
             let Some(words) = self.words.get_mut(row) else {
                 return;
             };
-            for (l, ((w, val), x)) in words.iter_mut().zip(values.iter_mut()).zip(v).enumerate() {
+            for (l, ((w, val), b)) in words
+                .iter_mut()
+                .zip(values.iter_mut())
+                .zip(bits)
+                .enumerate()
+            {
                 if (lanes >> l) & 1 != 0 {
-                    *w = (*w & keep) | (u32::from(x.to_half_bits()) << shift);
+                    *w = (*w & keep) | (u32::from(b) << shift);
                     *val = T::from_word(*w);
                 }
             }
+        } else if lanes == u64::MAX {
+            for (val, b) in values.iter_mut().zip(bits) {
+                *val = T::from_word((val.to_word() & keep) | (u32::from(b) << shift));
+            }
         } else {
-            for (l, (val, x)) in values.iter_mut().zip(v).enumerate() {
+            for (l, (val, b)) in values.iter_mut().zip(bits).enumerate() {
                 if (lanes >> l) & 1 != 0 {
-                    let w = (val.to_word() & keep) | (u32::from(x.to_half_bits()) << shift);
+                    let w = (val.to_word() & keep) | (u32::from(b) << shift);
                     *val = T::from_word(w);
                 }
             }

@@ -5,7 +5,7 @@
 use crate::interp::vertex::{run_vertex, ConstantBank, VertexAttributes, VertexEnvironment};
 use crate::interp::vertex::{VertexExecError, VertexOptions};
 use crate::raster::primitive_starts;
-use rsxtrace_capture::fetch::{fetch_draw, GuestMemory};
+use rsxtrace_capture::fetch::{fetch_draw, GuestMemory, VertexSource};
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_program::vertex::decode_from_memory;
 
@@ -44,7 +44,19 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
             fetched.len()
         ));
     }
-    let mut inputs: Vec<VertexAttributes> = vec![[[0.0; 4]; 16]; fetched.len()];
+    // Indexed draws name most vertices several times: each distinct one is shaded once
+    // (its outputs depend on its index alone), as the hardware's post-transform cache does.
+    let reuse = match draw.vertex_inputs.source {
+        VertexSource::Indexed { .. } | VertexSource::Elements { .. } => {
+            distinct_vertices(&fetched.indices)
+        }
+        _ => None,
+    };
+    let positions: Vec<usize> = match &reuse {
+        Some(r) => r.first.clone(),
+        None => (0..fetched.len()).collect(),
+    };
+    let mut inputs: Vec<VertexAttributes> = vec![[[0.0; 4]; 16]; positions.len()];
     let mut input_mask = 0u16;
     for column in &fetched.attributes {
         let a = usize::from(column.attribute);
@@ -52,8 +64,10 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
             continue;
         }
         input_mask |= 1 << a;
-        for (v, value) in inputs.iter_mut().zip(&column.values) {
-            v[a] = *value;
+        for (v, &p) in inputs.iter_mut().zip(&positions) {
+            if let Some(value) = column.values.get(p) {
+                v[a] = *value;
+            }
         }
     }
     let constants = ConstantBank::from_transform(&draw.constants);
@@ -75,11 +89,19 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
             e => format!("vertex program execution: {e}"),
         },
     )?;
-    let outputs = out
+    let shaded: Vec<VertexOutputs> = out
         .lanes
         .iter()
         .map(|lane| lane.registers.map(|r| r.map(|c| c as f32)))
         .collect();
+    let outputs = match &reuse {
+        Some(r) => r
+            .slot
+            .iter()
+            .map(|&k| shaded.get(k as usize).copied().unwrap_or_default())
+            .collect(),
+        None => shaded,
+    };
     let mut unknown: Vec<usize> = out
         .unknown_constant_reads
         .iter()
@@ -93,4 +115,49 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
         unknown_constants: unknown,
         attribute_warnings: fetched.unknown_notes(),
     })
+}
+
+/// The distinct vertices of an index list: the position of each one's first occurrence, and
+/// for each position the number of its vertex among them.
+struct DistinctVertices {
+    first: Vec<usize>,
+    slot: Vec<u32>,
+}
+
+/// The distinct vertices of `indices`, or `None` when none repeats.
+fn distinct_vertices(indices: &[u32]) -> Option<DistinctVertices> {
+    let mut by_index: Vec<(u32, u32)> = indices
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| (i, u32::try_from(p).unwrap_or(u32::MAX)))
+        .collect();
+    // Stable on positions: the first of each run is the first occurrence.
+    by_index.sort_unstable();
+    let mut first = Vec::new();
+    let mut slot = vec![0u32; indices.len()];
+    let mut previous = None;
+    for &(index, position) in &by_index {
+        if previous != Some(index) {
+            previous = Some(index);
+            first.push(position as usize);
+        }
+        if let Some(s) = slot.get_mut(position as usize) {
+            *s = (first.len() - 1) as u32;
+        }
+    }
+    (first.len() < indices.len()).then_some(DistinctVertices { first, slot })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_vertices;
+
+    #[test]
+    fn repeated_indices_share_a_slot() {
+        let d = distinct_vertices(&[7, 3, 7, 9, 3, 7]).unwrap();
+        assert_eq!(d.first, vec![1, 0, 3]);
+        assert_eq!(d.slot, vec![1, 0, 1, 2, 0, 1]);
+        assert!(distinct_vertices(&[1, 2, 3]).is_none());
+        assert!(distinct_vertices(&[]).is_none());
+    }
 }
