@@ -427,3 +427,174 @@ fn draw_constants_are_the_frame_models_constants_at_every_draw() {
         }
     }
 }
+
+/// Vertex program builders for [`vertex_texture_units_have_flow_classes`].
+mod vp {
+    use rsxtrace_program::vertex::{
+        self, ConditionUpdate, OutputRegister, RegisterType, Relation, ScalarOpcode, VectorOpcode,
+        VertexInstruction, VertexProgram, WriteMask,
+    };
+
+    /// TXL R<temp> (all components) from `unit`, coordinate v[0], LOD c[0].x (the unit is
+    /// D2 bits 8–9, src1's temp index bits 0–1).
+    pub fn txl(unit: u8, temp: u8) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Txl;
+        i.vec_dst_temp = Some(temp);
+        i.vec_mask = WriteMask(0xF);
+        i.sources[1].reg_type = RegisterType::Constant;
+        i.sources[1].temp_index = unit;
+        i
+    }
+
+    /// MOV o[reg] <- R<temp>, or v[0] without a temp.
+    pub fn out(reg: u8, temp: Option<u8>) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Mov;
+        i.output = Some(OutputRegister(reg));
+        i.vec_result = true;
+        i.vec_mask = WriteMask(0xF);
+        if let Some(t) = temp {
+            i.sources[0].reg_type = RegisterType::Temp;
+            i.sources[0].temp_index = t;
+        }
+        i
+    }
+
+    /// MOV R<temp> <- v[0], updating CC0.
+    pub fn test_input(temp: u8) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Mov;
+        i.vec_dst_temp = Some(temp);
+        i.vec_mask = WriteMask(0xF);
+        i.cc_update = ConditionUpdate {
+            enable_0: true,
+            enable_1: true,
+        };
+        i
+    }
+
+    /// BRI to the absolute slot `target` under `relation` (CC0.xyzw).
+    pub fn bri(relation: Relation, target: u16) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.scalar = ScalarOpcode::Bri;
+        i.condition.relation = relation;
+        vertex::set_branch_target(&mut i, target);
+        i
+    }
+
+    pub fn end(mut i: VertexInstruction) -> VertexInstruction {
+        i.end = true;
+        i
+    }
+
+    /// The words of `insns` laid out from slot `first`.
+    pub fn words(first: usize, insns: Vec<VertexInstruction>) -> Vec<u32> {
+        vertex::encode(&VertexProgram {
+            start_slot: first,
+            instructions: insns
+                .into_iter()
+                .enumerate()
+                .map(|(k, i)| VertexInstruction {
+                    slot: first + k,
+                    ..i
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Vertex texture units get the fragment units' flow classes, over the program as it runs
+/// from its start slot (branch targets are absolute): a TXL every run reaches, one a CC test
+/// can skip whose texel nothing reads, and one only a never-taken branch (FL) leads to.
+#[test]
+fn vertex_texture_units_have_flow_classes() {
+    use rsxtrace_program::vertex::Relation;
+    const START: usize = 10;
+    let program = vp::words(
+        START,
+        vec![
+            vp::bri(Relation::FL, 17), // 10: never taken
+            vp::txl(0, 0),             // 11: always; R0 -> o[TEX0]
+            vp::test_input(1),         // 12: CC0 <- v[0]
+            vp::bri(Relation::GT, 15), // 13: skips 14 when v[0] > 0
+            vp::txl(1, 2),             // 14: conditional; R2 is never read
+            vp::out(7, Some(0)),       // 15: o[TEX0] <- R0
+            vp::end(vp::out(0, None)), // 16: o[HPOS] <- v[0]; END
+            vp::end(vp::txl(2, 3)),    // 17: only the FL branch leads here
+        ],
+    );
+    let mut b = CaptureBuilder::new("vertex-texture-flow");
+    b.put_memory(Location::Main, 0x1000, &[0u8; 36]).unwrap();
+    b.put_memory(Location::Local, 0x0040_0000, &[0u8; 64])
+        .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
+        .unwrap();
+    b.set_vertex_program(&program, START as u32, START as u32, 0b1, 0b1 | 1 << 7)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x0080_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let texture = |offset| TextureDesc {
+        offset,
+        width: 2,
+        height: 2,
+        pitch: 8,
+        byte_size: 16,
+        ..TextureDesc::default()
+    };
+    // Units 0 and 3 bound: 0 is sampled, 3 is a wasted bind.
+    b.set_vertex_texture(0, &texture(0x0040_0000)).unwrap();
+    b.set_vertex_texture(3, &texture(0x0040_0020)).unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "vtf.rrc.gz", &rrc::write_v6(&b.finish()));
+    let mut db = Database::in_memory().unwrap();
+    index_file(&mut db, &path, &|_| {}).unwrap();
+    let conn = db.connection();
+    let mut stmt = conn
+        .prepare(
+            "SELECT unit, instructions, reach, live FROM program_textures \
+             WHERE stage = 'vertex' ORDER BY unit",
+        )
+        .unwrap();
+    let rows: Vec<(i64, i64, String, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let want = [
+        (0, "always", 1),
+        (1, "conditional", 0),
+        (2, "unreachable", 0),
+    ];
+    let want: Vec<(i64, i64, String, i64)> = want
+        .iter()
+        .map(|&(u, r, l)| (u, 1, r.to_string(), l))
+        .collect();
+    assert_eq!(rows, want);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT flow_complete FROM programs WHERE stage = 'vertex'"
+        ),
+        1
+    );
+    let mut stmt = conn
+        .prepare(
+            "SELECT unit, sampled, reach, live FROM draw_textures \
+             WHERE stage = 'vertex' ORDER BY unit",
+        )
+        .unwrap();
+    let units: Vec<(i64, i64, Option<String>, Option<i64>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        units,
+        vec![
+            (0, 1, Some("always".to_string()), Some(1)),
+            (3, 0, None, None)
+        ]
+    );
+}
