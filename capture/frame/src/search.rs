@@ -229,8 +229,7 @@ fn junctions(
         chains: 0,
         hits,
     };
-    for first in 0..placements.len() {
-        let p = &placements[first];
+    for (first, p) in placements.iter().enumerate() {
         if !starting.contains_key(&(p.location, p.end())) {
             continue;
         }
