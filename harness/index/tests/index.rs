@@ -598,3 +598,107 @@ fn vertex_texture_units_have_flow_classes() {
         ]
     );
 }
+
+/// A full-screen pass drawn as a grid is `full_screen` (the old check stopped at 16 vertices): a 9 × 9 grid
+/// over clip space as eight triangle strips (144 vertices); the same grid short of the top
+/// edge fails the box test; the grid without the two strips around y = 0 passes the box test
+/// but leaves the centre uncovered; the full grid through a program four times as long is
+/// more work than the check takes.
+#[test]
+fn a_full_screen_grid_is_a_full_screen_pass() {
+    use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
+    // MOV o[HPOS], v[0]; END (the first slot of the ps3autotests cube program, with END set).
+    const PASS_THROUGH: [u32; 4] = [0x401f_9c6c, 0x0040_000d, 0x8106_c083, 0x6041_ff81];
+    /// Row `r`'s strip of a 9 × 9 grid from -1 to 1 in x and from -1 to `top` in y.
+    fn strip(r: usize, top: f32) -> Vec<f32> {
+        let at = |k: usize, n: usize, hi: f32| -1.0 + (hi + 1.0) * k as f32 / n as f32;
+        (0..9)
+            .flat_map(|i| {
+                let x = at(i, 8, 1.0);
+                [x, at(r, 8, top), 0.5, x, at(r + 1, 8, top), 0.5]
+            })
+            .collect()
+    }
+    let grid = |top: f32| -> Vec<u8> {
+        (0..8)
+            .flat_map(|r| strip(r, top))
+            .flat_map(f32::to_be_bytes)
+            .collect()
+    };
+    let mut b = CaptureBuilder::new("full-screen-grid");
+    b.put_memory(Location::Main, 0x1_0000, &grid(1.0)).unwrap();
+    b.put_memory(Location::Main, 0x2_0000, &grid(0.98)).unwrap();
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (8, 8),
+        color_target: 1,
+        colors: [SurfaceTarget {
+            location: Location::Local,
+            offset: 0x0100_0000,
+            pitch: 1024,
+        }; 4],
+        zeta: SurfaceTarget {
+            location: Location::Local,
+            offset: 0x0110_0000,
+            pitch: 1024,
+        },
+        clip: (0, 0, 256, 256),
+    });
+    b.set_color_mask(0xFFFF_FFFF);
+    b.set_vertex_program(&PASS_THROUGH, 0, 0, 0b1, 0b1).unwrap();
+    b.set_fragment_program(Location::Local, 0x0080_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let strips = |rows: &[u32]| -> Vec<(u32, u32)> { rows.iter().map(|r| (r * 18, 18)).collect() };
+    const TRIANGLE_STRIP: u32 = 6;
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 5, 6, 7]))
+        .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x2_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    // The full grid through three NOPs and the MOV: 144 x 4 = 576 is more work than the
+    // check takes (FULL_SCREEN_MAX_WORK), so it is not run.
+    let mut padded = vp::words(
+        0,
+        vec![
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+        ],
+    );
+    padded.extend_from_slice(&PASS_THROUGH);
+    b.set_vertex_program(&padded, 0, 0, 0b1, 0b1).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "grid.rrc.gz", &rrc::write_v6(&b.finish()));
+    let mut db = Database::in_memory().unwrap();
+    index_file(&mut db, &path, &|_| {}).unwrap();
+    let mut stmt = db
+        .connection()
+        .prepare("SELECT vertex_count, pass FROM draws ORDER BY draw")
+        .unwrap();
+    let rows: Vec<(i64, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (144, "full_screen".to_string()),
+            (108, "colour".to_string()),
+            (144, "colour".to_string()),
+            (144, "colour".to_string())
+        ]
+    );
+}

@@ -176,7 +176,12 @@ fn draw_facts(
         .as_ref()
         .and_then(|p| programs.get(&(Stage::Fragment, p.hash)).copied());
     DrawFacts {
-        pass: pass::classify(draw, &memory),
+        pass: pass::classify(
+            draw,
+            &memory,
+            vp.and_then(|p| p.fingerprint.as_ref().ok())
+                .map(|f| f.instructions),
+        ),
         fragment_constants: draw
             .fragment_program
             .as_ref()
