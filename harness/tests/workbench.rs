@@ -855,6 +855,107 @@ fn bad_draws_attributes_and_formats_are_left_out_and_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to export"));
 }
 
+/// A vertex program that displaces a quad by a vertex texture (TXL R0 from unit 0 at v[0];
+/// ADD o[HPOS], v[0], R0) and the 2 x 2 W32_Z32_Y32_X32_FLOAT texture it samples, texel
+/// (i, j) = (0.1 (1 + i + 2 j), 0, 0.5, 0) with nearest filtering: each corner of the quad lies
+/// in its own texel.
+fn displaced_capture(dir: &Path) -> PathBuf {
+    use rsxtrace_program::vertex::{
+        RegisterType, VectorOpcode, VertexInstruction, VertexProgram, WriteMask,
+    };
+    let mut txl = VertexInstruction::idle(0);
+    txl.vector = VectorOpcode::Txl;
+    txl.vec_dst_temp = Some(0);
+    txl.vec_mask = WriteMask(0xF);
+    txl.sources[1].reg_type = RegisterType::Constant; // LOD c[0].x = 0; unit = temp bits 0..1
+    let mut add = VertexInstruction::idle(1);
+    add.vector = VectorOpcode::Add;
+    add.output = Some(OutputRegister(0));
+    add.vec_result = true;
+    add.vec_mask = WriteMask(0xF);
+    add.sources[2].reg_type = RegisterType::Temp; // src0 + src2 = v[0] + R0
+    add.end = true;
+    let words = vertex::encode(&VertexProgram {
+        start_slot: 0,
+        instructions: vec![txl, add],
+    });
+    let path = dir.join("displaced.rrc");
+    let mut b = CaptureBuilder::new("displaced.rrc");
+    b.set_surface(&surface());
+    b.set_vertex_program(&words, 0, 0, 0b1, 0b1).unwrap();
+    b.set_transform_constants(0, &[[0.0; 4]]).unwrap();
+    b.set_fragment_program(Location::Local, 0x3_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let floats = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|f| f.to_be_bytes()).collect() };
+    b.put_memory(
+        Location::Main,
+        0x1_0000,
+        &floats(&[
+            0.25, 0.25, 0.0, //
+            0.75, 0.25, 0.0, //
+            0.75, 0.75, 0.0, //
+            0.25, 0.75, 0.0,
+        ]),
+    )
+    .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    let texels: Vec<f32> = (0..4)
+        .flat_map(|k| [0.1 * (1 + k) as f32, 0.0, 0.5, 0.0])
+        .collect();
+    b.put_memory(Location::Local, 0x3E_0000, &floats(&texels))
+        .unwrap();
+    b.set_vertex_texture(
+        0,
+        &TextureDesc {
+            offset: 0x3E_0000,
+            format: 0x9B | 0x20,
+            width: 2,
+            height: 2,
+            pitch: 32,
+            byte_size: 64,
+            filter: (1 << 16) | (1 << 24),
+            ..TextureDesc::default()
+        },
+    )
+    .unwrap();
+    b.draw_arrays(8, &[(0, 4)]).unwrap();
+    b.write_rrc(&path).unwrap();
+    path
+}
+
+#[test]
+fn a_draw_that_samples_a_vertex_texture_exports_with_it_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = displaced_capture(dir.path());
+    let glb = dir.path().join("displaced.glb");
+    let report = export(&capture, &glb, &[]);
+    assert!(
+        report["skipped"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    assert_valid(&[&glb]);
+    let meshes = Glb::read(&glb).meshes();
+    let (positions, indices, _) = &meshes[&0];
+    assert_eq!(indices.len(), 6, "a quad as two triangles");
+    // Each corner (x, y) sits in texel k = i + 2 j of the 2 x 2 texture.
+    let corners = [
+        (0.25, 0.25, 0),
+        (0.75, 0.25, 1),
+        (0.75, 0.75, 3),
+        (0.25, 0.75, 2),
+    ];
+    let mut want: Vec<[f32; 3]> = corners
+        .iter()
+        .map(|&(x, y, k)| [x + 0.1 * (1 + k) as f32, y, 0.5])
+        .collect();
+    let mut got = positions.clone();
+    let key = |p: &[f32; 3]| (p[1].to_bits(), p[0].to_bits());
+    want.sort_by_key(key);
+    got.sort_by_key(key);
+    assert_eq!(got, want);
+}
+
 // ----------------------------------------------------------------------- textures --dump
 
 fn read_png(path: &Path) -> (u32, u32, png::BitDepth, Vec<u8>) {

@@ -7,8 +7,9 @@
 //! the draw sees (`rsxtrace_capture::fetch::fetch_draw`), and run them with the draw's
 //! transform constants and `SET_TRANSFORM_BRANCH_BITS` ([`crate::interp::vertex::run_vertex`]).
 //! Immediate-mode draws (vertices written with `SET_VERTEX_DATA*` inside BEGIN/END) run like
-//! any other: the fetcher returns their vertices. A TXL (vertex texture sampling) stops the
-//! draw with [`ExecError::VertexTextureUnsupported`].
+//! any other: the fetcher returns their vertices. A TXL samples the draw's vertex texture
+//! units through the texture model ([`crate::texture::VertexTextures`]); a unit that cannot be
+//! decoded samples (0, 0, 0, 0) and is named in `texture_warnings`.
 //!
 //! # JSON shape
 //!
@@ -23,6 +24,7 @@
 //!   "unknown_constants": [ {"constant": 7, "slot": 2} ],  // only when allowed; else empty
 //!   "unknown_attributes": [6],      // inputs the capture does not hold (read as RPCS3's replay)
 //!   "attribute_warnings": ["attribute 6 has no array ..."],
+//!   "texture_warnings": ["texture unit 1: ..."],  // vertex units TXL could not decode
 //!   "vertices": [
 //!     { "position": 0,              // processing order (restarts not counted)
 //!       "index": 0,                 // vertex index (fetch `indices`)
@@ -41,6 +43,7 @@ use crate::interp::vertex::{
     VertexEnvironment, VertexExecError, VertexOptions,
 };
 use crate::interp::Arithmetic;
+use crate::texture::VertexTextures;
 use rsxtrace_capture::fetch::{fetch_draw, FetchError};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::vertex::{decode_from_memory, VertexDecodeError};
@@ -85,17 +88,6 @@ pub enum ExecError {
         draw: usize,
         /// Fetch error (names attribute, location and address).
         source: FetchError,
-    },
-    /// The vertex program samples a vertex texture (TXL). The draw's vertex texture units are
-    /// decoded (`Draw::vertex_textures`), but sampling them is not implemented yet.
-    #[error("draw {draw}: vertex program slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented")]
-    VertexTextureUnsupported {
-        /// Draw index.
-        draw: usize,
-        /// Slot of the TXL.
-        slot: usize,
-        /// Vertex texture unit.
-        unit: u8,
     },
     /// The interpreter stopped.
     #[error("draw {draw}: vertex program execution: {source}")]
@@ -180,6 +172,9 @@ pub struct DrawExecution {
     pub unknown_attributes: Vec<u8>,
     /// One warning per such attribute, naming it and the value it read.
     pub attribute_warnings: Vec<String>,
+    /// One warning per vertex texture unit a TXL names that could not be decoded (it sampled
+    /// (0, 0, 0, 0)).
+    pub texture_warnings: Vec<String>,
     /// Per vertex results.
     pub vertices: Vec<ExecutedVertex>,
 }
@@ -223,10 +218,12 @@ pub fn execute_draw(
         }
     }
     let constants = ConstantBank::from_transform(&draw.constants);
+    let (vertex_textures, texture_errors) =
+        VertexTextures::for_program(&draw.vertex_textures, &program, &memory, None);
     let env = VertexEnvironment {
         constants: &constants,
         branch_bits: Some(options.branch_bits.unwrap_or(draw.transform_branch_bits)),
-        sampler: None,
+        sampler: Some(&vertex_textures),
         input_mask,
     };
     let out = run_vertex(
@@ -236,17 +233,9 @@ pub fn execute_draw(
         &inputs,
         &options.vertex,
     )
-    .map_err(|source| match source {
-        // No sampler is passed: vertex texture sampling is not implemented.
-        VertexExecError::NoSampler { slot, unit } => ExecError::VertexTextureUnsupported {
-            draw: draw_index,
-            slot,
-            unit,
-        },
-        source => ExecError::Exec {
-            draw: draw_index,
-            source,
-        },
+    .map_err(|source| ExecError::Exec {
+        draw: draw_index,
+        source,
     })?;
     let arithmetic = options.vertex.arithmetic;
     let vertices = out
@@ -282,6 +271,10 @@ pub fn execute_draw(
         unknown_constants: out.unknown_constant_reads,
         unknown_attributes: fetched.unknown_attributes(),
         attribute_warnings: fetched.unknown_notes(),
+        texture_warnings: texture_errors
+            .iter()
+            .map(|e| format!("vertex {e}; it samples (0, 0, 0, 0)"))
+            .collect(),
         vertices,
     })
 }
@@ -380,22 +373,16 @@ mod tests {
     }
 
     #[test]
-    fn vertex_texture_sampling_is_reported_as_not_implemented() {
+    fn txl_of_a_disabled_vertex_texture_unit_reads_zero() {
+        // RPCS3 binds a null texture to a unit that is not enabled: (0, 0, 0, 0), no warning.
         let mut txl = out(0, VectorOpcode::Txl, 7);
         txl.end = true;
         let frame = Frame::from_capture(&immediate_capture(&[txl], 0)).unwrap();
-        let err = execute_draw(&frame, 0, &ExecOptions::default()).unwrap_err();
+        let ex = execute_draw(&frame, 0, &ExecOptions::default()).unwrap();
+        assert!(ex.texture_warnings.is_empty());
         assert_eq!(
-            err,
-            ExecError::VertexTextureUnsupported {
-                draw: 0,
-                slot: 0,
-                unit: 0
-            }
-        );
-        assert_eq!(
-            err.to_string(),
-            "draw 0: vertex program slot 0: TXL samples vertex texture unit 0; vertex texture sampling is not implemented"
+            ex.vertices[1].output("TEX0").unwrap().value,
+            OutputValue::F32([0.0; 4])
         );
     }
 }

@@ -427,3 +427,278 @@ fn draw_constants_are_the_frame_models_constants_at_every_draw() {
         }
     }
 }
+
+/// Vertex program builders for [`vertex_texture_units_have_flow_classes`].
+mod vp {
+    use rsxtrace_program::vertex::{
+        self, ConditionUpdate, OutputRegister, RegisterType, Relation, ScalarOpcode, VectorOpcode,
+        VertexInstruction, VertexProgram, WriteMask,
+    };
+
+    /// TXL R<temp> (all components) from `unit`, coordinate v[0], LOD c[0].x (the unit is
+    /// D2 bits 8–9, src1's temp index bits 0–1).
+    pub fn txl(unit: u8, temp: u8) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Txl;
+        i.vec_dst_temp = Some(temp);
+        i.vec_mask = WriteMask(0xF);
+        i.sources[1].reg_type = RegisterType::Constant;
+        i.sources[1].temp_index = unit;
+        i
+    }
+
+    /// MOV o[reg] <- R<temp>, or v[0] without a temp.
+    pub fn out(reg: u8, temp: Option<u8>) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Mov;
+        i.output = Some(OutputRegister(reg));
+        i.vec_result = true;
+        i.vec_mask = WriteMask(0xF);
+        if let Some(t) = temp {
+            i.sources[0].reg_type = RegisterType::Temp;
+            i.sources[0].temp_index = t;
+        }
+        i
+    }
+
+    /// MOV R<temp> <- v[0], updating CC0.
+    pub fn test_input(temp: u8) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.vector = VectorOpcode::Mov;
+        i.vec_dst_temp = Some(temp);
+        i.vec_mask = WriteMask(0xF);
+        i.cc_update = ConditionUpdate {
+            enable_0: true,
+            enable_1: true,
+        };
+        i
+    }
+
+    /// BRI to the absolute slot `target` under `relation` (CC0.xyzw).
+    pub fn bri(relation: Relation, target: u16) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(0);
+        i.scalar = ScalarOpcode::Bri;
+        i.condition.relation = relation;
+        vertex::set_branch_target(&mut i, target);
+        i
+    }
+
+    pub fn end(mut i: VertexInstruction) -> VertexInstruction {
+        i.end = true;
+        i
+    }
+
+    /// The words of `insns` laid out from slot `first`.
+    pub fn words(first: usize, insns: Vec<VertexInstruction>) -> Vec<u32> {
+        vertex::encode(&VertexProgram {
+            start_slot: first,
+            instructions: insns
+                .into_iter()
+                .enumerate()
+                .map(|(k, i)| VertexInstruction {
+                    slot: first + k,
+                    ..i
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Vertex texture units get the fragment units' flow classes, over the program as it runs
+/// from its start slot (branch targets are absolute): a TXL every run reaches, one a CC test
+/// can skip whose texel nothing reads, and one only a never-taken branch (FL) leads to.
+#[test]
+fn vertex_texture_units_have_flow_classes() {
+    use rsxtrace_program::vertex::Relation;
+    const START: usize = 10;
+    let program = vp::words(
+        START,
+        vec![
+            vp::bri(Relation::FL, 17), // 10: never taken
+            vp::txl(0, 0),             // 11: always; R0 -> o[TEX0]
+            vp::test_input(1),         // 12: CC0 <- v[0]
+            vp::bri(Relation::GT, 15), // 13: skips 14 when v[0] > 0
+            vp::txl(1, 2),             // 14: conditional; R2 is never read
+            vp::out(7, Some(0)),       // 15: o[TEX0] <- R0
+            vp::end(vp::out(0, None)), // 16: o[HPOS] <- v[0]; END
+            vp::end(vp::txl(2, 3)),    // 17: only the FL branch leads here
+        ],
+    );
+    let mut b = CaptureBuilder::new("vertex-texture-flow");
+    b.put_memory(Location::Main, 0x1000, &[0u8; 36]).unwrap();
+    b.put_memory(Location::Local, 0x0040_0000, &[0u8; 64])
+        .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
+        .unwrap();
+    b.set_vertex_program(&program, START as u32, START as u32, 0b1, 0b1 | 1 << 7)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x0080_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let texture = |offset| TextureDesc {
+        offset,
+        width: 2,
+        height: 2,
+        pitch: 8,
+        byte_size: 16,
+        ..TextureDesc::default()
+    };
+    // Units 0 and 3 bound: 0 is sampled, 3 is a wasted bind.
+    b.set_vertex_texture(0, &texture(0x0040_0000)).unwrap();
+    b.set_vertex_texture(3, &texture(0x0040_0020)).unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "vtf.rrc.gz", &rrc::write_v6(&b.finish()));
+    let mut db = Database::in_memory().unwrap();
+    index_file(&mut db, &path, &|_| {}).unwrap();
+    let conn = db.connection();
+    let mut stmt = conn
+        .prepare(
+            "SELECT unit, instructions, reach, live FROM program_textures \
+             WHERE stage = 'vertex' ORDER BY unit",
+        )
+        .unwrap();
+    let rows: Vec<(i64, i64, String, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let want = [
+        (0, "always", 1),
+        (1, "conditional", 0),
+        (2, "unreachable", 0),
+    ];
+    let want: Vec<(i64, i64, String, i64)> = want
+        .iter()
+        .map(|&(u, r, l)| (u, 1, r.to_string(), l))
+        .collect();
+    assert_eq!(rows, want);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT flow_complete FROM programs WHERE stage = 'vertex'"
+        ),
+        1
+    );
+    let mut stmt = conn
+        .prepare(
+            "SELECT unit, sampled, reach, live FROM draw_textures \
+             WHERE stage = 'vertex' ORDER BY unit",
+        )
+        .unwrap();
+    let units: Vec<(i64, i64, Option<String>, Option<i64>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        units,
+        vec![
+            (0, 1, Some("always".to_string()), Some(1)),
+            (3, 0, None, None)
+        ]
+    );
+}
+
+/// A full-screen pass drawn as a grid is `full_screen` (the old check stopped at 16 vertices): a 9 × 9 grid
+/// over clip space as eight triangle strips (144 vertices); the same grid short of the top
+/// edge fails the box test; the grid without the two strips around y = 0 passes the box test
+/// but leaves the centre uncovered; the full grid through a program four times as long is
+/// more work than the check takes.
+#[test]
+fn a_full_screen_grid_is_a_full_screen_pass() {
+    use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
+    // MOV o[HPOS], v[0]; END (the first slot of the ps3autotests cube program, with END set).
+    const PASS_THROUGH: [u32; 4] = [0x401f_9c6c, 0x0040_000d, 0x8106_c083, 0x6041_ff81];
+    /// Row `r`'s strip of a 9 × 9 grid from -1 to 1 in x and from -1 to `top` in y.
+    fn strip(r: usize, top: f32) -> Vec<f32> {
+        let at = |k: usize, n: usize, hi: f32| -1.0 + (hi + 1.0) * k as f32 / n as f32;
+        (0..9)
+            .flat_map(|i| {
+                let x = at(i, 8, 1.0);
+                [x, at(r, 8, top), 0.5, x, at(r + 1, 8, top), 0.5]
+            })
+            .collect()
+    }
+    let grid = |top: f32| -> Vec<u8> {
+        (0..8)
+            .flat_map(|r| strip(r, top))
+            .flat_map(f32::to_be_bytes)
+            .collect()
+    };
+    let mut b = CaptureBuilder::new("full-screen-grid");
+    b.put_memory(Location::Main, 0x1_0000, &grid(1.0)).unwrap();
+    b.put_memory(Location::Main, 0x2_0000, &grid(0.98)).unwrap();
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (8, 8),
+        color_target: 1,
+        colors: [SurfaceTarget {
+            location: Location::Local,
+            offset: 0x0100_0000,
+            pitch: 1024,
+        }; 4],
+        zeta: SurfaceTarget {
+            location: Location::Local,
+            offset: 0x0110_0000,
+            pitch: 1024,
+        },
+        clip: (0, 0, 256, 256),
+    });
+    b.set_color_mask(0xFFFF_FFFF);
+    b.set_vertex_program(&PASS_THROUGH, 0, 0, 0b1, 0b1).unwrap();
+    b.set_fragment_program(Location::Local, 0x0080_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let strips = |rows: &[u32]| -> Vec<(u32, u32)> { rows.iter().map(|r| (r * 18, 18)).collect() };
+    const TRIANGLE_STRIP: u32 = 6;
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 5, 6, 7]))
+        .unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x2_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    // The full grid through three NOPs and the MOV: 144 x 4 = 576 is more work than the
+    // check takes (FULL_SCREEN_MAX_WORK), so it is not run.
+    let mut padded = vp::words(
+        0,
+        vec![
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+            rsxtrace_program::vertex::VertexInstruction::idle(0),
+        ],
+    );
+    padded.extend_from_slice(&PASS_THROUGH);
+    b.set_vertex_program(&padded, 0, 0, 0b1, 0b1).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.draw_arrays(TRIANGLE_STRIP, &strips(&[0, 1, 2, 3, 4, 5, 6, 7]))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "grid.rrc.gz", &rrc::write_v6(&b.finish()));
+    let mut db = Database::in_memory().unwrap();
+    index_file(&mut db, &path, &|_| {}).unwrap();
+    let mut stmt = db
+        .connection()
+        .prepare("SELECT vertex_count, pass FROM draws ORDER BY draw")
+        .unwrap();
+    let rows: Vec<(i64, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (144, "full_screen".to_string()),
+            (108, "colour".to_string()),
+            (144, "colour".to_string()),
+            (144, "colour".to_string())
+        ]
+    );
+}

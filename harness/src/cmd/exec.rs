@@ -53,7 +53,11 @@ pub fn run(path: &Path, args: &ExecArgs) -> anyhow::Result<Status> {
         result.vertex_count,
         result.arithmetic
     );
-    for note in &result.attribute_warnings {
+    for note in result
+        .attribute_warnings
+        .iter()
+        .chain(&result.texture_warnings)
+    {
         outln!("warning: {note}");
     }
     for read in &result.unknown_constants {

@@ -2,7 +2,8 @@
 //!
 //! The fragment interpreter computes the coordinate and its screen-space derivatives (from
 //! its 2x2 quads) and asks a [`Sampler`]; the sampler knows each unit's state (dimension,
-//! format, layout, remap, wrap, filters, mipmaps) and the texel memory.
+//! format, layout, remap, wrap, filters, mipmaps) and the texel memory. The vertex
+//! interpreter's TXL asks [`VertexTextures`], the same model over the four vertex units.
 
 /// One sampling request from a texture instruction.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,6 +63,7 @@ pub mod lod;
 pub mod remap;
 pub mod sampler;
 pub mod unit;
+pub mod vertex_units;
 pub mod wrap;
 
 pub use decode::{
@@ -71,6 +73,7 @@ pub use error::TextureError;
 pub use format::TexelFormat;
 pub use remap::Remap;
 pub use sampler::{CaptureSampler, UnitSampler};
+pub use vertex_units::VertexTextures;
 pub use wrap::Wrap;
 
 /// The most texels (all layers and levels together) one unit may decode to; each decoded

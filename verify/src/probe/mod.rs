@@ -8,6 +8,7 @@
 //! - [`uniforms`]: named fragment uniforms read from a draw's inline constants.
 //! - [`maininv`]: the space a fog shader's `MainInv` lives in.
 //! - [`textures`]: texture units bound versus units a fragment program can sample.
+//! - [`vertex_textures`]: the units a vertex program samples (TXL), with the same flow classes.
 
 pub mod maininv;
 pub mod matrix;
@@ -16,3 +17,4 @@ pub mod mvp;
 pub mod placement;
 pub mod textures;
 pub mod uniforms;
+pub mod vertex_textures;

@@ -176,7 +176,12 @@ fn draw_facts(
         .as_ref()
         .and_then(|p| programs.get(&(Stage::Fragment, p.hash)).copied());
     DrawFacts {
-        pass: pass::classify(draw, &memory),
+        pass: pass::classify(
+            draw,
+            &memory,
+            vp.and_then(|p| p.fingerprint.as_ref().ok())
+                .map(|f| f.instructions),
+        ),
         fragment_constants: draw
             .fragment_program
             .as_ref()
@@ -189,7 +194,7 @@ fn draw_facts(
                     .collect()
             })
             .unwrap_or_default(),
-        units: units(draw, fp, &memory),
+        units: units(draw, vp, fp, &memory),
         uses,
         problems,
     }
@@ -197,6 +202,7 @@ fn draw_facts(
 
 fn units(
     draw: &Draw,
+    vp: Option<&ProgramFacts>,
     fp: Option<&ProgramFacts>,
     memory: &rsxtrace_capture::frame::MemoryView<'_>,
 ) -> Vec<UnitFacts> {
@@ -223,16 +229,16 @@ fn units(
                         .map(|b| (b.block, b.offset))
                 })
                 .collect();
-            let program_known =
-                stage == Stage::Fragment && fp.is_some_and(|p| p.fingerprint.is_ok());
-            let sampled = match (stage, fp) {
-                (Stage::Fragment, Some(p)) => p
-                    .sampled
-                    .iter()
-                    .find(|s| s.unit == unit)
-                    .map(|s| (s.reach, s.live)),
-                _ => None,
-            };
+            let program = match stage {
+                Stage::Fragment => fp,
+                Stage::Vertex => vp,
+            }
+            .filter(|p| p.fingerprint.is_ok())
+            .and_then(|p| p.sampled.as_ref());
+            let program_known = program.is_some();
+            let sampled = program
+                .and_then(|s| s.iter().find(|s| s.unit == unit))
+                .map(|s| (s.reach, s.live));
             UnitFacts {
                 stage,
                 unit,

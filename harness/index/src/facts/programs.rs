@@ -1,15 +1,18 @@
 //! The programs of a frame, each distinct one analysed once: its structural fingerprint
 //! (`rsxtrace_verify::matching::Fingerprint`: instructions, opcodes, texture units, inputs,
-//! outputs, constants read) and, for fragment programs, each sampled texture unit's flow
-//! class (`rsxtrace_verify::probe::textures::program_textures`: reach and liveness).
+//! outputs, constants read) and each sampled texture unit's flow class, reach and liveness
+//! (fragment: `rsxtrace_verify::probe::textures::program_textures`; vertex, over the program
+//! as the interpreter runs it from its start slot:
+//! `rsxtrace_verify::probe::vertex_textures::vertex_program_textures`).
 
 use rayon::prelude::*;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_program::container::Stage;
-use rsxtrace_program::fragment;
+use rsxtrace_program::{fragment, vertex};
 use rsxtrace_verify::matching::fingerprint::RELATIVE_CONSTANT;
 use rsxtrace_verify::matching::Fingerprint;
 use rsxtrace_verify::probe::textures::{program_textures, Reach, SampledUnit};
+use rsxtrace_verify::probe::vertex_textures::vertex_program_textures;
 use std::collections::BTreeMap;
 
 /// `"vertex"` or `"fragment"`, as stored in `programs.stage`.
@@ -39,10 +42,12 @@ pub struct ProgramFacts {
     pub slots: u32,
     /// Fragment: inline-constant slots; vertex: none.
     pub inline_constants: u32,
-    /// Fragment: each sampled unit with its flow class; vertex: empty.
-    pub sampled: Vec<SampledUnit>,
-    /// Fragment: false when the flow analysis could not follow every path (CAL, flow that
-    /// does not nest).
+    /// Each sampled unit with its flow class; `None` when the program does not decode for
+    /// the flow analysis (vertex: from memory at its start slot).
+    pub sampled: Option<Vec<SampledUnit>>,
+    /// False when the flow analysis could not follow every path (fragment: CAL, flow that
+    /// does not nest; vertex: a BRA that may be taken, or too many call paths) or did not
+    /// run.
     pub flow_complete: bool,
 }
 
@@ -65,16 +70,15 @@ impl ProgramFacts {
         self.constants_read().iter().any(|&(_, relative)| relative)
     }
 
-    /// `(unit, instructions sampling it, reach, live)`: fragment units from the flow
-    /// analysis; vertex units (TXL) from the fingerprint, with no flow class.
+    /// `(unit, instructions sampling it, reach, live)` from the flow analysis; a vertex
+    /// program it could not run on gives its fingerprint's TXL units with no flow class.
     pub fn texture_units(&self) -> Vec<(u8, u32, Option<Reach>, Option<bool>)> {
-        match (&self.fingerprint, self.stage) {
-            (Ok(_), Stage::Fragment) => self
-                .sampled
+        match (&self.fingerprint, self.stage, &self.sampled) {
+            (Ok(_), _, Some(sampled)) => sampled
                 .iter()
                 .map(|s| (s.unit, s.slots.len() as u32, Some(s.reach), Some(s.live)))
                 .collect(),
-            (Ok(f), Stage::Vertex) => {
+            (Ok(f), Stage::Vertex, None) => {
                 let mut counts: BTreeMap<u8, u32> = BTreeMap::new();
                 for &u in &f.texture_units {
                     *counts.entry(u).or_default() += 1;
@@ -114,14 +118,17 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
     match stage {
         Stage::Vertex => {
             let words = draw.vertex_program_words();
+            let flow = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+                .ok()
+                .map(|p| vertex_program_textures(&p));
             ProgramFacts {
                 stage,
                 key,
                 fingerprint: Fingerprint::of_vertex_words(words).map_err(|e| e.to_string()),
                 slots: (words.len() / 4) as u32,
                 inline_constants: 0,
-                sampled: Vec::new(),
-                flow_complete: true,
+                flow_complete: flow.as_ref().is_some_and(|t| t.complete),
+                sampled: flow.map(|t| t.sampled),
             }
         }
         Stage::Fragment => {
@@ -131,9 +138,9 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
             let (sampled, flow_complete) = match fragment::decode(ucode) {
                 Ok(program) => {
                     let t = program_textures(&program);
-                    (t.sampled, t.complete)
+                    (Some(t.sampled), t.complete)
                 }
-                Err(_) => (Vec::new(), false),
+                Err(_) => (None, false),
             };
             ProgramFacts {
                 stage,

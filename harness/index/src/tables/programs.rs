@@ -50,7 +50,7 @@ pub fn table() -> Table<ProgramFacts> {
             }),
             c("indexed_constants", Integer, "Reads constants indexed by the address register (`c[A0+n]`: matrix palettes, bone arrays).", |p| p.indexed_constants().into()),
             c("opcodes", Text, "Opcode histogram, `NAME:count` space-separated in opcode order (vertex scalar-unit operations as `NAME(scalar)`). Per opcode in `program_opcodes`.", |p| Cell::opt(fp(p, |f| f.opcodes.iter().map(|&(k, n)| format!("{}:{n}", f.opcode_name(k).replace(" (scalar)", "(scalar)"))).collect::<Vec<_>>().join(" ")))),
-            c("flow_complete", Integer, "Fragment: the flow analysis followed every path (no CAL, nested flow), so `program_textures.reach` and `live` are exact; vertex: 1.", |p| p.flow_complete.into()),
+            c("flow_complete", Integer, "The flow analysis followed every path, so `program_textures.reach` and `live` are exact for free conditions: fragment, no CAL and flow that nests; vertex, no BRA that may be taken (a jump to the address register's run-time value) and calls within the explored limit. 0 also when the program does not decode for the analysis.", |p| p.flow_complete.into()),
             c("decode_error", Text, "Why the program does not decode; NULL when it does.", |p| Cell::opt(p.fingerprint.as_ref().err().cloned())),
         ],
     }
@@ -106,9 +106,9 @@ pub struct ProgramTextureRow {
     pub unit: u8,
     /// Texture instructions sampling it.
     pub instructions: u32,
-    /// Fragment flow class.
+    /// Flow class.
     pub reach: Option<Reach>,
-    /// Fragment liveness.
+    /// Liveness.
     pub live: Option<bool>,
 }
 
@@ -127,8 +127,9 @@ pub fn textures_table() -> Table<ProgramTextureRow> {
     let c = col::<ProgramTextureRow>;
     Table {
         name: "program_textures",
-        doc: "One row per texture unit a program samples, with its flow class (fragment \
-              programs; `rsxtrace textures` and `docs/probes.md` define the terms).",
+        doc: "One row per texture unit a program samples, with its flow class \
+              (`rsxtrace textures` and `docs/probes.md` define the terms; vertex programs, \
+              whose flow is free-form, in `docs/index.md` \"Vertex texture units\").",
         primary_key: &["stage", "key", "unit"],
         indexes: &[],
         columns: vec![
@@ -136,8 +137,8 @@ pub fn textures_table() -> Table<ProgramTextureRow> {
             c("key", Text, "Program key (`programs.key`).", |r| hex64(r.key)),
             c("unit", Integer, "Texture unit (fragment 0..15, vertex 0..3).", |r| r.unit.into()),
             c("instructions", Integer, "Texture instructions that sample it.", |r| r.instructions.into()),
-            c("reach", Text, "How those instructions are reached: `always`, `conditional` (inside IFE, a loop, or after a conditional RET) or `unreachable`; NULL for vertex programs.", |r| Cell::opt(r.reach.map(reach_name))),
-            c("live", Integer, "1 when a texel of this unit can influence an output or the discard (conservative flow analysis); NULL for vertex programs.", |r| Cell::opt(r.live)),
+            c("reach", Text, "How those instructions are reached: `always`, `conditional` or `unreachable`. Fragment: inside IFE, a loop or after a conditional RET is `conditional`. Vertex: `always` when every path from the entry to an end passes through one, `conditional` when some path reaches one (a CC test, a boolean branch on the draw's transform branch bits, a loop), `unreachable` when no path does (a BRA that may be taken makes nothing unreachable). NULL for a vertex program the analysis could not run on.", |r| Cell::opt(r.reach.map(reach_name))),
+            c("live", Integer, "1 when a texel of this unit can influence an output, the discard (fragment) or a branch that tests the CC (vertex) (conservative flow analysis); NULL as `reach`.", |r| Cell::opt(r.live)),
         ],
     }
 }

@@ -91,7 +91,7 @@ pub fn units_table<'a>() -> Table<UnitRow<'a>> {
             c("remap", Integer, "Channel remap (`CONTROL1` low 16 bits).", |r| r.u.texture.remap.into()),
             c("border_color", Integer, "Border colour, ARGB8.", |r| r.u.texture.border_color.into()),
             c("alpha_kill", Integer, "Alpha kill enabled.", |r| r.u.texture.control0.alpha_kill.into()),
-            c("sampled", Integer, "1 when the draw's fragment program samples this unit on a reachable path, 0 when it does not (a wasted bind); NULL for vertex units or when the program is unknown.", |r| if r.u.program_known { r.u.sampled.is_some_and(|(reach, _)| reach != rsxtrace_verify::probe::textures::Reach::Unreachable).into() } else { Cell::Null }),
+            c("sampled", Integer, "1 when the draw's program of the unit's stage (fragment, or vertex for a vertex unit) samples this unit on a path that is not unreachable, 0 when it does not (a wasted bind); NULL when the program is unknown.", |r| if r.u.program_known { r.u.sampled.is_some_and(|(reach, _)| reach != rsxtrace_verify::probe::textures::Reach::Unreachable).into() } else { Cell::Null }),
             c("reach", Text, "How the program's sampling of this unit is reached (`program_textures.reach`); NULL when it does not sample it.", |r| Cell::opt(r.u.sampled.map(|(reach, _)| reach_name(reach)))),
             c("live", Integer, "1 when this unit's texels can influence an output (`program_textures.live`); NULL when not sampled.", |r| Cell::opt(r.u.sampled.map(|(_, live)| live))),
             c("problem", Text, "Why the texture cannot be read (state the texture model refuses, texels not in the capture); NULL when it can.", |r| Cell::opt(r.u.problem.clone())),

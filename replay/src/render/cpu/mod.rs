@@ -283,6 +283,7 @@ fn render_draw(
     let view = MemoryRef(base);
     let shaded = vertex::shade_vertices(draw, &view)?;
     warnings.extend(shaded.attribute_warnings.iter().cloned());
+    warnings.extend(shaded.texture_warnings.iter().cloned());
     for c in &shaded.unknown_constants {
         warnings.push(format!(
             "reads vertex constant c[{c}], which the capture does not hold (read as 0)"

@@ -1,10 +1,12 @@
 //! The vertex stage of the CPU render: a draw's vertex program decoded from its transform
 //! program memory, its vertices fetched from the memory it sees, and the reference vertex
-//! interpreter run over them with unknown constants read as 0 (each one reported).
+//! interpreter run over them with unknown constants read as 0 (each one reported) and its
+//! vertex texture units bound for TXL ([`crate::texture::VertexTextures`]).
 
+use crate::interp::vertex::VertexOptions;
 use crate::interp::vertex::{run_vertex, ConstantBank, VertexAttributes, VertexEnvironment};
-use crate::interp::vertex::{VertexExecError, VertexOptions};
 use crate::raster::primitive_starts;
+use crate::texture::VertexTextures;
 use rsxtrace_capture::fetch::{fetch_draw, GuestMemory, VertexSource};
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_program::vertex::decode_from_memory;
@@ -29,6 +31,9 @@ pub struct ShadedVertices {
     /// One warning per input attribute whose value the capture does not hold (read as
     /// RPCS3's replay reads it; `rsxtrace_capture::fetch::AttributeData::unknown_note`).
     pub attribute_warnings: Vec<String>,
+    /// One warning per vertex texture unit a TXL names that could not be decoded (it samples
+    /// (0, 0, 0, 0)).
+    pub texture_warnings: Vec<String>,
 }
 
 /// Run the vertex stage of `draw` over the memory `memory` it sees. Errors are messages for
@@ -71,24 +76,20 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
         }
     }
     let constants = ConstantBank::from_transform(&draw.constants);
+    let (vertex_textures, texture_errors) =
+        VertexTextures::for_program(&draw.vertex_textures, &program, memory, None);
     let env = VertexEnvironment {
         constants: &constants,
         branch_bits: Some(draw.transform_branch_bits),
-        sampler: None,
+        sampler: Some(&vertex_textures),
         input_mask,
     };
     let options = VertexOptions {
         allow_unknown_constants: true,
         ..VertexOptions::default()
     };
-    let out = run_vertex(&program, &draw.vertex_program, &env, &inputs, &options).map_err(
-        |e| match e {
-            VertexExecError::NoSampler { slot, unit } => format!(
-                "vertex program slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented"
-            ),
-            e => format!("vertex program execution: {e}"),
-        },
-    )?;
+    let out = run_vertex(&program, &draw.vertex_program, &env, &inputs, &options)
+        .map_err(|e| format!("vertex program execution: {e}"))?;
     let shaded: Vec<VertexOutputs> = out
         .lanes
         .iter()
@@ -114,6 +115,10 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
         starts: primitive_starts(&fetched),
         unknown_constants: unknown,
         attribute_warnings: fetched.unknown_notes(),
+        texture_warnings: texture_errors
+            .iter()
+            .map(|e| format!("vertex {e}; it samples (0, 0, 0, 0)"))
+            .collect(),
     })
 }
 

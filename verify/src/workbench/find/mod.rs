@@ -53,7 +53,7 @@ pub use pattern::{parse_hex, Pattern, PatternError, PatternSummary};
 
 use super::bytes::sees;
 use super::uses::{frame_uses, MemoryUse, Role};
-use rsxtrace_capture::frame::search::{search_blocks, HitBlock};
+use rsxtrace_capture::frame::search::{search_blocks, HitBlock, CHAIN_LIMIT};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
 use serde::Serialize;
@@ -254,6 +254,15 @@ pub fn find(frame: &Frame, pattern: &Pattern, options: &FindOptions) -> FindRepo
             report.searched.blobs = found.blobs;
             report.searched.bytes = found.searched_bytes;
             report.truncated = found.truncated;
+            if found.chains_cut {
+                report.skipped.push(Skipped {
+                    draw: None,
+                    what: "patterns across adjacent blocks".into(),
+                    reason: format!(
+                        "more than {CHAIN_LIMIT} chains of adjacent blocks; a hit across more blocks may be missing"
+                    ),
+                });
+            }
             if !found.hits.is_empty() || options.decoded {
                 uses = Some(use_map(&mut report));
             }

@@ -5,7 +5,9 @@
 //! 0 of layer 0 (the +X face of a cube map, slice 0 of a 3D texture), as an 8-bit RGBA PNG.
 //! The unit's sampler state becomes a glTF sampler: wrap 1 REPEAT, 2 MIRRORED_REPEAT, anything
 //! else CLAMP_TO_EDGE (glTF has no border or mirror-once mode); the minify and magnify filters
-//! by name.
+//! by name. Only level 0 is embedded: a glTF 2.0 core image has no mip chain, and a mipmap
+//! min filter tells the viewer to build the levels (`docs/workbench.md` says why no extension
+//! that stores levels fits).
 
 use crate::probe::textures::{draw_textures, program_textures};
 use crate::workbench::texture_dump::{content_hash, encode_png};

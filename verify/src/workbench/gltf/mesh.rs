@@ -364,6 +364,7 @@ fn clip_positions(
         max_vertices: None,
     };
     let run = execute_draw(frame, draw, &options).map_err(|e| e.to_string())?;
+    warnings.extend(run.texture_warnings.iter().cloned());
     if !run.unknown_constants.is_empty() {
         let mut constants: Vec<usize> = run.unknown_constants.iter().map(|r| r.constant).collect();
         constants.sort_unstable();
