@@ -742,8 +742,31 @@ impl<'a, T: Real> Engine<'a, T> {
     /// destination converts to fp16 (truncation or nearest, [`FragmentOptions::half_rounding`]); saturate (NaN → 0) or the precision clamp (with the B.2
     /// exceptions); masked, per-component conditional write; CC update with the same value.
     /// Components go in x, y, z, w order, each tested against the CC as left by the
-    /// previous one.
+    /// previous one. Compiled for AVX2 where the CPU has it, as `rowops::alu_rows` is (the
+    /// same operations lane by lane, so the same bits but for which NaN a NaN is).
     fn write(&mut self, op: &Op<T>, active: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { self.write_avx2(op, active) };
+            return;
+        }
+        self.write_portable(op, active);
+    }
+
+    /// [`Self::write_portable`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn write_avx2(&mut self, op: &Op<T>, active: u64) {
+        self.write_portable(op, active);
+    }
+
+    /// [`Self::write`] for any CPU.
+    #[inline(always)]
+    fn write_portable(&mut self, op: &Op<T>, active: u64) {
         let d = op.dst;
         if d.skip {
             return;

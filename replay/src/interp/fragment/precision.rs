@@ -327,6 +327,25 @@ mod tests {
             for (x, y) in row.iter().zip(saturated) {
                 assert!(same(y, saturate(*x)), "saturate {x:e}: row {y:e}");
             }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                /// `to_half_row` compiled for AVX2, as the interpreter's writes run it.
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2(row: &mut [f32; LANES], mode: HalfRounding) {
+                    to_half_row(row, mode);
+                    saturate_row(row);
+                }
+                for mode in [HalfRounding::Truncate, HalfRounding::Nearest] {
+                    let (mut portable, mut fast) = (row, row);
+                    to_half_row(&mut portable, mode);
+                    saturate_row(&mut portable);
+                    // SAFETY: AVX2 checked just above.
+                    unsafe { avx2(&mut fast, mode) };
+                    for (p, f) in portable.iter().zip(fast) {
+                        assert_eq!(p.to_bits(), f.to_bits(), "{mode:?} AVX2");
+                    }
+                }
+            }
             let mut wide = row.map(f64::from);
             to_half_row(&mut wide, HalfRounding::Truncate);
             for (x, y) in row.iter().zip(wide) {
