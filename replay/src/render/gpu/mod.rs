@@ -38,6 +38,7 @@
 
 mod geometry;
 mod pipeline;
+mod resident;
 mod shader;
 mod targets;
 mod vertex;
@@ -65,13 +66,16 @@ use super::msaa::msaa_note;
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
-use super::transfer::{apply_event, BetweenDraws, TransferEvent};
+use super::transfer::{
+    apply_event, destination_extent, source_extent, BetweenDraws, TransferEvent,
+};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
 use geometry::TargetMapping;
+use resident::{BindError, Resident};
 use shader::{DepthRule, WposRule, WrapperOptions};
-use targets::{PendingDraw, SetKey, SurfaceSet};
+use targets::{PendingDraw, SetKey};
 
 /// Render `frame` on `gpu` with its clears from `events`.
 pub fn render_frame(
@@ -112,7 +116,7 @@ pub fn render_frame_observed(
         frame,
         band,
         surfaces: SurfaceMemory::new(),
-        bound: None,
+        resident: Resident::new(!options.no_kept_surfaces),
         vertex_programs: Default::default(),
         fragment_modules: HashMap::new(),
         wrapped: HashMap::new(),
@@ -199,6 +203,7 @@ pub fn render_frame_observed(
         timings: r.timings,
         texture_cache: Default::default(),
         shading: Default::default(),
+        surface_traffic: r.resident.traffic,
         tiled_draws: 0,
         band: r.band.as_ref().map(|b| b.outcome()),
     })
@@ -261,7 +266,8 @@ struct Renderer<'a> {
     /// The band the draws are cut to ([`RenderOptions::band`]).
     band: Option<BandPlan>,
     surfaces: SurfaceMemory,
-    bound: Option<SurfaceSet>,
+    /// The bound surface state and the targets kept on the device (`resident.rs`).
+    resident: Resident,
     vertex_programs: vertex::VertexPrograms,
     /// Recompiled fragment programs by (program hash, translation options).
     fragment_modules: HashMap<(u64, FragmentTranslateOptions), Arc<WgslModule>>,
@@ -278,45 +284,52 @@ impl Renderer<'_> {
         self.warnings.push(RenderWarning { draw, message });
     }
 
-    /// Writes the bound targets back to surface memory.
-    fn flush(&mut self, base: &dyn GuestMemory) -> Result<(), RenderError> {
-        if let Some(set) = &mut self.bound {
-            if set.dirty {
-                let t = Instant::now();
-                let flushed = set.flush(self.gpu, &mut self.surfaces, base);
-                self.timings.readback += since(t);
-                self.note_failures();
-                flushed.map_err(RenderError::Gpu)?;
-            }
-        }
-        Ok(())
+    /// Writes back every device target drawn to since its last write-back (they stay on
+    /// the device).
+    fn write_back_all(&mut self, base: &dyn GuestMemory) -> Result<(), RenderError> {
+        let written =
+            self.resident
+                .write_back_all(self.gpu, &mut self.surfaces, base, &mut self.timings);
+        self.note_failures();
+        written.map_err(RenderError::Gpu)
+    }
+
+    /// Writes back the device targets drawn to over any of `spans` (memory, start, end).
+    fn write_back_over(
+        &mut self,
+        base: &dyn GuestMemory,
+        spans: &[(Location, u64, u64)],
+    ) -> Result<(), RenderError> {
+        let written = self.resident.write_back_over(
+            self.gpu,
+            &mut self.surfaces,
+            base,
+            &mut self.timings,
+            spans,
+        );
+        self.note_failures();
+        written.map_err(RenderError::Gpu)
     }
 
     /// Queued draws the device refused when their batch was submitted: warnings (each was
     /// checked when queued, so this is rare; the other draws of the batch were drawn).
     fn note_failures(&mut self) {
-        let failures = self
-            .bound
-            .as_mut()
-            .map(SurfaceSet::take_failures)
-            .unwrap_or_default();
-        for (draw, why) in failures {
+        for (draw, why) in self.resident.take_failures() {
             self.warn(Some(draw), format!("not drawn: {why}"));
         }
     }
 
-    /// Binds the surface state `key` (flushing and replacing what was bound).
+    /// Binds the surface state `key` (its targets kept on the device or filled from memory,
+    /// `resident.rs`).
     fn bind(&mut self, key: SetKey, base: &dyn GuestMemory) -> Result<(), DrawFailure> {
-        if self.bound.as_ref().is_some_and(|b| b.key == key) {
-            return Ok(());
-        }
-        self.flush(base).map_err(DrawFailure::Fatal)?;
-        self.bound = None;
-        let t = Instant::now();
-        let set = SurfaceSet::open(self.gpu, key, &mut self.surfaces, base)?;
-        self.timings.setup += since(t);
-        self.bound = Some(set);
-        Ok(())
+        let bound = self
+            .resident
+            .bind(self.gpu, key, &mut self.surfaces, base, &mut self.timings);
+        self.note_failures();
+        bound.map_err(|e| match e {
+            BindError::WriteBack(e) => DrawFailure::Fatal(RenderError::Gpu(e)),
+            BindError::Open(e) => DrawFailure::Skip(e),
+        })
     }
 
     fn between(&mut self, event: &BetweenDraws<'_>) -> Result<(), RenderError> {
@@ -327,12 +340,26 @@ impl Renderer<'_> {
     }
 
     /// A transfer runs on the surface memory (the shared rule of `render::transfer`): the
-    /// bound targets are written back first, and dropped after, so that the next draw binds
-    /// what the transfer wrote; textures over the bytes it wrote get new content keys.
+    /// device targets over the bytes it reads are written back first, those over the bytes
+    /// it may write written back and dropped, so that the next draw binds what the transfer
+    /// wrote; textures over the bytes it wrote get new content keys.
     fn transfer(&mut self, event: &TransferEvent) -> Result<(), RenderError> {
         let base = self.frame.memory_at(event.command);
-        self.flush(&base)?;
-        self.bound = None;
+        if let Ok(t) = &event.transfer {
+            let source: Vec<_> = source_extent(t).into_iter().collect();
+            self.write_back_over(&base, &source)?;
+            if let Some(written) = destination_extent(t) {
+                let dropped = self.resident.drop_over(
+                    self.gpu,
+                    &mut self.surfaces,
+                    &base,
+                    &mut self.timings,
+                    written,
+                );
+                self.note_failures();
+                dropped.map_err(RenderError::Gpu)?;
+            }
+        }
         let t = Instant::now();
         let notes = apply_event(event, &mut self.surfaces, &base);
         self.timings.render += since(t);
@@ -370,7 +397,7 @@ impl Renderer<'_> {
             }
         }
         let t = Instant::now();
-        if let Some(set) = &mut self.bound {
+        if let Some(set) = self.resident.bound() {
             let cleared = set.clear(self.gpu, clear);
             self.note_failures();
             cleared.map_err(RenderError::Gpu)?;
@@ -379,15 +406,15 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// Show `look` the memory at `command` with the rendered surfaces on top, after flushing
-    /// the bound targets.
+    /// Show `look` the memory at `command` with the rendered surfaces on top, after writing
+    /// back the device targets.
     fn observe(
         &mut self,
         command: usize,
         look: impl FnOnce(&dyn GuestMemory),
     ) -> Result<(), RenderError> {
         let base = self.frame.memory_at(command);
-        self.flush(&base)?;
+        self.write_back_all(&base)?;
         let t = Instant::now();
         look(&Overlay {
             base: &base,
@@ -397,14 +424,22 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// The output surface as an image, after flushing the bound targets.
+    /// The output surface as an image, after writing back the device targets over it.
     fn output_image(
         &mut self,
         output: &OutputSurface,
         command: usize,
     ) -> Result<super::Rgba8Image, RenderError> {
         let base = self.frame.memory_at(command);
-        self.flush(&base)?;
+        let start = u64::from(output.layout.offset);
+        self.write_back_over(
+            &base,
+            &[(
+                output.layout.location,
+                start,
+                start + output.layout.byte_len(),
+            )],
+        )?;
         let t = Instant::now();
         let image = output_image(
             output,
@@ -503,15 +538,8 @@ impl Renderer<'_> {
                     vec![(location, start, start + texels * 16 * 6 * 2)]
                 }
             };
-            let overlaps = self.bound.as_ref().is_some_and(|b| {
-                b.dirty
-                    && spans
-                        .iter()
-                        .any(|&(l, start, end)| b.overlaps(l, start, end))
-            });
-            if overlaps {
-                self.flush(base).map_err(DrawFailure::Fatal)?;
-            }
+            self.write_back_over(base, &spans)
+                .map_err(DrawFailure::Fatal)?;
         }
         let key = format!("{unit} {t:?}");
         let overlay = Overlay {
@@ -654,7 +682,7 @@ impl Renderer<'_> {
         // Surfaces and geometry.
         self.bind(key, &base)?;
         let t = Instant::now();
-        let Some((width, height)) = self.bound.as_ref().and_then(|b| b.key.size()) else {
+        let Some((width, height)) = self.resident.bound().and_then(|b| b.key.size()) else {
             return Err(DrawFailure::Skip("no target size".to_string()));
         };
         let map = TargetMapping {
@@ -745,13 +773,13 @@ impl Renderer<'_> {
             bounds.x1.saturating_sub(bounds.x0),
             bounds.y1.saturating_sub(bounds.y0),
         ];
-        let Some(set) = self.bound.as_mut() else {
+        let Some(set) = self.resident.bound() else {
             return Err(DrawFailure::Skip("no surface bound".to_string()));
         };
         if bounds.is_empty() {
             // Every pixel is scissored away (a draw cut to a band it does not reach): the
             // device would draw nothing, and a rectangle past the target is invalid.
-            set.dirty = true;
+            set.mark_drawn();
             self.timings.render += since(t);
             return Ok(());
         }

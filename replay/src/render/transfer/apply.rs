@@ -89,6 +89,70 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
     }
 }
 
+/// The bytes `transfer` may write, `(memory, start, end)`, a bound of what [`apply_transfer`]
+/// writes (an `NV0039` destination at its pitch and stride, the rows of an `NV3062` surface
+/// from its offset to the last written pixel, a whole `NV309E` block); `None` when it writes
+/// nothing. For callers that must know whether a transfer may write some memory (the GPU
+/// render's device targets), not the exact bytes.
+pub fn destination_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
+    match transfer {
+        Transfer::Copy(c) => {
+            if c.line_count == 0 || c.line_length == 0 {
+                return None;
+            }
+            let (ss, ds) = (
+                i64::from(c.src_stride.max(1)),
+                i64::from(c.dst_stride.max(1)),
+            );
+            let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+            let last = i64::from(c.line_count) - 1;
+            let a = i64::from(c.dst_offset);
+            let b = a + last * i64::from(c.dst_pitch);
+            let start = a.min(b).max(0);
+            let end = (a.max(b) + (bytes - 1) * ds + 1).max(start);
+            Some((c.dst, start as u64, end as u64))
+        }
+        Transfer::Scaled(s) => {
+            let (cx, cy, cw, ch) = s.clip;
+            let (ox, oy, ow, oh) = s.out;
+            let x1 = (u64::from(cx) + u64::from(cw)).min(u64::from(ox) + u64::from(ow));
+            let y1 = (u64::from(cy) + u64::from(ch)).min(u64::from(oy) + u64::from(oh));
+            if x1 == 0 || y1 == 0 {
+                return None;
+            }
+            let bpp = u64::from(s.dst_format.bytes());
+            match s.destination {
+                ContextSurface::Surface2d {
+                    location,
+                    offset,
+                    pitch,
+                } => {
+                    let pitch = if pitch == 0 {
+                        u64::from(ow) * bpp
+                    } else {
+                        u64::from(pitch)
+                    };
+                    let start = u64::from(offset);
+                    Some((location, start, start + y1 * pitch + x1 * bpp))
+                }
+                ContextSurface::Swizzle2d {
+                    location,
+                    offset,
+                    log2_width,
+                    log2_height,
+                } => {
+                    let start = u64::from(offset);
+                    let len = 1u64
+                        .checked_shl(u32::from(log2_width) + u32::from(log2_height))
+                        .unwrap_or(1 << 32)
+                        .saturating_mul(bpp);
+                    Some((location, start, start.saturating_add(len)))
+                }
+            }
+        }
+    }
+}
+
 /// `[start, end)` byte range, checked against 4 GiB and [`MAX_TRANSFER_BYTES`].
 fn span(what: &str, start: i64, end: i64) -> Result<(u32, u32), String> {
     if start < 0 || end > 1 << 32 || end < start {
