@@ -345,6 +345,14 @@ impl Renderer<'_> {
     /// wrote; textures over the bytes it wrote get new content keys.
     fn transfer(&mut self, event: &TransferEvent) -> Result<(), RenderError> {
         let base = self.frame.memory_at(event.command);
+        if !self.resident.keeps() {
+            // Without kept targets, as before: the bound ones written back and dropped.
+            let unbound =
+                self.resident
+                    .unbind(self.gpu, &mut self.surfaces, &base, &mut self.timings);
+            self.note_failures();
+            unbound.map_err(RenderError::Gpu)?;
+        }
         if let Ok(t) = &event.transfer {
             let source: Vec<_> = source_extent(t).into_iter().collect();
             self.write_back_over(&base, &source)?;

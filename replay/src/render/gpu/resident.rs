@@ -73,6 +73,11 @@ impl Resident {
         }
     }
 
+    /// Whether targets are kept on the device between binds.
+    pub(crate) fn keeps(&self) -> bool {
+        self.keep
+    }
+
     /// The bound state.
     pub(crate) fn bound(&mut self) -> Option<&mut SurfaceSet> {
         self.bound.as_mut()
