@@ -2,8 +2,9 @@
 //! its state, into real-format targets that persist across draws.
 //!
 //! Per draw, in frame order (clears and image transfers first, at their place between draws;
-//! a transfer writes the bound targets back, runs on the surface memory with the rule the CPU
-//! render uses, `render::transfer`, and unbinds them):
+//! a transfer writes back the device targets over the bytes it reads, writes back and drops
+//! those over the bytes it may write, and runs on the surface memory with the rule the CPU
+//! render uses, `render::transfer`):
 //! 1. state: [`DrawState`] (`render::state`, the decoding the CPU render uses too);
 //! 2. vertex stage on the device (`vertex.rs`: `vp_compute` of the recompiled vertex program;
 //!    constants the capture does not hold read as 0 and each draw that may read one gets a
@@ -12,9 +13,13 @@
 //! 3. geometry on the CPU with the reference rasterizer's own functions (`geometry.rs`:
 //!    assembly, clipping, facing, culling, polygon modes, viewport transform, lines and points
 //!    as triangles);
-//! 4. the surface state bound (`targets.rs`: colour and depth targets filled from the frame's
-//!    surface memory and written back to it when the state changes, before a draw samples
-//!    their memory, and at the end);
+//! 4. the surface state bound (`targets.rs`, `resident.rs`): its colour and depth targets
+//!    taken from the device when an earlier state left them there (same place in memory,
+//!    same format), else filled from the frame's surface memory; a target is written back
+//!    to that memory only when its bytes are needed as memory (a draw samples them, a
+//!    transfer reads them, the output image, snapshots, an observer), or another target or a
+//!    transfer writes over them (then it is dropped too), or the kept targets outgrow their
+//!    device memory budget;
 //! 5. textures decoded by the interpreter's model from that surface memory (so a draw that
 //!    samples an earlier target, including depth read as colour, reads what was rendered) and
 //!    uploaded (`crate::texture::binding`, approximating what the device cannot sample);
@@ -22,7 +27,11 @@
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
 //!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
 //!    surface state are recorded into one command buffer and submitted together (at 64
-//!    draws, or before the targets are read back, cleared or replaced).
+//!    draws, or before the targets are read back, cleared or unbound).
+//!
+//! [`RenderedFrame::surface_traffic`] counts the targets filled, read back, bound again from
+//! the device, dropped for aliasing and evicted; [`RenderOptions::no_kept_surfaces`] writes
+//! the targets back and drops them at every switch, as before they were kept.
 //!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's (the render pass scissor rectangle); a draw left with no row is

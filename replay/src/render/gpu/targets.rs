@@ -1,9 +1,10 @@
-//! The surfaces bound on the device: the colour and depth targets of the current surface
-//! state ([`SetKey`]: each target's place in memory and format), created when the state
-//! changes, filled from the frame's surface memory (what the capture holds, or what earlier
-//! draws rendered there), and written back into that memory ([`SurfaceSet::flush`]) before
-//! another surface state is bound, before a draw samples their memory as a texture, and at the
-//! end. Clears are drawn into them ([`SurfaceSet::clear`]).
+//! The surfaces on the device: [`DeviceTarget`], one colour or depth target with its place in
+//! memory and format, filled from the frame's surface memory (what the capture holds, or what
+//! earlier draws rendered there) and written back into it
+//! ([`DeviceTarget::write_back`]); [`SurfaceSet`], the targets of the bound surface state
+//! ([`SetKey`]), with the draws queued on them and clears drawn into them
+//! ([`SurfaceSet::clear`]). When targets are written back, kept or dropped is
+//! `resident.rs`'s business.
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Surface;
