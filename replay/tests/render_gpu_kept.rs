@@ -315,6 +315,90 @@ fn overlapping_colour_states_keep_the_order_of_their_writes() {
     );
 }
 
+/// A 64 × 64 quad (pixels) whose depth runs across the corners' `z` (many distinct depth
+/// values), vertex data on page `page`.
+fn sloped_quad(b: &mut CaptureBuilder, page: u32, z: [f32; 4], rgba: [u8; 4]) {
+    let at = 0x1_0000 + page * 0x1000;
+    let c = rgba.map(|v| f32::from(v) / 255.0);
+    let mut bytes = Vec::new();
+    for ((x, y), z) in [(0.0f32, 0.0f32), (64.0, 0.0), (64.0, 64.0), (0.0, 64.0)]
+        .into_iter()
+        .zip(z)
+    {
+        for v in [x, y, z, 1.0, c[0], c[1], c[2], c[3], 0.0, 0.0, 0.0, 1.0] {
+            bytes.extend(v.to_be_bytes());
+        }
+    }
+    b.put_memory(Location::Main, at, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
+        .unwrap();
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
+        .unwrap();
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    b.draw_arrays(8, &[(0, 4)]).unwrap();
+}
+
+#[test]
+fn depth_kept_on_the_device_compares_as_depth_written_back() {
+    let Some(gpu) = gpu_support::gpu("depth_kept_compares_as_written_back") else {
+        return;
+    };
+    // A 64 × 64 state draws a sloped quad (4,096 distinct Z24S8 values) with depth writes,
+    // another state is drawn, then the first is bound again and the same quad drawn with
+    // EQUAL: every pixel passes only if the depth the device kept compares like the depth
+    // written back to memory and filled again (both on the 24-bit grid, `shader.rs`).
+    const LESS: u32 = 0x201;
+    const EQUAL: u32 = 0x202;
+    let z = [0.1234567, 0.3141593, 0.8765432, 0.5772157];
+    let mut b = builder("depth_kept.rrc");
+    let big = |colour, zeta| SurfaceDesc {
+        colors: [
+            SurfaceTarget {
+                location: Location::Local,
+                offset: colour,
+                pitch: 256,
+            },
+            target(0),
+            target(0),
+            target(0),
+        ],
+        zeta: SurfaceTarget {
+            location: Location::Local,
+            offset: zeta,
+            pitch: 256,
+        },
+        log2_size: (6, 6),
+        clip: (0, 0, 64, 64),
+        ..surface(colour, zeta)
+    };
+    b.set_viewport(0, 0, 64, 64, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 64, 64);
+    b.set_fragment_program(Location::Local, FP_COLOUR, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.set_surface(&big(0x0060_0000, 0x0070_0000));
+    b.clear_surface(0xF3, 0, 0xFFFF_FF00);
+    b.set_depth(true, LESS, true);
+    sloped_quad(&mut b, 0, z, RED);
+    b.set_surface(&big(0x0080_0000, 0x0090_0000));
+    sloped_quad(&mut b, 1, z, BLUE);
+    b.set_surface(&big(0x0060_0000, 0x0070_0000));
+    b.set_depth(true, EQUAL, false);
+    sloped_quad(&mut b, 2, z, GREEN);
+    let capture = b.finish();
+    let kept = render(&gpu, &capture, true);
+    let before = render(&gpu, &capture, false);
+    assert_eq!(kept.image, before.image);
+    assert_eq!(
+        kept.surface_traffic.kept_binds, 2,
+        "{:?}",
+        kept.surface_traffic
+    );
+    let green = kept.image.pixels.chunks(4).filter(|p| *p == GREEN).count();
+    assert_eq!(green, 64 * 64, "pixels passing EQUAL on the kept depth");
+}
+
 #[test]
 fn samples_render_the_same_with_and_without_kept_surfaces() {
     let Some(gpu) = gpu_support::gpu("samples_render_the_same_kept") else {
