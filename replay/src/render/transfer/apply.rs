@@ -533,6 +533,54 @@ mod tests {
         };
         assert_eq!(line(0x300), vec![0, 2, 4, 6]);
         assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
+        // The written bytes, 0x2F8..0x2FC and 0x300..0x304, lie inside the extent, which is
+        // no wider than the lines.
+        assert_eq!(
+            destination_extent(&Transfer::Copy(copy)),
+            Some((Location::Main, 0x2F8, 0x304))
+        );
+    }
+
+    #[test]
+    fn scaled_destinations_bound_the_written_pixels() {
+        let mut s = ScaledImage {
+            src: Location::Local,
+            src_offset: 0,
+            src_pitch: 32,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size: (8, 8),
+            in_point: (0.0, 0.0),
+            origin: Origin::Corner,
+            interpolator: Interpolator::Zoh,
+            clip: (0, 0, 8, 8),
+            out: (2, 1, 4, 4),
+            step: (1.0, 1.0),
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x1000,
+                pitch: 64,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        };
+        // Rows 1..5, columns 2..6: the last pixel ends at 0x1000 + 4·64 + 6·4 = 0x1118.
+        let (_, start, end) = destination_extent(&Transfer::Scaled(s)).unwrap();
+        assert!(
+            start <= 0x1000 + 64 + 8 && end >= 0x1000 + 4 * 64 + 24,
+            "{start:x}..{end:x}"
+        );
+        s.destination = ContextSurface::Swizzle2d {
+            location: Location::Local,
+            offset: 0x2000,
+            log2_width: 3,
+            log2_height: 2,
+        };
+        assert_eq!(
+            destination_extent(&Transfer::Scaled(s)),
+            Some((Location::Local, 0x2000, 0x2000 + 32 * 4))
+        );
+        s.clip = (0, 0, 0, 0);
+        assert_eq!(destination_extent(&Transfer::Scaled(s)), None);
     }
 
     /// Captured memory holding `bytes` at one place.
