@@ -46,6 +46,10 @@ fn cpu_replay_of_the_sample_with_per_draw_snapshots() {
     ]);
     assert_eq!(report["renderer"], "CPU reference interpreter");
     assert_eq!(report["draws_rendered"], 3);
+    // The GPU render's target traffic: zeros on the CPU.
+    for key in ["uploads", "readbacks", "kept_binds", "aliased", "evicted"] {
+        assert_eq!(report["surface_traffic"][key], 0, "{key}: {report}");
+    }
     assert_eq!(
         (report["width"].clone(), report["height"].clone()),
         (256.into(), 256.into())
@@ -227,6 +231,11 @@ fn gpu_replay_of_the_sample() {
         "{report}"
     );
     assert_eq!(report["draws_rendered"], 3);
+    // The sample's one surface state: its targets filled once, read back once for the image.
+    let traffic = &report["surface_traffic"];
+    assert!(traffic["uploads"].as_u64().unwrap() >= 1, "{report}");
+    assert!(traffic["readbacks"].as_u64().unwrap() >= 1, "{report}");
+    assert_eq!(traffic["evicted"], 0, "{report}");
     let (w, h, pixels) = read_png(&out);
     assert_eq!((w, h), (256, 256));
     assert_eq!(

@@ -140,6 +140,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "timings": rendered.timings,
             "texture_cache": rendered.texture_cache,
             "shading": rendered.shading,
+            "surface_traffic": rendered.surface_traffic,
             "shard": args.shard.map(|s| s.to_string()),
             "band": band.as_ref().map(|(b, sum)| json!({
                 "rows": [b.rows.start, b.rows.end],

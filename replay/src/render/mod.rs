@@ -30,6 +30,6 @@ pub mod transfer;
 pub use observe::{DrawObserver, NoObserver};
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
-    RenderedFrame, Rgba8Image, ShadingStats, Tiling,
+    RenderedFrame, Rgba8Image, ShadingStats, SurfaceTraffic, Tiling,
 };
 pub use scene::{Scene, SceneError};

@@ -28,6 +28,10 @@ pub struct RenderOptions {
     /// test (CPU renderer, `render::cpu::early_depth`): for measuring early depth rejection
     /// and checking that it changes nothing.
     pub no_early_depth: bool,
+    /// Write the GPU render's targets back and drop them at every switch of surface state,
+    /// instead of keeping them on the device until their bytes are needed as memory
+    /// (`render::gpu`): for measuring and checking that keeping changes nothing.
+    pub no_kept_surfaces: bool,
 }
 
 /// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).
@@ -208,6 +212,26 @@ pub struct RenderedFrame {
     pub band: Option<super::band::BandOutcome>,
     /// What the CPU renderer's fragment stage did (zeros on the GPU).
     pub shading: ShadingStats,
+    /// What the GPU render moved between its device targets and the surface memory (zeros
+    /// on the CPU).
+    pub surface_traffic: SurfaceTraffic,
+}
+
+/// What the GPU render moved between its device targets and the frame's surface memory,
+/// counted per target (a colour or depth surface).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SurfaceTraffic {
+    /// Targets created on the device and filled from the surface memory.
+    pub uploads: u64,
+    /// Targets read back from the device into the surface memory.
+    pub readbacks: u64,
+    /// Targets bound again as they were left on the device (neither read back nor filled).
+    pub kept_binds: u64,
+    /// Kept targets written back and dropped because another target or a transfer wrote
+    /// over their bytes.
+    pub aliased: u64,
+    /// Kept targets written back and dropped to stay within the device memory budget.
+    pub evicted: u64,
 }
 
 /// What the CPU renderer's fragment stage did.

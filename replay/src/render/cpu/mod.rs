@@ -210,6 +210,7 @@ pub fn render_frame_observed(
         tiled_draws: stats.tiled_draws,
         band: band.map(|b| b.outcome()),
         shading: stats.shading,
+        surface_traffic: Default::default(),
     })
 }
 

@@ -2,8 +2,9 @@
 //! its state, into real-format targets that persist across draws.
 //!
 //! Per draw, in frame order (clears and image transfers first, at their place between draws;
-//! a transfer writes the bound targets back, runs on the surface memory with the rule the CPU
-//! render uses, `render::transfer`, and unbinds them):
+//! a transfer writes back the device targets over the bytes it reads, writes back and drops
+//! those over the bytes it may write, and runs on the surface memory with the rule the CPU
+//! render uses, `render::transfer`):
 //! 1. state: [`DrawState`] (`render::state`, the decoding the CPU render uses too);
 //! 2. vertex stage on the device (`vertex.rs`: `vp_compute` of the recompiled vertex program;
 //!    constants the capture does not hold read as 0 and each draw that may read one gets a
@@ -12,9 +13,13 @@
 //! 3. geometry on the CPU with the reference rasterizer's own functions (`geometry.rs`:
 //!    assembly, clipping, facing, culling, polygon modes, viewport transform, lines and points
 //!    as triangles);
-//! 4. the surface state bound (`targets.rs`: colour and depth targets filled from the frame's
-//!    surface memory and written back to it when the state changes, before a draw samples
-//!    their memory, and at the end);
+//! 4. the surface state bound (`targets.rs`, `resident.rs`): its colour and depth targets
+//!    taken from the device when an earlier state left them there (same place in memory,
+//!    same format), else filled from the frame's surface memory; a target is written back
+//!    to that memory only when its bytes are needed as memory (a draw samples them, a
+//!    transfer reads them, the output image, snapshots, an observer), or another target or a
+//!    transfer writes over them (then it is dropped too), or the kept targets outgrow their
+//!    device memory budget;
 //! 5. textures decoded by the interpreter's model from that surface memory (so a draw that
 //!    samples an earlier target, including depth read as colour, reads what was rendered) and
 //!    uploaded (`crate::texture::binding`, approximating what the device cannot sample);
@@ -22,7 +27,11 @@
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
 //!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
 //!    surface state are recorded into one command buffer and submitted together (at 64
-//!    draws, or before the targets are read back, cleared or replaced).
+//!    draws, or before the targets are read back, cleared or unbound).
+//!
+//! [`RenderedFrame::surface_traffic`] counts the targets filled, read back, bound again from
+//! the device, dropped for aliasing and evicted; [`RenderOptions::no_kept_surfaces`] writes
+//! the targets back and drops them at every switch, as before they were kept.
 //!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's (the render pass scissor rectangle); a draw left with no row is
@@ -38,6 +47,7 @@
 
 mod geometry;
 mod pipeline;
+mod resident;
 mod shader;
 mod targets;
 mod vertex;
@@ -65,13 +75,16 @@ use super::msaa::msaa_note;
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
-use super::transfer::{apply_event, BetweenDraws, TransferEvent};
+use super::transfer::{
+    apply_event, destination_extent, source_extent, BetweenDraws, TransferEvent,
+};
 use super::{
     DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
 };
 use geometry::TargetMapping;
+use resident::{BindError, Resident};
 use shader::{DepthRule, WposRule, WrapperOptions};
-use targets::{PendingDraw, SetKey, SurfaceSet};
+use targets::{PendingDraw, SetKey};
 
 /// Render `frame` on `gpu` with its clears from `events`.
 pub fn render_frame(
@@ -112,7 +125,7 @@ pub fn render_frame_observed(
         frame,
         band,
         surfaces: SurfaceMemory::new(),
-        bound: None,
+        resident: Resident::new(!options.no_kept_surfaces),
         vertex_programs: Default::default(),
         fragment_modules: HashMap::new(),
         wrapped: HashMap::new(),
@@ -199,6 +212,7 @@ pub fn render_frame_observed(
         timings: r.timings,
         texture_cache: Default::default(),
         shading: Default::default(),
+        surface_traffic: r.resident.traffic,
         tiled_draws: 0,
         band: r.band.as_ref().map(|b| b.outcome()),
     })
@@ -261,7 +275,8 @@ struct Renderer<'a> {
     /// The band the draws are cut to ([`RenderOptions::band`]).
     band: Option<BandPlan>,
     surfaces: SurfaceMemory,
-    bound: Option<SurfaceSet>,
+    /// The bound surface state and the targets kept on the device (`resident.rs`).
+    resident: Resident,
     vertex_programs: vertex::VertexPrograms,
     /// Recompiled fragment programs by (program hash, translation options).
     fragment_modules: HashMap<(u64, FragmentTranslateOptions), Arc<WgslModule>>,
@@ -278,45 +293,52 @@ impl Renderer<'_> {
         self.warnings.push(RenderWarning { draw, message });
     }
 
-    /// Writes the bound targets back to surface memory.
-    fn flush(&mut self, base: &dyn GuestMemory) -> Result<(), RenderError> {
-        if let Some(set) = &mut self.bound {
-            if set.dirty {
-                let t = Instant::now();
-                let flushed = set.flush(self.gpu, &mut self.surfaces, base);
-                self.timings.readback += since(t);
-                self.note_failures();
-                flushed.map_err(RenderError::Gpu)?;
-            }
-        }
-        Ok(())
+    /// Writes back every device target drawn to since its last write-back (they stay on
+    /// the device).
+    fn write_back_all(&mut self, base: &dyn GuestMemory) -> Result<(), RenderError> {
+        let written =
+            self.resident
+                .write_back_all(self.gpu, &mut self.surfaces, base, &mut self.timings);
+        self.note_failures();
+        written.map_err(RenderError::Gpu)
+    }
+
+    /// Writes back the device targets drawn to over any of `spans` (memory, start, end).
+    fn write_back_over(
+        &mut self,
+        base: &dyn GuestMemory,
+        spans: &[(Location, u64, u64)],
+    ) -> Result<(), RenderError> {
+        let written = self.resident.write_back_over(
+            self.gpu,
+            &mut self.surfaces,
+            base,
+            &mut self.timings,
+            spans,
+        );
+        self.note_failures();
+        written.map_err(RenderError::Gpu)
     }
 
     /// Queued draws the device refused when their batch was submitted: warnings (each was
     /// checked when queued, so this is rare; the other draws of the batch were drawn).
     fn note_failures(&mut self) {
-        let failures = self
-            .bound
-            .as_mut()
-            .map(SurfaceSet::take_failures)
-            .unwrap_or_default();
-        for (draw, why) in failures {
+        for (draw, why) in self.resident.take_failures() {
             self.warn(Some(draw), format!("not drawn: {why}"));
         }
     }
 
-    /// Binds the surface state `key` (flushing and replacing what was bound).
+    /// Binds the surface state `key` (its targets kept on the device or filled from memory,
+    /// `resident.rs`).
     fn bind(&mut self, key: SetKey, base: &dyn GuestMemory) -> Result<(), DrawFailure> {
-        if self.bound.as_ref().is_some_and(|b| b.key == key) {
-            return Ok(());
-        }
-        self.flush(base).map_err(DrawFailure::Fatal)?;
-        self.bound = None;
-        let t = Instant::now();
-        let set = SurfaceSet::open(self.gpu, key, &mut self.surfaces, base)?;
-        self.timings.setup += since(t);
-        self.bound = Some(set);
-        Ok(())
+        let bound = self
+            .resident
+            .bind(self.gpu, key, &mut self.surfaces, base, &mut self.timings);
+        self.note_failures();
+        bound.map_err(|e| match e {
+            BindError::WriteBack(e) => DrawFailure::Fatal(RenderError::Gpu(e)),
+            BindError::Open(e) => DrawFailure::Skip(e),
+        })
     }
 
     fn between(&mut self, event: &BetweenDraws<'_>) -> Result<(), RenderError> {
@@ -327,12 +349,34 @@ impl Renderer<'_> {
     }
 
     /// A transfer runs on the surface memory (the shared rule of `render::transfer`): the
-    /// bound targets are written back first, and dropped after, so that the next draw binds
-    /// what the transfer wrote; textures over the bytes it wrote get new content keys.
+    /// device targets over the bytes it reads are written back first, those over the bytes
+    /// it may write written back and dropped, so that the next draw binds what the transfer
+    /// wrote; textures over the bytes it wrote get new content keys.
     fn transfer(&mut self, event: &TransferEvent) -> Result<(), RenderError> {
         let base = self.frame.memory_at(event.command);
-        self.flush(&base)?;
-        self.bound = None;
+        if !self.resident.keeps() {
+            // Without kept targets, as before: the bound ones written back and dropped.
+            let unbound =
+                self.resident
+                    .unbind(self.gpu, &mut self.surfaces, &base, &mut self.timings);
+            self.note_failures();
+            unbound.map_err(RenderError::Gpu)?;
+        }
+        if let Ok(t) = &event.transfer {
+            let source: Vec<_> = source_extent(t).into_iter().collect();
+            self.write_back_over(&base, &source)?;
+            if let Some(written) = destination_extent(t) {
+                let dropped = self.resident.drop_over(
+                    self.gpu,
+                    &mut self.surfaces,
+                    &base,
+                    &mut self.timings,
+                    written,
+                );
+                self.note_failures();
+                dropped.map_err(RenderError::Gpu)?;
+            }
+        }
         let t = Instant::now();
         let notes = apply_event(event, &mut self.surfaces, &base);
         self.timings.render += since(t);
@@ -370,7 +414,7 @@ impl Renderer<'_> {
             }
         }
         let t = Instant::now();
-        if let Some(set) = &mut self.bound {
+        if let Some(set) = self.resident.bound() {
             let cleared = set.clear(self.gpu, clear);
             self.note_failures();
             cleared.map_err(RenderError::Gpu)?;
@@ -379,15 +423,15 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// Show `look` the memory at `command` with the rendered surfaces on top, after flushing
-    /// the bound targets.
+    /// Show `look` the memory at `command` with the rendered surfaces on top, after writing
+    /// back the device targets.
     fn observe(
         &mut self,
         command: usize,
         look: impl FnOnce(&dyn GuestMemory),
     ) -> Result<(), RenderError> {
         let base = self.frame.memory_at(command);
-        self.flush(&base)?;
+        self.write_back_all(&base)?;
         let t = Instant::now();
         look(&Overlay {
             base: &base,
@@ -397,14 +441,22 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// The output surface as an image, after flushing the bound targets.
+    /// The output surface as an image, after writing back the device targets over it.
     fn output_image(
         &mut self,
         output: &OutputSurface,
         command: usize,
     ) -> Result<super::Rgba8Image, RenderError> {
         let base = self.frame.memory_at(command);
-        self.flush(&base)?;
+        let start = u64::from(output.layout.offset);
+        self.write_back_over(
+            &base,
+            &[(
+                output.layout.location,
+                start,
+                start + output.layout.byte_len(),
+            )],
+        )?;
         let t = Instant::now();
         let image = output_image(
             output,
@@ -503,15 +555,8 @@ impl Renderer<'_> {
                     vec![(location, start, start + texels * 16 * 6 * 2)]
                 }
             };
-            let overlaps = self.bound.as_ref().is_some_and(|b| {
-                b.dirty
-                    && spans
-                        .iter()
-                        .any(|&(l, start, end)| b.overlaps(l, start, end))
-            });
-            if overlaps {
-                self.flush(base).map_err(DrawFailure::Fatal)?;
-            }
+            self.write_back_over(base, &spans)
+                .map_err(DrawFailure::Fatal)?;
         }
         let key = format!("{unit} {t:?}");
         let overlay = Overlay {
@@ -654,7 +699,7 @@ impl Renderer<'_> {
         // Surfaces and geometry.
         self.bind(key, &base)?;
         let t = Instant::now();
-        let Some((width, height)) = self.bound.as_ref().and_then(|b| b.key.size()) else {
+        let Some((width, height)) = self.resident.bound().and_then(|b| b.key.size()) else {
             return Err(DrawFailure::Skip("no target size".to_string()));
         };
         let map = TargetMapping {
@@ -745,13 +790,13 @@ impl Renderer<'_> {
             bounds.x1.saturating_sub(bounds.x0),
             bounds.y1.saturating_sub(bounds.y0),
         ];
-        let Some(set) = self.bound.as_mut() else {
+        let Some(set) = self.resident.bound() else {
             return Err(DrawFailure::Skip("no surface bound".to_string()));
         };
         if bounds.is_empty() {
             // Every pixel is scissored away (a draw cut to a band it does not reach): the
             // device would draw nothing, and a rectangle past the target is invalid.
-            set.dirty = true;
+            set.mark_drawn();
             self.timings.render += since(t);
             return Ok(());
         }

@@ -1,9 +1,10 @@
-//! The surfaces bound on the device: the colour and depth targets of the current surface
-//! state ([`SetKey`]: each target's place in memory and format), created when the state
-//! changes, filled from the frame's surface memory (what the capture holds, or what earlier
-//! draws rendered there), and written back into that memory ([`SurfaceSet::flush`]) before
-//! another surface state is bound, before a draw samples their memory as a texture, and at the
-//! end. Clears are drawn into them ([`SurfaceSet::clear`]).
+//! The surfaces on the device: [`DeviceTarget`], one colour or depth target with its place in
+//! memory and format, filled from the frame's surface memory (what the capture holds, or what
+//! earlier draws rendered there) and written back into it
+//! ([`DeviceTarget::write_back`]); [`SurfaceSet`], the targets of the bound surface state
+//! ([`SetKey`]), with the draws queued on them and clears drawn into them
+//! ([`SurfaceSet::clear`]). When targets are written back, kept or dropped is
+//! `resident.rs`'s business.
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Surface;
@@ -83,6 +84,14 @@ impl SetKey {
         Ok(SetKey { colors, depth })
     }
 
+    /// Its targets' places and formats: colours in order, then depth.
+    pub(crate) fn places(&self) -> impl Iterator<Item = (&SurfaceLayout, TargetFormat)> {
+        self.colors
+            .iter()
+            .map(|(l, f)| (l, TargetFormat::Color(*f)))
+            .chain(self.depth.iter().map(|(l, f)| (l, TargetFormat::Depth(*f))))
+    }
+
     /// Target size.
     pub(crate) fn size(&self) -> Option<(u32, u32)> {
         self.colors
@@ -93,17 +102,238 @@ impl SetKey {
     }
 }
 
+/// What a device target holds: a colour surface of a format, or a depth (and stencil) one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TargetFormat {
+    /// A colour target.
+    Color(ColorFormat),
+    /// A depth target.
+    Depth(DepthFormat),
+}
+
+impl TargetFormat {
+    /// Whether the device texture holds exactly what the surface memory can, so that writing
+    /// it back and filling it again from the bytes gives the same texture: every format but
+    /// the 5- and 6-bit ones, which live in 8-bit device targets (their channels are rounded
+    /// to the format's bits when written back; colour channels a format does not store are
+    /// never read by the ones it does, alpha of a format without it stays 1 behind the write
+    /// masks, and stored depth lies on the format's fixed-point grid, `shader.rs`).
+    pub(crate) fn exact(self) -> bool {
+        !matches!(
+            self,
+            TargetFormat::Color(
+                ColorFormat::X1R5G5B5Z1R5G5B5 | ColorFormat::X1R5G5B5O1R5G5B5 | ColorFormat::R5G6B5
+            )
+        )
+    }
+
+    /// Device bytes per pixel (an estimate, for the device memory budget).
+    fn device_bpp(self) -> u64 {
+        match self {
+            TargetFormat::Color(ColorFormat::FloatW16Z16Y16X16) => 8,
+            TargetFormat::Color(ColorFormat::FloatW32Z32Y32X32 | ColorFormat::FloatX32) => 16,
+            TargetFormat::Color(_) => 4,
+            TargetFormat::Depth(DepthFormat::Z16) => 2,
+            TargetFormat::Depth(DepthFormat::Z24S8) => 8,
+        }
+    }
+}
+
+/// The texture of a device target.
+#[derive(Debug)]
+enum Texture {
+    Color(ColorTarget),
+    Depth(DepthTarget),
+}
+
+/// One target on the device: its place in memory, its format, and whether it holds draws the
+/// surface memory does not have yet.
+#[derive(Debug)]
+pub(crate) struct DeviceTarget {
+    /// Where it lies in memory.
+    pub layout: SurfaceLayout,
+    /// Its format.
+    pub format: TargetFormat,
+    texture: Texture,
+    /// Drawn to (as part of a surface state that was drawn to) since it was last written
+    /// back into the surface memory.
+    pub dirty: bool,
+}
+
+impl DeviceTarget {
+    /// Creates the target of `layout` and `format` and fills it from `surfaces` over `base`.
+    pub(crate) fn create(
+        gpu: &Gpu,
+        layout: &SurfaceLayout,
+        format: TargetFormat,
+        surfaces: &mut SurfaceMemory,
+        base: &dyn GuestMemory,
+    ) -> Result<DeviceTarget, String> {
+        let (width, height) = (layout.width, layout.height);
+        let gpu_err = |e: GpuError| e.to_string();
+        let texture = match format {
+            TargetFormat::Color(format) => {
+                let target = gpu
+                    .create_color_target(target_format(format), width, height)
+                    .map_err(gpu_err)?;
+                let b = bytes(surfaces, layout, base)?;
+                let alpha = has_alpha(format);
+                let mut texels = Vec::with_capacity(width as usize * height as usize);
+                for y in 0..height {
+                    for x in 0..width {
+                        let mut t = layout
+                            .pixel_offset(x, y)
+                            .and_then(|at| b.get(at..at + layout.bpp as usize))
+                            .and_then(|p| decode(format, p))
+                            .unwrap_or([0.0; 4]);
+                        if !alpha {
+                            t[3] = 1.0;
+                        }
+                        texels.push(t);
+                    }
+                }
+                gpu.write_color_target(&target, &texels).map_err(gpu_err)?;
+                Texture::Color(target)
+            }
+            TargetFormat::Depth(format) => {
+                let target = gpu
+                    .create_depth_target(depth_format(format), width, height)
+                    .map_err(gpu_err)?;
+                let b = bytes(surfaces, layout, base)?;
+                let n = width as usize * height as usize;
+                let (mut depth, mut stencil) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                for y in 0..height {
+                    for x in 0..width {
+                        let (d, s) = layout
+                            .pixel_offset(x, y)
+                            .and_then(|at| b.get(at..at + layout.bpp as usize))
+                            .and_then(|p| decode_depth(format, p))
+                            .unwrap_or((0, 0));
+                        depth.push(fixed_to_depth(format, d));
+                        stencil.push(s);
+                    }
+                }
+                let s = (format == DepthFormat::Z24S8).then_some(stencil.as_slice());
+                gpu.write_depth_target(&target, &depth, s)
+                    .map_err(gpu_err)?;
+                Texture::Depth(target)
+            }
+        };
+        Ok(DeviceTarget {
+            layout: *layout,
+            format,
+            texture,
+            dirty: false,
+        })
+    }
+
+    /// Writes the target back into `surfaces` when it is dirty (the caller has submitted the
+    /// draws queued on it). Returns whether it read the device.
+    pub(crate) fn write_back(
+        &mut self,
+        gpu: &Gpu,
+        surfaces: &mut SurfaceMemory,
+        base: &dyn GuestMemory,
+    ) -> Result<bool, String> {
+        if !self.dirty {
+            return Ok(false);
+        }
+        let gpu_err = |e: GpuError| e.to_string();
+        let layout = &self.layout;
+        match (&self.texture, self.format) {
+            (Texture::Color(target), TargetFormat::Color(format)) => {
+                let texels = gpu.read_color_target(target).map_err(gpu_err)?;
+                let (w, _) = target.size();
+                let b = bytes(surfaces, layout, base)?;
+                for (i, t) in texels.iter().enumerate() {
+                    let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
+                    if let Some(at) = layout.pixel_offset(x, y) {
+                        let px = encode(format, *t);
+                        let src = px.as_bytes();
+                        if let Some(dst) = b.get_mut(at..at + src.len()) {
+                            dst.copy_from_slice(src);
+                        }
+                    }
+                }
+            }
+            (Texture::Depth(target), TargetFormat::Depth(format)) => {
+                let contents = gpu.read_depth_target(target).map_err(gpu_err)?;
+                let (w, _) = target.size();
+                let b = bytes(surfaces, layout, base)?;
+                for (i, d) in contents.depth.iter().enumerate() {
+                    let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
+                    let s = contents
+                        .stencil
+                        .as_ref()
+                        .and_then(|s| s.get(i))
+                        .copied()
+                        .unwrap_or(0);
+                    if let Some(at) = layout.pixel_offset(x, y) {
+                        if let Some(dst) = b.get_mut(at..) {
+                            encode_depth(format, depth_to_fixed(format, *d), s, dst);
+                        }
+                    }
+                }
+            }
+            _ => return Err("device target of the wrong kind".to_string()),
+        }
+        self.dirty = false;
+        Ok(true)
+    }
+
+    /// Whether memory `start..end` of `location` overlaps the target's bytes.
+    pub(crate) fn overlaps(&self, location: Location, start: u64, end: u64) -> bool {
+        let s = u64::from(self.layout.offset);
+        self.layout.location == location && s < end && s + self.layout.byte_len() > start
+    }
+
+    /// Whether the target's bytes overlap those of `layout`.
+    pub(crate) fn overlaps_layout(&self, layout: &SurfaceLayout) -> bool {
+        let s = u64::from(layout.offset);
+        self.overlaps(layout.location, s, s + layout.byte_len())
+    }
+
+    /// Device bytes (an estimate).
+    pub(crate) fn device_bytes(&self) -> u64 {
+        u64::from(self.layout.width) * u64::from(self.layout.height) * self.format.device_bpp()
+    }
+
+    fn color(&self) -> Option<&ColorTarget> {
+        match &self.texture {
+            Texture::Color(t) => Some(t),
+            Texture::Depth(_) => None,
+        }
+    }
+
+    fn depth(&self) -> Option<&DepthTarget> {
+        match &self.texture {
+            Texture::Depth(t) => Some(t),
+            Texture::Color(_) => None,
+        }
+    }
+}
+
+/// Whether two of `key`'s targets overlap in memory (the order of their write-backs then
+/// decides the bytes, so such a state's targets are never kept on the device).
+pub(crate) fn overlaps_itself(key: &SetKey) -> bool {
+    let layouts: Vec<&SurfaceLayout> = key.places().map(|(l, _)| l).collect();
+    layouts.iter().enumerate().any(|(i, a)| {
+        layouts[i + 1..].iter().any(|b| {
+            let (a0, b0) = (u64::from(a.offset), u64::from(b.offset));
+            a.location == b.location && a0 < b0 + b.byte_len() && b0 < a0 + a.byte_len()
+        })
+    })
+}
+
 /// The bound targets.
 #[derive(Debug)]
 pub(crate) struct SurfaceSet {
     /// What they are.
     pub key: SetKey,
     /// Colour targets by output.
-    pub colors: Vec<ColorTarget>,
+    colors: Vec<DeviceTarget>,
     /// Depth target.
-    pub depth: Option<DepthTarget>,
-    /// Drawn to since the last flush.
-    pub dirty: bool,
+    depth: Option<DeviceTarget>,
     /// Draws recorded but not yet submitted ([`SurfaceSet::queue`]).
     pending: Vec<PendingDraw>,
     /// Queued draws the device refused when submitted alone: (draw, why), taken by
@@ -179,123 +409,43 @@ fn bytes<'s>(
 }
 
 impl SurfaceSet {
-    /// Creates the targets of `key` and fills them from `surfaces` over `base`.
-    pub(crate) fn open(
-        gpu: &Gpu,
-        key: SetKey,
-        surfaces: &mut SurfaceMemory,
-        base: &dyn GuestMemory,
-    ) -> Result<SurfaceSet, String> {
-        let (width, height) = key.size().ok_or("no colour or depth target")?;
-        let gpu_err = |e: GpuError| e.to_string();
-        let mut colors = Vec::new();
-        for (layout, format) in &key.colors {
-            let target = gpu
-                .create_color_target(target_format(*format), width, height)
-                .map_err(gpu_err)?;
-            let b = bytes(surfaces, layout, base)?;
-            let alpha = has_alpha(*format);
-            let mut texels = Vec::with_capacity(width as usize * height as usize);
-            for y in 0..height {
-                for x in 0..width {
-                    let mut t = layout
-                        .pixel_offset(x, y)
-                        .and_then(|at| b.get(at..at + layout.bpp as usize))
-                        .and_then(|p| decode(*format, p))
-                        .unwrap_or([0.0; 4]);
-                    if !alpha {
-                        t[3] = 1.0;
-                    }
-                    texels.push(t);
-                }
-            }
-            gpu.write_color_target(&target, &texels).map_err(gpu_err)?;
-            colors.push(target);
-        }
-        let depth = match &key.depth {
+    /// The set of `key` over its targets (`targets`: one per [`SetKey::places`], in order).
+    pub(crate) fn new(key: SetKey, mut targets: Vec<DeviceTarget>) -> Result<SurfaceSet, String> {
+        let depth = match key.depth {
+            Some(_) => Some(targets.pop().ok_or("no depth target")?),
             None => None,
-            Some((layout, format)) => {
-                let target = gpu
-                    .create_depth_target(depth_format(*format), width, height)
-                    .map_err(gpu_err)?;
-                let b = bytes(surfaces, layout, base)?;
-                let n = width as usize * height as usize;
-                let (mut depth, mut stencil) = (Vec::with_capacity(n), Vec::with_capacity(n));
-                for y in 0..height {
-                    for x in 0..width {
-                        let (d, s) = layout
-                            .pixel_offset(x, y)
-                            .and_then(|at| b.get(at..at + layout.bpp as usize))
-                            .and_then(|p| decode_depth(*format, p))
-                            .unwrap_or((0, 0));
-                        depth.push(fixed_to_depth(*format, d));
-                        stencil.push(s);
-                    }
-                }
-                let s = (*format == DepthFormat::Z24S8).then_some(stencil.as_slice());
-                gpu.write_depth_target(&target, &depth, s)
-                    .map_err(gpu_err)?;
-                Some(target)
-            }
         };
+        if targets.len() != key.colors.len() {
+            return Err("colour targets missing".to_string());
+        }
         Ok(SurfaceSet {
             key,
-            colors,
+            colors: targets,
             depth,
-            dirty: false,
             pending: Vec::new(),
             failures: Vec::new(),
         })
     }
 
-    /// Writes the targets back into `surfaces` when they were drawn to.
-    pub(crate) fn flush(
-        &mut self,
-        gpu: &Gpu,
-        surfaces: &mut SurfaceMemory,
-        base: &dyn GuestMemory,
-    ) -> Result<(), String> {
-        if !self.dirty {
-            return Ok(());
+    /// Marks every target drawn to: each is written back before its bytes are read as
+    /// memory (all of them, as a surface state is written back as a whole).
+    pub(crate) fn mark_drawn(&mut self) {
+        for t in self.colors.iter_mut().chain(self.depth.as_mut()) {
+            t.dirty = true;
         }
-        let gpu_err = |e: GpuError| e.to_string();
-        self.submit(gpu).map_err(gpu_err)?;
-        for ((layout, format), target) in self.key.colors.iter().zip(&self.colors) {
-            let texels = gpu.read_color_target(target).map_err(gpu_err)?;
-            let (w, _) = target.size();
-            let b = bytes(surfaces, layout, base)?;
-            for (i, t) in texels.iter().enumerate() {
-                let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
-                if let Some(at) = layout.pixel_offset(x, y) {
-                    let px = encode(*format, *t);
-                    let src = px.as_bytes();
-                    if let Some(dst) = b.get_mut(at..at + src.len()) {
-                        dst.copy_from_slice(src);
-                    }
-                }
-            }
-        }
-        if let (Some((layout, format)), Some(target)) = (&self.key.depth, &self.depth) {
-            let contents = gpu.read_depth_target(target).map_err(gpu_err)?;
-            let (w, _) = target.size();
-            let b = bytes(surfaces, layout, base)?;
-            for (i, d) in contents.depth.iter().enumerate() {
-                let (x, y) = ((i % w as usize) as u32, (i / w as usize) as u32);
-                let s = contents
-                    .stencil
-                    .as_ref()
-                    .and_then(|s| s.get(i))
-                    .copied()
-                    .unwrap_or(0);
-                if let Some(at) = layout.pixel_offset(x, y) {
-                    if let Some(dst) = b.get_mut(at..) {
-                        encode_depth(*format, depth_to_fixed(*format, *d), s, dst);
-                    }
-                }
-            }
-        }
-        self.dirty = false;
-        Ok(())
+    }
+
+    /// Its targets, colours in order then depth (the draws queued on them must have been
+    /// submitted: [`SurfaceSet::submit`]).
+    pub(crate) fn targets_mut(&mut self) -> impl Iterator<Item = &mut DeviceTarget> {
+        self.colors.iter_mut().chain(self.depth.as_mut())
+    }
+
+    /// Its targets, colours in order then depth, and the draws the device refused.
+    pub(crate) fn into_targets(self) -> (Vec<DeviceTarget>, Vec<(usize, String)>) {
+        let mut targets = self.colors;
+        targets.extend(self.depth);
+        (targets, self.failures)
     }
 
     /// Queues `draw` (checked first, so that a draw the device refuses fails alone, now); the
@@ -305,7 +455,7 @@ impl SurfaceSet {
     pub(crate) fn queue(&mut self, gpu: &Gpu, draw: PendingDraw) -> Result<(), GpuError> {
         gpu.check_raster_draw(&self.targets(draw.outputs, draw.with_depth), &raster(&draw))?;
         self.pending.push(draw);
-        self.dirty = true;
+        self.mark_drawn();
         if self.pending.len() >= BATCH {
             self.submit(gpu)?;
         }
@@ -349,29 +499,16 @@ impl SurfaceSet {
         std::mem::take(&mut self.failures)
     }
 
-    /// Whether memory `start..end` of `location` overlaps one of the targets.
-    pub(crate) fn overlaps(&self, location: Location, start: u64, end: u64) -> bool {
-        self.key
-            .colors
-            .iter()
-            .map(|(l, _)| l)
-            .chain(self.key.depth.as_ref().map(|(l, _)| l))
-            .any(|l| {
-                let s = u64::from(l.offset);
-                l.location == location && s < end && s + l.byte_len() > start
-            })
-    }
-
     /// The targets for a draw: colour outputs `0..outputs`, depth when `with_depth`.
     pub(crate) fn targets(&self, outputs: usize, with_depth: bool) -> RasterTargets<'_> {
         let mut colors = [None; MAX_RASTER_TARGETS];
         for (slot, t) in colors.iter_mut().zip(self.colors.iter().take(outputs)) {
-            *slot = Some(t);
+            *slot = t.color();
         }
         RasterTargets {
             colors,
             depth: if with_depth {
-                self.depth.as_ref()
+                self.depth.as_ref().and_then(DeviceTarget::depth)
             } else {
                 None
             },
@@ -497,7 +634,7 @@ impl SurfaceSet {
             },
         )
         .map_err(|e| e.to_string())?;
-        self.dirty = true;
+        self.mark_drawn();
         Ok(())
     }
 }

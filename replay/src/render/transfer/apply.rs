@@ -89,6 +89,70 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
     }
 }
 
+/// The bytes `transfer` may write, `(memory, start, end)`, a bound of what [`apply_transfer`]
+/// writes (an `NV0039` destination at its pitch and stride, the rows of an `NV3062` surface
+/// from its offset to the last written pixel, a whole `NV309E` block); `None` when it writes
+/// nothing. For callers that must know whether a transfer may write some memory (the GPU
+/// render's device targets), not the exact bytes.
+pub fn destination_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
+    match transfer {
+        Transfer::Copy(c) => {
+            if c.line_count == 0 || c.line_length == 0 {
+                return None;
+            }
+            let (ss, ds) = (
+                i64::from(c.src_stride.max(1)),
+                i64::from(c.dst_stride.max(1)),
+            );
+            let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+            let last = i64::from(c.line_count) - 1;
+            let a = i64::from(c.dst_offset);
+            let b = a + last * i64::from(c.dst_pitch);
+            let start = a.min(b).max(0);
+            let end = (a.max(b) + (bytes - 1) * ds + 1).max(start);
+            Some((c.dst, start as u64, end as u64))
+        }
+        Transfer::Scaled(s) => {
+            let (cx, cy, cw, ch) = s.clip;
+            let (ox, oy, ow, oh) = s.out;
+            let x1 = (u64::from(cx) + u64::from(cw)).min(u64::from(ox) + u64::from(ow));
+            let y1 = (u64::from(cy) + u64::from(ch)).min(u64::from(oy) + u64::from(oh));
+            if x1 == 0 || y1 == 0 {
+                return None;
+            }
+            let bpp = u64::from(s.dst_format.bytes());
+            match s.destination {
+                ContextSurface::Surface2d {
+                    location,
+                    offset,
+                    pitch,
+                } => {
+                    let pitch = if pitch == 0 {
+                        u64::from(ow) * bpp
+                    } else {
+                        u64::from(pitch)
+                    };
+                    let start = u64::from(offset);
+                    Some((location, start, start + y1 * pitch + x1 * bpp))
+                }
+                ContextSurface::Swizzle2d {
+                    location,
+                    offset,
+                    log2_width,
+                    log2_height,
+                } => {
+                    let start = u64::from(offset);
+                    let len = 1u64
+                        .checked_shl(u32::from(log2_width) + u32::from(log2_height))
+                        .unwrap_or(1 << 32)
+                        .saturating_mul(bpp);
+                    Some((location, start, start.saturating_add(len)))
+                }
+            }
+        }
+    }
+}
+
 /// `[start, end)` byte range, checked against 4 GiB and [`MAX_TRANSFER_BYTES`].
 fn span(what: &str, start: i64, end: i64) -> Result<(u32, u32), String> {
     if start < 0 || end > 1 << 32 || end < start {
@@ -469,6 +533,54 @@ mod tests {
         };
         assert_eq!(line(0x300), vec![0, 2, 4, 6]);
         assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
+        // The written bytes, 0x2F8..0x2FC and 0x300..0x304, lie inside the extent, which is
+        // no wider than the lines.
+        assert_eq!(
+            destination_extent(&Transfer::Copy(copy)),
+            Some((Location::Main, 0x2F8, 0x304))
+        );
+    }
+
+    #[test]
+    fn scaled_destinations_bound_the_written_pixels() {
+        let mut s = ScaledImage {
+            src: Location::Local,
+            src_offset: 0,
+            src_pitch: 32,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size: (8, 8),
+            in_point: (0.0, 0.0),
+            origin: Origin::Corner,
+            interpolator: Interpolator::Zoh,
+            clip: (0, 0, 8, 8),
+            out: (2, 1, 4, 4),
+            step: (1.0, 1.0),
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x1000,
+                pitch: 64,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        };
+        // Rows 1..5, columns 2..6: the last pixel ends at 0x1000 + 4·64 + 6·4 = 0x1118.
+        let (_, start, end) = destination_extent(&Transfer::Scaled(s)).unwrap();
+        assert!(
+            start <= 0x1000 + 64 + 8 && end >= 0x1000 + 4 * 64 + 24,
+            "{start:x}..{end:x}"
+        );
+        s.destination = ContextSurface::Swizzle2d {
+            location: Location::Local,
+            offset: 0x2000,
+            log2_width: 3,
+            log2_height: 2,
+        };
+        assert_eq!(
+            destination_extent(&Transfer::Scaled(s)),
+            Some((Location::Local, 0x2000, 0x2000 + 32 * 4))
+        );
+        s.clip = (0, 0, 0, 0);
+        assert_eq!(destination_extent(&Transfer::Scaled(s)), None);
     }
 
     /// Captured memory holding `bytes` at one place.

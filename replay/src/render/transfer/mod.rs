@@ -20,7 +20,7 @@ use super::state::{ClearEvent, FrameEvents};
 use super::surface::SurfaceMemory;
 use rsxtrace_capture::fetch::GuestMemory;
 
-pub use apply::{apply_transfer, source_extent};
+pub use apply::{apply_transfer, destination_extent, source_extent};
 pub use decode::{
     ContextSurface, DestinationFormat, Interpolator, MemoryCopy, Origin, ScaledImage, SourceFormat,
     Transfer, Unsupported,
