@@ -1,0 +1,83 @@
+//! Writes the captures of issue 14's three sizes (`rsxtrace_scenes::game_scale`: 2,000 /
+//! 8,000 / 20,000 draws, 62 / 257 / 661 MB uncompressed) as gzip-compressed RRC files, with
+//! the corpus's genuine programs mixed in when `../shared/corpus` (or the directory given)
+//! exists, and prints what each holds.
+//!
+//! `cargo run --release -p rsxtrace-scenes --example game_scale_sizes -- OUT_DIR [2k|8k|20k ...] [--corpus DIR]`
+//!
+//! With no size named, all three are written.
+
+use rsxtrace_scenes::game_scale::{build_logged, GameScaleOptions, Size};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(out) = args.next().map(PathBuf::from) else {
+        eprintln!("usage: game_scale_sizes OUT_DIR [2k|8k|20k ...] [--corpus DIR]");
+        return ExitCode::from(2);
+    };
+    let mut sizes = Vec::new();
+    let mut corpus = Some(PathBuf::from("../shared/corpus"));
+    while let Some(arg) = args.next() {
+        if arg == "--corpus" {
+            corpus = args.next().map(PathBuf::from);
+        } else if let Some(size) = Size::from_name(&arg) {
+            sizes.push(size);
+        } else {
+            eprintln!("game_scale_sizes: unknown size {arg:?} (2k, 8k or 20k)");
+            return ExitCode::from(2);
+        }
+    }
+    if sizes.is_empty() {
+        sizes = Size::ALL.to_vec();
+    }
+    let corpus = corpus.filter(|dir| {
+        let found = dir.is_dir();
+        if !found {
+            eprintln!(
+                "CORPUS MISSING: {} is not a directory; only rsxtrace's own programs are used",
+                dir.display()
+            );
+        }
+        found
+    });
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        eprintln!("game_scale_sizes: cannot create {}: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    for size in sizes {
+        let options = GameScaleOptions::of(size, corpus.clone());
+        let started = Instant::now();
+        let (capture, streamed) = match build_logged(&options) {
+            Ok(built) => built,
+            Err(e) => {
+                eprintln!("game_scale_sizes: {}: {e}", size.name());
+                return ExitCode::from(2);
+            }
+        };
+        let built = started.elapsed().as_secs_f64();
+        let uncompressed = rsxtrace_capture::rrc::write_v6_uncompressed(&capture).len();
+        let bytes = rsxtrace_capture::rrc::write_v6(&capture);
+        let path = out.join(options.file_name());
+        if let Err(e) = std::fs::write(&path, &bytes) {
+            eprintln!("game_scale_sizes: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        let wraps = streamed.iter().filter(|s| s.wrapped).count();
+        println!(
+            "{}: {} draws, {} commands, {} MB uncompressed ({} MB of memory in {} blobs), \
+             {} MB gzip, {} streamed draws, the ring wrapped {wraps} times; built in {built:.1} s",
+            path.display(),
+            options.draws,
+            capture.commands.len(),
+            uncompressed / 1_000_000,
+            capture.memory_bytes() / 1_000_000,
+            capture.data.len(),
+            bytes.len() / 1_000_000,
+            streamed.len(),
+        );
+    }
+    ExitCode::SUCCESS
+}
