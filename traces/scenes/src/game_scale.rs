@@ -178,10 +178,10 @@ impl GameScaleOptions {
     }
 }
 
-/// The ring's size: a 64th of the capture, 64 KiB to 4 MiB (a game's dynamic vertex buffer
+/// The ring's size: a 128th of the capture, 32 KiB to 4 MiB (a game's dynamic vertex buffer
 /// is a few MB), in 128-byte units.
 fn ring_bytes(memory_bytes: u64) -> u32 {
-    let bytes = (memory_bytes / 64).clamp(64 << 10, 4 << 20) as u32;
+    let bytes = (memory_bytes / 128).clamp(32 << 10, 4 << 20) as u32;
     bytes & !0x7F
 }
 

@@ -420,7 +420,8 @@ pub fn encode_level(format: ChainFormat, image: &Image, pitch: u32) -> (Vec<u8>,
 #[derive(Clone, Debug)]
 pub struct Chain {
     pub levels: Vec<Image>,
-    /// DXT: what each level's blocks decode to (empty for the other formats).
+    /// DXT: what each level's blocks decode to (empty for the other formats); for tests.
+    #[allow(dead_code)]
     pub dxt_decoded: Vec<Image>,
     pub bytes: Vec<u8>,
     /// Level 0's row pitch in bytes (the CONTROL3 pitch).
