@@ -3,9 +3,9 @@
 //! the corpus's genuine programs mixed in when `../shared/corpus` (or the directory given)
 //! exists, and prints what each holds.
 //!
-//! `cargo run --release -p rsxtrace-scenes --example game_scale_sizes -- OUT_DIR [2k|8k|20k ...] [--corpus DIR]`
+//! `cargo run --release -p rsxtrace-scenes --example game_scale_sizes -- OUT_DIR [2k|8k|20k ...] [--corpus DIR] [--seed N]`
 //!
-//! With no size named, all three are written.
+//! With no size named, all three are written; `--seed` replaces each size's own seed.
 
 use rsxtrace_scenes::game_scale::{build_logged, GameScaleOptions, Size};
 use std::path::PathBuf;
@@ -15,14 +15,21 @@ use std::time::Instant;
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(out) = args.next().map(PathBuf::from) else {
-        eprintln!("usage: game_scale_sizes OUT_DIR [2k|8k|20k ...] [--corpus DIR]");
+        eprintln!("usage: game_scale_sizes OUT_DIR [2k|8k|20k ...] [--corpus DIR] [--seed N]");
         return ExitCode::from(2);
     };
     let mut sizes = Vec::new();
     let mut corpus = Some(PathBuf::from("../shared/corpus"));
+    let mut seed = None;
     while let Some(arg) = args.next() {
         if arg == "--corpus" {
             corpus = args.next().map(PathBuf::from);
+        } else if arg == "--seed" {
+            let Some(n) = args.next().and_then(|n| n.parse().ok()) else {
+                eprintln!("game_scale_sizes: --seed needs a number");
+                return ExitCode::from(2);
+            };
+            seed = Some(n);
         } else if let Some(size) = Size::from_name(&arg) {
             sizes.push(size);
         } else {
@@ -48,7 +55,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     for size in sizes {
-        let options = GameScaleOptions::of(size, corpus.clone());
+        let mut options = GameScaleOptions::of(size, corpus.clone());
+        options.seed = seed.unwrap_or(options.seed);
         let started = Instant::now();
         let (capture, streamed) = match build_logged(&options) {
             Ok(built) => built,
@@ -66,9 +74,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         let wraps = streamed.iter().filter(|s| s.wrapped).count();
+        let textures = match rsxtrace_capture::frame::Frame::from_capture(&capture) {
+            Ok(frame) => frame
+                .draws
+                .iter()
+                .flat_map(|d| d.textures.iter().filter(|t| t.control0.enabled))
+                .map(|t| (t.location, t.offset))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            Err(e) => {
+                eprintln!(
+                    "game_scale_sizes: {}: the frame does not decode: {e}",
+                    size.name()
+                );
+                return ExitCode::from(2);
+            }
+        };
         println!(
             "{}: {} draws, {} commands, {} MB uncompressed ({} MB of memory in {} blobs), \
-             {} MB gzip, {} streamed draws, the ring wrapped {wraps} times; built in {built:.1} s",
+             {} MB gzip, {textures} textures bound, {} streamed draws, the ring wrapped {wraps} \
+             times; built in {built:.1} s",
             path.display(),
             options.draws,
             capture.commands.len(),

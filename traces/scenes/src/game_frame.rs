@@ -549,7 +549,19 @@ pub(crate) fn build_logged(
         }));
     }
 
-    // Assets: meshes over both memories (28 in the committed frame), textures (18).
+    // The dynamic vertex buffer and the particles' static index buffer, first in main
+    // memory: vertex data must lie in the low 256 MB (offsets are masked to 28 bits,
+    // rrc-format.md 4.2).
+    let mut stream = match scale.streaming {
+        Some(s) => Some((
+            ring::Ring::new(&mut main, s.ring_bytes)?,
+            ring::put_quad_indices(&mut b, &mut main)?,
+        )),
+        None => None,
+    };
+
+    // Assets: meshes over both memories (28 in the committed frame), textures (18); meshes
+    // first, so that their vertex data lies low.
     let topologies = [
         Topology::IndexedTriangles,
         Topology::IndexedStrips,
@@ -665,14 +677,6 @@ pub(crate) fn build_logged(
     // Each ring entry holds the largest program, rounded up to 256 bytes.
     let ring_stride = (fps.iter().map(|p| p.ucode.len()).max().unwrap_or(0) + 0xFF) & !0xFF;
     let ring_base = local.alloc(RING * ring_stride)?;
-    // The dynamic vertex buffer and the particles' static index buffer, in main memory.
-    let mut stream = match scale.streaming {
-        Some(s) => Some((
-            ring::Ring::new(&mut main, s.ring_bytes)?,
-            ring::put_quad_indices(&mut b, &mut main)?,
-        )),
-        None => None,
-    };
     let mut streamed = Vec::new();
 
     let camera = camera();

@@ -103,18 +103,19 @@ impl Default for GameScaleOptions {
     }
 }
 
-/// Bytes one mesh adds to the file on average (measured: 30..80 cells, three topologies,
-/// two layouts; each draw captures its part of the arrays, an interleaved buffer once per
-/// attribute).
-const BYTES_PER_MESH: u64 = 700_000;
-/// Bytes one texture adds on average (measured: sides 256..1024, the format cycle, full
-/// chains).
-const BYTES_PER_TEXTURE: u64 = 1_000_000;
+/// Draws per mesh: the mesh count follows the draws, so that every size's meshes are drawn
+/// about as often, by about as many programs (a mesh's captured bytes grow with that: each
+/// vertex program captures only the attributes it reads, each draw only its part).
+const DRAWS_PER_MESH: usize = 50;
+/// Bytes one mesh adds to the file on average, drawn [`DRAWS_PER_MESH`] times (measured:
+/// 30..80 cells, three topologies, two layouts, the corpus's programs mixed in).
+const BYTES_PER_MESH: u64 = 480_000;
+/// Bytes one texture adds on average: the full chains of the format cycle over sides 256,
+/// 512 and 1024, square and 2:1 (`mip_chains::CYCLE`; computed).
+const BYTES_PER_TEXTURE: u64 = 777_000;
 /// Bytes each draw adds beyond its assets (commands, tinted program copies, streamed
 /// particles; measured).
-const BYTES_PER_DRAW: u64 = 3_500;
-/// Share of the asset bytes in textures, in percent; the rest is meshes.
-const TEXTURE_SHARE: u64 = 65;
+const BYTES_PER_DRAW: u64 = 5_000;
 /// Share of the materials whose scene draws stream particles, in percent.
 const STREAMED_PERCENT: usize = 12;
 
@@ -132,21 +133,22 @@ impl GameScaleOptions {
     /// The asset counts that reach `memory_bytes`; small captures (under 32 MB, for tests)
     /// get textures of 32 to 128 texels a side.
     fn scale(&self) -> Scale {
+        let meshes = (self.draws / DRAWS_PER_MESH).max(3);
         let assets = self
             .memory_bytes
-            .saturating_sub(self.draws as u64 * BYTES_PER_DRAW);
+            .saturating_sub(self.draws as u64 * BYTES_PER_DRAW)
+            .saturating_sub(meshes as u64 * BYTES_PER_MESH);
         let small = self.memory_bytes < 32_000_000;
-        let per_texture = if small {
-            BYTES_PER_TEXTURE / 50
+        let textures = if small {
+            // Sides an eighth as long: a 64th of the bytes; few, for fast tests.
+            (assets / (BYTES_PER_TEXTURE / 64)).min(24) as usize
         } else {
-            BYTES_PER_TEXTURE
+            (assets / BYTES_PER_TEXTURE) as usize
         };
-        let textures = (assets * TEXTURE_SHARE / 100 / per_texture) as usize;
-        let meshes = (assets * (100 - TEXTURE_SHARE) / 100 / BYTES_PER_MESH) as usize;
         // About one material per batch (27.5 draws on average), so the frame draws each.
         let extra_materials = (self.draws / 28).saturating_sub(game_frame::PROGRAMS_PER_STAGE);
         Scale {
-            meshes: meshes.max(3),
+            meshes,
             cells: (30, 51),
             textures: textures.max(12),
             texture_sides: if small {

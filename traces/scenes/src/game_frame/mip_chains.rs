@@ -462,7 +462,7 @@ pub fn chain(format: ChainFormat, art: Image) -> Chain {
 pub const MIN_FILTERS: [u32; 4] = [6, 6, 5, 4];
 
 /// `count` mip-mapped textures cycling through [`CYCLE`], placed in `mem`: square sides from
-/// `sides`, every third one twice as wide as high; trilinear min filtering on most.
+/// `sides` in turn, every third one twice as wide as high; trilinear min filtering on most.
 pub fn textures(
     b: &mut CaptureBuilder,
     rng: &mut Rng,
@@ -484,7 +484,9 @@ fn texture(
     sides: &[u16; 3],
 ) -> Result<(Texture, Chain), BuildError> {
     let format = CYCLE[k % CYCLE.len()];
-    let side = u32::from(sides[rng.below(sides.len())])
+    // Sides in turn, three textures each, so that every format meets every side and the
+    // bytes a number of textures holds are predictable.
+    let side = u32::from(sides[(k / 3) % sides.len()])
         .next_power_of_two()
         .max(8);
     let (width, height) = if k % 3 == 2 {
