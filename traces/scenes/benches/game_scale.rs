@@ -13,7 +13,8 @@
 //!
 //! `RSXTRACE_GAME_SCALE` picks the size: `2k` (the default: 2,000 draws, 62 MB), `8k`
 //! (8,000, 257 MB) or `20k` (20,000, 661 MB; every replay takes about a minute, so run it by
-//! hand, not in CI). `RSXTRACE_GAME_SCALE_DRAWS=N` replays only the first N draws. The
+//! hand, not in CI). `RSXTRACE_GAME_SCALE_DRAWS=N` replays only the first N draws;
+//! `RSXTRACE_GAME_SCALE_ONCE=1` makes only the single timed runs (for the largest size). The
 //! capture is built once and kept under the target directory (`CARGO_TARGET_TMPDIR`).
 //!
 //! `cargo bench -p rsxtrace-scenes --bench game_scale`. The bench sits in this crate because
@@ -111,6 +112,7 @@ fn bench(c: &mut Criterion) {
         draws: Some(0..draws),
         ..Default::default()
     };
+    let once_only = std::env::var_os("RSXTRACE_GAME_SCALE_ONCE").is_some();
     let mut group = c.benchmark_group(format!("game_scale_{}", size.name()));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(30));
@@ -120,9 +122,12 @@ fn bench(c: &mut Criterion) {
     let t = Instant::now();
     let once = cpu::render_frame(&frame, &events, &options).expect("CPU render");
     report("cpu_replay", &once, t.elapsed());
-    group.bench_function("cpu_replay", |b| {
-        b.iter(|| cpu::render_frame(&frame, &events, &options).expect("CPU render"))
-    });
+    drop(once);
+    if !once_only {
+        group.bench_function("cpu_replay", |b| {
+            b.iter(|| cpu::render_frame(&frame, &events, &options).expect("CPU render"))
+        });
+    }
 
     let Some(device) = open_gpu() else {
         group.finish();
@@ -135,9 +140,12 @@ fn bench(c: &mut Criterion) {
     let t = Instant::now();
     let warm = gpu::render_frame(&device, &frame, &events, &options).expect("GPU render");
     report("gpu_replay warm", &warm, t.elapsed());
-    group.bench_function("lavapipe_replay_warm", |b| {
-        b.iter(|| gpu::render_frame(&device, &frame, &events, &options).expect("GPU render"))
-    });
+    drop((cold, warm));
+    if !once_only {
+        group.bench_function("lavapipe_replay_warm", |b| {
+            b.iter(|| gpu::render_frame(&device, &frame, &events, &options).expect("GPU render"))
+        });
+    }
     drop(device);
 
     let verify = VerifyOptions {
@@ -165,6 +173,10 @@ fn bench(c: &mut Criterion) {
         t.compare_ms,
     );
     drop(device);
+    if once_only {
+        group.finish();
+        return;
+    }
     group.throughput(Throughput::Elements(
         VERIFY_DRAWS.min(frame.draws.len()) as u64
     ));
