@@ -22,6 +22,8 @@
 pub(crate) mod assets;
 pub mod corpus;
 pub(crate) mod fragment_programs;
+pub(crate) mod mip_chains;
+pub(crate) mod ring;
 pub(crate) mod rng;
 pub(crate) mod vertex_programs;
 
@@ -33,6 +35,8 @@ use rsxtrace_capture::builder::{
 };
 use rsxtrace_capture::rrc::{Capture, Location};
 use std::path::PathBuf;
+
+pub use ring::StreamedDraw;
 
 /// File name of the game frame, relative to `traces/samples/`.
 pub const GAME: &str = "game.rrc.gz";
@@ -83,6 +87,20 @@ pub(crate) struct Scale {
     pub extra_materials: usize,
     /// Draws of a depth-only pass into a square shadow map before the main pass (0: none).
     pub shadow_draws: usize,
+    /// Textures with full mip chains, mostly DXT, the rest swizzled ([`mip_chains`]), in
+    /// place of the one-level textures of `texture_grain` (sides from `texture_sides`).
+    pub mip_chains: bool,
+    /// Streamed draws through a ring buffer ([`ring`]); `None`: none.
+    pub streaming: Option<Streaming>,
+}
+
+/// How much geometry is streamed through the ring buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Streaming {
+    /// Bytes of the ring, in main memory.
+    pub ring_bytes: u32,
+    /// Share of the materials, in percent, whose scene draws stream particle quads.
+    pub percent: usize,
 }
 
 impl Scale {
@@ -96,6 +114,8 @@ impl Scale {
         texture_grain: assets::Grain::Smooth,
         extra_materials: 16,
         shadow_draws: 0,
+        mip_chains: false,
+        streaming: None,
     };
 }
 
@@ -152,6 +172,8 @@ struct Material {
     blend: bool,
     cull: bool,
     depth_func: u32,
+    /// Its scene draws stream particle quads through the ring buffer.
+    streamed: bool,
 }
 
 type Mat4 = [[f64; 4]; 4];
@@ -488,6 +510,14 @@ pub(crate) fn build_scaled(
     options: &GameFrameOptions,
     scale: &Scale,
 ) -> Result<Capture, GameFrameError> {
+    build_logged(options, scale).map(|(capture, _)| capture)
+}
+
+/// Build the frame with assets and passes of `scale`; with it, what each streamed draw wrote.
+pub(crate) fn build_logged(
+    options: &GameFrameOptions,
+    scale: &Scale,
+) -> Result<(Capture, Vec<StreamedDraw>), GameFrameError> {
     let mut rng = Rng::new(options.seed);
     let mut b = CaptureBuilder::new(GAME);
     let mut local = Bump {
@@ -519,7 +549,19 @@ pub(crate) fn build_scaled(
         }));
     }
 
-    // Assets: meshes over both memories (28 in the committed frame), textures (18).
+    // The dynamic vertex buffer and the particles' static index buffer, first in main
+    // memory: vertex data must lie in the low 256 MB (offsets are masked to 28 bits,
+    // rrc-format.md 4.2).
+    let mut stream = match scale.streaming {
+        Some(s) => Some((
+            ring::Ring::new(&mut main, s.ring_bytes)?,
+            ring::put_quad_indices(&mut b, &mut main)?,
+        )),
+        None => None,
+    };
+
+    // Assets: meshes over both memories (28 in the committed frame), textures (18); meshes
+    // first, so that their vertex data lies low.
     let topologies = [
         Topology::IndexedTriangles,
         Topology::IndexedStrips,
@@ -537,7 +579,18 @@ pub(crate) fn build_scaled(
         )?);
     }
     let (sides, grain) = (&scale.texture_sides, scale.texture_grain);
-    let textures = if scale.textures_in_both_memories {
+    let textures = if scale.mip_chains {
+        let half = scale.textures / 2;
+        let mut t = mip_chains::textures(&mut b, &mut rng, &mut local, half, sides)?;
+        t.extend(mip_chains::textures(
+            &mut b,
+            &mut rng,
+            &mut main,
+            scale.textures - half,
+            sides,
+        )?);
+        t
+    } else if scale.textures_in_both_memories {
         let half = scale.textures / 2;
         let mut t = assets::textures(&mut b, &mut rng, &mut local, half, sides, grain)?;
         t.extend(assets::textures(
@@ -559,6 +612,7 @@ pub(crate) fn build_scaled(
     let material_count = PROGRAMS_PER_STAGE + scale.extra_materials;
     let extra_vp = vps.len() - PROGRAMS_PER_STAGE;
     let extra_fp = fps.len() - PROGRAMS_PER_STAGE;
+    let mut next_texture = 0usize;
     let materials: Vec<Material> = (0..material_count)
         .map(|k| {
             let fp = if extra_fp > 0 && k % 4 == 3 {
@@ -566,7 +620,7 @@ pub(crate) fn build_scaled(
             } else {
                 k % PROGRAMS_PER_STAGE
             };
-            Material {
+            let mut material = Material {
                 vp: if extra_vp > 0 && k % 4 == 1 {
                     PROGRAMS_PER_STAGE + (k / 4) % extra_vp
                 } else {
@@ -576,13 +630,31 @@ pub(crate) fn build_scaled(
                 textures: fps[fp]
                     .units
                     .iter()
-                    .map(|&u| (u, rng.below(textures.len())))
+                    .map(|&u| {
+                        // Mip chains are dealt out in turn, so that the first materials
+                        // drawn bind every texture; otherwise picked at random.
+                        let t = if scale.mip_chains {
+                            next_texture += 1;
+                            (next_texture - 1) % textures.len()
+                        } else {
+                            rng.below(textures.len())
+                        };
+                        (u, t)
+                    })
                     .collect(),
                 stale_unit: rng.chance(15).then_some(4 + rng.below(4) as u8),
                 blend: rng.chance(25),
                 cull: rng.chance(70),
                 depth_func: if rng.chance(80) { 0x0203 } else { 0x0201 },
+                streamed: false,
+            };
+            // Drawn only when streaming (the committed frame draws no more numbers).
+            if let Some(streaming) = scale.streaming {
+                material.streamed = rng.chance(streaming.percent);
+                // Particles blend and leave the depth buffer alone.
+                material.blend |= material.streamed;
             }
+            material
         })
         .collect();
 
@@ -605,6 +677,7 @@ pub(crate) fn build_scaled(
     // Each ring entry holds the largest program, rounded up to 256 bytes.
     let ring_stride = (fps.iter().map(|p| p.ucode.len()).max().unwrap_or(0) + 0xFF) & !0xFF;
     let ring_base = local.alloc(RING * ring_stride)?;
+    let mut streamed = Vec::new();
 
     let camera = camera();
     let screen_draws = options.draws / 20;
@@ -688,17 +761,33 @@ pub(crate) fn build_scaled(
         )?;
 
         for _ in 0..batch {
-            // Quads for the 2D pass; otherwise any mesh.
-            let mesh_index = if two_d {
-                3 * rng.below(meshes.len() / 3) + 2
-            } else {
-                rng.below(meshes.len())
+            // Particles through the ring for a streamed material's scene draws; quads for
+            // the 2D pass; otherwise any mesh.
+            let particles = match &mut stream {
+                Some((ring, quad_indices)) if material.streamed && !two_d => {
+                    let (mesh, log) = stream_particles(&mut b, &mut rng, ring, *quad_indices)?;
+                    streamed.push(StreamedDraw { draw: drawn, ..log });
+                    bind_mesh(&mut b, &mesh, &mut bound_arrays)?;
+                    current_mesh = None;
+                    Some(mesh)
+                }
+                _ => None,
             };
-            let mesh = &meshes[mesh_index];
-            if current_mesh != Some(mesh_index) {
-                bind_mesh(&mut b, mesh, &mut bound_arrays)?;
-                current_mesh = Some(mesh_index);
-            }
+            let mesh = match &particles {
+                Some(mesh) => mesh,
+                None => {
+                    let mesh_index = if two_d {
+                        3 * rng.below(meshes.len() / 3) + 2
+                    } else {
+                        rng.below(meshes.len())
+                    };
+                    if current_mesh != Some(mesh_index) {
+                        bind_mesh(&mut b, &meshes[mesh_index], &mut bound_arrays)?;
+                        current_mesh = Some(mesh_index);
+                    }
+                    &meshes[mesh_index]
+                }
+            };
             let transform = if two_d {
                 screen(&mut rng)
             } else {
@@ -717,7 +806,10 @@ pub(crate) fn build_scaled(
                 let at = ring_base + ((drawn % RING) * ring_stride) as u32;
                 b.set_fragment_program(Location::Local, at, &ucode, fp.control)?;
             }
-            let part = mesh.parts[rng.below(mesh.parts.len())];
+            let part = match particles {
+                Some(_) => mesh.parts[0],
+                None => mesh.parts[rng.below(mesh.parts.len())],
+            };
             if mesh.index_offset.is_some() {
                 b.draw_indexed(mesh.primitive, &[part])?;
             } else {
@@ -726,7 +818,36 @@ pub(crate) fn build_scaled(
             drawn += 1;
         }
     }
-    Ok(b.finish())
+    Ok((b.finish(), streamed))
+}
+
+/// Write one batch of particle quads at the ring's head: the mesh to bind, and the log entry
+/// (its draw index still to fill in).
+fn stream_particles(
+    b: &mut CaptureBuilder,
+    rng: &mut Rng,
+    ring: &mut ring::Ring,
+    quad_indices: u32,
+) -> Result<(Mesh, StreamedDraw), BuildError> {
+    let quads = 8 + rng.below(ring::MAX_QUADS as usize - 7) as u32;
+    let (bytes, first_position) = ring::particles(rng, quads);
+    let (offset, wrapped) =
+        ring.push(bytes.len() as u32)
+            .ok_or_else(|| BuildError::InvalidArgument {
+                what: "ring buffer",
+                detail: format!("{} bytes do not fit in {}", bytes.len(), ring.size),
+            })?;
+    b.put_memory(ring.location, offset, &bytes)?;
+    let mesh = ring::streamed_mesh(ring.location, offset, quad_indices, quads);
+    let log = StreamedDraw {
+        draw: 0,
+        location: ring.location,
+        offset,
+        vertices: 4 * quads,
+        wrapped,
+        first_position,
+    };
+    Ok((mesh, log))
 }
 
 #[cfg(test)]

@@ -84,6 +84,8 @@ impl LargeCaptureOptions {
             // picks one per sampled unit, one or two on average).
             extra_materials: textures.saturating_sub(game_frame::PROGRAMS_PER_STAGE / 2),
             shadow_draws: self.draws / 25,
+            mip_chains: false,
+            streaming: None,
         }
     }
 
@@ -129,7 +131,17 @@ pub enum CacheError {
 /// the first time and reused afterwards (the file name holds the options; a file is written
 /// under a temporary name and renamed, so a half-written one is never reused).
 pub fn cached_file(options: &LargeCaptureOptions, dir: &Path) -> Result<PathBuf, CacheError> {
-    let path = dir.join(options.file_name());
+    write_once(dir, &options.file_name(), || build(options))
+}
+
+/// `dir/name`, made by `build` and written gzip-compressed the first time, reused afterwards
+/// (written under a temporary name and renamed, so a half-written file is never reused).
+pub(crate) fn write_once(
+    dir: &Path,
+    name: &str,
+    build: impl FnOnce() -> Result<Capture, GameFrameError>,
+) -> Result<PathBuf, CacheError> {
+    let path = dir.join(name);
     if path.is_file() {
         return Ok(path);
     }
@@ -138,14 +150,10 @@ pub fn cached_file(options: &LargeCaptureOptions, dir: &Path) -> Result<PathBuf,
         move |source| CacheError::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let capture = build(options)?;
+    let capture = build()?;
     let bytes = rsxtrace_capture::rrc::write_v6(&capture);
     drop(capture);
-    let partial = dir.join(format!(
-        "{}.partial-{}",
-        options.file_name(),
-        std::process::id()
-    ));
+    let partial = dir.join(format!("{name}.partial-{}", std::process::id()));
     std::fs::write(&partial, &bytes).map_err(io(&partial))?;
     std::fs::rename(&partial, &path).map_err(io(&path))?;
     Ok(path)

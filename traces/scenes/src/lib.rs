@@ -9,6 +9,9 @@
 //! - [`primitives_sample`] builds the primitives sample in `traces/samples/` (the draws of
 //!   ps3autotests' primitives test: quads, strips, polygon modes, point sizes, stipples).
 //! - [`game_frame`] builds the game-scale frame in `traces/samples/`.
+//! - [`game_scale`] builds captures of the three sizes of issue 14 (2,000 / 8,000 / 20,000
+//!   draws, 62 / 257 / 661 MB): mip-mapped DXT and swizzled textures, a ring buffer that
+//!   wraps, the corpus's programs when present.
 //! - [`large_capture`] builds a capture of any size (650 MiB for the benchmarks) from the
 //!   game frame's generator.
 //! - [`program_library`] writes program libraries (the scenes' programs by name, or
@@ -17,6 +20,7 @@
 //!   RSX texture format).
 
 pub mod game_frame;
+pub mod game_scale;
 pub mod large_capture;
 pub mod level;
 pub mod primitives_sample;
