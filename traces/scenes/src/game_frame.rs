@@ -13,6 +13,10 @@
 //!   (world x the one camera) and, for programs with a tint, one of three tints patched into
 //!   that draw's copy of the fragment microcode; a final batch of screen-space quads without depth test.
 //!
+//! Larger scales ([`crate::large_capture`], [`crate::game_scale`]) grow the assets, add a
+//! shadow pass and, for `game_scale`, full mip chains ([`mip_chains`]) and particles streamed
+//! through a ring buffer that wraps ([`ring`]); none of it changes the committed frame.
+//!
 //! Every constant a vertex program reads is uploaded before its first draw, so every draw can
 //! be run. [`build`] with [`GameFrameOptions::corpus`] set mixes the corpus's programs in
 //! (read at run time, never committed): see [`corpus`]. The committed file is
