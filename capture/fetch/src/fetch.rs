@@ -189,7 +189,23 @@ fn fetch_array(
             }
         }
     }
-    // Slow path: element by element, so a gap is reported at its exact address.
+    // Element by element, so a gap is reported at its exact address; over the few blocks
+    // visible across the span when the memory gives them (interleaved attributes, each in
+    // its own block, come here: see `visible`).
+    if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
+        if let Some(blocks) = mem.visible_blocks(array.location, start, len) {
+            let mut values = Vec::with_capacity(indices.len());
+            for &vid in indices {
+                let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));
+                let value = blocks
+                    .read(offset, read_len)
+                    .and_then(|bytes| decode_element(format, bytes))
+                    .ok_or_else(|| missing(offset))?;
+                values.push(value);
+            }
+            return Ok(values);
+        }
+    }
     let mut values = Vec::with_capacity(indices.len());
     for &vid in indices {
         let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));

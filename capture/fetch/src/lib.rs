@@ -69,6 +69,7 @@ pub mod index;
 pub mod input;
 pub mod output;
 pub mod spans;
+pub mod visible;
 
 pub use error::FetchError;
 pub use fetch::{fetch_draw, MAX_VERTICES};
@@ -76,6 +77,7 @@ pub use format::ElementFormat;
 pub use input::*;
 pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};
 pub use spans::{fetch_spans, AttributeSpan, FetchSpans, Span};
+pub use visible::{VisibleBlock, VisibleBlocks};
 
 use rsxtrace_rrc::Location;
 
@@ -84,4 +86,17 @@ pub trait GuestMemory {
     /// The `len` bytes at `offset` in `location`, or `None` when the capture does not hold all
     /// of them.
     fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]>;
+
+    /// The blocks visible over `len` bytes at `offset`, for many small reads inside them
+    /// that [`read`](Self::read) would answer the same ([`VisibleBlocks::read`]); `None`
+    /// when the memory has nothing cheaper than a `read` per element (the default).
+    fn visible_blocks(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<VisibleBlocks<'_>> {
+        let _ = (location, offset, len);
+        None
+    }
 }

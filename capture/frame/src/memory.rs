@@ -18,7 +18,8 @@
 
 use crate::error::FrameError;
 use bytes::Bytes;
-use rsxtrace_fetch::GuestMemory;
+use rsxtrace_fetch::visible::MAX_VISIBLE_BLOCKS;
+use rsxtrace_fetch::{GuestMemory, VisibleBlock, VisibleBlocks};
 use rsxtrace_rrc::{Capture, Location};
 use std::collections::HashMap;
 
@@ -301,6 +302,43 @@ impl MemoryIndex {
         out.into_iter().map(|(_, s)| s).collect()
     }
 
+    /// The blocks visible at `command` over the range, oldest attachment first
+    /// ([`overlapping_at`](Self::overlapping_at)'s blocks with their bytes), for reads inside
+    /// the range by the same rule as [`read_at`](Self::read_at); `None` when more than
+    /// [`rsxtrace_fetch::visible::MAX_VISIBLE_BLOCKS`] overlap it.
+    pub fn visible_at(
+        &self,
+        command: usize,
+        location: Location,
+        offset: u32,
+        len: u64,
+    ) -> Option<VisibleBlocks<'_>> {
+        let start = offset as u64;
+        let mut found: Vec<(u32, VisibleBlock<'_>)> = Vec::new();
+        let mut too_many = false;
+        if len > 0 {
+            self.space(location)
+                .overlapping(start, start + len, &mut |e| {
+                    if found.len() > MAX_VISIBLE_BLOCKS {
+                        too_many = true;
+                        return;
+                    }
+                    if let Some(v) = e.newest_at(command) {
+                        let block = VisibleBlock {
+                            offset: e.offset as u64,
+                            bytes: &v.data,
+                        };
+                        found.push((v.seq, block));
+                    }
+                });
+        }
+        if too_many {
+            return None;
+        }
+        found.sort_by_key(|(seq, _)| *seq);
+        VisibleBlocks::new(found.into_iter().map(|(_, b)| b).collect())
+    }
+
     /// Every attachment of every block, local memory first, then main, each space in
     /// address order (and attach order at one address).
     pub fn blocks(&self) -> impl Iterator<Item = BlockRef<'_>> + '_ {
@@ -393,6 +431,16 @@ impl GuestMemory for MemoryView<'_> {
     fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
         self.index.read_at(self.command, location, offset, len)
     }
+
+    fn visible_blocks(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<VisibleBlocks<'_>> {
+        self.index
+            .visible_at(self.command, location, offset, u64::from(len))
+    }
 }
 
 #[cfg(test)]
@@ -452,6 +500,40 @@ mod tests {
         assert_eq!(at(4, Location::Main, 0x100, 8), None);
         assert_eq!(m.attachments(), 3);
         assert_eq!(m.attached_bytes(), 28);
+    }
+
+    #[test]
+    fn visible_blocks_read_as_the_index_does() {
+        // Interleaved attributes as RPCS3 attaches them: one block per attribute over the
+        // same buffer, each from its own offset, plus a later block over part of it.
+        let buffer: Vec<u8> = (0..96u8).collect();
+        let c = capture(
+            &[
+                (2, 0, 0x200, buffer[..76].to_vec()),
+                (2, 0, 0x20C, buffer[12..84].to_vec()),
+                (2, 0, 0x218, buffer[24..96].to_vec()),
+                (4, 0, 0x230, vec![9; 8]),
+            ],
+            6,
+        );
+        let m = MemoryIndex::build(&c).unwrap();
+        for command in [1, 2, 3, 5] {
+            let visible = m.visible_at(command, Location::Local, 0x1F8, 0x80).unwrap();
+            for offset in 0x1F8..0x270u32 {
+                for len in [0, 1, 4, 8, 12, 16] {
+                    assert_eq!(
+                        visible.read(offset, len),
+                        m.read_at(command, Location::Local, offset, len),
+                        "command {command}, {len} bytes at {offset:#x}"
+                    );
+                }
+            }
+        }
+        assert!(m
+            .visible_at(5, Location::Local, 0x200, 0x60)
+            .unwrap()
+            .read(0x230, 4)
+            .is_some_and(|b| b == [9; 4]));
     }
 
     #[test]
