@@ -101,3 +101,55 @@ fn cube_program_without_its_matrix_names_the_constant() {
     );
     assert!(err.to_string().contains("c[259]"));
 }
+
+/// `run_vertex_outputs` (the renderers' entry) gives `run_vertex`'s registers as f32, in both
+/// widths, over more vertices than one lane group, and names the same unknown constants.
+#[test]
+fn renderer_outputs_are_the_batch_registers() {
+    use rsxtrace_replay::interp::vertex::run_vertex_outputs;
+    use rsxtrace_replay::interp::Arithmetic;
+    let Some(bytes) =
+        rsxtrace_testkit::workspace!().corpus_file("ps3autotests/sce_cube_common.vpo")
+    else {
+        return;
+    };
+    let c = Container::parse(&bytes).expect("cube container parses");
+    let p = vertex::decode_bytes(c.ucode()).expect("cube ucode decodes");
+    let mut bank = ConstantBank::new();
+    // c[259] left unknown: read as 0 and reported by both.
+    assert!(bank.set_range(256, &MVP[..3]));
+    let env = VertexEnvironment {
+        input_mask: 0b111,
+        ..VertexEnvironment::new(&bank)
+    };
+    let inputs: Vec<[[f32; 4]; 16]> = (0..600)
+        .map(|i| {
+            let mut v = [[0.0f32; 4]; 16];
+            let t = i as f32 * 0.37;
+            v[0] = [t.sin() * 3.0, t.cos(), 0.5 - t * 0.01, 1.0];
+            v[1] = [0.1, 0.2, 0.3, 0.4];
+            v[2] = [0.0, 0.0, 1.0, 0.0];
+            v
+        })
+        .collect();
+    for arithmetic in [Arithmetic::F32, Arithmetic::F64] {
+        let options = VertexOptions {
+            allow_unknown_constants: true,
+            arithmetic,
+            ..VertexOptions::default()
+        };
+        let batch = run_vertex(&p, &[], &env, &inputs, &options).expect("batch runs");
+        let (outputs, unknown) =
+            run_vertex_outputs(&p, &[], &env, &inputs, &options).expect("outputs run");
+        assert_eq!(outputs.len(), inputs.len());
+        for (lane, out) in batch.lanes.iter().zip(&outputs) {
+            let expected = lane.registers.map(|r| r.map(|c| c as f32));
+            assert_eq!(
+                expected.map(|r| r.map(f32::to_bits)),
+                out.map(|r| r.map(f32::to_bits))
+            );
+        }
+        assert_eq!(unknown, batch.unknown_constant_reads);
+        assert!(unknown.iter().any(|u| u.constant == 259));
+    }
+}

@@ -176,7 +176,9 @@ pub struct RenderWarning {
 /// Where the time went, in seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct RenderTimings {
-    /// Decoding programs and state, fetching vertices, decoding textures.
+    /// Decoding programs and state, fetching vertices, decoding textures. On the CPU the
+    /// vertex stage runs ahead on a thread of its own (`render::cpu::ahead`): what the frame
+    /// waited for it is counted here, not the time it took beside the render.
     pub setup: f64,
     /// Translating programs and creating pipelines (GPU) or preparing programs (CPU).
     pub pipelines: f64,

@@ -130,6 +130,63 @@ pub fn run_vertex(
     }
 }
 
+/// One vertex's 16 output registers in f32.
+pub type RegisterOutputs = [[f32; 4]; OUTPUT_COUNT];
+
+/// [`run_vertex_outputs`]'s result: the registers per vertex and the unknown constants read.
+pub type RenderOutputs = (Vec<RegisterOutputs>, Vec<UnknownConstantRead>);
+
+/// [`run_vertex`] for renderers: per vertex only its 16 output registers as f32 (unwritten
+/// ones at [`OUTPUT_DEFAULT`]; f64 results rounded to f32), and the unknown constants read,
+/// without the per-lane bookkeeping of [`VertexBatchOutput`]. The same values as
+/// `run_vertex(..).lanes[k].registers` as f32.
+pub fn run_vertex_outputs(
+    program: &VertexProgram,
+    memory_words: &[u32],
+    env: &VertexEnvironment<'_>,
+    inputs: &[VertexAttributes],
+    options: &VertexOptions,
+) -> Result<RenderOutputs, VertexExecError> {
+    let table = entry_table(program, memory_words)?;
+    let ctx = Context {
+        table: &table,
+        env,
+        options,
+    };
+    match options.arithmetic {
+        Arithmetic::F32 => outputs_typed::<f32>(&ctx, inputs, |v| v),
+        Arithmetic::F64 => outputs_typed::<f64>(&ctx, inputs, |v| v.map(|c| c.map(|x| x as f32))),
+    }
+}
+
+fn outputs_typed<T: Real>(
+    ctx: &Context<'_>,
+    inputs: &[VertexAttributes],
+    narrow: impl Fn([[T; 4]; OUTPUT_COUNT]) -> RegisterOutputs + Sync,
+) -> Result<RenderOutputs, VertexExecError> {
+    let group = ctx.options.lanes_per_group.max(1);
+    type GroupOutputs = (Vec<RegisterOutputs>, BTreeSet<UnknownConstantRead>);
+    let results: Vec<Result<GroupOutputs, VertexExecError>> = inputs
+        .par_chunks(group)
+        .enumerate()
+        .map(|(g, chunk)| {
+            let r = Group::<T>::new(ctx, g * group, chunk).run()?;
+            Ok((
+                r.lanes.into_iter().map(|l| narrow(l.out)).collect(),
+                r.unknown,
+            ))
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(inputs.len());
+    let mut unknown = BTreeSet::new();
+    for r in results {
+        let (lanes, u) = r?;
+        outputs.extend_from_slice(&lanes);
+        unknown.extend(u);
+    }
+    Ok((outputs, unknown.into_iter().collect()))
+}
+
 /// The slot table of `program` in `memory_words`, or why its entry slot cannot run.
 pub(crate) fn entry_table(
     program: &VertexProgram,

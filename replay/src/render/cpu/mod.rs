@@ -5,7 +5,8 @@
 //!
 //! Per draw, in order: the clears and image transfers recorded before it
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
-//! ([`DrawState`]), vertices ([`vertex`]), primitives ([`geometry`]: assembly, clipping
+//! ([`DrawState`]), vertices ([`vertex`]; shaded ahead of the draw on a thread of their
+//! own, [`ahead`]), primitives ([`geometry`]: assembly, clipping
 //! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
 //! then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for small draws)
 //! ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
@@ -21,6 +22,7 @@
 //! Clears come from the capture: [`render_frame`] requires its [`FrameEvents`]
 //! ([`FrameEvents::from_capture`]).
 
+pub mod ahead;
 pub mod clear;
 pub mod early_depth;
 pub mod geometry;
@@ -103,66 +105,72 @@ pub fn render_frame_observed(
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
-    for index in range.clone() {
-        let Some(draw) = frame.draws.get(index) else {
-            break;
-        };
-        let Some(base) = frame.memory(index) else {
-            break;
-        };
-        // Clears and transfers before a range's first draw are applied too: a range starts
-        // from the surfaces the frame cleared and copied, without the skipped draws' effects.
-        while let Some(e) = pending.next_if(|e| e.before_draw() <= index) {
-            for p in apply_between(frame, e, &mut surfaces, &base) {
-                warnings.push(RenderWarning {
-                    draw: Some(index),
-                    message: p,
-                });
+    ahead::with_vertices_ahead(frame, range.clone(), true, |ahead| {
+        for index in range.clone() {
+            let Some(draw) = frame.draws.get(index) else {
+                break;
+            };
+            let Some(base) = frame.memory(index) else {
+                break;
+            };
+            // Clears and transfers before a range's first draw are applied too: a range starts
+            // from the surfaces the frame cleared and copied, without the skipped draws' effects.
+            while let Some(e) = pending.next_if(|e| e.before_draw() <= index) {
+                for p in apply_between(frame, e, &mut surfaces, &base) {
+                    warnings.push(RenderWarning {
+                        draw: Some(index),
+                        message: p,
+                    });
+                }
+            }
+            observer.before(
+                index,
+                &Overlay {
+                    base: &base,
+                    surfaces: &surfaces,
+                },
+            );
+            let waited = Instant::now();
+            let shaded = ahead.take(index);
+            timings.setup += waited.elapsed().as_secs_f64();
+            match render_draw(
+                draw,
+                shaded,
+                band.as_ref().filter(|b| b.is_banded(index)),
+                &base,
+                &mut surfaces,
+                cache.as_ref(),
+                options,
+                &mut timings,
+                &mut stats,
+            ) {
+                Ok(w) => {
+                    rendered += 1;
+                    warnings.extend(w.into_iter().map(|message| RenderWarning {
+                        draw: Some(index),
+                        message,
+                    }));
+                }
+                Err(reason) => skipped.push((index, reason)),
+            }
+            observer.after(
+                index,
+                &Overlay {
+                    base: &base,
+                    surfaces: &surfaces,
+                },
+            );
+            if options.per_draw {
+                let t = Instant::now();
+                let mut image = read_output(&output, &surfaces, &base);
+                if let Some(b) = &band {
+                    b.mask(&mut image);
+                }
+                per_draw.push(DrawSnapshot { draw: index, image });
+                timings.readback += t.elapsed().as_secs_f64();
             }
         }
-        observer.before(
-            index,
-            &Overlay {
-                base: &base,
-                surfaces: &surfaces,
-            },
-        );
-        match render_draw(
-            draw,
-            band.as_ref().filter(|b| b.is_banded(index)),
-            &base,
-            &mut surfaces,
-            cache.as_ref(),
-            options,
-            &mut timings,
-            &mut stats,
-        ) {
-            Ok(w) => {
-                rendered += 1;
-                warnings.extend(w.into_iter().map(|message| RenderWarning {
-                    draw: Some(index),
-                    message,
-                }));
-            }
-            Err(reason) => skipped.push((index, reason)),
-        }
-        observer.after(
-            index,
-            &Overlay {
-                base: &base,
-                surfaces: &surfaces,
-            },
-        );
-        if options.per_draw {
-            let t = Instant::now();
-            let mut image = read_output(&output, &surfaces, &base);
-            if let Some(b) = &band {
-                b.mask(&mut image);
-            }
-            per_draw.push(DrawSnapshot { draw: index, image });
-            timings.readback += t.elapsed().as_secs_f64();
-        }
-    }
+    });
     // Clears after the last rendered draw (before the frame ends).
     let last = range.end.saturating_sub(1);
     let base = frame
@@ -246,12 +254,14 @@ struct FrameStats {
     shading: ShadingStats,
 }
 
-/// Render one draw, cut to `band` when it is given (a plan that cuts this draw); `Err` is
-/// the reason it was skipped, `Ok` its warnings. It adds its tiling and shading to
+/// Render one draw, its vertex stage done (`shaded`, by [`ahead`]), cut to `band` when it
+/// is given (a plan that cuts this draw); `Err` is the reason it was skipped, `Ok` its
+/// warnings. It adds its tiling and shading to
 /// `stats`.
 #[allow(clippy::too_many_arguments)]
 fn render_draw(
     draw: &Draw,
+    shaded: ahead::VertexStage,
     band: Option<&BandPlan>,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
@@ -281,8 +291,7 @@ fn render_draw(
             None => "no fragment program".to_string(),
         })?;
     let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
-    let view = MemoryRef(base);
-    let shaded = vertex::shade_vertices(draw, &view)?;
+    let shaded = shaded?;
     warnings.extend(shaded.attribute_warnings.iter().cloned());
     warnings.extend(shaded.texture_warnings.iter().cloned());
     for c in &shaded.unknown_constants {
@@ -437,18 +446,4 @@ fn first_batches<'a>(coverage: &Coverage<'_>, tiles: &'a [tiles::Tile]) -> Vec<C
         cursors.iter_mut().for_each(|c| coverage.fill(c));
     }
     cursors
-}
-
-/// A `&dyn GuestMemory` as a sized `GuestMemory` (the fetcher takes `impl GuestMemory`).
-struct MemoryRef<'a>(&'a dyn GuestMemory);
-
-impl GuestMemory for MemoryRef<'_> {
-    fn read(
-        &self,
-        location: rsxtrace_capture::rrc::Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<&[u8]> {
-        self.0.read(location, offset, len)
-    }
 }

@@ -4,7 +4,9 @@
 //! vertex texture units bound for TXL ([`crate::texture::VertexTextures`]).
 
 use crate::interp::vertex::VertexOptions;
-use crate::interp::vertex::{run_vertex, ConstantBank, VertexAttributes, VertexEnvironment};
+use crate::interp::vertex::{
+    run_vertex_outputs, ConstantBank, VertexAttributes, VertexEnvironment,
+};
 use crate::raster::primitive_starts;
 use crate::texture::VertexTextures;
 use rsxtrace_capture::fetch::{fetch_draw, GuestMemory, VertexSource};
@@ -88,13 +90,9 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
         allow_unknown_constants: true,
         ..VertexOptions::default()
     };
-    let out = run_vertex(&program, &draw.vertex_program, &env, &inputs, &options)
-        .map_err(|e| format!("vertex program execution: {e}"))?;
-    let shaded: Vec<VertexOutputs> = out
-        .lanes
-        .iter()
-        .map(|lane| lane.registers.map(|r| r.map(|c| c as f32)))
-        .collect();
+    let (shaded, unknown_reads) =
+        run_vertex_outputs(&program, &draw.vertex_program, &env, &inputs, &options)
+            .map_err(|e| format!("vertex program execution: {e}"))?;
     let outputs = match &reuse {
         Some(r) => r
             .slot
@@ -103,11 +101,7 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
             .collect(),
         None => shaded,
     };
-    let mut unknown: Vec<usize> = out
-        .unknown_constant_reads
-        .iter()
-        .map(|u| u.constant)
-        .collect();
+    let mut unknown: Vec<usize> = unknown_reads.iter().map(|u| u.constant).collect();
     unknown.sort_unstable();
     unknown.dedup();
     Ok(ShadedVertices {
