@@ -15,6 +15,7 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_replay::interp::fragment::QuadInputs;
+use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::CaptureSampler;
 use rsxtrace_replay::wgsl::fragment::{TextureDim, TextureLod};
 
@@ -94,7 +95,7 @@ pub fn draw_pixel(
             }
         })?
         .inputs;
-    let bound = bind_draw(frame, draw, &program)?;
+    let bound = bind_draw(frame, draw, &program, &TextureCache::default())?;
     let units = (0..16u8)
         .filter(|u| sampled_units(&program) & (1 << u) != 0)
         .map(|u| {

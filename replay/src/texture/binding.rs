@@ -24,7 +24,7 @@ use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_gpu::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
 use rsxtrace_wgsl::fragment::TextureDim;
 
-use super::decode::{decode_texture, Dimension};
+use super::decode::{decode_texture, DecodedTexture, Dimension};
 use super::error::TextureError;
 use super::filter::{MipFilter, TexelFilter};
 use super::unit::UnitOptions;
@@ -206,7 +206,18 @@ pub fn convert<M: GuestMemory + ?Sized>(
     strictness: Strictness,
 ) -> Result<Converted, BindingError> {
     let image = decode_texture(unit, texture, memory)?;
-    let options = UnitOptions::new(texture, &image);
+    convert_decoded(unit, texture, &image, strictness)
+}
+
+/// [`convert`] of an image already decoded (by [`decode_texture`] or a
+/// [`TextureCache`](super::cache::TextureCache)) from unit `unit`'s state `texture`.
+pub fn convert_decoded(
+    unit: u8,
+    texture: &Texture,
+    image: &DecodedTexture,
+    strictness: Strictness,
+) -> Result<Converted, BindingError> {
+    let options = UnitOptions::new(texture, image);
     let mut d = Deviations {
         strictness,
         notes: Vec::new(),

@@ -60,7 +60,9 @@ impl UnitSampler {
         UnitSampler::from_image(cache.decode(unit, texture, memory)?, texture)
     }
 
-    fn from_image(
+    /// The sampler of unit state `texture` over an image already decoded from it (shared
+    /// with a [`TextureCache`] or a device binding made from the same texels).
+    pub fn from_image(
         image: Arc<DecodedTexture>,
         texture: &Texture,
     ) -> Result<UnitSampler, TextureError> {
@@ -315,6 +317,12 @@ impl CaptureSampler {
             }
         }
         (CaptureSampler { units }, errors)
+    }
+
+    /// A sampler of the given units (index = unit number; missing and `None` ones sample
+    /// (0, 0, 0, 0)).
+    pub fn from_units(units: Vec<Option<UnitSampler>>) -> CaptureSampler {
+        CaptureSampler { units }
     }
 
     /// The decoded unit, if it is in use.

@@ -12,6 +12,7 @@ use crate::divergence::textures::{bind, Bound};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
 use rsxtrace_capture::rrc::Location;
+use rsxtrace_replay::texture::cache::TextureCache;
 
 /// Texels per side.
 pub const SIDE: u32 = 16;
@@ -106,7 +107,12 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>, shadow: u16) -> Result<
         };
         *texture = Texture::from_regs(&regs);
     }
-    bind(&textures, &PatternMemory(memory), units)
+    bind(
+        &textures,
+        &PatternMemory(memory),
+        units,
+        &TextureCache::default(),
+    )
 }
 
 #[cfg(test)]

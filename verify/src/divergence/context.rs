@@ -7,6 +7,7 @@ use super::tolerance::Tolerances;
 use rsxtrace_gpu::Gpu;
 use rsxtrace_program::fragment::FragmentProgram;
 use rsxtrace_program::vertex::VertexProgram;
+use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use std::sync::Mutex;
 
@@ -38,6 +39,8 @@ pub struct Context<'a> {
     pub fragment_hook: Option<FragmentHook>,
     /// GPU-side fragment translation options edit (tests).
     pub fragment_options_hook: Option<FragmentOptionsHook>,
+    /// Decoded textures of the run, shared by its draws (`divergence::textures`).
+    pub textures: TextureCache,
 }
 
 impl<'a> Context<'a> {
@@ -53,6 +56,7 @@ impl<'a> Context<'a> {
             vertex_hook: None,
             fragment_hook: None,
             fragment_options_hook: None,
+            textures: TextureCache::default(),
         }
     }
 

@@ -61,6 +61,7 @@ use rsxtrace_replay::render::cpu::geometry::{
     build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
 use rsxtrace_replay::render::state::DrawState;
+use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::Sampler;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
 use rsxtrace_replay::wgsl::TranslateError;
@@ -420,7 +421,12 @@ pub fn sampled_units(program: &FragmentProgram) -> u16 {
 }
 
 /// The textures `program` samples in draw `draw`, on both sides, or why the stage is skipped.
-pub fn bind_draw(frame: &Frame, draw: usize, program: &FragmentProgram) -> Result<Bound, String> {
+pub fn bind_draw(
+    frame: &Frame,
+    draw: usize,
+    program: &FragmentProgram,
+    cache: &TextureCache,
+) -> Result<Bound, String> {
     let d = frame
         .draws
         .get(draw)
@@ -428,7 +434,7 @@ pub fn bind_draw(frame: &Frame, draw: usize, program: &FragmentProgram) -> Resul
     let memory = frame
         .memory(draw)
         .ok_or_else(|| format!("draw {draw}: no guest memory view"))?;
-    bind(&d.textures, &memory, sampled_units(program))
+    bind(&d.textures, &memory, sampled_units(program), cache)
 }
 
 /// The draw's fragment program, or why the stage is skipped.
@@ -894,10 +900,9 @@ pub fn verify(
         Ok(p) => p,
         Err(reason) => return skipped(reason),
     };
-    let textures = match cx
-        .clock
-        .time(Phase::Fetch, || bind_draw(frame, vi.draw, &program))
-    {
+    let textures = match cx.clock.time(Phase::Fetch, || {
+        bind_draw(frame, vi.draw, &program, &cx.textures)
+    }) {
         Ok(t) => t,
         Err(reason) => return skipped(reason),
     };
@@ -959,7 +964,7 @@ pub struct FragmentBaseline {
 pub fn baseline(frame: &Frame, vi: &VertexInterp, cx: &Context<'_>) -> Option<FragmentBaseline> {
     let d = frame.draws.get(vi.draw)?;
     let program = draw_program(d).ok()?;
-    let textures = bind_draw(frame, vi.draw, &program).ok()?;
+    let textures = bind_draw(frame, vi.draw, &program, &cx.textures).ok()?;
     let raster = rasterize(d, vi, cx.max_pixels);
     baseline_of(program, d.shader_control, raster, textures)
 }

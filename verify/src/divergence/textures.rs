@@ -1,8 +1,9 @@
 //! The same textures on both sides of the fragment stage: the units a program samples,
 //! decoded once by the texture model the interpreter samples through
-//! (`rsxtrace_replay::texture::decode::decode_texture`) and handed to the interpreter as a
-//! `CaptureSampler` and to the device as `TextureBinding`s built from the same texels (plus
-//! the unit's post-filter conversions, applied per texel).
+//! (`rsxtrace_replay::texture::decode::decode_texture`, through the verify run's
+//! `TextureCache`: once per state and content of the bytes for the whole run) and handed to
+//! the interpreter as a `CaptureSampler` and to the device as `TextureBinding`s built from the
+//! same texels (plus the unit's post-filter conversions, applied per texel).
 //!
 //! Verify binds strictly: a unit whose state the device cannot sample the way the model does
 //! makes the stage *skipped* with the reason, instead of an approximation that would show up
@@ -17,11 +18,14 @@ use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
 use rsxtrace_replay::texture::binding::{
-    convert, dimension_of, null_binding, shader_dimension, Strictness,
+    convert_decoded, dimension_of, null_binding, shader_dimension, Strictness,
 };
+use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use rsxtrace_replay::texture::sampler::CaptureSampler;
+use rsxtrace_replay::texture::{DecodedTexture, UnitSampler};
 use rsxtrace_replay::wgsl::fragment::TextureDim;
+use std::sync::Arc;
 
 /// A draw's sampled units on both sides.
 pub struct Bound {
@@ -36,26 +40,32 @@ pub struct Bound {
     pub lod: [TextureLod; 16],
 }
 
-/// The device binding of enabled unit `unit`, or why the device cannot sample it as the
-/// interpreter does.
-fn binding<M: GuestMemory + ?Sized>(
-    unit: u8,
-    t: &Texture,
-    memory: &M,
-) -> Result<TextureBinding, String> {
-    convert(unit, t, memory, Strictness::Exact)
-        .map(|c| c.binding)
-        .map_err(|e| e.to_string())
-}
-
 /// The units of `units` (bit mask) of `textures` on both sides, or why the stage is skipped.
+/// Each enabled unit is decoded once, through `cache` (so a texture a thousand draws sample is
+/// decoded once for all of them, and anew when its bytes change), and both the interpreter's
+/// sampler and the device binding are made from that one image.
 pub fn bind<M: GuestMemory + ?Sized>(
     textures: &[Texture; 16],
     memory: &M,
     units: u16,
+    cache: &TextureCache,
 ) -> Result<Bound, String> {
-    let sampler = CaptureSampler::with_units(textures, memory, units)
-        .map_err(|e| format!("texture cannot be decoded from the capture: {e}"))?;
+    let mut images: [Option<Arc<DecodedTexture>>; 16] = Default::default();
+    let mut samplers = Vec::with_capacity(16);
+    for (u, t) in textures.iter().enumerate() {
+        if units & (1 << u) == 0 || !t.control0.enabled {
+            samplers.push(None);
+            continue;
+        }
+        let decoded = cache
+            .decode(u as u8, t, memory)
+            .and_then(|image| Ok((UnitSampler::from_image(image.clone(), t)?, image)));
+        let (sampler, image) =
+            decoded.map_err(|e| format!("texture cannot be decoded from the capture: {e}"))?;
+        samplers.push(Some(sampler));
+        images[u] = Some(image);
+    }
+    let sampler = CaptureSampler::from_units(samplers);
     let mut gpu: [Option<TextureBinding>; TEXTURE_UNITS as usize] = Default::default();
     let mut dims = [TextureDim::D2; 16];
     for (u, t) in textures.iter().enumerate() {
@@ -64,10 +74,11 @@ pub fn bind<M: GuestMemory + ?Sized>(
             continue;
         }
         let Some(slot) = gpu.get_mut(u) else { continue };
-        *slot = Some(if t.control0.enabled {
-            binding(u as u8, t, memory).map_err(|why| format!("texture unit {u}: {why}"))?
-        } else {
-            null_binding(dimension_of(t))
+        *slot = Some(match &images[u] {
+            Some(image) => convert_decoded(u as u8, t, image, Strictness::Exact)
+                .map(|c| c.binding)
+                .map_err(|e| format!("texture unit {u}: {e}"))?,
+            None => null_binding(dimension_of(t)),
         });
     }
     let lod = std::array::from_fn(|u| unit_lod(&textures[u]));
