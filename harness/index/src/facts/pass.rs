@@ -17,7 +17,7 @@
 
 use rsxtrace_capture::frame::{Draw, MemoryView, Primitive};
 use rsxtrace_replay::raster::primitive::{assemble, Assembled};
-use rsxtrace_replay::render::cpu::vertex::shade_vertices;
+use rsxtrace_replay::render::cpu::vertex::{shade_vertices, OutputsByPosition};
 
 /// Most work (submitted vertices × vertex program instructions, entry through END) a draw's
 /// full-screen check may take: draws with more are not run and are never `full_screen`. A
@@ -116,9 +116,11 @@ fn covers_clip_space(draw: &Draw, memory: &MemoryView<'_>) -> bool {
     let Ok(shaded) = shade_vertices(draw, memory) else {
         return false;
     };
-    let Assembled::Triangles(triangles) =
-        assemble(draw.primitive, shaded.outputs.len(), &shaded.starts)
-    else {
+    let Assembled::Triangles(triangles) = assemble(
+        draw.primitive,
+        OutputsByPosition::len(&shaded.outputs),
+        &shaded.starts,
+    ) else {
         return false;
     };
     let ndc: Vec<Option<[f32; 2]>> = shaded

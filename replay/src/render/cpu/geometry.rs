@@ -18,7 +18,7 @@
 //! and a point (or a POINT-mode vertex) outside one is dropped; the cut ends and pieces are
 //! weights over the original vertices, so interpolation is unchanged.
 
-use super::vertex::VertexOutputs;
+use super::vertex::{OutputsByPosition, VertexOutputs};
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
@@ -184,9 +184,9 @@ pub fn line_width(state: &DrawState) -> f32 {
 }
 
 /// Build the raster primitives of a draw, in submission order.
-pub fn build(
+pub fn build<O: OutputsByPosition + ?Sized>(
     state: &DrawState,
-    outputs: &[VertexOutputs],
+    outputs: &O,
     starts: &[usize],
     point_size_from_vertex: bool,
 ) -> Vec<RasterPrim> {

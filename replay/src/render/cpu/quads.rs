@@ -6,7 +6,7 @@
 //! a line's or point's copy the first covered lane's (zero derivatives across them).
 
 use super::geometry::{covered_pixels, CoverRules, RasterKind, RasterPrim};
-use super::vertex::VertexOutputs;
+use super::vertex::{OutputsByPosition, PositionOutputs, VertexOutputs};
 use crate::interp::fragment::{LaneInputs, QuadInputs};
 use crate::raster::sprite::{apply_point_sprite, sprite_coord};
 use crate::raster::{
@@ -104,7 +104,7 @@ pub struct InputContext<'a> {
     /// The draw's primitives.
     pub prims: &'a [RasterPrim],
     /// Vertex outputs by processing position.
-    pub outputs: &'a [VertexOutputs],
+    pub outputs: &'a PositionOutputs,
     /// `SET_SHADER_WINDOW`.
     pub window: ShaderWindow,
     /// Flat colours, two-sided colour and fog (`ShadingRules::varyings`).

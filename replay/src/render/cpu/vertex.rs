@@ -21,11 +21,69 @@ pub const MAX_RENDERED_VERTICES: usize = 1 << 22;
 /// unwritten ones hold (0, 0, 0, 1).
 pub type VertexOutputs = [[f32; 4]; 16];
 
+/// Vertex outputs looked up by processing position (the primitive assembly's vertex
+/// numbers): a slice in processing order, or a [`PositionOutputs`].
+pub trait OutputsByPosition: Sync {
+    /// Processing positions.
+    fn len(&self) -> usize;
+    /// Whether there is none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The outputs of the vertex at `position`.
+    fn get(&self, position: usize) -> Option<&VertexOutputs>;
+}
+
+impl OutputsByPosition for [VertexOutputs] {
+    fn len(&self) -> usize {
+        <[VertexOutputs]>::len(self)
+    }
+    fn get(&self, position: usize) -> Option<&VertexOutputs> {
+        <[VertexOutputs]>::get(self, position)
+    }
+}
+
+/// The vertex stage's outputs by processing position: each distinct vertex's outputs once
+/// and, for an indexed draw that names vertices more than once, the vertex at each position
+/// (rather than a copy of its 256 bytes per position).
+#[derive(Clone, Debug, Default)]
+pub struct PositionOutputs {
+    distinct: Vec<VertexOutputs>,
+    slot: Option<Vec<u32>>,
+}
+
+impl PositionOutputs {
+    /// Outputs in processing order, one per position.
+    pub fn in_order(outputs: Vec<VertexOutputs>) -> PositionOutputs {
+        PositionOutputs {
+            distinct: outputs,
+            slot: None,
+        }
+    }
+
+    /// Every position's outputs, in processing order.
+    pub fn iter(&self) -> impl Iterator<Item = &VertexOutputs> + '_ {
+        (0..OutputsByPosition::len(self)).filter_map(|p| self.get(p))
+    }
+}
+
+impl OutputsByPosition for PositionOutputs {
+    fn len(&self) -> usize {
+        self.slot.as_ref().map_or(self.distinct.len(), Vec::len)
+    }
+    fn get(&self, position: usize) -> Option<&VertexOutputs> {
+        match &self.slot {
+            Some(slot) => self.distinct.get(*slot.get(position)? as usize),
+            None => self.distinct.get(position),
+        }
+    }
+}
+
 /// The vertex stage's result for one draw.
 #[derive(Clone, Debug, Default)]
 pub struct ShadedVertices {
     /// Outputs per processing position.
-    pub outputs: Vec<VertexOutputs>,
+    pub outputs: PositionOutputs,
     /// Positions where a new primitive sequence starts (restarts and draw ranges).
     pub starts: Vec<usize>,
     /// Constants the program read that the capture does not hold (read as 0), ascending.
@@ -93,13 +151,9 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
     let (shaded, unknown_reads) =
         run_vertex_outputs(&program, &draw.vertex_program, &env, &inputs, &options)
             .map_err(|e| format!("vertex program execution: {e}"))?;
-    let outputs = match &reuse {
-        Some(r) => r
-            .slot
-            .iter()
-            .map(|&k| shaded.get(k as usize).copied().unwrap_or_default())
-            .collect(),
-        None => shaded,
+    let outputs = PositionOutputs {
+        distinct: shaded,
+        slot: reuse.map(|r| r.slot),
     };
     let mut unknown: Vec<usize> = unknown_reads.iter().map(|u| u.constant).collect();
     unknown.sort_unstable();
