@@ -188,6 +188,57 @@ fn u32_indices_with_restart_and_repeats() {
     assert_eq!(x, vec![2.0, 0.0, 1.0, 2.0, 2.0]);
 }
 
+/// A mesh's index list names each vertex several times: every position still gets its own
+/// element's value (each element is decoded once and reused), interleaved attributes too, and
+/// an element missing from memory is reported at its address though others repeat.
+#[test]
+fn a_grid_mesh_names_each_vertex_many_times() {
+    // 4x4 vertices, 3x3 cells, two triangles per cell; x = vertex id, y = 100 + id.
+    let mut positions = Vec::new();
+    for id in 0..16 {
+        positions.extend([id as f32, 100.0 + id as f32]);
+    }
+    let mut list = Vec::new();
+    for row in 0..3u16 {
+        for col in 0..3u16 {
+            let v = row * 4 + col;
+            list.extend([v, v + 1, v + 4, v + 1, v + 5, v + 4]);
+        }
+    }
+    let mem =
+        TestMemory::new()
+            .with(Main, 0x400, be_u16(&list))
+            .with(Local, 0x1000, be_f32(&positions));
+    let mut inp = inputs(0b11, indexed(IndexType::U16, 0x400, Main, &[(0, 54)]));
+    // Attribute 0 is the pair (x, y), attribute 1 only y: interleaved, stride 8.
+    inp.arrays[0] = Some(array(VertexType::F, 2, 8, 0x1000, Local));
+    inp.arrays[1] = Some(array(VertexType::F, 1, 8, 0x1004, Local));
+    let out = fetch_draw(&inp, &mem).expect("fetch");
+    assert_eq!(out.indices.len(), 54);
+    let a0 = column(&out, 0);
+    let a1 = column(&out, 1);
+    for (p, &id) in out.indices.iter().enumerate() {
+        assert_eq!(
+            a0[p],
+            [id as f32, 100.0 + id as f32, 0.0, 1.0],
+            "position {p}"
+        );
+        assert_eq!(a1[p], [100.0 + id as f32, 0.0, 0.0, 1.0], "position {p}");
+    }
+    // The last vertex's bytes cut short: the first position that names it is the error.
+    let short = TestMemory::new().with(Main, 0x400, be_u16(&list)).with(
+        Local,
+        0x1000,
+        be_f32(&positions[..30]),
+    );
+    let err = fetch_draw(&inp, &short).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("attribute 0: 8 bytes at local+0x00001078"),
+        "the error names element 15's address: {err}"
+    );
+}
+
 #[test]
 fn u16_restart_and_first_offset() {
     // Index buffer at 0x200; range first = 2 skips 2 indices (4 bytes).
