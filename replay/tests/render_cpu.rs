@@ -106,26 +106,8 @@ fn builder(name: &str, color_format: u32) -> CaptureBuilder {
 /// A quad over pixels x0..x1 × y0..y1 at depth `z` in colour `rgba` (texture coordinate =
 /// the pixel position / 8), its vertex data at `at` in main memory.
 fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4]) {
-    let [x0, y0, x1, y1] = rect;
-    let mut bytes = Vec::new();
-    for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] {
-        for v in [x, y, z, 1.0]
-            .into_iter()
-            .chain(rgba)
-            .chain([x / 8.0, y / 8.0, 0.0, 1.0])
-        {
-            bytes.extend(v.to_be_bytes());
-        }
-    }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
-        .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
-        .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(8, &[(0, 4)]).unwrap(); // QUADS
+    let vertices = corners(rect).map(|(x, y)| [[x, y, z, 1.0], rgba, [x / 8.0, y / 8.0, 0.0, 1.0]]);
+    draw_vertices(b, at, 8, &vertices);
 }
 
 fn render(capture: &Capture) -> RenderedFrame {

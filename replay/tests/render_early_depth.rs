@@ -4,7 +4,7 @@
 //! the images must be equal, and the count of rejected quads says whether the rule applied.
 
 mod render_support;
-use render_support::{cpu_render_tiled, vertex_program, FP_MOV_COL0};
+use render_support::{corners, cpu_render_tiled, draw_vertices, vertex_program, FP_MOV_COL0};
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
@@ -71,20 +71,8 @@ fn builder(name: &str) -> CaptureBuilder {
 
 /// A quad over pixels `rect` (x0, y0, x1, y1) at depth `z` in colour `rgba`.
 fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4]) {
-    let [x0, y0, x1, y1] = rect;
-    let mut bytes = Vec::new();
-    for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] {
-        for v in [x, y, z, 1.0].into_iter().chain(rgba).chain([0.0; 4]) {
-            bytes.extend(v.to_be_bytes());
-        }
-    }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    for (attribute, offset) in [(0, 0), (3, 16), (8, 32)] {
-        b.set_vertex_array(attribute, 2, 4, 48, 0, Location::Main, at + offset)
-            .unwrap();
-    }
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(8, &[(0, 4)]).unwrap(); // QUADS
+    let vertices = corners(rect).map(|(x, y)| [[x, y, z, 1.0], rgba, [0.0; 4]]);
+    draw_vertices(b, at, 8, &vertices);
 }
 
 const FULL: [f32; 4] = [0.0, 0.0, 8.0, 8.0];

@@ -91,36 +91,10 @@ fn quad(
     (y0, y1): (f32, f32),
     rgba: [u8; 4],
 ) {
-    let at = 0x1_0000 + page * 0x1000;
     let c = rgba.map(|v| f32::from(v) / 255.0);
-    let mut bytes = Vec::new();
-    for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] {
-        for v in [
-            x,
-            y,
-            0.5,
-            1.0,
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            x / 8.0,
-            y / 8.0,
-            0.0,
-            1.0,
-        ] {
-            bytes.extend(v.to_be_bytes());
-        }
-    }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
-        .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
-        .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(8, &[(0, 4)]).unwrap();
+    let vertices =
+        corners([x0, y0, x1, y1]).map(|(x, y)| [[x, y, 0.5, 1.0], c, [x / 8.0, y / 8.0, 0.0, 1.0]]);
+    draw_vertices(b, 0x1_0000 + page * 0x1000, 8, &vertices);
 }
 
 /// A colour quad (`MOV R0, f[COL0]`).
@@ -318,26 +292,16 @@ fn overlapping_colour_states_keep_the_order_of_their_writes() {
 /// A 64 × 64 quad (pixels) whose depth runs across the corners' `z` (many distinct depth
 /// values), vertex data on page `page`.
 fn sloped_quad(b: &mut CaptureBuilder, page: u32, z: [f32; 4], rgba: [u8; 4]) {
-    let at = 0x1_0000 + page * 0x1000;
     let c = rgba.map(|v| f32::from(v) / 255.0);
-    let mut bytes = Vec::new();
-    for ((x, y), z) in [(0.0f32, 0.0f32), (64.0, 0.0), (64.0, 64.0), (0.0, 64.0)]
-        .into_iter()
+    let mut vertices = [[[0.0; 4]; 3]; 4];
+    for ((v, (x, y)), z) in vertices
+        .iter_mut()
+        .zip(corners([0.0, 0.0, 64.0, 64.0]))
         .zip(z)
     {
-        for v in [x, y, z, 1.0, c[0], c[1], c[2], c[3], 0.0, 0.0, 0.0, 1.0] {
-            bytes.extend(v.to_be_bytes());
-        }
+        *v = [[x, y, z, 1.0], c, [0.0, 0.0, 0.0, 1.0]];
     }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
-        .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
-        .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(8, &[(0, 4)]).unwrap();
+    draw_vertices(b, 0x1_0000 + page * 0x1000, 8, &vertices);
 }
 
 #[test]

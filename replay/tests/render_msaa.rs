@@ -65,35 +65,11 @@ fn surface(color: u32, zeta: u32, size: u16, antialias: u32) -> SurfaceDesc {
 
 /// Vertices `(x, y)` in window pixels, white, texture coordinates `(x, y) / 8`.
 fn draw(b: &mut CaptureBuilder, at: u32, primitive: u32, points: &[(f32, f32)]) {
-    let mut bytes = Vec::new();
-    for &(x, y) in points {
-        for v in [
-            x,
-            y,
-            0.5,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            x / 8.0,
-            y / 8.0,
-            0.0,
-            1.0,
-        ] {
-            bytes.extend(v.to_be_bytes());
-        }
-    }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
-        .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
-        .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(primitive, &[(0, points.len() as u32)])
-        .unwrap();
+    let vertices: Vec<TestVertex> = points
+        .iter()
+        .map(|&(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [x / 8.0, y / 8.0, 0.0, 1.0]])
+        .collect();
+    draw_vertices(b, at, primitive, &vertices);
 }
 
 /// Draw 0: the triangle into the multisampled surface (cleared to opaque black first).

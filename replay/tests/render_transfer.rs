@@ -82,34 +82,9 @@ fn texel(p: &[u8], x: usize, y: usize) -> [u8; 4] {
 /// A full-surface quad with texture coordinates = pixel position / 8 (each pixel centre reads
 /// the texel under it), vertex data at `at` in main memory.
 fn quad(b: &mut CaptureBuilder, at: u32) {
-    let mut bytes = Vec::new();
-    for (x, y) in [(0.0f32, 0.0f32), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)] {
-        for v in [
-            x,
-            y,
-            0.5,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            x / 8.0,
-            y / 8.0,
-            0.0,
-            1.0,
-        ] {
-            bytes.extend(v.to_be_bytes());
-        }
-    }
-    b.put_memory(Location::Main, at, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, at)
-        .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, at + 16)
-        .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, at + 32)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(0b1_0000_1001);
-    b.draw_arrays(8, &[(0, 4)]).unwrap();
+    let vertices = corners([0.0, 0.0, 8.0, 8.0])
+        .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [x / 8.0, y / 8.0, 0.0, 1.0]]);
+    draw_vertices(b, at, 8, &vertices);
 }
 
 /// Texture unit 0: `w`×`h` texels of `format` (nearest) at `offset`, `pitch` bytes a row

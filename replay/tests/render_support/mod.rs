@@ -90,3 +90,38 @@ pub fn cpu_render_tiled(
     }
     tiled
 }
+
+/// One vertex as the render tests lay them out: position (x, y, z, w), colour, texture
+/// coordinate.
+pub type TestVertex = [[f32; 4]; 3];
+
+/// Put `vertices` at `at` in main memory, 48 bytes each as big-endian f32 (position in
+/// attribute 0, colour in 3, texture coordinate in 8, the inputs of [`vertex_program`]), bind
+/// the three arrays and draw them as `primitive` (8 = QUADS).
+pub fn draw_vertices(
+    b: &mut rsxtrace_capture::builder::CaptureBuilder,
+    at: u32,
+    primitive: u32,
+    vertices: &[TestVertex],
+) {
+    use rsxtrace_capture::rrc::Location;
+    let bytes: Vec<u8> = vertices
+        .iter()
+        .flatten()
+        .flatten()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    b.put_memory(Location::Main, at, &bytes).unwrap();
+    for (attribute, offset) in [(0, 0), (3, 16), (8, 32)] {
+        b.set_vertex_array(attribute, 2, 4, 48, 0, Location::Main, at + offset)
+            .unwrap();
+    }
+    b.set_vertex_attrib_input_mask(0b1_0000_1001);
+    b.draw_arrays(primitive, &[(0, vertices.len() as u32)])
+        .unwrap();
+}
+
+/// The corners of the rectangle x0..x1 × y0..y1 in QUADS order.
+pub fn corners([x0, y0, x1, y1]: [f32; 4]) -> [(f32, f32); 4] {
+    [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+}
