@@ -645,20 +645,6 @@ impl GuestMemory for Overlay<'_> {
         }
         self.base.read(location, offset, len)
     }
-
-    /// The base memory's blocks when no rendered surface touches the range (otherwise reads
-    /// go one by one, each deciding between surface and capture).
-    fn visible_blocks(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<rsxtrace_capture::fetch::VisibleBlocks<'_>> {
-        if self.surfaces.overlaps(location, offset, len) {
-            return None;
-        }
-        self.base.visible_blocks(location, offset, len)
-    }
 }
 
 /// The surface a frame render shows.

@@ -56,14 +56,13 @@ fn shade_here(frame: &Frame, index: usize) -> VertexStage {
 }
 
 /// Run `body` with the vertex stages of `draws` computed ahead on a thread of their own
-/// (serially in `body` when `ahead` is false); the thread stops when `body` returns.
+/// (in `body`, as it takes them, for a single draw); the thread stops when `body` returns.
 pub fn with_vertices_ahead<R>(
     frame: &Frame,
     draws: Range<usize>,
-    ahead: bool,
     body: impl FnOnce(&mut VerticesAhead<'_>) -> R,
 ) -> R {
-    if !ahead || draws.len() < 2 {
+    if draws.len() < 2 {
         return body(&mut VerticesAhead {
             frame,
             results: None,

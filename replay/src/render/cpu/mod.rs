@@ -105,7 +105,7 @@ pub fn render_frame_observed(
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
-    ahead::with_vertices_ahead(frame, range.clone(), true, |ahead| {
+    ahead::with_vertices_ahead(frame, range.clone(), |ahead| {
         for index in range.clone() {
             let Some(draw) = frame.draws.get(index) else {
                 break;
