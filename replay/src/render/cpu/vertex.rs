@@ -19,7 +19,7 @@ pub const MAX_RENDERED_VERTICES: usize = 1 << 22;
 
 /// One vertex's 16 output registers (HPOS, COL0, COL1, BFC0, BFC1, FOGC, PSZ, TEX0..TEX8);
 /// unwritten ones hold (0, 0, 0, 1).
-pub type VertexOutputs = [[f32; 4]; 16];
+pub type VertexOutputs = crate::interp::vertex::RegisterOutputs;
 
 /// Vertex outputs looked up by processing position (the primitive assembly's vertex
 /// numbers): a slice in processing order, or a [`PositionOutputs`].
@@ -53,14 +53,6 @@ pub struct PositionOutputs {
 }
 
 impl PositionOutputs {
-    /// Outputs in processing order, one per position.
-    pub fn in_order(outputs: Vec<VertexOutputs>) -> PositionOutputs {
-        PositionOutputs {
-            distinct: outputs,
-            slot: None,
-        }
-    }
-
     /// Every position's outputs, in processing order.
     pub fn iter(&self) -> impl Iterator<Item = &VertexOutputs> + '_ {
         (0..OutputsByPosition::len(self)).filter_map(|p| self.get(p))
