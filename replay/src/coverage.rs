@@ -25,13 +25,10 @@ pub fn interpret_support(op: Opcode) -> Support {
 }
 
 /// Whether the WGSL recompiler translates an opcode (emits WGSL that naga validates). The
-/// exceptions are the interpreter's, plus vertex TXL (vertex texture fetch is not recompiled
-/// yet); `tests/coverage_current.rs` checks that the recompiler refuses exactly these.
+/// exceptions are the interpreter's; `tests/coverage_current.rs` checks that the recompiler
+/// refuses exactly these.
 pub fn translate_support(op: Opcode) -> Support {
-    match op {
-        Opcode::Vector(VectorOpcode::Txl) => Support::No("not yet"),
-        _ => interpret_support(op),
-    }
+    interpret_support(op)
 }
 
 /// The report as Markdown.

@@ -16,6 +16,10 @@ pub(crate) const VP_WORKGROUP: u32 = 64;
 /// Number of texture units (ABI.md: unit u at bindings 2u and 2u + 1).
 pub const TEXTURE_UNITS: u32 = 16;
 
+/// Number of vertex texture units (ABI.md "Vertex textures": group 2, unit u at bindings 2u
+/// and 2u + 1).
+pub const VERTEX_TEXTURE_UNITS: u32 = 4;
+
 fn abi(module: &WgslModule, what: impl Into<String>) -> GpuError {
     GpuError::Abi {
         hash: module.hash,
@@ -59,28 +63,50 @@ pub(crate) fn require_entry(
 
 /// The texture units the module declares in group 1, in unit order.
 pub(crate) fn texture_units(module: &WgslModule) -> Result<Vec<UnitSlot>, GpuError> {
+    texture_units_in(module, 1, TEXTURE_UNITS)
+}
+
+/// The vertex texture units the module declares in group 2, in unit order.
+pub(crate) fn vertex_texture_units(module: &WgslModule) -> Result<Vec<UnitSlot>, GpuError> {
+    texture_units_in(module, 2, VERTEX_TEXTURE_UNITS)
+}
+
+/// The units (texture at binding 2u, sampler at 2u + 1) declared in `group`, at most `count`.
+fn texture_units_in(
+    module: &WgslModule,
+    group: u32,
+    count: u32,
+) -> Result<Vec<UnitSlot>, GpuError> {
     let mut units: BTreeMap<u32, UnitSlot> = BTreeMap::new();
     for (_, global) in module.module.global_variables.iter() {
         let Some(binding) = &global.binding else {
             continue;
         };
-        if binding.group != 1 {
+        if binding.group != group {
             continue;
         }
         let b = binding.binding;
         let unit = b / 2;
         let name = global.name.as_deref().unwrap_or("?");
-        if unit >= TEXTURE_UNITS {
+        if unit >= count {
             return Err(abi(
                 module,
-                format!("group 1 binding {b} ({name}) is past texture unit 15"),
+                format!(
+                    "group {group} binding {b} ({name}) is past texture unit {}",
+                    count - 1
+                ),
             ));
         }
         let ty = module
             .module
             .types
             .get_handle(global.ty)
-            .map_err(|_| abi(module, format!("group 1 binding {b} ({name}) has no type")))?;
+            .map_err(|_| {
+                abi(
+                    module,
+                    format!("group {group} binding {b} ({name}) has no type"),
+                )
+            })?;
         let slot = units.entry(unit).or_insert(UnitSlot {
             unit,
             texture: None,
@@ -111,8 +137,8 @@ pub(crate) fn texture_units(module: &WgslModule) -> Result<Vec<UnitSlot>, GpuErr
                 return Err(abi(
                     module,
                     format!(
-                        "group 1 binding {b} ({name}) must be a {} (texture_1d/2d/3d/cube<f32> \
-                         at even bindings, sampler at odd ones)",
+                        "group {group} binding {b} ({name}) must be a {} \
+                         (texture_1d/2d/3d/cube<f32> at even bindings, sampler at odd ones)",
                         if b % 2 == 0 {
                             "float texture"
                         } else {
@@ -126,12 +152,12 @@ pub(crate) fn texture_units(module: &WgslModule) -> Result<Vec<UnitSlot>, GpuErr
     Ok(units.into_values().collect())
 }
 
-/// The bind group layout entries of the texture units a fragment module declares.
+/// The bind group layout entries of the texture units a module declares, visible to `vis`.
 pub(crate) fn texture_layout_entries(
     units: &[UnitSlot],
     filterable: bool,
+    vis: wgpu::ShaderStages,
 ) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let vis = wgpu::ShaderStages::FRAGMENT;
     let mut entries = Vec::new();
     for slot in units {
         if let Some(dim) = slot.texture {

@@ -49,11 +49,14 @@ impl PipelineKey {
     }
 }
 
-/// A compute pipeline and the layout of its group 0.
+/// A compute pipeline, the layout of its group 0 and, when the module samples vertex
+/// textures, of its group 2 with the units it binds (ABI.md "Vertex textures").
 #[derive(Clone, Debug)]
 pub(crate) struct ComputeEntry {
     pub pipeline: wgpu::ComputePipeline,
     pub group0: wgpu::BindGroupLayout,
+    pub group2: Option<wgpu::BindGroupLayout>,
+    pub units: Vec<UnitSlot>,
 }
 
 /// One texture unit a fragment module declares (ABI.md "Textures").

@@ -8,7 +8,8 @@
 //!   `SHADER_F16` and `FLOAT32_FILTERABLE` where present; [`Gpu::info`] reports what it got.
 //! - [`Gpu::run_vertex_compute`] runs a module's `vp_compute` over any number of vertices
 //!   (batched by the device limits) and returns each vertex's 16 output registers and
-//!   `written` mask.
+//!   `written` mask; [`Gpu::run_vertex_compute_textured`] binds [`UploadedTexture`]s on the
+//!   vertex texture units its TXL instructions sample.
 //! - [`Gpu::run_fragment_eval`] runs a module's `fp_eval` over an image of per-pixel inputs,
 //!   with [`TextureBinding`]s on its texture units, and returns each pixel's four colours,
 //!   depth and kill flag; derivatives are the hardware's, across 2×2 quads.
@@ -33,7 +34,7 @@ mod shade;
 mod texture;
 mod vertex;
 
-pub use abi::TEXTURE_UNITS;
+pub use abi::{TEXTURE_UNITS, VERTEX_TEXTURE_UNITS};
 pub use device::{Backend, Gpu, GpuInfo, GpuOptions};
 pub use error::GpuError;
 pub use fragment::{FragmentResult, FP_INPUTS};

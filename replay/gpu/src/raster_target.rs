@@ -71,9 +71,16 @@ pub struct DepthContents {
 #[derive(Debug)]
 pub struct UploadedTexture {
     _texture: wgpu::Texture,
-    view: wgpu::TextureView,
-    sampler: wgpu::Sampler,
-    dimension: TextureDimension,
+    pub(crate) view: wgpu::TextureView,
+    pub(crate) sampler: wgpu::Sampler,
+    pub(crate) dimension: TextureDimension,
+}
+
+impl UploadedTexture {
+    /// The texture's dimension.
+    pub fn dimension(&self) -> TextureDimension {
+        self.dimension
+    }
 }
 
 /// The viewport of a draw in framebuffer pixels and its depth range.

@@ -7,7 +7,7 @@
 use rsxtrace_wgsl::WgslModule;
 use wgpu::util::DeviceExt;
 
-use crate::abi::{require_entry, texture_units};
+use crate::abi::{require_entry, texture_units, vertex_texture_units};
 use crate::cache::{PipelineKey, PipelineState, RenderEntry};
 use crate::device::Gpu;
 use crate::error::GpuError;
@@ -386,6 +386,15 @@ impl Gpu {
                 hash: fp_module.hash,
                 what: "fp_main does not write @location(0)".to_string(),
             });
+        }
+        if let Some(u) = vertex_texture_units(vp_module)?.first() {
+            return Err(GpuError::argument(
+                "vp_module",
+                format!(
+                    "samples vertex texture unit {}; render_triangles binds no textures",
+                    u.unit
+                ),
+            ));
         }
         let units = texture_units(fp_module)?;
         if let Some(u) = units.first() {

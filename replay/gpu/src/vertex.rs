@@ -5,10 +5,14 @@
 use rsxtrace_wgsl::WgslModule;
 use wgpu::util::DeviceExt;
 
-use crate::abi::{require_entry, VP_WORKGROUP};
+use crate::abi::{
+    require_entry, texture_layout_entries, vertex_texture_units, VERTEX_TEXTURE_UNITS,
+    VP_WORKGROUP,
+};
 use crate::cache::{ComputeEntry, PipelineKey, PipelineState};
 use crate::device::Gpu;
 use crate::error::GpuError;
+use crate::raster_target::UploadedTexture;
 
 /// Number of transform constants (ABI.md binding 0).
 pub const VP_CONSTANTS: usize = 468;
@@ -27,14 +31,21 @@ const OUTPUT_STRIDE: u64 = (VP_OUTPUTS as u64 + 1) * VEC4;
 /// around 64 MiB.
 const MAX_BATCH: u64 = 1 << 18;
 
+/// The textures bound on vertex texture units 0..4 (ABI.md "Vertex textures"): every unit
+/// the module samples must be bound, with the dimension it declares (1D units are declared,
+/// and must be uploaded, as 2D textures one texel high).
+pub type VertexTextures<'a> = [Option<&'a UploadedTexture>; VERTEX_TEXTURE_UNITS as usize];
+
 /// One job of [`Gpu::run_vertex_compute_batch`]: the arguments of one
-/// [`Gpu::run_vertex_compute`] call.
+/// [`Gpu::run_vertex_compute_textured`] call.
 #[derive(Clone, Copy)]
 pub struct VertexJob<'a> {
     pub module: &'a WgslModule,
     pub constants: &'a [[f32; 4]; VP_CONSTANTS],
     pub inputs: &'a [[[f32; 4]; VP_INPUTS]],
     pub branch_bits: u32,
+    /// Vertex textures (none for a module without TXL).
+    pub textures: VertexTextures<'a>,
 }
 
 /// One vertex's outputs.
@@ -58,7 +69,21 @@ impl Gpu {
         inputs: &[[[f32; 4]; VP_INPUTS]],
         branch_bits: u32,
     ) -> Result<Vec<VertexResult>, GpuError> {
+        self.run_vertex_compute_textured(module, constants, inputs, branch_bits, [None; 4])
+    }
+
+    /// [`run_vertex_compute`](Self::run_vertex_compute) with `textures` on the vertex texture
+    /// units the module's TXL instructions sample (group 2).
+    pub fn run_vertex_compute_textured(
+        &self,
+        module: &WgslModule,
+        constants: &[[f32; 4]; VP_CONSTANTS],
+        inputs: &[[[f32; 4]; VP_INPUTS]],
+        branch_bits: u32,
+        textures: VertexTextures<'_>,
+    ) -> Result<Vec<VertexResult>, GpuError> {
         let entry = self.vertex_pipeline(module)?;
+        check_vertex_textures(&entry, &textures)?;
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
@@ -76,6 +101,7 @@ impl Gpu {
                         constants,
                         inputs: chunk,
                         branch_bits,
+                        textures,
                     },
                 );
                 self.queue.submit([encoder.finish()]);
@@ -101,7 +127,13 @@ impl Gpu {
         jobs: &[VertexJob<'_>],
     ) -> Vec<Result<Vec<VertexResult>, GpuError>> {
         let single = |job: &VertexJob<'_>| {
-            self.run_vertex_compute(job.module, job.constants, job.inputs, job.branch_bits)
+            self.run_vertex_compute_textured(
+                job.module,
+                job.constants,
+                job.inputs,
+                job.branch_bits,
+                job.textures,
+            )
         };
         let Ok(batch) = self.vertex_batch() else {
             return jobs.iter().map(single).collect();
@@ -113,7 +145,10 @@ impl Gpu {
             if job.inputs.is_empty() || job.inputs.len() as u64 > batch {
                 results[i] = Some(single(job));
             } else {
-                match self.vertex_pipeline(job.module) {
+                match self
+                    .vertex_pipeline(job.module)
+                    .and_then(|entry| check_vertex_textures(&entry, &job.textures).map(|_| entry))
+                {
                     Ok(entry) => batched.push((i, entry)),
                     Err(e) => results[i] = Some(Err(e)),
                 }
@@ -159,14 +194,16 @@ impl Gpu {
     }
 
     /// Runs an instrumented module (`rsxtrace_wgsl::vertex::translate_instrumented`) on the
-    /// one vertex `input` and returns its outputs and the record buffer
-    /// (`rsxtrace_wgsl::vertex::record`), with room for `capacity` records.
+    /// one vertex `input` (with `textures` on the vertex texture units it samples) and returns
+    /// its outputs and the record buffer (`rsxtrace_wgsl::vertex::record`), with room for
+    /// `capacity` records.
     pub fn run_vertex_trace(
         &self,
         module: &WgslModule,
         constants: &[[f32; 4]; VP_CONSTANTS],
         input: &[[f32; 4]; VP_INPUTS],
         branch_bits: u32,
+        textures: VertexTextures<'_>,
         capacity: u32,
     ) -> Result<(VertexResult, Vec<u32>), GpuError> {
         if !declares_binding(module, 4) {
@@ -180,6 +217,7 @@ impl Gpu {
             self.record_buffer_bytes(capacity, record::HEADER_WORDS, record::RECORD_WORDS)?;
         let words = record::buffer(capacity);
         let entry = self.vertex_pipeline(module)?;
+        check_vertex_textures(&entry, &textures)?;
         let inputs = [*input];
         let (readback, out_bytes, trace_readback) =
             self.scoped("running vp_compute (traced)", || {
@@ -205,6 +243,7 @@ impl Gpu {
                         constants,
                         inputs: &inputs,
                         branch_bits,
+                        textures,
                     },
                     Some(&trace),
                 );
@@ -307,6 +346,31 @@ impl Gpu {
             .chain(trace.map(|t| buffer_entry(4, t)))
             .collect::<Vec<_>>(),
         });
+        // Checked by `check_vertex_textures`: every declared unit is bound.
+        let group2 = entry.group2.as_ref().map(|layout| {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = entry
+                .units
+                .iter()
+                .filter_map(|slot| {
+                    let t = job.textures.get(slot.unit as usize).copied().flatten()?;
+                    let texture = slot.texture.map(|_| wgpu::BindGroupEntry {
+                        binding: slot.unit * 2,
+                        resource: wgpu::BindingResource::TextureView(&t.view),
+                    });
+                    let sampler = slot.sampler.then(|| wgpu::BindGroupEntry {
+                        binding: slot.unit * 2 + 1,
+                        resource: wgpu::BindingResource::Sampler(&t.sampler),
+                    });
+                    Some(texture.into_iter().chain(sampler))
+                })
+                .flatten()
+                .collect();
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vp group 2 (vertex textures)"),
+                layout,
+                entries: &entries,
+            })
+        });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("vp_compute"),
@@ -314,6 +378,9 @@ impl Gpu {
             });
             pass.set_pipeline(&entry.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
+            if let Some(g) = &group2 {
+                pass.set_bind_group(2, g, &[]);
+            }
             pass.dispatch_workgroups(count.div_ceil(VP_WORKGROUP), 1, 1);
         }
         encoder.copy_buffer_to_buffer(&outputs, 0, &readback, 0, out_bytes);
@@ -343,6 +410,8 @@ impl Gpu {
         let key = PipelineKey::new(module, "vp_compute", PipelineState::VertexCompute);
         self.cache.compute(key, || {
             require_entry(module, "vp_compute", naga::ShaderStage::Compute)?;
+            let units = vertex_texture_units(module)?;
+            let filterable = self.info.float32_filterable;
             self.scoped("creating compute pipeline vp_compute", || {
                 let storage = |binding, read_only| {
                     storage_entry(binding, wgpu::ShaderStages::COMPUTE, read_only, None)
@@ -361,11 +430,26 @@ impl Gpu {
                             .chain(declares_binding(module, 4).then(|| storage(4, false)))
                             .collect::<Vec<_>>(),
                         });
+                let group2 = (!units.is_empty()).then(|| {
+                    self.device
+                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("vp group 2 (vertex textures)"),
+                            entries: &texture_layout_entries(
+                                &units,
+                                filterable,
+                                wgpu::ShaderStages::COMPUTE,
+                            ),
+                        })
+                });
+                let layouts = match &group2 {
+                    Some(g2) => vec![Some(&group0), None, Some(g2)],
+                    None => vec![Some(&group0)],
+                };
                 let layout = self
                     .device
                     .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                         label: Some("vp_compute"),
-                        bind_group_layouts: &[Some(&group0)],
+                        bind_group_layouts: &layouts,
                         immediate_size: 0,
                     });
                 let shader = self
@@ -384,7 +468,12 @@ impl Gpu {
                             compilation_options: Default::default(),
                             cache: None,
                         });
-                ComputeEntry { pipeline, group0 }
+                ComputeEntry {
+                    pipeline,
+                    group0,
+                    group2,
+                    units,
+                }
             })
         })
     }
@@ -414,6 +503,34 @@ impl Gpu {
         }
         Ok(bytes)
     }
+}
+
+/// Checks that every vertex texture unit `entry`'s module samples is bound in `textures` with
+/// the dimension the module declares.
+fn check_vertex_textures(
+    entry: &ComputeEntry,
+    textures: &VertexTextures<'_>,
+) -> Result<(), GpuError> {
+    for slot in &entry.units {
+        let name = format!("vertex textures[{}]", slot.unit);
+        let t = textures
+            .get(slot.unit as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                GpuError::argument(&name, "the module samples this unit but nothing is bound")
+            })?;
+        if let Some(dim) = slot.texture.filter(|d| *d != t.dimension) {
+            return Err(GpuError::argument(
+                &name,
+                format!(
+                    "the module declares a {dim:?} texture, the binding is {:?}",
+                    t.dimension
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Little-endian 32-bit words of a read-back buffer.

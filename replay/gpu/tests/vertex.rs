@@ -281,6 +281,7 @@ fn a_batch_gives_each_job_what_it_gives_alone() {
             constants: &c,
             inputs: &inputs,
             branch_bits: 0,
+            textures: [None; 4],
         },
         // A job whose module is refused keeps its own error; the others still run.
         VertexJob {
@@ -288,18 +289,21 @@ fn a_batch_gives_each_job_what_it_gives_alone() {
             constants: &c,
             inputs: &inputs[..3],
             branch_bits: 0,
+            textures: [None; 4],
         },
         VertexJob {
             module: &module,
             constants: &other,
             inputs: &inputs[7..70],
             branch_bits: 1,
+            textures: [None; 4],
         },
         VertexJob {
             module: &module,
             constants: &c,
             inputs: &[],
             branch_bits: 0,
+            textures: [None; 4],
         },
     ];
     let batch = gpu.run_vertex_compute_batch(&jobs);
@@ -314,4 +318,120 @@ fn a_batch_gives_each_job_what_it_gives_alone() {
     }
     assert!(batch[1].is_err());
     assert_eq!(batch[2].as_ref().unwrap().len(), 63);
+}
+
+/// A module whose TEX0 is the texel of vertex texture unit 1 at (v0.x, v0.y), level v0.z
+/// (ABI.md "Vertex textures": group 2, unit 1 at bindings 2 and 3).
+fn vertex_texture_module() -> rsxtrace_wgsl::WgslModule {
+    let body = "
+@group(2) @binding(2) var rsx_vtex1: texture_2d<f32>;
+@group(2) @binding(3) var rsx_vsmp1: sampler;
+
+fn rsx_vertex(inp: array<vec4<f32>, 16>) -> VpResult {
+    var r: VpResult;
+    for (var i = 0u; i < 16u; i++) { r.regs[i] = vec4<f32>(0.0, 0.0, 0.0, 1.0); }
+    r.regs[7] = textureSampleLevel(rsx_vtex1, rsx_vsmp1, inp[0].xy, inp[0].z);
+    r.written = 1u << 7u;
+    return r;
+}
+";
+    common::module(&format!("{}{body}{}", common::VP_DECLS, common::VP_COMPUTE))
+}
+
+/// A 2×2 nearest-filtered texture with level 1 (one texel) as well.
+fn two_level_texture() -> TextureBinding {
+    use rsxtrace_gpu::{Filter, SamplerDesc, TextureDimension, WrapMode};
+    TextureBinding {
+        dimension: TextureDimension::D2,
+        width: 2,
+        height: 2,
+        depth_or_layers: 1,
+        mip_levels: 2,
+        levels: vec![
+            vec![
+                [1.0, 2.0, 3.0, 4.0],
+                [5.0, 6.0, 7.0, 8.0],
+                [9.0, 10.0, 11.0, 12.0],
+                [13.0, 14.0, 15.0, 16.0],
+            ],
+            vec![[-1.0, -2.0, -3.0, -4.0]],
+        ],
+        sampler: SamplerDesc {
+            wrap: [WrapMode::ClampToEdge; 3],
+            mag: Filter::Nearest,
+            min: Filter::Nearest,
+        },
+    }
+}
+
+#[test]
+fn vertex_textures_are_sampled_on_their_unit_and_checked() {
+    let Some(gpu) = common::gpu("vertex_textures_are_sampled_on_their_unit_and_checked") else {
+        return;
+    };
+    let module = vertex_texture_module();
+    let texture = gpu.upload_texture(&two_level_texture(), "unit 1").unwrap();
+    let mut inputs = vertex_inputs(3);
+    inputs[0][0] = [0.25, 0.25, 0.0, 1.0];
+    inputs[1][0] = [0.75, 0.75, 0.0, 1.0];
+    inputs[2][0] = [0.25, 0.75, 1.25, 1.0];
+    let c = constants();
+    let out = gpu
+        .run_vertex_compute_textured(&module, &c, &inputs, 0, [None, Some(&texture), None, None])
+        .unwrap();
+    let tex0: Vec<[f32; 4]> = out.iter().map(|v| v.registers[7]).collect();
+    assert_eq!(
+        tex0,
+        [
+            [1.0, 2.0, 3.0, 4.0],
+            [13.0, 14.0, 15.0, 16.0],
+            [-1.0, -2.0, -3.0, -4.0]
+        ]
+    );
+    // The same job in a batch, next to a job without textures.
+    let plain = transform_module();
+    let jobs = [
+        VertexJob {
+            module: &plain,
+            constants: &c,
+            inputs: &inputs,
+            branch_bits: 0,
+            textures: [None; 4],
+        },
+        VertexJob {
+            module: &module,
+            constants: &c,
+            inputs: &inputs,
+            branch_bits: 0,
+            textures: [None, Some(&texture), None, None],
+        },
+        // Unit 1 unbound: this job's own error.
+        VertexJob {
+            module: &module,
+            constants: &c,
+            inputs: &inputs,
+            branch_bits: 0,
+            textures: [Some(&texture), None, None, None],
+        },
+    ];
+    let batch = gpu.run_vertex_compute_batch(&jobs);
+    assert!(batch[0].is_ok());
+    assert_eq!(batch[1].as_ref().unwrap(), &out);
+    let err = batch[2].as_ref().unwrap_err().to_string();
+    assert!(
+        err.contains("vertex textures[1]") && err.contains("nothing is bound"),
+        "{err}"
+    );
+    // A binding of another dimension is refused before anything runs.
+    let mut cube = two_level_texture();
+    cube.dimension = rsxtrace_gpu::TextureDimension::D3;
+    cube.depth_or_layers = 2;
+    cube.mip_levels = 1;
+    cube.levels = vec![vec![[0.0; 4]; 8]];
+    let volume = gpu.upload_texture(&cube, "3d").unwrap();
+    let err = gpu
+        .run_vertex_compute_textured(&module, &c, &inputs, 0, [None, Some(&volume), None, None])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("declares a D2 texture"), "{err}");
 }

@@ -15,6 +15,7 @@
 pub mod backends;
 pub mod fragment;
 mod helpers;
+mod levels;
 pub mod vertex;
 
 /// A validated WGSL module.

@@ -60,7 +60,7 @@ fn corpus_programs_translate_and_validate() {
             }
             // The instrumented form (verify --explain): vp_compute only, the record buffer
             // at binding 4, one record per instruction.
-            let t = rsxtrace_wgsl::vertex::translate_instrumented(p, &[], &o)
+            let t = rsxtrace_wgsl::vertex::translate_instrumented(p, &[], &o, &Default::default())
                 .unwrap_or_else(|e| panic!("{name} instrumented: {e}"));
             let entries: Vec<&str> = t
                 .module

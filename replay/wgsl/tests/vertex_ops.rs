@@ -9,10 +9,12 @@ use rsxtrace_program::vertex::{
     OutputRegister, Relation, ScalarOpcode, VectorOpcode, VertexProgram, WriteMask, MEMORY_SLOTS,
 };
 use rsxtrace_wgsl::vertex::{
-    translate, ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard,
-    SaturateNan, ScalarOperand, VertexTranslateOptions, FAULT_BRANCH_RANGE, FAULT_CALL_DEPTH,
+    translate, translate_textured, ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard,
+    SaturateNan, ScalarOperand, TextureDim, TextureLod, VertexTextureUnits,
+    VertexTranslateOptions, FAULT_BRANCH_RANGE, FAULT_CALL_DEPTH,
     FAULT_INDEX, FAULT_INVALID_SLOT, FAULT_NO_INSTRUCTION, FAULT_STEP_LIMIT, MAX_CALL_DEPTH,
 };
+use rsxtrace_wgsl::fragment::MipFilter;
 use rsxtrace_wgsl::TranslateError;
 use vertex_support::{arith, branch, every_opcode, mov_hpos, program};
 
@@ -212,7 +214,6 @@ fn untranslated_opcodes_are_refused_with_their_slot() {
     for (vector, scalar, what) in [
         (VectorOpcode::Arr, ScalarOpcode::Nop, "ARR"),
         (VectorOpcode::Ara, ScalarOpcode::Nop, "ARA"),
-        (VectorOpcode::Txl, ScalarOpcode::Nop, "TXL"),
         (VectorOpcode::Nop, ScalarOpcode::Psh, "PSH"),
         (VectorOpcode::Nop, ScalarOpcode::Pop, "POP"),
     ] {
@@ -225,6 +226,52 @@ fn untranslated_opcodes_are_refused_with_their_slot() {
             other => panic!("{what}: {other:?}"),
         }
     }
+}
+
+/// TXL of unit `unit` into R2 (TEX_NUM, D2 bits 8–9, aliases src1's temp index bits 0–1).
+fn txl(unit: u8) -> rsxtrace_program::vertex::VertexInstruction {
+    let mut i = arith(0, VectorOpcode::Txl, ScalarOpcode::Nop);
+    i.sources[1] = i.sources[0];
+    i.sources[1].temp_index = unit;
+    assert_eq!(i.texture_unit(), Some(unit));
+    i
+}
+
+#[test]
+fn txl_samples_its_unit_in_group_2_at_the_explicit_lod() {
+    // Units 0 (2D, trilinear, texel coordinates), 1 (cube), 3 (1D, bound as 2D); unit 2 unused.
+    let p = program(vec![txl(0), txl(1), txl(3), mov_hpos(0)]);
+    let mut textures = VertexTextureUnits::default();
+    textures.dims = [TextureDim::D2, TextureDim::Cube, TextureDim::D3, TextureDim::D1];
+    textures.lod[0] = TextureLod::from_values(0.5, 0.0, 4.0, MipFilter::Linear).with_unnormalized(true);
+    let m = translate_textured(&p, &[], &VertexTranslateOptions::default(), &textures)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = &m.source;
+    for needle in [
+        "@group(2) @binding(0) var rsx_vtex0: texture_2d<f32>;",
+        "@group(2) @binding(1) var rsx_vsmp0: sampler;",
+        "@group(2) @binding(2) var rsx_vtex1: texture_cube<f32>;",
+        "@group(2) @binding(6) var rsx_vtex3: texture_2d<f32>;",
+        // Unit 0: texel coordinates scaled, two levels blended, lambda = src1.x.
+        "let c = vec4<f32>(s0.xy / vec2<f32>(textureDimensions(rsx_vtex0, 0)), s0.zw);",
+        "let lv = rsx_lod_choose(s1.x, 0.5, 0.0, 4.0, ",
+        "let lb = textureSampleLevel(rsx_vtex0, rsx_vsmp0, c.xy,",
+        "let t = la + (lb - la) * lv.z;",
+        // Unit 1: a cube direction; unit 3: the middle of a one-texel-high 2D texture.
+        "textureSampleLevel(rsx_vtex1, rsx_vsmp1, c.xyz,",
+        "textureSampleLevel(rsx_vtex3, rsx_vsmp3, vec2<f32>(c.x, 0.5),",
+        "let vv = t;",
+        "fn rsx_lod_choose(",
+    ] {
+        assert!(s.contains(needle), "missing {needle:?} in\n{s}");
+    }
+    assert!(!s.contains("rsx_vtex2"), "unit 2 is not sampled");
+    // The units' state is part of the module's identity; without TXL nothing is declared.
+    let plain = translate(&p, &[], &VertexTranslateOptions::default()).unwrap();
+    assert_ne!(plain.hash, m.hash);
+    let none = translate(&program(vec![mov_hpos(0)]), &[], &VertexTranslateOptions::default())
+        .unwrap();
+    assert!(!none.source.contains("@group(2)"));
 }
 
 #[test]

@@ -24,7 +24,7 @@ use rsxtrace_program::fragment::{
 };
 
 use super::ops::{self, register_of, Uses, COMPONENTS, R_COUNT};
-use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, MipFilter, TextureDim};
+use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, TextureDim};
 use crate::TranslateError;
 
 /// Deepest IF/LOOP nesting translated (the interpreter's `exec::MAX_NESTING`).
@@ -495,7 +495,7 @@ impl<'a> Emitter<'a> {
             // sampler chooses between the mag and min filters (ABI.md "Textures").
             self.line(&format!("let t = textureSample({t}, c.x);"));
         } else {
-            self.texture_levels(op, u, dim, &t, lod);
+            self.texture_levels(op, u, dim, lod);
         }
         if insn.exp_tex {
             // bx2: 2x − 1 (B.4).
@@ -510,7 +510,7 @@ impl<'a> Emitter<'a> {
     /// from the quad's fine derivatives of the coordinate (or TXD's gradients, TXL's operand)
     /// scaled by the level-0 size, plus TXB's operand; the unit's bias, clamp and mip filter
     /// from the options; each level sampled with `textureSampleLevel` (ABI.md "Textures").
-    fn texture_levels(&mut self, op: FpOpcode, u: u8, dim: TextureDim, t: &str, lod: &str) {
+    fn texture_levels(&mut self, op: FpOpcode, u: u8, dim: TextureDim, lod: &str) {
         let state = self.opts.texture_lod[usize::from(u)];
         // The coordinate: xy for 2D, xyz for 3D and for a cube map's direction; the size: the
         // level-0 side of each derivative axis (a cube face's for cube maps).
@@ -546,26 +546,9 @@ impl<'a> Emitter<'a> {
             FpOpcode::Txb => format!("rsx_lod_lambda(dx, dy) + {lod}"),
             _ => "rsx_lod_lambda(dx, dy)".to_string(),
         };
-        self.line(&format!(
-            "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels(rsx_tex{u}));",
-            state.bias_f32(),
-            state.min_f32(),
-            state.max_f32(),
-            rsxtrace_semantics::lod::mip_code(state.mip),
-        ));
-        // Level k at LOD k + 0.25 selects level k and the min filter of a mipmap-nearest
-        // sampler; LOD 0 selects the mag filter (rsx_lod_choose's negative level).
-        self.line(&format!(
-            "let la = textureSampleLevel({t}, c.{sel}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
-        ));
-        if state.mip == MipFilter::Linear {
-            self.line(&format!(
-                "let lb = textureSampleLevel({t}, c.{sel}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
-            ));
-            self.line("let t = la + (lb - la) * lv.z;");
-        } else {
-            // Only a linear mip filter blends two levels (`rsx_lod_choose` gives weight 0).
-            self.line("let t = la;");
+        let (tex, smp) = (format!("rsx_tex{u}"), format!("rsx_smp{u}"));
+        for line in crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state) {
+            self.line(&line);
         }
     }
 

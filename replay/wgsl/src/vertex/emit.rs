@@ -12,7 +12,10 @@
 //!
 //! The arithmetic itself lives in the helper functions of [`super::prelude`].
 
-use super::options::{ArlRounding, ExpLog, MadRounding, ScalarOperand, VertexTranslateOptions};
+use super::options::{
+    ArlRounding, ExpLog, MadRounding, ScalarOperand, TextureDim, VertexTextureUnits,
+    VertexTranslateOptions, VERTEX_TEXTURE_UNITS,
+};
 use super::{FAULT_INDEX, OUTPUT_COUNT};
 use rsxtrace_program::vertex::{
     CcRegister, RegisterType, Relation, ScalarOpcode, Swizzle, VectorOpcode, VertexInstruction,
@@ -29,9 +32,6 @@ pub(crate) fn static_fault(i: &VertexInstruction) -> Option<(String, bool)> {
     match i.vector {
         VectorOpcode::Arr | VectorOpcode::Ara => {
             return Some((format!("vector opcode {}", i.vector.name()), true))
-        }
-        VectorOpcode::Txl => {
-            return Some(("TXL (vertex texture fetch)".to_string(), true));
         }
         VectorOpcode::Arl if !matches!(i.vec_dst_temp, Some(0 | 1)) => {
             return Some((
@@ -109,8 +109,12 @@ fn mask_literal(m: u8) -> String {
 /// Emits instruction bodies; records the temps they use.
 pub(crate) struct BodyWriter<'a> {
     pub options: &'a VertexTranslateOptions,
+    /// State of the vertex texture units (TXL).
+    pub textures: &'a VertexTextureUnits,
     /// Temps read or written (declared by the caller).
     pub temps: [bool; 64],
+    /// Vertex texture units sampled (bit u = unit u; declared by the caller).
+    pub units: u8,
 }
 
 impl BodyWriter<'_> {
@@ -212,6 +216,9 @@ impl BodyWriter<'_> {
                 let _ = writeln!(out, "{ind}a{reg} = select(a{reg}, av, {mask});");
             }
         } else if let Some(e) = self.vector_expr(i.vector) {
+            if i.vector == VectorOpcode::Txl {
+                self.txl(out, i, ind);
+            }
             let _ = writeln!(out, "{ind}let vv = {};", sat(e));
             self.write(
                 out,
@@ -295,6 +302,39 @@ impl BodyWriter<'_> {
         }
     }
 
+    /// TXL (rsx-microcode.md B.8 "TXL — textureLod(vtex[tex_num], …)"; interpreter `lanes.rs`):
+    /// the statements that set `t` to the texel of the instruction's unit at coordinate src0
+    /// and explicit level of detail src1.x, levels chosen by the shared LOD rule with the
+    /// unit's bias, clamp and mip filter, as the interpreter's `VertexTextures` sampler does.
+    fn txl(&mut self, out: &mut String, i: &VertexInstruction, ind: &str) {
+        let u = usize::from(i.texture_unit().unwrap_or(0)) % VERTEX_TEXTURE_UNITS;
+        self.units |= 1 << u;
+        let (tex, smp) = (format!("rsx_vtex{u}"), format!("rsx_vsmp{u}"));
+        let state = self.textures.lod[u];
+        let dim = self.textures.dims[u];
+        // Texel coordinates (UN bit) scaled to [0, 1] first, on 1D and 2D units (the
+        // interpreter's `UnitSampler`).
+        let c = match dim {
+            TextureDim::D1 if state.unnormalized => {
+                format!("vec4<f32>(s0.x / f32(textureDimensions({tex}, 0).x), s0.yzw)")
+            }
+            TextureDim::D2 if state.unnormalized => {
+                format!("vec4<f32>(s0.xy / vec2<f32>(textureDimensions({tex}, 0)), s0.zw)")
+            }
+            _ => "s0".to_string(),
+        };
+        let _ = writeln!(out, "{ind}let c = {c};");
+        let coord = match dim {
+            // A 1D unit is bound as a 2D texture one texel high: the middle of its only row.
+            TextureDim::D1 => "vec2<f32>(c.x, 0.5)",
+            TextureDim::D2 => "c.xy",
+            TextureDim::D3 | TextureDim::Cube => "c.xyz",
+        };
+        for line in crate::levels::sample_at_lambda(&tex, &smp, coord, "s1.x", &state) {
+            let _ = writeln!(out, "{ind}{line}");
+        }
+    }
+
     /// The vector op on `s0..s2` (`math::vector_op`); `None` for NOP (and ARL, handled apart).
     fn vector_expr(&self, op: VectorOpcode) -> Option<String> {
         use VectorOpcode as V;
@@ -330,7 +370,9 @@ impl BodyWriter<'_> {
             V::Frc => "s0 - floor(s0)".into(),
             V::Flr => "floor(s0)".into(),
             V::Ssg => "rsx_ssg(s0)".into(),
-            V::Nop | V::Arl | V::Arr | V::Ara | V::Txl => return None,
+            // The texel `t` of `txl`'s statements.
+            V::Txl => "t".into(),
+            V::Nop | V::Arl | V::Arr | V::Ara => return None,
         })
     }
 

@@ -32,3 +32,39 @@ pub(crate) fn fingerprint(o: &VertexTranslateOptions) -> [u8; 24] {
     b[20..24].copy_from_slice(&o.step_limit.to_le_bytes());
     b
 }
+
+pub use crate::fragment::{TextureDim, TextureLod};
+
+/// Vertex texture units (TXL samples units 0..4, rsx-microcode.md B.8).
+pub const VERTEX_TEXTURE_UNITS: usize = 4;
+
+/// The state of the four vertex texture units a TXL translation depends on (not in the
+/// instruction: it comes from the units' registers, rrc-format.md 4.7), as
+/// `FragmentTranslateOptions::texture_dims` and `texture_lod` are for fragment units. The
+/// default is 2D units that sample level 0 only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VertexTextureUnits {
+    /// Dimension of each unit. The module declares a 1D unit as a `texture_2d<f32>` one texel
+    /// high and samples it at t = 0.5 (WGSL has no explicit-LOD sampling of 1D textures): the
+    /// executor binds a 1D texture as 2D with height 1.
+    pub dims: [TextureDim; VERTEX_TEXTURE_UNITS],
+    /// LOD state of each unit (bias, min/max LOD, mip filter, unnormalised coordinates): the
+    /// shader chooses levels from TXL's operand with the shared rule.
+    pub lod: [TextureLod; VERTEX_TEXTURE_UNITS],
+}
+
+impl VertexTextureUnits {
+    /// The units as bytes, folded into the module hash.
+    pub(crate) fn fingerprint(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64);
+        out.extend(self.dims.iter().map(|d| *d as u8));
+        for l in &self.lod {
+            out.extend_from_slice(&l.bias.to_le_bytes());
+            out.extend_from_slice(&l.min_lod.to_le_bytes());
+            out.extend_from_slice(&l.max_lod.to_le_bytes());
+            out.push(l.mip as u8);
+            out.push(u8::from(l.unnormalized));
+        }
+        out
+    }
+}

@@ -50,6 +50,33 @@ struct VpParams {
 @group(0) @binding(3) var<storage, read_write> vp_outputs: array<vec4<f32>>;
 ";
 
+/// The vertex texture units `units` (bit u = unit u) a module's TXL instructions sample, in
+/// group 2 (ABI.md "Vertex textures"): unit u's texture at binding 2u, its sampler at 2u + 1.
+/// A 1D unit is declared 2D (see [`super::VertexTextureUnits::dims`]).
+pub(crate) fn texture_declarations(units: u8, textures: &super::VertexTextureUnits) -> String {
+    use super::TextureDim;
+    let mut s = String::new();
+    for u in 0..super::VERTEX_TEXTURE_UNITS {
+        if units & (1 << u) == 0 {
+            continue;
+        }
+        let ty = match textures.dims[u] {
+            TextureDim::D1 | TextureDim::D2 => "texture_2d<f32>",
+            TextureDim::D3 => "texture_3d<f32>",
+            TextureDim::Cube => "texture_cube<f32>",
+        };
+        s.push_str(&format!(
+            "@group(2) @binding({}) var rsx_vtex{u}: {ty};\n@group(2) @binding({}) var rsx_vsmp{u}: sampler;\n",
+            2 * u,
+            2 * u + 1
+        ));
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
 /// The entry points (ABI.md): compute over storage buffers, and the render vertex stage.
 pub(crate) const ENTRY_POINTS: &str = "\
 @compute @workgroup_size(64)

@@ -86,11 +86,7 @@ pub fn destinations(i: &VertexInstruction) -> Vec<Destination> {
     let output = i.output.filter(|o| usize::from(o.0) < super::OUTPUT_COUNT);
     let vector_writes = !matches!(
         i.vector,
-        VectorOpcode::Nop
-            | VectorOpcode::Arl
-            | VectorOpcode::Arr
-            | VectorOpcode::Ara
-            | VectorOpcode::Txl
+        VectorOpcode::Nop | VectorOpcode::Arl | VectorOpcode::Arr | VectorOpcode::Ara
     );
     if i.vector == VectorOpcode::Arl {
         if i.vec_mask.0 & 0xF != 0 {

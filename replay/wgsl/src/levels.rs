@@ -1,0 +1,42 @@
+//! Sampling one texture unit at a level of detail chosen by the shared LOD rule
+//! (`rsxtrace_semantics::lod`, `rsx_lod_choose`): the statements both recompilers emit once
+//! lambda is known (the fragment recompiler from derivatives or TXL/TXB's operand, the vertex
+//! recompiler from TXL's operand). ABI.md "Textures" says what the executor binds for it.
+
+use rsxtrace_semantics::lod::{mip_code, MipFilter, TextureLod};
+
+/// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
+/// coordinate expression `coord` (already scaled to [0, 1] where the unit is unnormalised)
+/// and level of detail `lambda`, under the unit's LOD state `state`.
+///
+/// The rule gives `(first level, second level, weight)`; a negative level means "magnify at
+/// level 0". Each level k is sampled with `textureSampleLevel` at LOD `k + 0.25`, which a
+/// sampler with mipmap mode nearest resolves to level k and its min filter; LOD 0 selects the
+/// mag filter. Only a linear mip filter blends two levels (the rule gives weight 0 otherwise).
+pub(crate) fn sample_at_lambda(
+    tex: &str,
+    smp: &str,
+    coord: &str,
+    lambda: &str,
+    state: &TextureLod,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
+        state.bias_f32(),
+        state.min_f32(),
+        state.max_f32(),
+        mip_code(state.mip),
+    )];
+    lines.push(format!(
+        "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
+    ));
+    if state.mip == MipFilter::Linear {
+        lines.push(format!(
+            "let lb = textureSampleLevel({tex}, {smp}, {coord}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
+        ));
+        lines.push("let t = la + (lb - la) * lv.z;".to_string());
+    } else {
+        lines.push("let t = la;".to_string());
+    }
+    lines
+}
