@@ -68,7 +68,7 @@ pub fn draw_pixel(
         .as_ref()
         .map(|p| p.ucode.clone())
         .unwrap_or_default();
-    let vi = match prepare_timed(frame, draw, &Clock::default()) {
+    let vi = match prepare_timed(frame, draw, &Clock::default(), &TextureCache::default()) {
         Prepared::Ready(vi) => vi,
         Prepared::NotCompared(Outcome::Skipped { reason }) => return Err(reason),
         Prepared::NotCompared(Outcome::Failed { error }) => return Err(error),
@@ -137,7 +137,7 @@ pub fn draw_vertex(
     draw: usize,
     k: usize,
 ) -> Result<(Box<VertexInterp>, usize), String> {
-    let vi = match prepare_timed(frame, draw, &Clock::default()) {
+    let vi = match prepare_timed(frame, draw, &Clock::default(), &TextureCache::default()) {
         Prepared::Ready(vi) => vi,
         Prepared::NotCompared(Outcome::Skipped { reason }) => return Err(reason),
         Prepared::NotCompared(Outcome::Failed { error }) => return Err(error),

@@ -97,16 +97,12 @@ fn texture_units_in(
                 ),
             ));
         }
-        let ty = module
-            .module
-            .types
-            .get_handle(global.ty)
-            .map_err(|_| {
-                abi(
-                    module,
-                    format!("group {group} binding {b} ({name}) has no type"),
-                )
-            })?;
+        let ty = module.module.types.get_handle(global.ty).map_err(|_| {
+            abi(
+                module,
+                format!("group {group} binding {b} ({name}) has no type"),
+            )
+        })?;
         let slot = units.entry(unit).or_insert(UnitSlot {
             unit,
             texture: None,

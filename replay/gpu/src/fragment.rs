@@ -475,7 +475,8 @@ impl Gpu {
                             label: Some("fp group 0"),
                             entries: &group0_entries,
                         });
-                let entries = texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
+                let entries =
+                    texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
                 let group1 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

@@ -502,7 +502,8 @@ impl Gpu {
                             label: Some("raster group 0 (empty)"),
                             entries: &[],
                         });
-                let entries = texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
+                let entries =
+                    texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
                 let group1 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

@@ -6,8 +6,7 @@ use rsxtrace_wgsl::WgslModule;
 use wgpu::util::DeviceExt;
 
 use crate::abi::{
-    require_entry, texture_layout_entries, vertex_texture_units, VERTEX_TEXTURE_UNITS,
-    VP_WORKGROUP,
+    require_entry, texture_layout_entries, vertex_texture_units, VERTEX_TEXTURE_UNITS, VP_WORKGROUP,
 };
 use crate::cache::{ComputeEntry, PipelineKey, PipelineState};
 use crate::device::Gpu;

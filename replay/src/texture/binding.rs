@@ -209,6 +209,18 @@ pub fn convert<M: GuestMemory + ?Sized>(
     convert_decoded(unit, texture, &image, strictness)
 }
 
+/// Decode vertex texture unit `unit` (`texture`, the state it samples with) from `memory` as a
+/// binding ([`convert_vertex_decoded`]).
+pub fn convert_vertex<M: GuestMemory + ?Sized>(
+    unit: u8,
+    texture: &Texture,
+    memory: &M,
+    strictness: Strictness,
+) -> Result<Converted, BindingError> {
+    let image = decode_texture(unit, texture, memory)?;
+    convert_vertex_decoded(unit, texture, &image, strictness)
+}
+
 /// [`convert`] of an image already decoded (by [`decode_texture`] or a
 /// [`TextureCache`](super::cache::TextureCache)) from unit `unit`'s state `texture`.
 pub fn convert_decoded(
@@ -216,6 +228,29 @@ pub fn convert_decoded(
     texture: &Texture,
     image: &DecodedTexture,
     strictness: Strictness,
+) -> Result<Converted, BindingError> {
+    convert_image(unit, texture, image, strictness, false)
+}
+
+/// [`convert_decoded`] for vertex texture unit `unit`, whose state `texture` is the one it
+/// samples with (`super::vertex_units::sampled_state`: the identity remap). A 1D image becomes
+/// a 2D texture one texel high with every level, as the recompiled TXL declares and samples
+/// it (`rsxtrace_wgsl::vertex::VertexTextureUnits::dims`).
+pub fn convert_vertex_decoded(
+    unit: u8,
+    texture: &Texture,
+    image: &DecodedTexture,
+    strictness: Strictness,
+) -> Result<Converted, BindingError> {
+    convert_image(unit, texture, image, strictness, true)
+}
+
+fn convert_image(
+    unit: u8,
+    texture: &Texture,
+    image: &DecodedTexture,
+    strictness: Strictness,
+    one_d_as_2d: bool,
 ) -> Result<Converted, BindingError> {
     let options = UnitOptions::new(texture, image);
     let mut d = Deviations {
@@ -244,7 +279,13 @@ pub fn convert_decoded(
     };
     // wgpu 1D textures have one level: level 0 only, which the approximation does silently
     // (as the GPU render always did).
-    if strictness == Strictness::Exact && mip != MipFilter::None && image.dimension == Dimension::D1
+    let dimension = match device_dimension(image.dimension) {
+        TextureDimension::D1 if one_d_as_2d => TextureDimension::D2,
+        d => d,
+    };
+    if strictness == Strictness::Exact
+        && mip != MipFilter::None
+        && dimension == TextureDimension::D1
     {
         return Err(BindingError::Inexact(
             "mipmapped 1D texture (wgpu 1D textures have one level)".to_string(),
@@ -254,7 +295,6 @@ pub fn convert_decoded(
         TexelFilter::Nearest => Filter::Nearest,
         TexelFilter::Linear => Filter::Linear,
     };
-    let dimension = device_dimension(image.dimension);
     let layers = if dimension == TextureDimension::Cube {
         6
     } else {

@@ -8,20 +8,56 @@
 //! clamp and border apply as for a fragment unit. A unit that is disabled, not asked for, or
 //! whose texture cannot be decoded samples (0, 0, 0, 0), RPCS3's null texture.
 
+use super::binding::shader_dimension;
 use super::cache::TextureCache;
 use super::error::TextureError;
+use super::lod::unit_lod;
 use super::sampler::UnitSampler;
 use super::{LodSource, SampleRequest};
 use crate::interp::vertex::VertexTextureSampler;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_program::vertex::VertexProgram;
+use rsxtrace_wgsl::vertex::VertexTextureUnits;
 
 /// Vertex texture units (rrc-format.md 4.7).
 pub const VERTEX_UNITS: usize = 4;
 
 /// The identity remap as CONTROL1's low half: selectors 0xE4, every mode REMAP (0xAA).
 const IDENTITY_REMAP: u16 = 0xAAE4;
+
+/// The state vertex unit `texture` samples with: its own, with the identity remap (vertex
+/// units have no CONTROL1; see the module documentation).
+pub fn sampled_state(texture: &Texture) -> Texture {
+    Texture {
+        remap: IDENTITY_REMAP,
+        remap_override: 0,
+        ..*texture
+    }
+}
+
+/// The vertex texture units `program`'s TXL instructions name (bit u = unit u).
+pub fn txl_units(program: &VertexProgram) -> u8 {
+    program
+        .instructions
+        .iter()
+        .filter_map(|i| i.texture_unit())
+        .fold(0u8, |m, u| m | 1 << (u & 3))
+}
+
+/// What the recompiled TXL of the units in `mask` needs from the units' state `textures`
+/// (dimension and LOD state, from the same registers the interpreter's sampler reads); units
+/// outside `mask` keep the default, so a module does not depend on units it never samples.
+pub fn translation_state(textures: &[Texture; VERTEX_UNITS], mask: u8) -> VertexTextureUnits {
+    let mut out = VertexTextureUnits::default();
+    for (u, t) in textures.iter().enumerate() {
+        if mask & (1 << u) != 0 {
+            out.dims[u] = shader_dimension(t);
+            out.lod[u] = unit_lod(t);
+        }
+    }
+    out
+}
 
 /// The decoded vertex texture units of one draw.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,11 +82,7 @@ impl VertexTextures {
             if mask & (1 << i) == 0 || !t.control0.enabled {
                 continue;
             }
-            let t = Texture {
-                remap: IDENTITY_REMAP,
-                remap_override: 0,
-                ..*t
-            };
+            let t = sampled_state(t);
             let unit = i as u8;
             let decoded = match cache {
                 Some(cache) => UnitSampler::cached(unit, &t, memory, cache),
@@ -71,12 +103,13 @@ impl VertexTextures {
         memory: &M,
         cache: Option<&TextureCache>,
     ) -> (VertexTextures, Vec<TextureError>) {
-        let mask = program
-            .instructions
-            .iter()
-            .filter_map(|i| i.texture_unit())
-            .fold(0u8, |m, u| m | 1 << (u & 3));
-        VertexTextures::lenient(textures, memory, mask, cache)
+        VertexTextures::lenient(textures, memory, txl_units(program), cache)
+    }
+
+    /// The units from samplers already made (unit u from `units[u]`; `None` samples
+    /// (0, 0, 0, 0)).
+    pub fn from_units(units: [Option<UnitSampler>; VERTEX_UNITS]) -> VertexTextures {
+        VertexTextures { units }
     }
 
     /// The decoded unit, if it is in use.

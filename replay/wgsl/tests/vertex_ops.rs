@@ -8,13 +8,13 @@ mod vertex_support;
 use rsxtrace_program::vertex::{
     OutputRegister, Relation, ScalarOpcode, VectorOpcode, VertexProgram, WriteMask, MEMORY_SLOTS,
 };
-use rsxtrace_wgsl::vertex::{
-    translate, translate_textured, ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard,
-    SaturateNan, ScalarOperand, TextureDim, TextureLod, VertexTextureUnits,
-    VertexTranslateOptions, FAULT_BRANCH_RANGE, FAULT_CALL_DEPTH,
-    FAULT_INDEX, FAULT_INVALID_SLOT, FAULT_NO_INSTRUCTION, FAULT_STEP_LIMIT, MAX_CALL_DEPTH,
-};
 use rsxtrace_wgsl::fragment::MipFilter;
+use rsxtrace_wgsl::vertex::{
+    translate, translate_textured, ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp,
+    RsqGuard, SaturateNan, ScalarOperand, TextureDim, TextureLod, VertexTextureUnits,
+    VertexTranslateOptions, FAULT_BRANCH_RANGE, FAULT_CALL_DEPTH, FAULT_INDEX, FAULT_INVALID_SLOT,
+    FAULT_NO_INSTRUCTION, FAULT_STEP_LIMIT, MAX_CALL_DEPTH,
+};
 use rsxtrace_wgsl::TranslateError;
 use vertex_support::{arith, branch, every_opcode, mov_hpos, program};
 
@@ -242,8 +242,14 @@ fn txl_samples_its_unit_in_group_2_at_the_explicit_lod() {
     // Units 0 (2D, trilinear, texel coordinates), 1 (cube), 3 (1D, bound as 2D); unit 2 unused.
     let p = program(vec![txl(0), txl(1), txl(3), mov_hpos(0)]);
     let mut textures = VertexTextureUnits::default();
-    textures.dims = [TextureDim::D2, TextureDim::Cube, TextureDim::D3, TextureDim::D1];
-    textures.lod[0] = TextureLod::from_values(0.5, 0.0, 4.0, MipFilter::Linear).with_unnormalized(true);
+    textures.dims = [
+        TextureDim::D2,
+        TextureDim::Cube,
+        TextureDim::D3,
+        TextureDim::D1,
+    ];
+    textures.lod[0] =
+        TextureLod::from_values(0.5, 0.0, 4.0, MipFilter::Linear).with_unnormalized(true);
     let m = translate_textured(&p, &[], &VertexTranslateOptions::default(), &textures)
         .unwrap_or_else(|e| panic!("{e}"));
     let s = &m.source;
@@ -269,8 +275,12 @@ fn txl_samples_its_unit_in_group_2_at_the_explicit_lod() {
     // The units' state is part of the module's identity; without TXL nothing is declared.
     let plain = translate(&p, &[], &VertexTranslateOptions::default()).unwrap();
     assert_ne!(plain.hash, m.hash);
-    let none = translate(&program(vec![mov_hpos(0)]), &[], &VertexTranslateOptions::default())
-        .unwrap();
+    let none = translate(
+        &program(vec![mov_hpos(0)]),
+        &[],
+        &VertexTranslateOptions::default(),
+    )
+    .unwrap();
     assert!(!none.source.contains("@group(2)"));
 }
 

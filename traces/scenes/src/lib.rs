@@ -18,6 +18,7 @@
 //!   thousands of generated ones) for `rsxtrace match`.
 //! - [`texture_formats`] builds the texture-format sample in `traces/samples/` (one quad per
 //!   RSX texture format).
+//! - [`vertex_texture`] builds a grid displaced by a mip-mapped vertex texture (TXL).
 
 pub mod game_frame;
 pub mod game_scale;
@@ -27,3 +28,4 @@ pub mod primitives_sample;
 pub mod program_library;
 pub mod samples;
 pub mod texture_formats;
+pub mod vertex_texture;

@@ -8,7 +8,7 @@
 
 use super::catalog::Entry;
 use super::inputs::{branch_bits, fragment_quads, vertex_constants, vertex_inputs, VERTEX_SETS};
-use super::textures::patterns;
+use super::textures::{patterns, vertex_patterns};
 use crate::divergence::context::Context;
 use crate::divergence::fragment_stage::{check_quads, interpret, sampled_units};
 use crate::divergence::report::model::{Outcome, Stage, StageReport};
@@ -18,6 +18,7 @@ use rsxtrace_program::fragment::{self, FragmentProgram};
 use rsxtrace_program::vertex::{self, decode_from_memory, VertexProgram};
 use rsxtrace_replay::interp::vertex::ConstantBank;
 use rsxtrace_replay::interp::Arithmetic;
+use rsxtrace_replay::texture::vertex_units::txl_units;
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_replay::wgsl::WgslModule;
 use serde::Serialize;
@@ -177,6 +178,7 @@ pub fn vertex_interp(entry: &Entry, program: VertexProgram, words: Vec<u32>) -> 
         restarts: Vec::new(),
         range_starts: vec![0],
         substituted: None,
+        textures: None,
     }
 }
 
@@ -210,7 +212,14 @@ fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checke
         Decoded::Vertex(program.clone(), words.clone()),
     );
     let rules = vertex_stage::interp_options(Arithmetic::F32).rules;
-    match rsxtrace_replay::wgsl::vertex::translate(&program, &words, &rules) {
+    // TXL samples pattern textures (`textures::vertex_patterns`).
+    let units = txl_units(&program);
+    let textures = (units != 0).then(|| vertex_patterns(entry.key, units));
+    let state = match &textures {
+        Some(Ok(t)) => t.state,
+        _ => Default::default(),
+    };
+    match rsxtrace_replay::wgsl::vertex::translate_textured(&program, &words, &rules, &state) {
         Ok(m) => out.module = Some(m),
         Err(e) => {
             out.status = Status::NotRecompiled;
@@ -219,20 +228,21 @@ fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checke
         }
     }
     let mut vi = vertex_interp(entry, program, words);
+    match textures {
+        Some(Ok(t)) => vi.textures = Some(std::sync::Arc::new(t)),
+        Some(Err(why)) => {
+            out.status = Status::Skipped;
+            out.reason = Some(why);
+            return out;
+        }
+        None => {}
+    }
     for arithmetic in [Arithmetic::F32, Arithmetic::F64] {
         match vertex_stage::interpret(&vi, &vi.program, arithmetic) {
             Ok(lanes) if arithmetic == Arithmetic::F32 => vi.f32_out = lanes,
             Ok(lanes) => vi.f64_out = lanes,
             Err(e) => {
-                let skipped = matches!(
-                    e,
-                    rsxtrace_replay::interp::vertex::VertexExecError::NoSampler { .. }
-                );
-                out.status = if skipped {
-                    Status::Skipped
-                } else {
-                    Status::Failed
-                };
+                out.status = Status::Failed;
                 out.reason = Some(format!("vertex interpreter: {e}"));
                 return out;
             }

@@ -1,4 +1,5 @@
-//! Pattern textures for the units a fragment program samples, as texture unit state and
+//! Pattern textures for the units a fragment program samples (and those a vertex program's
+//! TXL samples, [`vertex_patterns`]), as texture unit state and
 //! guest memory that go through the texture model exactly as a capture's would
 //! (`crate::divergence::textures::bind`): linear layout, 16 texels a side, bilinear filtering,
 //! one level, in the dimension the pipeline records for the unit (2D when none is recorded:
@@ -8,11 +9,12 @@
 //! A8R8G8B8, which is what they get. Texels are seeded by the program's key and the unit.
 
 use crate::divergence::mutate::XorShift;
-use crate::divergence::textures::{bind, Bound};
+use crate::divergence::textures::{bind, bind_vertex, Bound, BoundVertex};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::texture::cache::TextureCache;
+use rsxtrace_replay::texture::vertex_units::VERTEX_UNITS;
 
 /// Texels per side.
 pub const SIDE: u32 = 16;
@@ -54,6 +56,25 @@ fn dimension(dims: Option<u32>, unit: usize) -> (u32, bool) {
 /// `fp_shadow_textures`), bound on both sides; `Err` is why the device cannot sample them as
 /// the interpreter does.
 pub fn patterns(key: u64, units: u16, dims: Option<u32>, shadow: u16) -> Result<Bound, String> {
+    let (textures, memory) = pattern_units(key, units, dims, shadow);
+    bind(&textures, &memory, units, &TextureCache::default())
+}
+
+/// [`patterns`] for the vertex texture units of `units` (a vertex program's TXL units): 2D
+/// A8R8G8B8 patterns, bilinear, bound on both sides as vertex units sample them.
+pub fn vertex_patterns(key: u64, units: u8) -> Result<BoundVertex, String> {
+    let (textures, memory) = pattern_units(key, u16::from(units), None, 0);
+    let vertex: [Texture; VERTEX_UNITS] = std::array::from_fn(|u| textures[u]);
+    bind_vertex(&vertex, &memory, units, &TextureCache::default())
+}
+
+/// The unit state and pattern memory of [`patterns`].
+fn pattern_units(
+    key: u64,
+    units: u16,
+    dims: Option<u32>,
+    shadow: u16,
+) -> ([Texture; 16], PatternMemory) {
     let mut memory = vec![0u8; UNIT_SPAN as usize * 16];
     let mut textures: [Texture; 16] =
         std::array::from_fn(|_| Texture::from_regs(&TextureRegs::default()));
@@ -107,12 +128,7 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>, shadow: u16) -> Result<
         };
         *texture = Texture::from_regs(&regs);
     }
-    bind(
-        &textures,
-        &PatternMemory(memory),
-        units,
-        &TextureCache::default(),
-    )
+    (textures, PatternMemory(memory))
 }
 
 #[cfg(test)]
@@ -123,6 +139,13 @@ mod tests {
     fn two_dimensional_units_bind_on_both_sides() {
         let b = patterns(5, 0b101, None, 0).expect("2D ARGB8 binds exactly");
         assert!(b.gpu[0].is_some() && b.gpu[2].is_some() && b.gpu[1].is_none());
+    }
+
+    #[test]
+    fn vertex_units_bind_on_both_sides() {
+        let b = vertex_patterns(5, 0b1001).expect("2D ARGB8 binds exactly");
+        assert!(b.gpu[0].is_some() && b.gpu[3].is_some() && b.gpu[1].is_none());
+        assert!(b.sampler.unit(0).is_some() && b.sampler.unit(2).is_none());
     }
 
     #[test]

@@ -13,18 +13,26 @@
 //! levels with the shared LOD rule (`rsxtrace_replay::texture::lod`), the device from the
 //! unit's [`TextureLod`] baked into the translation ([`Bound::lod`]), which also carries
 //! unnormalised (texel) coordinates, scaled by the shader as by the interpreter.
+//!
+//! The vertex stage's texture units (TXL) are bound the same way ([`bind_vertex`]), with the
+//! state vertex units sample with (identity remap, explicit level of detail).
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
-use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
+use rsxtrace_gpu::{TextureBinding, TextureDimension, TEXTURE_UNITS};
 use rsxtrace_replay::texture::binding::{
-    convert_decoded, dimension_of, null_binding, shader_dimension, Strictness,
+    convert_decoded, convert_vertex_decoded, dimension_of, null_binding, shader_dimension,
+    Strictness,
 };
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use rsxtrace_replay::texture::sampler::CaptureSampler;
+use rsxtrace_replay::texture::vertex_units::{
+    sampled_state, translation_state, VertexTextures, VERTEX_UNITS,
+};
 use rsxtrace_replay::texture::{DecodedTexture, UnitSampler};
 use rsxtrace_replay::wgsl::fragment::TextureDim;
+use rsxtrace_replay::wgsl::vertex::VertexTextureUnits;
 use std::sync::Arc;
 
 /// A draw's sampled units on both sides.
@@ -87,5 +95,62 @@ pub fn bind<M: GuestMemory + ?Sized>(
         sampler,
         dims,
         lod,
+    })
+}
+
+/// A draw's sampled vertex texture units (TXL) on both sides.
+#[derive(Clone, Debug)]
+pub struct BoundVertex {
+    /// Device bindings of the sampled units (disabled ones are 1×1 zero textures; 1D units
+    /// are 2D textures one texel high, as the module declares them).
+    pub gpu: [Option<TextureBinding>; VERTEX_UNITS],
+    /// The interpreter's sampler.
+    pub sampler: VertexTextures,
+    /// The units' state for the recompiler (dimension and LOD state).
+    pub state: VertexTextureUnits,
+}
+
+/// The vertex units of `units` (bit mask, the program's TXL units) of `textures` on both
+/// sides, or why the stage is skipped: as [`bind`], each unit decoded once through `cache`
+/// with the state vertex units sample with (the identity remap,
+/// `rsxtrace_replay::texture::vertex_units::sampled_state`).
+pub fn bind_vertex<M: GuestMemory + ?Sized>(
+    textures: &[Texture; VERTEX_UNITS],
+    memory: &M,
+    units: u8,
+    cache: &TextureCache,
+) -> Result<BoundVertex, String> {
+    let mut samplers: [Option<UnitSampler>; VERTEX_UNITS] = Default::default();
+    let mut gpu: [Option<TextureBinding>; VERTEX_UNITS] = Default::default();
+    for (u, t) in textures.iter().enumerate() {
+        if units & (1 << u) == 0 {
+            continue;
+        }
+        if !t.control0.enabled {
+            // RPCS3's null texture: (0, 0, 0, 0) on both sides.
+            gpu[u] = Some(null_binding(match dimension_of(t) {
+                TextureDimension::D1 => TextureDimension::D2,
+                d => d,
+            }));
+            continue;
+        }
+        let t = sampled_state(t);
+        let image = cache.decode(u as u8, &t, memory).map_err(|e| {
+            format!("vertex texture unit {u} cannot be decoded from the capture: {e}")
+        })?;
+        samplers[u] = Some(
+            UnitSampler::from_image(image.clone(), &t)
+                .map_err(|e| format!("vertex texture unit {u}: {e}"))?,
+        );
+        gpu[u] = Some(
+            convert_vertex_decoded(u as u8, &t, &image, Strictness::Exact)
+                .map(|c| c.binding)
+                .map_err(|e| format!("vertex texture unit {u}: {e}"))?,
+        );
+    }
+    Ok(BoundVertex {
+        gpu,
+        sampler: VertexTextures::from_units(samplers),
+        state: translation_state(textures, units),
     })
 }

@@ -4,9 +4,10 @@
 //! per output register and component ([`compare`]).
 //!
 //! Skipped (neither divergence nor error): a program that does not decode, vertices that
-//! cannot be fetched from the captured memory, vertex texture sampling (TXL), and programs the
-//! recompiler does not translate. Input attributes the draw does not provide read (0, 0, 0, 1)
-//! on both sides.
+//! cannot be fetched from the captured memory, a vertex texture (TXL) that cannot be decoded
+//! or bound exactly ([`super::textures::bind_vertex`]), and programs the recompiler does not
+//! translate. Input attributes the draw does not provide read (0, 0, 0, 1) on both sides.
+//! Vertex textures are sampled from the captured memory at the draw, one image on both sides.
 //!
 //! State set before the captured frame does not skip a draw (`docs/verify.md`,
 //! "Substituted state"): attributes the capture holds no value for read what RPCS3's replay
@@ -19,18 +20,23 @@ use super::compare::{RegisterTally, Sample};
 use super::context::Context;
 use super::mutate::XorShift;
 use super::report::model::{ConstantFill, Outcome, Stage, StageReport, Substitution};
+use super::textures::{bind_vertex, BoundVertex};
 use super::tolerance::Class;
 use rsxtrace_capture::fetch::{fetch_draw, UNSET_ATTRIBUTE};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_gpu::{VertexResult, VP_CONSTANTS};
 use rsxtrace_program::vertex::{decode_from_memory, VertexProgram};
+use rsxtrace_replay::interp::vertex::VertexTextureSampler;
 use rsxtrace_replay::interp::vertex::{
     output_name, run_vertex, ConstantBank, LaneOutput, Reassociation, VertexAttributes,
     VertexEnvironment, VertexExecError, VertexOptions, OUTPUT_COUNT,
 };
 use rsxtrace_replay::interp::Arithmetic;
-use rsxtrace_replay::wgsl::vertex::translate;
+use rsxtrace_replay::texture::cache::TextureCache;
+use rsxtrace_replay::texture::vertex_units::txl_units;
+use rsxtrace_replay::wgsl::vertex::{translate_textured, VertexTextureUnits};
 use rsxtrace_replay::wgsl::TranslateError;
+use std::sync::Arc;
 
 /// One draw's vertex stage on the interpreter side, kept for the GPU side, the fragment stage
 /// and the negative control.
@@ -65,18 +71,31 @@ pub struct VertexInterp {
     /// State the capture lacks that this run substituted (`None` when the capture holds
     /// everything the draw reads).
     pub substituted: Option<Substitution>,
+    /// The vertex texture units the program's TXL instructions sample, on both sides
+    /// (`None` when it has no TXL).
+    pub textures: Option<Arc<BoundVertex>>,
 }
 
 impl VertexInterp {
-    /// What the interpreter reads besides the inputs: the constants, branch bits and the
-    /// attributes provided (no vertex texture sampler).
+    /// What the interpreter reads besides the inputs: the constants, branch bits, the vertex
+    /// textures and the attributes provided.
     pub fn environment(&self) -> VertexEnvironment<'_> {
         VertexEnvironment {
             constants: &self.bank,
             branch_bits: Some(self.branch_bits),
-            sampler: None,
+            sampler: self
+                .textures
+                .as_ref()
+                .map(|t| &t.sampler as &dyn VertexTextureSampler),
             input_mask: self.input_mask,
         }
+    }
+
+    /// The vertex texture units' state the recompiler needs (the default without TXL).
+    pub fn texture_state(&self) -> VertexTextureUnits {
+        self.textures
+            .as_ref()
+            .map_or_else(VertexTextureUnits::default, |t| t.state)
     }
 
     /// Vertex `v`'s 16 f32 output registers (unwritten ones (0, 0, 0, 1)).
@@ -126,11 +145,12 @@ pub fn interpret(
 
 /// The interpreter side of draw `draw` (see the module documentation for what is skipped).
 pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
-    prepare_timed(frame, draw, &cx.clock)
+    prepare_timed(frame, draw, &cx.clock, &cx.textures)
 }
 
-/// [`prepare`] timed on `clock` (no device needed: the CPU side alone).
-pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock) -> Prepared {
+/// [`prepare`] timed on `clock`, decoding vertex textures through `cache` (no device needed:
+/// the CPU side alone).
+pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureCache) -> Prepared {
     let skip = |reason: String| Prepared::NotCompared(Outcome::Skipped { reason });
     let Some(d) = frame.draws.get(draw) else {
         return Prepared::NotCompared(Outcome::Failed {
@@ -150,6 +170,17 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock) -> Prepared {
     let (program, fetched) = match fetched {
         Ok(v) => v,
         Err(reason) => return skip(reason),
+    };
+    let units = txl_units(&program);
+    let textures = if units == 0 {
+        None
+    } else {
+        match clock.time(Phase::Fetch, || {
+            bind_vertex(&d.vertex_textures, &memory, units, cache)
+        }) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(reason) => return skip(reason),
+        }
     };
     let unknown_attributes = fetched.unknown_attributes();
     let mut inputs: Vec<VertexAttributes> = vec![[UNSET_ATTRIBUTE; 16]; fetched.len()];
@@ -183,6 +214,7 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock) -> Prepared {
         restarts: fetched.restarts,
         range_starts: fetched.range_starts,
         substituted: None,
+        textures,
     };
     if vi.inputs.is_empty() {
         return skip("the draw has no vertices".to_string());
@@ -303,15 +335,8 @@ pub fn with_random_constants(
 
 /// The outcome of an interpreter error.
 fn exec_outcome(e: VertexExecError) -> Outcome {
-    match e {
-        VertexExecError::NoSampler { slot, unit } => Outcome::Skipped {
-            reason: format!(
-                "slot {slot}: TXL samples vertex texture unit {unit}; vertex texture sampling is not implemented"
-            ),
-        },
-        e => Outcome::Failed {
-            error: format!("vertex interpreter: {e}"),
-        },
+    Outcome::Failed {
+        error: format!("vertex interpreter: {e}"),
     }
 }
 
@@ -326,10 +351,11 @@ pub fn run_gpu(
         .clock
         .time(Phase::Pipeline, || {
             // The very rules the interpreter runs with (`VertexOptions::rules`).
-            translate(
+            translate_textured(
                 program,
                 &vi.memory_words,
                 &interp_options(Arithmetic::F32).rules,
+                &vi.texture_state(),
             )
         })
         .map_err(|e| match e {
@@ -343,15 +369,35 @@ pub fn run_gpu(
     let failed = |e: rsxtrace_gpu::GpuError| Outcome::Failed {
         error: format!("GPU vp_compute: {e}"),
     };
+    let uploaded = cx
+        .on_gpu(Phase::Pipeline, |gpu| upload_vertex_textures(gpu, vi))
+        .map_err(failed)?;
+    let bound: rsxtrace_gpu::VertexTextures<'_> = std::array::from_fn(|u| uploaded[u].as_ref());
     // An empty run creates (and caches) the pipeline only.
     cx.on_gpu(Phase::Pipeline, |gpu| {
-        gpu.run_vertex_compute(&module, &vi.constants, &[], vi.branch_bits)
+        gpu.run_vertex_compute_textured(&module, &vi.constants, &[], vi.branch_bits, bound)
     })
     .map_err(failed)?;
     cx.on_gpu(Phase::Gpu, |gpu| {
-        gpu.run_vertex_compute(&module, &vi.constants, &vi.inputs, vi.branch_bits)
+        gpu.run_vertex_compute_textured(&module, &vi.constants, &vi.inputs, vi.branch_bits, bound)
     })
     .map_err(failed)
+}
+
+/// `vi`'s vertex textures uploaded to `gpu` (none without TXL).
+pub fn upload_vertex_textures(
+    gpu: &rsxtrace_gpu::Gpu,
+    vi: &VertexInterp,
+) -> Result<[Option<rsxtrace_gpu::UploadedTexture>; 4], rsxtrace_gpu::GpuError> {
+    let mut out: [Option<rsxtrace_gpu::UploadedTexture>; 4] = Default::default();
+    if let Some(t) = &vi.textures {
+        for (u, b) in t.gpu.iter().enumerate() {
+            if let Some(b) = b {
+                out[u] = Some(gpu.upload_texture(b, &format!("vertex texture unit {u}"))?);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Registers to compare: written on either side at some vertex, ascending.

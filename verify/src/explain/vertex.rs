@@ -12,14 +12,14 @@ use super::{wgsl_lines, DivergenceKind, Explanation, Invocation, RECORD_CAPACITY
 use crate::divergence::clock::Phase;
 use crate::divergence::context::Context;
 use crate::divergence::tolerance::Class;
-use crate::divergence::vertex_stage::interp_options;
+use crate::divergence::vertex_stage::{interp_options, upload_vertex_textures};
 use crate::invocation::draw_vertex;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::vertex::{decode_instruction, VertexInstruction, VertexProgram};
 use rsxtrace_replay::interp::vertex::trace::{trace_vertex, VertexStep};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::wgsl::vertex::record::{self, Destination};
-use rsxtrace_replay::wgsl::vertex::{translate, translate_instrumented};
+use rsxtrace_replay::wgsl::vertex::{translate_instrumented, translate_textured};
 use std::collections::HashMap;
 
 /// Explains vertex `k` (processing order) of draw `draw`. The interpreter runs the captured
@@ -44,9 +44,10 @@ pub fn explain_vertex(
         }
     };
     let rules = interp_options(Arithmetic::F32).rules;
-    let plain = translate(&device_program, &vi.memory_words, &rules)
+    let state = vi.texture_state();
+    let plain = translate_textured(&device_program, &vi.memory_words, &rules, &state)
         .map_err(|e| format!("vertex program not recompiled: {e}"))?;
-    let instrumented = translate_instrumented(&device_program, &vi.memory_words, &rules)
+    let instrumented = translate_instrumented(&device_program, &vi.memory_words, &rules, &state)
         .map_err(|e| format!("instrumented vertex program: {e}"))?;
     let input = vi
         .inputs
@@ -54,11 +55,13 @@ pub fn explain_vertex(
         .ok_or_else(|| format!("draw {draw}: no vertex {k}"))?;
     let (_, words) = cx
         .on_gpu(Phase::Gpu, |gpu| {
+            let uploaded = upload_vertex_textures(gpu, &vi)?;
             gpu.run_vertex_trace(
                 &instrumented,
                 &vi.constants,
                 input,
                 vi.branch_bits,
+                std::array::from_fn(|u| uploaded[u].as_ref()),
                 RECORD_CAPACITY,
             )
         })

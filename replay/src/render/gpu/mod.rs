@@ -62,6 +62,7 @@ use crate::texture::binding::{self, Strictness};
 use crate::texture::cache;
 use crate::texture::lod::unit_lod;
 use crate::texture::texture_spans;
+use crate::texture::vertex_units::sampled_state;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
@@ -607,6 +608,85 @@ impl Renderer<'_> {
         ))
     }
 
+    /// The vertex texture units `units` of draw `index`'s vertex program, uploaded. They are
+    /// decoded from the captured memory at the draw, as the CPU render's vertex stage reads
+    /// them (`render::cpu::vertex`; so both renders sample the same texels), with the state
+    /// vertex units sample with (`texture::vertex_units::sampled_state`), and cached by state
+    /// and content. A disabled unit is the null texture (0, 0, 0, 0), as is one that cannot
+    /// be decoded, with a warning.
+    fn vertex_textures(&mut self, index: usize, units: u8) -> vertex::BoundVertexTextures {
+        let mut out: vertex::BoundVertexTextures = Default::default();
+        let frame = self.frame;
+        let Some(memory) = frame.memory(index).filter(|_| units != 0) else {
+            return out;
+        };
+        for (u, slot) in out.iter_mut().enumerate() {
+            if units & (1 << u) == 0 {
+                continue;
+            }
+            let t = &frame.draws[index].vertex_textures[u];
+            match self.vertex_texture(index, u as u8, t, &memory) {
+                Ok(uploaded) => *slot = Some(uploaded),
+                Err(e) => {
+                    let why = match e {
+                        DrawFailure::Skip(s) => s,
+                        DrawFailure::Fatal(e) => e.to_string(),
+                    };
+                    self.warn(Some(index), format!("vertex texture unit {u}: {why}"));
+                }
+            }
+        }
+        out
+    }
+
+    /// One vertex texture unit of [`Self::vertex_textures`].
+    fn vertex_texture<M: GuestMemory + ?Sized>(
+        &mut self,
+        index: usize,
+        unit: u8,
+        t: &rsxtrace_capture::frame::state::Texture,
+        memory: &M,
+    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+        // 1D units are bound as 2D textures one texel high (the module declares them so).
+        let null = |t: &rsxtrace_capture::frame::state::Texture| {
+            let dim = match binding::dimension_of(t) {
+                rsxtrace_gpu::TextureDimension::D1 => rsxtrace_gpu::TextureDimension::D2,
+                d => d,
+            };
+            (format!("null {dim:?}"), binding::null_binding(dim))
+        };
+        if !t.control0.enabled {
+            let (key, b) = null(t);
+            return self.upload(key, b);
+        }
+        let t = sampled_state(t);
+        let key = format!("vertex {unit} {t:?}");
+        let content = cache::content_key(unit, &t, memory).ok();
+        if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
+            return Ok(found.clone());
+        }
+        match binding::convert_vertex(unit, &t, memory, Strictness::Approximate) {
+            Ok(c) => {
+                for n in c.notes {
+                    self.warn(Some(index), format!("vertex texture unit {unit}: {n}"));
+                }
+                let uploaded = self.upload(key.clone(), c.binding)?;
+                if let Some(content) = content {
+                    self.textures.insert((key, content), uploaded.clone());
+                }
+                Ok(uploaded)
+            }
+            Err(e) => {
+                self.warn(
+                    Some(index),
+                    format!("vertex texture unit {unit}: {e} (sampled as 0)"),
+                );
+                let (key, b) = null(&t);
+                self.upload(key, b)
+            }
+        }
+    }
+
     /// The vertex stages of draws `chunk`: programs recompiled (cached), then run on the
     /// device in parallel.
     fn vertex_stages(&mut self, chunk: &[usize]) -> Vec<Result<vertex::VertexStage, String>> {
@@ -617,13 +697,24 @@ impl Renderer<'_> {
             .collect();
         self.timings.pipelines += since(t);
         let t = Instant::now();
+        let textures: Vec<vertex::BoundVertexTextures> = chunk
+            .iter()
+            .zip(&modules)
+            .map(|(&i, m)| match m {
+                Ok(m) => self.vertex_textures(i, m.txl_units),
+                Err(_) => Default::default(),
+            })
+            .collect();
+        self.timings.setup += since(t);
+        let t = Instant::now();
         let (gpu, frame) = (self.gpu, self.frame);
         // Inputs fetched in parallel on the CPU; the device then runs the chunk's vertex
         // programs in one submission with one wait (not one round trip per draw).
         let prepared: Vec<Result<vertex::Prepared, String>> = chunk
             .par_iter()
             .zip(modules)
-            .map(|(&i, m)| m.and_then(|m| vertex::prepare(&m, frame, i)))
+            .zip(textures)
+            .map(|((&i, m), t)| m.and_then(|m| vertex::prepare(&m, t, frame, i)))
             .collect();
         let mut ready = Vec::new();
         let mut slots = Vec::with_capacity(prepared.len());

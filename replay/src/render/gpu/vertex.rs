@@ -1,7 +1,8 @@
 //! The vertex stage of one draw on the device: the vertex program decoded from the draw's
-//! transform program memory at `vp_start`, recompiled (`rsxtrace_wgsl::vertex::translate`,
-//! cached per program), run over the fetched vertices with `vp_compute`
-//! (`Gpu::run_vertex_compute`) with the draw's constants and branch bits.
+//! transform program memory at `vp_start`, recompiled (`rsxtrace_wgsl::vertex::translate_textured`,
+//! cached per program and the state of the vertex texture units its TXL instructions sample),
+//! run over the fetched vertices with `vp_compute` (`Gpu::run_vertex_compute_batch`) with the
+//! draw's constants, branch bits and vertex textures (uploaded by the caller).
 //!
 //! Constants the capture does not hold are read as zero. Which constants a program reads is
 //! found statically ([`constants_read`]): every source of a reachable instruction that reads
@@ -14,11 +15,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::{Draw, Frame};
-use rsxtrace_gpu::{Gpu, VertexJob, VP_CONSTANTS, VP_INPUTS};
+use rsxtrace_gpu::{Gpu, UploadedTexture, VertexJob, VP_CONSTANTS, VP_INPUTS};
 use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
 use crate::raster::primitive_starts;
+use crate::texture::vertex_units::{translation_state, txl_units, VERTEX_UNITS};
 
 /// What the vertex stage gives the rasterizer.
 #[derive(Clone, Debug, Default)]
@@ -100,13 +102,28 @@ pub(crate) fn unknown_constant_warning(
     Some(parts.join("; "))
 }
 
-/// A recompiled vertex program and the constants it reads.
-pub(crate) type VertexModule = std::sync::Arc<(WgslModule, ConstantReads)>;
+/// A recompiled vertex program, the constants it reads and the vertex texture units it
+/// samples.
+pub(crate) struct CompiledVertex {
+    pub module: WgslModule,
+    pub reads: ConstantReads,
+    /// Bit u: a TXL samples vertex texture unit u.
+    pub txl_units: u8,
+}
 
-/// Recompiled vertex programs by (transform program memory, start slot).
+/// A shared [`CompiledVertex`].
+pub(crate) type VertexModule = std::sync::Arc<CompiledVertex>;
+
+/// The vertex texture units bound to one draw's vertex stage.
+pub(crate) type BoundVertexTextures = [Option<std::sync::Arc<UploadedTexture>>; VERTEX_UNITS];
+
+/// Recompiled vertex programs by (transform program memory, start slot, state of the vertex
+/// texture units the program samples).
 #[derive(Default)]
 pub(crate) struct VertexPrograms {
-    modules: HashMap<(usize, u32), VertexModule>,
+    /// The TXL units of each program (decoded once).
+    units: HashMap<(usize, u32), u8>,
+    modules: HashMap<(usize, u32, rsxtrace_wgsl::vertex::VertexTextureUnits), VertexModule>,
 }
 
 impl VertexPrograms {
@@ -114,19 +131,46 @@ impl VertexPrograms {
     pub(crate) fn get(&mut self, draw: &Draw) -> Result<VertexModule, String> {
         // The memory is shared (`Arc`) between draws while it is unchanged, so its address
         // with the start slot identifies the program for the life of the frame.
-        let key = (
+        let program_key = (
             std::sync::Arc::as_ptr(&draw.vertex_program) as usize,
             draw.vp_start,
         );
+        let decode = || {
+            decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+                .map_err(|e| format!("vertex program: {e}"))
+        };
+        let mut decoded = None;
+        let units = match self.units.get(&program_key) {
+            Some(u) => *u,
+            None => {
+                let program = decode()?;
+                let u = txl_units(&program);
+                self.units.insert(program_key, u);
+                decoded = Some(program);
+                u
+            }
+        };
+        let state = translation_state(&draw.vertex_textures, units);
+        let key = (program_key.0, program_key.1, state);
         if let Some(m) = self.modules.get(&key) {
             return Ok(m.clone());
         }
-        let program = decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
-            .map_err(|e| format!("vertex program: {e}"))?;
-        let module =
-            rsxtrace_wgsl::vertex::translate(&program, &draw.vertex_program, &Default::default())
-                .map_err(|e| format!("vertex program translation: {e}"))?;
-        let entry = std::sync::Arc::new((module, constants_read(&program)));
+        let program = match decoded {
+            Some(p) => p,
+            None => decode()?,
+        };
+        let module = rsxtrace_wgsl::vertex::translate_textured(
+            &program,
+            &draw.vertex_program,
+            &Default::default(),
+            &state,
+        )
+        .map_err(|e| format!("vertex program translation: {e}"))?;
+        let entry = std::sync::Arc::new(CompiledVertex {
+            module,
+            reads: constants_read(&program),
+            txl_units: units,
+        });
         self.modules.insert(key, entry.clone());
         Ok(entry)
     }
@@ -137,6 +181,7 @@ impl VertexPrograms {
 /// ([`run_batch`]).
 pub(crate) struct Prepared {
     entry: VertexModule,
+    textures: BoundVertexTextures,
     inputs: Vec<[[f32; 4]; VP_INPUTS]>,
     constants: Box<[[f32; 4]; VP_CONSTANTS]>,
     branch_bits: u32,
@@ -151,10 +196,11 @@ pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<Vertex
     let jobs: Vec<VertexJob<'_>> = prepared
         .iter()
         .map(|p| VertexJob {
-            module: &p.entry.0,
+            module: &p.entry.module,
             constants: &p.constants,
             inputs: &p.inputs,
             branch_bits: p.branch_bits,
+            textures: std::array::from_fn(|u| p.textures[u].as_deref()),
         })
         .collect();
     let results = gpu.run_vertex_compute_batch(&jobs);
@@ -175,9 +221,11 @@ pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<Vertex
 }
 
 /// Fetches draw `index`'s vertex inputs and constants for its vertex program (`entry`, from
-/// [`VertexPrograms::get`]). `Err` is the reason the draw is skipped.
+/// [`VertexPrograms::get`]), to run with `textures` on its vertex texture units. `Err` is the
+/// reason the draw is skipped.
 pub(crate) fn prepare(
     entry: &VertexModule,
+    textures: BoundVertexTextures,
     frame: &Frame,
     index: usize,
 ) -> Result<Prepared, String> {
@@ -188,7 +236,7 @@ pub(crate) fn prepare(
     let memory = frame
         .memory(index)
         .ok_or_else(|| format!("no memory view for draw {index}"))?;
-    let (_, reads) = &**entry;
+    let reads = &entry.reads;
     let fetched =
         fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("vertex fetch: {e}"))?;
     let mut inputs = vec![[[0.0f32; 4]; VP_INPUTS]; fetched.len()];
@@ -210,6 +258,7 @@ pub(crate) fn prepare(
     let unknown_constants = unknown_constant_warning(reads, |c| draw.constants.is_known(c));
     Ok(Prepared {
         entry: entry.clone(),
+        textures,
         inputs,
         constants,
         branch_bits: draw.transform_branch_bits,

@@ -547,7 +547,9 @@ impl<'a> Emitter<'a> {
             _ => "rsx_lod_lambda(dx, dy)".to_string(),
         };
         let (tex, smp) = (format!("rsx_tex{u}"), format!("rsx_smp{u}"));
-        for line in crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state) {
+        for line in
+            crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state)
+        {
             self.line(&line);
         }
     }

@@ -65,8 +65,8 @@ mod table;
 
 pub use options::{
     ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, RsqGuard, SaturateNan,
-    ScalarOperand, TextureDim, TextureLod, VertexRules, VertexTextureUnits,
-    VertexTranslateOptions, VERTEX_TEXTURE_UNITS,
+    ScalarOperand, TextureDim, TextureLod, VertexRules, VertexTextureUnits, VertexTranslateOptions,
+    VERTEX_TEXTURE_UNITS,
 };
 
 use crate::{validate, TranslateError, WgslModule};
@@ -166,7 +166,9 @@ fn translate_with(
         }
     }
     let hash = module_hash(program, memory_words, options, textures, instrument);
-    let source = emit_module(&table, &reachable, any_bra, options, textures, hash, instrument);
+    let source = emit_module(
+        &table, &reachable, any_bra, options, textures, hash, instrument,
+    );
     match validate(&source) {
         Ok((module, info)) => Ok(WgslModule {
             source,
