@@ -12,8 +12,9 @@ use rsxtrace_replay::program::fragment::{self, FragmentProgram};
 use rsxtrace_replay::program::vertex::{self, RegisterType, VertexProgram};
 use rsxtrace_replay::texture::binding::shader_dimension;
 use rsxtrace_replay::texture::lod::unit_lod;
+use rsxtrace_replay::texture::vertex_units::{translation_state, txl_units};
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
-use rsxtrace_replay::wgsl::vertex::VertexTranslateOptions;
+use rsxtrace_replay::wgsl::vertex::{VertexTextureUnits, VertexTranslateOptions};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Which program, as a file name stem (`vp-<16 hex>` or `fp-<16 hex>`).
@@ -28,6 +29,8 @@ pub enum DrawProgram {
         program: VertexProgram,
         /// The 544-slot transform program memory.
         memory: Vec<u32>,
+        /// The state of the vertex texture units its TXL instructions sample.
+        textures: VertexTextureUnits,
     },
     /// The fragment program and the options of its translation.
     Fragment {
@@ -65,12 +68,17 @@ pub fn vertex_program(draw: &Draw) -> Result<(ProgramKey, DrawProgram), String> 
             h.update(&w.to_le_bytes());
         }
     }
+    let textures = translation_state(&draw.vertex_textures, txl_units(&program));
+    if textures != VertexTextureUnits::default() {
+        h.update(format!("{textures:?}").as_bytes());
+    }
     let key = ProgramKey(format!("vp-{:016x}", h.digest()));
     Ok((
         key,
         DrawProgram::Vertex {
             program,
             memory: draw.vertex_program.to_vec(),
+            textures,
         },
     ))
 }
@@ -102,14 +110,19 @@ pub fn fragment_program(draw: &Draw) -> Result<(ProgramKey, DrawProgram), String
 /// Disassemble and recompile.
 pub fn describe(program: &DrawProgram) -> ProgramText {
     match program {
-        DrawProgram::Vertex { program, memory } => ProgramText {
+        DrawProgram::Vertex {
+            program,
+            memory,
+            textures,
+        } => ProgramText {
             stage: "vertex",
             instructions: program.instructions.len(),
             disassembly: vertex::disassemble(program),
-            wgsl: rsxtrace_replay::wgsl::vertex::translate(
+            wgsl: rsxtrace_replay::wgsl::vertex::translate_textured(
                 program,
                 memory,
                 &VertexTranslateOptions::default(),
+                textures,
             )
             .map(|m| m.source)
             .map_err(|e| e.to_string()),

@@ -7,6 +7,8 @@ use rsxtrace_capture::open::{file_kind, FileKind};
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
+use rsxtrace_replay::texture::vertex_units::{translation_state, txl_units};
+use rsxtrace_replay::wgsl::vertex::VertexTextureUnits;
 use std::path::Path;
 
 /// A decoded program and a line saying where it came from.
@@ -27,6 +29,9 @@ pub struct Located {
     /// For a draw: each fragment texture unit's LOD state (the shared LOD rule's input, which
     /// the recompiled shader bakes in).
     pub texture_lod: Option<[TextureLod; 16]>,
+    /// For a draw's vertex program: the state of the vertex texture units its TXL
+    /// instructions sample (dimension and LOD state).
+    pub vertex_textures: Option<VertexTextureUnits>,
     /// For a draw's vertex program: the transform program memory it was decoded from.
     pub memory_words: Vec<u32>,
 }
@@ -99,6 +104,7 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
         container: Some(parsed),
         texture_dimensions: None,
         texture_lod: None,
+        vertex_textures: None,
         memory_words: Vec::new(),
     })
 }
@@ -119,6 +125,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
     if stage != Some(Stage::Fragment) {
         let program = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
             .with_context(|| format!("draw {draw_index}: cannot decode the vertex program"))?;
+        let vertex_textures = translation_state(&draw.vertex_textures, txl_units(&program));
         out.push(Located {
             origin: format!(
                 "draw {draw_index}: vertex program at slot {} (hash {:016x})",
@@ -129,6 +136,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             control: None,
             texture_dimensions: None,
             texture_lod: None,
+            vertex_textures: Some(vertex_textures),
             memory_words: draw.vertex_program.to_vec(),
         });
     }
@@ -164,6 +172,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
                 }
             })),
             texture_lod: Some(std::array::from_fn(|u| unit_lod(&draw.textures[u]))),
+            vertex_textures: None,
             memory_words: Vec::new(),
         });
     }

@@ -36,9 +36,12 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
     let mut binary: Option<Vec<u8>> = None;
     for located in &programs {
         let module = match &located.program {
-            Program::Vertex(p) => {
-                vertex::translate(p, &located.memory_words, &VertexTranslateOptions::default())
-            }
+            Program::Vertex(p) => vertex::translate_textured(
+                p,
+                &located.memory_words,
+                &VertexTranslateOptions::default(),
+                &located.vertex_textures.unwrap_or_default(),
+            ),
             Program::Fragment(p) => {
                 let mut options =
                     FragmentTranslateOptions::with_control(located.control.unwrap_or(0x40));

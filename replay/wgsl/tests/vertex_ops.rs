@@ -241,15 +241,17 @@ fn txl(unit: u8) -> rsxtrace_program::vertex::VertexInstruction {
 fn txl_samples_its_unit_in_group_2_at_the_explicit_lod() {
     // Units 0 (2D, trilinear, texel coordinates), 1 (cube), 3 (1D, bound as 2D); unit 2 unused.
     let p = program(vec![txl(0), txl(1), txl(3), mov_hpos(0)]);
-    let mut textures = VertexTextureUnits::default();
-    textures.dims = [
-        TextureDim::D2,
-        TextureDim::Cube,
-        TextureDim::D3,
-        TextureDim::D1,
-    ];
-    textures.lod[0] =
-        TextureLod::from_values(0.5, 0.0, 4.0, MipFilter::Linear).with_unnormalized(true);
+    let mut lod = [TextureLod::default(); 4];
+    lod[0] = TextureLod::from_values(0.5, 0.0, 4.0, MipFilter::Linear).with_unnormalized(true);
+    let textures = VertexTextureUnits {
+        dims: [
+            TextureDim::D2,
+            TextureDim::Cube,
+            TextureDim::D3,
+            TextureDim::D1,
+        ],
+        lod,
+    };
     let m = translate_textured(&p, &[], &VertexTranslateOptions::default(), &textures)
         .unwrap_or_else(|e| panic!("{e}"));
     let s = &m.source;

@@ -180,3 +180,53 @@ fn the_gpu_render_samples_the_vertex_texture_as_the_cpu_render_does() {
         rsxtrace_replay::render::gpu::render_frame(&gpu, &f_plain, &events, &options).unwrap();
     assert!(differing_pixels(&plain.image, &on_gpu.image, 2) > 100);
 }
+
+#[test]
+fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
+    use rsxtrace_verify::batch::catalog::{Entry, StateSource};
+    use rsxtrace_verify::batch::check::check;
+    use rsxtrace_verify::batch::Status;
+    use rsxtrace_verify::divergence::context::Context;
+    use rsxtrace_verify::divergence::tolerance::Tolerances;
+    let Some(gpu) = gpu("batch_proves_a_vertex_program_with_txl_on_pattern_textures") else {
+        return;
+    };
+    let words = rsxtrace_program::vertex::encode(&rsxtrace_scenes::vertex_texture::program());
+    let entry = Entry {
+        stage: rsxtrace_verify::divergence::Stage::Vertex,
+        key: 0x7e57,
+        ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
+        origins: Vec::new(),
+        state: None,
+        control: 0,
+        state_source: StateSource::Default,
+        notes: Vec::new(),
+    };
+    let cx = Context::new(&gpu, Tolerances::default(), 1024);
+    let checked = check(0, &entry, Some(&cx));
+    assert_eq!(checked.status, Status::Proven, "{:?}", checked.reason);
+    let module = checked.module.expect("recompiled");
+    assert!(module.source.contains("textureSampleLevel(rsx_vtex1"));
+}
+
+#[test]
+fn explain_matches_every_step_of_a_txl_vertex_and_names_a_wrong_level() {
+    use rsxtrace_verify::divergence::context::Context;
+    use rsxtrace_verify::divergence::tolerance::Tolerances;
+    use rsxtrace_verify::explain::vertex::explain_vertex;
+    let Some(gpu) = gpu("explain_matches_every_step_of_a_txl_vertex_and_names_a_wrong_level")
+    else {
+        return;
+    };
+    let f = frame();
+    let cx = Context::new(&gpu, Tolerances::default(), 1024);
+    let e = explain_vertex(&f, 0, 7, None, &cx).expect("explains");
+    assert!(e.divergence.is_none(), "{e:#?}");
+    assert_eq!(e.steps_matched, 4, "TXL, ADD, MOV, MAD");
+    // The wrong level: the first divergent instruction is the TXL, slot 0.
+    let mut wrong = rsxtrace_scenes::vertex_texture::program();
+    wrong_lod(0, &mut wrong);
+    let e = explain_vertex(&f, 0, 7, Some(&wrong), &cx).expect("explains");
+    let d = e.divergence.expect("a divergence");
+    assert_eq!(d.slot, 0, "{d:#?}");
+}

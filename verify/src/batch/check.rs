@@ -38,8 +38,8 @@ pub enum Status {
     NotRecompiled,
     /// The interpreter or the device failed on it.
     Failed,
-    /// Recompiled, but not compared: a reason outside translation (e.g. vertex texture
-    /// sampling, a texture state the device cannot sample as the model does).
+    /// Recompiled, but not compared: a reason outside translation (e.g. a texture state the
+    /// device cannot sample as the model does).
     Skipped,
     /// Decoded, interpreted and recompiled; not run on a device (`--no-gpu`).
     Recompiled,

@@ -8,8 +8,10 @@
 //! 1. state: [`DrawState`] (`render::state`, the decoding the CPU render uses too);
 //! 2. vertex stage on the device (`vertex.rs`: `vp_compute` of the recompiled vertex program;
 //!    constants the capture does not hold read as 0 and each draw that may read one gets a
-//!    warning), run for 64 draws at a time in parallel before any of them is drawn, so that
-//!    waiting for their results never waits for raster work;
+//!    warning; the vertex texture units its TXL instructions sample are decoded from the
+//!    captured memory at the draw, as the CPU render's vertex stage reads them, and uploaded),
+//!    run for 64 draws at a time in parallel before any of them is drawn, so that waiting for
+//!    their results never waits for raster work;
 //! 3. geometry on the CPU with the reference rasterizer's own functions (`geometry.rs`:
 //!    assembly, clipping, facing, culling, polygon modes, viewport transform, lines and points
 //!    as triangles);
