@@ -154,6 +154,7 @@ impl Gpu {
             label: Some("rsxtrace-gpu"),
             required_features: features,
             required_limits: limits.clone(),
+            memory_hints: memory_hints(adapter_info.device_type),
             ..Default::default()
         }))
         .map_err(|e| GpuError::Device {
@@ -329,4 +330,24 @@ impl Gpu {
 /// Locks a mutex, recovering the data if another thread panicked while holding it.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Size of the device memory blocks buffers are sub-allocated from on a CPU device.
+const CPU_DEVICE_MEMORY_BLOCK: u64 = 4 << 20;
+
+/// The allocation strategy for a device of type `device_type`. A CPU device (lavapipe)
+/// allocates device memory with the C heap's `malloc`; under wgpu's default strategy its
+/// 128–256 MiB blocks are created and destroyed as a frame's per-draw buffers come and go
+/// (the allocator keeps one empty block, `gpu-allocator` `free`), and each new block is a
+/// fresh `mmap` the kernel zero-fills page by page on first touch: a quarter of a game-scale
+/// replay's time went to page faults. Blocks of 4 MiB come from the heap and are reused
+/// (BENCHMARKS.md "Game scale at issue 14's three sizes"). A real GPU keeps wgpu's default.
+fn memory_hints(device_type: wgpu::DeviceType) -> wgpu::MemoryHints {
+    if device_type == wgpu::DeviceType::Cpu {
+        wgpu::MemoryHints::Manual {
+            suballocated_device_memory_block_size: CPU_DEVICE_MEMORY_BLOCK..CPU_DEVICE_MEMORY_BLOCK,
+        }
+    } else {
+        wgpu::MemoryHints::Performance
+    }
 }
