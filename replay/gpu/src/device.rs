@@ -292,6 +292,17 @@ impl Gpu {
         buffers: &[(&wgpu::Buffer, u64)],
         stage: &str,
     ) -> Result<Vec<Vec<u8>>, GpuError> {
+        self.read_buffers_with(buffers, stage, |_, bytes| bytes.to_vec())
+    }
+
+    /// [`read_buffers`](Self::read_buffers) handing each buffer's mapped bytes to `read`
+    /// (with the buffer's index) instead of copying them out: what `read` returns, in order.
+    pub(crate) fn read_buffers_with<T>(
+        &self,
+        buffers: &[(&wgpu::Buffer, u64)],
+        stage: &str,
+        mut read: impl FnMut(usize, &[u8]) -> T,
+    ) -> Result<Vec<T>, GpuError> {
         let err = |message: String| GpuError::Readback {
             stage: stage.to_string(),
             message,
@@ -311,17 +322,17 @@ impl Gpu {
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| err(e.to_string()))?;
         let mut out = Vec::with_capacity(buffers.len());
-        for ((buffer, len), rx) in buffers.iter().zip(receivers) {
+        for (k, ((buffer, len), rx)) in buffers.iter().zip(receivers).enumerate() {
             rx.recv()
                 .map_err(|e| err(e.to_string()))?
                 .map_err(|e| err(e.to_string()))?;
-            let bytes = {
+            let value = {
                 let slice = buffer.slice(..*len);
                 let view = slice.get_mapped_range().map_err(|e| err(e.to_string()))?;
-                view.to_vec()
+                read(k, &view)
             };
             buffer.unmap();
-            out.push(bytes);
+            out.push(value);
         }
         Ok(out)
     }

@@ -166,17 +166,15 @@ impl Gpu {
             .and_then(|readbacks| {
                 let buffers: Vec<(&wgpu::Buffer, u64)> =
                     readbacks.iter().map(|(b, n)| (b, *n)).collect();
-                self.read_buffers(&buffers, "reading vp_outputs")
+                // Parsed straight from the mapped bytes (no copy of them first).
+                self.read_buffers_with(&buffers, "reading vp_outputs", |_, bytes| {
+                    parse_vertices(bytes)
+                })
             });
         match read {
-            Ok(contents) => {
-                for ((i, _), data) in batched.iter().zip(contents) {
-                    let parsed: Result<Vec<VertexResult>, GpuError> = data
-                        .chunks_exact(OUTPUT_STRIDE as usize)
-                        .enumerate()
-                        .map(|(v, vertex)| parse_vertex(vertex, v))
-                        .collect();
-                    results[*i] = Some(parsed);
+            Ok(parsed) => {
+                for ((i, _), vertices) in batched.iter().zip(parsed) {
+                    results[*i] = Some(vertices);
                 }
             }
             Err(_) => {
@@ -592,6 +590,16 @@ pub(crate) fn uniform_entry(
         },
         count: None,
     }
+}
+
+/// Every vertex's result from consecutive 272-byte output records.
+fn parse_vertices(bytes: &[u8]) -> Result<Vec<VertexResult>, GpuError> {
+    let records = bytes.chunks_exact(OUTPUT_STRIDE as usize);
+    let mut out = Vec::with_capacity(records.len());
+    for (v, vertex) in records.enumerate() {
+        out.push(parse_vertex(vertex, v)?);
+    }
+    Ok(out)
 }
 
 /// One vertex's result from its 272 output bytes (ABI.md binding 3).
