@@ -212,6 +212,38 @@ impl<'a, T: Real> Group<'a, T> {
 
     /// Run every lane to its end.
     pub fn run(mut self) -> Result<GroupResult<T>, VertexExecError> {
+        self.run_lanes()?;
+        Ok(GroupResult {
+            lanes: self
+                .lanes
+                .into_iter()
+                .map(|l| LaneResult {
+                    out: l.out,
+                    written: l.written,
+                    steps: l.steps,
+                })
+                .collect(),
+            unknown: self.unknown,
+        })
+    }
+
+    /// [`run`](Self::run) for a renderer: each lane's output registers, through `narrow`,
+    /// straight into `out` (one per lane, in order; no per-lane result kept), and the unknown
+    /// constant reads.
+    pub fn run_into<O>(
+        mut self,
+        out: &mut [O],
+        narrow: impl Fn(&[Vec4<T>; OUTPUT_COUNT]) -> O,
+    ) -> Result<BTreeSet<UnknownConstantRead>, VertexExecError> {
+        self.run_lanes()?;
+        for (o, l) in out.iter_mut().zip(&self.lanes) {
+            *o = narrow(&l.out);
+        }
+        Ok(self.unknown)
+    }
+
+    /// Runs every lane to its end.
+    fn run_lanes(&mut self) -> Result<(), VertexExecError> {
         while let Some(pc) = self.lanes.iter().filter(|l| l.running).map(|l| l.pc).min() {
             let table = self.ctx.table;
             match table.get(pc) {
@@ -230,18 +262,7 @@ impl<'a, T: Real> Group<'a, T> {
                 }
             }
         }
-        Ok(GroupResult {
-            lanes: self
-                .lanes
-                .into_iter()
-                .map(|l| LaneResult {
-                    out: l.out,
-                    written: l.written,
-                    steps: l.steps,
-                })
-                .collect(),
-            unknown: self.unknown,
-        })
+        Ok(())
     }
 
     fn first_at(&self, pc: usize) -> usize {

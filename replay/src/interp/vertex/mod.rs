@@ -154,7 +154,7 @@ pub fn run_vertex_outputs(
         options,
     };
     match options.arithmetic {
-        Arithmetic::F32 => outputs_typed::<f32>(&ctx, inputs, |v| v),
+        Arithmetic::F32 => outputs_typed::<f32>(&ctx, inputs, |v| *v),
         Arithmetic::F64 => outputs_typed::<f64>(&ctx, inputs, |v| v.map(|c| c.map(|x| x as f32))),
     }
 }
@@ -162,27 +162,20 @@ pub fn run_vertex_outputs(
 fn outputs_typed<T: Real>(
     ctx: &Context<'_>,
     inputs: &[VertexAttributes],
-    narrow: impl Fn([[T; 4]; OUTPUT_COUNT]) -> RegisterOutputs + Sync,
+    narrow: impl Fn(&[[T; 4]; OUTPUT_COUNT]) -> RegisterOutputs + Sync,
 ) -> Result<RenderOutputs, VertexExecError> {
     let group = ctx.options.lanes_per_group.max(1);
-    type GroupOutputs = (Vec<RegisterOutputs>, BTreeSet<UnknownConstantRead>);
-    let results: Vec<Result<GroupOutputs, VertexExecError>> = inputs
+    // Each group writes its lanes' registers into its own part of the result.
+    let mut outputs: Vec<RegisterOutputs> = vec![[[0.0; 4]; OUTPUT_COUNT]; inputs.len()];
+    let results: Vec<Result<BTreeSet<UnknownConstantRead>, VertexExecError>> = inputs
         .par_chunks(group)
+        .zip(outputs.par_chunks_mut(group))
         .enumerate()
-        .map(|(g, chunk)| {
-            let r = Group::<T>::new(ctx, g * group, chunk).run()?;
-            Ok((
-                r.lanes.into_iter().map(|l| narrow(l.out)).collect(),
-                r.unknown,
-            ))
-        })
+        .map(|(g, (chunk, out))| Group::<T>::new(ctx, g * group, chunk).run_into(out, &narrow))
         .collect();
-    let mut outputs = Vec::with_capacity(inputs.len());
     let mut unknown = BTreeSet::new();
     for r in results {
-        let (lanes, u) = r?;
-        outputs.extend_from_slice(&lanes);
-        unknown.extend(u);
+        unknown.extend(r?);
     }
     Ok((outputs, unknown.into_iter().collect()))
 }
