@@ -7,13 +7,16 @@
 //! - [`index_file`] of the file into a new database file (read, decode, analyse, write,
 //!   commit), what `rsxtrace index FILE --db F` does.
 //!
-//! The files: `traces/samples/game.rrc.gz` (2,400 draws), and the benchmarks' 650 MiB capture
-//! of `rsxtrace_scenes::large_capture` (4,000 draws), written once under
+//! The files: `traces/samples/game.rrc.gz` (2,400 draws); issue 14's game-scale capture
+//! (`rsxtrace_scenes::game_scale`, 2,000 draws and 57 MB, or the size `RSXTRACE_GAME_SCALE`
+//! names: `2k`, `8k`, `20k`); and the benchmarks' 650 MiB capture of
+//! `rsxtrace_scenes::large_capture` (4,000 draws). The generated ones are written once under
 //! `$CARGO_TARGET_DIR/bench-data/` (about a minute the first time) and reused. Before the
 //! groups, the bench prints the database size per draw of each and the ratio of the two
 //! medians of a few untimed-by-criterion runs, so the figures of one run sit together.
 //!
-//! `cargo bench -p rsxtrace-index --bench index` (`-- game` or `-- large` for one group).
+//! `cargo bench -p rsxtrace-index --bench index` (`-- index_game/`, `-- game_scale` or
+//! `-- large` for one group).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rsxtrace_index::{index_file, Database};
@@ -98,6 +101,26 @@ fn game(c: &mut Criterion) {
     group(c, "index_game", &path, Duration::from_secs(10));
 }
 
+fn game_scale(c: &mut Criterion) {
+    use rsxtrace_scenes::game_scale::{self, GameScaleOptions, Size};
+    let size = match std::env::var("RSXTRACE_GAME_SCALE") {
+        Ok(name) => Size::from_name(&name)
+            .unwrap_or_else(|| panic!("RSXTRACE_GAME_SCALE={name:?}: expected 2k, 8k or 20k")),
+        Err(_) => Size::Draws2k,
+    };
+    let workspace = rsxtrace_testkit::workspace!();
+    let corpus = workspace.corpus().map(|c| c.dir().to_path_buf());
+    let options = GameScaleOptions::of(size, corpus);
+    let path = game_scale::cached_file(&options, &target_dir().join("bench-data"))
+        .expect("game-scale capture");
+    group(
+        c,
+        &format!("index_game_scale_{}", size.name()),
+        &path,
+        Duration::from_secs(20),
+    );
+}
+
 fn large(c: &mut Criterion) {
     let options = LargeCaptureOptions::default();
     let dir = target_dir().join("bench-data");
@@ -111,5 +134,5 @@ fn large(c: &mut Criterion) {
     group(c, "index_large_650MiB", &path, Duration::from_secs(90));
 }
 
-criterion_group!(benches, game, large);
+criterion_group!(benches, game, game_scale, large);
 criterion_main!(benches);

@@ -6,6 +6,11 @@
 //!   split into lane groups that run in parallel (rayon); inside a group the lanes run in lock
 //!   step with an active mask, so per-vertex branches diverge and reconverge ([`lanes`]
 //!   documents the schedule and the per-instruction rules).
+//! - [`run_vertex_outputs`] is the renderers' entry (f32 registers only); it runs
+//!   straight-line programs (no flow control, no TXL) a row of vertices per instruction
+//!   (`rows`, the lane executor's arithmetic with the operands decoded once per row) and
+//!   hands everything else to the lane executor, with the same results bit for bit
+//!   (`tests/vertex_rows.rs`).
 //! - [`VertexEnvironment`]: what the program reads besides its inputs: the 468 constants
 //!   ([`ConstantBank`], unknown ones are errors unless allowed), the transform branch bits
 //!   (BRB/CLB), a vertex texture sampler (TXL) and which input attributes exist.
@@ -40,6 +45,7 @@ pub mod math;
 pub mod options;
 pub mod output;
 pub mod real;
+mod rows;
 pub mod sampler;
 pub mod table;
 pub mod trace;
@@ -165,13 +171,25 @@ fn outputs_typed<T: Real>(
     narrow: impl Fn(&[[T; 4]; OUTPUT_COUNT]) -> RegisterOutputs + Sync,
 ) -> Result<RenderOutputs, VertexExecError> {
     let group = ctx.options.lanes_per_group.max(1);
+    // Straight-line programs run a row of lanes per instruction (`rows`); a group the row
+    // executor gives up on, and every other program, runs on the lane executor.
+    let straight = rows::straight_line(ctx.table, ctx.options.rules.step_limit);
     // Each group writes its lanes' registers into its own part of the result.
     let mut outputs: Vec<RegisterOutputs> = vec![[[0.0; 4]; OUTPUT_COUNT]; inputs.len()];
     let results: Vec<Result<BTreeSet<UnknownConstantRead>, VertexExecError>> = inputs
         .par_chunks(group)
         .zip(outputs.par_chunks_mut(group))
         .enumerate()
-        .map(|(g, (chunk, out))| Group::<T>::new(ctx, g * group, chunk).run_into(out, &narrow))
+        .map(|(g, (chunk, out))| {
+            if let Some(program) = &straight {
+                let mut unknown = BTreeSet::new();
+                if rows::run_rows::<T, _>(ctx, program, chunk, out, &narrow, &mut unknown).is_some()
+                {
+                    return Ok(unknown);
+                }
+            }
+            Group::<T>::new(ctx, g * group, chunk).run_into(out, &narrow)
+        })
         .collect();
     let mut unknown = BTreeSet::new();
     for r in results {

@@ -1,0 +1,465 @@
+//! The row executor: a straight-line program (no flow control from its entry to its END) run
+//! one instruction at a time over a whole group of vertices, for the renderers
+//! ([`super::run_vertex_outputs`]). Each instruction's operands are decoded once for the row
+//! (register file, fixed or relative index, swizzle, masks), then applied lane by lane with the
+//! lane executor's own arithmetic (`math`), so every lane computes exactly what
+//! [`super::lanes::Group`] computes for it: with no branch, every lane runs the same slots in
+//! the same order, which is the lane executor's schedule too.
+//!
+//! What it does not take ([`straight_line`] returns `None`, or [`run_rows`] gives up on a
+//! group) goes to the lane executor, which runs it or reports the error exactly: flow control,
+//! TXL, opcodes without semantics, a program longer than the step limit, and, per group, an
+//! index out of range or an input or constant that must not be read.
+
+use super::constants::{UnknownConstantRead, CONSTANT_COUNT};
+use super::lanes::Context;
+use super::math::{self, Vec4};
+use super::options::ArlRounding;
+use super::output::OUTPUT_COUNT;
+use super::real::Real;
+use super::table::{Prepared, ProgramTable, Slot};
+use rsxtrace_program::vertex::{RegisterType, Relation, ScalarOpcode, VectorOpcode};
+use std::collections::BTreeSet;
+
+/// Temp registers addressable by the 6-bit index.
+const TEMPS: usize = 64;
+
+/// A straight-line program ready for [`run_rows`].
+pub(crate) struct Straight<'t> {
+    /// Its slots from the entry to its END, in execution order.
+    insns: Vec<(usize, &'t Prepared)>,
+    /// Row of each temp register the program names in the compact temp file (unused temps
+    /// have none: a lane's temps are only those it can read or write).
+    temp_rows: [usize; TEMPS],
+    /// Temps the program names.
+    temp_count: usize,
+}
+
+/// The slots of `table`'s program from its entry to its END when it is straight-line code the
+/// row executor runs exactly (see the module documentation), in execution order.
+pub(crate) fn straight_line(table: &ProgramTable, step_limit: u32) -> Option<Straight<'_>> {
+    let mut insns = Vec::new();
+    let mut pc = table.start;
+    loop {
+        let Slot::Ready(p) = table.get(pc) else {
+            return None;
+        };
+        let i = &p.insn;
+        let vector_ok = match i.vector {
+            VectorOpcode::Arr | VectorOpcode::Ara | VectorOpcode::Txl => false,
+            VectorOpcode::Arl => matches!(i.vec_dst_temp, Some(0 | 1)),
+            _ => true,
+        };
+        let scalar_ok =
+            !i.scalar.is_flow() && !matches!(i.scalar, ScalarOpcode::Psh | ScalarOpcode::Pop);
+        let output_ok = i.output.is_none_or(|o| {
+            let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
+            let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
+            usize::from(o.0) < OUTPUT_COUNT || !(vec_writes || sca_writes)
+        });
+        if !(vector_ok && scalar_ok && output_ok) {
+            return None;
+        }
+        insns.push((pc, &**p));
+        // The lane executor fails at step `step_limit` (0-based): a longer run is its error.
+        if insns.len() > step_limit as usize {
+            return None;
+        }
+        if i.end {
+            break;
+        }
+        pc += 1;
+    }
+    let mut temp_rows = [usize::MAX; TEMPS];
+    let mut temp_count = 0;
+    let mut name = |t: usize| {
+        if temp_rows[t] == usize::MAX {
+            temp_rows[t] = temp_count;
+            temp_count += 1;
+        }
+    };
+    for (_, p) in &insns {
+        let i = &p.insn;
+        for (k, s) in i.sources.iter().enumerate() {
+            if p.reads[k] && s.reg_type == RegisterType::Temp {
+                name(usize::from(s.temp_index) % TEMPS);
+            }
+        }
+        for t in [i.vec_dst_temp, i.sca_dst_temp].into_iter().flatten() {
+            name(usize::from(t) % TEMPS);
+        }
+    }
+    Some(Straight {
+        insns,
+        temp_rows,
+        temp_count: temp_count.max(1),
+    })
+}
+
+/// Where one source operand comes from, for the whole row.
+enum Operand<T> {
+    /// The same value in every lane (a known constant at a fixed index, or a missing input).
+    Uniform(Vec4<T>),
+    /// Temp register row `t` (compacted).
+    Temp(usize),
+    /// Input attribute `a`.
+    Input(usize),
+    /// Input `base` + the lane's address register component.
+    RelativeInput(i64),
+    /// Constant `base` + the lane's address register component.
+    RelativeConstant(i64),
+}
+
+/// What a source row reads besides the instruction: its slot, the inputs and the registers.
+struct Row<'a, T> {
+    slot: usize,
+    inputs: &'a [[[f32; 4]; 16]],
+    registers: &'a Registers<T>,
+}
+
+/// The registers of a row of lanes, lane-major.
+struct Registers<T> {
+    /// `width` temps per lane (the program's, compacted: [`Straight::temp_rows`]).
+    temps: Vec<Vec4<T>>,
+    width: usize,
+    out: Vec<[Vec4<T>; OUTPUT_COUNT]>,
+    cc: Vec<[Vec4<T>; 2]>,
+    addr: Vec<[[i32; 4]; 2]>,
+}
+
+/// Runs the straight-line `insns` over `inputs` (one lane each), writing each lane's output
+/// registers through `narrow` into `out` and the unknown constants read into `unknown`.
+/// `None` when a lane would fail (an index out of range, an input or constant that may not be
+/// read): the caller runs the group on the lane executor instead, which reports it.
+// The lane index addresses the three source rows and the register file together.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn run_rows<T: Real, O>(
+    ctx: &Context<'_>,
+    program: &Straight<'_>,
+    inputs: &[[[f32; 4]; 16]],
+    out: &mut [O],
+    narrow: impl Fn(&[Vec4<T>; OUTPUT_COUNT]) -> O,
+    unknown: &mut BTreeSet<UnknownConstantRead>,
+) -> Option<()> {
+    let n = inputs.len();
+    let rules = &ctx.options.rules;
+    let width = program.temp_count;
+    let mut r = Registers {
+        temps: vec![[T::ZERO; 4]; width * n],
+        width,
+        // Outputs start at (0, 0, 0, 1) (RPCS3 `VertexInterpreter.glsl` main()).
+        out: vec![[[T::ZERO, T::ZERO, T::ZERO, T::ONE]; OUTPUT_COUNT]; n],
+        cc: vec![[[T::ZERO; 4]; 2]; n],
+        addr: vec![[[0; 4]; 2]; n],
+    };
+    let mut src: [Vec<Vec4<T>>; 3] = std::array::from_fn(|_| vec![[T::ZERO; 4]; n]);
+    for &(slot, p) in &program.insns {
+        let i = &p.insn;
+        // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
+        if i.condition.relation == Relation::FL {
+            continue;
+        }
+        for (k, row) in src.iter_mut().enumerate() {
+            if p.reads[k] {
+                let operand = operand::<T>(ctx, program, p, k, slot, unknown)?;
+                let at = Row {
+                    slot,
+                    inputs,
+                    registers: &r,
+                };
+                fill(ctx, p, k, &operand, &at, row, unknown)?;
+            }
+        }
+        let cc_sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
+        let conditional = i.condition.enabled && i.condition.relation != Relation::TR;
+        let floor = rules.arl == ArlRounding::Floor;
+        let row_of = |t: u8| program.temp_rows[usize::from(t) % TEMPS];
+        let vec_temp = i.vec_dst_temp.map(row_of);
+        let sca_temp = i.sca_dst_temp.map(row_of);
+        let output = i
+            .output
+            .map(|o| usize::from(o.0))
+            .filter(|o| *o < OUTPUT_COUNT);
+        let cc_write = |temp: Option<usize>, is_writer: bool| {
+            i.cc_update.any() || (temp.is_none() && !is_writer)
+        };
+        for lane in 0..n {
+            let s = [src[0][lane], src[1][lane], src[2][lane]];
+            let cmask = if conditional {
+                let cc = r.cc[lane][cc_sel];
+                p.cc_swizzle
+                    .map(|c| math::test(cc[c], i.condition.relation))
+            } else {
+                [true; 4]
+            };
+            let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
+            let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
+            let vector = if i.vector == VectorOpcode::Arl {
+                let a = s[0].map(|v| math::address(v, floor));
+                let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
+                for c in 0..4 {
+                    if vmask[c] {
+                        r.addr[lane][reg][c] = a[c];
+                    }
+                }
+                None
+            } else {
+                math::vector_op(i.vector, &s, rules, ctx.options.reassociate)
+            };
+            let scalar = math::scalar_op(i.scalar, s[2], rules);
+            let saturated = |v: Vec4<T>| {
+                if i.saturate {
+                    math::saturate(v, rules.saturate_nan)
+                } else {
+                    v
+                }
+            };
+            if let Some(v) = vector {
+                let writes_cc = cc_write(vec_temp, i.vec_result);
+                let out_reg = output.filter(|_| i.vec_result);
+                write(
+                    &mut r,
+                    lane,
+                    saturated(v),
+                    vmask,
+                    out_reg,
+                    vec_temp,
+                    writes_cc.then_some(cc_sel),
+                );
+            }
+            if let Some(v) = scalar {
+                let writes_cc = cc_write(sca_temp, !i.vec_result);
+                let out_reg = output.filter(|_| !i.vec_result);
+                write(
+                    &mut r,
+                    lane,
+                    saturated(v),
+                    smask,
+                    out_reg,
+                    sca_temp,
+                    writes_cc.then_some(cc_sel),
+                );
+            }
+        }
+    }
+    for (o, regs) in out.iter_mut().zip(&r.out) {
+        *o = narrow(regs);
+    }
+    Some(())
+}
+
+/// `lanes.rs` `write` for one lane: through `mask` to the output register, the temp and the
+/// CC register named.
+fn write<T: Real>(
+    r: &mut Registers<T>,
+    lane: usize,
+    value: Vec4<T>,
+    mask: [bool; 4],
+    output: Option<usize>,
+    temp: Option<usize>,
+    cc: Option<usize>,
+) {
+    if !mask.iter().any(|m| *m) {
+        return;
+    }
+    let put = |dst: &mut Vec4<T>| {
+        for c in 0..4 {
+            if mask[c] {
+                dst[c] = value[c];
+            }
+        }
+    };
+    if let Some(o) = output {
+        put(&mut r.out[lane][o]);
+    }
+    if let Some(t) = temp {
+        put(&mut r.temps[lane * r.width + t]);
+    }
+    if let Some(c) = cc {
+        put(&mut r.cc[lane][c]);
+    }
+}
+
+/// Where source `k` of `p` comes from. `None` where the lane executor fails (a fixed index out
+/// of range, a missing input or unknown constant that may not be read).
+fn operand<T: Real>(
+    ctx: &Context<'_>,
+    program: &Straight<'_>,
+    p: &Prepared,
+    k: usize,
+    slot: usize,
+    unknown: &mut BTreeSet<UnknownConstantRead>,
+) -> Option<Operand<T>> {
+    let i = &p.insn;
+    let s = &i.sources[k];
+    Some(match s.reg_type {
+        RegisterType::Temp => Operand::Temp(program.temp_rows[usize::from(s.temp_index) % TEMPS]),
+        RegisterType::Input => {
+            let base = i64::from(i.input.0);
+            // D0 bit 27 index_input (rsx-microcode.md B.8 "VP registers").
+            if i.index_input && ctx.options.rules.relative_inputs {
+                return Some(Operand::RelativeInput(base));
+            }
+            let a = usize::try_from(base).ok().filter(|a| *a < 16)?;
+            if ctx.env.input_mask & (1 << a) == 0 {
+                if !ctx.options.allow_missing_inputs {
+                    return None;
+                }
+                Operand::Uniform([T::ZERO, T::ZERO, T::ZERO, T::ONE])
+            } else {
+                Operand::Input(a)
+            }
+        }
+        RegisterType::Constant => {
+            let base = i64::from(i.const_index);
+            // D3 bit 1 index_const: const_src + A[sel].component (RPCS3 `vc[const_src + a]`).
+            if i.index_const {
+                return Some(Operand::RelativeConstant(base));
+            }
+            let c = usize::try_from(base).ok().filter(|c| *c < CONSTANT_COUNT)?;
+            Operand::Uniform(constant(ctx, c, slot, unknown)?)
+        }
+    })
+}
+
+/// Constant `c` (in range), or zeros recorded as an unknown read where allowed.
+fn constant<T: Real>(
+    ctx: &Context<'_>,
+    c: usize,
+    slot: usize,
+    unknown: &mut BTreeSet<UnknownConstantRead>,
+) -> Option<Vec4<T>> {
+    match ctx.env.constants.get(c) {
+        Some(v) => Some(v.map(T::from_f32)),
+        None if ctx.options.allow_unknown_constants => {
+            unknown.insert(UnknownConstantRead { constant: c, slot });
+            Some([T::ZERO; 4])
+        }
+        None => None,
+    }
+}
+
+/// Source `k` of `p` for every lane into `row`: the register, then swizzle, abs and negate
+/// (RPCS3 `read_src`: `-abs(x.swz)`). `None` where a lane's relative index fails.
+fn fill<T: Real>(
+    ctx: &Context<'_>,
+    p: &Prepared,
+    k: usize,
+    operand: &Operand<T>,
+    at: &Row<'_, T>,
+    row: &mut [Vec4<T>],
+    unknown: &mut BTreeSet<UnknownConstantRead>,
+) -> Option<()> {
+    let (inputs, r) = (at.inputs, at.registers);
+    let i = &p.insn;
+    let s = &i.sources[k];
+    let swz = p.swizzle[k];
+    let finish = |raw: Vec4<T>| {
+        let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
+        if s.abs {
+            v = v.map(T::abs);
+        }
+        if s.negate {
+            v = v.map(|c| -c);
+        }
+        v
+    };
+    let rel = |lane: usize| {
+        i64::from(
+            r.addr[lane][usize::from(i.address.register & 1)][i.address.component.code() as usize],
+        )
+    };
+    match operand {
+        Operand::Uniform(v) => row.fill(finish(*v)),
+        Operand::Temp(t) => {
+            for (lane, dst) in row.iter_mut().enumerate() {
+                *dst = finish(r.temps[lane * r.width + t]);
+            }
+        }
+        Operand::Input(a) => {
+            for (dst, v) in row.iter_mut().zip(inputs) {
+                *dst = finish(v[*a].map(T::from_f32));
+            }
+        }
+        Operand::RelativeInput(base) => {
+            for (lane, dst) in row.iter_mut().enumerate() {
+                let a = usize::try_from(base + rel(lane)).ok().filter(|a| *a < 16)?;
+                let raw = if ctx.env.input_mask & (1 << a) == 0 {
+                    if !ctx.options.allow_missing_inputs {
+                        return None;
+                    }
+                    [T::ZERO, T::ZERO, T::ZERO, T::ONE]
+                } else {
+                    inputs[lane][a].map(T::from_f32)
+                };
+                *dst = finish(raw);
+            }
+        }
+        Operand::RelativeConstant(base) => {
+            for (lane, dst) in row.iter_mut().enumerate() {
+                let c = usize::try_from(base + rel(lane))
+                    .ok()
+                    .filter(|c| *c < CONSTANT_COUNT)?;
+                *dst = finish(constant(ctx, c, at.slot, unknown)?);
+            }
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_program::vertex::{OutputRegister, VertexInstruction, VertexProgram, WriteMask};
+
+    fn mov(slot: usize, temp: u8) -> VertexInstruction {
+        let mut i = VertexInstruction::idle(slot);
+        i.vector = VectorOpcode::Mov;
+        i.vec_dst_temp = Some(temp);
+        i.vec_mask = WriteMask(0xF);
+        i
+    }
+
+    fn table(instructions: Vec<VertexInstruction>) -> ProgramTable {
+        ProgramTable::build(
+            &VertexProgram {
+                start_slot: 0,
+                instructions,
+            },
+            &[],
+        )
+    }
+
+    #[test]
+    fn straight_code_is_taken_with_its_temps_compacted() {
+        let mut last = mov(2, 40);
+        last.output = Some(OutputRegister(0));
+        last.vec_result = true;
+        last.vec_dst_temp = None;
+        last.sources[0].reg_type = RegisterType::Temp;
+        last.sources[0].temp_index = 40;
+        last.end = true;
+        let t = table(vec![mov(0, 40), mov(1, 7), last]);
+        let s = straight_line(&t, 100).expect("straight-line");
+        assert_eq!(s.insns.len(), 3);
+        assert_eq!(s.temp_count, 2);
+        assert_eq!((s.temp_rows[40], s.temp_rows[7]), (0, 1));
+        // Longer than the step limit: the lane executor's error.
+        assert!(straight_line(&t, 2).is_none());
+    }
+
+    #[test]
+    fn flow_control_txl_and_missing_ends_go_to_the_lane_executor() {
+        let mut end = mov(1, 0);
+        end.end = true;
+        let mut bra = mov(0, 0);
+        bra.scalar = ScalarOpcode::Bri;
+        assert!(straight_line(&table(vec![bra, end]), 100).is_none());
+        let mut txl = mov(0, 0);
+        txl.vector = VectorOpcode::Txl;
+        assert!(straight_line(&table(vec![txl, end]), 100).is_none());
+        // No END: execution runs off the program.
+        assert!(straight_line(&table(vec![mov(0, 0)]), 100).is_none());
+        assert!(straight_line(&table(vec![mov(0, 0), end]), 100).is_some());
+    }
+}
