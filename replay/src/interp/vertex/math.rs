@@ -117,6 +117,10 @@ fn dot_in<T: Real>(a: Vec4<T>, b: Vec4<T>, n: usize, order: Reassociation) -> T 
 /// rsx-microcode.md B.8 "VP semantics". With a [`Reassociation`] (conditioning runs only,
 /// `VertexOptions::reassociate`) dot products are summed in another order and MAD is rounded
 /// the other way (fused ↔ separate): evaluation choices WGSL leaves to the device.
+///
+/// Always inlined: the row executor calls it with a constant opcode per loop (`rows.rs`), so
+/// each loop keeps just its opcode's arm.
+#[inline(always)]
 pub fn vector_op<T: Real>(
     op: VectorOpcode,
     s: &[Vec4<T>; 3],

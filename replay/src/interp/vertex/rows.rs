@@ -153,6 +153,7 @@ pub(crate) fn run_rows<T: Real, O>(
         addr: vec![[[0; 4]; 2]; n],
     };
     let mut src: [Vec<Vec4<T>>; 3] = std::array::from_fn(|_| vec![[T::ZERO; 4]; n]);
+    let mut vres: Vec<Option<Vec4<T>>> = vec![None; n];
     for &(slot, p) in &program.insns {
         let i = &p.insn;
         // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
@@ -183,6 +184,11 @@ pub(crate) fn run_rows<T: Real, O>(
         let cc_write = |temp: Option<usize>, is_writer: bool| {
             i.cc_update.any() || (temp.is_none() && !is_writer)
         };
+        // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
+        // opcode keeps only its arm); ARL is applied in the lane loop below.
+        if i.vector != VectorOpcode::Arl {
+            vector_row(i.vector, &src, rules, ctx.options.reassociate, &mut vres);
+        }
         for lane in 0..n {
             let s = [src[0][lane], src[1][lane], src[2][lane]];
             let cmask = if conditional {
@@ -204,7 +210,7 @@ pub(crate) fn run_rows<T: Real, O>(
                 }
                 None
             } else {
-                math::vector_op(i.vector, &s, rules, ctx.options.reassociate)
+                vres[lane]
             };
             let scalar = math::scalar_op(i.scalar, s[2], rules);
             let saturated = |v: Vec4<T>| {
@@ -246,6 +252,37 @@ pub(crate) fn run_rows<T: Real, O>(
         *o = narrow(regs);
     }
     Some(())
+}
+
+/// `math::vector_op` of `op` for every lane of the source rows into `out`.
+fn vector_row<T: Real>(
+    op: VectorOpcode,
+    src: &[Vec<Vec4<T>>; 3],
+    rules: &super::options::VertexRules,
+    reassociate: super::options::Reassociation,
+    out: &mut [Option<Vec4<T>>],
+) {
+    macro_rules! each_lane {
+        ($op:expr) => {
+            for (lane, dst) in out.iter_mut().enumerate() {
+                let s = [src[0][lane], src[1][lane], src[2][lane]];
+                *dst = math::vector_op($op, &s, rules, reassociate);
+            }
+        };
+    }
+    use VectorOpcode as V;
+    match op {
+        V::Mov => each_lane!(V::Mov),
+        V::Mul => each_lane!(V::Mul),
+        V::Add => each_lane!(V::Add),
+        V::Mad => each_lane!(V::Mad),
+        V::Dp3 => each_lane!(V::Dp3),
+        V::Dph => each_lane!(V::Dph),
+        V::Dp4 => each_lane!(V::Dp4),
+        V::Min => each_lane!(V::Min),
+        V::Max => each_lane!(V::Max),
+        op => each_lane!(op),
+    }
 }
 
 /// `lanes.rs` `write` for one lane: through `mask` to the output register, the temp and the
