@@ -219,3 +219,133 @@ fn a_lane_that_fails_fails_as_on_the_lane_executor() {
         run_vertex(&p, &[], &env, &inputs, &strict).unwrap_err()
     );
 }
+
+/// `run_vertex_outputs` and `run_vertex` on `prog`: the same registers bit for bit, or the
+/// same error.
+fn same_as_lanes(
+    name: &str,
+    prog: &[I],
+    bank: &ConstantBank,
+    branch_bits: u32,
+    inputs: &[[[f32; 4]; 16]],
+) {
+    let p = program(prog);
+    let env = VertexEnvironment {
+        input_mask: 0b1111,
+        branch_bits: Some(branch_bits),
+        ..VertexEnvironment::new(bank)
+    };
+    let options = VertexOptions {
+        allow_unknown_constants: true,
+        lanes_per_group: 64,
+        ..VertexOptions::default()
+    };
+    let lanes = run_vertex(&p, &[], &env, inputs, &options);
+    let rows = run_vertex_outputs(&p, &[], &env, inputs, &options);
+    match (rows, lanes) {
+        (Ok((rows, unknown)), Ok(lanes)) => {
+            assert_eq!(unknown, lanes.unknown_constant_reads, "{name}");
+            for (v, (r, l)) in rows.iter().zip(&lanes.lanes).enumerate() {
+                for (reg, (got4, want4)) in r.iter().zip(&l.registers).enumerate() {
+                    for (c, (&got, &want)) in got4.iter().zip(want4).enumerate() {
+                        let want = want as f32;
+                        assert!(
+                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                            "{name}: vertex {v} o[{reg}].{c}: rows {got:?}, lanes {want:?}"
+                        );
+                    }
+                }
+            }
+        }
+        (Err(r), Err(l)) => assert_eq!(r, l, "{name}"),
+        (r, l) => panic!("{name}: rows {r:?}, lanes {l:?}"),
+    }
+}
+
+/// `do { R1 += v1 * c[1]; R0 -= 1 (CC0) } while (CC0.x > 0)` with R0 from `count` (a source:
+/// a constant for a loop every lane runs alike, an input for one they part ways in).
+fn counted_loop(count: I) -> Vec<I> {
+    vec![
+        count,
+        I::vec_temp(V::Mad, 1, "xyzw")
+            .srcs([v(), c(), r(1)])
+            .input(1)
+            .konst(1),
+        I::vec_temp(V::Add, 0, "xyzw")
+            .s0(r(0))
+            .s2(neg(c()))
+            .konst(2)
+            .update_cc(0),
+        I::flow(S::Bri, 1).when(Relation::GT, "xxxx", 0),
+        I::vec_out(V::Mov, HPOS, "xyzw").s0(r(1)).end(),
+    ]
+}
+
+#[test]
+fn uniform_flow_runs_as_rows_and_divergent_flow_as_lanes_alike() {
+    let bank = constants(&[
+        (0, [5.0, 0.0, 0.0, 0.0]),
+        (1, [0.5, -0.25, 2.0, 1.0]),
+        (2, [1.0; 4]),
+        (3, [4.0, 3.0, 2.0, 1.0]),
+    ]);
+    let inputs = inputs(300);
+    // A loop counted by a constant: uniform; by an input: the lanes part ways.
+    same_as_lanes(
+        "uniform loop",
+        &counted_loop(I::vec_temp(V::Mov, 0, "xyzw").s0(c()).konst(0)),
+        &bank,
+        0,
+        &inputs,
+    );
+    same_as_lanes(
+        "divergent loop",
+        &counted_loop(I::vec_temp(V::Flr, 0, "xyzw").s0(v()).input(2)),
+        &bank,
+        0,
+        &inputs,
+    );
+    // A call and a return, and a branch on a transform branch bit either way.
+    let with_bit = |mut i: I, index: u8, if_true: bool| {
+        i.0.sources[2].temp_index = index | (u8::from(if_true) << 5);
+        i
+    };
+    for bits in [0u32, 1 << 5] {
+        same_as_lanes(
+            "call, return and BRB",
+            &[
+                with_bit(I::flow(S::Brb, 3), 5, true),
+                I::vec_out(V::Mov, COL0, "xyzw").s0(c()).konst(3),
+                I::new(),
+                I::flow(S::Cal, 5),
+                I::vec_out(V::Add, HPOS, "xyzw")
+                    .srcs([r(0), v(), v()])
+                    .input(0)
+                    .end(),
+                I::vec_temp(V::Mul, 0, "xyzw")
+                    .srcs([v(), c(), v()])
+                    .input(1)
+                    .konst(3),
+                I::flow(S::Ret, 0),
+            ],
+            &bank,
+            bits,
+            &inputs,
+        );
+    }
+    // The errors: an endless loop (the step limit) and a recursion (the call depth).
+    same_as_lanes(
+        "endless loop",
+        &[I::new(), I::flow(S::Bri, 0), I::new().end()],
+        &bank,
+        0,
+        &inputs,
+    );
+    same_as_lanes(
+        "recursion",
+        &[I::new(), I::flow(S::Cal, 1), I::new().end()],
+        &bank,
+        0,
+        &inputs,
+    );
+}

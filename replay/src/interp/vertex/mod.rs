@@ -171,9 +171,10 @@ fn outputs_typed<T: Real>(
     narrow: impl Fn(&[[T; 4]; OUTPUT_COUNT]) -> RegisterOutputs + Sync,
 ) -> Result<RenderOutputs, VertexExecError> {
     let group = ctx.options.lanes_per_group.max(1);
-    // Straight-line programs run a row of lanes per instruction (`rows`); a group the row
-    // executor gives up on, and every other program, runs on the lane executor.
-    let straight = rows::straight_line(ctx.table, ctx.options.rules.step_limit);
+    // Programs run a row of lanes per instruction (`rows`) while their flow is uniform; a
+    // group the row executor gives up on, and a program it does not take, runs on the lane
+    // executor.
+    let straight = rows::row_program(ctx.table);
     // Each group writes its lanes' registers into its own part of the result.
     let mut outputs: Vec<RegisterOutputs> = vec![[[0.0; 4]; OUTPUT_COUNT]; inputs.len()];
     let results: Vec<Result<BTreeSet<UnknownConstantRead>, VertexExecError>> = inputs

@@ -1,15 +1,19 @@
-//! The row executor: a straight-line program (no flow control from its entry to its END) run
-//! one instruction at a time over a whole group of vertices, for the renderers
-//! ([`super::run_vertex_outputs`]). Each instruction's operands are decoded once for the row
-//! (register file, fixed or relative index, swizzle, masks), then applied lane by lane with the
-//! lane executor's own arithmetic (`math`), so every lane computes exactly what
-//! [`super::lanes::Group`] computes for it: with no branch, every lane runs the same slots in
-//! the same order, which is the lane executor's schedule too.
+//! The row executor: a program run one instruction at a time over a whole group of vertices
+//! (a row), for the renderers ([`super::run_vertex_outputs`]). Each instruction's operands
+//! are decoded once for the row (register file, fixed or relative index, swizzle, masks),
+//! then applied lane by lane with the lane executor's own arithmetic (`math`), so every lane
+//! computes exactly what [`super::lanes::Group`] computes for it.
 //!
-//! What it does not take ([`straight_line`] returns `None`, or [`run_rows`] gives up on a
-//! group) goes to the lane executor, which runs it or reports the error exactly: flow control,
-//! TXL, opcodes without semantics, a program longer than the step limit, and, per group, an
-//! index out of range or an input or constant that must not be read.
+//! Control flow is taken while it is uniform: a branch, call or return that every lane of the
+//! row takes the same way (BRB/CLB always are; BRI/CAL/CLI/RET when the lanes' condition codes
+//! agree) moves the whole row, which is the lane executor's schedule too (all its lanes share
+//! one program counter). A row whose lanes would part ways is given up, and so is one that
+//! would fail (an index out of range, an input or constant that may not be read, the step
+//! limit, a call too deep): the caller runs that group on the lane executor, which diverges
+//! and reconverges per lane, or reports the error exactly.
+//!
+//! Programs it does not take at all ([`row_program`] returns `None`): TXL, BRA (a target per
+//! lane), opcodes without semantics, a slot reachable from the entry that does not decode.
 
 use super::constants::{UnknownConstantRead, CONSTANT_COUNT};
 use super::lanes::Context;
@@ -24,23 +28,33 @@ use std::collections::BTreeSet;
 /// Temp registers addressable by the 6-bit index.
 const TEMPS: usize = 64;
 
-/// A straight-line program ready for [`run_rows`].
-pub(crate) struct Straight<'t> {
-    /// Its slots from the entry to its END, in execution order.
-    insns: Vec<(usize, &'t Prepared)>,
-    /// Row of each temp register the program names in the compact temp file (unused temps
-    /// have none: a lane's temps are only those it can read or write).
+/// A program ready for [`run_rows`].
+pub(crate) struct RowProgram<'t> {
+    table: &'t ProgramTable,
+    /// Row of each temp register a reachable slot names in the compact temp file (unused
+    /// temps have none: a lane's temps are only those it can read or write).
     temp_rows: [usize; TEMPS],
-    /// Temps the program names.
+    /// Temps the reachable slots name.
     temp_count: usize,
 }
 
-/// The slots of `table`'s program from its entry to its END when it is straight-line code the
-/// row executor runs exactly (see the module documentation), in execution order.
-pub(crate) fn straight_line(table: &ProgramTable, step_limit: u32) -> Option<Straight<'_>> {
-    let mut insns = Vec::new();
-    let mut pc = table.start;
-    loop {
+/// `table`'s program for the row executor when every slot reachable from its entry (through
+/// fall-through and immediate branch and call targets) is one it runs exactly (see the module
+/// documentation).
+pub(crate) fn row_program(table: &ProgramTable) -> Option<RowProgram<'_>> {
+    let mut seen = vec![false; table.slots.len()];
+    let mut work = vec![table.start];
+    let mut temp_rows = [usize::MAX; TEMPS];
+    let mut temp_count = 0;
+    while let Some(pc) = work.pop() {
+        if seen.get(pc).copied().unwrap_or(true) {
+            // Past the table: running there is the lane executor's error.
+            if pc >= seen.len() {
+                return None;
+            }
+            continue;
+        }
+        seen[pc] = true;
         let Slot::Ready(p) = table.get(pc) else {
             return None;
         };
@@ -50,8 +64,10 @@ pub(crate) fn straight_line(table: &ProgramTable, step_limit: u32) -> Option<Str
             VectorOpcode::Arl => matches!(i.vec_dst_temp, Some(0 | 1)),
             _ => true,
         };
-        let scalar_ok =
-            !i.scalar.is_flow() && !matches!(i.scalar, ScalarOpcode::Psh | ScalarOpcode::Pop);
+        let scalar_ok = !matches!(
+            i.scalar,
+            ScalarOpcode::Psh | ScalarOpcode::Pop | ScalarOpcode::Bra
+        );
         let output_ok = i.output.is_none_or(|o| {
             let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
             let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
@@ -60,26 +76,12 @@ pub(crate) fn straight_line(table: &ProgramTable, step_limit: u32) -> Option<Str
         if !(vector_ok && scalar_ok && output_ok) {
             return None;
         }
-        insns.push((pc, &**p));
-        // The lane executor fails at step `step_limit` (0-based): a longer run is its error.
-        if insns.len() > step_limit as usize {
-            return None;
-        }
-        if i.end {
-            break;
-        }
-        pc += 1;
-    }
-    let mut temp_rows = [usize::MAX; TEMPS];
-    let mut temp_count = 0;
-    let mut name = |t: usize| {
-        if temp_rows[t] == usize::MAX {
-            temp_rows[t] = temp_count;
-            temp_count += 1;
-        }
-    };
-    for (_, p) in &insns {
-        let i = &p.insn;
+        let mut name = |t: usize| {
+            if temp_rows[t] == usize::MAX {
+                temp_rows[t] = temp_count;
+                temp_count += 1;
+            }
+        };
         for (k, s) in i.sources.iter().enumerate() {
             if p.reads[k] && s.reg_type == RegisterType::Temp {
                 name(usize::from(s.temp_index) % TEMPS);
@@ -88,9 +90,18 @@ pub(crate) fn straight_line(table: &ProgramTable, step_limit: u32) -> Option<Str
         for t in [i.vec_dst_temp, i.sca_dst_temp].into_iter().flatten() {
             name(usize::from(t) % TEMPS);
         }
+        if i.scalar.is_flow() {
+            if let Some(t) = p.target {
+                work.push(usize::from(t));
+            }
+        }
+        // RET may end the vertex; END always does; everything else may fall through.
+        if !i.end {
+            work.push(pc + 1);
+        }
     }
-    Some(Straight {
-        insns,
+    Some(RowProgram {
+        table,
         temp_rows,
         temp_count: temp_count.max(1),
     })
@@ -135,7 +146,7 @@ struct Registers<T> {
 #[allow(clippy::needless_range_loop)]
 pub(crate) fn run_rows<T: Real, O>(
     ctx: &Context<'_>,
-    program: &Straight<'_>,
+    program: &RowProgram<'_>,
     inputs: &[[[f32; 4]; 16]],
     out: &mut [O],
     narrow: impl Fn(&[Vec4<T>; OUTPUT_COUNT]) -> O,
@@ -154,19 +165,123 @@ pub(crate) fn run_rows<T: Real, O>(
     };
     let mut src: [Vec<Vec4<T>>; 3] = std::array::from_fn(|_| vec![[T::ZERO; 4]; n]);
     let mut vres: Vec<Option<Vec4<T>>> = vec![None; n];
-    for &(slot, p) in &program.insns {
-        let i = &p.insn;
-        // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
-        if i.condition.relation == Relation::FL {
-            continue;
+    let mut pc = program.table.start;
+    let mut steps = 0u32;
+    let mut stack: Vec<usize> = Vec::new();
+    loop {
+        let slot = pc;
+        let Slot::Ready(p) = program.table.get(slot) else {
+            return None;
+        };
+        let p: &Prepared = p;
+        // The lane executor fails before an instruction once a lane has made `step_limit`.
+        if steps >= rules.step_limit {
+            return None;
         }
+        steps += 1;
+        let i = &p.insn;
+        // BRB/CLB without branch bits are the lane executor's error.
+        if matches!(i.scalar, ScalarOpcode::Brb | ScalarOpcode::Clb)
+            && ctx.env.branch_bits.is_none()
+        {
+            return None;
+        }
+        // D0.cond == 0 (FL): nothing is written (RPCS3 SetDST; rsx-microcode.md B.8).
+        if i.condition.relation != Relation::FL {
+            execute_row(
+                ctx, program, p, slot, inputs, &mut r, &mut src, &mut vres, unknown,
+            )?;
+        }
+        // Flow after the writes (`lanes.rs` `flow`), the same for every lane or given up.
+        let next = match flow(ctx, p, slot, &r, &mut stack)? {
+            Some(next) => next,
+            None => break,
+        };
+        if i.end {
+            break;
+        }
+        pc = next;
+    }
+    for (o, regs) in out.iter_mut().zip(&r.out) {
+        *o = narrow(regs);
+    }
+    Some(())
+}
+
+/// Where the row goes after `p` at `slot`: `Some(next slot)`, `None` when the vertex ends
+/// (RET with an empty stack). `Err`-like `None` from the outer option when the lanes would
+/// take it differently or a call is too deep (the lane executor then runs the group).
+fn flow<T: Real>(
+    ctx: &Context<'_>,
+    p: &Prepared,
+    slot: usize,
+    r: &Registers<T>,
+    stack: &mut Vec<usize>,
+) -> Option<Option<usize>> {
+    let i = &p.insn;
+    let target = usize::from(p.target.unwrap_or(0));
+    // `any()` of the swizzled CC, per lane; the row goes on only when all lanes agree.
+    let uniform_taken = || -> Option<bool> {
+        let rel = i.condition.relation;
+        match rel {
+            Relation::TR => Some(true),
+            Relation::FL => Some(false),
+            _ => {
+                let sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
+                let taken =
+                    |cc: &[Vec4<T>; 2]| p.cc_swizzle.iter().any(|c| math::test(cc[sel][*c], rel));
+                let first = taken(r.cc.first()?);
+                r.cc.iter().all(|cc| taken(cc) == first).then_some(first)
+            }
+        }
+    };
+    let static_taken = || {
+        let bits = ctx.env.branch_bits.unwrap_or(0);
+        p.boolean
+            .is_some_and(|b| ((bits >> (b.index & 31)) & 1 == 1) == b.if_true)
+    };
+    let call = |stack: &mut Vec<usize>| -> Option<Option<usize>> {
+        if stack.len() >= ctx.options.rules.call_depth {
+            return None;
+        }
+        stack.push(slot + 1);
+        Some(Some(target))
+    };
+    Some(match i.scalar {
+        ScalarOpcode::Bri if uniform_taken()? => Some(target),
+        ScalarOpcode::Brb if static_taken() => Some(target),
+        // CLI: RPCS3 treats it as CAL (`lanes.rs`).
+        ScalarOpcode::Cal | ScalarOpcode::Cli if uniform_taken()? => return call(stack),
+        ScalarOpcode::Clb if static_taken() => return call(stack),
+        ScalarOpcode::Ret if uniform_taken()? => stack.pop(),
+        _ => Some(slot + 1),
+    })
+}
+
+/// The writes of instruction `p` (relation not FL) for every lane of the row.
+#[allow(clippy::too_many_arguments)]
+fn execute_row<T: Real>(
+    ctx: &Context<'_>,
+    program: &RowProgram<'_>,
+    p: &Prepared,
+    slot: usize,
+    inputs: &[[[f32; 4]; 16]],
+    r: &mut Registers<T>,
+    src: &mut [Vec<Vec4<T>>; 3],
+    vres: &mut [Option<Vec4<T>>],
+    unknown: &mut BTreeSet<UnknownConstantRead>,
+) -> Option<()> {
+    let n = inputs.len();
+    let rules = &ctx.options.rules;
+    {
+        let i = &p.insn;
         for (k, row) in src.iter_mut().enumerate() {
             if p.reads[k] {
                 let operand = operand::<T>(ctx, program, p, k, slot, unknown)?;
                 let at = Row {
                     slot,
                     inputs,
-                    registers: &r,
+                    registers: r,
                 };
                 fill(ctx, p, k, &operand, &at, row, unknown)?;
             }
@@ -187,7 +302,7 @@ pub(crate) fn run_rows<T: Real, O>(
         // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
         // opcode keeps only its arm); ARL is applied in the lane loop below.
         if i.vector != VectorOpcode::Arl {
-            vector_row(i.vector, &src, rules, ctx.options.reassociate, &mut vres);
+            vector_row(i.vector, src, rules, ctx.options.reassociate, vres);
         }
         for lane in 0..n {
             let s = [src[0][lane], src[1][lane], src[2][lane]];
@@ -224,7 +339,7 @@ pub(crate) fn run_rows<T: Real, O>(
                 let writes_cc = cc_write(vec_temp, i.vec_result);
                 let out_reg = output.filter(|_| i.vec_result);
                 write(
-                    &mut r,
+                    r,
                     lane,
                     saturated(v),
                     vmask,
@@ -237,7 +352,7 @@ pub(crate) fn run_rows<T: Real, O>(
                 let writes_cc = cc_write(sca_temp, !i.vec_result);
                 let out_reg = output.filter(|_| !i.vec_result);
                 write(
-                    &mut r,
+                    r,
                     lane,
                     saturated(v),
                     smask,
@@ -247,9 +362,6 @@ pub(crate) fn run_rows<T: Real, O>(
                 );
             }
         }
-    }
-    for (o, regs) in out.iter_mut().zip(&r.out) {
-        *o = narrow(regs);
     }
     Some(())
 }
@@ -321,7 +433,7 @@ fn write<T: Real>(
 /// of range, a missing input or unknown constant that may not be read).
 fn operand<T: Real>(
     ctx: &Context<'_>,
-    program: &Straight<'_>,
+    program: &RowProgram<'_>,
     p: &Prepared,
     k: usize,
     slot: usize,
@@ -468,7 +580,7 @@ mod tests {
     }
 
     #[test]
-    fn straight_code_is_taken_with_its_temps_compacted() {
+    fn reachable_code_is_taken_with_its_temps_compacted() {
         let mut last = mov(2, 40);
         last.output = Some(OutputRegister(0));
         last.vec_result = true;
@@ -476,27 +588,37 @@ mod tests {
         last.sources[0].reg_type = RegisterType::Temp;
         last.sources[0].temp_index = 40;
         last.end = true;
-        let t = table(vec![mov(0, 40), mov(1, 7), last]);
-        let s = straight_line(&t, 100).expect("straight-line");
-        assert_eq!(s.insns.len(), 3);
+        // Slot 3 (R9) lies past the END: not reachable, not in the temp file.
+        let t = table(vec![mov(0, 40), mov(1, 7), last, mov(3, 9)]);
+        let s = row_program(&t).expect("taken");
         assert_eq!(s.temp_count, 2);
-        assert_eq!((s.temp_rows[40], s.temp_rows[7]), (0, 1));
-        // Longer than the step limit: the lane executor's error.
-        assert!(straight_line(&t, 2).is_none());
+        assert_eq!(
+            (s.temp_rows[40], s.temp_rows[7], s.temp_rows[9]),
+            (0, 1, usize::MAX)
+        );
     }
 
     #[test]
-    fn flow_control_txl_and_missing_ends_go_to_the_lane_executor() {
+    fn bra_txl_and_missing_ends_go_to_the_lane_executor() {
         let mut end = mov(1, 0);
         end.end = true;
         let mut bra = mov(0, 0);
-        bra.scalar = ScalarOpcode::Bri;
-        assert!(straight_line(&table(vec![bra, end]), 100).is_none());
+        bra.scalar = ScalarOpcode::Bra;
+        assert!(row_program(&table(vec![bra, end])).is_none());
         let mut txl = mov(0, 0);
         txl.vector = VectorOpcode::Txl;
-        assert!(straight_line(&table(vec![txl, end]), 100).is_none());
+        assert!(row_program(&table(vec![txl, end])).is_none());
         // No END: execution runs off the program.
-        assert!(straight_line(&table(vec![mov(0, 0)]), 100).is_none());
-        assert!(straight_line(&table(vec![mov(0, 0), end]), 100).is_some());
+        assert!(row_program(&table(vec![mov(0, 0)])).is_none());
+        assert!(row_program(&table(vec![mov(0, 0), end])).is_some());
+        // A branch (its target reachable) is taken: its flow is checked for uniformity as it
+        // runs.
+        let mut bri = mov(0, 0);
+        bri.scalar = ScalarOpcode::Bri;
+        rsxtrace_program::vertex::set_branch_target(&mut bri, 1);
+        assert!(row_program(&table(vec![bri, end])).is_some());
+        // A target where nothing decodes: the lane executor's error, if reached.
+        rsxtrace_program::vertex::set_branch_target(&mut bri, 7);
+        assert!(row_program(&table(vec![bri, end])).is_none());
     }
 }
