@@ -6,11 +6,11 @@
 //!   split into lane groups that run in parallel (rayon); inside a group the lanes run in lock
 //!   step with an active mask, so per-vertex branches diverge and reconverge ([`lanes`]
 //!   documents the schedule and the per-instruction rules).
-//! - [`run_vertex_outputs`] is the renderers' entry (f32 registers only); it runs
-//!   straight-line programs (no flow control, no TXL) a row of vertices per instruction
-//!   (`rows`, the lane executor's arithmetic with the operands decoded once per row) and
-//!   hands everything else to the lane executor, with the same results bit for bit
-//!   (`tests/vertex_rows.rs`).
+//! - [`run_vertex_outputs`] is the renderers' entry (registers only); it runs programs a row
+//!   of vertices per instruction (`rows`: the lane executor's arithmetic with the operands
+//!   decoded once per row, control flow while every lane takes it alike) and hands rows whose
+//!   lanes part ways, or that would fail, and programs with TXL or BRA, to the lane executor,
+//!   with the same results bit for bit (`tests/vertex_rows.rs`).
 //! - [`VertexEnvironment`]: what the program reads besides its inputs: the 468 constants
 //!   ([`ConstantBank`], unknown ones are errors unless allowed), the transform branch bits
 //!   (BRB/CLB), a vertex texture sampler (TXL) and which input attributes exist.
@@ -174,7 +174,7 @@ fn outputs_typed<T: Real>(
     // Programs run a row of lanes per instruction (`rows`) while their flow is uniform; a
     // group the row executor gives up on, and a program it does not take, runs on the lane
     // executor.
-    let straight = rows::row_program(ctx.table);
+    let row_program = rows::row_program(ctx.table);
     // Each group writes its lanes' registers into its own part of the result.
     let mut outputs: Vec<RegisterOutputs> = vec![[[0.0; 4]; OUTPUT_COUNT]; inputs.len()];
     let results: Vec<Result<BTreeSet<UnknownConstantRead>, VertexExecError>> = inputs
@@ -182,7 +182,7 @@ fn outputs_typed<T: Real>(
         .zip(outputs.par_chunks_mut(group))
         .enumerate()
         .map(|(g, (chunk, out))| {
-            if let Some(program) = &straight {
+            if let Some(program) = &row_program {
                 let mut unknown = BTreeSet::new();
                 if rows::run_rows::<T, _>(ctx, program, chunk, out, &narrow, &mut unknown).is_some()
                 {

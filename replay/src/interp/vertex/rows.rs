@@ -130,7 +130,7 @@ struct Row<'a, T> {
 
 /// The registers of a row of lanes, lane-major.
 struct Registers<T> {
-    /// `width` temps per lane (the program's, compacted: [`Straight::temp_rows`]).
+    /// `width` temps per lane (the program's, compacted: [`RowProgram::temp_rows`]).
     temps: Vec<Vec4<T>>,
     width: usize,
     out: Vec<[Vec4<T>; OUTPUT_COUNT]>,
@@ -138,12 +138,11 @@ struct Registers<T> {
     addr: Vec<[[i32; 4]; 2]>,
 }
 
-/// Runs the straight-line `insns` over `inputs` (one lane each), writing each lane's output
-/// registers through `narrow` into `out` and the unknown constants read into `unknown`.
-/// `None` when a lane would fail (an index out of range, an input or constant that may not be
-/// read): the caller runs the group on the lane executor instead, which reports it.
-// The lane index addresses the three source rows and the register file together.
-#[allow(clippy::needless_range_loop)]
+/// Runs `program` over `inputs` (one lane each), writing each lane's output registers through
+/// `narrow` into `out` and the unknown constants read into `unknown`. `None` when the lanes
+/// would part ways at a branch or one would fail (an index out of range, an input or constant
+/// that may not be read, the step limit, a call too deep): the caller runs the group on the
+/// lane executor instead, which diverges per lane or reports the error.
 pub(crate) fn run_rows<T: Real, O>(
     ctx: &Context<'_>,
     program: &RowProgram<'_>,
@@ -259,7 +258,8 @@ fn flow<T: Real>(
 }
 
 /// The writes of instruction `p` (relation not FL) for every lane of the row.
-#[allow(clippy::too_many_arguments)]
+// The lane index addresses the three source rows and the register file together.
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 fn execute_row<T: Real>(
     ctx: &Context<'_>,
     program: &RowProgram<'_>,
@@ -273,94 +273,91 @@ fn execute_row<T: Real>(
 ) -> Option<()> {
     let n = inputs.len();
     let rules = &ctx.options.rules;
-    {
-        let i = &p.insn;
-        for (k, row) in src.iter_mut().enumerate() {
-            if p.reads[k] {
-                let operand = operand::<T>(ctx, program, p, k, slot, unknown)?;
-                let at = Row {
-                    slot,
-                    inputs,
-                    registers: r,
-                };
-                fill(ctx, p, k, &operand, &at, row, unknown)?;
-            }
+    let i = &p.insn;
+    for (k, row) in src.iter_mut().enumerate() {
+        if p.reads[k] {
+            let operand = operand::<T>(ctx, program, p, k, slot, unknown)?;
+            let at = Row {
+                slot,
+                inputs,
+                registers: r,
+            };
+            fill(ctx, p, k, &operand, &at, row, unknown)?;
         }
-        let cc_sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
-        let conditional = i.condition.enabled && i.condition.relation != Relation::TR;
-        let floor = rules.arl == ArlRounding::Floor;
-        let row_of = |t: u8| program.temp_rows[usize::from(t) % TEMPS];
-        let vec_temp = i.vec_dst_temp.map(row_of);
-        let sca_temp = i.sca_dst_temp.map(row_of);
-        let output = i
-            .output
-            .map(|o| usize::from(o.0))
-            .filter(|o| *o < OUTPUT_COUNT);
-        let cc_write = |temp: Option<usize>, is_writer: bool| {
-            i.cc_update.any() || (temp.is_none() && !is_writer)
+    }
+    let cc_sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
+    let conditional = i.condition.enabled && i.condition.relation != Relation::TR;
+    let floor = rules.arl == ArlRounding::Floor;
+    let row_of = |t: u8| program.temp_rows[usize::from(t) % TEMPS];
+    let vec_temp = i.vec_dst_temp.map(row_of);
+    let sca_temp = i.sca_dst_temp.map(row_of);
+    let output = i
+        .output
+        .map(|o| usize::from(o.0))
+        .filter(|o| *o < OUTPUT_COUNT);
+    let cc_write =
+        |temp: Option<usize>, is_writer: bool| i.cc_update.any() || (temp.is_none() && !is_writer);
+    // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
+    // opcode keeps only its arm); ARL is applied in the lane loop below.
+    if i.vector != VectorOpcode::Arl {
+        vector_row(i.vector, src, rules, ctx.options.reassociate, vres);
+    }
+    for lane in 0..n {
+        let s = [src[0][lane], src[1][lane], src[2][lane]];
+        let cmask = if conditional {
+            let cc = r.cc[lane][cc_sel];
+            p.cc_swizzle
+                .map(|c| math::test(cc[c], i.condition.relation))
+        } else {
+            [true; 4]
         };
-        // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
-        // opcode keeps only its arm); ARL is applied in the lane loop below.
-        if i.vector != VectorOpcode::Arl {
-            vector_row(i.vector, src, rules, ctx.options.reassociate, vres);
+        let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
+        let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
+        let vector = if i.vector == VectorOpcode::Arl {
+            let a = s[0].map(|v| math::address(v, floor));
+            let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
+            for c in 0..4 {
+                if vmask[c] {
+                    r.addr[lane][reg][c] = a[c];
+                }
+            }
+            None
+        } else {
+            vres[lane]
+        };
+        let scalar = math::scalar_op(i.scalar, s[2], rules);
+        let saturated = |v: Vec4<T>| {
+            if i.saturate {
+                math::saturate(v, rules.saturate_nan)
+            } else {
+                v
+            }
+        };
+        if let Some(v) = vector {
+            let writes_cc = cc_write(vec_temp, i.vec_result);
+            let out_reg = output.filter(|_| i.vec_result);
+            write(
+                r,
+                lane,
+                saturated(v),
+                vmask,
+                out_reg,
+                vec_temp,
+                writes_cc.then_some(cc_sel),
+            );
         }
-        for lane in 0..n {
-            let s = [src[0][lane], src[1][lane], src[2][lane]];
-            let cmask = if conditional {
-                let cc = r.cc[lane][cc_sel];
-                p.cc_swizzle
-                    .map(|c| math::test(cc[c], i.condition.relation))
-            } else {
-                [true; 4]
-            };
-            let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
-            let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
-            let vector = if i.vector == VectorOpcode::Arl {
-                let a = s[0].map(|v| math::address(v, floor));
-                let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
-                for c in 0..4 {
-                    if vmask[c] {
-                        r.addr[lane][reg][c] = a[c];
-                    }
-                }
-                None
-            } else {
-                vres[lane]
-            };
-            let scalar = math::scalar_op(i.scalar, s[2], rules);
-            let saturated = |v: Vec4<T>| {
-                if i.saturate {
-                    math::saturate(v, rules.saturate_nan)
-                } else {
-                    v
-                }
-            };
-            if let Some(v) = vector {
-                let writes_cc = cc_write(vec_temp, i.vec_result);
-                let out_reg = output.filter(|_| i.vec_result);
-                write(
-                    r,
-                    lane,
-                    saturated(v),
-                    vmask,
-                    out_reg,
-                    vec_temp,
-                    writes_cc.then_some(cc_sel),
-                );
-            }
-            if let Some(v) = scalar {
-                let writes_cc = cc_write(sca_temp, !i.vec_result);
-                let out_reg = output.filter(|_| !i.vec_result);
-                write(
-                    r,
-                    lane,
-                    saturated(v),
-                    smask,
-                    out_reg,
-                    sca_temp,
-                    writes_cc.then_some(cc_sel),
-                );
-            }
+        if let Some(v) = scalar {
+            let writes_cc = cc_write(sca_temp, !i.vec_result);
+            let out_reg = output.filter(|_| !i.vec_result);
+            write(
+                r,
+                lane,
+                saturated(v),
+                smask,
+                out_reg,
+                sca_temp,
+                writes_cc.then_some(cc_sel),
+            );
         }
     }
     Some(())
