@@ -7,7 +7,9 @@
 
 mod vertex_interp_support;
 
-use rsxtrace_program::vertex::{Component, Relation, ScalarOpcode as S, VectorOpcode as V};
+use rsxtrace_program::vertex::{
+    Component, Relation, ScalarOpcode as S, VectorOpcode as V, VertexProgram,
+};
 use rsxtrace_replay::interp::vertex::*;
 use rsxtrace_replay::interp::Arithmetic;
 use vertex_interp_support::*;
@@ -140,6 +142,43 @@ fn inputs(n: usize) -> Vec<[[f32; 4]; 16]> {
         .collect()
 }
 
+/// `run_vertex_outputs` (the row executor where it takes the program) against `run_vertex`
+/// (the lane executor): the same number of vertices and registers bit for bit and the same
+/// unknown constants read, which are returned; or the same error (`None`).
+fn compare(
+    name: &str,
+    p: &VertexProgram,
+    env: &VertexEnvironment<'_>,
+    inputs: &[[[f32; 4]; 16]],
+    options: &VertexOptions,
+) -> Option<Vec<UnknownConstantRead>> {
+    let lanes = run_vertex(p, &[], env, inputs, options);
+    let rows = run_vertex_outputs(p, &[], env, inputs, options);
+    match (rows, lanes) {
+        (Ok((rows, unknown)), Ok(lanes)) => {
+            assert_eq!(rows.len(), lanes.lanes.len(), "{name}");
+            assert_eq!(unknown, lanes.unknown_constant_reads, "{name}");
+            for (v, (r, l)) in rows.iter().zip(&lanes.lanes).enumerate() {
+                for (reg, (got4, want4)) in r.iter().zip(&l.registers).enumerate() {
+                    for (c, (&got, &want)) in got4.iter().zip(want4).enumerate() {
+                        let want = want as f32;
+                        assert!(
+                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                            "{name}: vertex {v} o[{reg}].{c}: rows {got:?}, lanes {want:?}"
+                        );
+                    }
+                }
+            }
+            Some(unknown)
+        }
+        (Err(r), Err(l)) => {
+            assert_eq!(r, l, "{name}");
+            None
+        }
+        (r, l) => panic!("{name}: rows {r:?}, lanes {l:?}"),
+    }
+}
+
 #[test]
 fn rows_give_the_lane_executors_registers_bit_for_bit() {
     let p = program(&busy_program());
@@ -157,22 +196,8 @@ fn rows_give_the_lane_executors_registers_bit_for_bit() {
             lanes_per_group: 256,
             ..VertexOptions::default()
         };
-        let lanes = run_vertex(&p, &[], &env, &inputs, &options).expect("lanes run");
-        let (rows, unknown) =
-            run_vertex_outputs(&p, &[], &env, &inputs, &options).expect("rows run");
-        assert_eq!(rows.len(), lanes.lanes.len());
-        for (v, (r, l)) in rows.iter().zip(&lanes.lanes).enumerate() {
-            for (reg, (got4, want4)) in r.iter().zip(&l.registers).enumerate() {
-                for (c, (&got, &want)) in got4.iter().zip(want4).enumerate() {
-                    let want = want as f32;
-                    assert!(
-                        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                        "{arithmetic:?} vertex {v} o[{reg}].{c}: rows {got:?}, lanes {want:?}"
-                    );
-                }
-            }
-        }
-        assert_eq!(unknown, lanes.unknown_constant_reads, "{arithmetic:?}");
+        let unknown =
+            compare(&format!("{arithmetic:?}"), &p, &env, &inputs, &options).expect("both run");
         assert!(unknown.iter().any(|u| u.constant == 300));
     }
 }
@@ -199,29 +224,21 @@ fn a_lane_that_fails_fails_as_on_the_lane_executor() {
         allow_unknown_constants: true,
         ..VertexOptions::default()
     };
-    let lanes = run_vertex(&p, &[], &env, &inputs, &options).unwrap_err();
-    let rows = run_vertex_outputs(&p, &[], &env, &inputs, &options).unwrap_err();
-    assert_eq!(rows, lanes);
+    assert!(compare("relative constant", &p, &env, &inputs, &options).is_none());
     assert!(matches!(
-        rows,
-        VertexExecError::ConstantOutOfRange { lane: 300, .. }
+        run_vertex_outputs(&p, &[], &env, &inputs, &options),
+        Err(VertexExecError::ConstantOutOfRange { lane: 300, .. })
     ));
     // A missing input that may not be read, and an unknown constant that may not be read.
-    let p = program(&[I::vec_out(V::Mov, HPOS, "xyzw").s0(v()).input(9).end()]);
     let strict = VertexOptions::default();
-    assert_eq!(
-        run_vertex_outputs(&p, &[], &env, &inputs, &strict).unwrap_err(),
-        run_vertex(&p, &[], &env, &inputs, &strict).unwrap_err()
-    );
+    let p = program(&[I::vec_out(V::Mov, HPOS, "xyzw").s0(v()).input(9).end()]);
+    assert!(compare("missing input", &p, &env, &inputs, &strict).is_none());
     let p = program(&[I::vec_out(V::Mov, HPOS, "xyzw").s0(c()).konst(300).end()]);
-    assert_eq!(
-        run_vertex_outputs(&p, &[], &env, &inputs, &strict).unwrap_err(),
-        run_vertex(&p, &[], &env, &inputs, &strict).unwrap_err()
-    );
+    assert!(compare("unknown constant", &p, &env, &inputs, &strict).is_none());
 }
 
-/// `run_vertex_outputs` and `run_vertex` on `prog`: the same registers bit for bit, or the
-/// same error.
+/// [`compare`] of `prog` with the constants `bank` and the branch bits `branch_bits`, in
+/// groups of 64 lanes.
 fn same_as_lanes(
     name: &str,
     prog: &[I],
@@ -229,7 +246,6 @@ fn same_as_lanes(
     branch_bits: u32,
     inputs: &[[[f32; 4]; 16]],
 ) {
-    let p = program(prog);
     let env = VertexEnvironment {
         input_mask: 0b1111,
         branch_bits: Some(branch_bits),
@@ -240,26 +256,7 @@ fn same_as_lanes(
         lanes_per_group: 64,
         ..VertexOptions::default()
     };
-    let lanes = run_vertex(&p, &[], &env, inputs, &options);
-    let rows = run_vertex_outputs(&p, &[], &env, inputs, &options);
-    match (rows, lanes) {
-        (Ok((rows, unknown)), Ok(lanes)) => {
-            assert_eq!(unknown, lanes.unknown_constant_reads, "{name}");
-            for (v, (r, l)) in rows.iter().zip(&lanes.lanes).enumerate() {
-                for (reg, (got4, want4)) in r.iter().zip(&l.registers).enumerate() {
-                    for (c, (&got, &want)) in got4.iter().zip(want4).enumerate() {
-                        let want = want as f32;
-                        assert!(
-                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                            "{name}: vertex {v} o[{reg}].{c}: rows {got:?}, lanes {want:?}"
-                        );
-                    }
-                }
-            }
-        }
-        (Err(r), Err(l)) => assert_eq!(r, l, "{name}"),
-        (r, l) => panic!("{name}: rows {r:?}, lanes {l:?}"),
-    }
+    compare(name, &program(prog), &env, inputs, &options);
 }
 
 /// `do { R1 += v1 * c[1]; R0 -= 1 (CC0) } while (CC0.x > 0)` with R0 from `count` (a source:

@@ -292,16 +292,16 @@ impl Gpu {
         buffers: &[(&wgpu::Buffer, u64)],
         stage: &str,
     ) -> Result<Vec<Vec<u8>>, GpuError> {
-        self.read_buffers_with(buffers, stage, |_, bytes| bytes.to_vec())
+        self.read_buffers_with(buffers, stage, <[u8]>::to_vec)
     }
 
     /// [`read_buffers`](Self::read_buffers) handing each buffer's mapped bytes to `read`
-    /// (with the buffer's index) instead of copying them out: what `read` returns, in order.
+    /// instead of copying them out: what `read` returns, in order.
     pub(crate) fn read_buffers_with<T>(
         &self,
         buffers: &[(&wgpu::Buffer, u64)],
         stage: &str,
-        mut read: impl FnMut(usize, &[u8]) -> T,
+        mut read: impl FnMut(&[u8]) -> T,
     ) -> Result<Vec<T>, GpuError> {
         let err = |message: String| GpuError::Readback {
             stage: stage.to_string(),
@@ -322,14 +322,14 @@ impl Gpu {
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| err(e.to_string()))?;
         let mut out = Vec::with_capacity(buffers.len());
-        for (k, ((buffer, len), rx)) in buffers.iter().zip(receivers).enumerate() {
+        for ((buffer, len), rx) in buffers.iter().zip(receivers) {
             rx.recv()
                 .map_err(|e| err(e.to_string()))?
                 .map_err(|e| err(e.to_string()))?;
             let value = {
                 let slice = buffer.slice(..*len);
                 let view = slice.get_mapped_range().map_err(|e| err(e.to_string()))?;
-                read(k, &view)
+                read(&view)
             };
             buffer.unmap();
             out.push(value);

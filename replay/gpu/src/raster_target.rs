@@ -8,6 +8,7 @@ use rsxtrace_wgsl::WgslModule;
 use wgpu::util::DeviceExt;
 
 use crate::abi::TEXTURE_UNITS;
+use crate::cache::UnitSlot;
 use crate::device::Gpu;
 use crate::error::GpuError;
 use crate::raster_pipeline::{
@@ -71,16 +72,66 @@ pub struct DepthContents {
 #[derive(Debug)]
 pub struct UploadedTexture {
     _texture: wgpu::Texture,
-    pub(crate) view: wgpu::TextureView,
-    pub(crate) sampler: wgpu::Sampler,
-    pub(crate) dimension: TextureDimension,
+    view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+    dimension: TextureDimension,
 }
 
-impl UploadedTexture {
-    /// The texture's dimension.
-    pub fn dimension(&self) -> TextureDimension {
-        self.dimension
+/// Checks that every unit of `units` (what a module declares, ABI.md "Textures", "Vertex
+/// textures") is bound in `textures` (by unit number) with the dimension the module declares;
+/// `what` names the argument in errors (`textures`, `vertex textures`).
+pub(crate) fn check_bound_units(
+    units: &[UnitSlot],
+    textures: &[Option<&UploadedTexture>],
+    what: &str,
+) -> Result<(), GpuError> {
+    for slot in units {
+        let name = format!("{what}[{}]", slot.unit);
+        let t = textures
+            .get(slot.unit as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                GpuError::argument(&name, "the module samples this unit but nothing is bound")
+            })?;
+        if let Some(dim) = slot.texture.filter(|d| *d != t.dimension) {
+            return Err(GpuError::argument(
+                &name,
+                format!(
+                    "the module declares a {dim:?} texture, the binding is {:?}",
+                    t.dimension
+                ),
+            ));
+        }
     }
+    Ok(())
+}
+
+/// The bind group entries of `units` from `textures` (checked by [`check_bound_units`]):
+/// each unit's texture view at binding 2u and its sampler at 2u + 1, where declared.
+pub(crate) fn bound_unit_entries<'a>(
+    units: &[UnitSlot],
+    textures: &[Option<&'a UploadedTexture>],
+) -> Vec<wgpu::BindGroupEntry<'a>> {
+    let mut entries = Vec::with_capacity(units.len() * 2);
+    for slot in units {
+        let Some(t) = textures.get(slot.unit as usize).copied().flatten() else {
+            continue;
+        };
+        if slot.texture.is_some() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: slot.unit * 2,
+                resource: wgpu::BindingResource::TextureView(&t.view),
+            });
+        }
+        if slot.sampler {
+            entries.push(wgpu::BindGroupEntry {
+                binding: slot.unit * 2 + 1,
+                resource: wgpu::BindingResource::Sampler(&t.sampler),
+            });
+        }
+    }
+    entries
 }
 
 /// The viewport of a draw in framebuffer pixels and its depth range.
@@ -826,34 +877,7 @@ impl Gpu {
             .filter(|_| (draw.vertices.len() as u64) * 16 <= self.limits.max_buffer_size)
             .ok_or_else(|| GpuError::argument("vertices", "exceed the vertex buffer limit"))?;
         let entry = self.raster_pipeline(draw.module, desc)?;
-        // (unit, binding, sampler?) per entry of group 1, made into entries when recording.
-        let mut group1_slots: Vec<(u8, u32, bool)> = Vec::new();
-        for slot in &entry.units {
-            let name = format!("textures[{}]", slot.unit);
-            let t = draw
-                .textures
-                .get(slot.unit as usize)
-                .copied()
-                .flatten()
-                .ok_or_else(|| {
-                    GpuError::argument(&name, "the module samples this unit but nothing is bound")
-                })?;
-            if let Some(dim) = slot.texture {
-                if dim != t.dimension {
-                    return Err(GpuError::argument(
-                        &name,
-                        format!(
-                            "the module declares a {dim:?} texture, the binding is {:?}",
-                            t.dimension
-                        ),
-                    ));
-                }
-                group1_slots.push((slot.unit as u8, slot.unit * 2, false));
-            }
-            if slot.sampler {
-                group1_slots.push((slot.unit as u8, slot.unit * 2 + 1, true));
-            }
-        }
+        check_bound_units(&entry.units, &draw.textures, "textures")?;
         let scissor = match draw.scissor {
             None => Some([0, 0, width, height]),
             Some([x, y, w, h]) => {
@@ -870,7 +894,6 @@ impl Gpu {
         };
         Ok(Some(CheckedDraw {
             entry,
-            group1_slots,
             count,
             size: (width, height),
             scissor,
@@ -879,21 +902,7 @@ impl Gpu {
 
     /// The bind groups and vertex buffer of a checked draw.
     fn prepare_raster_draw(&self, draw: &RasterDraw<'_>, c: &CheckedDraw) -> PreparedDraw {
-        let group1_entries: Vec<wgpu::BindGroupEntry<'_>> = c
-            .group1_slots
-            .iter()
-            .filter_map(|&(unit, binding, sampler)| {
-                let t = draw.textures.get(usize::from(unit)).copied().flatten()?;
-                Some(wgpu::BindGroupEntry {
-                    binding,
-                    resource: if sampler {
-                        wgpu::BindingResource::Sampler(&t.sampler)
-                    } else {
-                        wgpu::BindingResource::TextureView(&t.view)
-                    },
-                })
-            })
-            .collect();
+        let group1_entries = bound_unit_entries(&c.entry.units, &draw.textures);
         let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("raster group 0 (empty)"),
             layout: &c.entry.group0,
@@ -923,7 +932,6 @@ impl Gpu {
 /// A draw that passed [`Gpu::raster_draws`]' checks.
 struct CheckedDraw {
     entry: crate::cache::RenderEntry,
-    group1_slots: Vec<(u8, u32, bool)>,
     count: u32,
     size: (u32, u32),
     scissor: [u32; 4],

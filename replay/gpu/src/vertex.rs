@@ -11,7 +11,7 @@ use crate::abi::{
 use crate::cache::{ComputeEntry, PipelineKey, PipelineState};
 use crate::device::Gpu;
 use crate::error::GpuError;
-use crate::raster_target::UploadedTexture;
+use crate::raster_target::{bound_unit_entries, check_bound_units, UploadedTexture};
 
 /// Number of transform constants (ABI.md binding 0).
 pub const VP_CONSTANTS: usize = 468;
@@ -167,9 +167,7 @@ impl Gpu {
                 let buffers: Vec<(&wgpu::Buffer, u64)> =
                     readbacks.iter().map(|(b, n)| (b, *n)).collect();
                 // Parsed straight from the mapped bytes (no copy of them first).
-                self.read_buffers_with(&buffers, "reading vp_outputs", |_, bytes| {
-                    parse_vertices(bytes)
-                })
+                self.read_buffers_with(&buffers, "reading vp_outputs", parse_vertices)
             });
         match read {
             Ok(parsed) => {
@@ -343,29 +341,12 @@ impl Gpu {
             .chain(trace.map(|t| buffer_entry(4, t)))
             .collect::<Vec<_>>(),
         });
-        // Checked by `check_vertex_textures`: every declared unit is bound.
+        // Checked by `check_bound_units`: every declared unit is bound.
         let group2 = entry.group2.as_ref().map(|layout| {
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = entry
-                .units
-                .iter()
-                .filter_map(|slot| {
-                    let t = job.textures.get(slot.unit as usize).copied().flatten()?;
-                    let texture = slot.texture.map(|_| wgpu::BindGroupEntry {
-                        binding: slot.unit * 2,
-                        resource: wgpu::BindingResource::TextureView(&t.view),
-                    });
-                    let sampler = slot.sampler.then(|| wgpu::BindGroupEntry {
-                        binding: slot.unit * 2 + 1,
-                        resource: wgpu::BindingResource::Sampler(&t.sampler),
-                    });
-                    Some(texture.into_iter().chain(sampler))
-                })
-                .flatten()
-                .collect();
             self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("vp group 2 (vertex textures)"),
                 layout,
-                entries: &entries,
+                entries: &bound_unit_entries(&entry.units, &job.textures),
             })
         });
         {
@@ -508,26 +489,7 @@ fn check_vertex_textures(
     entry: &ComputeEntry,
     textures: &VertexTextures<'_>,
 ) -> Result<(), GpuError> {
-    for slot in &entry.units {
-        let name = format!("vertex textures[{}]", slot.unit);
-        let t = textures
-            .get(slot.unit as usize)
-            .copied()
-            .flatten()
-            .ok_or_else(|| {
-                GpuError::argument(&name, "the module samples this unit but nothing is bound")
-            })?;
-        if let Some(dim) = slot.texture.filter(|d| *d != t.dimension) {
-            return Err(GpuError::argument(
-                &name,
-                format!(
-                    "the module declares a {dim:?} texture, the binding is {:?}",
-                    t.dimension
-                ),
-            ));
-        }
-    }
-    Ok(())
+    check_bound_units(&entry.units, textures, "vertex textures")
 }
 
 /// Little-endian 32-bit words of a read-back buffer.

@@ -115,6 +115,20 @@ pub fn dimension_of(texture: &Texture) -> TextureDimension {
     device_dimension(model_dimension(texture))
 }
 
+/// The device dimension a vertex unit is bound with: [`dimension_of`], but a 1D unit is a 2D
+/// texture one texel high (WGSL has no explicit-LOD sampling of 1D textures, and TXL's level
+/// is explicit: `rsxtrace_wgsl::vertex::VertexTextureUnits::dims`).
+pub fn vertex_dimension_of(texture: &Texture) -> TextureDimension {
+    one_d_as_2d(dimension_of(texture))
+}
+
+fn one_d_as_2d(d: TextureDimension) -> TextureDimension {
+    match d {
+        TextureDimension::D1 => TextureDimension::D2,
+        d => d,
+    }
+}
+
 /// The dimension a fragment module must declare for `texture` (the recompiler's view of
 /// [`dimension_of`]).
 pub fn shader_dimension(texture: &Texture) -> TextureDim {
@@ -209,18 +223,6 @@ pub fn convert<M: GuestMemory + ?Sized>(
     convert_decoded(unit, texture, &image, strictness)
 }
 
-/// Decode vertex texture unit `unit` (`texture`, the state it samples with) from `memory` as a
-/// binding ([`convert_vertex_decoded`]).
-pub fn convert_vertex<M: GuestMemory + ?Sized>(
-    unit: u8,
-    texture: &Texture,
-    memory: &M,
-    strictness: Strictness,
-) -> Result<Converted, BindingError> {
-    let image = decode_texture(unit, texture, memory)?;
-    convert_vertex_decoded(unit, texture, &image, strictness)
-}
-
 /// [`convert`] of an image already decoded (by [`decode_texture`] or a
 /// [`TextureCache`](super::cache::TextureCache)) from unit `unit`'s state `texture`.
 pub fn convert_decoded(
@@ -234,8 +236,7 @@ pub fn convert_decoded(
 
 /// [`convert_decoded`] for vertex texture unit `unit`, whose state `texture` is the one it
 /// samples with (`super::vertex_units::sampled_state`: the identity remap). A 1D image becomes
-/// a 2D texture one texel high with every level, as the recompiled TXL declares and samples
-/// it (`rsxtrace_wgsl::vertex::VertexTextureUnits::dims`).
+/// a 2D texture one texel high with every level ([`vertex_dimension_of`]).
 pub fn convert_vertex_decoded(
     unit: u8,
     texture: &Texture,
@@ -250,7 +251,7 @@ fn convert_image(
     texture: &Texture,
     image: &DecodedTexture,
     strictness: Strictness,
-    one_d_as_2d: bool,
+    vertex: bool,
 ) -> Result<Converted, BindingError> {
     let options = UnitOptions::new(texture, image);
     let mut d = Deviations {
@@ -280,7 +281,7 @@ fn convert_image(
     // wgpu 1D textures have one level: level 0 only, which the approximation does silently
     // (as the GPU render always did).
     let dimension = match device_dimension(image.dimension) {
-        TextureDimension::D1 if one_d_as_2d => TextureDimension::D2,
+        d if vertex => one_d_as_2d(d),
         d => d,
     };
     if strictness == Strictness::Exact

@@ -5,6 +5,15 @@
 
 use rsxtrace_semantics::lod::{mip_code, MipFilter, TextureLod};
 
+/// A unit's LOD state as bytes, appended to `out` (the module hash folds it in).
+pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
+    out.extend_from_slice(&l.bias.to_le_bytes());
+    out.extend_from_slice(&l.min_lod.to_le_bytes());
+    out.extend_from_slice(&l.max_lod.to_le_bytes());
+    out.push(l.mip as u8);
+    out.push(u8::from(l.unnormalized));
+}
+
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
 /// coordinate expression `coord` (already scaled to [0, 1] where the unit is unnormalised)
 /// and level of detail `lambda`, under the unit's LOD state `state`.

@@ -19,10 +19,10 @@
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
-use rsxtrace_gpu::{TextureBinding, TextureDimension, TEXTURE_UNITS};
+use rsxtrace_gpu::{TextureBinding, TEXTURE_UNITS};
 use rsxtrace_replay::texture::binding::{
     convert_decoded, convert_vertex_decoded, dimension_of, null_binding, shader_dimension,
-    Strictness,
+    vertex_dimension_of, Strictness,
 };
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
@@ -128,10 +128,7 @@ pub fn bind_vertex<M: GuestMemory + ?Sized>(
         }
         if !t.control0.enabled {
             // RPCS3's null texture: (0, 0, 0, 0) on both sides.
-            gpu[u] = Some(null_binding(match dimension_of(t) {
-                TextureDimension::D1 => TextureDimension::D2,
-                d => d,
-            }));
+            gpu[u] = Some(null_binding(vertex_dimension_of(t)));
             continue;
         }
         let t = sampled_state(t);

@@ -305,15 +305,8 @@ impl<'a, T: Real> Group<'a, T> {
             }
             _ => {}
         }
-        if let Some(o) = i.output {
-            let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
-            let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
-            if usize::from(o.0) >= OUTPUT_COUNT && (vec_writes || sca_writes) {
-                return Err(VertexExecError::OutputOutOfRange {
-                    slot,
-                    register: o.0,
-                });
-            }
+        if let Some(register) = p.output_out_of_range() {
+            return Err(VertexExecError::OutputOutOfRange { slot, register });
         }
         Ok(())
     }
@@ -454,39 +447,12 @@ impl<'a, T: Real> Group<'a, T> {
                 }
             }
         };
-        let swz = p.swizzle[n];
-        let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
-        if s.abs {
-            v = v.map(T::abs);
-        }
-        if s.negate {
-            v = v.map(|c| -c);
-        }
-        Ok(v)
+        Ok(p.modify(n, raw))
     }
 
-    /// Per-component condition of conditional writes for lane `k` (all true when the test is
-    /// disabled or TR).
-    fn cond_mask(&self, p: &Prepared, k: usize) -> [bool; 4] {
-        let c = &p.insn.condition;
-        if !c.enabled || c.relation == Relation::TR {
-            return [true; 4];
-        }
-        let cc = self.lanes[k].cc[cc_index(p)];
-        p.cc_swizzle.map(|s| math::test(cc[s], c.relation))
-    }
-
-    /// `any()` branch condition (RPCS3 `dynamic_branch`).
+    /// `any()` branch condition of lane `k` (`Prepared::branch_taken`).
     fn branch_taken(&self, p: &Prepared, k: usize) -> bool {
-        let rel = p.insn.condition.relation;
-        match rel {
-            Relation::TR => true,
-            Relation::FL => false,
-            _ => {
-                let cc = self.lanes[k].cc[cc_index(p)];
-                p.cc_swizzle.iter().any(|s| math::test(cc[*s], rel))
-            }
-        }
+        p.branch_taken(&self.lanes[k].cc)
     }
 
     /// Write `value` for lane `k` through `mask`: output register when this unit is the
@@ -504,7 +470,7 @@ impl<'a, T: Real> Group<'a, T> {
             return;
         }
         let i = &p.insn;
-        let cc_sel = cc_index(p);
+        let cc_sel = p.cc_index();
         let lane = &mut self.lanes[k];
         let put = |dst: &mut Vec4<T>| {
             for c in 0..4 {
@@ -524,7 +490,7 @@ impl<'a, T: Real> Group<'a, T> {
         if let Some(t) = temp {
             put(&mut lane.temps[usize::from(t) % TEMPS]);
         }
-        if i.cc_update.any() || (temp.is_none() && !is_writer) {
+        if p.writes_cc(temp, is_writer) {
             put(&mut lane.cc[cc_sel]);
         }
     }
@@ -541,7 +507,7 @@ impl<'a, T: Real> Group<'a, T> {
                     *value = self.source(p, slot, k, n)?;
                 }
             }
-            let cmask = self.cond_mask(p, k);
+            let cmask = p.cond_mask(&self.lanes[k].cc);
             let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
             let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
             let vector = match i.vector {
@@ -592,11 +558,7 @@ impl<'a, T: Real> Group<'a, T> {
         let i = &p.insn;
         let lane_no = self.first_lane + k;
         let target = || usize::from(p.target.unwrap_or(0));
-        let static_taken = || {
-            let bits = self.ctx.env.branch_bits.unwrap_or(0);
-            p.boolean
-                .is_some_and(|b| ((bits >> (b.index & 31)) & 1 == 1) == b.if_true)
-        };
+        let static_taken = || p.static_taken(self.ctx.env.branch_bits.unwrap_or(0));
         Ok(match i.scalar {
             ScalarOpcode::Bri if self.branch_taken(p, k) => Flow::Jump(target()),
             ScalarOpcode::Brb if static_taken() => Flow::Jump(target()),
@@ -645,12 +607,5 @@ impl<'a, T: Real> Group<'a, T> {
         }
         lane.stack.push(slot + 1);
         Ok(Flow::Jump(target))
-    }
-}
-
-fn cc_index(p: &Prepared) -> usize {
-    match p.insn.cc_register {
-        rsxtrace_program::vertex::CcRegister::CC0 => 0,
-        rsxtrace_program::vertex::CcRegister::CC1 => 1,
     }
 }

@@ -68,11 +68,7 @@ pub(crate) fn row_program(table: &ProgramTable) -> Option<RowProgram<'_>> {
             i.scalar,
             ScalarOpcode::Psh | ScalarOpcode::Pop | ScalarOpcode::Bra
         );
-        let output_ok = i.output.is_none_or(|o| {
-            let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
-            let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
-            usize::from(o.0) < OUTPUT_COUNT || !(vec_writes || sca_writes)
-        });
+        let output_ok = p.output_out_of_range().is_none();
         if !(vector_ok && scalar_ok && output_ok) {
             return None;
         }
@@ -219,26 +215,14 @@ fn flow<T: Real>(
 ) -> Option<Option<usize>> {
     let i = &p.insn;
     let target = usize::from(p.target.unwrap_or(0));
-    // `any()` of the swizzled CC, per lane; the row goes on only when all lanes agree.
+    // The lanes' `any()` conditions; the row goes on only when all lanes agree.
     let uniform_taken = || -> Option<bool> {
-        let rel = i.condition.relation;
-        match rel {
-            Relation::TR => Some(true),
-            Relation::FL => Some(false),
-            _ => {
-                let sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
-                let taken =
-                    |cc: &[Vec4<T>; 2]| p.cc_swizzle.iter().any(|c| math::test(cc[sel][*c], rel));
-                let first = taken(r.cc.first()?);
-                r.cc.iter().all(|cc| taken(cc) == first).then_some(first)
-            }
-        }
+        let first = p.branch_taken(r.cc.first()?);
+        r.cc.iter()
+            .all(|cc| p.branch_taken(cc) == first)
+            .then_some(first)
     };
-    let static_taken = || {
-        let bits = ctx.env.branch_bits.unwrap_or(0);
-        p.boolean
-            .is_some_and(|b| ((bits >> (b.index & 31)) & 1 == 1) == b.if_true)
-    };
+    let static_taken = || p.static_taken(ctx.env.branch_bits.unwrap_or(0));
     let call = |stack: &mut Vec<usize>| -> Option<Option<usize>> {
         if stack.len() >= ctx.options.rules.call_depth {
             return None;
@@ -285,8 +269,7 @@ fn execute_row<T: Real>(
             fill(ctx, p, k, &operand, &at, row, unknown)?;
         }
     }
-    let cc_sel = usize::from(i.cc_register == rsxtrace_program::vertex::CcRegister::CC1);
-    let conditional = i.condition.enabled && i.condition.relation != Relation::TR;
+    let cc_sel = p.cc_index();
     let floor = rules.arl == ArlRounding::Floor;
     let row_of = |t: u8| program.temp_rows[usize::from(t) % TEMPS];
     let vec_temp = i.vec_dst_temp.map(row_of);
@@ -295,8 +278,17 @@ fn execute_row<T: Real>(
         .output
         .map(|o| usize::from(o.0))
         .filter(|o| *o < OUTPUT_COUNT);
-    let cc_write =
-        |temp: Option<usize>, is_writer: bool| i.cc_update.any() || (temp.is_none() && !is_writer);
+    // Where each unit's result goes, the same for every lane (`lanes.rs` `write`).
+    let vec_to = (
+        output.filter(|_| i.vec_result),
+        vec_temp,
+        p.writes_cc(i.vec_dst_temp, i.vec_result).then_some(cc_sel),
+    );
+    let sca_to = (
+        output.filter(|_| !i.vec_result),
+        sca_temp,
+        p.writes_cc(i.sca_dst_temp, !i.vec_result).then_some(cc_sel),
+    );
     // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
     // opcode keeps only its arm); ARL is applied in the lane loop below.
     if i.vector != VectorOpcode::Arl {
@@ -304,13 +296,7 @@ fn execute_row<T: Real>(
     }
     for lane in 0..n {
         let s = [src[0][lane], src[1][lane], src[2][lane]];
-        let cmask = if conditional {
-            let cc = r.cc[lane][cc_sel];
-            p.cc_swizzle
-                .map(|c| math::test(cc[c], i.condition.relation))
-        } else {
-            [true; 4]
-        };
+        let cmask = p.cond_mask(&r.cc[lane]);
         let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
         let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
         let vector = if i.vector == VectorOpcode::Arl {
@@ -334,30 +320,10 @@ fn execute_row<T: Real>(
             }
         };
         if let Some(v) = vector {
-            let writes_cc = cc_write(vec_temp, i.vec_result);
-            let out_reg = output.filter(|_| i.vec_result);
-            write(
-                r,
-                lane,
-                saturated(v),
-                vmask,
-                out_reg,
-                vec_temp,
-                writes_cc.then_some(cc_sel),
-            );
+            write(r, lane, saturated(v), vmask, vec_to);
         }
         if let Some(v) = scalar {
-            let writes_cc = cc_write(sca_temp, !i.vec_result);
-            let out_reg = output.filter(|_| !i.vec_result);
-            write(
-                r,
-                lane,
-                saturated(v),
-                smask,
-                out_reg,
-                sca_temp,
-                writes_cc.then_some(cc_sel),
-            );
+            write(r, lane, saturated(v), smask, sca_to);
         }
     }
     Some(())
@@ -401,9 +367,7 @@ fn write<T: Real>(
     lane: usize,
     value: Vec4<T>,
     mask: [bool; 4],
-    output: Option<usize>,
-    temp: Option<usize>,
-    cc: Option<usize>,
+    (output, temp, cc): (Option<usize>, Option<usize>, Option<usize>),
 ) {
     if !mask.iter().any(|m| *m) {
         return;
@@ -498,18 +462,7 @@ fn fill<T: Real>(
 ) -> Option<()> {
     let (inputs, r) = (at.inputs, at.registers);
     let i = &p.insn;
-    let s = &i.sources[k];
-    let swz = p.swizzle[k];
-    let finish = |raw: Vec4<T>| {
-        let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
-        if s.abs {
-            v = v.map(T::abs);
-        }
-        if s.negate {
-            v = v.map(|c| -c);
-        }
-        v
-    };
+    let finish = |raw: Vec4<T>| p.modify(k, raw);
     let rel = |lane: usize| {
         i64::from(
             r.addr[lane][usize::from(i.address.register & 1)][i.address.component.code() as usize],

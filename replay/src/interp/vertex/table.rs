@@ -5,9 +5,12 @@
 //! ([`Prepared`]): swizzles as indices, masks as booleans, the branch target, the BRB/CLB bit
 //! and the TXL unit (these alias other fields and are derived once here, not per vertex).
 
+use super::math::{self, Vec4};
+use super::output::OUTPUT_COUNT;
+use super::real::Real;
 use rsxtrace_program::vertex::{
-    memory_slots, BooleanBranch, MemorySlot, VertexDecodeError, VertexInstruction, VertexProgram,
-    WriteMask,
+    memory_slots, BooleanBranch, CcRegister, MemorySlot, Relation, VectorOpcode, VertexDecodeError,
+    VertexInstruction, VertexProgram, WriteMask,
 };
 
 /// One executable slot.
@@ -55,6 +58,84 @@ impl Prepared {
             reads: [vec_reads[0], vec_reads[1], vec_reads[2] || sca_reads],
             insn,
         }
+    }
+}
+
+/// The per-lane rules both executors apply (`lanes.rs`, `rows.rs`), from the instruction and
+/// one lane's registers.
+impl Prepared {
+    /// The CC register the instruction tests and updates (0 or 1).
+    #[inline]
+    pub fn cc_index(&self) -> usize {
+        usize::from(self.insn.cc_register == CcRegister::CC1)
+    }
+
+    /// Per-component condition of conditional writes on a lane's CC registers `cc` (all true
+    /// when the test is disabled or TR; RPCS3 `AddCodeCond`).
+    #[inline]
+    pub fn cond_mask<T: Real>(&self, cc: &[Vec4<T>; 2]) -> [bool; 4] {
+        let c = &self.insn.condition;
+        if !c.enabled || c.relation == Relation::TR {
+            return [true; 4];
+        }
+        let cc = cc[self.cc_index()];
+        self.cc_swizzle.map(|s| math::test(cc[s], c.relation))
+    }
+
+    /// The `any()` branch condition on a lane's CC registers `cc` (RPCS3 `dynamic_branch`:
+    /// TR always, FL never, else any swizzled component passing the relation).
+    #[inline]
+    pub fn branch_taken<T: Real>(&self, cc: &[Vec4<T>; 2]) -> bool {
+        let rel = self.insn.condition.relation;
+        match rel {
+            Relation::TR => true,
+            Relation::FL => false,
+            _ => {
+                let cc = cc[self.cc_index()];
+                self.cc_swizzle.iter().any(|s| math::test(cc[*s], rel))
+            }
+        }
+    }
+
+    /// BRB/CLB: whether transform branch bit `index` of `bits` has the value the instruction
+    /// branches on (RPCS3 `static_branch`).
+    #[inline]
+    pub fn static_taken(&self, bits: u32) -> bool {
+        self.boolean
+            .is_some_and(|b| ((bits >> (b.index & 31)) & 1 == 1) == b.if_true)
+    }
+
+    /// Source `n` as read from its register `raw`: swizzle, then abs, then negate (RPCS3
+    /// `GetSRC` / `read_src`: `-abs(x.swz)`).
+    #[inline]
+    pub fn modify<T: Real>(&self, n: usize, raw: Vec4<T>) -> Vec4<T> {
+        let s = &self.insn.sources[n];
+        let swz = self.swizzle[n];
+        let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
+        if s.abs {
+            v = v.map(T::abs);
+        }
+        if s.negate {
+            v = v.map(|c| -c);
+        }
+        v
+    }
+
+    /// Whether a unit's result also goes to the CC register: when a CC update is enabled, or
+    /// when it has no other destination (no temp `temp`, not the output writer; RPCS3
+    /// `GetDST`, the "Far Cry 2" case).
+    #[inline]
+    pub fn writes_cc(&self, temp: Option<u8>, is_writer: bool) -> bool {
+        self.insn.cc_update.any() || (temp.is_none() && !is_writer)
+    }
+
+    /// The output register a unit would write past o[15] (an error when reached), if any.
+    pub fn output_out_of_range(&self) -> Option<u8> {
+        let i = &self.insn;
+        let o = i.output?;
+        let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
+        let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
+        (usize::from(o.0) >= OUTPUT_COUNT && (vec_writes || sca_writes)).then_some(o.0)
     }
 }
 

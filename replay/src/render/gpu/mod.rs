@@ -62,6 +62,7 @@ use std::time::Instant;
 
 use crate::texture::binding::{self, Strictness};
 use crate::texture::cache;
+use crate::texture::decode::decode_texture;
 use crate::texture::lod::unit_lod;
 use crate::texture::texture_spans;
 use crate::texture::vertex_units::sampled_state;
@@ -535,7 +536,7 @@ impl Renderer<'_> {
     ) -> Result<Arc<UploadedTexture>, DrawFailure> {
         let t = &self.frame.draws[index].textures[usize::from(unit)];
         if !t.control0.enabled {
-            return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
+            return self.upload_null(dim);
         }
         if let Some(location) = t.format.location {
             // The bytes the texture model reads (every face, level and slice); for a state it
@@ -573,17 +574,35 @@ impl Renderer<'_> {
         if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
             return Ok(found.clone());
         }
-        match binding::convert(unit, t, &overlay, Strictness::Approximate) {
+        let converted = binding::convert(unit, t, &overlay, Strictness::Approximate);
+        self.upload_converted(index, ("", unit), (key, content), converted, dim)
+    }
+
+    /// `converted` (texture unit `unit` of draw `index`, `kind` "" or "vertex ") uploaded and
+    /// kept under `key` and its content key when it has one; its notes are the draw's
+    /// warnings. A conversion that failed, or gave another dimension than `dim` (the one the
+    /// program declares), is the null texture of `dim` (RPCS3's, sampling (0, 0, 0, 0)), with
+    /// a warning.
+    fn upload_converted(
+        &mut self,
+        index: usize,
+        (kind, unit): (&str, u8),
+        (key, content): (String, Option<u128>),
+        converted: Result<binding::Converted, binding::BindingError>,
+        dim: rsxtrace_gpu::TextureDimension,
+    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+        let label = format!("{kind}texture unit {unit}");
+        match converted {
             Ok(c) => {
                 for n in c.notes {
-                    self.warn(Some(index), format!("texture unit {unit}: {n}"));
+                    self.warn(Some(index), format!("{label}: {n}"));
                 }
                 if c.binding.dimension != dim {
                     self.warn(
                         Some(index),
-                        format!("texture unit {unit}: dimension differs from the program's"),
+                        format!("{label}: dimension differs from the program's"),
                     );
-                    return self.upload(format!("null {dim:?}"), binding::null_binding(dim));
+                    return self.upload_null(dim);
                 }
                 let uploaded = self.upload(key.clone(), c.binding)?;
                 if let Some(content) = content {
@@ -592,10 +611,19 @@ impl Renderer<'_> {
                 Ok(uploaded)
             }
             Err(e) => {
-                self.warn(Some(index), format!("{e} (sampled as 0)"));
-                self.upload(format!("null {dim:?}"), binding::null_binding(dim))
+                // The model's errors name the unit already ("texture unit N: ...").
+                self.warn(Some(index), format!("{kind}{e} (sampled as 0)"));
+                self.upload_null(dim)
             }
         }
+    }
+
+    /// RPCS3's null texture (0, 0, 0, 0) in dimension `dim`, uploaded.
+    fn upload_null(
+        &mut self,
+        dim: rsxtrace_gpu::TextureDimension,
+    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+        self.upload(format!("null {dim:?}"), binding::null_binding(dim))
     }
 
     fn upload(
@@ -618,8 +646,11 @@ impl Renderer<'_> {
     /// be decoded, with a warning.
     fn vertex_textures(&mut self, index: usize, units: u8) -> vertex::BoundVertexTextures {
         let mut out: vertex::BoundVertexTextures = Default::default();
+        if units == 0 {
+            return out;
+        }
         let frame = self.frame;
-        let Some(memory) = frame.memory(index).filter(|_| units != 0) else {
+        let Some(memory) = frame.memory(index) else {
             return out;
         };
         for (u, slot) in out.iter_mut().enumerate() {
@@ -649,17 +680,9 @@ impl Renderer<'_> {
         t: &rsxtrace_capture::frame::state::Texture,
         memory: &M,
     ) -> Result<Arc<UploadedTexture>, DrawFailure> {
-        // 1D units are bound as 2D textures one texel high (the module declares them so).
-        let null = |t: &rsxtrace_capture::frame::state::Texture| {
-            let dim = match binding::dimension_of(t) {
-                rsxtrace_gpu::TextureDimension::D1 => rsxtrace_gpu::TextureDimension::D2,
-                d => d,
-            };
-            (format!("null {dim:?}"), binding::null_binding(dim))
-        };
+        let dim = binding::vertex_dimension_of(t);
         if !t.control0.enabled {
-            let (key, b) = null(t);
-            return self.upload(key, b);
+            return self.upload_null(dim);
         }
         let t = sampled_state(t);
         let key = format!("vertex {unit} {t:?}");
@@ -667,26 +690,12 @@ impl Renderer<'_> {
         if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
             return Ok(found.clone());
         }
-        match binding::convert_vertex(unit, &t, memory, Strictness::Approximate) {
-            Ok(c) => {
-                for n in c.notes {
-                    self.warn(Some(index), format!("vertex texture unit {unit}: {n}"));
-                }
-                let uploaded = self.upload(key.clone(), c.binding)?;
-                if let Some(content) = content {
-                    self.textures.insert((key, content), uploaded.clone());
-                }
-                Ok(uploaded)
-            }
-            Err(e) => {
-                self.warn(
-                    Some(index),
-                    format!("vertex texture unit {unit}: {e} (sampled as 0)"),
-                );
-                let (key, b) = null(&t);
-                self.upload(key, b)
-            }
-        }
+        let converted = decode_texture(unit, &t, memory)
+            .map_err(binding::BindingError::from)
+            .and_then(|image| {
+                binding::convert_vertex_decoded(unit, &t, &image, Strictness::Approximate)
+            });
+        self.upload_converted(index, ("vertex ", unit), (key, content), converted, dim)
     }
 
     /// The vertex stages of draws `chunk`: programs recompiled (cached), then run on the

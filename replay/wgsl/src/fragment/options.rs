@@ -110,11 +110,7 @@ impl FragmentTranslateOptions {
         out.extend_from_slice(&self.control.to_le_bytes());
         out.extend(self.texture_dims.iter().map(|d| *d as u8));
         for l in &self.texture_lod {
-            out.extend_from_slice(&l.bias.to_le_bytes());
-            out.extend_from_slice(&l.min_lod.to_le_bytes());
-            out.extend_from_slice(&l.max_lod.to_le_bytes());
-            out.push(l.mip as u8);
-            out.push(u8::from(l.unnormalized));
+            crate::levels::lod_fingerprint(l, &mut out);
         }
         out.extend_from_slice(&[
             u8::from(self.native_f16),

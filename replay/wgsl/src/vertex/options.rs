@@ -59,11 +59,7 @@ impl VertexTextureUnits {
         let mut out = Vec::with_capacity(64);
         out.extend(self.dims.iter().map(|d| *d as u8));
         for l in &self.lod {
-            out.extend_from_slice(&l.bias.to_le_bytes());
-            out.extend_from_slice(&l.min_lod.to_le_bytes());
-            out.extend_from_slice(&l.max_lod.to_le_bytes());
-            out.push(l.mip as u8);
-            out.push(u8::from(l.unnormalized));
+            crate::levels::lod_fingerprint(l, &mut out);
         }
         out
     }
