@@ -9,7 +9,7 @@ use crate::error::FetchError;
 use crate::format::ElementFormat;
 use crate::index::{element_indices, read_indexed, IndexList};
 use crate::input::{
-    DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, VertexArray, VertexInputs,
+    DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, IndexArray, VertexArray, VertexInputs,
     VertexSource,
 };
 use crate::output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues};
@@ -52,34 +52,59 @@ pub fn fetch_draw(
             check_count(total_count(ranges))?;
             array_indices(ranges)
         }
-        VertexSource::Indexed { index, ranges } => {
-            check_count(total_count(ranges))?;
-            read_indexed(index, ranges, inputs.base_index, inputs.restart, mem)?
-        }
-        VertexSource::Elements { indices } => {
-            check_count(indices.len() as u64)?;
-            element_indices(indices, inputs.base_index, inputs.restart)
-        }
+        VertexSource::Indexed { index, ranges } => indexed_list(inputs, index, ranges, mem)?,
+        VertexSource::Elements { indices } => elements_list(inputs, indices)?,
     };
-    let mut attributes = Vec::new();
-    for attribute in attributes_in(inputs.input_mask) {
-        let column = match &inputs.arrays[usize::from(attribute)] {
-            Some(array) => AttributeData {
-                attribute,
-                source: AttributeSource::Array,
-                values: fetch_array(attribute, array, inputs.base_offset, &list.indices, mem)?,
-                unknown: UnknownValues::None,
-            },
-            None => immediate_column(inputs, attribute, list.indices.len()),
-        };
-        attributes.push(column);
-    }
+    let attributes = array_columns(inputs, &list.indices, mem)?;
     Ok(FetchedVertices {
         indices: list.indices,
         attributes,
         restarts: list.restarts,
         range_starts: list.range_starts,
     })
+}
+
+/// The index list of an indexed draw (after the base index, restarts taken out).
+pub(crate) fn indexed_list(
+    inputs: &VertexInputs,
+    index: &IndexArray,
+    ranges: &[DrawRange],
+    mem: &impl GuestMemory,
+) -> Result<IndexList, FetchError> {
+    check_count(total_count(ranges))?;
+    read_indexed(index, ranges, inputs.base_index, inputs.restart, mem)
+}
+
+/// The index list of `ARRAY_ELEMENT*` indices (after the base index, restarts taken out).
+pub(crate) fn elements_list(
+    inputs: &VertexInputs,
+    indices: &[u32],
+) -> Result<IndexList, FetchError> {
+    check_count(indices.len() as u64)?;
+    Ok(element_indices(indices, inputs.base_index, inputs.restart))
+}
+
+/// One column per attribute of the input mask for the vertices `indices` of an array,
+/// indexed or array-element draw: from its array, or its immediate value.
+pub(crate) fn array_columns(
+    inputs: &VertexInputs,
+    indices: &[u32],
+    mem: &impl GuestMemory,
+) -> Result<Vec<AttributeData>, FetchError> {
+    let mut attributes = Vec::new();
+    for attribute in attributes_in(inputs.input_mask) {
+        let column = match &inputs.arrays[usize::from(attribute)] {
+            Some(array) => AttributeData {
+                attribute,
+                source: AttributeSource::Array,
+                values: fetch_array(attribute, array, inputs.base_offset, indices, mem)?,
+                unknown: UnknownValues::None,
+            },
+            None => immediate_column(inputs, attribute, indices.len()),
+        };
+        attributes.push(column);
+    }
+    Ok(attributes)
 }
 
 /// Attribute numbers set in `mask`, ascending.

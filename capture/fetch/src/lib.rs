@@ -10,6 +10,8 @@
 //! * [`fetch_draw`] ([`fetch`] module): walks array ranges, index buffers ([`index`]), array
 //!   elements, inline words or immediate-mode vertices ([`VertexSource::Immediate`]), and
 //!   decodes each attribute ([`decode`], [`format`]).
+//! * [`fetch_distinct`] ([`distinct`]): the same with each distinct vertex of an indexed draw
+//!   fetched once, and each position's row among them (what the renderers shade).
 //! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and
 //!   one f32x4 column per attribute), with [`VertexView`]s for per-vertex access.
 //! * [`fetch_spans`] ([`spans`]): the memory a draw's fetch reads (index ranges, one span per
@@ -62,6 +64,7 @@
 //! ```
 
 pub mod decode;
+pub mod distinct;
 pub mod error;
 pub mod fetch;
 pub mod format;
@@ -71,6 +74,7 @@ pub mod output;
 pub mod spans;
 pub mod visible;
 
+pub use distinct::{fetch_distinct, DistinctVertices};
 pub use error::FetchError;
 pub use fetch::{fetch_draw, MAX_VERTICES};
 pub use format::ElementFormat;

@@ -237,6 +237,66 @@ fn a_grid_mesh_names_each_vertex_many_times() {
             .contains("attribute 0: 8 bytes at local+0x00001078"),
         "the error names element 15's address: {err}"
     );
+    // Each distinct vertex fetched once gives the same error.
+    assert_eq!(fetch_distinct(&inp, &short).unwrap_err(), err);
+    assert_same_vertices(&inp, &mem, Some(16));
+}
+
+/// `fetch_distinct` gives every position of `inp` the values `fetch_draw` gives it, with the
+/// same restarts and range starts, and `distinct` rows (`None`: one row per position).
+fn assert_same_vertices(inp: &VertexInputs, mem: &TestMemory, distinct: Option<usize>) {
+    let all = fetch_draw(inp, mem).expect("fetch");
+    let d = fetch_distinct(inp, mem).expect("fetch distinct");
+    assert_eq!(d.positions(), all.len());
+    assert_eq!(d.rows.as_ref().map(|_| d.vertices.len()), distinct);
+    assert_eq!(
+        (&d.vertices.restarts, &d.vertices.range_starts),
+        (&all.restarts, &all.range_starts)
+    );
+    for p in 0..all.len() {
+        let row = d.rows.as_ref().map_or(p, |rows| rows[p] as usize);
+        assert_eq!(d.vertices.indices[row], all.indices[p], "position {p}");
+        for (c, column) in all.attributes.iter().enumerate() {
+            let got = &d.vertices.attributes[c];
+            assert_eq!(got.attribute, column.attribute);
+            assert_eq!(got.values[row], column.values[p], "position {p}");
+        }
+    }
+}
+
+#[test]
+fn distinct_fetch_agrees_with_the_fetch_of_every_position() {
+    // Repeats with restarts (u32), array elements, and a draw without repeats.
+    let idx = be_u32(&[2, 0, 0xFFFF_FFFF, 0xFFFF_FFFF, 1, 2, 2]);
+    let mem =
+        TestMemory::new()
+            .with(Local, 0x100, idx)
+            .with(Local, 0, be_f32(&[0.0, 1.0, 2.0, 3.0]));
+    let restart = Restart {
+        enabled: true,
+        index: 0xFFFF_FFFF,
+    };
+    let mut inp = inputs(0b101, indexed(IndexType::U32, 0x100, Local, &[(0, 7)]));
+    inp.restart = restart;
+    inp.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    assert_same_vertices(&inp, &mem, Some(3));
+    let mut elements = inputs(
+        1,
+        VertexSource::Elements {
+            indices: vec![0, 2, 0xFFFF_FFFF, 1, 0, 2],
+        },
+    );
+    elements.base_index = 1;
+    elements.restart = restart;
+    elements.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    assert_same_vertices(&elements, &mem, Some(3));
+    let mut unique = inputs(1, indexed(IndexType::U32, 0x100, Local, &[(4, 2)]));
+    unique.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    assert_same_vertices(&unique, &mem, None);
+    // Array draws are fetched whole.
+    let mut plain = inputs(1, arrays(&[(0, 4)]));
+    plain.arrays[0] = Some(array(VertexType::F, 1, 4, 0, Local));
+    assert_same_vertices(&plain, &mem, None);
 }
 
 #[test]

@@ -15,11 +15,26 @@
 /// The smallest clip-space w kept: points with `w <= W_EPSILON` are clipped away.
 pub const W_EPSILON: f32 = 1e-6;
 
+/// The identity weights: a triangle kept whole.
+pub const IDENTITY: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// Whether [`clip_triangle`] keeps the triangle at `positions` whole: every vertex's w finite
+/// and at least [`W_EPSILON`] (checked first, so that the common case allocates nothing).
+#[inline]
+pub fn in_front(positions: &[[f32; 4]; 3]) -> bool {
+    positions
+        .iter()
+        .all(|p| p[3].is_finite() && p[3] - W_EPSILON >= 0.0)
+}
+
 /// Clip a triangle given by its clip-space positions against `w > W_EPSILON`. Each returned
 /// triangle lists its vertices as barycentric weights over `positions` (each weight triple sums
 /// to 1). A triangle wholly in front is returned unchanged (the identity weights), one wholly
 /// behind gives nothing. Non-finite w counts as outside.
 pub fn clip_triangle(positions: [[f32; 4]; 3]) -> Vec<[[f32; 3]; 3]> {
+    if in_front(&positions) {
+        return vec![IDENTITY];
+    }
     let w = positions.map(|p| {
         if p[3].is_finite() {
             p[3] - W_EPSILON
@@ -34,7 +49,6 @@ pub fn clip_triangle(positions: [[f32; 4]; 3]) -> Vec<[[f32; 3]; 3]> {
 /// (inside where the distance is `>= 0`; NaN counts as outside). Returns the kept pieces as
 /// barycentric weights over the three vertices, winding kept.
 pub fn clip_by_distances(planes: &[[f32; 3]]) -> Vec<[[f32; 3]; 3]> {
-    const IDENTITY: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     let inside = |d: f32| d >= 0.0;
     if planes.iter().all(|p| p.iter().all(|&d| inside(d))) {
         return vec![IDENTITY];

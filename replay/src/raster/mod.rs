@@ -35,7 +35,8 @@ pub use coverage::{
     triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
 pub use primitive::{
-    assemble, first_vertex_provoking, primitive_starts, Assembled, Primitive, Triangle,
+    assemble, first_vertex_provoking, primitive_starts, primitive_starts_at, Assembled, Primitive,
+    Triangle,
 };
 pub use shading::{FogRule, ShadingRules, UserClip};
 pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};

@@ -112,12 +112,21 @@ impl Assembled {
 /// (`FetchedVertices::range_starts`: each `DRAW_ARRAYS` / `DRAW_INDEX_ARRAY` command is its
 /// own draw call in RPCS3, so a strip does not continue across ranges). Sorted, deduplicated.
 pub fn primitive_starts(fetched: &FetchedVertices) -> Vec<usize> {
-    let mut starts: Vec<usize> = fetched
-        .restarts
+    primitive_starts_at(&fetched.restarts, &fetched.range_starts, fetched.len())
+}
+
+/// [`primitive_starts`] from a fetch's restarts and range starts and its number of processing
+/// positions (a fetch of distinct vertices has fewer rows than positions).
+pub fn primitive_starts_at(
+    restarts: &[usize],
+    range_starts: &[usize],
+    positions: usize,
+) -> Vec<usize> {
+    let mut starts: Vec<usize> = restarts
         .iter()
-        .chain(&fetched.range_starts)
+        .chain(range_starts)
         .copied()
-        .filter(|&p| p > 0 && p < fetched.len())
+        .filter(|&p| p > 0 && p < positions)
         .collect();
     starts.sort_unstable();
     starts.dedup();

@@ -294,36 +294,44 @@ fn execute_row<T: Real>(
     if i.vector != VectorOpcode::Arl {
         vector_row(i.vector, src, rules, ctx.options.reassociate, vres);
     }
+    // Masks the same for every lane when the write is unconditional (`cond_mask` then ignores
+    // the CC registers); the scalar unit computes nothing for NOP and flow opcodes.
+    let uniform_masks = (!p.conditional()).then_some((p.vec_mask, p.sca_mask));
+    let scalar_runs = !(i.scalar == ScalarOpcode::Nop || i.scalar.is_flow());
+    let saturated = |v: Vec4<T>| {
+        if i.saturate {
+            math::saturate(v, rules.saturate_nan)
+        } else {
+            v
+        }
+    };
     for lane in 0..n {
-        let s = [src[0][lane], src[1][lane], src[2][lane]];
-        let cmask = p.cond_mask(&r.cc[lane]);
-        let vmask = [0, 1, 2, 3].map(|c| p.vec_mask[c] && cmask[c]);
-        let smask = [0, 1, 2, 3].map(|c| p.sca_mask[c] && cmask[c]);
-        let vector = if i.vector == VectorOpcode::Arl {
-            let a = s[0].map(|v| math::address(v, floor));
+        let (vmask, smask) = match uniform_masks {
+            Some(masks) => masks,
+            None => {
+                let c = p.cond_mask(&r.cc[lane]);
+                let (v, s) = (p.vec_mask, p.sca_mask);
+                (
+                    [v[0] && c[0], v[1] && c[1], v[2] && c[2], v[3] && c[3]],
+                    [s[0] && c[0], s[1] && c[1], s[2] && c[2], s[3] && c[3]],
+                )
+            }
+        };
+        if i.vector == VectorOpcode::Arl {
+            let a = src[0][lane].map(|v| math::address(v, floor));
             let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
             for c in 0..4 {
                 if vmask[c] {
                     r.addr[lane][reg][c] = a[c];
                 }
             }
-            None
-        } else {
-            vres[lane]
-        };
-        let scalar = math::scalar_op(i.scalar, s[2], rules);
-        let saturated = |v: Vec4<T>| {
-            if i.saturate {
-                math::saturate(v, rules.saturate_nan)
-            } else {
-                v
-            }
-        };
-        if let Some(v) = vector {
+        } else if let Some(v) = vres[lane] {
             write(r, lane, saturated(v), vmask, vec_to);
         }
-        if let Some(v) = scalar {
-            write(r, lane, saturated(v), smask, sca_to);
+        if scalar_runs {
+            if let Some(v) = math::scalar_op(i.scalar, src[2][lane], rules) {
+                write(r, lane, saturated(v), smask, sca_to);
+            }
         }
     }
     Some(())
@@ -362,6 +370,7 @@ fn vector_row<T: Real>(
 
 /// `lanes.rs` `write` for one lane: through `mask` to the output register, the temp and the
 /// CC register named.
+#[inline(always)]
 fn write<T: Real>(
     r: &mut Registers<T>,
     lane: usize,
@@ -369,24 +378,22 @@ fn write<T: Real>(
     mask: [bool; 4],
     (output, temp, cc): (Option<usize>, Option<usize>, Option<usize>),
 ) {
-    if !mask.iter().any(|m| *m) {
-        return;
-    }
-    let put = |dst: &mut Vec4<T>| {
+    #[inline(always)]
+    fn put<T: Copy>(dst: &mut [T; 4], value: [T; 4], mask: [bool; 4]) {
         for c in 0..4 {
             if mask[c] {
                 dst[c] = value[c];
             }
         }
-    };
+    }
     if let Some(o) = output {
-        put(&mut r.out[lane][o]);
+        put(&mut r.out[lane][o], value, mask);
     }
     if let Some(t) = temp {
-        put(&mut r.temps[lane * r.width + t]);
+        put(&mut r.temps[lane * r.width + t], value, mask);
     }
     if let Some(c) = cc {
-        put(&mut r.cc[lane][c]);
+        put(&mut r.cc[lane][c], value, mask);
     }
 }
 

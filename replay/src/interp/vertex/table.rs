@@ -70,16 +70,28 @@ impl Prepared {
         usize::from(self.insn.cc_register == CcRegister::CC1)
     }
 
+    /// Whether writes depend on the CC registers (a condition test other than TR is enabled).
+    #[inline]
+    pub fn conditional(&self) -> bool {
+        let c = &self.insn.condition;
+        c.enabled && c.relation != Relation::TR
+    }
+
     /// Per-component condition of conditional writes on a lane's CC registers `cc` (all true
     /// when the test is disabled or TR; RPCS3 `AddCodeCond`).
     #[inline]
     pub fn cond_mask<T: Real>(&self, cc: &[Vec4<T>; 2]) -> [bool; 4] {
-        let c = &self.insn.condition;
-        if !c.enabled || c.relation == Relation::TR {
+        if !self.conditional() {
             return [true; 4];
         }
-        let cc = cc[self.cc_index()];
-        self.cc_swizzle.map(|s| math::test(cc[s], c.relation))
+        let (cc, rel) = (cc[self.cc_index()], self.insn.condition.relation);
+        let s = self.cc_swizzle;
+        [
+            math::test(cc[s[0]], rel),
+            math::test(cc[s[1]], rel),
+            math::test(cc[s[2]], rel),
+            math::test(cc[s[3]], rel),
+        ]
     }
 
     /// The `any()` branch condition on a lane's CC registers `cc` (RPCS3 `dynamic_branch`:
@@ -113,10 +125,10 @@ impl Prepared {
         let swz = self.swizzle[n];
         let mut v = [raw[swz[0]], raw[swz[1]], raw[swz[2]], raw[swz[3]]];
         if s.abs {
-            v = v.map(T::abs);
+            v = [v[0].abs(), v[1].abs(), v[2].abs(), v[3].abs()];
         }
         if s.negate {
-            v = v.map(|c| -c);
+            v = [-v[0], -v[1], -v[2], -v[3]];
         }
         v
     }

@@ -19,6 +19,7 @@
 //! weights over the original vertices, so interpolation is unchanged.
 
 use super::vertex::{OutputsByPosition, VertexOutputs};
+use crate::raster::clip::{in_front, IDENTITY};
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
@@ -28,6 +29,7 @@ use crate::raster::{
 };
 use crate::render::state::{CullFace, DrawState, FrontFace, PolygonMode};
 use rsxtrace_capture::frame::state::{LineStipple, PolygonStipple, ShaderWindow};
+use smallvec::SmallVec;
 
 /// How a raster primitive is covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,8 +154,6 @@ pub fn covered_pixels(
         RasterKind::Point => rasterize_point(prim.verts[0], prim.size, bounds, out),
     }
 }
-
-const IDENTITY: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
 fn hpos(o: &VertexOutputs) -> [f32; 4] {
     o[0]
@@ -361,6 +361,10 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     (f64::from(po.scale) * slope + f64::from(po.bias) * r) as f32
 }
 
+/// A clipped triangle's pieces: weights over its vertices and the pieces' window vertices
+/// (one piece, or two where w = ε cuts it, without user clip planes).
+type Pieces = SmallVec<[([[f32; 3]; 3], [WindowVertex; 3]); 2]>;
+
 /// Clip an assembled triangle (vertex outputs `o`), cull it, and cover it by its face's polygon
 /// mode. `stipple_start` is the line-stipple counter at its first boundary edge in LINE mode;
 /// returns the counter after its last one.
@@ -378,8 +382,13 @@ fn triangle(
         });
         window3(pos, &state.viewport).map(|verts| (bary, verts))
     };
-    let pieces: Vec<([[f32; 3]; 3], [WindowVertex; 3])> =
-        clip_triangle(clip).into_iter().filter_map(window).collect();
+    // A triangle wholly in front of w = ε (most of them) is one piece, kept without the
+    // clipper's allocations.
+    let pieces: Pieces = if in_front(&clip) {
+        window(IDENTITY).into_iter().collect()
+    } else {
+        clip_triangle(clip).into_iter().filter_map(window).collect()
+    };
     // Every piece has the winding of the whole triangle; the first one with an area decides.
     let Some((w, first)) = pieces.iter().find_map(|(_, v)| winding(v).map(|w| (w, *v))) else {
         return stipple_start;
@@ -416,7 +425,7 @@ fn triangle(
     match mode {
         PolygonMode::Fill => {
             let user = &state.shading.clip;
-            let kept: Vec<_> = if user.is_active() {
+            let kept: Pieces = if user.is_active() {
                 pieces
                     .iter()
                     .flat_map(|(bary, _)| user.clip_piece(*bary, o))

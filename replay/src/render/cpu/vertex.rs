@@ -7,9 +7,9 @@ use crate::interp::vertex::VertexOptions;
 use crate::interp::vertex::{
     run_vertex_outputs, ConstantBank, VertexAttributes, VertexEnvironment,
 };
-use crate::raster::primitive_starts;
+use crate::raster::primitive_starts_at;
 use crate::texture::VertexTextures;
-use rsxtrace_capture::fetch::{fetch_draw, GuestMemory, VertexSource};
+use rsxtrace_capture::fetch::{fetch_distinct, GuestMemory};
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_program::vertex::decode_from_memory;
 
@@ -53,6 +53,16 @@ pub struct PositionOutputs {
 }
 
 impl PositionOutputs {
+    /// The outputs of each distinct vertex, and for each processing position the row of its
+    /// vertex among them (`None`: one row per position;
+    /// `rsxtrace_capture::fetch::DistinctVertices::rows`).
+    pub fn new(distinct: Vec<VertexOutputs>, rows: Option<Vec<u32>>) -> Self {
+        PositionOutputs {
+            distinct,
+            slot: rows,
+        }
+    }
+
     /// Every position's outputs, in processing order.
     pub fn iter(&self) -> impl Iterator<Item = &VertexOutputs> + '_ {
         (0..OutputsByPosition::len(self)).filter_map(|p| self.get(p))
@@ -94,37 +104,27 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
     let program = decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
         .map_err(|e| format!("vertex program: {e}"))?;
     let fetched =
-        fetch_draw(&draw.vertex_inputs, memory).map_err(|e| format!("vertex fetch: {e}"))?;
-    if fetched.len() > MAX_RENDERED_VERTICES {
+        fetch_distinct(&draw.vertex_inputs, memory).map_err(|e| format!("vertex fetch: {e}"))?;
+    if fetched.positions() > MAX_RENDERED_VERTICES {
         return Err(format!(
             "{} vertices is more than the CPU render takes ({MAX_RENDERED_VERTICES})",
-            fetched.len()
+            fetched.positions()
         ));
     }
-    // Indexed draws name most vertices several times: each distinct one is shaded once
-    // (its outputs depend on its index alone), as the hardware's post-transform cache does.
-    let reuse = match draw.vertex_inputs.source {
-        VertexSource::Indexed { .. } | VertexSource::Elements { .. } => {
-            distinct_vertices(&fetched.indices)
-        }
-        _ => None,
-    };
-    let positions: Vec<usize> = match &reuse {
-        Some(r) => r.first.clone(),
-        None => (0..fetched.len()).collect(),
-    };
-    let mut inputs: Vec<VertexAttributes> = vec![[[0.0; 4]; 16]; positions.len()];
+    // Indexed draws name most vertices several times: each distinct one is fetched and
+    // shaded once (its inputs and outputs depend on its index alone), as the hardware's
+    // post-transform cache does.
+    let vertices = &fetched.vertices;
+    let mut inputs: Vec<VertexAttributes> = vec![[[0.0; 4]; 16]; vertices.len()];
     let mut input_mask = 0u16;
-    for column in &fetched.attributes {
+    for column in &vertices.attributes {
         let a = usize::from(column.attribute);
         if a >= 16 {
             continue;
         }
         input_mask |= 1 << a;
-        for (v, &p) in inputs.iter_mut().zip(&positions) {
-            if let Some(value) = column.values.get(p) {
-                v[a] = *value;
-            }
+        for (v, value) in inputs.iter_mut().zip(&column.values) {
+            v[a] = *value;
         }
     }
     let constants = ConstantBank::from_transform(&draw.constants);
@@ -143,66 +143,24 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
     let (shaded, unknown_reads) =
         run_vertex_outputs(&program, &draw.vertex_program, &env, &inputs, &options)
             .map_err(|e| format!("vertex program execution: {e}"))?;
-    let outputs = PositionOutputs {
-        distinct: shaded,
-        slot: reuse.map(|r| r.slot),
-    };
+    let starts = primitive_starts_at(
+        &vertices.restarts,
+        &vertices.range_starts,
+        fetched.positions(),
+    );
+    let attribute_warnings = vertices.unknown_notes();
+    let outputs = PositionOutputs::new(shaded, fetched.rows);
     let mut unknown: Vec<usize> = unknown_reads.iter().map(|u| u.constant).collect();
     unknown.sort_unstable();
     unknown.dedup();
     Ok(ShadedVertices {
         outputs,
-        starts: primitive_starts(&fetched),
+        starts,
         unknown_constants: unknown,
-        attribute_warnings: fetched.unknown_notes(),
+        attribute_warnings,
         texture_warnings: texture_errors
             .iter()
             .map(|e| format!("vertex {e}; it samples (0, 0, 0, 0)"))
             .collect(),
     })
-}
-
-/// The distinct vertices of an index list: the position of each one's first occurrence, and
-/// for each position the number of its vertex among them.
-struct DistinctVertices {
-    first: Vec<usize>,
-    slot: Vec<u32>,
-}
-
-/// The distinct vertices of `indices`, or `None` when none repeats.
-fn distinct_vertices(indices: &[u32]) -> Option<DistinctVertices> {
-    let mut by_index: Vec<(u32, u32)> = indices
-        .iter()
-        .enumerate()
-        .map(|(p, &i)| (i, u32::try_from(p).unwrap_or(u32::MAX)))
-        .collect();
-    // Stable on positions: the first of each run is the first occurrence.
-    by_index.sort_unstable();
-    let mut first = Vec::new();
-    let mut slot = vec![0u32; indices.len()];
-    let mut previous = None;
-    for &(index, position) in &by_index {
-        if previous != Some(index) {
-            previous = Some(index);
-            first.push(position as usize);
-        }
-        if let Some(s) = slot.get_mut(position as usize) {
-            *s = (first.len() - 1) as u32;
-        }
-    }
-    (first.len() < indices.len()).then_some(DistinctVertices { first, slot })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::distinct_vertices;
-
-    #[test]
-    fn repeated_indices_share_a_slot() {
-        let d = distinct_vertices(&[7, 3, 7, 9, 3, 7]).unwrap();
-        assert_eq!(d.first, vec![1, 0, 3]);
-        assert_eq!(d.slot, vec![1, 0, 1, 2, 0, 1]);
-        assert!(distinct_vertices(&[1, 2, 3]).is_none());
-        assert!(distinct_vertices(&[]).is_none());
-    }
 }

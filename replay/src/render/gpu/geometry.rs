@@ -37,6 +37,7 @@ use crate::raster::{fragment_inputs_with, Covered, VaryingOptions, WindowVertex}
 use crate::render::cpu::geometry::{
     build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
+use crate::render::cpu::vertex::OutputsByPosition;
 use crate::render::state::DrawState;
 use rsxtrace_capture::frame::state::PointSprite;
 
@@ -116,15 +117,15 @@ fn half(size: f32) -> f32 {
 }
 
 /// What converting a draw's primitives needs besides the primitive.
-struct Converter<'a> {
-    outputs: &'a [[[f32; 4]; 16]],
+struct Converter<'a, O: ?Sized> {
+    outputs: &'a O,
     options: VaryingOptions,
     sprite: PointSprite,
     rules: CoverRules,
     bounds: crate::raster::PixelRect,
 }
 
-impl Converter<'_> {
+impl<O: OutputsByPosition + ?Sized> Converter<'_, O> {
     /// The fragment inputs 1..=13 of `prim` at weights `weights` over its window vertices,
     /// window position (`x`, `y`) (point sprites).
     fn inputs(
@@ -319,9 +320,9 @@ impl Converter<'_> {
 /// Builds the records of a draw: `outputs` in processing order, `starts` where primitive
 /// sequences restart, `point_size_from_vertex` when points take their size from PSZ
 /// (`SET_VERTEX_ATTRIB_OUTPUT_MASK` bit 5, as the reference render decides).
-pub(crate) fn build(
+pub(crate) fn build<O: OutputsByPosition + ?Sized>(
     state: &DrawState,
-    outputs: &[[[f32; 4]; 16]],
+    outputs: &O,
     starts: &[usize],
     point_size_from_vertex: bool,
     map: &TargetMapping,

@@ -13,20 +13,21 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use rsxtrace_capture::fetch::fetch_draw;
+use rsxtrace_capture::fetch::fetch_distinct;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_gpu::{Gpu, UploadedTexture, VertexJob, VP_CONSTANTS, VP_INPUTS};
 use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
-use crate::raster::primitive_starts;
+use crate::raster::primitive_starts_at;
+use crate::render::cpu::vertex::PositionOutputs;
 use crate::texture::vertex_units::{translation_state, txl_units, VERTEX_UNITS};
 
 /// What the vertex stage gives the rasterizer.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VertexStage {
-    /// Output registers of each vertex in processing order.
-    pub outputs: Vec<[[f32; 4]; 16]>,
+    /// Output registers of each distinct vertex, by processing position.
+    pub outputs: PositionOutputs,
     /// Positions where a new primitive sequence starts (restarts and draw ranges).
     pub starts: Vec<usize>,
     /// Unknown constants the program may read (a warning for the draw).
@@ -183,6 +184,8 @@ pub(crate) struct Prepared {
     entry: VertexModule,
     textures: BoundVertexTextures,
     inputs: Vec<[[f32; 4]; VP_INPUTS]>,
+    /// Each position's row in `inputs` (`None`: one per position).
+    rows: Option<Vec<u32>>,
     constants: Box<[[f32; 4]; VP_CONSTANTS]>,
     branch_bits: u32,
     starts: Vec<usize>,
@@ -211,7 +214,10 @@ pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<Vertex
         .map(|(p, r)| {
             let results = r.map_err(|e| format!("vertex program on the GPU: {e}"))?;
             Ok(VertexStage {
-                outputs: results.iter().map(|r| r.registers).collect(),
+                outputs: PositionOutputs::new(
+                    results.iter().map(|r| r.registers).collect(),
+                    p.rows,
+                ),
                 starts: p.starts,
                 unknown_constants: p.unknown_constants,
                 attribute_warnings: p.attribute_warnings,
@@ -237,10 +243,12 @@ pub(crate) fn prepare(
         .memory(index)
         .ok_or_else(|| format!("no memory view for draw {index}"))?;
     let reads = &entry.reads;
+    // Each distinct vertex of an indexed draw runs once, as on the CPU (`render::cpu::vertex`).
     let fetched =
-        fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("vertex fetch: {e}"))?;
-    let mut inputs = vec![[[0.0f32; 4]; VP_INPUTS]; fetched.len()];
-    for column in &fetched.attributes {
+        fetch_distinct(&draw.vertex_inputs, &memory).map_err(|e| format!("vertex fetch: {e}"))?;
+    let vertices = &fetched.vertices;
+    let mut inputs = vec![[[0.0f32; 4]; VP_INPUTS]; vertices.len()];
+    for column in &vertices.attributes {
         let a = usize::from(column.attribute);
         if a >= VP_INPUTS {
             continue;
@@ -262,9 +270,14 @@ pub(crate) fn prepare(
         inputs,
         constants,
         branch_bits: draw.transform_branch_bits,
-        starts: primitive_starts(&fetched),
+        starts: primitive_starts_at(
+            &vertices.restarts,
+            &vertices.range_starts,
+            fetched.positions(),
+        ),
         unknown_constants,
-        attribute_warnings: fetched.unknown_notes(),
+        attribute_warnings: vertices.unknown_notes(),
+        rows: fetched.rows,
     })
 }
 
