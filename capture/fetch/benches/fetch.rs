@@ -1,5 +1,7 @@
 //! Fetch throughput: a 100k-vertex indexed draw with four attributes (F x3, UB x4, SF x2,
-//! S1 x3), reported as vertex-attributes per second.
+//! S1 x3) naming 50k distinct vertices, reported as vertex-attributes per second (per
+//! position): every position fetched (`fetch_draw`) and each distinct vertex once, with each
+//! position's row (`fetch_distinct`, what the renderers use), side by side.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_fetch::*;
@@ -97,6 +99,11 @@ fn bench_fetch(c: &mut Criterion) {
     group.throughput(Throughput::Elements(u64::from(VERTICES) * 4));
     group.bench_function("indexed_100k_x4_attributes", |b| {
         b.iter(|| fetch_draw(black_box(&inputs), black_box(&mem)).expect("fetch"))
+    });
+    let distinct = fetch_distinct(&inputs, &mem).expect("bench draw fetches");
+    assert_eq!(distinct.vertices.len(), UNIQUE as usize);
+    group.bench_function("distinct_100k_x4_attributes", |b| {
+        b.iter(|| fetch_distinct(black_box(&inputs), black_box(&mem)).expect("fetch"))
     });
     group.finish();
 }
