@@ -22,6 +22,10 @@
 //! (`render::cpu::early_depth`: quads whose fragments all fail the depth test go unshaded)
 //! and without it, side by side; the images must be equal.
 //!
+//! `replay_cpu_vertex_stage` runs the vertex stage alone (`render::cpu::vertex::shade_vertices`:
+//! fetch of each distinct vertex, the vertex interpreter) over every draw of the game frame,
+//! one draw after another as the renderer's vertex thread does.
+//!
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -31,6 +35,7 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Location};
 use rsxtrace_replay::render::band::{self, Band, PartInfo};
 use rsxtrace_replay::render::cpu::render_frame;
+use rsxtrace_replay::render::cpu::vertex::{shade_vertices, OutputsByPosition};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, Tiling};
 use rsxtrace_replay::texture::cache::TextureCache;
@@ -251,5 +256,28 @@ fn bands(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, unit, tiles, early_depth, bands);
+fn vertex_stage(c: &mut Criterion) {
+    let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let capture = read_file(&path).expect("read the game sample");
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let shade_all = || {
+        let mut vertices = 0usize;
+        for (index, draw) in frame.draws.iter().enumerate() {
+            let memory = frame.memory(index).expect("memory view");
+            let shaded = shade_vertices(draw, &memory).expect("vertex stage");
+            vertices += shaded.outputs.len();
+        }
+        vertices
+    };
+    let vertices = shade_all();
+    eprintln!("{} draws, {vertices} vertex positions", frame.draws.len());
+    let mut group = c.benchmark_group("replay_cpu_vertex_stage");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.throughput(Throughput::Elements(frame.draws.len() as u64));
+    group.bench_function("game_frame", |b| b.iter(shade_all));
+    group.finish();
+}
+
+criterion_group!(benches, bench, unit, tiles, early_depth, bands, vertex_stage);
 criterion_main!(benches);

@@ -49,6 +49,28 @@ impl FragmentProgram {
         }
     }
 
+    /// The input attributes the program may read, bit n = input n (WPOS = 0, COL0 = 1, COL1
+    /// = 2, FOGC = 3, TEX0..TEX9 = 4..13, FACING = 14): the attribute of every ALU or texture
+    /// instruction with an input-type source among its three (whether or not its opcode
+    /// reads that source), and every texture coordinate when one is indexed by the loop
+    /// counter (`SRC2` 30, `TEX[A0 + displacement]`). A superset: a program never reads an
+    /// input outside it.
+    pub fn inputs_read(&self) -> u16 {
+        /// TEX0..TEX9.
+        const TEXCOORDS: u16 = 0x3FF << 4;
+        let mut read = 0u16;
+        for insn in &self.instructions {
+            let Some(alu) = insn.alu() else { continue };
+            if alu.sources.iter().any(|s| s.kind == SourceKind::Input) {
+                read |= 1 << (insn.input.0 & 15);
+                if alu.indexed_input {
+                    read |= TEXCOORDS;
+                }
+            }
+        }
+        read
+    }
+
     /// Number of inline-constant slots.
     pub fn constant_slot_count(&self) -> usize {
         self.instructions

@@ -41,7 +41,7 @@ use crate::render::cpu::vertex::OutputsByPosition;
 use crate::render::state::DrawState;
 use rsxtrace_capture::frame::state::PointSprite;
 
-use super::shader::VARYINGS;
+use super::shader::{varying_inputs, VARYINGS};
 
 /// How the draw's vertices map onto the target.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,13 +54,16 @@ pub(crate) struct TargetMapping {
     pub offset: (u32, u32),
 }
 
-/// The records of one draw: `shader::VERTEX_ATTRIBUTES` vec4 per vertex, triangle list.
+/// The records of one draw: `shader::vertex_attributes(varyings)` vec4 per vertex, triangle
+/// list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Records {
     /// The vertex data.
     pub data: Vec<[f32; 4]>,
     /// Triangles emitted.
     pub triangles: usize,
+    /// The fragment inputs each vertex carries (`shader::passed_varyings`).
+    varyings: u16,
 }
 
 /// One output corner: its window position and its fragment inputs 1..=13.
@@ -71,6 +74,14 @@ struct Corner {
 }
 
 impl Records {
+    /// No records yet; each vertex will carry the fragment inputs `varyings`.
+    fn new(varyings: u16) -> Self {
+        Records {
+            varyings,
+            ..Records::default()
+        }
+    }
+
     fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32, coverage: f32) {
         let (ox, oy) = (f64::from(map.offset.0), f64::from(map.offset.1));
         let (tw, th) = (f64::from(map.width), f64::from(map.height));
@@ -79,7 +90,9 @@ impl Records {
         let ny = 1.0 - 2.0 * (f64::from(c.window.y) + oy) / th;
         self.data
             .push([(nx * w) as f32, (ny * w) as f32, (0.5 * w) as f32, w as f32]);
-        self.data.extend_from_slice(&c.inputs);
+        for n in varying_inputs(self.varyings) {
+            self.data.push(c.inputs[n - 1]);
+        }
         self.data.push([facing, z_offset, coverage, 0.0]);
         self.data.push([c.window.z, 0.0, 0.0, 0.0]);
     }
@@ -319,13 +332,15 @@ impl<O: OutputsByPosition + ?Sized> Converter<'_, O> {
 
 /// Builds the records of a draw: `outputs` in processing order, `starts` where primitive
 /// sequences restart, `point_size_from_vertex` when points take their size from PSZ
-/// (`SET_VERTEX_ATTRIB_OUTPUT_MASK` bit 5, as the reference render decides).
+/// (`SET_VERTEX_ATTRIB_OUTPUT_MASK` bit 5, as the reference render decides); each vertex
+/// carries the fragment inputs `varyings` (`shader::passed_varyings`).
 pub(crate) fn build<O: OutputsByPosition + ?Sized>(
     state: &DrawState,
     outputs: &O,
     starts: &[usize],
     point_size_from_vertex: bool,
     map: &TargetMapping,
+    varyings: u16,
 ) -> Records {
     let converter = Converter {
         outputs,
@@ -334,7 +349,7 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
         rules: CoverRules::from_state(state),
         bounds: state.window_bounds(),
     };
-    let mut records = Records::default();
+    let mut records = Records::new(varyings);
     for prim in build_primitives(state, outputs, starts, point_size_from_vertex) {
         converter.convert(&mut records, map, &prim);
     }
@@ -343,6 +358,7 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::shader::passed_varyings;
     use super::*;
 
     fn shifted(c: &Corner, dx: f32, dy: f32) -> Corner {
@@ -375,7 +391,7 @@ mod tests {
             height: 32,
             offset: (4, 2),
         };
-        let mut r = Records::default();
+        let mut r = Records::new(passed_varyings(u16::MAX));
         // Window (12, 6) + offset (4, 2) = surface (16, 8): NDC (-0.5, 0.5); w = 2.
         r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125, 0.75);
         assert_eq!(r.data.len(), VARYINGS + 3);
@@ -385,13 +401,32 @@ mod tests {
     }
 
     #[test]
+    fn vertices_carry_only_the_varyings_passed() {
+        let map = TargetMapping {
+            width: 8,
+            height: 8,
+            offset: (0, 0),
+        };
+        let mut c = corner(1.0, 1.0, 1.0);
+        for (k, input) in c.inputs.iter_mut().enumerate() {
+            *input = [k as f32 + 1.0; 4];
+        }
+        // COL0 (1) and TEX2 (6): WPOS (0) and FACING (14) are never varyings.
+        let mut r = Records::new(passed_varyings((1 << 0) | (1 << 1) | (1 << 6) | (1 << 14)));
+        r.push(&map, &c, 1.0, 0.0, 1.0);
+        assert_eq!(r.data.len(), 2 + 3);
+        assert_eq!((r.data[1], r.data[2]), ([1.0; 4], [6.0; 4]));
+        assert_eq!(r.data[3], [1.0, 0.0, 1.0, 0.0]);
+    }
+
+    #[test]
     fn quads_are_two_triangles_sharing_a_diagonal() {
         let map = TargetMapping {
             width: 8,
             height: 8,
             offset: (0, 0),
         };
-        let mut r = Records::default();
+        let mut r = Records::new(passed_varyings(u16::MAX));
         let c = corner(4.0, 4.0, 1.0);
         r.quad(
             &map,

@@ -283,7 +283,9 @@ struct Renderer<'a> {
     resident: Resident,
     vertex_programs: vertex::VertexPrograms,
     /// Recompiled fragment programs by (program hash, translation options).
-    fragment_modules: HashMap<(u64, FragmentTranslateOptions), Arc<WgslModule>>,
+    /// Recompiled fragment programs and the inputs each may read
+    /// (`FragmentProgram::inputs_read`).
+    fragment_modules: HashMap<(u64, FragmentTranslateOptions), (Arc<WgslModule>, u16)>,
     /// Wrapped modules by (fragment module hash, wrapper options as text).
     wrapped: HashMap<(u64, String), Arc<WgslModule>>,
     /// Uploaded textures by (unit state as text, `texture::cache::content_key` of its bytes).
@@ -479,7 +481,7 @@ impl Renderer<'_> {
         index: usize,
         dims: [TextureDim; 16],
         lod: [TextureLod; 16],
-    ) -> Result<Arc<WgslModule>, String> {
+    ) -> Result<(Arc<WgslModule>, u16), String> {
         let draw = &self.frame.draws[index];
         let fp = draw.fragment_program.as_ref().ok_or_else(|| {
             let why: Vec<String> = draw.problems.iter().map(|p| p.to_string()).collect();
@@ -504,9 +506,9 @@ impl Renderer<'_> {
         let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
         let module = rsxtrace_wgsl::fragment::translate(&program, &options)
             .map_err(|e| format!("fragment program translation: {e}"))?;
-        let module = Arc::new(module);
-        self.fragment_modules.insert(key, module.clone());
-        Ok(module)
+        let entry = (Arc::new(module), program.inputs_read());
+        self.fragment_modules.insert(key, entry.clone());
+        Ok(entry)
     }
 
     fn wrapped(
@@ -785,7 +787,8 @@ impl Renderer<'_> {
         let dims = std::array::from_fn(|u| binding::shader_dimension(&draw.textures[u]));
         // The shader chooses levels with the shared LOD rule from the units' state.
         let lod = std::array::from_fn(|u| unit_lod(&draw.textures[u]));
-        let fragment = self.fragment_module(index, dims, lod)?;
+        let (fragment, inputs_read) = self.fragment_module(index, dims, lod)?;
+        let varyings = shader::passed_varyings(inputs_read);
         self.timings.pipelines += since(t);
 
         if let Some(w) = msaa_note(&draw.surface) {
@@ -817,6 +820,7 @@ impl Renderer<'_> {
             &stage.starts,
             point_size_from_vertex,
             &map,
+            varyings,
         );
 
         // Textures.
@@ -868,9 +872,15 @@ impl Renderer<'_> {
                 centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
             },
             fog: state.shading.fog,
+            varyings,
         };
         let module = self.wrapped(&fragment, &options)?;
-        let dp = pipeline::draw_pipeline(&state, with_depth, self.gpu.blends_float32());
+        let dp = pipeline::draw_pipeline(
+            &state,
+            with_depth,
+            self.gpu.blends_float32(),
+            shader::vertex_attributes(varyings),
+        );
         for n in &dp.notes {
             self.warn(Some(index), n.clone());
         }

@@ -31,7 +31,7 @@ use crate::render::state::{
     StencilFaceState, StencilOp, StencilState,
 };
 
-use super::shader::{FS_ENTRY, VERTEX_ATTRIBUTES, VS_ENTRY};
+use super::shader::{FS_ENTRY, VS_ENTRY};
 
 /// The device format a colour surface renders into.
 pub(crate) fn target_format(format: ColorFormat) -> TargetFormat {
@@ -186,11 +186,13 @@ fn mask_bits(m: &ColorMask, alpha_stored: bool) -> u8 {
 
 /// The pipeline of a draw: its outputs go to colour targets of `state.color_format`, its
 /// depth target (when `with_depth`) has `state.depth_format`; `float32_blendable`: the device
-/// blends `Rgba32Float` targets.
+/// blends `Rgba32Float` targets; each vertex has `vertex_attributes` vec4
+/// (`shader::vertex_attributes`).
 pub(crate) fn draw_pipeline(
     state: &DrawState,
     with_depth: bool,
     float32_blendable: bool,
+    vertex_attributes: u32,
 ) -> DrawPipeline {
     let mut notes = Vec::new();
     let mut targets = Vec::new();
@@ -277,7 +279,7 @@ pub(crate) fn draw_pipeline(
         desc: RasterPipelineDesc {
             vertex_entry: VS_ENTRY.to_string(),
             fragment_entry: FS_ENTRY.to_string(),
-            vertex_attributes: VERTEX_ATTRIBUTES,
+            vertex_attributes,
             topology: Topology::TriangleList,
             // Culling is done on the CPU (geometry.rs) with the reference rule.
             cull: Default::default(),

@@ -5,12 +5,14 @@
 //! - `rsx_render_vs` passes vertices through. Location 0 is the position in wgpu clip space:
 //!   the viewport transform is done on the CPU exactly as the reference render does it, and the
 //!   clip z is `w / 2` so that the device clips only `w <= 0` (as `raster::clip` does; x and y
-//!   clipping only trims what lies outside the target). Locations 1..=13 are fragment inputs
-//!   1..=13 (COL0, COL1, FOGC, TEX0..TEX9) as `raster::varyings` routes them (two-sided colour
-//!   and flat shading are resolved before upload), location 14 holds the facing (+1/−1) in x,
-//!   the primitive's polygon offset in y and the pixel coverage of smooth primitives in z
-//!   (1 otherwise; it multiplies the colour outputs' alpha) (flat), location 15 the window z in x
-//!   (interpolated linearly in screen space, as the reference rasterizer interpolates it).
+//!   clipping only trims what lies outside the target). Locations 1..=k are the fragment
+//!   inputs among 1..=13 (COL0, COL1, FOGC, TEX0..TEX9) that the program may read
+//!   ([`passed_varyings`]), ascending, as `raster::varyings` routes them (two-sided colour and
+//!   flat shading are resolved before upload); the inputs it never reads are not passed and
+//!   read as zero. Location k+1 holds the facing (+1/−1) in x, the primitive's polygon offset
+//!   in y and the pixel coverage of smooth primitives in z (1 otherwise; it multiplies the
+//!   colour outputs' alpha) (flat), location k+2 the window z in x (interpolated linearly in
+//!   screen space, as the reference rasterizer interpolates it).
 //! - `rsx_render_fs` builds `FpInputs` (WPOS from the fragment position under the shader
 //!   window rule of `raster::varyings::wpos` with the window offset taken back out, z = window
 //!   z plus the polygon offset as in the reference render's `quads.rs`, w = the interpolated
@@ -35,8 +37,26 @@ use crate::raster::FogRule;
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
 pub(crate) const VARYINGS: usize = 13;
-/// Vec4 attributes per vertex: position, the varyings, the facing, the window z.
-pub(crate) const VERTEX_ATTRIBUTES: u32 = VARYINGS as u32 + 3;
+/// Bits 1..=13 of an input mask: the inputs passed as varyings.
+const VARYING_BITS: u16 = 0x3FFE;
+
+/// The varyings passed for a program that reads the inputs `inputs_read` (bit n = input n,
+/// `FragmentProgram::inputs_read`): only those, so that the device interpolates, and the CPU
+/// builds and uploads, nothing the program never reads.
+pub(crate) fn passed_varyings(inputs_read: u16) -> u16 {
+    inputs_read & VARYING_BITS
+}
+
+/// The fragment inputs (1..=13) among `varyings`, ascending: the order of their vertex
+/// attributes, from location 1.
+pub(crate) fn varying_inputs(varyings: u16) -> impl Iterator<Item = usize> {
+    (1..=VARYINGS).filter(move |n| varyings & (1 << n) != 0)
+}
+
+/// Vec4 attributes per vertex: position, the `varyings` passed, the facing, the window z.
+pub(crate) fn vertex_attributes(varyings: u16) -> u32 {
+    (varyings & VARYING_BITS).count_ones() + 3
+}
 /// Entry point names.
 pub(crate) const VS_ENTRY: &str = "rsx_render_vs";
 /// Entry point names.
@@ -91,6 +111,8 @@ pub(crate) struct WrapperOptions {
     pub wpos: WposRule,
     /// The fog stage (FOGC.y).
     pub fog: FogRule,
+    /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
+    pub varyings: u16,
 }
 
 /// A WGSL f32 literal that reads back as exactly `v` (non-finite values become the nearest
@@ -128,27 +150,25 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     let mut s = String::with_capacity(4096);
     s.push_str("\n// rsxtrace render wrapper (replay/src/render/gpu/shader.rs)\n");
     s.push_str("struct RsxRenderVaryings {\n    @builtin(position) pos: vec4<f32>,\n");
-    for n in 0..VARYINGS {
-        let _ = writeln!(s, "    @location({n}) a{}: vec4<f32>,", n + 1);
+    let passed: Vec<usize> = varying_inputs(o.varyings).collect();
+    let (misc, wz) = (passed.len() + 1, passed.len() + 2);
+    for (k, n) in passed.iter().enumerate() {
+        let _ = writeln!(s, "    @location({}) a{n}: vec4<f32>,", k + 1);
     }
     let _ = writeln!(
         s,
-        "    @location({}) @interpolate(flat) misc: vec4<f32>,\n    @location({}) @interpolate(linear) wz: vec4<f32>,\n}}\n",
-        VARYINGS,
-        VARYINGS + 1
+        "    @location({misc}) @interpolate(flat) misc: vec4<f32>,\n    @location({wz}) @interpolate(linear) wz: vec4<f32>,\n}}\n"
     );
     s.push_str("@vertex\nfn rsx_render_vs(@location(0) p: vec4<f32>");
-    for n in 0..VARYINGS {
-        let _ = write!(s, ", @location({}) a{}: vec4<f32>", n + 1, n + 1);
+    for (k, n) in passed.iter().enumerate() {
+        let _ = write!(s, ", @location({}) a{n}: vec4<f32>", k + 1);
     }
     let _ = writeln!(
         s,
-        ", @location({}) misc: vec4<f32>, @location({}) wz: vec4<f32>) -> RsxRenderVaryings {{",
-        VARYINGS + 1,
-        VARYINGS + 2
+        ", @location({misc}) misc: vec4<f32>, @location({wz}) wz: vec4<f32>) -> RsxRenderVaryings {{"
     );
     s.push_str("    var v: RsxRenderVaryings;\n    v.pos = p;\n");
-    for n in 1..=VARYINGS {
+    for n in &passed {
         let _ = writeln!(s, "    v.a{n} = a{n};");
     }
     s.push_str("    v.misc = misc;\n    v.wz = wz;\n    return v;\n}\n\n");
@@ -184,14 +204,19 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         "    var inp: FpInputs;\n    inp.attr[0] = vec4<f32>(col + {}, {y}, wz, v.pos.w);",
         lit(w.centre)
     );
-    for n in 1..=VARYINGS {
-        let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
+    // Inputs not passed stay zero (`FpInputs` is zero-initialised): the program never
+    // reads them.
+    for n in &passed {
+        if *n == 3 {
+            let _ = writeln!(
+                s,
+                "    inp.attr[3] = vec4<f32>(v.a3.x, {}, 0.0, 0.0);",
+                o.fog.wgsl_factor("v.a3.x", lit)
+            );
+        } else {
+            let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
+        }
     }
-    let _ = writeln!(
-        s,
-        "    inp.attr[3] = vec4<f32>(v.a3.x, {}, 0.0, 0.0);",
-        o.fog.wgsl_factor("v.a3.x", lit)
-    );
     s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
     // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
     // the alpha of the colour outputs before the alpha test (`raster::smooth`).
@@ -293,6 +318,7 @@ mod tests {
                 centre: 0.5,
             },
             fog: FogRule::default(),
+            varyings: passed_varyings(u16::MAX),
         }
     }
 
