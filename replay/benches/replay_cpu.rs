@@ -279,5 +279,13 @@ fn vertex_stage(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, unit, tiles, early_depth, bands, vertex_stage);
+criterion_group!(
+    benches,
+    bench,
+    unit,
+    tiles,
+    early_depth,
+    bands,
+    vertex_stage
+);
 criterion_main!(benches);

@@ -146,3 +146,16 @@ fn break_state_and_condition_reach_the_loop_exit() {
     // Code after the loop always runs: no control dependency.
     assert_eq!(output(&f, "R2"), &[inputs(&[A::WPOS]); 4]);
 }
+
+#[test]
+fn inputs_read_names_every_input_source_and_indexed_texture_coordinates() {
+    // The program of `texture_then_multiply`: TEX0 (bit 4) and COL0 (bit 1).
+    let words = [0x17009E00, IN, 0, 0, 0x02003E01, 0x1C9DC800, 0x0001C801, 0];
+    let program = decode_words(&words).unwrap();
+    assert_eq!(program.inputs_read(), (1 << 4) | (1 << 1));
+    // The TEX's coordinate indexed by the loop counter (SRC2 bit 30): any of TEX0..TEX9.
+    let mut indexed = words;
+    indexed[3] = 1 << 30;
+    let program = decode_words(&indexed).unwrap();
+    assert_eq!(program.inputs_read(), (0x3FF << 4) | (1 << 1));
+}
