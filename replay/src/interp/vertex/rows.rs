@@ -289,11 +289,6 @@ fn execute_row<T: Real>(
         sca_temp,
         p.writes_cc(i.sca_dst_temp, !i.vec_result).then_some(cc_sel),
     );
-    // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
-    // opcode keeps only its arm); ARL is applied in the lane loop below.
-    if i.vector != VectorOpcode::Arl {
-        vector_row(i.vector, src, rules, ctx.options.reassociate, vres);
-    }
     // Masks the same for every lane when the write is unconditional (`cond_mask` then ignores
     // the CC registers); the scalar unit computes nothing for NOP and flow opcodes.
     let uniform_masks = (!p.conditional()).then_some((p.vec_mask, p.sca_mask));
@@ -305,6 +300,29 @@ fn execute_row<T: Real>(
             v
         }
     };
+    // The vector op's results, one loop per opcode (`vector_op` inlined with a constant
+    // opcode keeps only its arm). With unconditional masks they are written as they are made
+    // (the sources are copies, and a lane's scalar write after its vector write keeps the
+    // lane executor's order); otherwise they wait in `vres` for the lane loop's masks. ARL is
+    // applied in the lane loop.
+    let vector = i.vector != VectorOpcode::Arl;
+    let vector_written = vector && uniform_masks.is_some();
+    if vector {
+        let reassociate = ctx.options.reassociate;
+        match uniform_masks {
+            Some((vmask, _)) => vector_row(i.vector, src, rules, reassociate, n, |lane, v| {
+                if let Some(v) = v {
+                    write(r, lane, saturated(v), vmask, vec_to);
+                }
+            }),
+            None => vector_row(i.vector, src, rules, reassociate, n, |lane, v| {
+                vres[lane] = v
+            }),
+        }
+    }
+    if vector_written && !scalar_runs {
+        return Some(());
+    }
     for lane in 0..n {
         let (vmask, smask) = match uniform_masks {
             Some(masks) => masks,
@@ -317,7 +335,7 @@ fn execute_row<T: Real>(
                 )
             }
         };
-        if i.vector == VectorOpcode::Arl {
+        if !vector {
             let a = src[0][lane].map(|v| math::address(v, floor));
             let reg = usize::from(i.vec_dst_temp.unwrap_or(0) & 1);
             for c in 0..4 {
@@ -325,8 +343,10 @@ fn execute_row<T: Real>(
                     r.addr[lane][reg][c] = a[c];
                 }
             }
-        } else if let Some(v) = vres[lane] {
-            write(r, lane, saturated(v), vmask, vec_to);
+        } else if !vector_written {
+            if let Some(v) = vres[lane] {
+                write(r, lane, saturated(v), vmask, vec_to);
+            }
         }
         if scalar_runs {
             if let Some(v) = math::scalar_op(i.scalar, src[2][lane], rules) {
@@ -337,19 +357,22 @@ fn execute_row<T: Real>(
     Some(())
 }
 
-/// `math::vector_op` of `op` for every lane of the source rows into `out`.
+/// `math::vector_op` of `op` for each of the `n` lanes of the source rows, given to `sink`
+/// with its lane.
+#[inline(always)]
 fn vector_row<T: Real>(
     op: VectorOpcode,
     src: &[Vec<Vec4<T>>; 3],
     rules: &super::options::VertexRules,
     reassociate: super::options::Reassociation,
-    out: &mut [Option<Vec4<T>>],
+    n: usize,
+    mut sink: impl FnMut(usize, Option<Vec4<T>>),
 ) {
     macro_rules! each_lane {
         ($op:expr) => {
-            for (lane, dst) in out.iter_mut().enumerate() {
+            for lane in 0..n {
                 let s = [src[0][lane], src[1][lane], src[2][lane]];
-                *dst = math::vector_op($op, &s, rules, reassociate);
+                sink(lane, math::vector_op($op, &s, rules, reassociate));
             }
         };
     }
