@@ -22,9 +22,17 @@ const CMP_SCALE: f32 = 32767.0;
 /// ignored). Returns `None` when `bytes` is too short.
 #[inline]
 pub fn decode_element(format: ElementFormat, bytes: &[u8]) -> Option<[f32; 4]> {
+    decode_as(format.ty(), format, bytes)
+}
+
+/// [`decode_element`] with the type given apart, so that a caller looping over one array's
+/// elements can name it as a constant and keep only its arm in the loop (`format.ty()` must
+/// be `ty`).
+#[inline(always)]
+pub(crate) fn decode_as(ty: VertexType, format: ElementFormat, bytes: &[u8]) -> Option<[f32; 4]> {
     let bytes = bytes.get(..format.read_bytes() as usize)?;
     let mut out = [0.0, 0.0, 0.0, 1.0];
-    match format.ty() {
+    match ty {
         VertexType::F => {
             for (lane, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
                 *lane = f32::from_bits(u32::from_be_bytes([c[0], c[1], c[2], c[3]]));

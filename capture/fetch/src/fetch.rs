@@ -4,13 +4,13 @@
 //! before the captured frame) never stops the fetch: it takes what RPCS3's replay reads and its
 //! column says which values are unknown ([`crate::UnknownValues`]).
 
-use crate::decode::decode_element;
+use crate::decode::{decode_as, decode_element};
 use crate::error::FetchError;
 use crate::format::ElementFormat;
 use crate::index::{element_indices, read_indexed, IndexList};
 use crate::input::{
     DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, IndexArray, VertexArray, VertexInputs,
-    VertexSource,
+    VertexSource, VertexType,
 };
 use crate::output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues};
 use crate::GuestMemory;
@@ -279,12 +279,34 @@ fn decode_from_block(
     block: &[u8],
     indices: &[u32],
 ) -> Option<Vec<[f32; 4]>> {
+    // One loop per type, each with its decoder inlined (`decode_as` with a constant type).
+    macro_rules! each_type {
+        ($($ty:ident),*) => {
+            match format.ty() {
+                $(VertexType::$ty => decode_rows(array, min, block, indices, |bytes| {
+                    decode_as(VertexType::$ty, format, bytes)
+                }),)*
+            }
+        };
+    }
+    each_type!(F, SF, S1, S32K, UB, UB256, CMP)
+}
+
+/// The elements `indices` name in `block` (starting at element `min`), each through `decode`.
+#[inline(always)]
+fn decode_rows(
+    array: &VertexArray,
+    min: u32,
+    block: &[u8],
+    indices: &[u32],
+    decode: impl Fn(&[u8]) -> Option<[f32; 4]>,
+) -> Option<Vec<[f32; 4]>> {
     let stride = usize::from(array.stride);
     let mut values = Vec::with_capacity(indices.len());
     for &vid in indices {
         let rel = element_of(array, vid).checked_sub(min)? as usize;
         let at = rel.checked_mul(stride)?;
-        values.push(decode_element(format, block.get(at..)?)?);
+        values.push(decode(block.get(at..)?)?);
     }
     Some(values)
 }
