@@ -148,7 +148,7 @@ fn break_state_and_condition_reach_the_loop_exit() {
 }
 
 #[test]
-fn inputs_read_names_every_input_source_and_indexed_texture_coordinates() {
+fn inputs_read_names_read_input_sources_and_indexed_texture_coordinates() {
     // The program of `texture_then_multiply`: TEX0 (bit 4) and COL0 (bit 1).
     let words = [0x17009E00, IN, 0, 0, 0x02003E01, 0x1C9DC800, 0x0001C801, 0];
     let program = decode_words(&words).unwrap();
@@ -158,4 +158,9 @@ fn inputs_read_names_every_input_source_and_indexed_texture_coordinates() {
     indexed[3] = 1 << 30;
     let program = decode_words(&indexed).unwrap();
     assert_eq!(program.inputs_read(), (0x3FF << 4) | (1 << 1));
+    // KIL reads no operand: its input-type SRC0 naming COL1 (input field 2 << 13) is not a read.
+    let mut with_kil = vec![0x1200_4000, IN, 0, 0];
+    with_kil.extend(words);
+    let program = decode_words(&with_kil).unwrap();
+    assert_eq!(program.inputs_read(), (1 << 4) | (1 << 1));
 }

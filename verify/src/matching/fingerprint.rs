@@ -23,7 +23,7 @@
 //! is built ([`super::library`]).
 
 use rsxtrace_program::container::Stage;
-use rsxtrace_program::fragment::{self, FpOpcode, SourceKind};
+use rsxtrace_program::fragment::{self, FpOpcode};
 use rsxtrace_program::vertex::{self, InputAttribute, RegisterType, ScalarOpcode, VectorOpcode};
 use serde::ser::SerializeStruct;
 use serde::Serialize;
@@ -160,7 +160,8 @@ impl Fingerprint {
         })?;
         let mut histogram = Histogram::default();
         let mut texture_units = Vec::new();
-        let (mut inputs, mut outputs) = (0u32, 0u64);
+        let inputs = u32::from(program.inputs_read());
+        let mut outputs = 0u64;
         let mut constants = Vec::new();
         for (n, insn) in program.instructions.iter().enumerate() {
             histogram.add(u16::from(insn.opcode.value()));
@@ -170,13 +171,8 @@ impl Fingerprint {
             if insn.constant.is_some() {
                 constants.push(u16::try_from(n).unwrap_or(u16::MAX));
             }
-            let Some(alu) = insn.alu() else { continue };
-            let read = insn.opcode.operands_read();
-            if alu.sources[..read.min(3)]
-                .iter()
-                .any(|s| s.kind == SourceKind::Input)
-            {
-                inputs |= 1 << (insn.input.0 & 31);
+            if insn.alu().is_none() {
+                continue;
             }
             let writes = !insn.dest.no_dest
                 && insn.dest.mask.0 != 0

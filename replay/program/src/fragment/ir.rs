@@ -49,23 +49,24 @@ impl FragmentProgram {
         }
     }
 
-    /// The input attributes the program may read, bit n = input n (WPOS = 0, COL0 = 1, COL1
-    /// = 2, FOGC = 3, TEX0..TEX9 = 4..13, FACING = 14): the attribute of every ALU or texture
-    /// instruction with an input-type source among its three (whether or not its opcode
-    /// reads that source), and every texture coordinate when one is indexed by the loop
-    /// counter (`SRC2` 30, `TEX[A0 + displacement]`). A superset: a program never reads an
-    /// input outside it.
+    /// The input attributes the program reads, bit n = input n (WPOS = 0, COL0 = 1, COL1 = 2,
+    /// FOGC = 3, TEX0..TEX9 = 4..13, FACING = 14): the attribute of every instruction with an
+    /// input-type source among the operands its opcode reads (`FpOpcode::operands_read`, the
+    /// sources the interpreter and the recompiler read), or every texture coordinate when
+    /// that attribute is `TEX[A0 + displacement]` (`SRC2` 30; rsx-microcode.md B.3).
     pub fn inputs_read(&self) -> u16 {
         /// TEX0..TEX9.
         const TEXCOORDS: u16 = 0x3FF << 4;
         let mut read = 0u16;
         for insn in &self.instructions {
             let Some(alu) = insn.alu() else { continue };
-            if alu.sources.iter().any(|s| s.kind == SourceKind::Input) {
-                read |= 1 << (insn.input.0 & 15);
-                if alu.indexed_input {
-                    read |= TEXCOORDS;
-                }
+            let sources = &alu.sources[..insn.opcode.operands_read().min(3)];
+            if sources.iter().any(|s| s.kind == SourceKind::Input) {
+                read |= if alu.indexed_input {
+                    TEXCOORDS
+                } else {
+                    1 << (insn.input.0 & 15)
+                };
             }
         }
         read

@@ -372,6 +372,15 @@ mod tests {
         }
     }
 
+    /// A target of `width` × `height` pixels without a window offset.
+    fn target(width: u32, height: u32) -> TargetMapping {
+        TargetMapping {
+            width,
+            height,
+            offset: (0, 0),
+        }
+    }
+
     fn corner(x: f32, y: f32, inv_w: f32) -> Corner {
         Corner {
             window: WindowVertex {
@@ -402,11 +411,7 @@ mod tests {
 
     #[test]
     fn vertices_carry_only_the_varyings_passed() {
-        let map = TargetMapping {
-            width: 8,
-            height: 8,
-            offset: (0, 0),
-        };
+        let map = target(8, 8);
         let mut c = corner(1.0, 1.0, 1.0);
         for (k, input) in c.inputs.iter_mut().enumerate() {
             *input = [k as f32 + 1.0; 4];
@@ -421,11 +426,7 @@ mod tests {
 
     #[test]
     fn quads_are_two_triangles_sharing_a_diagonal() {
-        let map = TargetMapping {
-            width: 8,
-            height: 8,
-            offset: (0, 0),
-        };
+        let map = target(8, 8);
         let mut r = Records::new(passed_varyings(u16::MAX));
         let c = corner(4.0, 4.0, 1.0);
         r.quad(

@@ -282,9 +282,8 @@ struct Renderer<'a> {
     /// The bound surface state and the targets kept on the device (`resident.rs`).
     resident: Resident,
     vertex_programs: vertex::VertexPrograms,
-    /// Recompiled fragment programs by (program hash, translation options).
-    /// Recompiled fragment programs and the inputs each may read
-    /// (`FragmentProgram::inputs_read`).
+    /// Recompiled fragment programs and the inputs each reads
+    /// (`FragmentProgram::inputs_read`), by (program hash, translation options).
     fragment_modules: HashMap<(u64, FragmentTranslateOptions), (Arc<WgslModule>, u16)>,
     /// Wrapped modules by (fragment module hash, wrapper options as text).
     wrapped: HashMap<(u64, String), Arc<WgslModule>>,
