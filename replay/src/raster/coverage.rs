@@ -168,6 +168,30 @@ impl Edge {
     }
 }
 
+/// The columns and rows of the pixel centres inside the bounding box of `p` and inside
+/// `bounds`; `None` when there is none (then the triangle covers no pixel there).
+fn centre_box(p: [(f64, f64); 3], bounds: PixelRect) -> Option<((u32, u32), (u32, u32))> {
+    let (minx, maxx) = (
+        p[0].0.min(p[1].0).min(p[2].0),
+        p[0].0.max(p[1].0).max(p[2].0),
+    );
+    let (miny, maxy) = (
+        p[0].1.min(p[1].1).min(p[2].1),
+        p[0].1.max(p[1].1).max(p[2].1),
+    );
+    Some((
+        centre_range(minx, maxx, bounds.x0, bounds.x1)?,
+        centre_range(miny, maxy, bounds.y0, bounds.y1)?,
+    ))
+}
+
+/// Whether a filled (not antialiased) triangle may cover a pixel inside `bounds`: `false`
+/// when no pixel centre there lies in its bounding box, the test
+/// [`rasterize_triangle_facing`] starts with (then it covers nothing).
+pub fn may_cover_centre(v: &[WindowVertex; 3], bounds: PixelRect) -> bool {
+    centre_box(v.map(|v| (f64::from(v.x), f64::from(v.y))), bounds).is_some()
+}
+
 /// The pixel range whose centres lie in `[lo, hi]`, clamped to `[min, max)`; `None` if empty.
 fn centre_range(lo: f64, hi: f64, min: u32, max: u32) -> Option<(u32, u32)> {
     if min >= max || !(lo.is_finite() && hi.is_finite()) {
@@ -200,18 +224,7 @@ pub fn rasterize_triangle_facing(
         Edge::new(p[2], p[0]),
         Edge::new(p[0], p[1]),
     ];
-    let (minx, maxx) = (
-        p[0].0.min(p[1].0).min(p[2].0),
-        p[0].0.max(p[1].0).max(p[2].0),
-    );
-    let (miny, maxy) = (
-        p[0].1.min(p[1].1).min(p[2].1),
-        p[0].1.max(p[1].1).max(p[2].1),
-    );
-    let Some((x0, x1)) = centre_range(minx, maxx, bounds.x0, bounds.x1) else {
-        return;
-    };
-    let Some((y0, y1)) = centre_range(miny, maxy, bounds.y0, bounds.y1) else {
+    let Some(((x0, x1), (y0, y1))) = centre_box(p, bounds) else {
         return;
     };
     let z = order.map(|i| f64::from(v[i].z));

@@ -31,7 +31,7 @@ pub mod window;
 
 pub use clip::{clip_by_distances, clip_triangle, W_EPSILON};
 pub use coverage::{
-    rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
+    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
     triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
 pub use primitive::{

@@ -23,7 +23,7 @@ use crate::raster::clip::{in_front, IDENTITY};
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
-    assemble, clip_triangle, first_vertex_provoking, rasterize_line, rasterize_point,
+    assemble, clip_triangle, first_vertex_provoking, may_cover_centre, rasterize_line, rasterize_point,
     rasterize_triangle_facing, to_window, winding, Assembled, Covered, PixelRect, Primitive,
     Triangle, Winding, WindowVertex, W_EPSILON,
 };
@@ -190,6 +190,30 @@ pub fn build<O: OutputsByPosition + ?Sized>(
     starts: &[usize],
     point_size_from_vertex: bool,
 ) -> Vec<RasterPrim> {
+    build_in(state, outputs, starts, point_size_from_vertex, None)
+}
+
+/// [`build`], less the filled triangles that cover no pixel inside `bounds`
+/// ([`may_cover_centre`]; antialiased triangles, lines and points are all kept): what a
+/// renderer that covers only `bounds` needs. Meshes of many small or off-screen triangles
+/// lose most of theirs here, before the per-primitive work of binning and coverage.
+pub fn build_within<O: OutputsByPosition + ?Sized>(
+    state: &DrawState,
+    outputs: &O,
+    starts: &[usize],
+    point_size_from_vertex: bool,
+    bounds: PixelRect,
+) -> Vec<RasterPrim> {
+    build_in(state, outputs, starts, point_size_from_vertex, Some(bounds))
+}
+
+fn build_in<O: OutputsByPosition + ?Sized>(
+    state: &DrawState,
+    outputs: &O,
+    starts: &[usize],
+    point_size_from_vertex: bool,
+    within: Option<PixelRect>,
+) -> Vec<RasterPrim> {
     let vp = &state.viewport;
     let mut out = Vec::new();
     let get = |p: u32| outputs.get(p as usize);
@@ -246,7 +270,18 @@ pub fn build<O: OutputsByPosition + ?Sized>(
             // one quad, quad strip quad or polygon are consecutive and share the provoking
             // vertex; any other triangle is a polygon of its own.
             let mut counter: Option<(u32, u32)> = None;
+            // Most are kept when `within` is not given; fewer are otherwise.
+            out.reserve(if within.is_some() {
+                tris.len() / 4
+            } else {
+                tris.len()
+            });
+            let keep = within.filter(|_| !state.primitives.polygon_smooth);
+            let pos = |p: u32| outputs.position(p as usize);
             for mut t in tris {
+                let (Some(p0), Some(p1), Some(p2)) = (pos(t.v[0]), pos(t.v[1]), pos(t.v[2])) else {
+                    continue;
+                };
                 let (Some(o0), Some(o1), Some(o2)) = (get(t.v[0]), get(t.v[1]), get(t.v[2])) else {
                     continue;
                 };
@@ -258,7 +293,11 @@ pub fn build<O: OutputsByPosition + ?Sized>(
                     Some((provoking, next)) if provoking == t.provoking => next,
                     _ => 0,
                 };
-                let next = triangle(state, &t, [o0, o1, o2], start, &mut out);
+                let corners = Corners {
+                    clip: [p0, p1, p2],
+                    outputs: [o0, o1, o2],
+                };
+                let next = triangle(state, &t, &corners, start, keep, &mut out);
                 counter = Some((t.provoking, next));
             }
         }
@@ -365,27 +404,39 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
 /// (one piece, or two where w = ε cuts it, without user clip planes).
 type Pieces = SmallVec<[([[f32; 3]; 3], [WindowVertex; 3]); 2]>;
 
-/// Clip an assembled triangle (vertex outputs `o`), cull it, and cover it by its face's polygon
-/// mode. `stipple_start` is the line-stipple counter at its first boundary edge in LINE mode;
-/// returns the counter after its last one.
+/// An assembled triangle's vertices: their clip-space positions (HPOS, packed) and their
+/// outputs (read only for user clip planes and the LINE and POINT modes).
+struct Corners<'o> {
+    clip: [[f32; 4]; 3],
+    outputs: [&'o VertexOutputs; 3],
+}
+
+/// Clip an assembled triangle (its vertices `c`), cull it, and cover it by its face's polygon
+/// mode; filled pieces that cover no pixel centre inside `keep` are left out. `stipple_start`
+/// is the line-stipple counter at its first boundary edge in LINE mode; returns the counter
+/// after its last one.
 fn triangle(
     state: &DrawState,
     t: &Triangle,
-    o: [&VertexOutputs; 3],
+    c: &Corners<'_>,
     stipple_start: u32,
+    keep: Option<PixelRect>,
     out: &mut Vec<RasterPrim>,
 ) -> u32 {
-    let clip = o.map(hpos);
+    let (clip, o) = (c.clip, c.outputs);
     let window = |bary: [[f32; 3]; 3]| {
         let pos = bary.map(|w| {
             [0, 1, 2, 3].map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
         });
         window3(pos, &state.viewport).map(|verts| (bary, verts))
     };
-    // A triangle wholly in front of w = ε (most of them) is one piece, kept without the
-    // clipper's allocations.
+    // A triangle wholly in front of w = ε (most of them) is one piece, its own vertices,
+    // kept without the clipper's allocations.
     let pieces: Pieces = if in_front(&clip) {
-        window(IDENTITY).into_iter().collect()
+        window3(clip, &state.viewport)
+            .map(|verts| (IDENTITY, verts))
+            .into_iter()
+            .collect()
     } else {
         clip_triangle(clip).into_iter().filter_map(window).collect()
     };
@@ -435,6 +486,9 @@ fn triangle(
                 pieces
             };
             for (bary, verts) in kept {
+                if keep.is_some_and(|k| !may_cover_centre(&verts, k)) {
+                    continue;
+                }
                 out.push(RasterPrim {
                     src: t.v,
                     provoking: t.provoking,

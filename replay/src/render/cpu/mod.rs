@@ -308,11 +308,14 @@ fn render_draw(
         }
     }
     let point_size_from_vertex = draw.output_mask & (1 << 5) != 0;
-    let prims = geometry::build(
+    // Primitives that cover nothing in the draw's bounds (before a band cuts them: a cut
+    // draw's targets are loaded when it covers pixels outside the band) are left out.
+    let prims = geometry::build_within(
         &state,
         &shaded.outputs,
         &shaded.starts,
         point_size_from_vertex,
+        whole_bounds,
     );
     let bounds = state.window_bounds();
     // Coverage, shading and the per-fragment operations run per screen tile (`tiles`), the

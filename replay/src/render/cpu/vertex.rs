@@ -32,6 +32,12 @@ pub trait OutputsByPosition: Sync {
     }
     /// The outputs of the vertex at `position`.
     fn get(&self, position: usize) -> Option<&VertexOutputs>;
+    /// The clip-space position (HPOS) of the vertex at `position`: `get(position)`'s first
+    /// register, from a compact copy where there is one (primitive assembly reads every
+    /// triangle's three; a 256-byte record per vertex makes each one a cache miss).
+    fn position(&self, position: usize) -> Option<[f32; 4]> {
+        self.get(position).map(|o| o[0])
+    }
 }
 
 impl OutputsByPosition for [VertexOutputs] {
@@ -49,6 +55,8 @@ impl OutputsByPosition for [VertexOutputs] {
 #[derive(Clone, Debug, Default)]
 pub struct PositionOutputs {
     distinct: Vec<VertexOutputs>,
+    /// HPOS of each distinct vertex (`distinct[i][0]`), packed.
+    hpos: Vec<[f32; 4]>,
     slot: Option<Vec<u32>>,
 }
 
@@ -58,6 +66,7 @@ impl PositionOutputs {
     /// `rsxtrace_capture::fetch::DistinctVertices::rows`).
     pub fn new(distinct: Vec<VertexOutputs>, rows: Option<Vec<u32>>) -> Self {
         PositionOutputs {
+            hpos: distinct.iter().map(|o| o[0]).collect(),
             distinct,
             slot: rows,
         }
@@ -77,6 +86,12 @@ impl OutputsByPosition for PositionOutputs {
         match &self.slot {
             Some(slot) => self.distinct.get(*slot.get(position)? as usize),
             None => self.distinct.get(position),
+        }
+    }
+    fn position(&self, position: usize) -> Option<[f32; 4]> {
+        match &self.slot {
+            Some(slot) => self.hpos.get(*slot.get(position)? as usize).copied(),
+            None => self.hpos.get(position).copied(),
         }
     }
 }
