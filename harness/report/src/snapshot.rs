@@ -197,16 +197,10 @@ impl<'a> Snapshots<'a> {
         else {
             return 0;
         };
-        *self.units.entry(fp.hash).or_insert_with(|| {
-            decode_fragment(&fp.ucode).map_or(0, |p| {
-                p.instructions
-                    .iter()
-                    .filter(|i| i.opcode.is_texture())
-                    .fold(0u16, |m, i| {
-                        m | 1u16.checked_shl(u32::from(i.texture_unit)).unwrap_or(0)
-                    })
-            })
-        })
+        *self
+            .units
+            .entry(fp.hash)
+            .or_insert_with(|| decode_fragment(&fp.ucode).map_or(0, |p| p.texture_units_read()))
     }
 
     /// The sampled units' images as the draw sees them.

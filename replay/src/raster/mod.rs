@@ -31,8 +31,8 @@ pub mod window;
 
 pub use clip::{clip_by_distances, clip_triangle, W_EPSILON};
 pub use coverage::{
-    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing,
-    triangle_weights_at, winding, Covered, PixelRect, Winding,
+    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle,
+    rasterize_triangle_facing, triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
 pub use primitive::{
     assemble, first_vertex_provoking, primitive_starts, primitive_starts_at, Assembled, Primitive,

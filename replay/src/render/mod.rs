@@ -18,6 +18,7 @@ pub mod band;
 pub mod color8;
 pub mod cpu;
 pub mod draw_range;
+mod extent;
 pub mod gpu;
 pub mod msaa;
 pub mod observe;

@@ -748,6 +748,12 @@ pub fn rect_pixels(r: &Rect) -> PixelRect {
 }
 
 impl DrawState {
+    /// Whether the draw touches no target: no colour target, no depth test, no stencil test
+    /// (the CPU render draws nothing for it).
+    pub fn writes_nothing(&self) -> bool {
+        self.color_targets.is_empty() && self.depth_test.is_none() && self.stencil.is_none()
+    }
+
     /// Decode a draw's state (every register it reads is in the frame model's `Draw`).
     pub fn from_draw(draw: &Draw) -> Result<DrawState, StateError> {
         let r = &draw.raster;

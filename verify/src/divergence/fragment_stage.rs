@@ -411,13 +411,7 @@ fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
 
 /// The texture units `program` samples, as a bit mask.
 pub fn sampled_units(program: &FragmentProgram) -> u16 {
-    program
-        .instructions
-        .iter()
-        .filter(|i| i.opcode.is_texture())
-        .fold(0u16, |m, i| {
-            m | 1u16.checked_shl(u32::from(i.texture_unit)).unwrap_or(0)
-        })
+    program.texture_units_read()
 }
 
 /// The textures `program` samples in draw `draw`, on both sides, or why the stage is skipped.

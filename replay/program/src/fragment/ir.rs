@@ -72,6 +72,17 @@ impl FragmentProgram {
         read
     }
 
+    /// The texture units the program samples, bit n = unit n: the unit of every texture
+    /// instruction (TEX, TXP, TXD, TXB, TXL, ...).
+    pub fn texture_units_read(&self) -> u16 {
+        self.instructions
+            .iter()
+            .filter(|i| i.opcode.is_texture())
+            .fold(0u16, |m, i| {
+                m | 1u16.checked_shl(u32::from(i.texture_unit)).unwrap_or(0)
+            })
+    }
+
     /// Number of inline-constant slots.
     pub fn constant_slot_count(&self) -> usize {
         self.instructions

@@ -28,15 +28,13 @@
 //! The check is conservative: it looks at byte ranges, not at the pixels actually read.
 
 use super::Band;
-use crate::render::state::{color_targets, DrawState, FrameEvents};
-use crate::render::surface::{
-    bytes_per_pixel, depth_bytes_per_pixel, OutputSurface, SurfaceLayout,
-};
+use crate::render::extent::{DrawTargets, Extent, Written};
+use crate::render::state::{DrawState, FrameEvents};
+use crate::render::surface::{OutputSurface, SurfaceLayout};
 use crate::render::transfer::{source_extent, BetweenDraws};
 use crate::render::Rgba8Image;
 use crate::texture::decode::texture_spans;
 use rsxtrace_capture::frame::{Draw, Frame};
-use rsxtrace_capture::rrc::Location;
 use rsxtrace_program::fragment::decode as decode_fragment;
 use std::ops::Range;
 
@@ -51,29 +49,6 @@ pub struct BandOutcome {
     pub refused: Option<String>,
 }
 
-/// A byte range of guest memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Extent {
-    location: Location,
-    start: u64,
-    end: u64,
-}
-
-impl Extent {
-    fn of_layout(layout: &SurfaceLayout) -> Extent {
-        let start = u64::from(layout.offset);
-        Extent {
-            location: layout.location,
-            start,
-            end: start + layout.byte_len(),
-        }
-    }
-
-    fn overlaps(&self, other: &Extent) -> bool {
-        self.location == other.location && self.start < other.end && other.start < self.end
-    }
-}
-
 /// Whether two surfaces lie in memory the same way, pixel for pixel.
 fn same_surface(a: &SurfaceLayout, b: &SurfaceLayout) -> bool {
     a.location == b.location
@@ -81,44 +56,6 @@ fn same_surface(a: &SurfaceLayout, b: &SurfaceLayout) -> bool {
         && a.pitch == b.pitch
         && a.bpp == b.bpp
         && a.swizzle == b.swizzle
-}
-
-/// The surfaces one draw renders into.
-struct DrawTargets {
-    /// Colour targets written.
-    colors: Vec<SurfaceLayout>,
-    /// The depth target, when the depth or stencil test uses it.
-    depth: Option<SurfaceLayout>,
-}
-
-impl DrawTargets {
-    /// `None` when the draw's state cannot be decoded (both renderers skip it).
-    fn of(draw: &Draw) -> Option<DrawTargets> {
-        let state = DrawState::from_draw(draw).ok()?;
-        let s = &draw.surface;
-        let colors = match state.color_format {
-            Some(format) => color_targets(s.color_target.raw)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
-                .collect(),
-            None => Vec::new(),
-        };
-        let depth = match state.depth_format {
-            Some(format) if state.depth_test.is_some() || state.stencil.is_some() => {
-                SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)).ok()
-            }
-            _ => None,
-        };
-        Some(DrawTargets { colors, depth })
-    }
-
-    fn extents(&self) -> impl Iterator<Item = Extent> + '_ {
-        self.colors
-            .iter()
-            .chain(self.depth.iter())
-            .map(Extent::of_layout)
-    }
 }
 
 /// The cut of one frame render to one band.
@@ -175,7 +112,7 @@ impl BandPlan {
             .filter_map(|t| t.depth)
             .collect();
         // Memory banded draws have written so far.
-        let mut written: Vec<Extent> = Vec::new();
+        let mut written = Written::default();
         let between = events.between_draws();
         let mut pending = between.iter().peekable();
         let end = draws.end.min(frame.draws.len());
@@ -193,17 +130,15 @@ impl BandPlan {
                         .is_some_and(|d| output_depths.iter().any(|o| same_surface(&d, o))));
             if banded {
                 for e in t.extents() {
-                    if !written.contains(&e) {
-                        written.push(e);
-                    }
+                    written.add(e);
                 }
                 if let Some(b) = self.banded.get_mut(index) {
                     *b = true;
                 }
-            } else if let Some(e) = t.extents().find(|e| written.iter().any(|w| w.overlaps(e))) {
+            } else if let Some(e) = t.extents().find(|e| written.overlapping(e).is_some()) {
                 return Err(format!(
                     "draw {index} renders whole into {}, which a banded draw wrote",
-                    describe(&e)
+                    e.describe()
                 ));
             }
         }
@@ -277,16 +212,8 @@ impl BandPlan {
     }
 }
 
-fn describe(e: &Extent) -> String {
-    let memory = match e.location {
-        Location::Local => "local",
-        Location::Main => "main",
-    };
-    format!("{memory} memory 0x{:x}..0x{:x}", e.start, e.end)
-}
-
 /// Refuse when a transfer reads memory banded draws wrote.
-fn check_event(event: &BetweenDraws<'_>, written: &[Extent]) -> Result<(), String> {
+fn check_event(event: &BetweenDraws<'_>, written: &Written) -> Result<(), String> {
     let BetweenDraws::Transfer(t) = event else {
         return Ok(());
     };
@@ -301,18 +228,18 @@ fn check_event(event: &BetweenDraws<'_>, written: &[Extent]) -> Result<(), Strin
         start,
         end,
     };
-    match written.iter().find(|w| w.overlaps(&source)) {
+    match written.overlapping(&source) {
         Some(w) => Err(format!(
             "the transfer at command {} reads {}, which a banded draw wrote",
             t.command,
-            describe(w)
+            w.describe()
         )),
         None => Ok(()),
     }
 }
 
 /// Refuse when draw `index` samples memory banded draws wrote.
-fn check_textures(index: usize, draw: &Draw, written: &[Extent]) -> Result<(), String> {
+fn check_textures(index: usize, draw: &Draw, written: &Written) -> Result<(), String> {
     if written.is_empty() {
         return Ok(());
     }
@@ -323,15 +250,8 @@ fn check_textures(index: usize, draw: &Draw, written: &[Extent]) -> Result<(), S
     let Ok(program) = decode_fragment(&fp.ucode) else {
         return Ok(());
     };
-    let mut units: Vec<u8> = program
-        .instructions
-        .iter()
-        .filter(|i| i.opcode.is_texture())
-        .map(|i| i.texture_unit)
-        .collect();
-    units.sort_unstable();
-    units.dedup();
-    for unit in units {
+    let units = program.texture_units_read();
+    for unit in (0..16u8).filter(|u| units & (1 << u) != 0) {
         let Some(texture) = draw.textures.get(usize::from(unit)) else {
             continue;
         };
@@ -344,16 +264,11 @@ fn check_textures(index: usize, draw: &Draw, written: &[Extent]) -> Result<(), S
             continue;
         };
         for span in spans {
-            let start = u64::from(span.offset);
-            let read = Extent {
-                location: span.location,
-                start,
-                end: start + u64::from(span.len),
-            };
-            if let Some(w) = written.iter().find(|w| w.overlaps(&read)) {
+            let read = Extent::of_span(&span);
+            if let Some(w) = written.overlapping(&read) {
                 return Err(format!(
                     "draw {index} samples texture unit {unit} from {}, which a banded draw wrote",
-                    describe(w)
+                    w.describe()
                 ));
             }
         }

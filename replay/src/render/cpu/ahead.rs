@@ -1,38 +1,58 @@
-//! The vertex stage of the draws ahead: a thread of its own fetches and shades the next
-//! draws' vertices ([`vertex::shade_vertices`]) while the frame's thread rasterizes and shades
-//! the fragments of the current one.
+//! The work of the draws ahead that no earlier draw's rendering changes: a thread of its own
+//! decodes the next draws' state, fetches and shades their vertices
+//! ([`vertex::shade_vertices`]) and assembles their primitives ([`geometry::build_within`],
+//! in the draw's whole bounds), while the frame's thread rasterizes and shades the fragments
+//! of the current one.
 //!
-//! The vertex stage reads only the memory captured for its draw (vertex arrays, constants,
-//! vertex textures: never a surface an earlier draw rendered, see [`vertex`]), so it does not
-//! wait on earlier draws and its results are those of the serial order. At most
-//! [`DRAWS_AHEAD`] finished draws wait, so the memory held ahead stays a few draws' vertices.
+//! The state, vertex stage and primitives read only the draw's registers and the memory
+//! captured for it (vertex arrays, constants, vertex textures: never a surface an earlier
+//! draw rendered, see [`vertex`]), so they do not wait on earlier draws and are those of the
+//! serial order. Fragment textures are not decoded here: they may read what earlier draws
+//! rendered, and decoding the others ahead measured slower on two cores (the thread then
+//! competes with the fragment shading it should feed; BENCHMARKS.md).
+//!
+//! At most [`DRAWS_AHEAD`] finished draws wait, so the memory held ahead stays a few draws'
+//! vertices and primitives.
 
+use super::geometry::{self, RasterPrim};
 use super::vertex::{self, ShadedVertices};
-use rsxtrace_capture::frame::Frame;
+use crate::render::state::DrawState;
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::{Draw, Frame};
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver};
 
-/// Finished draws that may wait for the frame's thread (one more is being shaded).
+/// Finished draws that may wait for the frame's thread (one more is being prepared).
 pub const DRAWS_AHEAD: usize = 2;
 
 /// One draw's vertex stage: its outputs or why the draw is skipped.
 pub type VertexStage = Result<ShadedVertices, String>;
 
-/// The vertex stages of a range of draws, taken in order.
-pub struct VerticesAhead<'f> {
-    frame: &'f Frame,
-    results: Option<Receiver<(usize, VertexStage)>>,
+/// What was prepared for one draw.
+pub struct DrawAhead {
+    /// Its state, or why it does not decode.
+    pub state: Result<DrawState, String>,
+    /// Its vertex stage (not run when the state does not decode or writes nothing).
+    pub vertices: VertexStage,
+    /// Its primitives in the state's whole bounds ([`geometry::build_within`]), when both the
+    /// state and the vertex stage are there.
+    pub prims: Vec<RasterPrim>,
 }
 
-impl VerticesAhead<'_> {
-    /// Draw `index`'s vertex stage: the thread's result, or shaded here when the thread has
-    /// none for it (a draw before the range, or the thread ended).
-    pub fn take(&mut self, index: usize) -> VertexStage {
+/// The draws of a range, prepared in order.
+pub struct DrawsAhead<'f> {
+    frame: &'f Frame,
+    results: Option<Receiver<(usize, DrawAhead)>>,
+}
+
+impl DrawsAhead<'_> {
+    /// Draw `index`, prepared: the thread's result, or prepared here when the thread has none for it (a draw before the range, or the thread ended).
+    pub fn take(&mut self, index: usize) -> DrawAhead {
         if let Some(results) = &self.results {
             // Draws the frame's thread passed over (no memory view) are dropped.
-            while let Ok((i, stage)) = results.recv() {
+            while let Ok((i, prepared)) = results.recv() {
                 if i == index {
-                    return stage;
+                    return prepared;
                 }
                 if i > index {
                     break;
@@ -40,30 +60,56 @@ impl VerticesAhead<'_> {
             }
             self.results = None;
         }
-        shade_here(self.frame, index)
+        match (self.frame.draws.get(index), self.frame.memory(index)) {
+            (Some(draw), Some(memory)) => prepare(draw, &memory),
+            (None, _) => not_prepared(format!("no draw {index}")),
+            (_, None) => not_prepared(format!("no memory for draw {index}")),
+        }
     }
 }
 
-fn shade_here(frame: &Frame, index: usize) -> VertexStage {
-    let draw = frame
-        .draws
-        .get(index)
-        .ok_or_else(|| format!("no draw {index}"))?;
-    let memory = frame
-        .memory(index)
-        .ok_or_else(|| format!("no memory for draw {index}"))?;
-    vertex::shade_vertices(draw, &memory)
+fn not_prepared(why: String) -> DrawAhead {
+    DrawAhead {
+        state: Err(why.clone()),
+        vertices: Err(why),
+        prims: Vec::new(),
+    }
 }
 
-/// Run `body` with the vertex stages of `draws` computed ahead on a thread of their own
-/// (in `body`, as it takes them, for a single draw); the thread stops when `body` returns.
-pub fn with_vertices_ahead<R>(
+/// Prepare `draw` over its memory view `memory`.
+fn prepare<M: GuestMemory>(draw: &Draw, memory: &M) -> DrawAhead {
+    let state = DrawState::from_draw(draw).map_err(|e| e.to_string());
+    let vertices = match &state {
+        Err(e) => Err(format!("state: {e}")),
+        Ok(s) if s.writes_nothing() => Err("no target".to_string()),
+        Ok(_) => vertex::shade_vertices(draw, memory),
+    };
+    let prims = match (&state, &vertices) {
+        (Ok(state), Ok(shaded)) => geometry::build_within(
+            state,
+            &shaded.outputs,
+            &shaded.starts,
+            vertex::point_size_from_vertex(draw),
+            state.window_bounds(),
+        ),
+        _ => Vec::new(),
+    };
+    DrawAhead {
+        state,
+        vertices,
+        prims,
+    }
+}
+
+/// Run `body` with `draws` of `frame` prepared ahead on a thread of their own (in `body`, as
+/// it takes them, for a single draw); the thread stops when `body` returns.
+pub fn with_draws_ahead<R>(
     frame: &Frame,
     draws: Range<usize>,
-    body: impl FnOnce(&mut VerticesAhead<'_>) -> R,
+    body: impl FnOnce(&mut DrawsAhead<'_>) -> R,
 ) -> R {
     if draws.len() < 2 {
-        return body(&mut VerticesAhead {
+        return body(&mut DrawsAhead {
             frame,
             results: None,
         });
@@ -72,16 +118,17 @@ pub fn with_vertices_ahead<R>(
         let (send, results) = sync_channel(DRAWS_AHEAD);
         scope.spawn(move || {
             for index in draws {
-                if frame.draws.get(index).is_none() || frame.memory(index).is_none() {
+                let (Some(draw), Some(memory)) = (frame.draws.get(index), frame.memory(index))
+                else {
                     break;
-                }
+                };
                 // The receiver is gone when the frame stopped early: so does this thread.
-                if send.send((index, shade_here(frame, index))).is_err() {
+                if send.send((index, prepare(draw, &memory))).is_err() {
                     break;
                 }
             }
         });
-        let mut ahead = VerticesAhead {
+        let mut ahead = DrawsAhead {
             frame,
             results: Some(results),
         };

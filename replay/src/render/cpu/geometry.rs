@@ -23,9 +23,9 @@ use crate::raster::clip::{in_front, IDENTITY};
 use crate::raster::smooth::{rasterize_smooth_line, rasterize_smooth_triangle};
 use crate::raster::stipple::{line_stipple_next, retain_line_stipple, retain_polygon_stipple};
 use crate::raster::{
-    assemble, clip_triangle, first_vertex_provoking, may_cover_centre, rasterize_line, rasterize_point,
-    rasterize_triangle_facing, to_window, winding, Assembled, Covered, PixelRect, Primitive,
-    Triangle, Winding, WindowVertex, W_EPSILON,
+    assemble, clip_triangle, first_vertex_provoking, may_cover_centre, rasterize_line,
+    rasterize_point, rasterize_triangle_facing, to_window, winding, Assembled, Covered, PixelRect,
+    Primitive, Triangle, Winding, WindowVertex, W_EPSILON,
 };
 use crate::render::state::{CullFace, DrawState, FrontFace, PolygonMode};
 use rsxtrace_capture::frame::state::{LineStipple, PolygonStipple, ShaderWindow};

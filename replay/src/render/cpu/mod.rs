@@ -5,7 +5,7 @@
 //!
 //! Per draw, in order: the clears and image transfers recorded before it
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
-//! ([`DrawState`]), vertices ([`vertex`]; shaded ahead of the draw on a thread of their
+//! ([`DrawState`](super::state::DrawState)), vertices ([`vertex`]; shaded ahead of the draw on a thread of their
 //! own, [`ahead`]), primitives ([`geometry`]: assembly, clipping
 //! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
 //! then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for small draws)
@@ -35,7 +35,7 @@ pub mod vertex;
 use super::band::BandPlan;
 use super::msaa::msaa_note;
 use super::observe::{DrawObserver, NoObserver};
-use super::state::{DrawState, FrameEvents};
+use super::state::FrameEvents;
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
@@ -105,7 +105,7 @@ pub fn render_frame_observed(
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
-    ahead::with_vertices_ahead(frame, range.clone(), |ahead| {
+    ahead::with_draws_ahead(frame, range.clone(), |ahead| {
         for index in range.clone() {
             let Some(draw) = frame.draws.get(index) else {
                 break;
@@ -131,11 +131,11 @@ pub fn render_frame_observed(
                 },
             );
             let waited = Instant::now();
-            let shaded = ahead.take(index);
+            let prepared = ahead.take(index);
             timings.setup += waited.elapsed().as_secs_f64();
             match render_draw(
                 draw,
-                shaded,
+                prepared,
                 band.as_ref().filter(|b| b.is_banded(index)),
                 &base,
                 &mut surfaces,
@@ -254,14 +254,15 @@ struct FrameStats {
     shading: ShadingStats,
 }
 
-/// Render one draw, its vertex stage done (`shaded`, by [`ahead`]), cut to `band` when it
+/// Render one draw, its state, vertex stage and primitives prepared ahead (`prepared`, by
+/// [`ahead`]), cut to `band` when it
 /// is given (a plan that cuts this draw); `Err` is the reason it was skipped, `Ok` its
 /// warnings. It adds its tiling and shading to
 /// `stats`.
 #[allow(clippy::too_many_arguments)]
 fn render_draw(
     draw: &Draw,
-    shaded: ahead::VertexStage,
+    prepared: ahead::DrawAhead,
     band: Option<&BandPlan>,
     base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
@@ -272,7 +273,7 @@ fn render_draw(
 ) -> Result<Vec<String>, String> {
     let tiling = options.tiling;
     let setup = Instant::now();
-    let mut state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+    let mut state = prepared.state?;
     let whole_bounds = state.window_bounds();
     if let Some(b) = band {
         b.cut(&mut state);
@@ -280,7 +281,7 @@ fn render_draw(
     let state = state;
     let mut warnings = state.shading.warnings.clone();
     warnings.extend(msaa_note(&draw.surface));
-    if state.color_targets.is_empty() && state.depth_test.is_none() && state.stencil.is_none() {
+    if state.writes_nothing() {
         return Ok(warnings);
     }
     let fp = draw
@@ -291,7 +292,7 @@ fn render_draw(
             None => "no fragment program".to_string(),
         })?;
     let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
-    let shaded = shaded?;
+    let shaded = prepared.vertices?;
     warnings.extend(shaded.attribute_warnings.iter().cloned());
     warnings.extend(shaded.texture_warnings.iter().cloned());
     for c in &shaded.unknown_constants {
@@ -307,16 +308,10 @@ fn render_draw(
             );
         }
     }
-    let point_size_from_vertex = draw.output_mask & (1 << 5) != 0;
-    // Primitives that cover nothing in the draw's bounds (before a band cuts them: a cut
-    // draw's targets are loaded when it covers pixels outside the band) are left out.
-    let prims = geometry::build_within(
-        &state,
-        &shaded.outputs,
-        &shaded.starts,
-        point_size_from_vertex,
-        whole_bounds,
-    );
+    // Assembled ahead, without the primitives that cover nothing in the draw's whole bounds
+    // (before a band cuts them: a cut draw's targets are loaded when it covers pixels outside
+    // the band).
+    let prims = prepared.prims;
     let bounds = state.window_bounds();
     // Coverage, shading and the per-fragment operations run per screen tile (`tiles`), the
     // tiles in parallel; one tile is the serial path. Each tile covers its primitives in
@@ -335,13 +330,7 @@ fn render_draw(
         timings.setup += setup.elapsed().as_secs_f64();
         return Ok(warnings);
     }
-    let units = program
-        .instructions
-        .iter()
-        .filter(|i| i.opcode.is_texture())
-        .fold(0u16, |m, i| {
-            m | 1u16.checked_shl(u32::from(i.texture_unit)).unwrap_or(0)
-        });
+    let units = program.texture_units_read();
     // Textures that reach past a rendered surface read it as one range (see
     // `SurfaceMemory::extend_over`); the extent is a bound: 16 bytes per texel or the pitch,
     // two border rows, every depth slice.

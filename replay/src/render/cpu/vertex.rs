@@ -96,6 +96,12 @@ impl OutputsByPosition for PositionOutputs {
     }
 }
 
+/// Whether a draw's points take their size from PSZ: its vertex program's output mask says
+/// it writes PSZ (bit 5); `SET_POINT_SIZE` gives it otherwise.
+pub fn point_size_from_vertex(draw: &Draw) -> bool {
+    draw.output_mask & (1 << 5) != 0
+}
+
 /// The vertex stage's result for one draw.
 #[derive(Clone, Debug, Default)]
 pub struct ShadedVertices {

@@ -811,13 +811,11 @@ impl Renderer<'_> {
             height,
             offset: state.window_offset,
         };
-        // PSZ gives the point size when the output mask says so (as the reference render).
-        let point_size_from_vertex = draw.output_mask & (1 << 5) != 0;
         let records = geometry::build(
             &state,
             &stage.outputs,
             &stage.starts,
-            point_size_from_vertex,
+            crate::render::cpu::vertex::point_size_from_vertex(draw),
             &map,
             varyings,
         );
