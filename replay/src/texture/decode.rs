@@ -9,9 +9,13 @@ use super::format::TexelFormat;
 use super::layout::{subresources, Geometry, Subresource};
 use super::remap::Remap;
 use super::MAX_DECODED_TEXELS;
+use rayon::prelude::*;
 use rsxtrace_capture::fetch::{GuestMemory, Span};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::rrc::Location;
+
+/// Levels of at least this many texels are decoded in bands of rows in parallel.
+const PARALLEL_DECODE_TEXELS: u64 = 1 << 16;
 
 /// Texture dimensionality (FORMAT bits 4..7 and the cube map bit 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -391,59 +395,76 @@ fn decode_level(
         data.get(off..off.checked_add(bytes as usize)?)
     };
     let row = u64::from(w);
-    let slice = row * u64::from(h);
-    if format.is_dxt() {
-        let decode: fn(&[u8]) -> Option<dxt::Block> = match format {
-            TexelFormat::Dxt1 => dxt::dxt1,
-            TexelFormat::Dxt23 => dxt::dxt3,
-            _ => dxt::dxt5,
-        };
-        for z in 0..u64::from(d) {
-            for by in 0..u64::from(h).div_ceil(4) {
-                for bx in 0..u64::from(w).div_ceil(4) {
-                    let block = block_at(bx, by, z).and_then(decode).ok_or_else(missing)?;
-                    for (i, t) in block.iter().enumerate() {
-                        let (x, y) = (bx * 4 + (i as u64 % 4), by * 4 + (i as u64 / 4));
-                        if x < row && y < u64::from(h) {
-                            if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
-                                *dst = remap.apply(*t);
-                            }
-                        }
-                    }
+    // One band: four rows (a row of DXT blocks) of one depth slice; `y0` its first row.
+    let band = |z: u64, y0: u64, out: &mut [[f32; 4]]| -> Result<(), TextureError> {
+        let rows = out.len() as u64 / row.max(1);
+        let mut put = |x: u64, y: u64, v: [f32; 4]| {
+            if x < row && y >= y0 && y < y0 + rows {
+                if let Some(dst) = out.get_mut(((y - y0) * row + x) as usize) {
+                    *dst = remap.apply(v);
                 }
             }
-        }
-    } else if format.is_texel_pair() {
-        for z in 0..u64::from(d) {
-            for y in 0..u64::from(h) {
+        };
+        if format.is_dxt() {
+            let decode: fn(&[u8]) -> Option<dxt::Block> = match format {
+                TexelFormat::Dxt1 => dxt::dxt1,
+                TexelFormat::Dxt23 => dxt::dxt3,
+                _ => dxt::dxt5,
+            };
+            let by = y0 / 4;
+            for bx in 0..row.div_ceil(4) {
+                let block = block_at(bx, by, z).and_then(decode).ok_or_else(missing)?;
+                for (i, t) in block.iter().enumerate() {
+                    put(bx * 4 + (i as u64 % 4), by * 4 + (i as u64 / 4), *t);
+                }
+            }
+        } else if format.is_texel_pair() {
+            for y in y0..y0 + rows {
                 for bx in 0..row.div_ceil(2) {
                     let pair = block_at(bx, y, z)
                         .and_then(|b| format.decode_pair(b))
                         .ok_or_else(missing)?;
                     for (i, slots) in pair.iter().enumerate() {
-                        let x = bx * 2 + i as u64;
-                        if x < row {
-                            if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
-                                *dst = remap.apply(*slots);
-                            }
-                        }
+                        put(bx * 2 + i as u64, y, *slots);
                     }
                 }
             }
-        }
-    } else {
-        for z in 0..u64::from(d) {
-            for y in 0..u64::from(h) {
+        } else {
+            for y in y0..y0 + rows {
                 for x in 0..row {
                     let slots = block_at(x, y, z)
                         .and_then(|b| format.decode_texel(b))
                         .ok_or_else(missing)?;
-                    if let Some(dst) = texels.get_mut((z * slice + y * row + x) as usize) {
-                        *dst = remap.apply(slots);
-                    }
+                    put(x, y, slots);
                 }
             }
         }
+        Ok(())
+    };
+    let (slice, band_len) = ((row * u64::from(h)) as usize, (row * 4) as usize);
+    let bands = |(z, plane): (usize, &mut [[f32; 4]])| -> Result<(), TextureError> {
+        plane
+            .chunks_mut(band_len.max(1))
+            .enumerate()
+            .try_for_each(|(b, out)| band(z as u64, b as u64 * 4, out))
+    };
+    if count >= PARALLEL_DECODE_TEXELS {
+        // Bands in parallel (a large level on the frame's thread keeps the other cores idle
+        // otherwise); every band fails alike when bytes are missing.
+        texels
+            .par_chunks_mut(slice.max(1))
+            .enumerate()
+            .try_for_each(|(z, plane)| {
+                plane
+                    .par_chunks_mut(band_len.max(1))
+                    .enumerate()
+                    .try_for_each(|(b, out)| band(z as u64, b as u64 * 4, out))
+            })?;
+    } else {
+        texels
+            .chunks_mut(slice.max(1))
+            .enumerate()
+            .try_for_each(bands)?;
     }
     Ok(Level {
         width: w,
