@@ -6,7 +6,7 @@
 use super::dxt;
 use super::error::TextureError;
 use super::format::TexelFormat;
-use super::layout::{subresources, Geometry, Subresource};
+use super::layout::{subresources, BlockOffsets, Geometry, Subresource};
 use super::remap::Remap;
 use super::MAX_DECODED_TEXELS;
 use rayon::prelude::*;
@@ -390,11 +390,13 @@ fn decode_level(
         layer: sub.layer as u8,
         level: sub.level as u16,
     };
-    let block_at = |bx: u64, by: u64, z: u64| -> Option<&[u8]> {
-        let off = usize::try_from(sub.block_offset(bx, by, z, bytes)).ok()?;
+    let row = u64::from(w);
+    let offsets = BlockOffsets::new(sub, bytes, row);
+    // The block at column `bx` of the row whose offset is `at_row` (`BlockOffsets::row`).
+    let block_at = |bx: u64, at_row: u64| -> Option<&[u8]> {
+        let off = usize::try_from(offsets.at(at_row, bx)?).ok()?;
         data.get(off..off.checked_add(bytes as usize)?)
     };
-    let row = u64::from(w);
     // One band: four rows (a row of DXT blocks) of one depth slice; `y0` its first row.
     let band = |z: u64, y0: u64, out: &mut [[f32; 4]]| -> Result<(), TextureError> {
         let rows = out.len() as u64 / row.max(1);
@@ -412,16 +414,18 @@ fn decode_level(
                 _ => dxt::dxt5,
             };
             let by = y0 / 4;
+            let at_row = offsets.row(by, z);
             for bx in 0..row.div_ceil(4) {
-                let block = block_at(bx, by, z).and_then(decode).ok_or_else(missing)?;
+                let block = block_at(bx, at_row).and_then(decode).ok_or_else(missing)?;
                 for (i, t) in block.iter().enumerate() {
                     put(bx * 4 + (i as u64 % 4), by * 4 + (i as u64 / 4), *t);
                 }
             }
         } else if format.is_texel_pair() {
             for y in y0..y0 + rows {
+                let at_row = offsets.row(y, z);
                 for bx in 0..row.div_ceil(2) {
-                    let pair = block_at(bx, y, z)
+                    let pair = block_at(bx, at_row)
                         .and_then(|b| format.decode_pair(b))
                         .ok_or_else(missing)?;
                     for (i, slots) in pair.iter().enumerate() {
@@ -431,8 +435,9 @@ fn decode_level(
             }
         } else {
             for y in y0..y0 + rows {
+                let at_row = offsets.row(y, z);
                 for x in 0..row {
-                    let slots = block_at(x, y, z)
+                    let slots = block_at(x, at_row)
                         .and_then(|b| format.decode_texel(b))
                         .ok_or_else(missing)?;
                     put(x, y, slots);

@@ -145,20 +145,81 @@ impl Subresource {
     /// Byte offset (from the sub-resource start) of the block holding texel block
     /// `(bx, by, z)`; coordinates must be inside the level.
     pub fn block_offset(&self, bx: u64, by: u64, z: u64, block_bytes: u64) -> u64 {
-        let (x, y) = (bx + self.border, by + self.border);
+        self.column_part(bx, block_bytes) + self.row_part(by, z, block_bytes)
+    }
+
+    /// The part of [`block_offset`](Self::block_offset) that depends on the column: the bits
+    /// of x in Z-order ([`z_index`] places each coordinate's bits apart), or x in a pitch
+    /// layout.
+    fn column_part(&self, bx: u64, block_bytes: u64) -> u64 {
+        let x = bx + self.border;
         let index = if self.morton {
-            z_index(
-                x,
-                y,
-                z,
-                ceil_log2(self.pitch_in_block),
-                ceil_log2(self.rows),
-                ceil_log2(u64::from(self.depth)),
-            )
+            let (lw, lh, ld) = self.log2_extents();
+            z_index(x, 0, 0, lw, lh, ld)
         } else {
-            (z * self.rows + y) * self.pitch_in_block + x
+            x
         };
         index * block_bytes
+    }
+
+    /// The part of [`block_offset`](Self::block_offset) that depends on the row and slice.
+    fn row_part(&self, by: u64, z: u64, block_bytes: u64) -> u64 {
+        let y = by + self.border;
+        let index = if self.morton {
+            let (lw, lh, ld) = self.log2_extents();
+            z_index(0, y, z, lw, lh, ld)
+        } else {
+            (z * self.rows + y) * self.pitch_in_block
+        };
+        index * block_bytes
+    }
+
+    /// The Z-order region's log2 width, height and depth.
+    fn log2_extents(&self) -> (u32, u32, u32) {
+        (
+            ceil_log2(self.pitch_in_block),
+            ceil_log2(self.rows),
+            ceil_log2(u64::from(self.depth)),
+        )
+    }
+}
+
+/// The byte offsets of a sub-resource's blocks, worked out once per level: a block's offset
+/// (`Subresource::block_offset`) is a part that depends on its column alone plus a part that
+/// depends on its row and slice ([`z_index`] puts the bits of x, y and z in places that do not
+/// depend on their values; a pitch layout adds them), so a decode adds one table entry per
+/// block instead of interleaving bits.
+#[derive(Clone, Debug)]
+pub struct BlockOffsets {
+    sub: Subresource,
+    block_bytes: u64,
+    /// The column part of the offset of block column `bx`.
+    columns: Vec<u64>,
+}
+
+impl BlockOffsets {
+    /// The offsets of the first `columns` block columns of `sub`, `block_bytes` per block.
+    pub fn new(sub: &Subresource, block_bytes: u64, columns: u64) -> BlockOffsets {
+        BlockOffsets {
+            sub: *sub,
+            block_bytes,
+            columns: (0..columns)
+                .map(|bx| sub.column_part(bx, block_bytes))
+                .collect(),
+        }
+    }
+
+    /// The row part of the offsets of block row `by` of slice `z` (add a column's with
+    /// [`at`](Self::at)).
+    pub fn row(&self, by: u64, z: u64) -> u64 {
+        self.sub.row_part(by, z, self.block_bytes)
+    }
+
+    /// The offset of block `bx` in the row at `row` ([`row`](Self::row)); `None` past the
+    /// columns given to [`new`](Self::new).
+    #[inline]
+    pub fn at(&self, row: u64, bx: u64) -> Option<u64> {
+        Some(row + self.columns.get(usize::try_from(bx).ok()?)?)
     }
 }
 
@@ -241,4 +302,49 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(morton: bool, border: u64) -> Subresource {
+        Subresource {
+            layer: 0,
+            level: 0,
+            width: 20,
+            height: 12,
+            depth: 3,
+            pitch_in_block: 24 + 2 * border,
+            rows: 12 + 2 * border,
+            border,
+            morton,
+            offset: 0,
+            size: 0,
+            span: 0,
+        }
+    }
+
+    #[test]
+    fn block_offsets_add_up_to_the_block_offset() {
+        for (morton, border) in [(true, 0), (true, 4), (false, 0), (false, 1)] {
+            let s = sub(morton, border);
+            for bytes in [1, 4, 8, 16] {
+                let table = BlockOffsets::new(&s, bytes, 20);
+                for z in 0..3 {
+                    for by in 0..12 {
+                        let row = table.row(by, z);
+                        for bx in 0..20 {
+                            assert_eq!(
+                                table.at(row, bx),
+                                Some(s.block_offset(bx, by, z, bytes)),
+                                "morton {morton} border {border} ({bx}, {by}, {z}) x{bytes}"
+                            );
+                        }
+                        assert_eq!(table.at(row, 20), None);
+                    }
+                }
+            }
+        }
+    }
 }
