@@ -282,9 +282,6 @@ fn build_in<O: OutputsByPosition + ?Sized>(
                 let (Some(p0), Some(p1), Some(p2)) = (pos(t.v[0]), pos(t.v[1]), pos(t.v[2])) else {
                     continue;
                 };
-                let (Some(o0), Some(o1), Some(o2)) = (get(t.v[0]), get(t.v[1]), get(t.v[2])) else {
-                    continue;
-                };
                 if state.shading.first_vertex_provokes {
                     // Still shared by the triangles of one quad or polygon, distinct otherwise.
                     t.provoking = first_vertex_provoking(state.primitive, &t);
@@ -295,7 +292,8 @@ fn build_in<O: OutputsByPosition + ?Sized>(
                 };
                 let corners = Corners {
                     clip: [p0, p1, p2],
-                    outputs: [o0, o1, o2],
+                    v: t.v,
+                    outputs,
                 };
                 let next = triangle(state, &t, &corners, start, keep, &mut out);
                 counter = Some((t.provoking, next));
@@ -404,34 +402,108 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
 /// (one piece, or two where w = ε cuts it, without user clip planes).
 type Pieces = SmallVec<[([[f32; 3]; 3], [WindowVertex; 3]); 2]>;
 
-/// An assembled triangle's vertices: their clip-space positions (HPOS, packed) and their
-/// outputs (read only for user clip planes and the LINE and POINT modes).
-struct Corners<'o> {
+/// An assembled triangle's vertices: their clip-space positions (HPOS, packed) and where their
+/// outputs are (read only for user clip planes and the LINE and POINT modes).
+struct Corners<'o, O: ?Sized> {
     clip: [[f32; 4]; 3],
-    outputs: [&'o VertexOutputs; 3],
+    v: [u32; 3],
+    outputs: &'o O,
+}
+
+impl<O: OutputsByPosition + ?Sized> Corners<'_, O> {
+    /// The outputs of the three vertices (there when their positions are).
+    fn outputs(&self) -> Option<[&VertexOutputs; 3]> {
+        let get = |k: usize| self.outputs.get(self.v[k] as usize);
+        Some([get(0)?, get(1)?, get(2)?])
+    }
+}
+
+/// Whether a triangle of winding `w` is front facing, and its polygon mode; `None` when it
+/// is culled.
+fn face(state: &DrawState, w: Winding) -> Option<(bool, PolygonMode)> {
+    let front = match state.front_face {
+        FrontFace::CounterClockwise => w == Winding::CounterClockwise,
+        FrontFace::Clockwise => w == Winding::Clockwise,
+    };
+    let culled = match state.cull {
+        None => false,
+        Some(CullFace::Front) => front,
+        Some(CullFace::Back) => !front,
+        Some(CullFace::FrontAndBack) => true,
+    };
+    let mode = if front {
+        state.front_polygon_mode
+    } else {
+        state.back_polygon_mode
+    };
+    (!culled).then_some((front, mode))
+}
+
+/// The polygon offset of a triangle of polygon mode `mode` whose first piece is `first`
+/// (0 when the mode's offset is disabled).
+fn z_offset(state: &DrawState, mode: PolygonMode, first: &[WindowVertex; 3]) -> f32 {
+    let po = &state.polygon_offset;
+    let enabled = match mode {
+        PolygonMode::Fill => po.fill,
+        PolygonMode::Line => po.line,
+        PolygonMode::Point => po.point,
+    };
+    if enabled {
+        polygon_offset(state, first)
+    } else {
+        0.0
+    }
 }
 
 /// Clip an assembled triangle (its vertices `c`), cull it, and cover it by its face's polygon
 /// mode; filled pieces that cover no pixel centre inside `keep` are left out. `stipple_start`
 /// is the line-stipple counter at its first boundary edge in LINE mode; returns the counter
 /// after its last one.
-fn triangle(
+fn triangle<O: OutputsByPosition + ?Sized>(
     state: &DrawState,
     t: &Triangle,
-    c: &Corners<'_>,
+    c: &Corners<'_, O>,
     stipple_start: u32,
     keep: Option<PixelRect>,
     out: &mut Vec<RasterPrim>,
 ) -> u32 {
-    let (clip, o) = (c.clip, c.outputs);
+    let clip = c.clip;
+    let user = &state.shading.clip;
+    // Most triangles: wholly in front of w = ε, no user clip plane, filled. One piece, its own
+    // vertices, without the clipper or the vertices' other outputs.
+    if in_front(&clip) && !user.is_active() {
+        let Some(verts) = window3(clip, &state.viewport) else {
+            return stipple_start;
+        };
+        let Some((front, mode)) = winding(&verts).and_then(|w| face(state, w)) else {
+            return stipple_start;
+        };
+        if mode == PolygonMode::Fill {
+            if !keep.is_some_and(|k| !may_cover_centre(&verts, k)) {
+                out.push(RasterPrim {
+                    src: t.v,
+                    provoking: t.provoking,
+                    kind: RasterKind::Triangle,
+                    verts,
+                    to_src: IDENTITY,
+                    front,
+                    z_offset: z_offset(state, mode, &verts),
+                    size: 1.0,
+                    stipple_start: 0,
+                });
+            }
+            return stipple_start;
+        }
+    }
+    let Some(o) = c.outputs() else {
+        return stipple_start;
+    };
     let window = |bary: [[f32; 3]; 3]| {
         let pos = bary.map(|w| {
             [0, 1, 2, 3].map(|k| w[0] * clip[0][k] + w[1] * clip[1][k] + w[2] * clip[2][k])
         });
         window3(pos, &state.viewport).map(|verts| (bary, verts))
     };
-    // A triangle wholly in front of w = ε (most of them) is one piece, its own vertices,
-    // kept without the clipper's allocations.
     let pieces: Pieces = if in_front(&clip) {
         window3(clip, &state.viewport)
             .map(|verts| (IDENTITY, verts))
@@ -444,38 +516,12 @@ fn triangle(
     let Some((w, first)) = pieces.iter().find_map(|(_, v)| winding(v).map(|w| (w, *v))) else {
         return stipple_start;
     };
-    let front = match state.front_face {
-        FrontFace::CounterClockwise => w == Winding::CounterClockwise,
-        FrontFace::Clockwise => w == Winding::Clockwise,
-    };
-    let culled = match state.cull {
-        None => false,
-        Some(CullFace::Front) => front,
-        Some(CullFace::Back) => !front,
-        Some(CullFace::FrontAndBack) => true,
-    };
-    if culled {
+    let Some((front, mode)) = face(state, w) else {
         return stipple_start;
-    }
-    let mode = if front {
-        state.front_polygon_mode
-    } else {
-        state.back_polygon_mode
     };
-    let po = &state.polygon_offset;
-    let enabled = match mode {
-        PolygonMode::Fill => po.fill,
-        PolygonMode::Line => po.line,
-        PolygonMode::Point => po.point,
-    };
-    let z_offset = if enabled {
-        polygon_offset(state, &first)
-    } else {
-        0.0
-    };
+    let z_offset = z_offset(state, mode, &first);
     match mode {
         PolygonMode::Fill => {
-            let user = &state.shading.clip;
             let kept: Pieces = if user.is_active() {
                 pieces
                     .iter()
