@@ -28,6 +28,7 @@ use crate::raster::{
     Primitive, Triangle, Winding, WindowVertex, W_EPSILON,
 };
 use crate::render::state::{CullFace, DrawState, FrontFace, PolygonMode};
+use rayon::prelude::*;
 use rsxtrace_capture::frame::state::{LineStipple, PolygonStipple, ShaderWindow};
 use smallvec::SmallVec;
 
@@ -266,41 +267,75 @@ fn build_in<O: OutputsByPosition + ?Sized>(
             }
         }
         Assembled::Triangles(tris) => {
-            // LINE mode's stipple counter runs on along one polygon's edges: the triangles of
-            // one quad, quad strip quad or polygon are consecutive and share the provoking
-            // vertex; any other triangle is a polygon of its own.
-            let mut counter: Option<(u32, u32)> = None;
-            // Most are kept when `within` is not given; fewer are otherwise.
-            out.reserve(if within.is_some() {
-                tris.len() / 4
-            } else {
-                tris.len()
-            });
             let keep = within.filter(|_| !state.primitives.polygon_smooth);
-            let pos = |p: u32| outputs.position(p as usize);
-            for mut t in tris {
-                let (Some(p0), Some(p1), Some(p2)) = (pos(t.v[0]), pos(t.v[1]), pos(t.v[2])) else {
-                    continue;
-                };
-                if state.shading.first_vertex_provokes {
-                    // Still shared by the triangles of one quad or polygon, distinct otherwise.
-                    t.provoking = first_vertex_provoking(state.primitive, &t);
-                }
-                let start = match counter {
-                    Some((provoking, next)) if provoking == t.provoking => next,
-                    _ => 0,
-                };
-                let corners = Corners {
-                    clip: [p0, p1, p2],
-                    v: t.v,
-                    outputs,
-                };
-                let next = triangle(state, &t, &corners, start, keep, &mut out);
-                counter = Some((t.provoking, next));
+            let filled = state.front_polygon_mode == PolygonMode::Fill
+                && state.back_polygon_mode == PolygonMode::Fill;
+            if filled && tris.len() >= PARALLEL_TRIANGLES {
+                // Filled triangles carry nothing from one to the next (the stipple counter is
+                // LINE mode's): chunks in parallel, joined in order.
+                let parts: Vec<Vec<RasterPrim>> = tris
+                    .par_chunks(TRIANGLES_PER_JOB)
+                    .map(|chunk| {
+                        let mut part = Vec::new();
+                        triangles(state, chunk, outputs, keep, &mut part);
+                        part
+                    })
+                    .collect();
+                out = parts.concat();
+            } else {
+                triangles(state, &tris, outputs, keep, &mut out);
             }
         }
     }
     out
+}
+
+/// Draws with at least this many filled triangles assemble them in parallel.
+const PARALLEL_TRIANGLES: usize = 1 << 13;
+
+/// Triangles per parallel job.
+const TRIANGLES_PER_JOB: usize = 1 << 12;
+
+/// The raster primitives of assembled triangles `tris`, in order, appended to `out`.
+fn triangles<O: OutputsByPosition + ?Sized>(
+    state: &DrawState,
+    tris: &[Triangle],
+    outputs: &O,
+    keep: Option<PixelRect>,
+    out: &mut Vec<RasterPrim>,
+) {
+    // LINE mode's stipple counter runs on along one polygon's edges: the triangles of one
+    // quad, quad strip quad or polygon are consecutive and share the provoking vertex; any
+    // other triangle is a polygon of its own.
+    let mut counter: Option<(u32, u32)> = None;
+    // Most are kept when `keep` is not given; fewer are otherwise.
+    out.reserve(if keep.is_some() {
+        tris.len() / 4
+    } else {
+        tris.len()
+    });
+    let pos = |p: u32| outputs.position(p as usize);
+    for &t in tris {
+        let mut t = t;
+        let (Some(p0), Some(p1), Some(p2)) = (pos(t.v[0]), pos(t.v[1]), pos(t.v[2])) else {
+            continue;
+        };
+        if state.shading.first_vertex_provokes {
+            // Still shared by the triangles of one quad or polygon, distinct otherwise.
+            t.provoking = first_vertex_provoking(state.primitive, &t);
+        }
+        let start = match counter {
+            Some((provoking, next)) if provoking == t.provoking => next,
+            _ => 0,
+        };
+        let corners = Corners {
+            clip: [p0, p1, p2],
+            v: t.v,
+            outputs,
+        };
+        let next = triangle(state, &t, &corners, start, keep, out);
+        counter = Some((t.provoking, next));
+    }
 }
 
 fn window3(pos: [[f32; 4]; 3], vp: &crate::raster::ViewportTransform) -> Option<[WindowVertex; 3]> {
