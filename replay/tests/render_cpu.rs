@@ -937,14 +937,12 @@ fn textures_in_several_formats_are_sampled() {
     }
 }
 
-#[test]
-fn overdraw_past_one_shading_batch_keeps_primitive_order() {
-    // Draw 0: 1100 full-surface quads, 17600 2×2 quads, more than one shading batch (16384).
-    // Quad k is red (k mod 256) / 255 with no depth test or blending, so the last one written
-    // shows: 1099 mod 256 = 75 (a lost second batch would leave quad 1023's 255). Each
-    // fragment also increments the stencil (INCR_WRAP): 1100 mod 256 = 76 counts every
-    // fragment exactly once. Draw 1 reads the stencil back through ZETA as an A8R8G8B8
-    // texture (B = stencil, A R G = depth 0xFFFFFF) on the left half.
+/// `n` full-surface quads (8×8, 2×2-pixel quads), quad k red (k mod 256) / 255 with no depth
+/// test or blending, each fragment incrementing the stencil (INCR_WRAP); then a draw that
+/// reads the stencil back through ZETA as an A8R8G8B8 texture (B = stencil, A R G = depth
+/// 0xFFFFFF) on the left half. Returns pixels (6, 1) (the last quad's red) and (1, 1) (the
+/// stencil: fragments per pixel mod 256).
+fn overdraw(n: u32) -> ([u8; 4], [u8; 4]) {
     let mut b = builder("overdraw.rrc", 8);
     b.clear_surface(0xF3, 0, 0xFFFF_FF00);
     b.method(reg::STENCIL_TEST_ENABLE, 1).unwrap();
@@ -952,7 +950,6 @@ fn overdraw_past_one_shading_batch_keeps_primitive_order() {
     b.method(reg::STENCIL_FUNC, 0x207).unwrap();
     b.method(reg::STENCIL_FUNC_MASK, 0xFF).unwrap();
     b.method(reg::STENCIL_OP_ZPASS, 0x8507).unwrap(); // INCR_WRAP
-    let n = 1100u32;
     let mut bytes = Vec::new();
     for k in 0..n {
         let red = (k % 256) as f32 / 255.0;
@@ -962,12 +959,13 @@ fn overdraw_past_one_shading_batch_keeps_primitive_order() {
             }
         }
     }
-    b.put_memory(Location::Main, 0x1_0000, &bytes).unwrap();
-    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, 0x1_0000)
+    const AT: u32 = 0x10_0000;
+    b.put_memory(Location::Main, AT, &bytes).unwrap();
+    b.set_vertex_array(0, 2, 4, 48, 0, Location::Main, AT)
         .unwrap();
-    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, 0x1_0010)
+    b.set_vertex_array(3, 2, 4, 48, 0, Location::Main, AT + 0x10)
         .unwrap();
-    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, 0x1_0020)
+    b.set_vertex_array(8, 2, 4, 48, 0, Location::Main, AT + 0x20)
         .unwrap();
     b.set_vertex_attrib_input_mask(0b1_0000_1001);
     // DRAW_ARRAYS ranges hold at most 256 vertices each (64 whole quads).
@@ -981,8 +979,30 @@ fn overdraw_past_one_shading_batch_keeps_primitive_order() {
     bind_texture(&mut b, ZETA, 0x85, 8, 8, 32);
     quad(&mut b, 0x8_0000, [0.0, 0.0, 4.0, 8.0], 0.5, [0.0; 4]);
     let out = render(&b.finish());
-    assert_eq!(out.image.pixel(6, 1), Some([75, 0, 0, 255]));
-    assert_eq!(out.image.pixel(1, 1), Some([0xFF, 0xFF, 76, 0xFF]));
+    (
+        out.image.pixel(6, 1).expect("pixel"),
+        out.image.pixel(1, 1).expect("pixel"),
+    )
+}
+
+#[test]
+fn overdraw_past_one_shading_batch_keeps_primitive_order() {
+    // 1100 quads, 17600 2×2 quads: more than one shading batch (16384). The last one written
+    // shows, 1099 mod 256 = 75 (a lost second batch would leave quad 1023's 255); the
+    // stencil, 1100 mod 256 = 76, counts every fragment exactly once.
+    let (last, stencil) = overdraw(1100);
+    assert_eq!(last, [75, 0, 0, 255]);
+    assert_eq!(stencil, [0xFF, 0xFF, 76, 0xFF]);
+}
+
+#[test]
+fn triangles_assembled_in_parallel_keep_their_order() {
+    // 4200 quads: 8400 triangles, past `geometry`'s parallel assembly (8192, in chunks of
+    // 4096). The last quad shows (4199 mod 256 = 103) and every fragment counts once
+    // (4200 mod 256 = 104): a chunk out of order or lost would show another red or count.
+    let (last, stencil) = overdraw(4200);
+    assert_eq!(last, [103, 0, 0, 255]);
+    assert_eq!(stencil, [0xFF, 0xFF, 104, 0xFF]);
 }
 
 /// Targets whose bytes a split into bands of rows cannot keep apart (`Targets::split`, issue
