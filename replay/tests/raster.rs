@@ -8,7 +8,7 @@ use rsxtrace_capture::frame::state::ShaderWindow;
 use rsxtrace_replay::interp::fragment::attr;
 use rsxtrace_replay::raster::{
     assemble, clip_by_distances, clip_triangle, fragment_inputs, fragment_inputs_with,
-    rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing, to_window,
+    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing, to_window,
     triangle_weights_at, winding, wpos, Assembled, Covered, PixelRect, Primitive, VaryingOptions,
     ViewportTransform, Winding, WindowVertex,
 };
@@ -572,4 +572,34 @@ fn vertex_outputs_route_to_fragment_inputs() {
     // Without two-sided colour a back face still reads COL0.
     let plain = fragment_inputs(refs, w, [0.0; 4], false, Some(2));
     assert_eq!(plain.attributes[attr::COL0], o[2][1]);
+}
+
+#[test]
+fn may_cover_centre_is_false_exactly_where_the_bounding_box_holds_no_centre() {
+    let rect = PixelRect {
+        x0: 2,
+        y0: 2,
+        x1: 6,
+        y1: 6,
+    };
+    let covered = |v: [WindowVertex; 3]| {
+        let mut out = Vec::new();
+        rasterize_triangle_facing(v, rect, true, &mut out);
+        out.len()
+    };
+    // Between the centres of columns 3 and 4 (x 3.5 and 4.5): no centre in x.
+    let thin = [wv(3.6, 2.0), wv(4.4, 2.0), wv(4.0, 6.0)];
+    assert!(!may_cover_centre(&thin, rect));
+    assert_eq!(covered(thin), 0);
+    // Left of the bounds (its centres at x 0.5 and 1.5 are outside them).
+    let left = [wv(0.0, 0.0), wv(2.0, 0.0), wv(0.0, 6.0)];
+    assert!(!may_cover_centre(&left, rect));
+    assert_eq!(covered(left), 0);
+    // A box holding centres: may cover (and here does).
+    let big = [wv(2.0, 2.0), wv(6.0, 2.0), wv(2.0, 6.0)];
+    assert!(may_cover_centre(&big, rect));
+    assert!(covered(big) > 0);
+    // A centre on the box's edge counts (x = 3.5 is column 3's centre).
+    let edge = [wv(3.5, 2.0), wv(3.9, 2.0), wv(3.5, 6.0)];
+    assert!(may_cover_centre(&edge, rect));
 }
