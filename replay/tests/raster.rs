@@ -8,9 +8,9 @@ use rsxtrace_capture::frame::state::ShaderWindow;
 use rsxtrace_replay::interp::fragment::attr;
 use rsxtrace_replay::raster::{
     assemble, clip_by_distances, clip_triangle, fragment_inputs, fragment_inputs_with,
-    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle, rasterize_triangle_facing, to_window,
-    triangle_weights_at, winding, wpos, Assembled, Covered, PixelRect, Primitive, VaryingOptions,
-    ViewportTransform, Winding, WindowVertex,
+    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle,
+    rasterize_triangle_facing, to_window, triangle_weights_at, winding, wpos, Assembled, Covered,
+    PixelRect, Primitive, VaryingOptions, ViewportTransform, Winding, WindowVertex,
 };
 
 fn wv(x: f32, y: f32) -> WindowVertex {

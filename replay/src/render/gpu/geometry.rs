@@ -35,7 +35,7 @@
 use crate::raster::sprite::{apply_point_sprite, sprite_coord};
 use crate::raster::{fragment_inputs_with, Covered, VaryingOptions, WindowVertex};
 use crate::render::cpu::geometry::{
-    build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
+    build_within as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
 use crate::render::cpu::vertex::OutputsByPosition;
 use crate::render::state::DrawState;
@@ -350,7 +350,13 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
         bounds: state.window_bounds(),
     };
     let mut records = Records::new(varyings);
-    for prim in build_primitives(state, outputs, starts, point_size_from_vertex) {
+    for prim in build_primitives(
+        state,
+        outputs,
+        starts,
+        point_size_from_vertex,
+        converter.bounds,
+    ) {
         converter.convert(&mut records, map, &prim);
     }
     records
