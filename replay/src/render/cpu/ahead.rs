@@ -22,7 +22,12 @@ use rsxtrace_capture::frame::{Draw, Frame};
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver};
 
-/// Finished draws that may wait for the frame's thread (one more is being prepared).
+/// Threads preparing draws, taking turns (draw k of the range goes to thread k mod THREADS):
+/// one draw's serial parts (fetch, small assemblies) run beside another's.
+pub const THREADS: usize = 2;
+
+/// Finished draws that may wait for the frame's thread, per thread (one more is being
+/// prepared).
 pub const DRAWS_AHEAD: usize = 2;
 
 /// One draw's vertex stage: its outputs or why the draw is skipped.
@@ -42,23 +47,30 @@ pub struct DrawAhead {
 /// The draws of a range, prepared in order.
 pub struct DrawsAhead<'f> {
     frame: &'f Frame,
-    results: Option<Receiver<(usize, DrawAhead)>>,
+    /// The first draw of the range.
+    first: usize,
+    /// Thread k's results: draws `first + k`, `first + k + THREADS`, ...
+    results: Vec<Option<Receiver<(usize, DrawAhead)>>>,
 }
 
 impl DrawsAhead<'_> {
-    /// Draw `index`, prepared: the thread's result, or prepared here when the thread has none for it (a draw before the range, or the thread ended).
+    /// Draw `index`, prepared: its thread's result, or prepared here when the thread has
+    /// none for it (a draw before the range, or the thread ended).
     pub fn take(&mut self, index: usize) -> DrawAhead {
-        if let Some(results) = &self.results {
-            // Draws the frame's thread passed over (no memory view) are dropped.
-            while let Ok((i, prepared)) = results.recv() {
-                if i == index {
-                    return prepared;
-                }
-                if i > index {
-                    break;
+        let k = index.checked_sub(self.first).map(|d| d % THREADS);
+        if let Some(slot) = k.and_then(|k| self.results.get_mut(k)) {
+            if let Some(results) = slot {
+                // Draws the frame's thread passed over (no memory view) are dropped.
+                while let Ok((i, prepared)) = results.recv() {
+                    if i == index {
+                        return prepared;
+                    }
+                    if i > index {
+                        break;
+                    }
                 }
             }
-            self.results = None;
+            *slot = None;
         }
         match (self.frame.draws.get(index), self.frame.memory(index)) {
             (Some(draw), Some(memory)) => prepare(draw, &memory),
@@ -111,29 +123,39 @@ pub fn with_draws_ahead<R>(
     if draws.len() < 2 {
         return body(&mut DrawsAhead {
             frame,
-            results: None,
+            first: draws.start,
+            results: Vec::new(),
         });
     }
     std::thread::scope(|scope| {
-        let (send, results) = sync_channel(DRAWS_AHEAD);
-        scope.spawn(move || {
-            for index in draws {
-                let (Some(draw), Some(memory)) = (frame.draws.get(index), frame.memory(index))
-                else {
-                    break;
-                };
-                // The receiver is gone when the frame stopped early: so does this thread.
-                if send.send((index, prepare(draw, &memory))).is_err() {
-                    break;
-                }
-            }
-        });
+        let results = (0..THREADS)
+            .map(|k| {
+                let (send, results) = sync_channel(DRAWS_AHEAD);
+                let mine = draws.clone().skip(k).step_by(THREADS);
+                scope.spawn(move || {
+                    for index in mine {
+                        let (Some(draw), Some(memory)) =
+                            (frame.draws.get(index), frame.memory(index))
+                        else {
+                            break;
+                        };
+                        // The receiver is gone when the frame stopped early: so does this
+                        // thread.
+                        if send.send((index, prepare(draw, &memory))).is_err() {
+                            break;
+                        }
+                    }
+                });
+                Some(results)
+            })
+            .collect();
         let mut ahead = DrawsAhead {
             frame,
-            results: Some(results),
+            first: draws.start,
+            results,
         };
         let out = body(&mut ahead);
-        // Dropping the receiver ends the thread at its next draw.
+        // Dropping the receivers ends the threads at their next draw.
         drop(ahead);
         out
     })
