@@ -514,7 +514,7 @@ fn triangle<O: OutputsByPosition + ?Sized>(
             return stipple_start;
         };
         if mode == PolygonMode::Fill {
-            if !keep.is_some_and(|k| !may_cover_centre(&verts, k)) {
+            if keep.is_none_or(|k| may_cover_centre(&verts, k)) {
                 out.push(RasterPrim {
                     src: t.v,
                     provoking: t.provoking,
