@@ -1,6 +1,6 @@
-//! The work of the draws ahead that no earlier draw's rendering changes: a thread of its own
-//! decodes the next draws' state, fetches and shades their vertices
-//! ([`vertex::shade_vertices`]) and assembles their primitives ([`geometry::build_within`],
+//! The work of the draws ahead that no earlier draw's rendering changes: [`THREADS`] threads
+//! of their own, taking turns, decode the next draws' state, fetch and shade their vertices
+//! ([`vertex::shade_vertices`]) and assemble their primitives ([`geometry::build_within`],
 //! in the draw's whole bounds), while the frame's thread rasterizes and shades the fragments
 //! of the current one.
 //!
@@ -11,8 +11,8 @@
 //! rendered, and decoding the others ahead measured slower on two cores (the thread then
 //! competes with the fragment shading it should feed; BENCHMARKS.md).
 //!
-//! At most [`DRAWS_AHEAD`] finished draws wait, so the memory held ahead stays a few draws'
-//! vertices and primitives.
+//! At most [`DRAWS_AHEAD`] finished draws wait per thread, so the memory held ahead stays a
+//! few draws' vertices and primitives.
 
 use super::geometry::{self, RasterPrim};
 use super::vertex::{self, ShadedVertices};
@@ -113,8 +113,8 @@ fn prepare<M: GuestMemory>(draw: &Draw, memory: &M) -> DrawAhead {
     }
 }
 
-/// Run `body` with `draws` of `frame` prepared ahead on a thread of their own (in `body`, as
-/// it takes them, for a single draw); the thread stops when `body` returns.
+/// Run `body` with `draws` of `frame` prepared ahead on threads of their own (in `body`, as
+/// it takes them, for a single draw); the threads stop when `body` returns.
 pub fn with_draws_ahead<R>(
     frame: &Frame,
     draws: Range<usize>,

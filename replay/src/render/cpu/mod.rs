@@ -5,11 +5,12 @@
 //!
 //! Per draw, in order: the clears and image transfers recorded before it
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
-//! ([`DrawState`](super::state::DrawState)), vertices ([`vertex`]; shaded ahead of the draw on a thread of their
-//! own, [`ahead`]), primitives ([`geometry`]: assembly, clipping
-//! against `w > ε` and the user clip planes, viewport, culling, polygon mode, polygon offset),
-//! then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for small draws)
-//! ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
+//! ([`DrawState`](super::state::DrawState)), vertices ([`vertex`]) and primitives
+//! ([`geometry`]: assembly, clipping against `w > ε` and the user clip planes, viewport,
+//! culling, polygon mode, polygon offset; those that cover no pixel centre of the draw's
+//! bounds left out) — these three prepared ahead of the draw on threads of their own
+//! ([`ahead`]) — then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for
+//! small draws) ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
 //! 2×2 quads ([`quads`]), less the quads sure to fail the depth test ([`early_depth`]), the
 //! fragment program on those quads (in parallel), then the per-fragment operations in
 //! primitive order ([`rop`]).
