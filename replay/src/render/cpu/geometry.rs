@@ -17,6 +17,13 @@
 //! every applied plane keeps, a line (or a LINE-mode edge) is shortened to the part they keep,
 //! and a point (or a POINT-mode vertex) outside one is dropped; the cut ends and pieces are
 //! weights over the original vertices, so interpolation is unchanged.
+//!
+//! Speed: corners are read from the packed positions ([`OutputsByPosition::position`]), the
+//! other outputs only where a plane or a mode needs them; most triangles (in front, no
+//! plane, filled) take a path of their own; the renderers take [`build_within`], which leaves
+//! out filled triangles that cover no pixel centre of the draw's bounds; and a draw of many
+//! filled triangles assembles them in parallel chunks, joined in order (nothing carries from
+//! one filled triangle to the next).
 
 use super::vertex::{OutputsByPosition, VertexOutputs};
 use crate::raster::clip::{in_front, IDENTITY};
