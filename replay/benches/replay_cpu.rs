@@ -24,7 +24,7 @@
 //!
 //! `replay_cpu_vertex_stage` runs the vertex stage alone (`render::cpu::vertex::shade_vertices`:
 //! fetch of each distinct vertex, the vertex interpreter) over every draw of the game frame,
-//! one draw after another as the renderer's vertex thread does.
+//! one draw after another as each of the renderer's threads ahead does.
 //!
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 

@@ -28,7 +28,7 @@
 //! `restarts` (see [`primitive_starts`]), as a primitive restart does; strips, fans, loops and
 //! polygons start afresh in each segment.
 
-use rsxtrace_capture::fetch::FetchedVertices;
+use rsxtrace_capture::fetch::{DistinctVertices, FetchedVertices};
 
 /// The `SET_BEGIN_END` primitive (rrc-format.md 4.2: codes 1 POINTS .. 10 POLYGON;
 /// [`Primitive::from_raw`] decodes them). The same type as `Draw::primitive`.
@@ -115,13 +115,15 @@ pub fn primitive_starts(fetched: &FetchedVertices) -> Vec<usize> {
     primitive_starts_at(&fetched.restarts, &fetched.range_starts, fetched.len())
 }
 
-/// [`primitive_starts`] from a fetch's restarts and range starts and its number of processing
-/// positions (a fetch of distinct vertices has fewer rows than positions).
-pub fn primitive_starts_at(
-    restarts: &[usize],
-    range_starts: &[usize],
-    positions: usize,
-) -> Vec<usize> {
+/// [`primitive_starts`] of a fetch of distinct vertices: its restarts and range starts are
+/// processing positions, and it has fewer rows than positions.
+pub fn primitive_starts_distinct(fetched: &DistinctVertices) -> Vec<usize> {
+    let v = &fetched.vertices;
+    primitive_starts_at(&v.restarts, &v.range_starts, fetched.positions())
+}
+
+/// The restarts and range starts strictly inside `0..positions`, sorted, deduplicated.
+fn primitive_starts_at(restarts: &[usize], range_starts: &[usize], positions: usize) -> Vec<usize> {
     let mut starts: Vec<usize> = restarts
         .iter()
         .chain(range_starts)

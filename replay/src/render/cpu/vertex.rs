@@ -7,7 +7,7 @@ use crate::interp::vertex::VertexOptions;
 use crate::interp::vertex::{
     run_vertex_outputs, ConstantBank, VertexAttributes, VertexEnvironment,
 };
-use crate::raster::primitive_starts_at;
+use crate::raster::primitive_starts_distinct;
 use crate::texture::VertexTextures;
 use rsxtrace_capture::fetch::{fetch_distinct, GuestMemory};
 use rsxtrace_capture::frame::Draw;
@@ -164,11 +164,7 @@ pub fn shade_vertices<M: GuestMemory>(draw: &Draw, memory: &M) -> Result<ShadedV
     let (shaded, unknown_reads) =
         run_vertex_outputs(&program, &draw.vertex_program, &env, &inputs, &options)
             .map_err(|e| format!("vertex program execution: {e}"))?;
-    let starts = primitive_starts_at(
-        &vertices.restarts,
-        &vertices.range_starts,
-        fetched.positions(),
-    );
+    let starts = primitive_starts_distinct(&fetched);
     let attribute_warnings = vertices.unknown_notes();
     let outputs = PositionOutputs::new(shaded, fetched.rows);
     let mut unknown: Vec<usize> = unknown_reads.iter().map(|u| u.constant).collect();

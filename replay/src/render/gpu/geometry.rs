@@ -1,5 +1,5 @@
 //! A draw's vertex outputs to the vertex records the device rasterizes. The primitives are
-//! the reference render's own ([`crate::render::cpu::geometry::build`]: assembly on the
+//! the reference render's own ([`crate::render::cpu::geometry::build_within`]: assembly on the
 //! hardware's diagonals, clipping against `w > ε`, viewport transform, facing, culling,
 //! polygon modes with boundary edges, polygon offset, point size, line width), so both
 //! renderers cover the same primitives; the device only rasterizes, interpolates and shades.
@@ -333,7 +333,10 @@ impl<O: OutputsByPosition + ?Sized> Converter<'_, O> {
 /// Builds the records of a draw: `outputs` in processing order, `starts` where primitive
 /// sequences restart, `point_size_from_vertex` when points take their size from PSZ
 /// (`SET_VERTEX_ATTRIB_OUTPUT_MASK` bit 5, as the reference render decides); each vertex
-/// carries the fragment inputs `varyings` (`shader::passed_varyings`).
+/// carries the fragment inputs `varyings` (`shader::passed_varyings`). Filled triangles that
+/// cover no pixel centre of `whole` are left out ([`build_primitives`]): `whole` is the
+/// draw's bounds before a band cuts them, so that a band keeps the whole frame's primitives
+/// (and marks the targets written as the whole frame does).
 pub(crate) fn build<O: OutputsByPosition + ?Sized>(
     state: &DrawState,
     outputs: &O,
@@ -341,6 +344,7 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
     point_size_from_vertex: bool,
     map: &TargetMapping,
     varyings: u16,
+    whole: crate::raster::PixelRect,
 ) -> Records {
     let converter = Converter {
         outputs,
@@ -350,13 +354,7 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
         bounds: state.window_bounds(),
     };
     let mut records = Records::new(varyings);
-    for prim in build_primitives(
-        state,
-        outputs,
-        starts,
-        point_size_from_vertex,
-        converter.bounds,
-    ) {
+    for prim in build_primitives(state, outputs, starts, point_size_from_vertex, whole) {
         converter.convert(&mut records, map, &prim);
     }
     records

@@ -762,6 +762,7 @@ impl Renderer<'_> {
         let draw = &frame.draws[index];
         let t_setup = Instant::now();
         let mut state = DrawState::from_draw(draw).map_err(|e| e.to_string())?;
+        let whole_bounds = state.window_bounds();
         if let Some(b) = &self.band {
             b.restrict(index, &mut state);
         }
@@ -818,6 +819,7 @@ impl Renderer<'_> {
             crate::render::cpu::vertex::point_size_from_vertex(draw),
             &map,
             varyings,
+            whole_bounds,
         );
 
         // Textures.

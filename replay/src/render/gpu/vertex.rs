@@ -19,7 +19,7 @@ use rsxtrace_gpu::{Gpu, UploadedTexture, VertexJob, VP_CONSTANTS, VP_INPUTS};
 use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
-use crate::raster::primitive_starts_at;
+use crate::raster::primitive_starts_distinct;
 use crate::render::cpu::vertex::PositionOutputs;
 use crate::texture::vertex_units::{translation_state, txl_units, VERTEX_UNITS};
 
@@ -270,11 +270,7 @@ pub(crate) fn prepare(
         inputs,
         constants,
         branch_bits: draw.transform_branch_bits,
-        starts: primitive_starts_at(
-            &vertices.restarts,
-            &vertices.range_starts,
-            fetched.positions(),
-        ),
+        starts: primitive_starts_distinct(&fetched),
         unknown_constants,
         attribute_warnings: vertices.unknown_notes(),
         rows: fetched.rows,
