@@ -1,6 +1,8 @@
 //! The headless device: backend choice, adapter, device with the features the executor uses,
 //! the capability report, and the error-scope and wait helpers every run goes through.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -98,6 +100,8 @@ pub struct Gpu {
     pub(crate) cache: PipelineCache,
     /// Errors no scope caught (reported by the next scoped operation instead of panicking).
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// What callers keep with the device ([`Gpu::kept`]), one value per type.
+    kept: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     _instance: wgpu::Instance,
 }
 
@@ -190,8 +194,24 @@ impl Gpu {
             info,
             cache: PipelineCache::default(),
             uncaptured,
+            kept: Mutex::default(),
             _instance: instance,
         })
+    }
+
+    /// The value of type `T` kept with this device, created with `T::default()` on first use:
+    /// for what a caller derives once and reuses while the device lives, as the device keeps
+    /// its pipelines (the frame render keeps its recompiled programs there, so that a second
+    /// frame on the same device does not recompile them).
+    pub fn kept<T: Any + Default + Send + Sync>(&self) -> Arc<T> {
+        let mut kept = lock(&self.kept);
+        let value = kept
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        // Stored under its own type's id, so the downcast holds; a fresh value otherwise.
+        Arc::clone(value)
+            .downcast::<T>()
+            .unwrap_or_else(|_| Arc::new(T::default()))
     }
 
     /// What the adapter is and can do.
@@ -301,6 +321,19 @@ impl Gpu {
         &self,
         buffers: &[(&wgpu::Buffer, u64)],
         stage: &str,
+        read: impl FnMut(&[u8]) -> T,
+    ) -> Result<Vec<T>, GpuError> {
+        self.read_buffers_after(buffers, None, stage, read)
+    }
+
+    /// [`read_buffers_with`](Self::read_buffers_with) waiting only for submission `after`
+    /// (the one that wrote the buffers; `None`: everything submitted), so that work submitted
+    /// since does not delay the read.
+    pub(crate) fn read_buffers_after<T>(
+        &self,
+        buffers: &[(&wgpu::Buffer, u64)],
+        after: Option<wgpu::SubmissionIndex>,
+        stage: &str,
         mut read: impl FnMut(&[u8]) -> T,
     ) -> Result<Vec<T>, GpuError> {
         let err = |message: String| GpuError::Readback {
@@ -319,7 +352,10 @@ impl Gpu {
             receivers.push(rx);
         }
         self.device
-            .poll(wgpu::PollType::wait_indefinitely())
+            .poll(wgpu::PollType::Wait {
+                submission_index: after,
+                timeout: None,
+            })
             .map_err(|e| err(e.to_string()))?;
         let mut out = Vec::with_capacity(buffers.len());
         for ((buffer, len), rx) in buffers.iter().zip(receivers) {

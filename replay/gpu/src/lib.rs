@@ -49,4 +49,7 @@ pub use raster_target::{
 };
 pub use shade::{shade_gpu, shade_inputs, GpuImage};
 pub use texture::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
-pub use vertex::{VertexJob, VertexResult, VertexTextures, VP_CONSTANTS, VP_INPUTS, VP_OUTPUTS};
+pub use vertex::{
+    SubmittedVertexBatch, VertexJob, VertexResult, VertexTextures, VP_CONSTANTS, VP_INPUTS,
+    VP_OUTPUTS,
+};

@@ -739,9 +739,9 @@ impl Gpu {
         self.raster_draws(&[(*targets, *draw)])
     }
 
-    /// Draws each `(targets, draw)` in order, recorded into one command buffer (one render
-    /// pass each, loading and storing the targets) and submitted once: a run of draws costs
-    /// one submission instead of one per draw. The draws are checked first; a bad one fails
+    /// Draws each `(targets, draw)` in order, recorded into one command buffer (consecutive
+    /// draws that attach the same targets share one render pass, loading and storing them)
+    /// and submitted once: a run of draws costs one submission instead of one per draw. The draws are checked first; a bad one fails
     /// the call before anything is recorded.
     pub fn raster_draws(
         &self,
@@ -766,8 +766,21 @@ impl Gpu {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("raster draws"),
                 });
-            for ((targets, draw, c), p) in checked.iter().zip(&prepared) {
-                record_raster_draw(&mut encoder, targets, draw, c, p);
+            // Consecutive draws into the same attachments share one render pass: a pass
+            // boundary changes nothing drawn (draws keep their order), but on a CPU device
+            // each pass is a scene binned, rasterised and waited for on its own.
+            let mut start = 0;
+            while let Some((targets, first, _)) = checked.get(start) {
+                let end = checked[start..]
+                    .iter()
+                    .position(|(t, d, _)| !same_attachments(targets, first.desc, t, d.desc))
+                    .map_or(checked.len(), |n| start + n);
+                let mut pass = begin_pass(&mut encoder, targets, first.desc);
+                for ((_, draw, c), p) in checked[start..end].iter().zip(&prepared[start..end]) {
+                    record_raster_draw(&mut pass, draw, c, p);
+                }
+                drop(pass);
+                start = end;
             }
             self.queue.submit([encoder.finish()]);
         })
@@ -944,16 +957,36 @@ struct PreparedDraw {
     vertices: Option<wgpu::Buffer>,
 }
 
-/// Records one render pass drawing `draw` into `targets`.
-fn record_raster_draw(
-    encoder: &mut wgpu::CommandEncoder,
+/// Whether draws with pipelines `a_desc` and `b_desc` into `a` and `b` attach the same
+/// targets (the same colour slots, the same depth target): they can share a render pass.
+fn same_attachments(
+    a: &RasterTargets<'_>,
+    a_desc: &RasterPipelineDesc,
+    b: &RasterTargets<'_>,
+    b_desc: &RasterPipelineDesc,
+) -> bool {
+    fn same<T>(x: Option<&T>, y: Option<&T>) -> bool {
+        match (x, y) {
+            (Some(x), Some(y)) => std::ptr::eq(x, y),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+    a_desc.targets.len() == b_desc.targets.len()
+        && a.colors
+            .iter()
+            .zip(&b.colors)
+            .take(a_desc.targets.len())
+            .all(|(x, y)| same(*x, *y))
+        && same(a.depth, b.depth)
+}
+
+/// Begins a render pass loading and storing `targets` (the colour slots of `desc`).
+fn begin_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
     targets: &RasterTargets<'_>,
-    draw: &RasterDraw<'_>,
-    c: &CheckedDraw,
-    p: &PreparedDraw,
-) {
-    let desc = draw.desc;
-    let (width, height) = c.size;
+    desc: &RasterPipelineDesc,
+) -> wgpu::RenderPass<'e> {
     let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = targets
         .colors
         .iter()
@@ -970,8 +1003,8 @@ fn record_raster_draw(
             })
         })
         .collect();
-    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("raster draw"),
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("raster draws"),
         color_attachments: &attachments,
         depth_stencil_attachment: targets
             .depth
@@ -989,7 +1022,17 @@ fn record_raster_draw(
         timestamp_writes: None,
         occlusion_query_set: None,
         multiview_mask: None,
-    });
+    })
+}
+
+/// Records `draw` into `pass` (begun on its targets).
+fn record_raster_draw(
+    pass: &mut wgpu::RenderPass<'_>,
+    draw: &RasterDraw<'_>,
+    c: &CheckedDraw,
+    p: &PreparedDraw,
+) {
+    let (width, height) = c.size;
     let Some(buf) = &p.vertices else {
         return;
     };

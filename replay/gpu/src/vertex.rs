@@ -57,6 +57,17 @@ pub struct VertexResult {
     pub written: u16,
 }
 
+/// Vertex jobs submitted by [`Gpu::submit_vertex_batch`], to finish with
+/// [`Gpu::finish_vertex_batch`].
+pub struct SubmittedVertexBatch {
+    /// Per job: its result when known already (a pipeline error), else `None`.
+    results: Vec<Option<Result<Vec<VertexResult>, GpuError>>>,
+    /// The jobs in the submission, in the order of its readbacks.
+    batched: Vec<usize>,
+    /// The readback buffers (and bytes to read) and the submission, or why it failed.
+    submitted: Result<(Vec<(wgpu::Buffer, u64)>, Option<wgpu::SubmissionIndex>), GpuError>,
+}
+
 impl Gpu {
     /// Runs `module`'s `vp_compute` over `inputs` (16 attributes per vertex) with the transform
     /// constants `constants` and the branch bits `branch_bits`, and returns every vertex's
@@ -125,6 +136,69 @@ impl Gpu {
         &self,
         jobs: &[VertexJob<'_>],
     ) -> Vec<Result<Vec<VertexResult>, GpuError>> {
+        let submitted = self.submit_vertex_batch(jobs);
+        self.finish_vertex_batch(submitted, jobs)
+    }
+
+    /// The first half of [`run_vertex_compute_batch`](Self::run_vertex_compute_batch): records
+    /// and submits the jobs that fit one dispatch, without waiting. Work submitted later
+    /// does not delay [`finish_vertex_batch`](Self::finish_vertex_batch), which waits for this
+    /// submission alone: a caller can submit the next draws' vertex stages before the raster
+    /// work of the current ones, and find them done when it needs them.
+    pub fn submit_vertex_batch(&self, jobs: &[VertexJob<'_>]) -> SubmittedVertexBatch {
+        let mut results: Vec<Option<Result<Vec<VertexResult>, GpuError>>> =
+            jobs.iter().map(|_| None).collect();
+        let Ok(batch) = self.vertex_batch() else {
+            // Every job runs alone when finished (the error is each one's own).
+            return SubmittedVertexBatch {
+                results,
+                batched: Vec::new(),
+                submitted: Ok((Vec::new(), None)),
+            };
+        };
+        let mut batched = Vec::new();
+        for (i, job) in jobs.iter().enumerate() {
+            // Empty and oversized jobs are left to run alone when finished.
+            if job.inputs.is_empty() || job.inputs.len() as u64 > batch {
+                continue;
+            }
+            match self
+                .vertex_pipeline(job.module)
+                .and_then(|entry| check_vertex_textures(&entry, &job.textures).map(|_| entry))
+            {
+                Ok(entry) => batched.push((i, entry)),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        let submitted = if batched.is_empty() {
+            Ok((Vec::new(), None))
+        } else {
+            self.scoped("running vp_compute (batch)", || {
+                let mut encoder = self.vertex_encoder();
+                let readbacks: Vec<(wgpu::Buffer, u64)> = batched
+                    .iter()
+                    .map(|(i, entry)| self.record_vertex_job(&mut encoder, entry, &jobs[*i]))
+                    .collect();
+                let index = self.queue.submit([encoder.finish()]);
+                (readbacks, Some(index))
+            })
+        };
+        SubmittedVertexBatch {
+            results,
+            batched: batched.into_iter().map(|(i, _)| i).collect(),
+            submitted,
+        }
+    }
+
+    /// The second half of [`run_vertex_compute_batch`](Self::run_vertex_compute_batch): waits
+    /// for `submitted`'s own submission (not for work submitted after it), reads its results
+    /// back, and runs alone the jobs it left out. `jobs` must be the ones it was submitted
+    /// with, in order.
+    pub fn finish_vertex_batch(
+        &self,
+        submitted: SubmittedVertexBatch,
+        jobs: &[VertexJob<'_>],
+    ) -> Vec<Result<Vec<VertexResult>, GpuError>> {
         let single = |job: &VertexJob<'_>| {
             self.run_vertex_compute_textured(
                 job.module,
@@ -134,50 +208,26 @@ impl Gpu {
                 job.textures,
             )
         };
-        let Ok(batch) = self.vertex_batch() else {
-            return jobs.iter().map(single).collect();
-        };
-        let mut results: Vec<Option<Result<Vec<VertexResult>, GpuError>>> =
-            jobs.iter().map(|_| None).collect();
-        let mut batched = Vec::new();
-        for (i, job) in jobs.iter().enumerate() {
-            if job.inputs.is_empty() || job.inputs.len() as u64 > batch {
-                results[i] = Some(single(job));
-            } else {
-                match self
-                    .vertex_pipeline(job.module)
-                    .and_then(|entry| check_vertex_textures(&entry, &job.textures).map(|_| entry))
-                {
-                    Ok(entry) => batched.push((i, entry)),
-                    Err(e) => results[i] = Some(Err(e)),
-                }
-            }
-        }
-        let read = self
-            .scoped("running vp_compute (batch)", || {
-                let mut encoder = self.vertex_encoder();
-                let readbacks: Vec<(wgpu::Buffer, u64)> = batched
-                    .iter()
-                    .map(|(i, entry)| self.record_vertex_job(&mut encoder, entry, &jobs[*i]))
-                    .collect();
-                self.queue.submit([encoder.finish()]);
-                readbacks
-            })
-            .and_then(|readbacks| {
-                let buffers: Vec<(&wgpu::Buffer, u64)> =
-                    readbacks.iter().map(|(b, n)| (b, *n)).collect();
-                // Parsed straight from the mapped bytes (no copy of them first).
-                self.read_buffers_with(&buffers, "reading vp_outputs", parse_vertices)
-            });
+        let SubmittedVertexBatch {
+            mut results,
+            batched,
+            submitted,
+        } = submitted;
+        let read = submitted.and_then(|(readbacks, index)| {
+            let buffers: Vec<(&wgpu::Buffer, u64)> =
+                readbacks.iter().map(|(b, n)| (b, *n)).collect();
+            // Parsed straight from the mapped bytes (no copy of them first).
+            self.read_buffers_after(&buffers, index, "reading vp_outputs", parse_vertices)
+        });
         match read {
             Ok(parsed) => {
-                for ((i, _), vertices) in batched.iter().zip(parsed) {
+                for (i, vertices) in batched.iter().zip(parsed) {
                     results[*i] = Some(vertices);
                 }
             }
             Err(_) => {
-                for (i, _) in &batched {
-                    results[*i] = Some(single(&jobs[*i]));
+                for &i in &batched {
+                    results[i] = Some(single(&jobs[i]));
                 }
             }
         }

@@ -1,0 +1,117 @@
+//! `Gpu::raster_draws`: several draws in one submission, some attaching a depth target and
+//! some not, keep their order and the depth the earlier ones wrote.
+
+mod common;
+
+use rsxtrace_gpu::{
+    ColorTargetDesc, Compare, DepthFormat, DepthStencilDesc, RasterDraw, RasterPipelineDesc,
+    RasterTargets, TargetFormat, Topology, MAX_RASTER_TARGETS,
+};
+
+/// Position at location 0, colour at location 1.
+const SOURCE: &str = "
+struct V { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex
+fn vs(@location(0) p: vec4<f32>, @location(1) c: vec4<f32>) -> V {
+    return V(p, c);
+}
+@fragment
+fn fs(v: V) -> @location(0) vec4<f32> {
+    return v.c;
+}
+";
+
+/// Two triangles covering x in [x0, x1] of the target at depth `z`, coloured `c`.
+fn rect(x0: f32, x1: f32, z: f32, c: [f32; 4]) -> Vec<[f32; 4]> {
+    [
+        (x0, -1.0),
+        (x1, -1.0),
+        (x1, 1.0),
+        (x0, -1.0),
+        (x1, 1.0),
+        (x0, 1.0),
+    ]
+    .iter()
+    .flat_map(|&(x, y)| [[x, y, z, 1.0], c])
+    .collect()
+}
+
+#[test]
+fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
+    let Some(gpu) = common::gpu("raster_draws_switching_attachments") else {
+        return;
+    };
+    let (w, h) = (4, 1);
+    let color = gpu
+        .create_color_target(TargetFormat::Rgba32Float, w, h)
+        .expect("colour target");
+    let depth = gpu
+        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
+        .expect("depth target");
+    gpu.write_color_target(&color, &[[0.0; 4]; 4])
+        .expect("clear");
+    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
+        .expect("clear depth");
+    let module = common::module(SOURCE);
+    let desc = |with_depth: bool| RasterPipelineDesc {
+        vertex_entry: "vs".into(),
+        fragment_entry: "fs".into(),
+        vertex_attributes: 2,
+        topology: Topology::TriangleList,
+        cull: Default::default(),
+        front_face: Default::default(),
+        targets: vec![Some(ColorTargetDesc {
+            format: TargetFormat::Rgba32Float,
+            blend: None,
+            write_mask: 0xF,
+        })],
+        depth_stencil: with_depth.then_some(DepthStencilDesc {
+            format: DepthFormat::Depth32Stencil8,
+            compare: Compare::Less,
+            write: true,
+            stencil: None,
+            bias: Default::default(),
+        }),
+    };
+    let (with, without) = (desc(true), desc(false));
+    let mut colors = [None; MAX_RASTER_TARGETS];
+    colors[0] = Some(&color);
+    let on_depth = RasterTargets {
+        colors,
+        depth: Some(&depth),
+    };
+    let colour_only = RasterTargets {
+        colors,
+        depth: None,
+    };
+    let (green, blue, red) = (
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 0.0, 0.0, 1.0],
+    );
+    // Near over the left three pixels; blue over the right half without depth; red far over
+    // everything, behind the near rectangle.
+    let near = rect(-1.0, 0.5, 0.2, green);
+    let overlay = rect(0.0, 1.0, 0.9, blue);
+    let far = rect(-1.0, 1.0, 0.6, red);
+    let draw = |desc, vertices| RasterDraw {
+        module: &module,
+        desc,
+        vertices,
+        textures: [None; 16],
+        viewport: None,
+        scissor: None,
+        stencil_reference: 0,
+        blend_constant: [0.0; 4],
+    };
+    gpu.raster_draws(&[
+        (on_depth, draw(&with, &near)),
+        (colour_only, draw(&without, &overlay)),
+        (on_depth, draw(&with, &far)),
+    ])
+    .expect("one submission of draws that switch attachments");
+    let got = gpu.read_color_target(&color).expect("readback");
+    assert_eq!(got, vec![green, green, blue, red]);
+    let z = gpu.read_depth_target(&depth).expect("depth readback").depth;
+    assert_eq!(z, vec![0.2, 0.2, 0.2, 0.6]);
+}
