@@ -552,6 +552,54 @@ fn depth_test_keeps_the_nearer_quad_in_either_order() {
     }
 }
 
+/// Draws queued together share a render pass while they attach the same targets; a draw
+/// without its depth test attaches no depth target and takes a pass of its own between them.
+/// The depth the first draw wrote still stops the third, and every draw lands in order.
+#[test]
+fn draws_that_switch_attachments_keep_their_order_and_depth() {
+    let Some(gpu) = gpu_support::gpu("switch_attachments") else {
+        return;
+    };
+    let near = quad(-0.5, -0.5, 0.5, 0.5, -0.6, [0, 255, 0, 255]); // window z 0.2
+    let overlay = quad(0.0, -1.0, 1.0, 1.0, 0.9, [0, 0, 255, 255]); // no depth test
+    let far = quad(-1.0, -1.0, 1.0, 1.0, 0.2, [255, 0, 0, 255]); // window z 0.6
+    let mut b = scene("switch.rrc", true);
+    clear(&mut b, 0xFF00_0000);
+    b.set_depth(true, LESS, true);
+    draw(&mut b, 0, QUADS, &near);
+    b.set_depth(false, LESS, true);
+    draw(&mut b, 1, QUADS, &overlay);
+    b.set_depth(true, LESS, true);
+    draw(&mut b, 2, QUADS, &far);
+    let out = render(&gpu, &b.finish(), &RenderOptions::default());
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert_px(
+        &out.image,
+        24,
+        32,
+        [0, 255, 0, 255],
+        0,
+        "near, far behind it",
+    );
+    assert_px(
+        &out.image,
+        40,
+        32,
+        [0, 0, 255, 255],
+        0,
+        "overlay over near, far behind",
+    );
+    assert_px(
+        &out.image,
+        56,
+        32,
+        [255, 0, 0, 255],
+        0,
+        "far over the overlay",
+    );
+    assert_px(&out.image, 4, 4, [255, 0, 0, 255], 0, "far alone");
+}
+
 /// Writes one register through the raw method interface (the builder has no setter for it).
 fn set(b: &mut CaptureBuilder, register: u16, value: u32) {
     b.method(u32::from(register), value).unwrap();
@@ -647,6 +695,48 @@ fn textured_fragment_program() -> Vec<u8> {
     insn.input = FpInput(4);
     insn.texture_unit = 0;
     fragment::encode(&program)
+}
+
+/// The device keeps recompiled programs for later frames, by content: a second frame whose
+/// fragment program differs at the same address renders as it does on a fresh device, not
+/// with the first frame's module.
+#[test]
+fn a_later_frame_on_the_device_gets_its_own_programs() {
+    let (Some(gpu), Some(fresh)) = (
+        gpu_support::gpu("later_frame_programs"),
+        gpu_support::gpu("later_frame_programs (fresh device)"),
+    ) else {
+        return;
+    };
+    let frame = |fragment: &[u8]| {
+        let mut b = scene("programs.rrc", true);
+        clear(&mut b, 0xFF00_0000);
+        b.set_fragment_program(Location::Local, FP_OFFSET, fragment, 0x40)
+            .unwrap();
+        draw(
+            &mut b,
+            0,
+            QUADS,
+            &quad(-1.0, -1.0, 1.0, 1.0, 0.0, [10, 20, 30, 40]),
+        );
+        b.finish()
+    };
+    // `MOV R0, f[COL1]`: the vertex program writes no COL1.
+    let mut program = fragment::decode(&FRAGMENT_MOV_COL0).unwrap();
+    program.instructions[0].input = FpInput(2);
+    let (first, second) = (
+        frame(&FRAGMENT_MOV_COL0),
+        frame(&fragment::encode(&program)),
+    );
+    let a = render(&gpu, &first, &RenderOptions::default());
+    let b = render(&gpu, &second, &RenderOptions::default());
+    let b_fresh = render(&fresh, &second, &RenderOptions::default());
+    assert_px(&a.image, 32, 32, [10, 20, 30, 40], 0, "first frame");
+    assert_ne!(px(&b.image, 32, 32), px(&a.image, 32, 32), "second frame");
+    assert_eq!(
+        b.image, b_fresh.image,
+        "second frame after the first vs on a fresh device"
+    );
 }
 
 /// A full-screen quad with TEX0 = (u, v) running 0..1 left to right and top to bottom, using

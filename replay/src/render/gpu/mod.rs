@@ -10,8 +10,9 @@
 //!    constants the capture does not hold read as 0 and each draw that may read one gets a
 //!    warning; the vertex texture units its TXL instructions sample are decoded from the
 //!    captured memory at the draw, as the CPU render's vertex stage reads them, and uploaded),
-//!    run for 64 draws at a time in parallel before any of them is drawn, so that waiting for
-//!    their results never waits for raster work;
+//!    run for 64 draws at a time in parallel, submitted to the device while the 64 before
+//!    them are drawn and waited for by their own submission, so that waiting for their
+//!    results never waits for raster work;
 //! 3. geometry on the CPU with the reference rasterizer's own functions (`geometry.rs`:
 //!    assembly, clipping, facing, culling, polygon modes, viewport transform, lines and points
 //!    as triangles);
@@ -28,8 +29,9 @@
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
 //!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
-//!    surface state are recorded into one command buffer and submitted together (at 64
-//!    draws, or before the targets are read back, cleared or unbound).
+//!    surface state are recorded into one command buffer, in one render pass while they
+//!    attach the same targets, and submitted together (at 64 draws, or before the targets
+//!    are read back, cleared or unbound).
 //!
 //! [`RenderedFrame::surface_traffic`] counts the targets filled, read back, bound again from
 //! the device, dropped for aliasing and evicted; [`RenderOptions::no_kept_surfaces`] writes
@@ -48,6 +50,7 @@
 //! (`FrameEvents::default()` is the explicit "no clears" choice).
 
 mod geometry;
+mod kept;
 mod pipeline;
 mod resident;
 mod shader;
@@ -131,8 +134,7 @@ pub fn render_frame_observed(
         surfaces: SurfaceMemory::new(),
         resident: Resident::new(!options.no_kept_surfaces),
         vertex_programs: Default::default(),
-        fragment_modules: HashMap::new(),
-        wrapped: HashMap::new(),
+        kept: gpu.kept(),
         textures: HashMap::new(),
         warnings: Vec::new(),
         timings: RenderTimings::default(),
@@ -148,8 +150,16 @@ pub fn render_frame_observed(
     let mut per_draw = Vec::new();
     let mut rendered = 0;
     let indices: Vec<usize> = range.clone().collect();
-    for chunk in indices.chunks(VERTEX_CHUNK) {
-        let stages = r.vertex_stages(chunk);
+    let chunks: Vec<&[usize]> = indices.chunks(VERTEX_CHUNK).collect();
+    let mut next = chunks.first().map(|c| r.start_vertex_stages(c));
+    for (k, chunk) in chunks.iter().enumerate() {
+        let Some(started) = next.take() else {
+            break;
+        };
+        let stages = r.finish_vertex_stages(started);
+        // The next chunk's vertex stages go to the device before this chunk's raster work,
+        // so that they are done when that chunk is drawn.
+        next = chunks.get(k + 1).map(|c| r.start_vertex_stages(c));
         for (&index, stage) in chunk.iter().zip(stages) {
             while let Some(e) = between.next_if(|e| e.before_draw() <= index) {
                 r.between(&e)?;
@@ -222,9 +232,19 @@ pub fn render_frame_observed(
     })
 }
 
-/// Draws whose vertex stages run together (in parallel, before any of them is drawn, so that
-/// the waits for their results do not wait for raster work in between).
+/// Draws whose vertex stages run together (in parallel, submitted to the device while the
+/// chunk before is drawn, so that waiting for their results does not wait for raster work).
 const VERTEX_CHUNK: usize = 64;
+
+/// A chunk's vertex stages on their way ([`Renderer::start_vertex_stages`]).
+struct ChunkStages {
+    /// Per draw of the chunk: its place in the batch, or why it has no vertex stage.
+    slots: Vec<Result<usize, String>>,
+    /// The batch on the device.
+    pending: vertex::PendingStages,
+    /// Warnings met while starting (vertex textures), given when the chunk is drawn.
+    warnings: Vec<RenderWarning>,
+}
 
 /// Why a draw was not rendered.
 enum DrawFailure {
@@ -282,11 +302,8 @@ struct Renderer<'a> {
     /// The bound surface state and the targets kept on the device (`resident.rs`).
     resident: Resident,
     vertex_programs: vertex::VertexPrograms,
-    /// Recompiled fragment programs and the inputs each reads
-    /// (`FragmentProgram::inputs_read`), by (program hash, translation options).
-    fragment_modules: HashMap<(u64, FragmentTranslateOptions), (Arc<WgslModule>, u16)>,
-    /// Wrapped modules by (fragment module hash, wrapper options as text).
-    wrapped: HashMap<(u64, String), Arc<WgslModule>>,
+    /// Recompiled programs kept with the device across frames (`kept.rs`).
+    kept: Arc<kept::KeptModules>,
     /// Uploaded textures by (unit state as text, `texture::cache::content_key` of its bytes).
     textures: HashMap<(String, u128), Arc<UploadedTexture>>,
     warnings: Vec<RenderWarning>,
@@ -498,16 +515,13 @@ impl Renderer<'_> {
         };
         // Keyed by the whole microcode, inline constants included: the recompiled module
         // embeds them, so draws sharing `fp.hash` (constants masked) still need their own.
-        let key = (ucode_hash(&fp.ucode), options);
-        if let Some(m) = self.fragment_modules.get(&key) {
-            return Ok(m.clone());
-        }
-        let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
-        let module = rsxtrace_wgsl::fragment::translate(&program, &options)
-            .map_err(|e| format!("fragment program translation: {e}"))?;
-        let entry = (Arc::new(module), program.inputs_read());
-        self.fragment_modules.insert(key, entry.clone());
-        Ok(entry)
+        self.kept.fragment(&fp.ucode, options, || {
+            let program =
+                decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
+            let module = rsxtrace_wgsl::fragment::translate(&program, &options)
+                .map_err(|e| format!("fragment program translation: {e}"))?;
+            Ok((Arc::new(module), program.inputs_read()))
+        })
     }
 
     fn wrapped(
@@ -515,16 +529,12 @@ impl Renderer<'_> {
         fragment: &WgslModule,
         options: &WrapperOptions,
     ) -> Result<Arc<WgslModule>, String> {
-        let key = (fragment.hash, format!("{options:?}"));
-        if let Some(m) = self.wrapped.get(&key) {
-            return Ok(m.clone());
-        }
-        let module = Arc::new(
-            shader::wrap(fragment, options)
-                .map_err(|e| format!("render wrapper does not validate: {e}"))?,
-        );
-        self.wrapped.insert(key, module.clone());
-        Ok(module)
+        self.kept
+            .wrapped(fragment.hash, format!("{options:?}"), || {
+                shader::wrap(fragment, options)
+                    .map(Arc::new)
+                    .map_err(|e| format!("render wrapper does not validate: {e}"))
+            })
     }
 
     /// The uploaded texture of unit `unit` of draw `index`.
@@ -699,16 +709,20 @@ impl Renderer<'_> {
         self.upload_converted(index, ("vertex ", unit), (key, content), converted, dim)
     }
 
-    /// The vertex stages of draws `chunk`: programs recompiled (cached), then run on the
-    /// device in parallel.
-    fn vertex_stages(&mut self, chunk: &[usize]) -> Vec<Result<vertex::VertexStage, String>> {
+    /// Starts the vertex stages of draws `chunk`: programs recompiled (cached), inputs
+    /// fetched in parallel on the CPU, then the chunk's vertex programs submitted to the
+    /// device in one batch, without waiting ([`Renderer::finish_vertex_stages`] waits for
+    /// that submission alone, not one round trip per draw).
+    fn start_vertex_stages(&mut self, chunk: &[usize]) -> ChunkStages {
         let t = Instant::now();
         let modules: Vec<Result<vertex::VertexModule, String>> = chunk
             .iter()
-            .map(|&i| self.vertex_programs.get(&self.frame.draws[i]))
+            .map(|&i| self.vertex_programs.get(&self.frame.draws[i], &self.kept))
             .collect();
         self.timings.pipelines += since(t);
         let t = Instant::now();
+        // The vertex textures' warnings are given when the chunk is drawn, in draw order.
+        let earlier = self.warnings.len();
         let textures: Vec<vertex::BoundVertexTextures> = chunk
             .iter()
             .zip(&modules)
@@ -717,11 +731,10 @@ impl Renderer<'_> {
                 Err(_) => Default::default(),
             })
             .collect();
+        let warnings = self.warnings.split_off(earlier);
         self.timings.setup += since(t);
         let t = Instant::now();
         let (gpu, frame) = (self.gpu, self.frame);
-        // Inputs fetched in parallel on the CPU; the device then runs the chunk's vertex
-        // programs in one submission with one wait (not one round trip per draw).
         let prepared: Vec<Result<vertex::Prepared, String>> = chunk
             .par_iter()
             .zip(modules)
@@ -739,11 +752,29 @@ impl Renderer<'_> {
                 Err(e) => slots.push(Err(e)),
             }
         }
+        let pending = vertex::submit_batch(gpu, ready);
+        self.timings.render += since(t);
+        ChunkStages {
+            slots,
+            pending,
+            warnings,
+        }
+    }
+
+    /// The vertex stages [`Renderer::start_vertex_stages`] started, in its chunk's order.
+    fn finish_vertex_stages(
+        &mut self,
+        chunk: ChunkStages,
+    ) -> Vec<Result<vertex::VertexStage, String>> {
+        let t = Instant::now();
+        let ChunkStages {
+            slots,
+            pending,
+            warnings,
+        } = chunk;
+        self.warnings.extend(warnings);
         let mut ran: Vec<Option<Result<vertex::VertexStage, String>>> =
-            vertex::run_batch(gpu, ready)
-                .into_iter()
-                .map(Some)
-                .collect();
+            pending.finish(self.gpu).into_iter().map(Some).collect();
         let stages = slots
             .into_iter()
             .map(|slot| match slot {
@@ -932,12 +963,4 @@ impl Renderer<'_> {
         self.timings.render += since(t);
         Ok(())
     }
-}
-
-/// A hash of fragment microcode bytes, inline constants included.
-fn ucode_hash(ucode: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    ucode.hash(&mut h);
-    h.finish()
 }

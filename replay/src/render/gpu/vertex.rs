@@ -15,10 +15,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use rsxtrace_capture::fetch::fetch_distinct;
 use rsxtrace_capture::frame::{Draw, Frame};
-use rsxtrace_gpu::{Gpu, UploadedTexture, VertexJob, VP_CONSTANTS, VP_INPUTS};
+use rsxtrace_gpu::{
+    Gpu, SubmittedVertexBatch, UploadedTexture, VertexJob, VP_CONSTANTS, VP_INPUTS,
+};
 use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
+use super::kept::KeptModules;
 use crate::raster::primitive_starts_distinct;
 use crate::render::cpu::vertex::PositionOutputs;
 use crate::texture::vertex_units::{translation_state, txl_units, VERTEX_UNITS};
@@ -128,8 +131,9 @@ pub(crate) struct VertexPrograms {
 }
 
 impl VertexPrograms {
-    /// The module and constant reads of `draw`'s vertex program.
-    pub(crate) fn get(&mut self, draw: &Draw) -> Result<VertexModule, String> {
+    /// The module and constant reads of `draw`'s vertex program (taken from `kept` when an
+    /// earlier frame on the device recompiled the same program).
+    pub(crate) fn get(&mut self, draw: &Draw, kept: &KeptModules) -> Result<VertexModule, String> {
         // The memory is shared (`Arc`) between draws while it is unchanged, so its address
         // with the start slot identifies the program for the life of the frame.
         let program_key = (
@@ -156,22 +160,24 @@ impl VertexPrograms {
         if let Some(m) = self.modules.get(&key) {
             return Ok(m.clone());
         }
-        let program = match decoded {
-            Some(p) => p,
-            None => decode()?,
-        };
-        let module = rsxtrace_wgsl::vertex::translate_textured(
-            &program,
-            &draw.vertex_program,
-            &Default::default(),
-            &state,
-        )
-        .map_err(|e| format!("vertex program translation: {e}"))?;
-        let entry = std::sync::Arc::new(CompiledVertex {
-            module,
-            reads: constants_read(&program),
-            txl_units: units,
-        });
+        let entry = kept.vertex(&draw.vertex_program, draw.vp_start, state, || {
+            let program = match decoded {
+                Some(p) => p,
+                None => decode()?,
+            };
+            let module = rsxtrace_wgsl::vertex::translate_textured(
+                &program,
+                &draw.vertex_program,
+                &Default::default(),
+                &state,
+            )
+            .map_err(|e| format!("vertex program translation: {e}"))?;
+            Ok(std::sync::Arc::new(CompiledVertex {
+                module,
+                reads: constants_read(&program),
+                txl_units: units,
+            }))
+        })?;
         self.modules.insert(key, entry.clone());
         Ok(entry)
     }
@@ -193,10 +199,16 @@ pub(crate) struct Prepared {
     attribute_warnings: Vec<String>,
 }
 
-/// Runs the prepared vertex stages on `gpu` with one submission and one wait for all of
-/// them; `Err` is the reason that draw is skipped.
-pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<VertexStage, String>> {
-    let jobs: Vec<VertexJob<'_>> = prepared
+/// Prepared vertex stages submitted to the device ([`submit_batch`]), to collect with
+/// [`PendingStages::finish`].
+pub(crate) struct PendingStages {
+    prepared: Vec<Prepared>,
+    submitted: SubmittedVertexBatch,
+}
+
+/// The device's jobs for `prepared`.
+fn jobs(prepared: &[Prepared]) -> Vec<VertexJob<'_>> {
+    prepared
         .iter()
         .map(|p| VertexJob {
             module: &p.entry.module,
@@ -205,25 +217,44 @@ pub(crate) fn run_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> Vec<Result<Vertex
             branch_bits: p.branch_bits,
             textures: std::array::from_fn(|u| p.textures[u].as_deref()),
         })
-        .collect();
-    let results = gpu.run_vertex_compute_batch(&jobs);
-    drop(jobs);
-    prepared
-        .into_iter()
-        .zip(results)
-        .map(|(p, r)| {
-            let results = r.map_err(|e| format!("vertex program on the GPU: {e}"))?;
-            Ok(VertexStage {
-                outputs: PositionOutputs::new(
-                    results.iter().map(|r| r.registers).collect(),
-                    p.rows,
-                ),
-                starts: p.starts,
-                unknown_constants: p.unknown_constants,
-                attribute_warnings: p.attribute_warnings,
-            })
-        })
         .collect()
+}
+
+/// Submits the prepared vertex stages to `gpu` as one batch, without waiting for them.
+pub(crate) fn submit_batch(gpu: &Gpu, prepared: Vec<Prepared>) -> PendingStages {
+    let submitted = gpu.submit_vertex_batch(&jobs(&prepared));
+    PendingStages {
+        prepared,
+        submitted,
+    }
+}
+
+impl PendingStages {
+    /// Waits for the batch (its own submission only) and gives each stage; `Err` is the
+    /// reason that draw is skipped.
+    pub(crate) fn finish(self, gpu: &Gpu) -> Vec<Result<VertexStage, String>> {
+        let PendingStages {
+            prepared,
+            submitted,
+        } = self;
+        let results = gpu.finish_vertex_batch(submitted, &jobs(&prepared));
+        prepared
+            .into_iter()
+            .zip(results)
+            .map(|(p, r)| {
+                let results = r.map_err(|e| format!("vertex program on the GPU: {e}"))?;
+                Ok(VertexStage {
+                    outputs: PositionOutputs::new(
+                        results.iter().map(|r| r.registers).collect(),
+                        p.rows,
+                    ),
+                    starts: p.starts,
+                    unknown_constants: p.unknown_constants,
+                    attribute_warnings: p.attribute_warnings,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Fetches draw `index`'s vertex inputs and constants for its vertex program (`entry`, from
