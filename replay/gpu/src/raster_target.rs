@@ -170,6 +170,8 @@ pub struct RasterDraw<'a> {
     pub desc: &'a RasterPipelineDesc,
     /// Vertices: `desc.vertex_attributes` vec4 each, consecutive; topology as in `desc`.
     pub vertices: &'a [[f32; 4]],
+    /// Indices into `vertices` (`None`: the vertices in order); topology as in `desc`.
+    pub indices: Option<&'a [u32]>,
     /// Textures by unit (every unit the module declares must be bound).
     pub textures: [Option<&'a UploadedTexture>; TEXTURE_UNITS as usize],
     /// Viewport (`None`: the whole target, depth 0..1).
@@ -572,6 +574,7 @@ impl Gpu {
                 module: &module,
                 desc: &desc,
                 vertices: &vertices,
+                indices: None,
                 textures,
                 viewport: None,
                 scissor: None,
@@ -870,7 +873,20 @@ impl Gpu {
                 ),
             ));
         }
-        let count = draw.vertices.len() / stride;
+        let vertices = draw.vertices.len() / stride;
+        if let Some(indices) = draw.indices {
+            if let Some((i, v)) = indices
+                .iter()
+                .enumerate()
+                .find(|(_, &v)| v as usize >= vertices)
+            {
+                return Err(GpuError::argument(
+                    "indices",
+                    format!("index {i} is {v}, past the {vertices} vertices"),
+                ));
+            }
+        }
+        let count = draw.indices.map_or(vertices, <[u32]>::len);
         let per_primitive = match desc.topology {
             Topology::PointList => 1,
             Topology::LineList => 2,
@@ -878,7 +894,11 @@ impl Gpu {
         };
         if count % per_primitive != 0 {
             return Err(GpuError::argument(
-                "vertices",
+                if draw.indices.is_some() {
+                    "indices"
+                } else {
+                    "vertices"
+                },
                 format!(
                     "{count} vertices are not whole {:?} primitives",
                     desc.topology
@@ -888,6 +908,7 @@ impl Gpu {
         let count = u32::try_from(count)
             .ok()
             .filter(|_| (draw.vertices.len() as u64) * 16 <= self.limits.max_buffer_size)
+            .filter(|&n| u64::from(n) * 4 <= self.limits.max_buffer_size)
             .ok_or_else(|| GpuError::argument("vertices", "exceed the vertex buffer limit"))?;
         let entry = self.raster_pipeline(draw.module, desc)?;
         check_bound_units(&entry.units, &draw.textures, "textures")?;
@@ -934,10 +955,19 @@ impl Gpu {
                     usage: wgpu::BufferUsages::VERTEX,
                 })
         });
+        let indices = draw.indices.filter(|_| c.count > 0).map(|indices| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("raster indices"),
+                    contents: bytemuck::cast_slice(indices),
+                    usage: wgpu::BufferUsages::INDEX,
+                })
+        });
         PreparedDraw {
             group0,
             group1,
             vertices,
+            indices,
         }
     }
 }
@@ -955,6 +985,7 @@ struct PreparedDraw {
     group0: wgpu::BindGroup,
     group1: wgpu::BindGroup,
     vertices: Option<wgpu::Buffer>,
+    indices: Option<wgpu::Buffer>,
 }
 
 /// Whether draws with pipelines `a_desc` and `b_desc` into `a` and `b` attach the same
@@ -1059,7 +1090,13 @@ fn record_raster_draw(
         b: k[2],
         a: k[3],
     });
-    pass.draw(0..c.count, 0..1);
+    match &p.indices {
+        Some(indices) => {
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..c.count, 0, 0..1);
+        }
+        None => pass.draw(0..c.count, 0..1),
+    }
 }
 
 #[cfg(test)]

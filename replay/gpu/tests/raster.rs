@@ -98,6 +98,7 @@ fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
         module: &module,
         desc,
         vertices,
+        indices: None,
         textures: [None; 16],
         viewport: None,
         scissor: None,
@@ -114,4 +115,74 @@ fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
     assert_eq!(got, vec![green, green, blue, red]);
     let z = gpu.read_depth_target(&depth).expect("depth readback").depth;
     assert_eq!(z, vec![0.2, 0.2, 0.2, 0.6]);
+}
+
+#[test]
+fn indexed_triangles_draw_as_the_same_triangles_listed_and_bad_indices_are_errors() {
+    let Some(gpu) = common::gpu("raster_draws_indexed") else {
+        return;
+    };
+    let module = common::module(SOURCE);
+    let desc = RasterPipelineDesc {
+        vertex_entry: "vs".into(),
+        fragment_entry: "fs".into(),
+        vertex_attributes: 2,
+        topology: Topology::TriangleList,
+        cull: Default::default(),
+        front_face: Default::default(),
+        targets: vec![Some(ColorTargetDesc {
+            format: TargetFormat::Rgba32Float,
+            blend: None,
+            write_mask: 0xF,
+        })],
+        depth_stencil: None,
+    };
+    let green = [0.0, 1.0, 0.0, 1.0];
+    let listed = rect(-1.0, 0.5, 0.5, green);
+    // The same two triangles over their four distinct corners.
+    let corners: Vec<[f32; 4]> = [0, 1, 2, 5]
+        .iter()
+        .flat_map(|&v| [listed[2 * v], listed[2 * v + 1]])
+        .collect();
+    let draw = |vertices, indices| RasterDraw {
+        module: &module,
+        desc: &desc,
+        vertices,
+        indices,
+        textures: [None; 16],
+        viewport: None,
+        scissor: None,
+        stencil_reference: 0,
+        blend_constant: [0.0; 4],
+    };
+    let render = |d: RasterDraw<'_>| {
+        let color = gpu
+            .create_color_target(TargetFormat::Rgba32Float, 4, 1)
+            .expect("colour target");
+        gpu.write_color_target(&color, &[[0.0; 4]; 4])
+            .expect("clear");
+        let mut colors = [None; MAX_RASTER_TARGETS];
+        colors[0] = Some(&color);
+        let targets = RasterTargets {
+            colors,
+            depth: None,
+        };
+        gpu.raster_draws(&[(targets, d)])
+            .map(|()| gpu.read_color_target(&color).expect("readback"))
+    };
+    let want = render(draw(&listed, None)).expect("listed");
+    assert_eq!(want, vec![green, green, green, [0.0; 4]]);
+    let indexed = render(draw(&corners, Some(&[0, 1, 2, 0, 2, 3]))).expect("indexed");
+    assert_eq!(indexed, want);
+    for (indices, what) in [
+        (
+            &[0u32, 1, 2, 0, 2, 4][..],
+            "index 5 is 4, past the 4 vertices",
+        ),
+        (&[0, 1, 2, 0, 2][..], "not whole"),
+    ] {
+        let e = render(draw(&corners, Some(indices))).expect_err(what);
+        let text = e.to_string();
+        assert!(text.contains("indices") && text.contains(what), "{text}");
+    }
 }

@@ -3,9 +3,12 @@
 //! hardware's diagonals, clipping against `w > ε`, viewport transform, facing, culling,
 //! polygon modes with boundary edges, polygon offset, point size, line width), so both
 //! renderers cover the same primitives; the device only rasterizes, interpolates and shades.
-//! Every primitive becomes triangles:
+//! Every primitive becomes indexed triangles:
 //! - filled triangles as they are (each corner carries the fragment inputs at its weights over
-//!   the source vertices);
+//!   the source vertices); a corner that is a source vertex itself shares the vertex of the
+//!   last corner that was the same source vertex with the same record (same window position,
+//!   facing, polygon offset and, flat shaded, provoking vertex: `SharedCorner`), so a mesh's
+//!   vertices are set up once each, not once per triangle around them;
 //! - lines as the parallelogram the reference rasterizer covers (`raster::rasterize_line`:
 //!   `width` measured along the minor axis);
 //! - points as the `size` × `size` square centred on the point (`raster::rasterize_point`'s
@@ -19,6 +22,8 @@
 //! - an antialiased primitive (`raster::smooth`) likewise, one pixel per quad, with the pixel's
 //!   coverage in location 14's z, which the wrapper multiplies into the alpha of every colour
 //!   output (`shader.rs`).
+//!
+//! Each of those rectangles is two triangles over its four vertices.
 //!
 //! The corners' inputs follow the draw's shading rules (`raster::ShadingRules::varyings`):
 //! flat shading makes COL0/COL1 the primitive's provoking vertex's (`RasterPrim::provoking`,
@@ -54,16 +59,37 @@ pub(crate) struct TargetMapping {
     pub offset: (u32, u32),
 }
 
-/// The records of one draw: `shader::vertex_attributes(varyings)` vec4 per vertex, triangle
-/// list.
+/// The records of one draw: `shader::vertex_attributes(varyings)` vec4 per vertex, and a
+/// triangle list indexing them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Records {
     /// The vertex data.
     pub data: Vec<[f32; 4]>,
+    /// Three vertex indices per triangle.
+    pub indices: Vec<u32>,
     /// Triangles emitted.
     pub triangles: usize,
     /// The fragment inputs each vertex carries (`shader::passed_varyings`).
     varyings: u16,
+    /// Vertices in `data`.
+    vertices: u32,
+    /// Per source vertex (processing position), the last vertex written for a filled
+    /// triangle's corner that is that source vertex itself, and what else its record depends
+    /// on ([`SharedCorner`]).
+    shared: Vec<Option<(SharedCorner, u32)>>,
+}
+
+/// What a filled triangle's corner record depends on besides its source vertex (which the
+/// corner is, unmoved and unmixed): its window position, the facing (two-sided colour), the
+/// polygon offset and, under flat shading, the provoking vertex. Two corners with the same
+/// source vertex and the same `SharedCorner` have the same record, so they share one vertex:
+/// the device sets up each mesh vertex once, not once per triangle around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SharedCorner {
+    window: [u32; 4],
+    front: bool,
+    z_offset: u32,
+    provoking: Option<u32>,
 }
 
 /// One output corner: its window position and its fragment inputs 1..=13.
@@ -74,15 +100,25 @@ struct Corner {
 }
 
 impl Records {
-    /// No records yet; each vertex will carry the fragment inputs `varyings`.
-    fn new(varyings: u16) -> Self {
+    /// No records yet; each vertex will carry the fragment inputs `varyings`; the source
+    /// vertices are `sources` processing positions.
+    fn new(varyings: u16, sources: usize) -> Self {
         Records {
             varyings,
+            shared: vec![None; sources],
             ..Records::default()
         }
     }
 
-    fn push(&mut self, map: &TargetMapping, c: &Corner, facing: f32, z_offset: f32, coverage: f32) {
+    /// Writes a vertex; its index.
+    fn push(
+        &mut self,
+        map: &TargetMapping,
+        c: &Corner,
+        facing: f32,
+        z_offset: f32,
+        coverage: f32,
+    ) -> u32 {
         let (ox, oy) = (f64::from(map.offset.0), f64::from(map.offset.1));
         let (tw, th) = (f64::from(map.width), f64::from(map.height));
         let w = 1.0 / f64::from(c.window.inv_w);
@@ -95,22 +131,40 @@ impl Records {
         }
         self.data.push([facing, z_offset, coverage, 0.0]);
         self.data.push([c.window.z, 0.0, 0.0, 0.0]);
+        self.vertices += 1;
+        self.vertices - 1
     }
 
-    fn triangle(
+    /// The vertex of a filled triangle's corner that is source vertex `source` under `key`:
+    /// the one written for an earlier corner with both the same, else a new one from `corner`.
+    fn shared(
         &mut self,
         map: &TargetMapping,
-        c: [&Corner; 3],
-        facing: f32,
-        z_offset: f32,
-        coverage: f32,
-    ) {
-        for corner in c {
-            self.push(map, corner, facing, z_offset, coverage);
+        source: u32,
+        key: SharedCorner,
+        corner: impl FnOnce() -> Corner,
+    ) -> u32 {
+        let slot = source as usize;
+        if let Some(Some((k, index))) = self.shared.get(slot) {
+            if *k == key {
+                return *index;
+            }
         }
+        let facing = if key.front { 1.0 } else { -1.0 };
+        let index = self.push(map, &corner(), facing, f32::from_bits(key.z_offset), 1.0);
+        if let Some(entry) = self.shared.get_mut(slot) {
+            *entry = Some((key, index));
+        }
+        index
+    }
+
+    /// A triangle of the vertices `v`.
+    fn indexed_triangle(&mut self, v: [u32; 3]) {
+        self.indices.extend_from_slice(&v);
         self.triangles += 1;
     }
 
+    /// Two triangles, (q0, q1, q2) and (q0, q2, q3), over four vertices.
     fn quad(
         &mut self,
         map: &TargetMapping,
@@ -119,14 +173,28 @@ impl Records {
         z_offset: f32,
         coverage: f32,
     ) {
-        self.triangle(map, [&q[0], &q[1], &q[2]], facing, z_offset, coverage);
-        self.triangle(map, [&q[0], &q[2], &q[3]], facing, z_offset, coverage);
+        let v = q
+            .each_ref()
+            .map(|c| self.push(map, c, facing, z_offset, coverage));
+        self.indexed_triangle([v[0], v[1], v[2]]);
+        self.indexed_triangle([v[0], v[2], v[3]]);
     }
 }
 
 /// The half size of a point or line (at least one pixel wide).
 fn half(size: f32) -> f32 {
     (if size.is_finite() { size.max(1.0) } else { 1.0 }) / 2.0
+}
+
+/// The source vertex (processing position) window vertex `k` of `prim` is, when it is one
+/// unmixed (weight 1 on it, 0 on the others), as every corner of an unclipped triangle is.
+fn source_of(prim: &RasterPrim, k: usize) -> Option<u32> {
+    let w = prim.to_src[k];
+    let j = w.iter().position(|&x| x == 1.0)?;
+    w.iter()
+        .enumerate()
+        .all(|(i, &x)| i == j || x == 0.0)
+        .then_some(prim.src[j])
 }
 
 /// What converting a draw's primitives needs besides the primitive.
@@ -209,12 +277,20 @@ impl<O: OutputsByPosition + ?Sized> Converter<'_, O> {
         };
         match prim.kind {
             RasterKind::Triangle => {
-                let c = [
-                    corner(0, 0.0, 0.0),
-                    corner(1, 0.0, 0.0),
-                    corner(2, 0.0, 0.0),
-                ];
-                records.triangle(map, [&c[0], &c[1], &c[2]], facing, prim.z_offset, 1.0);
+                let v = std::array::from_fn(|k| match source_of(prim, k) {
+                    Some(source) => {
+                        let w = prim.verts[k];
+                        let key = SharedCorner {
+                            window: [w.x, w.y, w.z, w.inv_w].map(f32::to_bits),
+                            front: prim.front,
+                            z_offset: prim.z_offset.to_bits(),
+                            provoking: self.options.flat.then_some(prim.provoking),
+                        };
+                        records.shared(map, source, key, || corner(k, 0.0, 0.0))
+                    }
+                    None => records.push(map, &corner(k, 0.0, 0.0), facing, prim.z_offset, 1.0),
+                });
+                records.indexed_triangle(v);
             }
             RasterKind::Line => {
                 let (a, b) = (prim.verts[0], prim.verts[1]);
@@ -353,7 +429,7 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
         rules: CoverRules::from_state(state),
         bounds: state.window_bounds(),
     };
-    let mut records = Records::new(varyings);
+    let mut records = Records::new(varyings, outputs.len());
     for prim in build_primitives(state, outputs, starts, point_size_from_vertex, whole) {
         converter.convert(&mut records, map, &prim);
     }
@@ -404,7 +480,7 @@ mod tests {
             height: 32,
             offset: (4, 2),
         };
-        let mut r = Records::new(passed_varyings(u16::MAX));
+        let mut r = Records::new(passed_varyings(u16::MAX), 0);
         // Window (12, 6) + offset (4, 2) = surface (16, 8): NDC (-0.5, 0.5); w = 2.
         r.push(&map, &corner(12.0, 6.0, 0.5), -1.0, 0.125, 0.75);
         assert_eq!(r.data.len(), VARYINGS + 3);
@@ -421,7 +497,10 @@ mod tests {
             *input = [k as f32 + 1.0; 4];
         }
         // COL0 (1) and TEX2 (6): WPOS (0) and FACING (14) are never varyings.
-        let mut r = Records::new(passed_varyings((1 << 0) | (1 << 1) | (1 << 6) | (1 << 14)));
+        let mut r = Records::new(
+            passed_varyings((1 << 0) | (1 << 1) | (1 << 6) | (1 << 14)),
+            0,
+        );
         r.push(&map, &c, 1.0, 0.0, 1.0);
         assert_eq!(r.data.len(), 2 + 3);
         assert_eq!((r.data[1], r.data[2]), ([1.0; 4], [6.0; 4]));
@@ -431,7 +510,7 @@ mod tests {
     #[test]
     fn quads_are_two_triangles_sharing_a_diagonal() {
         let map = target(8, 8);
-        let mut r = Records::new(passed_varyings(u16::MAX));
+        let mut r = Records::new(passed_varyings(u16::MAX), 0);
         let c = corner(4.0, 4.0, 1.0);
         r.quad(
             &map,
@@ -448,10 +527,54 @@ mod tests {
         assert_eq!(r.triangles, 2);
         let stride = VARYINGS + 3;
         let pos: Vec<[f32; 4]> = r.data.chunks(stride).map(|v| v[0]).collect();
+        assert_eq!(pos.len(), 4);
         // Window (3, 3) → NDC (-0.25, 0.25); (5, 5) → (0.25, -0.25).
         assert_eq!(pos[0], [-0.25, 0.25, 0.5, 1.0]);
         assert_eq!(pos[2], [0.25, -0.25, 0.5, 1.0]);
-        assert_eq!(pos[3], pos[0]);
-        assert_eq!(pos[4], pos[2]);
+        assert_eq!(r.indices, [0, 1, 2, 0, 2, 3]);
+    }
+
+    #[test]
+    fn corners_share_a_vertex_only_with_the_same_source_and_key() {
+        let map = target(8, 8);
+        let mut r = Records::new(passed_varyings(u16::MAX), 3);
+        let key = SharedCorner {
+            window: [1.0f32, 2.0, 0.5, 1.0].map(f32::to_bits),
+            front: true,
+            z_offset: 0.0f32.to_bits(),
+            provoking: None,
+        };
+        let c = || corner(1.0, 2.0, 1.0);
+        let first = r.shared(&map, 1, key, c);
+        assert_eq!(r.shared(&map, 1, key, c), first, "same source, same key");
+        let back = SharedCorner {
+            front: false,
+            ..key
+        };
+        let offset = SharedCorner {
+            z_offset: 0.25f32.to_bits(),
+            ..key
+        };
+        let flat = SharedCorner {
+            provoking: Some(2),
+            ..key
+        };
+        let mut seen = vec![first];
+        for (what, source, k) in [
+            ("another source", 2, key),
+            ("back facing", 1, back),
+            ("another offset", 1, offset),
+            ("another provoking vertex", 1, flat),
+        ] {
+            let v = r.shared(&map, source, k, c);
+            assert!(!seen.contains(&v), "{what}: shares vertex {v}");
+            seen.push(v);
+        }
+        assert_eq!(r.vertices as usize, seen.len());
+        // The back-facing record carries its own facing.
+        let stride = VARYINGS + 3;
+        assert_eq!(r.data[2 * stride + VARYINGS + 1][0], -1.0);
+        // A source beyond the table writes a vertex of its own each time.
+        assert_ne!(r.shared(&map, 9, key, c), r.shared(&map, 9, key, c));
     }
 }

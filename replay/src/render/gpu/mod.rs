@@ -949,6 +949,7 @@ impl Renderer<'_> {
                 module,
                 desc: dp.desc,
                 vertices: records.data,
+                indices: records.indices,
                 textures,
                 scissor,
                 stencil_reference: dp.stencil_reference,

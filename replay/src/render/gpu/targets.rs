@@ -352,6 +352,8 @@ pub(crate) struct PendingDraw {
     pub desc: RasterPipelineDesc,
     /// Vertex records.
     pub vertices: Vec<[f32; 4]>,
+    /// Three indices into `vertices` per triangle.
+    pub indices: Vec<u32>,
     /// Textures by unit.
     pub textures: Vec<(u8, Arc<UploadedTexture>)>,
     /// Scissor `[x, y, width, height]`.
@@ -389,6 +391,7 @@ fn raster(d: &PendingDraw) -> RasterDraw<'_> {
         module: &d.module,
         desc: &d.desc,
         vertices: &d.vertices,
+        indices: Some(&d.indices),
         textures,
         viewport: None,
         scissor: Some(d.scissor),
@@ -626,6 +629,7 @@ impl SurfaceSet {
                 module: &module,
                 desc: &desc,
                 vertices: &vertices,
+                indices: None,
                 textures: [None; 16],
                 viewport: None,
                 scissor: Some(scissor),
