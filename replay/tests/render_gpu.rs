@@ -739,9 +739,52 @@ fn a_later_frame_on_the_device_gets_its_own_programs() {
     );
 }
 
+/// The device keeps uploaded textures for later frames with the notes their conversion gave:
+/// a second render of a frame on the same device, which takes its texture from there, warns
+/// and draws as the first.
+#[test]
+fn a_texture_kept_for_a_later_frame_brings_its_notes() {
+    let Some(gpu) = gpu_support::gpu("kept_texture_notes") else {
+        return;
+    };
+    let mut b = scene("border.rrc", true);
+    clear(&mut b, 0xFF00_0000);
+    let bytes: Vec<u8> = (0..16)
+        .flat_map(|i| texel(i % 4, i / 4).to_be_bytes())
+        .collect();
+    b.put_memory(Location::Local, 0x0040_0000, &bytes).unwrap();
+    // Clamp to a border colour none of wgpu's three is (a note of the conversion).
+    textured_quad_wrapped(&mut b, 0, 0x0040_0000, 4, 0x0004_0404, 0x8040_2010);
+    let capture = b.finish();
+    let first = render(&gpu, &capture, &RenderOptions::default());
+    let second = render(&gpu, &capture, &RenderOptions::default());
+    assert!(
+        first
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("border colour")),
+        "{:?}",
+        first.warnings
+    );
+    assert_eq!(second.warnings, first.warnings);
+    assert_eq!(second.image, first.image);
+}
+
 /// A full-screen quad with TEX0 = (u, v) running 0..1 left to right and top to bottom, using
 /// texture unit 0 = an A8R8G8B8 linear `side` × `side` texture at `offset` (nearest, clamp).
 fn textured_quad(b: &mut CaptureBuilder, page: u32, offset: u32, side: u16) {
+    textured_quad_wrapped(b, page, offset, side, 0x0003_0303, 0);
+}
+
+/// [`textured_quad`] with the texture's wrap modes (`SET_TEXTURE_ADDRESS`) and border colour.
+fn textured_quad_wrapped(
+    b: &mut CaptureBuilder,
+    page: u32,
+    offset: u32,
+    side: u16,
+    address: u32,
+    border_color: u32,
+) {
     b.set_vertex_program(&textured_vertex_program(), 16, 16, 0b1_0000_0001, 0x4001)
         .unwrap();
     b.set_fragment_program(
@@ -762,11 +805,11 @@ fn textured_quad(b: &mut CaptureBuilder, page: u32, offset: u32, side: u16) {
         height: side,
         depth: 1,
         pitch: u32::from(side) * 4,
-        address: 0x0003_0303,
+        address,
         control0: 0x8000_0000 | ((12 << 8) << 7),
         remap: 0x0000_AAE4,
         filter: (1 << 16) | (1 << 24),
-        border_color: 0,
+        border_color,
         byte_size: u32::from(side) * u32::from(side) * 4,
         border_texels: false,
     };

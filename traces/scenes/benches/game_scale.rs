@@ -5,7 +5,8 @@
 //! - `cpu_replay`: the CPU renderer over the frame's draws (target: 1.5 ms per draw on the
 //!   20,000-draw frame); throughput is in draws, so criterion reports draws per second;
 //! - `lavapipe_replay_warm`: the GPU render on the default adapter (lavapipe where there is no
-//!   GPU) with one device whose pipelines are already created (target: 2 ms per draw warm);
+//!   GPU) with one device that rendered the frame before, so its pipelines, recompiled
+//!   programs and uploaded textures are kept already (target: 2 ms per draw warm);
 //! - `verify`: `verify_frame`, both stages, over the first 500 draws (the issue's
 //!   `verify --draws 0..500`), a fresh device per run as in a real `rsxtrace verify`.
 //!

@@ -6,11 +6,17 @@
 //! the start slot and the state of the vertex texture units the program samples. Every key is
 //! the content, never an address, so a module is reused exactly where recompiling would give
 //! the same one.
+//!
+//! Uploaded textures are kept too, by the unit's state and the content key of the bytes the
+//! draw read (`texture::cache::content_key`), with the notes their conversion gave (a frame
+//! that takes one reports them as if it had converted it), within [`TEXTURE_BUDGET`] bytes:
+//! past it, the textures used longest ago are let go.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use rsxtrace_gpu::UploadedTexture;
 use rsxtrace_wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_wgsl::vertex::VertexTextureUnits;
 use rsxtrace_wgsl::WgslModule;
@@ -20,12 +26,83 @@ use super::vertex::VertexModule;
 /// A fragment module and the inputs its program reads (`FragmentProgram::inputs_read`).
 pub(crate) type FragmentModule = (Arc<WgslModule>, u16);
 
-/// The programs kept with one device (see the module documentation).
+/// Bytes of uploaded textures kept with a device for later frames at most (their texels, 16
+/// bytes each): a game-scale frame's textures fit (the 2,000-draw frame's 46 take 310 MB).
+pub(crate) const TEXTURE_BUDGET: u64 = 1 << 30;
+
+/// The key of an uploaded texture: the unit's state (as text) and the content key of its
+/// bytes.
+pub(crate) type TextureKey = (String, u128);
+
+/// The programs and textures kept with one device (see the module documentation).
 #[derive(Default)]
 pub(crate) struct KeptModules {
     fragment: Memo<(u128, FragmentTranslateOptions), FragmentModule>,
     wrapped: Memo<(u64, String), Arc<WgslModule>>,
     vertex: Memo<(u128, u32, VertexTextureUnits), VertexModule>,
+    textures: Mutex<KeptTextures<Arc<UploadedTexture>>>,
+}
+
+/// Textures (`T`: an uploaded one) within a byte budget, least recently used let go first.
+struct KeptTextures<T> {
+    entries: HashMap<TextureKey, KeptTexture<T>>,
+    bytes: u64,
+    /// Uses so far (each entry remembers its last).
+    clock: u64,
+}
+
+impl<T> Default for KeptTextures<T> {
+    fn default() -> Self {
+        KeptTextures {
+            entries: HashMap::new(),
+            bytes: 0,
+            clock: 0,
+        }
+    }
+}
+
+struct KeptTexture<T> {
+    texture: T,
+    notes: Vec<String>,
+    bytes: u64,
+    used: u64,
+}
+
+impl<T: Clone> KeptTextures<T> {
+    fn get(&mut self, key: &TextureKey) -> Option<(T, Vec<String>)> {
+        self.clock += 1;
+        let entry = self.entries.get_mut(key)?;
+        entry.used = self.clock;
+        Some((entry.texture.clone(), entry.notes.clone()))
+    }
+
+    fn keep(&mut self, key: TextureKey, texture: KeptTexture<T>, budget: u64) {
+        if texture.bytes > budget {
+            return;
+        }
+        self.clock += 1;
+        let texture = KeptTexture {
+            used: self.clock,
+            ..texture
+        };
+        self.bytes += texture.bytes;
+        if let Some(old) = self.entries.insert(key, texture) {
+            self.bytes -= old.bytes;
+        }
+        while self.bytes > budget {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some(gone) = self.entries.remove(&oldest) {
+                self.bytes -= gone.bytes;
+            }
+        }
+    }
 }
 
 impl KeptModules {
@@ -65,6 +142,40 @@ impl KeptModules {
         let words: Vec<u8> = memory.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.vertex
             .get_or_make((content_hash(&words), start, units), make)
+    }
+}
+
+impl KeptModules {
+    /// The texture kept under `key` and the notes its conversion gave.
+    pub(crate) fn texture(&self, key: &TextureKey) -> Option<(Arc<UploadedTexture>, Vec<String>)> {
+        self.textures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+    }
+
+    /// Keeps `texture` (`bytes` of texels, converted with `notes`) under `key`, letting go of
+    /// the textures used longest ago past [`TEXTURE_BUDGET`].
+    pub(crate) fn keep_texture(
+        &self,
+        key: TextureKey,
+        texture: Arc<UploadedTexture>,
+        notes: Vec<String>,
+        bytes: u64,
+    ) {
+        self.textures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keep(
+                key,
+                KeptTexture {
+                    texture,
+                    notes,
+                    bytes,
+                    used: 0,
+                },
+                TEXTURE_BUDGET,
+            );
     }
 }
 
@@ -115,5 +226,33 @@ mod tests {
             Err("no".to_string())
         );
         assert_eq!(memo.get_or_make(8, || Ok(80)), Ok(80));
+    }
+
+    #[test]
+    fn textures_past_the_budget_go_least_recently_used_first() {
+        let mut kept: KeptTextures<u32> = KeptTextures::default();
+        let key = |n: u128| ("unit 0".to_string(), n);
+        let entry = |t: u32, bytes: u64| KeptTexture {
+            texture: t,
+            notes: vec![format!("note {t}")],
+            bytes,
+            used: 0,
+        };
+        kept.keep(key(1), entry(1, 40), 100);
+        kept.keep(key(2), entry(2, 40), 100);
+        // Texture 1 used again: texture 2 is now the one used longest ago.
+        assert_eq!(kept.get(&key(1)), Some((1, vec!["note 1".to_string()])));
+        kept.keep(key(3), entry(3, 40), 100);
+        assert_eq!(kept.get(&key(2)), None, "least recently used, let go");
+        assert!(kept.get(&key(1)).is_some() && kept.get(&key(3)).is_some());
+        assert_eq!(kept.bytes, 80);
+        // One larger than the whole budget is not kept, and lets nothing go.
+        kept.keep(key(4), entry(4, 101), 100);
+        assert_eq!(kept.get(&key(4)), None);
+        assert_eq!(kept.bytes, 80);
+        // Kept again under the same key: counted once.
+        kept.keep(key(3), entry(5, 40), 100);
+        assert_eq!(kept.bytes, 80);
+        assert_eq!(kept.get(&key(3)).map(|(t, _)| t), Some(5));
     }
 }

@@ -25,13 +25,18 @@
 //!    device memory budget;
 //! 5. textures decoded by the interpreter's model from that surface memory (so a draw that
 //!    samples an earlier target, including depth read as colour, reads what was rendered) and
-//!    uploaded (`crate::texture::binding`, approximating what the device cannot sample);
+//!    uploaded (`crate::texture::binding`, approximating what the device cannot sample),
+//!    once per unit state and content of the bytes read;
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
 //!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
 //!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
 //!    surface state are recorded into one command buffer, in one render pass while they
 //!    attach the same targets, and submitted together (at 64 draws, or before the targets
 //!    are read back, cleared or unbound).
+//!
+//! Recompiled programs and uploaded textures are kept with the device for later frames
+//! (`kept.rs`), keyed by content, so that a second frame on the same device (a CI suite's,
+//! a warm replay) takes them instead of recompiling, decoding and uploading again.
 //!
 //! [`RenderedFrame::surface_traffic`] counts the targets filled, read back, bound again from
 //! the device, dropped for aliasing and evicted; [`RenderOptions::no_kept_surfaces`] writes
@@ -302,7 +307,8 @@ struct Renderer<'a> {
     /// The bound surface state and the targets kept on the device (`resident.rs`).
     resident: Resident,
     vertex_programs: vertex::VertexPrograms,
-    /// Recompiled programs kept with the device across frames (`kept.rs`).
+    /// Recompiled programs and uploaded textures kept with the device across frames
+    /// (`kept.rs`).
     kept: Arc<kept::KeptModules>,
     /// Uploaded textures by (unit state as text, `texture::cache::content_key` of its bytes).
     textures: HashMap<(String, u128), Arc<UploadedTexture>>,
@@ -545,7 +551,8 @@ impl Renderer<'_> {
         dim: rsxtrace_gpu::TextureDimension,
         base: &dyn GuestMemory,
     ) -> Result<Arc<UploadedTexture>, DrawFailure> {
-        let t = &self.frame.draws[index].textures[usize::from(unit)];
+        let frame = self.frame;
+        let t = &frame.draws[index].textures[usize::from(unit)];
         if !t.control0.enabled {
             return self.upload_null(dim);
         }
@@ -574,19 +581,44 @@ impl Renderer<'_> {
                 .map_err(DrawFailure::Fatal)?;
         }
         let key = format!("{unit} {t:?}");
+        // Keyed by the unit's state and the content of its bytes (`texture::cache`): a texture
+        // whose bytes a draw, a transfer or the capture itself (a ring buffer that wraps)
+        // changed is uploaded anew. Unreadable textures are not kept.
         let overlay = Overlay {
             base,
             surfaces: &self.surfaces,
         };
-        // Keyed by the unit's state and the content of its bytes (`texture::cache`): a texture
-        // whose bytes a draw, a transfer or the capture itself (a ring buffer that wraps)
-        // changed is uploaded anew. Unreadable textures are not kept.
         let content = cache::content_key(unit, t, &overlay).ok();
-        if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
-            return Ok(found.clone());
+        if let Some(found) = self.known_texture(index, &key, content) {
+            return Ok(found);
         }
+        let overlay = Overlay {
+            base,
+            surfaces: &self.surfaces,
+        };
         let converted = binding::convert(unit, t, &overlay, Strictness::Approximate);
         self.upload_converted(index, ("", unit), (key, content), converted, dim)
+    }
+
+    /// The texture uploaded already under `key` and `content`: by an earlier draw of this
+    /// frame, or kept with the device by an earlier frame (then its conversion's notes are
+    /// this draw's warnings, as when this frame converts it).
+    fn known_texture(
+        &mut self,
+        index: usize,
+        key: &str,
+        content: Option<u128>,
+    ) -> Option<Arc<UploadedTexture>> {
+        let key = (key.to_string(), content?);
+        if let Some(found) = self.textures.get(&key) {
+            return Some(found.clone());
+        }
+        let (texture, notes) = self.kept.texture(&key)?;
+        for n in notes {
+            self.warn(Some(index), n);
+        }
+        self.textures.insert(key, texture.clone());
+        Some(texture)
     }
 
     /// `converted` (texture unit `unit` of draw `index`, `kind` "" or "vertex ") uploaded and
@@ -605,8 +637,9 @@ impl Renderer<'_> {
         let label = format!("{kind}texture unit {unit}");
         match converted {
             Ok(c) => {
-                for n in c.notes {
-                    self.warn(Some(index), format!("{label}: {n}"));
+                let notes: Vec<String> = c.notes.iter().map(|n| format!("{label}: {n}")).collect();
+                for n in &notes {
+                    self.warn(Some(index), n.clone());
                 }
                 if c.binding.dimension != dim {
                     self.warn(
@@ -615,9 +648,13 @@ impl Renderer<'_> {
                     );
                     return self.upload_null(dim);
                 }
+                let bytes = c.binding.levels.iter().map(|l| l.len() as u64 * 16).sum();
                 let uploaded = self.upload(key.clone(), c.binding)?;
                 if let Some(content) = content {
-                    self.textures.insert((key, content), uploaded.clone());
+                    self.textures
+                        .insert((key.clone(), content), uploaded.clone());
+                    self.kept
+                        .keep_texture((key, content), uploaded.clone(), notes, bytes);
                 }
                 Ok(uploaded)
             }
@@ -698,8 +735,8 @@ impl Renderer<'_> {
         let t = sampled_state(t);
         let key = format!("vertex {unit} {t:?}");
         let content = cache::content_key(unit, &t, memory).ok();
-        if let Some(found) = content.and_then(|c| self.textures.get(&(key.clone(), c))) {
-            return Ok(found.clone());
+        if let Some(found) = self.known_texture(index, &key, content) {
+            return Ok(found);
         }
         let converted = decode_texture(unit, &t, memory)
             .map_err(binding::BindingError::from)
