@@ -64,9 +64,13 @@ pub struct SubmittedVertexBatch {
     results: Vec<Option<Result<Vec<VertexResult>, GpuError>>>,
     /// The jobs in the submission, in the order of its readbacks.
     batched: Vec<usize>,
-    /// The readback buffers (and bytes to read) and the submission, or why it failed.
-    submitted: Result<(Vec<(wgpu::Buffer, u64)>, Option<wgpu::SubmissionIndex>), GpuError>,
+    /// The readback buffers and the submission, or why it failed.
+    submitted: Result<Readbacks, GpuError>,
 }
+
+/// Readback buffers (with the bytes to read from each) and the submission that fills them
+/// (`None`: nothing was submitted).
+type Readbacks = (Vec<(wgpu::Buffer, u64)>, Option<wgpu::SubmissionIndex>);
 
 impl Gpu {
     /// Runs `module`'s `vp_compute` over `inputs` (16 attributes per vertex) with the transform
