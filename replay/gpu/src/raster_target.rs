@@ -744,8 +744,8 @@ impl Gpu {
 
     /// Draws each `(targets, draw)` in order, recorded into one command buffer (consecutive
     /// draws that attach the same targets share one render pass, loading and storing them)
-    /// and submitted once: a run of draws costs one submission instead of one per draw. The draws are checked first; a bad one fails
-    /// the call before anything is recorded.
+    /// and submitted once: a run of draws costs one submission instead of one per draw. The
+    /// draws are checked first; a bad one fails the call before anything is recorded.
     pub fn raster_draws(
         &self,
         draws: &[(RasterTargets<'_>, RasterDraw<'_>)],

@@ -218,20 +218,28 @@ impl Gpu {
             submitted,
         } = submitted;
         let read = submitted.and_then(|(readbacks, index)| {
+            let Some(index) = index else {
+                // Nothing submitted: nothing to wait for.
+                return Ok(Vec::new());
+            };
             let buffers: Vec<(&wgpu::Buffer, u64)> =
                 readbacks.iter().map(|(b, n)| (b, *n)).collect();
             // Parsed straight from the mapped bytes (no copy of them first).
-            self.read_buffers_after(&buffers, index, "reading vp_outputs", parse_vertices)
+            self.read_buffers_after(&buffers, Some(index), "reading vp_outputs", parse_vertices)
         });
         match read {
             Ok(parsed) => {
-                for (i, vertices) in batched.iter().zip(parsed) {
-                    results[*i] = Some(vertices);
+                for (&i, vertices) in batched.iter().zip(parsed) {
+                    if let Some(slot) = results.get_mut(i) {
+                        *slot = Some(vertices);
+                    }
                 }
             }
             Err(_) => {
                 for &i in &batched {
-                    results[i] = Some(single(&jobs[i]));
+                    if let (Some(slot), Some(job)) = (results.get_mut(i), jobs.get(i)) {
+                        *slot = Some(single(job));
+                    }
                 }
             }
         }
