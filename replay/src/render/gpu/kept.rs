@@ -10,7 +10,7 @@
 //! Uploaded textures are kept too, by the unit's state and the content key of the bytes the
 //! draw read (`texture::cache::content_key`), with the notes their conversion gave (a frame
 //! that takes one reports them as if it had converted it), within [`TEXTURE_BUDGET`] bytes:
-//! past it, the textures used longest ago are let go.
+//! a frame keeps those the frame before used, and what does not fit is not kept.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -27,8 +27,8 @@ use super::vertex::VertexModule;
 pub(crate) type FragmentModule = (Arc<WgslModule>, u16);
 
 /// Bytes of uploaded textures kept with a device for later frames at most (their texels, 16
-/// bytes each): the 2,000-draw game-scale frame's fit (about 310 MB); the 20,000-draw frame's
-/// do not, and as it uses them in turn, a later frame finds few of them kept.
+/// bytes each): the 2,000-draw game-scale frame's fit (about 310 MB); of the 20,000-draw
+/// frame's, those uploaded first up to this.
 pub(crate) const TEXTURE_BUDGET: u64 = 1 << 30;
 
 /// The key of an uploaded texture: the unit's state (as text) and the content key of its
@@ -44,12 +44,15 @@ pub(crate) struct KeptModules {
     textures: Mutex<KeptTextures<Arc<UploadedTexture>>>,
 }
 
-/// Textures (`T`: an uploaded one) within a byte budget, least recently used let go first.
+/// Textures (`T`: an uploaded one) within a byte budget, by frame: a frame starting lets go
+/// of those the frame before did not use; a texture that does not fit is not kept (letting
+/// go of the least recently used instead would keep nothing useful of a frame that uses more
+/// than the budget in turn, as every texture would go before its next use).
 struct KeptTextures<T> {
     entries: HashMap<TextureKey, KeptTexture<T>>,
     bytes: u64,
-    /// Uses so far (each entry remembers its last).
-    clock: u64,
+    /// Frames started so far; each entry remembers the last that used it.
+    frame: u64,
 }
 
 impl<T> Default for KeptTextures<T> {
@@ -57,7 +60,7 @@ impl<T> Default for KeptTextures<T> {
         KeptTextures {
             entries: HashMap::new(),
             bytes: 0,
-            clock: 0,
+            frame: 0,
         }
     }
 }
@@ -70,39 +73,38 @@ struct KeptTexture<T> {
 }
 
 impl<T: Clone> KeptTextures<T> {
+    /// A frame starts: the textures the one before did not use are let go.
+    fn begin_frame(&mut self) {
+        self.frame += 1;
+        let keep_from = self.frame - 1;
+        let mut freed = 0;
+        self.entries.retain(|_, e| {
+            let kept = e.used >= keep_from;
+            if !kept {
+                freed += e.bytes;
+            }
+            kept
+        });
+        self.bytes -= freed;
+    }
+
     fn get(&mut self, key: &TextureKey) -> Option<(T, Vec<String>)> {
-        self.clock += 1;
         let entry = self.entries.get_mut(key)?;
-        entry.used = self.clock;
+        entry.used = self.frame;
         Some((entry.texture.clone(), entry.notes.clone()))
     }
 
     fn keep(&mut self, key: TextureKey, texture: KeptTexture<T>, budget: u64) {
-        if texture.bytes > budget {
+        let replaced = self.entries.get(&key).map_or(0, |e| e.bytes);
+        if self.bytes - replaced + texture.bytes > budget {
             return;
         }
-        self.clock += 1;
         let texture = KeptTexture {
-            used: self.clock,
+            used: self.frame,
             ..texture
         };
-        self.bytes += texture.bytes;
-        if let Some(old) = self.entries.insert(key, texture) {
-            self.bytes -= old.bytes;
-        }
-        while self.bytes > budget {
-            let Some(oldest) = self
-                .entries
-                .iter()
-                .min_by_key(|(_, e)| e.used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            if let Some(gone) = self.entries.remove(&oldest) {
-                self.bytes -= gone.bytes;
-            }
-        }
+        self.bytes = self.bytes - replaced + texture.bytes;
+        self.entries.insert(key, texture);
     }
 }
 
@@ -155,8 +157,16 @@ impl KeptModules {
             .get(key)
     }
 
-    /// Keeps `texture` (`bytes` of texels, converted with `notes`) under `key`, letting go of
-    /// the textures used longest ago past [`TEXTURE_BUDGET`].
+    /// A frame starts on the device: the textures the frame before did not use are let go.
+    pub(crate) fn begin_frame(&self) {
+        self.textures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .begin_frame();
+    }
+
+    /// Keeps `texture` (`bytes` of texels, converted with `notes`) under `key`, when it fits
+    /// within [`TEXTURE_BUDGET`].
     pub(crate) fn keep_texture(
         &self,
         key: TextureKey,
@@ -230,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn textures_past_the_budget_go_least_recently_used_first() {
+    fn textures_are_kept_while_frames_use_them_and_only_within_the_budget() {
         let mut kept: KeptTextures<u32> = KeptTextures::default();
         let key = |n: u128| ("unit 0".to_string(), n);
         let entry = |t: u32, bytes: u64| KeptTexture {
@@ -239,18 +249,25 @@ mod tests {
             bytes,
             used: 0,
         };
+        kept.begin_frame();
         kept.keep(key(1), entry(1, 40), 100);
         kept.keep(key(2), entry(2, 40), 100);
-        // Texture 1 used again: texture 2 is now the one used longest ago.
-        assert_eq!(kept.get(&key(1)), Some((1, vec!["note 1".to_string()])));
+        // Full: the third is not kept, and nothing is let go for it.
         kept.keep(key(3), entry(3, 40), 100);
-        assert_eq!(kept.get(&key(2)), None, "least recently used, let go");
-        assert!(kept.get(&key(1)).is_some() && kept.get(&key(3)).is_some());
+        assert_eq!(kept.get(&key(3)), None);
         assert_eq!(kept.bytes, 80);
-        // One larger than the whole budget is not kept, and lets nothing go.
+        // The next frame finds both, and uses only the first.
+        kept.begin_frame();
+        assert_eq!(kept.get(&key(1)), Some((1, vec!["note 1".to_string()])));
+        // The frame after lets go of the second, which made room for a third.
+        kept.begin_frame();
+        assert_eq!(kept.get(&key(2)), None);
+        assert_eq!(kept.bytes, 40);
+        kept.keep(key(3), entry(3, 40), 100);
+        assert!(kept.get(&key(1)).is_some() && kept.get(&key(3)).is_some());
+        // One larger than the whole budget is not kept.
         kept.keep(key(4), entry(4, 101), 100);
         assert_eq!(kept.get(&key(4)), None);
-        assert_eq!(kept.bytes, 80);
         // Kept again under the same key: counted once.
         kept.keep(key(3), entry(5, 40), 100);
         assert_eq!(kept.bytes, 80);

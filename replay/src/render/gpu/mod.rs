@@ -144,6 +144,7 @@ pub fn render_frame_observed(
         warnings: Vec::new(),
         timings: RenderTimings::default(),
     };
+    r.kept.begin_frame();
     let mut between = events
         .between_draws()
         .into_iter()
