@@ -342,13 +342,18 @@ fn scissor_scene() -> Capture {
 }
 
 fn texture_scene() -> Capture {
-    let mut b = scene("texture.rrc", true);
+    texture_scene_wrapped("texture.rrc", 0x0003_0303, 0)
+}
+
+/// [`texture_scene`] with the texture's wrap modes (`SET_TEXTURE_ADDRESS`) and border colour.
+fn texture_scene_wrapped(name: &str, address: u32, border_color: u32) -> Capture {
+    let mut b = scene(name, true);
     clear(&mut b, 0xFF00_0000);
     let bytes: Vec<u8> = (0..16)
         .flat_map(|i| texel(i % 4, i / 4).to_be_bytes())
         .collect();
     b.put_memory(Location::Local, 0x0040_0000, &bytes).unwrap();
-    textured_quad(&mut b, 0, 0x0040_0000, 4);
+    textured_quad_wrapped(&mut b, 0, 0x0040_0000, 4, address, border_color);
     b.finish()
 }
 
@@ -747,15 +752,8 @@ fn a_texture_kept_for_a_later_frame_brings_its_notes() {
     let Some(gpu) = gpu_support::gpu("kept_texture_notes") else {
         return;
     };
-    let mut b = scene("border.rrc", true);
-    clear(&mut b, 0xFF00_0000);
-    let bytes: Vec<u8> = (0..16)
-        .flat_map(|i| texel(i % 4, i / 4).to_be_bytes())
-        .collect();
-    b.put_memory(Location::Local, 0x0040_0000, &bytes).unwrap();
     // Clamp to a border colour none of wgpu's three is (a note of the conversion).
-    textured_quad_wrapped(&mut b, 0, 0x0040_0000, 4, 0x0004_0404, 0x8040_2010);
-    let capture = b.finish();
+    let capture = texture_scene_wrapped("border.rrc", 0x0004_0404, 0x8040_2010);
     let first = render(&gpu, &capture, &RenderOptions::default());
     let second = render(&gpu, &capture, &RenderOptions::default());
     assert!(

@@ -8,7 +8,7 @@
 //! (CAPTURE --draw N | PROGRAM) (--pixel X,Y | --vertex K)` serves to gdb or traces.
 
 use crate::divergence::clock::Clock;
-use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize, sampled_units};
+use crate::divergence::fragment_stage::{bind_draw, draw_program, rasterize};
 use crate::divergence::vertex_stage::{prepare_timed, Prepared, VertexInterp};
 use crate::divergence::Outcome;
 use rsxtrace_capture::frame::Frame;
@@ -97,7 +97,7 @@ pub fn draw_pixel(
         .inputs;
     let bound = bind_draw(frame, draw, &program, &TextureCache::default())?;
     let units = (0..16u8)
-        .filter(|u| sampled_units(&program) & (1 << u) != 0)
+        .filter(|u| program.texture_units_read() & (1 << u) != 0)
         .map(|u| {
             let t = &d.textures[usize::from(u)];
             let f = &t.format;

@@ -1,5 +1,6 @@
 //! `Gpu::raster_draws`: several draws in one submission, some attaching a depth target and
-//! some not, keep their order and the depth the earlier ones wrote.
+//! some not, keep their order and the depth the earlier ones wrote; indexed draws draw the
+//! triangles they index, and indices past the vertices are errors.
 
 mod common;
 
@@ -7,6 +8,7 @@ use rsxtrace_gpu::{
     ColorTargetDesc, Compare, DepthFormat, DepthStencilDesc, RasterDraw, RasterPipelineDesc,
     RasterTargets, TargetFormat, Topology, MAX_RASTER_TARGETS,
 };
+use rsxtrace_wgsl::WgslModule;
 
 /// Position at location 0, colour at location 1.
 const SOURCE: &str = "
@@ -36,24 +38,10 @@ fn rect(x0: f32, x1: f32, z: f32, c: [f32; 4]) -> Vec<[f32; 4]> {
     .collect()
 }
 
-#[test]
-fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
-    let Some(gpu) = common::gpu("raster_draws_switching_attachments") else {
-        return;
-    };
-    let (w, h) = (4, 1);
-    let color = gpu
-        .create_color_target(TargetFormat::Rgba32Float, w, h)
-        .expect("colour target");
-    let depth = gpu
-        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
-        .expect("depth target");
-    gpu.write_color_target(&color, &[[0.0; 4]; 4])
-        .expect("clear");
-    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
-        .expect("clear depth");
-    let module = common::module(SOURCE);
-    let desc = |with_depth: bool| RasterPipelineDesc {
+/// The pipeline of [`SOURCE`] into one `Rgba32Float` target, with a depth test (`Less`,
+/// writing) into a `Depth32Stencil8` target when `with_depth`.
+fn pipeline(with_depth: bool) -> RasterPipelineDesc {
+    RasterPipelineDesc {
         vertex_entry: "vs".into(),
         fragment_entry: "fs".into(),
         vertex_attributes: 2,
@@ -72,8 +60,48 @@ fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
             stencil: None,
             bias: Default::default(),
         }),
+    }
+}
+
+/// A draw of `vertices` (with `indices`, when given) by `module` under `desc`, whole target,
+/// no textures.
+fn raster_draw<'a>(
+    module: &'a WgslModule,
+    desc: &'a RasterPipelineDesc,
+    vertices: &'a [[f32; 4]],
+    indices: Option<&'a [u32]>,
+) -> RasterDraw<'a> {
+    RasterDraw {
+        module,
+        desc,
+        vertices,
+        indices,
+        textures: [None; 16],
+        viewport: None,
+        scissor: None,
+        stencil_reference: 0,
+        blend_constant: [0.0; 4],
+    }
+}
+
+#[test]
+fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
+    let Some(gpu) = common::gpu("raster_draws_switching_attachments") else {
+        return;
     };
-    let (with, without) = (desc(true), desc(false));
+    let (w, h) = (4, 1);
+    let color = gpu
+        .create_color_target(TargetFormat::Rgba32Float, w, h)
+        .expect("colour target");
+    let depth = gpu
+        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
+        .expect("depth target");
+    gpu.write_color_target(&color, &[[0.0; 4]; 4])
+        .expect("clear");
+    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
+        .expect("clear depth");
+    let module = common::module(SOURCE);
+    let (with, without) = (pipeline(true), pipeline(false));
     let mut colors = [None; MAX_RASTER_TARGETS];
     colors[0] = Some(&color);
     let on_depth = RasterTargets {
@@ -94,17 +122,7 @@ fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
     let near = rect(-1.0, 0.5, 0.2, green);
     let overlay = rect(0.0, 1.0, 0.9, blue);
     let far = rect(-1.0, 1.0, 0.6, red);
-    let draw = |desc, vertices| RasterDraw {
-        module: &module,
-        desc,
-        vertices,
-        indices: None,
-        textures: [None; 16],
-        viewport: None,
-        scissor: None,
-        stencil_reference: 0,
-        blend_constant: [0.0; 4],
-    };
+    let draw = |desc, vertices| raster_draw(&module, desc, vertices, None);
     gpu.raster_draws(&[
         (on_depth, draw(&with, &near)),
         (colour_only, draw(&without, &overlay)),
@@ -123,20 +141,7 @@ fn indexed_triangles_draw_as_the_same_triangles_listed_and_bad_indices_are_error
         return;
     };
     let module = common::module(SOURCE);
-    let desc = RasterPipelineDesc {
-        vertex_entry: "vs".into(),
-        fragment_entry: "fs".into(),
-        vertex_attributes: 2,
-        topology: Topology::TriangleList,
-        cull: Default::default(),
-        front_face: Default::default(),
-        targets: vec![Some(ColorTargetDesc {
-            format: TargetFormat::Rgba32Float,
-            blend: None,
-            write_mask: 0xF,
-        })],
-        depth_stencil: None,
-    };
+    let desc = pipeline(false);
     let green = [0.0, 1.0, 0.0, 1.0];
     let listed = rect(-1.0, 0.5, 0.5, green);
     // The same two triangles over their four distinct corners.
@@ -144,17 +149,7 @@ fn indexed_triangles_draw_as_the_same_triangles_listed_and_bad_indices_are_error
         .iter()
         .flat_map(|&v| [listed[2 * v], listed[2 * v + 1]])
         .collect();
-    let draw = |vertices, indices| RasterDraw {
-        module: &module,
-        desc: &desc,
-        vertices,
-        indices,
-        textures: [None; 16],
-        viewport: None,
-        scissor: None,
-        stencil_reference: 0,
-        blend_constant: [0.0; 4],
-    };
+    let draw = |vertices, indices| raster_draw(&module, &desc, vertices, indices);
     let render = |d: RasterDraw<'_>| {
         let color = gpu
             .create_color_target(TargetFormat::Rgba32Float, 4, 1)

@@ -2,7 +2,7 @@
 //! rsx-microcode.md B.1, computed in the comments).
 
 use rsxtrace_program::flow::{analyze, DepSet, FragmentFlow};
-use rsxtrace_program::fragment::{decode_words, InputAttribute as A};
+use rsxtrace_program::fragment::{decode_words, FpOpcode, InputAttribute as A};
 
 fn flow(words: &[u32]) -> FragmentFlow {
     analyze(&decode_words(words).unwrap())
@@ -163,4 +163,19 @@ fn inputs_read_names_read_input_sources_and_indexed_texture_coordinates() {
     with_kil.extend(words);
     let program = decode_words(&with_kil).unwrap();
     assert_eq!(program.inputs_read(), (1 << 4) | (1 << 1));
+}
+
+#[test]
+fn texture_units_read_are_the_units_of_the_texture_instructions() {
+    // The program of `texture_then_multiply`: TEX, then MUL.
+    let words = [0x17009E00, IN, 0, 0, 0x02003E01, 0x1C9DC800, 0x0001C801, 0];
+    let mut program = decode_words(&words).unwrap();
+    program.instructions[0].texture_unit = 3;
+    assert_eq!(program.texture_units_read(), 1 << 3);
+    program.instructions[1].opcode = FpOpcode::Txp;
+    program.instructions[1].texture_unit = 15;
+    assert_eq!(program.texture_units_read(), (1 << 3) | (1 << 15));
+    // A unit field on an instruction that samples nothing is no unit read.
+    program.instructions[0].opcode = FpOpcode::Mov;
+    assert_eq!(program.texture_units_read(), 1 << 15);
 }

@@ -10,7 +10,7 @@ use super::catalog::Entry;
 use super::inputs::{branch_bits, fragment_quads, vertex_constants, vertex_inputs, VERTEX_SETS};
 use super::textures::{patterns, vertex_patterns};
 use crate::divergence::context::Context;
-use crate::divergence::fragment_stage::{check_quads, interpret, sampled_units};
+use crate::divergence::fragment_stage::{check_quads, interpret};
 use crate::divergence::report::model::{Outcome, Stage, StageReport};
 use crate::divergence::vertex_stage::{self, VertexInterp};
 use rsxtrace_program::flow::{analyze, FragmentFlow};
@@ -275,7 +275,7 @@ fn check_fragment(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Chec
     );
     let dims = entry.state.as_ref().map(|s| s.fp_texture_dimensions);
     let shadow = entry.state.as_ref().map_or(0, |s| s.fp_shadow_textures);
-    let textures = patterns(entry.key, sampled_units(&program), dims, shadow);
+    let textures = patterns(entry.key, program.texture_units_read(), dims, shadow);
     let mut options = FragmentTranslateOptions::with_control(entry.control);
     if let Ok(t) = &textures {
         options.texture_dims = t.dims;

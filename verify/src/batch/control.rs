@@ -7,7 +7,7 @@ use super::check::{vertex_interp, Decoded};
 use super::inputs::fragment_quads;
 use super::textures::patterns;
 use crate::divergence::context::Context;
-use crate::divergence::fragment_stage::{self, baseline_of, sampled_units, Rasterized};
+use crate::divergence::fragment_stage::{self, baseline_of, Rasterized};
 use crate::divergence::mutate::{
     count_verdict, finish, mutate_fragment, mutate_vertex, vertex_effective, XorShift,
 };
@@ -47,7 +47,7 @@ fn judge(
         Decoded::Fragment(program) => {
             let dims = entry.state.as_ref().map(|s| s.fp_texture_dimensions);
             let shadow = entry.state.as_ref().map_or(0, |s| s.fp_shadow_textures);
-            let textures = patterns(entry.key, sampled_units(program), dims, shadow)?;
+            let textures = patterns(entry.key, program.texture_units_read(), dims, shadow)?;
             let quads = fragment_quads(entry.key);
             let n = quads.len() * 4;
             let raster = Rasterized {

@@ -409,11 +409,6 @@ fn written_outputs(program: &FragmentProgram, control: u32) -> Vec<Output> {
     out
 }
 
-/// The texture units `program` samples, as a bit mask.
-pub fn sampled_units(program: &FragmentProgram) -> u16 {
-    program.texture_units_read()
-}
-
 /// The textures `program` samples in draw `draw`, on both sides, or why the stage is skipped.
 pub fn bind_draw(
     frame: &Frame,
@@ -428,7 +423,7 @@ pub fn bind_draw(
     let memory = frame
         .memory(draw)
         .ok_or_else(|| format!("draw {draw}: no guest memory view"))?;
-    bind(&d.textures, &memory, sampled_units(program), cache)
+    bind(&d.textures, &memory, program.texture_units_read(), cache)
 }
 
 /// The draw's fragment program, or why the stage is skipped.
@@ -676,7 +671,7 @@ fn conditioning_runs(
     textures: &Bound,
 ) -> [Option<Vec<QuadOutputs>>; CONDITIONING_RUNS] {
     let sampler = &textures.sampler;
-    let samples = sampled_units(program) != 0;
+    let samples = program.texture_units_read() != 0;
     let transcendental = uses_transcendentals(program);
     let nudge = |f: f32| {
         samples
@@ -1067,7 +1062,6 @@ fn compare_outputs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rsxtrace_program::fragment::FpOpcode;
 
     fn wv(x: f32, y: f32, inv_w: f32) -> WindowVertex {
         WindowVertex {
@@ -1229,14 +1223,5 @@ mod tests {
         p.instructions[1].dest.mask = WriteMask::XYZW;
         p.instructions[1].dest.precision = Precision::Fx12;
         assert_eq!(written_outputs(&p, 0x40)[0].class, Class::Fx12);
-    }
-
-    #[test]
-    fn texture_units_are_collected() {
-        let mut p = mov_r0();
-        assert_eq!(sampled_units(&p), 0);
-        p.instructions[0].opcode = FpOpcode::Tex;
-        p.instructions[0].texture_unit = 3;
-        assert_eq!(sampled_units(&p), 1 << 3);
     }
 }

@@ -10,10 +10,10 @@
 //! culling, polygon mode, polygon offset; those that cover no pixel centre of the draw's
 //! bounds left out) — these three prepared ahead of the draw on threads of their own
 //! ([`ahead`]) — then per screen tile ([`tiles`]: bands of rows, in parallel; one tile for
-//! small draws) ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window offset) in
-//! 2×2 quads ([`quads`]), less the quads sure to fail the depth test ([`early_depth`]), the
-//! fragment program on those quads (in parallel), then the per-fragment operations in
-//! primitive order ([`rop`]).
+//! small draws) ([`pass`]): coverage inside the scissor ∩ surface clip (moved by the window
+//! offset) in 2×2 quads ([`quads`]), less the quads sure to fail the depth test
+//! ([`early_depth`]), the fragment program on those quads (in parallel), then the
+//! per-fragment operations in primitive order ([`rop`]).
 //!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's; a cut draw that covers pixels only outside them still loads
@@ -256,10 +256,8 @@ struct FrameStats {
 }
 
 /// Render one draw, its state, vertex stage and primitives prepared ahead (`prepared`, by
-/// [`ahead`]), cut to `band` when it
-/// is given (a plan that cuts this draw); `Err` is the reason it was skipped, `Ok` its
-/// warnings. It adds its tiling and shading to
-/// `stats`.
+/// [`ahead`]), cut to `band` when it is given (a plan that cuts this draw); `Err` is the
+/// reason it was skipped, `Ok` its warnings. It adds its tiling and shading to `stats`.
 #[allow(clippy::too_many_arguments)]
 fn render_draw(
     draw: &Draw,
