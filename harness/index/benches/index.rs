@@ -2,10 +2,14 @@
 //! synthetic capture, as a ratio to `gzip -dc` of the same file in one run (target at most
 //! 2x); database size per draw").
 //!
-//! Two groups, each measuring side by side on the same file:
+//! Three groups, each measuring side by side on the same file:
 //! - `gzip -dc FILE > /dev/null` (the system gzip: the decompression floor);
 //! - [`index_file`] of the file into a new database file (read, decode, analyse, write,
-//!   commit), what `rsxtrace index FILE --db F` does.
+//!   commit), what `rsxtrace index FILE --db F` does;
+//! - SQLite alone writing the same rows (`sqlite floor`): a new database, every table's rows
+//!   copied by `INSERT INTO … SELECT * FROM` the database `index_file` made, one
+//!   transaction, commit and close. No reading, decoding, analysis or parameter binding: what
+//!   the schema's rows cost to store, below which no `index_file` can go.
 //!
 //! The files: `traces/samples/game.rrc.gz` (2,400 draws); issue 14's game-scale capture
 //! (`rsxtrace_scenes::game_scale`, 2,000 draws and 57 MB, or the size `RSXTRACE_GAME_SCALE`
@@ -38,9 +42,7 @@ fn gzip_dc(path: &Path) {
 /// Index `path` into a new database under `dir`; returns the database's size and the draws.
 fn index(path: &Path, dir: &Path) -> (u64, usize) {
     let db_path = dir.join("bench.sqlite");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db_path.display()));
-    }
+    remove_database(&db_path);
     let mut db = Database::open(&db_path).expect("database");
     let report = index_file(&mut db, path, &|_| {}).expect("index");
     drop(db);
@@ -48,16 +50,43 @@ fn index(path: &Path, dir: &Path) -> (u64, usize) {
     (bytes, report.draws)
 }
 
+/// Remove a database file and its WAL files.
+fn remove_database(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+/// SQLite alone storing the rows of the database at `source`: a new database under `dir`
+/// (schema made by [`Database::open`]), every table copied in one transaction, closed.
+fn copy_rows(source: &Path, dir: &Path) {
+    let db_path = dir.join("floor.sqlite");
+    remove_database(&db_path);
+    let db = Database::open(&db_path).expect("database");
+    let conn = db.connection();
+    conn.execute("ATTACH ?1 AS source", [source.to_string_lossy()])
+        .expect("attach");
+    let copies: String = rsxtrace_index::tables::all()
+        .iter()
+        .filter(|t| t.view.is_none())
+        .map(|t| format!("INSERT INTO main.{0} SELECT * FROM source.{0};", t.name))
+        .collect();
+    conn.execute_batch(&format!("BEGIN; {copies} COMMIT; DETACH source;"))
+        .expect("copy rows");
+    drop(db);
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-/// Print the database size per draw and the index / gzip ratio of `runs` runs of each,
-/// interleaved.
+/// Print the database size per draw and the index / gzip and SQLite floor / gzip ratios of
+/// `runs` runs of each, interleaved. Leaves the last index in `dir/bench.sqlite`.
 fn summary(name: &str, path: &Path, dir: &Path, runs: usize) {
-    let (mut ix, mut gz) = (Vec::new(), Vec::new());
+    let (mut ix, mut gz, mut floor) = (Vec::new(), Vec::new(), Vec::new());
     let mut size = (0, 0);
+    let source = dir.join("bench.sqlite");
     for _ in 0..runs {
         let t = Instant::now();
         gzip_dc(path);
@@ -65,15 +94,22 @@ fn summary(name: &str, path: &Path, dir: &Path, runs: usize) {
         let t = Instant::now();
         size = index(path, dir);
         ix.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        copy_rows(&source, dir);
+        floor.push(t.elapsed().as_secs_f64());
     }
-    let (i, g) = (median(ix), median(gz));
+    let (i, g, f) = (median(ix), median(gz), median(floor));
     eprintln!(
-        "{name}: {} draws, file {} bytes; index {:.3} s, gzip -dc {:.3} s: ratio {:.2}x; database {} bytes, {:.0} bytes per draw",
+        "{name}: {} draws, file {} bytes; index {:.3} s, gzip -dc {:.3} s: ratio {:.2}x; \
+         SQLite alone storing the same rows {:.3} s = {:.2}x gzip -dc; database {} bytes, \
+         {:.0} bytes per draw",
         size.1,
         std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         i,
         g,
         i / g,
+        f,
+        f / g,
         size.0,
         size.0 as f64 / size.1.max(1) as f64
     );
@@ -87,6 +123,12 @@ fn group(c: &mut Criterion, name: &str, path: &Path, measurement: Duration) {
     group.measurement_time(measurement);
     group.bench_function("gzip -dc (floor)", |b| b.iter(|| gzip_dc(path)));
     group.bench_function("index_file", |b| b.iter(|| index(path, dir.path())));
+    // A copy of the database: `index` above rewrites `bench.sqlite` on every iteration.
+    let source = dir.path().join("source.sqlite");
+    std::fs::copy(dir.path().join("bench.sqlite"), &source).expect("copy the index");
+    group.bench_function("sqlite floor", |b| {
+        b.iter(|| copy_rows(&source, dir.path()))
+    });
     group.finish();
 }
 
