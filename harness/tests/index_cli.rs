@@ -112,6 +112,13 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
     assert!(s.database_bytes > 0);
     let per_draw = s.database_bytes_per_draw.unwrap();
     assert!((per_draw - s.database_bytes as f64 / s.draws as f64).abs() < 1e-6);
+    // The new database was put in place whole: nothing else is left beside it.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["all.sqlite", "truncated.rrc.gz"]);
     let bad = &report.captures[2];
     assert_eq!(bad.path, truncated.display().to_string());
     assert!(bad.capture_id.is_none() && bad.rows.is_none() && bad.draws.is_none());
@@ -151,7 +158,10 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(text.contains("replaced"), "{text}");
     assert!(text.contains("1 of 1 captures indexed, 40 draws"), "{text}");
-    assert!(text.contains("per draw"), "{text}");
+    // Per draw of every draw the database holds, not of this run's 40.
+    let bytes = std::fs::metadata(&db).unwrap().len();
+    let per_draw = format!(" ({:.0} per draw)", bytes as f64 / s.draws as f64);
+    assert!(text.contains(&per_draw), "{text}\nexpected {per_draw}");
     let db = rsxtrace_index::Database::open(&db).unwrap();
     let captures: i64 = db
         .connection()

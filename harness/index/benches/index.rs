@@ -2,14 +2,14 @@
 //! synthetic capture, as a ratio to `gzip -dc` of the same file in one run (target at most
 //! 2x); database size per draw").
 //!
-//! Three groups, each measuring side by side on the same file:
+//! One group per file, each measuring three things side by side:
 //! - `gzip -dc FILE > /dev/null` (the system gzip: the decompression floor);
 //! - [`index_file`] of the file into a new database file (read, decode, analyse, write,
-//!   commit), what `rsxtrace index FILE --db F` does;
-//! - SQLite alone writing the same rows (`sqlite floor`): a new database, every table's rows
-//!   copied by `INSERT INTO … SELECT * FROM` the database `index_file` made, one
-//!   transaction, commit and close. No reading, decoding, analysis or parameter binding: what
-//!   the schema's rows cost to store, below which no `index_file` can go.
+//!   commit, put in place), what `rsxtrace index FILE --db F` does for a new `F`;
+//! - SQLite alone writing the same rows (`sqlite floor`): a new database made the same way,
+//!   every table's rows copied by `INSERT INTO … SELECT * FROM` the database `index_file`
+//!   made, in one transaction. No reading, decoding, analysis or parameter binding: what the
+//!   schema's rows cost to store, below which no `index_file` can go.
 //!
 //! The files: `traces/samples/game.rrc.gz` (2,400 draws); issue 14's game-scale capture
 //! (`rsxtrace_scenes::game_scale`, 2,000 draws and 57 MB, or the size `RSXTRACE_GAME_SCALE`
@@ -43,9 +43,9 @@ fn gzip_dc(path: &Path) {
 fn index(path: &Path, dir: &Path) -> (u64, usize) {
     let db_path = dir.join("bench.sqlite");
     remove_database(&db_path);
-    let mut db = Database::open(&db_path).expect("database");
+    let mut db = Database::create(&db_path).expect("database");
     let report = index_file(&mut db, path, &|_| {}).expect("index");
-    drop(db);
+    db.finish().expect("put the database in place");
     let bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
     (bytes, report.draws)
 }
@@ -58,11 +58,12 @@ fn remove_database(path: &Path) {
 }
 
 /// SQLite alone storing the rows of the database at `source`: a new database under `dir`
-/// (schema made by [`Database::open`]), every table copied in one transaction, closed.
+/// made as [`index`] makes it ([`Database::create`]), every table copied in one transaction,
+/// put in place.
 fn copy_rows(source: &Path, dir: &Path) {
     let db_path = dir.join("floor.sqlite");
     remove_database(&db_path);
-    let db = Database::open(&db_path).expect("database");
+    let db = Database::create(&db_path).expect("database");
     let conn = db.connection();
     conn.execute("ATTACH ?1 AS source", [source.to_string_lossy()])
         .expect("attach");
@@ -73,7 +74,7 @@ fn copy_rows(source: &Path, dir: &Path) {
         .collect();
     conn.execute_batch(&format!("BEGIN; {copies} COMMIT; DETACH source;"))
         .expect("copy rows");
-    drop(db);
+    db.finish().expect("put the database in place");
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

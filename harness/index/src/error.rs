@@ -28,6 +28,15 @@ pub enum IndexError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A new database file cannot be made or put in place (`Database::create`, `finish`).
+    #[error("database {}: {source}", path.display())]
+    File {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The database was made by another schema version.
     #[error(
         "database {} has schema version {found}, this rsxtrace writes version {expected}: index into a new file",

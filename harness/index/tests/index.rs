@@ -1,6 +1,7 @@
 //! Indexing behaviour: a capture indexed again replaces its rows; a truncated, corrupt or
 //! undecodable capture is an error for it alone; a draw part that does not decode is a
-//! warning and the rest of the capture is indexed; memory uses name the builder's buffers.
+//! warning and the rest of the capture is indexed; memory uses name the builder's buffers; a
+//! new database appears whole, or not at all.
 
 mod common;
 
@@ -129,6 +130,69 @@ fn indexing_a_capture_again_replaces_its_rows() {
     assert!(!third.replaced);
     assert_ne!(third.capture_id, first.capture_id);
     assert_eq!(count(&db, "SELECT count(*) FROM captures"), 3);
+}
+
+/// The names of the entries of `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_new_database_appears_whole_when_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.sqlite");
+    let basic = samples().join("basic.rrc.gz");
+
+    // Written aside until finished; then in place, in WAL mode, with SQLite's file mode.
+    let mut db = Database::create(&path).unwrap();
+    let first = index_file(&mut db, &basic, &|_| {}).unwrap();
+    let aside = entries(dir.path());
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(
+        aside[0].starts_with(".new.sqlite.") && aside[0].ends_with(".partial"),
+        "{aside:?}"
+    );
+    db.finish().unwrap();
+    assert_eq!(entries(dir.path()), ["new.sqlite"]);
+    // The file format's write and read versions (header bytes 18 and 19) are 2 in WAL mode.
+    let header = std::fs::read(&path).unwrap();
+    assert_eq!(&header[18..20], &[2, 2]);
+    let db = Database::open(&path).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM captures"), 1);
+    assert_eq!(rows_of(&db, first.capture_id)[0], ("draws".to_string(), 3));
+    drop(db);
+    let made_by_sqlite = dir.path().join("opened.sqlite");
+    Database::open(&made_by_sqlite).unwrap();
+    let permissions = |p: &Path| std::fs::metadata(p).unwrap().permissions();
+    assert_eq!(permissions(&path), permissions(&made_by_sqlite));
+
+    // An existing file is refused and left as it was.
+    let before = std::fs::read(&path).unwrap();
+    let err = Database::create(&path).err().unwrap();
+    assert!(matches!(err, IndexError::File { .. }), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    // Dropped unfinished, it leaves nothing.
+    let dropped = dir.path().join("dropped.sqlite");
+    let mut db = Database::create(&dropped).unwrap();
+    index_file(&mut db, &basic, &|_| {}).unwrap();
+    drop(db);
+    assert!(!entries(dir.path()).iter().any(|n| n.contains("dropped")));
+
+    // A file put at the path meanwhile is not replaced; the database is not left behind.
+    let raced = dir.path().join("raced.sqlite");
+    let mut db = Database::create(&raced).unwrap();
+    index_file(&mut db, &basic, &|_| {}).unwrap();
+    std::fs::write(&raced, b"someone else's").unwrap();
+    let err = db.finish().unwrap_err();
+    assert!(matches!(err, IndexError::File { .. }), "{err}");
+    assert_eq!(std::fs::read(&raced).unwrap(), b"someone else's");
+    assert!(!entries(dir.path()).iter().any(|n| n.ends_with(".partial")));
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {

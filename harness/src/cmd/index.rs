@@ -10,6 +10,9 @@
 //! something was left out (a capture that cannot be read or decoded, or a part of one, listed
 //! as a warning and in the `warnings` table), a `--remove` matched nothing, or the database
 //! cannot be written. The other captures are indexed either way.
+//!
+//! A database that does not exist yet is written aside and put at its path when the run ends
+//! (`Database::create`): it appears whole, or not at all.
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -108,7 +111,12 @@ fn bar(quiet: bool, total: usize) -> indicatif::ProgressBar {
 }
 
 pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
-    let mut db = Database::open(&args.db)?;
+    // A new database is written aside and put in place whole at the end (`Database::create`).
+    let mut db = if args.db.exists() {
+        Database::open(&args.db)?
+    } else {
+        Database::create(&args.db)?
+    };
     let mut removed: Vec<(String, RemovedCapture)> = Vec::new();
     let mut not_found: Vec<String> = Vec::new();
     for selector in &args.remove {
@@ -139,13 +147,20 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
         match result {
             Err(e) if !e.is_capture_error() => {
                 bar.finish_and_clear();
+                // The failed capture's transaction was rolled back: keep the captures before.
+                db.finish()?;
                 return Err(e.into());
             }
             result => results.push((path.clone(), result)),
         }
     }
     bar.finish_and_clear();
-    drop(db);
+    // Every draw the database holds (other runs' too), for its size per draw.
+    let database_draws: Option<i64> = db
+        .connection()
+        .query_row("SELECT count(*) FROM draws", [], |r| r.get(0))
+        .ok();
+    db.finish()?;
     let database_bytes = std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0);
 
     let mut rows: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -167,7 +182,9 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
     } else {
         Status::Success
     };
-    let per_draw = (draws > 0).then(|| database_bytes as f64 / draws as f64);
+    let per_draw = database_draws
+        .filter(|&n| n > 0)
+        .map(|n| database_bytes as f64 / n as f64);
 
     if args.json {
         print_json(&IndexJson {
