@@ -121,7 +121,8 @@ pub enum Command {
         #[arg(long)]
         rpcs3: bool,
         /// SIN/COS argument reduction: exact (IEEE, default) or turns (x times f32(1/2pi),
-        /// fraction, times 2pi: an unverified hypothesis for the RSX, docs/arithmetic.md).
+        /// fraction, times 2pi, each rounded to f32: refuted for the RSX by the hardware image
+        /// of rsx_fp_static_test2, docs/arithmetic.md).
         #[arg(long, value_enum, default_value_t = TrigArg::Exact)]
         trig: TrigArg,
         /// Graphics backend for --gpu.
@@ -218,7 +219,8 @@ pub enum ConvertFormat {
 pub enum TrigArg {
     /// The IEEE functions of the argument.
     Exact,
-    /// Reduction in turns: 2pi * fract(x * f32(1/2pi)).
+    /// Reduction in turns: 2pi * fract(x * f32(1/2pi)), each step rounded to f32 (what later
+    /// NVIDIA GPUs document; refuted for the RSX by a hardware image, docs/arithmetic.md).
     Turns,
 }
 

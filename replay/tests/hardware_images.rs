@@ -30,7 +30,8 @@ mod gpu_support;
 use std::path::{Path, PathBuf};
 
 use rsxtrace_gpu::{shade_gpu, Gpu};
-use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding};
+use rsxtrace_replay::interp::fragment::options::FragmentOptions;
+use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, TrigReduction};
 use rsxtrace_replay::render::color8::{unorm8, unorm8_rpcs3};
 use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, LoadedProgram};
 use rsxtrace_replay::texture::NoTextures;
@@ -69,8 +70,13 @@ fn bytes(colours: &[[f32; 4]], store: fn(f32) -> u8) -> Vec<u8> {
 }
 
 fn cpu(p: &LoadedProgram, half: HalfRounding) -> Vec<[f32; 4]> {
+    cpu_with(p, |o| o.half_rounding = half)
+}
+
+/// The interpreter's colours under the default options changed by `set`.
+fn cpu_with(p: &LoadedProgram, set: impl FnOnce(&mut FragmentOptions)) -> Vec<[f32; 4]> {
     let mut state = FragmentState::new(p.control);
-    state.options.half_rounding = half;
+    set(&mut state.options);
     let image = shade_with(&p.program, &state, WIDTH, HEIGHT, &NoTextures).expect("shade");
     assert_eq!(
         bytes(&image.float, |v| to_unorm8(f64::from(v))),
@@ -170,6 +176,45 @@ fn static_test2_matches_the_hardware_image() {
 #[test]
 fn static_test5_matches_the_hardware_image() {
     check("rsx_fp_static_test5", 99.6, false);
+}
+
+/// Evidence on the SIN/COS argument reduction (`TrigReduction`, docs/arithmetic.md): test2
+/// takes SIN/COS of up to about 60 radians (`sin(t + ii·jj)`, `cos(t1 + i)`, feeding disk radii
+/// and centres). Reducing them through a product x · f32(1/2π) rounded to f32 (`Turns`) moves
+/// the angle by up to half an f32 step of x/2π, about 3e-6 radians there, which changes the
+/// stored 8-bit colour of some pixels; at those pixels the hardware image sides with the exact
+/// reduction. Measured 2026-12-05: 977 pixels differ between the two; the hardware agrees with
+/// `Exact` at 969 of them and with `Turns` at 8. So the RSX does not round the product to f32
+/// (whether its 1/2π has more than 24 bits, test2 cannot tell: with the f32 constant and the
+/// product kept whole, 20 pixels move, 10 right each way).
+#[test]
+fn static_test2_sides_with_the_exact_reduction_against_a_rounded_product() {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = dir.path("ps3autotests");
+    let name = "rsx_fp_static_test2";
+    let p = load(&dir, name);
+    let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
+    let image = |trig| bytes(&cpu_with(&p, |o| o.trig = trig), unorm8);
+    let (exact, turns) = (image(TrigReduction::Exact), image(TrigReduction::Turns));
+    let (mut differ, mut exact_right, mut turns_right) = (0usize, 0usize, 0usize);
+    for ((e, t), h) in exact.chunks(4).zip(turns.chunks(4)).zip(expected.chunks(4)) {
+        if e != t {
+            differ += 1;
+            exact_right += usize::from(e == h);
+            turns_right += usize::from(t == h);
+        }
+    }
+    println!(
+        "{name}: {differ} pixels differ between the reductions; the hardware agrees with \
+         Exact at {exact_right}, with Turns at {turns_right}"
+    );
+    assert!(differ >= 500, "{differ} pixels differ");
+    assert!(
+        exact_right >= 20 * turns_right.max(1),
+        "Exact right at {exact_right}, Turns at {turns_right} of {differ}"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! SIN and COS of the fragment interpreter under [`TrigReduction`]: the exact IEEE functions,
 //! or the reduction in turns (x · f32(1/2π), fraction, times 2π) that the WGSL recompiler
-//! emits alike (rsx-microcode.md B.9, open question 3).
+//! emits alike (rsx-microcode.md B.9, open question 3; the turns are refuted for the RSX by
+//! a hardware image, docs/arithmetic.md).
 
 use super::options::TrigReduction;
 use super::real::Real;
