@@ -170,16 +170,27 @@ pub struct Draw {
     pub vertex_inputs: VertexInputs,
     /// `SET_VERTEX_ATTRIB_OUTPUT_MASK`.
     pub output_mask: u32,
-    /// Fragment texture units 0..16.
-    pub textures: [Texture; 16],
-    /// Vertex texture units 0..4.
-    pub vertex_textures: [Texture; 4],
+    /// Fragment texture units 0..16 (shared with the draw before when equal).
+    #[serde(serialize_with = "serialize_deref")]
+    pub textures: Arc<[Texture; 16]>,
+    /// Vertex texture units 0..4 (shared with the draw before when equal).
+    #[serde(serialize_with = "serialize_deref")]
+    pub vertex_textures: Arc<[Texture; 4]>,
     /// Render targets.
     pub surface: Surface,
-    /// Fixed-function state.
-    pub raster: RasterState,
+    /// Fixed-function state (shared with the draw before when equal).
+    #[serde(serialize_with = "serialize_deref")]
+    pub raster: Arc<RasterState>,
     /// What could not be decoded for this draw.
     pub problems: Vec<DrawProblem>,
+}
+
+/// A shared value serialized as the value itself.
+fn serialize_deref<T: Serialize + ?Sized, S: serde::Serializer>(
+    v: &Arc<T>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    (**v).serialize(s)
 }
 
 fn serialize_shared<S: serde::Serializer>(

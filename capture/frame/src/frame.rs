@@ -509,11 +509,29 @@ impl Machine<'_> {
             shader_packer: r(regs, reg::SET_SHADER_PACKER),
             vertex_inputs: inputs,
             output_mask: r(regs, reg::SET_VERTEX_ATTRIB_OUTPUT_MASK),
-            textures: std::array::from_fn(|i| Texture::fragment(regs, i as u16)),
-            vertex_textures: std::array::from_fn(|i| Texture::vertex(regs, i as u16)),
+            textures: shared(
+                self.draws.last().map(|d| &d.textures),
+                std::array::from_fn(|i| Texture::fragment(regs, i as u16)),
+            ),
+            vertex_textures: shared(
+                self.draws.last().map(|d| &d.vertex_textures),
+                std::array::from_fn(|i| Texture::vertex(regs, i as u16)),
+            ),
             surface: Surface::from_regs(regs),
-            raster: RasterState::from_regs(regs),
+            raster: shared(
+                self.draws.last().map(|d| &d.raster),
+                RasterState::from_regs(regs),
+            ),
             problems,
         }
+    }
+}
+
+/// `value` shared: the draw before's when equal (most draws change no texture unit and no
+/// fixed-function state; a frame then holds one copy of each, not 6.5 KB per draw).
+fn shared<T: PartialEq>(before: Option<&Arc<T>>, value: T) -> Arc<T> {
+    match before {
+        Some(b) if **b == value => Arc::clone(b),
+        _ => Arc::new(value),
     }
 }

@@ -143,6 +143,38 @@ fn program_snapshot_is_shared_until_changed() {
 }
 
 #[test]
+fn texture_and_raster_state_are_shared_until_changed() {
+    use std::sync::Arc;
+    let mut b = B::new();
+    b.draw_arrays(5, &[(0, 3)]);
+    b.draw_arrays(5, &[(0, 3)]);
+    // Fragment texture unit 3 enabled (SET_TEXTURE_CONTROL0 + 3 * 0x20, bit 31).
+    b.m(0x1A0C + 3 * 0x20, 0x8000_0000);
+    b.draw_arrays(5, &[(0, 3)]);
+    // Blending on (SET_BLEND_ENABLE); the unit written again with the same value.
+    b.m(0x0310, 1);
+    b.m(0x1A0C + 3 * 0x20, 0x8000_0000);
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let d = &f.draws;
+    assert!(Arc::ptr_eq(&d[0].textures, &d[1].textures));
+    assert!(Arc::ptr_eq(&d[0].raster, &d[1].raster));
+    assert!(!Arc::ptr_eq(&d[1].textures, &d[2].textures));
+    assert!(!d[1].textures[3].control0.enabled && d[2].textures[3].control0.enabled);
+    assert!(Arc::ptr_eq(&d[1].raster, &d[2].raster));
+    assert!(Arc::ptr_eq(&d[2].textures, &d[3].textures));
+    assert!(!Arc::ptr_eq(&d[2].raster, &d[3].raster));
+    assert!(!d[2].raster.blend.enabled && d[3].raster.blend.enabled);
+    assert!(d
+        .windows(2)
+        .all(|w| Arc::ptr_eq(&w[0].vertex_textures, &w[1].vertex_textures)));
+    // Shared or not, each draw serializes its whole state.
+    let json = serde_json::to_value(&d[3]).unwrap();
+    assert_eq!(json["textures"].as_array().unwrap().len(), 16);
+    assert_eq!(json["raster"]["blend"]["enabled"], json!(true));
+}
+
+#[test]
 fn program_upload_past_memory_is_an_error_naming_the_command() {
     let mut b = B::new();
     b.m(0x1E9C, 543);

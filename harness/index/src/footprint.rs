@@ -139,11 +139,11 @@ pub fn draw_uses(draw: &Draw, memory: &MemoryView<'_>) -> (Vec<Use>, Vec<String>
         Err(e) => problems.push(format!("vertex fetch: {e}")),
     }
     let units = (0u8..)
-        .zip(&draw.textures)
+        .zip(draw.textures.iter())
         .map(|(u, t)| (Role::Texture(u), u, t))
         .chain(
             (0u8..)
-                .zip(&draw.vertex_textures)
+                .zip(draw.vertex_textures.iter())
                 .map(|(u, t)| (Role::VertexTexture(u), u, t)),
         );
     for (role, unit, texture) in units {

@@ -173,7 +173,7 @@ fn the_gpu_render_samples_the_vertex_texture_as_the_cpu_render_does() {
     // Without its texture (unit disabled: RPCS3's null texture reads 0) the grid is drawn
     // undisplaced and uncoloured by the texels: a different image.
     let mut f_plain = f.clone();
-    f_plain.draws[0].vertex_textures[usize::from(UNIT)]
+    std::sync::Arc::make_mut(&mut f_plain.draws[0].vertex_textures)[usize::from(UNIT)]
         .control0
         .enabled = false;
     let plain =

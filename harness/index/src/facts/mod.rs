@@ -207,10 +207,10 @@ fn units(
     memory: &rsxtrace_capture::frame::MemoryView<'_>,
 ) -> Vec<UnitFacts> {
     let fragment = (0u8..)
-        .zip(&draw.textures)
+        .zip(draw.textures.iter())
         .map(|(u, t)| (Stage::Fragment, u, t));
     let vertex = (0u8..)
-        .zip(&draw.vertex_textures)
+        .zip(draw.vertex_textures.iter())
         .map(|(u, t)| (Stage::Vertex, u, t));
     fragment
         .chain(vertex)
