@@ -1,8 +1,8 @@
 //! Vertex-program memory and transform constants, with the upload rules of rrc-format.md 4.5.
 //!
 //! Both are shared between draws with `Arc` and copied on write (`Arc::make_mut`), so a frame of
-//! thousands of draws copies the 8.7 KB program or the 7.5 KB constants only when an upload
-//! follows a draw that still holds the previous version.
+//! thousands of draws copies the 8.7 KB program only when an upload follows a draw that still
+//! holds the previous version, and of the constants only the 36-constant chunks written.
 //!
 //! **`vp_hash`**: xxh3-64 (seed 0) of the program words from the start slot up to and including
 //! the first slot whose word 3 has bit 0 (END) set, each word as 4 little-endian bytes (the
@@ -17,14 +17,27 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Number of transform constants that can be written (indices 0..=467, rrc-format.md 4.5).
 pub const CONSTANT_COUNT: usize = 468;
 
+/// Constants per shared chunk of [`TransformConstants`] (468 = 13 × 36).
+const CHUNK: usize = 36;
+
 /// The transform constants, with a per-constant known flag and the command that last wrote
 /// each one.
+///
+/// Stored as 13 chunks of 36 constants, each shared (`Arc`) and copied on write: a draw's
+/// snapshot that differs from the draw before in one matrix copies one 756-byte chunk, not the
+/// whole 9.8 KB file (a game frame uploads a few constants between most draws).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransformConstants {
-    values: Vec<[u32; 4]>,
-    known: Vec<bool>,
+    chunks: Vec<Arc<Chunk>>,
+}
+
+/// 36 constants: values, known flags and the command that last wrote each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Chunk {
+    values: [[u32; 4]; CHUNK],
+    known: [bool; CHUNK],
     /// Command index of the last write during the frame, or [`NOT_WRITTEN`].
-    written_at: Vec<u32>,
+    written_at: [u32; CHUNK],
 }
 
 /// `written_at` of a constant no command of the frame wrote.
@@ -34,38 +47,48 @@ impl TransformConstants {
     /// Constants from the optional capture block (all known), or all unknown without it
     /// (rrc-format.md 1.9).
     pub fn initial(block: Option<&[[u32; 4]]>) -> TransformConstants {
-        let mut values = vec![[0u32; 4]; CONSTANT_COUNT];
-        let mut known = vec![false; CONSTANT_COUNT];
-        if let Some(block) = block {
-            for (i, v) in block.iter().take(CONSTANT_COUNT).enumerate() {
-                values[i] = *v;
-                known[i] = true;
-            }
+        let block = block.unwrap_or(&[]);
+        let chunks = (0..CONSTANT_COUNT.div_ceil(CHUNK))
+            .map(|c| {
+                let mut chunk = Chunk {
+                    values: [[0u32; 4]; CHUNK],
+                    known: [false; CHUNK],
+                    written_at: [NOT_WRITTEN; CHUNK],
+                };
+                let from = block.iter().skip(c * CHUNK).take(CHUNK);
+                for ((v, k), b) in chunk.values.iter_mut().zip(&mut chunk.known).zip(from) {
+                    *v = *b;
+                    *k = true;
+                }
+                Arc::new(chunk)
+            })
+            .collect();
+        TransformConstants { chunks }
+    }
+
+    /// The chunk holding constant `i` and its place there, when `i` is below 468.
+    fn at(&self, i: usize) -> Option<(&Chunk, usize)> {
+        if i >= CONSTANT_COUNT {
+            return None;
         }
-        TransformConstants {
-            values,
-            known,
-            written_at: vec![NOT_WRITTEN; CONSTANT_COUNT],
-        }
+        self.chunks.get(i / CHUNK).map(|c| (&**c, i % CHUNK))
     }
 
     /// The command (index in `Capture::commands`) that last wrote constant `i` during the
     /// frame, or `None` when no command did: its value, if known, is the capture's initial
     /// one (the register-state constants block, rrc-format.md 1.9), from before the frame.
     pub fn written_at(&self, i: usize) -> Option<usize> {
-        self.written_at
-            .get(i)
-            .filter(|&&c| c != NOT_WRITTEN)
-            .map(|&c| c as usize)
+        self.at(i)
+            .map(|(c, k)| c.written_at[k])
+            .filter(|&c| c != NOT_WRITTEN)
+            .map(|c| c as usize)
     }
 
     /// Raw IEEE bit patterns of constant `i`, if known.
     pub fn raw(&self, i: usize) -> Option<[u32; 4]> {
-        if *self.known.get(i)? {
-            self.values.get(i).copied()
-        } else {
-            None
-        }
+        self.at(i)
+            .filter(|(c, k)| c.known[*k])
+            .map(|(c, k)| c.values[k])
     }
 
     /// Constant `i` as floats, if known.
@@ -75,35 +98,37 @@ impl TransformConstants {
 
     /// Whether constant `i` is known.
     pub fn is_known(&self, i: usize) -> bool {
-        self.known.get(i).copied().unwrap_or(false)
+        self.at(i).is_some_and(|(c, k)| c.known[k])
     }
 
     /// Number of known constants.
     pub fn known_count(&self) -> usize {
-        self.known.iter().filter(|k| **k).count()
+        self.chunks
+            .iter()
+            .map(|c| c.known.iter().filter(|k| **k).count())
+            .sum()
     }
 
     /// Write component `component` of constant `index` by command `command`. Writes past 467
     /// are dropped (returns false). A constant becomes known when any component is written
     /// during the frame (libgcm always uploads whole vec4s).
     pub fn write(&mut self, index: usize, component: usize, value: u32, command: usize) -> bool {
-        match (
-            self.values.get_mut(index),
-            self.known.get_mut(index),
-            self.written_at.get_mut(index),
-        ) {
-            (Some(v), Some(k), Some(at)) if component < 4 => {
-                v[component] = value;
-                *k = true;
-                // Command indices past u32::MAX - 1 cannot occur in a file below 16 GiB of
-                // commands; saturate rather than wrap if one did.
-                *at = u32::try_from(command)
-                    .unwrap_or(NOT_WRITTEN - 1)
-                    .min(NOT_WRITTEN - 1);
-                true
-            }
-            _ => false,
+        if index >= CONSTANT_COUNT || component >= 4 {
+            return false;
         }
+        let Some(chunk) = self.chunks.get_mut(index / CHUNK) else {
+            return false;
+        };
+        let chunk = Arc::make_mut(chunk);
+        let k = index % CHUNK;
+        chunk.values[k][component] = value;
+        chunk.known[k] = true;
+        // Command indices past u32::MAX - 1 cannot occur in a file below 16 GiB of
+        // commands; saturate rather than wrap if one did.
+        chunk.written_at[k] = u32::try_from(command)
+            .unwrap_or(NOT_WRITTEN - 1)
+            .min(NOT_WRITTEN - 1);
+        true
     }
 }
 
@@ -316,6 +341,34 @@ mod tests {
         assert_eq!(t.constants.known_count(), CONSTANT_COUNT);
         // Known from the initial block, written by no command of the frame.
         assert_eq!(t.constants.written_at(0), None);
+    }
+
+    #[test]
+    fn constants_copy_only_the_chunk_written() {
+        let block = vec![[7u32, 0, 0, 0]; 40];
+        let mut c = TransformConstants::initial(Some(&block));
+        assert_eq!(c.known_count(), 40);
+        assert_eq!(c.raw(39), Some([7, 0, 0, 0]));
+        assert_eq!(c.raw(40), None);
+        let held = c.clone();
+        assert!(c.write(40, 1, 5, 3));
+        assert!(!c.write(CONSTANT_COUNT, 0, 5, 3));
+        assert!(!c.write(0, 4, 5, 3));
+        // The snapshot held keeps its values; only the written constant's chunk was copied.
+        assert_eq!(held.raw(40), None);
+        assert_eq!(c.raw(40), Some([0, 5, 0, 0]));
+        assert_eq!(c.written_at(40), Some(3));
+        let shared: Vec<bool> = c
+            .chunks
+            .iter()
+            .zip(&held.chunks)
+            .map(|(a, b)| Arc::ptr_eq(a, b))
+            .collect();
+        assert_eq!(shared.len(), 13);
+        assert_eq!(shared.iter().filter(|s| !**s).count(), 1);
+        assert!(!shared[40 / CHUNK]);
+        assert_ne!(c, held);
+        assert_eq!(c.known_count(), 41);
     }
 
     #[test]
