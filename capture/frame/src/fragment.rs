@@ -20,6 +20,10 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Upper bound on slots scanned (64 KiB of microcode), so a corrupt program cannot run away.
 pub const MAX_FRAGMENT_SLOTS: u32 = 4096;
 
+/// Slots read through one gathering of the visible blocks (2 KiB; longer programs read the
+/// rest slot by slot).
+const WINDOW_SLOTS: u32 = 128;
+
 /// Where a fragment program lives (`SET_SHADER_PROGRAM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ProgramAddress {
@@ -104,6 +108,10 @@ pub fn read_fragment_program(
     address: ProgramAddress,
 ) -> Result<FragmentProgram, FragmentError> {
     let ProgramAddress { location, offset } = address;
+    // The blocks visible over the first WINDOW_SLOTS slots, gathered once, answer each slot's
+    // read as `read` would (one lookup instead of one per slot); slots past the window, or
+    // all of them when too many blocks overlap it, are read one by one.
+    let visible = memory.visible_blocks(location, offset, WINDOW_SLOTS * 16);
     let slot_at = |slot: u32| -> Result<[u32; 4], FragmentError> {
         let missing = FragmentError::MissingMemory {
             location,
@@ -113,14 +121,16 @@ pub fn read_fragment_program(
         let addr = offset
             .checked_add(slot.checked_mul(16).ok_or(missing.clone())?)
             .ok_or(missing.clone())?;
-        memory
-            .read(location, addr, 16)
-            .map(slot_words)
-            .ok_or(missing)
+        match &visible {
+            Some(v) if slot < WINDOW_SLOTS => v.read(addr, 16),
+            _ => memory.read(location, addr, 16),
+        }
+        .map(slot_words)
+        .ok_or(missing)
     };
-    let mut ucode = Vec::new();
+    let mut ucode = Vec::with_capacity(1024);
     let mut constant_slots = Vec::new();
-    let mut hashed = Vec::new();
+    let mut hashed = Vec::with_capacity(1024);
     let push = |v: &mut Vec<u8>, w: &[u32; 4]| {
         for x in w {
             v.extend_from_slice(&x.to_le_bytes());

@@ -480,7 +480,14 @@ impl Machine<'_> {
                 None
             }
             Some(addr) => match read_fragment_program(&self.memory.view_at(end), addr) {
-                Ok(p) => Some(Arc::new(p)),
+                Ok(mut p) => match self.draws.last().and_then(|d| d.fragment_program.as_ref()) {
+                    // The same program as the draw before's: shared.
+                    Some(before) if **before == p => Some(Arc::clone(before)),
+                    _ => {
+                        p.ucode.shrink_to_fit();
+                        Some(Arc::new(p))
+                    }
+                },
                 Err(e) => {
                     problems.push(DrawProblem::FragmentProgram(e));
                     None

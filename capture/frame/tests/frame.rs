@@ -362,6 +362,43 @@ fn draws_in_end_order_with_ranges_and_index_arrays() {
     );
 }
 
+/// A program longer than the window read through one gathering of the visible blocks (128
+/// slots): every slot, inside the window and past it, is the newest block's, and draws that
+/// read the same program share it.
+#[test]
+fn a_long_fragment_program_reads_the_newest_block_of_every_slot() {
+    use std::sync::Arc;
+    let slot = |w0: u32, w1: u32| -> Vec<u8> {
+        [w0, w1, 0, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect()
+    };
+    // 200 instructions (opcode 2, no constant operand), the last with END (opcode 1, bit 8).
+    let mut program: Vec<u8> = (0..199).flat_map(|k| slot(0x0002_0000, k)).collect();
+    program.extend(slot(0x0001_0100, 199));
+    let mut b = B::new();
+    b.m(0x08E4, 0x0000_1001); // SET_SHADER_PROGRAM: local, offset 0x1000
+    b.attach(0, 0x1000, program.clone());
+    b.draw_arrays(5, &[(0, 3)]);
+    b.draw_arrays(5, &[(0, 3)]);
+    // Newer blocks over slot 5 (inside the window) and slot 150 (past it).
+    b.m(0x0310, 0);
+    b.attach(0, 0x1000 + 5 * 16, slot(0x0002_0000, 0xAAAA));
+    b.attach(0, 0x1000 + 150 * 16, slot(0x0002_0000, 0xBBBB));
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let [p0, p1, p2] = [0, 1, 2].map(|d| f.draws[d].fragment_program.clone().unwrap());
+    assert_eq!(p0.slot_count, 200);
+    assert_eq!(p0.ucode, program);
+    assert!(Arc::ptr_eq(&p0, &p1));
+    let mut patched = program.clone();
+    patched[5 * 16..6 * 16].copy_from_slice(&slot(0x0002_0000, 0xAAAA));
+    patched[150 * 16..151 * 16].copy_from_slice(&slot(0x0002_0000, 0xBBBB));
+    assert_eq!(p2.ucode, patched);
+    assert_eq!(p2.slot_count, 200);
+}
+
 #[test]
 fn fragment_program_from_memory_attached_at_end() {
     let mut b = B::new();
