@@ -109,6 +109,20 @@ impl TransformConstants {
             .sum()
     }
 
+    /// The ranges of registers that may differ from `other`'s (values, known flags or last
+    /// writes): those of the chunks the two do not share. Registers outside them are equal.
+    pub fn may_differ<'a>(
+        &'a self,
+        other: &'a TransformConstants,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+        self.chunks
+            .iter()
+            .zip(&other.chunks)
+            .enumerate()
+            .filter(|(_, (a, b))| !Arc::ptr_eq(a, b))
+            .map(|(c, _)| c * CHUNK..((c + 1) * CHUNK).min(CONSTANT_COUNT))
+    }
+
     /// Write component `component` of constant `index` by command `command`. Writes past 467
     /// are dropped (returns false). A constant becomes known when any component is written
     /// during the frame (libgcm always uploads whole vec4s).
@@ -369,6 +383,10 @@ mod tests {
         assert!(!shared[40 / CHUNK]);
         assert_ne!(c, held);
         assert_eq!(c.known_count(), 41);
+        assert_eq!(c.may_differ(&held).collect::<Vec<_>>(), vec![36..72]);
+        assert_eq!(c.may_differ(&c.clone()).count(), 0);
+        let unrelated = TransformConstants::initial(Some(&block));
+        assert_eq!(c.may_differ(&unrelated).flatten().count(), CONSTANT_COUNT);
     }
 
     #[test]

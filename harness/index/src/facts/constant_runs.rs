@@ -9,7 +9,8 @@
 //! through the `draw_constants` view, a plain range join. A run whose register is neither
 //! known nor read holds no row of the view and is not kept. Draws that share the frame
 //! model's constants (`Arc::ptr_eq`) and vertex program are passed over without comparing
-//! registers.
+//! registers; with the same program, only the registers of the constant chunks they do not
+//! share are compared (`TransformConstants::may_differ`).
 
 use super::programs::ProgramFacts;
 use rsxtrace_capture::frame::{Draw, Frame, CONSTANT_COUNT};
@@ -134,7 +135,17 @@ pub fn constant_runs(frame: &Frame, programs: &[ProgramFacts]) -> Vec<ConstantRu
         let r = reads_of
             .entry(draw.vp_hash)
             .or_insert_with(|| Reads::of(by_key.get(&draw.vp_hash).copied()));
-        for (register, run) in open.iter_mut().enumerate() {
+        // With the same program, only registers of the constants' chunks the two draws do
+        // not share can change.
+        let registers: Vec<std::ops::Range<usize>> = if previous.vp_hash == draw.vp_hash {
+            draw.constants.may_differ(&previous.constants).collect()
+        } else {
+            vec![0..CONSTANT_COUNT]
+        };
+        for register in registers.into_iter().flatten() {
+            let Some(run) = open.get_mut(register) else {
+                continue;
+            };
             let now = state(draw, r, register);
             if now != (run.raw, run.written_at, run.read, run.read_relative) {
                 let next = start(register, draw, r, Some(previous.end_command));
