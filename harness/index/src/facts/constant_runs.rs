@@ -137,10 +137,11 @@ pub fn constant_runs(frame: &Frame, programs: &[ProgramFacts]) -> Vec<ConstantRu
             .or_insert_with(|| Reads::of(by_key.get(&draw.vp_hash).copied()));
         // With the same program, only registers of the constants' chunks the two draws do
         // not share can change.
+        let whole = std::iter::once(0..CONSTANT_COUNT);
         let registers: Vec<std::ops::Range<usize>> = if previous.vp_hash == draw.vp_hash {
             draw.constants.may_differ(&previous.constants).collect()
         } else {
-            vec![0..CONSTANT_COUNT]
+            whole.collect()
         };
         for register in registers.into_iter().flatten() {
             let Some(run) = open.get_mut(register) else {
