@@ -5,8 +5,8 @@
 //! A database made whole by one run ([`Database::create`]) is written to a temporary file
 //! beside its path with the rollback journal in memory and no syncs, then switched to WAL,
 //! synced and renamed into place by [`Database::finish`]: it appears whole or not at all, and
-//! SQLite writes each page once instead of through the WAL and a checkpoint (the game sample's
-//! rows: 13 ms of 37 ms, `BENCHMARKS.md`).
+//! SQLite writes each page once instead of through the WAL and a checkpoint (SQLite alone
+//! storing the game sample's rows: 31 → 20 ms, `BENCHMARKS.md`).
 
 use crate::cell::Cell;
 use crate::error::IndexError;

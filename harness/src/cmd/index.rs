@@ -148,8 +148,11 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<Status> {
             Err(e) if !e.is_capture_error() => {
                 bar.finish_and_clear();
                 // The failed capture's transaction was rolled back: keep the captures before.
-                db.finish()?;
-                return Err(e.into());
+                let error = anyhow::Error::from(e);
+                return Err(match db.finish() {
+                    Ok(()) => error,
+                    Err(f) => error.context(format!("and the database was not kept: {f}")),
+                });
             }
             result => results.push((path.clone(), result)),
         }
