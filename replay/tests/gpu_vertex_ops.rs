@@ -231,8 +231,15 @@ fn scalar_tolerance(op: S, x: f32, k: usize) -> Tolerance {
         S::Ex2 => Tolerance::Ulps(3 + 2 * x.abs().min(1e6) as u64),
         // Log2: 3 ULP outside [0.5, 2], absolute 2^-21 inside.
         S::Lg2 => Tolerance::AbsOrUlps(2f32.powi(-21), 3),
-        // Sin/Cos: absolute 2^-11 in [-pi, pi] (inputs are kept there for these two).
-        S::Sin | S::Cos => Tolerance::AbsOrUlps(2f32.powi(-11), 0),
+        // Sin/Cos: the argument is reduced by 2π in three parts first (exact below about
+        // 25000 radians), so the device's sin/cos of the reduced angle (Vulkan: absolute
+        // 2^-11 on [-π, π]; lavapipe does far better) stays within 2^-20 of the
+        // interpreter's exact function; beyond, and for NaN, nothing is promised. lavapipe
+        // reduces large arguments well by itself, so there this holds without the reduction
+        // too (`rsxtrace-wgsl`'s vertex_ops test checks the WGSL calls it); devices that do not
+        // reduce fail it without.
+        S::Sin | S::Cos if x.is_nan() || x.abs() > 25000.0 => Tolerance::Any,
+        S::Sin | S::Cos => Tolerance::AbsOrUlps(2f32.powi(-20), 4),
         // EXP (NV): x = 2^floor(x) (exp2 of an integer: exact on a correct exp2, 3 + 2|x|
         // ULP allowed), y = x - floor(x) exact, z = exp2(x), w = 1.
         S::Exp => match k {
@@ -268,13 +275,12 @@ fn every_scalar_opcode_matches_the_interpreter() {
             continue;
         }
         let inputs = match op {
-            // Vulkan gives sin/cos a precision only in [-pi, pi].
-            S::Sin | S::Cos => operand_inputs(2, 256, &|r: &mut Rng| {
-                r.range(-std::f32::consts::PI, std::f32::consts::PI)
-            })
-            .into_iter()
-            .filter(|v| v[3][0].abs() <= std::f32::consts::PI || !v[3][0].is_finite())
-            .collect(),
+            // Up to ±20000 radians: the recompiled program reduces the argument first.
+            S::Sin | S::Cos => operand_inputs(2, 256, &|r: &mut Rng| match r.below(3) {
+                0 => r.range(-20000.0, 20000.0),
+                1 => r.range(-300.0, 300.0),
+                _ => r.range(-4.0, 4.0),
+            }),
             // exp2 beyond ±150 is 0 or inf on both sides; keep most inputs in range.
             S::Ex2 | S::Exp => operand_inputs(3, 256, &|r: &mut Rng| r.range(-140.0, 140.0)),
             _ => operand_inputs(4, 256, &mixed),

@@ -16,6 +16,7 @@ pub mod backends;
 pub mod fragment;
 mod helpers;
 mod levels;
+mod trig;
 pub mod vertex;
 
 /// A validated WGSL module.

@@ -47,6 +47,10 @@ fn every_opcode_validates_with_default_options() {
         "rsx_rsq(vec4<f32>(s2.x))",
         "rsx_rcc(vec4<f32>(s2.x))",
         "rsx_lit(s2)",
+        // SIN/COS of the argument reduced by 2π first (Vulkan bounds them on [-π, π] only).
+        "sin(rsx_reduce_2pi4(vec4<f32>(s2.x)))",
+        "cos(rsx_reduce_2pi4(vec4<f32>(s2.x)))",
+        "fn rsx_reduce_2pi4(",
         "s0 - floor(s0)",
         // Sources: c[7].wzyx negated, |v[3].yyxw|.
         "let s1 = -(vp_constants[7].wzyx);",

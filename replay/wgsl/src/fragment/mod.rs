@@ -139,6 +139,7 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
     let library: Vec<(&str, &str)> = prelude::LIBRARY
         .iter()
         .chain(ops::OP_LIBRARY)
+        .chain(crate::trig::LIBRARY)
         .chain(rsxtrace_semantics::lod::WGSL_LIBRARY)
         .copied()
         .chain([("rsx_hrt", hrt)])

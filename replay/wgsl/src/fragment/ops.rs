@@ -308,18 +308,6 @@ fn trig_angle(mode: TrigReduction) -> String {
 /// Helpers used by [`alu`] that depend on nothing else, by name (see `super::prelude::LIBRARY`).
 pub const OP_LIBRARY: &[(&str, &str)] = &[
     (
-        "rsx_reduce_2pi",
-        r#"
-// x - k * 2pi, k = round(x / 2pi), with 2pi split in three f32 parts (Cody and Waite):
-// P1 = 6.283203125 and P2 = -1.7814338e-5 have 12 significant bits, so k * P1 and k * P2 are
-// exact for |k| < 2^12 (|x| up to about 25000); P3 = -3.4822065e-9 carries the rest.
-fn rsx_reduce_2pi(x: f32) -> f32 {
-    let k = round(x * bitcast<f32>(0x3e22f983u));
-    return ((x - k * bitcast<f32>(0x40c91000u)) - k * bitcast<f32>(0xb7957000u)) - k * bitcast<f32>(0xb16f4ba0u);
-}
-"#,
-    ),
-    (
         "rsx_bem",
         r#"
 // src0.xyxy + src1.xxxx * src2.xzxz + src1.yyyy * src2.ywyw (BEM, TEXBEM, TXPBEM; B.4, B.7).

@@ -397,8 +397,9 @@ impl BodyWriter<'_> {
             S::Lit => "rsx_lit(s2)".to_string(),
             S::Lg2 => format!("rsx_lg2({operand})"),
             S::Ex2 => format!("exp2({operand})"),
-            S::Sin => format!("sin({operand})"),
-            S::Cos => format!("cos({operand})"),
+            // Reduced by 2π first (`crate::trig`): Vulkan bounds sin/cos on [-π, π] only.
+            S::Sin => format!("sin(rsx_reduce_2pi4({operand}))"),
+            S::Cos => format!("cos(rsx_reduce_2pi4({operand}))"),
             S::Nop
             | S::Bra
             | S::Bri
