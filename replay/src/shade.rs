@@ -3,7 +3,9 @@
 //! set by name, and PNG output.
 //!
 //! Inputs for the pixel in column x, row y (row 0 at the top) of a W × H image:
-//! - TEX0 = ((x + 0.5) / W, 1 − (y + 0.5) / H, 0, 1);
+//! - TEX0 = ((x + 0.5) / W, 1 − (y + 0.5) / H, 0, 1), as the RSX interpolates it: the
+//!   reciprocal of the size and the result truncated to f32
+//!   (`rsxtrace_semantics::texcoord`, fitted to the PS3 images);
 //! - COL0 = COL1 = (1, 1, 1, 1);
 //! - WPOS = (x + 0.5, H − (y + 0.5), 0.5, 1);
 //! - every other input 0 (FOGC.w reads 0 anyway, rsx-microcode.md B.3).
@@ -115,10 +117,11 @@ pub fn to_unorm8(v: f64) -> u8 {
 /// The inputs of pixel (`x`, `y`) described in the module doc. Pixels outside the image
 /// (padding of odd sizes) follow the same formulas.
 pub fn pixel_inputs(x: u32, y: u32, width: u32, height: u32) -> LaneInputs {
-    let (w, h) = (f64::from(width), f64::from(height));
+    let h = f64::from(height);
     let (px, py) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
     let mut lane = LaneInputs::default();
-    lane.attributes[attr::TEX0] = [(px / w) as f32, (1.0 - py / h) as f32, 0.0, 1.0];
+    let [u, v] = rsxtrace_semantics::texcoord::full_screen_texcoord(x, y, width, height);
+    lane.attributes[attr::TEX0] = [u, v, 0.0, 1.0];
     lane.attributes[attr::COL0] = [1.0; 4];
     lane.attributes[attr::COL1] = [1.0; 4];
     lane.attributes[attr::WPOS] = [px as f32, (h - py) as f32, 0.5, 1.0];

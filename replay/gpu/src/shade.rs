@@ -26,13 +26,15 @@ pub struct GpuImage {
 }
 
 /// The inputs of pixel (`x`, `y`) of a `width` × `height` image (`replay/src/shade.rs`):
-/// TEX0 = ((x + 0.5) / W, 1 − (y + 0.5) / H, 0, 1), COL0 = COL1 = (1, 1, 1, 1),
+/// TEX0 = ((x + 0.5) / W, 1 − (y + 0.5) / H, 0, 1) as the RSX interpolates it
+/// (`rsxtrace_semantics::texcoord`), COL0 = COL1 = (1, 1, 1, 1),
 /// WPOS = (x + 0.5, H − (y + 0.5), 0.5, 1), every other input 0.
 pub fn shade_inputs(x: u32, y: u32, width: u32, height: u32) -> [[f32; 4]; FP_INPUTS] {
-    let (w, h) = (f64::from(width), f64::from(height));
+    let h = f64::from(height);
     let (px, py) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
     let mut inputs = [[0f32; 4]; FP_INPUTS];
-    inputs[TEX0] = [(px / w) as f32, (1.0 - py / h) as f32, 0.0, 1.0];
+    let [u, v] = rsxtrace_semantics::texcoord::full_screen_texcoord(x, y, width, height);
+    inputs[TEX0] = [u, v, 0.0, 1.0];
     inputs[COL0] = [1.0; 4];
     inputs[COL1] = [1.0; 4];
     inputs[WPOS] = [px as f32, (h - py) as f32, 0.5, 1.0];

@@ -1,9 +1,11 @@
 //! The named choices of RSX arithmetic shared by the reference interpreter
 //! (`rsxtrace-replay::interp`) and the WGSL recompiler (`rsxtrace-wgsl`): one type per rule
 //! where RPCS3 and the hardware descriptions disagree, so that both implementations are
-//! configured with the same values ("same rules, same options"); and [`lod`], the level-of-detail
-//! rule both implement (its WGSL text lives beside the Rust).
+//! configured with the same values ("same rules, same options"); [`lod`], the level-of-detail
+//! rule both implement (its WGSL text lives beside the Rust); and [`texcoord`], the
+//! coordinates both `shade` paths feed a full-screen quad's pixels.
 
 pub mod fragment;
 pub mod lod;
+pub mod texcoord;
 pub mod vertex;
