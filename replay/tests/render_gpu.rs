@@ -578,31 +578,14 @@ fn draws_that_switch_attachments_keep_their_order_and_depth() {
     draw(&mut b, 2, QUADS, &far);
     let out = render(&gpu, &b.finish(), &RenderOptions::default());
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
-    assert_px(
-        &out.image,
-        24,
-        32,
-        [0, 255, 0, 255],
-        0,
-        "near, far behind it",
-    );
-    assert_px(
-        &out.image,
-        40,
-        32,
-        [0, 0, 255, 255],
-        0,
-        "overlay over near, far behind",
-    );
-    assert_px(
-        &out.image,
-        56,
-        32,
-        [255, 0, 0, 255],
-        0,
-        "far over the overlay",
-    );
-    assert_px(&out.image, 4, 4, [255, 0, 0, 255], 0, "far alone");
+    for (x, y, expected, what) in [
+        (24, 32, [0, 255, 0, 255], "near, far behind it"),
+        (40, 32, [0, 0, 255, 255], "overlay over near, far behind"),
+        (56, 32, [255, 0, 0, 255], "far over the overlay"),
+        (4, 4, [255, 0, 0, 255], "far alone"),
+    ] {
+        assert_px(&out.image, x, y, expected, 0, what);
+    }
 }
 
 /// Writes one register through the raw method interface (the builder has no setter for it).
