@@ -186,26 +186,39 @@ fn fp16_precision_on_an_r_destination_stays_unrounded() {
     );
 }
 
+/// The truncation sees an arithmetic result carried to 26 significant bits, not its f32
+/// rounding (`interp::fragment::carry`, docs/arithmetic.md), in both arithmetic widths.
 #[test]
-fn fp16_truncation_in_f64_truncates_the_wide_value() {
-    // 11 · b with b = f32 0x3DBA5D17 (about (1 + 2^-10) / 11) is 1 + 2^-10 − 0.375 · 2^-24
-    // exactly (f64): below 1 + 2^-10, so it truncates to 1.0 (0x3C00); rounded to f32 it is
-    // 1 + 2^-10 (0x3C01).
-    let b = f32::from_bits(0x3DBA_5D17);
-    let product = 11.0 * f64::from(b);
-    assert!(product < 1.0 + 2f64.powi(-10));
-    assert_eq!(product as f32, 1.0 + 2f32.powi(-10));
-    let p = program(vec![
-        with_const(op(Mov, dest(1), &[konst()]), [11.0, 0.0, 0.0, 0.0]),
-        with_const(op(Mul, hdest(0), &[r(1), konst()]), [b, 0.0, 0.0, 0.0]),
-    ]);
-    let mut state = FragmentState::new(0);
-    state.options.arithmetic = Arithmetic::F64;
-    let out = run_quad(&p, &state, &QuadInputs::default());
-    assert_eq!(out.lanes[0].colors[0][0], 1.0);
-    state.options.arithmetic = Arithmetic::F32;
-    let out = run_quad(&p, &state, &QuadInputs::default());
-    assert_eq!(out.lanes[0].colors[0][0], half_value(0x3C01));
+fn fp16_truncation_sees_the_result_carried_to_26_bits() {
+    // (multiplier, f32 bits of b, the product rounded to f32 (a binary16 value), what the
+    // truncation gives):
+    // 11 · 0x3DBA5D17 is 1 + 2^-10 − 1.5 · 2^-26 exactly: below half a 26-bit step under
+    // 1 + 2^-10, so it truncates to 1.0 (0x3C00), although rounded to f32 it is 1 + 2^-10.
+    // 19 · 0x3D5835E5 is 1027/1024 − 0.25 · 2^-26: within half a step, so 1027/1024 (0x3C03).
+    let cases = [
+        (11.0f32, 0x3DBA_5D17u32, 0x3C01u16, 0x3C00u16),
+        (19.0, 0x3D58_35E5, 0x3C03, 0x3C03),
+    ];
+    for (k, b_bits, rounded, half) in cases {
+        let b = f32::from_bits(b_bits);
+        let exact = f64::from(k) * f64::from(b);
+        assert_eq!(f64::from(exact as f32), half_value(rounded));
+        assert!(exact < half_value(rounded));
+        let p = program(vec![
+            with_const(op(Mov, dest(1), &[konst()]), [k, 0.0, 0.0, 0.0]),
+            with_const(op(Mul, hdest(0), &[r(1), konst()]), [b, 0.0, 0.0, 0.0]),
+        ]);
+        for arithmetic in [Arithmetic::F32, Arithmetic::F64] {
+            let mut state = FragmentState::new(0);
+            state.options.arithmetic = arithmetic;
+            let out = run_quad(&p, &state, &QuadInputs::default());
+            assert_eq!(
+                out.lanes[0].colors[0][0],
+                half_value(half),
+                "{k} · {b_bits:#x}, {arithmetic:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -455,6 +455,105 @@ fn every_alu_opcode_matches_the_interpreter() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Operands whose MUL, ADD or MAD result lies within an f32 step or so of a binary16 value
+/// (a random half `t`; `a · b ≈ t`, `a + b ≈ t`, `a · b + c ≈ t`), where the truncation to
+/// fp16 depends on the result carried to 26 bits (`rsxtrace_wgsl::fragment::carry`).
+fn near_half_pixels(op: Op, seed: u64) -> Vec<Pixel> {
+    let mut rng = Rng::new(seed);
+    (0..(W * H) as usize)
+        .map(|_| {
+            let mut operands = || {
+                let half = (rng.below(0x7800) + 0x0400) as u16
+                    | if rng.below(2) == 0 { 0 } else { 0x8000 };
+                let t = half::f16::from_bits(half).to_f32();
+                let b = rng.range(0.1, 8.0);
+                match op {
+                    Op::Mul => [t / b, b, 0.0],
+                    Op::Add => {
+                        let a = t * rng.range(-0.9, 0.9);
+                        [a, t - a, 0.0]
+                    }
+                    _ => {
+                        let a = rng.range(-4.0, 4.0);
+                        [a, b, t - a * b]
+                    }
+                }
+            };
+            let columns: [[f32; 3]; 4] = std::array::from_fn(|_| operands());
+            let mut p = [[0f32; 4]; FP_INPUTS];
+            for (k, a) in OPERANDS.iter().enumerate() {
+                p[usize::from(*a)] = columns.map(|column| column[k]);
+            }
+            p
+        })
+        .collect()
+}
+
+/// The carry of MUL, ADD and MAD results into fp16 (docs/arithmetic.md "The bits fp16
+/// truncation sees"): the device's error-free transformations decide as the interpreter's
+/// f64 evaluation does, on operands chosen so that the decision matters at many pixels.
+#[test]
+fn carried_fp16_results_match_the_interpreter() {
+    let Some(gpu) = gpu_support::gpu("carried_fp16_results_match_the_interpreter") else {
+        return;
+    };
+    let no_tex: Textures = Default::default();
+    let mut bad = Vec::new();
+    for (seed, code) in [(11, Op::Mul), (12, Op::Add), (13, Op::Mad)] {
+        let pixels = near_half_pixels(code, seed);
+        // How many components the carry moves (the exact result more than half a 26-bit
+        // step below the f32-rounded one, which is a binary16 value): the test must meet it.
+        let moved = pixels
+            .iter()
+            .flat_map(|p| (0..4).map(move |c| (p[4][c], p[5][c], p[6][c])))
+            .filter(|&(a, b, c)| {
+                let (r, exact) = match code {
+                    Op::Mul => (a * b, f64::from(a) * f64::from(b)),
+                    Op::Add => (a + b, f64::from(a) + f64::from(b)),
+                    _ => (
+                        a.mul_add(b, c),
+                        f64::from(a).mul_add(f64::from(b), f64::from(c)),
+                    ),
+                };
+                let on_half = half::f16::from_f32(r).to_f32() == r && r != 0.0;
+                let step = 2f64.powi(f64::from(r).abs().log2().floor() as i32 - 25);
+                on_half
+                    && (f64::from(r).abs() - exact.abs()) > step / 2.0
+                    && exact.signum() == f64::from(r).signum()
+            })
+            .count();
+        assert!(
+            moved >= 40,
+            "{}: the carry moves only {moved} components",
+            code.name()
+        );
+        let unfused = FragmentState {
+            control: 0x00,
+            options: FragmentOptions {
+                fused_mad: false,
+                ..Default::default()
+            },
+        };
+        let insn = op(
+            code,
+            hdest(0),
+            &[r(1), r(2), r(3)][..code.source_count().min(3)],
+        );
+        bad.extend(compare_alt(
+            &gpu,
+            &format!("{} H0 near binary16 values ({moved} carried)", code.name()),
+            with_operands(vec![insn]),
+            0x00,
+            &pixels,
+            &NoTextures,
+            &no_tex,
+            &exact,
+            (code == Op::Mad).then_some(&unfused),
+        ));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// PKG into R0: the packed word's bytes within one step of the interpreter's.
 fn compare_packed(
     gpu: &Gpu,

@@ -76,7 +76,9 @@ pub enum HalfRounding {
     /// `rsx_fp_static` hardware images match truncation, not nearest rounding). For
     /// |x| >= 2^-14 the low 13 mantissa bits are cleared; below, the value is truncated to the
     /// subnormal grid, trunc(x * 2^24) / 2^24; NaN and ±Inf are kept; finite values beyond
-    /// the largest half give ±65504 (what truncation gives; unverified on hardware). Default.
+    /// the largest half give ±65504 (what truncation gives; unverified on hardware). A MUL,
+    /// ADD or MAD result is truncated as carried to 26 significant bits, not as rounded to
+    /// f32 (docs/arithmetic.md "The bits fp16 truncation sees"). Default.
     #[default]
     Truncate,
     /// IEEE round to nearest even, overflow to ±Inf: RPCS3's `packHalf2x16` /

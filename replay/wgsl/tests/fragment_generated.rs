@@ -353,7 +353,8 @@ fn conditional_write_is_per_component_and_updates_the_selected_cc() {
 
 #[test]
 fn saturate_scale_and_precision_follow_setdst_order() {
-    // ADD_SAT H0 x4, with fx12 precision: scale, fp16 rounding, saturate (wins over fx12).
+    // ADD_SAT H0 x4, with fx12 precision: scale, fp16 rounding (of the sum carried to 26
+    // bits, its excess scaled too), saturate (wins over fx12).
     let mut i = alu_insn(
         0,
         FpOpcode::Add,
@@ -365,7 +366,13 @@ fn saturate_scale_and_precision_follow_setdst_order() {
     if let Operands::Alu(a) = &mut i.operands {
         a.scale = OutputScale::Mul4;
     }
-    assert!(one(i).contains("let res = rsx_sat(rsx_hrt(v * 4.0));"));
+    let s = one(i);
+    assert!(
+        s.contains(
+            "let res = rsx_sat(rsx_hrt(rsx_carry(v * 4.0, rsx_excess_add(s0, s1, v) * 4.0)));"
+        ),
+        "{s}"
+    );
     // fx12 without saturate clamps; MIN is exempt from the precision clamp.
     let mut i = alu_insn(
         0,

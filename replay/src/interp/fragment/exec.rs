@@ -13,6 +13,7 @@
 
 use rsxtrace_program::fragment::{FpOpcode, PrecisionModifier, Relation};
 
+use super::carry;
 use super::compile::{Clamp, Compiled, Cond, Kind, Op, Read};
 use super::error::FragmentExecError;
 use super::io::{attr, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
@@ -772,12 +773,20 @@ impl<'a, T: Real> Engine<'a, T> {
             return;
         }
         let conditional = op.cond.relation != Relation::Tr;
+        let carry = d.fp16
+            && !T::WIDE
+            && op.kind == Kind::Alu
+            && self.opts.half_rounding == HalfRounding::Truncate
+            && carry::carries(op.opcode);
         for c in comps(d.mask) {
             let v = &mut self.res[c];
             if let Some(f) = d.scale {
                 for x in v.iter_mut() {
                     *x = *x * f;
                 }
+            }
+            if carry {
+                carry::carry_row(v, c, op.opcode, &self.src, d.scale, active, self.opts);
             }
             if d.fp16 {
                 to_half_row(v, self.opts.half_rounding);

@@ -6,7 +6,9 @@
 //! - **Registers.** One 48 × 16-byte file per lane shared by R and H ([`regfile`]); H(2n),
 //!   H(2n+1) are real binary16 halves of R(n). Everything starts at 0.
 //! - **Results** follow RPCS3's `SetDst` order ([`exec`]): scale, the fp16 conversion for H
-//!   destinations (truncation, as the hardware does, or RPCS3's nearest: [`HalfRounding`]), saturate (NaN → 0) or the precision clamp (fp16 / fx12 / fx9, with the B.2
+//!   destinations (truncation, as the hardware does, of MUL/ADD/MAD results carried to 26
+//!   bits ([`carry`]), or RPCS3's nearest: [`HalfRounding`]), saturate (NaN → 0) or the
+//!   precision clamp (fp16 / fx12 / fx9, with the B.2
 //!   exceptions), per-component conditional write through the mask, then the CC update
 //!   (the selected CC register, same components, same value).
 //! - **Sources**: swizzle, abs, precision modifier, negate; COL0/COL1 are clamped to [0, 1]
@@ -51,6 +53,7 @@
 //! [`Arithmetic::F32`]: crate::interp::Arithmetic::F32
 //! [`Arithmetic::F64`]: crate::interp::Arithmetic::F64
 
+pub mod carry;
 pub mod compile;
 pub mod error;
 pub mod exec;

@@ -154,7 +154,9 @@ fn truncated_half<T: Real>(v: T) -> T {
             return T::from_f32((x * 16_777_216.0).trunc() / 16_777_216.0);
         }
     }
-    T::from_half_bits(half_bits_truncated(v.to_f64()))
+    // A wide value is an arithmetic result carried further than the hardware carries it
+    // into the conversion ([`super::carry`]).
+    T::from_half_bits(half_bits_truncated(super::carry::carried(v.to_f64())))
 }
 
 /// Saturate: NaN → 0, then clamp to [0, 1] (B.2 step 4; RPCS3 HW note "SAT flushes NaN to 0").

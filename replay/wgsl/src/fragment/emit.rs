@@ -24,7 +24,7 @@ use rsxtrace_program::fragment::{
 };
 
 use super::ops::{self, register_of, Uses, COMPONENTS, R_COUNT};
-use super::options::{FragmentTranslateOptions, LodOperand, LoopCounter, TextureDim};
+use super::options::{FragmentTranslateOptions, HalfRounding, LodOperand, LoopCounter, TextureDim};
 use crate::TranslateError;
 
 /// Deepest IF/LOOP nesting translated (the interpreter's `exec::MAX_NESTING`).
@@ -575,7 +575,18 @@ impl<'a> Emitter<'a> {
             return;
         }
         let mut e = "v".to_string();
-        if alu.scale != OutputScale::None && scale != 1.0 {
+        let scale = if alu.scale != OutputScale::None {
+            scale
+        } else {
+            1.0
+        };
+        if d.fp16
+            && self.opts.half_rounding == HalfRounding::Truncate
+            && super::carry::carries(insn.opcode)
+        {
+            // What the truncation sees of the result (docs/arithmetic.md, `carry`).
+            e = super::carry::expression(insn.opcode, self.opts.fused_mad, &e, scale);
+        } else if scale != 1.0 {
             e = format!("{e} * {scale:?}");
         }
         if d.fp16 {

@@ -16,6 +16,7 @@
 //! operations (truncation as the RSX does, or RPCS3's nearest even:
 //! [`FragmentTranslateOptions::half_rounding`]), so H values are bit-exact.
 
+pub mod carry;
 pub mod emit;
 pub mod entry;
 pub mod ops;
@@ -139,6 +140,7 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
     let library: Vec<(&str, &str)> = prelude::LIBRARY
         .iter()
         .chain(ops::OP_LIBRARY)
+        .chain(carry::LIBRARY)
         .chain(crate::trig::LIBRARY)
         .chain(rsxtrace_semantics::lod::WGSL_LIBRARY)
         .copied()
