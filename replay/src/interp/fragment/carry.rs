@@ -56,7 +56,6 @@ pub fn carries(op: FpOpcode) -> bool {
 /// register, output scale applied) that are exactly a binary16 value: evaluates the opcode
 /// in f64 on the lane's sources, and where that result carried to [`CARRY_BITS`] lies below
 /// the value in magnitude, moves the lane one f32 step toward zero.
-#[allow(clippy::too_many_arguments)]
 pub fn carry_row<T: Real>(
     row: &mut [T; LANES],
     comp: usize,

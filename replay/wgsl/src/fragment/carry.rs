@@ -5,10 +5,15 @@
 //! Where an H destination's f32 result `r` of MUL, ADD or MAD is exactly a binary16 value,
 //! the exact result may lie a hair below it; the hardware truncates it to the binary16 value
 //! under `r` unless it lies within half a 26-bit step. The module computes the exact
-//! result's excess over `r` with error-free transformations (the product's error by Dekker's
-//! TwoProduct, sums' errors by TwoSum; every operation rounded to nearest, which WGSL requires
-//! of `+`, `-` and `*`; `fma` is not used, which a driver may split) and moves `r` one f32 step toward zero where the excess is below
-//! minus half a step, so that `rsx_hrt`'s truncation gives what the interpreter's does.
+//! result's excess over `r` with error-free transformations, which need every operation
+//! rounded to nearest (what WGSL requires of `+`, `-` and `*`): the product's error by
+//! Dekker's TwoProduct with Veltkamp's split, not by `fma` (SPIR-V lets a driver evaluate
+//! `fma` as a product and a sum, and lavapipe does); sums' errors by Dekker's Fast2Sum with
+//! the operands ordered by magnitude, not Knuth's TwoSum (its `(a + b) - a` is open to a
+//! driver's algebraic simplification to `b`; with it lavapipe carried none of test5's MADs). It
+//! moves `r` one f32 step toward zero where the excess is below minus half a step, so that
+//! `rsx_hrt`'s truncation gives what the interpreter's does
+//! (`replay/tests/gpu_fragment_ops.rs`, `carried_fp16_results_match_the_interpreter`).
 
 use rsxtrace_program::fragment::FpOpcode;
 
@@ -40,8 +45,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
         "rsx_two_sum_err",
         r#"
 // a + b - s exactly, for s = a + b rounded to nearest: Dekker's Fast2Sum with the operands
-// ordered by magnitude. (Knuth's branch-free TwoSum, s - (s - a), is what a driver's algebraic
-// simplification takes for a: lavapipe's does.)
+// ordered by magnitude (Knuth's TwoSum computes (a + b) - a, which a driver may simplify).
 fn rsx_two_sum_err(a: vec4<f32>, b: vec4<f32>, s: vec4<f32>) -> vec4<f32> {
     let a_big = abs(a) >= abs(b);
     let big = select(b, a, a_big);
