@@ -117,7 +117,8 @@ pub enum Command {
         #[arg(long, conflicts_with = "f64")]
         gpu: bool,
         /// Convert fp32 to fp16 (H registers, fp16 source modifiers) by rounding to nearest
-        /// even, as RPCS3 does, instead of the hardware's truncation.
+        /// even, as RPCS3 does, instead of the hardware's truncation (of MUL/ADD/MAD results
+        /// carried to 26 bits, docs/arithmetic.md).
         #[arg(long)]
         rpcs3: bool,
         /// SIN/COS argument reduction: exact (IEEE, default) or turns (x times f32(1/2pi),
