@@ -27,10 +27,10 @@ pub fn carries(op: FpOpcode) -> bool {
 /// the truncation, from the sources `s0`..`s2` of `op`.
 pub fn expression(op: FpOpcode, fused_mad: bool, v: &str, scale: f32) -> String {
     let excess = match op {
-        FpOpcode::Mul => "rsx_excess_mul(s0, s1, v)",
-        FpOpcode::Add => "rsx_excess_add(s0, s1, v)",
-        FpOpcode::Mad if fused_mad => "rsx_excess_fma(s0, s1, s2, v)",
-        _ => "rsx_excess_mad(s0, s1, s2, v)",
+        FpOpcode::Mul => format!("rsx_excess_mul(s0, s1, {v})"),
+        FpOpcode::Add => format!("rsx_excess_add(s0, s1, {v})"),
+        FpOpcode::Mad if fused_mad => format!("rsx_excess_fma(s0, s1, s2, {v})"),
+        _ => format!("rsx_excess_mad(s0, s1, s2, {v})"),
     };
     if scale == 1.0 {
         format!("rsx_carry({v}, {excess})")
