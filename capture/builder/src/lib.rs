@@ -13,6 +13,7 @@
 //! - [`transfer`] records image transfers between draws (`NV0039`, `NV3089` with `NV3062` or
 //!   `NV309E` destinations).
 //! - [`synthetic::large_frame`] generates a game-scale frame for benchmarks.
+//! - [`damage::damage`] damages a capture by seeded edits, for robustness tests and fuzzing.
 //!
 //! ```
 //! use rsxtrace_builder::{CaptureBuilder, synthetic::FRAGMENT_MOV_COL0};
@@ -43,6 +44,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod damage;
 pub mod draw;
 mod error;
 pub mod fragment_scan;

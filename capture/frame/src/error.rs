@@ -41,64 +41,13 @@ pub enum StreamError {
     },
 }
 
-/// Why [`crate::Frame::from_capture`] refused a capture. Problems that concern one draw only
-/// (missing memory, bad program addresses) are not errors: they are listed per draw.
+/// Why [`crate::Frame::from_capture`] refused a capture: only a register-state snapshot of no
+/// known size. Everything in the command list that cannot be applied (a malformed stretch of
+/// the stream, a memory block that cannot be placed, a program upload past program memory) is
+/// a [`crate::FrameProblem`] instead, and so are per-draw problems ([`crate::DrawProblem`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FrameError {
-    /// The command list is not a valid method stream.
-    #[error(transparent)]
-    Stream(#[from] StreamError),
-    /// A command refers to a memory block id that is not in the memory map.
-    #[error("command {command}: memory block id 0x{id:x} is not in the memory map")]
-    UnknownBlock {
-        /// Index of the command carrying the id.
-        command: usize,
-        /// The unknown block id.
-        id: u64,
-    },
-    /// A memory block refers to a data id that is not in the data map.
-    #[error("command {command}: memory block id 0x{id:x} names data id 0x{data_id:x}, which is not in the data map")]
-    UnknownData {
-        /// Index of the command carrying the block.
-        command: usize,
-        /// The block id.
-        id: u64,
-        /// The unknown data id.
-        data_id: u64,
-    },
-    /// A memory block has a location word that is neither local nor main.
-    #[error("command {command}: memory block id 0x{id:x} has invalid location 0x{location:08x}")]
-    BadLocation {
-        /// Index of the command carrying the block.
-        command: usize,
-        /// The block id.
-        id: u64,
-        /// The raw location word.
-        location: u32,
-    },
-    /// A memory block extends past the 32-bit address space of its location.
-    #[error("command {command}: memory block id 0x{id:x} at offset 0x{offset:08x} with {len} bytes runs past 4 GiB")]
-    BlockOverflow {
-        /// Index of the command carrying the block.
-        command: usize,
-        /// The block id.
-        id: u64,
-        /// The block offset.
-        offset: u32,
-        /// The data length.
-        len: usize,
-    },
-    /// A transform program upload writes past the end of program memory (rrc-format.md 4.5).
-    #[error("command {command}: transform program upload to word {word} is past the {words}-word program memory")]
-    ProgramOverflow {
-        /// Index of the command carrying the word.
-        command: usize,
-        /// The word index it would write.
-        word: u64,
-        /// Size of the program memory in words.
-        words: usize,
-    },
     /// The register-state snapshot does not have the size of any known layout.
     #[error("register state: {what} has {len} words, expected {expected}")]
     BadRegState {

@@ -7,6 +7,7 @@ use crate::fragment::{read_fragment_program, FragmentProgram, ProgramAddress};
 use crate::immediate::{classify, ImmediateAttributes};
 use crate::memory::{MemoryIndex, MemoryView};
 use crate::methods::{method_def, reg};
+use crate::problem::FrameProblem;
 use crate::push_buffer::PushBuffers;
 use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
@@ -19,48 +20,6 @@ use rsxtrace_rrc::{
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-
-/// A problem with the draw structure of the stream that does not stop decoding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum FrameProblem {
-    /// `SET_BEGIN_END(primitive)` while a scope was open; the open scope is dropped.
-    #[error("command {command}: BEGIN while the draw begun at command {open} is open; that draw is dropped")]
-    BeginWhileOpen {
-        /// The new BEGIN.
-        command: usize,
-        /// The open scope's BEGIN.
-        open: usize,
-    },
-    /// `SET_BEGIN_END(0)` with no open scope.
-    #[error("command {command}: END without BEGIN")]
-    EndWithoutBegin {
-        /// The END.
-        command: usize,
-    },
-    /// `SET_BEGIN_END` with a primitive above 10; the scope gives no draw.
-    #[error("command {command}: invalid primitive {value}")]
-    InvalidPrimitive {
-        /// The BEGIN.
-        command: usize,
-        /// Its argument.
-        value: u32,
-    },
-    /// A draw method (`DRAW_ARRAYS`, `INLINE_ARRAY`, ...) outside BEGIN/END; ignored.
-    #[error("command {command}: {method} outside BEGIN/END")]
-    DrawMethodOutsideScope {
-        /// The command.
-        command: usize,
-        /// Method name.
-        method: &'static str,
-    },
-    /// The frame ends inside a BEGIN/END scope.
-    #[error("command {begin}: draw never ended")]
-    UnclosedDraw {
-        /// The BEGIN.
-        begin: usize,
-    },
-}
 
 /// Counts for `rsxtrace info`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -127,8 +86,9 @@ pub(crate) fn range(v: u32) -> DrawRange {
 }
 
 impl Frame {
-    /// Decode a capture. Errors name the command index; per-draw problems (missing memory,
-    /// bad program addresses) are listed on the draws instead.
+    /// Decode a capture. Only a register-state snapshot of no known size is an error; what in
+    /// the command list cannot be applied is skipped and listed in [`Frame::problems`] (in
+    /// command order), per-draw problems (missing memory, bad program addresses) on the draws.
     pub fn from_capture(capture: &Capture) -> Result<Frame, FrameError> {
         let rs = &capture.reg_state;
         if rs.registers.len() != REGISTER_COUNT {
@@ -146,7 +106,7 @@ impl Frame {
                 expected: "2176 or 2048",
             });
         }
-        let memory = MemoryIndex::build(capture)?;
+        let (memory, memory_problems) = MemoryIndex::build(capture);
         let mut m = Machine {
             regs: rs.registers.clone(),
             transform: TransformState::new(
@@ -156,18 +116,26 @@ impl Frame {
             immediate: ImmediateAttributes::default(),
             scope: None,
             draws: Vec::new(),
-            problems: Vec::new(),
+            problems: memory_problems,
             vp_cache: HashMap::new(),
             memory: &memory,
         };
         let mut calls = 0usize;
         for packet in packets(&capture.commands) {
-            let packet = packet?;
+            let packet = match packet {
+                Ok(packet) => packet,
+                Err(e) => {
+                    m.problems.push(e.into());
+                    continue;
+                }
+            };
             calls += packet.len();
             let first = packet.reg;
             if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
                 let mut load = m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize];
-                m.transform.upload_program(&packet, &mut load)?;
+                if let Some(problem) = m.transform.upload_program(&packet, &mut load) {
+                    m.problems.push(problem);
+                }
                 m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize] = load;
                 for c in packet.calls() {
                     if let Some(x) = m.regs.get_mut(c.reg as usize) {
@@ -184,6 +152,7 @@ impl Frame {
             m.problems
                 .push(FrameProblem::UnclosedDraw { begin: s.begin });
         }
+        m.problems.sort_by_key(FrameProblem::command);
         let memory_data_bytes = capture.memory_bytes();
         let Machine {
             regs,

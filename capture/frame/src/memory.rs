@@ -16,11 +16,11 @@
 //! O((k + 1) log n) for k overlapping extents, and picking the newest version visible to a
 //! command is a binary search.
 
-use crate::error::FrameError;
+use crate::problem::FrameProblem;
 use bytes::Bytes;
 use rsxtrace_fetch::visible::MAX_VISIBLE_BLOCKS;
 use rsxtrace_fetch::{GuestMemory, VisibleBlock, VisibleBlocks};
-use rsxtrace_rrc::{Capture, Location};
+use rsxtrace_rrc::{Capture, Location, MemoryBlock};
 use std::collections::HashMap;
 
 /// One attachment of an extent.
@@ -125,6 +125,39 @@ impl Space {
     }
 }
 
+/// Where attachment `id` of `command` goes: its block, bytes, location and end offset, or why
+/// it cannot be placed.
+fn place<'a>(
+    blocks: &HashMap<u64, MemoryBlock>,
+    data: &HashMap<u64, &'a Bytes>,
+    command: usize,
+    id: u64,
+) -> Result<(MemoryBlock, &'a Bytes, Location, u64), FrameProblem> {
+    let block = *blocks
+        .get(&id)
+        .ok_or(FrameProblem::UnknownBlock { command, id })?;
+    let bytes = *data.get(&block.data_id).ok_or(FrameProblem::UnknownData {
+        command,
+        id,
+        data_id: block.data_id,
+    })?;
+    let location = Location::from_raw(block.location).ok_or(FrameProblem::BadLocation {
+        command,
+        id,
+        location: block.location,
+    })?;
+    let end = block.offset as u64 + bytes.len() as u64;
+    if end > 1u64 << 32 {
+        return Err(FrameProblem::BlockOverflow {
+            command,
+            id,
+            offset: block.offset,
+            len: bytes.len(),
+        });
+    }
+    Ok((block, bytes, location, end))
+}
+
 /// All memory blocks of a capture, indexed by location and offset.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryIndex {
@@ -135,39 +168,25 @@ pub struct MemoryIndex {
 }
 
 impl MemoryIndex {
-    /// Resolve every command's block ids and index them. Unknown ids, invalid locations and
-    /// blocks running past 4 GiB are errors naming the command.
-    pub fn build(capture: &Capture) -> Result<MemoryIndex, FrameError> {
+    /// Resolve every command's block ids and index them. An attachment that cannot be placed
+    /// (unknown id, unknown data, invalid location, running past 4 GiB) is left out and
+    /// returned as a problem naming its command; the rest are indexed.
+    pub fn build(capture: &Capture) -> (MemoryIndex, Vec<FrameProblem>) {
         let blocks: HashMap<u64, _> = capture.blocks.iter().map(|e| (e.id, e.value)).collect();
         let data: HashMap<u64, &Bytes> = capture.data.iter().map(|e| (e.id, &e.value)).collect();
         let mut groups: [HashMap<(u32, u64), Vec<Version>>; 2] = [HashMap::new(), HashMap::new()];
+        let mut problems = Vec::new();
         let mut seq = 0u32;
         let mut attached_bytes = 0u64;
         for (command, cmd) in capture.commands.iter().enumerate() {
             for &id in &cmd.memory {
-                let block = blocks
-                    .get(&id)
-                    .ok_or(FrameError::UnknownBlock { command, id })?;
-                let bytes = data.get(&block.data_id).ok_or(FrameError::UnknownData {
-                    command,
-                    id,
-                    data_id: block.data_id,
-                })?;
-                let location =
-                    Location::from_raw(block.location).ok_or(FrameError::BadLocation {
-                        command,
-                        id,
-                        location: block.location,
-                    })?;
-                let end = block.offset as u64 + bytes.len() as u64;
-                if end > 1u64 << 32 {
-                    return Err(FrameError::BlockOverflow {
-                        command,
-                        id,
-                        offset: block.offset,
-                        len: bytes.len(),
-                    });
-                }
+                let (block, bytes, location, end) = match place(&blocks, &data, command, id) {
+                    Ok(placed) => placed,
+                    Err(problem) => {
+                        problems.push(problem);
+                        continue;
+                    }
+                };
                 let space = match location {
                     Location::Local => 0,
                     Location::Main => 1,
@@ -196,12 +215,13 @@ impl MemoryIndex {
                     .collect(),
             )
         });
-        Ok(MemoryIndex {
+        let index = MemoryIndex {
             local,
             main,
             attachments: seq as usize,
             attached_bytes,
-        })
+        };
+        (index, problems)
     }
 
     /// Number of block attachments (a block attached to two commands counts twice).
@@ -481,7 +501,7 @@ mod tests {
             ],
             8,
         );
-        let m = MemoryIndex::build(&c).unwrap();
+        let m = MemoryIndex::build(&c).0;
         let at = |cmd, loc, off, len| m.view_at(cmd).read(loc, off, len).map(|s| s.to_vec());
         // Before any block.
         assert_eq!(at(0, Location::Local, 0x100, 4), None);
@@ -516,7 +536,7 @@ mod tests {
             ],
             6,
         );
-        let m = MemoryIndex::build(&c).unwrap();
+        let m = MemoryIndex::build(&c).0;
         for command in [1, 2, 3, 5] {
             let visible = m.visible_at(command, Location::Local, 0x1F8, 0x80).unwrap();
             for offset in 0x1F8..0x270u32 {
@@ -546,7 +566,7 @@ mod tests {
             ],
             8,
         );
-        let m = MemoryIndex::build(&c).unwrap();
+        let m = MemoryIndex::build(&c).0;
         let id = |i: u64| 0x2000 + i;
         let src = |cmd, off, len| m.source_at(cmd, Location::Local, off, len).map(|s| s.block);
         assert_eq!(src(2, 0x104, 4), Some(id(0)));
@@ -582,7 +602,7 @@ mod tests {
             ],
             8,
         );
-        let m = MemoryIndex::build(&c).unwrap();
+        let m = MemoryIndex::build(&c).0;
         let blocks: Vec<_> = m
             .blocks()
             .map(|b| {
@@ -613,7 +633,7 @@ mod tests {
         let blocks: Vec<_> = (0..50)
             .map(|i| (i * 2, 0, 0x1000, vec![i as u8; 32]))
             .collect();
-        let m = MemoryIndex::build(&capture(&blocks, 100)).unwrap();
+        let m = MemoryIndex::build(&capture(&blocks, 100)).0;
         for i in 0..50 {
             assert_eq!(
                 m.read_at(i * 2 + 1, Location::Local, 0x1010, 4),
@@ -623,32 +643,54 @@ mod tests {
     }
 
     #[test]
-    fn bad_ids_and_locations_name_the_command() {
+    fn attachments_that_cannot_be_placed_are_left_out_naming_the_command() {
+        // The good block stays readable whatever is wrong with the others.
+        let good = |m: &MemoryIndex| m.read_at(5, Location::Local, 0, 4).is_some();
         let mut c = capture(&[(1, 0, 0, vec![0; 4])], 3);
         c.commands[2].memory.push(0x9999);
+        let (m, problems) = MemoryIndex::build(&c);
         assert_eq!(
-            MemoryIndex::build(&c).unwrap_err(),
-            FrameError::UnknownBlock {
+            problems,
+            [FrameProblem::UnknownBlock {
                 command: 2,
                 id: 0x9999
-            }
+            }]
         );
-        let mut c = capture(&[(1, 7, 0, vec![0; 4])], 3);
+        assert!(good(&m));
+        assert_eq!(m.attachments(), 1);
+        let c = capture(&[(0, 0, 0, vec![0; 4]), (1, 7, 0, vec![0; 4])], 3);
+        let (m, problems) = MemoryIndex::build(&c);
         assert!(matches!(
-            MemoryIndex::build(&c),
-            Err(FrameError::BadLocation { command: 1, .. })
+            problems[..],
+            [FrameProblem::BadLocation {
+                command: 1,
+                location: 7,
+                ..
+            }]
         ));
-        c.blocks[0].value.location = 0;
-        c.blocks[0].value.data_id = 1;
+        assert!(good(&m));
+        let mut c = capture(&[(0, 0, 0, vec![0; 4]), (1, 0, 0, vec![0; 4])], 3);
+        c.blocks[1].value.data_id = 1;
+        let (m, problems) = MemoryIndex::build(&c);
         assert!(matches!(
-            MemoryIndex::build(&c),
-            Err(FrameError::UnknownData { command: 1, .. })
+            problems[..],
+            [FrameProblem::UnknownData {
+                command: 1,
+                data_id: 1,
+                ..
+            }]
         ));
-        let c = capture(&[(0, 0, u32::MAX - 1, vec![0; 4])], 1);
+        assert!(good(&m));
+        let c = capture(
+            &[(0, 0, 0, vec![0; 4]), (1, 0, u32::MAX - 1, vec![0; 4])],
+            2,
+        );
+        let (m, problems) = MemoryIndex::build(&c);
         assert!(matches!(
-            MemoryIndex::build(&c),
-            Err(FrameError::BlockOverflow { command: 0, .. })
+            problems[..],
+            [FrameProblem::BlockOverflow { command: 1, .. }]
         ));
+        assert!(good(&m));
     }
 
     #[test]
@@ -672,7 +714,7 @@ mod tests {
             })
             .collect();
         let c = capture(&blocks, 200);
-        let m = MemoryIndex::build(&c).unwrap();
+        let m = MemoryIndex::build(&c).0;
         for _ in 0..2000 {
             let cmd = (rnd() % 200) as usize;
             let off = rnd() % 4400;

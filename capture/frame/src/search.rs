@@ -379,7 +379,7 @@ mod tests {
             ],
             &[b"xxABCxABCABC", b"..AB"],
         );
-        let index = MemoryIndex::build(&c).unwrap();
+        let index = MemoryIndex::build(&c).0;
         let found = search_blocks(&index, b"ABC", 100);
         assert_eq!(found.blobs, 2);
         assert_eq!(found.searched_bytes, 16);
@@ -427,7 +427,7 @@ mod tests {
             ],
             &[b"..ABC", b"DE..", b"XY"],
         );
-        let index = MemoryIndex::build(&c).unwrap();
+        let index = MemoryIndex::build(&c).0;
         let found = search_blocks(&index, b"BCDE", 100);
         assert_eq!(found.hits.len(), 1, "{found:?}");
         let hit = &found.hits[0];
@@ -459,7 +459,7 @@ mod tests {
             ],
             &[b"..AB", b"CD", b"E", b"FG..", b"cd"],
         );
-        let index = MemoryIndex::build(&c).unwrap();
+        let index = MemoryIndex::build(&c).0;
         let places = |pattern: &[u8]| -> Vec<(u32, Vec<usize>)> {
             search_blocks(&index, pattern, 100)
                 .hits
@@ -490,7 +490,7 @@ mod tests {
             .map(|i| (i % 2 + 1, 0, 0x100 + i as u32 / 2, i % 2))
             .collect();
         let c = capture(&blocks, &[b"a", b"b"]);
-        let index = MemoryIndex::build(&c).unwrap();
+        let index = MemoryIndex::build(&c).0;
         let found = search_blocks(&index, &[b'a'; 25], 100);
         assert!(found.chains_cut && !found.truncated);
         // A short pattern follows few chains: found at every address it fits, 0x100..=0x114.
@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn the_hit_limit_truncates() {
         let c = capture(&[(1, 0, 0, 0)], &[&[7u8; 64]]);
-        let index = MemoryIndex::build(&c).unwrap();
+        let index = MemoryIndex::build(&c).0;
         let found = search_blocks(&index, &[7, 7], 10);
         assert_eq!(found.hits.len(), 10);
         assert!(found.truncated);

@@ -74,32 +74,59 @@ impl<'a> Packet<'a> {
     }
 }
 
-/// Iterator over the packets of a command list. After the first error it yields nothing.
+/// Iterator over the packets of a command list. A malformed stretch yields one error and is
+/// skipped: the entry the error names and the continuation entries (`first == 0`) after it;
+/// the stream goes on at the next header (a batch that runs off the end is the exception:
+/// its error is followed by the packet of the entries left, as the reader's countdown takes
+/// them), as RPCS3 ignores broken or garbage commands and
+/// goes on (`invalid_method` in `rsx_methods.cpp`: "Don't throw, gather information and
+/// ignore broken/garbage commands").
 #[derive(Clone, Debug)]
 pub struct Packets<'a> {
     commands: &'a [ReplayCommand],
     pos: usize,
+    /// The arguments of a batch that runs off the end, yielded after its error.
+    pending: Option<Packet<'a>>,
+}
+
+impl Packets<'_> {
+    /// Go on after a malformed entry at `pos`: at the next entry after it that is a header.
+    fn skip_stretch(&mut self, pos: usize) {
+        self.pos = self
+            .commands
+            .iter()
+            .skip(pos + 1)
+            .position(|c| c.first != 0)
+            .map_or(self.commands.len(), |k| pos + 1 + k);
+    }
 }
 
 /// The packets of a recorded command list, in order; count-0 headers (NOPs) are skipped.
 pub fn packets(commands: &[ReplayCommand]) -> Packets<'_> {
-    Packets { commands, pos: 0 }
+    Packets {
+        commands,
+        pos: 0,
+        pending: None,
+    }
 }
 
 impl<'a> Iterator for Packets<'a> {
     type Item = Result<Packet<'a>, StreamError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(packet) = self.pending.take() {
+            return Some(Ok(packet));
+        }
         loop {
             let pos = self.pos;
             let entry = self.commands.get(pos)?;
             let first = entry.first;
             if first == 0 {
-                self.pos = self.commands.len();
+                self.skip_stretch(pos);
                 return Some(Err(StreamError::DanglingContinuation { command: pos }));
             }
             if first & NON_METHOD_MASK != 0 {
-                self.pos = self.commands.len();
+                self.skip_stretch(pos);
                 return Some(Err(StreamError::NotAMethod {
                     command: pos,
                     first,
@@ -114,6 +141,16 @@ impl<'a> Iterator for Packets<'a> {
             let non_increment = first & NON_INCREMENT != 0;
             let available = self.commands.len() - pos;
             if count as usize > available {
+                // The reader's countdown runs off the end: the entries left are the batch's
+                // arguments, applied after the error that names the batch.
+                if non_increment || reg + available as u32 - 1 <= MAX_REG {
+                    self.pending = Some(Packet {
+                        command_index: pos,
+                        reg: reg as u16,
+                        non_increment,
+                        entries: &self.commands[pos..],
+                    });
+                }
                 self.pos = self.commands.len();
                 return Some(Err(StreamError::UnterminatedBatch {
                     command: pos,
@@ -122,7 +159,7 @@ impl<'a> Iterator for Packets<'a> {
                 }));
             }
             if !non_increment && reg + count - 1 > MAX_REG {
-                self.pos = self.commands.len();
+                self.skip_stretch(pos);
                 return Some(Err(StreamError::RegisterOverflow {
                     command: pos,
                     reg: reg as u16,
@@ -141,7 +178,8 @@ impl<'a> Iterator for Packets<'a> {
     }
 }
 
-/// The method calls of a command list, in order; stops after the first error.
+/// The method calls of a command list, in order; each malformed stretch is one error in
+/// their place (see [`Packets`]).
 pub fn method_calls(
     commands: &[ReplayCommand],
 ) -> impl Iterator<Item = Result<MethodCall, StreamError>> + '_ {
@@ -155,7 +193,8 @@ pub fn method_calls(
     )
 }
 
-/// All method calls of a command list, or the first stream error.
+/// All method calls of a command list, or the first stream error (for callers that accept
+/// only a well-formed stream).
 pub fn collect_method_calls(commands: &[ReplayCommand]) -> Result<Vec<MethodCall>, StreamError> {
     method_calls(commands).collect()
 }
@@ -286,6 +325,64 @@ mod tests {
         // The same in non-increment mode is fine.
         let cmds = [cmd(hdr(0x3FFF, 2, true), 0), cmd(0, 0)];
         assert_eq!(collect_method_calls(&cmds).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_stream_goes_on_at_the_next_header_after_an_error() {
+        let cmds = [
+            cmd(0x40, 0),
+            cmd(0, 1), // dangling, with the continuation after it
+            cmd(0, 2),
+            cmd(hdr(0x602, 1, false), 3),
+            cmd(0x2000_0100, 4), // not a method, with its continuation
+            cmd(0, 5),
+            cmd(hdr(0x3FFF, 2, false), 6), // past the register file
+            cmd(0, 7),
+            cmd(hdr(0x604, 1, false), 8),
+            cmd(hdr(0x7C0, 4, false), 9), // runs off the end
+            cmd(0, 10),
+        ];
+        let items: Vec<_> = method_calls(&cmds).collect();
+        assert_eq!(
+            items,
+            vec![
+                Err(StreamError::DanglingContinuation { command: 1 }),
+                Ok(MethodCall {
+                    command_index: 3,
+                    reg: 0x602,
+                    value: 3
+                }),
+                Err(StreamError::NotAMethod {
+                    command: 4,
+                    first: 0x2000_0100
+                }),
+                Err(StreamError::RegisterOverflow {
+                    command: 6,
+                    reg: 0x3FFF,
+                    count: 2
+                }),
+                Ok(MethodCall {
+                    command_index: 8,
+                    reg: 0x604,
+                    value: 8
+                }),
+                Err(StreamError::UnterminatedBatch {
+                    command: 9,
+                    count: 4,
+                    available: 2
+                }),
+                Ok(MethodCall {
+                    command_index: 9,
+                    reg: 0x7C0,
+                    value: 9
+                }),
+                Ok(MethodCall {
+                    command_index: 10,
+                    reg: 0x7C1,
+                    value: 10
+                }),
+            ]
+        );
     }
 
     #[test]

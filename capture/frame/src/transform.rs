@@ -9,7 +9,7 @@
 //! numeric value as stored in `transform_program`), printed as 16 lowercase hex digits. When no
 //! slot from the start on has END, the hash covers the words up to the end of program memory.
 
-use crate::error::FrameError;
+use crate::problem::FrameProblem;
 use crate::stream::Packet;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
@@ -174,11 +174,12 @@ impl TransformState {
     /// to register `0xB80 + 4k` goes to `program[load*4 + k%4]`, the rest of the batch onward;
     /// then `load += (n + k%4) / 4` (rrc-format.md 4.5). `load` is the
     /// `SET_TRANSFORM_PROGRAM_LOAD` register, updated in place.
-    pub fn upload_program(
-        &mut self,
-        packet: &Packet<'_>,
-        load: &mut u32,
-    ) -> Result<(), FrameError> {
+    ///
+    /// Words past the end of program memory are dropped and the load advances by the words
+    /// written, as RPCS3 trims such a write (`set_transform_program` in `rsx_methods.cpp`:
+    /// the count is cut to the words left, a write with none left is a NOP); the returned
+    /// problem names the first entry dropped.
+    pub fn upload_program(&mut self, packet: &Packet<'_>, load: &mut u32) -> Option<FrameProblem> {
         let k = (packet
             .reg
             .wrapping_sub(crate::methods::reg::SET_TRANSFORM_PROGRAM)
@@ -186,25 +187,22 @@ impl TransformState {
         let start = *load as u64 * 4 + k;
         let n = packet.len() as u64;
         let words = self.program.len();
-        if start + n > words as u64 {
-            // Name the first entry that does not fit.
-            let first_bad = (words as u64)
-                .saturating_sub(start)
-                .min(n.saturating_sub(1));
-            return Err(FrameError::ProgramOverflow {
-                command: packet.command_index + first_bad as usize,
-                word: start + first_bad,
-                words,
-            });
+        let fit = (words as u64).saturating_sub(start).min(n);
+        if fit > 0 {
+            let program = Arc::make_mut(&mut self.program);
+            let dst = &mut program[start as usize..(start + fit) as usize];
+            for (d, v) in dst.iter_mut().zip(packet.values()) {
+                *d = v;
+            }
+            self.program_version += 1;
+            *load = load.wrapping_add(((fit + k) / 4) as u32);
         }
-        let program = Arc::make_mut(&mut self.program);
-        let dst = &mut program[start as usize..(start + n) as usize];
-        for (d, v) in dst.iter_mut().zip(packet.values()) {
-            *d = v;
-        }
-        self.program_version += 1;
-        *load = load.wrapping_add(((n + k) / 4) as u32);
-        Ok(())
+        (fit < n).then(|| FrameProblem::ProgramOverflow {
+            command: packet.command_index + fit as usize,
+            word: start + fit,
+            words,
+            dropped: n - fit,
+        })
     }
 
     /// Apply one `SET_TRANSFORM_CONSTANT` write to register `0x1F00 + 4k`:
@@ -295,27 +293,43 @@ mod tests {
         let mut t = TransformState::new(&vec![0; 2176], None);
         let mut load = 5;
         let c = cmds(&[1, 2, 3, 4, 5, 6]);
-        t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap();
+        assert_eq!(t.upload_program(&packet(&c, 0x2E0), &mut load), None);
         assert_eq!(&t.program[20..26], &[1, 2, 3, 4, 5, 6]);
         // n = 6, k = 0 -> load += 1.
         assert_eq!(load, 6);
         // A batch starting at register 0xB88 (k = 2) with 2 words: word at 6*4 + 2.
         let c = cmds(&[7, 8]);
-        t.upload_program(&packet(&c, 0x2E2), &mut load).unwrap();
+        assert_eq!(t.upload_program(&packet(&c, 0x2E2), &mut load), None);
         assert_eq!(&t.program[24..28], &[5, 6, 7, 8]);
         assert_eq!(load, 7);
-        // Overflow names the first word that does not fit.
+        // Past the end: the words that fit are written, the load advances by them, and the
+        // problem names the first word dropped (RPCS3's trimming).
         let mut load = 543;
-        let c = cmds(&[0; 6]);
-        let e = t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap_err();
+        let c = cmds(&[11, 12, 13, 14, 15, 16]);
+        let e = t.upload_program(&packet(&c, 0x2E0), &mut load);
         assert_eq!(
             e,
-            FrameError::ProgramOverflow {
+            Some(FrameProblem::ProgramOverflow {
                 command: 14,
                 word: 2176,
-                words: 2176
-            }
+                words: 2176,
+                dropped: 2,
+            })
         );
+        assert_eq!(&t.program[2172..], &[11, 12, 13, 14]);
+        assert_eq!(load, 544);
+        // With no word left the write is a NOP and the load stays.
+        let version = t.program_version;
+        let e = t.upload_program(&packet(&c, 0x2E0), &mut load);
+        assert!(matches!(
+            e,
+            Some(FrameProblem::ProgramOverflow {
+                command: 10,
+                dropped: 6,
+                ..
+            })
+        ));
+        assert_eq!((load, t.program_version), (544, version));
     }
 
     #[test]
@@ -324,11 +338,11 @@ mod tests {
         let held = Arc::clone(&t.program);
         let mut load = 0;
         let c = cmds(&[9]);
-        t.upload_program(&packet(&c, 0x2E0), &mut load).unwrap();
+        assert_eq!(t.upload_program(&packet(&c, 0x2E0), &mut load), None);
         assert_eq!(held[0], 0);
         assert_eq!(t.program[0], 9);
         let before = Arc::as_ptr(&t.program);
-        t.upload_program(&packet(&c, 0x2E1), &mut load).unwrap();
+        assert_eq!(t.upload_program(&packet(&c, 0x2E1), &mut load), None);
         assert_eq!(
             Arc::as_ptr(&t.program),
             before,

@@ -175,18 +175,26 @@ fn texture_and_raster_state_are_shared_until_changed() {
 }
 
 #[test]
-fn program_upload_past_memory_is_an_error_naming_the_command() {
+fn program_upload_past_memory_writes_what_fits_and_names_the_command() {
     let mut b = B::new();
     b.m(0x1E9C, 543);
-    b.batch(0x0B80, &[0; 8], false); // commands 2..=9; words 2172.. : the 5th word (cmd 6) overflows
+    // Commands 2..=9 write words 2172..2180: the 5th word (command 6) is the first past the
+    // 2176-word memory; the four before it are written (RPCS3 trims the write the same way).
+    b.batch(0x0B80, &[1, 2, 3, 4, 5, 6, 7, 8], false);
+    let draw = b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
     assert_eq!(
-        Frame::from_capture(&b.c).unwrap_err(),
-        FrameError::ProgramOverflow {
+        f.problems,
+        [FrameProblem::ProgramOverflow {
             command: 6,
             word: 2176,
-            words: 2176
-        }
+            words: 2176,
+            dropped: 4,
+        }]
     );
+    assert_eq!(f.draws.len(), 1, "the draw after the upload still decodes");
+    assert_eq!(f.draws[0].end_command, draw);
+    assert_eq!(&f.draws[0].vertex_program[2172..], &[1, 2, 3, 4]);
 }
 
 fn mvp_upload(b: &mut B, load: u32, rows: usize) {
@@ -602,54 +610,124 @@ fn summary_has_exactly_the_documented_keys() {
     assert_eq!(s["vp_hash"].as_str().unwrap().len(), 16);
 }
 
+/// A draw of three vertices after whatever came before; returns its END command.
+fn draw_after(b: &mut B) -> usize {
+    b.draw_arrays(5, &[(0, 3)])
+}
+
 #[test]
-fn malformed_streams_name_the_command() {
+fn malformed_streams_are_skipped_naming_the_command() {
+    // A continuation entry with no batch pending: skipped with the continuations after it.
     let mut b = B::new();
     b.m(0x1808, 5);
-    b.c.commands.push(ReplayCommand {
-        first: 0,
-        second: 1,
-        ..Default::default()
-    });
+    for second in [1, 2] {
+        b.c.commands.push(ReplayCommand {
+            first: 0,
+            second,
+            ..Default::default()
+        });
+    }
+    b.m(0x1808, 0);
+    let end = draw_after(&mut b);
+    let f = b.frame();
     assert_eq!(
-        Frame::from_capture(&b.c).unwrap_err(),
-        FrameError::Stream(StreamError::DanglingContinuation { command: 2 })
+        f.problems,
+        [FrameProblem::DanglingContinuation { command: 2 }]
     );
-    let mut b = B::new();
-    b.c.commands.push(ReplayCommand {
-        first: hdr(0x1F00, 8, false),
-        second: 1,
-        ..Default::default()
-    });
-    b.c.commands.push(ReplayCommand {
-        first: 0,
-        second: 1,
-        ..Default::default()
-    });
     assert_eq!(
-        Frame::from_capture(&b.c).unwrap_err(),
-        FrameError::Stream(StreamError::UnterminatedBatch {
+        f.draws.len(),
+        2,
+        "the draw around the stretch and the one after"
+    );
+    assert_eq!(f.draws[1].end_command, end);
+
+    // A header with jump bits: skipped, and so is its continuation entry.
+    let mut b = B::new();
+    for (first, second) in [(0x2000_0100, 0), (0, 7)] {
+        b.c.commands.push(ReplayCommand {
+            first,
+            second,
+            ..Default::default()
+        });
+    }
+    draw_after(&mut b);
+    let f = b.frame();
+    assert_eq!(
+        f.problems,
+        [FrameProblem::NotAMethod {
+            command: 1,
+            first: 0x2000_0100
+        }]
+    );
+    assert_eq!(f.draws.len(), 1);
+
+    // A batch announcing more arguments than the capture holds: the entries left are its
+    // arguments (the reader's countdown takes them), and the problem names it.
+    let mut b = B::new();
+    for (first, second) in [(hdr(0x1F00, 8, false), 0x3F80_0000), (0, 0x4000_0000)] {
+        b.c.commands.push(ReplayCommand {
+            first,
+            second,
+            ..Default::default()
+        });
+    }
+    let f = b.frame();
+    assert_eq!(
+        f.problems,
+        [FrameProblem::UnterminatedBatch {
             command: 1,
             count: 8,
             available: 2
-        })
+        }]
     );
+    assert_eq!(f.final_registers[0x7C0..0x7C2], [0x3F80_0000, 0x4000_0000]);
+
+    // An increment batch past register 0x3FFF.
+    let mut b = B::new();
+    b.batch(0xFFFC, &[1, 2], false);
+    draw_after(&mut b);
+    let f = b.frame();
+    assert!(matches!(
+        f.problems[..],
+        [FrameProblem::RegisterOverflow {
+            command: 1,
+            reg: 0x3FFF,
+            count: 2
+        }]
+    ));
+    assert_eq!(f.draws.len(), 1);
+
+    // A memory block id not in the memory map: left out, the draw still decodes.
     let mut b = B::new();
     b.m(0x1808, 5);
     b.c.commands[1].memory.push(0x4242);
+    b.m(0x1814, 2 << 24);
+    b.m(0x1808, 0);
+    let f = b.frame();
     assert_eq!(
-        Frame::from_capture(&b.c).unwrap_err(),
-        FrameError::UnknownBlock {
+        f.problems,
+        [FrameProblem::UnknownBlock {
             command: 1,
             id: 0x4242
-        }
+        }]
     );
+    assert_eq!(f.draws.len(), 1);
+
+    // What is still an error: a register-state snapshot of no known size.
     let mut b = B::new();
     b.c.reg_state.registers.truncate(100);
     assert!(matches!(
         Frame::from_capture(&b.c),
         Err(FrameError::BadRegState { .. })
     ));
+    // The stream's own iterator still reports the first error to callers that want a
+    // well-formed stream.
+    let mut b = B::new();
+    b.c.commands.push(ReplayCommand::default());
+    assert_eq!(
+        rsxtrace_frame::collect_method_calls(&b.c.commands),
+        Err(StreamError::DanglingContinuation { command: 1 })
+    );
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! `{"command_index", "register", "method", "value", "decoded"}` (docs/json.md).
 
 use crate::exit::Status;
-use anyhow::Context;
 use rsxtrace_capture::frame::{method_calls, method_record};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -12,10 +11,14 @@ pub fn run(path: &Path) -> anyhow::Result<Status> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for call in method_calls(&capture.commands) {
-        let call = call
-            .with_context(|| format!("cannot rebuild the method stream of {}", path.display()))?;
-        serde_json::to_writer(&mut out, &method_record(&call))?;
-        out.write_all(b"\n")?;
+        match call {
+            Ok(call) => {
+                serde_json::to_writer(&mut out, &method_record(&call))?;
+                out.write_all(b"\n")?;
+            }
+            // A malformed stretch of the stream is skipped, as the frame model skips it.
+            Err(e) => eprintln!("warning: {}: {e}; skipped", path.display()),
+        }
     }
     out.flush()?;
     Ok(Status::Success)

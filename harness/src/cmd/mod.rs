@@ -123,7 +123,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
     }
 }
 
-/// Load a capture and decode its frame.
+/// Load a capture and decode its frame; what the frame model skipped is named on standard
+/// error ([`warn_frame_problems`]).
 fn load_frame(
     path: &std::path::Path,
 ) -> anyhow::Result<(
@@ -134,7 +135,26 @@ fn load_frame(
     let capture = rsxtrace_capture::open::open_capture(path)?;
     let frame = rsxtrace_capture::frame::Frame::from_capture(&capture)
         .with_context(|| format!("cannot decode the frame of {}", path.display()))?;
+    warn_frame_problems(path, &frame);
     Ok((capture, frame))
+}
+
+/// Frame problems named in `warning:` lines before a command's output.
+const FRAME_PROBLEMS_SHOWN: usize = 5;
+
+/// Name the first of the frame's problems (commands the frame model skipped or could not
+/// apply) on standard error, and how many more there are (`rsxtrace info` lists them all).
+fn warn_frame_problems(path: &std::path::Path, frame: &rsxtrace_capture::frame::Frame) {
+    for problem in frame.problems.iter().take(FRAME_PROBLEMS_SHOWN) {
+        eprintln!("warning: {}: {problem}", path.display());
+    }
+    if let Some(more) = frame.problems.len().checked_sub(FRAME_PROBLEMS_SHOWN + 1) {
+        eprintln!(
+            "warning: {}: {} more frame problems (`rsxtrace info` lists them all)",
+            path.display(),
+            more + 1
+        );
+    }
 }
 
 /// The draw with index `draw`, or an error that says how many there are.

@@ -63,6 +63,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         return merge(args);
     };
     let frame = Scene::open(file)?;
+    super::warn_frame_problems(file, &frame);
     let draws = draw_range::resolve(args.draws, frame.draws.len())?;
     let options = RenderOptions {
         draws: draws.clone(),

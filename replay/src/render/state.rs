@@ -34,9 +34,6 @@ pub enum StateError {
         /// The raw value.
         value: u32,
     },
-    /// The capture's method stream is malformed (names the command).
-    #[error("method stream: {0}")]
-    Stream(String),
 }
 
 fn bad(register: &'static str, value: u32) -> StateError {
@@ -1038,7 +1035,9 @@ impl FrameEvents {
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
         for call in method_calls(&capture.commands) {
-            let call = call.map_err(|e| StateError::Stream(e.to_string()))?;
+            // A malformed stretch is skipped here as the frame model skips it (its problems
+            // name it).
+            let Ok(call) = call else { continue };
             while let Some(d) = frame.draws.get(next_draw) {
                 if d.end_command >= call.command_index {
                     break;
