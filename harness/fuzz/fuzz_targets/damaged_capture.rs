@@ -1,0 +1,68 @@
+//! Fuzz target: a bundled sample damaged by seeded edits (`rsxtrace_builder::damage`; the
+//! input chooses the sample, the seed and the number of edits), then what the commands do
+//! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
+//! its draws and the index. Each must return Ok or Err, never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rsxtrace_capture::builder::damage::damage;
+use rsxtrace_capture::fetch::fetch_draw;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{self, Capture};
+use rsxtrace_replay::render::cpu::render_frame;
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::RenderOptions;
+use std::sync::OnceLock;
+
+const SAMPLES: [&str; 3] = [
+    "basic.rrc.gz",
+    "primitives.rrc.gz",
+    "texture_formats.rrc.gz",
+];
+
+fn samples() -> &'static [Capture] {
+    static SAMPLES_READ: OnceLock<Vec<Capture>> = OnceLock::new();
+    SAMPLES_READ.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/samples");
+        SAMPLES
+            .iter()
+            .map(|f| rrc::read_file(&dir.join(f)).expect("bundled sample"))
+            .collect()
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 10 {
+        return;
+    }
+    let sample = &samples()[data[0] as usize % SAMPLES.len()];
+    let edits = 1 + data[1] as usize % 16;
+    let seed = u64::from_le_bytes(data[2..10].try_into().unwrap());
+    let capture = damage(sample, seed, edits);
+    let Ok(frame) = Frame::from_capture(&capture) else {
+        return;
+    };
+    for (i, draw) in frame.draws.iter().enumerate() {
+        if let Some(memory) = frame.memory(i) {
+            let _ = fetch_draw(&draw.vertex_inputs, &memory);
+        }
+    }
+    if let Ok(events) = FrameEvents::from_capture(&capture, &frame) {
+        // Two draws per input, from the one the input chooses (a whole frame per input
+        // would leave the fuzzer a few runs a second).
+        let first = usize::from(data[1] >> 4);
+        let options = RenderOptions {
+            draws: Some(first..first + 2),
+            ..Default::default()
+        };
+        let _ = render_frame(&frame, &events, &options);
+    }
+    let dir = std::env::temp_dir().join(format!("rsxtrace-fuzz-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("damaged.rrc");
+    if std::fs::write(&path, rrc::write_v6_uncompressed(&capture)).is_ok() {
+        if let Ok(mut db) = rsxtrace_index::Database::in_memory() {
+            let _ = rsxtrace_index::index_file(&mut db, &path, &|_| {});
+        }
+    }
+});
