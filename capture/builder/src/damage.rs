@@ -68,21 +68,15 @@ fn edit(c: &mut Capture, rng: &mut Choices) {
     match rng.below(16) {
         // An argument: of a method header half of the time (draw state), else any entry
         // (constant and program uploads are most entries).
-        0..=3 => {
-            let headers: Vec<usize> = (0..commands)
-                .filter(|&i| c.commands[i].first != 0)
-                .collect();
-            let i = if rng.below(2) == 0 && !headers.is_empty() {
-                headers[rng.below(headers.len())]
+        0..=6 => {
+            let i = if rng.below(2) == 0 {
+                let headers: Vec<usize> = (0..commands)
+                    .filter(|&i| c.commands[i].first != 0)
+                    .collect();
+                headers.get(rng.below(headers.len())).copied().unwrap_or(0)
             } else {
                 rng.below(commands)
             };
-            if let Some(cmd) = c.commands.get_mut(i) {
-                cmd.second = rng.word(cmd.second);
-            }
-        }
-        4..=6 => {
-            let i = rng.below(commands);
             if let Some(cmd) = c.commands.get_mut(i) {
                 cmd.second = rng.word(cmd.second);
             }

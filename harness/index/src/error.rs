@@ -10,7 +10,8 @@ pub enum IndexError {
     /// The capture file cannot be opened or parsed.
     #[error(transparent)]
     Open(#[from] rsxtrace_capture::open::OpenError),
-    /// The capture's command stream or memory map cannot be decoded into a frame.
+    /// The capture cannot be decoded into a frame (its register-state snapshot has no known
+    /// size; what the command list holds that cannot be applied is a warning instead).
     #[error("cannot decode the frame of {}", path.display())]
     Frame {
         /// The capture.

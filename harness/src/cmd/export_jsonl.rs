@@ -2,7 +2,7 @@
 //! `{"command_index", "register", "method", "value", "decoded"}` (docs/json.md).
 
 use crate::exit::Status;
-use rsxtrace_capture::frame::{method_calls, method_record};
+use rsxtrace_capture::frame::{method_calls, method_record, FrameProblem};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -16,8 +16,9 @@ pub fn run(path: &Path) -> anyhow::Result<Status> {
                 serde_json::to_writer(&mut out, &method_record(&call))?;
                 out.write_all(b"\n")?;
             }
-            // A malformed stretch of the stream is skipped, as the frame model skips it.
-            Err(e) => eprintln!("warning: {}: {e}; skipped", path.display()),
+            // A malformed stretch of the stream is treated as the frame model treats it, and
+            // named as its frame problem names it.
+            Err(e) => eprintln!("warning: {}: {}", path.display(), FrameProblem::from(e)),
         }
     }
     out.flush()?;
