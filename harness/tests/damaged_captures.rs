@@ -1,8 +1,8 @@
 //! Damaged captures: every command goes on through a capture whose command list or memory is
-//! damaged (a frame problem or a warning names what was skipped), and none panics. The bundled
-//! samples are damaged by hand (each kind of frame problem, with exact expectations) and by
-//! seeded edits (`rsxtrace_capture::builder::damage`; `RSXTRACE_DAMAGE_SEEDS=N` widens the
-//! sweep).
+//! damaged (a frame problem or a warning names what was skipped), and none panics. The basic
+//! sample is damaged by hand (each kind of frame problem, with exact expectations); the bundled
+//! samples and the level by seeded edits (`rsxtrace_capture::builder::damage`, 9 seeds each;
+//! `RSXTRACE_DAMAGE_SEEDS=N` widens the sweep), through every command that reads a capture.
 
 mod cli_support;
 
@@ -167,14 +167,16 @@ fn survives(args: &[&str]) -> Option<String> {
     }
 }
 
-/// Every command that reads a capture, on one damaged capture; GPU commands when `gpu`.
-fn sweep(path: &Path, work: &Path, gpu: bool) -> Vec<String> {
+/// Every command that reads a capture, on one damaged capture; GPU commands and the report
+/// when `gpu`; the level's commands (placements, fog program) when `level` is its folder.
+fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<String> {
     let p = s(path);
     let png = work.join("r.png");
     let glb = work.join("o.glb");
     let db = work.join("i.sqlite");
     let tex = work.join("tex");
     let rsxt = work.join("t.rsxt");
+    let site = work.join("site");
     let mut runs: Vec<Vec<&str>> = vec![
         vec!["info", p, "--json"],
         vec!["draws", p, "--json"],
@@ -182,6 +184,7 @@ fn sweep(path: &Path, work: &Path, gpu: bool) -> Vec<String> {
         vec!["export-jsonl", p],
         vec!["disasm", p, "--draw", "1"],
         vec!["exec", p, "--draw", "1", "--json"],
+        vec!["debug", p, "--draw", "1", "--vertex", "0", "--trace"],
         vec!["flow", p, "--draw", "1"],
         vec!["textures", p, "--json"],
         vec!["textures", p, "--dump", s(&tex)],
@@ -194,6 +197,33 @@ fn sweep(path: &Path, work: &Path, gpu: bool) -> Vec<String> {
     if gpu {
         runs.push(vec!["verify", p]);
         runs.push(vec!["replay", p, "--out", s(&png)]);
+        runs.push(vec!["report", p, "--html", s(&site), "--draws", "0..4"]);
+    }
+    let level_files = level.map(|dir| {
+        let f = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        (f("placements.json"), f("meshes"), f("fog.fpo"))
+    });
+    if let Some((placements, meshes, fog)) = &level_files {
+        runs.push(vec![
+            "mvp",
+            p,
+            "--placements",
+            placements,
+            "--meshes",
+            meshes,
+            "--json",
+        ]);
+        runs.push(vec![
+            "probe",
+            "maininv",
+            p,
+            "--program",
+            fog,
+            "--placements",
+            placements,
+        ]);
+        runs.push(vec!["uniforms", p, "--program", fog, "--json"]);
+        runs.push(vec!["match", p, "--library", fog, "--json"]);
     }
     runs.iter().filter_map(|args| survives(args)).collect()
 }
@@ -203,17 +233,28 @@ fn seeded_damage_never_stops_or_crashes_a_command() {
     let seeds: u64 = std::env::var("RSXTRACE_DAMAGE_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(12);
+        .unwrap_or(9);
     let dir = tempfile::tempdir().unwrap();
-    let samples = [
-        "basic.rrc.gz",
-        "primitives.rrc.gz",
-        "texture_formats.rrc.gz",
+    let workspace = rsxtrace_testkit::workspace!();
+    let level_dir = workspace.level_dir();
+    // (name, capture, the level's folder for the level's own commands)
+    let inputs: Vec<(&str, Capture, Option<&Path>)> = vec![
+        ("basic", read_sample("basic.rrc.gz"), None),
+        ("primitives", read_sample("primitives.rrc.gz"), None),
+        (
+            "texture_formats",
+            read_sample("texture_formats.rrc.gz"),
+            None,
+        ),
+        (
+            "level",
+            rrc::read_file(&level_dir.join("level.rrc.gz")).expect("the level"),
+            Some(level_dir.as_path()),
+        ),
     ];
-    let jobs: Vec<(usize, u64)> = (0..samples.len())
+    let jobs: Vec<(usize, u64)> = (0..inputs.len())
         .flat_map(|i| (0..seeds).map(move |seed| (i, seed)))
         .collect();
-    let captures: Vec<Capture> = samples.iter().map(|f| read_sample(f)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -223,17 +264,14 @@ fn seeded_damage_never_stops_or_crashes_a_command() {
                 let Some(&(i, seed)) = jobs.get(k) else { break };
                 // 1 to 8 edits; seeds are distinct per sample.
                 let edits = 1 + (seed % 8) as usize;
-                let damaged = damage(&captures[i], seed * 3 + i as u64, edits);
+                let (name, capture, level) = &inputs[i];
+                let damaged = damage(capture, seed * 4 + i as u64, edits);
                 let work = dir.path().join(format!("{i}-{seed}"));
                 std::fs::create_dir_all(&work).unwrap();
                 let path = write(&work, "damaged.rrc", &damaged);
                 // The GPU commands on every fourth capture (they start a device each).
-                let found = sweep(&path, &work, seed % 4 == 0);
-                let name = format!(
-                    "{} seed {} ({edits} edits)",
-                    samples[i],
-                    seed * 3 + i as u64
-                );
+                let found = sweep(&path, &work, seed % 4 == 0, *level);
+                let name = format!("{name} seed {} ({edits} edits)", seed * 4 + i as u64);
                 failures
                     .lock()
                     .unwrap()
