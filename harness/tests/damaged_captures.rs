@@ -31,10 +31,13 @@ fn damaged_by_hand() -> (Capture, Vec<(usize, &'static str)>) {
         ..Default::default()
     };
     // Inserted after the initial NOP, in reverse so that each lands where named.
-    c.commands.insert(1, entry(0x2000_0100, 0)); // 3: a jump, never recorded
-    c.commands.insert(1, entry(0, 7)); // 2: a continuation with no batch pending
-    c.commands.insert(1, entry(0x0004_1E9C, 600)); // 1: SET_TRANSFORM_PROGRAM_LOAD 600
-                                                   // 4: an upload at slot 600, past the 544 slots: every word dropped.
+    // 3: a jump, never recorded.
+    c.commands.insert(1, entry(0x2000_0100, 0));
+    // 2: a continuation with no batch pending.
+    c.commands.insert(1, entry(0, 7));
+    // 1: SET_TRANSFORM_PROGRAM_LOAD 600.
+    c.commands.insert(1, entry(0x0004_1E9C, 600));
+    // 4: an upload at slot 600, past the 544 slots: every word dropped.
     c.commands.insert(4, entry(0x0004_0B80, 1));
     // 5: an id that is not in the memory map.
     c.commands.insert(
