@@ -10,111 +10,95 @@
 //! is not in the map), data bytes (flipped or cut short), and commands removed or repeated.
 //! The same seed always gives the same capture.
 
+use crate::rng::Rng;
 use bytes::Bytes;
 use rsxtrace_rrc::Capture;
 
-/// SplitMix64: small, seedable, and good enough to choose edits.
-struct Choices(u64);
+/// A number in `0..n` (0 when `n` is 0).
+fn below(rng: &mut Rng, n: usize) -> usize {
+    rng.below(n as u64) as usize
+}
 
-impl Choices {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    /// A value a damaged word often holds instead of `old`.
-    fn word(&mut self, old: u32) -> u32 {
-        match self.below(12) {
-            0 => 0,
-            1 => 1,
-            2 => u32::MAX,
-            3 => 0x8000_0000,
-            4 => self.next() as u32,
-            5 => self.below(64) as u32,
-            6 => old.wrapping_add(1),
-            7 => old.wrapping_sub(1),
-            8 => old ^ (1 << self.below(32)),
-            9 => old.wrapping_mul(2 + self.below(16) as u32),
-            10 => ((self.next() as u32) << 16) | (old & 0xFFFF),
-            _ => old ^ (0xFF << (8 * self.below(4))),
-        }
+/// A value a damaged word often holds instead of `old`.
+fn word(rng: &mut Rng, old: u32) -> u32 {
+    match below(rng, 12) {
+        0 => 0,
+        1 => 1,
+        2 => u32::MAX,
+        3 => 0x8000_0000,
+        4 => rng.next() as u32,
+        5 => below(rng, 64) as u32,
+        6 => old.wrapping_add(1),
+        7 => old.wrapping_sub(1),
+        8 => old ^ (1 << below(rng, 32)),
+        9 => old.wrapping_mul(2 + below(rng, 16) as u32),
+        10 => ((rng.next() as u32) << 16) | (old & 0xFFFF),
+        _ => old ^ (0xFF << (8 * below(rng, 4))),
     }
 }
 
 /// A copy of `capture` with `edits` seeded edits (see the module docs).
 pub fn damage(capture: &Capture, seed: u64, edits: usize) -> Capture {
     let mut c = capture.clone();
-    let mut rng = Choices(seed);
+    let mut rng = Rng(seed);
     for _ in 0..edits {
         edit(&mut c, &mut rng);
     }
     c
 }
 
-fn edit(c: &mut Capture, rng: &mut Choices) {
+fn edit(c: &mut Capture, rng: &mut Rng) {
     let commands = c.commands.len();
-    match rng.below(16) {
+    match below(rng, 16) {
         // An argument: of a method header half of the time (draw state), else any entry
         // (constant and program uploads are most entries).
         0..=6 => {
-            let i = if rng.below(2) == 0 {
+            let i = if below(rng, 2) == 0 {
                 let headers: Vec<usize> = (0..commands)
                     .filter(|&i| c.commands[i].first != 0)
                     .collect();
-                headers.get(rng.below(headers.len())).copied().unwrap_or(0)
+                headers.get(below(rng, headers.len())).copied().unwrap_or(0)
             } else {
-                rng.below(commands)
+                below(rng, commands)
             };
             if let Some(cmd) = c.commands.get_mut(i) {
-                cmd.second = rng.word(cmd.second);
+                cmd.second = word(rng, cmd.second);
             }
         }
         // A header word: its count, its register, a jump bit, or a continuation made a header.
         7 => {
-            let i = rng.below(commands);
+            let i = below(rng, commands);
             if let Some(cmd) = c.commands.get_mut(i) {
-                cmd.first = match rng.below(4) {
-                    0 => cmd.first ^ (1 << (18 + rng.below(11))),
-                    1 => cmd.first ^ (4 << rng.below(14)),
+                cmd.first = match below(rng, 4) {
+                    0 => cmd.first ^ (1 << (18 + below(rng, 11))),
+                    1 => cmd.first ^ (4 << below(rng, 14)),
                     2 => cmd.first | 0x2000_0000,
-                    _ => rng.word(cmd.first),
+                    _ => word(rng, cmd.first),
                 };
             }
         }
         // The register-state snapshot.
         8 => {
             let n = c.reg_state.registers.len();
-            let i = rng.below(n);
+            let i = below(rng, n);
             if let Some(r) = c.reg_state.registers.get_mut(i) {
-                *r = rng.word(*r);
+                *r = word(rng, *r);
             }
         }
         // A memory block's offset or location, or an attachment of an id not in the map.
         9 => {
             let n = c.blocks.len();
-            if rng.below(3) == 0 || n == 0 {
-                let i = rng.below(commands);
+            if below(rng, 3) == 0 || n == 0 {
+                let i = below(rng, commands);
                 if let Some(cmd) = c.commands.get_mut(i) {
-                    cmd.memory.push(0xDEAD_0000 + rng.below(16) as u64);
+                    cmd.memory.push(0xDEAD_0000 + below(rng, 16) as u64);
                 }
             } else {
-                let b = &mut c.blocks[rng.below(n)].value;
-                if rng.below(2) == 0 {
-                    b.offset = rng.word(b.offset);
+                let b = &mut c.blocks[below(rng, n)].value;
+                if below(rng, 2) == 0 {
+                    b.offset = word(rng, b.offset);
                 } else {
-                    b.location = rng.word(b.location);
+                    b.location = word(rng, b.location);
                 }
             }
         }
@@ -124,17 +108,17 @@ fn edit(c: &mut Capture, rng: &mut Choices) {
             if n == 0 {
                 return;
             }
-            let entry = &mut c.data[rng.below(n)].value;
+            let entry = &mut c.data[below(rng, n)].value;
             let mut bytes = entry.to_vec();
             if bytes.is_empty() {
                 return;
             }
-            if rng.below(3) == 0 {
-                bytes.truncate(rng.below(bytes.len()));
+            if below(rng, 3) == 0 {
+                bytes.truncate(below(rng, bytes.len()));
             } else {
-                for _ in 0..1 + rng.below(8) {
-                    let at = rng.below(bytes.len());
-                    bytes[at] ^= 1 << rng.below(8);
+                for _ in 0..1 + below(rng, 8) {
+                    let at = below(rng, bytes.len());
+                    bytes[at] ^= 1 << below(rng, 8);
                 }
             }
             *entry = Bytes::from(bytes);
@@ -142,11 +126,11 @@ fn edit(c: &mut Capture, rng: &mut Choices) {
         // A command removed, or repeated in place.
         12 => {
             if commands > 1 {
-                c.commands.remove(1 + rng.below(commands - 1));
+                c.commands.remove(1 + below(rng, commands - 1));
             }
         }
         13 => {
-            let i = rng.below(commands);
+            let i = below(rng, commands);
             if let Some(cmd) = c.commands.get(i).cloned() {
                 c.commands.insert(i, cmd);
             }
@@ -154,9 +138,9 @@ fn edit(c: &mut Capture, rng: &mut Choices) {
         // A stretch of arguments of one packet all set to one damaged value (an upload of
         // garbage).
         _ => {
-            let i = rng.below(commands);
-            let value = rng.word(0);
-            for cmd in c.commands.iter_mut().skip(i).take(1 + rng.below(16)) {
+            let i = below(rng, commands);
+            let value = word(rng, 0);
+            for cmd in c.commands.iter_mut().skip(i).take(1 + below(rng, 16)) {
                 cmd.second = value;
             }
         }

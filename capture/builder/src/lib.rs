@@ -53,6 +53,7 @@ pub mod memory;
 pub mod methods;
 mod programs;
 pub mod render_state;
+mod rng;
 pub mod synthetic;
 pub mod texture;
 pub mod transfer;

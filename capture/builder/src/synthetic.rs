@@ -7,6 +7,7 @@ use rsxtrace_rrc::{BufferState, Capture, DisplayBuffersState, Location};
 use crate::builder::CaptureBuilder;
 use crate::error::BuildError;
 use crate::render_state::{SurfaceDesc, SurfaceTarget};
+use crate::rng::Rng;
 use crate::texture::TextureDesc;
 use crate::vertex_input::IndexType;
 use crate::vertex_ucode::mvp_vertex_program;
@@ -19,42 +20,6 @@ pub const FRAGMENT_MOV_COL0: [u8; 16] = [
 
 /// First transform constant of the MVP rows the synthetic vertex program reads.
 pub const MVP_CONSTANT: u32 = 32;
-
-/// SplitMix64: small, seedable, good enough for filler bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// A float in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len + 8);
-        while out.len() < len {
-            out.extend_from_slice(&self.next().to_le_bytes());
-        }
-        out.truncate(len);
-        out
-    }
-
-    /// `count` big-endian floats in [-1, 1).
-    fn floats_be(&mut self, count: usize) -> Vec<u8> {
-        (0..count).flat_map(|_| self.unit().to_be_bytes()).collect()
-    }
-}
 
 /// A bump allocator over one guest space.
 struct Bump {
