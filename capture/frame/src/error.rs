@@ -2,7 +2,8 @@
 //! position in `Capture::commands`) where the problem was found.
 
 /// The recorded command list does not form a valid method stream (rrc-format.md 3.2).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, thiserror::Error)]
+#[serde(tag = "stream", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StreamError {
     /// A continuation entry (`first == 0`) appeared while no batch countdown was pending.
@@ -39,6 +40,26 @@ pub enum StreamError {
         /// The count the header announced.
         count: u32,
     },
+}
+
+impl StreamError {
+    /// The command the error names.
+    pub fn command(&self) -> usize {
+        match *self {
+            StreamError::DanglingContinuation { command }
+            | StreamError::NotAMethod { command, .. }
+            | StreamError::UnterminatedBatch { command, .. }
+            | StreamError::RegisterOverflow { command, .. } => command,
+        }
+    }
+
+    /// What the frame model and `export-jsonl` do with the stretch ([`crate::stream::Packets`]).
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            StreamError::UnterminatedBatch { .. } => "the entries left are its arguments",
+            _ => "skipped to the next method header",
+        }
+    }
 }
 
 /// Why [`crate::Frame::from_capture`] refused a capture: only a register-state snapshot of no

@@ -125,7 +125,7 @@ impl Frame {
             let packet = match packet {
                 Ok(packet) => packet,
                 Err(e) => {
-                    m.problems.push(e.into());
+                    m.problems.push(FrameProblem::Stream(e));
                     continue;
                 }
             };

@@ -48,42 +48,10 @@ pub enum FrameProblem {
         /// The BEGIN.
         begin: usize,
     },
-    /// Continuation entries (`first = 0`) with no batch pending; skipped.
-    #[error("command {command}: continuation entry (first = 0) with no batch pending; skipped to the next method header")]
-    DanglingContinuation {
-        /// The first such entry.
-        command: usize,
-    },
-    /// A header word with jump, call or return bits (never recorded); skipped with the
-    /// continuation entries after it.
-    #[error("command {command}: 0x{first:08x} is not a method header; skipped to the next method header")]
-    NotAMethod {
-        /// The entry.
-        command: usize,
-        /// Its header word.
-        first: u32,
-    },
-    /// A batch header announcing more arguments than the capture holds; the entries left are
-    /// its arguments (the reader's countdown takes them).
-    #[error("command {command}: batch header announces {count} arguments but only {available} entries remain; those are its arguments")]
-    UnterminatedBatch {
-        /// The batch header.
-        command: usize,
-        /// The count it announced.
-        count: u32,
-        /// Entries left in the capture, header included.
-        available: usize,
-    },
-    /// An increment-mode batch that would run past register 0x3FFF; the batch is skipped.
-    #[error("command {command}: increment batch of {count} from register 0x{reg:04x} runs past the register file; the batch is skipped")]
-    RegisterOverflow {
-        /// The batch header.
-        command: usize,
-        /// Its first register.
-        reg: u16,
-        /// The count it announced.
-        count: u32,
-    },
+    /// A malformed stretch of the method stream: skipped to the next method header, or, for
+    /// a batch that runs off the end, its entries left applied ([`StreamError::outcome`]).
+    #[error("{error}; {outcome}", error = .0, outcome = .0.outcome())]
+    Stream(StreamError),
     /// A command attaches a memory block id that is not in the memory map; left out.
     #[error("command {command}: memory block id 0x{id:x} is not in the memory map; left out")]
     UnknownBlock {
@@ -148,47 +116,13 @@ impl FrameProblem {
             | FrameProblem::EndWithoutBegin { command }
             | FrameProblem::InvalidPrimitive { command, .. }
             | FrameProblem::DrawMethodOutsideScope { command, .. }
-            | FrameProblem::DanglingContinuation { command }
-            | FrameProblem::NotAMethod { command, .. }
-            | FrameProblem::UnterminatedBatch { command, .. }
-            | FrameProblem::RegisterOverflow { command, .. }
             | FrameProblem::UnknownBlock { command, .. }
             | FrameProblem::UnknownData { command, .. }
             | FrameProblem::BadLocation { command, .. }
             | FrameProblem::BlockOverflow { command, .. }
             | FrameProblem::ProgramOverflow { command, .. } => command,
             FrameProblem::UnclosedDraw { begin } => begin,
-        }
-    }
-}
-
-impl From<StreamError> for FrameProblem {
-    fn from(e: StreamError) -> FrameProblem {
-        match e {
-            StreamError::DanglingContinuation { command } => {
-                FrameProblem::DanglingContinuation { command }
-            }
-            StreamError::NotAMethod { command, first } => {
-                FrameProblem::NotAMethod { command, first }
-            }
-            StreamError::UnterminatedBatch {
-                command,
-                count,
-                available,
-            } => FrameProblem::UnterminatedBatch {
-                command,
-                count,
-                available,
-            },
-            StreamError::RegisterOverflow {
-                command,
-                reg,
-                count,
-            } => FrameProblem::RegisterOverflow {
-                command,
-                reg,
-                count,
-            },
+            FrameProblem::Stream(ref e) => e.command(),
         }
     }
 }

@@ -632,7 +632,9 @@ fn malformed_streams_are_skipped_naming_the_command() {
     let f = b.frame();
     assert_eq!(
         f.problems,
-        [FrameProblem::DanglingContinuation { command: 2 }]
+        [FrameProblem::Stream(StreamError::DanglingContinuation {
+            command: 2
+        })]
     );
     assert_eq!(
         f.draws.len(),
@@ -654,10 +656,10 @@ fn malformed_streams_are_skipped_naming_the_command() {
     let f = b.frame();
     assert_eq!(
         f.problems,
-        [FrameProblem::NotAMethod {
+        [FrameProblem::Stream(StreamError::NotAMethod {
             command: 1,
             first: 0x2000_0100
-        }]
+        })]
     );
     assert_eq!(f.draws.len(), 1);
 
@@ -674,11 +676,19 @@ fn malformed_streams_are_skipped_naming_the_command() {
     let f = b.frame();
     assert_eq!(
         f.problems,
-        [FrameProblem::UnterminatedBatch {
+        [FrameProblem::Stream(StreamError::UnterminatedBatch {
             command: 1,
             count: 8,
             available: 2
-        }]
+        })]
+    );
+    // Named with what became of it, and serialized with both tags.
+    assert!(f.problems[0]
+        .to_string()
+        .ends_with("only 2 entries remain; the entries left are its arguments"));
+    assert_eq!(
+        serde_json::to_value(&f.problems[0]).unwrap(),
+        json!({"kind": "stream", "stream": "unterminated_batch", "command": 1, "count": 8, "available": 2})
     );
     assert_eq!(f.final_registers[0x7C0..0x7C2], [0x3F80_0000, 0x4000_0000]);
 
@@ -689,11 +699,11 @@ fn malformed_streams_are_skipped_naming_the_command() {
     let f = b.frame();
     assert!(matches!(
         f.problems[..],
-        [FrameProblem::RegisterOverflow {
+        [FrameProblem::Stream(StreamError::RegisterOverflow {
             command: 1,
             reg: 0x3FFF,
             count: 2
-        }]
+        })]
     ));
     assert_eq!(f.draws.len(), 1);
 

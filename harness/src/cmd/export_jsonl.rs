@@ -18,7 +18,7 @@ pub fn run(path: &Path) -> anyhow::Result<Status> {
             }
             // A malformed stretch of the stream is treated as the frame model treats it, and
             // named as its frame problem names it.
-            Err(e) => eprintln!("warning: {}: {}", path.display(), FrameProblem::from(e)),
+            Err(e) => eprintln!("warning: {}: {}", path.display(), FrameProblem::Stream(e)),
         }
     }
     out.flush()?;
