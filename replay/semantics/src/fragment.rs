@@ -2,6 +2,7 @@
 //! (rsx-microcode.md B.2, B.4, B.5, B.9). Every default is the documented RPCS3 behaviour,
 //! except where PS3 hardware images settle the rule ([`HalfRounding`]).
 
+use rsxtrace_program::fragment::FpOpcode;
 use serde::Serialize;
 
 /// What a fixed-point result precision (fx12, fx9) does to a value.
@@ -108,4 +109,18 @@ pub enum TrigReduction {
     /// the hardware image of ps3autotests' `rsx_fp_static_test2` (of the 977 pixels where the
     /// two rules differ, the hardware sides with `Exact` at 969: docs/arithmetic.md).
     Turns,
+}
+
+/// Significant bits of an arithmetic result that [`HalfRounding::Truncate`] sees: f32's 24
+/// and two more, rounded to nearest (docs/arithmetic.md "The bits fp16 truncation sees",
+/// fitted on the PS3 image of ps3autotests' `rsx_fp_static_test5`: 24 bits and 27 or more
+/// each contradict one of the three cells where the choice shows).
+pub const CARRY_BITS: u32 = 26;
+
+/// Whether the truncation sees the opcode's result carried to [`CARRY_BITS`]: MUL, ADD and
+/// MAD, whose exact result both the interpreter (in f64) and the WGSL recompiler
+/// (error-free transformations) compute. The other rounded results (dot products,
+/// transcendentals) keep their f32 rounding: the hardware's own rounding of those is not known.
+pub fn carries(op: FpOpcode) -> bool {
+    matches!(op, FpOpcode::Mul | FpOpcode::Add | FpOpcode::Mad)
 }

@@ -22,10 +22,7 @@ use super::precision::to_half;
 use super::real::{idx4, Real};
 use super::regfile::LANES;
 
-/// Significant bits of an arithmetic result that the fp16 conversion sees: f32's 24 and two
-/// more. 24 (f32 rounding) and 27 or more (the exact result) each contradict one of the
-/// three test5 cells where the choice shows; 26 fits all three (docs/arithmetic.md).
-pub const CARRY_BITS: u32 = 26;
+pub use rsxtrace_semantics::fragment::{carries, CARRY_BITS};
 
 /// `w` rounded to nearest (ties to even) at [`CARRY_BITS`] significant bits. Zero,
 /// infinities, NaN and f64 subnormals are returned as they are.
@@ -42,14 +39,6 @@ pub fn carried(w: f64) -> f64 {
     let (low, kept) = (bits & mask, bits & !mask);
     let up = low > half || (low == half && (kept >> DROP) & 1 == 1);
     f64::from_bits(if up { kept + (1 << DROP) } else { kept })
-}
-
-/// Whether the carry applies to the opcode's result: MUL, ADD and MAD, whose exact result
-/// the WGSL recompiler computes too (error-free transformations, `rsxtrace_wgsl::fragment::carry`).
-/// The other rounded results (dot products, transcendentals) keep their f32 rounding: the
-/// hardware's own rounding of those is not known, and the device could not follow it.
-pub fn carries(op: FpOpcode) -> bool {
-    matches!(op, FpOpcode::Mul | FpOpcode::Add | FpOpcode::Mad)
 }
 
 /// For the active lanes of `row` (component `comp` of an f32 ALU result bound for an H

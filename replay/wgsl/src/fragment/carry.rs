@@ -16,12 +16,7 @@
 //! (`replay/tests/gpu_fragment_ops.rs`, `carried_fp16_results_match_the_interpreter`).
 
 use rsxtrace_program::fragment::FpOpcode;
-
-/// Whether the carry applies to the opcode's result (MUL, ADD and MAD: the results whose
-/// exact value both paths compute; the interpreter's `carry::carries`).
-pub fn carries(op: FpOpcode) -> bool {
-    matches!(op, FpOpcode::Mul | FpOpcode::Add | FpOpcode::Mad)
-}
+pub use rsxtrace_semantics::fragment::{carries, CARRY_BITS};
 
 /// The WGSL expression of the result `v` (scaled by `scale`, a power of two) carried for
 /// the truncation, from the sources `s0`..`s2` of `op`.
@@ -136,3 +131,21 @@ fn rsx_carry(r: vec4<f32>, e: vec4<f32>) -> vec4<f32> {
 "#,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The helper's half step is written out in WGSL: it must be the shared rule's width.
+    #[test]
+    fn the_half_step_uses_the_shared_carry_width() {
+        let (_, carry) = LIBRARY
+            .iter()
+            .find(|(name, _)| *name == "rsx_carry")
+            .unwrap();
+        assert!(
+            carry.contains(&format!("- vec4<i32>({CARRY_BITS}) -")),
+            "{carry}"
+        );
+    }
+}
