@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game sample");
     let frame = Frame::from_capture(&capture).expect("frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = |no_texture_cache| RenderOptions {
         draws: Some(0..DRAWS.min(frame.draws.len())),
         no_texture_cache,
@@ -132,7 +132,7 @@ fn tiles(c: &mut Criterion) {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game sample");
     let frame = Frame::from_capture(&capture).expect("frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = |tiling| RenderOptions {
         draws: Some(0..DRAWS.min(frame.draws.len())),
         tiling,
@@ -179,7 +179,7 @@ fn early_depth(c: &mut Criterion) {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game sample");
     let frame = Frame::from_capture(&capture).expect("frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = |no_early_depth| RenderOptions {
         no_early_depth,
         ..Default::default()
@@ -210,7 +210,7 @@ fn bands(c: &mut Criterion) {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game sample");
     let frame = Frame::from_capture(&capture).expect("frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = |band| RenderOptions {
         band,
         ..Default::default()

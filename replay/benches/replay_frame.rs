@@ -70,7 +70,7 @@ fn replay_frame(c: &mut Criterion) {
         }
     };
     let frame = Frame::from_capture(&capture).expect("frame model of the game frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = RenderOptions::default();
     let Some(gpu) = open_gpu() else {
         return;

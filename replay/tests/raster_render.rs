@@ -94,7 +94,7 @@ fn draw(b: &mut CaptureBuilder, primitive: u32, positions: &[[f32; 2]]) {
 /// Both renderers' images (the GPU one when a device exists).
 fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
     let frame = Frame::from_capture(capture).expect("frame model");
-    let events = FrameEvents::from_capture(capture, &frame).expect("frame events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let options = RenderOptions::default();
     let cpu =
         rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");

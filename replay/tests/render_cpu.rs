@@ -112,7 +112,7 @@ fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4])
 
 fn render(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
@@ -426,7 +426,7 @@ fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
     quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let out = render_frame(&frame, &events, &RenderOptions::default()).unwrap();
     assert_eq!(out.draws_rendered, 0);
     assert_eq!(out.skipped.len(), 1);
@@ -460,7 +460,7 @@ fn per_draw_snapshots_and_draw_ranges() {
     );
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = RenderOptions {
         draws: None,
         per_draw: true,
@@ -734,7 +734,7 @@ fn the_texture_cache_reads_a_texture_rewritten_between_two_draws() {
     assert_eq!(out.texture_cache.misses, 2, "{:?}", out.texture_cache);
     // And exactly what decoding per draw gives.
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let uncached = render_frame(
         &frame,
         &events,
@@ -805,7 +805,7 @@ fn the_sample_trace_renders() {
     // (`rsx_state::init`: every colour channel written); the sample never sets the mask.
     capture.reg_state.registers[0x0324 / 4] = 0x0101_0101;
     let frame = Frame::from_capture(&capture).expect("frame model");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let started = std::time::Instant::now();
     let out = render_frame(&frame, &events, &RenderOptions::default()).expect("render");
     let took = started.elapsed();
@@ -1036,7 +1036,7 @@ fn swizzled_and_aliased_targets_stay_on_one_tile() {
         );
         let capture = b.finish();
         let frame = Frame::from_capture(&capture).unwrap();
-        let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+        let events = FrameEvents::from_capture(&capture, &frame);
         let with = |tiling| RenderOptions {
             tiling,
             per_draw: true,

@@ -84,7 +84,7 @@ const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
 /// per-draw snapshots, on one tile and on bands: `cpu_render_tiled`).
 fn render(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let options = RenderOptions {
         per_draw: true,
         ..Default::default()
@@ -204,7 +204,7 @@ fn functions_that_do_not_keep_failures_are_left_alone() {
 fn the_game_sample_renders_the_same_with_and_without_it() {
     let capture = read_file(&rsxtrace_testkit::workspace!().sample("game.rrc.gz")).unwrap();
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = |no_early_depth| RenderOptions {
         draws: Some(0..600),
         no_early_depth,

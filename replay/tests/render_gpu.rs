@@ -160,7 +160,7 @@ fn clear(b: &mut CaptureBuilder, argb: u32) {
 
 fn render(gpu: &Gpu, capture: &Capture, options: &RenderOptions) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame model");
-    let events = FrameEvents::from_capture(capture, &frame).expect("frame events");
+    let events = FrameEvents::from_capture(capture, &frame);
     render_frame(gpu, &frame, &events, options).expect("GPU render")
 }
 
@@ -844,7 +844,7 @@ fn a_texture_whose_bytes_change_between_draws_is_read_anew() {
     // texture; a texture cache keyed on the unit state alone would show the first one.
     let capture = ring_buffer_scene();
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let cpu =
         rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
             .unwrap();
@@ -1069,7 +1069,7 @@ fn gpu_and_cpu_renders_agree() {
         .chain(formats.map(|(c, d, name, t)| (name, format_scene(c, d), t)));
     for (name, capture, channel) in scenes {
         let frame = Frame::from_capture(&capture).expect("frame model");
-        let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");
+        let events = FrameEvents::from_capture(&capture, &frame);
         let options = RenderOptions::default();
         let g = render_frame(&gpu, &frame, &events, &options).expect("GPU render");
         let c = rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options)
@@ -1099,7 +1099,7 @@ fn game_frame_gpu_and_cpu_agree() {
     let path = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let capture = read_file(&path).expect("read the game frame");
     let frame = Frame::from_capture(&capture).expect("frame model");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("frame events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let options = RenderOptions::default();
     let g = render_frame(&gpu, &frame, &events, &options).expect("GPU render");
     let c =

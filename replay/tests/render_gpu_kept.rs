@@ -125,7 +125,7 @@ fn sampling_quad(b: &mut CaptureBuilder, page: u32, texture: u32, y: (f32, f32))
 
 fn render(gpu: &rsxtrace_gpu::Gpu, capture: &Capture, keep: bool) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let options = RenderOptions {
         no_kept_surfaces: !keep,
         ..RenderOptions::default()
@@ -381,7 +381,7 @@ fn samples_render_the_same_with_and_without_kept_surfaces() {
     for path in paths {
         let capture = read_file(&path).expect("read the sample");
         let frame = Frame::from_capture(&capture).expect("frame");
-        let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+        let events = FrameEvents::from_capture(&capture, &frame);
         let with = |no_kept_surfaces, per_draw| RenderOptions {
             no_kept_surfaces,
             per_draw,

@@ -157,7 +157,7 @@ fn resolved(x: u32, y: u32) -> [u8; 4] {
 
 fn render(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let options = RenderOptions::default();
     let out = match device {
         None => cpu_render_tiled(&frame, &events, &options),
@@ -271,7 +271,7 @@ fn approximated_sample_patterns_are_warned() {
     draw(&mut b, 0x1_0000, 5, &TRIANGLE);
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     let out =
         rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
             .unwrap();

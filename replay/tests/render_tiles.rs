@@ -18,7 +18,7 @@ use std::path::Path;
 fn same_with_tiles(path: &Path, draws: Option<Range<usize>>, per_draw: bool) {
     let capture = read_file(path).expect("read sample");
     let frame = Frame::from_capture(&capture).expect("frame");
-    let events = FrameEvents::from_capture(&capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(&capture, &frame);
     let render = |tiling| -> RenderedFrame {
         let options = RenderOptions {
             draws: draws.clone(),

@@ -154,7 +154,7 @@ fn scene(
 
 fn cpu(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("CPU render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     out
@@ -162,7 +162,7 @@ fn cpu(capture: &Capture) -> RenderedFrame {
 
 fn gpu(gpu: &rsxtrace_gpu::Gpu, capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame).expect("events");
+    let events = FrameEvents::from_capture(capture, &frame);
     let out =
         rsxtrace_replay::render::gpu::render_frame(gpu, &frame, &events, &RenderOptions::default())
             .expect("GPU render");
@@ -446,7 +446,7 @@ fn frame_events_list_transfers_in_order_with_clears() {
         |b| bind(b, DEST, 0x85, true, 8, 8, 32, 256),
     );
     let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
     assert_eq!(events.transfers.len(), 1);
     assert_eq!(events.transfers[0].before_draw, 1);
     let order: Vec<usize> = events.between_draws().iter().map(|e| e.command()).collect();

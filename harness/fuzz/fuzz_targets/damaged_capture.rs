@@ -47,16 +47,15 @@ fuzz_target!(|data: &[u8]| {
             let _ = fetch_draw(&draw.vertex_inputs, &memory);
         }
     }
-    if let Ok(events) = FrameEvents::from_capture(&capture, &frame) {
-        // Two draws per input, from the one the input chooses (a whole frame per input
-        // would leave the fuzzer a few runs a second).
-        let first = usize::from(data[1] >> 4);
-        let options = RenderOptions {
-            draws: Some(first..first + 2),
-            ..Default::default()
-        };
-        let _ = render_frame(&frame, &events, &options);
-    }
+    let events = FrameEvents::from_capture(&capture, &frame);
+    // Two draws per input, from the one the input chooses (a whole frame per input would
+    // leave the fuzzer a few runs a second).
+    let first = usize::from(data[1] >> 4);
+    let options = RenderOptions {
+        draws: Some(first..first + 2),
+        ..Default::default()
+    };
+    let _ = render_frame(&frame, &events, &options);
     let dir = std::env::temp_dir().join(format!("rsxtrace-fuzz-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("damaged.rrc");

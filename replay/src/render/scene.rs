@@ -2,7 +2,7 @@
 //! capture's events between the draws (clears, transfers, registers the frame model does not
 //! keep) read once, so every front end (replay, ci, verify) loads a frame the same way.
 
-use crate::render::state::{FrameEvents, StateError};
+use crate::render::state::FrameEvents;
 use rsxtrace_capture::frame::{Frame, FrameError};
 use rsxtrace_capture::open::{open_capture, OpenError};
 use std::path::{Path, PathBuf};
@@ -24,12 +24,6 @@ pub enum SceneError {
         #[source]
         source: FrameError,
     },
-    #[error("cannot read the clears and draw state of {}", path.display())]
-    Events {
-        path: PathBuf,
-        #[source]
-        source: StateError,
-    },
 }
 
 impl Scene {
@@ -49,11 +43,7 @@ impl Scene {
             path: path.to_path_buf(),
             source,
         })?;
-        let events =
-            FrameEvents::from_capture(capture, &frame).map_err(|source| SceneError::Events {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let events = FrameEvents::from_capture(capture, &frame);
         Ok(Scene { frame, events })
     }
 }

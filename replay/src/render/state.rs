@@ -1027,16 +1027,15 @@ impl FrameEvents {
     /// Scan `capture` (the one `frame` was decoded from): the register file is replayed from
     /// the captured one through every method call, recording each `CLEAR_SURFACE` with the
     /// surface state in effect and the number of draws before it, and each transfer with its
-    /// registers decoded ([`crate::render::transfer::decode`]).
-    pub fn from_capture(capture: &Capture, frame: &Frame) -> Result<FrameEvents, StateError> {
+    /// registers decoded ([`crate::render::transfer::decode`]). A malformed stretch of the
+    /// method stream is skipped as the frame model skips it (its problems name it).
+    pub fn from_capture(capture: &Capture, frame: &Frame) -> FrameEvents {
         let mut regs = capture.reg_state.registers.clone();
         let mut clears = Vec::new();
         let mut transfers = Vec::new();
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
         for call in method_calls(&capture.commands) {
-            // A malformed stretch is skipped here as the frame model skips it (its problems
-            // name it).
             let Ok(call) = call else { continue };
             while let Some(d) = frame.draws.get(next_draw) {
                 if d.end_command >= call.command_index {
@@ -1085,11 +1084,11 @@ impl FrameEvents {
                 e.value.buffers.iter().take(n).copied().collect()
             })
             .unwrap_or_default();
-        Ok(FrameEvents {
+        FrameEvents {
             clears,
             transfers,
             display_buffers,
-        })
+        }
     }
 }
 
