@@ -185,3 +185,43 @@ fn smooth_line_coverage_scales_alpha() {
         }
     }
 }
+
+#[test]
+fn a_strip_split_into_libgcm_pieces_is_one_strip() {
+    // 300 vertices: libgcm (and the builder) send DRAW_ARRAYS (0, 256) and (256, 44); RPCS3
+    // joins them (`draw_clause::append`), so the strip goes on across the split. Vertices
+    // 0..=254 sit on the left edge, 255 and 256 at the centre, the rest on the right edge,
+    // y alternating +0.5 / −0.5: the band |y| < 0.5 is covered only if the two triangles that
+    // span the split, (254, 255, 256) and (255, 256, 257), are drawn.
+    let positions: Vec<[f32; 2]> = (0..300u32)
+        .map(|k| {
+            let x = match k {
+                0..=254 => -1.0,
+                255 | 256 => 0.0,
+                _ => 1.0,
+            };
+            [x, if k % 2 == 0 { -0.5 } else { 0.5 }]
+        })
+        .collect();
+    let mut b = scene("split strip", &FRAGMENT_MOV_COL0);
+    draw(&mut b, 6, &positions); // TRIANGLE_STRIP
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let ranges: Vec<(u32, u32)> = frame.draws[0]
+        .ranges
+        .iter()
+        .map(|r| (r.first, r.count))
+        .collect();
+    assert_eq!(ranges, vec![(0, 300)], "the two pieces are one range");
+    for (name, image) in render("a_strip_split_into_libgcm_pieces_is_one_strip", &capture) {
+        for y in 18..46u32 {
+            for x in 0..u32::from(SIZE) {
+                assert_eq!(
+                    image.pixel(x, y).unwrap(),
+                    [255, 255, 255, 255],
+                    "{name}: ({x}, {y}) inside the band"
+                );
+            }
+        }
+    }
+}

@@ -1,15 +1,17 @@
 //! Draw calls and the memory RPCS3 attaches to a draw's END command.
 //!
-//! The draw clause follows RPCS3's `draw_clause::append` (`rsx_methods.h`): a range that
-//! continues the current one is merged into it, an exact duplicate is dropped, and a range
-//! that starts earlier than a recorded one is inserted before it. At END the blocks are
+//! The draw clause follows RPCS3's `draw_clause::append` as the frame model does
+//! (`rsxtrace_frame::clause`): a range that continues the current one is merged into it, an
+//! exact duplicate is dropped, and a range that starts earlier than a recorded one is inserted
+//! before it. At END the blocks are
 //! attached in `capture_draw_memory`'s order (`rsx_capture.cpp`; rrc-format.md 3.3): the
 //! fragment program, enabled fragment then vertex textures, then vertex arrays (and, for
 //! indexed draws, the index ranges first), and finally the display-buffers and tile ids.
 //! An END whose clause is empty attaches nothing (RPCS3 only calls `thread::end` for a
 //! non-empty clause).
 
-use rsxtrace_fetch::VertexType;
+use rsxtrace_fetch::{DrawRange, VertexType};
+use rsxtrace_frame::clause::DrawRanges;
 use rsxtrace_rrc::Location;
 
 use crate::builder::{blob, CaptureBuilder, FRAGMENT_TEXTURE_UNITS, VERTEX_TEXTURE_UNITS};
@@ -45,10 +47,8 @@ pub struct DrawClause {
     pub primitive: u32,
     /// Kind of the last draw method.
     pub kind: DrawKind,
-    /// `(first, count)` ranges after RPCS3's merging rules.
-    pub ranges: Vec<(u32, u32)>,
-    /// Index of the range the next append is compared with (`current_range_index`).
-    current: usize,
+    /// The ranges after RPCS3's merging rules (the frame model's own [`DrawRanges`]).
+    pub ranges: DrawRanges,
     /// INLINE_ARRAY words received.
     pub inline_words: u64,
 }
@@ -64,27 +64,7 @@ impl DrawClause {
 
     /// `draw_clause::append(first, count)`.
     fn append(&mut self, first: u32, count: u32) {
-        if let Some(&(last_first, last_count)) = self.ranges.get(self.current) {
-            if u64::from(last_first) + u64::from(last_count) == u64::from(first) {
-                if let Some(r) = self.ranges.get_mut(self.current) {
-                    r.1 = last_count.saturating_add(count);
-                }
-                return;
-            }
-            for i in 0..self.ranges.len() {
-                let (f, c) = self.ranges[i];
-                if f == first && c == count {
-                    return; // duplicate entry: dropped
-                }
-                if f > first {
-                    self.ranges.insert(i, (first, count));
-                    self.current = i;
-                    return;
-                }
-            }
-        }
-        self.ranges.push((first, count));
-        self.current = self.ranges.len() - 1;
+        self.ranges.append(DrawRange { first, count });
     }
 
     /// A DRAW_ARRAYS argument.
@@ -344,7 +324,7 @@ pub fn collect_attachments(
         // 3. Non-indexed: one block per attribute per range.
         DrawKind::Array => {
             for a in enabled_arrays(regs)? {
-                for (i, &(first, count)) in clause.ranges.iter().enumerate() {
+                for (i, &DrawRange { first, count }) in clause.ranges.as_slice().iter().enumerate() {
                     let offset = a.base + u64::from(first) * a.stride;
                     let len = u64::from(count.saturating_sub(1)) * a.stride + a.elem;
                     let what = || {
@@ -399,7 +379,7 @@ fn indexed_blocks(
 
     let mut min = u32::MAX;
     let mut max = 0u32;
-    for (i, &(first, count)) in clause.ranges.iter().enumerate() {
+    for (i, &DrawRange { first, count }) in clause.ranges.as_slice().iter().enumerate() {
         let rel = u64::from(first) * u64::from(type_size);
         let len = u64::from(count) * u64::from(type_size);
         let what = || format!("index range {i} (first {first}, count {count})");
@@ -621,20 +601,24 @@ impl CaptureBuilder {
 mod tests {
     use super::*;
 
+    fn pairs(c: &DrawClause) -> Vec<(u32, u32)> {
+        c.ranges.as_slice().iter().map(|r| (r.first, r.count)).collect()
+    }
+
     #[test]
     fn clause_merges_drops_and_orders_like_rpcs3() {
         let mut c = DrawClause::default();
         c.begin(5);
         c.append_array(0, 256);
         c.append_array(256, 44); // continues: merged
-        assert_eq!(c.ranges, vec![(0, 300)]);
+        assert_eq!(pairs(&c), vec![(0, 300)]);
         c.append_array(1000, 10);
         c.append_array(1000, 10); // not contiguous with current, duplicate: dropped
-        assert_eq!(c.ranges, vec![(0, 300), (1000, 10)]);
+        assert_eq!(pairs(&c), vec![(0, 300), (1000, 10)]);
         c.append_array(500, 5); // starts before (1000, 10): inserted before it
-        assert_eq!(c.ranges, vec![(0, 300), (500, 5), (1000, 10)]);
+        assert_eq!(pairs(&c), vec![(0, 300), (500, 5), (1000, 10)]);
         c.append_array(505, 1); // continues the current (inserted) range
-        assert_eq!(c.ranges, vec![(0, 300), (500, 6), (1000, 10)]);
+        assert_eq!(pairs(&c), vec![(0, 300), (500, 6), (1000, 10)]);
         assert!(!c.is_empty());
         c.begin(6);
         assert!(c.is_empty());

@@ -1,6 +1,7 @@
 //! The register state machine: applies the method stream to the captured register file, tracks
 //! transform uploads, immediate attributes and draw scopes, and builds the [`Frame`].
 
+use crate::clause::DrawRanges;
 use crate::draw::{Draw, DrawProblem, Primitive};
 use crate::error::FrameError;
 use crate::fragment::{read_fragment_program, FragmentProgram, ProgramAddress};
@@ -69,8 +70,8 @@ pub struct Frame {
 struct Scope {
     begin: usize,
     primitive: Option<Primitive>,
-    arrays: Vec<DrawRange>,
-    indexed: Vec<DrawRange>,
+    arrays: DrawRanges,
+    indexed: DrawRanges,
     inline: Vec<u32>,
     elements: Vec<u32>,
     /// `SET_VERTEX_DATA*` writes inside the scope (immediate mode).
@@ -253,11 +254,11 @@ impl Machine<'_> {
         match reg_index {
             reg::SET_BEGIN_END => self.begin_end(command, value),
             reg::DRAW_ARRAYS => match &mut self.scope {
-                Some(s) => s.arrays.push(range(value)),
+                Some(s) => s.arrays.append(range(value)),
                 None => self.problems.push(outside()),
             },
             reg::DRAW_INDEX_ARRAY => match &mut self.scope {
-                Some(s) => s.indexed.push(range(value)),
+                Some(s) => s.indexed.append(range(value)),
                 None => self.problems.push(outside()),
             },
             reg::INLINE_ARRAY => match &mut self.scope {
@@ -324,6 +325,7 @@ impl Machine<'_> {
             elements,
             push,
         } = s;
+        let (arrays, indexed) = (arrays.into_vec(), indexed.into_vec());
         let primitive = primitive.unwrap_or(Primitive::Points);
 
         // Vertex source.

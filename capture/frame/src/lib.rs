@@ -8,7 +8,7 @@
 //! - [`Frame::from_capture`] applies the stream to the captured register file, tracks vertex
 //!   program and constant uploads ([`transform`]), immediate attributes ([`immediate`]),
 //!   immediate-mode vertices pushed inside a scope ([`push_buffer`]) and
-//!   BEGIN/END scopes, and produces one [`Draw`] per scope in END order, with its state decoded
+//!   BEGIN/END scopes (their draw ranges joined as RPCS3 joins them, [`clause`]), and produces one [`Draw`] per scope in END order, with its state decoded
 //!   ([`state`]), its fragment program read from captured memory ([`fragment`]) and a
 //!   documented [`DrawSummary`].
 //! - [`memory`] indexes the captured memory blocks; [`Frame::memory`] gives the view a draw
@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+pub mod clause;
 pub mod decode;
 pub mod draw;
 pub mod error;
@@ -56,7 +57,7 @@ pub mod transform;
 /// counts, the draw summaries, the problems). A trace's frame index records the version that
 /// computed it, and readers use the index only when it equals this one; raise it whenever a
 /// change to the frame model changes any of those, so older indexes are recomputed.
-pub const MODEL_VERSION: u32 = 2;
+pub const MODEL_VERSION: u32 = 3;
 
 pub use decode::{decode_argument, method_record, MethodRecord};
 pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};

@@ -108,9 +108,10 @@ impl Assembled {
 }
 
 /// The positions where a new, independent primitive sequence starts in a fetched draw: every
-/// primitive restart (`FetchedVertices::restarts`) and every draw range after the first
-/// (`FetchedVertices::range_starts`: each `DRAW_ARRAYS` / `DRAW_INDEX_ARRAY` command is its
-/// own draw call in RPCS3, so a strip does not continue across ranges). Sorted, deduplicated.
+/// primitive restart (`FetchedVertices::restarts`) and every draw range after the first that
+/// does not continue the one before it (`FetchedVertices::range_starts`: RPCS3 joins adjacent
+/// `DRAW_ARRAYS` / `DRAW_INDEX_ARRAY` ranges, libgcm's 256-vertex pieces of one draw, into one
+/// draw call, and draws a range that does not continue on its own). Sorted, deduplicated.
 pub fn primitive_starts(fetched: &FetchedVertices) -> Vec<usize> {
     primitive_starts_at(&fetched.restarts, &fetched.range_starts, fetched.len())
 }
