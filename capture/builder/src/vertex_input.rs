@@ -183,11 +183,11 @@ impl CaptureBuilder {
         Ok(())
     }
 
-    /// SET_VERTEX_DATA4UB_M: x in bits 24..31 down to w in bits 0..7 (RPCS3 reads the word
-    /// byte-swapped into memory order, rrc-format.md 4.4).
+    /// SET_VERTEX_DATA4UB_M: x in bits 0..7 up to w in bits 24..31 (as RPCS3 reads it; see
+    /// `rsxtrace_frame::immediate`).
     pub fn set_vertex_data_4ub(&mut self, attr: u32, v: [u8; 4]) -> Result<(), BuildError> {
         check_attr(attr)?;
-        self.record(m::SET_VERTEX_DATA4UB_M + attr, u32::from_be_bytes(v));
+        self.record(m::SET_VERTEX_DATA4UB_M + attr, u32::from_le_bytes(v));
         Ok(())
     }
 }

@@ -294,7 +294,7 @@ fn immediate_attributes_and_render_state_registers() {
         one(0x1980 + 52, 0xFFFC_0003),
         one(0x0A80 + 56, 0x0001_0000),
         one(0x0A80 + 60, 0x0003_0002),
-        one(0x1940 + 12, 0x1122_3344),
+        one(0x1940 + 12, 0x4433_2211), // x in bits 0..7
         one(0x0310, 1),
         one(0x0314, 0x0001_0302),
         one(0x0318, 0x0000_0303),

@@ -159,9 +159,14 @@ pub fn decode(family: Family, w: &[u32; 4]) -> [f32; 4] {
             hi(w[1]) as f32,
         ],
         Family::Scaled4S => [s1(lo(w[0])), s1(hi(w[0])), s1(lo(w[1])), s1(hi(w[1]))],
-        // 4UB: RPCS3 byte-swaps the word to memory order, so x = bits 24..31 (rrc-format.md 4.4).
+        // 4UB: x = bits 0..7 up to w = bits 24..31. RPCS3 swaps the words of the 4- and 2-byte
+        // families to guest order but keeps a 4UB word as it came (`set_vertex_data_impl`,
+        // `NV47/HW/nv4097.h`: only `sizeof(type)` 4 and 2 are converted), and its vertex fetch
+        // reads the bytes of a UB element in memory order, the lowest first; older RPCS3
+        // (`v0 = v; v1 = v >> 8; ...`) read it the same way. rrc-format.md 4.4 says bits
+        // 24..31; RPCS3 is the reference.
         Family::UB4 => {
-            let b = w[0].to_be_bytes();
+            let b = w[0].to_le_bytes();
             [
                 b[0] as f32 / 255.0,
                 b[1] as f32 / 255.0,
@@ -224,11 +229,11 @@ mod tests {
         assert_eq!(v[0], 1.0);
         assert_eq!(v[1], -1.0);
         assert_eq!(v[2], 0.5 / 32767.5);
-        // 4UB attribute 7: 0xFF806600 -> x = 0xFF, y = 0x80, z = 0x66, w = 0.
+        // 4UB attribute 7: 0xFF806600 -> x = 0, y = 0x66, z = 0x80, w = 0xFF.
         a.write(reg(0x195C), 0xFF80_6600);
         assert_eq!(
             a.value(7),
-            ImmediateValue::Known([1.0, 128.0 / 255.0, 102.0 / 255.0, 0.0])
+            ImmediateValue::Known([0.0, 102.0 / 255.0, 128.0 / 255.0, 1.0])
         );
         assert_eq!(a.value(0), ImmediateValue::Unknown);
     }

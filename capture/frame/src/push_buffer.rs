@@ -218,10 +218,11 @@ mod tests {
     fn unknown_register_value_pads_as_unknown_and_masked_attributes_are_not_pushed() {
         let (mut p, mut r) = (PushBuffers::default(), ImmediateAttributes::default());
         // Attribute 1 (4UB, 0x1944) not in the mask at the first write: not pushed.
-        put(&mut p, &mut r, 0x1944, 0xFF00_0000, 1);
+        put(&mut p, &mut r, 0x1944, 0x0000_00FF, 1);
         put(&mut p, &mut r, 0x1E40, f(0.0), 1);
-        // Vertex 1: attribute 1 now in the mask; vertex 0 takes the register value 0xFF000000.
-        put(&mut p, &mut r, 0x1944, 0x00FF_0000, 0b11);
+        // Vertex 1: attribute 1 now in the mask; vertex 0 takes the register value 0x000000FF
+        // (x = bits 0..7).
+        put(&mut p, &mut r, 0x1944, 0x0000_FF00, 0b11);
         put(&mut p, &mut r, 0x1E40, f(1.0), 0b11);
         // Attribute 2 (1F, 0x1E48) first written at vertex 2: vertices 0, 1 are unknown.
         put(&mut p, &mut r, 0x1E48, f(5.0), 0b111);

@@ -280,7 +280,8 @@ fn immediate_attributes_through_the_frame() {
     let f = b.frame();
     let imm = &f.draws[0].vertex_inputs.immediate;
     assert_eq!(imm[3], ImmediateValue::Known([1.0, 2.0, 3.0, 4.0]));
-    assert_eq!(imm[2], ImmediateValue::Known([1.0, 0.0, 1.0, 0.0]));
+    // 4UB 0xFF00FF00: x = bits 0..7.
+    assert_eq!(imm[2], ImmediateValue::Known([0.0, 1.0, 0.0, 1.0]));
     // Only x of attribute 1's 2F was written: y is read as the zero word by RPCS3's replay.
     assert_eq!(
         imm[1],

@@ -134,8 +134,8 @@ fn mixed_families_current_values_and_masked_attributes() {
     // TEX0 2S before the scope: x = low half 3, y = high half -4 (0xFFFC) -> 0xFFFC_0003.
     b.put(DATA2S + 4 * 8, &[0xFFFC_0003]);
     b.put(BEGIN_END, &[6]); // TRIANGLE_STRIP
-                            // Vertex 0: COL0 4UB 0xFF00_0080 (x = bits 24..31), NORMAL SCALED4S, POS 2F.
-    b.put(DATA4UB + 4 * 3, &[0xFF00_0080]);
+                            // Vertex 0: COL0 4UB 0x8000_00FF (x = bits 0..7), NORMAL SCALED4S, POS 2F.
+    b.put(DATA4UB + 4 * 3, &[0x8000_00FF]);
     // SCALED4S: word 0 = x low (32767 = 0x7FFF) / y high (-32768 = 0x8000); word 1 = 0.
     b.put(SCALED4S + 8 * 2, &[0x8000_7FFF, 0]);
     b.put(DATA2F, &f(&[0.0, 0.0]));
@@ -143,8 +143,8 @@ fn mixed_families_current_values_and_masked_attributes() {
     b.put(DATA2F, &f(&[1.0, 0.0]));
     // Attribute 5 (not in the mask) written inside the scope: not pushed.
     b.put(DATA1F + 4 * 5, &f(&[9.0]));
-    // Vertex 2: new COL0 0x00FF_0000, then POS.
-    b.put(DATA4UB + 4 * 3, &[0x00FF_0000]);
+    // Vertex 2: new COL0 0x0000_FF00, then POS.
+    b.put(DATA4UB + 4 * 3, &[0x0000_FF00]);
     b.put(DATA2F, &f(&[0.0, 1.0]));
     // Vertex 3: POS only.
     b.put(DATA2F, &f(&[1.0, 1.0]));
