@@ -45,12 +45,6 @@ pub enum FetchError {
     /// `SET_VERTEX_DATA_ARRAY_FORMAT` size field outside 1..=4.
     #[error("attribute {attribute}: array size {size} is outside 1..=4")]
     InvalidSize { attribute: u8, size: u8 },
-    /// A CMP array whose size is not 1 (one packed 11:11:10 word per element).
-    #[error("attribute {attribute}: CMP array with size {size}, expected 1")]
-    CmpSize { attribute: u8, size: u8 },
-    /// A UB256 array whose size is not 4 (RPCS3 `get_vertex_type_size_on_host` requires 4).
-    #[error("attribute {attribute}: UB256 array with size {size}, expected 4")]
-    Ub256Size { attribute: u8, size: u8 },
     /// An `INLINE_ARRAY` draw with no enabled vertex array, so no vertex layout.
     #[error("inline array draw with no enabled vertex array to give its layout")]
     InlineWithoutArrays,

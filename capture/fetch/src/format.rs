@@ -13,17 +13,17 @@ pub struct ElementFormat {
 }
 
 impl ElementFormat {
-    /// Check `size` for attribute `attribute`: 1..=4 for every type, exactly 1 for CMP (one
-    /// packed word), exactly 4 for UB256 (RPCS3 `ensure(size == 4)`).
+    /// Check `size` for attribute `attribute`: 1..=4 for every type. A CMP element is one
+    /// packed word whatever the size field says (RPCS3 sets size 1 for CMP before it fetches,
+    /// `Core/RSXDrawCommands.cpp`); a UB256 array of 1 to 3 components is fetched with that
+    /// many (RPCS3 requires 4 only for the host size of inline arrays, where it is 4 bytes
+    /// anyway).
     pub fn new(attribute: u8, ty: VertexType, size: u8) -> Result<ElementFormat, FetchError> {
         if !(1..=4).contains(&size) {
             return Err(FetchError::InvalidSize { attribute, size });
         }
-        match ty {
-            VertexType::CMP if size != 1 => Err(FetchError::CmpSize { attribute, size }),
-            VertexType::UB256 if size != 4 => Err(FetchError::Ub256Size { attribute, size }),
-            _ => Ok(ElementFormat { ty, size }),
-        }
+        let size = if ty == VertexType::CMP { 1 } else { size };
+        Ok(ElementFormat { ty, size })
     }
 
     pub fn ty(self) -> VertexType {
@@ -118,19 +118,11 @@ mod tests {
                 size: 5
             })
         );
-        assert_eq!(
-            ElementFormat::new(2, VertexType::CMP, 3),
-            Err(FetchError::CmpSize {
-                attribute: 2,
-                size: 3
-            })
-        );
-        assert_eq!(
-            ElementFormat::new(7, VertexType::UB256, 2),
-            Err(FetchError::Ub256Size {
-                attribute: 7,
-                size: 2
-            })
-        );
+    }
+
+    #[test]
+    fn cmp_is_one_word_and_ub256_takes_any_size() {
+        assert_eq!(fmt(VertexType::CMP, 1), ElementFormat::new(2, VertexType::CMP, 3).unwrap());
+        assert_eq!(ElementFormat::new(7, VertexType::UB256, 2).unwrap().read_bytes(), 2);
     }
 }

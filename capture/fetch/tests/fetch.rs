@@ -571,51 +571,31 @@ fn missing_index_memory_names_the_range_and_address() {
 
 #[test]
 fn malformed_array_formats_are_named() {
-    let cases = [
-        (
-            VertexType::F,
-            5,
-            FetchError::InvalidSize {
-                attribute: 2,
-                size: 5,
-            },
-        ),
-        (
-            VertexType::CMP,
-            3,
-            FetchError::CmpSize {
-                attribute: 2,
-                size: 3,
-            },
-        ),
-        (
-            VertexType::UB256,
-            2,
-            FetchError::Ub256Size {
-                attribute: 2,
-                size: 2,
-            },
-        ),
-    ];
-    for (ty, size, want) in cases {
-        let mut inp = inputs(1 << 2, arrays(&[(0, 1)]));
-        inp.arrays[2] = Some(array(ty, size, 4, 0, Local));
-        let mem = TestMemory::new().with(Local, 0, vec![0; 64]);
-        assert_eq!(
-            fetch_draw(&inp, &mem),
-            Err(want.clone()),
-            "{} size {size}",
-            ty.name()
-        );
-    }
+    let mut inp = inputs(1 << 2, arrays(&[(0, 1)]));
+    inp.arrays[2] = Some(array(VertexType::F, 5, 4, 0, Local));
+    let mem = TestMemory::new().with(Local, 0, vec![0; 64]);
     assert_eq!(
-        FetchError::CmpSize {
+        fetch_draw(&inp, &mem),
+        Err(FetchError::InvalidSize {
             attribute: 2,
-            size: 3
-        }
-        .to_string(),
-        "attribute 2: CMP array with size 3, expected 1"
+            size: 5,
+        })
     );
+}
+
+#[test]
+fn cmp_arrays_of_any_size_and_short_ub256_arrays_are_fetched_as_rpcs3_does() {
+    // CMP size 3: one packed word (RPCS3 forces size 1); x = 0, y = 0, z = -512 << 6 = -32768.
+    let mut inp = inputs(1 << 2, arrays(&[(0, 1)]));
+    inp.arrays[2] = Some(array(VertexType::CMP, 3, 4, 0, Local));
+    let mem = TestMemory::new().with(Local, 0, 0x8000_0000u32.to_be_bytes().to_vec());
+    let out = fetch_draw(&inp, &mem).expect("CMP size 3");
+    assert_eq!(column(&out, 2)[0], [0.0, 0.0, -32768.0 / 32767.0, 1.0]);
+    // UB256 size 2: two raw bytes, z = 0, w = 1.
+    inp.arrays[2] = Some(array(VertexType::UB256, 2, 4, 0, Local));
+    let mem = TestMemory::new().with(Local, 0, vec![1, 2, 3, 4]);
+    let out = fetch_draw(&inp, &mem).expect("UB256 size 2");
+    assert_eq!(column(&out, 2)[0], [1.0, 2.0, 0.0, 1.0]);
 }
 
 #[test]
