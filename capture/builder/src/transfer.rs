@@ -159,15 +159,15 @@ impl CaptureBuilder {
         self.record(at(reg::NV3089_CONTEXT_SURFACE), CONTEXT_SURFACE2D);
     }
 
-    /// `NV309E` destination: DMA, format (log2 height 23:16, log2 width 31:24), offset; then
+    /// `NV309E` destination: DMA, format (log2 width 23:16, log2 height 31:24), offset; then
     /// `NV3089_SET_CONTEXT_SURFACE` = SWIZZLE2D.
     pub fn set_transfer_swizzle(&mut self, d: &TransferSwizzleDesc) {
         self.record(at(reg::NV309E_DMA), context_dma(d.location));
         self.record(
             at(reg::NV309E_FORMAT),
             (d.format & 0xFFFF)
-                | (u32::from(d.log2_size.1) << 16)
-                | (u32::from(d.log2_size.0) << 24),
+                | (u32::from(d.log2_size.0) << 16)
+                | (u32::from(d.log2_size.1) << 24),
         );
         self.record(at(reg::NV309E_FORMAT) + 1, d.offset);
         self.record(at(reg::NV3089_CONTEXT_SURFACE), CONTEXT_SWIZZLE2D);

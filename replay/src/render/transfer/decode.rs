@@ -14,7 +14,7 @@
 //! | NV0039 | `BUFFER_NOTIFY` (0x2328) | starts the copy |
 //! | NV3062 | `SET_CONTEXT_DMA_IMAGE_DESTIN` (0x6188), `SET_COLOR_FORMAT` (0x6300) | destination DMA; 4 R5G6B5, 0xA A8R8G8B8, 0xB Y32 |
 //! | NV3062 | `SET_PITCH` (0x6304), `SET_OFFSET_DESTIN` (0x630C) | source pitch 15:0 (unused here), destination pitch 31:16; offset |
-//! | NV309E | `SET_CONTEXT_DMA_IMAGE` (0x8184), `SET_FORMAT` (0x8300), `SET_OFFSET` (0x8304) | format 15:0, log2 height 23:16, log2 width 31:24 |
+//! | NV309E | `SET_CONTEXT_DMA_IMAGE` (0x8184), `SET_FORMAT` (0x8300), `SET_OFFSET` (0x8304) | format 15:0, log2 width 23:16, log2 height 31:24 (RPCS3 `sw_width_log2` / `sw_height_log2`, `rsx_decode.h`; nouveau's BASE_SIZE_U / _V) |
 //! | NV3089 | `SET_CONTEXT_DMA_IMAGE` (0xC184) | source DMA |
 //! | NV3089 | `SET_CONTEXT_SURFACE` (0xC198) | 0x313371C3 = NV3062 (`CELL_GCM_CONTEXT_SURFACE2D`), 0x31337A73 = NV309E (`CELL_GCM_CONTEXT_SWIZZLE2D`) |
 //! | NV3089 | `SET_COLOR_CONVERSION` (0xC2FC) | 0 dither, 1 truncate, 2 subtract-truncate |
@@ -351,7 +351,7 @@ fn scaled_image(regs: &[u32], command: usize) -> Result<ScaledImage, Unsupported
                     raw & 0xFFFF
                 ))
             })?;
-            let (log2_height, log2_width) = ((raw >> 16) as u8, (raw >> 24) as u8);
+            let (log2_width, log2_height) = ((raw >> 16) as u8, (raw >> 24) as u8);
             if log2_width > 12 || log2_height > 12 {
                 return Err(unsupported(format!(
                     "NV309E size 2^{log2_width} x 2^{log2_height} exceeds 4096"
@@ -466,7 +466,7 @@ mod tests {
             (reg::NV3089_DMA_IMAGE, 0xFEED_0000),
             (reg::NV3089_CONTEXT_SURFACE, CONTEXT_SWIZZLE2D),
             (reg::NV309E_DMA, 0xFEED_0001),
-            (reg::NV309E_FORMAT, 0x0A | (2 << 16) | (3 << 24)),
+            (reg::NV309E_FORMAT, 0x0A | (3 << 16) | (2 << 24)),
             (reg::NV309E_OFFSET, 0x4000),
             (reg::NV3089_DS_DX, 2 << 20),
             (reg::NV3089_DT_DY, 1 << 19),
