@@ -64,8 +64,11 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
             if c.line_count == 0 || c.line_length == 0 {
                 return None;
             }
-            let ss = i64::from(c.src_stride.max(1));
-            let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+            if !c.strides_valid() {
+                return None;
+            }
+            let ss = i64::from(c.src_stride);
+            let bytes = i64::from(c.line_length);
             let last = i64::from(c.line_count) - 1;
             let a = i64::from(c.src_offset);
             let b = a + last * i64::from(c.src_pitch);
@@ -97,14 +100,11 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
 pub fn destination_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
     match transfer {
         Transfer::Copy(c) => {
-            if c.line_count == 0 || c.line_length == 0 {
+            if c.line_count == 0 || c.line_length == 0 || !c.strides_valid() {
                 return None;
             }
-            let (ss, ds) = (
-                i64::from(c.src_stride.max(1)),
-                i64::from(c.dst_stride.max(1)),
-            );
-            let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+            let ds = i64::from(c.dst_stride);
+            let bytes = i64::from(c.line_length);
             let last = i64::from(c.line_count) - 1;
             let a = i64::from(c.dst_offset);
             let b = a + last * i64::from(c.dst_pitch);
@@ -192,11 +192,18 @@ fn memory_copy(
         // RPCS3 `nv0039.cpp` NOPs these out.
         return Ok(());
     }
-    let (ss, ds) = (
-        i64::from(c.src_stride.max(1)),
-        i64::from(c.dst_stride.max(1)),
-    );
-    let bytes = (i64::from(c.line_length) + ss - 1) / ss;
+    if !c.strides_valid() {
+        // RPCS3 `validate_buffer_notify` NOPs these out too.
+        return Err(format!(
+            "NV0039 strides {} in, {} out (FORMAT 0x{:04X}): only 1 to 4 copy; skipped",
+            c.src_stride,
+            c.dst_stride,
+            u16::from(c.src_stride) | (u16::from(c.dst_stride) << 8)
+        ));
+    }
+    let (ss, ds) = (i64::from(c.src_stride), i64::from(c.dst_stride));
+    // LINE_LENGTH counts columns: one byte each, read every `ss` bytes and written every `ds`.
+    let bytes = i64::from(c.line_length);
     let last = i64::from(c.line_count) - 1;
     if (last + 1).saturating_mul(bytes) > MAX_TRANSFER_BYTES as i64 {
         return Err(format!(
@@ -219,8 +226,11 @@ fn memory_copy(
     // (the surface overlay) at its pitch.
     let packed_len = u32::try_from((last + 1) * i64::from(c.line_length)).ok();
     let packed = match packed_len {
+        // The recorder copies LINE_LENGTH bytes of each line whatever the input stride, so
+        // only a copy of stride 1 finds its source in the packed block.
         Some(len)
             if i64::from(c.src_pitch) != i64::from(c.line_length)
+                && ss == 1
                 && !surfaces.overlaps(c.src, s_at, s_len) =>
         {
             base.read(c.src, c.src_offset, len).map(<[u8]>::to_vec)
@@ -501,9 +511,10 @@ mod tests {
 
     #[test]
     fn copies_follow_strides_and_signed_pitches() {
-        // Source bytes 0..64 at 0x100. Two lines, source pitch 16, byte stride 2 over a
-        // line length of 8 (bytes 0, 2, 4, 6 of each line), written with stride 1 at
-        // 0x300 and pitch -8: line 0 at 0x300, line 1 at 0x2F8 (RPCS3 `nv0039.cpp`).
+        // Source bytes 0..64 at 0x100. Two lines, source pitch 16, 8 columns read with byte
+        // stride 2 (bytes 0, 2, .., 14 of each line: LINE_LENGTH counts columns, RPCS3
+        // `block2d_copy_with_stride`), written with stride 1 at 0x300 and pitch -8: line 0 at
+        // 0x300, line 1 at 0x2F8.
         let mut surfaces = SurfaceMemory::new();
         let src = surfaces
             .range_mut(Location::Local, 0x100, 64, &NoMemory)
@@ -525,20 +536,34 @@ mod tests {
         };
         let notes = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &NoMemory);
         assert!(notes.is_empty(), "{notes:?}");
-        let line = |at: u32| {
+        let line = |surfaces: &SurfaceMemory, at: u32| {
             surfaces
-                .read_rendered(Location::Main, at, 4)
+                .read_rendered(Location::Main, at, 8)
                 .unwrap()
                 .to_vec()
         };
-        assert_eq!(line(0x300), vec![0, 2, 4, 6]);
-        assert_eq!(line(0x2F8), vec![16, 18, 20, 22]);
-        // The written bytes, 0x2F8..0x2FC and 0x300..0x304, lie inside the extent, which is
-        // no wider than the lines.
+        assert_eq!(line(&surfaces, 0x300), vec![0, 2, 4, 6, 8, 10, 12, 14]);
+        assert_eq!(line(&surfaces, 0x2F8), vec![16, 18, 20, 22, 24, 26, 28, 30]);
+        // The written bytes, 0x2F8..0x308, lie inside the extent, which is no wider.
         assert_eq!(
             destination_extent(&Transfer::Copy(copy)),
-            Some((Location::Main, 0x2F8, 0x304))
+            Some((Location::Main, 0x2F8, 0x308))
         );
+        // A stride of 0 or above 4 makes the copy a NOP, said in a note (RPCS3
+        // `validate_buffer_notify`).
+        for (src_stride, dst_stride) in [(0, 1), (1, 5)] {
+            let bad = MemoryCopy {
+                dst_offset: 0x400,
+                dst_pitch: 8,
+                src_stride,
+                dst_stride,
+                ..copy
+            };
+            let notes = apply_transfer(&Transfer::Copy(bad), &mut surfaces, &NoMemory);
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(surfaces.read_rendered(Location::Main, 0x400, 8).is_none());
+            assert_eq!(destination_extent(&Transfer::Copy(bad)), None);
+        }
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! |---|---|---|
 //! | NV0039 | `SET_CONTEXT_DMA_BUFFER_IN/OUT` (0x2184/0x2188) | 0xFEED0000 local, 0xFEED0001 main |
 //! | NV0039 | `OFFSET_IN/OUT` (0x230C/0x2310), `PITCH_IN/OUT` (0x2314/0x2318) | offsets; pitches signed (RPCS3 `nv0039.cpp` reads them as `s32`) |
-//! | NV0039 | `LINE_LENGTH_IN` (0x231C), `LINE_COUNT` (0x2320) | bytes per line, lines |
-//! | NV0039 | `FORMAT` (0x2324) | input byte stride 7:0, output byte stride 15:8 |
+//! | NV0039 | `LINE_LENGTH_IN` (0x231C), `LINE_COUNT` (0x2320) | columns (bytes copied) per line, lines |
+//! | NV0039 | `FORMAT` (0x2324) | input byte stride 7:0, output byte stride 15:8; each 1 to 4, else the copy is a NOP |
 //! | NV0039 | `BUFFER_NOTIFY` (0x2328) | starts the copy |
 //! | NV3062 | `SET_CONTEXT_DMA_IMAGE_DESTIN` (0x6188), `SET_COLOR_FORMAT` (0x6300) | destination DMA; 4 R5G6B5, 0xA A8R8G8B8, 0xB Y32 |
 //! | NV3062 | `SET_PITCH` (0x6304), `SET_OFFSET_DESTIN` (0x630C) | source pitch 15:0 (unused here), destination pitch 31:16; offset |
@@ -45,10 +45,11 @@ pub struct Unsupported {
     pub reason: String,
 }
 
-/// An `NV0039` memory-to-memory copy: `line_count` lines of `line_length` bytes, line `i`
+/// An `NV0039` memory-to-memory copy: `line_count` lines of `line_length` columns, line `i`
 /// read at `src_offset + i·src_pitch` and written at `dst_offset + i·dst_pitch`; within a
-/// line, byte `k` is read at `k·src_stride` and written at `k·dst_stride` for every
-/// `k·src_stride < line_length` (the formats are byte strides, RPCS3 `nv0039.cpp`).
+/// line, column `k < line_length` is the byte read at `k·src_stride` and written at
+/// `k·dst_stride` (the formats are byte strides of 1 to 4; any other stride makes the copy a
+/// NOP: RPCS3 `nv0039.cpp`, `buffer_notify` and `validate_buffer_notify`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryCopy {
     /// Source memory.
@@ -63,14 +64,21 @@ pub struct MemoryCopy {
     pub dst_offset: u32,
     /// Destination pitch (signed).
     pub dst_pitch: i32,
-    /// Bytes per line (source side).
+    /// Columns (bytes copied) per line.
     pub line_length: u32,
     /// Lines.
     pub line_count: u32,
-    /// Input byte stride (0 and 1 both mean contiguous).
+    /// Input byte stride (1 contiguous; 1 to 4 copy).
     pub src_stride: u8,
-    /// Output byte stride.
+    /// Output byte stride (likewise).
     pub dst_stride: u8,
+}
+
+impl MemoryCopy {
+    /// Both strides in 1..=4, the only ones RPCS3 copies with (`validate_buffer_notify`).
+    pub fn strides_valid(&self) -> bool {
+        (1..=4).contains(&self.src_stride) && (1..=4).contains(&self.dst_stride)
+    }
 }
 
 /// The pixel format of an `NV3089` source (`CELL_GCM_TRANSFER_SCALE_FORMAT_*`).
