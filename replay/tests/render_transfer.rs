@@ -1,6 +1,7 @@
 //! Image transfers between draws on both renderers: a surface is rendered (an 8×8 A8R8G8B8
 //! pattern), then copied (`NV0039`), scaled (`NV3089` 2:1 through `NV3062`, FOH and ZOH, and
-//! to R5G6B5), or swizzled (`NV3089` 1:1 through `NV309E`), and a later draw samples the
+//! to R5G6B5), swizzled (`NV3089` 1:1 through `NV309E`), or sent inline (`NV308A`, the pattern
+//! as COLOR words), and a later draw samples the
 //! destination. Every expected pixel is computed here from the documented rules
 //! (`render::transfer::apply`'s module doc; RPCS3 `nv0039.cpp`, `nv3089.cpp`), not by the
 //! code under test: the FOH 2:1 reduction is the rounded mean of each 2×2 block, ZOH picks the
@@ -352,6 +353,37 @@ fn cases() -> Vec<Case> {
         .collect();
     cases.push(Case {
         name: "swizzle",
+        capture,
+        expect,
+    });
+
+    // NV308A: the pattern sent inline, one row of eight COLOR words per POINT (0, y), into an
+    // 8×8 NV3062 A8R8G8B8 surface (pitch 32); each word is stored as it is (RPCS3
+    // `nv308a.cpp` copies the command's words), so the texture read back is the pattern.
+    let capture = scene(
+        "transfer_inline.rrc",
+        |b| {
+            b.set_transfer_surface(&TransferSurfaceDesc {
+                location: Location::Local,
+                offset: DEST,
+                pitch: 32,
+                format: 0xA,
+            });
+            for y in 0..8u16 {
+                let words: Vec<u32> = (0..8)
+                    .map(|x| u32::from_be_bytes(texel(&p, x, usize::from(y))))
+                    .collect();
+                b.transfer_inline((0, y), &words).unwrap();
+            }
+        },
+        |b| bind(b, DEST, 0x85, true, 8, 8, 32, 256),
+    );
+    let expect = (0..8)
+        .flat_map(|y| (0..8).map(move |x| (x, y)))
+        .map(|(x, y)| (x, y, rgba(texel(&p, x as usize, y as usize))))
+        .collect();
+    cases.push(Case {
+        name: "inline",
         capture,
         expect,
     });

@@ -324,7 +324,8 @@ pub fn collect_attachments(
         // 3. Non-indexed: one block per attribute per range.
         DrawKind::Array => {
             for a in enabled_arrays(regs)? {
-                for (i, &DrawRange { first, count }) in clause.ranges.as_slice().iter().enumerate() {
+                for (i, &DrawRange { first, count }) in clause.ranges.as_slice().iter().enumerate()
+                {
                     let offset = a.base + u64::from(first) * a.stride;
                     let len = u64::from(count.saturating_sub(1)) * a.stride + a.elem;
                     let what = || {
@@ -602,7 +603,11 @@ mod tests {
     use super::*;
 
     fn pairs(c: &DrawClause) -> Vec<(u32, u32)> {
-        c.ranges.as_slice().iter().map(|r| (r.first, r.count)).collect()
+        c.ranges
+            .as_slice()
+            .iter()
+            .map(|r| (r.first, r.count))
+            .collect()
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use rsxtrace_frame::methods::{reg, CONTEXT_SURFACE2D, CONTEXT_SWIZZLE2D};
 use rsxtrace_rrc::Location;
 
-use crate::builder::{blob, CaptureBuilder};
+use crate::builder::{blob, check_range, CaptureBuilder};
 use crate::error::BuildError;
 use crate::render_state::context_dma;
 
@@ -171,6 +171,20 @@ impl CaptureBuilder {
         );
         self.record(at(reg::NV309E_FORMAT) + 1, d.offset);
         self.record(at(reg::NV3089_CONTEXT_SURFACE), CONTEXT_SWIZZLE2D);
+    }
+
+    /// `NV308A`: one row of an image sent inline: `NV308A_POINT` = `point`, `SIZE_OUT` =
+    /// (`words.len()`, 1), then one `NV308A_COLOR[i]` write per word, each written to pixel
+    /// `(point.x + i, point.y)` of the last [`Self::set_transfer_surface`]. At most 0x700
+    /// words (the COLOR registers).
+    pub fn transfer_inline(&mut self, point: (u16, u16), words: &[u32]) -> Result<(), BuildError> {
+        check_range("NV308A words", words.len() as u64, 0x701)?;
+        self.record(at(reg::NV308A_POINT), pair(point.0, point.1));
+        self.record(at(reg::NV308A_SIZE_OUT), pair(words.len() as u16, 1));
+        for (i, &w) in words.iter().enumerate() {
+            self.record(at(reg::NV308A_COLOR) + i as u32, w);
+        }
+        Ok(())
     }
 
     /// `NV3089`: source DMA, conversion .. DT_DY, then IMAGE_IN_SIZE, FORMAT, OFFSET and

@@ -122,7 +122,15 @@ mod tests {
 
     #[test]
     fn cmp_is_one_word_and_ub256_takes_any_size() {
-        assert_eq!(fmt(VertexType::CMP, 1), ElementFormat::new(2, VertexType::CMP, 3).unwrap());
-        assert_eq!(ElementFormat::new(7, VertexType::UB256, 2).unwrap().read_bytes(), 2);
+        assert_eq!(
+            fmt(VertexType::CMP, 1),
+            ElementFormat::new(2, VertexType::CMP, 3).unwrap()
+        );
+        assert_eq!(
+            ElementFormat::new(7, VertexType::UB256, 2)
+                .unwrap()
+                .read_bytes(),
+            2
+        );
     }
 }

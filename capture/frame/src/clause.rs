@@ -65,7 +65,11 @@ mod tests {
         for &(first, count) in appended {
             ranges.append(DrawRange { first, count });
         }
-        ranges.as_slice().iter().map(|r| (r.first, r.count)).collect()
+        ranges
+            .as_slice()
+            .iter()
+            .map(|r| (r.first, r.count))
+            .collect()
     }
 
     #[test]
@@ -80,6 +84,9 @@ mod tests {
             vec![(0, 300), (500, 6), (1000, 10)]
         );
         // A range that would continue an earlier, not the current, range is its own.
-        assert_eq!(collect(&[(0, 3), (10, 3), (3, 3)]), vec![(0, 3), (3, 3), (10, 3)]);
+        assert_eq!(
+            collect(&[(0, 3), (10, 3), (3, 3)]),
+            vec![(0, 3), (3, 3), (10, 3)]
+        );
     }
 }

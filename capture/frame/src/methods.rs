@@ -199,6 +199,14 @@ pub mod reg {
     pub const NV309E_FORMAT: u16 = 0x8300 / 4;
     /// `NV309E_SET_OFFSET`.
     pub const NV309E_OFFSET: u16 = 0x8304 / 4;
+    /// `NV308A_POINT`: x 15:0, y 31:16 of the first inline pixel.
+    pub const NV308A_POINT: u16 = 0xA304 / 4;
+    /// `NV308A_SIZE_OUT`: width 15:0 (COLOR words at or past it are skipped), height 31:16.
+    pub const NV308A_SIZE_OUT: u16 = 0xA308 / 4;
+    /// `NV308A_COLOR[0]`: 0x700 registers, word `i` is pixel `POINT.x + i` of row `POINT.y`.
+    pub const NV308A_COLOR: u16 = 0xA400 / 4;
+    /// How many `NV308A_COLOR` registers there are.
+    pub const NV308A_COLOR_COUNT: u16 = 0x700;
     /// `NV3089_SET_CONTEXT_DMA_IMAGE`.
     pub const NV3089_DMA_IMAGE: u16 = 0xC184 / 4;
     /// `NV3089_SET_CONTEXT_SURFACE`.

@@ -481,6 +481,31 @@ impl SurfaceMemory {
         region.bytes.get_mut(from..from + len as usize)
     }
 
+    /// As [`Self::range_mut`], joined to a region that ends where the range starts, so that
+    /// bytes written one small piece after another (an image sent inline, pixel by pixel)
+    /// make one region that a later read finds whole, not many small ones side by side.
+    pub fn range_mut_joined(
+        &mut self,
+        location: Location,
+        offset: u32,
+        len: u32,
+        base: &dyn GuestMemory,
+    ) -> Option<&mut [u8]> {
+        let start = u64::from(offset);
+        let before = self
+            .regions
+            .iter()
+            .find(|r| r.location == location && r.end() == start && u64::from(r.offset) < start)
+            .map(|r| r.offset);
+        let Some(from) = before else {
+            return self.range_mut(location, offset, len, base);
+        };
+        let joined = u32::try_from(start - u64::from(from) + u64::from(len)).ok()?;
+        let bytes = self.range_mut(location, from, joined, base)?;
+        let at = (offset - from) as usize;
+        bytes.get_mut(at..)
+    }
+
     /// Lend the regions holding `ranges` (location, offset, length) for writing in place:
     /// each range is created or merged from `base` as [`Self::range_mut`] does, then the
     /// regions holding them are taken out whole. Returns them with, per range, the index of

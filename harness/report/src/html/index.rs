@@ -361,6 +361,15 @@ fn transfer_text(t: &TransferEvent) -> String {
             s.out.3,
             s.destination
         ),
+        Ok(Transfer::Inline(p)) => format!(
+            "NV308A inline pixel 0x{:08x} to ({}, {}) of {}+0x{:x} {:?}",
+            p.word,
+            p.x,
+            p.y,
+            p.location.name(),
+            p.offset,
+            p.format
+        ),
         Err(u) => format!("{} not replayed: {}", u.method, u.reason),
     };
     format!(

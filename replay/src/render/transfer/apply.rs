@@ -6,6 +6,8 @@
 //! **NV0039** copies bytes exactly as [`MemoryCopy`] says (RPCS3 `nv0039.cpp`; overlapping
 //! ranges copy as if through a temporary buffer, as RPCS3's `memmove` path does).
 //!
+//! **NV308A** writes one pixel per `COLOR` word ([`InlinePixel`]).
+//!
 //! **NV3089** writes the destination pixels inside both the clip and the output rectangle
 //! (both in destination pixels; an `NV309E` destination also stops at its `2^log2` size).
 //! Destination pixel `(X, Y)` takes the source at
@@ -24,8 +26,8 @@
 //! warned). The alpha of an R5G6B5 source is 255.
 
 use super::decode::{
-    ContextSurface, DestinationFormat, Interpolator, MemoryCopy, Origin, ScaledImage, SourceFormat,
-    Transfer,
+    ContextSurface, DestinationFormat, InlinePixel, Interpolator, MemoryCopy, Origin, ScaledImage,
+    SourceFormat, Transfer,
 };
 use crate::render::surface::SurfaceMemory;
 use crate::texture::layout::z_index;
@@ -50,6 +52,7 @@ pub fn apply_transfer(
     let result = match transfer {
         Transfer::Copy(c) => memory_copy(c, surfaces, base).map(|()| Vec::new()),
         Transfer::Scaled(s) => scaled_image(s, surfaces, base),
+        Transfer::Inline(p) => inline_pixel(p, surfaces, base).map(|()| Vec::new()),
     };
     result.unwrap_or_else(|e| vec![e])
 }
@@ -89,6 +92,7 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
                 + in_w * u64::from(s.src_format.bytes());
             Some((s.src, start, end))
         }
+        Transfer::Inline(_) => None,
     }
 }
 
@@ -149,6 +153,10 @@ pub fn destination_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
                     Some((location, start, start.saturating_add(len)))
                 }
             }
+        }
+        Transfer::Inline(p) => {
+            let start = p.at();
+            Some((p.location, start, start + u64::from(p.format.bytes())))
         }
     }
 }
@@ -261,6 +269,32 @@ fn memory_copy(
             }
         }
     }
+    Ok(())
+}
+
+/// Write one inline pixel: an A8R8G8B8 or Y32 word as it is (big-endian, as RPCS3 copies the
+/// command's word), R5G6B5 from A8R8G8B8 by the NV3089 truncation rule. RPCS3 converts with
+/// `c·32/255` (which wraps 255 to 0) and stores the halfword in host order; both look like
+/// its own slips, so the rule here is the one its scaled images use.
+fn inline_pixel(
+    p: &InlinePixel,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+) -> Result<(), String> {
+    let bytes = match p.format {
+        DestinationFormat::R5G6B5 => {
+            let c = texel(SourceFormat::A8R8G8B8, &p.word.to_be_bytes());
+            encode(SourceFormat::A8R8G8B8, DestinationFormat::R5G6B5, c).0
+        }
+        _ => p.word.to_be_bytes(),
+    };
+    let len = p.format.bytes();
+    let at = u32::try_from(p.at())
+        .map_err(|_| format!("NV308A pixel ({}, {}) lies past 4 GiB; skipped", p.x, p.y))?;
+    let dst = surfaces
+        .range_mut_joined(p.location, at, len, base)
+        .ok_or_else(|| "NV308A destination cannot be written; skipped".to_string())?;
+    dst.copy_from_slice(&bytes[..len as usize]);
     Ok(())
 }
 
@@ -726,5 +760,35 @@ mod tests {
         assert!(span("x", 0, (1 << 32) + 1).is_err());
         assert!(span("x", 0, MAX_TRANSFER_BYTES as i64 + 1).is_err());
         assert_eq!(span("x", 16, 48), Ok((16, 32)));
+    }
+
+    #[test]
+    fn inline_pixels_store_argb_words_and_truncate_to_r5g6b5() {
+        let mut surfaces = SurfaceMemory::new();
+        let pixel = |format, x, word| InlinePixel {
+            location: Location::Local,
+            offset: 0x100,
+            pitch: 16,
+            format,
+            x,
+            y: 1,
+            word,
+        };
+        for (x, word) in [(0, 0x11_22_33_44), (1, 0x55_66_77_88)] {
+            let p = pixel(DestinationFormat::A8R8G8B8, x, word);
+            assert!(apply_transfer(&Transfer::Inline(p), &mut surfaces, &NoMemory).is_empty());
+        }
+        // Two pixels written one after the other are one region, read back whole.
+        assert_eq!(
+            surfaces.read_rendered(Location::Local, 0x110, 8).unwrap(),
+            [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]
+        );
+        // R5G6B5: R 0xFF >> 3, G 0x80 >> 2, B 0x08 >> 3, big-endian.
+        let p = pixel(DestinationFormat::R5G6B5, 0, 0xFF_FF_80_08);
+        assert!(apply_transfer(&Transfer::Inline(p), &mut surfaces, &NoMemory).is_empty());
+        assert_eq!(
+            surfaces.read_rendered(Location::Local, 0x110, 2).unwrap(),
+            (31u16 << 11 | 32 << 5 | 1).to_be_bytes()
+        );
     }
 }

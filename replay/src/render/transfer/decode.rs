@@ -211,6 +211,36 @@ pub struct ScaledImage {
     pub conversion: u32,
 }
 
+/// One `NV308A_COLOR[i]` word: a pixel of an image sent inline in the command stream,
+/// written to the `NV3062` surface at `(POINT.x + i, POINT.y)` (RPCS3 `nv308a.cpp`
+/// `color::impl`; words at or past `SIZE_OUT`'s width are skipped and start no transfer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InlinePixel {
+    /// Destination memory (`NV3062_SET_CONTEXT_DMA_IMAGE_DESTIN`).
+    pub location: Location,
+    /// Offset of pixel (0, 0) (`NV3062_SET_OFFSET_DESTIN`).
+    pub offset: u32,
+    /// Destination row pitch in bytes (`NV3062_SET_PITCH` 31:16).
+    pub pitch: u32,
+    /// Destination format (`NV3062_SET_COLOR_FORMAT`).
+    pub format: DestinationFormat,
+    /// Pixel column.
+    pub x: u32,
+    /// Pixel row.
+    pub y: u32,
+    /// The word: A8R8G8B8 (and Y32) stored as it is, R5G6B5 converted from A8R8G8B8.
+    pub word: u32,
+}
+
+impl InlinePixel {
+    /// Byte offset of the pixel.
+    pub fn at(&self) -> u64 {
+        u64::from(self.offset)
+            + u64::from(self.y) * u64::from(self.pitch)
+            + u64::from(self.x) * u64::from(self.format.bytes())
+    }
+}
+
 /// A decoded transfer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Transfer {
@@ -218,6 +248,8 @@ pub enum Transfer {
     Copy(MemoryCopy),
     /// `NV3089_IMAGE_IN`.
     Scaled(ScaledImage),
+    /// `NV308A_COLOR[i]`.
+    Inline(InlinePixel),
 }
 
 fn r(regs: &[u32], i: u16) -> u32 {
@@ -243,8 +275,48 @@ pub fn decode_at(reg: u16, regs: &[u32], command: usize) -> Option<Result<Transf
     match reg {
         reg::NV0039_BUFFER_NOTIFY => Some(memory_copy(regs, command).map(Transfer::Copy)),
         reg::NV3089_IMAGE_IN => Some(scaled_image(regs, command).map(Transfer::Scaled)),
+        _ if (reg::NV308A_COLOR..reg::NV308A_COLOR + reg::NV308A_COLOR_COUNT).contains(&reg) => {
+            inline_pixel(regs, reg - reg::NV308A_COLOR, command).map(|p| p.map(Transfer::Inline))
+        }
         _ => None,
     }
+}
+
+/// `NV308A_COLOR[index]`: `None` when the index is at or past `SIZE_OUT`'s width (RPCS3
+/// skips the word).
+fn inline_pixel(
+    regs: &[u32],
+    index: u16,
+    command: usize,
+) -> Option<Result<InlinePixel, Unsupported>> {
+    if index >= lo(r(regs, reg::NV308A_SIZE_OUT)) {
+        return None;
+    }
+    let unsupported = |reason: String| Unsupported {
+        method: "NV308A_COLOR",
+        command,
+        reason,
+    };
+    let raw = r(regs, reg::NV3062_COLOR_FORMAT);
+    let Some(format) = DestinationFormat::from_raw(raw) else {
+        return Some(Err(unsupported(format!(
+            "NV3062 colour format {raw} (4, 0xA or 0xB)"
+        ))));
+    };
+    let location = match location(regs, reg::NV3062_DMA_DESTIN, "NV3062", &unsupported) {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
+    let point = r(regs, reg::NV308A_POINT);
+    Some(Ok(InlinePixel {
+        location,
+        offset: r(regs, reg::NV3062_OFFSET_DESTIN),
+        pitch: u32::from(hi(r(regs, reg::NV3062_PITCH))),
+        format,
+        x: u32::from(lo(point)) + u32::from(index),
+        y: u32::from(hi(point)),
+        word: r(regs, reg::NV308A_COLOR + index),
+    }))
 }
 
 fn location(
@@ -503,5 +575,26 @@ mod tests {
             }
         );
         assert_eq!(s.dst_format, DestinationFormat::A8R8G8B8);
+    }
+
+    #[test]
+    fn inline_words_are_pixels_of_the_row_up_to_size_out() {
+        let r = regs(&[
+            (reg::NV3062_DMA_DESTIN, 0xFEED_0000),
+            (reg::NV3062_COLOR_FORMAT, 4),
+            (reg::NV3062_PITCH, 64 << 16),
+            (reg::NV3062_OFFSET_DESTIN, 0x1000),
+            (reg::NV308A_POINT, 2 | (1 << 16)),
+            (reg::NV308A_SIZE_OUT, 2 | (1 << 16)),
+            (reg::NV308A_COLOR + 1, 0xFFFF_8008),
+            (reg::NV308A_COLOR + 2, 0x1234_5678),
+        ]);
+        let Some(Ok(Transfer::Inline(p))) = decode_at(reg::NV308A_COLOR + 1, &r, 7) else {
+            panic!("not an inline pixel");
+        };
+        assert_eq!((p.x, p.y, p.word), (3, 1, 0xFFFF_8008));
+        assert_eq!(p.at(), 0x1000 + 64 + 3 * 2);
+        // COLOR[2] is past SIZE_OUT's width 2: skipped, as RPCS3 does.
+        assert!(decode_at(reg::NV308A_COLOR + 2, &r, 8).is_none());
     }
 }

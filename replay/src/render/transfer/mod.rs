@@ -1,11 +1,13 @@
-//! Image transfers between draws: `NV0039` memory-to-memory copies and `NV3089` scaled images
-//! written through an `NV3062` 2D surface or an `NV309E` swizzled surface, decoded from the
+//! Image transfers between draws: `NV0039` memory-to-memory copies, `NV3089` scaled images
+//! written through an `NV3062` 2D surface or an `NV309E` swizzled surface, and `NV308A`
+//! images sent inline in the command stream (one pixel per `COLOR` word), decoded from the
 //! register file at the command that starts them ([`decode`]) and applied to the frame's
 //! surface memory ([`apply`]) by both renderers at their place between draws, so that a later
 //! draw sampling the destination reads the copy.
 //!
 //! - [`decode`]: the registers of each class and their fields (RPCS3 `rsx_decode.h`,
-//!   `gcm_enums.h`, `NV47/HW/nv0039.cpp`, `NV47/HW/nv3089.cpp`), into [`Transfer`].
+//!   `gcm_enums.h`, `NV47/HW/nv0039.cpp`, `NV47/HW/nv3089.cpp`, `NV47/HW/nv308a.cpp`), into
+//!   [`Transfer`].
 //! - [`apply`]: the copy and the scaling rule on [`SurfaceMemory`](super::surface::SurfaceMemory).
 //!
 //! A transfer variant the replay does not model (another operation than SRCCOPY, a YUV or
@@ -22,8 +24,8 @@ use rsxtrace_capture::fetch::GuestMemory;
 
 pub use apply::{apply_transfer, destination_extent, source_extent};
 pub use decode::{
-    ContextSurface, DestinationFormat, Interpolator, MemoryCopy, Origin, ScaledImage, SourceFormat,
-    Transfer, Unsupported,
+    ContextSurface, DestinationFormat, InlinePixel, Interpolator, MemoryCopy, Origin, ScaledImage,
+    SourceFormat, Transfer, Unsupported,
 };
 
 /// One transfer with its place in the frame.
