@@ -30,6 +30,7 @@
 //! min filters (the switch is at 0 for every filter combination, as in Vulkan and D3D), and
 //! anisotropic filtering (CONTROL0 max aniso is ignored).
 
+use crate::shadow::DepthCompare;
 use serde::Serialize;
 
 /// Filtering between levels (the mip part of the FILTER min field).
@@ -63,6 +64,10 @@ pub struct TextureLod {
     /// `texture_parameters[i].scale_bias`, the inverse size for unnormalised units).
     /// Other dimensions ignore it.
     pub unnormalized: bool,
+    /// The depth comparison of a 2D shadow-map unit ([`crate::shadow`]), or `None`.
+    pub compare: Option<DepthCompare>,
+    /// The unit's alpha kill (`SET_TEXTURE_CONTROL0` bit 2, [`crate::shadow`]).
+    pub alpha_kill: bool,
 }
 
 impl Default for TextureLod {
@@ -74,6 +79,8 @@ impl Default for TextureLod {
             max_lod: 0xFFF,
             mip: MipFilter::None,
             unnormalized: false,
+            compare: None,
+            alpha_kill: false,
         }
     }
 }
@@ -115,6 +122,17 @@ impl TextureLod {
             max_lod: fx(max_lod, 0.0, 4095.0) as u16,
             mip,
             unnormalized: false,
+            compare: None,
+            alpha_kill: false,
+        }
+    }
+
+    /// The same state with a depth comparison and alpha kill ([`crate::shadow`]).
+    pub fn with_sampling(self, compare: Option<DepthCompare>, alpha_kill: bool) -> TextureLod {
+        TextureLod {
+            compare,
+            alpha_kill,
+            ..self
         }
     }
 

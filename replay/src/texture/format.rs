@@ -50,7 +50,8 @@
 //! sign), which is the f32 with those bits shifted left by 7 (RPCS3 `ShuffleBytes.glsl`
 //! `d24f_to_f32(bits) = bits << 7`, applied to `value >> 8` in `VKCompute.h`
 //! `cs_scatter_d32x8`), DEPTH16 = u16 / 0xFFFF, DEPTH16_FLOAT = IEEE half. Depth comparison
-//! (shadow sampling, ADDRESS zfunc) is not modelled here: the interpreter gets the raw depth.
+//! (shadow sampling, ADDRESS zfunc) is the sampler's (`rsxtrace_semantics::shadow`), not the
+//! decoder's.
 
 /// A texel format of the RSX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,14 +6,38 @@
 use rsxtrace_capture::frame::state::Texture;
 pub use rsxtrace_semantics::lod::{lambda_from_derivatives, LevelChoice, MipFilter, TextureLod};
 
-use super::filter::min_filter;
+use super::filter::{mag_filter, min_filter, TexelFilter};
+use super::format::TexelFormat;
+use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
 /// by the frame model, rrc-format.md 4.7). It does not depend on the decoded image: the rule
 /// drops the mip filter, bias and clamp itself when the image has one level (RPCS3
 /// `sampler_state::apply`), on both paths.
 pub fn unit_lod(texture: &Texture) -> TextureLod {
-    let (_, mip) = min_filter(texture.filter.min.raw);
+    let (min, mip) = min_filter(texture.filter.min.raw);
+    let depth = matches!(
+        TexelFormat::from_code(texture.format.format & !0x60),
+        Some(
+            TexelFormat::Depth16
+                | TexelFormat::Depth16Float
+                | TexelFormat::Depth24D8
+                | TexelFormat::Depth24D8Float
+        )
+    );
+    // Only a 2D unit compares (`rsxtrace_semantics::shadow`).
+    let flat = texture.format.dimension == 2 && !texture.format.cubemap;
+    let alpha_kill = texture.control0.alpha_kill;
+    let compare = (depth && flat)
+        .then(|| {
+            DepthCompare::of_unit(
+                texture.address.zfunc.raw,
+                alpha_kill,
+                mag_filter(texture.filter.mag.raw) == TexelFilter::Linear,
+                min == TexelFilter::Linear,
+            )
+        })
+        .flatten();
     TextureLod::from_values(
         texture.filter.bias,
         texture.control0.min_lod,
@@ -21,4 +45,5 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
         mip,
     )
     .with_unnormalized(texture.format.unnormalized)
+    .with_sampling(compare, alpha_kill)
 }

@@ -37,6 +37,12 @@ pub trait Sampler: Sync {
     /// The filtered texel (r, g, b, a) of `unit` for `request`. A unit with no usable texture
     /// returns (0, 0, 0, 0) (RPCS3 binds a null texture there) — implementations document it.
     fn sample(&self, unit: u8, request: &SampleRequest) -> [f32; 4];
+
+    /// As [`sample`](Self::sample), and whether the unit's alpha kill discards the fragment
+    /// (`rsxtrace_semantics::shadow`); a sampler without alpha kill never does.
+    fn sample_killing(&self, unit: u8, request: &SampleRequest) -> ([f32; 4], bool) {
+        (self.sample(unit, request), false)
+    }
 }
 
 /// A sampler for programs that sample nothing: every unit returns (0, 0, 0, 0).

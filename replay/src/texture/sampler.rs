@@ -22,6 +22,7 @@ use super::wrap::Wrap;
 use super::{LodSource, SampleRequest, Sampler};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
+use rsxtrace_semantics::shadow::{DepthCompare, ALPHA_KILL_BELOW};
 use std::sync::Arc;
 
 /// Coordinates are clamped to this many texels before conversion to integers.
@@ -96,6 +97,21 @@ impl UnitSampler {
 
     /// Answer one request.
     pub fn sample(&self, req: &SampleRequest) -> [f32; 4] {
+        let (value, compared) = self.filtered(req);
+        self.convert(value, compared)
+    }
+
+    /// The post-filter conversions, which a compared (shadow) sample skips.
+    fn convert(&self, value: [f32; 4], compared: bool) -> [f32; 4] {
+        if self.conversions.any() && !compared {
+            self.conversions.apply(value)
+        } else {
+            value
+        }
+    }
+
+    /// The filtered texel before the conversions, and whether it is a depth comparison's.
+    fn filtered(&self, req: &SampleRequest) -> ([f32; 4], bool) {
         let dim = self.image.dimension;
         let (layer, coord, axes_of, axes) = match dim {
             Dimension::D1 => (0, [req.coord[0], 0.0, 0.0], CubeAxes::default(), 1),
@@ -108,11 +124,11 @@ impl UnitSampler {
             ),
             Dimension::Cube => match select_face(req.coord[0], req.coord[1], req.coord[2]) {
                 Some((face, s, t, a)) => (face, [s, t, 0.0], a, 2),
-                None => return [0.0; 4],
+                None => return ([0.0; 4], false),
             },
         };
         let Some(base) = self.image.level(layer, 0) else {
-            return [0.0; 4];
+            return ([0.0; 4], false);
         };
         let size = [base.width as f32, base.height as f32, base.depth as f32];
         let mut coord = coord;
@@ -143,46 +159,80 @@ impl UnitSampler {
             LodSource::Explicit(l) => l,
             LodSource::Gradients { ddx, ddy } => implicit(ddx, ddy),
         };
+        // A 2D shadow map compares each texel with the coordinate's z before filtering
+        // (`rsxtrace_semantics::shadow`).
+        let z = match (self.lod.compare, dim) {
+            (Some(c), Dimension::D2) => Some((c, req.coord[2])),
+            _ => None,
+        };
         let value = match self.lod.choose(lambda, self.image.levels) {
-            LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes),
-            LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes),
-            LevelChoice::Level(l) => self.filter_at(layer, l, coord, axes),
+            LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes, z),
+            LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes, z),
+            LevelChoice::Level(l) => self.filter_at(layer, l, coord, axes, z),
             LevelChoice::Blend { level, weight } => {
-                let a = self.filter_at(layer, level, coord, axes);
-                let b = self.filter_at(layer, level + 1, coord, axes);
+                let a = self.filter_at(layer, level, coord, axes, z);
+                let b = self.filter_at(layer, level + 1, coord, axes, z);
                 lerp4(a, b, weight)
             }
         };
-        if self.conversions.any() {
-            self.conversions.apply(value)
-        } else {
-            value
-        }
+        (value, z.is_some())
     }
 
-    fn filter_at(&self, layer: u32, level: u32, coord: [f32; 3], axes: usize) -> [f32; 4] {
+    /// As [`sample`](Self::sample), and whether the unit's alpha kill discards the fragment:
+    /// the filtered texel's alpha before the conversions is below [`ALPHA_KILL_BELOW`]
+    /// (`rsxtrace_semantics::shadow`).
+    pub fn sample_killing(&self, req: &SampleRequest) -> ([f32; 4], bool) {
+        let (value, compared) = self.filtered(req);
+        let killed = self.lod.alpha_kill && value[3] < ALPHA_KILL_BELOW;
+        (self.convert(value, compared), killed)
+    }
+
+    fn filter_at(
+        &self,
+        layer: u32,
+        level: u32,
+        coord: [f32; 3],
+        axes: usize,
+        z: Option<(DepthCompare, f32)>,
+    ) -> [f32; 4] {
         match self.image.level(layer, level) {
-            Some(l) => self.filter_level(l, coord, self.min, axes),
+            Some(l) => self.filter_level(l, coord, self.min, axes, z),
             None => [0.0; 4],
         }
     }
 
-    /// Fetch a texel by integer coordinates, applying the wrap modes.
+    /// Fetch a texel by integer coordinates, applying the wrap modes; a shadow map's texel
+    /// (or border) compared with the reference `z`.
     #[inline]
-    fn fetch(&self, level: &Level, i: [i64; 3], axes: usize) -> [f32; 4] {
+    fn fetch(
+        &self,
+        level: &Level,
+        i: [i64; 3],
+        axes: usize,
+        z: Option<(DepthCompare, f32)>,
+    ) -> [f32; 4] {
         let dims = [
             i64::from(level.width),
             i64::from(level.height),
             i64::from(level.depth),
         ];
         let mut at = [0u32; 3];
+        let mut border = false;
         for k in 0..axes.min(3) {
             match self.wrap[k].apply(i[k], dims[k]) {
                 Some(v) => at[k] = v as u32,
-                None => return self.border,
+                None => border = true,
             }
         }
-        level.texel(at[0], at[1], at[2])
+        let texel = if border {
+            self.border
+        } else {
+            level.texel(at[0], at[1], at[2])
+        };
+        match z {
+            Some((c, reference)) => [c.compare(texel[0], reference); 4],
+            None => texel,
+        }
     }
 
     fn filter_level(
@@ -191,6 +241,7 @@ impl UnitSampler {
         coord: [f32; 3],
         filter: TexelFilter,
         axes: usize,
+        z: Option<(DepthCompare, f32)>,
     ) -> [f32; 4] {
         let dims = [level.width as f32, level.height as f32, level.depth as f32];
         let scaled = |k: usize, offset: f32| -> f32 {
@@ -207,7 +258,7 @@ impl UnitSampler {
                 for (k, slot) in i.iter_mut().enumerate().take(axes) {
                     *slot = scaled(k, 0.0).floor() as i64;
                 }
-                self.fetch(level, i, axes)
+                self.fetch(level, i, axes, z)
             }
             TexelFilter::Linear => {
                 let mut base = [0i64; 3];
@@ -232,7 +283,7 @@ impl UnitSampler {
                         }
                     }
                     if w != 0.0 {
-                        let t = self.fetch(level, i, axes);
+                        let t = self.fetch(level, i, axes, z);
                         for (a, t) in acc.iter_mut().zip(t) {
                             *a += w * t;
                         }
@@ -337,6 +388,13 @@ impl Sampler for CaptureSampler {
         match self.unit(unit) {
             Some(u) => u.sample(request),
             None => [0.0; 4],
+        }
+    }
+
+    fn sample_killing(&self, unit: u8, request: &SampleRequest) -> ([f32; 4], bool) {
+        match self.unit(unit) {
+            Some(u) => u.sample_killing(request),
+            None => ([0.0; 4], false),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::sampler::UnitSampler;
 use super::{LodSource, SampleRequest};
 use crate::interp::vertex::VertexTextureSampler;
 use rsxtrace_capture::fetch::GuestMemory;
-use rsxtrace_capture::frame::state::Texture;
+use rsxtrace_capture::frame::state::{Named, Texture};
 use rsxtrace_program::vertex::VertexProgram;
 use rsxtrace_wgsl::vertex::VertexTextureUnits;
 
@@ -27,13 +27,17 @@ pub const VERTEX_UNITS: usize = 4;
 const IDENTITY_REMAP: u16 = 0xAAE4;
 
 /// The state vertex unit `texture` samples with: its own, with the identity remap (vertex
-/// units have no CONTROL1; see the module documentation).
+/// units have no CONTROL1; see the module documentation), no depth comparison and no alpha
+/// kill (RPCS3's vertex texture fetch is a plain `textureLod`, `GLSLCommon.cpp`).
 pub fn sampled_state(texture: &Texture) -> Texture {
-    Texture {
+    let mut t = Texture {
         remap: IDENTITY_REMAP,
         remap_override: 0,
         ..*texture
-    }
+    };
+    t.address.zfunc = Named { raw: 0, name: None };
+    t.control0.alpha_kill = false;
+    t
 }
 
 /// The vertex texture units `program`'s TXL instructions name (bit u = unit u).
@@ -53,7 +57,7 @@ pub fn translation_state(textures: &[Texture; VERTEX_UNITS], mask: u8) -> Vertex
     for (u, t) in textures.iter().enumerate() {
         if mask & (1 << u) != 0 {
             out.dims[u] = shader_dimension(t);
-            out.lod[u] = unit_lod(t);
+            out.lod[u] = unit_lod(&sampled_state(t));
         }
     }
     out

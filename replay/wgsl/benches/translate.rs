@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 /// One corpus program with the options it is translated with.
 enum Program {
     Vertex(vertex::VertexProgram),
-    Fragment(fragment::FragmentProgram, FragmentTranslateOptions),
+    Fragment(fragment::FragmentProgram, Box<FragmentTranslateOptions>),
 }
 
 impl Program {
@@ -75,7 +75,7 @@ fn load(corpus: &Corpus) -> Vec<(String, Program)> {
         match loaded {
             Some((p, control)) => out.push((
                 format!("fragment/ps3autotests/{name}"),
-                Program::Fragment(p, FragmentTranslateOptions::with_control(control)),
+                Program::Fragment(p, Box::new(FragmentTranslateOptions::with_control(control))),
             )),
             None => eprintln!("{name}: does not load"),
         }
@@ -95,7 +95,10 @@ fn load(corpus: &Corpus) -> Vec<(String, Program)> {
         match fragment::decode_words(&p.words()) {
             Ok(program) => out.push((
                 format!("fragment/tiny3d/{}", p.name),
-                Program::Fragment(program, FragmentTranslateOptions::with_control(0x40)),
+                Program::Fragment(
+                    program,
+                    Box::new(FragmentTranslateOptions::with_control(0x40)),
+                ),
             )),
             Err(e) => eprintln!("tiny3d {}: does not load: {e}", p.name),
         }

@@ -4,6 +4,7 @@
 //! recompiler from TXL's operand). ABI.md "Textures" says what the executor binds for it.
 
 use rsxtrace_semantics::lod::{mip_code, MipFilter, TextureLod};
+use rsxtrace_semantics::shadow::DepthCompare;
 
 /// A unit's LOD state as bytes, appended to `out` (the module hash folds it in).
 pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
@@ -12,6 +13,11 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     out.extend_from_slice(&l.max_lod.to_le_bytes());
     out.push(l.mip as u8);
     out.push(u8::from(l.unnormalized));
+    match l.compare {
+        Some(c) => out.extend_from_slice(&[c.func, u8::from(c.mag_linear), u8::from(c.min_linear)]),
+        None => out.push(0),
+    }
+    out.push(u8::from(l.alpha_kill));
 }
 
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
@@ -22,6 +28,43 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
 /// level 0". Each level k is sampled with `textureSampleLevel` at LOD `k + 0.25`, which a
 /// sampler with mipmap mode nearest resolves to level k and its min filter; LOD 0 selects the
 /// mag filter. Only a linear mip filter blends two levels (the rule gives weight 0 otherwise).
+/// As [`sample_at_lambda`] for a 2D unit that compares depth (`rsxtrace_semantics::shadow`):
+/// each chosen level's texels around `c.xy` are compared with `c.z` before they are blended
+/// (`rsx_shadow_level`: the mag filter when magnifying, else the min filter), and `t` holds
+/// the result in all four channels.
+pub(crate) fn compare_at_lambda(
+    tex: &str,
+    smp: &str,
+    lambda: &str,
+    state: &TextureLod,
+    cmp: DepthCompare,
+) -> Vec<String> {
+    let level = |v: &str, out: &str| {
+        format!(
+            "let {out} = rsx_shadow_level({tex}, {smp}, c.xy, c.z, i32(max({v}, 0.0)), \
+             select({v} + 0.25, 0.0, {v} < 0.0), select({min}, {mag}, {v} < 0.0), {f}u);",
+            min = cmp.min_linear,
+            mag = cmp.mag_linear,
+            f = cmp.func,
+        )
+    };
+    let mut lines = vec![format!(
+        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
+        state.bias_f32(),
+        state.min_f32(),
+        state.max_f32(),
+        mip_code(state.mip),
+    )];
+    lines.push(level("lv.x", "za"));
+    if state.mip == MipFilter::Linear {
+        lines.push(level("lv.y", "zb"));
+        lines.push("let t = vec4<f32>(za + (zb - za) * lv.z);".to_string());
+    } else {
+        lines.push("let t = vec4<f32>(za);".to_string());
+    }
+    lines
+}
+
 pub(crate) fn sample_at_lambda(
     tex: &str,
     smp: &str,

@@ -724,7 +724,11 @@ impl<'a, T: Real> Engine<'a, T> {
                     ddy: map4(dy[l], T::to_f32),
                     lod,
                 };
-                let texel = self.sampler.sample(op.texture_unit, &request);
+                // A unit's alpha kill discards the lane as KIL does (rsxtrace_semantics::shadow).
+                let (texel, kill) = self.sampler.sample_killing(op.texture_unit, &request);
+                if kill {
+                    self.killed |= 1 << (q * 4 + l);
+                }
                 let mut v = map4(texel, T::from_f32);
                 if op.exp_tex {
                     // bx2: 2x − 1 (B.4, RPCS3 `_enable_texture_expand`).

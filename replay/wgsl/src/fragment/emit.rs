@@ -416,7 +416,7 @@ impl<'a> Emitter<'a> {
                 true
             }
             _ if op.is_texture() => {
-                self.texture(insn);
+                self.texture(insn, always);
                 true
             }
             _ => {
@@ -463,7 +463,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4; interpreter `texture`).
-    fn texture(&mut self, insn: &FragmentInstruction) {
+    fn texture(&mut self, insn: &FragmentInstruction, always: bool) {
         let op = insn.opcode;
         let u = insn.texture_unit & 15;
         self.units |= 1 << u;
@@ -496,6 +496,15 @@ impl<'a> Emitter<'a> {
             self.line(&format!("let t = textureSample({t}, c.x);"));
         } else {
             self.texture_levels(op, u, dim, lod);
+        }
+        if self.opts.texture_lod[usize::from(u)].alpha_kill {
+            // The unit's alpha kill discards as KIL does (rsxtrace_semantics::shadow).
+            let below = rsxtrace_semantics::shadow::ALPHA_KILL_BELOW;
+            if always {
+                self.line(&format!("killed = killed || t.a < {below:?};"));
+            } else {
+                self.line(&format!("killed = killed || (act && t.a < {below:?});"));
+            }
         }
         if insn.exp_tex {
             // bx2: 2x − 1 (B.4).
@@ -547,9 +556,13 @@ impl<'a> Emitter<'a> {
             _ => "rsx_lod_lambda(dx, dy)".to_string(),
         };
         let (tex, smp) = (format!("rsx_tex{u}"), format!("rsx_smp{u}"));
-        for line in
-            crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state)
-        {
+        let lines = match state.compare {
+            Some(cmp) if dim == TextureDim::D2 => {
+                crate::levels::compare_at_lambda(&tex, &smp, &lambda, &state, cmp)
+            }
+            _ => crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state),
+        };
+        for line in lines {
             self.line(&line);
         }
     }

@@ -1,0 +1,215 @@
+//! What a texture unit does besides filtering, on both renderers (the CPU reference and a GPU
+//! device), against values computed here from the documented rules
+//! (`rsxtrace_semantics::shadow`; RPCS3 `RSXThread.cpp` `shadow_textures`,
+//! `GL/glutils/sampler.cpp`, `RSXFragmentTextureOps.glsl`):
+//! - a DEPTH24_D8 unit with ZFUNC LESS reads 1 where the texel is below the coordinate's z
+//!   and 0 elsewhere; with a linear filter the four compared texels are blended;
+//! - a unit with alpha kill discards the fragments whose texel has alpha 0.
+
+mod gpu_support;
+
+mod render_support;
+use render_support::*;
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+
+const W: u16 = 8;
+const COLOR: u32 = 0x0010_0000;
+const ZETA: u32 = 0x0020_0000;
+const TEXELS: u32 = 0x0030_0000;
+/// The colour the target is cleared to (A, R, G, B bytes 0x40 each: RGBA 64, 64, 64, 64).
+const CLEAR: u32 = 0x4040_4040;
+
+fn target(offset: u32) -> SurfaceTarget {
+    SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: 32,
+    }
+}
+
+/// An 8×8 A8R8G8B8 target cleared to [`CLEAR`], one quad over it whose texture coordinate
+/// at pixel centre `x` is `(x + ½ + shift) / 8` (y likewise without the shift) with z =
+/// `reference`, sampling unit 0 = `texture` (8×8, linear layout) holding `texels`.
+fn scene(texture: TextureDesc, texels: &[u8], shift: f32, reference: f32) -> Capture {
+    let mut b = CaptureBuilder::new("texture_units.rrc");
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (3, 3),
+        color_target: 1,
+        colors: [target(COLOR), target(0), target(0), target(0)],
+        zeta: target(ZETA),
+        clip: (0, 0, W, W),
+    });
+    b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, W, W);
+    b.set_color_mask(0x0101_0101);
+    b.clear_surface(0xF0, CLEAR, 0);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+        .unwrap();
+    b.put_memory(Location::Local, TEXELS, texels).unwrap();
+    b.set_texture(
+        0,
+        &TextureDesc {
+            offset: TEXELS,
+            width: W,
+            height: W,
+            pitch: 32,
+            byte_size: 256,
+            ..texture
+        },
+    )
+    .unwrap();
+    let s = shift / 8.0;
+    let vertices = corners([0.0, 0.0, 8.0, 8.0]).map(|(x, y)| {
+        [
+            [x, y, 0.5, 1.0],
+            [1.0; 4],
+            [x / 8.0 + s, y / 8.0, reference, 1.0],
+        ]
+    });
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    b.finish()
+}
+
+/// Both renderers' images (the GPU one when a device exists).
+fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame);
+    let options = RenderOptions::default();
+    let cpu = cpu_render_tiled(&frame, &events, &options).expect("CPU render");
+    assert!(cpu.skipped.is_empty(), "{:?}", cpu.skipped);
+    let mut out = vec![("cpu", cpu.image)];
+    if let Some(gpu) = gpu_support::gpu(name) {
+        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
+            .expect("GPU render");
+        assert!(g.skipped.is_empty(), "{:?}", g.skipped);
+        out.push(("gpu", g.image));
+    }
+    out
+}
+
+/// DEPTH24_D8 texels, column x at depth (x + ½) / 8 in every row (bits 8..31 of the
+/// big-endian word, the stencil byte 0).
+fn depth_columns() -> Vec<u8> {
+    (0..64u32)
+        .flat_map(|i| {
+            let d = ((i % 8) as f64 + 0.5) / 8.0;
+            (((d * 16_777_215.0).round() as u32) << 8).to_be_bytes()
+        })
+        .collect()
+}
+
+/// A DEPTH24_D8 unit (linear layout), clamped to the edge, ZFUNC `zfunc`, `filter` the
+/// FILTER word.
+fn depth_unit(zfunc: u32, filter: u32) -> TextureDesc {
+    TextureDesc {
+        format: 0x90 | 0x20,
+        address: 0x0003_0303 | (zfunc << 28),
+        filter,
+        ..TextureDesc::default()
+    }
+}
+
+const NEAREST: u32 = 0x0101_0000;
+const LINEAR: u32 = 0x0202_0000;
+
+#[test]
+fn a_depth_unit_with_a_compare_function_reads_the_comparison() {
+    // LESS (1): texel < 0.5 in columns 0..4 (depths 1/16 .. 7/16): 1, else 0.
+    let capture = scene(depth_unit(1, NEAREST), &depth_columns(), 0.0, 0.5);
+    for (name, image) in render("a_depth_unit_with_a_compare_function", &capture) {
+        for y in 0..8 {
+            for x in 0..8 {
+                let v = if x < 4 { 255 } else { 0 };
+                assert_eq!(
+                    image.pixel(x, y).unwrap(),
+                    [v; 4],
+                    "{name}: LESS at ({x}, {y})"
+                );
+            }
+        }
+    }
+    // GEQUAL (6) with the reference at a texel's own depth 5/16 (column 2): columns 2.. pass.
+    let capture = scene(depth_unit(6, NEAREST), &depth_columns(), 0.0, 5.0 / 16.0);
+    for (name, image) in render("a_depth_unit_with_gequal", &capture) {
+        for x in 0..8 {
+            let v = if x >= 2 { 255 } else { 0 };
+            assert_eq!(
+                image.pixel(x, 3).unwrap(),
+                [v; 4],
+                "{name}: GEQUAL at x {x}"
+            );
+        }
+    }
+    // ZFUNC ALWAYS (7): not a shadow map; the depth itself, (x + ½) / 8, in every channel.
+    let capture = scene(depth_unit(7, NEAREST), &depth_columns(), 0.0, 0.5);
+    for (name, image) in render("a_depth_unit_with_always", &capture) {
+        for x in 0..8u32 {
+            let d = ((x as f32 + 0.5) / 8.0 * 255.0).round() as i32;
+            let p = image.pixel(x, 3).unwrap();
+            assert!(
+                p.iter().all(|&c| (i32::from(c) - d).abs() <= 1),
+                "{name}: ALWAYS at x {x}: {p:?}, depth {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_linear_filter_blends_the_compared_texels() {
+    // Pixel x samples halfway between texels x and x + 1 (the last clamps to texel 7):
+    // LESS 0.5 passes texels 0..4, so x < 3 reads 1, x = 3 reads ½ (texel 3 passes, texel 4
+    // does not) and x > 3 reads 0. A blend of the depths (½·7/16 + ½·9/16 = 0.5, not below
+    // 0.5) would give 0 at x = 3.
+    let capture = scene(depth_unit(1, LINEAR), &depth_columns(), 0.5, 0.5);
+    for (name, image) in render("a_linear_filter_blends_the_compared_texels", &capture) {
+        for x in 0..8u32 {
+            let want: i32 = match x {
+                0..=2 => 255,
+                3 => 128,
+                _ => 0,
+            };
+            let p = image.pixel(x, 3).unwrap();
+            assert!(
+                p.iter().all(|&c| (i32::from(c) - want).abs() <= 1),
+                "{name}: x {x} is {p:?}, want {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn alpha_kill_discards_fragments_whose_texel_has_no_alpha() {
+    // A8R8G8B8 texels: alpha 0 in columns 0..4, 255 in 4..8; red 255 everywhere.
+    let texels: Vec<u8> = (0..64u32)
+        .flat_map(|i| [if i % 8 < 4 { 0 } else { 255 }, 255, 0, 0])
+        .collect();
+    let unit = |control0| TextureDesc {
+        format: 0x85 | 0x20,
+        filter: NEAREST,
+        control0,
+        ..TextureDesc::default()
+    };
+    // CONTROL0 bit 2: alpha kill. Columns 0..4 keep the clear colour.
+    let capture = scene(unit(4), &texels, 0.0, 0.0);
+    for (name, image) in render("alpha_kill_discards", &capture) {
+        for x in 0..8 {
+            let want = if x < 4 { [0x40; 4] } else { [255, 0, 0, 255] };
+            assert_eq!(image.pixel(x, 5).unwrap(), want, "{name}: x {x}");
+        }
+    }
+    // Without it every fragment is written (alpha 0 where the texel has none).
+    let capture = scene(unit(0), &texels, 0.0, 0.0);
+    for (name, image) in render("alpha_kill_off", &capture) {
+        assert_eq!(image.pixel(1, 5).unwrap(), [255, 0, 0, 0], "{name}");
+    }
+}
