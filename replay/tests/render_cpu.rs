@@ -349,6 +349,23 @@ fn alpha_test_discards() {
 }
 
 #[test]
+fn alpha_test_is_off_on_fp32_targets() {
+    // W32Z32Y32X32 (12): the alpha test stays off whatever ALPHA_TEST_ENABLE says (RPCS3
+    // `alpha_test_enabled`), so alpha 0.25 passes GREATER 0.5.
+    let mut b = builder("alpha_fp32.rrc", 12);
+    b.method(reg::ALPHA_TEST_ENABLE, 1).unwrap();
+    b.method(reg::ALPHA_FUNC, 0x204).unwrap(); // GREATER
+    b.method(reg::ALPHA_REF, 0.5f32.to_bits()).unwrap();
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 0.25]);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let state = rsxtrace_replay::render::state::DrawState::from_draw(&frame.draws[0]).unwrap();
+    assert!(state.alpha_test.is_none());
+    let out = render(&capture);
+    assert_eq!(out.image.pixel(1, 1).map(|p| p[0]), Some(255), "written");
+}
+
+#[test]
 fn culling_by_winding_and_front_face() {
     // The quad helper's vertices run TL, TR, BR, BL: clockwise on the image.
     for (cull_face, front_face, drawn) in [

@@ -625,7 +625,10 @@ pub struct BlendSettings {
     pub equation_alpha: BlendEquation,
     /// `SET_BLEND_COLOR` (and `COLOR2`) decoded for the surface format: ARGB8 for fixed-point
     /// targets; for fp16 targets R, G are the halves of `BLEND_COLOR` and B, A of
-    /// `BLEND_COLOR2` (RPCS3 `blend_color_16b_*`).
+    /// `BLEND_COLOR2` (the fields of RPCS3's `blend_color_16b_*`), read as binary16, as the
+    /// NV30/NV40 driver in Mesa writes them (`nv30_validate_blend_colour`:
+    /// `_mesa_float_to_half`). RPCS3 divides them by 65535 instead (`get_constant_blend_colors`,
+    /// marked "TODO: check another color formats").
     pub constant: [f32; 4],
 }
 
@@ -717,7 +720,7 @@ pub struct DrawState {
     /// `SET_COLOR_MASK_MRT` nibbles 1..3, each nibble bit 0 A, 1 R, 2 G, 3 B as RPCS3
     /// `rsx_decode.h` reads it).
     pub color_masks: [ColorMask; 4],
-    /// Alpha test, `None` when disabled.
+    /// Alpha test, `None` when disabled (always on fp32 targets, as RPCS3 has it).
     pub alpha_test: Option<AlphaTestState>,
     /// Polygon offset.
     pub polygon_offset: PolygonOffsetState,
@@ -832,7 +835,13 @@ impl DrawState {
             }
         };
         let color_masks = [r.color_mask, nibble(1), nibble(2), nibble(3)];
-        let alpha_test = if r.alpha_test.enabled {
+        // RPCS3 turns the alpha test off on fp32 targets whatever the register says
+        // (`alpha_test_enabled`, rsx_methods.h).
+        let fp32 = matches!(
+            color_format,
+            Some(ColorFormat::FloatX32 | ColorFormat::FloatW32Z32Y32X32)
+        );
+        let alpha_test = if r.alpha_test.enabled && !fp32 {
             Some(AlphaTestState {
                 func: CompareFunc::from_raw(r.alpha_test.func.raw)
                     .ok_or_else(|| bad("NV4097_SET_ALPHA_FUNC", r.alpha_test.func.raw))?,
@@ -997,10 +1006,40 @@ impl ClearEvent {
             .intersect(&rect_pixels(&grid_rect(&self.surface.clip, grid)))
     }
 
-    /// The clear colour as RGBA floats.
-    pub fn color(&self) -> [f32; 4] {
-        let c = |shift: u32| ((self.color_value >> shift) & 0xFF) as f32 / 255.0;
-        [c(16), c(8), c(0), c(24)]
+    /// The clear colour of a `format` target as RGBA floats (which the target's encoding
+    /// stores), with the channels the mask clears; `None` where a colour clear writes
+    /// nothing. RPCS3's rules (`VKGSRender::clear_surface`, `color_utils.h`): the clear
+    /// value is copied to the pixel as it is, "RSX clear color is just a memcpy":
+    /// - ARGB8 formats: A, R, G, B from bytes 3, 2, 1, 0 of `SET_COLOR_CLEAR_VALUE`;
+    /// - A8B8G8R8 and the X8B8G8R8 pair: the same bytes in memory, so the format's R channel
+    ///   takes byte 0 and its B channel byte 2, and the R and B mask bits trade places
+    ///   (`get_abgr8_clear_color`, `get_abgr8_clearmask`);
+    /// - R5G6B5: the low 16 bits are the pixel (`get_rgb565_clear_color`); X1R5G5B5: the low
+    ///   15 bits, the X bit as the format writes it (`get_a1rgb555_clear_color`);
+    /// - fp16 and fp32 targets: no colour clear (RPCS3 NOPs it).
+    pub fn color_for(&self, format: ColorFormat) -> Option<([f32; 4], [bool; 4])> {
+        let v = self.color_value;
+        let c = |shift: u32| ((v >> shift) & 0xFF) as f32 / 255.0;
+        let field = |shift: u32, bits: u32| {
+            ((v >> shift) & ((1 << bits) - 1)) as f32 / ((1u32 << bits) - 1) as f32
+        };
+        let mask = self.mask.color;
+        Some(match format {
+            ColorFormat::FloatW16Z16Y16X16
+            | ColorFormat::FloatW32Z32Y32X32
+            | ColorFormat::FloatX32 => return None,
+            ColorFormat::A8B8G8R8
+            | ColorFormat::X8B8G8R8Z8B8G8R8
+            | ColorFormat::X8B8G8R8O8B8G8R8 => (
+                [c(0), c(8), c(16), c(24)],
+                [mask[2], mask[1], mask[0], mask[3]],
+            ),
+            ColorFormat::R5G6B5 => ([field(11, 5), field(5, 6), field(0, 5), 1.0], mask),
+            ColorFormat::X1R5G5B5Z1R5G5B5 | ColorFormat::X1R5G5B5O1R5G5B5 => {
+                ([field(10, 5), field(5, 5), field(0, 5), 1.0], mask)
+            }
+            _ => ([c(16), c(8), c(0), c(24)], mask),
+        })
     }
 
     /// The colour targets it clears (0..4 = A..D); an invalid target register clears none.

@@ -1,7 +1,8 @@
 //! `CLEAR_SURFACE` on the CPU: the colour targets and the zeta surface of the clear's surface
 //! state, inside its scissor and surface clip, channel by channel as the mask says (RPCS3
 //! clears the scissored area; colour channels follow the R/G/B/A bits of the mask, depth and
-//! stencil the Z/S bits).
+//! stencil the Z/S bits), each colour format with its own reading of the clear value
+//! (`ClearEvent::color_for`).
 
 use crate::render::state::{ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
@@ -17,70 +18,96 @@ pub fn apply_clear(
     base: &dyn GuestMemory,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    let s = &clear.surface;
     let rect = clear.area();
     if rect.is_empty() {
         return problems;
     }
     if clear.mask.any_color() {
-        match ColorFormat::from_raw(s.format.color_format.raw) {
-            None => problems.push(format!(
-                "clear at command {}: colour format {} is not valid",
-                clear.command, s.format.color_format.raw
-            )),
-            Some(format) => {
-                for t in clear.color_targets() {
-                    match SurfaceLayout::of_target(s, t, bytes_per_pixel(format)) {
-                        Ok(layout) => {
-                            let Some(bytes) = surfaces.surface_mut(&layout, base) else {
-                                continue;
-                            };
-                            let value = clear.color();
-                            let all = clear.mask.color.iter().all(|&c| c);
-                            let full = encode(format, value);
-                            for_each_pixel(&layout, rect, bytes, |px| {
-                                if all {
-                                    px.copy_from_slice(full.as_bytes());
-                                    return;
-                                }
-                                let mut c = decode(format, px).unwrap_or_default();
-                                for k in 0..4 {
-                                    if clear.mask.color[k] {
-                                        c[k] = value[k];
-                                    }
-                                }
-                                px.copy_from_slice(encode(format, c).as_bytes());
-                            });
-                        }
-                        Err(e) => problems.push(format!("clear at command {}: {e}", clear.command)),
-                    }
-                }
-            }
-        }
+        clear_colors(clear, rect, surfaces, base, &mut problems);
     }
     if clear.mask.depth || clear.mask.stencil {
-        if let Some(format) = DepthFormat::from_raw(s.format.depth_format.raw) {
-            match SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
-                Ok(layout) => {
-                    if let Some(bytes) = surfaces.surface_mut(&layout, base) {
-                        let v = clear.zstencil_value;
-                        let (z, st) = match format {
-                            DepthFormat::Z16 => (v & 0xFFFF, 0u8),
-                            DepthFormat::Z24S8 => (v >> 8, v as u8),
-                        };
-                        for_each_pixel(&layout, rect, bytes, |px| {
-                            let (oz, os) = decode_depth(format, px).unwrap_or((0, 0));
-                            let nz = if clear.mask.depth { z } else { oz };
-                            let ns = if clear.mask.stencil { st } else { os };
-                            encode_depth(format, nz, ns, px);
-                        });
-                    }
-                }
-                Err(e) => problems.push(format!("clear at command {}: {e}", clear.command)),
-            }
-        }
+        clear_zeta(clear, rect, surfaces, base, &mut problems);
     }
     problems
+}
+
+/// The colour targets, with the clear colour of their format (`ClearEvent::color_for`: a
+/// float target is not cleared).
+fn clear_colors(
+    clear: &ClearEvent,
+    rect: crate::raster::PixelRect,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+    problems: &mut Vec<String>,
+) {
+    let s = &clear.surface;
+    let Some(format) = ColorFormat::from_raw(s.format.color_format.raw) else {
+        problems.push(format!(
+            "clear at command {}: colour format {} is not valid",
+            clear.command, s.format.color_format.raw
+        ));
+        return;
+    };
+    let Some((value, mask)) = clear.color_for(format) else {
+        return;
+    };
+    let all = mask.iter().all(|&c| c);
+    let full = encode(format, value);
+    for t in clear.color_targets() {
+        match SurfaceLayout::of_target(s, t, bytes_per_pixel(format)) {
+            Ok(layout) => {
+                let Some(bytes) = surfaces.surface_mut(&layout, base) else {
+                    continue;
+                };
+                for_each_pixel(&layout, rect, bytes, |px| {
+                    if all {
+                        px.copy_from_slice(full.as_bytes());
+                        return;
+                    }
+                    let mut c = decode(format, px).unwrap_or_default();
+                    for k in 0..4 {
+                        if mask[k] {
+                            c[k] = value[k];
+                        }
+                    }
+                    px.copy_from_slice(encode(format, c).as_bytes());
+                });
+            }
+            Err(e) => problems.push(format!("clear at command {}: {e}", clear.command)),
+        }
+    }
+}
+
+/// The zeta surface's depth and stencil, as the mask says.
+fn clear_zeta(
+    clear: &ClearEvent,
+    rect: crate::raster::PixelRect,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+    problems: &mut Vec<String>,
+) {
+    let s = &clear.surface;
+    let Some(format) = DepthFormat::from_raw(s.format.depth_format.raw) else {
+        return;
+    };
+    match SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
+        Ok(layout) => {
+            if let Some(bytes) = surfaces.surface_mut(&layout, base) {
+                let v = clear.zstencil_value;
+                let (z, st) = match format {
+                    DepthFormat::Z16 => (v & 0xFFFF, 0u8),
+                    DepthFormat::Z24S8 => (v >> 8, v as u8),
+                };
+                for_each_pixel(&layout, rect, bytes, |px| {
+                    let (oz, os) = decode_depth(format, px).unwrap_or((0, 0));
+                    let nz = if clear.mask.depth { z } else { oz };
+                    let ns = if clear.mask.stencil { st } else { os };
+                    encode_depth(format, nz, ns, px);
+                });
+            }
+        }
+        Err(e) => problems.push(format!("clear at command {}: {e}", clear.command)),
+    }
 }
 
 fn for_each_pixel(

@@ -528,11 +528,19 @@ impl SurfaceSet {
             .filter(|_| m.depth || (m.stencil && self.depth.is_some()))
             .map(|(_, f)| f);
         let stencil = m.stencil && depth == Some(DepthFormat::Z24S8);
-        let color = m.any_color() && !self.colors.is_empty();
+        // The clear colour of the targets' format (`ClearEvent::color_for`; a float target is
+        // not cleared).
+        let by_format = self
+            .key
+            .colors
+            .first()
+            .and_then(|&(_, f)| clear.color_for(f))
+            .filter(|_| m.any_color());
+        let color = by_format.is_some() && !self.colors.is_empty();
         if !color && depth.is_none() {
             return Ok(());
         }
-        let rgba = clear.color();
+        let (rgba, channels) = by_format.unwrap_or(([0.0; 4], [false; 4]));
         let mut source = String::from(
             "@vertex\nfn clear_vs(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> {\n    return p;\n}\n\nstruct ClearOut {\n",
         );
@@ -570,10 +578,10 @@ impl SurfaceSet {
         source.push_str("    return o;\n}\n");
         let module = module_from_source(source)
             .map_err(|e| format!("clear module does not validate: {e}"))?;
-        let mask = u8::from(m.color[0])
-            | (u8::from(m.color[1]) << 1)
-            | (u8::from(m.color[2]) << 2)
-            | (u8::from(m.color[3]) << 3);
+        let mask = u8::from(channels[0])
+            | (u8::from(channels[1]) << 1)
+            | (u8::from(channels[2]) << 2)
+            | (u8::from(channels[3]) << 3);
         let targets = self
             .key
             .colors

@@ -1,0 +1,111 @@
+//! Colour clears per surface format on both renderers, against RPCS3's rules
+//! (`VKGSRender::clear_surface`, `color_utils.h`: "RSX clear color is just a memcpy"): the
+//! clear value lands in the pixel as it is, so an R5G6B5 target takes its low 16 bits and an
+//! A8B8G8R8 target the bytes in ARGB order; a float target is not cleared.
+
+mod gpu_support;
+
+mod render_support;
+use render_support::*;
+
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
+use rsxtrace_replay::render::surface::bytes_per_pixel;
+use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+
+const W: u16 = 8;
+
+/// An 8×8 target of `color_format` at 0x10_0000, cleared by each of `clears` in turn
+/// (colour channels `mask`, the CLEAR_SURFACE bits 0x10..0x80, to `value`).
+fn scene(color_format: u32, clears: &[(u32, u32)]) -> Capture {
+    let bpp = ColorFormat::from_raw(color_format).map_or(4, bytes_per_pixel);
+    let target = |offset, pitch| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch,
+    };
+    let mut b = CaptureBuilder::new("clears.rrc");
+    b.set_surface(&SurfaceDesc {
+        color_format,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (3, 3),
+        color_target: 1,
+        colors: [
+            target(0x10_0000, u32::from(W) * bpp),
+            target(0, 64),
+            target(0, 64),
+            target(0, 64),
+        ],
+        zeta: target(0x20_0000, 32),
+        clip: (0, 0, W, W),
+    });
+    b.set_scissor(0, 0, W, W);
+    for &(mask, value) in clears {
+        b.clear_surface(mask, value, 0);
+    }
+    // A draw (the renderers render up to a draw) that covers no pixel: all corners at one
+    // point.
+    b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    let vertices =
+        corners([1.0, 1.0, 1.0, 1.0]).map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [0.0; 4]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    b.finish()
+}
+
+/// Both renderers' output images (the GPU one when a device exists).
+fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame);
+    let options = RenderOptions::default();
+    let cpu =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
+    let mut out = vec![("cpu", cpu.image)];
+    if let Some(gpu) = gpu_support::gpu(name) {
+        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
+            .expect("GPU render");
+        out.push(("gpu", g.image));
+    }
+    out
+}
+
+#[test]
+fn r5g6b5_takes_the_low_16_bits_of_the_clear_value() {
+    // 0x0000F800: the pixel 0xF800 is red 31; the ARGB bytes would give green 0xF8.
+    for (name, image) in render("r5g6b5_clear", &scene(3, &[(0xF0, 0x0000_F800)])) {
+        assert_eq!(image.pixel(3, 3), Some([255, 0, 0, 255]), "{name}");
+    }
+}
+
+#[test]
+fn a8b8g8r8_stores_the_clear_bytes_in_argb_order() {
+    // 0x00FF0000 in memory as 00 FF 00 00: A8B8G8R8 reads byte 1 as blue.
+    for (name, image) in render("a8b8g8r8_clear", &scene(16, &[(0xF0, 0x00FF_0000)])) {
+        assert_eq!(image.pixel(3, 3), Some([0, 0, 255, 0]), "{name}");
+    }
+    // After a clear to 0x11 everywhere, one with only the R mask bit (0x10): it clears the
+    // channel that byte 2 (R) lands in, the format's blue; the others keep 0x11.
+    let clears = [(0xF0, 0x1111_1111), (0x10, 0x00FF_0000)];
+    for (name, image) in render("a8b8g8r8_clear_r", &scene(16, &clears)) {
+        assert_eq!(image.pixel(3, 3), Some([0x11, 0x11, 0xFF, 0x11]), "{name}");
+    }
+}
+
+#[test]
+fn a_float_target_is_not_cleared() {
+    // W16Z16Y16X16 (11), memory zero: RPCS3 NOPs the colour clear, so it stays (0, 0, 0, 0).
+    for (name, image) in render("float_clear", &scene(11, &[(0xF0, 0xFFFF_FFFF)])) {
+        assert_eq!(image.pixel(3, 3), Some([0, 0, 0, 0]), "{name}");
+    }
+    // An A8R8G8B8 target is cleared: the control.
+    for (name, image) in render("argb_clear", &scene(8, &[(0xF0, 0xFFFF_FFFF)])) {
+        assert_eq!(image.pixel(3, 3), Some([255; 4]), "{name}");
+    }
+}
