@@ -349,6 +349,49 @@ fn alpha_test_discards() {
 }
 
 #[test]
+fn alpha_test_sees_the_8bit_alpha() {
+    // GEQUAL 0x80 (128/255 = 0.50196): alpha 0.5015 is written as byte 128 by the 8-bit rule
+    // (floor(0.5015 · 4096) = 2054, (2054 · 255 + 2048) >> 12 = 128), and the test sees that
+    // byte, as RPCS3's ROP epilogue rounds before it tests; the float alone would fail.
+    let mut b = builder("alpha8.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_0000, 0);
+    b.method(reg::ALPHA_TEST_ENABLE, 1).unwrap();
+    b.method(reg::ALPHA_FUNC, 0x206).unwrap(); // GEQUAL
+    b.method(reg::ALPHA_REF, 0x80).unwrap();
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 0.5015]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(3, 3), Some([255, 0, 0, 128]));
+}
+
+#[test]
+fn an_exported_depth_is_not_clipped_by_the_depth_range() {
+    // MOV R0, f[COL0]; MOV R1, f[TEX0] with depth export: R1.z = 1.5 is the fragment's depth.
+    // The depth range [0, 1] with the clip bit clips the interpolated z (0.5 here, kept), not
+    // the exported one (RPCS3 clips primitives; its exported depth is only clamped): the
+    // fragment is written, its depth saturating to 0xFFFFFF.
+    let mut program = rsxtrace_program::fragment::decode(&FP_MOV_COL0).unwrap();
+    let mut second = program.instructions[0].clone();
+    program.instructions[0].end = false;
+    second.dest.index = 1;
+    second.dest.fp16 = false;
+    second.slot = 1;
+    second.input = rsxtrace_program::fragment::InputAttribute(4);
+    second.end = true;
+    program.instructions.push(second);
+    let ucode = rsxtrace_program::fragment::encode(&program);
+    let mut b = builder("depth_export.rrc", 8);
+    b.set_fragment_program(Location::Local, 0x1000, &ucode, 0x40 | 0x0E)
+        .unwrap();
+    b.clear_surface(0xF3, 0xFF00_0000, 0);
+    b.set_depth(true, 0x207, true); // ALWAYS, written
+    let vertices =
+        corners(FULL).map(|(x, y)| [[x, y, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.5, 1.0]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(3, 3), Some([0, 255, 0, 255]), "written");
+}
+
+#[test]
 fn alpha_test_is_off_on_fp32_targets() {
     // W32Z32Y32X32 (12): the alpha test stays off whatever ALPHA_TEST_ENABLE says (RPCS3
     // `alpha_test_enabled`), so alpha 0.25 passes GREATER 0.5.

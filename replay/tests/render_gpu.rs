@@ -623,6 +623,36 @@ fn alpha_test_discards_by_colour_zero_alpha() {
 }
 
 #[test]
+fn alpha_test_compares_the_8bit_alpha_with_the_reference() {
+    // An alpha of exactly 0x80 against the reference 0x80: the test sees the byte the 8-bit
+    // rule writes (RPCS3 rounds before it tests), so GEQUAL passes and GREATER fails whatever
+    // the interpolation's last bit.
+    let Some(gpu) = gpu_support::gpu("alpha_test_8bit") else {
+        return;
+    };
+    for (func, drawn) in [(0x206, true), (0x204, false)] {
+        let mut b = scene("alpha8.rrc", true);
+        clear(&mut b, 0xFF00_0000);
+        set(&mut b, reg::SET_ALPHA_TEST_ENABLE, 1);
+        set(&mut b, reg::SET_ALPHA_FUNC, func);
+        set(&mut b, reg::SET_ALPHA_REF, 0x80);
+        draw(
+            &mut b,
+            0,
+            QUADS,
+            &quad(-1.0, -1.0, 1.0, 1.0, 0.0, [255, 0, 0, 0x80]),
+        );
+        let out = render(&gpu, &b.finish(), &RenderOptions::default());
+        let want = if drawn {
+            [255, 0, 0, 0x80]
+        } else {
+            [0, 0, 0, 255]
+        };
+        assert_px(&out.image, 20, 20, want, 0, "alpha 0x80");
+    }
+}
+
+#[test]
 fn line_mode_draws_the_edges_only() {
     let Some(gpu) = gpu_support::gpu("line_mode") else {
         return;

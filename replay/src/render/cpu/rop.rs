@@ -283,11 +283,25 @@ impl TileTargets<'_> {
         if out.killed {
             return;
         }
-        let Some(z) = depth_range(state, out.depth.map_or(z, |d| d as f32)) else {
+        // The depth range clips the interpolated depth (RPCS3 clips primitives at the near and
+        // far planes; a depth the program exports is not clipped, only clamped by the clamp
+        // bit).
+        let Some(z) = depth_range(state, z) else {
             return;
         };
+        let z = match out.depth {
+            Some(d) => exported_depth(state, d as f32),
+            None => z,
+        };
         if let Some(at) = &state.alpha_test {
+            // On an 8-bit target the test sees the alpha after the 8-bit write rule (RPCS3's
+            // ROP epilogue rounds colour 0 before it tests, `RSXROPEpilogue.glsl`).
             let alpha = out.colors[0][3] as f32;
+            let alpha = if state.color_format.is_some_and(color8::is_8bit) {
+                color8::quantise(alpha)
+            } else {
+                alpha
+            };
             if !at.func.test(alpha, at.reference) {
                 return;
             }
@@ -342,6 +356,17 @@ pub fn depth_range(state: &DrawState, z: f32) -> Option<f32> {
         None
     } else {
         Some(z)
+    }
+}
+
+/// A depth the fragment program exports: clamped to the depth range when the clamp bit is set,
+/// otherwise as it is (the depth format's conversion saturates it).
+pub fn exported_depth(state: &DrawState, z: f32) -> f32 {
+    let (lo, hi) = state.depth_range;
+    if state.depth_clamp {
+        z.clamp(lo.min(hi), lo.max(hi))
+    } else {
+        z
     }
 }
 

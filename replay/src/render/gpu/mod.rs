@@ -921,9 +921,15 @@ impl Renderer<'_> {
             } else {
                 0
             },
-            alpha_test: state
-                .alpha_test
-                .map(|a| (pipeline::compare(a.func), a.reference)),
+            alpha_test: state.alpha_test.map(|a| {
+                (
+                    pipeline::compare(a.func),
+                    a.reference,
+                    state
+                        .color_format
+                        .is_some_and(crate::render::color8::is_8bit),
+                )
+            }),
             depth: with_depth.then(|| DepthRule {
                 export: draw.shader_control.depth_export,
                 clip: state.depth_clip.then_some(state.depth_range),

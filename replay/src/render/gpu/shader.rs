@@ -103,8 +103,9 @@ pub(crate) struct WrapperOptions {
     /// Colour slots whose target stores 8-bit channels: their output goes through the 8-bit
     /// write rule (`render::color8`) before the device's blend and unorm conversion.
     pub unorm8: u8,
-    /// Alpha test: pass when `compare(alpha of colour 0, reference)`.
-    pub alpha_test: Option<(Compare, f32)>,
+    /// Alpha test: pass when `compare(alpha of colour 0, reference)`; with `true`, the alpha
+    /// after the 8-bit write rule (an 8-bit surface, `render::cpu::rop`).
+    pub alpha_test: Option<(Compare, f32, bool)>,
     /// Depth (`None`: no depth target, nothing written).
     pub depth: Option<DepthRule>,
     /// WPOS.
@@ -222,11 +223,16 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     // the alpha of the colour outputs before the alpha test (`raster::smooth`).
     s.push_str("    var r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
     s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = r.colors[k].w * v.misc.z;\n    }\n");
-    if let Some((compare, reference)) = o.alpha_test {
+    if let Some((compare, reference, quantised)) = o.alpha_test {
+        let alpha = if quantised {
+            "rsx_unorm8(r.colors[0]).w"
+        } else {
+            "r.colors[0].w"
+        };
         let _ = writeln!(
             s,
             "    if (!{}) {{\n        discard;\n    }}",
-            compare_expr(compare, "r.colors[0].w", &lit(reference))
+            compare_expr(compare, alpha, &lit(reference))
         );
     }
     s.push_str("    var out: RsxRenderTargets;\n");
@@ -246,11 +252,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             }
         }
         Some(d) => {
-            if d.export {
-                s.push_str("    var z = r.depth;\n");
-            } else {
-                s.push_str("    var z = wz;\n");
-            }
+            // The range clips the interpolated depth; an exported depth is only clamped
+            // (`render::cpu::rop`).
+            s.push_str("    var z = wz;\n");
             let range = |(a, b): (f32, f32)| (a.min(b), a.max(b));
             if let Some((lo, hi)) = d.clamp.map(range) {
                 let _ = writeln!(s, "    z = clamp(z, {}, {});", lit(lo), lit(hi));
@@ -262,6 +266,12 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
                     lit(hi)
                 );
             }
+            if d.export {
+                s.push_str("    z = r.depth;\n");
+                if let Some((lo, hi)) = d.clamp.map(range) {
+                    let _ = writeln!(s, "    z = clamp(z, {}, {});", lit(lo), lit(hi));
+                }
+            }
             let _ = writeln!(
                 s,
                 "    out.depth = round(clamp(z, 0.0, 1.0) * {max}) / {max};",
@@ -270,7 +280,7 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         }
     }
     s.push_str("    return out;\n}\n");
-    if o.targets & o.unorm8 != 0 {
+    if o.targets & o.unorm8 != 0 || o.alpha_test.is_some_and(|a| a.2) {
         s.push_str(crate::render::color8::WGSL);
     }
     s
@@ -349,9 +359,17 @@ mod tests {
     #[test]
     fn alpha_test_and_depth_rules_are_emitted() {
         let mut o = options();
-        o.alpha_test = Some((Compare::GreaterEqual, 0.5));
+        o.alpha_test = Some((Compare::GreaterEqual, 0.5, false));
         let s = wrapper_source(&o);
         assert!(s.contains("if (!(r.colors[0].w >= 0.5f))"), "{s}");
+        o.alpha_test = Some((Compare::GreaterEqual, 0.5, true));
+        let s = wrapper_source(&o);
+        assert!(
+            s.contains("if (!(rsx_unorm8(r.colors[0]).w >= 0.5f))"),
+            "{s}"
+        );
+        assert!(s.contains("fn rsx_unorm8("), "{s}");
+        o.alpha_test = Some((Compare::GreaterEqual, 0.5, false));
         assert!(!s.contains("frag_depth"), "{s}");
         o.depth = Some(DepthRule {
             export: false,
@@ -371,7 +389,7 @@ mod tests {
             fixed_max: 0xFFFF,
         });
         let s = wrapper_source(&o);
-        assert!(s.contains("var z = r.depth;"), "{s}");
+        assert!(s.contains("z = r.depth;"), "{s}");
         assert!(s.contains("z = clamp(z, 0.25f, 0.75f);"), "{s}");
         assert!(!s.contains("z <= 1.0f"), "the clamp takes precedence: {s}");
         o.wpos.origin_bottom = true;
