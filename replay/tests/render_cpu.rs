@@ -370,7 +370,7 @@ fn an_exported_depth_is_not_clipped_by_the_depth_range() {
     // the exported one (RPCS3 clips primitives; its exported depth is only clamped): the
     // fragment is written, its depth saturating to 0xFFFFFF.
     let mut program = rsxtrace_program::fragment::decode(&FP_MOV_COL0).unwrap();
-    let mut second = program.instructions[0].clone();
+    let mut second = program.instructions[0];
     program.instructions[0].end = false;
     second.dest.index = 1;
     second.dest.fp16 = false;
