@@ -255,6 +255,50 @@ fn compressed_pair_formats_ignore_swizzling() {
 }
 
 #[test]
+fn wide_texels_are_swizzled_as_four_byte_words() {
+    // A swizzled 2x2 W16_Z16_Y16_X16_FLOAT texture is stored as a 4x2 grid of 4-byte words in
+    // Z-order (RPCS3 `TextureUtils.cpp`: "Maximum block size on RSX is 4 bytes"): texel (1, 0)
+    // is words (2, 0), (3, 0) = Z-order 4, 5 = bytes 16..24, texel (0, 1) words 2, 3 = bytes
+    // 8..16. Each texel's four halves all hold its value.
+    let half = |v: f32| half::f16::from_f32(v).to_bits().to_be_bytes();
+    let mut bytes = vec![0u8; 32];
+    for (range, v) in [(0..8, 0.25f32), (16..24, 0.5), (8..16, 0.75), (24..32, 1.0)] {
+        for k in range.step_by(2) {
+            bytes[k..k + 2].copy_from_slice(&half(v));
+        }
+    }
+    let tex = Tex::new(0x9A, 2, 2).texture();
+    let mem = Mem::local(0, bytes.clone());
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
+    assert_close(c(0, 0), [0.25; 4]);
+    assert_close(c(1, 0), [0.5; 4]);
+    assert_close(c(0, 1), [0.75; 4]);
+    assert_close(c(1, 1), [1.0; 4]);
+    // W32_Z32_Y32_X32_FLOAT: 2x2 texels, 8x2 words; texel (1, 0) is words (4..8, 0) = Z-order
+    // 8, 9, 12, 13; texel (0, 1) words 2, 3, 6, 7.
+    let mut bytes = vec![0u8; 64];
+    let words = |texel: [u64; 4], v: f32, bytes: &mut Vec<u8>| {
+        for w in texel {
+            let at = (w * 4) as usize;
+            bytes[at..at + 4].copy_from_slice(&v.to_be_bytes());
+        }
+    };
+    words([0, 1, 4, 5], 0.25, &mut bytes);
+    words([8, 9, 12, 13], 0.5, &mut bytes);
+    words([2, 3, 6, 7], 0.75, &mut bytes);
+    words([10, 11, 14, 15], 1.0, &mut bytes);
+    let tex = Tex::new(0x9B, 2, 2).texture();
+    let mem = Mem::local(0, bytes);
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
+    assert_close(c(0, 0), [0.25; 4]);
+    assert_close(c(1, 0), [0.5; 4]);
+    assert_close(c(0, 1), [0.75; 4]);
+    assert_close(c(1, 1), [1.0; 4]);
+}
+
+#[test]
 fn depth24_d8_float_reads_the_24_bit_float() {
     // Bits 8..31 hold exponent (8 bits) and mantissa (16 bits): 1.0 = 0x7F0000, 0.75 =
     // 0x7E8000 (exponent 126, mantissa 0.5); the stencil byte is ignored.

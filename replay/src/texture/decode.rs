@@ -392,6 +392,9 @@ fn decode_level(
     };
     let row = u64::from(w);
     let offsets = BlockOffsets::new(sub, bytes, row);
+    let words = sub
+        .word_layout(bytes)
+        .map(|w| BlockOffsets::new(&w, 4, row * (bytes / 4)));
     // The block at column `bx` of the row whose offset is `at_row` (`BlockOffsets::row`).
     let block_at = |bx: u64, at_row: u64| -> Option<&[u8]> {
         let off = usize::try_from(offsets.at(at_row, bx)?).ok()?;
@@ -431,6 +434,27 @@ fn decode_level(
                     for (i, slots) in pair.iter().enumerate() {
                         put(bx * 2 + i as u64, y, *slots);
                     }
+                }
+            }
+        } else if let Some(words) = &words {
+            // A swizzled texel of 8 or 16 bytes is k 4-byte words apart (`word_layout`).
+            let k = bytes / 4;
+            for y in y0..y0 + rows {
+                let at_row = words.row(y, z);
+                for x in 0..row {
+                    let mut texel = [0u8; 16];
+                    for j in 0..k {
+                        let off = words
+                            .at(at_row, x * k + j)
+                            .and_then(|o| usize::try_from(o).ok())
+                            .and_then(|o| data.get(o..o.checked_add(4)?))
+                            .ok_or_else(missing)?;
+                        texel[(j * 4) as usize..(j * 4 + 4) as usize].copy_from_slice(off);
+                    }
+                    let slots = format
+                        .decode_texel(&texel[..bytes as usize])
+                        .ok_or_else(missing)?;
+                    put(x, y, slots);
                 }
             }
         } else {

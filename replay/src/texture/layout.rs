@@ -12,7 +12,9 @@
 //!   DXT textures and the two-texel COMPRESSED_B8R8_G8R8 / R8B8_R8G8 ignore swizzling: their
 //!   blocks are always row-major (RPCS3 copies them without deswizzling, "other compressed_*
 //!   formats ignore this option"). A block is 4x4 texels for DXT, 2x1 for the two-texel
-//!   formats (RPCS3 `get_subresources_layout_impl`: "only the width is compressed").
+//!   formats (RPCS3 `get_subresources_layout_impl`: "only the width is compressed"). Texels of
+//!   8 or 16 bytes are swizzled as 2 or 4 texels of 4 bytes side by side
+//!   ([`Subresource::word_layout`]).
 //! * Border texels (FORMAT bit 3 = 0, `CELL_GCM_TEXTURE_BORDER_TEXTURE`): 1 texel on each side
 //!   for linear textures; swizzled textures pad to `next_pow2(size + 8)` with 4 texels each side.
 //!   DXT and two-texel textures never have border texels. The stored border texels are skipped, not sampled.
@@ -142,6 +144,22 @@ pub fn exact_mip_count(format: TexelFormat, width: u32, height: u32, mip_field: 
 }
 
 impl Subresource {
+    /// The layout of a swizzled level of 8- or 16-byte texels (W16_Z16_Y16_X16_FLOAT,
+    /// W32_Z32_Y32_X32_FLOAT) as the RSX stores it: "Maximum block size on RSX is 4 bytes.
+    /// Wider blocks are stored as multiple texels" (RPCS3 `TextureUtils.cpp`, which swizzles
+    /// them as a grid `block_bytes / 4` times wider of 4-byte words, on both of its upload
+    /// paths): word `j` of texel `(x, y, z)` is the 4-byte block `(x·k + j, y, z)` of the
+    /// returned sub-resource, `k = block_bytes / 4`. `None` for other levels (and for swizzled
+    /// levels with border texels, kept whole).
+    pub fn word_layout(&self, block_bytes: u64) -> Option<Subresource> {
+        let k = block_bytes / 4;
+        (self.morton && k > 1 && self.border == 0).then(|| Subresource {
+            width: self.width.saturating_mul(k as u32),
+            pitch_in_block: self.pitch_in_block * k,
+            ..*self
+        })
+    }
+
     /// Byte offset (from the sub-resource start) of the block holding texel block
     /// `(bx, by, z)`; coordinates must be inside the level.
     pub fn block_offset(&self, bx: u64, by: u64, z: u64, block_bytes: u64) -> u64 {
@@ -290,7 +308,19 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
                 u64::from(d).saturating_sub(1),
                 bytes,
             );
-            sub.span = last + bytes;
+            sub.span = match sub.word_layout(bytes) {
+                // The last texel's last word.
+                Some(words) => {
+                    let k = bytes / 4;
+                    words.block_offset(
+                        (wb.saturating_sub(1)) * k + k - 1,
+                        hb.saturating_sub(1),
+                        u64::from(d).saturating_sub(1),
+                        4,
+                    ) + 4
+                }
+                None => last + bytes,
+            };
             out.push(sub);
             offset += size;
             w = (w / 2).max(1);
