@@ -4,9 +4,16 @@
 //! Vertex units have no CONTROL1 register (rrc-format.md 4.7: offset, format, address,
 //! CONTROL0, CONTROL3, filter, image rect and border colour only), so they sample with the
 //! identity remap (RPCS3 `RSXTexture.cpp`: `vertex_texture::decoded_remap` is the default
-//! remap vector). The level of detail is TXL's explicit one; the unit's filter, wrap, LOD
-//! clamp and border apply as for a fragment unit. A unit that is disabled, not asked for, or
-//! whose texture cannot be decoded samples (0, 0, 0, 0), RPCS3's null texture.
+//! remap vector). They sample point by point: nearest texel and nearest level whatever the
+//! FILTER register says (RPCS3 `vertex_texture::min_filter` / `mag_filter` are always
+//! nearest, and its sampler's mip mode is nearest; the NV4x vertex texture fetch is
+//! point-sampled), with no border texels (`vertex_texture::border_type` is always 1), r
+//! wrapping (`wrap_r` is always WRAP), no sign, gamma or bias conversion (RPCS3's vertex fetch
+//! has no `_process_texel`), no depth comparison and no alpha kill. The level of detail is
+//! TXL's explicit one (the hardware's TXL takes one; RPCS3 samples level 0 under the CONTROL0
+//! clamp); the wrap modes of s and t, the LOD clamp and the border colour apply as for a
+//! fragment unit. A unit that is disabled, not asked for, or whose texture cannot be decoded
+//! samples (0, 0, 0, 0), RPCS3's null texture.
 
 use super::binding::shader_dimension;
 use super::cache::TextureCache;
@@ -27,14 +34,28 @@ pub const VERTEX_UNITS: usize = 4;
 const IDENTITY_REMAP: u16 = 0xAAE4;
 
 /// The state vertex unit `texture` samples with: its own, with the identity remap (vertex
-/// units have no CONTROL1; see the module documentation), no depth comparison and no alpha
-/// kill (RPCS3's vertex texture fetch is a plain `textureLod`, `GLSLCommon.cpp`).
+/// units have no CONTROL1), nearest filters with a nearest mip filter, no border texels, r
+/// wrapping, no conversions, no depth comparison and no alpha kill (RPCS3 `RSXTexture.cpp`
+/// `vertex_texture`, and its vertex fetch, a plain `textureLod`; see the module
+/// documentation).
 pub fn sampled_state(texture: &Texture) -> Texture {
+    let named = |raw: u32, name: &'static str| Named {
+        raw,
+        name: Some(name),
+    };
     let mut t = Texture {
         remap: IDENTITY_REMAP,
         remap_override: 0,
         ..*texture
     };
+    t.filter.min = named(3, "nearest_nearest");
+    t.filter.mag = named(1, "nearest");
+    t.filter.argb_signed = 0;
+    t.format.border_type = 1;
+    t.address.wrap_r = named(1, "wrap");
+    t.address.gamma = 0;
+    t.address.unsigned_remap = 0;
+    t.address.signed_remap = 0;
     t.address.zfunc = Named { raw: 0, name: None };
     t.control0.alpha_kill = false;
     t
@@ -155,7 +176,7 @@ mod tests {
     #[test]
     fn a_float_vertex_texture_samples_its_texels_at_the_explicit_level() {
         // A 2x1 W32_Z32_Y32_X32_FLOAT (0x9B | linear 0x20) texture: texel 0 (1, 2, 3, 4),
-        // texel 1 (5, 6, 7, 8), nearest filtering.
+        // texel 1 (5, 6, 7, 8); FILTER says linear, which a vertex unit ignores.
         let texels: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
             .iter()
             .flat_map(|v| v.to_be_bytes())
@@ -181,7 +202,7 @@ mod tests {
                 height: 1,
                 pitch: 32,
                 byte_size: 32,
-                filter: 0x0101_0000, // min and mag nearest
+                filter: 0x0202_0000, // min and mag linear
                 ..TextureDesc::default()
             },
         )
@@ -213,6 +234,8 @@ mod tests {
         // Float textures are stored R, G, B, A = X, Y, Z, W.
         assert_eq!(rgba(0.25), [1.0, 2.0, 3.0, 4.0]);
         assert_eq!(rgba(0.75), [5.0, 6.0, 7.0, 8.0]);
+        // Point-sampled: s = 0.45 is texel 0 (a linear filter would give 0.4 of texel 1).
+        assert_eq!(rgba(0.45), [1.0, 2.0, 3.0, 4.0]);
         assert_eq!(units.sample_lod(0, [0.25, 0.5, 0.0, 1.0], 0.0), [0.0; 4]);
         // Not asked for: not decoded.
         let (none, _) = VertexTextures::lenient(&draw.vertex_textures, &memory, 0b1, None);

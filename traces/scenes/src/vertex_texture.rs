@@ -1,6 +1,6 @@
 //! A capture whose vertex program samples a vertex texture (TXL): a grid displaced and
-//! coloured by a mip-mapped float texture with trilinear filtering, the way games displace
-//! water and terrain on the RSX. It exercises vertex texture fetch on every path that runs
+//! coloured by a mip-mapped float texture, the way games displace water and terrain on the
+//! RSX. It exercises vertex texture fetch on every path that runs
 //! vertex programs: the interpreter, the recompiled `vp_compute` (verify, the GPU render) and
 //! the CPU render.
 //!
@@ -8,8 +8,10 @@
 //!   explicit level of detail c[0].x = [`LOD`]); `ADD o[HPOS], v[0], R0`;
 //!   `MAD o[COL0], R0, c[1], c[2]`.
 //! - Unit [`UNIT`]: a W32_Z32_Y32_X32_FLOAT linear texture, 4 × 4 with its 2 × 2 and 1 × 1
-//!   levels, min filter LINEAR_MIPMAP_LINEAR (trilinear), mag LINEAR, wrap repeat: at LOD 0.6
-//!   every vertex blends eight texels of two levels. Texel (x, y) of level l holds
+//!   levels, min filter LINEAR_MIPMAP_LINEAR (trilinear), mag LINEAR, wrap repeat, which a
+//!   vertex unit ignores: it point-samples the nearest level (RPCS3 `vertex_texture`; the
+//!   NV4x vertex fetch has no filtering), so at LOD 0.6 every vertex reads one texel of
+//!   level 1. Texel (x, y) of level l holds
 //!   (0.02 (x − y + l), 0.015 (x + y − l), 0, 0); its displacement stays small.
 //! - Geometry: a 6 × 6 grid of cells over [−0.75, 0.75]², two triangles per cell (216
 //!   vertices, a triangle list), position z 0.5, w 1 (v[0] of size 3).

@@ -1,7 +1,7 @@
 //! Vertex texture fetch (TXL) on every path, on the displaced grid of
-//! `rsxtrace_scenes::vertex_texture` (trilinear over a mip-mapped float texture at an explicit
-//! level of detail): the interpreter's positions equal the texture filtering rule worked out
-//! here by hand; verify compares the recompiled `vp_compute` with the interpreter (the stage
+//! `rsxtrace_scenes::vertex_texture` (a mip-mapped float texture at an explicit level of
+//! detail, point-sampled as vertex units are): the interpreter's positions equal the texels
+//! worked out here by hand; verify compares the recompiled `vp_compute` with the interpreter (the stage
 //! runs, it is not skipped) and finds it clean, and a translation that samples the wrong level
 //! diverges; the GPU render draws the same image as the CPU render, which differs from the
 //! grid drawn without its texture.
@@ -26,27 +26,18 @@ fn frame() -> Frame {
     Frame::from_capture(&capture().expect("the scene builds")).expect("frame model")
 }
 
-/// Bilinear filtering of level `level` (side `4 >> level`) at (u, v), wrap repeat, texel
-/// centres at half-integers (OpenGL's rule, which the RSX follows).
-fn bilinear(level: u32, u: f32, v: f32) -> [f32; 4] {
+/// The texel under (u, v) in level `level` (side `4 >> level`), wrap repeat: what a vertex
+/// unit reads, point-sampled whatever its FILTER register says
+/// (`rsxtrace_replay::texture::vertex_units`).
+fn nearest(level: u32, u: f32, v: f32) -> [f32; 4] {
     let side = (4u32 >> level).max(1) as i32;
-    let (x, y) = (u * side as f32 - 0.5, v * side as f32 - 0.5);
-    let (x0, y0) = (x.floor(), y.floor());
-    let (fx, fy) = (x - x0, y - y0);
-    let at = |dx: i32, dy: i32| {
-        let tx = (x0 as i32 + dx).rem_euclid(side) as u32;
-        let ty = (y0 as i32 + dy).rem_euclid(side) as u32;
-        texel(level, tx, ty)
-    };
-    std::array::from_fn(|c| {
-        let top = at(0, 0)[c] * (1.0 - fx) + at(1, 0)[c] * fx;
-        let bottom = at(0, 1)[c] * (1.0 - fx) + at(1, 1)[c] * fx;
-        top * (1.0 - fy) + bottom * fy
-    })
+    let tx = ((u * side as f32).floor() as i32).rem_euclid(side) as u32;
+    let ty = ((v * side as f32).floor() as i32).rem_euclid(side) as u32;
+    texel(level, tx, ty)
 }
 
 #[test]
-fn the_interpreter_displaces_each_vertex_by_the_trilinear_texel() {
+fn the_interpreter_displaces_each_vertex_by_the_nearest_texel_of_the_nearest_level() {
     let f = frame();
     let out = execute_draw(&f, 0, &ExecOptions::default()).expect("the draw runs");
     assert!(
@@ -55,12 +46,11 @@ fn the_interpreter_displaces_each_vertex_by_the_trilinear_texel() {
         out.texture_warnings
     );
     assert_eq!(out.vertices.len(), CELLS * CELLS * 6);
-    // LOD 0.6 with a linear mip filter: levels 0 and 1, 60% of the way to level 1.
-    let weight = LOD.fract();
+    // The unit's FILTER asks for trilinear filtering, but a vertex unit point-samples the
+    // nearest level: LOD 0.6 rounds to level 1.
+    const { assert!(LOD > 0.5 && LOD < 1.5) };
     for (v, p) in out.vertices.iter().zip(vertices()) {
-        let a = bilinear(0, p[0], p[1]);
-        let b = bilinear(1, p[0], p[1]);
-        let t: [f32; 4] = std::array::from_fn(|c| a[c] + (b[c] - a[c]) * weight);
+        let t = nearest(1, p[0], p[1]);
         let want = [p[0] + t[0], p[1] + t[1], p[2] + t[2], 1.0 + t[3]];
         let OutputValue::F32(got) = v.output("HPOS").expect("HPOS written").value else {
             panic!("f32 arithmetic")
