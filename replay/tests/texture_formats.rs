@@ -463,6 +463,24 @@ fn one_texel(format: u8, bytes: Vec<u8>, set: impl Fn(&mut Tex)) -> [f32; 4] {
 }
 
 #[test]
+fn signed_channels_are_filtered_as_signed_values() {
+    // R of texel 0 is 0x7F (+1.0 signed), of texel 1 0x81 (-1.0); R is signed (FILTER bit 29)
+    // and the mag filter linear: halfway between the texels R reads 0, the blend of the signed
+    // values. Blending the stored bytes first would give 0x80, read as -128/127.
+    let mut t = Tex::new(0x85, 2, 1).linear(8);
+    t.argb_signed = 0b0010;
+    t.mag_filter = 2;
+    t.min_filter = 2;
+    let mem = Mem::local(0, vec![0xFF, 0x7F, 0x00, 0x00, 0xFF, 0x81, 0x00, 0x00]);
+    let unit = UnitSampler::new(0, &t.texture(), &mem).expect("decodes");
+    let v = unit.sample(&at2(0.5, 0.5));
+    assert!(v[0].abs() < 1e-6, "{v:?}");
+    // At the texel centres the values themselves.
+    assert_close(unit.sample(&at2(0.25, 0.5)), [1.0, 0.0, 0.0, 1.0]);
+    assert_close(unit.sample(&at2(0.75, 0.5)), [-1.0, 0.0, 0.0, 1.0]);
+}
+
+#[test]
 fn sixteen_bit_channels_sign_and_bias_at_16_bits() {
     // Y16_X16 accepts the sign flags (RPCS3 get_format_features): FILTER bit 29 (R) signs the
     // R slot, i.e. the first word, which the default remap reads into R and B.

@@ -8,9 +8,9 @@
 //! then: [`Strictness::Approximate`] (the GPU render) approximates them and says how in
 //! [`Converted::notes`]; [`Strictness::Exact`] (verify, where an approximation would show up as
 //! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
-//! - sign or gamma conversions (signed channels, sRGB, `2x − 1`) under linear filtering: the
-//!   conversions are applied to each texel before upload, so the device filters converted
-//!   texels (exact for nearest filtering);
+//! - gamma or bias conversions (sRGB, `2x − 1`) under linear filtering: the conversions are
+//!   applied to each texel before upload, so the device filters converted texels (exact for
+//!   nearest filtering; signed channels the model also converts per texel, so they are exact);
 //! - the mirror-once wrap modes: sampled as clamp to edge;
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three): sampled as the nearest of those;
@@ -259,10 +259,12 @@ fn convert_image(
         notes: Vec::new(),
     };
     let conversions = options.conversions;
-    if conversions.any() && options.filters_linearly() {
+    // Signed channels filter in signed space on both paths; gamma and bias the model applies
+    // after filtering.
+    if conversions.any_unsigned() && options.filters_linearly() {
         d.differ(
-            "sign or gamma conversions under linear filtering".to_string(),
-            "sign/gamma conversions are applied before filtering".to_string(),
+            "gamma or bias conversions under linear filtering".to_string(),
+            "gamma/bias conversions are applied before filtering".to_string(),
         )?;
     }
     // The border as the model samples it (`texture::border`), converted like the texels.

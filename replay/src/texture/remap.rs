@@ -137,7 +137,8 @@ impl Remap {
     }
 }
 
-/// Post-filter conversions, per output channel in R, G, B, A order.
+/// The texel conversions, per output channel in R, G, B, A order: the signed reinterpretation
+/// of each texel before filtering, sRGB and bias after it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Conversions {
     /// Reinterpret as signed (8 or 16 bits, see `wide`).
@@ -200,7 +201,41 @@ impl Conversions {
             .any(|b| *b)
     }
 
-    /// Apply to a filtered R, G, B, A value.
+    /// Whether a channel is signed: that conversion is applied to each texel before filtering
+    /// ([`Self::apply_signed`]), the others after it ([`Self::apply_unsigned`]).
+    pub fn any_signed(&self) -> bool {
+        self.signed.iter().any(|b| *b)
+    }
+
+    /// Whether a gamma or bias conversion applies (after filtering).
+    pub fn any_unsigned(&self) -> bool {
+        self.gamma.iter().chain(&self.expand).any(|b| *b)
+    }
+
+    /// The signed channels of one texel reinterpreted (the rest as they are): a signed texture
+    /// is filtered in signed space, as a host samples RPCS3's SNORM view of it and as the
+    /// hardware's signed formats filter (blending 0x7F and 0x81 gives about 0, not the
+    /// reinterpretation of 0x80).
+    pub fn apply_signed(&self, v: [f32; 4]) -> [f32; 4] {
+        Conversions {
+            gamma: [false; 4],
+            expand: [false; 4],
+            ..*self
+        }
+        .apply(v)
+    }
+
+    /// The gamma and bias conversions of a filtered value (the signed channels were converted
+    /// per texel, [`Self::apply_signed`]).
+    pub fn apply_unsigned(&self, v: [f32; 4]) -> [f32; 4] {
+        Conversions {
+            signed: [false; 4],
+            ..*self
+        }
+        .apply(v)
+    }
+
+    /// Apply every conversion to one texel.
     pub fn apply(&self, mut v: [f32; 4]) -> [f32; 4] {
         // The stored range of a channel, its sign bit's value and its signed maximum.
         let (max, sign, smax) = if self.wide {

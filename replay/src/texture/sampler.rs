@@ -101,10 +101,11 @@ impl UnitSampler {
         self.convert(value, compared)
     }
 
-    /// The post-filter conversions, which a compared (shadow) sample skips.
+    /// The post-filter conversions (gamma, bias; the signed channels were converted per
+    /// texel in [`Self::fetch`]), which a compared (shadow) sample skips.
     fn convert(&self, value: [f32; 4], compared: bool) -> [f32; 4] {
-        if self.conversions.any() && !compared {
-            self.conversions.apply(value)
+        if self.conversions.any_unsigned() && !compared {
+            self.conversions.apply_unsigned(value)
         } else {
             value
         }
@@ -231,6 +232,8 @@ impl UnitSampler {
         };
         match z {
             Some((c, reference)) => [c.compare(texel[0], reference); 4],
+            // Signed channels are reinterpreted before filtering (`Conversions::apply_signed`).
+            None if self.conversions.any_signed() => self.conversions.apply_signed(texel),
             None => texel,
         }
     }
