@@ -63,6 +63,33 @@ pub fn is_8bit(format: ColorFormat) -> bool {
     )
 }
 
+/// The sRGB encoding of a linear colour channel as RPCS3 writes it to an sRGB framebuffer
+/// (`RSXFragmentPrologue.glsl` `linear_to_srgb`): 12.92·x below 0.0031308, else
+/// 1.055·x^(1/2.4) − 0.055, clamped to [0, 1] (NaN stays NaN for the write rule to zero).
+pub fn linear_to_srgb(x: f32) -> f32 {
+    let v = if x < 0.003_130_8 {
+        x * 12.92
+    } else {
+        1.055 * x.powf(1.0 / 2.4) - 0.055
+    };
+    if v.is_nan() {
+        v
+    } else {
+        v.clamp(0.0, 1.0)
+    }
+}
+
+/// `rsx_srgb`: [`linear_to_srgb`] on R, G and B of a `vec4<f32>` in WGSL.
+pub const SRGB_WGSL: &str = r#"
+// sRGB framebuffer encoding (replay/src/render/color8.rs linear_to_srgb, RPCS3's rule).
+fn rsx_srgb(v: vec4<f32>) -> vec4<f32> {
+    let c = v.rgb;
+    let low = c * 12.92;
+    let high = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - vec3<f32>(0.055);
+    return vec4<f32>(clamp(select(high, low, c < vec3<f32>(0.0031308)), vec3<f32>(0.0), vec3<f32>(1.0)), v.a);
+}
+"#;
+
 /// `rsx_unorm8`: [`quantise`] on a `vec4<f32>` in WGSL, for the GPU render's colour outputs
 /// into 8-bit targets (the device's unorm conversion of byte / 255 gives the byte back).
 pub const WGSL: &str = r#"

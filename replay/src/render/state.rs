@@ -735,6 +735,12 @@ pub struct DrawState {
     /// Point size, line width, stipples, smoothing, point sprites (the frame model's
     /// `RasterState::primitives`, as written; the rasterizer applies its minimums).
     pub primitives: PrimitiveControls,
+    /// The colour outputs' R, G and B are encoded to sRGB before the 8-bit write rule, the
+    /// alpha test and blending (`render::color8::linear_to_srgb`): `SET_SHADER_PACKER` is
+    /// non-zero, the surface is not a float one and the program exports 16-bit registers
+    /// (RPCS3 `RSX_SHADER_CONTROL_SRGB_FRAMEBUFFER`, "Cannot output sRGB from 32-bit
+    /// registers"; `RSXROPEpilogue.glsl`).
+    pub srgb_output: bool,
 }
 
 /// `x..x+width` of a register rectangle as a pixel rectangle.
@@ -883,6 +889,9 @@ impl DrawState {
             color_targets: targets,
             shader_window: r.shader_window,
             primitives: r.primitives,
+            srgb_output: draw.shader_packer != 0
+                && draw.shader_control.raw & 0x40 == 0
+                && color_format.is_some_and(|f| !f.is_float()),
         };
         // A multisampled surface is drawn at sample resolution (`render::msaa`).
         to_sample_grid(&mut state, Antialias::of(s));

@@ -319,12 +319,18 @@ impl TileTargets<'_> {
         }
         let colors = self.colors;
         for (n, target) in colors.iter().enumerate() {
-            let src = out
+            let mut src = out
                 .colors
                 .get(n)
                 .copied()
                 .unwrap_or_default()
                 .map(|v| v as f32);
+            if state.srgb_output {
+                // An sRGB framebuffer encodes R, G, B first (`DrawState::srgb_output`).
+                for c in &mut src[..3] {
+                    *c = color8::linear_to_srgb(*c);
+                }
+            }
             let blend = state
                 .blend
                 .as_ref()

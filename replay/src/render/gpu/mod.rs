@@ -921,6 +921,7 @@ impl Renderer<'_> {
             } else {
                 0
             },
+            srgb: state.srgb_output,
             alpha_test: state.alpha_test.map(|a| {
                 (
                     pipeline::compare(a.func),

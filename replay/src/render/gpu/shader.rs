@@ -103,6 +103,8 @@ pub(crate) struct WrapperOptions {
     /// Colour slots whose target stores 8-bit channels: their output goes through the 8-bit
     /// write rule (`render::color8`) before the device's blend and unorm conversion.
     pub unorm8: u8,
+    /// The colour outputs' R, G, B are encoded to sRGB first (`DrawState::srgb_output`).
+    pub srgb: bool,
     /// Alpha test: pass when `compare(alpha of colour 0, reference)`; with `true`, the alpha
     /// after the 8-bit write rule (an 8-bit surface, `render::cpu::rop`).
     pub alpha_test: Option<(Compare, f32, bool)>,
@@ -223,6 +225,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     // the alpha of the colour outputs before the alpha test (`raster::smooth`).
     s.push_str("    var r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
     s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = r.colors[k].w * v.misc.z;\n    }\n");
+    if o.srgb {
+        s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k] = rsx_srgb(r.colors[k]);\n    }\n");
+    }
     if let Some((compare, reference, quantised)) = o.alpha_test {
         let alpha = if quantised {
             "rsx_unorm8(r.colors[0]).w"
@@ -280,6 +285,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         }
     }
     s.push_str("    return out;\n}\n");
+    if o.srgb {
+        s.push_str(crate::render::color8::SRGB_WGSL);
+    }
     if o.targets & o.unorm8 != 0 || o.alpha_test.is_some_and(|a| a.2) {
         s.push_str(crate::render::color8::WGSL);
     }
@@ -318,6 +326,7 @@ mod tests {
         WrapperOptions {
             targets: 0b1,
             unorm8: 0,
+            srgb: false,
             alpha_test: None,
             depth: None,
             wpos: WposRule {
