@@ -392,6 +392,43 @@ fn an_exported_depth_is_not_clipped_by_the_depth_range() {
 }
 
 #[test]
+fn the_depth_bounds_test_reads_the_stored_depth() {
+    // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF), depth test off, a red quad at z 0.5:
+    // bounds [0, 0.5] keep the stored 0.9 out, so nothing is written; [0.5, 1] let it through
+    // (EXT_depth_bounds_test: the stored depth, not the fragment's).
+    for ((lo, hi), written) in [((0.0f32, 0.5f32), false), ((0.5, 1.0), true)] {
+        let mut b = builder("depth_bounds.rrc", 8);
+        let z = (0.9f64 * 16_777_215.0).round() as u32;
+        b.clear_surface(0xF3, 0xFF00_0000, z << 8);
+        b.method(0x0380 >> 2, 1).unwrap(); // SET_DEPTH_BOUNDS_TEST_ENABLE
+        b.method(0x0384 >> 2, lo.to_bits()).unwrap();
+        b.method(0x0388 >> 2, hi.to_bits()).unwrap();
+        quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+        let out = render(&b.finish());
+        let want = if written {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 0, 255]
+        };
+        assert_eq!(out.image.pixel(3, 3), Some(want), "bounds [{lo}, {hi}]");
+    }
+}
+
+#[test]
+fn a_logic_operation_replaces_blending() {
+    // Cleared to ARGB 0xFF00FF00, XOR (0x1506) with opaque white, blending ONE/ONE on as
+    // well: the bytes become 0x00FF00FF (R and B 255, G and A 0), not the saturated sum.
+    let mut b = builder("logic_op.rrc", 8);
+    b.clear_surface(0xF0, 0xFF00_FF00, 0);
+    b.method(0x0374 >> 2, 1).unwrap(); // SET_LOGIC_OP_ENABLE
+    b.method(0x0378 >> 2, 0x1506).unwrap(); // XOR
+    b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE (reset factors ONE, ONE)
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(3, 3), Some([255, 0, 255, 0]));
+}
+
+#[test]
 fn alpha_test_is_off_on_fp32_targets() {
     // W32Z32Y32X32 (12): the alpha test stays off whatever ALPHA_TEST_ENABLE says (RPCS3
     // `alpha_test_enabled`), so alpha 0.25 passes GREATER 0.5.

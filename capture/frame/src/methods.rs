@@ -65,6 +65,9 @@ pub mod reg {
     pub const SET_BLEND_ENABLE_MRT: u16 = 0x036C >> 2;
     pub const SET_COLOR_MASK_MRT: u16 = 0x0370 >> 2;
     pub const SET_BLEND_COLOR2: u16 = 0x037C >> 2;
+    pub const SET_LOGIC_OP_ENABLE: u16 = 0x0374 >> 2;
+    pub const SET_LOGIC_OP: u16 = 0x0378 >> 2;
+    pub const SET_DEPTH_BOUNDS_TEST_ENABLE: u16 = 0x0380 >> 2;
     pub const SET_DEPTH_BOUNDS_MIN: u16 = 0x0384 >> 2;
     pub const SET_DEPTH_BOUNDS_MAX: u16 = 0x0388 >> 2;
     pub const SET_CLIP_MIN: u16 = 0x0394 >> 2;

@@ -74,7 +74,7 @@ impl DrawTargets {
             None => Vec::new(),
         };
         let depth = match state.depth_format {
-            Some(format) if state.depth_test.is_some() || state.stencil.is_some() => {
+            Some(format) if state.reads_depth_buffer() => {
                 SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)).ok()
             }
             _ => None,

@@ -735,6 +735,15 @@ pub struct DrawState {
     /// Point size, line width, stipples, smoothing, point sprites (the frame model's
     /// `RasterState::primitives`, as written; the rasterizer applies its minimums).
     pub primitives: PrimitiveControls,
+    /// The depth bounds test `[min, max]` (`SET_DEPTH_BOUNDS_*`), `None` when off: a fragment
+    /// is discarded where the depth stored at its pixel lies outside, with no depth or
+    /// stencil update (EXT_depth_bounds_test, which RPCS3 maps it to: after the alpha test,
+    /// before the stencil test; it needs a depth buffer, not the depth test).
+    pub depth_bounds: Option<(f32, f32)>,
+    /// The colour logic operation (a GL logic op, 0x1500..0x150F), `None` when off: it
+    /// replaces blending on fixed-point targets (RPCS3 `GLDraw.cpp`: "LogicOp and Blend are
+    /// mutually exclusive. If both are enabled, LogicOp takes precedence").
+    pub logic_op: Option<u32>,
     /// The colour outputs' R, G and B are encoded to sRGB before the 8-bit write rule, the
     /// alpha test and blending (`render::color8::linear_to_srgb`): `SET_SHADER_PACKER` is
     /// non-zero, the surface is not a float one and the program exports 16-bit registers
@@ -758,6 +767,12 @@ impl DrawState {
     /// (the CPU render draws nothing for it).
     pub fn writes_nothing(&self) -> bool {
         self.color_targets.is_empty() && self.depth_test.is_none() && self.stencil.is_none()
+    }
+
+    /// Whether the draw reads the depth buffer: the depth or stencil test, or the depth
+    /// bounds test (which needs the buffer, not the depth test).
+    pub fn reads_depth_buffer(&self) -> bool {
+        self.depth_test.is_some() || self.stencil.is_some() || self.depth_bounds.is_some()
     }
 
     /// Decode a draw's state (every register it reads is in the frame model's `Draw`).
@@ -889,6 +904,11 @@ impl DrawState {
             color_targets: targets,
             shader_window: r.shader_window,
             primitives: r.primitives,
+            depth_bounds: r
+                .depth_bounds
+                .enabled
+                .then_some((r.depth_bounds.min, r.depth_bounds.max)),
+            logic_op: r.logic_op.enabled.then_some(r.logic_op.op.raw),
             srgb_output: draw.shader_packer != 0
                 && draw.shader_control.raw & 0x40 == 0
                 && color_format.is_some_and(|f| !f.is_float()),

@@ -62,6 +62,25 @@ const CULL_FACES: &[(u32, &str)] = &[
 ];
 const FRONT_FACES: &[(u32, &str)] = &[(0x0900, "cw"), (0x0901, "ccw")];
 const SHADE_MODES: &[(u32, &str)] = &[(0x1D00, "flat"), (0x1D01, "smooth")];
+/// `SET_LOGIC_OP` values (the GL logic operations, rrc-format.md 4.5 style names).
+const LOGIC_OPS: &[(u32, &str)] = &[
+    (0x1500, "clear"),
+    (0x1501, "and"),
+    (0x1502, "and_reverse"),
+    (0x1503, "copy"),
+    (0x1504, "and_inverted"),
+    (0x1505, "noop"),
+    (0x1506, "xor"),
+    (0x1507, "or"),
+    (0x1508, "nor"),
+    (0x1509, "equiv"),
+    (0x150A, "invert"),
+    (0x150B, "or_reverse"),
+    (0x150C, "copy_inverted"),
+    (0x150D, "or_inverted"),
+    (0x150E, "nand"),
+    (0x150F, "set"),
+];
 
 /// Name a comparison function; RPCS3 ORs in 0x200, so 0..7 name the same functions
 /// (rrc-format.md 4.8).
@@ -167,6 +186,28 @@ pub struct DepthState {
     pub func: Named,
     /// `SET_DEPTH_MASK`: depth writes enabled.
     pub mask: bool,
+}
+
+/// The depth bounds test (`SET_DEPTH_BOUNDS_TEST_ENABLE`, `_MIN`, `_MAX` floats): a fragment
+/// is discarded where the depth already stored at its pixel lies outside `[min, max]`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DepthBounds {
+    /// `SET_DEPTH_BOUNDS_TEST_ENABLE`.
+    pub enabled: bool,
+    /// `SET_DEPTH_BOUNDS_MIN`.
+    pub min: f32,
+    /// `SET_DEPTH_BOUNDS_MAX`.
+    pub max: f32,
+}
+
+/// The colour logic operation (`SET_LOGIC_OP_ENABLE`, `SET_LOGIC_OP`): when enabled it
+/// replaces blending (RPCS3 `GLDraw.cpp`: "LogicOp and Blend are mutually exclusive").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LogicOp {
+    /// `SET_LOGIC_OP_ENABLE`.
+    pub enabled: bool,
+    /// `SET_LOGIC_OP` (a GL logic operation, 0x1500 CLEAR .. 0x150F SET).
+    pub op: Named,
 }
 
 /// One face of the stencil state.
@@ -394,6 +435,10 @@ pub struct RasterState {
     pub modes: RasterModes,
     /// Depth test.
     pub depth: DepthState,
+    /// Depth bounds test.
+    pub depth_bounds: DepthBounds,
+    /// Colour logic operation.
+    pub logic_op: LogicOp,
     /// Stencil test.
     pub stencil: StencilState,
     /// Blending.
@@ -472,6 +517,15 @@ impl RasterState {
                 test: on(regs, reg::SET_DEPTH_TEST_ENABLE),
                 func: compare_func(r(regs, reg::SET_DEPTH_FUNC)),
                 mask: on(regs, reg::SET_DEPTH_MASK),
+            },
+            depth_bounds: DepthBounds {
+                enabled: on(regs, reg::SET_DEPTH_BOUNDS_TEST_ENABLE),
+                min: f(regs, reg::SET_DEPTH_BOUNDS_MIN),
+                max: f(regs, reg::SET_DEPTH_BOUNDS_MAX),
+            },
+            logic_op: LogicOp {
+                enabled: on(regs, reg::SET_LOGIC_OP_ENABLE),
+                op: Named::lookup(r(regs, reg::SET_LOGIC_OP), LOGIC_OPS),
             },
             stencil: StencilState {
                 enabled: on(regs, reg::SET_STENCIL_TEST_ENABLE),

@@ -78,7 +78,7 @@ impl Targets {
             }
         }
         let depth_layout = match state.depth_format {
-            Some(format) if state.depth_test.is_some() || state.stencil.is_some() => Some((
+            Some(format) if state.reads_depth_buffer() => Some((
                 SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(format))
                     .map_err(|e| e.to_string())?,
                 format,
@@ -313,7 +313,7 @@ impl TileTargets<'_> {
             let Some(px) = self.pixel(self.colors.len(), &d.place, at, d.layout.bpp) else {
                 return;
             };
-            if !depth_stencil(state, d, px, z, front) {
+            if !depth_bounds(state, d, px) || !depth_stencil(state, d, px, z, front) {
                 return;
             }
         }
@@ -345,7 +345,7 @@ impl TileTargets<'_> {
                 continue;
             };
             if let Some(px) = self.pixel(n, &target.place, at, target.layout.bpp) {
-                write_color(target, px, src, blend, mask);
+                write_color(target, px, src, blend, mask, state.logic_op);
             }
         }
     }
@@ -373,6 +373,41 @@ pub fn exported_depth(state: &DrawState, z: f32) -> f32 {
         z.clamp(lo.min(hi), lo.max(hi))
     } else {
         z
+    }
+}
+
+/// The depth bounds test (`DrawState::depth_bounds`) on the depth stored in `px`: true when
+/// it is off or the stored depth lies inside the bounds.
+fn depth_bounds(state: &DrawState, d: &DepthTarget, px: &[u8]) -> bool {
+    let Some((lo, hi)) = state.depth_bounds else {
+        return true;
+    };
+    let Some((stored, _)) = decode_depth(d.format, px) else {
+        return false;
+    };
+    let z = stored as f32 / crate::render::surface::depth_max(d.format) as f32;
+    z >= lo && z <= hi
+}
+
+/// A GL logic operation (0x1500 CLEAR .. 0x150F SET) of source `s` and destination `d`.
+fn logic(op: u32, s: u8, d: u8) -> u8 {
+    match op & 0xF {
+        0x0 => 0,
+        0x1 => s & d,
+        0x2 => s & !d,
+        0x3 => s,
+        0x4 => !s & d,
+        0x5 => d,
+        0x6 => s ^ d,
+        0x7 => s | d,
+        0x8 => !(s | d),
+        0x9 => !(s ^ d),
+        0xA => !d,
+        0xB => s | !d,
+        0xC => !s,
+        0xD => !s | d,
+        0xE => !(s & d),
+        _ => 0xFF,
     }
 }
 
@@ -418,6 +453,7 @@ fn write_color(
     src: [f32; 4],
     blend: Option<&crate::render::state::BlendSettings>,
     mask: ColorMask,
+    logic_op: Option<u32>,
 ) {
     let fixed = !target.format.is_float();
     let src = if color8::is_8bit(target.format) {
@@ -430,9 +466,20 @@ fn write_color(
         src
     };
     let dst = decode(target.format, px).unwrap_or_default();
-    let mut color = match blend {
-        Some(b) => b.blend(src, dst),
-        None => src,
+    let mut color = match (logic_op, blend) {
+        // A logic operation replaces blending on a fixed-point target, bit by bit on the
+        // stored bytes (`DrawState::logic_op`).
+        (Some(op), _) if fixed => {
+            let s = encode(target.format, src);
+            let mut bytes = [0u8; 16];
+            let n = px.len().min(16);
+            for ((b, &s), &d) in bytes.iter_mut().zip(s.as_bytes()).zip(px.iter()) {
+                *b = logic(op, s, d);
+            }
+            decode(target.format, &bytes[..n]).unwrap_or(dst)
+        }
+        (_, Some(b)) => b.blend(src, dst),
+        _ => src,
     };
     let keep = [!mask.r, !mask.g, !mask.b, !mask.a];
     for k in 0..4 {

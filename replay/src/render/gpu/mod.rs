@@ -863,6 +863,23 @@ impl Renderer<'_> {
         if let Some(w) = msaa_note(&draw.surface) {
             self.warn(Some(index), w);
         }
+        // What the device has no stage for (the CPU render applies both).
+        if let Some((lo, hi)) = state.depth_bounds {
+            self.warn(
+                Some(index),
+                format!(
+                    "depth bounds test [{lo}, {hi}] not applied on the device (the CPU render                      applies it)"
+                ),
+            );
+        }
+        if let Some(op) = state.logic_op {
+            self.warn(
+                Some(index),
+                format!(
+                    "logic operation 0x{op:04X} not applied on the device (written or blended                      as without it; the CPU render applies it)"
+                ),
+            );
+        }
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
         }
