@@ -15,8 +15,9 @@
 //! read as depth here.
 //!
 //! **Alpha kill.** A unit with `SET_TEXTURE_CONTROL0` bit 2 discards the fragment whose
-//! filtered texel (after the remap, before the sign, gamma and bias conversions) has alpha
-//! below [`ALPHA_KILL_BELOW`] (RPCS3 `RSXFragmentTextureOps.glsl` `_process_texel`).
+//! filtered texel (after the remap, before the gamma and bias conversions; a signed alpha is
+//! read signed, as through RPCS3's SNORM view) has alpha below [`ALPHA_KILL_BELOW`] (RPCS3
+//! `RSXFragmentTextureOps.glsl` `_process_texel`).
 
 use serde::Serialize;
 

@@ -720,7 +720,7 @@ pub struct DrawState {
     /// `SET_COLOR_MASK_MRT` nibbles 1..3, each nibble bit 0 A, 1 R, 2 G, 3 B as RPCS3
     /// `rsx_decode.h` reads it).
     pub color_masks: [ColorMask; 4],
-    /// Alpha test, `None` when disabled (always on fp32 targets, as RPCS3 has it).
+    /// Alpha test, `None` when disabled and on fp32 targets (RPCS3 `alpha_test_enabled`).
     pub alpha_test: Option<AlphaTestState>,
     /// Polygon offset.
     pub polygon_offset: PolygonOffsetState,

@@ -180,8 +180,8 @@ impl UnitSampler {
     }
 
     /// As [`sample`](Self::sample), and whether the unit's alpha kill discards the fragment:
-    /// the filtered texel's alpha before the conversions is below [`ALPHA_KILL_BELOW`]
-    /// (`rsxtrace_semantics::shadow`).
+    /// the filtered texel's alpha before the gamma and bias conversions (a signed alpha read
+    /// signed) is below [`ALPHA_KILL_BELOW`] (`rsxtrace_semantics::shadow`).
     pub fn sample_killing(&self, req: &SampleRequest) -> ([f32; 4], bool) {
         let (value, compared) = self.filtered(req);
         let killed = self.lod.alpha_kill && value[3] < ALPHA_KILL_BELOW;
