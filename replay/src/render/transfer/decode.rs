@@ -7,7 +7,7 @@
 //!
 //! | class | register | fields |
 //! |---|---|---|
-//! | NV0039 | `SET_CONTEXT_DMA_BUFFER_IN/OUT` (0x2184/0x2188) | 0xFEED0000 local, 0xFEED0001 main |
+//! | NV0039 | `SET_CONTEXT_DMA_BUFFER_IN/OUT` (0x2184/0x2188) | 0xFEED0000 or 0 local, 0xFEED0001 or 1 main (RPCS3 `get_address`) |
 //! | NV0039 | `OFFSET_IN/OUT` (0x230C/0x2310), `PITCH_IN/OUT` (0x2314/0x2318) | offsets; pitches signed (RPCS3 `nv0039.cpp` reads them as `s32`) |
 //! | NV0039 | `LINE_LENGTH_IN` (0x231C), `LINE_COUNT` (0x2320) | columns (bytes copied) per line, lines |
 //! | NV0039 | `FORMAT` (0x2324) | input byte stride 7:0, output byte stride 15:8; each 1 to 4, else the copy is a NOP |
@@ -325,14 +325,14 @@ fn location(
     what: &str,
     unsupported: &dyn Fn(String) -> Unsupported,
 ) -> Result<Location, Unsupported> {
+    // The context DMA handles 0xFEED0000/1 or the raw locations 0/1, as RPCS3's
+    // `get_address` accepts both (`RSXThread.cpp`).
     let dma = r(regs, i);
-    Location::from_raw(dma)
-        .filter(|_| dma >= 0xFEED_0000)
-        .ok_or_else(|| {
-            unsupported(format!(
-                "{what} context DMA 0x{dma:08x} is not 0xFEED0000/1"
-            ))
-        })
+    Location::from_raw(dma).ok_or_else(|| {
+        unsupported(format!(
+            "{what} context DMA 0x{dma:08x} is not local or main memory (0xFEED0000/1, 0/1)"
+        ))
+    })
 }
 
 fn memory_copy(regs: &[u32], command: usize) -> Result<MemoryCopy, Unsupported> {
@@ -596,5 +596,35 @@ mod tests {
         assert_eq!(p.at(), 0x1000 + 64 + 3 * 2);
         // COLOR[2] is past SIZE_OUT's width 2: skipped, as RPCS3 does.
         assert!(decode_at(reg::NV308A_COLOR + 2, &r, 8).is_none());
+    }
+
+    #[test]
+    fn raw_locations_name_the_memory_as_the_dma_handles_do() {
+        // RPCS3's get_address takes CELL_GCM_LOCATION_LOCAL / MAIN (0 / 1) as well as the
+        // context DMA handles; anything else is refused with the value.
+        let copy = |dma_in: u32| {
+            let r = regs(&[
+                (reg::NV0039_DMA_IN, dma_in),
+                (reg::NV0039_DMA_OUT, 0xFEED_0000),
+                (reg::NV0039_LINE_LENGTH, 4),
+                (reg::NV0039_LINE_COUNT, 1),
+                (reg::NV0039_FORMAT, 0x0101),
+            ]);
+            decode_at(reg::NV0039_BUFFER_NOTIFY, &r, 3).expect("a transfer")
+        };
+        for (dma, location) in [
+            (0, Location::Local),
+            (1, Location::Main),
+            (0xFEED_0001, Location::Main),
+        ] {
+            let Ok(Transfer::Copy(c)) = copy(dma) else {
+                panic!("0x{dma:x} refused");
+            };
+            assert_eq!(c.src, location);
+        }
+        let Err(e) = copy(0xFEED_0002) else {
+            panic!("accepted");
+        };
+        assert!(e.reason.contains("0xfeed0002"), "{}", e.reason);
     }
 }
