@@ -26,9 +26,10 @@
 //!   `RSXFragmentPrologue.glsl` `fetch_fog_value`). The hardware does not blend a fog colour:
 //!   NV4097 has no fog colour register, the program mixes with its own constant using FOGC.y.
 //!   An unknown mode gives factor 0 (the prologue's default branch) and a warning. A mode of 0
-//!   (never written: a capture's register file from RPCS3 always holds its reset values) reads
-//!   as RPCS3's reset state, LINEAR with params (1, 1) (`rsx_methods.cpp` reset: "found using
-//!   After Burner Climax").
+//!   reads as LINEAR with params (1, 1), FOGC.y = c. RPCS3's captures never hold 0 there: its
+//!   register file starts from its reset state, EXP with params 0 (`rsx_methods.cpp`
+//!   `rsx_state::init`), which a capture's snapshot carries; 0 comes only from captures made
+//!   otherwise (the builder leaves the register unset).
 //! - **User clip planes** (`SET_USER_CLIP_PLANE_CONTROL`): plane `n`'s distance is vertex
 //!   output 5 (FOGC) `.y/.z/.w` for planes 0..2 and output 6 (PSZ) `.y/.z/.w` for planes 3..5
 //!   (rsx-microcode.md B.8; RPCS3 `VKVertexProgram.cpp` `reg_table`). GE keeps `d ≥ 0`, LT
@@ -66,7 +67,7 @@ pub struct FogRule {
 }
 
 impl Default for FogRule {
-    /// RPCS3's reset state: LINEAR, params (1, 1).
+    /// A mode of 0: LINEAR, params (1, 1) (see the module documentation).
     fn default() -> Self {
         FogRule {
             equation: Some(FogMode::Linear),
