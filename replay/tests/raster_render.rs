@@ -11,8 +11,7 @@ use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::fragment::{self, InputAttribute as FpInput};
-use rsxtrace_replay::render::state::FrameEvents;
-use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+use rsxtrace_replay::render::Rgba8Image;
 
 const SIZE: u16 = 64;
 
@@ -93,20 +92,7 @@ fn draw(b: &mut CaptureBuilder, primitive: u32, positions: &[[f32; 2]]) {
 
 /// Both renderers' images (the GPU one when a device exists).
 fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
-    let frame = Frame::from_capture(capture).expect("frame model");
-    let events = FrameEvents::from_capture(capture, &frame);
-    let options = RenderOptions::default();
-    let cpu =
-        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
-    assert!(cpu.skipped.is_empty(), "{:?}", cpu.skipped);
-    let mut out = vec![("cpu", cpu.image)];
-    if let Some(gpu) = gpu_support::gpu(name) {
-        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
-            .expect("GPU render");
-        assert!(g.skipped.is_empty(), "{:?}", g.skipped);
-        out.push(("gpu", g.image));
-    }
-    out
+    gpu_support::both_images(name, capture, rsxtrace_replay::render::cpu::render_frame)
 }
 
 fn unorm(v: f32) -> i32 {

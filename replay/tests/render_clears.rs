@@ -9,11 +9,10 @@ mod render_support;
 use render_support::*;
 
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
-use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
-use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
+use rsxtrace_replay::render::state::ColorFormat;
 use rsxtrace_replay::render::surface::bytes_per_pixel;
-use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+use rsxtrace_replay::render::Rgba8Image;
 
 const W: u16 = 8;
 
@@ -60,20 +59,9 @@ fn scene(color_format: u32, clears: &[(u32, u32)]) -> Capture {
     b.finish()
 }
 
-/// Both renderers' output images (the GPU one when a device exists).
+/// Both renderers' images (the GPU one when a device exists).
 fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
-    let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame);
-    let options = RenderOptions::default();
-    let cpu =
-        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
-    let mut out = vec![("cpu", cpu.image)];
-    if let Some(gpu) = gpu_support::gpu(name) {
-        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
-            .expect("GPU render");
-        out.push(("gpu", g.image));
-    }
-    out
+    gpu_support::both_images(name, capture, rsxtrace_replay::render::cpu::render_frame)
 }
 
 #[test]

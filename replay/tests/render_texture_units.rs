@@ -11,10 +11,8 @@ mod gpu_support;
 mod render_support;
 use render_support::*;
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
-use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
-use rsxtrace_replay::render::state::FrameEvents;
-use rsxtrace_replay::render::{RenderOptions, Rgba8Image};
+use rsxtrace_replay::render::Rgba8Image;
 
 const W: u16 = 8;
 const COLOR: u32 = 0x0010_0000;
@@ -82,19 +80,7 @@ fn scene(texture: TextureDesc, texels: &[u8], shift: f32, reference: f32) -> Cap
 
 /// Both renderers' images (the GPU one when a device exists).
 fn render(name: &str, capture: &Capture) -> Vec<(&'static str, Rgba8Image)> {
-    let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame);
-    let options = RenderOptions::default();
-    let cpu = cpu_render_tiled(&frame, &events, &options).expect("CPU render");
-    assert!(cpu.skipped.is_empty(), "{:?}", cpu.skipped);
-    let mut out = vec![("cpu", cpu.image)];
-    if let Some(gpu) = gpu_support::gpu(name) {
-        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
-            .expect("GPU render");
-        assert!(g.skipped.is_empty(), "{:?}", g.skipped);
-        out.push(("gpu", g.image));
-    }
-    out
+    gpu_support::both_images(name, capture, cpu_render_tiled)
 }
 
 /// DEPTH24_D8 texels, column x at depth (x + ½) / 8 in every row (bits 8..31 of the

@@ -19,6 +19,40 @@ pub fn gpu(test: &str) -> Option<Gpu> {
     )
 }
 
+/// A CPU render of a whole frame (`render::cpu::render_frame`, or the tiled check of
+/// `render_support::cpu_render_tiled`).
+pub type CpuRender =
+    fn(
+        &rsxtrace_capture::frame::Frame,
+        &rsxtrace_replay::render::state::FrameEvents,
+        &rsxtrace_replay::render::RenderOptions,
+    ) -> Result<rsxtrace_replay::render::RenderedFrame, rsxtrace_replay::render::RenderError>;
+
+/// The output image of `capture` on both renderers, named: the CPU render by `cpu`, and the
+/// GPU render when a device exists (test `name` skips it loudly otherwise); neither may skip
+/// a draw.
+pub fn both_images(
+    name: &str,
+    capture: &rsxtrace_capture::rrc::Capture,
+    cpu: CpuRender,
+) -> Vec<(&'static str, rsxtrace_replay::render::Rgba8Image)> {
+    use rsxtrace_capture::frame::Frame;
+    use rsxtrace_replay::render::{state::FrameEvents, RenderOptions};
+    let frame = Frame::from_capture(capture).expect("frame model");
+    let events = FrameEvents::from_capture(capture, &frame);
+    let options = RenderOptions::default();
+    let c = cpu(&frame, &events, &options).expect("CPU render");
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    let mut out = vec![("cpu", c.image)];
+    if let Some(gpu) = gpu(name) {
+        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
+            .expect("GPU render");
+        assert!(g.skipped.is_empty(), "{:?}", g.skipped);
+        out.push(("gpu", g.image));
+    }
+    out
+}
+
 /// SplitMix64: deterministic, seedable, no dependency.
 pub struct Rng(u64);
 
