@@ -4,9 +4,9 @@
 //! (`crate::divergence::textures::bind`): linear layout, 16 texels a side, bilinear filtering,
 //! one level, in the dimension the pipeline records for the unit (2D when none is recorded:
 //! RPCS3's default, `rpcs3-shader-cache.md` 5.1). The format is A8R8G8B8, or DEPTH24_D8 for
-//! units the pipeline marks as shadow (depth-compare) units (§3.2 `fp_shadow_textures`; the
-//! texture model reads raw depth, `docs/textures.md`); redirected units are depth read as
-//! A8R8G8B8, which is what they get. Texels are seeded by the program's key and the unit.
+//! units the pipeline marks as shadow (depth-compare) units (§3.2 `fp_shadow_textures`), bound
+//! with ZFUNC LESS so that 2D ones compare as shadow maps (`docs/textures.md`); redirected
+//! units are depth read as A8R8G8B8, which is what they get. Texels are seeded by the program's key and the unit.
 
 use crate::divergence::mutate::XorShift;
 use crate::divergence::textures::{bind, bind_vertex, Bound, BoundVertex};
@@ -61,7 +61,8 @@ pub fn patterns(key: u64, units: u16, dims: Option<u32>, shadow: u16) -> Result<
 }
 
 /// [`patterns`] for the vertex texture units of `units` (a vertex program's TXL units): 2D
-/// A8R8G8B8 patterns, bilinear, bound on both sides as vertex units sample them.
+/// A8R8G8B8 patterns, bound on both sides as vertex units sample them (point by point,
+/// whatever the pattern's filter says).
 pub fn vertex_patterns(key: u64, units: u8) -> Result<BoundVertex, String> {
     let (textures, memory) = pattern_units(key, u16::from(units), None, 0);
     let vertex: [Texture; VERTEX_UNITS] = std::array::from_fn(|u| textures[u]);
@@ -89,7 +90,8 @@ fn pattern_units(
             _ => (SIDE, 1),
         };
         let faces = if cube { 6 } else { 1 };
-        let format = if shadow & (1 << unit) != 0 {
+        let is_shadow = shadow & (1 << unit) != 0;
+        let format = if is_shadow {
             FORMAT_DEPTH24_LINEAR
         } else {
             FORMAT_ARGB8_LINEAR
@@ -113,8 +115,9 @@ fn pattern_units(
                 | (dimension << 4)
                 | (format << 8)
                 | (1 << 16),
-            // Wrap in s, t and r.
-            address: 1 | (1 << 8) | (1 << 16),
+            // Wrap in s, t and r; a shadow unit compares with ZFUNC LESS (bits 28..31), so a
+            // 2D one samples as a shadow map (`rsxtrace_semantics::shadow`).
+            address: 1 | (1 << 8) | (1 << 16) | (u32::from(is_shadow) << 28),
             // Enabled, max LOD 12.
             control0: (1 << 31) | ((12 << 8) << 7),
             // Identity remap.
@@ -149,10 +152,18 @@ mod tests {
     }
 
     #[test]
-    fn shadow_units_get_a_depth_format() {
-        // DEPTH24_D8 binds exactly (the model reads raw depth on both sides).
+    fn shadow_units_get_a_depth_format_and_compare() {
+        // DEPTH24_D8 with ZFUNC LESS binds exactly and samples as a shadow map on both sides.
         let b = patterns(5, 0b1, None, 0b1).expect("depth binds");
         assert!(b.gpu[0].is_some());
+        let (textures, _) = pattern_units(5, 0b1, None, 0b1);
+        let lod = rsxtrace_replay::texture::lod::unit_lod(&textures[0]);
+        assert_eq!(lod.compare.map(|c| c.func), Some(1));
+        // A colour unit does not compare.
+        let (textures, _) = pattern_units(5, 0b1, None, 0);
+        assert!(rsxtrace_replay::texture::lod::unit_lod(&textures[0])
+            .compare
+            .is_none());
     }
 
     #[test]
