@@ -28,6 +28,34 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
 /// level 0". Each level k is sampled with `textureSampleLevel` at LOD `k + 0.25`, which a
 /// sampler with mipmap mode nearest resolves to level k and its min filter; LOD 0 selects the
 /// mag filter. Only a linear mip filter blends two levels (the rule gives weight 0 otherwise).
+pub(crate) fn sample_at_lambda(
+    tex: &str,
+    smp: &str,
+    coord: &str,
+    lambda: &str,
+    state: &TextureLod,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
+        state.bias_f32(),
+        state.min_f32(),
+        state.max_f32(),
+        mip_code(state.mip),
+    )];
+    lines.push(format!(
+        "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
+    ));
+    if state.mip == MipFilter::Linear {
+        lines.push(format!(
+            "let lb = textureSampleLevel({tex}, {smp}, {coord}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
+        ));
+        lines.push("let t = la + (lb - la) * lv.z;".to_string());
+    } else {
+        lines.push("let t = la;".to_string());
+    }
+    lines
+}
+
 /// As [`sample_at_lambda`] for a 2D unit that compares depth (`rsxtrace_semantics::shadow`):
 /// each chosen level's texels around `c.xy` are compared with `c.z` before they are blended
 /// (`rsx_shadow_level`: the mag filter when magnifying, else the min filter), and `t` holds
@@ -61,34 +89,6 @@ pub(crate) fn compare_at_lambda(
         lines.push("let t = vec4<f32>(za + (zb - za) * lv.z);".to_string());
     } else {
         lines.push("let t = vec4<f32>(za);".to_string());
-    }
-    lines
-}
-
-pub(crate) fn sample_at_lambda(
-    tex: &str,
-    smp: &str,
-    coord: &str,
-    lambda: &str,
-    state: &TextureLod,
-) -> Vec<String> {
-    let mut lines = vec![format!(
-        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
-        state.bias_f32(),
-        state.min_f32(),
-        state.max_f32(),
-        mip_code(state.mip),
-    )];
-    lines.push(format!(
-        "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
-    ));
-    if state.mip == MipFilter::Linear {
-        lines.push(format!(
-            "let lb = textureSampleLevel({tex}, {smp}, {coord}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
-        ));
-        lines.push("let t = la + (lb - la) * lv.z;".to_string());
-    } else {
-        lines.push("let t = la;".to_string());
     }
     lines
 }
