@@ -9,8 +9,9 @@
 //! 1 where `texel ZFUNC reference` holds, else 0 (RPCS3 hands the host sampler the reversed
 //! function because a host compares `reference OP texel`: `GL/glutils/sampler.cpp`, "The
 //! stored texture function is reversed"). Linear filtering blends the four results (a host's
-//! percentage-closer filtering); all four channels read the blend and no remap, sign, gamma or
-//! bias applies (RPCS3 samples `TEX2D_SHADOW(...)` without `_process_texel`). Only 2D units
+//! percentage-closer filtering); all four channels read the blend and no sign, gamma or bias
+//! applies (RPCS3 samples `TEX2D_SHADOW(...)` without `_process_texel`); the texel compared is
+//! the decoded one's R (the depth, with the identity remap). Only 2D units
 //! compare: RPCS3 leaves 1D shadow sampling unimplemented, and 3D and cube depth textures are
 //! read as depth here.
 //!

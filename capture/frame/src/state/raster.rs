@@ -62,7 +62,7 @@ const CULL_FACES: &[(u32, &str)] = &[
 ];
 const FRONT_FACES: &[(u32, &str)] = &[(0x0900, "cw"), (0x0901, "ccw")];
 const SHADE_MODES: &[(u32, &str)] = &[(0x1D00, "flat"), (0x1D01, "smooth")];
-/// `SET_LOGIC_OP` values (the GL logic operations, rrc-format.md 4.5 style names).
+/// `SET_LOGIC_OP` values: OpenGL's logic operations (`GL_CLEAR` 0x1500 .. `GL_SET` 0x150F).
 const LOGIC_OPS: &[(u32, &str)] = &[
     (0x1500, "clear"),
     (0x1501, "and"),
