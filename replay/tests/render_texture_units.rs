@@ -124,6 +124,17 @@ fn a_depth_unit_with_a_compare_function_reads_the_comparison() {
             }
         }
     }
+    // With ADDRESS's bias bit set (bits 12..15 = 1) the comparison is the same: a shadow map
+    // is read without sign, gamma or bias (RPCS3 samples it without `_process_texel`).
+    let mut biased = depth_unit(1, NEAREST);
+    biased.address |= 1 << 12;
+    let capture = scene(biased, &depth_columns(), 0.0, 0.5);
+    for (name, image) in render("a_biased_depth_unit_with_a_compare_function", &capture) {
+        for x in 0..8 {
+            let v = if x < 4 { 255 } else { 0 };
+            assert_eq!(image.pixel(x, 3).unwrap(), [v; 4], "{name}: biased at x {x}");
+        }
+    }
     // GEQUAL (6) with the reference at a texel's own depth 5/16 (column 2): columns 2.. pass.
     let capture = scene(depth_unit(6, NEAREST), &depth_columns(), 0.0, 5.0 / 16.0);
     for (name, image) in render("a_depth_unit_with_gequal", &capture) {

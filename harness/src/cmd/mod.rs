@@ -148,11 +148,11 @@ fn warn_frame_problems(path: &std::path::Path, frame: &rsxtrace_capture::frame::
     for problem in frame.problems.iter().take(FRAME_PROBLEMS_SHOWN) {
         eprintln!("warning: {}: {problem}", path.display());
     }
-    if let Some(more) = frame.problems.len().checked_sub(FRAME_PROBLEMS_SHOWN + 1) {
+    let more = frame.problems.len().saturating_sub(FRAME_PROBLEMS_SHOWN);
+    if more > 0 {
         eprintln!(
-            "warning: {}: {} more frame problems (`rsxtrace info` lists them all)",
-            path.display(),
-            more + 1
+            "warning: {}: {more} more frame problems (`rsxtrace info` lists them all)",
+            path.display()
         );
     }
 }

@@ -769,6 +769,13 @@ impl DrawState {
         self.color_targets.is_empty() && self.depth_test.is_none() && self.stencil.is_none()
     }
 
+    /// Whether the colour surface stores 8-bit channels, so that the 8-bit write rule
+    /// (`render::color8`) applies to its outputs and the alpha test sees their rounded alpha.
+    pub fn color_is_8bit(&self) -> bool {
+        self.color_format
+            .is_some_and(crate::render::color8::is_8bit)
+    }
+
     /// Whether the draw reads the depth buffer: the depth or stencil test, or the depth
     /// bounds test (which needs the buffer, not the depth test).
     pub fn reads_depth_buffer(&self) -> bool {

@@ -6,6 +6,7 @@
 use rsxtrace_capture::frame::state::Texture;
 pub use rsxtrace_semantics::lod::{lambda_from_derivatives, LevelChoice, MipFilter, TextureLod};
 
+use super::decode::texel_format;
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
 use rsxtrace_semantics::shadow::DepthCompare;
@@ -16,28 +17,20 @@ use rsxtrace_semantics::shadow::DepthCompare;
 /// `sampler_state::apply`), on both paths.
 pub fn unit_lod(texture: &Texture) -> TextureLod {
     let (min, mip) = min_filter(texture.filter.min.raw);
-    let depth = matches!(
-        TexelFormat::from_code(texture.format.format & !0x60),
-        Some(
-            TexelFormat::Depth16
-                | TexelFormat::Depth16Float
-                | TexelFormat::Depth24D8
-                | TexelFormat::Depth24D8Float
-        )
-    );
+    let depth = texel_format(0, texture).is_ok_and(TexelFormat::is_depth);
     // Only a 2D unit compares (`rsxtrace_semantics::shadow`).
     let flat = texture.format.dimension == 2 && !texture.format.cubemap;
     let alpha_kill = texture.control0.alpha_kill;
-    let compare = (depth && flat)
-        .then(|| {
-            DepthCompare::of_unit(
-                texture.address.zfunc.raw,
-                alpha_kill,
-                mag_filter(texture.filter.mag.raw) == TexelFilter::Linear,
-                min == TexelFilter::Linear,
-            )
-        })
-        .flatten();
+    let compare = if depth && flat {
+        DepthCompare::of_unit(
+            texture.address.zfunc.raw,
+            alpha_kill,
+            mag_filter(texture.filter.mag.raw) == TexelFilter::Linear,
+            min == TexelFilter::Linear,
+        )
+    } else {
+        None
+    };
     TextureLod::from_values(
         texture.filter.bias,
         texture.control0.min_lod,

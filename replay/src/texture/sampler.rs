@@ -97,22 +97,21 @@ impl UnitSampler {
 
     /// Answer one request.
     pub fn sample(&self, req: &SampleRequest) -> [f32; 4] {
-        let (value, compared) = self.filtered(req);
-        self.convert(value, compared)
+        self.convert(self.filtered(req))
     }
 
     /// The post-filter conversions (gamma, bias; the signed channels were converted per
-    /// texel in [`Self::fetch`]), which a compared (shadow) sample skips.
-    fn convert(&self, value: [f32; 4], compared: bool) -> [f32; 4] {
-        if self.conversions.any_unsigned() && !compared {
+    /// texel in [`Self::fetch`]; a shadow map has none, `UnitOptions::conversions`).
+    fn convert(&self, value: [f32; 4]) -> [f32; 4] {
+        if self.conversions.any_unsigned() {
             self.conversions.apply_unsigned(value)
         } else {
             value
         }
     }
 
-    /// The filtered texel before the conversions, and whether it is a depth comparison's.
-    fn filtered(&self, req: &SampleRequest) -> ([f32; 4], bool) {
+    /// The filtered texel before the gamma and bias conversions.
+    fn filtered(&self, req: &SampleRequest) -> [f32; 4] {
         let dim = self.image.dimension;
         let (layer, coord, axes_of, axes) = match dim {
             Dimension::D1 => (0, [req.coord[0], 0.0, 0.0], CubeAxes::default(), 1),
@@ -125,11 +124,11 @@ impl UnitSampler {
             ),
             Dimension::Cube => match select_face(req.coord[0], req.coord[1], req.coord[2]) {
                 Some((face, s, t, a)) => (face, [s, t, 0.0], a, 2),
-                None => return ([0.0; 4], false),
+                None => return [0.0; 4],
             },
         };
         let Some(base) = self.image.level(layer, 0) else {
-            return ([0.0; 4], false);
+            return [0.0; 4];
         };
         let size = [base.width as f32, base.height as f32, base.depth as f32];
         let mut coord = coord;
@@ -166,7 +165,7 @@ impl UnitSampler {
             (Some(c), Dimension::D2) => Some((c, req.coord[2])),
             _ => None,
         };
-        let value = match self.lod.choose(lambda, self.image.levels) {
+        match self.lod.choose(lambda, self.image.levels) {
             LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes, z),
             LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes, z),
             LevelChoice::Level(l) => self.filter_at(layer, l, coord, axes, z),
@@ -175,17 +174,16 @@ impl UnitSampler {
                 let b = self.filter_at(layer, level + 1, coord, axes, z);
                 lerp4(a, b, weight)
             }
-        };
-        (value, z.is_some())
+        }
     }
 
     /// As [`sample`](Self::sample), and whether the unit's alpha kill discards the fragment:
     /// the filtered texel's alpha before the gamma and bias conversions (a signed alpha read
     /// signed) is below [`ALPHA_KILL_BELOW`] (`rsxtrace_semantics::shadow`).
     pub fn sample_killing(&self, req: &SampleRequest) -> ([f32; 4], bool) {
-        let (value, compared) = self.filtered(req);
+        let value = self.filtered(req);
         let killed = self.lod.alpha_kill && value[3] < ALPHA_KILL_BELOW;
-        (self.convert(value, compared), killed)
+        (self.convert(value), killed)
     }
 
     fn filter_at(

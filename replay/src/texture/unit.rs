@@ -50,14 +50,15 @@ impl UnitOptions {
             ]
         };
         let (min, mip) = min_filter(texture.filter.min.raw);
+        // The shared LOD rule (super::lod); with one level it drops the mip filter, the bias
+        // and the clamp (RPCS3 `sampler_state::apply`).
+        let lod = unit_lod(texture);
         UnitOptions {
             wrap,
             min,
             mip,
             mag: mag_filter(texture.filter.mag.raw),
-            // The shared LOD rule (super::lod); with one level it drops the mip filter, the
-            // bias and the clamp (RPCS3 `sampler_state::apply`).
-            lod: unit_lod(texture),
+            lod,
             border: border_colour(
                 image.format,
                 &image.remap,
@@ -66,13 +67,19 @@ impl UnitOptions {
             ),
             unnormalized: texture.format.unnormalized
                 && matches!(image.dimension, Dimension::D1 | Dimension::D2),
-            conversions: Conversions::new(
-                image.format,
-                &image.remap,
-                texture.filter.argb_signed,
-                a.unsigned_remap,
-                a.gamma,
-            ),
+            // A shadow map's comparison is read without sign, gamma or bias
+            // (`rsxtrace_semantics::shadow`), on both paths.
+            conversions: if lod.compare.is_some() {
+                Conversions::default()
+            } else {
+                Conversions::new(
+                    image.format,
+                    &image.remap,
+                    texture.filter.argb_signed,
+                    a.unsigned_remap,
+                    a.gamma,
+                )
+            },
         }
     }
 

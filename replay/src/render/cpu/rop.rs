@@ -297,7 +297,7 @@ impl TileTargets<'_> {
             // On an 8-bit target the test sees the alpha after the 8-bit write rule (RPCS3's
             // ROP epilogue rounds colour 0 before it tests, `RSXROPEpilogue.glsl`).
             let alpha = out.colors[0][3] as f32;
-            let alpha = if state.color_format.is_some_and(color8::is_8bit) {
+            let alpha = if state.color_is_8bit() {
                 color8::quantise(alpha)
             } else {
                 alpha

@@ -928,26 +928,14 @@ impl Renderer<'_> {
         };
         let sw = &state.shader_window;
         let targets = ((1u16 << outputs) - 1) as u8;
+        let eight_bit = state.color_is_8bit();
         let options = WrapperOptions {
             targets,
-            unorm8: if state
-                .color_format
-                .is_some_and(crate::render::color8::is_8bit)
-            {
-                targets
-            } else {
-                0
-            },
+            unorm8: if eight_bit { targets } else { 0 },
             srgb: state.srgb_output,
-            alpha_test: state.alpha_test.map(|a| {
-                (
-                    pipeline::compare(a.func),
-                    a.reference,
-                    state
-                        .color_format
-                        .is_some_and(crate::render::color8::is_8bit),
-                )
-            }),
+            alpha_test: state
+                .alpha_test
+                .map(|a| (pipeline::compare(a.func), a.reference, eight_bit)),
             depth: with_depth.then(|| DepthRule {
                 export: draw.shader_control.depth_export,
                 clip: state.depth_clip.then_some(state.depth_range),
