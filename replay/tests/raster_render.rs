@@ -1,4 +1,4 @@
-//! Point sprites and smooth-line coverage rendered on the CPU reference renderer and on a GPU
+//! Point sprites, smooth-line coverage, joined draw ranges and the viewport rectangle rendered on the CPU reference renderer and on a GPU
 //! device, against values computed here from the documented rules (`raster::sprite`:
 //! GL 2.1 3.3.1 with the upper-left origin; `raster::smooth`: GL 2.1 3.4.2 coverage times
 //! alpha).
@@ -207,6 +207,41 @@ fn a_strip_split_into_libgcm_pieces_is_one_strip() {
                     [255, 255, 255, 255],
                     "{name}: ({x}, {y}) inside the band"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_viewport_rectangle_limits_draws_but_not_clears() {
+    // The viewport transform still maps NDC to the whole 64 × 64 target; only the rectangle
+    // (`SET_VIEWPORT_HORIZONTAL`/`VERTICAL`) is (8, 16) + 24 × 20. RPCS3 cuts a draw's
+    // scissor with it (`thread::get_scissor` with `clip_viewport`), so a full-screen quad
+    // fills only the rectangle; a clear uses the scissor alone.
+    let h = f32::from(SIZE) / 2.0;
+    let small_viewport = |b: &mut CaptureBuilder| {
+        b.set_viewport(
+            8,
+            16,
+            24,
+            20,
+            (0.0, 1.0),
+            [h, h, 0.5, 0.0],
+            [h, -h, 0.5, 0.0],
+        );
+    };
+    let full_screen = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
+    let mut b = scene("viewport rect", &FRAGMENT_MOV_COL0);
+    small_viewport(&mut b);
+    b.clear_surface(0xF0, 0xFF00_FF00, 0xFFFF_FF00); // opaque green, the whole target
+    draw(&mut b, 8, &full_screen); // QUADS
+    let capture = b.finish();
+    for (name, image) in render("the_viewport_rectangle_limits_draws", &capture) {
+        for y in 0..u32::from(SIZE) {
+            for x in 0..u32::from(SIZE) {
+                let inside = (8..32).contains(&x) && (16..36).contains(&y);
+                let want = if inside { [255; 4] } else { [0, 255, 0, 255] };
+                assert_eq!(image.pixel(x, y).unwrap(), want, "{name}: ({x}, {y})");
             }
         }
     }

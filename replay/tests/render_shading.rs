@@ -579,40 +579,43 @@ fn fog_factor(mode: u32, p0: f64, p1: f64, c: f64) -> f64 {
 fn fog_factor_reaches_the_program_in_fogc_y() {
     // c = sign · x / 16 along the target; FOGC.y/.z/.w of the vertices hold 0.7 (clip
     // distances with no plane enabled), which must not reach FOGC.z/.w.
-    // (mode, p0, p1, sign); mode 0 = never written (RPCS3's reset: linear, 1, 1).
-    let cases: [(u32, f32, f32, f32); 8] = [
-        (0, 0.0, 0.0, 1.0),
-        (0x2601, 1.5, -1.0, 1.0),
-        (0x0804, 1.25, 0.5, -1.0),
-        (0x0800, 1.0, 0.5, 1.0),
-        (0x0802, 1.0, 0.5, -1.0),
-        (0x0801, 1.25, 0.5, 1.0),
-        (0x0803, 1.25, 0.5, -1.0),
-        (0x1234, 1.0, 1.0, 1.0),
+    // (mode, p0, p1, sign); `None` = never written: the reset state, EXP with params 0
+    // (RPCS3 `rsx_state::init`, which the builder's register file starts from); a written 0
+    // reads as LINEAR (1, 1).
+    let cases: [(Option<u32>, f32, f32, f32); 9] = [
+        (None, 0.0, 0.0, 1.0),
+        (Some(0), 0.0, 0.0, 1.0),
+        (Some(0x2601), 1.5, -1.0, 1.0),
+        (Some(0x0804), 1.25, 0.5, -1.0),
+        (Some(0x0800), 1.0, 0.5, 1.0),
+        (Some(0x0802), 1.0, 0.5, -1.0),
+        (Some(0x0801), 1.25, 0.5, 1.0),
+        (Some(0x0803), 1.25, 0.5, -1.0),
+        (Some(0x1234), 1.0, 1.0, 1.0),
     ];
-    for (mode, p0, p1, sign) in cases {
+    for (written, p0, p1, sign) in cases {
         let vertices = full_target(|x, y| V {
             fogc: [sign * x / 16.0, 0.7, 0.7, 0.7],
             ..v(x, y, RED)
         });
         let mut b = scene("fog.rrc", IN_FOGC, 0x8040_4040);
-        if mode != 0 {
+        if let Some(mode) = written {
             set(&mut b, SET_FOG_MODE, mode);
             set(&mut b, SET_FOG_PARAMS, p0.to_bits());
             set(&mut b, SET_FOG_PARAMS + 1, p1.to_bits());
         }
         draw(&mut b, 0, TRIANGLES, &vertices);
         let capture = b.finish();
-        let (m, p0, p1) = if mode == 0 {
-            (0x2601, 1.0, 1.0)
-        } else {
-            (mode, f64::from(p0), f64::from(p1))
+        let (mode, p0, p1) = match written {
+            None => (0x0800, 0.0, 0.0),
+            Some(0) => (0x2601, 1.0, 1.0),
+            Some(mode) => (mode, f64::from(p0), f64::from(p1)),
         };
         for r in render_both(&capture, "fog") {
             for (x, y) in [(0, 0), (3, 5), (7, 7), (8, 2), (12, 9), (15, 15)] {
                 let c = f64::from(sign) * (f64::from(x) + 0.5) / 16.0;
-                let want = [c, fog_factor(m, p0, p1, c), 0.0, 0.0];
-                assert_px(&r, x, y, want, &format!("fog mode 0x{mode:x}"));
+                let want = [c, fog_factor(mode, p0, p1, c), 0.0, 0.0];
+                assert_px(&r, x, y, want, &format!("fog mode {written:x?}"));
             }
             if mode == 0x1234 {
                 assert!(

@@ -132,7 +132,11 @@ fn a_depth_unit_with_a_compare_function_reads_the_comparison() {
     for (name, image) in render("a_biased_depth_unit_with_a_compare_function", &capture) {
         for x in 0..8 {
             let v = if x < 4 { 255 } else { 0 };
-            assert_eq!(image.pixel(x, 3).unwrap(), [v; 4], "{name}: biased at x {x}");
+            assert_eq!(
+                image.pixel(x, 3).unwrap(),
+                [v; 4],
+                "{name}: biased at x {x}"
+            );
         }
     }
     // GEQUAL (6) with the reference at a texel's own depth 5/16 (column 2): columns 2.. pass.

@@ -91,7 +91,82 @@ pub const RESET_REGISTERS: &[(u32, u32)] = &[
     (0x1D8C, 0xFFFF_FF00), // ZSTENCIL_CLEAR_VALUE
     (0x1DB0, 0xFFFF_FFFF), // RESTART_INDEX
     (0x1EE0, 0x3F80_0000), // POINT_SIZE = 1.0
+    (0x0300, 0x01),        // DITHER_ENABLE
+    (0x0378, 0x1503),      // LOGIC_OP = COPY
+    (0x03B0, 0x0010_0000), // CONTROL0
+    (0x08CC, 0x0800),      // FOG_MODE = EXP (params 0)
+    (0x0A00, 0x1000_0000), // VIEWPORT_HORIZONTAL = 0, width 4096
+    (0x0A04, 0x1000_0000), // VIEWPORT_VERTICAL = 0, height 4096
+    (0x0A20, 0x4500_0000), // VIEWPORT_OFFSET x = 2048.0
+    (0x0A24, 0x4500_0000), // VIEWPORT_OFFSET y = 2048.0
+    (0x0A28, 0x3F00_0000), // VIEWPORT_OFFSET z = 0.5
+    (0x0A30, 0x4500_0000), // VIEWPORT_SCALE x = 2048.0
+    (0x0A34, 0x4500_0000), // VIEWPORT_SCALE y = 2048.0
+    (0x0A38, 0x3F00_0000), // VIEWPORT_SCALE z = 0.5
+    (0x1428, 0x01),        // SPECULAR_ENABLE
+    (0x1450, 0x0008_0003), // PERFORMANCE_PARAMS
+    (0x145C, 0x01),        // EDGE_FLAG
+    (0x1D64, 0x0200_0000), // INDEXED_CONSTANT_READ_LIMITS
+    (0x1D88, 0x1000),      // SHADER_WINDOW: height 0, origin bottom
+    (0x1D98, 0x0FFF_0000), // CLEAR_RECT_HORIZONTAL
+    (0x1D9C, 0x0FFF_0000), // CLEAR_RECT_VERTICAL
+    (0x1E94, 0x11),        // TRANSFORM_EXECUTION_MODE
+    (0x1FC4, 0x0614_4321), // ATTRIB_COLOR
+    (0x1FC8, 0xEDCB_A987), // ATTRIB_TEX_COORD
+    (0x1FCC, 0x6F),        // ATTRIB_TEX_COORD_EX
+    (0x1FD0, 0x0017_1615), // ATTRIB_UCLIP0
+    (0x1FD4, 0x001B_1A19), // ATTRIB_UCLIP1
+    (0x1FE0, 0x01),        // REDUCE_DST_COLOR
+    (0x1FF4, 0x003F_FFFF), // VERTEX_ATTRIB_OUTPUT_MASK: every output
 ];
+
+/// Runs of registers with one reset value each, from the same source as [`RESET_REGISTERS`]:
+/// `(first byte offset, count, byte stride, value)`.
+pub const RESET_REGISTER_RUNS: &[(u32, u32, u32, u32)] = &[
+    (0x02C4, 15, 4, 0x0FFF_0000), // WINDOW_CLIP_HORIZONTAL/VERTICAL 0..7 (but the first)
+    (0x03C0, 16, 4, 0x0001_0101), // ANISO_SPREAD
+    (0x0400, 16, 4, 0x7421),      // 0x400..0x43C (unnamed)
+    (0x0B00, 16, 4, 0x2DC8),      // TEXTURE_CONTROL2
+    (0x1740, 16, 4, 0x02),        // VERTEX_DATA_ARRAY_FORMAT: type 2, size 0 (no array)
+    (0x1A08, 16, 0x20, 0x0003_0101), // TEXTURE_ADDRESS: WRAP, WRAP, CLAMP_TO_EDGE
+    (0x1A0C, 16, 0x20, 0x0006_0000), // TEXTURE_CONTROL0: disabled, max LOD 12
+    (0x1A14, 16, 0x20, 0x0205_2000), // TEXTURE_FILTER
+];
+
+/// The 16 words RPCS3's `rsx_state::init` writes at 0x440..0x47C (unnamed; kept so a builder
+/// capture's register file is the one a genuine capture carries).
+const RESET_WORDS_0440: [u32; 16] = [
+    0x9AAB_AA98,
+    0x6666_6789,
+    0x9876_6666,
+    0x89AA_BAA9,
+    0x9999_9999,
+    0x8888_8889,
+    0x9888_8888,
+    0x9999_9999,
+    0x5667_6654,
+    0x3333_3345,
+    0x5433_3333,
+    0x4566_7665,
+    0xAABB_BA99,
+    0x6666_7899,
+    0x9987_6666,
+    0x99AB_BBAA,
+];
+
+/// Every `(byte offset, value)` of the reset register file: [`RESET_REGISTERS`], the runs of
+/// [`RESET_REGISTER_RUNS`] and the words at 0x440.
+pub fn reset_register_file() -> impl Iterator<Item = (u32, u32)> {
+    let runs = RESET_REGISTER_RUNS
+        .iter()
+        .flat_map(|&(first, count, stride, value)| {
+            (0..count).map(move |i| (first + i * stride, value))
+        });
+    let words = (0u32..)
+        .zip(RESET_WORDS_0440)
+        .map(|(i, v)| (0x0440 + 4 * i, v));
+    RESET_REGISTERS.iter().copied().chain(runs).chain(words)
+}
 
 impl CaptureBuilder {
     /// A builder for a capture whose provenance names `source_name`.
@@ -101,7 +176,7 @@ impl CaptureBuilder {
     /// [`CaptureBuilder::initial_register`].
     pub fn new(source_name: &str) -> CaptureBuilder {
         let mut initial = RegState::default();
-        for &(offset, value) in RESET_REGISTERS {
+        for (offset, value) in reset_register_file() {
             if let Some(r) = initial.registers.get_mut(offset as usize / 4) {
                 *r = value;
             }

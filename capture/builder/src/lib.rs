@@ -60,7 +60,10 @@ pub mod transfer;
 pub mod vertex_input;
 pub mod vertex_ucode;
 
-pub use builder::{CaptureBuilder, FRAGMENT_TEXTURE_UNITS, RESET_REGISTERS, VERTEX_TEXTURE_UNITS};
+pub use builder::{
+    reset_register_file, CaptureBuilder, FRAGMENT_TEXTURE_UNITS, RESET_REGISTERS,
+    RESET_REGISTER_RUNS, VERTEX_TEXTURE_UNITS,
+};
 pub use error::{AttachError, BuildError};
 pub use programs::{CONSTANTS_PER_PACKET, TRANSFORM_CONSTANTS, VERTEX_PROGRAM_SLOTS};
 pub use render_state::{SurfaceDesc, SurfaceTarget};

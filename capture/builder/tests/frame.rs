@@ -308,3 +308,24 @@ fn immediate_attributes_and_render_state_registers() {
     ];
     assert_eq!(pairs(&c), expected);
 }
+
+#[test]
+fn a_new_capture_starts_from_the_rsx_reset_register_file() {
+    // Spot checks against RPCS3's `rsx_state::init`, whose snapshot genuine captures carry.
+    let c = CaptureBuilder::new("reset").finish();
+    let reg = |offset: usize| c.reg_state.registers[offset >> 2];
+    assert_eq!(reg(0x0A00), 0x1000_0000, "viewport: x 0, width 4096");
+    assert_eq!(reg(0x0A04), 0x1000_0000, "viewport: y 0, height 4096");
+    assert_eq!(reg(0x0A30), 2048f32.to_bits(), "viewport scale x");
+    assert_eq!(reg(0x08CC), 0x0800, "fog mode EXP");
+    assert_eq!(reg(0x1FF4), 0x003F_FFFF, "vertex output mask");
+    assert_eq!(
+        reg(0x1A14 + 15 * 0x20),
+        0x0205_2000,
+        "texture unit 15 filter"
+    );
+    assert_eq!(reg(0x1740 + 15 * 4), 0x02, "vertex array 15 format");
+    assert_eq!(reg(0x047C), 0x99AB_BBAA, "the last unnamed word");
+    assert_eq!(reg(0x02C0), 0, "WINDOW_CLIP_HORIZONTAL 0 is not set");
+    assert_eq!(reg(0x02C4), 0x0FFF_0000);
+}

@@ -28,8 +28,8 @@
 //!   An unknown mode gives factor 0 (the prologue's default branch) and a warning. A mode of 0
 //!   reads as LINEAR with params (1, 1), FOGC.y = c. RPCS3's captures never hold 0 there: its
 //!   register file starts from its reset state, EXP with params 0 (`rsx_methods.cpp`
-//!   `rsx_state::init`), which a capture's snapshot carries; 0 comes only from captures made
-//!   otherwise (the builder leaves the register unset).
+//!   `rsx_state::init`), which a capture's snapshot carries, as the builder's register file
+//!   does; 0 comes only from captures made otherwise.
 //! - **User clip planes** (`SET_USER_CLIP_PLANE_CONTROL`): plane `n`'s distance is vertex
 //!   output 5 (FOGC) `.y/.z/.w` for planes 0..2 and output 6 (PSZ) `.y/.z/.w` for planes 3..5
 //!   (rsx-microcode.md B.8; RPCS3 `VKVertexProgram.cpp` `reg_table`). GE keeps `d ≥ 0`, LT

@@ -685,7 +685,8 @@ pub struct DrawState {
     pub primitive: Primitive,
     /// Viewport transform.
     pub viewport: ViewportTransform,
-    /// Scissor rectangle in window pixels.
+    /// Scissor rectangle in window pixels, intersected with the viewport rectangle
+    /// (`SET_VIEWPORT_HORIZONTAL`/`VERTICAL`).
     pub scissor: PixelRect,
     /// Surface clip rectangle (`SET_SURFACE_CLIP_*`), in surface pixels.
     pub clip: PixelRect,
@@ -882,7 +883,9 @@ impl DrawState {
         let mut state = DrawState {
             primitive: draw.primitive,
             viewport: ViewportTransform::from_raster(r),
-            scissor: rect_pixels(&r.scissor),
+            // A draw's scissor is cut by the viewport rectangle (RPCS3 `thread::get_scissor`
+            // with `clip_viewport` for draws; clears use the scissor alone).
+            scissor: rect_pixels(&r.scissor).intersect(&rect_pixels(&r.viewport.rect)),
             clip: rect_pixels(&s.clip),
             window_offset: (u32::from(s.window_offset_x), u32::from(s.window_offset_y)),
             depth_range: (r.clip_min, r.clip_max),
