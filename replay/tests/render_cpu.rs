@@ -392,6 +392,23 @@ fn an_exported_depth_is_not_clipped_by_the_depth_range() {
 }
 
 #[test]
+fn without_clip_or_clamp_the_depth_is_clamped_to_the_range() {
+    // ZMIN_MAX_CONTROL = 0 and the range [0, 0.5]: RPCS3 turns depth clamping on
+    // (`enable_depth_clamp(clamp || !clip)`), so a red quad at z 0.8 stores 0.5, and a green
+    // one at z 0.6 (clamped to 0.5 too) fails LESS against it. Unclamped, 0.6 < 0.8 would
+    // pass and the pixel turn green.
+    let mut b = builder("zminmax0.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.method(0x1D78 >> 2, 0).unwrap(); // SET_ZMIN_MAX_CONTROL: no clip, no clamp
+    b.method(0x0398 >> 2, 0.5f32.to_bits()).unwrap(); // SET_CLIP_MAX
+    b.set_depth(true, 0x201, true); // LESS, written
+    quad(&mut b, 0x1_0000, FULL, 0.8, [1.0, 0.0, 0.0, 1.0]);
+    quad(&mut b, 0x2_0000, FULL, 0.6, [0.0, 1.0, 0.0, 1.0]);
+    let out = render(&b.finish());
+    assert_eq!(out.image.pixel(3, 3), Some([255, 0, 0, 255]));
+}
+
+#[test]
 fn the_depth_bounds_test_reads_the_stored_depth() {
     // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF), depth test off, a red quad at z 0.5:
     // bounds [0, 0.5] keep the stored 0.9 out, so nothing is written; [0.5, 1] let it through

@@ -696,7 +696,8 @@ pub struct DrawState {
     pub depth_range: (f32, f32),
     /// `SET_ZMIN_MAX_CONTROL` clip bits: fragments outside the depth range are discarded.
     pub depth_clip: bool,
-    /// `SET_ZMIN_MAX_CONTROL` clamp bits: window z is clamped to the depth range.
+    /// `SET_ZMIN_MAX_CONTROL` clamp bits, or no clip bits: window z is clamped to the depth
+    /// range.
     pub depth_clamp: bool,
     /// Culled faces, `None` when culling is off.
     pub cull: Option<CullFace>,
@@ -890,7 +891,9 @@ impl DrawState {
             window_offset: (u32::from(s.window_offset_x), u32::from(s.window_offset_y)),
             depth_range: (r.clip_min, r.clip_max),
             depth_clip: r.zmin_max_control.clip != 0,
-            depth_clamp: r.zmin_max_control.clamp != 0,
+            // With neither clip nor clamp, RPCS3 clamps (`enable_depth_clamp(clamp || !clip)`,
+            // GLDraw.cpp / VKGSRender.cpp): depth never leaves the range unclipped.
+            depth_clamp: r.zmin_max_control.clamp != 0 || r.zmin_max_control.clip == 0,
             cull,
             front_face,
             front_polygon_mode,
