@@ -11,7 +11,8 @@
 //!   PSZ.y (plane 3), only when the output mask exports the distance; lines (and polygon-mode
 //!   LINE edges) are cut and points (and polygon-mode POINT vertices) dropped by the same
 //!   rule;
-//! - fog: FOGC = `(c, factor(c), 0, 0)` with RPCS3's equations per mode.
+//! - fog: FOGC = `(c, factor(c), 0, 0)` with RPCS3's equations per mode;
+//! - 2D texture coordinates (`SET_TEX_COORD_CONTROL`): TEXn reads `(x, y, 0, clip w)`.
 //!
 //! Scene: a 16 × 16 A8R8G8B8 target, the viewport the identity on window pixels (clip x, y are
 //! window pixels with w = 1), a vertex program of MOVs (HPOS ← v0, COL0 ← v3, BFC0 ← v4,
@@ -53,6 +54,7 @@ const SET_TWO_SIDE_LIGHT_EN: u32 = reg::SET_TWO_SIDE_LIGHT_EN as u32;
 const SET_USER_CLIP_PLANE_CONTROL: u32 = reg::SET_USER_CLIP_PLANE_CONTROL as u32;
 const SET_FRONT_FACE: u32 = reg::SET_FRONT_FACE as u32;
 const SET_VERTEX_ATTRIB_OUTPUT_MASK: u32 = reg::SET_VERTEX_ATTRIB_OUTPUT_MASK as u32;
+const SET_TEX_COORD_CONTROL: u32 = reg::SET_TEX_COORD_CONTROL as u32;
 
 const FLAT: u32 = 0x1D00;
 const SMOOTH: u32 = 0x1D01;
@@ -67,6 +69,8 @@ const OUTPUTS: u32 = 1 | (1 << 2) | (1 << 4) | (1 << 14);
 #[derive(Clone, Copy, Debug)]
 struct V {
     pos: [f32; 2],
+    /// Clip w (the position is sent as `(x·w, y·w, 0.5·w, w)`: the same window position).
+    w: f32,
     col0: [f32; 4],
     bfc0: [f32; 4],
     fogc: [f32; 4],
@@ -77,6 +81,7 @@ struct V {
 fn v(x: f32, y: f32, col0: [f32; 4]) -> V {
     V {
         pos: [x, y],
+        w: 1.0,
         col0,
         bfc0: [0.0; 4],
         fogc: [0.0; 4],
@@ -163,7 +168,7 @@ fn draw(b: &mut CaptureBuilder, page: u32, primitive: u32, vertices: &[V]) {
     let at = 0x1_0000 + page * 0x1000;
     let mut bytes = Vec::new();
     for v in vertices {
-        let pos = [v.pos[0], v.pos[1], 0.5, 1.0];
+        let pos = [v.pos[0], v.pos[1], 0.5, 1.0].map(|c| c * v.w);
         for c in [pos, v.col0, v.bfc0, v.fogc, v.psz, v.tex0]
             .iter()
             .flatten()
@@ -748,6 +753,38 @@ fn first_vertex_flat_shading_takes_each_primitives_first_vertex() {
                 }
             }
             assert!(checked.iter().all(|&c| c > 4), "{primitive:?} {checked:?}");
+        }
+    }
+}
+
+#[test]
+fn a_2d_texture_coordinate_reads_zero_and_the_clip_w() {
+    // TEX0 = (0.2, 0.3, 0.7, 0.9) at clip w 0.5. With `SET_TEX_COORD_CONTROL[0]` bit 0 the
+    // program reads (0.2, 0.3, 0, 0.5) (RPCS3 `FragmentProgramDecompiler.cpp`: `(xy, 0,
+    // in_w)`, in_w = 1 / gl_FragCoord.w); TEX1's control (bit 0 of register 1) leaves TEX0
+    // alone; without it TEX0 is as written.
+    for (control, want) in [
+        (None, [0.2, 0.3, 0.7, 0.9]),
+        (Some((0, 1)), [0.2, 0.3, 0.0, 0.5]),
+        (Some((0, 0x11)), [0.2, 0.3, 0.0, 0.5]),
+        (Some((0, 0x10)), [0.2, 0.3, 0.7, 0.9]),
+        (Some((1, 1)), [0.2, 0.3, 0.7, 0.9]),
+    ] {
+        let vertices = full_target(|x, y| V {
+            w: 0.5,
+            tex0: [0.2, 0.3, 0.7, 0.9],
+            ..v(x, y, RED)
+        });
+        let mut b = scene("texcoord_2d.rrc", IN_TEX0, 0xFF00_0000);
+        if let Some((n, value)) = control {
+            set(&mut b, SET_TEX_COORD_CONTROL + n, value);
+        }
+        draw(&mut b, 0, TRIANGLES, &vertices);
+        let capture = b.finish();
+        for r in render_both(&capture, "texcoord_2d") {
+            for (x, y) in [(0, 0), (7, 9), (15, 15)] {
+                assert_px(&r, x, y, want, &format!("control {control:?}"));
+            }
         }
     }
 }

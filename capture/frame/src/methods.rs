@@ -101,6 +101,7 @@ pub mod reg {
     pub const SET_POLYGON_OFFSET_BIAS: u16 = 0x0A7C >> 2;
     pub const SET_VERTEX_DATA_SCALED4S_M: u16 = 0x0A80 >> 2;
     pub const SET_TEXTURE_CONTROL2: u16 = 0x0B00 >> 2;
+    pub const SET_TEX_COORD_CONTROL: u16 = 0x0B40 >> 2;
     pub const SET_TRANSFORM_PROGRAM: u16 = 0x0B80 >> 2;
     pub const SET_VERTEX_DATA3F_M: u16 = 0x1500 >> 2;
     pub const SET_TWO_SIDE_LIGHT_EN: u16 = 0x142C >> 2;

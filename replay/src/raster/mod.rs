@@ -39,5 +39,7 @@ pub use primitive::{
     Primitive, Triangle,
 };
 pub use shading::{FogRule, ShadingRules, UserClip};
-pub use varyings::{fragment_inputs, fragment_inputs_with, wpos, VaryingOptions};
+pub use varyings::{
+    apply_texcoord_2d, fragment_inputs, fragment_inputs_with, wpos, VaryingOptions,
+};
 pub use window::{to_window, ViewportTransform, WindowVertex};

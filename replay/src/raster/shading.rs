@@ -304,6 +304,9 @@ pub struct ShadingRules {
     pub fog: FogRule,
     /// The user clip planes.
     pub clip: UserClip,
+    /// `SET_TEX_COORD_CONTROL`: bit `n` makes TEXn two-dimensional
+    /// ([`super::varyings::apply_texcoord_2d`]).
+    pub texcoord_2d: u16,
     /// Unknown register values and ignored planes (one message each).
     pub warnings: Vec<String>,
 }
@@ -331,6 +334,7 @@ impl ShadingRules {
             first_vertex_provokes: s.flat_shade_first,
             fog,
             clip,
+            texcoord_2d: s.texcoord_2d,
             warnings,
         }
     }
@@ -341,6 +345,7 @@ impl ShadingRules {
             two_sided_color: self.two_sided,
             flat: self.flat,
             fog: self.fog,
+            texcoord_2d: self.texcoord_2d,
         }
     }
 }

@@ -34,6 +34,10 @@ pub struct VaryingOptions {
     pub flat: bool,
     /// The fog stage (FOGC.y).
     pub fog: FogRule,
+    /// `SET_TEX_COORD_CONTROL`: bit `n` makes TEXn two-dimensional. Applied per fragment by
+    /// [`apply_texcoord_2d`] after the point sprite (not by [`fragment_inputs_with`], whose
+    /// values the GPU render also interpolates from vertices).
+    pub texcoord_2d: u16,
 }
 
 /// WPOS of pixel (`x`, `row`) under `SET_SHADER_WINDOW` (rrc-format.md 4.6; RPCS3
@@ -52,6 +56,24 @@ pub fn wpos(x: u32, row: u32, z: f32, inv_w: f32, window: &ShaderWindow) -> [f32
     [fx as f32, fy as f32, z, inv_w]
 }
 
+/// Two-dimensional texture coordinates (`SET_TEX_COORD_CONTROL[n]` bit 0, bit `n` of `mask`):
+/// TEXn reads `(x, y, 0, w)`, `w` the fragment's clip w (1 / WPOS.w), so that a projective
+/// lookup divides by 1 and the perspective flag gives `(x/w, y/w, 0, 1)` (RPCS3
+/// `FragmentProgramDecompiler.cpp`: "Texcoord 2d mask seems to reset the last 2 arguments to
+/// 0 and w if set"; it stacks on a point sprite's coordinate).
+pub fn apply_texcoord_2d(lane: &mut LaneInputs, mask: u16) {
+    if mask == 0 {
+        return;
+    }
+    let w = 1.0 / lane.attributes[attr::WPOS][3];
+    for n in 0..10 {
+        if mask & (1 << n) != 0 {
+            let t = &mut lane.attributes[attr::TEX0 + n];
+            *t = [t[0], t[1], 0.0, w];
+        }
+    }
+}
+
 /// The fragment inputs at a pixel: `outputs` are the three vertices' output registers,
 /// `weights` the perspective-correct weights over them (lines and points give zero weights to
 /// the unused vertices), `window` the WPOS value. No two-sided colour; flat colours from
@@ -68,6 +90,7 @@ pub fn fragment_inputs(
         two_sided_color: false,
         flat: flat_provoking.is_some(),
         fog: FogRule::default(),
+        texcoord_2d: 0,
     };
     let provoking = outputs[flat_provoking.unwrap_or(2).min(2)];
     fragment_inputs_with(outputs, provoking, weights, window, front_facing, &options)

@@ -55,7 +55,7 @@ use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::raster::coverage::triangle_weights_at_position;
 use rsxtrace_replay::raster::sprite::{apply_point_sprite, sprite_coord};
 use rsxtrace_replay::raster::{
-    fragment_inputs_with, wpos, Covered, PixelRect, VaryingOptions, WindowVertex,
+    apply_texcoord_2d, fragment_inputs_with, wpos, Covered, PixelRect, VaryingOptions, WindowVertex,
 };
 use rsxtrace_replay::render::cpu::geometry::{
     build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
@@ -140,6 +140,7 @@ fn lane_inputs(
         let st = sprite_coord(centre, size, f64::from(x) + 0.5, f64::from(y) + 0.5);
         apply_point_sprite(&mut lane, &draw.raster.primitives.point_sprite, st);
     }
+    apply_texcoord_2d(&mut lane, varyings.texcoord_2d);
     lane
 }
 

@@ -1,6 +1,6 @@
 //! Per-fragment shading registers the fixed function applies between the vertex and fragment
-//! programs: two-sided colour, the fog equation and its parameters, and the user clip plane
-//! control (the shade mode itself is `RasterModes::shade_mode`).
+//! programs: two-sided colour, the fog equation and its parameters, the user clip plane
+//! control and the 2D texture coordinates (the shade mode itself is `RasterModes::shade_mode`).
 //!
 //! Registers and values (RPCS3 `gcm_enums.h`, `rsx_decode.h`; libgcm's
 //! `CELL_GCM_METHOD_SET_USER_CLIP_PLANE_CONTROL` packs the planes the same way):
@@ -12,14 +12,16 @@
 //!   0x801, `EXP_ABS` 0x802, `EXP2_ABS` 0x803, `LINEAR_ABS` 0x804;
 //! - `NV4097_SET_FOG_PARAMS` (0x08D0, 0x08D4): two floats, param 0 and param 1;
 //! - `NV4097_SET_USER_CLIP_PLANE_CONTROL` (0x1478): plane `n` in bits `4n..4n+4`, 0 disabled,
-//!   1 `ENABLE_LT`, 2 `ENABLE_GE`.
+//!   1 `ENABLE_LT`, 2 `ENABLE_GE`;
+//! - `NV4097_SET_TEX_COORD_CONTROL` (0x0B40 + 4n, n = 0..9): bit 0 makes texture coordinate
+//!   `n` two-dimensional (RPCS3 `rsx_methods.h` `texcoord_control_mask`).
 
 use super::{bits, r, Named};
 use serde::Serialize;
 
 /// Register indices of the shading registers (the one table, `crate::methods::reg`).
 pub use crate::methods::reg::{
-    SET_FLAT_SHADE_OP, SET_FOG_MODE, SET_FOG_PARAMS, SET_TWO_SIDE_LIGHT_EN,
+    SET_FLAT_SHADE_OP, SET_FOG_MODE, SET_FOG_PARAMS, SET_TEX_COORD_CONTROL, SET_TWO_SIDE_LIGHT_EN,
     SET_USER_CLIP_PLANE_CONTROL,
 };
 
@@ -161,6 +163,9 @@ pub struct ShadingState {
     pub fog_params: [f32; 2],
     /// `SET_USER_CLIP_PLANE_CONTROL`, plane 0..5.
     pub user_clip_planes: [Named; 6],
+    /// `SET_TEX_COORD_CONTROL[n]` bit 0 as bit `n` (n = 0..9): texture coordinate `n` is
+    /// two-dimensional.
+    pub texcoord_2d: u16,
 }
 
 impl ShadingState {
@@ -177,6 +182,9 @@ impl ShadingState {
             ],
             user_clip_planes: std::array::from_fn(|n| {
                 clip_plane_op(bits(control, 4 * n as u32, 4))
+            }),
+            texcoord_2d: (0..10u16).fold(0, |mask, n| {
+                mask | (((r(regs, SET_TEX_COORD_CONTROL + n) & 1) as u16) << n)
             }),
         }
     }
@@ -240,6 +248,13 @@ mod tests {
             ]
         );
         assert_eq!(s.user_clip_planes[5].raw, 7);
+        assert_eq!(s.texcoord_2d, 0);
+        // TEX_COORD_CONTROL: bit 0 of each register counts; 9 is the last coordinate.
+        regs[0x0B40 / 4] = 1;
+        regs[0x0B44 / 4] = 0x10;
+        regs[0x0B64 / 4] = 3;
+        regs[0x0B68 / 4] = 1; // past the ten registers
+        assert_eq!(ShadingState::from_regs(&regs).texcoord_2d, 0b10_0000_0001);
         let none = ShadingState::from_regs(&[]);
         assert!(!none.two_side_light && !none.flat_shade_first);
         assert_eq!((none.fog_mode.raw, none.fog_mode.name), (0, None));

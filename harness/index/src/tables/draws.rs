@@ -208,6 +208,7 @@ pub fn table<'a>() -> Table<DrawFacts<'a>> {
             c("fog_param0", Real, "`SET_FOG_PARAMS[0]`.", |f| f.draw.raster.shading.fog_params[0].into()),
             c("fog_param1", Real, "`SET_FOG_PARAMS[1]`.", |f| f.draw.raster.shading.fog_params[1].into()),
             c("user_clip_planes", Text, "The six user clip planes' operations, space-separated (`disabled`, `less_than`, `greater_or_equal`).", |f| Cell::text(f.draw.raster.shading.user_clip_planes.iter().map(|p| match p.name { Some(n) => n.to_string(), None => p.raw.to_string() }).collect::<Vec<_>>().join(" "))),
+            c("texcoord_2d", Integer, "`SET_TEX_COORD_CONTROL`: two-dimensional texture coordinates, bit n = TEXn (they read `(x, y, 0, clip w)`).", |f| f.draw.raster.shading.texcoord_2d.into()),
             c("problems", Text, "What the frame model could not decode for this draw, `; `-separated; NULL when nothing.", |f| if f.draw.problems.is_empty() { Cell::Null } else { Cell::text(f.draw.problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")) }),
         ],
     }

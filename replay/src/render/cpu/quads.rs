@@ -10,7 +10,8 @@ use super::vertex::{OutputsByPosition, PositionOutputs, VertexOutputs};
 use crate::interp::fragment::{LaneInputs, QuadInputs};
 use crate::raster::sprite::{apply_point_sprite, sprite_coord};
 use crate::raster::{
-    fragment_inputs_with, triangle_weights_at, wpos, Covered, PixelRect, VaryingOptions,
+    apply_texcoord_2d, fragment_inputs_with, triangle_weights_at, wpos, Covered, PixelRect,
+    VaryingOptions,
 };
 use rsxtrace_capture::frame::state::{PointSprite, ShaderWindow};
 
@@ -182,6 +183,7 @@ impl InputContext<'_> {
             );
             apply_point_sprite(&mut lane, &self.sprite, st);
         }
+        apply_texcoord_2d(&mut lane, self.varyings.texcoord_2d);
         lane
     }
 }

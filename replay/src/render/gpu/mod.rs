@@ -952,6 +952,7 @@ impl Renderer<'_> {
                 centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
             },
             fog: state.shading.fog,
+            texcoord_2d: state.shading.texcoord_2d,
             varyings,
         };
         let module = self.wrapped(&fragment, &options)?;

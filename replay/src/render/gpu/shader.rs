@@ -18,7 +18,8 @@
 //!   z plus the polygon offset as in the reference render's `quads.rs`, w = the interpolated
 //!   1/w; FACING flat; FOGC = `(c, factor(c), 0, 0)` with the fog factor computed here from
 //!   the interpolated `c` by `raster::shading::FogRule::wgsl_factor`, since the exp equations
-//!   do not interpolate linearly), runs `rsx_fragment`, discards killed fragments, applies the
+//!   do not interpolate linearly; a 2D texture coordinate as `(x, y, 0, clip w)`,
+//!   `raster::apply_texcoord_2d`), runs `rsx_fragment`, discards killed fragments, applies the
 //!   alpha test, and computes the stored depth itself (that z, or the exported depth; the
 //!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
 //!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
@@ -114,6 +115,9 @@ pub(crate) struct WrapperOptions {
     pub wpos: WposRule,
     /// The fog stage (FOGC.y).
     pub fog: FogRule,
+    /// Two-dimensional texture coordinates (bit n = TEXn,
+    /// [`crate::raster::apply_texcoord_2d`]).
+    pub texcoord_2d: u16,
     /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
     pub varyings: u16,
 }
@@ -215,6 +219,12 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
                 s,
                 "    inp.attr[3] = vec4<f32>(v.a3.x, {}, 0.0, 0.0);",
                 o.fog.wgsl_factor("v.a3.x", lit)
+            );
+        } else if (4..14).contains(n) && o.texcoord_2d & (1 << (n - 4)) != 0 {
+            // A 2D texture coordinate (`raster::apply_texcoord_2d`): w is the clip w.
+            let _ = writeln!(
+                s,
+                "    inp.attr[{n}] = vec4<f32>(v.a{n}.xy, 0.0, 1.0 / v.pos.w);"
             );
         } else {
             let _ = writeln!(s, "    inp.attr[{n}] = v.a{n};");
@@ -337,6 +347,7 @@ mod tests {
                 centre: 0.5,
             },
             fog: FogRule::default(),
+            texcoord_2d: 0,
             varyings: passed_varyings(u16::MAX),
         }
     }
