@@ -36,6 +36,7 @@ pub mod reg {
     pub const SET_SURFACE_COLOR_COFFSET: u16 = 0x0288 >> 2;
     pub const SET_SURFACE_COLOR_DOFFSET: u16 = 0x028C >> 2;
     pub const SET_WINDOW_OFFSET: u16 = 0x02B8 >> 2;
+    pub const SET_CONTROL0: u16 = 0x03B0 >> 2;
     pub const SET_ALPHA_TEST_ENABLE: u16 = 0x0304 >> 2;
     pub const SET_ALPHA_FUNC: u16 = 0x0308 >> 2;
     pub const SET_ALPHA_REF: u16 = 0x030C >> 2;

@@ -10,7 +10,7 @@ use crate::cell::Cell;
 /// version is refused (re-create it) rather than mixed. 3: vertex programs' texture units
 /// carry a flow class (`program_textures.reach`/`live`, `draw_textures.sampled`), which
 /// version 2 left NULL, and `programs.flow_complete` is computed for them. 4: `draws` has the
-/// depth bounds test and the logic operation. 5: `draws.texcoord_2d`.
+/// depth bounds test and the logic operation. 5: `draws.texcoord_2d`, `draws.depth_float`.
 pub const SCHEMA_VERSION: i32 = 5;
 
 /// A column's SQL type (its affinity).

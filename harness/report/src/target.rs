@@ -193,6 +193,7 @@ mod tests {
             },
             window_offset_x: 0,
             window_offset_y: 0,
+            depth_float: false,
         }
     }
 

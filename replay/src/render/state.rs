@@ -471,30 +471,66 @@ impl ColorFormat {
     }
 }
 
-/// An RSX depth/stencil format (`SET_SURFACE_FORMAT` bits 5..7).
+/// An RSX depth/stencil format (`SET_SURFACE_FORMAT` bits 5..7, and `SET_CONTROL0` bit 12 for
+/// the float variants, `Surface::depth_float`). The float variants keep the unorm variants'
+/// sizes and byte layout (RPCS3 `surface_depth_fmt`; `cs_shuffle_d32fx8_to_x8d24f`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DepthFormat {
     /// 1: 16-bit unsigned normalized depth, no stencil.
     Z16,
     /// 2: 24-bit depth and 8-bit stencil.
     Z24S8,
+    /// 1 with float depth: an IEEE half, no stencil.
+    Z16Float,
+    /// 2 with float depth: a 24-bit float (8-bit exponent, 16-bit mantissa, no sign: the f32
+    /// bits >> 7) and 8-bit stencil.
+    Z24S8Float,
 }
 
 impl DepthFormat {
-    /// Decode bits 5..7.
-    pub fn from_raw(v: u32) -> Option<DepthFormat> {
-        match v {
-            1 => Some(DepthFormat::Z16),
-            2 => Some(DepthFormat::Z24S8),
+    /// Decode bits 5..7 and the float switch.
+    pub fn from_raw(v: u32, float: bool) -> Option<DepthFormat> {
+        match (v, float) {
+            (1, false) => Some(DepthFormat::Z16),
+            (2, false) => Some(DepthFormat::Z24S8),
+            (1, true) => Some(DepthFormat::Z16Float),
+            (2, true) => Some(DepthFormat::Z24S8Float),
             _ => None,
         }
     }
 
-    /// The smallest depth step (the polygon-offset unit r).
-    pub fn resolution(self) -> f64 {
+    /// A surface's depth format.
+    pub fn of(surface: &rsxtrace_capture::frame::state::Surface) -> Option<DepthFormat> {
+        DepthFormat::from_raw(surface.format.depth_format.raw, surface.depth_float)
+    }
+
+    /// The format has a stencil byte.
+    pub fn has_stencil(self) -> bool {
+        matches!(self, DepthFormat::Z24S8 | DepthFormat::Z24S8Float)
+    }
+
+    /// The format stores floats.
+    pub fn is_float(self) -> bool {
+        matches!(self, DepthFormat::Z16Float | DepthFormat::Z24S8Float)
+    }
+
+    /// The polygon-offset unit r of a primitive whose largest depth is `max_z`: the smallest
+    /// step of a fixed-point format, and 2^(e − m) for a float format, `e` the exponent of
+    /// `max_z` and `m` the format's mantissa bits (GL 4.6 section 14.6.5).
+    pub fn resolution(self, max_z: f64) -> f64 {
+        let float_step = |mantissa_bits: i32, min_exponent: i32| {
+            let e = if max_z > 0.0 {
+                (max_z.log2().floor() as i32).max(min_exponent)
+            } else {
+                min_exponent
+            };
+            2f64.powi(e - mantissa_bits)
+        };
         match self {
             DepthFormat::Z16 => 1.0 / 65535.0,
             DepthFormat::Z24S8 => 1.0 / 16_777_215.0,
+            DepthFormat::Z16Float => float_step(10, -14),
+            DepthFormat::Z24S8Float => float_step(16, -126),
         }
     }
 }
@@ -802,7 +838,7 @@ impl DrawState {
                 })?,
             )
         };
-        let depth_format = DepthFormat::from_raw(s.format.depth_format.raw);
+        let depth_format = DepthFormat::of(s);
         let depth_used = r.depth.test || r.stencil.enabled;
         if depth_used && depth_format.is_none() {
             return Err(bad(
@@ -842,7 +878,7 @@ impl DrawState {
         } else {
             None
         };
-        let stencil = if r.stencil.enabled && depth_format == Some(DepthFormat::Z24S8) {
+        let stencil = if r.stencil.enabled && depth_format.is_some_and(DepthFormat::has_stencil) {
             let front = StencilFaceState::decode(&r.stencil.front, false)?;
             let back = if r.stencil.two_sided {
                 StencilFaceState::decode(&r.stencil.back, true)?

@@ -60,9 +60,10 @@ pub fn bytes_per_pixel(format: ColorFormat) -> u32 {
 
 /// Bytes per pixel of a depth format.
 pub fn depth_bytes_per_pixel(format: DepthFormat) -> u32 {
-    match format {
-        DepthFormat::Z16 => 2,
-        DepthFormat::Z24S8 => 4,
+    if format.has_stencil() {
+        4
+    } else {
+        2
     }
 }
 
@@ -173,36 +174,78 @@ pub fn decode(format: ColorFormat, bytes: &[u8]) -> Option<[f32; 4]> {
     })
 }
 
-/// Largest fixed-point depth value of a format.
+/// The stored value of depth 1.0: the largest value a clamped depth stores (the largest
+/// fixed-point value of a unorm format).
 pub fn depth_max(format: DepthFormat) -> u32 {
+    depth_to_fixed(format, 1.0)
+}
+
+/// Window depth in [0, 1] to the value the format stores (clamped, NaN → 0): a unorm format's
+/// fixed-point value (rounded), a float format's bits (truncated: RPCS3 converts its host f32
+/// depth to the 24-bit float by dropping the low 7 bits, `f32_to_d24f`; the half is truncated
+/// the same way). Stored values of either kind order as the depths do.
+pub fn depth_to_fixed(format: DepthFormat, z: f32) -> u32 {
+    let z = if z.is_nan() { 0.0 } else { z.clamp(0.0, 1.0) };
     match format {
-        DepthFormat::Z16 => 0xFFFF,
-        DepthFormat::Z24S8 => 0xFF_FFFF,
+        DepthFormat::Z16 => unorm(z, 0xFFFF),
+        DepthFormat::Z24S8 => unorm(z, 0xFF_FFFF),
+        DepthFormat::Z24S8Float => z.to_bits() >> 7,
+        DepthFormat::Z16Float => {
+            if z < HALF_MIN_NORMAL {
+                // A subnormal half: its bits count steps of 2^-24.
+                (z * 16_777_216.0).floor() as u32
+            } else {
+                let bits = z.to_bits();
+                let exponent = (bits >> 23) + 15 - 127;
+                (exponent << 10) | ((bits >> 13) & 0x3FF)
+            }
+        }
     }
 }
 
-/// Window depth in [0, 1] to the format's fixed-point value (clamped, NaN → 0).
-pub fn depth_to_fixed(format: DepthFormat, z: f32) -> u32 {
-    unorm(z, depth_max(format))
+/// The smallest normal IEEE half, 2^-14.
+const HALF_MIN_NORMAL: f32 = 6.103_515_6e-5;
+
+/// A stored depth value back to [0, 1].
+pub fn fixed_to_depth(format: DepthFormat, v: u32) -> f32 {
+    let unorm = |max: u32| (f64::from(v.min(max)) / f64::from(max)) as f32;
+    match format {
+        DepthFormat::Z16 => unorm(0xFFFF),
+        DepthFormat::Z24S8 => unorm(0xFF_FFFF),
+        DepthFormat::Z24S8Float => f32::from_bits((v & 0xFF_FFFF) << 7),
+        DepthFormat::Z16Float => half::f16::from_bits(v as u16).to_f32(),
+    }
 }
 
-/// Fixed-point depth back to [0, 1].
-pub fn fixed_to_depth(format: DepthFormat, v: u32) -> f32 {
-    (f64::from(v.min(depth_max(format))) / f64::from(depth_max(format))) as f32
+/// The depth and stencil a clear stores from `SET_ZSTENCIL_CLEAR_VALUE`: Z16 the low 16 bits,
+/// Z24S8 bits 8..31 and the stencil byte. A float format reads the same bits as a unorm depth
+/// and stores that depth as a float (RPCS3 clears with `clear_depth / max_depth_value`).
+pub fn clear_depth_value(format: DepthFormat, zstencil: u32) -> (u32, u8) {
+    let (unorm_format, bits, stencil) = if format.has_stencil() {
+        (DepthFormat::Z24S8, zstencil >> 8, zstencil as u8)
+    } else {
+        (DepthFormat::Z16, zstencil & 0xFFFF, 0)
+    };
+    if format.is_float() {
+        let depth = fixed_to_depth(unorm_format, bits);
+        (depth_to_fixed(format, depth), stencil)
+    } else {
+        (bits, stencil)
+    }
 }
 
 /// Encode fixed-point depth and stencil (ignored by Z16) into `out` (at least
 /// [`depth_bytes_per_pixel`] bytes); returns false when `out` is too short.
 pub fn encode_depth(format: DepthFormat, depth: u32, stencil: u8, out: &mut [u8]) -> bool {
-    match format {
-        DepthFormat::Z16 => match out.get_mut(..2) {
+    match depth_bytes_per_pixel(format) {
+        2 => match out.get_mut(..2) {
             Some(d) => {
                 d.copy_from_slice(&(depth.min(0xFFFF) as u16).to_be_bytes());
                 true
             }
             None => false,
         },
-        DepthFormat::Z24S8 => match out.get_mut(..4) {
+        _ => match out.get_mut(..4) {
             Some(d) => {
                 d.copy_from_slice(
                     &((depth.min(0xFF_FFFF) << 8) | u32::from(stencil)).to_be_bytes(),
@@ -216,12 +259,12 @@ pub fn encode_depth(format: DepthFormat, depth: u32, stencil: u8, out: &mut [u8]
 
 /// Decode fixed-point depth and stencil (0 for Z16); `None` when `bytes` is too short.
 pub fn decode_depth(format: DepthFormat, bytes: &[u8]) -> Option<(u32, u8)> {
-    match format {
-        DepthFormat::Z16 => {
+    match depth_bytes_per_pixel(format) {
+        2 => {
             let b = bytes.get(..2)?;
             Some((u32::from(u16::from_be_bytes([b[0], b[1]])), 0))
         }
-        DepthFormat::Z24S8 => {
+        _ => {
             let b = bytes.get(..4)?;
             let v = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             Some((v >> 8, v as u8))
@@ -864,6 +907,72 @@ fn copy_rows_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float_depth_stores_truncated_float_bits() {
+        // The 24-bit float is the f32's bits >> 7 (RPCS3 `f32_to_d24f`): 0.3 = 0x3E99999A.
+        let f24 = DepthFormat::Z24S8Float;
+        assert_eq!(depth_to_fixed(f24, 0.3), 0x7D_3333);
+        assert_eq!(fixed_to_depth(f24, 0x7D_3333), f32::from_bits(0x3E99_9980));
+        assert_eq!(depth_to_fixed(f24, 1.0), 0x7F_0000);
+        assert_eq!(depth_to_fixed(f24, 2.0), 0x7F_0000, "clamped");
+        assert_eq!(depth_to_fixed(f24, f32::NAN), 0);
+        // The half: 0.3 = 0x34CC truncated (nearest would be 0x34CD); 2^-20 is subnormal.
+        let f16 = DepthFormat::Z16Float;
+        assert_eq!(depth_to_fixed(f16, 0.3), 0x34CC);
+        assert_eq!(depth_to_fixed(f16, 1.0), 0x3C00);
+        assert_eq!(depth_to_fixed(f16, 2f32.powi(-20)), 16);
+        assert_eq!(fixed_to_depth(f16, 16), 2f32.powi(-20));
+        // Every stored value reads back to a depth that stores the same value, and stored
+        // values order as the depths do.
+        for format in [f16, f24] {
+            let mut last = 0;
+            for i in 0..=10_000 {
+                let z = i as f32 / 10_000.0;
+                let v = depth_to_fixed(format, z);
+                assert!(v >= last, "{format:?} at {z}");
+                assert_eq!(depth_to_fixed(format, fixed_to_depth(format, v)), v);
+                assert!(fixed_to_depth(format, v) <= z);
+                last = v;
+            }
+        }
+        // Byte layout as the unorm variants: depth in bits 8..31 and the stencil byte.
+        let mut px = [0u8; 4];
+        assert!(encode_depth(f24, 0x7D_3333, 0x5A, &mut px));
+        assert_eq!(px, [0x7D, 0x33, 0x33, 0x5A]);
+        assert_eq!(decode_depth(f24, &px), Some((0x7D_3333, 0x5A)));
+        assert_eq!(depth_bytes_per_pixel(f16), 2);
+    }
+
+    #[test]
+    fn a_float_depth_clear_reads_the_clear_value_as_unorm() {
+        // RPCS3 clears with clear_depth / max_depth_value, then the host stores a float.
+        let (z, s) = clear_depth_value(DepthFormat::Z24S8Float, 0xFFFF_FF07);
+        assert_eq!((z, s), (0x7F_0000, 7));
+        assert_eq!(
+            clear_depth_value(DepthFormat::Z24S8, 0x8000_0007),
+            (0x80_0000, 7)
+        );
+        assert_eq!(
+            clear_depth_value(DepthFormat::Z16Float, 0xFFFF),
+            (0x3C00, 0)
+        );
+        assert_eq!(
+            clear_depth_value(DepthFormat::Z16, 0x1234_5678),
+            (0x5678, 0)
+        );
+    }
+
+    #[test]
+    fn the_polygon_offset_unit_of_float_depth_follows_the_exponent() {
+        // GL 4.6 14.6.5: 2^(e − m).
+        let f24 = DepthFormat::Z24S8Float;
+        assert_eq!(f24.resolution(0.75), 2f64.powi(-1 - 16));
+        assert_eq!(f24.resolution(1.0), 2f64.powi(-16));
+        assert_eq!(DepthFormat::Z16Float.resolution(0.3), 2f64.powi(-2 - 10));
+        assert_eq!(DepthFormat::Z16Float.resolution(0.0), 2f64.powi(-24));
+        assert_eq!(DepthFormat::Z24S8.resolution(0.3), 1.0 / 16_777_215.0);
+    }
 
     #[test]
     fn the_byte_copy_of_8_bit_formats_equals_the_decode() {

@@ -365,7 +365,7 @@ fn draw_uses_with(draw: &Draw, spans: &SpanResult, out: &mut DrawUses) {
             );
         }
     }
-    if let Some(format) = DepthFormat::from_raw(surface.format.depth_format.raw) {
+    if let Some(format) = DepthFormat::of(surface) {
         push(
             Role::DepthTarget,
             SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(format))

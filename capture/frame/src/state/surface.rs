@@ -105,6 +105,11 @@ pub struct Surface {
     pub window_offset_x: u16,
     /// `SET_WINDOW_OFFSET` y (bits 16..31).
     pub window_offset_y: u16,
+    /// `SET_CONTROL0` bit 12: the depth buffer stores floats (Z16 an IEEE half, Z24S8 a
+    /// 24-bit float with an 8-bit exponent and a 16-bit mantissa) instead of unsigned
+    /// normalized integers (RPCS3 `rsx_decode.h` `depth_float`, `rsx_methods.h`
+    /// `surface_depth_fmt`).
+    pub depth_float: bool,
 }
 
 impl Surface {
@@ -156,6 +161,7 @@ impl Surface {
             ),
             window_offset_x: window as u16,
             window_offset_y: (window >> 16) as u16,
+            depth_float: bits(r(regs, reg::SET_CONTROL0), 12, 1) != 0,
         }
     }
 }
@@ -211,6 +217,11 @@ mod tests {
             }
         );
         assert_eq!((s.window_offset_x, s.window_offset_y), (2, 3));
+        assert!(!s.depth_float);
+        regs[0x03B0 / 4] = 0x0010_0000; // CONTROL0 reset value: fixed-point depth
+        assert!(!Surface::from_regs(&regs).depth_float);
+        regs[0x03B0 / 4] = 0x0010_1000; // bit 12
+        assert!(Surface::from_regs(&regs).depth_float);
         let j = serde_json::to_value(s).unwrap();
         assert_eq!(j["format"]["color_format"], "a8r8g8b8");
         assert_eq!(j["color"][1]["location"], "main");

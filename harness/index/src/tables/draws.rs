@@ -86,6 +86,7 @@ pub fn table<'a>() -> Table<DrawFacts<'a>> {
             c("surface_y", Integer, "Surface clip origin y, pixels.", |f| f.draw.surface.clip.y.into()),
             c("color_format", Any, "Surface colour format (`a8r8g8b8`, `r5g6b5`, `x32`, ...).", |f| named(f.draw.surface.format.color_format)),
             c("depth_format", Any, "Surface depth format: `z16` or `z24s8`.", |f| named(f.draw.surface.format.depth_format)),
+            c("depth_float", Integer, "`SET_CONTROL0` bit 12: the depth buffer stores floats (a half, or a 24-bit float).", |f| f.draw.surface.depth_float.into()),
             c("surface_type", Any, "`pitch` (linear) or `swizzle`.", |f| named(f.draw.surface.format.surface_type)),
             c("antialias", Any, "Surface antialiasing mode (`center_1_sample`, `square_centered_4_samples`, ...).", |f| named(f.draw.surface.format.antialias)),
             c("log2_width", Integer, "`SET_SURFACE_FORMAT` log2 width (swizzled surfaces).", |f| f.draw.surface.format.log2_width.into()),

@@ -6,8 +6,8 @@
 
 use crate::render::state::{ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
-    bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, encode, encode_depth,
-    SurfaceLayout, SurfaceMemory,
+    bytes_per_pixel, clear_depth_value, decode, decode_depth, depth_bytes_per_pixel, encode,
+    encode_depth, SurfaceLayout, SurfaceMemory,
 };
 use rsxtrace_capture::fetch::GuestMemory;
 
@@ -87,17 +87,13 @@ fn clear_zeta(
     problems: &mut Vec<String>,
 ) {
     let s = &clear.surface;
-    let Some(format) = DepthFormat::from_raw(s.format.depth_format.raw) else {
+    let Some(format) = DepthFormat::of(s) else {
         return;
     };
     match SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
         Ok(layout) => {
             if let Some(bytes) = surfaces.surface_mut(&layout, base) {
-                let v = clear.zstencil_value;
-                let (z, st) = match format {
-                    DepthFormat::Z16 => (v & 0xFFFF, 0u8),
-                    DepthFormat::Z24S8 => (v >> 8, v as u8),
-                };
+                let (z, st) = clear_depth_value(format, clear.zstencil_value);
                 for_each_pixel(&layout, rect, bytes, |px| {
                     let (oz, os) = decode_depth(format, px).unwrap_or((0, 0));
                     let nz = if clear.mask.depth { z } else { oz };

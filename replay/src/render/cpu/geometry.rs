@@ -422,7 +422,7 @@ fn clip_line(
 }
 
 /// Polygon offset of a triangle: `factor × max(|dz/dx|, |dz/dy|) + units × r` (GL 2.1
-/// section 3.5.5; r is the depth format's resolution).
+/// section 3.5.5; r is the depth format's resolution at the triangle's largest depth).
 fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     let po = &state.polygon_offset;
     let p = v.map(|v| (f64::from(v.x), f64::from(v.y), f64::from(v.z)));
@@ -436,7 +436,8 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     } else {
         0.0
     };
-    let r = state.depth_format.map_or(0.0, |f| f.resolution());
+    let max_z = p.iter().fold(0f64, |m, v| m.max(v.2.abs()));
+    let r = state.depth_format.map_or(0.0, |f| f.resolution(max_z));
     (f64::from(po.scale) * slope + f64::from(po.bias) * r) as f32
 }
 

@@ -385,7 +385,7 @@ fn depth_bounds(state: &DrawState, d: &DepthTarget, px: &[u8]) -> bool {
     let Some((stored, _)) = decode_depth(d.format, px) else {
         return false;
     };
-    let z = stored as f32 / crate::render::surface::depth_max(d.format) as f32;
+    let z = crate::render::surface::fixed_to_depth(d.format, stored);
     z >= lo && z <= hi
 }
 

@@ -940,9 +940,9 @@ impl Renderer<'_> {
                 export: draw.shader_control.depth_export,
                 clip: state.depth_clip.then_some(state.depth_range),
                 clamp: state.depth_clamp.then_some(state.depth_range),
-                fixed_max: state
+                format: state
                     .depth_format
-                    .map_or(0xFF_FFFF, crate::render::surface::depth_max),
+                    .unwrap_or(crate::render::state::DepthFormat::Z24S8),
             }),
             wpos: WposRule {
                 x_offset: -(state.window_offset.0 as f32),

@@ -46,7 +46,11 @@ pub(crate) fn target_format(format: ColorFormat) -> TargetFormat {
 pub(crate) fn depth_format(format: DepthFormat) -> GpuDepth {
     match format {
         DepthFormat::Z16 => GpuDepth::Depth16,
-        DepthFormat::Z24S8 => GpuDepth::Depth32Stencil8,
+        // Float depth is kept in f32 (exactly: the wrapper rounds it to the format's grid);
+        // Z16Float's stencil plane goes unused.
+        DepthFormat::Z24S8 | DepthFormat::Z24S8Float | DepthFormat::Z16Float => {
+            GpuDepth::Depth32Stencil8
+        }
     }
 }
 

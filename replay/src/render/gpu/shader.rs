@@ -35,6 +35,7 @@ use rsxtrace_gpu::Compare;
 use rsxtrace_wgsl::WgslModule;
 
 use crate::raster::FogRule;
+use crate::render::state::DepthFormat;
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
 pub(crate) const VARYINGS: usize = 13;
@@ -90,10 +91,29 @@ pub(crate) struct DepthRule {
     pub clip: Option<(f32, f32)>,
     /// Clamp the depth into this range (takes precedence over `clip`).
     pub clamp: Option<(f32, f32)>,
-    /// The depth buffer's largest fixed-point value (0xFFFF for Z16, 0xFF_FFFF for Z24S8):
-    /// depth is rounded to that grid before the test, as the surface stores it and as the CPU
-    /// render compares it, so a later draw's equal depth compares equal on both renderers.
-    pub fixed_max: u32,
+    /// The depth buffer's format: depth is rounded to the values it stores
+    /// (`render::surface::depth_to_fixed`: a unorm grid, or a float's bits truncated) before
+    /// the test, as the surface stores it and as the CPU render compares it, so a later draw's
+    /// equal depth compares equal on both renderers.
+    pub format: DepthFormat,
+}
+
+/// WGSL for the depth `z` as `format` stores it, the same value as
+/// `render::surface::fixed_to_depth(format, depth_to_fixed(format, z))`: a unorm grid point
+/// (rounded), or a float with its low mantissa bits cleared (the 24-bit float keeps 16 of the
+/// f32's 23, the half 10; a half below 2^-14 is a multiple of 2^-24). Exact in f32.
+fn stored_depth_wgsl(format: DepthFormat) -> String {
+    let z = "clamp(z, 0.0, 1.0)";
+    match format {
+        // Half away from zero as `surface::unorm` rounds (WGSL's `round` takes half to even:
+        // 0.3 · 16777215 is 5033164.5 in f32 and would store one step lower).
+        DepthFormat::Z16 => format!("floor({z} * 65535.0 + 0.5) / 65535.0"),
+        DepthFormat::Z24S8 => format!("floor({z} * 16777215.0 + 0.5) / 16777215.0"),
+        DepthFormat::Z24S8Float => format!("bitcast<f32>(bitcast<u32>({z}) & 0xFFFFFF80u)"),
+        DepthFormat::Z16Float => format!(
+            "select(bitcast<f32>(bitcast<u32>({z}) & 0xFFFFE000u), floor({z} * 16777216.0) / 16777216.0, {z} < 6.103515625e-5)"
+        ),
+    }
 }
 
 /// What the wrapper does besides running the program.
@@ -287,11 +307,7 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
                     let _ = writeln!(s, "    z = clamp(z, {}, {});", lit(lo), lit(hi));
                 }
             }
-            let _ = writeln!(
-                s,
-                "    out.depth = round(clamp(z, 0.0, 1.0) * {max}) / {max};",
-                max = lit(d.fixed_max as f32)
-            );
+            let _ = writeln!(s, "    out.depth = {};", stored_depth_wgsl(d.format));
         }
     }
     s.push_str("    return out;\n}\n");
@@ -395,7 +411,7 @@ mod tests {
             export: false,
             clip: Some((1.0, 0.0)),
             clamp: None,
-            fixed_max: 0xFF_FFFF,
+            format: DepthFormat::Z24S8,
         });
         let s = wrapper_source(&o);
         assert!(s.contains("let wz = v.wz.x + v.misc.y;"), "{s}");
@@ -406,7 +422,7 @@ mod tests {
             export: true,
             clip: Some((0.0, 1.0)),
             clamp: Some((0.25, 0.75)),
-            fixed_max: 0xFFFF,
+            format: DepthFormat::Z16,
         });
         let s = wrapper_source(&o);
         assert!(s.contains("z = r.depth;"), "{s}");

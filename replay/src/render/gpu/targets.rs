@@ -18,8 +18,8 @@ use rsxtrace_gpu::{
 use crate::raster::PixelRect;
 use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat};
 use crate::render::surface::{
-    bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
-    encode_depth, fixed_to_depth, SurfaceLayout, SurfaceMemory,
+    bytes_per_pixel, clear_depth_value, decode, decode_depth, depth_bytes_per_pixel,
+    depth_to_fixed, encode, encode_depth, fixed_to_depth, SurfaceLayout, SurfaceMemory,
 };
 use rsxtrace_wgsl::WgslModule;
 use std::sync::Arc;
@@ -61,7 +61,7 @@ impl SetKey {
                 colors.push((layout, format));
             }
         }
-        let depth = DepthFormat::from_raw(surface.format.depth_format.raw).and_then(|f| {
+        let depth = DepthFormat::of(surface).and_then(|f| {
             SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(f))
                 .ok()
                 .map(|l| (l, f))
@@ -134,7 +134,7 @@ impl TargetFormat {
             TargetFormat::Color(ColorFormat::FloatW32Z32Y32X32 | ColorFormat::FloatX32) => 16,
             TargetFormat::Color(_) => 4,
             TargetFormat::Depth(DepthFormat::Z16) => 2,
-            TargetFormat::Depth(DepthFormat::Z24S8) => 8,
+            TargetFormat::Depth(_) => 8,
         }
     }
 }
@@ -213,7 +213,7 @@ impl DeviceTarget {
                         stencil.push(s);
                     }
                 }
-                let s = (format == DepthFormat::Z24S8).then_some(stencil.as_slice());
+                let s = format.has_stencil().then_some(stencil.as_slice());
                 gpu.write_depth_target(&target, &depth, s)
                     .map_err(gpu_err)?;
                 Texture::Depth(target)
@@ -527,7 +527,7 @@ impl SurfaceSet {
             .depth
             .filter(|_| m.depth || (m.stencil && self.depth.is_some()))
             .map(|(_, f)| f);
-        let stencil = m.stencil && depth == Some(DepthFormat::Z24S8);
+        let stencil = m.stencil && depth.is_some_and(DepthFormat::has_stencil);
         // The clear colour of the targets' format (`ClearEvent::color_for`; a float target is
         // not cleared).
         let by_format = self
@@ -548,17 +548,10 @@ impl SurfaceSet {
         for n in 0..outputs {
             source.push_str(&format!("    @location({n}) c{n}: vec4<f32>,\n"));
         }
-        let (depth_value, stencil_value) = match depth {
-            Some(DepthFormat::Z24S8) => (
-                fixed_to_depth(DepthFormat::Z24S8, clear.zstencil_value >> 8),
-                clear.zstencil_value & 0xFF,
-            ),
-            Some(DepthFormat::Z16) => (
-                fixed_to_depth(DepthFormat::Z16, clear.zstencil_value & 0xFFFF),
-                0,
-            ),
-            None => (0.0, 0),
-        };
+        let (depth_value, stencil_value) = depth.map_or((0.0, 0), |format| {
+            let (stored, stencil) = clear_depth_value(format, clear.zstencil_value);
+            (fixed_to_depth(format, stored), u32::from(stencil))
+        });
         if depth.is_some() {
             source.push_str("    @builtin(frag_depth) depth: f32,\n");
         }
