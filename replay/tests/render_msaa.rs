@@ -8,7 +8,9 @@
 //!   grid as an 8×8 texture in a later one-sample draw;
 //! - the output image is the resolve: each channel the mean of the 4 samples, rounded half
 //!   up; checked on the output, and again after a game-style resolve through an `NV3089`
-//!   2:1 FOH scaled image (the mean of each 2×2 block of the grid).
+//!   2:1 FOH scaled image (the mean of each 2×2 block of the grid);
+//! - `SET_ANTI_ALIASING_CONTROL`: the sample mask keeps its samples' grid positions only,
+//!   alpha to one blends with alpha 1, alpha to coverage is warned.
 
 mod gpu_support;
 
@@ -283,4 +285,112 @@ fn approximated_sample_patterns_are_warned() {
         "{:?}",
         out.warnings
     );
+}
+
+/// A full quad of colour `rgba` into the multisampled surface (cleared to opaque black) with
+/// `SET_ANTI_ALIASING_CONTROL` = `control`, blending SRC_ALPHA / ONE_MINUS_SRC_ALPHA when
+/// `blend`.
+fn control_scene(name: &str, control: u32, rgba: [f32; 4], blend: bool) -> CaptureBuilder {
+    let mut b = CaptureBuilder::new(name);
+    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 4096, 4096);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.set_surface(&surface(AA, AA_ZETA, 4, 4));
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.method(0x1D7C >> 2, control).unwrap(); // SET_ANTI_ALIASING_CONTROL
+    if blend {
+        b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE
+        b.method(0x0314 >> 2, 0x0302_0302).unwrap(); // SFACTOR: SRC_ALPHA
+        b.method(0x0318 >> 2, 0x0303_0303).unwrap(); // DFACTOR: ONE_MINUS_SRC_ALPHA
+    }
+    let quad = corners([0.0, 0.0, 4.0, 4.0]).map(|(x, y)| [[x, y, 0.5, 1.0], rgba, [0.0; 4]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &quad);
+    b
+}
+
+fn check_control(device: Option<&rsxtrace_gpu::Gpu>) {
+    let what = if device.is_some() { "GPU" } else { "CPU" };
+    // Sample mask 0b1001 (samples 0 and 3; enable bit on): in the grid, (0, 0) and (1, 1) of
+    // every 2×2 cell are written, the others keep the clear; resolved, half white.
+    let mut b = control_scene("msaa_mask.rrc", 0x0009_0001, [1.0; 4], false);
+    sample_into_color(&mut b, AA, 8, 8, 32);
+    let out = render(&b.finish(), device);
+    for (gx, gy) in (0..8).flat_map(|y| (0..8).map(move |x| (x, y))) {
+        let i = gx % 2 + 2 * (gy % 2);
+        let v = if i == 0 || i == 3 { 255 } else { 0 };
+        assert_eq!(
+            out.image.pixel(gx, gy),
+            Some([v, v, v, 255]),
+            "{what} masked grid ({gx}, {gy})"
+        );
+    }
+    let out = render(
+        &control_scene("msaa_mask_resolve.rrc", 0x0009_0001, [1.0; 4], false).finish(),
+        device,
+    );
+    assert_eq!(out.image.pixel(2, 1), Some([128, 128, 128, 255]), "{what}");
+    // Alpha to one (bit 8): alpha 0.25 blends as 1 (white, alpha 1); without it 0.25 over
+    // opaque black gives 64 and alpha 0.25·0.25 + 0.75 = 0.8125.
+    for (control, want) in [
+        (0xFFFF_0101, [255, 255, 255, 255]),
+        (0xFFFF_0001, [64, 64, 64, 207]),
+    ] {
+        let b = control_scene("msaa_a2one.rrc", control, [1.0, 1.0, 1.0, 0.25], true);
+        let out = render(&b.finish(), device);
+        assert_eq!(
+            out.image.pixel(1, 2),
+            Some(want),
+            "{what} control {control:#x}"
+        );
+    }
+}
+
+#[test]
+fn the_sample_mask_and_alpha_to_one_apply_to_multisampled_surfaces() {
+    check_control(None);
+    if let Some(device) =
+        gpu_support::gpu("the_sample_mask_and_alpha_to_one_apply_to_multisampled_surfaces")
+    {
+        check_control(Some(&device));
+    }
+}
+
+#[test]
+fn alpha_to_coverage_on_a_multisampled_surface_is_warned() {
+    // Its sample pattern is the implementation's: both renderers write every covered sample
+    // and say so for the draw.
+    let capture = control_scene("msaa_a2c.rrc", 0xFFFF_0011, [1.0, 1.0, 1.0, 0.5], false).finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let mut outs = vec![rsxtrace_replay::render::cpu::render_frame(
+        &frame,
+        &events,
+        &RenderOptions::default(),
+    )
+    .unwrap()];
+    if let Some(g) = gpu_support::gpu("alpha_to_coverage_on_a_multisampled_surface_is_warned") {
+        outs.push(
+            rsxtrace_replay::render::gpu::render_frame(
+                &g,
+                &frame,
+                &events,
+                &RenderOptions::default(),
+            )
+            .unwrap(),
+        );
+    }
+    for out in outs {
+        assert!(
+            out.warnings
+                .iter()
+                .any(|w| w.draw == Some(0) && w.message.contains("alpha to coverage")),
+            "{:?}",
+            out.warnings
+        );
+        assert_eq!(out.image.pixel(1, 1), Some([255, 255, 255, 128]));
+    }
 }

@@ -28,6 +28,12 @@
 //! shades once per pixel and writes the colour to every covered sample; here each sample is
 //! shaded, which differs only for programs whose result varies inside a pixel.
 //!
+//! **Sample mask, alpha to one, alpha to coverage** (`SET_ANTI_ALIASING_CONTROL`): a draw
+//! into a multisampled surface writes only the samples its mask keeps ([`SampleMask`]), and
+//! with alpha to one its colour outputs' alpha is 1 after the alpha test
+//! (`DrawState::alpha_to_one`); alpha to coverage is not modelled and is warned
+//! ([`alpha_to_coverage_note`]). One-sample surfaces ignore all three.
+//!
 //! **Resolve.** The output image of a multisampled surface is resolved: each pixel is the mean
 //! of its samples' 8-bit channels, rounded half up (RPCS3 resolves colour surfaces by
 //! averaging, `vkCmdResolveImage` / `VKResolveHelper.h`).
@@ -88,6 +94,52 @@ impl Antialias {
             Antialias::DiagonalCentered2 | Antialias::SquareRotated4
         )
     }
+}
+
+/// The samples of a multisampled surface a draw may write (`SET_ANTI_ALIASING_CONTROL` bits
+/// 16..31, bit `i` = sample `i`): RPCS3 hands the mask to the host (`sample_mask(
+/// msaa_sample_mask())`, GLDraw.cpp; `set_multisample_state`, VKGSRender.cpp) whatever the
+/// enable bit says, and a sample left out is neither tested nor written, as a sample outside
+/// the coverage (GL 4.6 14.9.3). One-sample surfaces have no mask (GL: multisample fragment
+/// operations need sample buffers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleMask {
+    /// Samples across and down a pixel ([`Antialias::grid`]).
+    pub grid: (u32, u32),
+    /// Bit `i` = sample `i`.
+    pub mask: u16,
+}
+
+impl SampleMask {
+    /// The mask of a draw into a surface of mode `aa`; `None` when it keeps every sample.
+    pub fn of(aa: Antialias, mask: u16) -> Option<SampleMask> {
+        let (sx, sy) = aa.grid();
+        let all = (1u32 << (sx * sy)) - 1;
+        (sx * sy > 1 && u32::from(mask) & all != all).then_some(SampleMask {
+            grid: (sx, sy),
+            mask,
+        })
+    }
+
+    /// Whether the sample at surface grid position (`x`, `y`) is written: sample
+    /// `x mod sx + (y mod sy)·sx` (the memory layout above).
+    pub fn covers(&self, x: u32, y: u32) -> bool {
+        let (sx, sy) = self.grid;
+        let i = x % sx + (y % sy) * sx;
+        self.mask >> i & 1 != 0
+    }
+}
+
+/// The warning of a draw with alpha to coverage on a multisampled surface: the mask the
+/// hardware derives from alpha is implementation-defined (RPCS3 leaves it to the host), so
+/// every covered sample is written.
+pub fn alpha_to_coverage_note(draw: &rsxtrace_capture::frame::Draw) -> Option<String> {
+    (draw.raster.anti_aliasing.alpha_to_coverage && Antialias::of(&draw.surface).grid() != (1, 1))
+        .then(|| {
+            "SET_ANTI_ALIASING_CONTROL alpha to coverage: not modelled (its sample pattern \
+             is the implementation's); every covered sample written"
+                .to_string()
+        })
 }
 
 /// The warning of a draw into a surface whose sample pattern the replay approximates, or

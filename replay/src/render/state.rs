@@ -18,7 +18,7 @@ use rsxtrace_capture::frame::state::{
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
-use super::msaa::{grid_rect, to_sample_grid, Antialias};
+use super::msaa::{grid_rect, to_sample_grid, Antialias, SampleMask};
 use super::transfer::decode::decode_at as decode_transfer;
 use super::transfer::TransferEvent;
 
@@ -788,6 +788,12 @@ pub struct DrawState {
     /// (RPCS3 `RSX_SHADER_CONTROL_SRGB_FRAMEBUFFER`, "Cannot output sRGB from 32-bit
     /// registers"; `RSXROPEpilogue.glsl`).
     pub srgb_output: bool,
+    /// The samples a draw into a multisampled surface may write (`None`: every one).
+    pub sample_mask: Option<SampleMask>,
+    /// `SET_ANTI_ALIASING_CONTROL` alpha to one on a multisampled surface: after the alpha
+    /// test, every colour output's alpha is replaced by 1 (GL 4.6 14.9.3; RPCS3 sets the
+    /// host's alpha-to-one, whose alpha test ran in its shader before).
+    pub alpha_to_one: bool,
 }
 
 /// `x..x+width` of a register rectangle as a pixel rectangle.
@@ -961,9 +967,14 @@ impl DrawState {
             srgb_output: draw.shader_packer != 0
                 && draw.shader_control.raw & 0x40 == 0
                 && color_format.is_some_and(|f| !f.is_float()),
+            sample_mask: None,
+            alpha_to_one: false,
         };
         // A multisampled surface is drawn at sample resolution (`render::msaa`).
-        to_sample_grid(&mut state, Antialias::of(s));
+        let aa = Antialias::of(s);
+        to_sample_grid(&mut state, aa);
+        state.sample_mask = SampleMask::of(aa, r.anti_aliasing.sample_mask);
+        state.alpha_to_one = aa.grid() != (1, 1) && r.anti_aliasing.alpha_to_one;
         Ok(state)
     }
 

@@ -34,7 +34,7 @@ pub mod tiles;
 pub mod vertex;
 
 use super::band::BandPlan;
-use super::msaa::msaa_note;
+use super::msaa::{alpha_to_coverage_note, msaa_note};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::FrameEvents;
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
@@ -280,6 +280,7 @@ fn render_draw(
     let state = state;
     let mut warnings = state.shading.warnings.clone();
     warnings.extend(msaa_note(&draw.surface));
+    warnings.extend(alpha_to_coverage_note(draw));
     if state.writes_nothing() {
         return Ok(warnings);
     }

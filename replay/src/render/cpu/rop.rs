@@ -280,7 +280,7 @@ impl TileTargets<'_> {
         front: bool,
         out: &LaneOutputs,
     ) {
-        if out.killed {
+        if out.killed || state.sample_mask.is_some_and(|m| !m.covers(sx, sy)) {
             return;
         }
         // The depth range clips the interpolated depth (RPCS3 clips primitives at the near and
@@ -325,6 +325,9 @@ impl TileTargets<'_> {
                 .copied()
                 .unwrap_or_default()
                 .map(|v| v as f32);
+            if state.alpha_to_one {
+                src[3] = 1.0;
+            }
             if state.srgb_output {
                 // An sRGB framebuffer encodes R, G, B first (`DrawState::srgb_output`).
                 for c in &mut src[..3] {

@@ -83,7 +83,7 @@ use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
 use super::band::BandPlan;
-use super::msaa::msaa_note;
+use super::msaa::{alpha_to_coverage_note, msaa_note};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
@@ -860,7 +860,10 @@ impl Renderer<'_> {
         let varyings = shader::passed_varyings(inputs_read);
         self.timings.pipelines += since(t);
 
-        if let Some(w) = msaa_note(&draw.surface) {
+        for w in msaa_note(&draw.surface)
+            .into_iter()
+            .chain(alpha_to_coverage_note(draw))
+        {
             self.warn(Some(index), w);
         }
         // What the device has no stage for (the CPU render applies both).
@@ -953,6 +956,8 @@ impl Renderer<'_> {
             },
             fog: state.shading.fog,
             texcoord_2d: state.shading.texcoord_2d,
+            sample_mask: state.sample_mask,
+            alpha_to_one: state.alpha_to_one,
             varyings,
         };
         let module = self.wrapped(&fragment, &options)?;

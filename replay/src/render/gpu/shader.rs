@@ -35,6 +35,7 @@ use rsxtrace_gpu::Compare;
 use rsxtrace_wgsl::WgslModule;
 
 use crate::raster::FogRule;
+use crate::render::msaa::SampleMask;
 use crate::render::state::DepthFormat;
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
@@ -138,6 +139,11 @@ pub(crate) struct WrapperOptions {
     /// Two-dimensional texture coordinates (bit n = TEXn,
     /// [`crate::raster::apply_texcoord_2d`]).
     pub texcoord_2d: u16,
+    /// The samples of a multisampled surface the draw may write (`DrawState::sample_mask`):
+    /// the others are discarded by their position on the sample grid (the device target).
+    pub sample_mask: Option<SampleMask>,
+    /// Alpha to one after the alpha test (`DrawState::alpha_to_one`).
+    pub alpha_to_one: bool,
     /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
     pub varyings: u16,
 }
@@ -253,6 +259,15 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
     // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
     // the alpha of the colour outputs before the alpha test (`raster::smooth`).
+    if let Some(m) = o.sample_mask {
+        // The device target is the surface's sample grid (`render::msaa`).
+        let (sx, sy) = m.grid;
+        let _ = writeln!(
+            s,
+            "    if (((0x{:x}u >> (u32(v.pos.x) % {sx}u + (u32(v.pos.y) % {sy}u) * {sx}u)) & 1u) == 0u) {{\n        discard;\n    }}",
+            m.mask
+        );
+    }
     s.push_str("    var r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
     s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = r.colors[k].w * v.misc.z;\n    }\n");
     if o.srgb {
@@ -269,6 +284,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             "    if (!{}) {{\n        discard;\n    }}",
             compare_expr(compare, alpha, &lit(reference))
         );
+    }
+    if o.alpha_to_one {
+        s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = 1.0;\n    }\n");
     }
     s.push_str("    var out: RsxRenderTargets;\n");
     for n in 0..4 {
@@ -364,6 +382,8 @@ mod tests {
             },
             fog: FogRule::default(),
             texcoord_2d: 0,
+            sample_mask: None,
+            alpha_to_one: false,
             varyings: passed_varyings(u16::MAX),
         }
     }
