@@ -30,8 +30,8 @@ fn target(offset: u32, pitch: u32) -> SurfaceTarget {
 
 /// An 8×8 A8R8G8B8 target with a `depth_format` zeta surface (1 Z16, 2 Z24S8), `control0`
 /// written, depth cleared to 1.0; a quad at z = `z` with depth test LESS and writes; then,
-/// depth off, a quad sampling the zeta memory as an A8R8G8B8 texture (linear, nearest,
-/// `texels_wide` texels per row) so that each pixel shows the bytes of its depth word.
+/// depth off, a quad sampling the zeta memory as an A8R8G8B8 texture (linear, nearest, one
+/// texel per 4 bytes of a row) so that each pixel shows the bytes of its depth word(s).
 fn scene(depth_format: u32, control0: u32, z: f32) -> Capture {
     let depth_bytes = if depth_format == 1 { 2 } else { 4 };
     let mut b = CaptureBuilder::new("float_depth.rrc");
@@ -93,39 +93,37 @@ fn scene(depth_format: u32, control0: u32, z: f32) -> Capture {
     b.finish()
 }
 
-/// Each renderer's pixel (3, 5): RGBA = the texel's R, G, B, A bytes, i.e. bytes 1, 2, 3, 0
-/// of the depth word(s) under it.
-fn pixels(name: &str, capture: &Capture) -> Vec<(&'static str, [u8; 4])> {
-    gpu_support::both_images(name, capture, cpu_render_tiled)
-        .into_iter()
-        .map(|(r, image)| (r, image.pixel(3, 5).unwrap()))
-        .collect()
+/// Both renderers' pixel (3, 5) of [`scene`] at z = 0.3 is `want`: RGBA = the texel's R, G,
+/// B, A bytes, i.e. bytes 1, 2, 3, 0 of the depth word(s) under it.
+fn expect(name: &str, depth_format: u32, control0: u32, want: [u8; 4]) {
+    let capture = scene(depth_format, control0, 0.3);
+    for (r, image) in gpu_support::both_images(name, &capture, cpu_render_tiled) {
+        assert_eq!(image.pixel(3, 5), Some(want), "{name} {r}");
+    }
 }
 
 #[test]
 fn a_float_z24s8_surface_stores_the_f32_bits_shifted_right_by_7() {
     // 0.3 = 0x3E99999A: >> 7 = 0x7D3333; the stencil byte stays 0 (cleared).
-    let capture = scene(2, CONTROL0_RESET | DEPTH_FLOAT, 0.3);
-    for (r, px) in pixels("float_z24s8", &capture) {
-        assert_eq!(px, [0x33, 0x33, 0x00, 0x7D], "{r}");
-    }
+    expect(
+        "float_z24s8",
+        2,
+        CONTROL0_RESET | DEPTH_FLOAT,
+        [0x33, 0x33, 0x00, 0x7D],
+    );
     // Without the bit: round(0.3 · 0xFFFFFF) = 0x4CCCCD.
-    let capture = scene(2, CONTROL0_RESET, 0.3);
-    for (r, px) in pixels("unorm_z24s8", &capture) {
-        assert_eq!(px, [0xCC, 0xCD, 0x00, 0x4C], "{r}");
-    }
+    expect("unorm_z24s8", 2, CONTROL0_RESET, [0xCC, 0xCD, 0x00, 0x4C]);
 }
 
 #[test]
 fn a_float_z16_surface_stores_a_half() {
     // 0.3 as a half, truncated: 0x34CC; one texel spans two depth words.
-    let capture = scene(1, CONTROL0_RESET | DEPTH_FLOAT, 0.3);
-    for (r, px) in pixels("float_z16", &capture) {
-        assert_eq!(px, [0xCC, 0x34, 0xCC, 0x34], "{r}");
-    }
+    expect(
+        "float_z16",
+        1,
+        CONTROL0_RESET | DEPTH_FLOAT,
+        [0xCC, 0x34, 0xCC, 0x34],
+    );
     // Without the bit: round(0.3 · 0xFFFF) = 0x4CCD.
-    let capture = scene(1, CONTROL0_RESET, 0.3);
-    for (r, px) in pixels("unorm_z16", &capture) {
-        assert_eq!(px, [0xCD, 0x4C, 0xCD, 0x4C], "{r}");
-    }
+    expect("unorm_z16", 1, CONTROL0_RESET, [0xCD, 0x4C, 0xCD, 0x4C]);
 }

@@ -74,8 +74,8 @@ fn draw(b: &mut CaptureBuilder, at: u32, primitive: u32, points: &[(f32, f32)]) 
     draw_vertices(b, at, primitive, &vertices);
 }
 
-/// Draw 0: the triangle into the multisampled surface (cleared to opaque black first).
-fn aa_scene(name: &str) -> CaptureBuilder {
+/// The multisampled surface bound and cleared to opaque black, the programs set.
+fn aa_setup(name: &str) -> CaptureBuilder {
     let mut b = CaptureBuilder::new(name);
     b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 4096, 4096);
@@ -86,6 +86,12 @@ fn aa_scene(name: &str) -> CaptureBuilder {
         .unwrap();
     b.set_surface(&surface(AA, AA_ZETA, 4, 4));
     b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b
+}
+
+/// Draw 0: the triangle into the multisampled surface (cleared to opaque black first).
+fn aa_scene(name: &str) -> CaptureBuilder {
+    let mut b = aa_setup(name);
     draw(&mut b, 0x1_0000, 5, &TRIANGLE);
     b
 }
@@ -291,16 +297,7 @@ fn approximated_sample_patterns_are_warned() {
 /// `SET_ANTI_ALIASING_CONTROL` = `control`, blending SRC_ALPHA / ONE_MINUS_SRC_ALPHA when
 /// `blend`.
 fn control_scene(name: &str, control: u32, rgba: [f32; 4], blend: bool) -> CaptureBuilder {
-    let mut b = CaptureBuilder::new(name);
-    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, 4096, 4096);
-    b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
-        .unwrap();
-    b.set_surface(&surface(AA, AA_ZETA, 4, 4));
-    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    let mut b = aa_setup(name);
     b.method(0x1D7C >> 2, control).unwrap(); // SET_ANTI_ALIASING_CONTROL
     if blend {
         b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE
