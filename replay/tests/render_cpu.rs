@@ -3,6 +3,7 @@
 //! equation pairs), depth, stencil, alpha test, culling, scissor, colour-format round trips,
 //! render to texture, and the sample trace as a whole.
 
+mod gpu_support;
 mod render_support;
 use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
@@ -361,6 +362,22 @@ fn alpha_test_sees_the_8bit_alpha() {
     quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 0.5015]);
     let out = render(&b.finish());
     assert_eq!(out.image.pixel(3, 3), Some([255, 0, 0, 128]));
+}
+
+#[test]
+fn a_5_6_5_target_takes_the_8_bit_rule_first() {
+    // RPCS3 sets its 8-bit framebuffer flag for every fixed-point format, so R = 0.112 is
+    // first the byte 29 (floor(0.112 · 4096) = 458, (458 · 255 + 2048) >> 12 = 29), then
+    // round(29 · 31 / 255) = 4 in the 5-bit channel (directly, round(0.112 · 31) = 3). The
+    // image shows round(4 · 255 / 31) = 33. Both renderers (the GPU's 8-bit device target
+    // makes the same two steps).
+    let mut b = builder("r5g6b5_rule.rrc", 3); // R5G6B5
+    b.clear_surface(0xF0, 0, 0);
+    quad(&mut b, 0x1_0000, FULL, 0.5, [0.112, 0.0, 0.0, 1.0]);
+    let capture = b.finish();
+    for (name, image) in gpu_support::both_images("r5g6b5_rule", &capture, cpu_render_tiled) {
+        assert_eq!(image.pixel(3, 3), Some([33, 0, 0, 255]), "{name}");
+    }
 }
 
 #[test]

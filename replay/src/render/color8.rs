@@ -47,20 +47,13 @@ pub fn quantise(v: f32) -> f32 {
     f32::from(unorm8(v)) / 255.0
 }
 
-/// Whether `format` stores 8-bit colour channels (the rule applies); the 5/6-bit and float
-/// formats are not covered by it.
+/// Whether the rule applies to a target of `format`: every fixed-point format. RPCS3 sets
+/// `RSX_SHADER_CONTROL_8BIT_FRAMEBUFFER` for every surface format but the three float ones
+/// (`RSXThread.cpp`), so an R5G6B5 or X1R5G5B5 target's channel is first rounded to 8 bits by
+/// the rule, then converted from that byte to 5 or 6 bits by the surface encoder (as the GPU
+/// render's 8-bit device target does).
 pub fn is_8bit(format: ColorFormat) -> bool {
-    matches!(
-        format,
-        ColorFormat::X8R8G8B8Z8R8G8B8
-            | ColorFormat::X8R8G8B8O8R8G8B8
-            | ColorFormat::A8R8G8B8
-            | ColorFormat::B8
-            | ColorFormat::G8B8
-            | ColorFormat::X8B8G8R8Z8B8G8R8
-            | ColorFormat::X8B8G8R8O8B8G8R8
-            | ColorFormat::A8B8G8R8
-    )
+    !format.is_float()
 }
 
 /// The sRGB encoding of a linear colour channel as RPCS3 writes it to an sRGB framebuffer

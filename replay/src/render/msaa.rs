@@ -35,8 +35,10 @@
 //! ([`alpha_to_coverage_note`]). One-sample surfaces ignore all three.
 //!
 //! **Resolve.** The output image of a multisampled surface is resolved: each pixel is the mean
-//! of its samples' 8-bit channels, rounded half up (RPCS3 resolves colour surfaces by
-//! averaging, `vkCmdResolveImage` / `VKResolveHelper.h`).
+//! of its samples' 8-bit channels, rounded half up. This is a choice for the picture only:
+//! the PS3 never scans out a multisampled buffer (games resolve into a one-sample one, as
+//! above), and RPCS3's own passes between its host image and memory copy samples to grid
+//! texels without averaging (`ColorResolvePass.glsl`); memory always holds the grid.
 
 use super::output::Rgba8Image;
 use super::state::DrawState;

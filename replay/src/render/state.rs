@@ -813,8 +813,9 @@ impl DrawState {
         self.color_targets.is_empty() && self.depth_test.is_none() && self.stencil.is_none()
     }
 
-    /// Whether the colour surface stores 8-bit channels, so that the 8-bit write rule
-    /// (`render::color8`) applies to its outputs and the alpha test sees their rounded alpha.
+    /// Whether the colour surface is a fixed-point one, so that the 8-bit write rule
+    /// (`render::color8::is_8bit`) applies to its outputs and the alpha test sees their
+    /// rounded alpha.
     pub fn color_is_8bit(&self) -> bool {
         self.color_format
             .is_some_and(crate::render::color8::is_8bit)
