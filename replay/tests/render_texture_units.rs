@@ -4,7 +4,9 @@
 //! `GL/glutils/sampler.cpp`, `RSXFragmentTextureOps.glsl`):
 //! - a DEPTH24_D8 unit with ZFUNC LESS reads 1 where the texel is below the coordinate's z
 //!   and 0 elsewhere; with a linear filter the four compared texels are blended;
-//! - a unit with alpha kill discards the fragments whose texel has alpha 0.
+//! - a unit with alpha kill discards the fragments whose texel has alpha 0;
+//! - TEX with bx2 expands (2x − 1) a biased format's channels, not a float format's (RPCS3
+//!   `_enable_texture_expand`, `get_format_features`).
 
 mod gpu_support;
 
@@ -33,6 +35,17 @@ fn target(offset: u32) -> SurfaceTarget {
 /// at pixel centre `x` is `(x + ½ + shift) / 8` (y likewise without the shift) with z =
 /// `reference`, sampling unit 0 = `texture` (8×8, linear layout) holding `texels`.
 fn scene(texture: TextureDesc, texels: &[u8], shift: f32, reference: f32) -> Capture {
+    scene_with(&tex_program(), texture, texels, shift, reference)
+}
+
+/// [`scene`] with another fragment program.
+fn scene_with(
+    program: &[u8],
+    texture: TextureDesc,
+    texels: &[u8],
+    shift: f32,
+    reference: f32,
+) -> Capture {
     let mut b = CaptureBuilder::new("texture_units.rrc");
     b.set_surface(&SurfaceDesc {
         color_format: 8,
@@ -51,7 +64,7 @@ fn scene(texture: TextureDesc, texels: &[u8], shift: f32, reference: f32) -> Cap
     b.clear_surface(0xF0, CLEAR, 0);
     b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
         .unwrap();
-    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+    b.set_fragment_program(Location::Local, 0x1000, program, 0x40)
         .unwrap();
     b.put_memory(Location::Local, TEXELS, texels).unwrap();
     b.set_texture(
@@ -212,5 +225,40 @@ fn alpha_kill_discards_fragments_whose_texel_has_no_alpha() {
     let capture = scene(unit(0), &texels, 0.0, 0.0);
     for (name, image) in render("alpha_kill_off", &capture) {
         assert_eq!(image.pixel(1, 5).unwrap(), [255, 0, 0, 0], "{name}");
+    }
+}
+
+#[test]
+fn bx2_expands_an_argb8_texel_but_not_a_float_one() {
+    // `TEX R0, f[TEX0], TEX0.bx2`: R = 0xC0 (0.7529) expands to 0.5059 (byte 129); an
+    // X32_FLOAT texel 0.75 stays 0.75 (191), where a blanket 2x − 1 would give 0.5. The
+    // signed case takes the GPU's per-channel expansion.
+    let mut p = rsxtrace_program::fragment::decode(&tex_program()).unwrap();
+    p.instructions[0].exp_tex = true;
+    let program = rsxtrace_program::fragment::encode(&p);
+    let unit = |format: u8| TextureDesc {
+        format: format | 0x20,
+        address: 0x0003_0303,
+        filter: NEAREST,
+        ..TextureDesc::default()
+    };
+    let argb: Vec<u8> = (0..64).flat_map(|_| [0xFF, 0xC0, 0x00, 0x00]).collect();
+    // R signed (FILTER bit 29): 0x40 reads 64/127 = 0.5039 (byte 128 by the 8-bit rule),
+    // not expanded (the sign extension wins; 2x − 1 would give 0.0079); G, B, A expand.
+    let signed_r = TextureDesc {
+        filter: NEAREST | (1 << 29),
+        ..unit(0x85)
+    };
+    let argb_40: Vec<u8> = (0..64).flat_map(|_| [0xFF, 0x40, 0x00, 0x00]).collect();
+    let float: Vec<u8> = (0..64).flat_map(|_| 0.75f32.to_be_bytes()).collect();
+    for (name, texture, texels, red) in [
+        ("bx2_argb8", unit(0x85), argb, 129),
+        ("bx2_x32", unit(0x9C), float, 191),
+        ("bx2_signed_r", signed_r, argb_40, 128),
+    ] {
+        let capture = scene_with(&program, texture, &texels, 0.0, 0.0);
+        for (r, image) in render(name, &capture) {
+            assert_eq!(image.pixel(3, 3).map(|p| p[0]), Some(red), "{name} {r}");
+        }
     }
 }

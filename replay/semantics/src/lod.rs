@@ -68,6 +68,12 @@ pub struct TextureLod {
     pub compare: Option<DepthCompare>,
     /// The unit's alpha kill (`SET_TEXTURE_CONTROL0` bit 2, [`crate::shadow`]).
     pub alpha_kill: bool,
+    /// The channels (bit 0 R, 1 G, 2 B, 3 A) a TEX with the bx2 modifier expands by
+    /// `2x − 1`: the remapped channels that are not signed, of a format with biased
+    /// renormalization; none for the float and HILO_S8 formats (RPCS3
+    /// `_enable_texture_expand`, `get_format_features`: "Floating point textures. Nothing
+    /// works."). 0xF, every channel, where no unit state says otherwise.
+    pub bx2: u8,
 }
 
 impl Default for TextureLod {
@@ -81,6 +87,7 @@ impl Default for TextureLod {
             unnormalized: false,
             compare: None,
             alpha_kill: false,
+            bx2: 0xF,
         }
     }
 }
@@ -124,7 +131,13 @@ impl TextureLod {
             unnormalized: false,
             compare: None,
             alpha_kill: false,
+            bx2: 0xF,
         }
+    }
+
+    /// The same state with the channels bx2 expands (`bx2`, RGBA bit order).
+    pub fn with_bx2(self, bx2: u8) -> TextureLod {
+        TextureLod { bx2, ..self }
     }
 
     /// The same state with a depth comparison and alpha kill ([`crate::shadow`]).

@@ -102,6 +102,11 @@ pub fn texel_format(unit: u8, texture: &Texture) -> Result<TexelFormat, TextureE
     TexelFormat::from_code(code).ok_or(TextureError::UnsupportedFormat { unit, format: code })
 }
 
+/// The unit's remap word: CONTROL1 with the override bits (16..) above the remap (0..15).
+pub fn remap_word(texture: &Texture) -> u32 {
+    (u32::from(texture.remap_override) << 16) | u32::from(texture.remap)
+}
+
 /// Decode every layer and level of `texture` (texture unit `unit`) from `memory`.
 pub fn decode_texture<M: GuestMemory + ?Sized>(
     unit: u8,
@@ -258,7 +263,7 @@ impl DecodePlan {
         if texels > MAX_DECODED_TEXELS {
             return Err(TextureError::TooLarge { unit, texels });
         }
-        let remap_word = (u32::from(texture.remap_override) << 16) | u32::from(texture.remap);
+        let remap_word = remap_word(texture);
         Ok(DecodePlan {
             unit,
             base: texture.offset,

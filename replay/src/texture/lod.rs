@@ -6,9 +6,10 @@
 use rsxtrace_capture::frame::state::Texture;
 pub use rsxtrace_semantics::lod::{lambda_from_derivatives, LevelChoice, MipFilter, TextureLod};
 
-use super::decode::texel_format;
+use super::decode::{remap_word, texel_format};
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
+use super::remap::Remap;
 use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
@@ -39,4 +40,72 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     )
     .with_unnormalized(texture.format.unnormalized)
     .with_sampling(compare, alpha_kill)
+    .with_bx2(bx2_channels(texture))
+}
+
+/// The channels (RGBA bit order) a TEX with the bx2 modifier expands on `texture`'s unit:
+/// with RPCS3's `_enable_texture_expand`, EXPAND is set on the channels the remap fills from
+/// a slot (`shuffle_mask_bits(0xF)`; ZERO and ONE stay), only for formats with biased
+/// renormalization, and a signed channel's sign extension keeps priority over it. A disabled
+/// unit or an unknown format expands nothing: it samples RPCS3's null texture, (0, 0, 0, 0).
+pub fn bx2_channels(texture: &Texture) -> u8 {
+    if !texture.control0.enabled {
+        return 0;
+    }
+    let Ok(format) = texel_format(0, texture) else {
+        return 0;
+    };
+    let features = format.features();
+    if !features.biased {
+        return 0;
+    }
+    let remap = Remap::decode(remap_word(texture), format);
+    let signed = if features.signed {
+        remap.shuffle_mask(texture.filter.argb_signed & 0xF)
+    } else {
+        0
+    };
+    let argb = remap.remapped_mask() & !signed;
+    // A, R, G, B bit order to R, G, B, A.
+    (argb >> 1) | ((argb & 1) << 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_capture::frame::state::TextureRegs;
+
+    /// An enabled 2D unit of `format` (code, linear) with CONTROL1 `remap` and FILTER
+    /// `filter`.
+    fn unit(format: u32, remap: u32, filter: u32) -> Texture {
+        Texture::from_regs(&TextureRegs {
+            format: ((format | 0x20) << 8) | (2 << 4),
+            control0: 1 << 31,
+            control1: remap,
+            filter,
+            image_rect: (4 << 16) | 4,
+            ..TextureRegs::default()
+        })
+    }
+
+    #[test]
+    fn bx2_expands_the_remapped_unsigned_channels_of_biased_formats() {
+        // A8R8G8B8, identity remap: every channel.
+        assert_eq!(bx2_channels(&unit(0x85, 0xAAE4, 0)), 0b1111);
+        // A forced to ZERO (mode bits 8..9 = 0): R, G, B only.
+        assert_eq!(bx2_channels(&unit(0x85, 0xA8E4, 0)), 0b0111);
+        // R signed (FILTER bit 29): its sign extension wins.
+        assert_eq!(bx2_channels(&unit(0x85, 0xAAE4, 1 << 29)), 0b1110);
+        // Float and HILO_S8 formats: "Nothing works".
+        assert_eq!(bx2_channels(&unit(0x9C, 0xAAE4, 0)), 0);
+        assert_eq!(bx2_channels(&unit(0x9B, 0xAAE4, 0)), 0);
+        assert_eq!(bx2_channels(&unit(0x99, 0xAAE4, 0)), 0);
+        // Depth formats expand (biased renormalization works on them).
+        assert_eq!(bx2_channels(&unit(0x90, 0xAAE4, 0)), 0b1111);
+        // A disabled unit samples the null texture, unexpanded.
+        let mut off = unit(0x85, 0xAAE4, 0);
+        off.control0.enabled = false;
+        assert_eq!(bx2_channels(&off), 0);
+        assert_eq!(unit_lod(&unit(0x9C, 0xAAE4, 0)).bx2, 0);
+    }
 }

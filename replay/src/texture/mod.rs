@@ -43,6 +43,12 @@ pub trait Sampler: Sync {
     fn sample_killing(&self, unit: u8, request: &SampleRequest) -> ([f32; 4], bool) {
         (self.sample(unit, request), false)
     }
+
+    /// The channels (bit 0 R .. bit 3 A) a TEX with the bx2 modifier expands on `unit`
+    /// (`TextureLod::bx2`); every one for a sampler that knows no unit state.
+    fn bx2_channels(&self, _unit: u8) -> u8 {
+        0xF
+    }
 }
 
 /// A sampler for programs that sample nothing: every unit returns (0, 0, 0, 0).

@@ -398,4 +398,9 @@ impl Sampler for CaptureSampler {
             None => ([0.0; 4], false),
         }
     }
+
+    /// A unit without a texture samples (0, 0, 0, 0) unexpanded.
+    fn bx2_channels(&self, unit: u8) -> u8 {
+        self.unit(unit).map_or(0, |u| u.lod().bx2)
+    }
 }

@@ -731,8 +731,14 @@ impl<'a, T: Real> Engine<'a, T> {
                 }
                 let mut v = map4(texel, T::from_f32);
                 if op.exp_tex {
-                    // bx2: 2x − 1 (B.4, RPCS3 `_enable_texture_expand`).
-                    v = map4(v, |x| T::from_f32(2.0) * x - T::ONE);
+                    // bx2: 2x − 1 on the unit's expandable channels (B.4, RPCS3
+                    // `_enable_texture_expand`; `TextureLod::bx2`).
+                    let channels = self.sampler.bx2_channels(op.texture_unit);
+                    for (c, x) in v.iter_mut().enumerate() {
+                        if channels >> c & 1 != 0 {
+                            *x = T::from_f32(2.0) * *x - T::ONE;
+                        }
+                    }
                 }
                 for (row, x) in self.res.iter_mut().zip(v) {
                     row[(q * 4 + l) % LANES] = x;

@@ -506,9 +506,20 @@ impl<'a> Emitter<'a> {
                 self.line(&format!("killed = killed || (act && t.a < {below:?});"));
             }
         }
-        if insn.exp_tex {
+        let bx2 = self.opts.texture_lod[usize::from(u)].bx2 & 0xF;
+        if insn.exp_tex && bx2 == 0xF {
             // bx2: 2x − 1 (B.4).
             self.line("let v = 2.0 * t - vec4<f32>(1.0);");
+        } else if insn.exp_tex && bx2 != 0 {
+            // bx2 on the unit's expandable channels only (`TextureLod::bx2`).
+            let on = |c: u8| if bx2 >> c & 1 != 0 { "true" } else { "false" };
+            self.line(&format!(
+                "let v = select(t, 2.0 * t - vec4<f32>(1.0), vec4<bool>({}, {}, {}, {}));",
+                on(0),
+                on(1),
+                on(2),
+                on(3)
+            ));
         } else {
             self.line("let v = t;");
         }
