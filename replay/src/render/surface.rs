@@ -206,14 +206,18 @@ pub fn depth_to_fixed(format: DepthFormat, z: f32) -> u32 {
 /// The smallest normal IEEE half, 2^-14.
 const HALF_MIN_NORMAL: f32 = 6.103_515_6e-5;
 
-/// A stored depth value back to [0, 1].
+/// A stored depth value back to a depth: [0, 1] for what a draw or clear stores. A float
+/// format's bits from elsewhere (memory never cleared) may read above 1; a NaN pattern reads
+/// as infinity, so that depths order as the stored values do on the device as in the CPU
+/// render's comparison of stored values.
 pub fn fixed_to_depth(format: DepthFormat, v: u32) -> f32 {
     let unorm = |max: u32| (f64::from(v.min(max)) / f64::from(max)) as f32;
+    let float = |f: f32| if f.is_nan() { f32::INFINITY } else { f };
     match format {
         DepthFormat::Z16 => unorm(0xFFFF),
         DepthFormat::Z24S8 => unorm(0xFF_FFFF),
-        DepthFormat::Z24S8Float => f32::from_bits((v & 0xFF_FFFF) << 7),
-        DepthFormat::Z16Float => half::f16::from_bits(v as u16).to_f32(),
+        DepthFormat::Z24S8Float => float(f32::from_bits((v & 0xFF_FFFF) << 7)),
+        DepthFormat::Z16Float => float(half::f16::from_bits(v as u16).to_f32()),
     }
 }
 
@@ -923,6 +927,10 @@ mod tests {
         assert_eq!(depth_to_fixed(f16, 1.0), 0x3C00);
         assert_eq!(depth_to_fixed(f16, 2f32.powi(-20)), 16);
         assert_eq!(fixed_to_depth(f16, 16), 2f32.powi(-20));
+        // Patterns above 1.0 (memory never cleared) order as stored; NaN reads infinity.
+        assert_eq!(fixed_to_depth(f24, 0xFF_FFFF), f32::INFINITY);
+        assert!(fixed_to_depth(f24, 0x7F_0001) > 1.0);
+        assert_eq!(fixed_to_depth(f16, 0x7E00), f32::INFINITY);
         // Every stored value reads back to a depth that stores the same value, and stored
         // values order as the depths do.
         for format in [f16, f24] {
