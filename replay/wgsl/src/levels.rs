@@ -6,18 +6,31 @@
 use rsxtrace_semantics::lod::{mip_code, MipFilter, TextureLod};
 use rsxtrace_semantics::shadow::DepthCompare;
 
-/// A unit's LOD state as bytes, appended to `out` (the module hash folds it in).
+/// A unit's LOD state as bytes, appended to `out` (the module hash folds it in). Every field
+/// is bound by name, so that a field added to [`TextureLod`] cannot be left out of the hash
+/// (two modules differing only in it would share a cache entry).
 pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
-    out.extend_from_slice(&l.bias.to_le_bytes());
-    out.extend_from_slice(&l.min_lod.to_le_bytes());
-    out.extend_from_slice(&l.max_lod.to_le_bytes());
-    out.push(l.mip as u8);
-    out.push(u8::from(l.unnormalized));
-    match l.compare {
+    let TextureLod {
+        bias,
+        min_lod,
+        max_lod,
+        mip,
+        unnormalized,
+        compare,
+        alpha_kill,
+        bx2,
+    } = *l;
+    out.extend_from_slice(&bias.to_le_bytes());
+    out.extend_from_slice(&min_lod.to_le_bytes());
+    out.extend_from_slice(&max_lod.to_le_bytes());
+    out.push(mip as u8);
+    out.push(u8::from(unnormalized));
+    match compare {
         Some(c) => out.extend_from_slice(&[c.func, u8::from(c.mag_linear), u8::from(c.min_linear)]),
         None => out.push(0),
     }
-    out.push(u8::from(l.alpha_kill));
+    out.push(u8::from(alpha_kill));
+    out.push(bx2);
 }
 
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at

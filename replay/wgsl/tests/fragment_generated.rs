@@ -503,6 +503,11 @@ fn hash_depends_on_program_and_options() {
     );
     assert!(a.source.contains("out.colors[0] = bitcast<vec4<f32>>(r0);"));
     assert!(b.source.contains("out.colors[1] = rsx_rd_h(r2.xy);"));
+    // Each piece of a unit's texture state is in the hash (the GPU render caches wrapped
+    // modules by it): here the channels bx2 expands.
+    let mut options = FragmentTranslateOptions::with_control(0x40);
+    options.texture_lod[0] = options.texture_lod[0].with_bx2(0b0111);
+    assert_ne!(rsxtrace_wgsl::fragment::module_hash(&p, &options), a.hash);
 }
 
 #[test]
