@@ -438,14 +438,42 @@ fn the_depth_bounds_test_reads_the_stored_depth() {
         b.method(0x0384 >> 2, lo.to_bits()).unwrap();
         b.method(0x0388 >> 2, hi.to_bits()).unwrap();
         quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
-        let out = render(&b.finish());
+        let capture = b.finish();
+        let out = render(&capture);
         let want = if written {
             [255, 0, 0, 255]
         } else {
             [0, 0, 0, 255]
         };
         assert_eq!(out.image.pixel(3, 3), Some(want), "bounds [{lo}, {hi}]");
+        assert_gpu_warns(
+            &capture,
+            &format!("depth bounds test [{lo}, {hi}] not applied on the device (the CPU render applies it)"),
+        );
     }
+}
+
+/// The GPU render (when a device exists) warns `message` for draw 0: the stage it has not.
+fn assert_gpu_warns(capture: &Capture, message: &str) {
+    let Some(gpu) = gpu_support::gpu("render_cpu GPU warnings") else {
+        return;
+    };
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame);
+    let out = rsxtrace_replay::render::gpu::render_frame(
+        &gpu,
+        &frame,
+        &events,
+        &RenderOptions::default(),
+    )
+    .expect("GPU render");
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.draw == Some(0) && w.message == message),
+        "{message:?} not in {:?}",
+        out.warnings
+    );
 }
 
 #[test]
@@ -458,8 +486,14 @@ fn a_logic_operation_replaces_blending() {
     b.method(0x0378 >> 2, 0x1506).unwrap(); // XOR
     b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE (reset factors ONE, ONE)
     quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
-    let out = render(&b.finish());
+    let capture = b.finish();
+    let out = render(&capture);
     assert_eq!(out.image.pixel(3, 3), Some([255, 0, 255, 0]));
+    assert_gpu_warns(
+        &capture,
+        "logic operation 0x1506 not applied on the device (written or blended as without it; \
+         the CPU render applies it)",
+    );
 }
 
 #[test]

@@ -9,24 +9,14 @@ mod gpu_support;
 
 mod render_support;
 use render_support::*;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};
 
 const W: u16 = 8;
-const COLOR: u32 = 0x0010_0000;
-const ZETA: u32 = 0x0020_0000;
 /// `SET_CONTROL0` (0x03B0): RPCS3's reset value, and with bit 12 (float depth).
 const CONTROL0: u32 = 0x03B0 >> 2;
 const CONTROL0_RESET: u32 = 0x0010_0000;
 const DEPTH_FLOAT: u32 = 1 << 12;
-
-fn target(offset: u32, pitch: u32) -> SurfaceTarget {
-    SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch,
-    }
-}
 
 /// An 8×8 A8R8G8B8 target with a `depth_format` zeta surface (1 Z16, 2 Z24S8), `control0`
 /// written, depth cleared to 1.0; a quad at z = `z` with depth test LESS and writes; then,
@@ -34,33 +24,12 @@ fn target(offset: u32, pitch: u32) -> SurfaceTarget {
 /// texel per 4 bytes of a row) so that each pixel shows the bytes of its depth word(s).
 fn scene(depth_format: u32, control0: u32, z: f32) -> Capture {
     let depth_bytes = if depth_format == 1 { 2 } else { 4 };
-    let mut b = CaptureBuilder::new("float_depth.rrc");
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (3, 3),
-        color_target: 1,
-        colors: [
-            target(COLOR, 32),
-            target(0, 32),
-            target(0, 32),
-            target(0, 32),
-        ],
-        zeta: target(ZETA, u32::from(W) * depth_bytes),
-        clip: (0, 0, W, W),
-    });
+    let mut b = pixel_scene("float_depth.rrc", W, depth_format);
     b.method(CONTROL0, control0).unwrap();
     // The zeta memory exists in the capture (the texture reads it); the draws overwrite it.
-    b.put_memory(Location::Local, ZETA, &vec![0xEE; 256])
+    b.put_memory(Location::Local, SCENE_ZETA, &vec![0xEE; 256])
         .unwrap();
-    b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, W, W);
-    b.set_color_mask(0x0101_0101);
     b.clear_surface(0xF3, 0, 0xFFFF_FF00);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
     b.set_depth(true, 0x201, true); // LESS, written
@@ -75,7 +44,7 @@ fn scene(depth_format: u32, control0: u32, z: f32) -> Capture {
     b.set_texture(
         0,
         &TextureDesc {
-            offset: ZETA,
+            offset: SCENE_ZETA,
             format: 0x85 | 0x20, // A8R8G8B8, linear
             width: texels_wide,
             height: W,

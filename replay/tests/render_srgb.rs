@@ -8,7 +8,6 @@ mod gpu_support;
 
 mod render_support;
 use render_support::*;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::render::Rgba8Image;
 
@@ -25,29 +24,8 @@ fn mov_h0() -> Vec<u8> {
 /// An 8×8 A8R8G8B8 target, a quad of colour (0.5, 0.5, 0.5, 0.5) through `program` with
 /// SHADER_CONTROL `control`, SHADER_PACKER `packer`.
 fn scene(program: &[u8], control: u32, packer: u32) -> Capture {
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 32,
-    };
-    let mut b = CaptureBuilder::new("srgb.rrc");
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (3, 3),
-        color_target: 1,
-        colors: [target(0x10_0000), target(0), target(0), target(0)],
-        zeta: target(0x20_0000),
-        clip: (0, 0, W, W),
-    });
-    b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, W, W);
-    b.set_color_mask(0x0101_0101);
+    let mut b = pixel_scene("srgb.rrc", W, 2);
     b.method(0x1FEC >> 2, packer).unwrap(); // SET_SHADER_PACKER
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, program, control)
         .unwrap();
     let vertices =

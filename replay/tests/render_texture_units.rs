@@ -12,24 +12,14 @@ mod gpu_support;
 
 mod render_support;
 use render_support::*;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};
+use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::render::Rgba8Image;
 
 const W: u16 = 8;
-const COLOR: u32 = 0x0010_0000;
-const ZETA: u32 = 0x0020_0000;
 const TEXELS: u32 = 0x0030_0000;
 /// The colour the target is cleared to (A, R, G, B bytes 0x40 each: RGBA 64, 64, 64, 64).
 const CLEAR: u32 = 0x4040_4040;
-
-fn target(offset: u32) -> SurfaceTarget {
-    SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 32,
-    }
-}
 
 /// An 8×8 A8R8G8B8 target cleared to [`CLEAR`], one quad over it whose texture coordinate
 /// at pixel centre `x` is `(x + ½ + shift) / 8` (y likewise without the shift) with z =
@@ -46,24 +36,8 @@ fn scene_with(
     shift: f32,
     reference: f32,
 ) -> Capture {
-    let mut b = CaptureBuilder::new("texture_units.rrc");
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (3, 3),
-        color_target: 1,
-        colors: [target(COLOR), target(0), target(0), target(0)],
-        zeta: target(ZETA),
-        clip: (0, 0, W, W),
-    });
-    b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, W, W);
-    b.set_color_mask(0x0101_0101);
+    let mut b = pixel_scene("texture_units.rrc", W, 2);
     b.clear_surface(0xF0, CLEAR, 0);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, program, 0x40)
         .unwrap();
     b.put_memory(Location::Local, TEXELS, texels).unwrap();

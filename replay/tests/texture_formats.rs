@@ -267,14 +267,18 @@ fn wide_texels_are_swizzled_as_four_byte_words() {
             bytes[k..k + 2].copy_from_slice(&half(v));
         }
     }
-    let tex = Tex::new(0x9A, 2, 2).texture();
-    let mem = Mem::local(0, bytes.clone());
-    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
-    let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
-    assert_close(c(0, 0), [0.25; 4]);
-    assert_close(c(1, 0), [0.5; 4]);
-    assert_close(c(0, 1), [0.75; 4]);
-    assert_close(c(1, 1), [1.0; 4]);
+    // Texels (0, 0), (1, 0), (0, 1), (1, 1) read 0.25, 0.5, 0.75, 1 in every channel.
+    let check = |format: u8, bytes: Vec<u8>| {
+        let tex = Tex::new(format, 2, 2).texture();
+        let mem = Mem::local(0, bytes);
+        let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+        let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
+        assert_close(c(0, 0), [0.25; 4]);
+        assert_close(c(1, 0), [0.5; 4]);
+        assert_close(c(0, 1), [0.75; 4]);
+        assert_close(c(1, 1), [1.0; 4]);
+    };
+    check(0x9A, bytes);
     // W32_Z32_Y32_X32_FLOAT: 2x2 texels, 8x2 words; texel (1, 0) is words (4..8, 0) = Z-order
     // 8, 9, 12, 13; texel (0, 1) words 2, 3, 6, 7.
     let mut bytes = vec![0u8; 64];
@@ -288,14 +292,7 @@ fn wide_texels_are_swizzled_as_four_byte_words() {
     words([8, 9, 12, 13], 0.5, &mut bytes);
     words([2, 3, 6, 7], 0.75, &mut bytes);
     words([10, 11, 14, 15], 1.0, &mut bytes);
-    let tex = Tex::new(0x9B, 2, 2).texture();
-    let mem = Mem::local(0, bytes);
-    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
-    let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
-    assert_close(c(0, 0), [0.25; 4]);
-    assert_close(c(1, 0), [0.5; 4]);
-    assert_close(c(0, 1), [0.75; 4]);
-    assert_close(c(1, 1), [1.0; 4]);
+    check(0x9B, bytes);
 }
 
 #[test]

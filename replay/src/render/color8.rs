@@ -52,7 +52,7 @@ pub fn quantise(v: f32) -> f32 {
 /// (`RSXThread.cpp`), so an R5G6B5 or X1R5G5B5 target's channel is first rounded to 8 bits by
 /// the rule, then converted from that byte to 5 or 6 bits by the surface encoder (as the GPU
 /// render's 8-bit device target does).
-pub fn is_8bit(format: ColorFormat) -> bool {
+pub fn applies_to(format: ColorFormat) -> bool {
     !format.is_float()
 }
 

@@ -814,11 +814,11 @@ impl DrawState {
     }
 
     /// Whether the colour surface is a fixed-point one, so that the 8-bit write rule
-    /// (`render::color8::is_8bit`) applies to its outputs and the alpha test sees their
+    /// (`render::color8::applies_to`) applies to its outputs and the alpha test sees their
     /// rounded alpha.
-    pub fn color_is_8bit(&self) -> bool {
+    pub fn takes_8bit_rule(&self) -> bool {
         self.color_format
-            .is_some_and(crate::render::color8::is_8bit)
+            .is_some_and(crate::render::color8::applies_to)
     }
 
     /// Whether the draw reads the depth buffer: the depth or stencil test, or the depth

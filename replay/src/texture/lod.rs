@@ -9,7 +9,7 @@ pub use rsxtrace_semantics::lod::{lambda_from_derivatives, LevelChoice, MipFilte
 use super::decode::{remap_word, texel_format};
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
-use super::remap::Remap;
+use super::remap::{Conversions, Remap};
 use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
@@ -43,11 +43,9 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_bx2(bx2_channels(texture))
 }
 
-/// The channels (RGBA bit order) a TEX with the bx2 modifier expands on `texture`'s unit:
-/// with RPCS3's `_enable_texture_expand`, EXPAND is set on the channels the remap fills from
-/// a slot (`shuffle_mask_bits(0xF)`; ZERO and ONE stay), only for formats with biased
-/// renormalization, and a signed channel's sign extension keeps priority over it. A disabled
-/// unit or an unknown format expands nothing: it samples RPCS3's null texture, (0, 0, 0, 0).
+/// The channels (RGBA bit order) a TEX with the bx2 modifier expands on `texture`'s unit
+/// (`Conversions::bx2_channels`). A disabled unit or an unknown format expands nothing: it
+/// samples RPCS3's null texture, (0, 0, 0, 0).
 pub fn bx2_channels(texture: &Texture) -> u8 {
     if !texture.control0.enabled {
         return 0;
@@ -55,19 +53,8 @@ pub fn bx2_channels(texture: &Texture) -> u8 {
     let Ok(format) = texel_format(0, texture) else {
         return 0;
     };
-    let features = format.features();
-    if !features.biased {
-        return 0;
-    }
     let remap = Remap::decode(remap_word(texture), format);
-    let signed = if features.signed {
-        remap.shuffle_mask(texture.filter.argb_signed & 0xF)
-    } else {
-        0
-    };
-    let argb = remap.remapped_mask() & !signed;
-    // A, R, G, B bit order to R, G, B, A.
-    (argb >> 1) | ((argb & 1) << 3)
+    Conversions::bx2_channels(format, &remap, texture.filter.argb_signed)
 }
 
 #[cfg(test)]

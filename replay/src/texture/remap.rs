@@ -192,6 +192,24 @@ impl Conversions {
         }
     }
 
+    /// The channels (bit 0 R .. bit 3 A) a TEX with the bx2 modifier expands: with RPCS3's
+    /// `_enable_texture_expand`, EXPAND goes on the channels the remap fills from a slot
+    /// (`shuffle_mask_bits(0xF)`; ZERO and ONE stay), only for formats with biased
+    /// renormalization (none of the float formats or HILO_S8), and a signed channel's sign
+    /// extension keeps priority over it.
+    pub fn bx2_channels(format: TexelFormat, remap: &Remap, argb_signed: u8) -> u8 {
+        if !format.features().biased {
+            return 0;
+        }
+        let signed = Conversions::new(format, remap, argb_signed, 0, 0).signed;
+        argb_mask_to_rgba(remap.remapped_mask())
+            .iter()
+            .zip(signed)
+            .enumerate()
+            .filter(|(_, (&remapped, signed))| remapped && !signed)
+            .fold(0, |mask, (c, _)| mask | 1 << c)
+    }
+
     /// Whether any conversion applies.
     pub fn any(&self) -> bool {
         self.signed

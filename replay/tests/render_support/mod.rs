@@ -91,6 +91,54 @@ pub fn cpu_render_tiled(
     tiled
 }
 
+/// Where [`pixel_scene`] puts its colour target.
+pub const SCENE_COLOR: u32 = 0x0010_0000;
+/// Where [`pixel_scene`] puts its depth target.
+pub const SCENE_ZETA: u32 = 0x0020_0000;
+
+/// A `size`×`size` (a power of two) A8R8G8B8 surface at [`SCENE_COLOR`] with a
+/// `depth_format` (1 Z16, 2 Z24S8) zeta surface at [`SCENE_ZETA`], both linear and in local
+/// memory; the viewport the identity on window pixels (clip x, y are pixels with w = 1, z as
+/// given), the scissor the whole surface, every colour channel written, and
+/// [`vertex_program`]. The render tests' common scene; each adds its state and draws.
+pub fn pixel_scene(
+    name: &str,
+    size: u16,
+    depth_format: u32,
+) -> rsxtrace_capture::builder::CaptureBuilder {
+    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+    use rsxtrace_capture::rrc::Location;
+    let target = |offset, bytes: u32| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: u32::from(size) * bytes,
+    };
+    let log2 = size.trailing_zeros();
+    let mut b = CaptureBuilder::new(name);
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (log2, log2),
+        color_target: 1,
+        colors: [
+            target(SCENE_COLOR, 4),
+            target(0, 4),
+            target(0, 4),
+            target(0, 4),
+        ],
+        zeta: target(SCENE_ZETA, if depth_format == 1 { 2 } else { 4 }),
+        clip: (0, 0, size, size),
+    });
+    b.set_viewport(0, 0, size, size, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, size, size);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b
+}
+
 /// One vertex as the render tests lay them out: position (x, y, z, w), colour, texture
 /// coordinate.
 pub type TestVertex = [[f32; 4]; 3];

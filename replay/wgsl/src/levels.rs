@@ -33,6 +33,18 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     out.push(bx2);
 }
 
+/// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the
+/// unit's state (`rsx_lod_choose`).
+fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> String {
+    format!(
+        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
+        state.bias_f32(),
+        state.min_f32(),
+        state.max_f32(),
+        mip_code(state.mip),
+    )
+}
+
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
 /// coordinate expression `coord` (already scaled to [0, 1] where the unit is unnormalised)
 /// and level of detail `lambda`, under the unit's LOD state `state`.
@@ -48,13 +60,7 @@ pub(crate) fn sample_at_lambda(
     lambda: &str,
     state: &TextureLod,
 ) -> Vec<String> {
-    let mut lines = vec![format!(
-        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
-        state.bias_f32(),
-        state.min_f32(),
-        state.max_f32(),
-        mip_code(state.mip),
-    )];
+    let mut lines = vec![choose_levels(tex, lambda, state)];
     lines.push(format!(
         "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
     ));
@@ -89,13 +95,7 @@ pub(crate) fn compare_at_lambda(
             f = cmp.func,
         )
     };
-    let mut lines = vec![format!(
-        "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
-        state.bias_f32(),
-        state.min_f32(),
-        state.max_f32(),
-        mip_code(state.mip),
-    )];
+    let mut lines = vec![choose_levels(tex, lambda, state)];
     lines.push(level("lv.x", "za"));
     if state.mip == MipFilter::Linear {
         lines.push(level("lv.y", "zb"));

@@ -6,7 +6,8 @@
 //! RPCS3's default, `rpcs3-shader-cache.md` 5.1). The format is A8R8G8B8, or DEPTH24_D8 for
 //! units the pipeline marks as shadow (depth-compare) units (§3.2 `fp_shadow_textures`), bound
 //! with ZFUNC LESS so that 2D ones compare as shadow maps (`docs/textures.md`); redirected
-//! units are depth read as A8R8G8B8, which is what they get. Texels are seeded by the program's key and the unit.
+//! units are depth read as A8R8G8B8, which is what they get. Texels are seeded by the
+//! program's key and the unit.
 
 use crate::divergence::mutate::XorShift;
 use crate::divergence::textures::{bind, bind_vertex, Bound, BoundVertex};

@@ -3,10 +3,10 @@
 //! depth test, stencil update, then per target blending, colour mask and the write in the
 //! target's format.
 //!
-//! Fixed-point targets receive colours clamped to [0, 1] before blending (GL 2.1 section
-//! 4.1.8), 8-bit targets colours quantised by the RSX's 8-bit write rule ([`color8`]); float
-//! targets are not clamped. The depth test compares fixed-point values (the
-//! incoming depth converted to the buffer's format), as a fixed-point depth buffer does.
+//! Fixed-point targets receive colours quantised by the RSX's 8-bit write rule ([`color8`],
+//! which clamps to [0, 1] first, GL 2.1 section 4.1.8) before blending; float targets are not
+//! clamped. The depth test compares the values the buffer stores (the incoming depth
+//! converted to the buffer's format, fixed-point or float), as the depth buffer does.
 //! Targets are written in place: the surface memory lends their regions for the draw, whole
 //! to one tile or split into the row bands of the draw's screen tiles ([`super::tiles`]),
 //! which then run in parallel. Nothing here reads a pixel other than the fragment's own, so
@@ -294,10 +294,10 @@ impl TileTargets<'_> {
             None => z,
         };
         if let Some(at) = &state.alpha_test {
-            // On an 8-bit target the test sees the alpha after the 8-bit write rule (RPCS3's
+            // On a fixed-point target the test sees the alpha after the 8-bit write rule (RPCS3's
             // ROP epilogue rounds colour 0 before it tests, `RSXROPEpilogue.glsl`).
             let alpha = out.colors[0][3] as f32;
-            let alpha = if state.color_is_8bit() {
+            let alpha = if state.takes_8bit_rule() {
                 color8::quantise(alpha)
             } else {
                 alpha
@@ -459,12 +459,10 @@ fn write_color(
     logic_op: Option<u32>,
 ) {
     let fixed = !target.format.is_float();
-    let src = if color8::is_8bit(target.format) {
-        // The 8-bit write rule before blending, as RPCS3's fragment epilogue applies it
-        // (render::color8); it includes the clamp.
+    let src = if color8::applies_to(target.format) {
+        // The 8-bit write rule before blending on every fixed-point target, as RPCS3's
+        // fragment epilogue applies it (render::color8); it includes the clamp.
         src.map(color8::quantise)
-    } else if fixed {
-        src.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) })
     } else {
         src
     };

@@ -871,7 +871,8 @@ impl Renderer<'_> {
             self.warn(
                 Some(index),
                 format!(
-                    "depth bounds test [{lo}, {hi}] not applied on the device (the CPU render                      applies it)"
+                    "depth bounds test [{lo}, {hi}] not applied on the device (the CPU render \
+                     applies it)"
                 ),
             );
         }
@@ -879,7 +880,8 @@ impl Renderer<'_> {
             self.warn(
                 Some(index),
                 format!(
-                    "logic operation 0x{op:04X} not applied on the device (written or blended                      as without it; the CPU render applies it)"
+                    "logic operation 0x{op:04X} not applied on the device (written or blended as \
+                     without it; the CPU render applies it)"
                 ),
             );
         }
@@ -931,7 +933,7 @@ impl Renderer<'_> {
         };
         let sw = &state.shader_window;
         let targets = ((1u16 << outputs) - 1) as u8;
-        let eight_bit = state.color_is_8bit();
+        let eight_bit = state.takes_8bit_rule();
         let options = WrapperOptions {
             targets,
             unorm8: if eight_bit { targets } else { 0 },

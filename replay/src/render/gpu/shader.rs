@@ -122,13 +122,13 @@ fn stored_depth_wgsl(format: DepthFormat) -> String {
 pub(crate) struct WrapperOptions {
     /// Colour slots written (bit n = `@location(n)`).
     pub targets: u8,
-    /// Colour slots whose target stores 8-bit channels: their output goes through the 8-bit
+    /// Colour slots whose target is a fixed-point one: their output goes through the 8-bit
     /// write rule (`render::color8`) before the device's blend and unorm conversion.
     pub unorm8: u8,
     /// The colour outputs' R, G, B are encoded to sRGB first (`DrawState::srgb_output`).
     pub srgb: bool,
     /// Alpha test: pass when `compare(alpha of colour 0, reference)`; with `true`, the alpha
-    /// after the 8-bit write rule (an 8-bit surface, `render::cpu::rop`).
+    /// after the 8-bit write rule (a fixed-point surface, `render::cpu::rop`).
     pub alpha_test: Option<(Compare, f32, bool)>,
     /// Depth (`None`: no depth target, nothing written).
     pub depth: Option<DepthRule>,

@@ -497,7 +497,8 @@ impl<'a> Emitter<'a> {
         } else {
             self.texture_levels(op, u, dim, lod);
         }
-        if self.opts.texture_lod[usize::from(u)].alpha_kill {
+        let unit = self.opts.texture_lod[usize::from(u)];
+        if unit.alpha_kill {
             // The unit's alpha kill discards as KIL does (rsxtrace_semantics::shadow).
             let below = rsxtrace_semantics::shadow::ALPHA_KILL_BELOW;
             if always {
@@ -506,7 +507,7 @@ impl<'a> Emitter<'a> {
                 self.line(&format!("killed = killed || (act && t.a < {below:?});"));
             }
         }
-        let bx2 = self.opts.texture_lod[usize::from(u)].bx2 & 0xF;
+        let bx2 = unit.bx2 & 0xF;
         if insn.exp_tex && bx2 == 0xF {
             // bx2: 2x − 1 (B.4).
             self.line("let v = 2.0 * t - vec4<f32>(1.0);");
