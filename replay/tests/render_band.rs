@@ -298,7 +298,11 @@ fn multisampled_output_and_window_offset_bands_merge_exactly() {
     // The bands are image rows; a resolved 4-sample output holds two sample rows per image
     // row, and the odd window offset y moves the draws' rows against the surface's.
     let mut b = builder("msaa-offset.rrc");
-    b.set_surface(&multisampled(COLOR));
+    // Rows long enough for the offset: the clip's size lands from the offset on.
+    let mut desc = multisampled(COLOR);
+    desc.colors[0].pitch = (u32::from(W) + 3) * 8;
+    desc.zeta.pitch = desc.colors[0].pitch;
+    b.set_surface(&desc);
     b.set_viewport(
         0,
         0,

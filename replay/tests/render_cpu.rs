@@ -557,34 +557,6 @@ fn scissor_limits_the_draw() {
 }
 
 #[test]
-fn window_offset_moves_the_draw_on_the_surface() {
-    // SET_WINDOW_OFFSET x = 3, y = 2: window pixels 0..2 × 0..2 land on surface pixels
-    // 3..5 × 2..4; window pixels that would land past the surface clip are dropped.
-    let mut b = builder("window_offset.rrc", 8);
-    b.clear_surface(0xF0, 0xFF00_0000, 0);
-    b.method(0x02B8 / 4, 3 | (2 << 16)).unwrap();
-    quad(
-        &mut b,
-        0x1_0000,
-        [0.0, 0.0, 2.0, 2.0],
-        0.5,
-        [1.0, 0.0, 1.0, 1.0],
-    );
-    let out = render(&b.finish());
-    for y in 0..8 {
-        for x in 0..8 {
-            let inside = (3..5).contains(&x) && (2..4).contains(&y);
-            let expect = if inside {
-                [255, 0, 255, 255]
-            } else {
-                [0, 0, 0, 255]
-            };
-            assert_eq!(out.image.pixel(x, y), Some(expect), "{x},{y}");
-        }
-    }
-}
-
-#[test]
 fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
     let mut b = builder("bad_state.rrc", 8);
     b.set_blend(true, (0x9999, 1), (0, 0), (0x8006, 0x8006));

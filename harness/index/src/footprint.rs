@@ -169,10 +169,11 @@ pub fn unit_stage(role: Role) -> &'static str {
 }
 
 /// The colour targets the draw writes and its depth/stencil target when depth or stencil is
-/// tested: `pitch x (clip y + clip height)` bytes from each target's offset.
+/// tested: `pitch x (window offset y + clip height)` bytes from each target's offset (the
+/// clip's size lands from the window offset on, as the replay lays surfaces out).
 fn render_targets(draw: &Draw) -> Vec<Use> {
     let s = &draw.surface;
-    let rows = u64::from(s.clip.y) + u64::from(s.clip.height);
+    let rows = u64::from(s.window_offset_y) + u64::from(s.clip.height);
     let mut out = Vec::new();
     if crate::facts::pass::writes_colour(draw) {
         // SET_SURFACE_COLOR_TARGET: 1 A, 2 B, 0x13 A+B, 0x17 A+B+C, 0x1F A+B+C+D

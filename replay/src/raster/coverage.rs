@@ -59,6 +59,16 @@ impl PixelRect {
         }
     }
 
+    /// The rectangle moved by (`dx`, `dy`) (saturating).
+    pub fn moved_by(&self, (dx, dy): (u32, u32)) -> PixelRect {
+        PixelRect {
+            x0: self.x0.saturating_add(dx),
+            y0: self.y0.saturating_add(dy),
+            x1: self.x1.saturating_add(dx),
+            y1: self.y1.saturating_add(dy),
+        }
+    }
+
     /// No pixel.
     pub fn is_empty(&self) -> bool {
         self.x0 >= self.x1 || self.y0 >= self.y1

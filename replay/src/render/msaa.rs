@@ -43,7 +43,7 @@
 use super::output::Rgba8Image;
 use super::state::DrawState;
 use crate::raster::PixelRect;
-use rsxtrace_capture::frame::state::{Rect, Surface};
+use rsxtrace_capture::frame::state::Surface;
 
 /// A surface's antialiasing mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,17 +167,8 @@ fn scale16(v: u16, by: u32) -> u16 {
     u16::try_from(u32::from(v) * by).unwrap_or(u16::MAX)
 }
 
-/// `r` in grid units.
-pub fn grid_rect(r: &Rect, (sx, sy): (u32, u32)) -> Rect {
-    Rect {
-        x: scale16(r.x, sx),
-        y: scale16(r.y, sy),
-        width: scale16(r.width, sx),
-        height: scale16(r.height, sy),
-    }
-}
-
-fn grid_pixels(r: PixelRect, (sx, sy): (u32, u32)) -> PixelRect {
+/// `r` in grid units (each pixel `sx` × `sy` samples).
+pub fn grid_pixels(r: PixelRect, (sx, sy): (u32, u32)) -> PixelRect {
     PixelRect {
         x0: r.x0.saturating_mul(sx),
         y0: r.y0.saturating_mul(sy),

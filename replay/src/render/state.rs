@@ -18,7 +18,7 @@ use rsxtrace_capture::frame::state::{
 use rsxtrace_capture::frame::{method_calls, reg, Draw, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
-use super::msaa::{grid_rect, to_sample_grid, Antialias, SampleMask};
+use super::msaa::{grid_pixels, to_sample_grid, Antialias, SampleMask};
 use super::transfer::decode::decode_at as decode_transfer;
 use super::transfer::TransferEvent;
 
@@ -724,7 +724,9 @@ pub struct DrawState {
     /// Scissor rectangle in window pixels, intersected with the viewport rectangle
     /// (`SET_VIEWPORT_HORIZONTAL`/`VERTICAL`).
     pub scissor: PixelRect,
-    /// Surface clip rectangle (`SET_SURFACE_CLIP_*`), in surface pixels.
+    /// The surface clip (`SET_SURFACE_CLIP_*`) in window pixels: `[0, width) × [0, height)`,
+    /// its origin ignored, as RPCS3 lays the framebuffer out (`thread::get_framebuffer_layout`:
+    /// the clip origin lines are commented out, the window offset moves the base address).
     pub clip: PixelRect,
     /// `SET_WINDOW_OFFSET` (x, y): added to window pixels to get surface pixels.
     pub window_offset: (u32, u32),
@@ -794,6 +796,15 @@ pub struct DrawState {
     /// test, every colour output's alpha is replaced by 1 (GL 4.6 14.9.3; RPCS3 sets the
     /// host's alpha-to-one, whose alpha test ran in its shader before).
     pub alpha_to_one: bool,
+}
+
+/// The surface clip of `s` in window pixels: its size from the window origin. RPCS3 sizes the
+/// framebuffer by the clip's width and height alone and moves its base by the window offset
+/// (`RSXThread.cpp` `get_framebuffer_layout`, "Window offset is what affects the raster
+/// position!"), so libgcm's habit (clip origin = window offset) and a window offset alone
+/// both draw the clip's size from the offset on.
+pub fn window_clip(s: &Surface) -> PixelRect {
+    PixelRect::from_origin_size(0, 0, u32::from(s.clip.width), u32::from(s.clip.height))
 }
 
 /// `x..x+width` of a register rectangle as a pixel rectangle.
@@ -930,7 +941,7 @@ impl DrawState {
             // A draw's scissor is cut by the viewport rectangle (RPCS3 `thread::get_scissor`
             // with `clip_viewport` for draws; clears use the scissor alone).
             scissor: rect_pixels(&r.scissor).intersect(&rect_pixels(&r.viewport.rect)),
-            clip: rect_pixels(&s.clip),
+            clip: window_clip(s),
             window_offset: (u32::from(s.window_offset_x), u32::from(s.window_offset_y)),
             depth_range: (r.clip_min, r.clip_max),
             depth_clip: r.zmin_max_control.clip != 0,
@@ -979,17 +990,11 @@ impl DrawState {
         Ok(state)
     }
 
-    /// The pixels a fragment may be written to, in **window** pixels: the scissor, intersected
-    /// with the surface clip moved back by the window offset.
+    /// The pixels a fragment may be written to, in **window** pixels: the scissor within the
+    /// surface clip's size ([`DrawState::clip`]). Window pixel (x, y) lands on surface pixel
+    /// (x, y) + the window offset.
     pub fn window_bounds(&self) -> PixelRect {
-        let (ox, oy) = self.window_offset;
-        let clip = PixelRect {
-            x0: self.clip.x0.saturating_sub(ox),
-            y0: self.clip.y0.saturating_sub(oy),
-            x1: self.clip.x1.saturating_sub(ox),
-            y1: self.clip.y1.saturating_sub(oy),
-        };
-        self.scissor.intersect(&clip)
+        self.scissor.intersect(&self.clip)
     }
 }
 
@@ -1087,13 +1092,17 @@ pub struct ClearEvent {
 
 impl ClearEvent {
     /// The pixels it writes, in the surface's memory grid: the scissor (RPCS3 clears the
-    /// scissored area) within the surface clip, both scaled to the sample grid of a
+    /// scissored area, `VKGSRender::clear_surface`) within the surface clip's size, in window
+    /// pixels as a draw's bounds ([`window_clip`]), moved by the window offset (RPCS3 clears
+    /// the framebuffer whose base the offset moved), all scaled to the sample grid of a
     /// multisampled surface, which clears its whole grid (`super::msaa`). Both renderers
     /// clear this area (clipped to their targets).
     pub fn area(&self) -> PixelRect {
-        let grid = Antialias::of(&self.surface).grid();
-        rect_pixels(&grid_rect(&self.scissor, grid))
-            .intersect(&rect_pixels(&grid_rect(&self.surface.clip, grid)))
+        let s = &self.surface;
+        let grid = Antialias::of(s).grid();
+        let window = rect_pixels(&self.scissor).intersect(&window_clip(s));
+        let offset = (u32::from(s.window_offset_x), u32::from(s.window_offset_y));
+        grid_pixels(window.moved_by(offset), grid)
     }
 
     /// The clear colour of a `format` target as RGBA floats (which the target's encoding

@@ -317,8 +317,12 @@ pub enum SurfaceError {
         /// Height.
         height: u32,
     },
-    /// A pitch surface whose pitch is smaller than a row.
-    #[error("surface {target}: pitch {pitch} is smaller than a row of {row} bytes")]
+    /// A pitch surface whose pitch is smaller than a row (the window offset plus the clip
+    /// width).
+    #[error(
+        "surface {target}: pitch {pitch} is smaller than a row of {row} bytes (window offset \
+         plus clip width)"
+    )]
     BadPitch {
         /// Target name.
         target: &'static str,
@@ -344,9 +348,10 @@ pub const TARGET_NAMES: [&str; 5] = ["A", "B", "C", "D", "Z"];
 
 impl SurfaceLayout {
     /// The layout of colour target `index` (0..4 = A..D; 4 = the zeta surface) with `bpp`
-    /// bytes per pixel. The size is the surface clip's far corner (`x + width`,
-    /// `y + height`) times the sample grid of a multisampled surface, or `2^log2` for
-    /// swizzled surfaces.
+    /// bytes per pixel. The size is the window offset plus the surface clip's size (window
+    /// pixels `[0, width) × [0, height)` land there, [`crate::render::state::window_clip`];
+    /// the clip origin is ignored, as RPCS3 does) times the sample grid of a multisampled
+    /// surface, or `2^log2` for swizzled surfaces.
     pub fn of_target(
         surface: &Surface,
         index: usize,
@@ -374,8 +379,8 @@ impl SurfaceLayout {
             (side(lw), side(lh), Some((lw, lh)))
         } else {
             (
-                (u32::from(surface.clip.x) + u32::from(surface.clip.width)) * sx,
-                (u32::from(surface.clip.y) + u32::from(surface.clip.height)) * sy,
+                (u32::from(surface.window_offset_x) + u32::from(surface.clip.width)) * sx,
+                (u32::from(surface.window_offset_y) + u32::from(surface.clip.height)) * sy,
                 None,
             )
         };

@@ -60,7 +60,7 @@ use rsxtrace_replay::raster::{
 use rsxtrace_replay::render::cpu::geometry::{
     build as build_primitives, covered_pixels, CoverRules, RasterKind, RasterPrim,
 };
-use rsxtrace_replay::render::state::DrawState;
+use rsxtrace_replay::render::state::{window_clip, DrawState};
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::Sampler;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
@@ -263,16 +263,12 @@ pub fn rasterize(d: &Draw, vi: &VertexInterp, max_pixels: usize) -> Rasterized {
     let outputs: Vec<[[f32; 4]; 16]> = (0..vi.f32_out.len())
         .filter_map(|v| vi.outputs_f32(v))
         .collect();
-    let clip = d.surface.clip;
-    let bounds = if clip.width == 0 || clip.height == 0 {
+    // Window pixels, as the renderers bound a draw (the clip's size from the origin).
+    let clip = window_clip(&d.surface);
+    let bounds = if clip.is_empty() {
         PixelRect::from_origin_size(0, 0, MAX_SIDE, MAX_SIDE)
     } else {
-        PixelRect::from_origin_size(
-            u32::from(clip.x),
-            u32::from(clip.y),
-            u32::from(clip.width),
-            u32::from(clip.height),
-        )
+        clip
     };
     let prims = shapes(d, &outputs, vi);
     let mut covered = Vec::new();
