@@ -254,6 +254,29 @@ fn three_d_swizzled() {
 }
 
 #[test]
+fn dxt_3d_texture_reads_blocks_in_vtc_order() {
+    // 8×4×4 DXT1 whose packed block k is a solid red k/31 (c0 = c1 = k << 11, indices 0). In
+    // NVIDIA's VTC order (RPCS3 copy_unmodified_block_vtc) slice 1 holds blocks 1 and 5, so
+    // texel (5, 1) of slice 1 reads block 5; slices packed one after another would read 3.
+    let mut t = Tex::new(0x86, 8, 4);
+    t.dimension = 3;
+    t.depth = 4;
+    let bytes: Vec<u8> = (0..8u16)
+        .flat_map(|k| {
+            let c = (k << 11).to_le_bytes();
+            [c[0], c[1], c[0], c[1], 0, 0, 0, 0]
+        })
+        .collect();
+    let s = UnitSampler::new(0, &t.texture(), &Mem::local(0, bytes)).unwrap();
+    let red = |k: f32| [k / 31.0, 0.0, 0.0, 1.0];
+    let texel = |x, y, z| at([centre(x, 8), centre(y, 4), centre(z, 4), 1.0]);
+    assert_close(s.sample(&texel(5, 1, 1)), red(5.0));
+    assert_close(s.sample(&texel(1, 2, 1)), red(1.0));
+    assert_close(s.sample(&texel(6, 3, 3)), red(7.0));
+    assert_close(s.sample(&texel(0, 0, 2)), red(2.0));
+}
+
+#[test]
 fn unnormalized_coordinates_are_texels() {
     let mut t = Tex::new(0x81, 4, 1).linear(4);
     t.unnormalized = true;

@@ -6,7 +6,7 @@
 use super::dxt;
 use super::error::TextureError;
 use super::format::TexelFormat;
-use super::layout::{subresources, BlockOffsets, Geometry, Subresource};
+use super::layout::{subresources, BlockOffsets, Geometry, RowStart, Subresource};
 use super::remap::Remap;
 use super::MAX_DECODED_TEXELS;
 use rayon::prelude::*;
@@ -401,7 +401,7 @@ fn decode_level(
         .word_layout(bytes)
         .map(|w| BlockOffsets::new(&w, 4, row * (bytes / 4)));
     // The block at column `bx` of the row whose offset is `at_row` (`BlockOffsets::row`).
-    let block_at = |bx: u64, at_row: u64| -> Option<&[u8]> {
+    let block_at = |bx: u64, at_row: RowStart| -> Option<&[u8]> {
         let off = usize::try_from(offsets.at(at_row, bx)?).ok()?;
         data.get(off..off.checked_add(bytes as usize)?)
     };

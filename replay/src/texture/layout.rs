@@ -15,6 +15,11 @@
 //!   formats (RPCS3 `get_subresources_layout_impl`: "only the width is compressed"). Texels of
 //!   8 or 16 bytes are swizzled as 2 or 4 texels of 4 bytes side by side
 //!   ([`Subresource::word_layout`]).
+//! * 3D DXT levels whose width and height are powers of two lie in NVIDIA's VTC order (RPCS3
+//!   `TextureUtils.cpp` `copy_unmodified_block_vtc`: "PS3 uses the Nvidia VTC memory layout for
+//!   compressed 3D textures"; NV_texture_compression_vtc): slices in groups of four, and block
+//!   `i` (row-major in its slice) of slice `d` of a group is block `4i + d` of the group's
+//!   packed blocks; a last group of `n < 4` slices interleaves `n`. The row pitch is not used.
 //! * Border texels (FORMAT bit 3 = 0, `CELL_GCM_TEXTURE_BORDER_TEXTURE`): 1 texel on each side
 //!   for linear textures; swizzled textures pad to `next_pow2(size + 8)` with 4 texels each side.
 //!   DXT and two-texel textures never have border texels. The stored border texels are skipped, not sampled.
@@ -68,6 +73,9 @@ pub struct Subresource {
     pub border: u64,
     /// Whether texels are in Z-order.
     pub morton: bool,
+    /// Whether DXT blocks are in VTC order (a 3D level whose width and height are powers of
+    /// two; see the module documentation).
+    pub vtc: bool,
     /// Byte offset from the texture base.
     pub offset: u64,
     /// Bytes this sub-resource occupies in the chain (what the next one is placed after).
@@ -163,12 +171,13 @@ impl Subresource {
     /// Byte offset (from the sub-resource start) of the block holding texel block
     /// `(bx, by, z)`; coordinates must be inside the level.
     pub fn block_offset(&self, bx: u64, by: u64, z: u64, block_bytes: u64) -> u64 {
-        self.column_part(bx, block_bytes) + self.row_part(by, z, block_bytes)
+        let row = self.row_part(by, z, block_bytes);
+        row.offset + self.column_part(bx, block_bytes) * row.column_scale
     }
 
     /// The part of [`block_offset`](Self::block_offset) that depends on the column: the bits
     /// of x in Z-order ([`z_index`] places each coordinate's bits apart), or x in a pitch
-    /// layout.
+    /// layout (times the row's [`RowStart::column_scale`]).
     fn column_part(&self, bx: u64, block_bytes: u64) -> u64 {
         let x = bx + self.border;
         let index = if self.morton {
@@ -181,15 +190,36 @@ impl Subresource {
     }
 
     /// The part of [`block_offset`](Self::block_offset) that depends on the row and slice.
-    fn row_part(&self, by: u64, z: u64, block_bytes: u64) -> u64 {
+    fn row_part(&self, by: u64, z: u64, block_bytes: u64) -> RowStart {
         let y = by + self.border;
+        if self.vtc {
+            // Slice z is slice `d` of a group of `n` (4, or what the last group holds) whose
+            // packed blocks start at `(z - d)` slices of `plane` blocks. DXT blocks are 4×4
+            // texels, with no border; rows are packed whatever the pitch.
+            let columns = u64::from(self.width).div_ceil(4);
+            let plane = columns * u64::from(self.height).div_ceil(4);
+            let depth = u64::from(self.depth);
+            let (d, n) = if z < depth / 4 * 4 {
+                (z % 4, 4)
+            } else {
+                (z - depth / 4 * 4, depth % 4)
+            };
+            let index = (z - d) * plane + d + n * y * columns;
+            return RowStart {
+                offset: index * block_bytes,
+                column_scale: n,
+            };
+        }
         let index = if self.morton {
             let (lw, lh, ld) = self.log2_extents();
             z_index(0, y, z, lw, lh, ld)
         } else {
             (z * self.rows + y) * self.pitch_in_block
         };
-        index * block_bytes
+        RowStart {
+            offset: index * block_bytes,
+            column_scale: 1,
+        }
     }
 
     /// The Z-order region's log2 width, height and depth.
@@ -200,6 +230,15 @@ impl Subresource {
             ceil_log2(u64::from(self.depth)),
         )
     }
+}
+
+/// Where a row of blocks starts ([`BlockOffsets::row`]): the offset of its part that depends
+/// on the row and slice, and what a column's part is multiplied by (1, or the slices a VTC
+/// group interleaves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowStart {
+    offset: u64,
+    column_scale: u64,
 }
 
 /// The byte offsets of a sub-resource's blocks, worked out once per level: a block's offset
@@ -229,15 +268,16 @@ impl BlockOffsets {
 
     /// The row part of the offsets of block row `by` of slice `z` (add a column's with
     /// [`at`](Self::at)).
-    pub fn row(&self, by: u64, z: u64) -> u64 {
+    pub fn row(&self, by: u64, z: u64) -> RowStart {
         self.sub.row_part(by, z, self.block_bytes)
     }
 
     /// The offset of block `bx` in the row at `row` ([`row`](Self::row)); `None` past the
     /// columns given to [`new`](Self::new).
     #[inline]
-    pub fn at(&self, row: u64, bx: u64) -> Option<u64> {
-        Some(row + self.columns.get(usize::try_from(bx).ok()?)?)
+    pub fn at(&self, row: RowStart, bx: u64) -> Option<u64> {
+        let column = self.columns.get(usize::try_from(bx).ok()?)?;
+        Some(row.offset + column * row.column_scale)
     }
 }
 
@@ -286,6 +326,7 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
             };
             let size = pitch_in_block * bytes * rows * u64::from(d);
             let morton = !g.linear && !f.is_compressed();
+            let vtc = f.is_dxt() && d > 1 && w.is_power_of_two() && h.is_power_of_two();
             let mut sub = Subresource {
                 layer,
                 level,
@@ -296,6 +337,7 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
                 rows,
                 border,
                 morton,
+                vtc,
                 offset,
                 size,
                 span: size,
@@ -349,6 +391,7 @@ mod tests {
             rows: 12 + 2 * border,
             border,
             morton,
+            vtc: false,
             offset: 0,
             size: 0,
             span: 0,
@@ -397,5 +440,64 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn dxt1_3d(width: u32, height: u32, depth: u32, linear: bool, pitch: u32) -> Vec<Subresource> {
+        subresources(&Geometry {
+            format: TexelFormat::Dxt1,
+            width,
+            height,
+            depth,
+            layers: 1,
+            mip_field: 1,
+            linear,
+            border_texels: false,
+            pitch,
+        })
+    }
+
+    /// The packed block index of every block (bx, by, z) of `s`, row-major per slice.
+    fn vtc_indices(s: &Subresource) -> Vec<u64> {
+        let (wb, hb) = (u64::from(s.width) / 4, u64::from(s.height) / 4);
+        let table = BlockOffsets::new(s, 8, wb);
+        let mut out = Vec::new();
+        for z in 0..u64::from(s.depth) {
+            for by in 0..hb {
+                let row = table.row(by, z);
+                for bx in 0..wb {
+                    let at = s.block_offset(bx, by, z, 8);
+                    assert_eq!(table.at(row, bx), Some(at), "({bx}, {by}, {z})");
+                    out.push(at / 8);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn dxt_3d_levels_lie_in_vtc_order() {
+        // 8×4×4 DXT1 (RPCS3 copy_unmodified_block_vtc): slice d's blocks are packed blocks
+        // d and 4 + d; a plain layout would give slice 1 blocks 2 and 3.
+        let s = dxt1_3d(8, 4, 4, false, 0)[0];
+        assert!(s.vtc);
+        assert_eq!(vtc_indices(&s), [0, 4, 1, 5, 2, 6, 3, 7]);
+        // 8×4×6: a group of four, then a last group of two interleaving two slices.
+        let s = dxt1_3d(8, 4, 6, false, 0)[0];
+        assert_eq!(
+            vtc_indices(&s),
+            [0, 4, 1, 5, 2, 6, 3, 7, 8, 10, 9, 11],
+            "tail group of 2"
+        );
+        // A linear texture with a wide pitch reads packed blocks too.
+        let s = dxt1_3d(8, 8, 3, true, 64)[0];
+        assert!(s.vtc);
+        let mut seen = vtc_indices(&s);
+        assert_eq!(&seen[..4], &[0, 3, 6, 9], "slice 0 of a group of 3");
+        seen.sort_unstable();
+        assert_eq!(seen, (0..12).collect::<Vec<_>>(), "a permutation");
+        assert_eq!(s.span, 12 * 8, "the last block is the highest");
+        // Not VTC: a width that is not a power of two, one slice, a 2D texture.
+        assert!(!dxt1_3d(12, 4, 4, false, 0)[0].vtc);
+        assert!(!dxt1_3d(8, 4, 1, false, 0)[0].vtc);
     }
 }
