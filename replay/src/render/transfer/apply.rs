@@ -12,8 +12,9 @@
 //! (both in destination pixels; an `NV309E` destination also stops at its `2^log2` size).
 //! Destination pixel `(X, Y)` takes the source at
 //! `u = u0 + (X − out_x + ½)·ds/dx`, `v = v0 + (Y − out_y + ½)·dt/dy` (texel units, texel `k`
-//! covering `[k, k + 1)`), where `(u0, v0)` is the `IMAGE_IN` point, less ½ texel when the
-//! origin is CENTER (RPCS3 `nv3089.cpp` shifts a centre-origin point by −½ texel):
+//! covering `[k, k + 1)`), where `(u0, v0)` is the first texel the `IMAGE_IN` point names
+//! ([`first_texel`], RPCS3 `nv3089.cpp`): its whole part, after ½ texel is taken off a
+//! CENTER-origin point, the fraction dropped, and for a reduction snapped to the scale's grid:
 //! - ZOH: texel `(⌊u⌋, ⌊v⌋)`;
 //! - FOH: the bilinear blend of the four texels around `(u − ½, v − ½)`, weights the
 //!   fractional parts, each channel rounded to the nearest source value;
@@ -375,6 +376,28 @@ impl Placement {
     }
 }
 
+/// The first source texel a scaled image reads along one axis, from the `IMAGE_IN` point
+/// and the step (source texels per destination pixel), as RPCS3 works it out
+/// (`nv3089.cpp` `decode_transfer_registers`, in f32 and 16-bit integers): a CORNER point's
+/// whole part; a CENTER point's whole part after taking ½ off (at least 0: "offset of 1 is
+/// actually half-way inside pixel 0"); the sub-texel fraction is dropped. For a reduction
+/// (step > 1) it snaps to where a destination pixel starts: `⌊⌊x·scale⌋ / scale⌋`,
+/// `scale = 1 / step`.
+fn first_texel(point: f64, origin: Origin, step: f64) -> f64 {
+    let point = point as f32;
+    let whole = match origin {
+        Origin::Corner => point.floor(),
+        Origin::Center => (point.max(0.5) - 0.5).floor(),
+    };
+    let scale = 1.0 / step as f32;
+    let x = if scale < 1.0 {
+        ((whole * scale).floor() / scale).trunc()
+    } else {
+        whole
+    };
+    f64::from(x.clamp(0.0, f32::from(u16::MAX)))
+}
+
 fn scaled_image(
     s: &ScaledImage,
     surfaces: &mut SurfaceMemory,
@@ -464,10 +487,8 @@ fn scaled_image(
         }
     };
     let max = channel_max(s.src_format);
-    let (u0, v0) = match s.origin {
-        Origin::Corner => s.in_point,
-        Origin::Center => (s.in_point.0 - 0.5, s.in_point.1 - 0.5),
-    };
+    let u0 = first_texel(s.in_point.0, s.origin, s.step.0);
+    let v0 = first_texel(s.in_point.1, s.origin, s.step.1);
     let dst = surfaces
         .range_mut(location, d_at, d_len, base)
         .ok_or_else(|| "NV3089 destination cannot be written; skipped".to_string())?;
@@ -722,15 +743,30 @@ mod tests {
     }
 
     #[test]
-    fn the_source_point_moves_the_image_by_origin() {
-        // CORNER: u = point + i + ½, texel ⌊u⌋; CENTER: ½ texel less. Past the last texel
-        // the index clamps.
+    fn the_source_point_moves_the_image_by_whole_texels() {
+        // The point's whole texel (CENTER: after taking ½ off), its fraction dropped (RPCS3
+        // nv3089.cpp). Past the last texel the index clamps.
         assert_eq!(row_copy(Origin::Corner, 0.0), vec![0, 1, 2, 3]);
         assert_eq!(row_copy(Origin::Corner, 1.0), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Corner, 0.75), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Corner, 1.9375), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 0.0), vec![0, 1, 2, 3]);
         assert_eq!(row_copy(Origin::Center, 0.5), vec![0, 1, 2, 3]);
+        assert_eq!(row_copy(Origin::Center, 1.0), vec![0, 1, 2, 3]);
         assert_eq!(row_copy(Origin::Center, 1.5), vec![1, 2, 3, 3]);
-        assert_eq!(row_copy(Origin::Center, 0.75), vec![0, 1, 2, 3]);
-        assert_eq!(row_copy(Origin::Corner, 0.75), vec![1, 2, 3, 3]);
+        assert_eq!(row_copy(Origin::Center, 2.25), vec![1, 2, 3, 3]);
+    }
+
+    #[test]
+    fn a_reduction_snaps_its_first_texel_to_the_scale_grid() {
+        // 2:1 (scale ½): texel 3 → ⌊1.5⌋ / ½ = 2; 5 → 4; 1:3 (scale ⅓): 5 → ⌊5/3⌋·3 = 3.
+        assert_eq!(first_texel(3.0, Origin::Corner, 2.0), 2.0);
+        assert_eq!(first_texel(5.5, Origin::Corner, 2.0), 4.0);
+        assert_eq!(first_texel(5.0, Origin::Corner, 3.0), 3.0);
+        assert_eq!(first_texel(6.5, Origin::Center, 3.0), 6.0);
+        // Enlargements and 1:1 keep the whole texel.
+        assert_eq!(first_texel(3.0, Origin::Corner, 0.5), 3.0);
+        assert_eq!(first_texel(3.0, Origin::Corner, 1.0), 3.0);
     }
 
     #[test]
