@@ -5,8 +5,9 @@
 //! R5G6B5) and DXT (DXT1, DXT45) textures with full mip chains, min filters that blend two
 //! levels (LINEAR_MIPMAP_LINEAR, NEAREST_MIPMAP_LINEAR, the convolution filter) and some
 //! that pick one (LINEAR_MIPMAP_NEAREST), LOD biases and min/max LOD clamps, drawn on
-//! perspective quads whose level of detail sweeps across several levels. Both sides must
-//! choose levels with the one LOD rule (`rsxtrace_semantics::lod`).
+//! perspective quads whose level of detail sweeps across several levels, some of them with
+//! anisotropic filtering (x4, x16: several samples along the longer derivative). Both sides
+//! must choose levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
 
 mod divergence_support;
 
@@ -281,6 +282,12 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
             lods[(d / 4) % lods.len()]
         };
         let mag = if d % 5 == 3 { 1 } else { 2 };
+        // CONTROL0 max anisotropy (bits 4..6): x1, x4, x1, x16 in turn.
+        let aniso = if d == WRONG_DRAW {
+            0
+        } else {
+            [0u32, 2, 0, 7][d % 4]
+        };
         let min = if d == WRONG_DRAW {
             6
         } else {
@@ -308,7 +315,7 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
                 depth: 1,
                 pitch,
                 address: if d % 3 == 2 { 0x0003_0303 } else { 0x0001_0101 },
-                control0: (min_lod << 19) | (max_lod << 7),
+                control0: (min_lod << 19) | (max_lod << 7) | (aniso << 4),
                 remap: 0x0000_AAE4,
                 filter,
                 border_color: 0,
@@ -454,6 +461,15 @@ fn the_builder_frame_uses_mipmapped_trilinear_textures() {
         })
         .count();
     assert!(blends >= DRAWS / 2, "{blends} draws blend two levels");
+    let anisotropic = f
+        .draws
+        .iter()
+        .filter(|d| d.textures[0].control0.max_aniso.raw > 0)
+        .count();
+    assert!(
+        anisotropic >= FLAT_DRAWS / 3,
+        "{anisotropic} anisotropic draws"
+    );
     let volume = |d: &rsxtrace_capture::frame::Draw| {
         (d.textures[0].format.cubemap, d.textures[0].format.dimension)
     };
@@ -533,4 +549,33 @@ fn a_wrong_lod_in_the_translation_is_caught_at_its_draw() {
         reg.diverged,
         s.elements
     );
+}
+
+/// A draw whose unit takes up to 16 samples (x16).
+const ANISO_DRAW: usize = 7;
+
+/// The GPU side's unit 0 samples isotropically at [`ANISO_DRAW`].
+fn isotropic_translation(draw: usize, options: &mut FragmentTranslateOptions) {
+    if draw == ANISO_DRAW {
+        options.texture_lod[0].aniso = 1;
+    }
+}
+
+#[test]
+fn a_translation_that_ignores_anisotropy_is_caught_at_its_draw() {
+    let Some(gpu) = gpu("a_translation_that_ignores_anisotropy_is_caught") else {
+        return;
+    };
+    let f = trilinear_frame();
+    assert_eq!(f.draws[ANISO_DRAW].textures[0].control0.max_aniso.raw, 7);
+    let options = VerifyOptions {
+        fragment_options_hook: Some(isotropic_translation),
+        ..VerifyOptions::default()
+    };
+    let report = verify_frame(&f, &options, &gpu, None).unwrap();
+    let worst = report.worst_first();
+    assert_eq!(worst.len(), 1, "only the edited draw diverges");
+    let (d, s) = worst[0];
+    assert_eq!((d.draw, s.stage), (ANISO_DRAW, Stage::Fragment));
+    assert_eq!(s.worst_register().unwrap().register, "COL0 (R0)");
 }

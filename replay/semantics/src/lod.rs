@@ -24,11 +24,20 @@
 //! a texture without mipmaps gets no LOD bias or clamp); step 4 then only chooses between the
 //! mag and min filters.
 //!
+//! **Anisotropic filtering** (CONTROL0 bits 4..6, max anisotropy x1..x16; RPCS3 hands it to
+//! the host sampler, `VKDraw.cpp` / `GLTexture.cpp` `max_aniso`), on 2D units: the rule of
+//! `EXT_texture_filter_anisotropic` ([`Anisotropy`]): with `Px`, `Py` the lengths of step 1's
+//! scaled derivative vectors, `N = min(ceil(Pmax / Pmin), max)` samples are taken along the
+//! longer one's derivative, at `coord + d·(i / (N + 1) − ½)` for `i = 1..N`, each with the
+//! levels the rule chooses for `lambda = log2(Pmax / N)`, and averaged. The hardware's own
+//! sample count and placement are undocumented; this is the extension's reference rule. 1D,
+//! 3D and cube units and TXL stay isotropic.
+//!
 //! Not documented for the RSX, hence not modelled: the fixed-point precision of lambda and of
 //! the blend weight (the registers hold 4.8 values, the arithmetic in between is unknown; the
-//! rule runs in f32), the GL `c = 0.5` mag/min switch-over for LINEAR mag with NEAREST_MIPMAP
-//! min filters (the switch is at 0 for every filter combination, as in Vulkan and D3D), and
-//! anisotropic filtering (CONTROL0 max aniso is ignored).
+//! rule runs in f32), and the GL `c = 0.5` mag/min switch-over for LINEAR mag with
+//! NEAREST_MIPMAP min filters (the switch is at 0 for every filter combination, as in Vulkan
+//! and D3D).
 
 use crate::shadow::DepthCompare;
 use serde::Serialize;
@@ -74,6 +83,9 @@ pub struct TextureLod {
     /// `_enable_texture_expand`, `get_format_features`: "Floating point textures. Nothing
     /// works."). 0xF, every channel, where no unit state says otherwise.
     pub bx2: u8,
+    /// The most samples anisotropic filtering takes (CONTROL0 max anisotropy: 1, 2, 4, 6, 8,
+    /// 10, 12 or 16; 1 is isotropic).
+    pub aniso: u8,
 }
 
 impl Default for TextureLod {
@@ -88,6 +100,7 @@ impl Default for TextureLod {
             compare: None,
             alpha_kill: false,
             bx2: 0xF,
+            aniso: 1,
         }
     }
 }
@@ -118,6 +131,50 @@ pub fn lambda_from_derivatives(ddx: [f32; 3], ddy: [f32; 3], size: [f32; 3], axe
     len(ddx).max(len(ddy)).log2()
 }
 
+/// The samples of anisotropic filtering (`EXT_texture_filter_anisotropic`): how many, the
+/// LOD they are taken at, and which derivative they spread along.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Anisotropy {
+    /// `N`, 1 up to the unit's maximum.
+    pub samples: u32,
+    /// `log2(Pmax / N)`: the LOD every sample is taken at (before the unit's bias).
+    pub lambda: f32,
+    /// The samples spread along the x derivative (`Px >= Py`), else along the y derivative.
+    pub along_x: bool,
+}
+
+impl Anisotropy {
+    /// The footprint of derivatives `dx`, `dy` (already scaled by the level-0 size, as step
+    /// 1 scales them) under a maximum of `max` samples. Zero or non-finite lengths give one
+    /// sample (a zero minor axis gives `max`).
+    pub fn of(dx: [f32; 2], dy: [f32; 2], max: u8) -> Anisotropy {
+        let px = (dx[0] * dx[0] + dx[1] * dx[1]).sqrt();
+        let py = (dy[0] * dy[0] + dy[1] * dy[1]).sqrt();
+        let (pmax, pmin) = (px.max(py), px.min(py));
+        let max = f32::from(max.max(1));
+        // Written as the WGSL `rsx_aniso` is.
+        let mut n = max;
+        if pmin > 0.0 {
+            n = (pmax / pmin).ceil().min(max);
+        }
+        // NaN lengths or counts fail both tests and take one sample.
+        let usable = pmax > 0.0 && n >= 1.0;
+        if !usable {
+            n = 1.0;
+        }
+        Anisotropy {
+            samples: n as u32,
+            lambda: (pmax / n).log2(),
+            along_x: px >= py,
+        }
+    }
+
+    /// Where sample `i` (1..=N) lies along the spread derivative: `i / (N + 1) − ½` of it.
+    pub fn offset(&self, i: u32) -> f32 {
+        i as f32 / (self.samples as f32 + 1.0) - 0.5
+    }
+}
+
 impl TextureLod {
     /// From the decoded register values (bias, min and max LOD as the frame model holds them,
     /// in LOD units) and the mip filter. Values are rounded to the registers' 1/256 steps.
@@ -132,6 +189,15 @@ impl TextureLod {
             compare: None,
             alpha_kill: false,
             bx2: 0xF,
+            aniso: 1,
+        }
+    }
+
+    /// The same state with at most `aniso` samples of anisotropic filtering (at least 1).
+    pub fn with_aniso(self, aniso: u8) -> TextureLod {
+        TextureLod {
+            aniso: aniso.max(1),
+            ..self
         }
     }
 
@@ -275,6 +341,25 @@ fn rsx_lod_choose(lambda: f32, bias: f32, min_lod: f32, max_lod: f32, mip: u32, 
 ",
     ),
     (
+        "rsx_aniso",
+        "
+fn rsx_aniso(dx: vec2<f32>, dy: vec2<f32>, max_n: f32) -> vec3<f32> {
+    let px = sqrt(dx.x * dx.x + dx.y * dx.y);
+    let py = sqrt(dy.x * dy.x + dy.y * dy.y);
+    let pmax = max(px, py);
+    let pmin = min(px, py);
+    var n = max_n;
+    if (pmin > 0.0) {
+        n = min(ceil(pmax / pmin), max_n);
+    }
+    if (!(pmax > 0.0) || !(n >= 1.0)) {
+        n = 1.0;
+    }
+    return vec3<f32>(log2(pmax / n), n, select(0.0, 1.0, px >= py));
+}
+",
+    ),
+    (
         "rsx_cube_face_d",
         "
 fn rsx_cube_face_d(dir: vec3<f32>, d: vec3<f32>) -> vec3<f32> {
@@ -332,6 +417,29 @@ mod tests {
         let flat = lambda_from_derivatives([0.0, 0.0, 1.0], [0.0; 3], [8.0; 3], 2);
         let deep = lambda_from_derivatives([0.0, 0.0, 1.0], [0.0; 3], [8.0; 3], 3);
         assert_eq!((flat, deep), (f32::NEG_INFINITY, 3.0));
+    }
+
+    #[test]
+    fn anisotropy_takes_the_ratio_of_the_axes_up_to_the_maximum() {
+        // Px 8, Py 2: ratio 4, lambda log2(8 / 4) = 1, along x.
+        let a = Anisotropy::of([8.0, 0.0], [0.0, 2.0], 16);
+        assert_eq!((a.samples, a.lambda, a.along_x), (4, 1.0, true));
+        // The ratio 3.2 rounds up; a maximum of 2 caps it (lambda log2(8 / 2) = 2).
+        assert_eq!(Anisotropy::of([0.0, 2.5], [8.0, 0.0], 16).samples, 4);
+        let capped = Anisotropy::of([0.0, 2.5], [8.0, 0.0], 2);
+        assert_eq!(
+            (capped.samples, capped.lambda, capped.along_x),
+            (2, 2.0, false)
+        );
+        // Isotropic footprints and x1 units take one sample at the isotropic LOD.
+        assert_eq!(Anisotropy::of([4.0, 0.0], [0.0, 4.0], 16).samples, 1);
+        assert_eq!(Anisotropy::of([8.0, 0.0], [0.0, 1.0], 1).lambda, 3.0);
+        // A zero minor axis takes the maximum; zero or NaN derivatives one sample.
+        assert_eq!(Anisotropy::of([8.0, 0.0], [0.0, 0.0], 8).samples, 8);
+        assert_eq!(Anisotropy::of([0.0; 2], [0.0; 2], 8).samples, 1);
+        assert_eq!(Anisotropy::of([f32::NAN; 2], [1.0; 2], 8).samples, 1);
+        // The extension's positions: i / (N + 1) - 1/2.
+        assert!((a.offset(1) + 0.3).abs() < 1e-6 && (a.offset(4) - 0.3).abs() < 1e-6);
     }
 
     #[test]

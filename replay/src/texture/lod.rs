@@ -4,7 +4,9 @@
 //! renderer and verify all build a unit's [`TextureLod`] here, from the same registers.
 
 use rsxtrace_capture::frame::state::Texture;
-pub use rsxtrace_semantics::lod::{lambda_from_derivatives, LevelChoice, MipFilter, TextureLod};
+pub use rsxtrace_semantics::lod::{
+    lambda_from_derivatives, Anisotropy, LevelChoice, MipFilter, TextureLod,
+};
 
 use super::decode::{remap_word, texel_format};
 use super::filter::{mag_filter, min_filter, TexelFilter};
@@ -41,6 +43,18 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_unnormalized(texture.format.unnormalized)
     .with_sampling(compare, alpha_kill)
     .with_bx2(bx2_channels(texture))
+    .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
+}
+
+/// The most samples of anisotropic filtering CONTROL0's max anisotropy field allows
+/// (`gcm_enums.h` `texture_max_anisotropy`: x1, x2, x4, x6, x8, x10, x12, x16; RPCS3
+/// `max_aniso`).
+pub fn max_anisotropy(field: u32) -> u8 {
+    match field & 7 {
+        0 => 1,
+        7 => 16,
+        k => 2 * k as u8,
+    }
 }
 
 /// The channels (RGBA bit order) a TEX with the bx2 modifier expands on `texture`'s unit
@@ -73,6 +87,17 @@ mod tests {
             image_rect: (4 << 16) | 4,
             ..TextureRegs::default()
         })
+    }
+
+    #[test]
+    fn the_max_anisotropy_field_names_the_most_samples() {
+        let counts: Vec<u8> = (0..8).map(max_anisotropy).collect();
+        assert_eq!(counts, [1, 2, 4, 6, 8, 10, 12, 16]);
+        // CONTROL0 bits 4..6 reach the unit's LOD state: x8.
+        let mut t = unit(0x85, 0xAAE4, 0);
+        assert_eq!(unit_lod(&t).aniso, 1);
+        t.control0.max_aniso.raw = 4;
+        assert_eq!(unit_lod(&t).aniso, 8);
     }
 
     #[test]

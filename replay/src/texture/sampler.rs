@@ -15,7 +15,7 @@ use super::cube::{select_face, CubeAxes};
 use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
 use super::filter::TexelFilter;
-use super::lod::{lambda_from_derivatives, LevelChoice, TextureLod};
+use super::lod::{lambda_from_derivatives, Anisotropy, LevelChoice, TextureLod};
 use super::remap::Conversions;
 use super::unit::UnitOptions;
 use super::wrap::Wrap;
@@ -149,6 +149,40 @@ impl UnitSampler {
             coord[0] /= size[0];
             coord[1] /= size[1];
         }
+        // A 2D shadow map compares each texel with the coordinate's z before filtering
+        // (`rsxtrace_semantics::shadow`).
+        let z = match (self.lod.compare, dim) {
+            (Some(c), Dimension::D2) => Some((c, req.coord[2])),
+            _ => None,
+        };
+        // An anisotropic 2D unit spreads samples along the longer derivative
+        // (`rsxtrace_semantics::lod::Anisotropy`); TXL's LOD has no footprint.
+        if dim == Dimension::D2 && self.lod.aniso > 1 {
+            let footprint = match req.lod {
+                LodSource::Implicit => Some((req.ddx, req.ddy, 0.0)),
+                LodSource::Bias(b) => Some((req.ddx, req.ddy, b)),
+                LodSource::Gradients { ddx, ddy } => Some((ddx, ddy, 0.0)),
+                LodSource::Explicit(_) => None,
+            };
+            if let Some((ddx, ddy, bias)) = footprint {
+                let (dx, dy) = (norm(ddx), norm(ddy));
+                let scaled = |d: [f32; 3]| [d[0] * size[0], d[1] * size[1]];
+                let a = Anisotropy::of(scaled(dx), scaled(dy), self.lod.aniso);
+                let along = if a.along_x { dx } else { dy };
+                let choice = self.lod.choose(a.lambda + bias, self.image.levels);
+                // N samples, summed in order and divided by N (as the WGSL).
+                let mut sum = [0.0f32; 4];
+                for i in 1..=a.samples {
+                    let f = a.offset(i);
+                    let at = [coord[0] + along[0] * f, coord[1] + along[1] * f, coord[2]];
+                    let v = self.filter_chosen(choice, layer, base, at, axes, z);
+                    for (s, v) in sum.iter_mut().zip(v) {
+                        *s += v;
+                    }
+                }
+                return sum.map(|s| s / a.samples as f32);
+            }
+        }
         let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
             lambda_from_derivatives(norm(ddx), norm(ddy), size, axes)
         };
@@ -159,13 +193,22 @@ impl UnitSampler {
             LodSource::Explicit(l) => l,
             LodSource::Gradients { ddx, ddy } => implicit(ddx, ddy),
         };
-        // A 2D shadow map compares each texel with the coordinate's z before filtering
-        // (`rsxtrace_semantics::shadow`).
-        let z = match (self.lod.compare, dim) {
-            (Some(c), Dimension::D2) => Some((c, req.coord[2])),
-            _ => None,
-        };
-        match self.lod.choose(lambda, self.image.levels) {
+        let choice = self.lod.choose(lambda, self.image.levels);
+        self.filter_chosen(choice, layer, base, coord, axes, z)
+    }
+
+    /// The texel filtered from the levels `choice` names, at `coord`.
+    #[inline(always)]
+    fn filter_chosen(
+        &self,
+        choice: LevelChoice,
+        layer: u32,
+        base: &Level,
+        coord: [f32; 3],
+        axes: usize,
+        z: Option<(DepthCompare, f32)>,
+    ) -> [f32; 4] {
+        match choice {
             LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes, z),
             LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes, z),
             LevelChoice::Level(l) => self.filter_at(layer, l, coord, axes, z),

@@ -19,6 +19,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         compare,
         alpha_kill,
         bx2,
+        aniso,
     } = *l;
     out.extend_from_slice(&bias.to_le_bytes());
     out.extend_from_slice(&min_lod.to_le_bytes());
@@ -31,11 +32,12 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     }
     out.push(u8::from(alpha_kill));
     out.push(bx2);
+    out.push(aniso);
 }
 
 /// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the
 /// unit's state (`rsx_lod_choose`).
-fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> String {
+pub(crate) fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> String {
     format!(
         "let lv = rsx_lod_choose({lambda}, {:?}, {:?}, {:?}, {}u, textureNumLevels({tex}));",
         state.bias_f32(),
@@ -47,12 +49,8 @@ fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> String {
 
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
 /// coordinate expression `coord` (already scaled to [0, 1] where the unit is unnormalised)
-/// and level of detail `lambda`, under the unit's LOD state `state`.
-///
-/// The rule gives `(first level, second level, weight)`; a negative level means "magnify at
-/// level 0". Each level k is sampled with `textureSampleLevel` at LOD `k + 0.25`, which a
-/// sampler with mipmap mode nearest resolves to level k and its min filter; LOD 0 selects the
-/// mag filter. Only a linear mip filter blends two levels (the rule gives weight 0 otherwise).
+/// and level of detail `lambda`, under the unit's LOD state `state`: [`choose_levels`] then
+/// [`sample_chosen`].
 pub(crate) fn sample_at_lambda(
     tex: &str,
     smp: &str,
@@ -61,47 +59,64 @@ pub(crate) fn sample_at_lambda(
     state: &TextureLod,
 ) -> Vec<String> {
     let mut lines = vec![choose_levels(tex, lambda, state)];
-    lines.push(format!(
+    lines.extend(sample_chosen(tex, smp, coord, state, "t"));
+    lines
+}
+
+/// The statements that set `out` to the filtered texel at `coord` from the levels `lv`
+/// holds ([`choose_levels`]). A negative level means "magnify at level 0". Each level k is
+/// sampled with `textureSampleLevel` at LOD `k + 0.25`, which a sampler with mipmap mode
+/// nearest resolves to level k and its min filter; LOD 0 selects the mag filter. Only a
+/// linear mip filter blends two levels (the rule gives weight 0 otherwise).
+pub(crate) fn sample_chosen(
+    tex: &str,
+    smp: &str,
+    coord: &str,
+    state: &TextureLod,
+    out: &str,
+) -> Vec<String> {
+    let mut lines = vec![format!(
         "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
-    ));
+    )];
     if state.mip == MipFilter::Linear {
         lines.push(format!(
             "let lb = textureSampleLevel({tex}, {smp}, {coord}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
         ));
-        lines.push("let t = la + (lb - la) * lv.z;".to_string());
+        lines.push(format!("let {out} = la + (lb - la) * lv.z;"));
     } else {
-        lines.push("let t = la;".to_string());
+        lines.push(format!("let {out} = la;"));
     }
     lines
 }
 
-/// As [`sample_at_lambda`] for a 2D unit that compares depth (`rsxtrace_semantics::shadow`):
-/// each chosen level's texels around `c.xy` are compared with `c.z` before they are blended
-/// (`rsx_shadow_level`: the mag filter when magnifying, else the min filter), and `t` holds
-/// the result in all four channels.
-pub(crate) fn compare_at_lambda(
+/// As [`sample_chosen`] for a 2D unit that compares depth (`rsxtrace_semantics::shadow`):
+/// each chosen level's texels around `coord.xy` are compared with `coord.z` before they are
+/// blended (`rsx_shadow_level`: the mag filter when magnifying, else the min filter), and
+/// `out` holds the result in all four channels.
+pub(crate) fn compare_chosen(
     tex: &str,
     smp: &str,
-    lambda: &str,
+    coord: &str,
     state: &TextureLod,
     cmp: DepthCompare,
+    out: &str,
 ) -> Vec<String> {
-    let level = |v: &str, out: &str| {
+    let mut lines = vec![format!("let cz = {coord};")];
+    let level = |v: &str, name: &str| {
         format!(
-            "let {out} = rsx_shadow_level({tex}, {smp}, c.xy, c.z, i32(max({v}, 0.0)), \
+            "let {name} = rsx_shadow_level({tex}, {smp}, cz.xy, cz.z, i32(max({v}, 0.0)), \
              select({v} + 0.25, 0.0, {v} < 0.0), select({min}, {mag}, {v} < 0.0), {f}u);",
             min = cmp.min_linear,
             mag = cmp.mag_linear,
             f = cmp.func,
         )
     };
-    let mut lines = vec![choose_levels(tex, lambda, state)];
     lines.push(level("lv.x", "za"));
     if state.mip == MipFilter::Linear {
         lines.push(level("lv.y", "zb"));
-        lines.push("let t = vec4<f32>(za + (zb - za) * lv.z);".to_string());
+        lines.push(format!("let {out} = vec4<f32>(za + (zb - za) * lv.z);"));
     } else {
-        lines.push("let t = vec4<f32>(za);".to_string());
+        lines.push(format!("let {out} = vec4<f32>(za);"));
     }
     lines
 }

@@ -282,6 +282,39 @@ fn every_opcode_translates_and_validates() {
     }
 }
 
+#[test]
+fn anisotropic_units_validate_with_and_without_a_depth_comparison() {
+    // Every texture opcode on 2D units taking up to 4 samples along the longer derivative,
+    // plain and comparing depth (`rsxtrace_semantics::lod::Anisotropy`, `rsx_aniso`).
+    use rsxtrace_semantics::lod::{MipFilter, TextureLod};
+    use rsxtrace_semantics::shadow::DepthCompare;
+    let program = every_opcode_program();
+    for mip in [MipFilter::None, MipFilter::Linear] {
+        for compare in [None, DepthCompare::of_unit(1, false, true, true)] {
+            let lod = TextureLod::from_values(0.0, 0.0, 12.0, mip)
+                .with_sampling(compare, false)
+                .with_aniso(4);
+            let mut options = FragmentTranslateOptions {
+                texture_dims: [TextureDim::D2; 16],
+                ..FragmentTranslateOptions::with_control(0x40)
+            };
+            options.texture_lod = [lod; 16];
+            let m = translate(&program, &options).unwrap_or_else(|e| panic!("{e}"));
+            assert!(m.source.contains("rsx_aniso(dx.xy, dy.xy, 4.0)"), "{mip:?}");
+            assert!(m.source.contains("let t = ts / an.y;"));
+            assert_eq!(
+                m.source.contains("rsx_shadow_level("),
+                compare.is_some(),
+                "{mip:?}"
+            );
+            // The unit's maximum is part of the module's hash.
+            let mut x8 = options;
+            x8.texture_lod[0] = lod.with_aniso(8);
+            assert_ne!(rsxtrace_wgsl::fragment::module_hash(&program, &x8), m.hash);
+        }
+    }
+}
+
 fn one(insn: FragmentInstruction) -> String {
     let mut insn = insn;
     insn.end = true;

@@ -556,27 +556,67 @@ impl<'a> Emitter<'a> {
             self.line(&format!("let dx = rsx_cube_face_d(c.xyz, {dx}) * size;"));
             self.line(&format!("let dy = rsx_cube_face_d(c.xyz, {dy}) * size;"));
         } else if dim == TextureDim::D2 {
-            self.line(&format!("let dx = vec3<f32>(({dx}).xy, 0.0) * size;"));
-            self.line(&format!("let dy = vec3<f32>(({dy}).xy, 0.0) * size;"));
+            self.line(&format!("let gx = ({dx}).xy;"));
+            self.line(&format!("let gy = ({dy}).xy;"));
+            self.line("let dx = vec3<f32>(gx, 0.0) * size;");
+            self.line("let dy = vec3<f32>(gy, 0.0) * size;");
         } else {
             self.line(&format!("let dx = ({dx}) * size;"));
             self.line(&format!("let dy = ({dy}) * size;"));
         }
+        // An anisotropic 2D unit spreads its samples along the longer derivative
+        // (`rsxtrace_semantics::lod::Anisotropy`, `rsx_aniso`: x lambda, y N, z along x);
+        // TXL's LOD has no footprint.
+        let spread = dim == TextureDim::D2 && state.aniso > 1 && op != FpOpcode::Txl;
+        if spread {
+            self.line(&format!(
+                "let an = rsx_aniso(dx.xy, dy.xy, {:?});",
+                f32::from(state.aniso)
+            ));
+        }
+        let footprint = if spread {
+            "an.x"
+        } else {
+            "rsx_lod_lambda(dx, dy)"
+        };
         let lambda = match op {
             FpOpcode::Txl => lod.to_string(),
-            FpOpcode::Txb => format!("rsx_lod_lambda(dx, dy) + {lod}"),
-            _ => "rsx_lod_lambda(dx, dy)".to_string(),
+            FpOpcode::Txb => format!("{footprint} + {lod}"),
+            _ => footprint.to_string(),
         };
         let (tex, smp) = (format!("rsx_tex{u}"), format!("rsx_smp{u}"));
-        let lines = match state.compare {
-            Some(cmp) if dim == TextureDim::D2 => {
-                crate::levels::compare_at_lambda(&tex, &smp, &lambda, &state, cmp)
-            }
-            _ => crate::levels::sample_at_lambda(&tex, &smp, &format!("c.{sel}"), &lambda, &state),
+        let compare = state.compare.filter(|_| dim == TextureDim::D2);
+        let sample = |coord: &str, out: &str| match compare {
+            Some(cmp) => crate::levels::compare_chosen(&tex, &smp, coord, &state, cmp, out),
+            None => crate::levels::sample_chosen(&tex, &smp, coord, &state, out),
         };
-        for line in lines {
+        self.line(&crate::levels::choose_levels(&tex, &lambda, &state));
+        if !spread {
+            // A shadow map's reference depth is the coordinate's z.
+            let sel = if compare.is_some() { "xyz" } else { sel };
+            for line in sample(&format!("c.{sel}"), "t") {
+                self.line(&line);
+            }
+            return;
+        }
+        // N samples summed in order and divided by N (the interpreter's sampler).
+        self.line("let along = select(gy, gx, an.z > 0.5);");
+        self.line("var ts = vec4<f32>(0.0);");
+        self.line("for (var i = 1u; i <= u32(an.y); i = i + 1u) {");
+        self.indent += 1;
+        self.line("let f = f32(i) / (an.y + 1.0) - 0.5;");
+        let coord = if compare.is_some() {
+            "vec3<f32>(c.xy + along * f, c.z)"
+        } else {
+            "c.xy + along * f"
+        };
+        for line in sample(coord, "ti") {
             self.line(&line);
         }
+        self.line("ts = ts + ti;");
+        self.indent -= 1;
+        self.line("}");
+        self.line("let t = ts / an.y;");
     }
 
     /// The result write in RPCS3's `SetDst` order (B.2; interpreter `write`): FL skips; scale;
