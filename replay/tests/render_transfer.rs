@@ -279,6 +279,34 @@ fn cases() -> Vec<Case> {
         });
     }
 
+    // NV3089 1:1 mirrored on both axes (ds/dx = dt/dy = -1.0, 11.20 0xFFF00000) from the
+    // point (7, 7), the last texel: the steps walk the image backward from it (RPCS3
+    // nv3089.cpp _mirror_transform), so destination (x, y) holds texel (7 - x, 7 - y).
+    let capture = scene(
+        "transfer_mirror.rrc",
+        |b| {
+            b.set_transfer_surface(&TransferSurfaceDesc {
+                location: Location::Local,
+                offset: DEST,
+                pitch: 32,
+                format: 0xA,
+            });
+            let mut d = scaled(0xFFF0_0000, 0, (0, 0, 8, 8));
+            d.in_point = (7 << 4, 7 << 4);
+            b.transfer_scaled(&d).unwrap();
+        },
+        |b| bind(b, DEST, 0x85, true, 8, 8, 32, 256),
+    );
+    let expect = (0..8)
+        .flat_map(|y| (0..8).map(move |x| (x, y)))
+        .map(|(x, y)| (x, y, rgba(texel(&p, 7 - x as usize, 7 - y as usize))))
+        .collect();
+    cases.push(Case {
+        name: "mirror",
+        capture,
+        expect,
+    });
+
     // NV3089 1:1 ZOH into an R5G6B5 NV3062 surface (truncation), read back as an R5G6B5
     // texture: each channel is (c8 >> 3) / 31 (or >> 2, / 63), written to the 8-bit target by
     // RPCS3's rule (rsx-microcode.md B.9: low 12 mantissa bits cleared, then

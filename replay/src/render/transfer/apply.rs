@@ -10,16 +10,18 @@
 //!
 //! **NV3089** writes the destination pixels inside both the clip and the output rectangle
 //! (both in destination pixels; an `NV309E` destination also stops at its `2^log2` size).
-//! Destination pixel `(X, Y)` takes the source at
-//! `u = u0 + (X − out_x + ½)·ds/dx`, `v = v0 + (Y − out_y + ½)·dt/dy` (texel units, texel `k`
-//! covering `[k, k + 1)`), where `(u0, v0)` is the first texel the `IMAGE_IN` point names
-//! ([`first_texel`], RPCS3 `nv3089.cpp`): its whole part, after ½ texel is taken off a
-//! CENTER-origin point, the fraction dropped, and for a reduction snapped to the scale's grid:
+//! Destination pixel `(X, Y)` takes the source at `u = (X − out_x + ½)·|ds/dx|`,
+//! `v = (Y − out_y + ½)·|dt/dy|` texels (texel `k` covering `[k, k + 1)`) into the image as
+//! the steps walk it from the first texel the `IMAGE_IN` point names ([`first_texel`], RPCS3
+//! `nv3089.cpp`: its whole part, after ½ texel is taken off a CENTER-origin point, the
+//! fraction dropped, and for a reduction snapped to the scale's grid): forward, or backward
+//! along an axis whose step is negative (a mirrored blit, [`SourceAxis`]):
 //! - ZOH: texel `(⌊u⌋, ⌊v⌋)`;
 //! - FOH: the bilinear blend of the four texels around `(u − ½, v − ½)`, weights the
 //!   fractional parts, each channel rounded to the nearest source value;
 //!
-//! with texel indices clamped to the source size (`IMAGE_IN_SIZE`). So a 2:1 reduction
+//! with texel indices clamped to the source size (`IMAGE_IN_SIZE`; a mirrored axis clamps
+//! the count of texels walked back, and may read before the source offset). So a 2:1 reduction
 //! (ds/dx = 2) with FOH averages each 2×2 block, with ZOH picks its lower-right texel.
 //! Channels convert between formats with the unorm rule surfaces use
 //! (`round(c·255/max)` from 5/6 bits up; to R5G6B5 by truncation, `c >> (8 − bits)`,
@@ -376,13 +378,55 @@ impl Placement {
     }
 }
 
+/// One axis of a scaled image's source: the steps walk texels `k = 0, 1, ...` of the image
+/// from its first texel ([`first_texel`]) forward, or, with a negative step (a mirrored
+/// blit), backward: texel `k` is column `first + k` clamped to the image
+/// (`[0, IMAGE_IN_SIZE)`), or `first − k` with `k` clamped to the size. RPCS3 `nv3089.cpp`
+/// `_mirror_transform` reads a mirrored row leftward and mirrored rows upward from the first
+/// texel (`memcpy_r`, a negative row stride), then scales the mirrored image with the step's
+/// magnitude.
+#[derive(Clone, Copy, Debug)]
+struct SourceAxis {
+    first: i64,
+    size: i64,
+    mirrored: bool,
+}
+
+impl SourceAxis {
+    fn new(point: f64, origin: Origin, step: f64, size: u16) -> SourceAxis {
+        SourceAxis {
+            first: first_texel(point, origin, step) as i64,
+            size: i64::from(size.max(1)),
+            mirrored: step < 0.0,
+        }
+    }
+
+    /// The image column (or row) of texel `k`.
+    fn texel(&self, k: i64) -> i64 {
+        if self.mirrored {
+            self.first - k.clamp(0, self.size - 1)
+        } else {
+            (self.first + k).clamp(0, self.size - 1)
+        }
+    }
+
+    /// The lowest and highest column (or row) any texel lies at.
+    fn reach(&self) -> (i64, i64) {
+        if self.mirrored {
+            (self.first - (self.size - 1), self.first)
+        } else {
+            (0, self.size - 1)
+        }
+    }
+}
+
 /// The first source texel a scaled image reads along one axis, from the `IMAGE_IN` point
 /// and the step (source texels per destination pixel), as RPCS3 works it out
 /// (`nv3089.cpp` `decode_transfer_registers`, in f32 and 16-bit integers): a CORNER point's
 /// whole part; a CENTER point's whole part after taking ½ off (at least 0: "offset of 1 is
 /// actually half-way inside pixel 0"); the sub-texel fraction is dropped. For a reduction
 /// (step > 1) it snaps to where a destination pixel starts: `⌊⌊x·scale⌋ / scale⌋`,
-/// `scale = 1 / step`.
+/// `scale = 1 / step` (for a mirrored axis, whose scale is negative, RPCS3 snaps as well).
 fn first_texel(point: f64, origin: Origin, step: f64) -> f64 {
     let point = point as f32;
     let whole = match origin {
@@ -434,19 +478,26 @@ fn scaled_image(
     {
         notes.push("NV3089 DITHER conversion replayed as truncation".to_string());
     }
-    // Source: the whole input image.
-    let (in_w, in_h) = (u32::from(s.in_size.0), u32::from(s.in_size.1));
+    // Source: the texels each axis reads ([`SourceAxis`]), from the first row and column it
+    // reaches (a mirrored axis reaches back from its first texel, before the offset).
     let sbpp = s.src_format.bytes();
-    let s_end = i64::from(s.src_offset)
-        + i64::from(in_h - 1) * i64::from(s.src_pitch)
-        + i64::from(in_w * sbpp);
-    let (s_at, s_len) = span("NV3089 source", i64::from(s.src_offset), s_end)?;
+    let axis_x = SourceAxis::new(s.in_point.0, s.origin, s.step.0, s.in_size.0);
+    let axis_y = SourceAxis::new(s.in_point.1, s.origin, s.step.1, s.in_size.1);
+    let ((x_lo, x_hi), (y_lo, y_hi)) = (axis_x.reach(), axis_y.reach());
+    let pitch = i64::from(s.src_pitch);
+    let first = i64::from(s.src_offset) + y_lo * pitch + x_lo * i64::from(sbpp);
+    let s_end = i64::from(s.src_offset) + y_hi * pitch + (x_hi + 1) * i64::from(sbpp);
+    let (s_at, s_len) = span("NV3089 source", first, s_end)?;
     let src = read(surfaces, base, s.src, s_at, s_len)?;
-    let fetch = |tx: i64, ty: i64| -> Channels {
-        let tx = tx.clamp(0, i64::from(in_w) - 1) as usize;
-        let ty = ty.clamp(0, i64::from(in_h) - 1) as usize;
-        let at = ty * s.src_pitch as usize + tx * sbpp as usize;
-        texel(s.src_format, src.get(at..at + sbpp as usize).unwrap_or(&[]))
+    // Texel (kx, ky) of the source image as the steps walk it.
+    let fetch = |kx: i64, ky: i64| -> Channels {
+        let (tx, ty) = (axis_x.texel(kx), axis_y.texel(ky));
+        let at = (ty - y_lo) * pitch + (tx - x_lo) * i64::from(sbpp);
+        let at = usize::try_from(at).unwrap_or(usize::MAX);
+        texel(
+            s.src_format,
+            src.get(at..at.saturating_add(sbpp as usize)).unwrap_or(&[]),
+        )
     };
     // Destination: where each pixel goes, relative to the start of the written range.
     let (location, d_at, d_len, place): (Location, u32, u32, Placement) = match s.destination {
@@ -487,15 +538,13 @@ fn scaled_image(
         }
     };
     let max = channel_max(s.src_format);
-    let u0 = first_texel(s.in_point.0, s.origin, s.step.0);
-    let v0 = first_texel(s.in_point.1, s.origin, s.step.1);
     let dst = surfaces
         .range_mut(location, d_at, d_len, base)
         .ok_or_else(|| "NV3089 destination cannot be written; skipped".to_string())?;
     for y in y0..y1 {
-        let v = v0 + (f64::from(y) - f64::from(oy) + 0.5) * s.step.1;
+        let v = (f64::from(y) - f64::from(oy) + 0.5) * s.step.1.abs();
         for x in x0..x1 {
-            let u = u0 + (f64::from(x) - f64::from(ox) + 0.5) * s.step.0;
+            let u = (f64::from(x) - f64::from(ox) + 0.5) * s.step.0.abs();
             let c = match s.interpolator {
                 Interpolator::Zoh => fetch(u.floor() as i64, v.floor() as i64),
                 Interpolator::Foh => {
@@ -757,6 +806,79 @@ mod tests {
         assert_eq!(row_copy(Origin::Center, 2.25), vec![1, 2, 3, 3]);
     }
 
+    /// A 4×2 A8R8G8B8 image at 0x140 (rows 0x140 and 0x150, texel byte 0 = 10·row + column)
+    /// with a row above it at 0x130 (byte 0 = 90 + column), copied by `step` from `point`
+    /// (corner origin, size 4×2) into a 4×2 destination: the destination's byte 0 per pixel.
+    fn mirrored_copy(step: (f64, f64), point: (f64, f64), interpolator: Interpolator) -> Vec<u8> {
+        let mut surfaces = SurfaceMemory::new();
+        let src = surfaces
+            .range_mut(Location::Local, 0x130, 48, &NoMemory)
+            .unwrap();
+        for (i, b) in src.iter_mut().enumerate() {
+            let (row, column) = (i / 16, (i % 16 / 4) as u8);
+            *b = if row == 0 {
+                90 + column
+            } else {
+                10 * (row as u8 - 1) + column
+            };
+        }
+        let s = ScaledImage {
+            src: Location::Local,
+            src_offset: 0x140,
+            src_pitch: 16,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size: (4, 2),
+            in_point: point,
+            origin: Origin::Corner,
+            interpolator,
+            clip: (0, 0, 4, 2),
+            out: (0, 0, 4, 2),
+            step,
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x200,
+                pitch: 16,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        };
+        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let d = surfaces.read_rendered(Location::Local, 0x200, 32).unwrap();
+        d.chunks(4).map(|p| p[0]).collect()
+    }
+
+    #[test]
+    fn a_negative_step_walks_the_source_backward_from_its_first_texel() {
+        // x mirrored from texel 3: columns 3, 2, 1, 0 of each row.
+        assert_eq!(
+            mirrored_copy((-1.0, 1.0), (3.0, 0.0), Interpolator::Zoh),
+            [3, 2, 1, 0, 13, 12, 11, 10]
+        );
+        // From texel 1 the walk goes on past column 0 into the bytes before the row (here
+        // the last texels of the row above), as RPCS3's reversed copy reads them.
+        assert_eq!(
+            mirrored_copy((-1.0, 1.0), (1.0, 0.0), Interpolator::Zoh),
+            [1, 0, 93, 92, 11, 10, 3, 2]
+        );
+        // y mirrored from row 0: the second destination row reads the row above the source
+        // offset (RPCS3 reads mirrored rows upward with a negative stride).
+        assert_eq!(
+            mirrored_copy((1.0, -1.0), (0.0, 0.0), Interpolator::Zoh),
+            [0, 1, 2, 3, 90, 91, 92, 93]
+        );
+        // Both axes from (3, 1): the image turned half a turn.
+        assert_eq!(
+            mirrored_copy((-1.0, -1.0), (3.0, 1.0), Interpolator::Zoh),
+            [13, 12, 11, 10, 3, 2, 1, 0]
+        );
+        // FOH at 1:1 lands on texel centres: the same as ZOH.
+        assert_eq!(
+            mirrored_copy((-1.0, -1.0), (3.0, 1.0), Interpolator::Foh),
+            [13, 12, 11, 10, 3, 2, 1, 0]
+        );
+    }
+
     #[test]
     fn a_reduction_snaps_its_first_texel_to_the_scale_grid() {
         // 2:1 (scale ½): texel 3 → ⌊1.5⌋ / ½ = 2; 5 → 4; 1:3 (scale ⅓): 5 → ⌊5/3⌋·3 = 3.
@@ -767,6 +889,10 @@ mod tests {
         // Enlargements and 1:1 keep the whole texel.
         assert_eq!(first_texel(3.0, Origin::Corner, 0.5), 3.0);
         assert_eq!(first_texel(3.0, Origin::Corner, 1.0), 3.0);
+        // A mirrored axis snaps too, with its negative scale: -1 keeps 3; -2 (scale -1/2)
+        // gives floor(-1.5) / -0.5 = 4 (RPCS3's arithmetic as written).
+        assert_eq!(first_texel(3.0, Origin::Corner, -1.0), 3.0);
+        assert_eq!(first_texel(3.0, Origin::Corner, -2.0), 4.0);
     }
 
     #[test]
@@ -788,6 +914,37 @@ mod tests {
         };
         let e = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &base);
         assert!(e.len() == 1 && e[0].contains("skipped"), "{e:?}");
+    }
+
+    #[test]
+    fn mirrored_walks_outside_memory_are_refused() {
+        // Walking 2 rows up from row 0 at offset 0 reaches before address 0; walking back
+        // 65535 rows of 64 KiB reaches past the transfer bound. Both are skipped with a note.
+        for (offset, pitch, rows) in [(0u32, 16u32, 3u16), (0x1000_0000, 0xFFFF, u16::MAX)] {
+            let mut surfaces = SurfaceMemory::new();
+            let s = ScaledImage {
+                src: Location::Local,
+                src_offset: offset,
+                src_pitch: pitch,
+                src_format: SourceFormat::A8R8G8B8,
+                in_size: (4, rows),
+                in_point: (0.0, 0.0),
+                origin: Origin::Corner,
+                interpolator: Interpolator::Foh,
+                clip: (0, 0, 4, 2),
+                out: (0, 0, 4, 2),
+                step: (-1.0, -1.0),
+                destination: ContextSurface::Surface2d {
+                    location: Location::Local,
+                    offset: 0x200,
+                    pitch: 16,
+                },
+                dst_format: DestinationFormat::A8R8G8B8,
+                conversion: 1,
+            };
+            let e = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
+            assert!(e.len() == 1 && e[0].contains("skipped"), "{e:?}");
+        }
     }
 
     #[test]

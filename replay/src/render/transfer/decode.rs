@@ -380,9 +380,11 @@ fn scaled_image(regs: &[u32], command: usize) -> Result<ScaledImage, Unsupported
     };
     let ds = fixed_11_20(r(regs, reg::NV3089_DS_DX));
     let dt = fixed_11_20(r(regs, reg::NV3089_DT_DY));
-    if ds.is_nan() || dt.is_nan() || ds <= 0.0 || dt <= 0.0 {
+    // A negative step mirrors the axis (`apply::SourceAxis`); a zero step has no image
+    // (RPCS3 `nv3089.cpp`: "Invalid dimensions or scaling factor. Request ignored").
+    if ds.is_nan() || dt.is_nan() || ds == 0.0 || dt == 0.0 {
         return Err(unsupported(format!(
-            "scale steps ds/dx {ds}, dt/dy {dt} (zero or mirrored scales are not modelled)"
+            "scale steps ds/dx {ds}, dt/dy {dt} (a zero step has no image)"
         )));
     }
     let in_size = r(regs, reg::NV3089_IN_SIZE);

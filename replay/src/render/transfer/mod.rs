@@ -11,7 +11,7 @@
 //! - [`apply`]: the copy and the scaling rule on [`SurfaceMemory`](super::surface::SurfaceMemory).
 //!
 //! A transfer variant the replay does not model (another operation than SRCCOPY, a YUV or
-//! BGR source, a mirrored scale) is kept as an [`Unsupported`] event with a message naming
+//! BGR source, a zero scale) is kept as an [`Unsupported`] event with a message naming
 //! the command; the renderers warn and go on ([`apply_event`]). [`FrameEvents::between_draws`]
 //! orders transfers and clears as the stream does.
 
