@@ -36,8 +36,8 @@ pub enum DrawProgram {
     Fragment {
         /// The program.
         program: FragmentProgram,
-        /// Translation options from the draw's state.
-        options: FragmentTranslateOptions,
+        /// Translation options from the draw's state (boxed: sixteen units' state).
+        options: Box<FragmentTranslateOptions>,
     },
 }
 
@@ -104,7 +104,13 @@ pub fn fragment_program(draw: &Draw) -> Result<(ProgramKey, DrawProgram), String
     h.update(&fp.ucode);
     h.update(format!("{options:?}").as_bytes());
     let key = ProgramKey(format!("fp-{:016x}", h.digest()));
-    Ok((key, DrawProgram::Fragment { program, options }))
+    Ok((
+        key,
+        DrawProgram::Fragment {
+            program,
+            options: Box::new(options),
+        },
+    ))
 }
 
 /// Disassemble and recompile.

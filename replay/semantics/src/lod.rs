@@ -86,6 +86,13 @@ pub struct TextureLod {
     /// The most samples anisotropic filtering takes (CONTROL0 max anisotropy: 1, 2, 4, 6, 8,
     /// 10, 12 or 16; 1 is isotropic).
     pub aniso: u8,
+    /// `(packed row bytes, pitch)` of a linear texture whose CONTROL3 pitch is narrower than
+    /// a packed row: the image is as wide as the pitch holds, and a normalised s is multiplied
+    /// by `packed / pitch` before sampling and before its derivatives are taken, so that it
+    /// still spans the register's width (RPCS3 `texture_cache.h` `upload_texture`:
+    /// `scale.width *= f32(packed_pitch) / attributes.pitch`; not for DXT, the two-texel and
+    /// HILO formats, unnormalised or cube units). `None` otherwise.
+    pub narrow_pitch: Option<(u32, u32)>,
 }
 
 impl Default for TextureLod {
@@ -101,6 +108,7 @@ impl Default for TextureLod {
             alpha_kill: false,
             bx2: 0xF,
             aniso: 1,
+            narrow_pitch: None,
         }
     }
 }
@@ -190,6 +198,24 @@ impl TextureLod {
             alpha_kill: false,
             bx2: 0xF,
             aniso: 1,
+            narrow_pitch: None,
+        }
+    }
+
+    /// The same state with a narrowed linear texture's `(packed row bytes, pitch)`.
+    pub fn with_narrow_pitch(self, narrow_pitch: Option<(u32, u32)>) -> TextureLod {
+        TextureLod {
+            narrow_pitch,
+            ..self
+        }
+    }
+
+    /// What a normalised s is multiplied by ([`TextureLod::narrow_pitch`]): `packed / pitch`
+    /// in f32, or 1.
+    pub fn s_scale(&self) -> f32 {
+        match self.narrow_pitch {
+            Some((packed, pitch)) if pitch > 0 => packed as f32 / pitch as f32,
+            _ => 1.0,
         }
     }
 

@@ -6,7 +6,9 @@
 //!   (minimum 1).
 //! * Linear (`LN`) textures: every level uses the pitch of CONTROL3 (rows of level `n > 0` are
 //!   padded). When the pitch is smaller than a packed row, a non-zero pitch narrows the width to
-//!   what fits, and a zero pitch makes the texture a single packed row (height = depth = 1).
+//!   what fits (the sampler then stretches s over the register width,
+//!   `TextureLod::narrow_pitch`), and a zero pitch makes the texture a single packed row
+//!   (height = depth = 1).
 //! * Swizzled textures: rows are packed (pitch = width in blocks) and texels within a level are
 //!   in Z-order (Morton order, [`z_index`]). Each layer (cube face) starts 128-byte aligned.
 //!   DXT textures and the two-texel COMPRESSED_B8R8_G8R8 / R8B8_R8G8 ignore swizzling: their
@@ -281,6 +283,15 @@ impl BlockOffsets {
     }
 }
 
+/// The bytes of a packed level-0 row of a linear texture `width` texels wide, its border
+/// texels included (RPCS3 `get_format_packed_pitch`; DXT and two-texel formats never have
+/// border texels).
+pub fn packed_pitch(format: TexelFormat, width: u32, border_texels: bool) -> u64 {
+    let border = u64::from(border_texels && !format.is_compressed());
+    let blocks = u64::from(width).div_ceil(u64::from(format.block_width()));
+    (blocks + 2 * border) * u64::from(format.block_bytes())
+}
+
 /// Every sub-resource of a texture, layer-major (all levels of layer 0, then layer 1, ...), as
 /// RPCS3 orders them.
 pub fn subresources(g: &Geometry) -> Vec<Subresource> {
@@ -297,8 +308,7 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
     let (mut width, mut height, mut depth) = (g.width, g.height, g.depth);
     let mut pitch = u64::from(g.pitch);
     if g.linear {
-        // get_format_packed_pitch: packed row of the level-0 width, border included.
-        let packed = (u64::from(width).div_ceil(bw) + 2 * border) * bytes;
+        let packed = packed_pitch(f, width, border_texels);
         if pitch < packed {
             if pitch != 0 {
                 let w = (pitch / bytes) * bw;

@@ -11,6 +11,7 @@ pub use rsxtrace_semantics::lod::{
 use super::decode::{remap_word, texel_format};
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
+use super::layout::packed_pitch;
 use super::remap::{Conversions, Remap};
 use rsxtrace_semantics::shadow::DepthCompare;
 
@@ -44,6 +45,26 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_sampling(compare, alpha_kill)
     .with_bx2(bx2_channels(texture))
     .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
+    .with_narrow_pitch(narrow_pitch(texture))
+}
+
+/// `(packed row bytes, pitch)` of a linear unit whose CONTROL3 pitch is non-zero and narrower
+/// than a packed level-0 row ([`TextureLod::narrow_pitch`]; the layout narrows its width to
+/// the pitch, `layout::subresources`). RPCS3 rescales s for every format but DXT, the
+/// two-texel and the HILO formats (`is_compressed_gcm_format`); an unnormalised unit's
+/// texel coordinates already address the narrowed width, and cube maps are left alone.
+pub fn narrow_pitch(texture: &Texture) -> Option<(u32, u32)> {
+    let f = &texture.format;
+    if !f.linear || f.unnormalized || f.cubemap || texture.pitch == 0 {
+        return None;
+    }
+    let format = texel_format(0, texture).ok()?;
+    if format.is_compressed() || matches!(format, TexelFormat::Hilo8 | TexelFormat::HiloS8) {
+        return None;
+    }
+    let packed = packed_pitch(format, u32::from(texture.width), f.border_type == 0);
+    let packed = u32::try_from(packed).ok()?;
+    (texture.pitch < packed).then_some((packed, texture.pitch))
 }
 
 /// The most samples of anisotropic filtering CONTROL0's max anisotropy field allows
@@ -87,6 +108,40 @@ mod tests {
             image_rect: (4 << 16) | 4,
             ..TextureRegs::default()
         })
+    }
+
+    #[test]
+    fn a_pitch_narrower_than_a_packed_row_rescales_s() {
+        // A8R8G8B8 LN 4 wide (unit()) without border texels: packed row 16 bytes; pitch 8
+        // narrows it.
+        let mut t = unit(0x85, 0xAAE4, 0);
+        t.format.border_type = 1;
+        assert_eq!(narrow_pitch(&t), None, "pitch 0");
+        t.pitch = 8;
+        assert_eq!(narrow_pitch(&t), Some((16, 8)));
+        assert_eq!(unit_lod(&t).s_scale(), 2.0);
+        // Border texels widen the packed row (RPCS3 get_format_packed_pitch): (4 + 2) · 4.
+        t.format.border_type = 0;
+        assert_eq!(narrow_pitch(&t), Some((24, 8)));
+        t.format.border_type = 1;
+        // Not for unnormalised units, cube maps, swizzled layouts, a wide enough pitch, or
+        // the formats RPCS3 calls compressed (DXT, two-texel, HILO).
+        for edit in [
+            |t: &mut Texture| t.format.unnormalized = true,
+            |t: &mut Texture| t.format.cubemap = true,
+            |t: &mut Texture| t.format.linear = false,
+            |t: &mut Texture| t.pitch = 16,
+        ] {
+            let mut u = t;
+            edit(&mut u);
+            assert_eq!(narrow_pitch(&u), None);
+        }
+        for code in [0x86, 0x8D, 0x98] {
+            let mut u = unit(code, 0xAAE4, 0);
+            u.format.border_type = 1;
+            u.pitch = 1;
+            assert_eq!(narrow_pitch(&u), None, "format 0x{code:02X}");
+        }
     }
 
     #[test]

@@ -132,12 +132,15 @@ impl UnitSampler {
         };
         let size = [base.width as f32, base.height as f32, base.depth as f32];
         let mut coord = coord;
+        // A linear texture narrowed to its pitch: s still spans the register's width
+        // (`TextureLod::narrow_pitch`; 1 otherwise, and for cube maps, which it never marks).
+        let s_scale = self.lod.s_scale();
         // Derivatives in normalised units of the sampled axes.
         let norm = |d: [f32; 4]| -> [f32; 3] {
             let mut d = if dim == Dimension::Cube {
                 axes_of.project(d)
             } else {
-                [d[0], d[1], d[2]]
+                [d[0] * s_scale, d[1], d[2]]
             };
             if self.unnormalized {
                 d[0] /= size[0];
@@ -145,6 +148,9 @@ impl UnitSampler {
             }
             d
         };
+        if dim != Dimension::Cube {
+            coord[0] *= s_scale;
+        }
         if self.unnormalized {
             coord[0] /= size[0];
             coord[1] /= size[1];

@@ -20,6 +20,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         alpha_kill,
         bx2,
         aniso,
+        narrow_pitch,
     } = *l;
     out.extend_from_slice(&bias.to_le_bytes());
     out.extend_from_slice(&min_lod.to_le_bytes());
@@ -33,6 +34,14 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     out.push(u8::from(alpha_kill));
     out.push(bx2);
     out.push(aniso);
+    match narrow_pitch {
+        Some((packed, pitch)) => {
+            out.push(1);
+            out.extend_from_slice(&packed.to_le_bytes());
+            out.extend_from_slice(&pitch.to_le_bytes());
+        }
+        None => out.push(0),
+    }
 }
 
 /// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the

@@ -315,6 +315,31 @@ fn anisotropic_units_validate_with_and_without_a_depth_comparison() {
     }
 }
 
+#[test]
+fn units_narrowed_to_their_pitch_scale_s_and_validate() {
+    // Every texture opcode on units whose s is rescaled (`TextureLod::narrow_pitch`), 1D, 2D
+    // and 3D; the scale is part of the module's hash.
+    use rsxtrace_semantics::lod::{MipFilter, TextureLod};
+    let program = every_opcode_program();
+    let lod =
+        TextureLod::from_values(0.0, 0.0, 12.0, MipFilter::Linear).with_narrow_pitch(Some((16, 8)));
+    for dim in [TextureDim::D1, TextureDim::D2, TextureDim::D3] {
+        let mut options = FragmentTranslateOptions {
+            texture_dims: [dim; 16],
+            ..FragmentTranslateOptions::with_control(0x40)
+        };
+        options.texture_lod = [lod; 16];
+        let m = translate(&program, &options).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.source.contains("cp.x * 2.0"), "{dim:?}");
+        let mut wider = options;
+        wider.texture_lod[0] = lod.with_narrow_pitch(Some((24, 8)));
+        assert_ne!(
+            rsxtrace_wgsl::fragment::module_hash(&program, &wider),
+            m.hash
+        );
+    }
+}
+
 fn one(insn: FragmentInstruction) -> String {
     let mut insn = insn;
     insn.end = true;

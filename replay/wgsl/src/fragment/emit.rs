@@ -479,11 +479,15 @@ impl<'a> Emitter<'a> {
             _ => self.line("let cp = b;"),
         }
         let dim = self.opts.texture_dims[usize::from(u)];
-        match texel_size(self.opts, u, dim) {
+        let narrow = narrow_scale(self.opts, u, dim);
+        match (texel_size(self.opts, u, dim), narrow) {
             // Texel coordinates scaled to [0, 1] before sampling and derivatives (the
             // interpreter's `UnitSampler`; `TextureLod::unnormalized`).
-            Some(size) => self.line(&format!("let c = vec4<f32>(cp.xy / {size}, cp.zw);")),
-            None => self.line("let c = cp;"),
+            (Some(size), _) => self.line(&format!("let c = vec4<f32>(cp.xy / {size}, cp.zw);")),
+            // s over the register's width on a texture narrowed to its pitch, before sampling
+            // and derivatives (`TextureLod::narrow_pitch`).
+            (None, Some(k)) => self.line(&format!("let c = vec4<f32>(cp.x * {k:?}, cp.yzw);")),
+            (None, None) => self.line("let c = cp;"),
         }
         let lod = match self.opts.lod_operand {
             LodOperand::Src1X => "s1.x",
@@ -547,7 +551,13 @@ impl<'a> Emitter<'a> {
                 format!("vec3<f32>(s1.xy / {texels}, s1.z)"),
                 format!("vec3<f32>(s2.xy / {texels}, s2.z)"),
             ),
-            (FpOpcode::Txd, None) => ("s1.xyz".to_string(), "s2.xyz".to_string()),
+            (FpOpcode::Txd, None) => match narrow_scale(self.opts, u, dim) {
+                Some(k) => (
+                    format!("vec3<f32>(s1.x * {k:?}, s1.yz)"),
+                    format!("vec3<f32>(s2.x * {k:?}, s2.yz)"),
+                ),
+                None => ("s1.xyz".to_string(), "s2.xyz".to_string()),
+            },
             _ => ("dpdxFine(c).xyz".to_string(), "dpdyFine(c).xyz".to_string()),
         };
         self.line(&format!("let size = {size};"));
@@ -725,6 +735,13 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// What unit `u`'s s is multiplied by when its linear texture is narrowed to its pitch
+/// (`TextureLod::s_scale`), or `None` (no narrowing, or a cube map).
+fn narrow_scale(opts: &FragmentTranslateOptions, u: u8, dim: TextureDim) -> Option<f32> {
+    let state = opts.texture_lod[usize::from(u & 15)];
+    (state.narrow_pitch.is_some() && dim != TextureDim::Cube).then(|| state.s_scale())
 }
 
 /// The level-0 size (WGSL `vec2<f32>` expression) that divides unit `u`'s coordinates when
