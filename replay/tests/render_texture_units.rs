@@ -6,7 +6,9 @@
 //!   and 0 elsewhere; with a linear filter the four compared texels are blended;
 //! - a unit with alpha kill discards the fragments whose texel has alpha 0;
 //! - TEX with bx2 expands (2x − 1) a biased format's channels, not a float format's (RPCS3
-//!   `_enable_texture_expand`, `get_format_features`).
+//!   `_enable_texture_expand`, `get_format_features`);
+//! - gamma (sRGB) and bias convert the filtered texel, after a linear filter has blended the
+//!   stored values and after the alpha kill has tested them (`rsxtrace_semantics::texel`).
 
 mod gpu_support;
 
@@ -234,5 +236,54 @@ fn bx2_expands_an_argb8_texel_but_not_a_float_one() {
         for (r, image) in render(name, &capture) {
             assert_eq!(image.pixel(3, 3).map(|p| p[0]), Some(red), "{name} {r}");
         }
+    }
+}
+
+#[test]
+fn gamma_converts_the_filtered_texel() {
+    // Columns alternate 0 and 255 in R, G, B; shifted by half a texel, a linear filter blends
+    // two columns equally: 0.5, then sRGB to linear, 0.2140 (byte 55). Converting each texel
+    // first would blend 0 and 1 to 0.5 (byte 128).
+    let texels: Vec<u8> = (0..64u32)
+        .flat_map(|i| {
+            let v = if i % 2 == 0 { 0 } else { 255 };
+            [255, v, v, v]
+        })
+        .collect();
+    let unit = TextureDesc {
+        format: 0x85 | 0x20,
+        // Clamp s, t, r; gamma on R, G, B (ADDRESS bits 20..22).
+        address: 0x0003_0303 | (0b0111 << 20),
+        filter: LINEAR,
+        ..TextureDesc::default()
+    };
+    let capture = scene(unit, &texels, 0.5, 0.0);
+    for (name, image) in render("gamma_after_filtering", &capture) {
+        for x in 0..7 {
+            assert_eq!(
+                image.pixel(x, 3).unwrap(),
+                [55, 55, 55, 255],
+                "{name}: x {x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn alpha_kill_tests_the_alpha_before_its_bias() {
+    // Alpha 128 with ADDRESS's bias (bits 12..15 = 1): the filtered alpha 0.502 passes the
+    // kill, then the bias reads it as 0. A kill after the bias would discard every fragment.
+    let texels: Vec<u8> = (0..64).flat_map(|_| [128, 255, 0, 0]).collect();
+    let unit = TextureDesc {
+        format: 0x85 | 0x20,
+        address: 0x0003_0303 | (1 << 12),
+        filter: NEAREST,
+        control0: 4,
+        ..TextureDesc::default()
+    };
+    let capture = scene(unit, &texels, 0.0, 0.0);
+    for (name, image) in render("alpha_kill_before_bias", &capture) {
+        // R 255 biased: (255 - 128) / 127 = 1; alpha (128 - 128) / 127 = 0.
+        assert_eq!(image.pixel(3, 3).unwrap(), [255, 0, 0, 0], "{name}");
     }
 }

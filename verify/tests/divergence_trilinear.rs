@@ -6,8 +6,9 @@
 //! levels (LINEAR_MIPMAP_LINEAR, NEAREST_MIPMAP_LINEAR, the convolution filter) and some
 //! that pick one (LINEAR_MIPMAP_NEAREST), LOD biases and min/max LOD clamps, drawn on
 //! perspective quads whose level of detail sweeps across several levels, some of them with
-//! anisotropic filtering (x4, x16: several samples along the longer derivative). Both sides
-//! must choose levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
+//! anisotropic filtering (x4, x16: several samples along the longer derivative) and some
+//! reading sRGB texels (converted after filtering on both sides). Both sides must choose
+//! levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
 
 mod divergence_support;
 
@@ -314,7 +315,14 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
                 height: side,
                 depth: 1,
                 pitch,
-                address: if d % 3 == 2 { 0x0003_0303 } else { 0x0001_0101 },
+                // Every fifth draw (bar the edited ones) reads its texels as sRGB (ADDRESS
+                // gamma bits 20..22): the conversion follows the filter on both sides.
+                address: (if d % 3 == 2 { 0x0003_0303 } else { 0x0001_0101 })
+                    | if d % 5 == 1 && d != WRONG_DRAW && d != ANISO_DRAW {
+                        0b0111 << 20
+                    } else {
+                        0
+                    },
                 control0: (min_lod << 19) | (max_lod << 7) | (aniso << 4),
                 remap: 0x0000_AAE4,
                 filter,
@@ -470,6 +478,12 @@ fn the_builder_frame_uses_mipmapped_trilinear_textures() {
         anisotropic >= FLAT_DRAWS / 3,
         "{anisotropic} anisotropic draws"
     );
+    let srgb = f
+        .draws
+        .iter()
+        .filter(|d| d.textures[0].address.gamma != 0)
+        .count();
+    assert!(srgb >= 4, "{srgb} draws read sRGB texels");
     let volume = |d: &rsxtrace_capture::frame::Draw| {
         (d.textures[0].format.cubemap, d.textures[0].format.dimension)
     };

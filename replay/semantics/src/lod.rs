@@ -40,6 +40,7 @@
 //! and D3D).
 
 use crate::shadow::DepthCompare;
+use crate::texel::TexelConversions;
 use serde::Serialize;
 
 /// Filtering between levels (the mip part of the FILTER min field).
@@ -93,6 +94,9 @@ pub struct TextureLod {
     /// `scale.width *= f32(packed_pitch) / attributes.pitch`; not for DXT, the two-texel and
     /// HILO formats, unnormalised or cube units). `None` otherwise.
     pub narrow_pitch: Option<(u32, u32)>,
+    /// The gamma and bias conversions applied to the filtered texel
+    /// ([`crate::texel::TexelConversions`]; none for a shadow map).
+    pub post: TexelConversions,
 }
 
 impl Default for TextureLod {
@@ -109,6 +113,7 @@ impl Default for TextureLod {
             bx2: 0xF,
             aniso: 1,
             narrow_pitch: None,
+            post: TexelConversions::default(),
         }
     }
 }
@@ -199,7 +204,13 @@ impl TextureLod {
             bx2: 0xF,
             aniso: 1,
             narrow_pitch: None,
+            post: TexelConversions::default(),
         }
+    }
+
+    /// The same state with the conversions of its filtered texels.
+    pub fn with_post(self, post: TexelConversions) -> TextureLod {
+        TextureLod { post, ..self }
     }
 
     /// The same state with a narrowed linear texture's `(packed row bytes, pitch)`.

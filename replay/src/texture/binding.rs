@@ -8,9 +8,11 @@
 //! then: [`Strictness::Approximate`] (the GPU render) approximates them and says how in
 //! [`Converted::notes`]; [`Strictness::Exact`] (verify, where an approximation would show up as
 //! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
-//! - gamma or bias conversions (sRGB, `2x − 1`) under linear filtering: the conversions are
-//!   applied to each texel before upload, so the device filters converted texels (exact for
-//!   nearest filtering; signed channels the model also converts per texel, so they are exact);
+//!
+//! A fragment unit's texels are uploaded with the signed channels reinterpreted (the model
+//! filters in signed space too); the gamma and bias conversions the recompiled shader applies
+//! after filtering, as the model does (`TextureLod::post`, `rsxtrace_semantics::texel`). A
+//! vertex unit's texels carry every conversion its state has. The states:
 //! - the mirror-once wrap modes: sampled as clamp to edge;
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three): sampled as the nearest of those;
@@ -258,17 +260,18 @@ fn convert_image(
         strictness,
         notes: Vec::new(),
     };
+    // A fragment unit's texels: signed channels reinterpreted, gamma and bias left to the
+    // shader after filtering (`TextureLod::post`); a vertex unit's: every conversion.
     let conversions = options.conversions;
-    // Signed channels filter in signed space on both paths; gamma and bias the model applies
-    // after filtering.
-    if conversions.any_unsigned() && options.filters_linearly() {
-        d.differ(
-            "gamma or bias conversions under linear filtering".to_string(),
-            "gamma/bias conversions are applied before filtering".to_string(),
-        )?;
-    }
+    let upload = |t: [f32; 4]| {
+        if vertex {
+            conversions.apply(t)
+        } else {
+            conversions.apply_signed(t)
+        }
+    };
     // The border as the model samples it (`texture::border`), converted like the texels.
-    let border = conversions.apply(options.border);
+    let border = upload(options.border);
     let a = &texture.address;
     let raws = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw];
     let mut wrap = [WrapMode::ClampToEdge; 3];
@@ -348,7 +351,7 @@ fn convert_image(
                         && l.height == lh
                         && (dimension != TextureDimension::D3 || l.depth == ld) =>
                 {
-                    texels.extend(l.texels.iter().map(|t| conversions.apply(*t)));
+                    texels.extend(l.texels.iter().map(|t| upload(*t)));
                 }
                 _ => complete = false,
             }

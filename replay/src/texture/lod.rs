@@ -12,7 +12,7 @@ use super::decode::{remap_word, texel_format};
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
 use super::layout::packed_pitch;
-use super::remap::{Conversions, Remap};
+use super::remap::{Conversions, Remap, TexelConversions};
 use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
@@ -46,6 +46,35 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_bx2(bx2_channels(texture))
     .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
     .with_narrow_pitch(narrow_pitch(texture))
+    .with_post(if compare.is_some() {
+        // A shadow map's comparison is read without sign, gamma or bias.
+        TexelConversions::default()
+    } else {
+        post_filter_conversions(texture)
+    })
+}
+
+/// The gamma and bias conversions of `texture`'s filtered texels (`Conversions::new` from the
+/// unit's format, remap, signed, unsigned-remap and gamma fields, as the interpreter's sampler
+/// applies them). A disabled unit or an unknown format converts nothing (RPCS3's null
+/// texture).
+pub fn post_filter_conversions(texture: &Texture) -> TexelConversions {
+    if !texture.control0.enabled {
+        return TexelConversions::default();
+    }
+    let Ok(format) = texel_format(0, texture) else {
+        return TexelConversions::default();
+    };
+    let remap = Remap::decode(remap_word(texture), format);
+    let a = &texture.address;
+    Conversions::new(
+        format,
+        &remap,
+        texture.filter.argb_signed,
+        a.unsigned_remap,
+        a.gamma,
+    )
+    .post_filter()
 }
 
 /// `(packed row bytes, pitch)` of a linear unit whose CONTROL3 pitch is non-zero and narrower

@@ -38,6 +38,7 @@
 //! Channels forced to ZERO or ONE are never converted.
 
 use super::format::TexelFormat;
+pub use rsxtrace_semantics::texel::{biased, srgb_to_linear, TexelConversions};
 
 /// A decoded remap: selectors and modes in A, R, G, B order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,6 +254,21 @@ impl Conversions {
         .apply(v)
     }
 
+    /// The gamma and bias conversions as the shared rule takes them
+    /// (`rsxtrace_semantics::texel`, which the recompiled shader applies after filtering).
+    pub fn post_filter(&self) -> TexelConversions {
+        let mask = |m: [bool; 4]| {
+            m.iter()
+                .enumerate()
+                .fold(0u8, |acc, (c, &on)| acc | u8::from(on) << c)
+        };
+        TexelConversions {
+            gamma: mask(self.gamma),
+            bias: mask(self.expand),
+            wide: self.wide,
+        }
+    }
+
     /// Apply every conversion to one texel.
     pub fn apply(&self, mut v: [f32; 4]) -> [f32; 4] {
         // The stored range of a channel, its sign bit's value and its signed maximum.
@@ -268,19 +284,10 @@ impl Conversions {
             } else if self.gamma[i] {
                 *x = srgb_to_linear(*x);
             } else if self.expand[i] {
-                *x = ((*x * max + 0.5).floor() - sign) / smax;
+                *x = biased(*x, self.wide);
             }
         }
         v
-    }
-}
-
-/// The sRGB transfer function inverse (IEC 61966-2-1).
-pub fn srgb_to_linear(x: f32) -> f32 {
-    if x <= 0.04045 {
-        x / 12.92
-    } else {
-        ((x + 0.055) / 1.055).powf(2.4)
     }
 }
 

@@ -82,12 +82,4 @@ impl UnitOptions {
             },
         }
     }
-
-    /// Some filter blends texels (min, mag or mip linear): then a conversion applied before
-    /// filtering differs from one applied after it.
-    pub fn filters_linearly(&self) -> bool {
-        self.min == TexelFilter::Linear
-            || self.mag == TexelFilter::Linear
-            || self.mip == MipFilter::Linear
-    }
 }

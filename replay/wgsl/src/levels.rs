@@ -21,6 +21,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         bx2,
         aniso,
         narrow_pitch,
+        post,
     } = *l;
     out.extend_from_slice(&bias.to_le_bytes());
     out.extend_from_slice(&min_lod.to_le_bytes());
@@ -42,6 +43,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         }
         None => out.push(0),
     }
+    out.extend_from_slice(&[post.gamma, post.bias, u8::from(post.wide)]);
 }
 
 /// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the

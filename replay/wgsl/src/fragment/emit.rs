@@ -511,22 +511,35 @@ impl<'a> Emitter<'a> {
                 self.line(&format!("killed = killed || (act && t.a < {below:?});"));
             }
         }
+        // The gamma and bias conversions of the filtered texel, after the alpha kill
+        // (`rsxtrace_semantics::texel`, as the interpreter's sampler applies them).
+        let mask = |m: u8| {
+            let on = |c: u8| if m >> c & 1 != 0 { "true" } else { "false" };
+            format!("vec4<bool>({}, {}, {}, {})", on(0), on(1), on(2), on(3))
+        };
+        let post = unit.post;
+        if post.any() {
+            self.line(&format!(
+                "let tc = rsx_texel_convert(t, {}, {}, {});",
+                mask(post.gamma),
+                mask(post.bias),
+                post.wide
+            ));
+        } else {
+            self.line("let tc = t;");
+        }
         let bx2 = unit.bx2 & 0xF;
         if insn.exp_tex && bx2 == 0xF {
             // bx2: 2x − 1 (B.4).
-            self.line("let v = 2.0 * t - vec4<f32>(1.0);");
+            self.line("let v = 2.0 * tc - vec4<f32>(1.0);");
         } else if insn.exp_tex && bx2 != 0 {
             // bx2 on the unit's expandable channels only (`TextureLod::bx2`).
-            let on = |c: u8| if bx2 >> c & 1 != 0 { "true" } else { "false" };
             self.line(&format!(
-                "let v = select(t, 2.0 * t - vec4<f32>(1.0), vec4<bool>({}, {}, {}, {}));",
-                on(0),
-                on(1),
-                on(2),
-                on(3)
+                "let v = select(tc, 2.0 * tc - vec4<f32>(1.0), {});",
+                mask(bx2)
             ));
         } else {
-            self.line("let v = t;");
+            self.line("let v = tc;");
         }
     }
 
