@@ -227,10 +227,23 @@ fn bx2_expands_an_argb8_texel_but_not_a_float_one() {
     };
     let argb_40: Vec<u8> = (0..64).flat_map(|_| [0xFF, 0x40, 0x00, 0x00]).collect();
     let float: Vec<u8> = (0..64).flat_map(|_| 0.75f32.to_be_bytes()).collect();
+    // The expansion replaces the unit's gamma and bias (RPCS3 `_enable_texture_expand` erases
+    // the gamma flags and expands a biased channel by 2x − 1): 0xC0 still reads 129, where
+    // sRGB first would give 2 · 0.527 − 1 (byte 14) and the bias first 2 · 0.504 − 1 (2).
+    let srgb = TextureDesc {
+        address: 0x0003_0303 | (0b0111 << 20),
+        ..unit(0x85)
+    };
+    let biased = TextureDesc {
+        address: 0x0003_0303 | (1 << 12),
+        ..unit(0x85)
+    };
     for (name, texture, texels, red) in [
-        ("bx2_argb8", unit(0x85), argb, 129),
+        ("bx2_argb8", unit(0x85), argb.clone(), 129),
         ("bx2_x32", unit(0x9C), float, 191),
         ("bx2_signed_r", signed_r, argb_40, 128),
+        ("bx2_srgb", srgb, argb.clone(), 129),
+        ("bx2_biased", biased, argb, 129),
     ] {
         let capture = scene_with(&program, texture, &texels, 0.0, 0.0);
         for (r, image) in render(name, &capture) {

@@ -49,6 +49,15 @@ pub trait Sampler: Sync {
     fn bx2_channels(&self, _unit: u8) -> u8 {
         0xF
     }
+
+    /// As [`sample_killing`](Self::sample_killing) for a TEX with the bx2 modifier: on a unit
+    /// that expands ([`bx2_channels`](Self::bx2_channels) not 0) the filtered texel comes
+    /// without its gamma and bias conversions, which the expansion replaces (RPCS3
+    /// `_enable_texture_expand` erases the gamma flags and turns the bias into `2x − 1`); the
+    /// caller expands. A sampler that knows no unit state samples as `sample_killing`.
+    fn sample_for_bx2(&self, unit: u8, request: &SampleRequest) -> ([f32; 4], bool) {
+        self.sample_killing(unit, request)
+    }
 }
 
 /// A sampler for programs that sample nothing: every unit returns (0, 0, 0, 0).

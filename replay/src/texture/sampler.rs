@@ -230,9 +230,17 @@ impl UnitSampler {
     /// the filtered texel's alpha before the gamma and bias conversions (a signed alpha read
     /// signed) is below [`ALPHA_KILL_BELOW`] (`rsxtrace_semantics::shadow`).
     pub fn sample_killing(&self, req: &SampleRequest) -> ([f32; 4], bool) {
+        let (value, killed) = self.sample_unconverted(req);
+        (self.convert(value), killed)
+    }
+
+    /// As [`sample_killing`](Self::sample_killing) without the gamma and bias conversions
+    /// (what a TEX with bx2 expands on a unit that expands; the signed channels were
+    /// reinterpreted per texel).
+    pub fn sample_unconverted(&self, req: &SampleRequest) -> ([f32; 4], bool) {
         let value = self.filtered(req);
         let killed = self.lod.alpha_kill && value[3] < ALPHA_KILL_BELOW;
-        (self.convert(value), killed)
+        (value, killed)
     }
 
     fn filter_at(
@@ -451,5 +459,13 @@ impl Sampler for CaptureSampler {
     /// A unit without a texture samples (0, 0, 0, 0) unexpanded.
     fn bx2_channels(&self, unit: u8) -> u8 {
         self.unit(unit).map_or(0, |u| u.lod().bx2)
+    }
+
+    fn sample_for_bx2(&self, unit: u8, request: &SampleRequest) -> ([f32; 4], bool) {
+        match self.unit(unit) {
+            Some(u) if u.lod().bx2 != 0 => u.sample_unconverted(request),
+            Some(u) => u.sample_killing(request),
+            None => ([0.0; 4], false),
+        }
     }
 }

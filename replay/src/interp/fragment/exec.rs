@@ -724,8 +724,13 @@ impl<'a, T: Real> Engine<'a, T> {
                     ddy: map4(dy[l], T::to_f32),
                     lod,
                 };
-                // A unit's alpha kill discards the lane as KIL does (rsxtrace_semantics::shadow).
-                let (texel, kill) = self.sampler.sample_killing(op.texture_unit, &request);
+                // A unit's alpha kill discards the lane as KIL does (rsxtrace_semantics::shadow);
+                // bx2 expands the texel before its gamma and bias (`Sampler::sample_for_bx2`).
+                let (texel, kill) = if op.exp_tex {
+                    self.sampler.sample_for_bx2(op.texture_unit, &request)
+                } else {
+                    self.sampler.sample_killing(op.texture_unit, &request)
+                };
                 if kill {
                     self.killed |= 1 << (q * 4 + l);
                 }

@@ -512,13 +512,16 @@ impl<'a> Emitter<'a> {
             }
         }
         // The gamma and bias conversions of the filtered texel, after the alpha kill
-        // (`rsxtrace_semantics::texel`, as the interpreter's sampler applies them).
+        // (`rsxtrace_semantics::texel`, as the interpreter's sampler applies them), unless a
+        // bx2 expansion replaces them (RPCS3 `_enable_texture_expand` erases the gamma flags
+        // and turns the bias into `2x − 1`; `Sampler::sample_for_bx2`).
         let mask = |m: u8| {
             let on = |c: u8| if m >> c & 1 != 0 { "true" } else { "false" };
             format!("vec4<bool>({}, {}, {}, {})", on(0), on(1), on(2), on(3))
         };
+        let bx2 = unit.bx2 & 0xF;
         let post = unit.post;
-        if post.any() {
+        if post.any() && !(insn.exp_tex && bx2 != 0) {
             self.line(&format!(
                 "let tc = rsx_texel_convert(t, {}, {}, {});",
                 mask(post.gamma),
@@ -528,7 +531,6 @@ impl<'a> Emitter<'a> {
         } else {
             self.line("let tc = t;");
         }
-        let bx2 = unit.bx2 & 0xF;
         if insn.exp_tex && bx2 == 0xF {
             // bx2: 2x − 1 (B.4).
             self.line("let v = 2.0 * tc - vec4<f32>(1.0);");
