@@ -38,6 +38,9 @@ pub struct UnitSampler {
     lod: TextureLod,
     border: [f32; 4],
     unnormalized: bool,
+    /// What s is multiplied by on a linear texture narrowed to its pitch
+    /// (`TextureLod::s_scale`), worked out once.
+    s_scale: Option<f32>,
     conversions: Conversions,
 }
 
@@ -76,6 +79,7 @@ impl UnitSampler {
             lod: o.lod,
             border: o.border,
             unnormalized: o.unnormalized,
+            s_scale: o.lod.narrow_pitch.map(|_| o.lod.s_scale()),
             conversions: o.conversions,
         })
     }
@@ -133,23 +137,26 @@ impl UnitSampler {
         let size = [base.width as f32, base.height as f32, base.depth as f32];
         let mut coord = coord;
         // A linear texture narrowed to its pitch: s still spans the register's width
-        // (`TextureLod::narrow_pitch`; 1 otherwise, and for cube maps, which it never marks).
-        let s_scale = self.lod.s_scale();
+        // (`TextureLod::narrow_pitch`; never a cube map).
+        let s_scale = self.s_scale;
         // Derivatives in normalised units of the sampled axes.
         let norm = |d: [f32; 4]| -> [f32; 3] {
             let mut d = if dim == Dimension::Cube {
                 axes_of.project(d)
             } else {
-                [d[0] * s_scale, d[1], d[2]]
+                [d[0], d[1], d[2]]
             };
+            if let Some(k) = s_scale {
+                d[0] *= k;
+            }
             if self.unnormalized {
                 d[0] /= size[0];
                 d[1] /= size[1];
             }
             d
         };
-        if dim != Dimension::Cube {
-            coord[0] *= s_scale;
+        if let Some(k) = s_scale {
+            coord[0] *= k;
         }
         if self.unnormalized {
             coord[0] /= size[0];
