@@ -755,6 +755,43 @@ mod tests {
         );
     }
 
+    /// A scaled image from an A8R8G8B8 source at `src_offset` (pitch 16, `in_size` texels,
+    /// corner origin unless changed) to a same-size NV3062 A8R8G8B8 surface at 0x200 (pitch
+    /// 16), 1:1 ZOH unless changed.
+    fn scaled_to_0x200(src_offset: u32, in_size: (u16, u16)) -> ScaledImage {
+        ScaledImage {
+            src: Location::Local,
+            src_offset,
+            src_pitch: 16,
+            src_format: SourceFormat::A8R8G8B8,
+            in_size,
+            in_point: (0.0, 0.0),
+            origin: Origin::Corner,
+            interpolator: Interpolator::Zoh,
+            clip: (0, 0, in_size.0, in_size.1),
+            out: (0, 0, in_size.0, in_size.1),
+            step: (1.0, 1.0),
+            destination: ContextSurface::Surface2d {
+                location: Location::Local,
+                offset: 0x200,
+                pitch: 16,
+            },
+            dst_format: DestinationFormat::A8R8G8B8,
+            conversion: 1,
+        }
+    }
+
+    /// Apply `s` (which must leave no note) and read the first byte of each of the `pixels`
+    /// destination pixels at 0x200.
+    fn first_bytes(s: ScaledImage, surfaces: &mut SurfaceMemory, pixels: u32) -> Vec<u8> {
+        let notes = apply_transfer(&Transfer::Scaled(s), surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        let d = surfaces
+            .read_rendered(Location::Local, 0x200, pixels * 4)
+            .unwrap();
+        d.chunks(4).map(|p| p[0]).collect()
+    }
+
     /// A 1:1 ZOH scaled image of a 4×1 A8R8G8B8 row (texel k = bytes [k; 4]) at 0x100 into a
     /// 4×1 NV3062 surface at 0x200; the destination bytes' first byte per pixel.
     fn row_copy(origin: Origin, in_point: f64) -> Vec<u8> {
@@ -766,29 +803,11 @@ mod tests {
             *b = (i / 4) as u8;
         }
         let s = ScaledImage {
-            src: Location::Local,
-            src_offset: 0x100,
-            src_pitch: 16,
-            src_format: SourceFormat::A8R8G8B8,
-            in_size: (4, 1),
             in_point: (in_point, 0.0),
             origin,
-            interpolator: Interpolator::Zoh,
-            clip: (0, 0, 4, 1),
-            out: (0, 0, 4, 1),
-            step: (1.0, 1.0),
-            destination: ContextSurface::Surface2d {
-                location: Location::Local,
-                offset: 0x200,
-                pitch: 16,
-            },
-            dst_format: DestinationFormat::A8R8G8B8,
-            conversion: 1,
+            ..scaled_to_0x200(0x100, (4, 1))
         };
-        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
-        assert!(notes.is_empty(), "{notes:?}");
-        let d = surfaces.read_rendered(Location::Local, 0x200, 16).unwrap();
-        d.chunks(4).map(|p| p[0]).collect()
+        first_bytes(s, &mut surfaces, 4)
     }
 
     #[test]
@@ -823,29 +842,12 @@ mod tests {
             };
         }
         let s = ScaledImage {
-            src: Location::Local,
-            src_offset: 0x140,
-            src_pitch: 16,
-            src_format: SourceFormat::A8R8G8B8,
-            in_size: (4, 2),
             in_point: point,
-            origin: Origin::Corner,
             interpolator,
-            clip: (0, 0, 4, 2),
-            out: (0, 0, 4, 2),
             step,
-            destination: ContextSurface::Surface2d {
-                location: Location::Local,
-                offset: 0x200,
-                pitch: 16,
-            },
-            dst_format: DestinationFormat::A8R8G8B8,
-            conversion: 1,
+            ..scaled_to_0x200(0x140, (4, 2))
         };
-        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
-        assert!(notes.is_empty(), "{notes:?}");
-        let d = surfaces.read_rendered(Location::Local, 0x200, 32).unwrap();
-        d.chunks(4).map(|p| p[0]).collect()
+        first_bytes(s, &mut surfaces, 8)
     }
 
     #[test]
@@ -923,24 +925,11 @@ mod tests {
         for (offset, pitch, rows) in [(0u32, 16u32, 3u16), (0x1000_0000, 0xFFFF, u16::MAX)] {
             let mut surfaces = SurfaceMemory::new();
             let s = ScaledImage {
-                src: Location::Local,
-                src_offset: offset,
                 src_pitch: pitch,
-                src_format: SourceFormat::A8R8G8B8,
                 in_size: (4, rows),
-                in_point: (0.0, 0.0),
-                origin: Origin::Corner,
                 interpolator: Interpolator::Foh,
-                clip: (0, 0, 4, 2),
-                out: (0, 0, 4, 2),
                 step: (-1.0, -1.0),
-                destination: ContextSurface::Surface2d {
-                    location: Location::Local,
-                    offset: 0x200,
-                    pitch: 16,
-                },
-                dst_format: DestinationFormat::A8R8G8B8,
-                conversion: 1,
+                ..scaled_to_0x200(offset, (4, 2))
             };
             let e = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &NoMemory);
             assert!(e.len() == 1 && e[0].contains("skipped"), "{e:?}");
