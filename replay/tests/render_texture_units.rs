@@ -8,7 +8,9 @@
 //! - TEX with bx2 expands (2x − 1) a biased format's channels, not a float format's (RPCS3
 //!   `_enable_texture_expand`, `get_format_features`);
 //! - gamma (sRGB) and bias convert the filtered texel, after a linear filter has blended the
-//!   stored values and after the alpha kill has tested them (`rsxtrace_semantics::texel`).
+//!   stored values and after the alpha kill has tested them (`rsxtrace_semantics::texel`);
+//! - the mirror-once wrap modes read texel `−1 − i` for `i < 0`, filters included, then clamp
+//!   or read the border (`TextureLod::mirror_once`).
 
 mod gpu_support;
 
@@ -298,5 +300,54 @@ fn alpha_kill_tests_the_alpha_before_its_bias() {
     for (name, image) in render("alpha_kill_before_bias", &capture) {
         // R 255 biased: (255 - 128) / 127 = 1; alpha (128 - 128) / 127 = 0.
         assert_eq!(image.pixel(3, 3).unwrap(), [255, 0, 0, 0], "{name}");
+    }
+}
+
+#[test]
+fn mirror_once_reflects_negative_coordinates_under_a_linear_filter() {
+    // Column k holds red 30k. s = (x + ½ + shift) / 8: pixel x reads at u = x + ½ + shift
+    // texels, blending texels ⌊u − ½⌋ and the next, each mirrored once (i < 0 reads −1 − i):
+    // with shift −4.25 pixel 0 blends texels −5 and −4 (4 and 3) with weights ¼ and ¾: 97.5.
+    // Past the last column (shift 4.25), mode 6 clamps to the edge and mode 7 reads the
+    // border (opaque black).
+    let texels: Vec<u8> = (0..64u32)
+        .flat_map(|i| [255, (i % 8 * 30) as u8, 0, 0])
+        .collect();
+    // The filtered red at u texels (bilinear: texels ⌊u − ½⌋ and the next).
+    let red_at = |u: f64, border: bool| -> f64 {
+        let a = u - 0.5;
+        let i = a.floor() as i64;
+        let w = a - a.floor();
+        let texel = |i: i64| {
+            let m = if i < 0 { -1 - i } else { i };
+            match (m, border) {
+                (m, true) if m > 7 => 0.0,
+                (m, _) => f64::from(m.min(7) as u32 * 30),
+            }
+        };
+        texel(i) * (1.0 - w) + texel(i + 1) * w
+    };
+    for (wrap, border) in [(6u32, false), (7, true)] {
+        let unit = TextureDesc {
+            format: 0x85 | 0x20,
+            address: wrap | (3 << 8) | (3 << 16),
+            filter: LINEAR,
+            border_color: 0xFF00_0000,
+            ..TextureDesc::default()
+        };
+        for (shift, name) in [(-4.25f32, "left"), (4.25, "right")] {
+            let capture = scene(unit, &texels, shift, 0.0);
+            for (r, image) in render(&format!("mirror_once_{wrap}_{name}"), &capture) {
+                for x in 0..8 {
+                    let u = f64::from(x) + 0.5 + f64::from(shift);
+                    let want = red_at(u, border).round() as u8;
+                    let got = image.pixel(x, 3).unwrap()[0];
+                    assert!(
+                        got.abs_diff(want) <= 1,
+                        "{r}, wrap {wrap}, shift {shift}: pixel {x} red {got}, want {want}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -97,6 +97,12 @@ pub struct TextureLod {
     /// The gamma and bias conversions applied to the filtered texel
     /// ([`crate::texel::TexelConversions`]; none for a shadow map).
     pub post: TexelConversions,
+    /// The axes (bit 0 s, 1 t, 2 r) whose ADDRESS wrap mode mirrors once about 0 (modes 6, 7
+    /// and 8; not cube maps): texel `i < 0` reads texel `−1 − i`, then the mode clamps or
+    /// reads the border. Reflecting the coordinate (`|u|`) before the device clamps is the
+    /// same rule, filters included (texel `i` and weight `w` become `−1 − i` and `w`), so
+    /// the recompiled shader takes each sample's coordinate's magnitude on these axes.
+    pub mirror_once: u8,
 }
 
 impl Default for TextureLod {
@@ -114,6 +120,7 @@ impl Default for TextureLod {
             aniso: 1,
             narrow_pitch: None,
             post: TexelConversions::default(),
+            mirror_once: 0,
         }
     }
 }
@@ -205,6 +212,15 @@ impl TextureLod {
             aniso: 1,
             narrow_pitch: None,
             post: TexelConversions::default(),
+            mirror_once: 0,
+        }
+    }
+
+    /// The same state with the axes that mirror once (bit 0 s, 1 t, 2 r).
+    pub fn with_mirror_once(self, mirror_once: u8) -> TextureLod {
+        TextureLod {
+            mirror_once,
+            ..self
         }
     }
 

@@ -13,7 +13,8 @@
 //! filters in signed space too); the gamma and bias conversions the recompiled shader applies
 //! after filtering, as the model does (`TextureLod::post`, `rsxtrace_semantics::texel`). A
 //! vertex unit's texels carry every conversion its state has. The states:
-//! - the mirror-once wrap modes: sampled as clamp to edge;
+//! - the mirror-once wrap modes of a vertex unit: sampled as clamp to edge (a fragment unit's
+//!   are exact: the shader reflects the coordinate, `TextureLod::mirror_once`);
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three): sampled as the nearest of those;
 //! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded;
@@ -162,10 +163,14 @@ pub fn null_binding(dimension: TextureDimension) -> TextureBinding {
     }
 }
 
+/// The device wrap mode of `wrap`. A fragment unit's mirror-once modes are the clamp after
+/// the reflection the recompiled shader makes (`TextureLod::mirror_once`); a vertex unit has
+/// no such reflection.
 fn wrap_mode(
     wrap: Wrap,
     raw: u32,
     border: [f32; 4],
+    vertex: bool,
     d: &mut Deviations,
 ) -> Result<WrapMode, BindingError> {
     Ok(match wrap {
@@ -173,6 +178,8 @@ fn wrap_mode(
         Wrap::Mirror => WrapMode::MirrorRepeat,
         Wrap::ClampToEdge | Wrap::Clamp => WrapMode::ClampToEdge,
         Wrap::Border => WrapMode::ClampToBorder(nearest_border(border, d)?),
+        Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceClamp if !vertex => WrapMode::ClampToEdge,
+        Wrap::MirrorOnceBorder if !vertex => WrapMode::ClampToBorder(nearest_border(border, d)?),
         Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceBorder | Wrap::MirrorOnceClamp => {
             d.differ(
                 format!("wrap mode {raw} (mirror once) has no device equivalent"),
@@ -276,7 +283,7 @@ fn convert_image(
     let raws = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw];
     let mut wrap = [WrapMode::ClampToEdge; 3];
     for ((mode, w), raw) in wrap.iter_mut().zip(options.wrap).zip(raws) {
-        *mode = wrap_mode(w, raw, border, &mut d)?;
+        *mode = wrap_mode(w, raw, border, vertex, &mut d)?;
     }
     let mip = if image.levels <= 1 {
         MipFilter::None
@@ -415,7 +422,8 @@ mod tests {
             Ok(BorderColor::OpaqueWhite)
         );
         assert_eq!(d.notes.len(), 1);
-        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), raw, [0.0; 4], &mut d);
+        // A vertex unit's mirror-once mode is approximated (noted) as clamp to edge.
+        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), raw, [0.0; 4], true, &mut d);
         assert_eq!(w(2), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(5), Ok(WrapMode::ClampToEdge));
         assert_eq!(w(6), Ok(WrapMode::ClampToEdge));
@@ -428,7 +436,7 @@ mod tests {
         // 5 clamp, 6..8 mirror once.
         let mut d = deviations(Strictness::Exact);
         let black = [0.0, 0.0, 0.0, 1.0];
-        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), raw, border, &mut d);
+        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), raw, border, false, &mut d);
         assert_eq!(w(1, black), Ok(WrapMode::Repeat));
         assert_eq!(w(2, black), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(3, black), Ok(WrapMode::ClampToEdge));
@@ -442,7 +450,16 @@ mod tests {
         };
         assert!(refused(w(4, [0.5, 0.0, 0.0, 1.0])).contains("border colour"));
         assert!(refused(w(4, [f32::NAN, 0.0, 0.0, 1.0])).contains("border colour"));
-        assert!(refused(w(6, black)).contains("mirror once"));
+        // A fragment unit's mirror-once modes are the clamp after the shader's reflection; a
+        // vertex unit's have no device equivalent.
+        assert_eq!(w(6, black), Ok(WrapMode::ClampToEdge));
+        assert_eq!(w(8, black), Ok(WrapMode::ClampToEdge));
+        assert_eq!(
+            w(7, black),
+            Ok(WrapMode::ClampToBorder(BorderColor::OpaqueBlack))
+        );
         assert!(d.notes.is_empty());
+        let vertex = wrap_mode(Wrap::from_raw(6), 6, black, true, &mut d);
+        assert!(refused(vertex).contains("mirror once"));
     }
 }

@@ -13,6 +13,7 @@ use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
 use super::layout::packed_pitch;
 use super::remap::{Conversions, Remap, TexelConversions};
+use super::wrap::Wrap;
 use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
@@ -46,6 +47,7 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_bx2(bx2_channels(texture))
     .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
     .with_narrow_pitch(narrow_pitch(texture))
+    .with_mirror_once(mirror_once_axes(texture))
     .with_post(if compare.is_some() {
         // A shadow map's comparison is read without sign, gamma or bias.
         TexelConversions::default()
@@ -94,6 +96,20 @@ pub fn narrow_pitch(texture: &Texture) -> Option<(u32, u32)> {
     let packed = packed_pitch(format, u32::from(texture.width), f.border_type == 0);
     let packed = u32::try_from(packed).ok()?;
     (texture.pitch < packed).then_some((packed, texture.pitch))
+}
+
+/// The axes (bit 0 s, 1 t, 2 r) of `texture` whose wrap mode mirrors once
+/// ([`TextureLod::mirror_once`]); none on a cube map, which clamps per face.
+pub fn mirror_once_axes(texture: &Texture) -> u8 {
+    if texture.format.cubemap {
+        return 0;
+    }
+    let a = &texture.address;
+    [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw]
+        .iter()
+        .enumerate()
+        .filter(|(_, raw)| Wrap::from_raw(**raw).mirrors_once())
+        .fold(0, |mask, (k, _)| mask | 1 << k)
 }
 
 /// The most samples of anisotropic filtering CONTROL0's max anisotropy field allows

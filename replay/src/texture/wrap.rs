@@ -44,6 +44,14 @@ impl Wrap {
         }
     }
 
+    /// Whether the mode mirrors once about 0 (6, 7 and 8).
+    pub fn mirrors_once(self) -> bool {
+        matches!(
+            self,
+            Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceBorder | Wrap::MirrorOnceClamp
+        )
+    }
+
     /// The texel index for integer coordinate `i` in a dimension of `size` texels, or `None`
     /// for the border colour. `i` must lie in `-2^40..2^40` (callers clamp), `size >= 1`.
     #[inline]

@@ -22,6 +22,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         aniso,
         narrow_pitch,
         post,
+        mirror_once,
     } = *l;
     out.extend_from_slice(&bias.to_le_bytes());
     out.extend_from_slice(&min_lod.to_le_bytes());
@@ -43,7 +44,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         }
         None => out.push(0),
     }
-    out.extend_from_slice(&[post.gamma, post.bias, u8::from(post.wide)]);
+    out.extend_from_slice(&[post.gamma, post.bias, u8::from(post.wide), mirror_once]);
 }
 
 /// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the

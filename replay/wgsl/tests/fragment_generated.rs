@@ -340,6 +340,39 @@ fn units_narrowed_to_their_pitch_scale_s_and_validate() {
     }
 }
 
+#[test]
+fn mirror_once_units_reflect_their_coordinates_and_validate() {
+    // Every texture opcode on units that mirror once on every axis (`TextureLod::mirror_once`),
+    // each dimension, with and without a depth comparison on 2D units.
+    use rsxtrace_semantics::lod::{MipFilter, TextureLod};
+    use rsxtrace_semantics::shadow::DepthCompare;
+    let program = every_opcode_program();
+    for dim in [
+        TextureDim::D1,
+        TextureDim::D2,
+        TextureDim::D3,
+        TextureDim::Cube,
+    ] {
+        for compare in [None, DepthCompare::of_unit(1, false, true, true)] {
+            let lod = TextureLod::from_values(0.0, 0.0, 12.0, MipFilter::Linear)
+                .with_sampling(compare, false)
+                .with_mirror_once(0b111);
+            let mut options = FragmentTranslateOptions {
+                texture_dims: [dim; 16],
+                ..FragmentTranslateOptions::with_control(0x40)
+            };
+            options.texture_lod = [lod; 16];
+            let m = translate(&program, &options).unwrap_or_else(|e| panic!("{e}"));
+            // A cube map's direction is never reflected (it clamps per face).
+            assert_eq!(
+                m.source.contains("abs(c."),
+                dim != TextureDim::Cube,
+                "{dim:?} {compare:?}"
+            );
+        }
+    }
+}
+
 fn one(insn: FragmentInstruction) -> String {
     let mut insn = insn;
     insn.end = true;

@@ -497,7 +497,8 @@ impl<'a> Emitter<'a> {
         if dim == TextureDim::D1 {
             // WebGPU 1D textures have one level and no Level/Bias/Grad sampling: the host
             // sampler chooses between the mag and min filters (ABI.md "Textures").
-            self.line(&format!("let t = textureSample({t}, c.x);"));
+            let s = mirrored("c.x", unit_state(self.opts, u).mirror_once, 1, 1);
+            self.line(&format!("let t = textureSample({t}, {s});"));
         } else {
             self.texture_levels(op, u, dim, lod);
         }
@@ -611,9 +612,25 @@ impl<'a> Emitter<'a> {
         };
         let (tex, smp) = (format!("rsx_tex{u}"), format!("rsx_smp{u}"));
         let compare = state.compare.filter(|_| dim == TextureDim::D2);
-        let sample = |coord: &str, out: &str| match compare {
-            Some(cmp) => crate::levels::compare_chosen(&tex, &smp, coord, &state, cmp, out),
-            None => crate::levels::sample_chosen(&tex, &smp, coord, &state, out),
+        // Each sample's coordinate, its magnitude taken on the mirror-once axes
+        // (`TextureLod::mirror_once`; a shadow map's third component is its reference).
+        let (width, axes) = match (dim, compare) {
+            (TextureDim::D2, None) => (2, 2),
+            (TextureDim::D2, Some(_)) => (3, 2),
+            _ => (3, 3),
+        };
+        // A cube map clamps per face: its direction is never reflected.
+        let mirror = if dim == TextureDim::Cube {
+            0
+        } else {
+            state.mirror_once
+        };
+        let sample = |coord: &str, out: &str| {
+            let coord = mirrored(coord, mirror, width, axes);
+            match compare {
+                Some(cmp) => crate::levels::compare_chosen(&tex, &smp, &coord, &state, cmp, out),
+                None => crate::levels::sample_chosen(&tex, &smp, &coord, &state, out),
+            }
         };
         self.line(&crate::levels::choose_levels(&tex, &lambda, &state));
         if !spread {
@@ -750,6 +767,31 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// Unit `u`'s state for the shared rules.
+fn unit_state(opts: &FragmentTranslateOptions, u: u8) -> rsxtrace_semantics::lod::TextureLod {
+    opts.texture_lod[usize::from(u & 15)]
+}
+
+/// `coord`, a WGSL expression of `width` components (1: a scalar), with the magnitude of its
+/// first `axes` components taken where `mask` (bit 0 s, 1 t, 2 r) mirrors once.
+fn mirrored(coord: &str, mask: u8, width: usize, axes: usize) -> String {
+    let on: Vec<bool> = (0..width).map(|k| k < axes && mask >> k & 1 != 0).collect();
+    if !on.contains(&true) {
+        return coord.to_string();
+    }
+    if width == 1 {
+        return format!("abs({coord})");
+    }
+    let flags: Vec<&str> = on
+        .iter()
+        .map(|&b| if b { "true" } else { "false" })
+        .collect();
+    format!(
+        "select({coord}, abs({coord}), vec{width}<bool>({}))",
+        flags.join(", ")
+    )
 }
 
 /// What unit `u`'s s is multiplied by when its linear texture is narrowed to its pitch
