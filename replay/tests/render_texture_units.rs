@@ -10,7 +10,9 @@
 //! - gamma (sRGB) and bias convert the filtered texel, after a linear filter has blended the
 //!   stored values and after the alpha kill has tested them (`rsxtrace_semantics::texel`);
 //! - the mirror-once wrap modes read texel `−1 − i` for `i < 0`, filters included, then clamp
-//!   or read the border (`TextureLod::mirror_once`).
+//!   or read the border (`TextureLod::mirror_once`);
+//! - a 1D unit reads s alone and chooses its levels by the shared LOD rule, mip levels
+//!   included (the GPU binds it as a 2D texture one texel high).
 
 mod gpu_support;
 
@@ -347,6 +349,62 @@ fn mirror_once_reflects_negative_coordinates_under_a_linear_filter() {
                         "{r}, wrap {wrap}, shift {shift}: pixel {x} red {got}, want {want}"
                     );
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_mipmapped_1d_unit_reads_s_alone_at_the_rules_level() {
+    // An 8-texel 1D A8R8G8B8 texture (linear, pitch 32) with 4 levels: level 0 column k red
+    // 30k, level 1 column k red 200 + k. s = (x + ½) / 8 (one texel a pixel: lambda 0) and
+    // LOD bias +1 with NEAREST_MIPMAP_NEAREST: level 1, column ⌊s · 4⌋ = ⌊x / 2⌋, whatever t.
+    let mut texels = vec![0u8; 128];
+    for k in 0..8 {
+        texels[k * 4..k * 4 + 4].copy_from_slice(&[255, (k * 30) as u8, 0, 0]);
+    }
+    for k in 0..4 {
+        texels[32 + k * 4..32 + k * 4 + 4].copy_from_slice(&[255, 200 + k as u8, 0, 0]);
+    }
+    let mut b = pixel_scene("texture_1d.rrc", W, 2);
+    b.clear_surface(0xF0, CLEAR, 0);
+    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+        .unwrap();
+    b.put_memory(Location::Local, TEXELS, &texels).unwrap();
+    b.set_texture(
+        0,
+        &TextureDesc {
+            offset: TEXELS,
+            format: 0x85 | 0x20,
+            dimension: 1,
+            mipmaps: 4,
+            width: 8,
+            height: 1,
+            pitch: 32,
+            byte_size: 128,
+            // Border on t: a 1D unit never reads it.
+            address: 0x0003_0403,
+            control0: (12 << 8) << 7,
+            // Bias +1.0 (256 in 4.8), min NEAREST_MIPMAP_NEAREST (3), mag NEAREST (1).
+            filter: 256 | (3 << 16) | (1 << 24),
+            ..TextureDesc::default()
+        },
+    )
+    .unwrap();
+    let vertices = corners([0.0, 0.0, 8.0, 8.0]).map(|(x, y)| {
+        [
+            [x, y, 0.5, 1.0],
+            [1.0; 4],
+            [x / 8.0, y * 3.0 - 5.0, 0.0, 1.0],
+        ]
+    });
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    let capture = b.finish();
+    for (name, image) in render("texture_1d_mipmapped", &capture) {
+        for y in 0..8 {
+            for x in 0..8 {
+                let want = [200 + (x / 2) as u8, 0, 0, 255];
+                assert_eq!(image.pixel(x, y).unwrap(), want, "{name}: pixel ({x}, {y})");
             }
         }
     }

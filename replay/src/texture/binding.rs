@@ -17,8 +17,9 @@
 //!   are exact: the shader reflects the coordinate, `TextureLod::mirror_once`);
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three): sampled as the nearest of those;
-//! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded;
-//! - a mipmapped 1D texture (wgpu 1D textures have one level): level 0 only.
+//! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded.
+//!
+//! A 1D unit is bound as a 2D texture one texel high with every level ([`dimension_of`]).
 
 use std::fmt;
 
@@ -29,7 +30,7 @@ use rsxtrace_wgsl::fragment::TextureDim;
 
 use super::decode::{decode_texture, DecodedTexture, Dimension};
 use super::error::TextureError;
-use super::filter::{MipFilter, TexelFilter};
+use super::filter::TexelFilter;
 use super::unit::UnitOptions;
 use super::wrap::Wrap;
 
@@ -113,16 +114,17 @@ fn device_dimension(d: Dimension) -> TextureDimension {
     }
 }
 
-/// The device dimension a unit is bound with (2D when the fields are invalid).
+/// The device dimension a unit is bound with (2D when the fields are invalid). A 1D unit is a
+/// 2D texture one texel high, with every level: WGSL 1D textures have one level and no
+/// explicit-LOD sampling, and both recompilers sample a 1D unit at `(s, ½)` with the shared
+/// LOD rule (`rsxtrace_wgsl::fragment` and `::vertex`).
 pub fn dimension_of(texture: &Texture) -> TextureDimension {
-    device_dimension(model_dimension(texture))
+    one_d_as_2d(device_dimension(model_dimension(texture)))
 }
 
-/// The device dimension a vertex unit is bound with: [`dimension_of`], but a 1D unit is a 2D
-/// texture one texel high (WGSL has no explicit-LOD sampling of 1D textures, and TXL's level
-/// is explicit: `rsxtrace_wgsl::vertex::VertexTextureUnits::dims`).
+/// The device dimension a vertex unit is bound with: [`dimension_of`].
 pub fn vertex_dimension_of(texture: &Texture) -> TextureDimension {
-    one_d_as_2d(dimension_of(texture))
+    dimension_of(texture)
 }
 
 fn one_d_as_2d(d: TextureDimension) -> TextureDimension {
@@ -285,25 +287,12 @@ fn convert_image(
     for ((mode, w), raw) in wrap.iter_mut().zip(options.wrap).zip(raws) {
         *mode = wrap_mode(w, raw, border, vertex, &mut d)?;
     }
-    let mip = if image.levels <= 1 {
-        MipFilter::None
-    } else {
-        options.mip
-    };
-    // wgpu 1D textures have one level: level 0 only, which the approximation does silently
-    // (as the GPU render always did).
-    let dimension = match device_dimension(image.dimension) {
-        d if vertex => one_d_as_2d(d),
-        d => d,
-    };
-    if strictness == Strictness::Exact
-        && mip != MipFilter::None
-        && dimension == TextureDimension::D1
-    {
-        return Err(BindingError::Inexact(
-            "mipmapped 1D texture (wgpu 1D textures have one level)".to_string(),
-        ));
+    if image.dimension == Dimension::D1 {
+        // The one row of a 1D unit bound as 2D: t never leaves it (the model reads s only).
+        wrap[1] = WrapMode::ClampToEdge;
     }
+    // A 1D unit is a 2D texture one texel high (`dimension_of`).
+    let dimension = one_d_as_2d(device_dimension(image.dimension));
     let filter = |f: TexelFilter| match f {
         TexelFilter::Nearest => Filter::Nearest,
         TexelFilter::Linear => Filter::Linear,
@@ -340,14 +329,8 @@ fn convert_image(
     // Every level, also without a mip filter: the LOD rule applies the bias and clamp (to the
     // mag/min choice) when the texture has more than one level, and the shader counts the
     // bound levels (`textureNumLevels`) as the interpreter counts the decoded ones. The
-    // levels must follow the halving chain wgpu expects (the model's levels do); a 1D
-    // texture keeps level 0 only, a wgpu restriction.
-    let wanted = if dimension == TextureDimension::D1 {
-        1
-    } else {
-        image.levels.max(1)
-    };
-    for level in 0..wanted {
+    // levels must follow the halving chain wgpu expects (the model's levels do).
+    for level in 0..image.levels.max(1) {
         let (lw, lh, ld) = binding.level_size(level);
         let mut texels = Vec::new();
         let mut complete = true;

@@ -493,15 +493,7 @@ impl<'a> Emitter<'a> {
             LodOperand::Src1X => "s1.x",
             LodOperand::Src0W => "s0.w",
         };
-        let t = format!("rsx_tex{u}, rsx_smp{u}");
-        if dim == TextureDim::D1 {
-            // WebGPU 1D textures have one level and no Level/Bias/Grad sampling: the host
-            // sampler chooses between the mag and min filters (ABI.md "Textures").
-            let s = mirrored("c.x", unit_state(self.opts, u).mirror_once, 1, 1);
-            self.line(&format!("let t = textureSample({t}, {s});"));
-        } else {
-            self.texture_levels(op, u, dim, lod);
-        }
+        self.texture_levels(op, u, dim, lod);
         let unit = self.opts.texture_lod[usize::from(u)];
         if unit.alpha_kill {
             // The unit's alpha kill discards as KIL does (rsxtrace_semantics::shadow).
@@ -553,8 +545,9 @@ impl<'a> Emitter<'a> {
     /// from the options; each level sampled with `textureSampleLevel` (ABI.md "Textures").
     fn texture_levels(&mut self, op: FpOpcode, u: u8, dim: TextureDim, lod: &str) {
         let state = self.opts.texture_lod[usize::from(u)];
-        // The coordinate: xy for 2D, xyz for 3D and for a cube map's direction; the size: the
-        // level-0 side of each derivative axis (a cube face's for cube maps).
+        // The coordinate: xy for 2D, xyz for 3D and for a cube map's direction, (s, ½) for 1D
+        // (a 2D texture one texel high, ABI.md "Textures"); the size: the level-0 side of each
+        // derivative axis (a cube face's for cube maps).
         let sel = if dim == TextureDim::D2 { "xy" } else { "xyz" };
         let size = if dim == TextureDim::D3 {
             format!("vec3<f32>(textureDimensions(rsx_tex{u}, 0))")
@@ -581,6 +574,12 @@ impl<'a> Emitter<'a> {
             // Face-coordinate derivatives (the interpreter's `cube::CubeAxes::project`).
             self.line(&format!("let dx = rsx_cube_face_d(c.xyz, {dx}) * size;"));
             self.line(&format!("let dy = rsx_cube_face_d(c.xyz, {dy}) * size;"));
+        } else if dim == TextureDim::D1 {
+            // Only s counts (the interpreter's sampler takes one axis).
+            self.line(&format!("let gx = vec2<f32>(({dx}).x, 0.0);"));
+            self.line(&format!("let gy = vec2<f32>(({dy}).x, 0.0);"));
+            self.line("let dx = vec3<f32>(gx, 0.0) * size;");
+            self.line("let dy = vec3<f32>(gy, 0.0) * size;");
         } else if dim == TextureDim::D2 {
             self.line(&format!("let gx = ({dx}).xy;"));
             self.line(&format!("let gy = ({dy}).xy;"));
@@ -615,6 +614,7 @@ impl<'a> Emitter<'a> {
         // Each sample's coordinate, its magnitude taken on the mirror-once axes
         // (`TextureLod::mirror_once`; a shadow map's third component is its reference).
         let (width, axes) = match (dim, compare) {
+            (TextureDim::D1, _) => (2, 1),
             (TextureDim::D2, None) => (2, 2),
             (TextureDim::D2, Some(_)) => (3, 2),
             _ => (3, 3),
@@ -635,8 +635,12 @@ impl<'a> Emitter<'a> {
         self.line(&crate::levels::choose_levels(&tex, &lambda, &state));
         if !spread {
             // A shadow map's reference depth is the coordinate's z.
-            let sel = if compare.is_some() { "xyz" } else { sel };
-            for line in sample(&format!("c.{sel}"), "t") {
+            let coord = match (dim, compare) {
+                (TextureDim::D1, _) => "vec2<f32>(c.x, 0.5)".to_string(),
+                (_, Some(_)) => "c.xyz".to_string(),
+                _ => format!("c.{sel}"),
+            };
+            for line in sample(&coord, "t") {
                 self.line(&line);
             }
             return;
@@ -769,11 +773,6 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// Unit `u`'s state for the shared rules.
-fn unit_state(opts: &FragmentTranslateOptions, u: u8) -> rsxtrace_semantics::lod::TextureLod {
-    opts.texture_lod[usize::from(u & 15)]
-}
-
 /// `coord`, a WGSL expression of `width` components (1: a scalar), with the magnitude of its
 /// first `axes` components taken where `mask` (bit 0 s, 1 t, 2 r) mirrors once.
 fn mirrored(coord: &str, mask: u8, width: usize, axes: usize) -> String {
@@ -810,7 +809,7 @@ fn texel_size(opts: &FragmentTranslateOptions, u: u8, dim: TextureDim) -> Option
     }
     match dim {
         TextureDim::D1 => Some(format!(
-            "vec2<f32>(f32(textureDimensions(rsx_tex{u}, 0)), 1.0)"
+            "vec2<f32>(f32(textureDimensions(rsx_tex{u}, 0).x), 1.0)"
         )),
         TextureDim::D2 => Some(format!("vec2<f32>(textureDimensions(rsx_tex{u}, 0))")),
         TextureDim::D3 | TextureDim::Cube => None,

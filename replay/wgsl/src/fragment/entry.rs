@@ -19,8 +19,8 @@ pub fn resources(units: u16, options: &FragmentTranslateOptions) -> String {
             continue;
         }
         let ty = match dim {
-            TextureDim::D1 => "texture_1d<f32>",
-            TextureDim::D2 => "texture_2d<f32>",
+            // A 1D unit is bound as a 2D texture one texel high (ABI.md "Textures").
+            TextureDim::D1 | TextureDim::D2 => "texture_2d<f32>",
             TextureDim::D3 => "texture_3d<f32>",
             TextureDim::Cube => "texture_cube<f32>",
         };
