@@ -8,18 +8,17 @@
 //! then: [`Strictness::Approximate`] (the GPU render) approximates them and says how in
 //! [`Converted::notes`]; [`Strictness::Exact`] (verify, where an approximation would show up as
 //! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
-//!
-//! A fragment unit's texels are uploaded with the signed channels reinterpreted (the model
-//! filters in signed space too); the gamma and bias conversions the recompiled shader applies
-//! after filtering, as the model does (`TextureLod::post`, `rsxtrace_semantics::texel`). A
-//! vertex unit's texels carry every conversion its state has. The states:
-//! - the mirror-once wrap modes of a vertex unit: sampled as clamp to edge (a fragment unit's
-//!   are exact: the shader reflects the coordinate, `TextureLod::mirror_once`);
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three): sampled as the nearest of those;
 //! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded.
 //!
-//! A 1D unit is bound as a 2D texture one texel high with every level ([`dimension_of`]).
+//! A fragment unit's texels are uploaded with the signed channels reinterpreted (the model
+//! filters in signed space too); the gamma and bias conversions the recompiled shader applies
+//! after filtering, as the model does (`TextureLod::post`, `rsxtrace_semantics::texel`). A
+//! vertex unit's texels carry every conversion its state has. A 1D unit is bound as a 2D
+//! texture one texel high with every level ([`dimension_of`]); the mirror-once wrap modes are
+//! bound as the clamp that follows the recompiled shaders' reflection of the coordinate
+//! (`TextureLod::mirror_once`).
 
 use std::fmt;
 
@@ -165,29 +164,17 @@ pub fn null_binding(dimension: TextureDimension) -> TextureBinding {
     }
 }
 
-/// The device wrap mode of `wrap`. A fragment unit's mirror-once modes are the clamp after
-/// the reflection the recompiled shader makes (`TextureLod::mirror_once`); a vertex unit has
-/// no such reflection.
-fn wrap_mode(
-    wrap: Wrap,
-    raw: u32,
-    border: [f32; 4],
-    vertex: bool,
-    d: &mut Deviations,
-) -> Result<WrapMode, BindingError> {
+/// The device wrap mode of `wrap`. The mirror-once modes are the clamp after the reflection
+/// the recompiled shaders make (`TextureLod::mirror_once`).
+fn wrap_mode(wrap: Wrap, border: [f32; 4], d: &mut Deviations) -> Result<WrapMode, BindingError> {
     Ok(match wrap {
         Wrap::Wrap => WrapMode::Repeat,
         Wrap::Mirror => WrapMode::MirrorRepeat,
-        Wrap::ClampToEdge | Wrap::Clamp => WrapMode::ClampToEdge,
-        Wrap::Border => WrapMode::ClampToBorder(nearest_border(border, d)?),
-        Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceClamp if !vertex => WrapMode::ClampToEdge,
-        Wrap::MirrorOnceBorder if !vertex => WrapMode::ClampToBorder(nearest_border(border, d)?),
-        Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceBorder | Wrap::MirrorOnceClamp => {
-            d.differ(
-                format!("wrap mode {raw} (mirror once) has no device equivalent"),
-                format!("wrap mode {raw} (mirror once) is sampled as clamp to edge"),
-            )?;
+        Wrap::ClampToEdge | Wrap::Clamp | Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceClamp => {
             WrapMode::ClampToEdge
+        }
+        Wrap::Border | Wrap::MirrorOnceBorder => {
+            WrapMode::ClampToBorder(nearest_border(border, d)?)
         }
     })
 }
@@ -281,11 +268,9 @@ fn convert_image(
     };
     // The border as the model samples it (`texture::border`), converted like the texels.
     let border = upload(options.border);
-    let a = &texture.address;
-    let raws = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw];
     let mut wrap = [WrapMode::ClampToEdge; 3];
-    for ((mode, w), raw) in wrap.iter_mut().zip(options.wrap).zip(raws) {
-        *mode = wrap_mode(w, raw, border, vertex, &mut d)?;
+    for (mode, w) in wrap.iter_mut().zip(options.wrap) {
+        *mode = wrap_mode(w, border, &mut d)?;
     }
     if image.dimension == Dimension::D1 {
         // The one row of a 1D unit bound as 2D: t never leaves it (the model reads s only).
@@ -405,12 +390,11 @@ mod tests {
             Ok(BorderColor::OpaqueWhite)
         );
         assert_eq!(d.notes.len(), 1);
-        // A vertex unit's mirror-once mode is approximated (noted) as clamp to edge.
-        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), raw, [0.0; 4], true, &mut d);
+        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), [0.0; 4], &mut d);
         assert_eq!(w(2), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(5), Ok(WrapMode::ClampToEdge));
         assert_eq!(w(6), Ok(WrapMode::ClampToEdge));
-        assert_eq!(d.notes.len(), 2);
+        assert_eq!(d.notes.len(), 1);
     }
 
     #[test]
@@ -419,7 +403,7 @@ mod tests {
         // 5 clamp, 6..8 mirror once.
         let mut d = deviations(Strictness::Exact);
         let black = [0.0, 0.0, 0.0, 1.0];
-        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), raw, border, false, &mut d);
+        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), border, &mut d);
         assert_eq!(w(1, black), Ok(WrapMode::Repeat));
         assert_eq!(w(2, black), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(3, black), Ok(WrapMode::ClampToEdge));
@@ -433,16 +417,14 @@ mod tests {
         };
         assert!(refused(w(4, [0.5, 0.0, 0.0, 1.0])).contains("border colour"));
         assert!(refused(w(4, [f32::NAN, 0.0, 0.0, 1.0])).contains("border colour"));
-        // A fragment unit's mirror-once modes are the clamp after the shader's reflection; a
-        // vertex unit's have no device equivalent.
+        // The mirror-once modes are the clamp after the shaders' reflection.
         assert_eq!(w(6, black), Ok(WrapMode::ClampToEdge));
         assert_eq!(w(8, black), Ok(WrapMode::ClampToEdge));
         assert_eq!(
             w(7, black),
             Ok(WrapMode::ClampToBorder(BorderColor::OpaqueBlack))
         );
+        assert!(refused(w(7, [0.5, 0.0, 0.0, 1.0])).contains("border colour"));
         assert!(d.notes.is_empty());
-        let vertex = wrap_mode(Wrap::from_raw(6), 6, black, true, &mut d);
-        assert!(refused(vertex).contains("mirror once"));
     }
 }

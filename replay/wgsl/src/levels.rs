@@ -47,6 +47,26 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     out.extend_from_slice(&[post.gamma, post.bias, u8::from(post.wide), mirror_once]);
 }
 
+/// `coord`, a WGSL expression of `width` components (1: a scalar), with the magnitude of its
+/// first `axes` components taken where `mask` (bit 0 s, 1 t, 2 r) mirrors once.
+pub(crate) fn mirrored(coord: &str, mask: u8, width: usize, axes: usize) -> String {
+    let on: Vec<bool> = (0..width).map(|k| k < axes && mask >> k & 1 != 0).collect();
+    if !on.contains(&true) {
+        return coord.to_string();
+    }
+    if width == 1 {
+        return format!("abs({coord})");
+    }
+    let flags: Vec<&str> = on
+        .iter()
+        .map(|&b| if b { "true" } else { "false" })
+        .collect();
+    format!(
+        "select({coord}, abs({coord}), vec{width}<bool>({}))",
+        flags.join(", ")
+    )
+}
+
 /// `lv` = the shared rule's `(first level, second level, weight)` for `lambda` under the
 /// unit's state (`rsx_lod_choose`).
 pub(crate) fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> String {

@@ -291,6 +291,34 @@ fn txl_samples_its_unit_in_group_2_at_the_explicit_lod() {
 }
 
 #[test]
+fn txl_reflects_mirror_once_axes_and_stretches_a_narrowed_s() {
+    // Unit 0 (2D) mirrors once on s and t; unit 3 (1D) is narrowed to half its row
+    // (`TextureLod::mirror_once`, `narrow_pitch`, as the fragment recompiler applies them).
+    let p = program(vec![txl(0), txl(3), mov_hpos(0)]);
+    let mut lod = [TextureLod::default(); 4];
+    lod[0] = TextureLod::default().with_mirror_once(0b011);
+    lod[3] = TextureLod::default().with_narrow_pitch(Some((32, 16)));
+    let textures = VertexTextureUnits {
+        dims: [
+            TextureDim::D2,
+            TextureDim::D2,
+            TextureDim::D2,
+            TextureDim::D1,
+        ],
+        lod,
+    };
+    let m = translate_textured(&p, &[], &VertexTranslateOptions::default(), &textures)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = &m.source;
+    for needle in [
+        "select(c.xy, abs(c.xy), vec2<bool>(true, true))",
+        "let c = vec4<f32>(s0.x * 2.0, s0.yzw);",
+    ] {
+        assert!(s.contains(needle), "missing {needle:?} in\n{s}");
+    }
+}
+
+#[test]
 fn unreachable_untranslated_opcode_is_ignored() {
     // END at slot 0: the PSH at slot 1 never runs (the interpreter would not refuse it).
     let mut end = mov_hpos(0);

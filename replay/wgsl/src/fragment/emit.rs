@@ -626,7 +626,7 @@ impl<'a> Emitter<'a> {
             state.mirror_once
         };
         let sample = |coord: &str, out: &str| {
-            let coord = mirrored(coord, mirror, width, axes);
+            let coord = crate::levels::mirrored(coord, mirror, width, axes);
             match compare {
                 Some(cmp) => crate::levels::compare_chosen(&tex, &smp, &coord, &state, cmp, out),
                 None => crate::levels::sample_chosen(&tex, &smp, &coord, &state, out),
@@ -771,26 +771,6 @@ impl<'a> Emitter<'a> {
             }
         }
     }
-}
-
-/// `coord`, a WGSL expression of `width` components (1: a scalar), with the magnitude of its
-/// first `axes` components taken where `mask` (bit 0 s, 1 t, 2 r) mirrors once.
-fn mirrored(coord: &str, mask: u8, width: usize, axes: usize) -> String {
-    let on: Vec<bool> = (0..width).map(|k| k < axes && mask >> k & 1 != 0).collect();
-    if !on.contains(&true) {
-        return coord.to_string();
-    }
-    if width == 1 {
-        return format!("abs({coord})");
-    }
-    let flags: Vec<&str> = on
-        .iter()
-        .map(|&b| if b { "true" } else { "false" })
-        .collect();
-    format!(
-        "select({coord}, abs({coord}), vec{width}<bool>({}))",
-        flags.join(", ")
-    )
 }
 
 /// What unit `u`'s s is multiplied by when its linear texture is narrowed to its pitch

@@ -314,6 +314,9 @@ impl BodyWriter<'_> {
         let dim = self.textures.dims[u];
         // Texel coordinates (UN bit) scaled to [0, 1] first, on 1D and 2D units (the
         // interpreter's `UnitSampler`).
+        // A linear texture narrowed to its pitch stretches s over the register's width
+        // (`TextureLod::narrow_pitch`; never set on unnormalised or cube units).
+        let narrow = state.narrow_pitch.is_some() && dim != TextureDim::Cube;
         let c = match dim {
             TextureDim::D1 if state.unnormalized => {
                 format!("vec4<f32>(s0.x / f32(textureDimensions({tex}, 0).x), s0.yzw)")
@@ -321,16 +324,22 @@ impl BodyWriter<'_> {
             TextureDim::D2 if state.unnormalized => {
                 format!("vec4<f32>(s0.xy / vec2<f32>(textureDimensions({tex}, 0)), s0.zw)")
             }
+            _ if narrow => format!("vec4<f32>(s0.x * {:?}, s0.yzw)", state.s_scale()),
             _ => "s0".to_string(),
         };
         let _ = writeln!(out, "{ind}let c = {c};");
+        // The coordinate's magnitude on the axes that mirror once (`TextureLod::mirror_once`,
+        // as the fragment recompiler; a cube map clamps per face).
         let coord = match dim {
             // A 1D unit is bound as a 2D texture one texel high: the middle of its only row.
-            TextureDim::D1 => "vec2<f32>(c.x, 0.5)",
-            TextureDim::D2 => "c.xy",
-            TextureDim::D3 | TextureDim::Cube => "c.xyz",
+            TextureDim::D1 => {
+                crate::levels::mirrored("vec2<f32>(c.x, 0.5)", state.mirror_once, 2, 1)
+            }
+            TextureDim::D2 => crate::levels::mirrored("c.xy", state.mirror_once, 2, 2),
+            TextureDim::D3 => crate::levels::mirrored("c.xyz", state.mirror_once, 3, 3),
+            TextureDim::Cube => "c.xyz".to_string(),
         };
-        for line in crate::levels::sample_at_lambda(&tex, &smp, coord, "s1.x", &state) {
+        for line in crate::levels::sample_at_lambda(&tex, &smp, &coord, "s1.x", &state) {
             let _ = writeln!(out, "{ind}{line}");
         }
     }
