@@ -174,12 +174,6 @@ pub fn decode(format: ColorFormat, bytes: &[u8]) -> Option<[f32; 4]> {
     })
 }
 
-/// The stored value of depth 1.0: the largest value a clamped depth stores (the largest
-/// fixed-point value of a unorm format).
-pub fn depth_max(format: DepthFormat) -> u32 {
-    depth_to_fixed(format, 1.0)
-}
-
 /// Window depth in [0, 1] to the value the format stores (clamped, NaN → 0): a unorm format's
 /// fixed-point value (rounded), a float format's bits (truncated: RPCS3 converts its host f32
 /// depth to the 24-bit float by dropping the low 7 bits, `f32_to_d24f`; the half is truncated

@@ -38,7 +38,7 @@
 //! Channels forced to ZERO or ONE are never converted.
 
 use super::format::TexelFormat;
-pub use rsxtrace_semantics::texel::{biased, srgb_to_linear, TexelConversions};
+pub use rsxtrace_semantics::texel::{srgb_to_linear, TexelConversions};
 
 /// A decoded remap: selectors and modes in A, R, G, B order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,13 +245,9 @@ impl Conversions {
     }
 
     /// The gamma and bias conversions of a filtered value (the signed channels were converted
-    /// per texel, [`Self::apply_signed`]).
+    /// per texel, [`Self::apply_signed`]): the shared rule, [`Self::post_filter`].
     pub fn apply_unsigned(&self, v: [f32; 4]) -> [f32; 4] {
-        Conversions {
-            signed: [false; 4],
-            ..*self
-        }
-        .apply(v)
+        self.post_filter().apply(v)
     }
 
     /// The gamma and bias conversions as the shared rule takes them
@@ -269,7 +265,8 @@ impl Conversions {
         }
     }
 
-    /// Apply every conversion to one texel.
+    /// Apply every conversion to one texel: the signed channels, then gamma and bias by the
+    /// shared rule (which never mark a signed channel: sign > gamma > bias).
     pub fn apply(&self, mut v: [f32; 4]) -> [f32; 4] {
         // The stored range of a channel, its sign bit's value and its signed maximum.
         let (max, sign, smax) = if self.wide {
@@ -281,13 +278,9 @@ impl Conversions {
             if self.signed[i] {
                 let bits = (*x * max + 0.5).floor();
                 *x = if bits < sign { bits } else { bits - 2.0 * sign } / smax;
-            } else if self.gamma[i] {
-                *x = srgb_to_linear(*x);
-            } else if self.expand[i] {
-                *x = biased(*x, self.wide);
             }
         }
-        v
+        self.post_filter().apply(v)
     }
 }
 

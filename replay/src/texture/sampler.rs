@@ -16,7 +16,7 @@ use super::decode::{decode_texture, DecodedTexture, Dimension, Level};
 use super::error::TextureError;
 use super::filter::TexelFilter;
 use super::lod::{lambda_from_derivatives, Anisotropy, LevelChoice, TextureLod};
-use super::remap::Conversions;
+use super::remap::{Conversions, TexelConversions};
 use super::unit::UnitOptions;
 use super::wrap::Wrap;
 use super::{LodSource, SampleRequest, Sampler};
@@ -41,6 +41,8 @@ pub struct UnitSampler {
     /// What s is multiplied by on a linear texture narrowed to its pitch
     /// (`TextureLod::s_scale`), worked out once.
     s_scale: Option<f32>,
+    /// The post-filter conversions (`TextureLod::post`), `None` where there are none.
+    post: Option<TexelConversions>,
     conversions: Conversions,
 }
 
@@ -80,6 +82,7 @@ impl UnitSampler {
             border: o.border,
             unnormalized: o.unnormalized,
             s_scale: o.lod.narrow_pitch.map(|_| o.lod.s_scale()),
+            post: o.lod.post.any().then_some(o.lod.post),
             conversions: o.conversions,
         })
     }
@@ -105,12 +108,12 @@ impl UnitSampler {
     }
 
     /// The post-filter conversions (gamma, bias; the signed channels were converted per
-    /// texel in [`Self::fetch`]; a shadow map has none, `UnitOptions::conversions`).
+    /// texel in [`Self::fetch`]; a shadow map has none): the unit's `TextureLod::post`, the
+    /// rule the recompiled shader applies too (`rsxtrace_semantics::texel`).
     fn convert(&self, value: [f32; 4]) -> [f32; 4] {
-        if self.conversions.any_unsigned() {
-            self.conversions.apply_unsigned(value)
-        } else {
-            value
+        match &self.post {
+            Some(post) => post.apply(value),
+            None => value,
         }
     }
 

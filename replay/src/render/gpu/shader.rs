@@ -257,8 +257,6 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
         }
     }
     s.push_str("    inp.attr[14] = vec4<f32>(v.misc.x, 0.0, 0.0, 0.0);\n");
-    // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
-    // the alpha of the colour outputs before the alpha test (`raster::smooth`).
     if let Some(m) = o.sample_mask {
         // The device target is the surface's sample grid (`render::msaa`).
         let (sx, sy) = m.grid;
@@ -268,6 +266,8 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             m.mask
         );
     }
+    // Smooth lines and polygons: the pixel's coverage (location 14 z; 1 otherwise) multiplies
+    // the alpha of the colour outputs before the alpha test (`raster::smooth`).
     s.push_str("    var r = rsx_fragment(inp);\n    if (r.killed) {\n        discard;\n    }\n");
     s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = r.colors[k].w * v.misc.z;\n    }\n");
     if o.srgb {
