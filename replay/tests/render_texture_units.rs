@@ -9,8 +9,11 @@
 //!   `_enable_texture_expand`, `get_format_features`);
 //! - gamma (sRGB) and bias convert the filtered texel, after a linear filter has blended the
 //!   stored values and after the alpha kill has tested them (`rsxtrace_semantics::texel`);
-//! - the mirror-once wrap modes read texel `−1 − i` for `i < 0`, filters included, then clamp
-//!   or read the border (`TextureLod::mirror_once`);
+//! - the mirror-once wrap modes reflect the coordinate (`|s|`) before the filter takes its
+//!   texels, then clamp or read the border (`TextureLod::mirror_once`, `texture::wrap`);
+//! - a border colour none of wgpu's three (transparent black, opaque black, opaque white)
+//!   is blended with the texels inside by the filter's weights, level by level
+//!   (`rsxtrace_semantics::border`: the GPU shader adds it);
 //! - a 1D unit reads s alone and chooses its levels by the shared LOD rule, mip levels
 //!   included (the GPU binds it as a 2D texture one texel high).
 
@@ -308,24 +311,21 @@ fn alpha_kill_tests_the_alpha_before_its_bias() {
 #[test]
 fn mirror_once_reflects_negative_coordinates_under_a_linear_filter() {
     // Column k holds red 30k. s = (x + ½ + shift) / 8: pixel x reads at u = x + ½ + shift
-    // texels, blending texels ⌊u − ½⌋ and the next, each mirrored once (i < 0 reads −1 − i):
-    // with shift −4.25 pixel 0 blends texels −5 and −4 (4 and 3) with weights ¼ and ¾: 97.5.
-    // Past the last column (shift 4.25), mode 6 clamps to the edge and mode 7 reads the
-    // border (opaque black).
+    // texels, reflected (|u|, `super::wrap`), blending texels ⌊|u| − ½⌋ and the next: with
+    // shift −4.25 pixel 0 reads at 3.75, blending texels 3 and 4 with weights ¾ and ¼: 97.5.
+    // Past the last column (shift 4.25), and at |u| < ½, mode 6 clamps to the edge and mode 7
+    // reads the border (opaque black).
     let texels: Vec<u8> = (0..64u32)
         .flat_map(|i| [255, (i % 8 * 30) as u8, 0, 0])
         .collect();
-    // The filtered red at u texels (bilinear: texels ⌊u − ½⌋ and the next).
+    // The filtered red at u texels (bilinear: texels ⌊|u| − ½⌋ and the next).
     let red_at = |u: f64, border: bool| -> f64 {
-        let a = u - 0.5;
+        let a = u.abs() - 0.5;
         let i = a.floor() as i64;
         let w = a - a.floor();
-        let texel = |i: i64| {
-            let m = if i < 0 { -1 - i } else { i };
-            match (m, border) {
-                (m, true) if m > 7 => 0.0,
-                (m, _) => f64::from(m.min(7) as u32 * 30),
-            }
+        let texel = |i: i64| match (i, border) {
+            (i, true) if !(0..8).contains(&i) => 0.0,
+            (i, _) => f64::from(i.clamp(0, 7) as u32 * 30),
         };
         texel(i) * (1.0 - w) + texel(i + 1) * w
     };
@@ -405,6 +405,172 @@ fn a_mipmapped_1d_unit_reads_s_alone_at_the_rules_level() {
             for x in 0..8 {
                 let want = [200 + (x / 2) as u8, 0, 0, 255];
                 assert_eq!(image.pixel(x, y).unwrap(), want, "{name}: pixel ({x}, {y})");
+            }
+        }
+    }
+}
+
+/// The filtered channel of a row of `n` texels (`value(k)`) at normalised s, texels outside
+/// reading `border`: linear blends texels ⌊s·n − ½⌋ and the next, nearest reads ⌊s·n⌋.
+fn row_filter(s: f64, n: u32, linear: bool, value: impl Fn(u32) -> f64, border: f64) -> f64 {
+    let texel = |i: i64| {
+        if (0..i64::from(n)).contains(&i) {
+            value(i as u32)
+        } else {
+            border
+        }
+    };
+    let u = s * f64::from(n);
+    if !linear {
+        return texel(u.floor() as i64);
+    }
+    let a = u - 0.5;
+    let w = a - a.floor();
+    let i = a.floor() as i64;
+    texel(i) * (1.0 - w) + texel(i + 1) * w
+}
+
+/// BORDER_COLOR ARGB 0xFF_80_40_C0: RGBA (128, 64, 192, 255), none of wgpu's three.
+const ODD_BORDER: u32 = 0xFF80_40C0;
+
+#[test]
+fn a_border_colour_the_device_lacks_is_blended_by_the_filter() {
+    // Column k holds red 30k (green and blue 0, alpha 255); s reads the border (mode 4, or 7:
+    // mirror once first), t clamps. Pixel x reads s = (x + ½ + shift) / 8: with shift ±4.25
+    // half the row lies outside, where the linear filter blends the edge texel with the
+    // border and the nearest filter reads the border alone.
+    let texels: Vec<u8> = (0..64u32)
+        .flat_map(|i| [255, (i % 8 * 30) as u8, 0, 0])
+        .collect();
+    let border = [128.0, 64.0, 192.0];
+    for (wrap, filter) in [(4u32, LINEAR), (4, NEAREST), (7, LINEAR)] {
+        let unit = TextureDesc {
+            format: 0x85 | 0x20,
+            address: wrap | (3 << 8) | (3 << 16),
+            filter,
+            border_color: ODD_BORDER,
+            ..TextureDesc::default()
+        };
+        for shift in [-4.25f32, 4.25] {
+            let capture = scene(unit, &texels, shift, 0.0);
+            let name = format!("odd_border_{wrap}_{filter:08x}_{shift}");
+            for (r, image) in render(&name, &capture) {
+                for x in 0..8 {
+                    let mut s = (f64::from(x) + 0.5 + f64::from(shift)) / 8.0;
+                    if wrap == 7 {
+                        s = s.abs();
+                    }
+                    let linear = filter == LINEAR;
+                    let got = image.pixel(x, 3).unwrap();
+                    for c in 0..3 {
+                        let value = |k: u32| if c == 0 { f64::from(k * 30) } else { 0.0 };
+                        let want = row_filter(s, 8, linear, value, border[c]).round() as u8;
+                        assert!(
+                            got[c].abs_diff(want) <= 1,
+                            "{r}, wrap {wrap}, filter {filter:08x}, shift {shift}: pixel {x} \
+                             channel {c} {got:?}, want {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_border_colour_the_device_lacks_is_blended_on_each_mip_level() {
+    // Two levels (8×8 red 30k in column k, 4×4 red 200 + 10k), LINEAR_MIPMAP_LINEAR at LOD
+    // bias ½ (one texel a pixel: lambda ½): each level blends its own texels with the border
+    // at its own size, and the two levels are averaged.
+    let mut texels = vec![0u8; 384];
+    for i in 0..64usize {
+        let k = (i % 8) as u8;
+        texels[i * 4..i * 4 + 4].copy_from_slice(&[255, k * 30, 0, 0]);
+    }
+    for row in 0..4usize {
+        for k in 0..4usize {
+            let at = 256 + row * 32 + k * 4;
+            texels[at..at + 4].copy_from_slice(&[255, 200 + 10 * k as u8, 0, 0]);
+        }
+    }
+    let unit = TextureDesc {
+        offset: TEXELS,
+        format: 0x85 | 0x20,
+        mipmaps: 2,
+        width: W,
+        height: W,
+        pitch: 32,
+        byte_size: 384,
+        address: 4 | (3 << 8) | (3 << 16),
+        control0: (12 << 8) << 7,
+        // Bias +0.5 (128 in 4.8), min LINEAR_MIPMAP_LINEAR (6), mag LINEAR (2).
+        filter: 128 | (6 << 16) | (2 << 24),
+        border_color: ODD_BORDER,
+        ..TextureDesc::default()
+    };
+    let border = [128.0, 64.0, 192.0];
+    for shift in [-4.25f32, 4.25] {
+        let mut b = pixel_scene("texture_border_mips.rrc", W, 2);
+        b.clear_surface(0xF0, CLEAR, 0);
+        b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+            .unwrap();
+        b.put_memory(Location::Local, TEXELS, &texels).unwrap();
+        b.set_texture(0, &unit).unwrap();
+        let sh = shift / 8.0;
+        let vertices = corners([0.0, 0.0, 8.0, 8.0]).map(|(x, y)| {
+            [
+                [x, y, 0.5, 1.0],
+                [1.0; 4],
+                [x / 8.0 + sh, y / 8.0, 0.0, 1.0],
+            ]
+        });
+        draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+        let capture = b.finish();
+        for (r, image) in render(&format!("odd_border_mips_{shift}"), &capture) {
+            for x in 0..8 {
+                let s = (f64::from(x) + 0.5 + f64::from(shift)) / 8.0;
+                let got = image.pixel(x, 3).unwrap();
+                for c in 0..3 {
+                    let level0 = |k: u32| if c == 0 { f64::from(k * 30) } else { 0.0 };
+                    let level1 = |k: u32| if c == 0 { f64::from(200 + 10 * k) } else { 0.0 };
+                    let a = row_filter(s, 8, true, level0, border[c]);
+                    let b = row_filter(s, 4, true, level1, border[c]);
+                    let want = (a + (b - a) * 0.5).round() as u8;
+                    assert!(
+                        got[c].abs_diff(want) <= 1,
+                        "{r}, shift {shift}: pixel {x} channel {c} {got:?}, want {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shadow_map_compares_a_border_depth_the_device_lacks() {
+    // LESS (1) against z = ¼, s reading the border (mode 4) whose depth is 0x80 / 255 ≈ ½
+    // (BORDER_COLOR 0x0080_0000: R, which a depth unit compares), neither wgpu border's 0
+    // nor 1: outside the image ½ < ¼ fails (0; a device border of 0 would pass); inside,
+    // columns 0 and 1 (depths 1/16, 3/16) pass. Nearest, shift −4: pixel x reads texel
+    // x − 4. Linear, shift −4.5: pixel x blends texels x − 5 and x − 4 half and half, so
+    // pixel 4 blends the border with column 0.
+    let cases = [
+        (NEAREST, -4.0, [0, 0, 0, 0, 255, 255, 0, 0]),
+        (LINEAR, -4.5, [0, 0, 0, 0, 128, 255, 128, 0]),
+    ];
+    for (filter, shift, want) in cases {
+        let mut unit = depth_unit(1, filter);
+        unit.address = (unit.address & !0xF) | 4;
+        unit.border_color = 0x0080_0000;
+        let capture = scene(unit, &depth_columns(), shift, 0.25);
+        let name = format!("shadow_odd_border_{filter:08x}");
+        for (r, image) in render(&name, &capture) {
+            for (x, want) in (0..8u32).zip(want) {
+                let p = image.pixel(x, 3).unwrap();
+                assert!(
+                    p.iter().all(|&c| (i32::from(c) - want).abs() <= 1),
+                    "{r}, filter {filter:08x}: x {x} is {p:?}, want {want}"
+                );
             }
         }
     }

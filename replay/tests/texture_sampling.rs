@@ -100,6 +100,30 @@ fn every_wrap_mode_out_of_range() {
 }
 
 #[test]
+fn mirror_once_reflects_the_coordinate_before_the_filter() {
+    // 4×1 B8 holding 10, 20, 30, 40, linear filter; s = ±1/16 (a quarter texel from 0):
+    // |s|·4 − ½ = −¼ blends texel −1 (¼) and texel 0 (¾). Mode 6 clamps texel −1 to texel 0;
+    // mode 7 reads the border there (EXT_texture_mirror_clamp: the coordinate is mirrored,
+    // then the border rule applies), on both sides of 0.
+    let border = [n8(0x11), n8(0x22), n8(0x33), 1.0];
+    let sample = |wrap: u32, s: f32| {
+        let mut t = Tex::new(0x81, 4, 1).linear(4);
+        t.wrap = [wrap, 3, 3];
+        t.mag_filter = 2;
+        t.border_color = 0xFF11_2233;
+        let mem = Mem::local(0, vec![10, 20, 30, 40]);
+        UnitSampler::new(0, &t.texture(), &mem)
+            .unwrap()
+            .sample(&at2(s, 0.5))
+    };
+    for s in [-0.0625f32, 0.0625] {
+        assert_close(sample(6, s), b8(10));
+        let seam = |c: usize| 0.25 * border[c] + 0.75 * b8(10)[c];
+        assert_close(sample(7, s), std::array::from_fn(seam));
+    }
+}
+
+#[test]
 fn linear_filtering_at_half_texel() {
     let mut t = Tex::new(0x81, 2, 2).linear(2);
     t.mag_filter = 2;

@@ -7,8 +7,9 @@
 //! that pick one (LINEAR_MIPMAP_NEAREST), LOD biases and min/max LOD clamps, drawn on
 //! perspective quads whose level of detail sweeps across several levels, some of them with
 //! anisotropic filtering (x4, x16: several samples along the longer derivative) and some
-//! reading sRGB texels (converted after filtering on both sides). Both sides must choose
-//! levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
+//! reading sRGB texels (converted after filtering on both sides), some reading a border
+//! colour none of the device's (the shader adds it, `rsxtrace_semantics::border`). Both sides
+//! must choose levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
 
 mod divergence_support;
 
@@ -41,6 +42,12 @@ const LOD_OPS: [FpOpcode; 3] = [FpOpcode::Txl, FpOpcode::Txb, FpOpcode::Txd];
 const DRAWS: usize = FLAT_DRAWS + VOLUME_DRAWS + LOD_OPS.len();
 /// The draw the wrong-LOD hook edits.
 const WRONG_DRAW: usize = 5;
+/// 2D draws whose s and t read a border colour none of wgpu's three (the recompiled shader
+/// adds it, `TextureLod::border`): nearest and linear mag filters, trilinear, anisotropic
+/// (x16, x4), DXT and sRGB among them; their texture coordinates reach past 1.
+const BORDER_DRAWS: [usize; 5] = [3, 9, 11, 14, 20];
+/// Their colours (ARGB8), in turn.
+const BORDER_COLOURS: [u32; 2] = [0xFF80_40C0, 0x8033_66CC];
 
 /// (format byte, level-0 side). No LN flag: A8R8G8B8 and B8 are swizzled (rrc-format.md
 /// 4.7); DXT is block-linear whatever the flag.
@@ -317,16 +324,21 @@ fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
                 pitch,
                 // Every fifth draw (bar the edited ones) reads its texels as sRGB (ADDRESS
                 // gamma bits 20..22): the conversion follows the filter on both sides.
-                address: (if d % 3 == 2 { 0x0003_0303 } else { 0x0001_0101 })
-                    | if d % 5 == 1 && d != WRONG_DRAW && d != ANISO_DRAW {
-                        0b0111 << 20
-                    } else {
-                        0
-                    },
+                address: (if BORDER_DRAWS.contains(&d) {
+                    0x0004_0404
+                } else if d % 3 == 2 {
+                    0x0003_0303
+                } else {
+                    0x0001_0101
+                }) | if d % 5 == 1 && d != WRONG_DRAW && d != ANISO_DRAW {
+                    0b0111 << 20
+                } else {
+                    0
+                },
                 control0: (min_lod << 19) | (max_lod << 7) | (aniso << 4),
                 remap: 0x0000_AAE4,
                 filter,
-                border_color: 0,
+                border_color: BORDER_COLOURS[d % 2],
                 byte_size: size,
                 border_texels: false,
             },
@@ -484,6 +496,14 @@ fn the_builder_frame_uses_mipmapped_trilinear_textures() {
         .filter(|d| d.textures[0].address.gamma != 0)
         .count();
     assert!(srgb >= 4, "{srgb} draws read sRGB texels");
+    for d in BORDER_DRAWS {
+        let lod = rsxtrace_replay::texture::lod::unit_lod(&f.draws[d].textures[0]);
+        assert_eq!(
+            lod.border.map(|b| b.axes),
+            Some(0b11),
+            "draw {d} reads a border"
+        );
+    }
     let volume = |d: &rsxtrace_capture::frame::Draw| {
         (d.textures[0].format.cubemap, d.textures[0].format.dimension)
     };
@@ -591,5 +611,31 @@ fn a_translation_that_ignores_anisotropy_is_caught_at_its_draw() {
     assert_eq!(worst.len(), 1, "only the edited draw diverges");
     let (d, s) = worst[0];
     assert_eq!((d.draw, s.stage), (ANISO_DRAW, Stage::Fragment));
+    assert_eq!(s.worst_register().unwrap().register, "COL0 (R0)");
+}
+
+/// The GPU side's unit 0 leaves the border colour to the device at `BORDER_DRAWS[1]`
+/// (which then reads transparent black outside the image).
+fn device_border_only(draw: usize, options: &mut FragmentTranslateOptions) {
+    if draw == BORDER_DRAWS[1] {
+        options.texture_lod[0].border = None;
+    }
+}
+
+#[test]
+fn a_translation_that_leaves_out_the_border_colour_is_caught_at_its_draw() {
+    let Some(gpu) = gpu("a_translation_that_leaves_out_the_border_colour_is_caught") else {
+        return;
+    };
+    let f = trilinear_frame();
+    let options = VerifyOptions {
+        fragment_options_hook: Some(device_border_only),
+        ..VerifyOptions::default()
+    };
+    let report = verify_frame(&f, &options, &gpu, None).unwrap();
+    let worst = report.worst_first();
+    assert_eq!(worst.len(), 1, "only the edited draw diverges");
+    let (d, s) = worst[0];
+    assert_eq!((d.draw, s.stage), (BORDER_DRAWS[1], Stage::Fragment));
     assert_eq!(s.worst_register().unwrap().register, "COL0 (R0)");
 }

@@ -29,8 +29,9 @@ pub enum DrawProgram {
         program: VertexProgram,
         /// The 544-slot transform program memory.
         memory: Vec<u32>,
-        /// The state of the vertex texture units its TXL instructions sample.
-        textures: VertexTextureUnits,
+        /// The state of the vertex texture units its TXL instructions sample (boxed: four
+        /// units' state).
+        textures: Box<VertexTextureUnits>,
     },
     /// The fragment program and the options of its translation.
     Fragment {
@@ -78,7 +79,7 @@ pub fn vertex_program(draw: &Draw) -> Result<(ProgramKey, DrawProgram), String> 
         DrawProgram::Vertex {
             program,
             memory: draw.vertex_program.to_vec(),
-            textures,
+            textures: Box::new(textures),
         },
     ))
 }

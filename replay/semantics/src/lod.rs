@@ -39,6 +39,7 @@
 //! NEAREST_MIPMAP min filters (the switch is at 0 for every filter combination, as in Vulkan
 //! and D3D).
 
+use crate::border::ShaderBorder;
 use crate::shadow::DepthCompare;
 use crate::texel::TexelConversions;
 use serde::Serialize;
@@ -98,11 +99,16 @@ pub struct TextureLod {
     /// ([`crate::texel::TexelConversions`]; none for a shadow map).
     pub post: TexelConversions,
     /// The axes (bit 0 s, 1 t, 2 r) whose ADDRESS wrap mode mirrors once about 0 (modes 6, 7
-    /// and 8; not cube maps): texel `i < 0` reads texel `−1 − i`, then the mode clamps or
-    /// reads the border. Reflecting the coordinate (`|u|`) before the device clamps is the
-    /// same rule, filters included (texel `i` and weight `w` become `−1 − i` and `w`), so
-    /// the recompiled shader takes each sample's coordinate's magnitude on these axes.
+    /// and 8; not cube maps): each sample's coordinate is reflected (`|u|`) before the filter
+    /// takes its texels, then the mode clamps or reads the border (`EXT_texture_mirror_clamp`,
+    /// NVIDIA's description of its hardware; Mesa softpipe `wrap_linear_mirror_clamp_to_border`:
+    /// a linear filter at `|u|·N < ½` blends texel 0 with texel −1, the border in mode 7). The
+    /// interpreter's sampler and the recompiled shaders both take the magnitude on these axes.
     pub mirror_once: u8,
+    /// A border colour the device sampler cannot hold, which the recompiled shader adds
+    /// ([`crate::border`]); `None` where no axis reads the border, on cube maps, and where
+    /// the colour is one of the device's.
+    pub border: Option<ShaderBorder>,
 }
 
 impl Default for TextureLod {
@@ -121,6 +127,7 @@ impl Default for TextureLod {
             narrow_pitch: None,
             post: TexelConversions::default(),
             mirror_once: 0,
+            border: None,
         }
     }
 }
@@ -213,6 +220,7 @@ impl TextureLod {
             narrow_pitch: None,
             post: TexelConversions::default(),
             mirror_once: 0,
+            border: None,
         }
     }
 
@@ -222,6 +230,11 @@ impl TextureLod {
             mirror_once,
             ..self
         }
+    }
+
+    /// The same state with the border the shader adds.
+    pub fn with_border(self, border: Option<ShaderBorder>) -> TextureLod {
+        TextureLod { border, ..self }
     }
 
     /// The same state with the conversions of its filtered texels.

@@ -75,7 +75,12 @@ impl DepthCompare {
 /// `rsx_shadow_level` samples one level of a 2D unit at the four (or one) texel centres
 /// around `c` with `textureSampleLevel` at LOD `lod` (a sample at a texel's centre reads that
 /// texel, whatever the filter; the sampler's wrap modes and border apply), compares each with
-/// `r` and blends the results with the bilinear weights when `linear`.
+/// `r` and blends the results with the bilinear weights when `linear`. A texel outside the
+/// image on an axis of `bord` reads `bz` instead, the first channel of a border colour the
+/// device cannot hold (`crate::border`; `bord` is all false otherwise). The level's size is
+/// level 0's halved `level` times (the chain the device's levels follow): llvmpipe answers
+/// `textureDimensions(tx, level)` with the first lane's level for the whole SIMD group (Mesa
+/// `lp_build_size_query_soa`), and neighbouring pixels may choose different levels.
 pub const WGSL_LIBRARY: &[(&str, &str)] = &[
     (
         "rsx_zcmp",
@@ -95,21 +100,30 @@ fn rsx_zcmp(t: f32, r: f32, f: u32) -> f32 {
 ",
     ),
     (
+        "rsx_shadow_tap",
+        "
+fn rsx_shadow_tap(tx: texture_2d<f32>, sm: sampler, i: vec2<f32>, size: vec2<f32>, lod: f32, r: f32, f: u32, bord: vec2<bool>, bz: f32) -> f32 {
+    let outside = any(bord & ((i < vec2<f32>(0.0)) | (i >= size)));
+    let t = textureSampleLevel(tx, sm, (i + vec2<f32>(0.5)) / size, lod).x;
+    return rsx_zcmp(select(t, bz, outside), r, f);
+}
+",
+    ),
+    (
         "rsx_shadow_level",
         "
-fn rsx_shadow_level(tx: texture_2d<f32>, sm: sampler, c: vec2<f32>, r: f32, level: i32, lod: f32, linear: bool, f: u32) -> f32 {
-    let size = vec2<f32>(textureDimensions(tx, level));
+fn rsx_shadow_level(tx: texture_2d<f32>, sm: sampler, c: vec2<f32>, r: f32, level: i32, lod: f32, linear: bool, f: u32, bord: vec2<bool>, bz: f32) -> f32 {
+    let size = vec2<f32>(max(textureDimensions(tx, 0) >> vec2<u32>(u32(level)), vec2<u32>(1u)));
     if (!linear) {
-        let p = (floor(c * size) + vec2<f32>(0.5)) / size;
-        return rsx_zcmp(textureSampleLevel(tx, sm, p, lod).x, r, f);
+        return rsx_shadow_tap(tx, sm, floor(c * size), size, lod, r, f, bord, bz);
     }
     let u = c * size - vec2<f32>(0.5);
     let i = floor(u);
     let w = u - i;
-    let a = rsx_zcmp(textureSampleLevel(tx, sm, (i + vec2<f32>(0.5, 0.5)) / size, lod).x, r, f);
-    let b = rsx_zcmp(textureSampleLevel(tx, sm, (i + vec2<f32>(1.5, 0.5)) / size, lod).x, r, f);
-    let d = rsx_zcmp(textureSampleLevel(tx, sm, (i + vec2<f32>(0.5, 1.5)) / size, lod).x, r, f);
-    let e = rsx_zcmp(textureSampleLevel(tx, sm, (i + vec2<f32>(1.5, 1.5)) / size, lod).x, r, f);
+    let a = rsx_shadow_tap(tx, sm, i, size, lod, r, f, bord, bz);
+    let b = rsx_shadow_tap(tx, sm, i + vec2<f32>(1.0, 0.0), size, lod, r, f, bord, bz);
+    let d = rsx_shadow_tap(tx, sm, i + vec2<f32>(0.0, 1.0), size, lod, r, f, bord, bz);
+    let e = rsx_shadow_tap(tx, sm, i + vec2<f32>(1.0, 1.0), size, lod, r, f, bord, bz);
     return mix(mix(a, b, w.x), mix(d, e, w.x), w.y);
 }
 ",

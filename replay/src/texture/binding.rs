@@ -9,7 +9,9 @@
 //! [`Converted::notes`]; [`Strictness::Exact`] (verify, where an approximation would show up as
 //! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
-//!   three): sampled as the nearest of those;
+//!   three) on a unit whose shader does not add it (`TextureLod::border`, which every 1D, 2D
+//!   and 3D unit's shader does; cube maps clamp per face and never read the border): sampled
+//!   as the nearest of those;
 //! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded.
 //!
 //! A fragment unit's texels are uploaded with the signed channels reinterpreted (the model
@@ -165,13 +167,23 @@ pub fn null_binding(dimension: TextureDimension) -> TextureBinding {
 }
 
 /// The device wrap mode of `wrap`. The mirror-once modes are the clamp after the reflection
-/// the recompiled shaders make (`TextureLod::mirror_once`).
-fn wrap_mode(wrap: Wrap, border: [f32; 4], d: &mut Deviations) -> Result<WrapMode, BindingError> {
+/// the recompiled shaders make (`TextureLod::mirror_once`). Where the shader adds the border
+/// colour itself (`TextureLod::border`, `Some` when the colour is none of wgpu's three) the
+/// device's border is transparent black, so that it adds nothing.
+fn wrap_mode(
+    wrap: Wrap,
+    border: [f32; 4],
+    shader_adds_border: bool,
+    d: &mut Deviations,
+) -> Result<WrapMode, BindingError> {
     Ok(match wrap {
         Wrap::Wrap => WrapMode::Repeat,
         Wrap::Mirror => WrapMode::MirrorRepeat,
         Wrap::ClampToEdge | Wrap::Clamp | Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceClamp => {
             WrapMode::ClampToEdge
+        }
+        Wrap::Border | Wrap::MirrorOnceBorder if shader_adds_border => {
+            WrapMode::ClampToBorder(BorderColor::TransparentBlack)
         }
         Wrap::Border | Wrap::MirrorOnceBorder => {
             WrapMode::ClampToBorder(nearest_border(border, d)?)
@@ -270,7 +282,7 @@ fn convert_image(
     let border = upload(options.border);
     let mut wrap = [WrapMode::ClampToEdge; 3];
     for (mode, w) in wrap.iter_mut().zip(options.wrap) {
-        *mode = wrap_mode(w, border, &mut d)?;
+        *mode = wrap_mode(w, border, options.lod.border.is_some(), &mut d)?;
     }
     if image.dimension == Dimension::D1 {
         // The one row of a 1D unit bound as 2D: t never leaves it (the model reads s only).
@@ -390,7 +402,7 @@ mod tests {
             Ok(BorderColor::OpaqueWhite)
         );
         assert_eq!(d.notes.len(), 1);
-        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), [0.0; 4], &mut d);
+        let mut w = |raw| wrap_mode(Wrap::from_raw(raw), [0.0; 4], false, &mut d);
         assert_eq!(w(2), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(5), Ok(WrapMode::ClampToEdge));
         assert_eq!(w(6), Ok(WrapMode::ClampToEdge));
@@ -403,7 +415,7 @@ mod tests {
         // 5 clamp, 6..8 mirror once.
         let mut d = deviations(Strictness::Exact);
         let black = [0.0, 0.0, 0.0, 1.0];
-        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), border, &mut d);
+        let mut w = |raw, border| wrap_mode(Wrap::from_raw(raw), border, false, &mut d);
         assert_eq!(w(1, black), Ok(WrapMode::Repeat));
         assert_eq!(w(2, black), Ok(WrapMode::MirrorRepeat));
         assert_eq!(w(3, black), Ok(WrapMode::ClampToEdge));
@@ -425,6 +437,14 @@ mod tests {
             Ok(WrapMode::ClampToBorder(BorderColor::OpaqueBlack))
         );
         assert!(refused(w(7, [0.5, 0.0, 0.0, 1.0])).contains("border colour"));
+        // Where the shader adds the colour, the device's border adds nothing.
+        let mut d = deviations(Strictness::Exact);
+        for raw in [4, 7] {
+            assert_eq!(
+                wrap_mode(Wrap::from_raw(raw), [0.5, 0.0, 0.0, 1.0], true, &mut d),
+                Ok(WrapMode::ClampToBorder(BorderColor::TransparentBlack))
+            );
+        }
         assert!(d.notes.is_empty());
     }
 }

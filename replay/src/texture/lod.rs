@@ -8,12 +8,14 @@ pub use rsxtrace_semantics::lod::{
     lambda_from_derivatives, Anisotropy, LevelChoice, MipFilter, TextureLod,
 };
 
-use super::decode::{remap_word, texel_format};
+use super::border::border_colour;
+use super::decode::{remap_word, texel_format, Dimension};
 use super::filter::{mag_filter, min_filter, TexelFilter};
 use super::format::TexelFormat;
 use super::layout::packed_pitch;
 use super::remap::{Conversions, Remap, TexelConversions};
 use super::wrap::Wrap;
+use rsxtrace_semantics::border::{device_holds, ShaderBorder};
 use rsxtrace_semantics::shadow::DepthCompare;
 
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
@@ -48,6 +50,7 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
     .with_narrow_pitch(narrow_pitch(texture))
     .with_mirror_once(mirror_once_axes(texture))
+    .with_border(shader_border(texture, compare.is_some()))
     .with_post(if compare.is_some() {
         // A shadow map's comparison is read without sign, gamma or bias.
         TexelConversions::default()
@@ -110,6 +113,67 @@ pub fn mirror_once_axes(texture: &Texture) -> u8 {
         .enumerate()
         .filter(|(_, raw)| Wrap::from_raw(**raw).mirrors_once())
         .fold(0, |mask, (k, _)| mask | 1 << k)
+}
+
+/// The border colour `texture`'s recompiled shader adds itself ([`TextureLod::border`],
+/// `rsxtrace_semantics::border`): where a 1D, 2D or 3D unit's s, t or r wrap mode reads the
+/// border and the colour, as the device's texels hold it, is none of wgpu's three. The
+/// colour is the model's (`super::border::border_colour`: the remap and the hardware's
+/// signed-border quirk) with the signed channels reinterpreted as the uploaded texels are
+/// (`Conversions::apply_signed`; a shadow map's `compare`d texels are not converted); gamma
+/// and bias follow filtering. A disabled unit or an unknown format has none (RPCS3's null
+/// texture).
+pub fn shader_border(texture: &Texture, compare: bool) -> Option<ShaderBorder> {
+    let f = &texture.format;
+    let used = match Dimension::from_fields(f.dimension, f.cubemap)? {
+        Dimension::D1 => 1,
+        Dimension::D2 => 2,
+        Dimension::D3 => 3,
+        Dimension::Cube => return None,
+    };
+    if !texture.control0.enabled {
+        return None;
+    }
+    let a = &texture.address;
+    let axes = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw]
+        .iter()
+        .take(used)
+        .enumerate()
+        .filter(|(_, raw)| Wrap::from_raw(**raw).reads_border())
+        .fold(0u8, |mask, (k, _)| mask | 1 << k);
+    if axes == 0 {
+        return None;
+    }
+    let format = texel_format(0, texture).ok()?;
+    let remap = Remap::decode(remap_word(texture), format);
+    let raw = border_colour(
+        format,
+        &remap,
+        texture.border_color,
+        texture.filter.argb_signed,
+    );
+    let colour = if compare {
+        raw
+    } else {
+        Conversions::new(
+            format,
+            &remap,
+            texture.filter.argb_signed,
+            a.unsigned_remap,
+            a.gamma,
+        )
+        .apply_signed(raw)
+    };
+    if device_holds(colour) {
+        return None;
+    }
+    let (min, _) = min_filter(texture.filter.min.raw);
+    Some(ShaderBorder::new(
+        axes,
+        colour,
+        mag_filter(texture.filter.mag.raw) == TexelFilter::Linear,
+        min == TexelFilter::Linear,
+    ))
 }
 
 /// The most samples of anisotropic filtering CONTROL0's max anisotropy field allows
@@ -219,5 +283,43 @@ mod tests {
         off.control0.enabled = false;
         assert_eq!(bx2_channels(&off), 0);
         assert_eq!(unit_lod(&unit(0x9C, 0xAAE4, 0)).bx2, 0);
+    }
+
+    #[test]
+    fn a_border_colour_the_device_cannot_hold_is_added_by_the_shader() {
+        // A8R8G8B8 2D, s reads the border (ADDRESS wrap_s 4), t wraps; BORDER_COLOR ARGB.
+        let mut t = unit(0x85, 0xAAE4, 0);
+        t.address.wrap_s.raw = 4;
+        t.address.wrap_t.raw = 1;
+        t.address.wrap_r.raw = 4;
+        t.border_color = 0xFF40_80C0;
+        t.filter.mag.raw = 2;
+        t.filter.min.raw = 1;
+        let b = shader_border(&t, false).expect("a border the device lacks");
+        // r is not an axis of a 2D unit.
+        assert_eq!(b.axes, 0b01);
+        assert_eq!(b.rgba(), [64.0 / 255.0, 128.0 / 255.0, 192.0 / 255.0, 1.0]);
+        assert!(b.mag_linear && !b.min_linear);
+        assert_eq!(unit_lod(&t).border, Some(b));
+        // R signed (FILTER bit 29): the hardware's quirk reads it biased, (0x40 − 128) / 127,
+        // and the shader adds it as the uploaded texels hold it.
+        t.filter.argb_signed = 0b0010;
+        let signed = shader_border(&t, false).expect("a border the device lacks");
+        assert_eq!(signed.rgba()[0], (64.0 - 128.0) / 127.0);
+        // Opaque white is the device's own; a cube map clamps per face; a disabled unit reads
+        // nothing.
+        t.filter.argb_signed = 0;
+        t.border_color = 0xFFFF_FFFF;
+        assert_eq!(shader_border(&t, false), None);
+        t.border_color = 0xFF40_80C0;
+        t.format.cubemap = true;
+        assert_eq!(shader_border(&t, false), None);
+        t.format.cubemap = false;
+        t.control0.enabled = false;
+        assert_eq!(shader_border(&t, false), None);
+        // A 3D unit's r counts too.
+        t.control0.enabled = true;
+        t.format.dimension = 3;
+        assert_eq!(shader_border(&t, false).map(|b| b.axes), Some(0b101));
     }
 }

@@ -224,6 +224,16 @@ impl UnitSampler {
         axes: usize,
         z: Option<(DepthCompare, f32)>,
     ) -> [f32; 4] {
+        // The mirror-once axes reflect the sample's coordinate (`super::wrap`; a shadow
+        // map's third component is its reference, beyond `axes`).
+        let mut coord = coord;
+        if self.lod.mirror_once != 0 {
+            for (k, c) in coord.iter_mut().enumerate().take(axes) {
+                if self.lod.mirror_once >> k & 1 != 0 {
+                    *c = c.abs();
+                }
+            }
+        }
         match choice {
             LevelChoice::Magnify => self.filter_level(base, coord, self.mag, axes, z),
             LevelChoice::Level(0) => self.filter_level(base, coord, self.min, axes, z),

@@ -1,6 +1,14 @@
 //! Texture coordinate wrap modes (ADDRESS wrap fields, values 1..8; rrc-format.md 4.7, RPCS3
 //! `to_texture_wrap_mode`) applied to integer texel indices, as OpenGL does.
 //!
+//! The mirror-once modes reflect the coordinate, not the indices: the sampler takes `|s|`
+//! before it computes the texel indices (`TextureLod::mirror_once`), then the mode clamps or
+//! reads the border as its non-mirrored counterpart (`EXT_texture_mirror_clamp`, NVIDIA's
+//! description of its hardware: `mirrorClampToBorder(f)` is `|f|` clamped, then the border
+//! rule; Mesa softpipe `wrap_linear_mirror_clamp_to_border`). The difference from mirroring
+//! indices shows at the seam: a linear filter at `|s|·N < ½` blends texel 0 with the border
+//! in mode 7 (texel −1 is outside), where mirrored indices would read texel 0 twice.
+//!
 //! RPCS3 maps the modes to GL (`GLTexture.cpp` `wrap_mode`): WRAP = REPEAT, MIRROR =
 //! MIRRORED_REPEAT, CLAMP_TO_EDGE, BORDER = CLAMP_TO_BORDER, CLAMP = CLAMP_TO_EDGE,
 //! MIRROR_ONCE_CLAMP_TO_EDGE = MIRROR_CLAMP_TO_EDGE, MIRROR_ONCE_BORDER = MIRROR_CLAMP_TO_BORDER,
@@ -52,8 +60,15 @@ impl Wrap {
         )
     }
 
+    /// Whether texels outside the image read the border colour (4 and 7).
+    pub fn reads_border(self) -> bool {
+        matches!(self, Wrap::Border | Wrap::MirrorOnceBorder)
+    }
+
     /// The texel index for integer coordinate `i` in a dimension of `size` texels, or `None`
     /// for the border colour. `i` must lie in `-2^40..2^40` (callers clamp), `size >= 1`.
+    /// The mirror-once modes clamp or read the border here: the sampler has reflected the
+    /// coordinate already (module documentation).
     #[inline]
     pub fn apply(self, i: i64, size: i64) -> Option<i64> {
         let size = size.max(1);
@@ -61,7 +76,6 @@ impl Wrap {
             // Every mode leaves in-range indices alone.
             return Some(i);
         }
-        let mirror_once = |i: i64| if i < 0 { -1 - i } else { i };
         match self {
             Wrap::Wrap => Some(i.rem_euclid(size)),
             Wrap::Mirror => {
@@ -69,15 +83,11 @@ impl Wrap {
                 let m = i.rem_euclid(period);
                 Some(if m < size { m } else { period - 1 - m })
             }
-            Wrap::ClampToEdge | Wrap::Clamp => Some(i.clamp(0, size - 1)),
-            Wrap::Border => (0..size).contains(&i).then_some(i),
-            Wrap::MirrorOnceClampToEdge | Wrap::MirrorOnceClamp => {
-                Some(mirror_once(i).min(size - 1))
-            }
-            Wrap::MirrorOnceBorder => {
-                let m = mirror_once(i);
-                (m < size).then_some(m)
-            }
+            Wrap::ClampToEdge
+            | Wrap::Clamp
+            | Wrap::MirrorOnceClampToEdge
+            | Wrap::MirrorOnceClamp => Some(i.clamp(0, size - 1)),
+            Wrap::Border | Wrap::MirrorOnceBorder => None,
         }
     }
 }

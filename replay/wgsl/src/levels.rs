@@ -3,6 +3,7 @@
 //! lambda is known (the fragment recompiler from derivatives or TXL/TXB's operand, the vertex
 //! recompiler from TXL's operand). ABI.md "Textures" says what the executor binds for it.
 
+use rsxtrace_semantics::border::ShaderBorder;
 use rsxtrace_semantics::lod::{mip_code, MipFilter, TextureLod};
 use rsxtrace_semantics::shadow::DepthCompare;
 
@@ -23,6 +24,7 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         narrow_pitch,
         post,
         mirror_once,
+        border,
     } = *l;
     out.extend_from_slice(&bias.to_le_bytes());
     out.extend_from_slice(&min_lod.to_le_bytes());
@@ -45,6 +47,20 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
         None => out.push(0),
     }
     out.extend_from_slice(&[post.gamma, post.bias, u8::from(post.wide), mirror_once]);
+    match border {
+        Some(ShaderBorder {
+            axes,
+            colour,
+            mag_linear,
+            min_linear,
+        }) => {
+            out.extend_from_slice(&[1, axes, u8::from(mag_linear), u8::from(min_linear)]);
+            for c in colour {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        None => out.push(0),
+    }
 }
 
 /// `coord`, a WGSL expression of `width` components (1: a scalar), with the magnitude of its
@@ -80,45 +96,88 @@ pub(crate) fn choose_levels(tex: &str, lambda: &str, state: &TextureLod) -> Stri
 }
 
 /// The statements that set `t` to the filtered texel of texture `tex` with sampler `smp` at
-/// coordinate expression `coord` (already scaled to [0, 1] where the unit is unnormalised)
-/// and level of detail `lambda`, under the unit's LOD state `state`: [`choose_levels`] then
-/// [`sample_chosen`].
+/// coordinate expression `coord` (`width` components: 2 or 3; already scaled to [0, 1] where
+/// the unit is unnormalised) and level of detail `lambda`, under the unit's LOD state
+/// `state`: [`choose_levels`] then [`sample_chosen`].
 pub(crate) fn sample_at_lambda(
     tex: &str,
     smp: &str,
     coord: &str,
+    width: usize,
     lambda: &str,
     state: &TextureLod,
 ) -> Vec<String> {
     let mut lines = vec![choose_levels(tex, lambda, state)];
-    lines.extend(sample_chosen(tex, smp, coord, state, "t"));
+    lines.extend(sample_chosen(tex, smp, coord, width, state, "t"));
     lines
 }
 
-/// The statements that set `out` to the filtered texel at `coord` from the levels `lv`
-/// holds ([`choose_levels`]). A negative level means "magnify at level 0". Each level k is
-/// sampled with `textureSampleLevel` at LOD `k + 0.25`, which a sampler with mipmap mode
-/// nearest resolves to level k and its min filter; LOD 0 selects the mag filter. Only a
-/// linear mip filter blends two levels (the rule gives weight 0 otherwise).
+/// The statements that set `out` to the filtered texel at `coord` (`width` components) from
+/// the levels `lv` holds ([`choose_levels`]). A negative level means "magnify at level 0".
+/// Each level k is sampled with `textureSampleLevel` at LOD `k + 0.25`, which a sampler with
+/// mipmap mode nearest resolves to level k and its min filter; LOD 0 selects the mag filter.
+/// Only a linear mip filter blends two levels (the rule gives weight 0 otherwise). A border
+/// colour the device cannot hold is added to each level's sample ([`border_term`]).
 pub(crate) fn sample_chosen(
     tex: &str,
     smp: &str,
     coord: &str,
+    width: usize,
     state: &TextureLod,
     out: &str,
 ) -> Vec<String> {
-    let mut lines = vec![format!(
-        "let la = textureSampleLevel({tex}, {smp}, {coord}, select(lv.x + 0.25, 0.0, lv.x < 0.0));"
-    )];
+    let level = |v: &str| {
+        let border = state
+            .border
+            .map(|b| border_term(tex, coord, width, v, &b))
+            .unwrap_or_default();
+        format!(
+            "textureSampleLevel({tex}, {smp}, {coord}, select({v} + 0.25, 0.0, {v} < 0.0)){border}"
+        )
+    };
+    let mut lines = vec![format!("let la = {};", level("lv.x"))];
     if state.mip == MipFilter::Linear {
-        lines.push(format!(
-            "let lb = textureSampleLevel({tex}, {smp}, {coord}, select(lv.y + 0.25, 0.0, lv.y < 0.0));"
-        ));
+        lines.push(format!("let lb = {};", level("lv.y")));
         lines.push(format!("let {out} = la + (lb - la) * lv.z;"));
     } else {
         lines.push(format!("let {out} = la;"));
     }
     lines
+}
+
+/// ` + colour * (1.0 - inside)`: the border colour `b` times the weight that the filter of
+/// level `v` (the mag filter when magnifying, else the min filter) gives to texels outside
+/// the image on the border axes, at `coord` of `width` components (`rsxtrace_semantics::border`,
+/// `rsx_border_inside`). The device reads its border as transparent black there.
+fn border_term(tex: &str, coord: &str, width: usize, v: &str, b: &ShaderBorder) -> String {
+    // The level's size from level 0's along the halving chain the binding enforces, not
+    // `textureDimensions(tex, level)`: llvmpipe answers a size query with the first lane's
+    // level for the whole SIMD group (Mesa `lp_build_size_query_soa`, "this needs to honor
+    // per-element lod"), and neighbouring pixels may choose different levels.
+    let at = format!("u32(max({v}, 0.0))");
+    let (c, size) = if width == 3 {
+        (
+            coord.to_string(),
+            format!(
+                "vec3<f32>(max(textureDimensions({tex}, 0) >> vec3<u32>({at}), vec3<u32>(1u)))"
+            ),
+        )
+    } else {
+        (
+            format!("vec3<f32>({coord}, 0.0)"),
+            format!(
+                "vec3<f32>(vec2<f32>(max(textureDimensions({tex}, 0) >> vec2<u32>({at}), \
+                 vec2<u32>(1u))), 1.0)"
+            ),
+        )
+    };
+    format!(
+        " + {} * (1.0 - rsx_border_inside({c}, {size}, {}, select({}, {}, {v} < 0.0)))",
+        b.wgsl_colour(),
+        b.wgsl_axes(),
+        b.min_linear,
+        b.mag_linear,
+    )
 }
 
 /// As [`sample_chosen`] for a 2D unit that compares depth (`rsxtrace_semantics::shadow`):
@@ -134,10 +193,19 @@ pub(crate) fn compare_chosen(
     out: &str,
 ) -> Vec<String> {
     let mut lines = vec![format!("let cz = {coord};")];
+    // A border colour the device cannot hold: its first channel, on the border axes.
+    let (bord, bz) = match state.border {
+        Some(b) => (
+            format!("vec2<bool>({}, {})", b.axes & 1 != 0, b.axes & 2 != 0),
+            b.rgba()[0],
+        ),
+        None => ("vec2<bool>(false, false)".to_string(), 0.0),
+    };
     let level = |v: &str, name: &str| {
         format!(
             "let {name} = rsx_shadow_level({tex}, {smp}, cz.xy, cz.z, i32(max({v}, 0.0)), \
-             select({v} + 0.25, 0.0, {v} < 0.0), select({min}, {mag}, {v} < 0.0), {f}u);",
+             select({v} + 0.25, 0.0, {v} < 0.0), select({min}, {mag}, {v} < 0.0), {f}u, \
+             {bord}, {bz:?});",
             min = cmp.min_linear,
             mag = cmp.mag_linear,
             f = cmp.func,

@@ -373,6 +373,47 @@ fn mirror_once_units_reflect_their_coordinates_and_validate() {
     }
 }
 
+#[test]
+fn units_with_a_border_the_device_lacks_add_it_and_validate() {
+    // Every texture opcode on units whose border the shader adds (`TextureLod::border`), each
+    // dimension, with and without a depth comparison on 2D units, mip filter linear (two
+    // levels, each with its border term) and anisotropic.
+    use rsxtrace_semantics::border::ShaderBorder;
+    use rsxtrace_semantics::lod::{MipFilter, TextureLod};
+    use rsxtrace_semantics::shadow::DepthCompare;
+    let program = every_opcode_program();
+    let border = ShaderBorder::new(0b111, [0.25, 0.5, 0.75, 1.0], true, false);
+    for dim in [TextureDim::D1, TextureDim::D2, TextureDim::D3] {
+        for compare in [None, DepthCompare::of_unit(1, false, true, true)] {
+            let lod = TextureLod::from_values(0.0, 0.0, 12.0, MipFilter::Linear)
+                .with_sampling(compare, false)
+                .with_aniso(4)
+                .with_border(Some(border));
+            let mut options = FragmentTranslateOptions {
+                texture_dims: [dim; 16],
+                ..FragmentTranslateOptions::with_control(0x40)
+            };
+            options.texture_lod = [lod; 16];
+            let m = translate(&program, &options).unwrap_or_else(|e| panic!("{e}"));
+            let shadow = compare.is_some() && dim == TextureDim::D2;
+            let added = "vec4<f32>(0.25, 0.5, 0.75, 1.0) * (1.0 - rsx_border_inside(";
+            assert_eq!(m.source.contains(added), !shadow, "{dim:?} {compare:?}");
+            // A shadow map compares the border's first channel on its two axes.
+            assert_eq!(
+                m.source.contains("vec2<bool>(true, true), 0.25)"),
+                shadow,
+                "{dim:?} {compare:?}"
+            );
+            let mut plain = options;
+            plain.texture_lod[0] = lod.with_border(None);
+            assert_ne!(
+                rsxtrace_wgsl::fragment::module_hash(&program, &plain),
+                m.hash
+            );
+        }
+    }
+}
+
 fn one(insn: FragmentInstruction) -> String {
     let mut insn = insn;
     insn.end = true;

@@ -319,6 +319,40 @@ fn txl_reflects_mirror_once_axes_and_stretches_a_narrowed_s() {
 }
 
 #[test]
+fn txl_adds_a_border_the_device_lacks() {
+    // Units 0 (2D), 1 (3D) and 2 (1D) read a border colour wgpu has not
+    // (`TextureLod::border`): each sample adds it with the nearest filter's inside weight.
+    use rsxtrace_semantics::border::ShaderBorder;
+    let p = program(vec![txl(0), txl(1), txl(2), mov_hpos(0)]);
+    let border = Some(ShaderBorder::new(
+        0b111,
+        [0.5, 0.25, 0.0, 1.0],
+        false,
+        false,
+    ));
+    let lod = [TextureLod::default().with_border(border); 4];
+    let textures = VertexTextureUnits {
+        dims: [
+            TextureDim::D2,
+            TextureDim::D3,
+            TextureDim::D1,
+            TextureDim::D2,
+        ],
+        lod,
+    };
+    let m = translate_textured(&p, &[], &VertexTranslateOptions::default(), &textures)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = &m.source;
+    assert_eq!(
+        s.matches("vec4<f32>(0.5, 0.25, 0.0, 1.0) * (1.0 - rsx_border_inside(")
+            .count(),
+        3,
+        "{s}"
+    );
+    assert!(s.contains("fn rsx_border_inside("), "{s}");
+}
+
+#[test]
 fn unreachable_untranslated_opcode_is_ignored() {
     // END at slot 0: the PSH at slot 1 never runs (the interpreter would not refuse it).
     let mut end = mov_hpos(0);

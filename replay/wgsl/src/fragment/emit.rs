@@ -629,7 +629,7 @@ impl<'a> Emitter<'a> {
             let coord = crate::levels::mirrored(coord, mirror, width, axes);
             match compare {
                 Some(cmp) => crate::levels::compare_chosen(&tex, &smp, &coord, &state, cmp, out),
-                None => crate::levels::sample_chosen(&tex, &smp, &coord, &state, out),
+                None => crate::levels::sample_chosen(&tex, &smp, &coord, width, &state, out),
             }
         };
         self.line(&crate::levels::choose_levels(&tex, &lambda, &state));

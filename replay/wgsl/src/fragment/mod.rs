@@ -145,6 +145,7 @@ fn assemble(body: &emit::Body, options: &FragmentTranslateOptions, hash: u64) ->
         .chain(rsxtrace_semantics::lod::WGSL_LIBRARY)
         .chain(rsxtrace_semantics::shadow::WGSL_LIBRARY)
         .chain(rsxtrace_semantics::texel::WGSL_LIBRARY)
+        .chain(rsxtrace_semantics::border::WGSL_LIBRARY)
         .copied()
         .chain([("rsx_hrt", hrt)])
         .collect();

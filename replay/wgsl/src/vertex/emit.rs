@@ -339,7 +339,12 @@ impl BodyWriter<'_> {
             TextureDim::D3 => crate::levels::mirrored("c.xyz", state.mirror_once, 3, 3),
             TextureDim::Cube => "c.xyz".to_string(),
         };
-        for line in crate::levels::sample_at_lambda(&tex, &smp, &coord, "s1.x", &state) {
+        let width = if matches!(dim, TextureDim::D3 | TextureDim::Cube) {
+            3
+        } else {
+            2
+        };
+        for line in crate::levels::sample_at_lambda(&tex, &smp, &coord, width, "s1.x", &state) {
             let _ = writeln!(out, "{ind}{line}");
         }
     }

@@ -358,6 +358,7 @@ fn emit_module(
         .chain(
             rsxtrace_semantics::lod::WGSL_LIBRARY
                 .iter()
+                .chain(rsxtrace_semantics::border::WGSL_LIBRARY)
                 .chain(crate::trig::LIBRARY)
                 .map(|(n, t)| (*n, t.to_string())),
         )
