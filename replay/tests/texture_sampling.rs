@@ -391,3 +391,27 @@ fn hostile_state_never_panics() {
         });
     }
 }
+
+#[test]
+fn device_bindings_take_every_border_colour_exactly() {
+    // A 4×4 B8 unit with an odd border colour, bound exactly (verify's strictness): on s and
+    // t the shader adds the colour (`TextureLod::border`) and the device's border is
+    // transparent black; on r alone, an axis a 2D unit does not have, it makes no difference.
+    use rsxtrace_gpu::{BorderColor, WrapMode};
+    use rsxtrace_replay::texture::binding::{convert, Strictness};
+    use rsxtrace_replay::texture::lod::unit_lod;
+    let mem = Mem::local(0, vec![7; 16]);
+    for (wrap, shader_adds) in [([4, 4, 3], true), ([3, 3, 4], false)] {
+        let mut t = Tex::new(0x81, 4, 4).linear(4);
+        t.wrap = wrap;
+        t.border_color = 0xFF11_2233;
+        let texture = t.texture();
+        let converted = convert(0, &texture, &mem, Strictness::Exact)
+            .unwrap_or_else(|e| panic!("{wrap:?}: {e}"));
+        assert!(converted.notes.is_empty(), "{:?}", converted.notes);
+        assert_eq!(unit_lod(&texture).border.is_some(), shader_adds, "{wrap:?}");
+        let border = WrapMode::ClampToBorder(BorderColor::TransparentBlack);
+        let s = converted.binding.sampler.wrap[0];
+        assert_eq!(s == border, shader_adds, "{wrap:?}: {s:?}");
+    }
+}

@@ -280,13 +280,17 @@ fn convert_image(
     };
     // The border as the model samples it (`texture::border`), converted like the texels.
     let border = upload(options.border);
+    // Only the axes the image has: the model wraps no other (a 2D unit's r, a 1D unit's t:
+    // its one row, bound as 2D, never leaves it), so their modes, and a border colour only
+    // they would read, make no difference.
+    let used = match image.dimension {
+        Dimension::D1 => 1,
+        Dimension::D2 | Dimension::Cube => 2,
+        Dimension::D3 => 3,
+    };
     let mut wrap = [WrapMode::ClampToEdge; 3];
-    for (mode, w) in wrap.iter_mut().zip(options.wrap) {
+    for (mode, w) in wrap.iter_mut().zip(options.wrap).take(used) {
         *mode = wrap_mode(w, border, options.lod.border.is_some(), &mut d)?;
-    }
-    if image.dimension == Dimension::D1 {
-        // The one row of a 1D unit bound as 2D: t never leaves it (the model reads s only).
-        wrap[1] = WrapMode::ClampToEdge;
     }
     // A 1D unit is a 2D texture one texel high (`dimension_of`).
     let dimension = one_d_as_2d(device_dimension(image.dimension));
