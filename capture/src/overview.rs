@@ -113,6 +113,7 @@ pub fn frame_index(frame: &Frame) -> TraceIndex {
                         m
                     }),
                     problems: d.problems.iter().map(|p| p.to_string()).collect(),
+                    part: d.part,
                 }
             })
             .collect(),
@@ -153,6 +154,7 @@ fn from_entry(index: usize, d: &IndexedDraw) -> Option<DrawOverview> {
             }),
             fp_hash: d.fp_hash.map(hash_hex),
             mvp,
+            part: d.part,
         },
         index_width: d.index_width,
         problems: d.problems.clone(),

@@ -104,6 +104,9 @@ struct DrawIndexEntry {
   # Constants c32..c35 as 16 floats (x, y, z, w of each), or empty when any is unknown.
   problems @14 :List(Text);
   # The draw's problems, as text.
+  part @15 :UInt32;
+  # Which part of its BEGIN/END the draw is: 0 unless an execution barrier split the clause
+  # (the frame model's `Draw::part`; indexes of frame model 3 and before have 0).
 }
 
 enum Compression {

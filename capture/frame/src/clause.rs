@@ -6,7 +6,42 @@
 //! dropped (RPCS3 logs "Duplicate draw request"); any other range is kept in ascending order of
 //! `first`, and the ranges are drawn one after the other, each its own primitive stream.
 
+//!
+//! A change of the vertex base offset or index, of a vertex array's offset, of the transform
+//! constant load slot or of a transform constant, made between BEGIN and END after a range,
+//! is an execution barrier in RPCS3 (`push_draw_parameter_change`, `insert_command_barrier`:
+//! "Execution dependency barrier. Requires breaking the current draw call sequence and start
+//! another"): the register keeps its old value for the ranges before it, and the new one is
+//! applied when the clause reaches the barrier while drawing (`execute_pipeline_dependencies`).
+//! [`defers`] names those registers; the frame model draws each part as a draw of its own.
+
+use crate::methods::reg;
 use rsxtrace_fetch::DrawRange;
+
+/// Whether a write to register `r` inside BEGIN/END, after a range, applies to the ranges
+/// after it only (RPCS3 `nv4097::set_vertex_base_offset`, `set_index_base_offset`,
+/// `set_vertex_array_offset`, `set_transform_constant_load`, and `set_transform_constant`'s
+/// `transform_constant_update_barrier`).
+pub fn defers(r: u16) -> bool {
+    matches!(
+        r,
+        reg::SET_VERTEX_DATA_BASE_OFFSET
+            | reg::SET_VERTEX_DATA_BASE_INDEX
+            | reg::SET_TRANSFORM_CONSTANT_LOAD
+    ) || (reg::SET_VERTEX_DATA_ARRAY_OFFSET..reg::SET_VERTEX_DATA_ARRAY_OFFSET + 16).contains(&r)
+        || (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&r)
+}
+
+/// The deferred registers a part of a clause draws with (the vertex bases and array
+/// offsets; the constant load slot draws nothing, the constants are kept apart).
+pub fn deferred_draw_registers() -> impl Iterator<Item = u16> {
+    [
+        reg::SET_VERTEX_DATA_BASE_OFFSET,
+        reg::SET_VERTEX_DATA_BASE_INDEX,
+    ]
+    .into_iter()
+    .chain(reg::SET_VERTEX_DATA_ARRAY_OFFSET..reg::SET_VERTEX_DATA_ARRAY_OFFSET + 16)
+}
 
 /// The ranges of one BEGIN/END scope.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

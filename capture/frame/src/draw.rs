@@ -129,6 +129,11 @@ pub struct Draw {
     pub begin_command: usize,
     /// Command index of the `SET_BEGIN_END(0)`.
     pub end_command: usize,
+    /// Which part of its BEGIN/END this draw is: 0, unless a vertex base, array offset or
+    /// transform constant changed between its ranges, which RPCS3 applies to the ranges after
+    /// the change only (`crate::frame`: the draw clause's execution barriers); each part is a
+    /// draw of its own, numbered in order, sharing the BEGIN and END commands.
+    pub part: u32,
     /// Primitive.
     pub primitive: Primitive,
     /// Drawn with `DRAW_INDEX_ARRAY`.
@@ -212,7 +217,7 @@ pub struct FpRef {
 /// The documented per-draw summary. Its keys are an external interface: `index`,
 /// `end_command`, `primitive`, `indexed`, `ranges` (`[{"first","count"}]`), `vertex_count`,
 /// `vp_start`, `vp_hash`, `fp` (`{"location","offset"}` or null), `fp_hash` (string or null),
-/// `mvp` (four `[x,y,z,w]` rows or null).
+/// `mvp` (four `[x,y,z,w]` rows or null), `part`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DrawSummary {
     /// Draw index.
@@ -237,6 +242,8 @@ pub struct DrawSummary {
     pub fp_hash: Option<String>,
     /// c32..c35, or null when any is unknown.
     pub mvp: Option<[[f32; 4]; 4]>,
+    /// Part of its BEGIN/END (0 unless the clause was split, [`Draw::part`]).
+    pub part: u32,
 }
 
 impl Draw {
@@ -283,6 +290,7 @@ impl Draw {
             }),
             fp_hash: self.fp_hash(),
             mvp: self.mvp(),
+            part: self.part,
         }
     }
 

@@ -13,7 +13,7 @@ use crate::push_buffer::PushBuffers;
 use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
 use crate::stream::packets;
-use crate::transform::{scan_vertex_program, TransformState, VpScan};
+use crate::transform::{scan_vertex_program, TransformConstants, TransformState, VpScan};
 use rsxtrace_fetch::{DrawRange, IndexArray, IndexType, VertexSource};
 use rsxtrace_rrc::{
     Capture, Location, REGISTER_COUNT, TRANSFORM_PROGRAM_WORDS, TRANSFORM_PROGRAM_WORDS_OLD,
@@ -76,6 +76,19 @@ struct Scope {
     elements: Vec<u32>,
     /// `SET_VERTEX_DATA*` writes inside the scope (immediate mode).
     push: PushBuffers,
+    /// The parts closed by execution barriers (`crate::clause`), in order; the ranges above
+    /// are the last part's.
+    parts: Vec<ClausePart>,
+}
+
+/// The ranges of a BEGIN/END before an execution barrier, with the deferred state they draw
+/// with: the vertex bases and array offsets, and the transform constants, before the barrier.
+#[derive(Debug)]
+struct ClausePart {
+    arrays: DrawRanges,
+    indexed: DrawRanges,
+    registers: Vec<(u16, u32)>,
+    constants: Arc<TransformConstants>,
 }
 
 pub(crate) fn range(v: u32) -> DrawRange {
@@ -226,6 +239,9 @@ struct Machine<'a> {
 
 impl Machine<'_> {
     fn call(&mut self, command: usize, reg_index: u16, value: u32) {
+        if self.ends_part(reg_index, value) {
+            self.close_part();
+        }
         if let Some(x) = self.regs.get_mut(reg_index as usize) {
             *x = value;
         }
@@ -278,6 +294,90 @@ impl Machine<'_> {
         }
     }
 
+    /// Whether writing `value` to `reg_index` is an execution barrier of the open clause
+    /// (`crate::clause::defers`): a range was drawn since BEGIN or the last barrier (RPCS3
+    /// applies the write at once otherwise, "current_draw_clause.empty()"), and the write
+    /// changes something (one that does not would split the draw into identical parts).
+    fn ends_part(&self, reg_index: u16, value: u32) -> bool {
+        let Some(s) = &self.scope else {
+            return false;
+        };
+        if (s.arrays.is_empty() && s.indexed.is_empty()) || !crate::clause::defers(reg_index) {
+            return false;
+        }
+        if (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&reg_index) {
+            let load = r(&self.regs, reg::SET_TRANSFORM_CONSTANT_LOAD);
+            return self
+                .transform
+                .constant_write_changes(reg_index, value, load);
+        }
+        r(&self.regs, reg_index) != value
+    }
+
+    /// Close the open clause's current part at a barrier: its ranges, with the deferred
+    /// registers and the constants as they are before the barrier's write.
+    fn close_part(&mut self) {
+        let registers = crate::clause::deferred_draw_registers()
+            .map(|reg_index| (reg_index, r(&self.regs, reg_index)))
+            .collect();
+        let constants = Arc::clone(&self.transform.constants);
+        if let Some(s) = &mut self.scope {
+            s.parts.push(ClausePart {
+                arrays: std::mem::take(&mut s.arrays),
+                indexed: std::mem::take(&mut s.indexed),
+                registers,
+                constants,
+            });
+        }
+    }
+
+    /// The draws of a closed clause at END: each part closed by a barrier with its own
+    /// deferred registers and constants and END's state otherwise (RPCS3 draws the whole
+    /// clause at END, re-applying each barrier's write between the parts), then the last part
+    /// with END's state; a last part left empty by a barrier draws nothing.
+    fn finish_clause(&mut self, end: usize, mut s: Scope) {
+        let parts = std::mem::take(&mut s.parts);
+        let split = !parts.is_empty();
+        let mut next = 0u32;
+        for p in parts {
+            let saved: Vec<(u16, u32)> = p
+                .registers
+                .iter()
+                .map(|&(reg_index, _)| (reg_index, r(&self.regs, reg_index)))
+                .collect();
+            let set = |regs: &mut Vec<u32>, values: &[(u16, u32)]| {
+                for &(reg_index, v) in values {
+                    if let Some(x) = regs.get_mut(usize::from(reg_index)) {
+                        *x = v;
+                    }
+                }
+            };
+            set(&mut self.regs, &p.registers);
+            let constants = std::mem::replace(&mut self.transform.constants, p.constants);
+            let part = Scope {
+                begin: s.begin,
+                primitive: s.primitive,
+                arrays: p.arrays,
+                indexed: p.indexed,
+                ..Scope::default()
+            };
+            let draw = self.build_draw(end, part, next);
+            self.draws.push(draw);
+            self.transform.constants = constants;
+            set(&mut self.regs, &saved);
+            next += 1;
+        }
+        let empty = s.arrays.is_empty()
+            && s.indexed.is_empty()
+            && s.inline.is_empty()
+            && s.elements.is_empty()
+            && s.push.vertex_count() == 0;
+        if !(split && empty) {
+            let draw = self.build_draw(end, s, next);
+            self.draws.push(draw);
+        }
+    }
+
     fn begin_end(&mut self, command: usize, value: u32) {
         let prim = value & 0xFF;
         if prim != 0 {
@@ -306,14 +406,11 @@ impl Machine<'_> {
             Some(Scope {
                 primitive: None, ..
             }) => {}
-            Some(s) => {
-                let draw = self.build_draw(command, s);
-                self.draws.push(draw);
-            }
+            Some(s) => self.finish_clause(command, s),
         }
     }
 
-    fn build_draw(&mut self, end: usize, s: Scope) -> Draw {
+    fn build_draw(&mut self, end: usize, s: Scope, part: u32) -> Draw {
         let regs = &self.regs[..];
         let mut problems = Vec::new();
         let Scope {
@@ -324,6 +421,7 @@ impl Machine<'_> {
             inline,
             elements,
             push,
+            parts: _,
         } = s;
         let (arrays, indexed) = (arrays.into_vec(), indexed.into_vec());
         let primitive = primitive.unwrap_or(Primitive::Points);
@@ -470,6 +568,7 @@ impl Machine<'_> {
             index: self.draws.len(),
             begin_command: begin,
             end_command: end,
+            part,
             primitive,
             indexed: is_indexed,
             ranges,

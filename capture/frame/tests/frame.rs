@@ -602,6 +602,7 @@ fn summary_has_exactly_the_documented_keys() {
             "index",
             "indexed",
             "mvp",
+            "part",
             "primitive",
             "ranges",
             "vertex_count",

@@ -61,6 +61,8 @@ pub struct IndexedDraw {
     pub mvp: Option<[f32; 16]>,
     /// The draw's problems, as text.
     pub problems: Vec<String>,
+    /// Which part of its BEGIN/END the draw is (the frame model's `Draw::part`).
+    pub part: u32,
 }
 
 /// The frame index of a trace.
@@ -139,6 +141,7 @@ pub(crate) fn build(index: &TraceIndex, mut b: frame_index::Builder<'_>) -> Resu
             d.problems.len(),
             1,
         )?;
+        e.set_part(d.part);
         let mut problems = e.init_problems(n);
         for (k, p) in (0..n).zip(&d.problems) {
             problems.set(k, p.as_str());
@@ -204,6 +207,7 @@ fn draw(i: usize, e: draw_index_entry::Reader<'_>) -> Result<IndexedDraw, TraceE
         problems: texts(e.get_problems().field(|| at("problems"))?, || {
             at("problems")
         })?,
+        part: e.get_part(),
     })
 }
 

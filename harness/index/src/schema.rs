@@ -11,7 +11,8 @@ use crate::cell::Cell;
 /// carry a flow class (`program_textures.reach`/`live`, `draw_textures.sampled`), which
 /// version 2 left NULL, and `programs.flow_complete` is computed for them. 4: `draws` has the
 /// depth bounds test and the logic operation. 5: `draws.texcoord_2d`, `draws.depth_float`.
-pub const SCHEMA_VERSION: i32 = 5;
+/// 6: `draws.part` (a BEGIN/END split by an execution barrier is several draws).
+pub const SCHEMA_VERSION: i32 = 6;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

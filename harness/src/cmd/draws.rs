@@ -44,7 +44,12 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
         };
         t.row(vec![
             s.index.to_string(),
-            s.end_command.to_string(),
+            // The parts of a BEGIN/END split by an execution barrier share its END.
+            if s.part > 0 {
+                format!("{} part {}", s.end_command, s.part)
+            } else {
+                s.end_command.to_string()
+            },
             s.primitive.name().to_string(),
             source,
             ranges,
