@@ -427,28 +427,65 @@ fn without_clip_or_clamp_the_depth_is_clamped_to_the_range() {
 
 #[test]
 fn the_depth_bounds_test_reads_the_stored_depth() {
-    // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF), depth test off, a red quad at z 0.5:
-    // bounds [0, 0.5] keep the stored 0.9 out, so nothing is written; [0.5, 1] let it through
-    // (EXT_depth_bounds_test: the stored depth, not the fragment's).
-    for ((lo, hi), written) in [((0.0f32, 0.5f32), false), ((0.5, 1.0), true)] {
-        let mut b = builder("depth_bounds.rrc", 8);
-        let z = (0.9f64 * 16_777_215.0).round() as u32;
-        b.clear_surface(0xF3, 0xFF00_0000, z << 8);
-        b.method(0x0380 >> 2, 1).unwrap(); // SET_DEPTH_BOUNDS_TEST_ENABLE
+    // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF); a first quad over the left half,
+    // depth test ALWAYS and written, stores 0.3 there. Then, depth test off, a red quad at z
+    // 0.5 under bounds [0.2, 0.5] is written where the stored depth is 0.3 (the left half)
+    // and not where it is 0.9 (EXT_depth_bounds_test: the stored depth, not the fragment's).
+    // Then the left half stores 0.95 and a green quad under bounds [0.8, 1] passes over the
+    // whole target: each draw reads the depth the draws before it left, on both renderers
+    // (the GPU copies the depth target before each such draw).
+    let mut b = builder("depth_bounds.rrc", 8);
+    let z = (0.9f64 * 16_777_215.0).round() as u32;
+    b.clear_surface(0xF3, 0xFF00_0000, z << 8);
+    let bounds = |b: &mut CaptureBuilder, on: bool, lo: f32, hi: f32| {
+        b.method(0x0380 >> 2, u32::from(on)).unwrap(); // SET_DEPTH_BOUNDS_TEST_ENABLE
         b.method(0x0384 >> 2, lo.to_bits()).unwrap();
         b.method(0x0388 >> 2, hi.to_bits()).unwrap();
-        quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
-        let capture = b.finish();
-        let out = render(&capture);
-        let want = if written {
-            [255, 0, 0, 255]
-        } else {
-            [0, 0, 0, 255]
-        };
-        assert_eq!(out.image.pixel(3, 3), Some(want), "bounds [{lo}, {hi}]");
-        assert_gpu_warns(
-            &capture,
-            &format!("depth bounds test [{lo}, {hi}] not applied on the device (the CPU render applies it)"),
+    };
+    let left = [0.0, 0.0, 4.0, 8.0];
+    b.set_depth(true, 0x207, true); // ALWAYS, written
+    quad(&mut b, 0x1_0000, left, 0.3, [0.0, 0.0, 1.0, 1.0]);
+    b.set_depth(false, 0x207, false);
+    bounds(&mut b, true, 0.2, 0.5);
+    quad(&mut b, 0x2_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+    let first = b.finish();
+    let mut b = builder("depth_bounds_twice.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0000, z << 8);
+    b.set_depth(true, 0x207, true);
+    quad(&mut b, 0x1_0000, left, 0.3, [0.0, 0.0, 1.0, 1.0]);
+    b.set_depth(false, 0x207, false);
+    bounds(&mut b, true, 0.2, 0.5);
+    quad(&mut b, 0x2_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+    bounds(&mut b, false, 0.2, 0.5);
+    b.set_depth(true, 0x207, true);
+    quad(&mut b, 0x3_0000, left, 0.95, [0.0, 0.0, 1.0, 1.0]);
+    b.set_depth(false, 0x207, false);
+    bounds(&mut b, true, 0.8, 1.0);
+    quad(&mut b, 0x4_0000, FULL, 0.5, [0.0, 1.0, 0.0, 1.0]);
+    let second = b.finish();
+    let red = [255, 0, 0, 255];
+    let blue = [0, 0, 255, 255];
+    let black = [0, 0, 0, 255];
+    let green = [0, 255, 0, 255];
+    for (name, image) in gpu_support::both_images("depth_bounds", &first, cpu_render_tiled) {
+        assert_eq!(
+            image.pixel(1, 3),
+            Some(red),
+            "{name}: stored 0.3 in [0.2, 0.5]"
+        );
+        assert_eq!(image.pixel(6, 3), Some(black), "{name}: stored 0.9 outside");
+        assert_ne!(image.pixel(1, 3), Some(blue), "{name}");
+    }
+    for (name, image) in gpu_support::both_images("depth_bounds_twice", &second, cpu_render_tiled) {
+        assert_eq!(
+            image.pixel(1, 3),
+            Some(green),
+            "{name}: stored 0.95 in [0.8, 1]"
+        );
+        assert_eq!(
+            image.pixel(6, 3),
+            Some(green),
+            "{name}: stored 0.9 in [0.8, 1]"
         );
     }
 }

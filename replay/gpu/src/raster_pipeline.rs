@@ -398,7 +398,20 @@ pub struct RasterPipelineDesc {
     pub targets: Vec<Option<ColorTargetDesc>>,
     /// Depth/stencil (`None`: no depth target).
     pub depth_stencil: Option<DepthStencilDesc>,
+    /// The fragment entry point reads, for the depth bounds test, the depth target as it was
+    /// before the draw (group 0 binding [`DEPTH_BEFORE_BINDING`], `texture_depth_2d`) and the
+    /// bounds (binding [`DEPTH_BOUNDS_BINDING`], `var<uniform> vec4<f32>`, x the lower, y the
+    /// upper): each draw then gives [`RasterDraw::depth_bounds`](crate::RasterDraw), and
+    /// [`Gpu::raster_draws`] copies the depth target before it. Needs a depth target.
+    pub depth_bounds: bool,
 }
+
+/// Group 0 binding of a raster module's copy of the depth target from before the draw
+/// ([`RasterPipelineDesc::depth_bounds`]; bindings 0..2 are a fragment module's verification
+/// and instrumentation resources, ABI.md).
+pub const DEPTH_BEFORE_BINDING: u32 = 3;
+/// Group 0 binding of a raster module's depth bounds.
+pub const DEPTH_BOUNDS_BINDING: u32 = 4;
 
 impl RasterPipelineDesc {
     /// A 64-bit digest of the descriptor for the pipeline cache key.
@@ -443,6 +456,12 @@ impl RasterPipelineDesc {
                     ));
                 }
             }
+        }
+        if self.depth_bounds && self.depth_stencil.is_none() {
+            return Err(GpuError::argument(
+                "desc.depth_bounds",
+                "the depth bounds test needs a depth target",
+            ));
         }
         if self
             .depth_stencil
@@ -496,11 +515,38 @@ impl Gpu {
             require_entry(module, &desc.fragment_entry, naga::ShaderStage::Fragment)?;
             let units = texture_units(module)?;
             self.scoped("creating a raster pipeline", || {
+                // Group 0: empty, or the depth bounds test's copy and bounds.
+                let bounds_entries = [
+                    wgpu::BindGroupLayoutEntry {
+                        binding: DEPTH_BEFORE_BINDING,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Texture {
+                            sample_type: wgpu::TextureSampleType::Depth,
+                            view_dimension: wgpu::TextureViewDimension::D2,
+                            multisampled: false,
+                        },
+                        count: None,
+                    },
+                    wgpu::BindGroupLayoutEntry {
+                        binding: DEPTH_BOUNDS_BINDING,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: wgpu::BufferSize::new(16),
+                        },
+                        count: None,
+                    },
+                ];
                 let group0 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("raster group 0 (empty)"),
-                            entries: &[],
+                            label: Some("raster group 0"),
+                            entries: if desc.depth_bounds {
+                                &bounds_entries
+                            } else {
+                                &[]
+                            },
                         });
                 let entries =
                     texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);

@@ -182,6 +182,10 @@ pub struct RasterDraw<'a> {
     pub stencil_reference: u32,
     /// Blend constant (R, G, B, A).
     pub blend_constant: [f64; 4],
+    /// The depth bounds `[min, max]` of a pipeline with
+    /// [`RasterPipelineDesc::depth_bounds`] (`None` for the others): its fragment entry point
+    /// compares the depth target's value from before the draw with them.
+    pub depth_bounds: Option<[f32; 2]>,
 }
 
 /// Bytes of a readback row of `width` texels of `bytes` bytes, padded to the copy alignment.
@@ -557,6 +561,7 @@ impl Gpu {
                 stencil: None,
                 bias: Default::default(),
             }),
+            depth_bounds: false,
         };
         let mut textures = [None; TEXTURE_UNITS as usize];
         textures[0] = Some(&texture);
@@ -580,6 +585,7 @@ impl Gpu {
                 scissor: None,
                 stencil_reference: 0,
                 blend_constant: [0.0; 4],
+                depth_bounds: None,
             },
         )
     }
@@ -760,9 +766,23 @@ impl Gpu {
             return Ok(());
         }
         self.scoped("drawing raster draws", || {
+            // One copy of each depth target a depth bounds test reads, made again before
+            // every such draw (the encoder orders the copies and the passes).
+            let mut copies: Vec<(&DepthTarget, DepthCopy)> = Vec::new();
+            for (targets, draw, _) in &checked {
+                if let (true, Some(t)) = (draw.desc.depth_bounds, targets.depth) {
+                    if !copies.iter().any(|(d, _)| std::ptr::eq(*d, t)) {
+                        copies.push((t, self.depth_copy(t)));
+                    }
+                }
+            }
+            let copy_of = |t: Option<&DepthTarget>| {
+                t.and_then(|t| copies.iter().find(|(d, _)| std::ptr::eq(*d, t)))
+                    .map(|(_, c)| c)
+            };
             let prepared: Vec<PreparedDraw> = checked
                 .iter()
-                .map(|(_, draw, c)| self.prepare_raster_draw(draw, c))
+                .map(|(targets, draw, c)| self.prepare_raster_draw(draw, c, copy_of(targets.depth)))
                 .collect();
             let mut encoder = self
                 .device
@@ -771,13 +791,25 @@ impl Gpu {
                 });
             // Consecutive draws into the same attachments share one render pass: a pass
             // boundary changes nothing drawn (draws keep their order), but on a CPU device
-            // each pass is a scene binned, rasterised and waited for on its own.
+            // each pass is a scene binned, rasterised and waited for on its own. A draw that
+            // tests depth bounds starts a pass of its own, after its depth target is copied.
             let mut start = 0;
             while let Some((targets, first, _)) = checked.get(start) {
-                let end = checked[start..]
-                    .iter()
-                    .position(|(t, d, _)| !same_attachments(targets, first.desc, t, d.desc))
-                    .map_or(checked.len(), |n| start + n);
+                let end = (start + 1..checked.len())
+                    .find(|&k| {
+                        let (t, d, _) = &checked[k];
+                        !same_attachments(targets, first.desc, t, d.desc) || d.desc.depth_bounds
+                    })
+                    .unwrap_or(checked.len());
+                if first.desc.depth_bounds {
+                    if let (Some(t), Some(copy)) = (targets.depth, copy_of(targets.depth)) {
+                        encoder.copy_texture_to_texture(
+                            t.texture.as_image_copy(),
+                            copy.texture.as_image_copy(),
+                            t.texture.size(),
+                        );
+                    }
+                }
                 let mut pass = begin_pass(&mut encoder, targets, first.desc);
                 for ((_, draw, c), p) in checked[start..end].iter().zip(&prepared[start..end]) {
                     record_raster_draw(&mut pass, draw, c, p);
@@ -910,6 +942,16 @@ impl Gpu {
             .filter(|_| (draw.vertices.len() as u64) * 16 <= self.limits.max_buffer_size)
             .filter(|&n| u64::from(n) * 4 <= self.limits.max_buffer_size)
             .ok_or_else(|| GpuError::argument("vertices", "exceed the vertex buffer limit"))?;
+        if desc.depth_bounds != draw.depth_bounds.is_some() {
+            return Err(GpuError::argument(
+                "depth_bounds",
+                if desc.depth_bounds {
+                    "the pipeline tests depth bounds: the draw must give them"
+                } else {
+                    "the pipeline does not test depth bounds"
+                },
+            ));
+        }
         let entry = self.raster_pipeline(draw.module, desc)?;
         check_bound_units(&entry.units, &draw.textures, "textures")?;
         let scissor = match draw.scissor {
@@ -934,13 +976,61 @@ impl Gpu {
         }))
     }
 
-    /// The bind groups and vertex buffer of a checked draw.
-    fn prepare_raster_draw(&self, draw: &RasterDraw<'_>, c: &CheckedDraw) -> PreparedDraw {
+    /// A texture `target` can be copied into and bound from as depth
+    /// ([`RasterPipelineDesc::depth_bounds`]).
+    fn depth_copy(&self, target: &DepthTarget) -> DepthCopy {
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("depth before the draw"),
+            size: target.texture.size(),
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: target.format.wgpu(),
+            usage: wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("depth before the draw (depth aspect)"),
+            aspect: wgpu::TextureAspect::DepthOnly,
+            ..Default::default()
+        });
+        DepthCopy { texture, view }
+    }
+
+    /// The bind groups and vertex buffer of a checked draw; `copy` is its depth target's
+    /// copy when it tests depth bounds.
+    fn prepare_raster_draw(
+        &self,
+        draw: &RasterDraw<'_>,
+        c: &CheckedDraw,
+        copy: Option<&DepthCopy>,
+    ) -> PreparedDraw {
         let group1_entries = bound_unit_entries(&c.entry.units, &draw.textures);
+        let bounds = draw.depth_bounds.map(|[lo, hi]| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("depth bounds"),
+                    contents: bytemuck::cast_slice(&[lo, hi, 0.0f32, 0.0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                })
+        });
+        let group0_entries: Vec<wgpu::BindGroupEntry<'_>> = match (copy, &bounds) {
+            (Some(copy), Some(bounds)) if draw.desc.depth_bounds => vec![
+                wgpu::BindGroupEntry {
+                    binding: crate::raster_pipeline::DEPTH_BEFORE_BINDING,
+                    resource: wgpu::BindingResource::TextureView(&copy.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: crate::raster_pipeline::DEPTH_BOUNDS_BINDING,
+                    resource: bounds.as_entire_binding(),
+                },
+            ],
+            _ => Vec::new(),
+        };
         let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("raster group 0 (empty)"),
+            label: Some("raster group 0"),
             layout: &c.entry.group0,
-            entries: &[],
+            entries: &group0_entries,
         });
         let group1 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("raster group 1"),
@@ -978,6 +1068,12 @@ struct CheckedDraw {
     count: u32,
     size: (u32, u32),
     scissor: [u32; 4],
+}
+
+/// A copy of a depth target, bound as depth to the draws that test depth bounds.
+struct DepthCopy {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
 }
 
 /// The device objects a checked draw is recorded with.

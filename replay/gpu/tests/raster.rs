@@ -1,6 +1,7 @@
 //! `Gpu::raster_draws`: several draws in one submission, some attaching a depth target and
 //! some not, keep their order and the depth the earlier ones wrote; indexed draws draw the
-//! triangles they index, and indices past the vertices are errors.
+//! triangles they index, and indices past the vertices are errors; a draw that tests depth
+//! bounds reads the depth the draws before it left.
 
 mod common;
 
@@ -60,6 +61,7 @@ fn pipeline(with_depth: bool) -> RasterPipelineDesc {
             stencil: None,
             bias: Default::default(),
         }),
+        depth_bounds: false,
     }
 }
 
@@ -81,6 +83,7 @@ fn raster_draw<'a>(
         scissor: None,
         stencil_reference: 0,
         blend_constant: [0.0; 4],
+        depth_bounds: None,
     }
 }
 
@@ -179,5 +182,109 @@ fn indexed_triangles_draw_as_the_same_triangles_listed_and_bad_indices_are_error
         let e = render(draw(&corners, Some(indices))).expect_err(what);
         let text = e.to_string();
         assert!(text.contains("indices") && text.contains(what), "{text}");
+    }
+}
+
+/// [`SOURCE`] with the depth bounds test: the depth target's value from before the draw
+/// (group 0 binding `DEPTH_BEFORE_BINDING`) within the bounds (binding `DEPTH_BOUNDS_BINDING`).
+const BOUNDED: &str = "
+struct V { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@group(0) @binding(3) var before: texture_depth_2d;
+@group(0) @binding(4) var<uniform> bounds: vec4<f32>;
+@vertex
+fn vs(@location(0) p: vec4<f32>, @location(1) c: vec4<f32>) -> V {
+    return V(p, c);
+}
+@fragment
+fn fs(v: V) -> @location(0) vec4<f32> {
+    let d = textureLoad(before, vec2<i32>(v.p.xy), 0);
+    if (!(d >= bounds.x && d <= bounds.y)) {
+        discard;
+    }
+    return v.c;
+}
+";
+
+#[test]
+fn depth_bounds_draws_read_the_depth_the_draws_before_them_left() {
+    assert_eq!(
+        (
+            rsxtrace_gpu::DEPTH_BEFORE_BINDING,
+            rsxtrace_gpu::DEPTH_BOUNDS_BINDING
+        ),
+        (3, 4)
+    );
+    let Some(gpu) = common::gpu("raster_draws_depth_bounds") else {
+        return;
+    };
+    let (w, h) = (4, 1);
+    let color = gpu
+        .create_color_target(TargetFormat::Rgba32Float, w, h)
+        .expect("colour target");
+    let depth = gpu
+        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
+        .expect("depth target");
+    gpu.write_color_target(&color, &[[0.0; 4]; 4])
+        .expect("clear");
+    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
+        .expect("clear depth");
+    let (plain, bounded) = (common::module(SOURCE), common::module(BOUNDED));
+    let writes = pipeline(true);
+    let mut tests = pipeline(true);
+    tests.depth_bounds = true;
+    if let Some(d) = &mut tests.depth_stencil {
+        (d.compare, d.write) = (Compare::Always, false);
+    }
+    let mut colors = [None; MAX_RASTER_TARGETS];
+    colors[0] = Some(&color);
+    let targets = RasterTargets {
+        colors,
+        depth: Some(&depth),
+    };
+    let (green, blue, red) = (
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 0.0, 0.0, 1.0],
+    );
+    let bound = |vertices, lo, hi| RasterDraw {
+        depth_bounds: Some([lo, hi]),
+        ..raster_draw(&bounded, &tests, vertices, None)
+    };
+    // The left half stores 0.3; red within [0.2, 0.5] covers it only; then, in the same
+    // submission, the right half stores 0.4 (a depth test LESS keeps 0.3 on the left), and
+    // blue within [0.35, 0.45] covers the right half only: a copy from before the first
+    // bounded draw would have kept it out.
+    let (near, red_all, right, blue_all) = (
+        rect(-1.0, 0.0, 0.3, green),
+        rect(-1.0, 1.0, 0.9, red),
+        rect(-0.5, 1.0, 0.4, green),
+        rect(-1.0, 1.0, 0.9, blue),
+    );
+    gpu.raster_draws(&[
+        (targets, raster_draw(&plain, &writes, &near, None)),
+        (targets, bound(&red_all, 0.2, 0.5)),
+        (targets, raster_draw(&plain, &writes, &right, None)),
+        (targets, bound(&blue_all, 0.35, 0.45)),
+    ])
+    .expect("one submission");
+    let got = gpu.read_color_target(&color).expect("readback");
+    assert_eq!(got, vec![red, red, blue, blue]);
+    // A pipeline that tests depth bounds needs a depth target and bounds with each draw.
+    let mut no_depth = tests.clone();
+    no_depth.depth_stencil = None;
+    let colour_only = RasterTargets {
+        colors,
+        depth: None,
+    };
+    let unbounded = raster_draw(&bounded, &tests, &red_all, None);
+    for (t, d) in [
+        (
+            colour_only,
+            raster_draw(&bounded, &no_depth, &red_all, None),
+        ),
+        (targets, unbounded),
+    ] {
+        let e = gpu.raster_draws(&[(t, d)]).expect_err("refused");
+        assert!(e.to_string().contains("depth"), "{e}");
     }
 }

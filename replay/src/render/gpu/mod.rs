@@ -28,7 +28,8 @@
 //!    uploaded (`crate::texture::binding`, approximating what the device cannot sample),
 //!    once per unit state and content of the bytes read;
 //! 6. the fragment program recompiled and wrapped (`shader.rs`: WPOS, alpha test, depth
-//!    range, polygon offset), the pipeline from the state (`pipeline.rs`), and the draw,
+//!    bounds test, depth range, polygon offset), the pipeline from the state
+//!    (`pipeline.rs`), and the draw,
 //!    checked and queued on the bound targets (`targets.rs`): consecutive draws into the same
 //!    surface state are recorded into one command buffer, in one render pass while they
 //!    attach the same targets, and submitted together (at 64 draws, or before the targets
@@ -840,7 +841,7 @@ impl Renderer<'_> {
             self.warn(Some(index), w.clone());
         }
         let key = SetKey::of(&draw.surface)?;
-        let uses_depth = state.depth_test.is_some() || state.stencil.is_some();
+        let uses_depth = state.reads_depth_buffer();
         let with_depth = key.depth.is_some() && uses_depth;
         if key.colors.is_empty() && !with_depth {
             // Nothing to write: rendered, with no effect (as in the reference render).
@@ -866,16 +867,7 @@ impl Renderer<'_> {
         {
             self.warn(Some(index), w);
         }
-        // What the device has no stage for (the CPU render applies both).
-        if let Some((lo, hi)) = state.depth_bounds {
-            self.warn(
-                Some(index),
-                format!(
-                    "depth bounds test [{lo}, {hi}] not applied on the device (the CPU render \
-                     applies it)"
-                ),
-            );
-        }
+        // What the device has no stage for (the CPU render applies it).
         if let Some(op) = state.logic_op {
             self.warn(
                 Some(index),
@@ -960,6 +952,7 @@ impl Renderer<'_> {
             texcoord_2d: state.shading.texcoord_2d,
             sample_mask: state.sample_mask,
             alpha_to_one: state.alpha_to_one,
+            depth_bounds: with_depth && state.depth_bounds.is_some(),
             varyings,
         };
         let module = self.wrapped(&fragment, &options)?;
@@ -1000,6 +993,10 @@ impl Renderer<'_> {
             self.timings.render += since(t);
             return Ok(());
         }
+        let depth_bounds = state
+            .depth_bounds
+            .filter(|_| dp.desc.depth_bounds)
+            .map(|(lo, hi)| [lo, hi]);
         let queued = set.queue(
             self.gpu,
             PendingDraw {
@@ -1012,6 +1009,7 @@ impl Renderer<'_> {
                 scissor,
                 stencil_reference: dp.stencil_reference,
                 blend_constant: dp.blend_constant,
+                depth_bounds,
                 outputs,
                 with_depth,
             },

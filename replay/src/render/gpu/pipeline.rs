@@ -292,6 +292,7 @@ pub(crate) fn draw_pipeline(
                 crate::render::state::FrontFace::Clockwise => Winding::Cw,
             },
             targets,
+            depth_bounds: depth_stencil.is_some() && state.depth_bounds.is_some(),
             depth_stencil,
         },
         stencil_reference,

@@ -20,7 +20,8 @@
 //!   the interpolated `c` by `raster::shading::FogRule::wgsl_factor`, since the exp equations
 //!   do not interpolate linearly; a 2D texture coordinate as `(x, y, 0, clip w)`,
 //!   `raster::apply_texcoord_2d`), runs `rsx_fragment`, discards killed fragments, applies the
-//!   alpha test, and computes the stored depth itself (that z, or the exported depth; the
+//!   alpha test and the depth bounds test (on a copy of the depth target from before the
+//!   draw, group 0), and computes the stored depth itself (that z, or the exported depth; the
 //!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
 //!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
 //!   RSX.
@@ -144,6 +145,10 @@ pub(crate) struct WrapperOptions {
     pub sample_mask: Option<SampleMask>,
     /// Alpha to one after the alpha test (`DrawState::alpha_to_one`).
     pub alpha_to_one: bool,
+    /// The depth bounds test after the alpha test (`DrawState::depth_bounds`, with a depth
+    /// target): the depth stored at the pixel before the draw (group 0, a copy the device
+    /// makes, `rsxtrace_gpu::RasterPipelineDesc::depth_bounds`) must lie within the bounds.
+    pub depth_bounds: bool,
     /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
     pub varyings: u16,
 }
@@ -182,6 +187,15 @@ fn compare_expr(compare: Compare, a: &str, b: &str) -> String {
 pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     let mut s = String::with_capacity(4096);
     s.push_str("\n// rsxtrace render wrapper (replay/src/render/gpu/shader.rs)\n");
+    if o.depth_bounds {
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var rsx_depth_before: texture_depth_2d;\n\
+             @group(0) @binding({}) var<uniform> rsx_depth_bounds: vec4<f32>;\n",
+            rsxtrace_gpu::DEPTH_BEFORE_BINDING,
+            rsxtrace_gpu::DEPTH_BOUNDS_BINDING
+        );
+    }
     s.push_str("struct RsxRenderVaryings {\n    @builtin(position) pos: vec4<f32>,\n");
     let passed: Vec<usize> = varying_inputs(o.varyings).collect();
     let (misc, wz) = (passed.len() + 1, passed.len() + 2);
@@ -285,6 +299,14 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             compare_expr(compare, alpha, &lit(reference))
         );
     }
+    if o.depth_bounds {
+        // EXT_depth_bounds_test on the depth stored before the draw (`render::cpu::rop`).
+        s.push_str(
+            "    let stored = textureLoad(rsx_depth_before, vec2<i32>(v.pos.xy), 0);\n    \
+             if (!(stored >= rsx_depth_bounds.x && stored <= rsx_depth_bounds.y)) {\n        \
+             discard;\n    }\n",
+        );
+    }
     if o.alpha_to_one {
         s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k].w = 1.0;\n    }\n");
     }
@@ -384,6 +406,7 @@ mod tests {
             texcoord_2d: 0,
             sample_mask: None,
             alpha_to_one: false,
+            depth_bounds: false,
             varyings: passed_varyings(u16::MAX),
         }
     }

@@ -362,6 +362,8 @@ pub(crate) struct PendingDraw {
     pub stencil_reference: u32,
     /// Blend constant.
     pub blend_constant: [f64; 4],
+    /// The depth bounds of a pipeline that tests them.
+    pub depth_bounds: Option<[f32; 2]>,
     /// Colour outputs drawn.
     pub outputs: usize,
     /// Whether the depth target is bound.
@@ -397,6 +399,7 @@ fn raster(d: &PendingDraw) -> RasterDraw<'_> {
         scissor: Some(d.scissor),
         stencil_reference: d.stencil_reference,
         blend_constant: d.blend_constant,
+        depth_bounds: d.depth_bounds,
     }
 }
 
@@ -614,6 +617,7 @@ impl SurfaceSet {
                 }),
                 bias: Default::default(),
             }),
+            depth_bounds: false,
         };
         let Some((w, h)) = self.key.size() else {
             return Ok(());
@@ -636,6 +640,7 @@ impl SurfaceSet {
                 scissor: Some(scissor),
                 stencil_reference: stencil_value,
                 blend_constant: [0.0; 4],
+                depth_bounds: None,
             },
         )
         .map_err(|e| e.to_string())?;
