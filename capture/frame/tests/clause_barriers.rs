@@ -3,15 +3,10 @@
 //! after it only, so the frame model draws each part as a draw of its own; a change before any
 //! range, or one that changes nothing, splits nothing. Command lists laid out by hand.
 
+mod stream_support;
 use rsxtrace_fetch::DrawRange;
 use rsxtrace_frame::Frame;
-use rsxtrace_rrc::{Capture, ReplayCommand};
-
-/// Header word: method byte offset in bits 2..15, method count in bits 18..28 (rrc-format.md
-/// 3.2); batched arguments follow as entries with `first = 0`.
-fn hdr(byte: u32, count: u32) -> u32 {
-    byte | (count << 18)
-}
+use stream_support::B;
 
 const BEGIN_END: u32 = 0x1808;
 const DRAW_ARRAYS: u32 = 0x1814;
@@ -29,39 +24,6 @@ const TRIANGLES: u32 = 5;
 /// `DRAW_ARRAYS` of `count` vertices from `first` (count − 1 in bits 24..31).
 fn range(first: u32, count: u32) -> u32 {
     ((count - 1) << 24) | first
-}
-
-struct B {
-    c: Capture,
-}
-
-impl B {
-    fn new() -> B {
-        let mut c = Capture::empty("t");
-        // Slot 0 of program memory holds an END (word 3 bit 0) so the default start is valid.
-        c.reg_state.transform_program[3] = 1;
-        c.commands.push(ReplayCommand {
-            first: 0x40,
-            ..Default::default()
-        });
-        B { c }
-    }
-
-    /// One packet writing `values` to consecutive registers from `byte`.
-    fn put(&mut self, byte: u32, values: &[u32]) {
-        let n = values.len() as u32;
-        for (i, v) in values.iter().enumerate() {
-            self.c.commands.push(ReplayCommand {
-                first: if i == 0 { hdr(byte, n) } else { 0 },
-                second: *v,
-                ..Default::default()
-            });
-        }
-    }
-
-    fn frame(&self) -> Frame {
-        Frame::from_capture(&self.c).expect("frame decodes")
-    }
 }
 
 fn ranges(frame: &Frame) -> Vec<(u32, Vec<DrawRange>)> {

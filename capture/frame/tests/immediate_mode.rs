@@ -2,17 +2,12 @@
 //! rrc-format.md 4.4) and per-draw transform branch bits (rrc-format.md 4.5), with command
 //! lists laid out by hand.
 
+mod stream_support;
 use rsxtrace_fetch::{
     fetch_draw, AttributeSource, DrawRange, ImmediateValue, UnknownValues, VertexSource,
 };
-use rsxtrace_frame::{DrawProblem, Frame};
-use rsxtrace_rrc::{Capture, ReplayCommand};
-
-/// Header word: method byte offset in bits 2..15, method count in bits 18..28 (rrc-format.md
-/// 3.2); batched arguments follow as entries with `first = 0`.
-fn hdr(byte: u32, count: u32) -> u32 {
-    byte | (count << 18)
-}
+use rsxtrace_frame::DrawProblem;
+use stream_support::B;
 
 const BEGIN_END: u32 = 0x1808;
 const INPUT_MASK: u32 = 0x1FF0;
@@ -29,37 +24,6 @@ const DATA2S: u32 = 0x1900;
 const SCALED4S: u32 = 0x0A80;
 /// `SET_VERTEX_DATA1F_M` attribute 0; attribute i at + 4 i.
 const DATA1F: u32 = 0x1E40;
-
-struct B {
-    c: Capture,
-}
-
-impl B {
-    fn new() -> B {
-        let mut c = Capture::empty("t");
-        // Slot 0 of program memory holds an END (word 3 bit 0) so the default start is valid.
-        c.reg_state.transform_program[3] = 1;
-        c.commands.push(ReplayCommand {
-            first: 0x40,
-            ..Default::default()
-        });
-        B { c }
-    }
-    /// One packet writing `values` to consecutive registers from `byte`.
-    fn put(&mut self, byte: u32, values: &[u32]) {
-        let n = values.len() as u32;
-        for (i, v) in values.iter().enumerate() {
-            self.c.commands.push(ReplayCommand {
-                first: if i == 0 { hdr(byte, n) } else { 0 },
-                second: *v,
-                ..Default::default()
-            });
-        }
-    }
-    fn frame(&self) -> Frame {
-        Frame::from_capture(&self.c).expect("frame decodes")
-    }
-}
 
 fn f(values: &[f32]) -> Vec<u32> {
     values.iter().map(|v| v.to_bits()).collect()

@@ -71,15 +71,7 @@ pub fn post_filter_conversions(texture: &Texture) -> TexelConversions {
         return TexelConversions::default();
     };
     let remap = Remap::decode(remap_word(texture), format);
-    let a = &texture.address;
-    Conversions::new(
-        format,
-        &remap,
-        texture.filter.argb_signed,
-        a.unsigned_remap,
-        a.gamma,
-    )
-    .post_filter()
+    Conversions::of_unit(format, &remap, texture).post_filter()
 }
 
 /// `(packed row bytes, pitch)` of a linear unit whose CONTROL3 pitch is non-zero and narrower
@@ -155,14 +147,7 @@ pub fn shader_border(texture: &Texture, compare: bool) -> Option<ShaderBorder> {
     let colour = if compare {
         raw
     } else {
-        Conversions::new(
-            format,
-            &remap,
-            texture.filter.argb_signed,
-            a.unsigned_remap,
-            a.gamma,
-        )
-        .apply_signed(raw)
+        Conversions::of_unit(format, &remap, texture).apply_signed(raw)
     };
     if device_holds(colour) {
         return None;

@@ -158,6 +158,23 @@ fn argb_mask_to_rgba(m: u8) -> [bool; 4] {
 }
 
 impl Conversions {
+    /// The conversions of unit state `texture` whose texels are `format` through `remap`: its
+    /// FILTER signed bits and ADDRESS unsigned-remap and gamma fields ([`Self::new`]).
+    pub fn of_unit(
+        format: TexelFormat,
+        remap: &Remap,
+        texture: &rsxtrace_capture::frame::state::Texture,
+    ) -> Conversions {
+        let a = &texture.address;
+        Conversions::new(
+            format,
+            remap,
+            texture.filter.argb_signed,
+            a.unsigned_remap,
+            a.gamma,
+        )
+    }
+
     /// The conversions of a unit: `argb_signed` = FILTER bits 28..31, `unsigned_remap` =
     /// ADDRESS bits 12..15, `gamma_rgba` = ADDRESS bits 20..23.
     pub fn new(

@@ -72,13 +72,7 @@ impl UnitOptions {
             conversions: if lod.compare.is_some() {
                 Conversions::default()
             } else {
-                Conversions::new(
-                    image.format,
-                    &image.remap,
-                    texture.filter.argb_signed,
-                    a.unsigned_remap,
-                    a.gamma,
-                )
+                Conversions::of_unit(image.format, &image.remap, texture)
             },
         }
     }
