@@ -515,21 +515,59 @@ fn assert_gpu_warns(capture: &Capture, message: &str) {
 
 #[test]
 fn a_logic_operation_replaces_blending() {
-    // Cleared to ARGB 0xFF00FF00, XOR (0x1506) with opaque white, blending ONE/ONE on as
-    // well: the bytes become 0x00FF00FF (R and B 255, G and A 0), not the saturated sum.
-    let mut b = builder("logic_op.rrc", 8);
+    // Cleared to ARGB 0xFF00FF00 (RGBA bytes 0, 255, 0, 255), blending ONE/ONE on as well;
+    // a quad of colour (0.2, 0.4, 0.6, 0.8), bytes 51, 102, 153, 204 after the 8-bit rule,
+    // under each GL logic operation, applied to the stored bytes (GL 4.6 17.3.9) on both
+    // renderers, not the saturated sum. XOR twice gives the cleared bytes back: each draw
+    // reads what the one before it wrote (the GPU copies the target before each).
+    let (s, d) = ([51u8, 102, 153, 204], [0u8, 255, 0, 255]);
+    let each = |f: fn(u8, u8) -> u8| -> [u8; 4] { std::array::from_fn(|k| f(s[k], d[k])) };
+    let cases: [(u32, [u8; 4]); 7] = [
+        (0x1500, [0; 4]),                // CLEAR
+        (0x1501, each(|s, d| s & d)),    // AND
+        (0x1506, each(|s, d| s ^ d)),    // XOR
+        (0x1507, each(|s, d| s | d)),    // OR
+        (0x150C, each(|s, _| !s)),       // COPY_INVERTED
+        (0x150E, each(|s, d| !(s & d))), // NAND
+        (0x150F, [255; 4]),              // SET
+    ];
+    for (op, want) in cases {
+        let mut b = builder("logic_op.rrc", 8);
+        b.clear_surface(0xF0, 0xFF00_FF00, 0);
+        b.method(0x0374 >> 2, 1).unwrap(); // SET_LOGIC_OP_ENABLE
+        b.method(0x0378 >> 2, op).unwrap();
+        b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE (reset factors ONE, ONE)
+        quad(&mut b, 0x1_0000, FULL, 0.5, [0.2, 0.4, 0.6, 0.8]);
+        let capture = b.finish();
+        for (name, image) in gpu_support::both_images("logic_op", &capture, cpu_render_tiled) {
+            assert_eq!(image.pixel(3, 3), Some(want), "{name}: op 0x{op:04X}");
+        }
+    }
+    let mut b = builder("logic_op_twice.rrc", 8);
     b.clear_surface(0xF0, 0xFF00_FF00, 0);
-    b.method(0x0374 >> 2, 1).unwrap(); // SET_LOGIC_OP_ENABLE
-    b.method(0x0378 >> 2, 0x1506).unwrap(); // XOR
-    b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE (reset factors ONE, ONE)
+    b.method(0x0374 >> 2, 1).unwrap();
+    b.method(0x0378 >> 2, 0x1506).unwrap();
+    quad(&mut b, 0x1_0000, FULL, 0.5, [0.2, 0.4, 0.6, 0.8]);
+    quad(&mut b, 0x2_0000, FULL, 0.5, [0.2, 0.4, 0.6, 0.8]);
+    let capture = b.finish();
+    for (name, image) in gpu_support::both_images("logic_op_twice", &capture, cpu_render_tiled) {
+        assert_eq!(image.pixel(3, 3), Some(d), "{name}: XOR twice");
+    }
+    // On a 5- or 6-bit surface the device's 8-bit target does not hold the stored bytes:
+    // the CPU render applies the operation, the GPU render warns. The clear stores the clear
+    // word's low half, 0xFF00 (R 31, G 56, B 0; RPCS3 copies the raw word to a 16-bit
+    // surface); XOR white gives 0x00FF: R 0, G 7 (7 · 255 / 63 = 28), B 31.
+    let mut b = builder("logic_op_565.rrc", 3); // R5G6B5
+    b.clear_surface(0xF0, 0xFF00_FF00, 0);
+    b.method(0x0374 >> 2, 1).unwrap();
+    b.method(0x0378 >> 2, 0x1506).unwrap();
     quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
     let capture = b.finish();
-    let out = render(&capture);
-    assert_eq!(out.image.pixel(3, 3), Some([255, 0, 255, 0]));
+    assert_eq!(render(&capture).image.pixel(3, 3), Some([0, 28, 255, 255]));
     assert_gpu_warns(
         &capture,
-        "logic operation 0x1506 not applied on the device (written or blended as without it; \
-         the CPU render applies it)",
+        "logic operation 0x1506 not applied on the device to a 5- or 6-bit surface (written or \
+         blended as without it; the CPU render applies it)",
     );
 }
 

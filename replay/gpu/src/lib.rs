@@ -41,8 +41,8 @@ pub use fragment::{FragmentResult, FP_INPUTS};
 pub use raster_pipeline::{
     BlendComponentDesc, BlendDesc, BlendFactor, BlendOperation, ColorTargetDesc, Compare, Cull,
     DepthBias, DepthFormat, DepthStencilDesc, RasterPipelineDesc, StencilDesc, StencilFaceDesc,
-    StencilOperation, TargetFormat, Topology, Winding, DEPTH_BEFORE_BINDING, DEPTH_BOUNDS_BINDING,
-    MAX_RASTER_TARGETS, MAX_VERTEX_ATTRIBUTES,
+    StencilOperation, TargetFormat, Topology, Winding, COLOR_BEFORE_BINDING, DEPTH_BEFORE_BINDING,
+    DEPTH_BOUNDS_BINDING, MAX_RASTER_TARGETS, MAX_VERTEX_ATTRIBUTES,
 };
 pub use raster_target::{
     ColorTarget, DepthContents, DepthTarget, RasterDraw, RasterTargets, RasterViewport,

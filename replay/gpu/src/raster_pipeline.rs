@@ -404,6 +404,18 @@ pub struct RasterPipelineDesc {
     /// upper): each draw then gives [`RasterDraw::depth_bounds`](crate::RasterDraw), and
     /// [`Gpu::raster_draws`] copies the depth target before it. Needs a depth target.
     pub depth_bounds: bool,
+    /// The colour slots (bit n = slot n) whose target the fragment entry point reads as it
+    /// was before the draw, at group 0 binding [`COLOR_BEFORE_BINDING`] + n
+    /// (`texture_2d<f32>`, read with `textureLoad`): [`Gpu::raster_draws`] copies them before
+    /// the draw (a logic operation the device has not, done in the shader).
+    pub colors_before: u8,
+}
+
+impl RasterPipelineDesc {
+    /// Whether a draw under this pipeline reads a target as it was before the draw.
+    pub fn reads_before(&self) -> bool {
+        self.depth_bounds || self.colors_before != 0
+    }
 }
 
 /// Group 0 binding of a raster module's copy of the depth target from before the draw
@@ -412,6 +424,9 @@ pub struct RasterPipelineDesc {
 pub const DEPTH_BEFORE_BINDING: u32 = 3;
 /// Group 0 binding of a raster module's depth bounds.
 pub const DEPTH_BOUNDS_BINDING: u32 = 4;
+/// Group 0 binding of a raster module's copy of colour slot 0 from before the draw
+/// ([`RasterPipelineDesc::colors_before`]); slot n at this + n.
+pub const COLOR_BEFORE_BINDING: u32 = 5;
 
 impl RasterPipelineDesc {
     /// A 64-bit digest of the descriptor for the pipeline cache key.
@@ -456,6 +471,18 @@ impl RasterPipelineDesc {
                     ));
                 }
             }
+        }
+        if self.colors_before >> self.targets.len().min(MAX_RASTER_TARGETS) != 0
+            || (0..self.targets.len())
+                .any(|n| self.colors_before >> n & 1 != 0 && self.targets[n].is_none())
+        {
+            return Err(GpuError::argument(
+                "desc.colors_before",
+                format!(
+                    "0b{:04b} names a slot with no colour target",
+                    self.colors_before
+                ),
+            ));
         }
         if self.depth_bounds && self.depth_stencil.is_none() {
             return Err(GpuError::argument(
@@ -538,15 +565,30 @@ impl Gpu {
                         count: None,
                     },
                 ];
+                let mut group0_entries: Vec<wgpu::BindGroupLayoutEntry> = if desc.depth_bounds {
+                    bounds_entries.to_vec()
+                } else {
+                    Vec::new()
+                };
+                for n in 0..MAX_RASTER_TARGETS as u32 {
+                    if desc.colors_before >> n & 1 != 0 {
+                        group0_entries.push(wgpu::BindGroupLayoutEntry {
+                            binding: COLOR_BEFORE_BINDING + n,
+                            visibility: wgpu::ShaderStages::FRAGMENT,
+                            ty: wgpu::BindingType::Texture {
+                                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                                view_dimension: wgpu::TextureViewDimension::D2,
+                                multisampled: false,
+                            },
+                            count: None,
+                        });
+                    }
+                }
                 let group0 =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                             label: Some("raster group 0"),
-                            entries: if desc.depth_bounds {
-                                &bounds_entries
-                            } else {
-                                &[]
-                            },
+                            entries: &group0_entries,
                         });
                 let entries =
                     texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);

@@ -562,6 +562,7 @@ impl Gpu {
                 bias: Default::default(),
             }),
             depth_bounds: false,
+            colors_before: 0,
         };
         let mut textures = [None; TEXTURE_UNITS as usize];
         textures[0] = Some(&texture);
@@ -766,23 +767,33 @@ impl Gpu {
             return Ok(());
         }
         self.scoped("drawing raster draws", || {
-            // One copy of each depth target a depth bounds test reads, made again before
+            // One copy of each target a draw reads as it was before it (the depth target of a
+            // depth bounds test, the colour targets of `colors_before`), made again before
             // every such draw (the encoder orders the copies and the passes).
-            let mut copies: Vec<(&DepthTarget, DepthCopy)> = Vec::new();
+            let mut copies: Vec<(&wgpu::Texture, TargetCopy)> = Vec::new();
             for (targets, draw, _) in &checked {
-                if let (true, Some(t)) = (draw.desc.depth_bounds, targets.depth) {
-                    if !copies.iter().any(|(d, _)| std::ptr::eq(*d, t)) {
-                        copies.push((t, self.depth_copy(t)));
+                for (texture, depth) in read_before(targets, draw.desc) {
+                    if !copies.iter().any(|(t, _)| std::ptr::eq(*t, texture)) {
+                        copies.push((texture, self.target_copy(texture, depth)));
                     }
                 }
             }
-            let copy_of = |t: Option<&DepthTarget>| {
-                t.and_then(|t| copies.iter().find(|(d, _)| std::ptr::eq(*d, t)))
+            let copy_of = |texture: &wgpu::Texture| {
+                copies
+                    .iter()
+                    .find(|(t, _)| std::ptr::eq(*t, texture))
                     .map(|(_, c)| c)
             };
             let prepared: Vec<PreparedDraw> = checked
                 .iter()
-                .map(|(targets, draw, c)| self.prepare_raster_draw(draw, c, copy_of(targets.depth)))
+                .map(|(targets, draw, c)| {
+                    let depth = targets.depth.and_then(|t| copy_of(&t.texture));
+                    let colors: [Option<&TargetCopy>; MAX_RASTER_TARGETS] =
+                        std::array::from_fn(|n| {
+                            targets.colors[n].and_then(|t| copy_of(&t.texture))
+                        });
+                    self.prepare_raster_draw(draw, c, depth, &colors)
+                })
                 .collect();
             let mut encoder = self
                 .device
@@ -792,21 +803,21 @@ impl Gpu {
             // Consecutive draws into the same attachments share one render pass: a pass
             // boundary changes nothing drawn (draws keep their order), but on a CPU device
             // each pass is a scene binned, rasterised and waited for on its own. A draw that
-            // tests depth bounds starts a pass of its own, after its depth target is copied.
+            // reads a target as it was before it starts a pass of its own, after the copy.
             let mut start = 0;
             while let Some((targets, first, _)) = checked.get(start) {
                 let end = (start + 1..checked.len())
                     .find(|&k| {
                         let (t, d, _) = &checked[k];
-                        !same_attachments(targets, first.desc, t, d.desc) || d.desc.depth_bounds
+                        !same_attachments(targets, first.desc, t, d.desc) || d.desc.reads_before()
                     })
                     .unwrap_or(checked.len());
-                if first.desc.depth_bounds {
-                    if let (Some(t), Some(copy)) = (targets.depth, copy_of(targets.depth)) {
+                for (texture, _) in read_before(targets, first.desc) {
+                    if let Some(copy) = copy_of(texture) {
                         encoder.copy_texture_to_texture(
-                            t.texture.as_image_copy(),
+                            texture.as_image_copy(),
                             copy.texture.as_image_copy(),
-                            t.texture.size(),
+                            texture.size(),
                         );
                     }
                 }
@@ -942,6 +953,14 @@ impl Gpu {
             .filter(|_| (draw.vertices.len() as u64) * 16 <= self.limits.max_buffer_size)
             .filter(|&n| u64::from(n) * 4 <= self.limits.max_buffer_size)
             .ok_or_else(|| GpuError::argument("vertices", "exceed the vertex buffer limit"))?;
+        for n in 0..MAX_RASTER_TARGETS {
+            if desc.colors_before >> n & 1 != 0 && targets.colors[n].is_none() {
+                return Err(GpuError::argument(
+                    format!("targets.colors[{n}]"),
+                    "the pipeline reads it as it was before the draw: it must be given",
+                ));
+            }
+        }
         if desc.depth_bounds != draw.depth_bounds.is_some() {
             return Err(GpuError::argument(
                 "depth_bounds",
@@ -976,34 +995,42 @@ impl Gpu {
         }))
     }
 
-    /// A texture `target` can be copied into and bound from as depth
-    /// ([`RasterPipelineDesc::depth_bounds`]).
-    fn depth_copy(&self, target: &DepthTarget) -> DepthCopy {
-        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("depth before the draw"),
-            size: target.texture.size(),
+    /// A texture `texture` can be copied into and bound from (as depth when `depth`: its
+    /// depth aspect), for a draw that reads it as it was before the draw.
+    fn target_copy(&self, texture: &wgpu::Texture, depth: bool) -> TargetCopy {
+        let copy = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("target before the draw"),
+            size: texture.size(),
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: target.format.wgpu(),
+            format: texture.format(),
             usage: wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("depth before the draw (depth aspect)"),
-            aspect: wgpu::TextureAspect::DepthOnly,
+        let view = copy.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("target before the draw"),
+            aspect: if depth {
+                wgpu::TextureAspect::DepthOnly
+            } else {
+                wgpu::TextureAspect::All
+            },
             ..Default::default()
         });
-        DepthCopy { texture, view }
+        TargetCopy {
+            texture: copy,
+            view,
+        }
     }
 
-    /// The bind groups and vertex buffer of a checked draw; `copy` is its depth target's
-    /// copy when it tests depth bounds.
+    /// The bind groups and vertex buffer of a checked draw; `depth` and `colors` are the
+    /// copies of its targets it reads as they were before it.
     fn prepare_raster_draw(
         &self,
         draw: &RasterDraw<'_>,
         c: &CheckedDraw,
-        copy: Option<&DepthCopy>,
+        depth: Option<&TargetCopy>,
+        colors: &[Option<&TargetCopy>; MAX_RASTER_TARGETS],
     ) -> PreparedDraw {
         let group1_entries = bound_unit_entries(&c.entry.units, &draw.textures);
         let bounds = draw.depth_bounds.map(|[lo, hi]| {
@@ -1014,7 +1041,7 @@ impl Gpu {
                     usage: wgpu::BufferUsages::UNIFORM,
                 })
         });
-        let group0_entries: Vec<wgpu::BindGroupEntry<'_>> = match (copy, &bounds) {
+        let mut group0_entries: Vec<wgpu::BindGroupEntry<'_>> = match (depth, &bounds) {
             (Some(copy), Some(bounds)) if draw.desc.depth_bounds => vec![
                 wgpu::BindGroupEntry {
                     binding: crate::raster_pipeline::DEPTH_BEFORE_BINDING,
@@ -1027,6 +1054,14 @@ impl Gpu {
             ],
             _ => Vec::new(),
         };
+        for (n, copy) in colors.iter().enumerate() {
+            if let (Some(copy), true) = (copy, draw.desc.colors_before >> n & 1 != 0) {
+                group0_entries.push(wgpu::BindGroupEntry {
+                    binding: crate::raster_pipeline::COLOR_BEFORE_BINDING + n as u32,
+                    resource: wgpu::BindingResource::TextureView(&copy.view),
+                });
+            }
+        }
         let group0 = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("raster group 0"),
             layout: &c.entry.group0,
@@ -1070,10 +1105,31 @@ struct CheckedDraw {
     scissor: [u32; 4],
 }
 
-/// A copy of a depth target, bound as depth to the draws that test depth bounds.
-struct DepthCopy {
+/// A copy of a target, bound to the draws that read it as it was before them.
+struct TargetCopy {
     texture: wgpu::Texture,
     view: wgpu::TextureView,
+}
+
+/// The textures of `targets` that a draw under `desc` reads as they were before it, and
+/// whether each is a depth target: the depth target of a depth bounds test, the colour
+/// targets of [`RasterPipelineDesc::colors_before`].
+fn read_before<'t>(
+    targets: &RasterTargets<'t>,
+    desc: &RasterPipelineDesc,
+) -> Vec<(&'t wgpu::Texture, bool)> {
+    let mut out = Vec::new();
+    if desc.depth_bounds {
+        if let Some(t) = targets.depth {
+            out.push((&t.texture, true));
+        }
+    }
+    for (n, t) in targets.colors.iter().enumerate() {
+        if let (Some(t), true) = (t, desc.colors_before >> n & 1 != 0) {
+            out.push((&t.texture, false));
+        }
+    }
+    out
 }
 
 /// The device objects a checked draw is recorded with.

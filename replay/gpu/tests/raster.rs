@@ -62,6 +62,7 @@ fn pipeline(with_depth: bool) -> RasterPipelineDesc {
             bias: Default::default(),
         }),
         depth_bounds: false,
+        colors_before: 0,
     }
 }
 
@@ -287,4 +288,58 @@ fn depth_bounds_draws_read_the_depth_the_draws_before_them_left() {
         let e = gpu.raster_draws(&[(t, d)]).expect_err("refused");
         assert!(e.to_string().contains("depth"), "{e}");
     }
+}
+
+/// [`SOURCE`] writing one minus the colour target's value from before the draw (group 0
+/// binding `COLOR_BEFORE_BINDING`).
+const INVERTS: &str = "
+struct V { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@group(0) @binding(5) var before: texture_2d<f32>;
+@vertex
+fn vs(@location(0) p: vec4<f32>, @location(1) c: vec4<f32>) -> V {
+    return V(p, c);
+}
+@fragment
+fn fs(v: V) -> @location(0) vec4<f32> {
+    return vec4<f32>(1.0) - textureLoad(before, vec2<i32>(v.p.xy), 0);
+}
+";
+
+#[test]
+fn colour_targets_read_before_the_draw_are_copied_again_for_each() {
+    assert_eq!(rsxtrace_gpu::COLOR_BEFORE_BINDING, 5);
+    let Some(gpu) = common::gpu("raster_draws_colors_before") else {
+        return;
+    };
+    let color = gpu
+        .create_color_target(TargetFormat::Rgba32Float, 4, 1)
+        .expect("colour target");
+    let start = [[0.25, 0.5, 0.75, 1.0]; 4];
+    gpu.write_color_target(&color, &start).expect("fill");
+    let module = common::module(INVERTS);
+    let mut desc = pipeline(false);
+    desc.colors_before = 1;
+    let mut colors = [None; MAX_RASTER_TARGETS];
+    colors[0] = Some(&color);
+    let targets = RasterTargets {
+        colors,
+        depth: None,
+    };
+    let left = rect(-1.0, 0.0, 0.5, [0.0; 4]);
+    let all = rect(-1.0, 1.0, 0.5, [0.0; 4]);
+    // The left half inverted, then everything: the left half back, the right inverted once.
+    gpu.raster_draws(&[
+        (targets, raster_draw(&module, &desc, &left, None)),
+        (targets, raster_draw(&module, &desc, &all, None)),
+    ])
+    .expect("one submission");
+    let got = gpu.read_color_target(&color).expect("readback");
+    let inverted = [0.75, 0.5, 0.25, 0.0];
+    assert_eq!(got, vec![start[0], start[0], inverted, inverted]);
+    // A slot read before the draw must have a target.
+    desc.colors_before = 0b10;
+    let e = gpu
+        .raster_draws(&[(targets, raster_draw(&module, &desc, &all, None))])
+        .expect_err("refused");
+    assert!(e.to_string().contains("colors[1]"), "{e}");
 }

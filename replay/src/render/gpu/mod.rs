@@ -867,15 +867,9 @@ impl Renderer<'_> {
         {
             self.warn(Some(index), w);
         }
-        // What the device has no stage for (the CPU render applies it).
-        if let Some(op) = state.logic_op {
-            self.warn(
-                Some(index),
-                format!(
-                    "logic operation 0x{op:04X} not applied on the device (written or blended as \
-                     without it; the CPU render applies it)"
-                ),
-            );
+        // What the device does not apply (the CPU render does).
+        if let Some(w) = pipeline::logic_op_note(&state) {
+            self.warn(Some(index), w);
         }
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
@@ -953,6 +947,7 @@ impl Renderer<'_> {
             sample_mask: state.sample_mask,
             alpha_to_one: state.alpha_to_one,
             depth_bounds: with_depth && state.depth_bounds.is_some(),
+            logic_op: pipeline::shader_logic_op(&state),
             varyings,
         };
         let module = self.wrapped(&fragment, &options)?;

@@ -188,6 +188,29 @@ fn mask_bits(m: &ColorMask, alpha_stored: bool) -> u8 {
         | (u8::from(m.a && alpha_stored) << 3)
 }
 
+/// The logic operation the recompiled draw's wrapper applies (`DrawState::logic_op`, on its
+/// colour targets read as they were before the draw): on the 8-bit fixed-point surfaces,
+/// whose device targets hold the stored bytes exactly. A float surface ignores the operation
+/// on both renderers; a 5- or 6-bit one is held in an 8-bit device target, whose bytes are
+/// not the stored ones (the CPU render applies it there; [`logic_op_note`]).
+pub(crate) fn shader_logic_op(state: &DrawState) -> Option<u32> {
+    let format = state.color_format?;
+    let exact = super::targets::TargetFormat::Color(format).exact();
+    state.logic_op.filter(|_| !format.is_float() && exact)
+}
+
+/// The warning of a logic operation the device does not apply ([`shader_logic_op`]).
+pub(crate) fn logic_op_note(state: &DrawState) -> Option<String> {
+    let format = state.color_format?;
+    let op = state.logic_op?;
+    (!format.is_float() && shader_logic_op(state).is_none()).then(|| {
+        format!(
+            "logic operation 0x{op:04X} not applied on the device to a 5- or 6-bit surface \
+             (written or blended as without it; the CPU render applies it)"
+        )
+    })
+}
+
 /// The pipeline of a draw: its outputs go to colour targets of `state.color_format`, its
 /// depth target (when `with_depth`) has `state.depth_format`; `float32_blendable`: the device
 /// blends `Rgba32Float` targets; each vertex has `vertex_attributes` vec4
@@ -201,6 +224,9 @@ pub(crate) fn draw_pipeline(
     let mut notes = Vec::new();
     let mut targets = Vec::new();
     let mut blend_constant = [0.0; 4];
+    // A logic operation replaces blending; the wrapper reads the targets from before the draw.
+    let logic = shader_logic_op(state);
+    let mut colors_before = 0u8;
     if let Some(format) = state.color_format {
         let tf = target_format(format);
         let blendable = tf != TargetFormat::Rgba32Float || float32_blendable;
@@ -212,7 +238,11 @@ pub(crate) fn draw_pipeline(
                         .to_string(),
                 );
             }
+            if logic.is_some() {
+                colors_before |= 1 << n;
+            }
             let blend = match &state.blend {
+                _ if logic.is_some() => None,
                 Some(b) if b.enabled[n] && blendable => {
                     if b.equation_rgb.is_signed() || b.equation_alpha.is_signed() {
                         notes.push(
@@ -293,6 +323,7 @@ pub(crate) fn draw_pipeline(
             },
             targets,
             depth_bounds: depth_stencil.is_some() && state.depth_bounds.is_some(),
+            colors_before,
             depth_stencil,
         },
         stencil_reference,

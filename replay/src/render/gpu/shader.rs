@@ -21,7 +21,8 @@
 //!   do not interpolate linearly; a 2D texture coordinate as `(x, y, 0, clip w)`,
 //!   `raster::apply_texcoord_2d`), runs `rsx_fragment`, discards killed fragments, applies the
 //!   alpha test and the depth bounds test (on a copy of the depth target from before the
-//!   draw, group 0), and computes the stored depth itself (that z, or the exported depth; the
+//!   draw, group 0), applies a logic operation to the colour outputs (with copies of the
+//!   colour targets from before the draw), and computes the stored depth itself (that z, or the exported depth; the
 //!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
 //!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
 //!   RSX.
@@ -149,6 +150,11 @@ pub(crate) struct WrapperOptions {
     /// target): the depth stored at the pixel before the draw (group 0, a copy the device
     /// makes, `rsxtrace_gpu::RasterPipelineDesc::depth_bounds`) must lie within the bounds.
     pub depth_bounds: bool,
+    /// A GL logic operation (0x1500..0x150F) of every colour output with its target's bytes
+    /// from before the draw (group 0, copies the device makes,
+    /// `rsxtrace_gpu::RasterPipelineDesc::colors_before`), after the 8-bit write rule, in
+    /// place of blending (`pipeline::shader_logic_op`: 8-bit fixed-point targets only).
+    pub logic_op: Option<u32>,
     /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
     pub varyings: u16,
 }
@@ -183,6 +189,36 @@ fn compare_expr(compare: Compare, a: &str, b: &str) -> String {
     }
 }
 
+/// `rsx_logic_op(op, s, d)`: GL logic operation `op & 0xF` (CLEAR .. SET) of the source and
+/// destination bytes of each channel (`render::cpu::rop`'s `logic` on the stored bytes: the
+/// 8-bit targets hold them as byte / 255).
+const LOGIC_OP_WGSL: &str = "
+fn rsx_logic_op(op: u32, s: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
+    let a = vec4<u32>(round(clamp(s, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0));
+    let b = vec4<u32>(round(clamp(d, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0));
+    var r = vec4<u32>(255u);
+    switch op {
+        case 0u: { r = vec4<u32>(0u); }
+        case 1u: { r = a & b; }
+        case 2u: { r = a & ~b; }
+        case 3u: { r = a; }
+        case 4u: { r = ~a & b; }
+        case 5u: { r = b; }
+        case 6u: { r = a ^ b; }
+        case 7u: { r = a | b; }
+        case 8u: { r = ~(a | b); }
+        case 9u: { r = ~(a ^ b); }
+        case 10u: { r = ~b; }
+        case 11u: { r = a | ~b; }
+        case 12u: { r = ~a; }
+        case 13u: { r = ~a | b; }
+        case 14u: { r = ~(a & b); }
+        default: {}
+    }
+    return vec4<f32>(r & vec4<u32>(255u)) / 255.0;
+}
+";
+
 /// The WGSL appended to a fragment module.
 pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     let mut s = String::with_capacity(4096);
@@ -195,6 +231,18 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             rsxtrace_gpu::DEPTH_BEFORE_BINDING,
             rsxtrace_gpu::DEPTH_BOUNDS_BINDING
         );
+    }
+    if o.logic_op.is_some() {
+        for n in 0..4 {
+            if o.targets & (1 << n) != 0 {
+                let _ = writeln!(
+                    s,
+                    "@group(0) @binding({}) var rsx_color_before{n}: texture_2d<f32>;",
+                    rsxtrace_gpu::COLOR_BEFORE_BINDING + n
+                );
+            }
+        }
+        s.push_str(LOGIC_OP_WGSL);
     }
     s.push_str("struct RsxRenderVaryings {\n    @builtin(position) pos: vec4<f32>,\n");
     let passed: Vec<usize> = varying_inputs(o.varyings).collect();
@@ -318,6 +366,13 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             } else {
                 let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
             }
+            if let Some(op) = o.logic_op {
+                let _ = writeln!(
+                    s,
+                    "    out.c{n} = rsx_logic_op({}u, out.c{n}, textureLoad(rsx_color_before{n}, vec2<i32>(v.pos.xy), 0));",
+                    op & 0xF
+                );
+            }
         }
     }
     match o.depth {
@@ -407,6 +462,7 @@ mod tests {
             sample_mask: None,
             alpha_to_one: false,
             depth_bounds: false,
+            logic_op: None,
             varyings: passed_varyings(u16::MAX),
         }
     }

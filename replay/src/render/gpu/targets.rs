@@ -618,6 +618,7 @@ impl SurfaceSet {
                 bias: Default::default(),
             }),
             depth_bounds: false,
+            colors_before: 0,
         };
         let Some((w, h)) = self.key.size() else {
             return Ok(());
