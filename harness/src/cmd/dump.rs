@@ -111,6 +111,14 @@ fn print_text(
         s.end_command,
         s.vertex_count
     );
+    if s.part > 0 {
+        // A part of a BEGIN/END split by an execution barrier (docs/json.md).
+        outln!(
+            "  part {} of its BEGIN/END (the ranges after a change of a vertex base, array \
+             offset or transform constant)",
+            s.part
+        );
+    }
     for r in &s.ranges {
         outln!("  range first {} count {}", r.first, r.count);
     }
