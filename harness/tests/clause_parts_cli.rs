@@ -1,4 +1,4 @@
-//! `draws` and `dump` on a BEGIN/END whose vertex base offset changes between two ranges
+//! `draws`, `dump` and `report` on a BEGIN/END whose vertex base offset changes between two ranges
 //! (RPCS3's execution barrier, the frame model's draw parts): two draws with `part` 0 and 1,
 //! the second reading its vertices at the new base.
 
@@ -91,4 +91,14 @@ fn the_parts_of_a_split_clause_are_listed_and_dumped() {
     assert_eq!(part0["vertices"][0]["attributes"]["0"][0], 0.0);
     let text = String::from_utf8(rsxtrace(&["dump", s(&path), "--draw", "2"]).stdout).unwrap();
     assert!(text.contains("part 1 of its BEGIN/END"), "{text}");
+    // The report's page of the draw says so too.
+    let site = dir.path().join("site");
+    let out = rsxtrace(&["report", s(&path), "--html", s(&site), "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(site.join("draws/draw-00002.html")).expect("page");
+    assert!(page.contains("part 1 of its BEGIN/END"), "{page}");
 }

@@ -46,6 +46,9 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
             (draw.primitive.name()) ", " (draw.vertex_count) " vertices ("
             (if draw.indexed { "indexed" } else { "arrays" }) "), commands "
             (draw.begin_command) "..=" (draw.end_command)
+            @if draw.part > 0 {
+                ", part " (draw.part) " of its BEGIN/END (the ranges after a change of a vertex base, array offset or transform constant)"
+            }
         }
         (notes(report, d, draw))
         section #target {
