@@ -3,7 +3,7 @@
 //! (a block attached to many commands, rrc-format.md 3.3) are searched once and each hit is
 //! reported at every attachment's address. A pattern split across adjacent blocks (each ends
 //! where the next begins, in the same memory space) is found too: across two, three or more,
-//! each chain of placements searched once over the bytes around its junctions ([`junctions`]).
+//! each chain of placements searched once over the bytes around its junctions (`junctions`).
 //!
 //! What a hit means to the draws (index buffer, attribute, texture...) is the caller's
 //! business: [`MemoryHit::blocks`] names the attachments, and [`MemoryIndex::source_at`] tells
@@ -157,7 +157,7 @@ fn hit_block(block: &BlockRef<'_>) -> (u32, HitBlock) {
     (block.seq, HitBlock::of(block))
 }
 
-/// Most chains of adjacent placements [`junctions`] searches for one pattern; beyond it the
+/// Most chains of adjacent placements `junctions` searches for one pattern; beyond it the
 /// search stops and says so ([`BlockSearch::chains_cut`]). Only a pattern much longer than the
 /// blocks it crosses, over addresses that many different blobs were attached to, comes near.
 pub const CHAIN_LIMIT: usize = 1 << 20;
