@@ -14,6 +14,8 @@
 //! - a border colour none of wgpu's three (transparent black, opaque black, opaque white)
 //!   is blended with the texels inside by the filter's weights, level by level
 //!   (`rsxtrace_semantics::border`: the GPU shader adds it);
+//! - a unit that is disabled or cannot be decoded reads (0, 0, 0, 0), RPCS3's null texture,
+//!   with none of its state's comparison, kill, conversions or border;
 //! - a 1D unit reads s alone and chooses its levels by the shared LOD rule, mip levels
 //!   included (the GPU binds it as a 2D texture one texel high).
 
@@ -573,5 +575,81 @@ fn a_shadow_map_compares_a_border_depth_the_device_lacks() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_unit_that_samples_the_null_texture_reads_zeros_on_both_renderers() {
+    // A disabled DEPTH24_D8 unit with ZFUNC LESS and alpha kill: RPCS3 binds its null
+    // texture, which the program reads as (0, 0, 0, 0): no comparison (which would read 1
+    // against z = ½), no kill, so the quad writes zeros over the clear colour.
+    let mut b = pixel_scene("null_unit.rrc", W, 2);
+    b.clear_surface(0xF0, CLEAR, 0);
+    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+        .unwrap();
+    b.put_memory(Location::Local, TEXELS, &depth_columns())
+        .unwrap();
+    b.set_texture(
+        0,
+        &TextureDesc {
+            offset: TEXELS,
+            width: W,
+            height: W,
+            pitch: 32,
+            byte_size: 256,
+            control0: 1 << 2, // alpha kill
+            ..depth_unit(1, NEAREST)
+        },
+    )
+    .unwrap();
+    b.disable_texture(0).unwrap();
+    let vertices = corners([0.0, 0.0, 8.0, 8.0])
+        .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [x / 8.0, y / 8.0, 0.5, 1.0]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    let capture = b.finish();
+    for (name, image) in render("null_unit", &capture) {
+        assert_eq!(image.pixel(3, 3).unwrap(), [0, 0, 0, 0], "{name}");
+    }
+}
+
+#[test]
+fn a_unit_whose_texture_cannot_be_decoded_reads_zeros_on_both_renderers() {
+    // An A8R8G8B8 unit with the bias conversion (ADDRESS bits 12..15 = 1: 2x − 1, which
+    // turns a zero texel into −1) and an odd border colour on s and t, 4096 × 4096 texels of
+    // which the capture holds 256 bytes: it cannot be decoded, and both renderers read it as
+    // the null texture (0, 0, 0, 0), neither biased nor bordered (the GPU recompiles the
+    // program with the null unit's state).
+    let mut b = pixel_scene("undecodable_unit.rrc", W, 2);
+    b.clear_surface(0xF0, CLEAR, 0);
+    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+        .unwrap();
+    b.put_memory(Location::Local, TEXELS, &[0x80; 256]).unwrap();
+    b.set_texture(
+        0,
+        &TextureDesc {
+            offset: TEXELS,
+            format: 0x85 | 0x20,
+            width: 4096,
+            height: 4096,
+            pitch: 4 * 4096,
+            byte_size: 256,
+            address: 4 | (4 << 8) | (1 << 12),
+            border_color: ODD_BORDER,
+            filter: LINEAR,
+            ..TextureDesc::default()
+        },
+    )
+    .unwrap();
+    let vertices = corners([0.0, 0.0, 8.0, 8.0]).map(|(x, y)| {
+        [
+            [x, y, 0.5, 1.0],
+            [1.0; 4],
+            [x / 8.0 - 1.0, y / 8.0, 0.0, 1.0],
+        ]
+    });
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices);
+    let capture = b.finish();
+    for (name, image) in render("undecodable_unit", &capture) {
+        assert_eq!(image.pixel(3, 3).unwrap(), [0, 0, 0, 0], "{name}");
     }
 }

@@ -18,11 +18,25 @@ use super::wrap::Wrap;
 use rsxtrace_semantics::border::{device_holds, ShaderBorder};
 use rsxtrace_semantics::shadow::DepthCompare;
 
+/// The state a unit that samples RPCS3's null texture is translated with: no comparison,
+/// alpha kill, conversion, expansion or border, so that the recompiled shader reads
+/// (0, 0, 0, 0) there, as the interpreter's sampler returns for a unit that is disabled or
+/// cannot be decoded (`super::sampler`).
+pub fn null_unit_lod() -> TextureLod {
+    TextureLod {
+        bx2: 0,
+        ..TextureLod::default()
+    }
+}
+
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
 /// by the frame model, rrc-format.md 4.7). It does not depend on the decoded image: the rule
 /// drops the mip filter, bias and clamp itself when the image has one level (RPCS3
-/// `sampler_state::apply`), on both paths.
+/// `sampler_state::apply`), on both paths. A disabled unit has [`null_unit_lod`].
 pub fn unit_lod(texture: &Texture) -> TextureLod {
+    if !texture.control0.enabled {
+        return null_unit_lod();
+    }
     let (min, mip) = min_filter(texture.filter.min.raw);
     let depth = texel_format(0, texture).is_ok_and(TexelFormat::is_depth);
     // Only a 2D unit compares (`rsxtrace_semantics::shadow`).
@@ -306,5 +320,21 @@ mod tests {
         t.control0.enabled = true;
         t.format.dimension = 3;
         assert_eq!(shader_border(&t, false).map(|b| b.axes), Some(0b101));
+    }
+
+    #[test]
+    fn a_disabled_unit_reads_the_null_texture_as_zeros() {
+        // DEPTH24_D8 (0x90) with ZFUNC LESS and alpha kill would compare and kill; disabled,
+        // it is the null texture on both paths: no comparison, kill, conversion or expansion.
+        let mut t = unit(0x90, 0xAAE4, 0);
+        t.address.zfunc.raw = 1;
+        t.control0.alpha_kill = false;
+        assert!(unit_lod(&t).compare.is_some());
+        t.control0.enabled = false;
+        t.control0.alpha_kill = true;
+        assert_eq!(unit_lod(&t), null_unit_lod());
+        let null = null_unit_lod();
+        assert!(null.compare.is_none() && !null.alpha_kill && null.bx2 == 0);
+        assert!(!null.post.any() && null.border.is_none());
     }
 }

@@ -72,7 +72,7 @@ use std::time::Instant;
 use crate::texture::binding::{self, Strictness};
 use crate::texture::cache;
 use crate::texture::decode::decode_texture;
-use crate::texture::lod::unit_lod;
+use crate::texture::lod::{null_unit_lod, unit_lod};
 use crate::texture::texture_spans;
 use crate::texture::vertex_units::sampled_state;
 use rsxtrace_capture::fetch::GuestMemory;
@@ -552,11 +552,11 @@ impl Renderer<'_> {
         unit: u8,
         dim: rsxtrace_gpu::TextureDimension,
         base: &dyn GuestMemory,
-    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+    ) -> Result<(Arc<UploadedTexture>, bool), DrawFailure> {
         let frame = self.frame;
         let t = &frame.draws[index].textures[usize::from(unit)];
         if !t.control0.enabled {
-            return self.upload_null(dim);
+            return Ok((self.upload_null(dim)?, true));
         }
         if let Some(location) = t.format.location {
             // The bytes the texture model reads (every face, level and slice); for a state it
@@ -592,7 +592,7 @@ impl Renderer<'_> {
         };
         let content = cache::content_key(unit, t, &overlay).ok();
         if let Some(found) = self.known_texture(index, &key, content) {
-            return Ok(found);
+            return Ok((found, false));
         }
         let overlay = Overlay {
             base,
@@ -627,7 +627,7 @@ impl Renderer<'_> {
     /// kept under `key` and its content key when it has one; its notes are the draw's
     /// warnings. A conversion that failed, or gave another dimension than `dim` (the one the
     /// program declares), is the null texture of `dim` (RPCS3's, sampling (0, 0, 0, 0)), with
-    /// a warning.
+    /// a warning; the flag says so.
     fn upload_converted(
         &mut self,
         index: usize,
@@ -635,7 +635,7 @@ impl Renderer<'_> {
         (key, content): (String, Option<u128>),
         converted: Result<binding::Converted, binding::BindingError>,
         dim: rsxtrace_gpu::TextureDimension,
-    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+    ) -> Result<(Arc<UploadedTexture>, bool), DrawFailure> {
         let label = format!("{kind}texture unit {unit}");
         match converted {
             Ok(c) => {
@@ -648,7 +648,7 @@ impl Renderer<'_> {
                         Some(index),
                         format!("{label}: dimension differs from the program's"),
                     );
-                    return self.upload_null(dim);
+                    return Ok((self.upload_null(dim)?, true));
                 }
                 let bytes = c.binding.levels.iter().map(|l| l.len() as u64 * 16).sum();
                 let uploaded = self.upload(key.clone(), c.binding)?;
@@ -658,12 +658,12 @@ impl Renderer<'_> {
                     self.kept
                         .keep_texture((key, content), uploaded.clone(), notes, bytes);
                 }
-                Ok(uploaded)
+                Ok((uploaded, false))
             }
             Err(e) => {
                 // The model's errors name the unit already ("texture unit N: ...").
                 self.warn(Some(index), format!("{kind}{e} (sampled as 0)"));
-                self.upload_null(dim)
+                Ok((self.upload_null(dim)?, true))
             }
         }
     }
@@ -709,7 +709,7 @@ impl Renderer<'_> {
             }
             let t = &frame.draws[index].vertex_textures[u];
             match self.vertex_texture(index, u as u8, t, &memory) {
-                Ok(uploaded) => *slot = Some(uploaded),
+                Ok((uploaded, _)) => *slot = Some(uploaded),
                 Err(e) => {
                     let why = match e {
                         DrawFailure::Skip(s) => s,
@@ -729,16 +729,16 @@ impl Renderer<'_> {
         unit: u8,
         t: &rsxtrace_capture::frame::state::Texture,
         memory: &M,
-    ) -> Result<Arc<UploadedTexture>, DrawFailure> {
+    ) -> Result<(Arc<UploadedTexture>, bool), DrawFailure> {
         let dim = binding::vertex_dimension_of(t);
         if !t.control0.enabled {
-            return self.upload_null(dim);
+            return Ok((self.upload_null(dim)?, true));
         }
         let t = sampled_state(t);
         let key = format!("vertex {unit} {t:?}");
         let content = cache::content_key(unit, &t, memory).ok();
         if let Some(found) = self.known_texture(index, &key, content) {
-            return Ok(found);
+            return Ok((found, false));
         }
         let converted = decode_texture(unit, &t, memory)
             .map_err(binding::BindingError::from)
@@ -902,12 +902,28 @@ impl Renderer<'_> {
         // Textures.
         let units = declared_units(&fragment);
         let mut textures: Vec<(u8, Arc<UploadedTexture>)> = Vec::new();
+        let mut null_lod = lod;
         for unit in 0..16u8 {
             if units & (1 << unit) != 0 {
                 let dim = binding::dimension_of(&draw.textures[usize::from(unit)]);
-                textures.push((unit, self.texture(index, unit, dim, &base)?));
+                let (texture, null) = self.texture(index, unit, dim, &base)?;
+                if null {
+                    null_lod[usize::from(unit)] = null_unit_lod();
+                }
+                textures.push((unit, texture));
             }
         }
+        // A unit that could not be decoded samples the null texture: recompiled with the null
+        // state, the shader reads (0, 0, 0, 0) there as the CPU render does (no comparison,
+        // conversion, expansion or border added to it).
+        let fragment = if null_lod == lod {
+            fragment
+        } else {
+            let t = Instant::now();
+            let (module, _) = self.fragment_module(index, dims, null_lod)?;
+            self.timings.pipelines += since(t);
+            module
+        };
         self.timings.setup += since(t);
 
         // Pipeline.
