@@ -172,6 +172,40 @@ fn the_gpu_render_samples_the_vertex_texture_as_the_cpu_render_does() {
 }
 
 #[test]
+fn a_vertex_unit_that_cannot_be_decoded_reads_zeros_on_both_renderers() {
+    let Some(gpu) = gpu("a_vertex_unit_that_cannot_be_decoded_reads_zeros") else {
+        return;
+    };
+    // The unit's texels moved past the captured memory, its s and t reading an odd border
+    // colour: it cannot be decoded, and both renderers read (0, 0, 0, 0) there (the GPU
+    // recompiles the vertex program with the null unit's state, adding no border).
+    let c = capture().unwrap();
+    let mut f = Frame::from_capture(&c).unwrap();
+    let events = FrameEvents::from_capture(&c, &f);
+    {
+        let t = &mut std::sync::Arc::make_mut(&mut f.draws[0].vertex_textures)[usize::from(UNIT)];
+        t.offset = 0x0F00_0000;
+        t.address.wrap_s.raw = 4;
+        t.address.wrap_t.raw = 4;
+        t.border_color = 0xFF80_40C0;
+    }
+    let options = RenderOptions::default();
+    let cpu = rsxtrace_replay::render::cpu::render_frame(&f, &events, &options).unwrap();
+    let on_gpu = rsxtrace_replay::render::gpu::render_frame(&gpu, &f, &events, &options).unwrap();
+    assert!(
+        on_gpu
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("vertex texture unit")),
+        "{:?}",
+        on_gpu.warnings
+    );
+    let total = cpu.image.pixels.len() / 4;
+    let off = differing_pixels(&cpu.image, &on_gpu.image, 2);
+    assert!(off * 100 <= total, "{off} of {total} pixels differ");
+}
+
+#[test]
 fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
     use rsxtrace_verify::batch::catalog::{Entry, StateSource};
     use rsxtrace_verify::batch::check::check;

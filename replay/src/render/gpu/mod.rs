@@ -693,15 +693,16 @@ impl Renderer<'_> {
     /// them (`render::cpu::vertex`; so both renders sample the same texels), with the state
     /// vertex units sample with (`texture::vertex_units::sampled_state`), and cached by state
     /// and content. A disabled unit is the null texture (0, 0, 0, 0), as is one that cannot
-    /// be decoded, with a warning.
-    fn vertex_textures(&mut self, index: usize, units: u8) -> vertex::BoundVertexTextures {
+    /// be decoded, with a warning; the mask returned names them (bit u = unit u).
+    fn vertex_textures(&mut self, index: usize, units: u8) -> (vertex::BoundVertexTextures, u8) {
         let mut out: vertex::BoundVertexTextures = Default::default();
+        let mut null = 0u8;
         if units == 0 {
-            return out;
+            return (out, null);
         }
         let frame = self.frame;
         let Some(memory) = frame.memory(index) else {
-            return out;
+            return (out, null);
         };
         for (u, slot) in out.iter_mut().enumerate() {
             if units & (1 << u) == 0 {
@@ -709,8 +710,12 @@ impl Renderer<'_> {
             }
             let t = &frame.draws[index].vertex_textures[u];
             match self.vertex_texture(index, u as u8, t, &memory) {
-                Ok((uploaded, _)) => *slot = Some(uploaded),
+                Ok((uploaded, is_null)) => {
+                    *slot = Some(uploaded);
+                    null |= u8::from(is_null) << u;
+                }
                 Err(e) => {
+                    null |= 1 << u;
                     let why = match e {
                         DrawFailure::Skip(s) => s,
                         DrawFailure::Fatal(e) => e.to_string(),
@@ -719,7 +724,7 @@ impl Renderer<'_> {
                 }
             }
         }
-        out
+        (out, null)
     }
 
     /// One vertex texture unit of [`Self::vertex_textures`].
@@ -756,20 +761,32 @@ impl Renderer<'_> {
         let t = Instant::now();
         let modules: Vec<Result<vertex::VertexModule, String>> = chunk
             .iter()
-            .map(|&i| self.vertex_programs.get(&self.frame.draws[i], &self.kept))
+            .map(|&i| {
+                self.vertex_programs
+                    .get(&self.frame.draws[i], &self.kept, 0)
+            })
             .collect();
         self.timings.pipelines += since(t);
         let t = Instant::now();
         // The vertex textures' warnings are given when the chunk is drawn, in draw order.
         let earlier = self.warnings.len();
-        let textures: Vec<vertex::BoundVertexTextures> = chunk
-            .iter()
-            .zip(&modules)
-            .map(|(&i, m)| match m {
-                Ok(m) => self.vertex_textures(i, m.txl_units),
-                Err(_) => Default::default(),
-            })
-            .collect();
+        let mut modules = modules;
+        let mut textures: Vec<vertex::BoundVertexTextures> = Vec::with_capacity(chunk.len());
+        for (&i, m) in chunk.iter().zip(modules.iter_mut()) {
+            let Ok(module) = m else {
+                textures.push(Default::default());
+                continue;
+            };
+            let (bound, null) = self.vertex_textures(i, module.txl_units);
+            if null != 0 {
+                // Units on the null texture: recompiled with the null unit's state, so that
+                // no border is added to it (the CPU render reads (0, 0, 0, 0) there).
+                *m = self
+                    .vertex_programs
+                    .get(&self.frame.draws[i], &self.kept, null);
+            }
+            textures.push(bound);
+        }
         let warnings = self.warnings.split_off(earlier);
         self.timings.setup += since(t);
         let t = Instant::now();

@@ -132,8 +132,15 @@ pub(crate) struct VertexPrograms {
 
 impl VertexPrograms {
     /// The module and constant reads of `draw`'s vertex program (taken from `kept` when an
-    /// earlier frame on the device recompiled the same program).
-    pub(crate) fn get(&mut self, draw: &Draw, kept: &KeptModules) -> Result<VertexModule, String> {
+    /// earlier frame on the device recompiled the same program); the units of `null_units`
+    /// (bit u = unit u) sample the null texture and are translated with the null unit's state
+    /// (`texture::lod::null_unit_lod`).
+    pub(crate) fn get(
+        &mut self,
+        draw: &Draw,
+        kept: &KeptModules,
+        null_units: u8,
+    ) -> Result<VertexModule, String> {
         // The memory is shared (`Arc`) between draws while it is unchanged, so its address
         // with the start slot identifies the program for the life of the frame.
         let program_key = (
@@ -155,7 +162,12 @@ impl VertexPrograms {
                 u
             }
         };
-        let state = translation_state(&draw.vertex_textures, units);
+        let mut state = translation_state(&draw.vertex_textures, units);
+        for (u, lod) in state.lod.iter_mut().enumerate() {
+            if null_units & units & (1 << u) != 0 {
+                *lod = crate::texture::lod::null_unit_lod();
+            }
+        }
         let key = (program_key.0, program_key.1, state);
         if let Some(m) = self.modules.get(&key) {
             return Ok(m.clone());
