@@ -22,10 +22,10 @@
 //!   `raster::apply_texcoord_2d`), runs `rsx_fragment`, discards killed fragments, applies the
 //!   alpha test and the depth bounds test (on a copy of the depth target from before the
 //!   draw, group 0), applies a logic operation to the colour outputs (with copies of the
-//!   colour targets from before the draw), and computes the stored depth itself (that z, or the exported depth; the
-//!   depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then [0, 1]) and writes it as
-//!   `frag_depth`. None of these is in the recompiled program: they are fixed function on the
-//!   RSX.
+//!   colour targets from before the draw), and computes the stored depth itself (that z, or
+//!   the exported depth; the depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then
+//!   [0, 1]) and writes it as `frag_depth`. None of these is in the recompiled program: they
+//!   are fixed function on the RSX.
 //!
 //! Everything that varies (alpha function and reference, the WPOS rule, the depth rules) is
 //! baked into the source as literals: each variant is its own module and pipeline, cached by
