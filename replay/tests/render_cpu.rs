@@ -250,6 +250,37 @@ fn blending_factors_and_equations() {
 }
 
 #[test]
+fn mixed_constant_colour_and_alpha_factors_blend_alike_on_both_renderers() {
+    // CONSTANT_COLOR for the source and ONE_MINUS_CONSTANT_ALPHA for the destination (RGB;
+    // alpha ONE, ZERO) with blend colour ARGB 0x40_80_C0_FF: wgpu has one blend constant, so
+    // the GPU render blends this draw in its fragment wrapper, with the target copied before
+    // the draw; both renderers give s·c + d·(1 − c.a) in RGB and s.a in alpha.
+    let dst = 0xC0_20_80_FF;
+    let (d, c) = (argb_f(dst), argb_f(0x4080_C0FF));
+    let src = [0.8f32, 0.4, 0.2, 0.25];
+    let s = src.map(|v| f64::from(rule8(f64::from(v))) / 255.0);
+    let expect = [0, 1, 2].map(|k| s[k] * c[k] + d[k] * (1.0 - c[3]));
+    let want = rgba8([expect[0], expect[1], expect[2], s[3]]);
+    let mut b = builder("blend_mixed_constants.rrc", 8);
+    b.clear_surface(0xF0, dst, 0);
+    b.set_blend(true, (0x8001, 1), (0x8004, 0), (0x8006, 0x8006));
+    b.method(reg::BLEND_COLOR, 0x4080_C0FF).unwrap();
+    quad(&mut b, 0x1_0000, FULL, 0.5, src);
+    let capture = b.finish();
+    for (name, image) in
+        gpu_support::both_images("blend_mixed_constants", &capture, cpu_render_tiled)
+    {
+        let got = image.pixel(3, 3).unwrap();
+        for k in 0..4 {
+            assert!(
+                got[k].abs_diff(want[k]) <= 1,
+                "{name}: channel {k} {got:?}, want {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn colour_mask_keeps_masked_channels() {
     let mut b = builder("mask.rrc", 8);
     b.clear_surface(0xF0, 0x1122_3344, 0);

@@ -55,6 +55,7 @@
 //! [`render_frame`] requires: scan them from the capture with [`FrameEvents::from_capture`]
 //! (`FrameEvents::default()` is the explicit "no clears" choice).
 
+mod blend;
 mod geometry;
 mod kept;
 mod pipeline;
@@ -981,6 +982,7 @@ impl Renderer<'_> {
             alpha_to_one: state.alpha_to_one,
             depth_bounds: with_depth && state.depth_bounds.is_some(),
             logic_op: pipeline::shader_logic_op(&state),
+            blend: pipeline::shader_blend(&state, self.gpu.blends_float32()),
             varyings,
         };
         let module = self.wrapped(&fragment, &options)?;

@@ -9,11 +9,11 @@
 //! - depth: Z16 as `Depth16Unorm` (exact), Z24S8 as 32-bit float depth with 8-bit stencil
 //!   (rounded to 24 bits when written back);
 //! - blending: wgpu has one blend constant, so `CONSTANT_ALPHA` factors use the constant's
-//!   alpha in all four channels (exact unless a draw mixes `CONSTANT_COLOR` and
-//!   `CONSTANT_ALPHA` in the colour factors); the signed equations are the unsigned ones, as
-//!   in RPCS3 (`state::BlendEquation`); `F_W32Z32Y32X32` and `F_X32` targets blend as the
-//!   reference render blends them, where the device has `FLOAT32_BLENDABLE` (else they do not
-//!   blend, with a note);
+//!   alpha in all four channels; a draw that mixes `CONSTANT_COLOR` and `CONSTANT_ALPHA` in
+//!   the colour factors, or blends into an `F_W32Z32Y32X32` or `F_X32` target on a device
+//!   without `FLOAT32_BLENDABLE`, blends in the fragment wrapper instead, with the targets
+//!   read as they were before the draw ([`shader_blend`], `blend.rs`); the signed equations
+//!   are the unsigned ones, as in RPCS3 (`state::BlendEquation`);
 //! - stencil: wgpu has one compare mask, one write mask and one reference for both faces; the
 //!   front face's are used (a note when the back face's differ);
 //! - polygon offset, the depth range and the alpha test are done in the fragment wrapper
@@ -150,19 +150,13 @@ fn is_constant_color(f: BlendFactor) -> bool {
     )
 }
 
-/// The blend constant wgpu gets for `b` (see the module documentation).
-fn blend_constant(b: &BlendSettings, notes: &mut Vec<String>) -> [f64; 4] {
+/// The blend constant wgpu gets for `b` (see the module documentation): the constant's alpha
+/// in all four channels where an RGB factor is CONSTANT_ALPHA (wgpu has no constant-alpha
+/// factor; a draw that also uses CONSTANT_COLOR there blends in the wrapper,
+/// [`shader_blend`]).
+fn device_blend_constant(b: &BlendSettings) -> [f64; 4] {
     let c = b.constant.map(f64::from);
-    let rgb = [b.src_rgb, b.dst_rgb];
-    let alpha_in_rgb = rgb.iter().any(|f| is_constant_alpha(*f));
-    if alpha_in_rgb {
-        if rgb.iter().any(|f| is_constant_color(*f)) {
-            notes.push(
-                "blending mixes CONSTANT_COLOR and CONSTANT_ALPHA (one blend constant on the \
-                 device: the alpha is used)"
-                    .to_string(),
-            );
-        }
+    if [b.src_rgb, b.dst_rgb].iter().any(|f| is_constant_alpha(*f)) {
         return [c[3]; 4];
     }
     c
@@ -199,6 +193,28 @@ pub(crate) fn shader_logic_op(state: &DrawState) -> Option<u32> {
     state.logic_op.filter(|_| !format.is_float() && exact)
 }
 
+/// The blending the render wrapper does itself (`super::blend`, on the colour targets read as
+/// they were before the draw), where the device cannot blend as the model does: RGB factors
+/// that mix CONSTANT_COLOR and CONSTANT_ALPHA (one blend constant on the device), or a 32-bit
+/// float surface on a device without `FLOAT32_BLENDABLE`. `None` where the device blends (or
+/// nothing blends, or a logic operation replaces blending).
+pub(crate) fn shader_blend(state: &DrawState, float32_blendable: bool) -> Option<BlendSettings> {
+    let format = state.color_format?;
+    if shader_logic_op(state).is_some() {
+        return None;
+    }
+    let b = state.blend?;
+    let outputs = state.color_targets.len().min(4);
+    if !b.enabled.iter().take(outputs).any(|&e| e) {
+        return None;
+    }
+    let rgb = [b.src_rgb, b.dst_rgb];
+    let mixed =
+        rgb.iter().any(|f| is_constant_alpha(*f)) && rgb.iter().any(|f| is_constant_color(*f));
+    let unblendable = target_format(format) == TargetFormat::Rgba32Float && !float32_blendable;
+    (mixed || unblendable).then_some(b)
+}
+
 /// The warning of a logic operation the device does not apply ([`shader_logic_op`]).
 pub(crate) fn logic_op_note(state: &DrawState) -> Option<String> {
     let format = state.color_format?;
@@ -226,23 +242,26 @@ pub(crate) fn draw_pipeline(
     let mut blend_constant = [0.0; 4];
     // A logic operation replaces blending; the wrapper reads the targets from before the draw.
     let logic = shader_logic_op(state);
+    // So does blending the device cannot do as the model does.
+    let in_shader = shader_blend(state, float32_blendable);
     let mut colors_before = 0u8;
     if let Some(format) = state.color_format {
         let tf = target_format(format);
         let blendable = tf != TargetFormat::Rgba32Float || float32_blendable;
         for n in 0..state.color_targets.len().min(4) {
-            if !blendable && state.blend.is_some_and(|b| b.enabled[n]) {
-                notes.push(
-                    "blending into a 32-bit float surface is not done: the device lacks \
-                     FLOAT32_BLENDABLE"
-                        .to_string(),
-                );
-            }
-            if logic.is_some() {
+            if logic.is_some() || in_shader.is_some_and(|b| b.enabled[n]) {
                 colors_before |= 1 << n;
             }
+            if let Some(b) = in_shader.filter(|b| b.enabled[n]) {
+                if b.equation_rgb.is_signed() || b.equation_alpha.is_signed() {
+                    notes.push(
+                        "signed blend equation approximated by the unsigned one (as RPCS3)"
+                            .to_string(),
+                    );
+                }
+            }
             let blend = match &state.blend {
-                _ if logic.is_some() => None,
+                _ if logic.is_some() || in_shader.is_some() => None,
                 Some(b) if b.enabled[n] && blendable => {
                     if b.equation_rgb.is_signed() || b.equation_alpha.is_signed() {
                         notes.push(
@@ -250,7 +269,7 @@ pub(crate) fn draw_pipeline(
                                 .to_string(),
                         );
                     }
-                    blend_constant = blend_constant_once(b, &mut notes);
+                    blend_constant = device_blend_constant(b);
                     Some(BlendDesc {
                         color: BlendComponentDesc {
                             src: factor(b.src_rgb),
@@ -332,17 +351,6 @@ pub(crate) fn draw_pipeline(
     }
 }
 
-fn blend_constant_once(b: &BlendSettings, notes: &mut Vec<String>) -> [f64; 4] {
-    let mut local = Vec::new();
-    let c = blend_constant(b, &mut local);
-    for n in local {
-        if !notes.contains(&n) {
-            notes.push(n);
-        }
-    }
-    c
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,18 +370,13 @@ mod tests {
 
     #[test]
     fn constant_alpha_replicates_the_constant_alpha() {
-        let mut notes = Vec::new();
         let b = settings(
             BlendFactor::ConstantAlpha,
             BlendFactor::OneMinusConstantAlpha,
         );
-        assert_eq!(blend_constant(&b, &mut notes), [0.125; 4]);
-        assert!(notes.is_empty());
+        assert_eq!(device_blend_constant(&b), [0.125; 4]);
         let b = settings(BlendFactor::ConstantColor, BlendFactor::Zero);
-        assert_eq!(blend_constant(&b, &mut notes), [0.25, 0.5, 0.75, 0.125]);
-        let b = settings(BlendFactor::ConstantColor, BlendFactor::ConstantAlpha);
-        blend_constant(&b, &mut notes);
-        assert_eq!(notes.len(), 1);
+        assert_eq!(device_blend_constant(&b), [0.25, 0.5, 0.75, 0.125]);
     }
 
     #[test]

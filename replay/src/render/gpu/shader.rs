@@ -38,7 +38,7 @@ use rsxtrace_wgsl::WgslModule;
 
 use crate::raster::FogRule;
 use crate::render::msaa::SampleMask;
-use crate::render::state::DepthFormat;
+use crate::render::state::{BlendSettings, DepthFormat};
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
 pub(crate) const VARYINGS: usize = 13;
@@ -155,6 +155,9 @@ pub(crate) struct WrapperOptions {
     /// `rsxtrace_gpu::RasterPipelineDesc::colors_before`), after the 8-bit write rule, in
     /// place of blending (`pipeline::shader_logic_op`: 8-bit fixed-point targets only).
     pub logic_op: Option<u32>,
+    /// Blending the wrapper does itself on the targets it enables, with the targets read as
+    /// they were before the draw (`pipeline::shader_blend`, `super::blend`).
+    pub blend: Option<BlendSettings>,
     /// Fragment inputs passed as varyings (bit n = input n, [`passed_varyings`]).
     pub varyings: u16,
 }
@@ -219,6 +222,12 @@ fn rsx_logic_op(op: u32, s: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
 }
 ";
 
+/// Whether the wrapper reads colour target `n` as it was before the draw: a target it writes,
+/// under a logic operation or a blend it does itself.
+fn reads_before(o: &WrapperOptions, n: usize) -> bool {
+    o.targets & (1 << n) != 0 && (o.logic_op.is_some() || o.blend.is_some_and(|b| b.enabled[n]))
+}
+
 /// The WGSL appended to a fragment module.
 pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     let mut s = String::with_capacity(4096);
@@ -232,17 +241,19 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             rsxtrace_gpu::DEPTH_BOUNDS_BINDING
         );
     }
-    if o.logic_op.is_some() {
-        for n in 0..4 {
-            if o.targets & (1 << n) != 0 {
-                let _ = writeln!(
-                    s,
-                    "@group(0) @binding({}) var rsx_color_before{n}: texture_2d<f32>;",
-                    rsxtrace_gpu::COLOR_BEFORE_BINDING + n
-                );
-            }
+    for n in 0..4 {
+        if reads_before(o, n) {
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({}) var rsx_color_before{n}: texture_2d<f32>;",
+                rsxtrace_gpu::COLOR_BEFORE_BINDING + n as u32
+            );
         }
+    }
+    if o.logic_op.is_some() {
         s.push_str(LOGIC_OP_WGSL);
+    } else if let Some(b) = &o.blend {
+        s.push_str(&super::blend::wgsl(b));
     }
     s.push_str("struct RsxRenderVaryings {\n    @builtin(position) pos: vec4<f32>,\n");
     let passed: Vec<usize> = varying_inputs(o.varyings).collect();
@@ -366,12 +377,15 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             } else {
                 let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
             }
+            let before = format!("textureLoad(rsx_color_before{n}, vec2<i32>(v.pos.xy), 0)");
             if let Some(op) = o.logic_op {
                 let _ = writeln!(
                     s,
-                    "    out.c{n} = rsx_logic_op({}u, out.c{n}, textureLoad(rsx_color_before{n}, vec2<i32>(v.pos.xy), 0));",
+                    "    out.c{n} = rsx_logic_op({}u, out.c{n}, {before});",
                     op & 0xF
                 );
+            } else if reads_before(o, n) {
+                let _ = writeln!(s, "    out.c{n} = rsx_blend(out.c{n}, {before});");
             }
         }
     }
@@ -463,6 +477,7 @@ mod tests {
             alpha_to_one: false,
             depth_bounds: false,
             logic_op: None,
+            blend: None,
             varyings: passed_varyings(u16::MAX),
         }
     }
