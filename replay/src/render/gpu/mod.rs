@@ -885,10 +885,6 @@ impl Renderer<'_> {
         {
             self.warn(Some(index), w);
         }
-        // What the device does not apply (the CPU render does).
-        if let Some(w) = pipeline::logic_op_note(&state) {
-            self.warn(Some(index), w);
-        }
         if let Some(w) = stage.unknown_constants.clone() {
             self.warn(Some(index), w);
         }

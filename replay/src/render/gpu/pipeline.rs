@@ -183,14 +183,21 @@ fn mask_bits(m: &ColorMask, alpha_stored: bool) -> u8 {
 }
 
 /// The logic operation the recompiled draw's wrapper applies (`DrawState::logic_op`, on its
-/// colour targets read as they were before the draw): on the 8-bit fixed-point surfaces,
-/// whose device targets hold the stored bytes exactly. A float surface ignores the operation
-/// on both renderers; a 5- or 6-bit one is held in an 8-bit device target, whose bytes are
-/// not the stored ones (the CPU render applies it there; [`logic_op_note`]).
-pub(crate) fn shader_logic_op(state: &DrawState) -> Option<u32> {
+/// colour targets read as they were before the draw), with each channel's largest stored
+/// value (R, G, B, A: 255 for 8 bits, 31 and 63 for the 5- and 6-bit formats, whose device
+/// targets hold 8-bit values that round to the stored bits): on every fixed-point surface; a
+/// float surface ignores the operation on both renderers.
+pub(crate) fn shader_logic_op(state: &DrawState) -> Option<(u32, [u32; 4])> {
     let format = state.color_format?;
-    let exact = super::targets::TargetFormat::Color(format).exact();
-    state.logic_op.filter(|_| !format.is_float() && exact)
+    let max = match format {
+        ColorFormat::R5G6B5 => [31, 63, 31, 255],
+        ColorFormat::X1R5G5B5Z1R5G5B5 | ColorFormat::X1R5G5B5O1R5G5B5 => [31, 31, 31, 255],
+        _ => [255; 4],
+    };
+    state
+        .logic_op
+        .filter(|_| !format.is_float())
+        .map(|op| (op, max))
 }
 
 /// The blending the render wrapper does itself (`super::blend`, on the colour targets read as
@@ -213,18 +220,6 @@ pub(crate) fn shader_blend(state: &DrawState, float32_blendable: bool) -> Option
         rgb.iter().any(|f| is_constant_alpha(*f)) && rgb.iter().any(|f| is_constant_color(*f));
     let unblendable = target_format(format) == TargetFormat::Rgba32Float && !float32_blendable;
     (mixed || unblendable).then_some(b)
-}
-
-/// The warning of a logic operation the device does not apply ([`shader_logic_op`]).
-pub(crate) fn logic_op_note(state: &DrawState) -> Option<String> {
-    let format = state.color_format?;
-    let op = state.logic_op?;
-    (!format.is_float() && shader_logic_op(state).is_none()).then(|| {
-        format!(
-            "logic operation 0x{op:04X} not applied on the device to a 5- or 6-bit surface \
-             (written or blended as without it; the CPU render applies it)"
-        )
-    })
 }
 
 /// The pipeline of a draw: its outputs go to colour targets of `state.color_format`, its

@@ -150,11 +150,12 @@ pub(crate) struct WrapperOptions {
     /// target): the depth stored at the pixel before the draw (group 0, a copy the device
     /// makes, `rsxtrace_gpu::RasterPipelineDesc::depth_bounds`) must lie within the bounds.
     pub depth_bounds: bool,
-    /// A GL logic operation (0x1500..0x150F) of every colour output with its target's bytes
-    /// from before the draw (group 0, copies the device makes,
+    /// A GL logic operation (0x1500..0x150F) of every colour output with its target's stored
+    /// bits from before the draw (group 0, copies the device makes,
     /// `rsxtrace_gpu::RasterPipelineDesc::colors_before`), after the 8-bit write rule, in
-    /// place of blending (`pipeline::shader_logic_op`: 8-bit fixed-point targets only).
-    pub logic_op: Option<u32>,
+    /// place of blending, with each channel's largest stored value
+    /// (`pipeline::shader_logic_op`: fixed-point targets).
+    pub logic_op: Option<(u32, [u32; 4])>,
     /// Blending the wrapper does itself on the targets it enables, with the targets read as
     /// they were before the draw (`pipeline::shader_blend`, `super::blend`).
     pub blend: Option<BlendSettings>,
@@ -192,13 +193,16 @@ fn compare_expr(compare: Compare, a: &str, b: &str) -> String {
     }
 }
 
-/// `rsx_logic_op(op, s, d)`: GL logic operation `op & 0xF` (CLEAR .. SET) of the source and
-/// destination bytes of each channel (`render::cpu::rop`'s `logic` on the stored bytes: the
-/// 8-bit targets hold them as byte / 255).
+/// `rsx_logic_op(op, s, d, m)`: GL logic operation `op & 0xF` (CLEAR .. SET) of the source
+/// and destination values of each channel as stored, `round(v · m)` with `m` the channel's
+/// largest value (`render::cpu::rop`'s `logic` on the stored bytes: a bitwise operation on a
+/// packed 5-6-5 word is the operation on each field; a 5- or 6-bit target's 8-bit device
+/// value rounds to its stored bits, as the write-back does), back to `r / m`.
 const LOGIC_OP_WGSL: &str = "
-fn rsx_logic_op(op: u32, s: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
-    let a = vec4<u32>(round(clamp(s, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0));
-    let b = vec4<u32>(round(clamp(d, vec4<f32>(0.0), vec4<f32>(1.0)) * 255.0));
+fn rsx_logic_op(op: u32, s: vec4<f32>, d: vec4<f32>, m: vec4<u32>) -> vec4<f32> {
+    let mf = vec4<f32>(m);
+    let a = vec4<u32>(round(clamp(s, vec4<f32>(0.0), vec4<f32>(1.0)) * mf));
+    let b = vec4<u32>(round(clamp(d, vec4<f32>(0.0), vec4<f32>(1.0)) * mf));
     var r = vec4<u32>(255u);
     switch op {
         case 0u: { r = vec4<u32>(0u); }
@@ -218,7 +222,7 @@ fn rsx_logic_op(op: u32, s: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
         case 14u: { r = ~(a & b); }
         default: {}
     }
-    return vec4<f32>(r & vec4<u32>(255u)) / 255.0;
+    return vec4<f32>(r & m) / mf;
 }
 ";
 
@@ -378,10 +382,10 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
                 let _ = writeln!(s, "    out.c{n} = r.colors[{n}];");
             }
             let before = format!("textureLoad(rsx_color_before{n}, vec2<i32>(v.pos.xy), 0)");
-            if let Some(op) = o.logic_op {
+            if let Some((op, [mr, mg, mb, ma])) = o.logic_op {
                 let _ = writeln!(
                     s,
-                    "    out.c{n} = rsx_logic_op({}u, out.c{n}, {before});",
+                    "    out.c{n} = rsx_logic_op({}u, out.c{n}, {before}, vec4<u32>({mr}u, {mg}u, {mb}u, {ma}u));",
                     op & 0xF
                 );
             } else if reads_before(o, n) {
