@@ -2,13 +2,13 @@
 //! END (`draw_clause::append`, `NV47/FW/draw_call.hpp`): a range that starts where the
 //! current one ends is joined to it, so a strip goes on and a list keeps its alignment (libgcm
 //! splits every draw into pieces of at most 256 vertices or indices, the count field being
-//! 8 bits: they are one primitive stream again); an exact repeat of a range already held is
-//! dropped (RPCS3 logs "Duplicate draw request"); any other range is kept in ascending order of
-//! `first`, and the ranges are drawn one after the other, each its own primitive stream.
-
+//! 8 bits: they are one primitive stream again); an exact repeat of a range already held in
+//! the part (since BEGIN or the last barrier, below) is dropped (RPCS3 logs "Duplicate draw
+//! request"); any other range is kept in ascending order of `first`, and the ranges are drawn
+//! one after the other, each its own primitive stream.
 //!
-//! A change of the vertex base offset or index, of a vertex array's offset, of the transform
-//! constant load slot or of a transform constant, made between BEGIN and END after a range,
+//! A write to the vertex base offset or index, a vertex array's offset, the transform
+//! constant load slot or a transform constant, made between BEGIN and END after a range,
 //! is an execution barrier in RPCS3 (`push_draw_parameter_change`, `insert_command_barrier`:
 //! "Execution dependency barrier. Requires breaking the current draw call sequence and start
 //! another"): the register keeps its old value for the ranges before it, and the new one is

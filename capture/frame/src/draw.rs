@@ -130,7 +130,7 @@ pub struct Draw {
     /// Command index of the `SET_BEGIN_END(0)`.
     pub end_command: usize,
     /// Which part of its BEGIN/END this draw is: 0, unless a vertex base, array offset or
-    /// transform constant changed between its ranges, which RPCS3 applies to the ranges after
+    /// transform constant written between its ranges, which RPCS3 applies to the ranges after
     /// the change only (`crate::frame`: the draw clause's execution barriers); each part is a
     /// draw of its own, numbered in order, sharing the BEGIN and END commands.
     pub part: u32,

@@ -239,7 +239,7 @@ struct Machine<'a> {
 
 impl Machine<'_> {
     fn call(&mut self, command: usize, reg_index: u16, value: u32) {
-        if self.ends_part(reg_index, value) {
+        if self.ends_part(reg_index) {
             self.close_part();
         }
         if let Some(x) = self.regs.get_mut(reg_index as usize) {
@@ -294,24 +294,15 @@ impl Machine<'_> {
         }
     }
 
-    /// Whether writing `value` to `reg_index` is an execution barrier of the open clause
+    /// Whether a write to `reg_index` is an execution barrier of the open clause
     /// (`crate::clause::defers`): a range was drawn since BEGIN or the last barrier (RPCS3
-    /// applies the write at once otherwise, "current_draw_clause.empty()"), and the write
-    /// changes something (one that does not would split the draw into identical parts).
-    fn ends_part(&self, reg_index: u16, value: u32) -> bool {
-        let Some(s) = &self.scope else {
-            return false;
-        };
-        if (s.arrays.is_empty() && s.indexed.is_empty()) || !crate::clause::defers(reg_index) {
-            return false;
-        }
-        if (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&reg_index) {
-            let load = r(&self.regs, reg::SET_TRANSFORM_CONSTANT_LOAD);
-            return self
-                .transform
-                .constant_write_changes(reg_index, value, load);
-        }
-        r(&self.regs, reg_index) != value
+    /// applies the write at once otherwise, "current_draw_clause.empty()"). As in RPCS3, a
+    /// write that changes nothing is a barrier too: the ranges after it are a new part, whose
+    /// repeat of an earlier part's range is drawn again, not dropped as a duplicate.
+    fn ends_part(&self, reg_index: u16) -> bool {
+        self.scope.as_ref().is_some_and(|s| {
+            !(s.arrays.is_empty() && s.indexed.is_empty()) && crate::clause::defers(reg_index)
+        })
     }
 
     /// Close the open clause's current part at a barrier: its ranges, with the deferred

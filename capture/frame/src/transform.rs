@@ -205,14 +205,6 @@ impl TransformState {
         })
     }
 
-    /// Whether [`write_constant`](Self::write_constant) with these arguments would change a
-    /// constant (its value, or an unknown one becoming known).
-    pub fn constant_write_changes(&self, reg: u16, value: u32, load: u32) -> bool {
-        let k = reg.wrapping_sub(crate::methods::reg::SET_TRANSFORM_CONSTANT) as usize;
-        let index = load as usize + k / 4;
-        index < CONSTANT_COUNT && self.constants.raw(index).is_none_or(|v| v[k % 4] != value)
-    }
-
     /// Apply one `SET_TRANSFORM_CONSTANT` write to register `0x1F00 + 4k`:
     /// `constants[load + k/4][k%4]`; the load register is not advanced (rrc-format.md 4.5).
     pub fn write_constant(&mut self, reg: u16, value: u32, load: u32, command: usize) {

@@ -1,7 +1,8 @@
 //! Execution barriers inside BEGIN/END (RPCS3 `draw_clause::insert_command_barrier`): a
 //! vertex base, array offset or transform constant changed after a range applies to the ranges
-//! after it only, so the frame model draws each part as a draw of its own; a change before any
-//! range, or one that changes nothing, splits nothing. Command lists laid out by hand.
+//! after it only, so the frame model draws each part as a draw of its own; a write before any
+//! range splits nothing, and one that changes nothing still does (as in RPCS3). Command lists
+//! laid out by hand.
 
 mod stream_support;
 use rsxtrace_fetch::DrawRange;
@@ -124,7 +125,7 @@ fn an_array_offset_or_a_constant_changed_between_ranges_splits_the_draw() {
 }
 
 #[test]
-fn writes_before_any_range_or_that_change_nothing_split_nothing() {
+fn a_write_before_any_range_splits_nothing_and_an_unchanged_one_still_splits() {
     let mut b = B::new();
     b.put(CONSTANT_LOAD, &[4]);
     b.put(CONSTANT, &f32s(&[1.0, 1.0, 1.0, 1.0]));
@@ -132,10 +133,10 @@ fn writes_before_any_range_or_that_change_nothing_split_nothing() {
     // Before the first range: the whole draw has it.
     b.put(BASE_OFFSET, &[0x80]);
     b.put(DRAW_ARRAYS, &[range(0, 3)]);
-    // The same values again.
+    // The same value again after a range: still a barrier in RPCS3, so the range repeated
+    // after it is a new part's, drawn again rather than dropped as a duplicate.
     b.put(BASE_OFFSET, &[0x80]);
-    b.put(CONSTANT, &f32s(&[1.0, 1.0, 1.0, 1.0]));
-    b.put(DRAW_ARRAYS, &[range(3, 3)]);
+    b.put(DRAW_ARRAYS, &[range(0, 3)]);
     b.put(BEGIN_END, &[0]);
     // A change after the last range: the part after it is empty and draws nothing.
     b.put(BEGIN_END, &[TRIANGLES]);
@@ -143,9 +144,16 @@ fn writes_before_any_range_or_that_change_nothing_split_nothing() {
     b.put(BASE_OFFSET, &[0x200]);
     b.put(BEGIN_END, &[0]);
     let f = b.frame();
-    assert_eq!(ranges(&f), vec![(0, vec![r(0, 6)]), (0, vec![r(0, 3)])]);
-    assert_eq!(f.draws[0].vertex_inputs.base_offset, 0x80);
-    assert_eq!(f.draws[1].vertex_inputs.base_offset, 0x80);
+    assert_eq!(
+        ranges(&f),
+        vec![(0, vec![r(0, 3)]), (1, vec![r(0, 3)]), (0, vec![r(0, 3)])]
+    );
+    let bases: Vec<u32> = f
+        .draws
+        .iter()
+        .map(|d| d.vertex_inputs.base_offset)
+        .collect();
+    assert_eq!(bases, vec![0x80, 0x80, 0x80]);
 }
 
 fn f32s(values: &[f32]) -> Vec<u32> {

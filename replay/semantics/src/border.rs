@@ -82,34 +82,12 @@ pub const DEVICE_BORDERS: [[f32; 4]; 3] = [
     [1.0, 1.0, 1.0, 1.0],
 ];
 
-/// The weight a level's filter gives to texels inside the image on the border axes (the
-/// rule of the module documentation), written as the WGSL `rsx_border_inside` is: `coord`
-/// normalised, `size` the level's texels per axis, `axes` bit 0 s, 1 t, 2 r.
-pub fn inside_weight(coord: [f32; 3], size: [f32; 3], axes: u8, linear: bool) -> f32 {
-    let mut w = 1.0;
-    for k in 0..3 {
-        if axes >> k & 1 == 0 {
-            continue;
-        }
-        let n = size[k];
-        let inside = |i: f32| i >= 0.0 && i < n;
-        w *= if linear {
-            let u = coord[k] * n - 0.5;
-            let i = u.floor();
-            let f = u - i;
-            let a = if inside(i) { 1.0 - f } else { 0.0 };
-            let b = if inside(i + 1.0) { f } else { 0.0 };
-            a + b
-        } else if inside((coord[k] * n).floor()) {
-            1.0
-        } else {
-            0.0
-        };
-    }
-    w
-}
-
-/// The rule in WGSL (`(name, source)` helpers as [`crate::lod::WGSL_LIBRARY`]).
+/// The rule of the module documentation in WGSL (`(name, source)` helpers as
+/// [`crate::lod::WGSL_LIBRARY`]): `rsx_border_inside(c, size, axes, linear)`, `c` normalised,
+/// `size` the level's texels per axis, the weight inside the image on the `axes` that read
+/// the border, the product of each axis' (nearest: 1 or 0; linear: the two taps' weights
+/// inside). The replay's render tests check it against the interpreter's sampler, which
+/// reads the border texel by texel.
 pub const WGSL_LIBRARY: &[(&str, &str)] = &[(
     "rsx_border_inside",
     "
@@ -136,23 +114,6 @@ fn rsx_border_inside(c: vec3<f32>, size: vec3<f32>, axes: vec3<bool>, linear: bo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_inside_weight_is_the_taps_weight_inside_the_image() {
-        // Four texels: the centre of texel 0 is all inside; a quarter texel before it, the
-        // linear filter gives texel -1 (the border) a quarter.
-        let size = [4.0, 4.0, 1.0];
-        assert_eq!(inside_weight([0.125, 0.5, 0.0], size, 1, true), 1.0);
-        assert_eq!(inside_weight([0.0625, 0.5, 0.0], size, 1, true), 0.75);
-        assert_eq!(inside_weight([0.0625, 0.0625, 0.0], size, 3, true), 0.5625);
-        assert_eq!(inside_weight([1.0, 0.5, 0.0], size, 1, true), 0.5);
-        // Nearest: inside or not; an axis off the mask never counts.
-        assert_eq!(inside_weight([-0.01, 0.5, 0.0], size, 1, false), 0.0);
-        assert_eq!(inside_weight([0.99, 0.5, 0.0], size, 1, false), 1.0);
-        assert_eq!(inside_weight([-3.0, 0.5, 0.0], size, 2, false), 1.0);
-        // Far outside, nothing is inside.
-        assert_eq!(inside_weight([2.0, 0.5, 0.0], size, 1, true), 0.0);
-    }
 
     #[test]
     fn only_wgpus_three_colours_are_held_by_the_device() {

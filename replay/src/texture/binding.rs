@@ -10,8 +10,8 @@
 //! a divergence) refuses the unit with the reason ([`BindingError::Inexact`]). The states:
 //! - a border colour other than transparent black, opaque black or opaque white (wgpu's
 //!   three) on a unit whose shader does not add it (`TextureLod::border`, which every 1D, 2D
-//!   and 3D unit's shader does; cube maps clamp per face and never read the border): sampled
-//!   as the nearest of those;
+//!   and 3D unit's shader does; cube maps clamp per face and never read the border): read as
+//!   transparent black;
 //! - mip levels off the halving chain wgpu expects: the levels from there on are not uploaded.
 //!
 //! A fragment unit's texels are uploaded with the signed channels reinterpreted (the model
@@ -27,6 +27,7 @@ use std::fmt;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_gpu::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
+use rsxtrace_semantics::border::DEVICE_BORDERS;
 use rsxtrace_wgsl::fragment::TextureDim;
 
 use super::decode::{decode_texture, DecodedTexture, Dimension};
@@ -185,41 +186,30 @@ fn wrap_mode(
         Wrap::Border | Wrap::MirrorOnceBorder if shader_adds_border => {
             WrapMode::ClampToBorder(BorderColor::TransparentBlack)
         }
-        Wrap::Border | Wrap::MirrorOnceBorder => {
-            WrapMode::ClampToBorder(nearest_border(border, d)?)
-        }
+        Wrap::Border | Wrap::MirrorOnceBorder => WrapMode::ClampToBorder(device_border(border, d)?),
     })
 }
 
-fn nearest_border(c: [f32; 4], d: &mut Deviations) -> Result<BorderColor, BindingError> {
-    let choices = [
-        (BorderColor::TransparentBlack, [0.0, 0.0, 0.0, 0.0]),
-        (BorderColor::OpaqueBlack, [0.0, 0.0, 0.0, 1.0]),
-        (BorderColor::OpaqueWhite, [1.0, 1.0, 1.0, 1.0]),
+/// The device border colour of `c`, one of wgpu's three (`rsxtrace_semantics::border::
+/// DEVICE_BORDERS`); any other is the shader's to add (`TextureLod::border`), so a unit that
+/// reaches here with one is a deviation: refused exactly, read as transparent black with a
+/// note otherwise.
+fn device_border(c: [f32; 4], d: &mut Deviations) -> Result<BorderColor, BindingError> {
+    const DEVICE: [BorderColor; 3] = [
+        BorderColor::TransparentBlack,
+        BorderColor::OpaqueBlack,
+        BorderColor::OpaqueWhite,
     ];
-    let dist = |b: &[f32; 4]| -> f32 { c.iter().zip(b).map(|(x, y)| (x - y).abs()).sum() };
-    let (best, value) = choices
-        .iter()
-        .min_by(|a, b| dist(&a.1).total_cmp(&dist(&b.1)))
-        .copied()
-        .unwrap_or(choices[0]);
-    let distance = dist(&value);
-    // Exactly one of the three only at distance 0 (a NaN channel is none of them; the
-    // approximation, as the GPU render always did, notes only a positive distance).
-    if distance != 0.0 {
-        match d.strictness {
-            Strictness::Exact => {
-                return Err(BindingError::Inexact(format!(
-                    "border colour {c:?} is not one of wgpu's three"
-                )))
-            }
-            Strictness::Approximate if distance > 0.0 => d.notes.push(format!(
-                "border colour {c:?} is sampled as {best:?} (wgpu's border colours)"
-            )),
-            Strictness::Approximate => {}
+    match DEVICE_BORDERS.iter().position(|b| *b == c) {
+        Some(k) => Ok(DEVICE[k]),
+        None => {
+            d.differ(
+                format!("border colour {c:?} is not one of wgpu's three"),
+                format!("border colour {c:?} is read as transparent black"),
+            )?;
+            Ok(BorderColor::TransparentBlack)
         }
     }
-    Ok(best)
 }
 
 /// Decode fragment texture unit `unit` (`texture`) from `memory` as a binding.
@@ -394,16 +384,16 @@ mod tests {
     }
 
     #[test]
-    fn borders_snap_to_the_nearest_wgpu_colour() {
+    fn borders_are_wgpus_own_colours() {
         let mut d = deviations(Strictness::Approximate);
         assert_eq!(
-            nearest_border([0.0, 0.0, 0.0, 1.0], &mut d),
+            device_border([0.0, 0.0, 0.0, 1.0], &mut d),
             Ok(BorderColor::OpaqueBlack)
         );
         assert!(d.notes.is_empty());
         assert_eq!(
-            nearest_border([0.9, 0.8, 1.0, 1.0], &mut d),
-            Ok(BorderColor::OpaqueWhite)
+            device_border([0.9, 0.8, 1.0, 1.0], &mut d),
+            Ok(BorderColor::TransparentBlack)
         );
         assert_eq!(d.notes.len(), 1);
         let mut w = |raw| wrap_mode(Wrap::from_raw(raw), [0.0; 4], false, &mut d);

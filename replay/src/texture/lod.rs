@@ -32,17 +32,22 @@ pub fn null_unit_lod() -> TextureLod {
 /// The LOD state of `texture` (FILTER bias and min filter, CONTROL0 min and max LOD; decoded
 /// by the frame model, rrc-format.md 4.7). It does not depend on the decoded image: the rule
 /// drops the mip filter, bias and clamp itself when the image has one level (RPCS3
-/// `sampler_state::apply`), on both paths. A disabled unit has [`null_unit_lod`].
+/// `sampler_state::apply`), on both paths. A disabled unit, or one of an unknown format
+/// (which cannot be decoded), has [`null_unit_lod`]. The format and remap are decoded once
+/// here for every rule that reads them.
 pub fn unit_lod(texture: &Texture) -> TextureLod {
     if !texture.control0.enabled {
         return null_unit_lod();
     }
+    let Ok(format) = texel_format(0, texture) else {
+        return null_unit_lod();
+    };
+    let remap = Remap::decode(remap_word(texture), format);
     let (min, mip) = min_filter(texture.filter.min.raw);
-    let depth = texel_format(0, texture).is_ok_and(TexelFormat::is_depth);
     // Only a 2D unit compares (`rsxtrace_semantics::shadow`).
     let flat = texture.format.dimension == 2 && !texture.format.cubemap;
     let alpha_kill = texture.control0.alpha_kill;
-    let compare = if depth && flat {
+    let compare = if format.is_depth() && flat {
         DepthCompare::of_unit(
             texture.address.zfunc.raw,
             alpha_kill,
@@ -52,6 +57,7 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     } else {
         None
     };
+    let conversions = Conversions::of_unit(format, &remap, texture);
     TextureLod::from_values(
         texture.filter.bias,
         texture.control0.min_lod,
@@ -60,32 +66,27 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
     )
     .with_unnormalized(texture.format.unnormalized)
     .with_sampling(compare, alpha_kill)
-    .with_bx2(bx2_channels(texture))
+    .with_bx2(Conversions::bx2_channels(
+        format,
+        &remap,
+        texture.filter.argb_signed,
+    ))
     .with_aniso(max_anisotropy(texture.control0.max_aniso.raw))
-    .with_narrow_pitch(narrow_pitch(texture))
+    .with_narrow_pitch(narrow_pitch(texture, format))
     .with_mirror_once(mirror_once_axes(texture))
-    .with_border(shader_border(texture, compare.is_some()))
+    .with_border(shader_border(
+        texture,
+        format,
+        &remap,
+        &conversions,
+        compare.is_some(),
+    ))
+    // A shadow map's comparison is read without sign, gamma or bias.
     .with_post(if compare.is_some() {
-        // A shadow map's comparison is read without sign, gamma or bias.
         TexelConversions::default()
     } else {
-        post_filter_conversions(texture)
+        conversions.post_filter()
     })
-}
-
-/// The gamma and bias conversions of `texture`'s filtered texels (`Conversions::new` from the
-/// unit's format, remap, signed, unsigned-remap and gamma fields, as the interpreter's sampler
-/// applies them). A disabled unit or an unknown format converts nothing (RPCS3's null
-/// texture).
-pub fn post_filter_conversions(texture: &Texture) -> TexelConversions {
-    if !texture.control0.enabled {
-        return TexelConversions::default();
-    }
-    let Ok(format) = texel_format(0, texture) else {
-        return TexelConversions::default();
-    };
-    let remap = Remap::decode(remap_word(texture), format);
-    Conversions::of_unit(format, &remap, texture).post_filter()
 }
 
 /// `(packed row bytes, pitch)` of a linear unit whose CONTROL3 pitch is non-zero and narrower
@@ -93,12 +94,11 @@ pub fn post_filter_conversions(texture: &Texture) -> TexelConversions {
 /// the pitch, `layout::subresources`). RPCS3 rescales s for every format but DXT, the
 /// two-texel and the HILO formats (`is_compressed_gcm_format`); an unnormalised unit's
 /// texel coordinates already address the narrowed width, and cube maps are left alone.
-pub fn narrow_pitch(texture: &Texture) -> Option<(u32, u32)> {
+pub fn narrow_pitch(texture: &Texture, format: TexelFormat) -> Option<(u32, u32)> {
     let f = &texture.format;
     if !f.linear || f.unnormalized || f.cubemap || texture.pitch == 0 {
         return None;
     }
-    let format = texel_format(0, texture).ok()?;
     if format.is_compressed() || matches!(format, TexelFormat::Hilo8 | TexelFormat::HiloS8) {
         return None;
     }
@@ -124,12 +124,17 @@ pub fn mirror_once_axes(texture: &Texture) -> u8 {
 /// The border colour `texture`'s recompiled shader adds itself ([`TextureLod::border`],
 /// `rsxtrace_semantics::border`): where a 1D, 2D or 3D unit's s, t or r wrap mode reads the
 /// border and the colour, as the device's texels hold it, is none of wgpu's three. The
-/// colour is the model's (`super::border::border_colour`: the remap and the hardware's
-/// signed-border quirk) with the signed channels reinterpreted as the uploaded texels are
-/// (`Conversions::apply_signed`; a shadow map's `compare`d texels are not converted); gamma
-/// and bias follow filtering. A disabled unit or an unknown format has none (RPCS3's null
-/// texture).
-pub fn shader_border(texture: &Texture, compare: bool) -> Option<ShaderBorder> {
+/// colour is the model's (`super::border::border_colour` of the unit's `format` through
+/// `remap`: the hardware's signed-border quirk) with the signed channels reinterpreted as the
+/// uploaded texels are (`conversions`' `apply_signed`; a shadow map's `compare`d texels are not
+/// converted); gamma and bias follow filtering.
+fn shader_border(
+    texture: &Texture,
+    format: TexelFormat,
+    remap: &Remap,
+    conversions: &Conversions,
+    compare: bool,
+) -> Option<ShaderBorder> {
     let f = &texture.format;
     let used = match Dimension::from_fields(f.dimension, f.cubemap)? {
         Dimension::D1 => 1,
@@ -137,9 +142,6 @@ pub fn shader_border(texture: &Texture, compare: bool) -> Option<ShaderBorder> {
         Dimension::D3 => 3,
         Dimension::Cube => return None,
     };
-    if !texture.control0.enabled {
-        return None;
-    }
     let a = &texture.address;
     let axes = [a.wrap_s.raw, a.wrap_t.raw, a.wrap_r.raw]
         .iter()
@@ -150,18 +152,16 @@ pub fn shader_border(texture: &Texture, compare: bool) -> Option<ShaderBorder> {
     if axes == 0 {
         return None;
     }
-    let format = texel_format(0, texture).ok()?;
-    let remap = Remap::decode(remap_word(texture), format);
     let raw = border_colour(
         format,
-        &remap,
+        remap,
         texture.border_color,
         texture.filter.argb_signed,
     );
     let colour = if compare {
         raw
     } else {
-        Conversions::of_unit(format, &remap, texture).apply_signed(raw)
+        conversions.apply_signed(raw)
     };
     if device_holds(colour) {
         return None;
@@ -184,20 +184,6 @@ pub fn max_anisotropy(field: u32) -> u8 {
         7 => 16,
         k => 2 * k as u8,
     }
-}
-
-/// The channels (RGBA bit order) a TEX with the bx2 modifier expands on `texture`'s unit
-/// (`Conversions::bx2_channels`). A disabled unit or an unknown format expands nothing: it
-/// samples RPCS3's null texture, (0, 0, 0, 0).
-pub fn bx2_channels(texture: &Texture) -> u8 {
-    if !texture.control0.enabled {
-        return 0;
-    }
-    let Ok(format) = texel_format(0, texture) else {
-        return 0;
-    };
-    let remap = Remap::decode(remap_word(texture), format);
-    Conversions::bx2_channels(format, &remap, texture.filter.argb_signed)
 }
 
 #[cfg(test)]
@@ -224,13 +210,13 @@ mod tests {
         // narrows it.
         let mut t = unit(0x85, 0xAAE4, 0);
         t.format.border_type = 1;
-        assert_eq!(narrow_pitch(&t), None, "pitch 0");
+        assert_eq!(unit_lod(&t).narrow_pitch, None, "pitch 0");
         t.pitch = 8;
-        assert_eq!(narrow_pitch(&t), Some((16, 8)));
+        assert_eq!(unit_lod(&t).narrow_pitch, Some((16, 8)));
         assert_eq!(unit_lod(&t).s_scale(), 2.0);
         // Border texels widen the packed row (RPCS3 get_format_packed_pitch): (4 + 2) · 4.
         t.format.border_type = 0;
-        assert_eq!(narrow_pitch(&t), Some((24, 8)));
+        assert_eq!(unit_lod(&t).narrow_pitch, Some((24, 8)));
         t.format.border_type = 1;
         // Not for unnormalised units, cube maps, swizzled layouts, a wide enough pitch, or
         // the formats RPCS3 calls compressed (DXT, two-texel, HILO).
@@ -242,13 +228,13 @@ mod tests {
         ] {
             let mut u = t;
             edit(&mut u);
-            assert_eq!(narrow_pitch(&u), None);
+            assert_eq!(unit_lod(&u).narrow_pitch, None);
         }
         for code in [0x86, 0x8D, 0x98] {
             let mut u = unit(code, 0xAAE4, 0);
             u.format.border_type = 1;
             u.pitch = 1;
-            assert_eq!(narrow_pitch(&u), None, "format 0x{code:02X}");
+            assert_eq!(unit_lod(&u).narrow_pitch, None, "format 0x{code:02X}");
         }
     }
 
@@ -266,21 +252,21 @@ mod tests {
     #[test]
     fn bx2_expands_the_remapped_unsigned_channels_of_biased_formats() {
         // A8R8G8B8, identity remap: every channel.
-        assert_eq!(bx2_channels(&unit(0x85, 0xAAE4, 0)), 0b1111);
+        assert_eq!(unit_lod(&unit(0x85, 0xAAE4, 0)).bx2, 0b1111);
         // A forced to ZERO (mode bits 8..9 = 0): R, G, B only.
-        assert_eq!(bx2_channels(&unit(0x85, 0xA8E4, 0)), 0b0111);
+        assert_eq!(unit_lod(&unit(0x85, 0xA8E4, 0)).bx2, 0b0111);
         // R signed (FILTER bit 29): its sign extension wins.
-        assert_eq!(bx2_channels(&unit(0x85, 0xAAE4, 1 << 29)), 0b1110);
+        assert_eq!(unit_lod(&unit(0x85, 0xAAE4, 1 << 29)).bx2, 0b1110);
         // Float and HILO_S8 formats: "Nothing works".
-        assert_eq!(bx2_channels(&unit(0x9C, 0xAAE4, 0)), 0);
-        assert_eq!(bx2_channels(&unit(0x9B, 0xAAE4, 0)), 0);
-        assert_eq!(bx2_channels(&unit(0x99, 0xAAE4, 0)), 0);
+        assert_eq!(unit_lod(&unit(0x9C, 0xAAE4, 0)).bx2, 0);
+        assert_eq!(unit_lod(&unit(0x9B, 0xAAE4, 0)).bx2, 0);
+        assert_eq!(unit_lod(&unit(0x99, 0xAAE4, 0)).bx2, 0);
         // Depth formats expand (biased renormalization works on them).
-        assert_eq!(bx2_channels(&unit(0x90, 0xAAE4, 0)), 0b1111);
+        assert_eq!(unit_lod(&unit(0x90, 0xAAE4, 0)).bx2, 0b1111);
         // A disabled unit samples the null texture, unexpanded.
         let mut off = unit(0x85, 0xAAE4, 0);
         off.control0.enabled = false;
-        assert_eq!(bx2_channels(&off), 0);
+        assert_eq!(unit_lod(&off).bx2, 0);
         assert_eq!(unit_lod(&unit(0x9C, 0xAAE4, 0)).bx2, 0);
     }
 
@@ -294,32 +280,31 @@ mod tests {
         t.border_color = 0xFF40_80C0;
         t.filter.mag.raw = 2;
         t.filter.min.raw = 1;
-        let b = shader_border(&t, false).expect("a border the device lacks");
+        let b = unit_lod(&t).border.expect("a border the device lacks");
         // r is not an axis of a 2D unit.
         assert_eq!(b.axes, 0b01);
         assert_eq!(b.rgba(), [64.0 / 255.0, 128.0 / 255.0, 192.0 / 255.0, 1.0]);
         assert!(b.mag_linear && !b.min_linear);
-        assert_eq!(unit_lod(&t).border, Some(b));
         // R signed (FILTER bit 29): the hardware's quirk reads it biased, (0x40 − 128) / 127,
         // and the shader adds it as the uploaded texels hold it.
         t.filter.argb_signed = 0b0010;
-        let signed = shader_border(&t, false).expect("a border the device lacks");
+        let signed = unit_lod(&t).border.expect("a border the device lacks");
         assert_eq!(signed.rgba()[0], (64.0 - 128.0) / 127.0);
         // Opaque white is the device's own; a cube map clamps per face; a disabled unit reads
         // nothing.
         t.filter.argb_signed = 0;
         t.border_color = 0xFFFF_FFFF;
-        assert_eq!(shader_border(&t, false), None);
+        assert_eq!(unit_lod(&t).border, None);
         t.border_color = 0xFF40_80C0;
         t.format.cubemap = true;
-        assert_eq!(shader_border(&t, false), None);
+        assert_eq!(unit_lod(&t).border, None);
         t.format.cubemap = false;
         t.control0.enabled = false;
-        assert_eq!(shader_border(&t, false), None);
+        assert_eq!(unit_lod(&t).border, None);
         // A 3D unit's r counts too.
         t.control0.enabled = true;
         t.format.dimension = 3;
-        assert_eq!(shader_border(&t, false).map(|b| b.axes), Some(0b101));
+        assert_eq!(unit_lod(&t).border.map(|b| b.axes), Some(0b101));
     }
 
     #[test]
@@ -333,6 +318,10 @@ mod tests {
         t.control0.enabled = false;
         t.control0.alpha_kill = true;
         assert_eq!(unit_lod(&t), null_unit_lod());
+        // So does a unit of a code that is no format (0x89), which cannot be decoded.
+        let mut bad = unit(0x89, 0xAAE4, 0);
+        bad.address.unsigned_remap = 1;
+        assert_eq!(unit_lod(&bad), null_unit_lod());
         let null = null_unit_lod();
         assert!(null.compare.is_none() && !null.alpha_kill && null.bx2 == 0);
         assert!(!null.post.any() && null.border.is_none());

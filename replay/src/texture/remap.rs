@@ -238,14 +238,9 @@ impl Conversions {
     }
 
     /// Whether a channel is signed: that conversion is applied to each texel before filtering
-    /// ([`Self::apply_signed`]), the others after it ([`Self::apply_unsigned`]).
+    /// ([`Self::apply_signed`]), the others after it ([`Self::post_filter`]).
     pub fn any_signed(&self) -> bool {
         self.signed.iter().any(|b| *b)
-    }
-
-    /// Whether a gamma or bias conversion applies (after filtering).
-    pub fn any_unsigned(&self) -> bool {
-        self.gamma.iter().chain(&self.expand).any(|b| *b)
     }
 
     /// The signed channels of one texel reinterpreted (the rest as they are): a signed texture
@@ -259,12 +254,6 @@ impl Conversions {
             ..*self
         }
         .apply(v)
-    }
-
-    /// The gamma and bias conversions of a filtered value (the signed channels were converted
-    /// per texel, [`Self::apply_signed`]): the shared rule, [`Self::post_filter`].
-    pub fn apply_unsigned(&self, v: [f32; 4]) -> [f32; 4] {
-        self.post_filter().apply(v)
     }
 
     /// The gamma and bias conversions as the shared rule takes them

@@ -43,7 +43,7 @@ pub fn table<'a>() -> Table<DrawFacts<'a>> {
             c("draw", Integer, "Draw index in the frame, from 0 in END order (as `rsxtrace draws`).", |f| f.draw.index.into()),
             c("begin_command", Integer, "Command index of its `SET_BEGIN_END(primitive)`.", |f| f.draw.begin_command.into()),
             c("end_command", Integer, "Command index of its `SET_BEGIN_END(0)`.", |f| f.draw.end_command.into()),
-            c("part", Integer, "Which part of its BEGIN/END the draw is: 0 unless an execution barrier (a vertex base, array offset or transform constant changed between its ranges) split it (docs/json.md).", |f| f.draw.part.into()),
+            c("part", Integer, "Which part of its BEGIN/END the draw is: 0 unless an execution barrier (a vertex base, array offset or transform constant written between its ranges) split it (docs/json.md).", |f| f.draw.part.into()),
             c("primitive", Text, "`points`, `lines`, `line_loop`, `line_strip`, `triangles`, `triangle_strip`, `triangle_fan`, `quads`, `quad_strip` or `polygon`.", |f| f.draw.primitive.name().into()),
             c("source", Text, "Where the vertices come from: `arrays` (`DRAW_ARRAYS`), `indexed` (`DRAW_INDEX_ARRAY`), `inline` (`INLINE_ARRAY`), `elements` (`ARRAY_ELEMENT16/32`) or `immediate` (`SET_VERTEX_DATA*` inside the scope).", |f| match f.draw.vertex_inputs.source {
                 VertexSource::Arrays { .. } => "arrays".into(),
