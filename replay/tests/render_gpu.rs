@@ -2,8 +2,8 @@
 //! checked against a value computed here by hand: a clear colour and a channel-masked clear, a
 //! blended quad (two factor/equation pairs), a depth-tested pair in both orders, culling by
 //! winding, the scissor, a texture read back at chosen pixels, a draw that samples what an
-//! earlier draw rendered, a depth surface read as an A8R8G8B8 texture, stencil, alpha test,
-//! line polygon mode, per-draw snapshots, the unknown-constant warning, target upload and
+//! earlier draw rendered, a depth surface read as an A8R8G8B8 texture, stencil (two-sided
+//! too, on both renderers), alpha test, line polygon mode, per-draw snapshots, the unknown-constant warning, target upload and
 //! readback in every device format, and the GPU render against the CPU reference render on
 //! all these scenes, the sample capture and one scene per colour format (documented
 //! tolerance: `AGREEMENT_CHANNEL`, `AGREEMENT_PIXELS`, `FIVE_BIT_STEP`).
@@ -603,6 +603,128 @@ fn stencil_masks_a_later_draw() {
     assert_px(&out.image, 10, 10, [0, 200, 0, 255], 0, "stencil 1");
     assert_px(&out.image, 50, 10, [0, 0, 0, 255], 0, "stencil 0 (right)");
     assert_px(&out.image, 10, 50, [0, 0, 0, 255], 0, "stencil 0 (bottom)");
+}
+
+/// Two-sided stencil whose faces differ in reference and operations, with front- and
+/// back-facing primitives interleaved in one draw (later ones overwriting earlier ones) and a
+/// back-facing triangle drawn in line mode; then one full-screen quad per stencil value,
+/// coloured by it. The RSX keeps a reference and masks per face (`SET_BACK_STENCIL_*`), wgpu
+/// one per pipeline: the device draws the primitives in runs of one facing, in order.
+fn two_sided_stencil_scene() -> Capture {
+    let mut b = scene("stencil_faces.rrc", true);
+    clear(&mut b, 0xFF00_0000); // stencil cleared to 0
+    b.set_color_mask(0);
+    set(&mut b, reg::SET_STENCIL_TEST_ENABLE, 1);
+    set(&mut b, reg::SET_TWO_SIDED_STENCIL_TEST_ENABLE, 1);
+    set(&mut b, reg::SET_STENCIL_FUNC, ALWAYS);
+    set(&mut b, reg::SET_STENCIL_FUNC_REF, 1);
+    set(&mut b, reg::SET_STENCIL_OP_ZPASS, 0x1E01); // REPLACE
+    set(&mut b, reg::SET_BACK_STENCIL_FUNC, ALWAYS);
+    set(&mut b, reg::SET_BACK_STENCIL_FUNC_REF, 2);
+    set(&mut b, reg::SET_BACK_STENCIL_OP_ZPASS, 0x1E01);
+    // Draw 0, three quads in order: front over the left half (1), back (wound clockwise)
+    // over the top half (2), front over the top-left 16 × 16 pixels (1 again).
+    let c = [255; 4];
+    let mut quads: Vec<Vertex> = quad(-1.0, -1.0, 0.0, 1.0, 0.0, c).to_vec();
+    let mut top = quad(-1.0, 0.0, 1.0, 1.0, 0.0, c);
+    top.reverse();
+    quads.extend(top);
+    quads.extend(quad(-1.0, 0.5, -0.5, 1.0, 0.0, c));
+    draw(&mut b, 0, QUADS, &quads);
+    // Draw 1: the faces share reference 3, the front keeps and the back replaces; a
+    // clockwise (back-facing) triangle in line mode in the bottom-right quarter, its bottom
+    // edge on row 60 (window y 60.5), x from 34 to 62, apex (48, 52): the device sees its
+    // edges' rectangles wound both ways.
+    set(&mut b, reg::SET_STENCIL_FUNC_REF, 3);
+    set(&mut b, reg::SET_STENCIL_OP_ZPASS, 0x1E00); // KEEP
+    set(&mut b, reg::SET_BACK_STENCIL_FUNC_REF, 3);
+    set(&mut b, reg::SET_FRONT_POLYGON_MODE, 0x1B01); // LINE
+    set(&mut b, reg::SET_BACK_POLYGON_MODE, 0x1B01);
+    let ndc = |x: f32, y: f32| [(x - 32.0) / 32.0, (32.0 - y) / 32.0, 0.0, 1.0];
+    draw(
+        &mut b,
+        1,
+        TRIANGLES,
+        &[
+            (ndc(34.0, 60.5), c),
+            (ndc(48.0, 52.0), c),
+            (ndc(62.0, 60.5), c),
+        ],
+    );
+    // Draws 2..4: one-sided stencil EQUAL 1, 2, 3 in red, green and blue.
+    set(&mut b, reg::SET_FRONT_POLYGON_MODE, 0x1B02); // FILL
+    set(&mut b, reg::SET_BACK_POLYGON_MODE, 0x1B02);
+    set(&mut b, reg::SET_TWO_SIDED_STENCIL_TEST_ENABLE, 0);
+    set(&mut b, reg::SET_STENCIL_FUNC, 0x202); // EQUAL
+    set(&mut b, reg::SET_STENCIL_OP_ZPASS, 0x1E00);
+    b.set_color_mask(0xFFFF_FFFF);
+    for (page, (value, colour)) in [
+        (1, [255, 0, 0, 255]),
+        (2, [0, 255, 0, 255]),
+        (3, [0, 0, 255, 255]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        set(&mut b, reg::SET_STENCIL_FUNC_REF, value);
+        draw(
+            &mut b,
+            2 + page as u32,
+            QUADS,
+            &quad(-1.0, -1.0, 1.0, 1.0, 0.0, colour),
+        );
+    }
+    b.finish()
+}
+
+#[test]
+fn two_sided_stencil_keeps_each_face_its_reference_in_draw_order() {
+    let capture = two_sided_stencil_scene();
+    let frame = Frame::from_capture(&capture).expect("frame model");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let options = RenderOptions::default();
+    let mut images = vec![(
+        "CPU",
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render"),
+    )];
+    if let Some(gpu) = gpu_support::gpu("two_sided_stencil") {
+        images.push((
+            "GPU",
+            render_frame(&gpu, &frame, &events, &options).expect("GPU render"),
+        ));
+    }
+    let (red, green, blue, black) = (
+        [255, 0, 0, 255],
+        [0, 255, 0, 255],
+        [0, 0, 255, 255],
+        [0, 0, 0, 255],
+    );
+    for (name, out) in images {
+        assert!(out.skipped.is_empty(), "{name}: {:?}", out.skipped);
+        assert!(
+            !out.warnings.iter().any(|w| w.message.contains("stencil")),
+            "{name}: {:?}",
+            out.warnings
+        );
+        for (x, y, want, what) in [
+            (8, 8, red, "the last front quad (1) over the back quad"),
+            (40, 8, green, "the back quad (2)"),
+            (20, 24, green, "the back quad (2) over the first front quad"),
+            (8, 40, red, "the first front quad (1)"),
+            (
+                48,
+                60,
+                blue,
+                "the back-facing outline's bottom edge (back: REPLACE 3)",
+            ),
+            (41, 55, blue, "its left edge"),
+            (55, 56, blue, "its right edge"),
+            (48, 58, black, "inside the outline"),
+            (62, 40, black, "outside everything"),
+        ] {
+            assert_px(&out.image, x, y, want, 0, &format!("{name}: {what}"));
+        }
+    }
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub use raster_pipeline::{
     DEPTH_BOUNDS_BINDING, MAX_RASTER_TARGETS, MAX_VERTEX_ATTRIBUTES,
 };
 pub use raster_target::{
-    ColorTarget, DepthContents, DepthTarget, RasterDraw, RasterTargets, RasterViewport,
+    ColorTarget, DepthContents, DepthTarget, FaceRuns, RasterDraw, RasterTargets, RasterViewport,
     UploadedTexture,
 };
 pub use shade::{shade_gpu, shade_inputs, GpuImage};

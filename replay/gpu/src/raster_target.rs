@@ -186,6 +186,27 @@ pub struct RasterDraw<'a> {
     /// [`RasterPipelineDesc::depth_bounds`] (`None` for the others): its fragment entry point
     /// compares the depth target's value from before the draw with them.
     pub depth_bounds: Option<[f32; 2]>,
+    /// Stencil state per face that one pipeline cannot hold (`None`: `desc` draws every
+    /// primitive).
+    pub faces: Option<FaceRuns<'a>>,
+}
+
+/// A draw whose front- and back-facing primitives take different stencil state than one
+/// pipeline holds (a pipeline has one reference, one compare mask and one write mask for both
+/// faces): its primitives are drawn in runs of one facing, in their order, each run with its
+/// face's pipeline and reference. The caller decides the facing, so each face's pipeline
+/// should give both of the device's faces that face's stencil state.
+#[derive(Clone, Copy, Debug)]
+pub struct FaceRuns<'a> {
+    /// The pipeline of the back-facing runs (the draw's `desc` draws the front-facing ones):
+    /// it may differ from `desc` in its depth/stencil state only.
+    pub back_desc: &'a RasterPipelineDesc,
+    /// The stencil reference of the back-facing runs.
+    pub back_reference: u32,
+    /// Each run as its first vertex (an index into `indices`, or a vertex when there are none;
+    /// whole primitives) and whether it is back facing, in drawing order: a run ends where
+    /// the next begins, the last at the end. Vertices before the first run are not drawn.
+    pub runs: &'a [(u32, bool)],
 }
 
 /// Bytes of a readback row of `width` texels of `bytes` bytes, padded to the copy alignment.
@@ -587,6 +608,7 @@ impl Gpu {
                 stencil_reference: 0,
                 blend_constant: [0.0; 4],
                 depth_bounds: None,
+                faces: None,
             },
         )
     }
@@ -973,6 +995,10 @@ impl Gpu {
         }
         let entry = self.raster_pipeline(draw.module, desc)?;
         check_bound_units(&entry.units, &draw.textures, "textures")?;
+        let back = match &draw.faces {
+            Some(f) => Some(self.back_pipeline(draw.module, desc, f, count, per_primitive)?),
+            None => None,
+        };
         let scissor = match draw.scissor {
             None => Some([0, 0, width, height]),
             Some([x, y, w, h]) => {
@@ -989,10 +1015,51 @@ impl Gpu {
         };
         Ok(Some(CheckedDraw {
             entry,
+            back,
             count,
             size: (width, height),
             scissor,
         }))
+    }
+
+    /// The back-facing runs' pipeline of a draw of `count` vertices, `per_primitive` each,
+    /// under `desc` with `faces`, after checking them.
+    fn back_pipeline(
+        &self,
+        module: &WgslModule,
+        desc: &RasterPipelineDesc,
+        faces: &FaceRuns<'_>,
+        count: u32,
+        per_primitive: usize,
+    ) -> Result<crate::cache::RenderEntry, GpuError> {
+        let back = faces.back_desc;
+        let same_but_depth_stencil = RasterPipelineDesc {
+            depth_stencil: desc.depth_stencil,
+            ..back.clone()
+        };
+        if same_but_depth_stencil != *desc {
+            return Err(GpuError::argument(
+                "faces.back_desc",
+                "differs from desc in more than its depth/stencil state",
+            ));
+        }
+        let mut previous = None;
+        for (i, &(first, _)) in faces.runs.iter().enumerate() {
+            if first > count
+                || first as usize % per_primitive != 0
+                || previous.is_some_and(|p| first <= p)
+            {
+                return Err(GpuError::argument(
+                    format!("faces.runs[{i}]"),
+                    format!(
+                        "starts at {first}: runs start at increasing whole primitives of the \
+                         {count} vertices"
+                    ),
+                ));
+            }
+            previous = Some(first);
+        }
+        self.raster_pipeline(module, back)
     }
 
     /// A texture `texture` can be copied into and bound from (as depth when `depth`: its
@@ -1100,6 +1167,8 @@ impl Gpu {
 /// A draw that passed [`Gpu::raster_draws`]' checks.
 struct CheckedDraw {
     entry: crate::cache::RenderEntry,
+    /// The pipeline of the back-facing runs of a draw with [`FaceRuns`].
+    back: Option<crate::cache::RenderEntry>,
     count: u32,
     size: (u32, u32),
     scissor: [u32; 4],
@@ -1242,12 +1311,32 @@ fn record_raster_draw(
         b: k[2],
         a: k[3],
     });
-    match &p.indices {
-        Some(indices) => {
-            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..c.count, 0, 0..1);
+    if let Some(indices) = &p.indices {
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+    }
+    let range = |pass: &mut wgpu::RenderPass<'_>, r: std::ops::Range<u32>| {
+        if p.indices.is_some() {
+            pass.draw_indexed(r, 0, 0..1);
+        } else {
+            pass.draw(r, 0..1);
         }
-        None => pass.draw(0..c.count, 0..1),
+    };
+    match (&draw.faces, &c.back) {
+        (Some(faces), Some(back)) => {
+            let runs = faces.runs;
+            for (i, &(first, is_back)) in runs.iter().enumerate() {
+                let end = runs.get(i + 1).map_or(c.count, |r| r.0);
+                if is_back {
+                    pass.set_pipeline(&back.pipeline);
+                    pass.set_stencil_reference(faces.back_reference);
+                } else {
+                    pass.set_pipeline(&c.entry.pipeline);
+                    pass.set_stencil_reference(draw.stencil_reference);
+                }
+                range(pass, first..end);
+            }
+        }
+        _ => range(pass, 0..c.count),
     }
 }
 

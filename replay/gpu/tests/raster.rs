@@ -1,13 +1,15 @@
 //! `Gpu::raster_draws`: several draws in one submission, some attaching a depth target and
 //! some not, keep their order and the depth the earlier ones wrote; indexed draws draw the
 //! triangles they index, and indices past the vertices are errors; a draw that tests depth
-//! bounds reads the depth the draws before it left.
+//! bounds reads the depth the draws before it left; a draw in runs of one facing draws each
+//! run with its face's pipeline and stencil reference, in order.
 
 mod common;
 
 use rsxtrace_gpu::{
-    ColorTargetDesc, Compare, DepthFormat, DepthStencilDesc, RasterDraw, RasterPipelineDesc,
-    RasterTargets, TargetFormat, Topology, MAX_RASTER_TARGETS,
+    ColorTargetDesc, Compare, DepthFormat, DepthStencilDesc, FaceRuns, RasterDraw,
+    RasterPipelineDesc, RasterTargets, StencilDesc, StencilFaceDesc, StencilOperation,
+    TargetFormat, Topology, MAX_RASTER_TARGETS,
 };
 use rsxtrace_wgsl::WgslModule;
 
@@ -85,6 +87,7 @@ fn raster_draw<'a>(
         stencil_reference: 0,
         blend_constant: [0.0; 4],
         depth_bounds: None,
+        faces: None,
     }
 }
 
@@ -249,6 +252,7 @@ fn depth_bounds_draws_read_the_depth_the_draws_before_them_left() {
     );
     let bound = |vertices, lo, hi| RasterDraw {
         depth_bounds: Some([lo, hi]),
+        faces: None,
         ..raster_draw(&bounded, &tests, vertices, None)
     };
     // The left half stores 0.3; red within [0.2, 0.5] covers it only; then, in the same
@@ -342,4 +346,91 @@ fn colour_targets_read_before_the_draw_are_copied_again_for_each() {
         .raster_draws(&[(targets, raster_draw(&module, &desc, &all, None))])
         .expect_err("refused");
     assert!(e.to_string().contains("colors[1]"), "{e}");
+}
+
+#[test]
+fn face_runs_draw_each_run_with_its_faces_pipeline_and_reference_in_order() {
+    let Some(gpu) = common::gpu("raster_draws_face_runs") else {
+        return;
+    };
+    let color = gpu
+        .create_color_target(TargetFormat::Rgba32Float, 4, 1)
+        .expect("colour target");
+    let depth = gpu
+        .create_depth_target(DepthFormat::Depth32Stencil8, 4, 1)
+        .expect("depth target");
+    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
+        .expect("clear");
+    let module = common::module(SOURCE);
+    // Stencil ALWAYS / REPLACE on both device faces, no depth test; the back runs' pipeline
+    // writes only the low bits.
+    let with_stencil = |write_mask: u8| {
+        let mut desc = pipeline(true);
+        let face = StencilFaceDesc {
+            compare: Compare::Always,
+            fail: StencilOperation::Keep,
+            depth_fail: StencilOperation::Keep,
+            pass: StencilOperation::Replace,
+        };
+        desc.depth_stencil = desc.depth_stencil.map(|d| DepthStencilDesc {
+            compare: Compare::Always,
+            write: false,
+            stencil: Some(StencilDesc {
+                front: face,
+                back: face,
+                read_mask: 0xFF,
+                write_mask,
+            }),
+            ..d
+        });
+        desc
+    };
+    let (front, back) = (with_stencil(0xFF), with_stencil(0x0F));
+    let mut colors = [None; MAX_RASTER_TARGETS];
+    colors[0] = Some(&color);
+    let targets = RasterTargets {
+        colors,
+        depth: Some(&depth),
+    };
+    // Front over everything (0x11), back over the right three pixels (0x22 through 0x0F:
+    // 0x12), front over the rightmost pixel (0x11).
+    let mut vertices = rect(-1.0, 1.0, 0.5, [0.0; 4]);
+    vertices.extend(rect(-0.5, 1.0, 0.5, [0.0; 4]));
+    vertices.extend(rect(0.5, 1.0, 0.5, [0.0; 4]));
+    let runs = [(0, false), (6, true), (12, false)];
+    let mut draw = raster_draw(&module, &front, &vertices, None);
+    draw.stencil_reference = 0x11;
+    draw.faces = Some(FaceRuns {
+        back_desc: &back,
+        back_reference: 0x22,
+        runs: &runs,
+    });
+    gpu.raster_draws(&[(targets, draw)]).expect("draw");
+    let got = gpu.read_depth_target(&depth).expect("readback");
+    assert_eq!(got.stencil, Some(vec![0x11, 0x12, 0x12, 0x11]));
+
+    // Runs must start at increasing whole primitives; the back pipeline may differ only in
+    // its depth/stencil state.
+    for (runs, what) in [
+        (&[(0, false), (0, true)][..], "faces.runs[1]"),
+        (&[(0, false), (4, true)][..], "faces.runs[1]"),
+        (&[(0, false), (24, true)][..], "faces.runs[1]"),
+    ] {
+        let mut bad = draw;
+        bad.faces = Some(FaceRuns {
+            runs,
+            ..draw.faces.unwrap()
+        });
+        let e = gpu.raster_draws(&[(targets, bad)]).expect_err("refused");
+        assert!(e.to_string().contains(what), "{e}");
+    }
+    let mut other = back.clone();
+    other.targets[0] = None;
+    let mut bad = draw;
+    bad.faces = Some(FaceRuns {
+        back_desc: &other,
+        ..draw.faces.unwrap()
+    });
+    let e = gpu.raster_draws(&[(targets, bad)]).expect_err("refused");
+    assert!(e.to_string().contains("back_desc"), "{e}");
 }

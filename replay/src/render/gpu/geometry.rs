@@ -69,6 +69,10 @@ pub(crate) struct Records {
     pub indices: Vec<u32>,
     /// Triangles emitted.
     pub triangles: usize,
+    /// The triangles in runs of one facing (the reference render's: a line or point keeps the
+    /// facing of the primitive it comes from), each as its first index in `indices` and
+    /// whether it is back facing, in order.
+    pub faces: Vec<(u32, bool)>,
     /// The fragment inputs each vertex carries (`shader::passed_varyings`).
     varyings: u16,
     /// Vertices in `data`.
@@ -431,7 +435,12 @@ pub(crate) fn build<O: OutputsByPosition + ?Sized>(
     };
     let mut records = Records::new(varyings, outputs.len());
     for prim in build_primitives(state, outputs, starts, point_size_from_vertex, whole) {
+        let first = records.indices.len();
         converter.convert(&mut records, map, &prim);
+        let back = !prim.front;
+        if records.indices.len() > first && records.faces.last().is_none_or(|r| r.1 != back) {
+            records.faces.push((first as u32, back));
+        }
     }
     records
 }

@@ -98,7 +98,7 @@ use super::{
 use geometry::TargetMapping;
 use resident::{BindError, Resident};
 use shader::{DepthRule, WposRule, WrapperOptions};
-use targets::{PendingDraw, SetKey};
+use targets::{PendingDraw, PendingFaces, SetKey};
 
 /// Render `frame` on `gpu` with its clears from `events`.
 pub fn render_frame(
@@ -991,9 +991,11 @@ impl Renderer<'_> {
         for n in &dp.notes {
             self.warn(Some(index), n.clone());
         }
-        self.gpu
-            .prepare_raster_pipeline(&module, &dp.desc)
-            .map_err(draw_gpu_error)?;
+        for desc in std::iter::once(&dp.desc).chain(dp.back.as_ref().map(|b| &b.0)) {
+            self.gpu
+                .prepare_raster_pipeline(&module, desc)
+                .map_err(draw_gpu_error)?;
+        }
         self.timings.pipelines += since(t);
 
         // Draw.
@@ -1036,6 +1038,11 @@ impl Renderer<'_> {
                 stencil_reference: dp.stencil_reference,
                 blend_constant: dp.blend_constant,
                 depth_bounds,
+                faces: dp.back.map(|(back_desc, back_reference)| PendingFaces {
+                    back_desc,
+                    back_reference,
+                    runs: records.faces,
+                }),
                 outputs,
                 with_depth,
             },

@@ -14,8 +14,12 @@
 //!   without `FLOAT32_BLENDABLE`, blends in the fragment wrapper instead, with the targets
 //!   read as they were before the draw ([`shader_blend`], `blend.rs`); the signed equations
 //!   are the unsigned ones, as in RPCS3 (`state::BlendEquation`);
-//! - stencil: wgpu has one compare mask, one write mask and one reference for both faces; the
-//!   front face's are used (a note when the back face's differ);
+//! - stencil: wgpu has one compare mask, one write mask and one reference for both faces, so
+//!   a draw whose back faces' stencil state differs from the front's (two-sided stencil) has
+//!   a pipeline per face, each giving both device faces its state, and its primitives are
+//!   drawn in runs of one facing in their order (`geometry::Records::faces`,
+//!   `rsxtrace_gpu::FaceRuns`): exact, and the facing is the reference render's, not the
+//!   device's (which sees lines and points as triangles of any winding);
 //! - polygon offset, the depth range and the alpha test are done in the fragment wrapper
 //!   (`shader.rs`), not by the pipeline.
 
@@ -28,7 +32,7 @@ use rsxtrace_gpu::{
 
 use crate::render::state::{
     BlendEquation, BlendFactor, BlendSettings, ColorFormat, CompareFunc, DepthFormat, DrawState,
-    StencilFaceState, StencilOp, StencilState,
+    StencilFaceState, StencilOp,
 };
 
 use super::shader::{FS_ENTRY, VS_ENTRY};
@@ -165,10 +169,15 @@ fn device_blend_constant(b: &BlendSettings) -> [f64; 4] {
 /// A draw's pipeline and dynamic state.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DrawPipeline {
-    /// The pipeline.
+    /// The pipeline (of every primitive, or of the front-facing ones when `back` is given).
     pub desc: RasterPipelineDesc,
-    /// The stencil reference.
+    /// The stencil reference (of the front faces when `back` is given).
     pub stencil_reference: u32,
+    /// The pipeline and stencil reference of the back-facing primitives, when their stencil
+    /// state differs from the front's (RSX two-sided stencil: a reference, compare mask and
+    /// write mask per face, `SET_BACK_STENCIL_*`; a device pipeline has one of each for both
+    /// faces). Differing only in `depth_stencil`.
+    pub back: Option<(RasterPipelineDesc, u32)>,
     /// The blend constant.
     pub blend_constant: [f64; 4],
     /// Approximations.
@@ -287,29 +296,13 @@ pub(crate) fn draw_pipeline(
             }));
         }
     }
-    let mut stencil_reference = 0;
+    let stencil_reference = state
+        .stencil
+        .as_ref()
+        .map_or(0, |s| u32::from(s.front.reference));
     let depth_stencil = match (with_depth, state.depth_format) {
         (true, Some(df)) => {
-            let stencil = state.stencil.as_ref().map(|s: &StencilState| {
-                let (f, b) = (&s.front, &s.back);
-                if f.func_mask != b.func_mask
-                    || f.write_mask != b.write_mask
-                    || f.reference != b.reference
-                {
-                    notes.push(
-                        "back-face stencil reference or masks differ from the front face's \
-                         (one set on the device: the front face's)"
-                            .to_string(),
-                    );
-                }
-                stencil_reference = u32::from(f.reference);
-                StencilDesc {
-                    front: stencil_face(f),
-                    back: stencil_face(b),
-                    read_mask: f.func_mask,
-                    write_mask: f.write_mask,
-                }
-            });
+            let stencil = state.stencil.as_ref().map(|s| one_face(&s.front));
             Some(DepthStencilDesc {
                 format: depth_format(df),
                 compare: state
@@ -323,26 +316,54 @@ pub(crate) fn draw_pipeline(
         _ => None,
     };
     notes.dedup();
-    DrawPipeline {
-        desc: RasterPipelineDesc {
-            vertex_entry: VS_ENTRY.to_string(),
-            fragment_entry: FS_ENTRY.to_string(),
-            vertex_attributes,
-            topology: Topology::TriangleList,
-            // Culling is done on the CPU (geometry.rs) with the reference rule.
-            cull: Default::default(),
-            front_face: match state.front_face {
-                crate::render::state::FrontFace::CounterClockwise => Winding::Ccw,
-                crate::render::state::FrontFace::Clockwise => Winding::Cw,
-            },
-            targets,
-            depth_bounds: depth_stencil.is_some() && state.depth_bounds.is_some(),
-            colors_before,
-            depth_stencil,
+    let desc = RasterPipelineDesc {
+        vertex_entry: VS_ENTRY.to_string(),
+        fragment_entry: FS_ENTRY.to_string(),
+        vertex_attributes,
+        topology: Topology::TriangleList,
+        // Culling is done on the CPU (geometry.rs) with the reference rule.
+        cull: Default::default(),
+        front_face: match state.front_face {
+            crate::render::state::FrontFace::CounterClockwise => Winding::Ccw,
+            crate::render::state::FrontFace::Clockwise => Winding::Cw,
         },
+        targets,
+        depth_bounds: depth_stencil.is_some() && state.depth_bounds.is_some(),
+        colors_before,
+        depth_stencil,
+    };
+    // The back faces' pipeline, where their stencil state differs from the front's.
+    let back = depth_stencil
+        .zip(state.stencil.filter(|s| s.front != s.back))
+        .map(|(ds, s)| {
+            let desc = RasterPipelineDesc {
+                depth_stencil: Some(DepthStencilDesc {
+                    stencil: Some(one_face(&s.back)),
+                    ..ds
+                }),
+                ..desc.clone()
+            };
+            (desc, u32::from(s.back.reference))
+        });
+    DrawPipeline {
+        desc,
+        back,
         stencil_reference,
         blend_constant,
         notes,
+    }
+}
+
+/// The device stencil state that gives both of the device's faces `f`: the primitives are
+/// drawn in runs of one facing, the facing the reference render decides
+/// ([`DrawPipeline::back`]), so the device's own facing (lines and points are drawn as
+/// triangles of any winding) never chooses.
+fn one_face(f: &StencilFaceState) -> StencilDesc {
+    StencilDesc {
+        front: stencil_face(f),
+        back: stencil_face(f),
+        read_mask: f.func_mask,
+        write_mask: f.write_mask,
     }
 }
 

@@ -10,7 +10,7 @@ use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_gpu::{
-    ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, Gpu, GpuError,
+    ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, FaceRuns, Gpu, GpuError,
     RasterDraw, RasterPipelineDesc, RasterTargets, StencilDesc, StencilFaceDesc, StencilOperation,
     Topology, UploadedTexture, MAX_RASTER_TARGETS,
 };
@@ -364,10 +364,24 @@ pub(crate) struct PendingDraw {
     pub blend_constant: [f64; 4],
     /// The depth bounds of a pipeline that tests them.
     pub depth_bounds: Option<[f32; 2]>,
+    /// Where the faces' stencil state differs: the back faces' pipeline and reference, and
+    /// the runs of one facing.
+    pub faces: Option<PendingFaces>,
     /// Colour outputs drawn.
     pub outputs: usize,
     /// Whether the depth target is bound.
     pub with_depth: bool,
+}
+
+/// The back faces of a [`PendingDraw`] whose faces' stencil state differs (`FaceRuns`).
+#[derive(Debug)]
+pub(crate) struct PendingFaces {
+    /// The back-facing runs' pipeline.
+    pub back_desc: RasterPipelineDesc,
+    /// Their stencil reference.
+    pub back_reference: u32,
+    /// The runs of one facing (`geometry::Records::faces`).
+    pub runs: Vec<(u32, bool)>,
 }
 
 /// Draws recorded into one command buffer at most (their vertex buffers live until then).
@@ -400,6 +414,11 @@ fn raster(d: &PendingDraw) -> RasterDraw<'_> {
         stencil_reference: d.stencil_reference,
         blend_constant: d.blend_constant,
         depth_bounds: d.depth_bounds,
+        faces: d.faces.as_ref().map(|f| FaceRuns {
+            back_desc: &f.back_desc,
+            back_reference: f.back_reference,
+            runs: &f.runs,
+        }),
     }
 }
 
@@ -642,6 +661,7 @@ impl SurfaceSet {
                 stencil_reference: stencil_value,
                 blend_constant: [0.0; 4],
                 depth_bounds: None,
+                faces: None,
             },
         )
         .map_err(|e| e.to_string())?;
