@@ -1,6 +1,7 @@
 //! The CPU reference frame render (`rsxtrace_replay::render::cpu`) on small builder captures,
 //! each pixel checked against a value computed here: clears, blending (several factor and
-//! equation pairs), depth, stencil, alpha test, culling, scissor, colour-format round trips,
+//! equation pairs; mixed blend constants and 32-bit float targets on the GPU render too, the
+//! latter also on a device that cannot blend them), depth, stencil, alpha test, culling, scissor, colour-format round trips,
 //! render to texture, and the sample trace as a whole.
 
 mod gpu_support;
@@ -275,6 +276,54 @@ fn mixed_constant_colour_and_alpha_factors_blend_alike_on_both_renderers() {
             assert!(
                 got[k].abs_diff(want[k]) <= 1,
                 "{name}: channel {k} {got:?}, want {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn float32_targets_blend_alike_where_the_device_cannot_blend_them() {
+    // F_W32Z32Y32X32 (12) filled with (0.2, 0.4, 0.6, 0.8) by a first draw (a float surface
+    // is not cleared), then SRC_ALPHA / ONE_MINUS_SRC_ALPHA in RGB, ONE / ZERO in alpha, ADD
+    // over its left half. A device without FLOAT32_BLENDABLE blends in the render wrapper
+    // from a copy of the target made before the draw; every render stores s·a + d·(1 − a)
+    // in RGB and a in alpha, in f32.
+    let (d, src) = ([0.2f32, 0.4, 0.6, 0.8], [1.0f32, 0.5, 0.0, 0.25]);
+    let a = src[3];
+    let want = rgba8([0, 1, 2, 3].map(|k| {
+        f64::from(if k == 3 {
+            a
+        } else {
+            src[k] * a + d[k] * (1.0 - a)
+        })
+    }));
+    let mut b = builder("blend_f32.rrc", 12);
+    quad(&mut b, 0x1_0000, FULL, 0.5, d);
+    b.set_blend(true, (0x302, 1), (0x303, 0), (0x8006, 0x8006));
+    quad(&mut b, 0x2_0000, [0.0, 0.0, 4.0, 8.0], 0.5, src);
+    let capture = b.finish();
+    let mut images = gpu_support::both_images("blend_f32", &capture, cpu_render_tiled);
+    if let Some(gpu) = gpu_support::gpu_without_float32_blending("blend_f32_in_the_wrapper") {
+        assert!(!gpu.blends_float32());
+        let frame = Frame::from_capture(&capture).expect("frame model");
+        let events = FrameEvents::from_capture(&capture, &frame);
+        let out = rsxtrace_replay::render::gpu::render_frame(
+            &gpu,
+            &frame,
+            &events,
+            &RenderOptions::default(),
+        )
+        .expect("GPU render");
+        assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+        images.push(("gpu without float32 blending", out.image));
+    }
+    let kept = rgba8(d.map(f64::from));
+    for (name, image) in images {
+        for (x, want, what) in [(1, want, "blended"), (6, kept, "outside the quad")] {
+            let got = image.pixel(x, 3).expect("pixel");
+            assert!(
+                (0..4).all(|k| got[k].abs_diff(want[k]) <= 1),
+                "{name}: {what}: {got:?}, want {want:?}"
             );
         }
     }

@@ -51,7 +51,10 @@ impl Renderers {
         let gpu = if paths == Paths::Cpu {
             GpuPath::Off
         } else {
-            match rsxtrace_gpu::Gpu::new(rsxtrace_gpu::GpuOptions { backend }) {
+            match rsxtrace_gpu::Gpu::new(rsxtrace_gpu::GpuOptions {
+                backend,
+                ..Default::default()
+            }) {
                 Ok(gpu) => {
                     let key = checksum::gpu_key(gpu.info());
                     GpuPath::Ready {

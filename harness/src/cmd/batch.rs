@@ -105,6 +105,7 @@ pub fn run(args: &BatchArgs) -> anyhow::Result<Status> {
         Some(
             Gpu::new(GpuOptions {
                 backend: args.backend.backend(),
+                ..Default::default()
             })
             .context("cannot open a GPU device (--no-gpu checks without one)")?,
         )

@@ -87,6 +87,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         crate::output::private_runtime_dir();
         let gpu = Gpu::new(GpuOptions {
             backend: args.backend.backend(),
+            ..Default::default()
         })?;
         let rendered = render::gpu::render_frame(&gpu, &frame, &frame.events, &options)
             .with_context(|| format!("cannot render {} on the GPU", file.display()))?;

@@ -51,6 +51,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Status> {
         Some(
             Gpu::new(GpuOptions {
                 backend: args.backend.backend(),
+                ..Default::default()
             })
             .context("cannot open a GPU device")?,
         )

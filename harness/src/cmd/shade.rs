@@ -109,7 +109,10 @@ pub fn run(
             let module = translate(&loaded.program, &options)
                 .with_context(|| format!("cannot recompile {}", program.display()))?;
             crate::output::private_runtime_dir();
-            let gpu = Gpu::new(GpuOptions { backend })?;
+            let gpu = Gpu::new(GpuOptions {
+                backend,
+                ..Default::default()
+            })?;
             let shaded = shade_gpu(&gpu, &module, size.0, size.1)
                 .with_context(|| format!("cannot shade {} on the GPU", program.display()))?;
             let rgba8 = shaded

@@ -108,6 +108,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Status> {
     crate::output::private_runtime_dir();
     let gpu = Gpu::new(GpuOptions {
         backend: args.backend.backend(),
+        ..Default::default()
     })
     .context("cannot open a GPU device")?;
     let options = VerifyOptions {

@@ -34,6 +34,7 @@ pub fn run(
     crate::output::private_runtime_dir();
     let gpu = Gpu::new(GpuOptions {
         backend: args.backend.backend(),
+        ..Default::default()
     })
     .context("cannot open a GPU device")?;
     let invocation = match (args.pixel, args.vertex) {

@@ -40,6 +40,9 @@ impl Backend {
 pub struct GpuOptions {
     /// The backend to open.
     pub backend: Backend,
+    /// Leave `FLOAT32_BLENDABLE` off even where the adapter has it, so the device blends no
+    /// `Rgba32Float` target, as a device without it (tests of the path such devices take).
+    pub without_float32_blending: bool,
 }
 
 /// What the opened adapter is and can do.
@@ -131,7 +134,7 @@ impl Gpu {
             });
             tried.push(name);
             match pollster::block_on(request) {
-                Ok(adapter) => return Self::open(instance, adapter),
+                Ok(adapter) => return Self::open(instance, adapter, &options),
                 Err(e) => details.push(format!("{name}: {e}")),
             }
         }
@@ -141,7 +144,11 @@ impl Gpu {
         })
     }
 
-    fn open(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
+    fn open(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        options: &GpuOptions,
+    ) -> Result<Gpu, GpuError> {
         let adapter_info = adapter.get_info();
         // DEPTH32FLOAT_STENCIL8 and FLOAT32_BLENDABLE: raster_pipeline.rs (Z24S8 targets kept
         // in float depth, blending into Rgba32Float targets).
@@ -150,7 +157,10 @@ impl Gpu {
             | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
             | wgpu::Features::DEPTH32FLOAT_STENCIL8
             | wgpu::Features::FLOAT32_BLENDABLE;
-        let features = adapter.features() & wanted;
+        let mut features = adapter.features() & wanted;
+        if options.without_float32_blending {
+            features.remove(wgpu::Features::FLOAT32_BLENDABLE);
+        }
         let limits = adapter.limits();
         let rgba32 = adapter.get_texture_format_features(wgpu::TextureFormat::Rgba32Float);
         let label = format!("{} ({:?})", adapter_info.name, adapter_info.backend);

@@ -227,6 +227,7 @@ fn vp_compute(@builtin(global_invocation_id) id: vec3<u32>) {{
 fn gl_backend_runs_compute_and_names_what_it_cannot_render() {
     let options = GpuOptions {
         backend: Backend::Gl,
+        ..Default::default()
     };
     let Some(gpu) = common::gpu_with(
         "gl_backend_runs_compute_and_names_what_it_cannot_render",

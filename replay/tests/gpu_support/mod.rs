@@ -19,6 +19,21 @@ pub fn gpu(test: &str) -> Option<Gpu> {
     )
 }
 
+/// A device on the default backend that blends no `Rgba32Float` target, as a device without
+/// `FLOAT32_BLENDABLE` (whether or not this adapter has it), or `None` as [`gpu`].
+pub fn gpu_without_float32_blending(test: &str) -> Option<Gpu> {
+    rsxtrace_testkit::device::open_or_skip(
+        test,
+        || {
+            Gpu::new(GpuOptions {
+                without_float32_blending: true,
+                ..GpuOptions::default()
+            })
+        },
+        |e| matches!(e, GpuError::NoAdapter { .. }),
+    )
+}
+
 /// A CPU render of a whole frame (`render::cpu::render_frame`, or the tiled check of
 /// `render_support::cpu_render_tiled`).
 pub type CpuRender =
