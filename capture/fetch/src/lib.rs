@@ -9,7 +9,7 @@
 //! * [`input`]: the vertex-input state of one draw, filled by the frame model.
 //! * [`fetch_draw`] ([`fetch`] module): walks array ranges, index buffers ([`index`]), array
 //!   elements, inline words or immediate-mode vertices ([`VertexSource::Immediate`]), and
-//!   decodes each attribute ([`decode`], [`format`]).
+//!   decodes each attribute ([`decode`], [`format`](mod@format)).
 //! * [`fetch_distinct`] ([`distinct`]): the same with each distinct vertex of an indexed draw
 //!   fetched once, and each position's row among them (what the renderers shade).
 //! * [`FetchedVertices`] ([`output`]): the result as a structure of arrays (an index column and

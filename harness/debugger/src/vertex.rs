@@ -8,7 +8,7 @@
 //! Address map of memory reads (little-endian; `docs/debug.md`):
 //! - `0x0000_0000 + 16·slot`: transform program memory, each word big-endian as in microcode;
 //! - `0x1000_0000 + 16·n`: input attribute n of the vertex (f32);
-//! - `0x2000_0000 + 16·n`: transform constant c[n] (f32);
+//! - `0x2000_0000 + 16·n`: transform constant `c[n]` (f32);
 //! - `0x3000_0000 + 16·n`: output register n once the vertex ended (f32).
 
 use super::arch::{RsxVertex, VertexRegisters, VERTEX_OUTPUTS, VERTEX_TEMPS};

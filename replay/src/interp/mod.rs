@@ -2,7 +2,8 @@
 //!
 //! Semantics follow `shared/reference/rsx-microcode.md` (sections B.2 to B.9); every rule cites
 //! its source. Where RPCS3 and the hardware descriptions differ, the RPCS3 behaviour is the
-//! default and the other is a named option in [`Options`].
+//! default and the other is a named option in [`fragment::FragmentOptions`] or
+//! [`vertex::VertexOptions`].
 
 /// Arithmetic width of the interpreter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

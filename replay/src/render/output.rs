@@ -168,7 +168,7 @@ pub struct DrawSnapshot {
 pub struct RenderWarning {
     /// Draw index (`None`: the frame as a whole).
     pub draw: Option<usize>,
-    /// What happened, e.g. "reads vertex constant c[40], which the capture does not hold
+    /// What happened, e.g. "reads vertex constant `c[40]`, which the capture does not hold
     /// (read as 0)".
     pub message: String,
 }

@@ -3,9 +3,9 @@
 //!
 //! What it holds, all from one seed ([`GameFrameOptions::seed`]):
 //! - 48 vertex and 48 fragment programs made by rsxtrace's own encoders
-//!   ([`vertex_programs`], [`fragment_programs`]): arithmetic, scalar functions, 2D texturing
+//!   (`vertex_programs`, `fragment_programs`): arithmetic, scalar functions, 2D texturing
 //!   on several units, IFE and REP flow control, R and H exports;
-//! - shared meshes ([`assets`]): indexed triangle lists and restart-joined strips (u16) and
+//! - shared meshes (`assets`): indexed triangle lists and restart-joined strips (u16) and
 //!   non-indexed quads, interleaved and split vertex layouts, drawn part by part by many draws;
 //!   textures of six formats (A8R8G8B8, R5G6B5, A4R4G4B4, B8, DXT1, DXT45);
 //! - materials (a vertex program, a fragment program, its textures and render state) drawn in
@@ -14,8 +14,8 @@
 //!   that draw's copy of the fragment microcode; a final batch of screen-space quads without depth test.
 //!
 //! Larger scales ([`crate::large_capture`], [`crate::game_scale`]) grow the assets, add a
-//! shadow pass and, for `game_scale`, full mip chains ([`mip_chains`]) and particles streamed
-//! through a ring buffer that wraps ([`ring`]); none of it changes the committed frame.
+//! shadow pass and, for `game_scale`, full mip chains (`mip_chains`) and particles streamed
+//! through a ring buffer that wraps (`ring`); none of it changes the committed frame.
 //!
 //! Every constant a vertex program reads is uploaded before its first draw, so every draw can
 //! be run. [`build`] with [`GameFrameOptions::corpus`] set mixes the corpus's programs in

@@ -4,8 +4,8 @@
 //! vertex programs: the interpreter, the recompiled `vp_compute` (verify, the GPU render) and
 //! the CPU render.
 //!
-//! - Vertex program ([`program`]): `TXL R0, v[0], c[0].x` on unit [`UNIT`] (coordinate v[0],
-//!   explicit level of detail c[0].x = [`LOD`]); `ADD o[HPOS], v[0], R0`;
+//! - Vertex program ([`program`]): `TXL R0, v[0], c[0].x` on unit [`UNIT`] (coordinate `v[0]`,
+//!   explicit level of detail `c[0].x` = [`LOD`]); `ADD o[HPOS], v[0], R0`;
 //!   `MAD o[COL0], R0, c[1], c[2]`.
 //! - Unit [`UNIT`]: a W32_Z32_Y32_X32_FLOAT linear texture, 4 × 4 with its 2 × 2 and 1 × 1
 //!   levels, min filter LINEAR_MIPMAP_LINEAR (trilinear), mag LINEAR, wrap repeat, which a
@@ -14,7 +14,7 @@
 //!   level 1. Texel (x, y) of level l holds
 //!   (0.02 (x − y + l), 0.015 (x + y − l), 0, 0); its displacement stays small.
 //! - Geometry: a 6 × 6 grid of cells over [−0.75, 0.75]², two triangles per cell (216
-//!   vertices, a triangle list), position z 0.5, w 1 (v[0] of size 3).
+//!   vertices, a triangle list), position z 0.5, w 1 (`v[0]` of size 3).
 //! - Fragment program `FRAGMENT_MOV_COL0` into a 64 × 64 A8R8G8B8 surface.
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
@@ -29,7 +29,7 @@ use rsxtrace_program::vertex::{
 
 /// The vertex texture unit the program samples.
 pub const UNIT: u8 = 1;
-/// The explicit level of detail (c[0].x).
+/// The explicit level of detail (`c[0].x`).
 pub const LOD: f32 = 0.6;
 /// Grid cells per side.
 pub const CELLS: usize = 6;

@@ -939,7 +939,7 @@ pub struct FragmentBaseline {
     pub f32_out: Vec<QuadOutputs>,
     /// Interpreter f64 outputs.
     pub f64_out: Vec<QuadOutputs>,
-    /// The interpreter's f32 conditioning runs ([`conditioning_runs`]).
+    /// The interpreter's f32 conditioning runs (`conditioning_runs`).
     pub nudged_out: [Option<Vec<QuadOutputs>>; CONDITIONING_RUNS],
     /// Textures on both sides.
     pub textures: Bound,

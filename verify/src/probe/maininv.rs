@@ -21,8 +21,8 @@
 //! allowed). The residuals, per draw:
 //!
 //! - `residual_world = max |Y[i][j] − I[i][j]|` over all 16 entries;
-//! - `residual_view = max |(RᵀR − I)[i][j]| + |det R − 1| + max(|Y[0][3]|, |Y[1][3]|, |Y[2][3]|)
-//!   + form(Proj)` with `R` the upper-left 3x3 of `Y`: distance from orthonormal, from a proper
+//! - `residual_view = max |(RᵀR − I)[i][j]| + |det R − 1| + max(|Y[0][3]|, |Y[1][3]|, |Y[2][3]|) +
+//!   form(Proj)` with `R` the upper-left 3x3 of `Y`: distance from orthonormal, from a proper
 //!   rotation, from the affine form (last column `(0, 0, 0, 1)`; the translation is the last
 //!   row, which is free), and `form(Proj)`, the largest of `|Proj[i][j]|` over the entries a
 //!   perspective projection has as zero — (1,0), (3,0), (0,1), (3,1), (0,2), (1,2), (0,3),

@@ -163,7 +163,7 @@ pub fn estimate_view_projection(
 /// `draws[d]` may be explained by `placements[p]` (e.g. only placements of the draw's mesh).
 ///
 /// Every allowed pair proposes `VP = W^-1 x M`; proposals are hashed after normalising by
-/// their largest entry and rounding to [`BUCKET_QUANTUM`], the fullest buckets are verified
+/// their largest entry and rounding to `BUCKET_QUANTUM`, the fullest buckets are verified
 /// against all draws, and the best is refined by least squares over the pairs it fits. Draws
 /// that fit nothing only add scattered proposals, so they do not move the result.
 pub fn estimate_view_projection_with(

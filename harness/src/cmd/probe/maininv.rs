@@ -30,7 +30,7 @@ pub struct MainInvArgs {
     /// uniform's rows.
     #[arg(long)]
     pub program: PathBuf,
-    /// The matrix uniform; its rows are the parameters NAME[0]..NAME[3].
+    /// The matrix uniform; its rows are the parameters `NAME[0]`..`NAME[3]`.
     #[arg(long, default_value = "MainInv")]
     pub uniform: String,
     /// The camera's view-projection (row-vector convention): {"view_projection": [4 rows]},

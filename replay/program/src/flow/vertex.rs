@@ -27,7 +27,7 @@ use crate::vertex::{
 };
 
 const TEMPS: usize = 64;
-/// Output registers the interpreter keeps (o[0]..o[15]).
+/// Output registers the interpreter keeps (`o[0]`..`o[15]`).
 pub const OUTPUTS: usize = 16;
 
 type Lanes = [DepSet; 4];
@@ -75,7 +75,7 @@ impl State {
 /// Result of [`analyze`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VertexFlow {
-    /// What each output register o[0]..o[15] may depend on at the end of a run, per x, y, z, w.
+    /// What each output register `o[0]`..`o[15]` may depend on at the end of a run, per x, y, z, w.
     pub outputs: [[DepSet; 4]; OUTPUTS],
     /// What the conditions of branches, calls and returns that test the CC may depend on.
     pub control: DepSet,

@@ -65,7 +65,7 @@ pub fn to_half<T: Real>(v: T, mode: HalfRounding) -> T {
 }
 
 /// [`to_half`] of every value of `row`. Truncation in f32 runs without branches over the
-/// lanes (the two cases of [`truncated_half`]'s fast path computed for every lane and one
+/// lanes (the two cases of `truncated_half`'s fast path computed for every lane and one
 /// chosen), then sends the lanes beyond binary16's range (overflow, infinities, NaN) through
 /// the general path; nearest rounding converts the row at once
 /// ([`Real::to_half_bits_row`]). Each lane gets exactly what [`to_half`] gives it

@@ -141,7 +141,7 @@ impl Prepared {
         self.insn.cc_update.any() || (temp.is_none() && !is_writer)
     }
 
-    /// The output register a unit would write past o[15] (an error when reached), if any.
+    /// The output register a unit would write past `o[15]` (an error when reached), if any.
     pub fn output_out_of_range(&self) -> Option<u8> {
         let i = &self.insn;
         let o = i.output?;

@@ -12,10 +12,10 @@
 //! (both in destination pixels; an `NV309E` destination also stops at its `2^log2` size).
 //! Destination pixel `(X, Y)` takes the source at `u = (X − out_x + ½)·|ds/dx|`,
 //! `v = (Y − out_y + ½)·|dt/dy|` texels (texel `k` covering `[k, k + 1)`) into the image as
-//! the steps walk it from the first texel the `IMAGE_IN` point names ([`first_texel`], RPCS3
+//! the steps walk it from the first texel the `IMAGE_IN` point names (`first_texel`, RPCS3
 //! `nv3089.cpp`: its whole part, after ½ texel is taken off a CENTER-origin point, the
 //! fraction dropped, and for a reduction snapped to the scale's grid): forward, or backward
-//! along an axis whose step is negative (a mirrored blit, [`SourceAxis`]):
+//! along an axis whose step is negative (a mirrored blit, `SourceAxis`):
 //! - ZOH: texel `(⌊u⌋, ⌊v⌋)`;
 //! - FOH: the bilinear blend of the four texels around `(u − ½, v − ½)`, weights the
 //!   fractional parts, each channel rounded to the nearest source value;

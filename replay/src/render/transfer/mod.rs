@@ -8,7 +8,7 @@
 //! - [`decode`]: the registers of each class and their fields (RPCS3 `rsx_decode.h`,
 //!   `gcm_enums.h`, `NV47/HW/nv0039.cpp`, `NV47/HW/nv3089.cpp`, `NV47/HW/nv308a.cpp`), into
 //!   [`Transfer`].
-//! - [`apply`]: the copy and the scaling rule on [`SurfaceMemory`](super::surface::SurfaceMemory).
+//! - [`apply`]: the copy and the scaling rule on [`SurfaceMemory`].
 //!
 //! A transfer variant the replay does not model (another operation than SRCCOPY, a YUV or
 //! BGR source, a zero scale) is kept as an [`Unsupported`] event with a message naming

@@ -6,7 +6,7 @@
 //! - [`mapping`]: which input attribute becomes NORMAL, COLOR_n, TEXCOORD_n: `--attr NAME=N`,
 //!   else a documented guess that the file marks as a guess.
 //! - [`material`]: the draw's sampled textures as embedded PNG images of a material.
-//! - [`write`]: the glTF document (`gltf-json`) and the GLB container (`gltf`).
+//! - [`write`](mod@write): the glTF document (`gltf-json`) and the GLB container (`gltf`).
 //!
 //! A draw that cannot be exported (no position output, no vertices, a fetch that fails, a
 //! draw past the end of the frame) is left out with the reason ([`ExportReport::skipped`]); an
