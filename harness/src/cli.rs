@@ -165,6 +165,10 @@ pub enum Command {
     Match(crate::cmd::matching::MatchArgs),
     /// Render a captured frame headlessly (GPU, or the CPU reference with --cpu) to a PNG.
     Replay(crate::cmd::replay::ReplayArgs),
+    /// Pixel history: every clear, image transfer and fragment that reached one pixel of the
+    /// frame's output image, in order, with each fragment's program output and the test that
+    /// stopped it or the value it left (CPU reference render)
+    History(crate::cmd::history::HistoryArgs),
     /// Write a static HTML site for a capture: the frame, every event, one page per draw
     /// (state, programs, inputs, textures, the target before and after).
     Report(crate::cmd::report::ReportArgs),

@@ -71,6 +71,23 @@ fn info() {
 }
 
 #[test]
+fn history() {
+    check(&[
+        "history",
+        &repo("traces/samples/basic.rrc.gz"),
+        "--pixel",
+        "128,128",
+    ]);
+    check(&[
+        "history",
+        &repo("traces/samples/basic.rrc.gz"),
+        "--pixel",
+        "128,128",
+        "--json",
+    ]);
+}
+
+#[test]
 fn draws() {
     check(&["draws", &repo("traces/samples/game.rrc.gz")]);
     check(&["draws", &repo("traces/samples/game.rrc.gz"), "--json"]);

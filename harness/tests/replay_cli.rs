@@ -1,6 +1,7 @@
 //! `rsxtrace replay` end to end: the bundled sample on the CPU (and on a GPU device when one
 //! exists), per-draw snapshots, draw ranges, a small builder-made capture whose draw reads a
-//! constant the capture does not hold (listed as a warning), and bad input (exit status 2).
+//! constant the capture does not hold (listed as a warning), and bad input (exit status 2);
+//! `rsxtrace history`, the pixel history of the sample's output image.
 
 mod cli_support;
 use cli_support::*;
@@ -242,4 +243,56 @@ fn gpu_replay_of_the_sample() {
         report["checksum"].as_str().unwrap(),
         format!("{:016x}", xxh3_64(&pixels))
     );
+}
+
+#[test]
+fn pixel_history_of_the_sample() {
+    // Pixel (128, 128): the clear, draw 0 written, draw 1 behind it (depth test), draw 2 in
+    // front; the last value written is the CPU replay's pixel.
+    let h = json_ok(&["history", &sample(), "--pixel", "128,128", "--json"]);
+    let events = h["events"].as_array().expect("events");
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["clear", "fragment", "fragment", "fragment"], "{h}");
+    let fragments: Vec<(u64, &str)> = events[1..]
+        .iter()
+        .map(|e| (e["draw"].as_u64().unwrap(), e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fragments,
+        [(0, "written"), (1, "depth_test"), (2, "written")]
+    );
+    assert_eq!(events[2]["before"], events[2]["after"], "a failed fragment");
+    assert_eq!(events[1]["before"], events[0]["after"]);
+    let last: Vec<u64> = h["last"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let written: Vec<u64> = events[3]["after"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v.as_f64().unwrap() * 255.0).round() as u64)
+        .collect();
+    assert_eq!(last, written);
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("frame.png");
+    let out = rsxtrace(&["replay", &sample(), "--cpu", "--out", s(&png)]);
+    assert!(out.status.success());
+    let (w, _, pixels) = read_png(&png);
+    let at = ((128 * w + 128) * 4) as usize;
+    let image: Vec<u64> = pixels[at..at + 4].iter().map(|&v| u64::from(v)).collect();
+    assert_eq!(last, image, "the replay's pixel");
+
+    let text = rsxtrace(&["history", &sample(), "--pixel", "128,128"]);
+    assert!(text.status.success());
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("4 events (3 fragments)") && text.contains("depth test failed"),
+        "{text}"
+    );
+    // Bad input: a pixel outside the image, a malformed pixel.
+    assert!(failure(&["history", &sample(), "--pixel", "256,0"]).contains("outside"));
+    assert!(failure(&["history", &sample(), "--pixel", "3"]).contains("X,Y"));
 }

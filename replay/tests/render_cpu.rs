@@ -400,6 +400,90 @@ fn stencil_masks_a_second_draw() {
 }
 
 #[test]
+fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent};
+    // A clear (colour 0xFF000080, depth 1), then five full quads over pixel (3, 3): red at
+    // z 0.5 (written), green at z 0.75 (fails LESS), alpha 0.25 under GREATER 0.5 (fails
+    // the alpha test), yellow under stencil NEVER (fails the stencil test), blue at half
+    // alpha z 0.25 blended SRC_ALPHA / ONE_MINUS_SRC_ALPHA.
+    let mut b = builder("history.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0080, 0xFFFF_FF00);
+    b.set_depth(true, 0x201, true); // LESS, writing
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+    quad(&mut b, 0x2_0000, FULL, 0.75, [0.0, 1.0, 0.0, 1.0]);
+    b.method(reg::ALPHA_TEST_ENABLE, 1).unwrap();
+    b.method(reg::ALPHA_FUNC, 0x204).unwrap(); // GREATER
+    b.method(reg::ALPHA_REF, 0x80).unwrap();
+    quad(&mut b, 0x3_0000, FULL, 0.25, [1.0, 1.0, 1.0, 0.25]);
+    b.method(reg::ALPHA_TEST_ENABLE, 0).unwrap();
+    b.method(reg::STENCIL_TEST_ENABLE, 1).unwrap();
+    b.method(reg::STENCIL_FUNC, 0x200).unwrap(); // NEVER
+    quad(&mut b, 0x4_0000, FULL, 0.25, [1.0, 1.0, 0.0, 1.0]);
+    b.method(reg::STENCIL_TEST_ENABLE, 0).unwrap();
+    b.set_blend(true, (0x302, 0x302), (0x303, 0x303), (0x8006, 0x8006));
+    quad(&mut b, 0x5_0000, FULL, 0.25, [0.0, 0.0, 1.0, 0.5]);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let h = pixel_history(&frame, &events, &RenderOptions::default(), 3, 3).expect("history");
+    let rendered = render(&capture);
+    assert_eq!(
+        Some(h.last),
+        rendered.image.pixel(3, 3),
+        "the image's pixel"
+    );
+    assert_eq!(h.addresses, vec![COLOR + 3 * 32 + 3 * 4]);
+    // Source alpha a = the 8-bit rule's 0.5: red 1 − a, blue a, alpha a·a + 1 − a.
+    let a = f64::from(rule8(0.5)) / 255.0;
+    let blended = [1.0 - a, 0.0, a, a * a + 1.0 - a].map(|v| v as f32);
+    match h.events.as_slice() {
+        [PixelEvent::Clear {
+            before_draw: 0,
+            after: Some(cleared),
+            ..
+        }, PixelEvent::Fragment(red), PixelEvent::Fragment(green), PixelEvent::Fragment(alpha), PixelEvent::Fragment(stencil), PixelEvent::Fragment(blue)] =>
+        {
+            assert_eq!(*cleared, [0.0, 0.0, 128.0 / 255.0, 1.0]);
+            assert_eq!((red.draw, red.outcome), (0, FragmentOutcome::Written));
+            assert_eq!(red.before, Some(*cleared));
+            assert_eq!(red.after, Some([1.0, 0.0, 0.0, 1.0]));
+            assert_eq!((red.depth_before, red.depth), (Some(1.0), Some(0.5)));
+            // The stored depth, 24-bit.
+            assert!(red.depth_after.is_some_and(|z| (z - 0.5).abs() < 1e-6));
+            assert_eq!((green.draw, green.outcome), (1, FragmentOutcome::DepthTest));
+            assert_eq!(green.shader, [0.0, 1.0, 0.0, 1.0]);
+            assert_eq!(green.after, red.after, "a failed fragment changes nothing");
+            assert_eq!((alpha.draw, alpha.outcome), (2, FragmentOutcome::AlphaTest));
+            assert_eq!(
+                (stencil.draw, stencil.outcome),
+                (3, FragmentOutcome::StencilTest)
+            );
+            assert_eq!(stencil.after, red.after);
+            assert_eq!((blue.draw, blue.outcome), (4, FragmentOutcome::Written));
+            let after = blue.after.expect("value");
+            for k in 0..4 {
+                assert!(
+                    (after[k] - blended[k]).abs() <= 1.0 / 255.0,
+                    "{after:?} vs {blended:?}"
+                );
+            }
+            assert!(blue.sample == 0 && blue.output == 0);
+            assert_eq!(blue.surface_pixel, (3, 3));
+        }
+        other => panic!("unexpected history: {other:#?}"),
+    }
+    // The tiled render records the same history.
+    let tiled = RenderOptions {
+        tiling: rsxtrace_replay::render::Tiling::Rows(2),
+        ..RenderOptions::default()
+    };
+    let again = pixel_history(&frame, &events, &tiled, 3, 3).expect("history");
+    assert_eq!(again.events, h.events);
+    // A pixel outside the output image is refused.
+    assert!(pixel_history(&frame, &events, &RenderOptions::default(), 8, 0).is_err());
+}
+
+#[test]
 fn alpha_test_discards() {
     let mut b = builder("alpha.rrc", 8);
     b.clear_surface(0xF0, 0xFF00_0000, 0);

@@ -515,3 +515,69 @@ fn frame_events_list_transfers_in_order_with_clears() {
     assert_eq!(order, sorted);
     assert_eq!(order.len(), 2);
 }
+
+#[test]
+fn a_transfer_onto_a_watched_pixel_is_in_its_history() {
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent};
+    // Draw 0 renders the pattern into SOURCE (the output target: the last draw's); then an
+    // NV0039 copy of the pattern's first row from its second texel on lands on SOURCE's
+    // first row, one texel to the left: pixel (0, 0) is written, then copied over.
+    let mut b = CaptureBuilder::new("history_transfer.rrc");
+    b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, W, H);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
+        .unwrap();
+    b.set_surface(&surface(SOURCE));
+    let p = pattern();
+    b.put_memory(Location::Local, PATTERN, &p).unwrap();
+    let tex = TextureDesc {
+        offset: PATTERN,
+        width: 8,
+        height: 8,
+        pitch: 32,
+        filter: 0x0101_0000,
+        byte_size: 256,
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &tex).unwrap();
+    quad(&mut b, 0x1_0000);
+    b.transfer_memory(&MemoryCopyDesc {
+        src: (Location::Local, PATTERN + 4),
+        dst: (Location::Local, SOURCE),
+        pitch: (32, 32),
+        line_length: 28,
+        line_count: 1,
+        strides: (1, 1),
+    })
+    .unwrap();
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let h = pixel_history(&frame, &events, &RenderOptions::default(), 0, 0).expect("history");
+    let unit = |argb: [u8; 4]| rgba(argb).map(|v| f32::from(v) / 255.0);
+    match h.events.as_slice() {
+        [PixelEvent::Fragment(f), PixelEvent::Transfer {
+            before_draw: 1,
+            before,
+            after,
+            ..
+        }] => {
+            assert_eq!((f.draw, f.outcome), (0, FragmentOutcome::Written));
+            assert_eq!(f.after, Some(unit(texel(&p, 0, 0))));
+            assert_eq!(*before, f.after);
+            assert_eq!(*after, Some(unit(texel(&p, 1, 0))));
+        }
+        other => panic!("unexpected history: {other:#?}"),
+    }
+    assert_eq!(h.last, rgba(texel(&p, 1, 0)));
+    // Pixel (7, 0) is past the copied 28 bytes: written by draw 0 only.
+    let h = pixel_history(&frame, &events, &RenderOptions::default(), 7, 0).expect("history");
+    assert!(
+        matches!(h.events.as_slice(), [PixelEvent::Fragment(_)]),
+        "{:#?}",
+        h.events
+    );
+}

@@ -12,6 +12,7 @@ pub mod export;
 mod export_jsonl;
 pub mod find;
 mod flow;
+pub mod history;
 pub mod index;
 mod info;
 pub mod matching;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Debug(args) => debug::run(&args),
         Command::Match(args) => matching::run(&args),
         Command::Replay(args) => replay::run(&args),
+        Command::History(args) => history::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),

@@ -20,6 +20,7 @@ pub mod cpu;
 pub mod draw_range;
 mod extent;
 pub mod gpu;
+pub mod history;
 pub mod msaa;
 pub mod observe;
 mod output;

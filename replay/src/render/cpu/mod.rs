@@ -34,6 +34,7 @@ pub mod tiles;
 pub mod vertex;
 
 use super::band::BandPlan;
+use super::history::{PixelEvent, PixelWatch};
 use super::msaa::{alpha_to_coverage_note, msaa_note};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::FrameEvents;
@@ -80,6 +81,18 @@ pub fn render_frame_observed(
     options: &RenderOptions,
     observer: &mut dyn DrawObserver,
 ) -> Result<RenderedFrame, RenderError> {
+    render_frame_watched(frame, events, options, observer, None)
+}
+
+/// [`render_frame_observed`], recording what reaches `watch`'s pixel
+/// ([`crate::render::history`]).
+pub(crate) fn render_frame_watched(
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+    observer: &mut dyn DrawObserver,
+    watch: Option<&PixelWatch>,
+) -> Result<RenderedFrame, RenderError> {
     let range = options.draws.clone().unwrap_or(0..frame.draws.len());
     let range = range.start.min(frame.draws.len())..range.end.min(frame.draws.len());
     if range.is_empty() {
@@ -117,7 +130,7 @@ pub fn render_frame_observed(
             // Clears and transfers before a range's first draw are applied too: a range starts
             // from the surfaces the frame cleared and copied, without the skipped draws' effects.
             while let Some(e) = pending.next_if(|e| e.before_draw() <= index) {
-                for p in apply_between(frame, e, &mut surfaces, &base) {
+                for p in apply_watched(frame, e, &mut surfaces, &base, watch) {
                     warnings.push(RenderWarning {
                         draw: Some(index),
                         message: p,
@@ -131,6 +144,9 @@ pub fn render_frame_observed(
                     surfaces: &surfaces,
                 },
             );
+            if let Some(w) = watch {
+                w.set_draw(index);
+            }
             let waited = Instant::now();
             let prepared = ahead.take(index);
             timings.setup += waited.elapsed().as_secs_f64();
@@ -142,6 +158,7 @@ pub fn render_frame_observed(
                 &mut surfaces,
                 cache.as_ref(),
                 options,
+                watch,
                 &mut timings,
                 &mut stats,
             ) {
@@ -182,7 +199,7 @@ pub fn render_frame_observed(
             .iter()
             .filter(|e| e.before_draw() >= frame.draws.len())
         {
-            for p in apply_between(frame, e, &mut surfaces, &base) {
+            for p in apply_watched(frame, e, &mut surfaces, &base, watch) {
                 warnings.push(RenderWarning {
                     draw: None,
                     message: p,
@@ -237,6 +254,46 @@ fn apply_between(
     }
 }
 
+/// [`apply_between`], recording the event in `watch` when it clears the watched pixel or
+/// changes its bytes.
+fn apply_watched(
+    frame: &Frame,
+    event: &BetweenDraws<'_>,
+    surfaces: &mut SurfaceMemory,
+    base: &dyn GuestMemory,
+    watch: Option<&PixelWatch>,
+) -> Vec<String> {
+    let Some(w) = watch else {
+        return apply_between(frame, event, surfaces, base);
+    };
+    let read = |surfaces: &SurfaceMemory| {
+        let overlay = Overlay { base, surfaces };
+        (w.value(&overlay), w.bytes(&overlay))
+    };
+    let (before, before_bytes) = read(surfaces);
+    let problems = apply_between(frame, event, surfaces, base);
+    let (after, after_bytes) = read(surfaces);
+    let (command, before_draw) = (event.command(), event.before_draw());
+    match event {
+        BetweenDraws::Clear(c) if w.cleared_by(c) => w.record(PixelEvent::Clear {
+            command,
+            before_draw,
+            before,
+            after,
+        }),
+        BetweenDraws::Transfer(_) if before_bytes != after_bytes => {
+            w.record(PixelEvent::Transfer {
+                command,
+                before_draw,
+                before,
+                after,
+            })
+        }
+        _ => {}
+    }
+    problems
+}
+
 fn read_output(
     output: &OutputSurface,
     surfaces: &SurfaceMemory,
@@ -267,6 +324,7 @@ fn render_draw(
     surfaces: &mut SurfaceMemory,
     cache: Option<&TextureCache>,
     options: &RenderOptions,
+    watch: Option<&PixelWatch>,
     timings: &mut RenderTimings,
     stats: &mut FrameStats,
 ) -> Result<Vec<String>, String> {
@@ -371,7 +429,8 @@ fn render_draw(
             sprite: state.primitives.point_sprite,
         },
         offset: state.window_offset,
-        early_depth: !options.no_early_depth,
+        // A watched pixel's history records the fragments that fail the depth test too.
+        early_depth: !options.no_early_depth && watch.is_none(),
     };
     let oy = state.window_offset.1;
     let bands: Vec<(u32, u32)> = tiles
@@ -392,7 +451,10 @@ fn render_draw(
             let done: Vec<Result<ShadingStats, String>> = views
                 .into_par_iter()
                 .zip(cursors.par_iter_mut())
-                .map(|(mut view, cursor)| pass.run(cursor, &mut view))
+                .map(|(mut view, cursor)| {
+                    view.set_watch(watch);
+                    pass.run(cursor, &mut view)
+                })
                 .collect();
             done.into_iter()
                 .try_fold(ShadingStats::default(), |mut all, tile| {
@@ -409,7 +471,11 @@ fn render_draw(
                 cursors = first_batches(&coverage, &tiles);
             }
             match cursors.first_mut() {
-                Some(cursor) => pass.run(cursor, &mut targets.whole()),
+                Some(cursor) => {
+                    let mut whole = targets.whole();
+                    whole.set_watch(watch);
+                    pass.run(cursor, &mut whole)
+                }
                 None => Ok(ShadingStats::default()),
             }
         }

@@ -7,7 +7,7 @@
 use super::early_depth;
 use super::geometry::{CoverRules, RasterPrim};
 use super::quads::{cover, InputContext, QuadJob};
-use super::rop::TileTargets;
+use super::rop::{FragmentSource, TileTargets};
 use super::tiles::Tile;
 use crate::interp::fragment::{run_fragment_with, FragmentState};
 use crate::raster::Covered;
@@ -126,11 +126,14 @@ impl Pass<'_> {
             )
             .map_err(|e| format!("fragment program execution: {e}"))?;
             for (job, out) in jobs.iter().zip(&outputs) {
-                let front = self
-                    .coverage
-                    .prims
-                    .get(job.prim as usize)
-                    .is_none_or(|p| p.front);
+                let source = FragmentSource {
+                    primitive: job.prim,
+                    front: self
+                        .coverage
+                        .prims
+                        .get(job.prim as usize)
+                        .is_none_or(|p| p.front),
+                };
                 for (l, cover) in job.lanes.iter().enumerate() {
                     let (Some(c), Some(lane)) = (cover, out.lanes.get(l)) else {
                         continue;
@@ -146,9 +149,9 @@ impl Pass<'_> {
                         for colour in &mut lane.colors {
                             colour[3] *= f64::from(c.coverage);
                         }
-                        targets.fragment(self.state, sx, sy, c.z, front, &lane);
+                        targets.fragment(self.state, sx, sy, c.z, source, &lane);
                     } else {
-                        targets.fragment(self.state, sx, sy, c.z, front, lane);
+                        targets.fragment(self.state, sx, sy, c.z, source, lane);
                     }
                 }
             }

@@ -14,6 +14,7 @@
 
 use crate::interp::fragment::LaneOutputs;
 use crate::render::color8;
+use crate::render::history::{FragmentOutcome, FragmentRecord, PixelEvent, PixelWatch};
 use crate::render::state::{ColorFormat, DepthFormat, DrawState, StencilFaceState};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
@@ -143,6 +144,7 @@ impl Targets {
             colors: &self.colors,
             depth: self.depth.as_ref(),
             memory: Memory::Whole(&mut self.lent),
+            watch: None,
         }
     }
 
@@ -189,6 +191,7 @@ impl Targets {
                 colors: &self.colors,
                 depth: self.depth.as_ref(),
                 memory: Memory::Bands((0..layouts.len()).map(|_| None).collect()),
+                watch: None,
             })
             .collect();
         let mut regions: Vec<Option<&mut [u8]>> =
@@ -224,9 +227,19 @@ pub struct TileTargets<'a> {
     colors: &'a [ColorTarget],
     depth: Option<&'a DepthTarget>,
     memory: Memory<'a>,
+    watch: Option<&'a PixelWatch>,
 }
 
-impl TileTargets<'_> {
+/// Where a fragment comes from, for a watched pixel's history.
+#[derive(Clone, Copy, Debug)]
+pub struct FragmentSource {
+    /// Its raster primitive.
+    pub primitive: u32,
+    /// Whether that primitive is front facing.
+    pub front: bool,
+}
+
+impl<'a> TileTargets<'a> {
     /// The depth target's stored depth (fixed point) at surface pixel (`sx`, `sy`), and its
     /// format; `None` without a depth target or outside the tile.
     pub fn stored_depth(&mut self, sx: u32, sy: u32) -> Option<(u32, DepthFormat)> {
@@ -268,10 +281,90 @@ impl TileTargets<'_> {
         }
     }
 
+    /// Records the fragments that land on `watch`'s pixel ([`crate::render::history`]).
+    pub fn set_watch(&mut self, watch: Option<&'a PixelWatch>) {
+        self.watch = watch;
+    }
+
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
-    /// (`sx`, `sy`) with interpolated window depth `z`. The pixel must lie in the tile's
-    /// rows (others are dropped).
+    /// (`sx`, `sy`) with interpolated window depth `z`, from `source`. The pixel must lie in
+    /// the tile's rows (others are dropped).
     pub fn fragment(
+        &mut self,
+        state: &DrawState,
+        sx: u32,
+        sy: u32,
+        z: f32,
+        source: FragmentSource,
+        out: &LaneOutputs,
+    ) {
+        if let Some(watch) = self.watch {
+            let colors = self.colors;
+            let hit = colors
+                .iter()
+                .enumerate()
+                .find_map(|(n, t)| Some((n, watch.sample_at(&t.layout, sx, sy)?)));
+            if let Some((output, sample)) = hit {
+                let before = self.watched_values(output, sx, sy);
+                let outcome = self.operations(state, sx, sy, z, source.front, out);
+                let after = self.watched_values(output, sx, sy);
+                let depth = depth_range(state, z)
+                    .map(|z| out.depth.map_or(z, |d| exported_depth(state, d as f32)));
+                watch.record(PixelEvent::Fragment(FragmentRecord {
+                    draw: watch.draw(),
+                    primitive: source.primitive,
+                    front: source.front,
+                    sample,
+                    output,
+                    surface_pixel: (sx, sy),
+                    shader: out
+                        .colors
+                        .get(output)
+                        .copied()
+                        .unwrap_or_default()
+                        .map(|v| v as f32),
+                    depth,
+                    outcome,
+                    before: before.0,
+                    after: after.0,
+                    depth_before: before.1,
+                    depth_after: after.1,
+                    stencil_before: before.2,
+                    stencil_after: after.2,
+                }));
+                return;
+            }
+        }
+        self.operations(state, sx, sy, z, source.front, out);
+    }
+
+    /// Colour target `output`'s value at (`sx`, `sy`), and the depth and stencil there.
+    fn watched_values(
+        &mut self,
+        output: usize,
+        sx: u32,
+        sy: u32,
+    ) -> (Option<[f32; 4]>, Option<f32>, Option<u8>) {
+        let colors = self.colors;
+        let color = colors.get(output).and_then(|t| {
+            let at = t.layout.pixel_offset(sx, sy)?;
+            let px = self.pixel(output, &t.place, at, t.layout.bpp)?;
+            decode(t.format, px)
+        });
+        let zs = self.depth.and_then(|d| {
+            let at = d.layout.pixel_offset(sx, sy)?;
+            let px = self.pixel(colors.len(), &d.place, at, d.layout.bpp)?;
+            let (z, s) = decode_depth(d.format, px)?;
+            Some((
+                crate::render::surface::fixed_to_depth(d.format, z),
+                d.format.has_stencil().then_some(s),
+            ))
+        });
+        (color, zs.map(|z| z.0), zs.and_then(|z| z.1))
+    }
+
+    /// The per-fragment operations of one fragment; what happened to it.
+    fn operations(
         &mut self,
         state: &DrawState,
         sx: u32,
@@ -279,15 +372,18 @@ impl TileTargets<'_> {
         z: f32,
         front: bool,
         out: &LaneOutputs,
-    ) {
-        if out.killed || state.sample_mask.is_some_and(|m| !m.covers(sx, sy)) {
-            return;
+    ) -> FragmentOutcome {
+        if out.killed {
+            return FragmentOutcome::Killed;
+        }
+        if state.sample_mask.is_some_and(|m| !m.covers(sx, sy)) {
+            return FragmentOutcome::SampleMask;
         }
         // The depth range clips the interpolated depth (RPCS3 clips primitives at the near and
         // far planes; a depth the program exports is not clipped, only clamped by the clamp
         // bit).
         let Some(z) = depth_range(state, z) else {
-            return;
+            return FragmentOutcome::DepthClip;
         };
         let z = match out.depth {
             Some(d) => exported_depth(state, d as f32),
@@ -303,18 +399,25 @@ impl TileTargets<'_> {
                 alpha
             };
             if !at.func.test(alpha, at.reference) {
-                return;
+                return FragmentOutcome::AlphaTest;
             }
         }
         if let Some(d) = self.depth {
+            // A pixel outside the depth target is dropped (no such fragment reaches here: the
+            // draw's bounds lie inside its targets).
             let Some(at) = d.layout.pixel_offset(sx, sy) else {
-                return;
+                return FragmentOutcome::DepthTest;
             };
             let Some(px) = self.pixel(self.colors.len(), &d.place, at, d.layout.bpp) else {
-                return;
+                return FragmentOutcome::DepthTest;
             };
-            if !depth_bounds(state, d, px) || !depth_stencil(state, d, px, z, front) {
-                return;
+            if !depth_bounds(state, d, px) {
+                return FragmentOutcome::DepthBounds;
+            }
+            match depth_stencil(state, d, px, z, front) {
+                ZsResult::Pass => {}
+                ZsResult::StencilFail => return FragmentOutcome::StencilTest,
+                ZsResult::DepthFail => return FragmentOutcome::DepthTest,
             }
         }
         let colors = self.colors;
@@ -351,6 +454,7 @@ impl TileTargets<'_> {
                 write_color(target, px, src, blend, mask, state.logic_op);
             }
         }
+        FragmentOutcome::Written
     }
 }
 
@@ -416,9 +520,22 @@ fn logic(op: u32, s: u8, d: u8) -> u8 {
 
 /// Stencil and depth tests with their updates on the pixel's bytes `px`; true when the
 /// fragment survives.
-fn depth_stencil(state: &DrawState, d: &DepthTarget, px: &mut [u8], z: f32, front: bool) -> bool {
+/// What the stencil and depth tests decided.
+enum ZsResult {
+    Pass,
+    StencilFail,
+    DepthFail,
+}
+
+fn depth_stencil(
+    state: &DrawState,
+    d: &DepthTarget,
+    px: &mut [u8],
+    z: f32,
+    front: bool,
+) -> ZsResult {
     let Some((stored_z, stored_s)) = decode_depth(d.format, px) else {
-        return false;
+        return ZsResult::DepthFail;
     };
     let incoming = depth_to_fixed(d.format, z);
     let face: Option<&StencilFaceState> =
@@ -431,7 +548,7 @@ fn depth_stencil(state: &DrawState, d: &DepthTarget, px: &mut [u8], z: f32, fron
         if !f.passes(stored_s) {
             stencil = f.update(stored_s, f.fail);
             encode_depth(d.format, stored_z, stencil, px);
-            return false;
+            return ZsResult::StencilFail;
         }
     }
     let depth_pass = match &state.depth_test {
@@ -447,7 +564,11 @@ fn depth_stencil(state: &DrawState, d: &DepthTarget, px: &mut [u8], z: f32, fron
         stored_z
     };
     encode_depth(d.format, new_z, stencil, px);
-    depth_pass
+    if depth_pass {
+        ZsResult::Pass
+    } else {
+        ZsResult::DepthFail
+    }
 }
 
 fn write_color(

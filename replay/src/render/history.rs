@@ -1,0 +1,347 @@
+//! Pixel history: every clear, image transfer and fragment that reached one pixel of a
+//! frame's output target, in stream order, with each fragment's program output, the
+//! per-fragment test that stopped it or the value it left (RenderDoc's pixel history), from
+//! the CPU reference render ([`pixel_history`]).
+//!
+//! The watched pixel is the output image's pixel (`x`, `y`): its bytes in guest memory (each
+//! sample's, on a multisampled output), whatever surface later writes them. A fragment is
+//! recorded when one of its draw's colour targets puts it on those bytes, whether or not it
+//! survives; a clear when it clears them; a transfer when it changes them. Early depth
+//! rejection is off while watching, so a fragment that fails the depth test is shaded and
+//! recorded as failing it.
+
+use crate::render::cpu::render_frame_watched;
+use crate::render::state::{ClearEvent, ColorFormat, FrameEvents};
+use crate::render::surface::{bytes_per_pixel, decode, output_surface, SurfaceLayout};
+use crate::render::{NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning};
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::Location;
+use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What happened to a fragment at the watched pixel: the first per-fragment operation that
+/// dropped it, in the order the render applies them (`render::cpu::rop`), or `written`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FragmentOutcome {
+    /// It reached the colour write (blending, masks and the logic operation applied).
+    Written,
+    /// The fragment program killed it (`KIL`, texture alpha kill).
+    Killed,
+    /// The sample mask (`SET_ANTI_ALIASING_CONTROL`) leaves its sample out.
+    SampleMask,
+    /// Its depth lies outside the depth range and depth clipping is on.
+    DepthClip,
+    /// The alpha test failed.
+    AlphaTest,
+    /// The stored depth lies outside the depth bounds.
+    DepthBounds,
+    /// The stencil test failed (the stencil fail operation applied).
+    StencilTest,
+    /// The depth test failed (the depth fail operation applied).
+    DepthTest,
+}
+
+impl FragmentOutcome {
+    /// A short phrase for tables.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FragmentOutcome::Written => "written",
+            FragmentOutcome::Killed => "killed by the program",
+            FragmentOutcome::SampleMask => "sample mask",
+            FragmentOutcome::DepthClip => "depth clip",
+            FragmentOutcome::AlphaTest => "alpha test failed",
+            FragmentOutcome::DepthBounds => "depth bounds failed",
+            FragmentOutcome::StencilTest => "stencil test failed",
+            FragmentOutcome::DepthTest => "depth test failed",
+        }
+    }
+}
+
+/// One fragment at the watched pixel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FragmentRecord {
+    /// The draw.
+    pub draw: usize,
+    /// Its raster primitive (the draw's primitives after assembly and clipping, in order).
+    pub primitive: u32,
+    /// Whether the primitive is front facing.
+    pub front: bool,
+    /// The watched sample it lands on (0 on a one-sample output).
+    pub sample: usize,
+    /// The colour output (0..3) whose target holds the watched bytes.
+    pub output: usize,
+    /// Surface pixel of that target.
+    pub surface_pixel: (u32, u32),
+    /// The program's colour for that output (R, G, B, A), before the write rules.
+    pub shader: [f32; 4],
+    /// The fragment's depth after the depth range and an exported depth; `None` when clipped.
+    pub depth: Option<f32>,
+    /// What happened to it.
+    pub outcome: FragmentOutcome,
+    /// The target's value before it (decoded in the target's format); `None` when the
+    /// capture lacks the bytes.
+    pub before: Option<[f32; 4]>,
+    /// The target's value after it.
+    pub after: Option<[f32; 4]>,
+    /// The depth buffer's depth before and after it (when the draw reads the depth buffer).
+    pub depth_before: Option<f32>,
+    /// See `depth_before`.
+    pub depth_after: Option<f32>,
+    /// The stencil value before and after it (formats with stencil).
+    pub stencil_before: Option<u8>,
+    /// See `stencil_before`.
+    pub stencil_after: Option<u8>,
+}
+
+/// One event of a pixel's history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PixelEvent {
+    /// A `CLEAR_SURFACE` whose colour targets and area cover the pixel.
+    Clear {
+        /// Its command index.
+        command: usize,
+        /// The draw it comes before.
+        before_draw: usize,
+        /// The pixel before and after (decoded in the output's format).
+        before: Option<[f32; 4]>,
+        /// See `before`.
+        after: Option<[f32; 4]>,
+    },
+    /// An image transfer (`NV0039`, `NV3089`) that changed the pixel's bytes.
+    Transfer {
+        /// Its command index.
+        command: usize,
+        /// The draw it comes before.
+        before_draw: usize,
+        /// The pixel before and after (decoded in the output's format).
+        before: Option<[f32; 4]>,
+        /// See `before`.
+        after: Option<[f32; 4]>,
+    },
+    /// A fragment.
+    Fragment(FragmentRecord),
+}
+
+/// The history of one pixel of a frame's output.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PixelHistory {
+    /// The output image's pixel.
+    pub pixel: (u32, u32),
+    /// The output target.
+    pub output: OutputSource,
+    /// Its format's name.
+    pub format: String,
+    /// `local` or `main`.
+    pub location: &'static str,
+    /// The address of each watched sample's first byte.
+    pub addresses: Vec<u32>,
+    /// What reached it, in stream order (a draw's fragments in primitive order).
+    pub events: Vec<PixelEvent>,
+    /// Its final value in the output image (8-bit RGBA, resolved).
+    pub last: [u8; 4],
+    /// Draws the render skipped, with the reason.
+    pub skipped: Vec<(usize, String)>,
+    /// The render's warnings.
+    pub warnings: Vec<RenderWarning>,
+}
+
+/// The bytes the history watches, and what it records while the frame renders.
+pub struct PixelWatch {
+    location: Location,
+    samples: Vec<u32>,
+    format: ColorFormat,
+    draw: AtomicUsize,
+    log: Mutex<Vec<PixelEvent>>,
+}
+
+impl PixelWatch {
+    /// Which watched sample the pixel (`sx`, `sy`) of `layout` is, if any.
+    pub(crate) fn sample_at(&self, layout: &SurfaceLayout, sx: u32, sy: u32) -> Option<usize> {
+        if layout.location != self.location {
+            return None;
+        }
+        let at = u64::from(layout.offset) + layout.pixel_offset(sx, sy)? as u64;
+        self.samples.iter().position(|&s| u64::from(s) == at)
+    }
+
+    /// The draw being rendered.
+    pub(crate) fn set_draw(&self, draw: usize) {
+        self.draw.store(draw, Ordering::Relaxed);
+    }
+
+    /// The draw being rendered.
+    pub(crate) fn draw(&self) -> usize {
+        self.draw.load(Ordering::Relaxed)
+    }
+
+    /// Records an event.
+    pub(crate) fn record(&self, event: PixelEvent) {
+        if let Ok(mut log) = self.log.lock() {
+            log.push(event);
+        }
+    }
+
+    /// The first watched sample's value in `memory`, in the output's format.
+    pub(crate) fn value(&self, memory: &dyn GuestMemory) -> Option<[f32; 4]> {
+        let first = *self.samples.first()?;
+        let bytes = memory.read(self.location, first, bytes_per_pixel(self.format))?;
+        decode(self.format, bytes)
+    }
+
+    /// The watched bytes in `memory` (`None` where the capture lacks them), to tell whether an
+    /// event changed them.
+    pub(crate) fn bytes(&self, memory: &dyn GuestMemory) -> Vec<Option<Vec<u8>>> {
+        let n = bytes_per_pixel(self.format);
+        self.samples
+            .iter()
+            .map(|&a| memory.read(self.location, a, n).map(<[u8]>::to_vec))
+            .collect()
+    }
+
+    /// Whether `clear` clears a watched sample's colour.
+    pub(crate) fn cleared_by(&self, clear: &ClearEvent) -> bool {
+        let s = &clear.surface;
+        let Some(format) = ColorFormat::from_raw(s.format.color_format.raw) else {
+            return false;
+        };
+        if !clear.mask.any_color() || clear.color_for(format).is_none() {
+            return false;
+        }
+        let rect = clear.area();
+        clear.color_targets().into_iter().any(|t| {
+            SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).is_ok_and(|layout| {
+                self.samples.iter().any(|&a| {
+                    pixel_of(&layout, self.location, a).is_some_and(|(x, y)| {
+                        x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1
+                    })
+                })
+            })
+        })
+    }
+}
+
+/// The pixel of `layout` whose first byte is at `address` in `location`, if one is.
+fn pixel_of(layout: &SurfaceLayout, location: Location, address: u32) -> Option<(u32, u32)> {
+    if layout.location != location || address < layout.offset {
+        return None;
+    }
+    let rel = u64::from(address - layout.offset);
+    let found = match layout.swizzle {
+        // Swizzled targets are small powers of two: search them.
+        Some(_) => (0..layout.height)
+            .flat_map(|y| (0..layout.width).map(move |x| (x, y)))
+            .take(1 << 22)
+            .find(|&(x, y)| layout.pixel_offset(x, y).map(|o| o as u64) == Some(rel)),
+        None => {
+            let pitch = u64::from(layout.pitch.max(1));
+            let (y, inside) = (rel / pitch, rel % pitch);
+            let bpp = u64::from(layout.bpp.max(1));
+            (inside % bpp == 0)
+                .then(|| (u32::try_from(inside / bpp).ok(), u32::try_from(y).ok()))
+                .and_then(|(x, y)| Some((x?, y?)))
+        }
+    };
+    found.filter(|&(x, y)| layout.pixel_offset(x, y).map(|o| o as u64) == Some(rel))
+}
+
+/// The history of pixel (`x`, `y`) of `frame`'s output image (see the module documentation):
+/// the CPU reference render of the frame (the draws `options` names) with the pixel watched.
+pub fn pixel_history(
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+    x: u32,
+    y: u32,
+) -> Result<PixelHistory, RenderError> {
+    let output = output_surface(frame, events).ok_or_else(|| {
+        RenderError::NothingToRender("no draw writes a usable colour target".into())
+    })?;
+    let (gx, gy) = output.antialias.grid();
+    let (width, height) = (output.layout.width / gx, output.layout.height / gy);
+    if x >= width || y >= height {
+        return Err(RenderError::Unsupported(format!(
+            "pixel ({x}, {y}) is outside the {width}x{height} output image"
+        )));
+    }
+    let samples: Vec<u32> = (0..gy)
+        .flat_map(|j| (0..gx).map(move |i| (x * gx + i, y * gy + j)))
+        .filter_map(|(sx, sy)| {
+            let at = output.layout.pixel_offset(sx, sy)?;
+            u32::try_from(u64::from(output.layout.offset) + at as u64).ok()
+        })
+        .collect();
+    let watch = PixelWatch {
+        location: output.layout.location,
+        samples,
+        format: output.format,
+        draw: AtomicUsize::new(0),
+        log: Mutex::new(Vec::new()),
+    };
+    let rendered = render_frame_watched(frame, events, options, &mut NoObserver, Some(&watch))?;
+    let last = rendered.image.pixel(x, y).unwrap_or_default();
+    Ok(PixelHistory {
+        pixel: (x, y),
+        output: output.source,
+        format: output.format.name().to_string(),
+        location: match watch.location {
+            Location::Local => "local",
+            Location::Main => "main",
+        },
+        addresses: watch.samples.clone(),
+        events: watch.log.into_inner().unwrap_or_default(),
+        last,
+        skipped: rendered.skipped,
+        warnings: rendered.warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(swizzle: Option<(u32, u32)>) -> SurfaceLayout {
+        SurfaceLayout {
+            location: Location::Local,
+            offset: 0x1000,
+            pitch: 64,
+            bpp: 4,
+            width: 8,
+            height: 8,
+            swizzle,
+        }
+    }
+
+    #[test]
+    fn an_address_maps_back_to_its_pixel() {
+        for swizzle in [None, Some((3, 3))] {
+            let l = layout(swizzle);
+            for (x, y) in [(0, 0), (5, 2), (7, 7), (3, 6)] {
+                let at = l.offset + l.pixel_offset(x, y).unwrap() as u32;
+                assert_eq!(
+                    pixel_of(&l, Location::Local, at),
+                    Some((x, y)),
+                    "{swizzle:?}"
+                );
+                assert_eq!(pixel_of(&l, Location::Main, at), None);
+                assert_eq!(
+                    pixel_of(&l, Location::Local, at + 1),
+                    None,
+                    "inside a pixel"
+                );
+            }
+            assert_eq!(
+                pixel_of(&l, Location::Local, 0x0FFC),
+                None,
+                "before the surface"
+            );
+        }
+        // Past the width inside the pitch, and past the last row.
+        let l = layout(None);
+        assert_eq!(pixel_of(&l, Location::Local, 0x1000 + 40), None);
+        assert_eq!(pixel_of(&l, Location::Local, 0x1000 + 8 * 64), None);
+    }
+}
