@@ -292,7 +292,42 @@ fn pixel_history_of_the_sample() {
         text.contains("4 events (3 fragments)") && text.contains("depth test failed"),
         "{text}"
     );
-    // Bad input: a pixel outside the image, a malformed pixel.
+    // The same surface named as a target: the same events, no image pixel, its final value.
+    let t = json_ok(&[
+        "history",
+        &sample(),
+        "--pixel",
+        "128,128",
+        "--target",
+        "local:0x0",
+        "--json",
+    ]);
+    assert_eq!(t["events"], h["events"]);
+    assert!(
+        t["last"].is_null() && t["surface"]["output"].is_null(),
+        "{t}"
+    );
+    assert_eq!(t["value"], events[3]["after"]);
+    assert_eq!(h["surface"]["output"]["kind"], "last_color_target");
+    // Bad input: a pixel outside the image, a malformed pixel, a bad or unrendered target.
     assert!(failure(&["history", &sample(), "--pixel", "256,0"]).contains("outside"));
     assert!(failure(&["history", &sample(), "--pixel", "3"]).contains("X,Y"));
+    assert!(failure(&[
+        "history",
+        &sample(),
+        "--pixel",
+        "1,1",
+        "--target",
+        "vram:0x10"
+    ])
+    .contains("local or main"));
+    assert!(failure(&[
+        "history",
+        &sample(),
+        "--pixel",
+        "1,1",
+        "--target",
+        "main:0x10"
+    ])
+    .contains("no draw renders into a colour target at main 0x00000010"));
 }

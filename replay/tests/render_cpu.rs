@@ -401,7 +401,7 @@ fn stencil_masks_a_second_draw() {
 
 #[test]
 fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
-    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent};
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent, Watched};
     // A clear (colour 0xFF000080, depth 1), then five full quads over pixel (3, 3): red at
     // z 0.5 (written), green at z 0.75 (fails LESS), alpha 0.25 under GREATER 0.5 (fails
     // the alpha test), yellow under stencil NEVER (fails the stencil test), blue at half
@@ -425,13 +425,17 @@ fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).expect("frame");
     let events = FrameEvents::from_capture(&capture, &frame);
-    let h = pixel_history(&frame, &events, &RenderOptions::default(), 3, 3).expect("history");
+    let h = pixel_history(
+        &frame,
+        &events,
+        &RenderOptions::default(),
+        Watched::Output,
+        3,
+        3,
+    )
+    .expect("history");
     let rendered = render(&capture);
-    assert_eq!(
-        Some(h.last),
-        rendered.image.pixel(3, 3),
-        "the image's pixel"
-    );
+    assert_eq!(h.last, rendered.image.pixel(3, 3), "the image's pixel");
     assert_eq!(h.addresses, vec![COLOR + 3 * 32 + 3 * 4]);
     // Source alpha a = the 8-bit rule's 0.5: red 1 − a, blue a, alpha a·a + 1 − a.
     let a = f64::from(rule8(0.5)) / 255.0;
@@ -477,10 +481,18 @@ fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
         tiling: rsxtrace_replay::render::Tiling::Rows(2),
         ..RenderOptions::default()
     };
-    let again = pixel_history(&frame, &events, &tiled, 3, 3).expect("history");
+    let again = pixel_history(&frame, &events, &tiled, Watched::Output, 3, 3).expect("history");
     assert_eq!(again.events, h.events);
     // A pixel outside the output image is refused.
-    assert!(pixel_history(&frame, &events, &RenderOptions::default(), 8, 0).is_err());
+    assert!(pixel_history(
+        &frame,
+        &events,
+        &RenderOptions::default(),
+        Watched::Output,
+        8,
+        0
+    )
+    .is_err());
 }
 
 #[test]

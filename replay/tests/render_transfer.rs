@@ -518,7 +518,7 @@ fn frame_events_list_transfers_in_order_with_clears() {
 
 #[test]
 fn a_transfer_onto_a_watched_pixel_is_in_its_history() {
-    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent};
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent, Watched};
     // Draw 0 renders the pattern into SOURCE (the output target: the last draw's); then an
     // NV0039 copy of the pattern's first row from its second texel on lands on SOURCE's
     // first row, one texel to the left: pixel (0, 0) is written, then copied over.
@@ -556,7 +556,15 @@ fn a_transfer_onto_a_watched_pixel_is_in_its_history() {
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).expect("frame");
     let events = FrameEvents::from_capture(&capture, &frame);
-    let h = pixel_history(&frame, &events, &RenderOptions::default(), 0, 0).expect("history");
+    let h = pixel_history(
+        &frame,
+        &events,
+        &RenderOptions::default(),
+        Watched::Output,
+        0,
+        0,
+    )
+    .expect("history");
     let unit = |argb: [u8; 4]| rgba(argb).map(|v| f32::from(v) / 255.0);
     match h.events.as_slice() {
         [PixelEvent::Fragment(f), PixelEvent::Transfer {
@@ -572,12 +580,49 @@ fn a_transfer_onto_a_watched_pixel_is_in_its_history() {
         }
         other => panic!("unexpected history: {other:#?}"),
     }
-    assert_eq!(h.last, rgba(texel(&p, 1, 0)));
+    assert_eq!(h.last, Some(rgba(texel(&p, 1, 0))));
+    assert_eq!(h.value, Some(unit(texel(&p, 1, 0))));
     // Pixel (7, 0) is past the copied 28 bytes: written by draw 0 only.
-    let h = pixel_history(&frame, &events, &RenderOptions::default(), 7, 0).expect("history");
+    let h = pixel_history(
+        &frame,
+        &events,
+        &RenderOptions::default(),
+        Watched::Output,
+        7,
+        0,
+    )
+    .expect("history");
     assert!(
         matches!(h.events.as_slice(), [PixelEvent::Fragment(_)]),
         "{:#?}",
         h.events
     );
+}
+
+#[test]
+fn a_render_target_other_than_the_output_has_a_history_too() {
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent, Watched};
+    // The scene renders the pattern into SOURCE (draw 0), then COLOR (draw 1, the output).
+    let capture = scene("history_target.rrc", |_| {}, |_| {});
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let p = pattern();
+    let unit = |argb: [u8; 4]| rgba(argb).map(|v| f32::from(v) / 255.0);
+    let options = RenderOptions::default();
+    let watched = Watched::Target(Location::Local, SOURCE);
+    let h = pixel_history(&frame, &events, &options, watched, 2, 3).expect("history");
+    match h.events.as_slice() {
+        [PixelEvent::Fragment(f)] => {
+            assert_eq!((f.draw, f.outcome), (0, FragmentOutcome::Written));
+            assert_eq!(f.after, Some(unit(texel(&p, 2, 3))));
+        }
+        other => panic!("unexpected history: {other:#?}"),
+    }
+    assert_eq!(h.surface.address, SOURCE);
+    assert_eq!((h.surface.width, h.surface.height), (8, 8));
+    assert!(h.surface.output.is_none() && h.last.is_none());
+    assert_eq!(h.value, Some(unit(texel(&p, 2, 3))));
+    // No draw renders into a colour target at PATTERN.
+    let none = Watched::Target(Location::Local, PATTERN);
+    assert!(pixel_history(&frame, &events, &options, none, 0, 0).is_err());
 }

@@ -8,8 +8,9 @@ use crate::output::print_json;
 use crate::table::Table;
 use anyhow::Context;
 use clap::Args;
+use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::history::{pixel_history, PixelEvent, PixelHistory};
+use rsxtrace_replay::render::history::{pixel_history, PixelEvent, PixelHistory, Watched};
 use rsxtrace_replay::render::{OutputSource, RenderOptions, Scene};
 use std::path::PathBuf;
 
@@ -17,10 +18,16 @@ use std::path::PathBuf;
 pub struct HistoryArgs {
     /// Capture or trace file.
     pub file: PathBuf,
-    /// The output image's pixel as `X,Y` (column, row; row 0 at the top), as `replay` writes
-    /// the image.
+    /// The pixel as `X,Y` (column, row; row 0 at the top): of the output image, as `replay`
+    /// writes it, or of the `--target` surface.
     #[arg(long, value_name = "X,Y", value_parser = parse_pixel)]
     pub pixel: (u32, u32),
+    /// Watch a pixel of the colour target at this address instead of the output image
+    /// (`local:0x100000`, `main:0x...`; local when no location is given): a render-to-texture
+    /// target, a G-buffer, a shadow pass's colour target. Its layout is that of the last draw
+    /// that renders into it.
+    #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = parse_target)]
+    pub target: Option<(Location, u32)>,
     /// Render only draws A..B (as `replay --draws`): earlier draws' fragments are missing.
     #[arg(long, value_parser = draw_range::parse)]
     pub draws: Option<DrawRange>,
@@ -42,6 +49,25 @@ pub fn parse_pixel(text: &str) -> Result<(u32, u32), String> {
     Ok((number(x)?, number(y)?))
 }
 
+/// `[local:|main:]ADDRESS`, the address in hex (`0x`) or decimal.
+pub fn parse_target(text: &str) -> Result<(Location, u32), String> {
+    let (location, address) = match text.split_once(':') {
+        Some(("local", a)) => (Location::Local, a),
+        Some(("main", a)) => (Location::Main, a),
+        Some((other, _)) => return Err(format!("`{other}`: the location is local or main")),
+        None => (Location::Local, text),
+    };
+    let address = match address
+        .strip_prefix("0x")
+        .or_else(|| address.strip_prefix("0X"))
+    {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => address.parse(),
+    }
+    .map_err(|e| format!("`{address}`: {e}"))?;
+    Ok((location, address))
+}
+
 pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {
     let frame = Scene::open(&args.file)?;
     super::warn_frame_problems(&args.file, &frame);
@@ -51,7 +77,11 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {
         ..Default::default()
     };
     let (x, y) = args.pixel;
-    let history = pixel_history(&frame, &frame.events, &options, x, y)
+    let watched = match args.target {
+        Some((location, address)) => Watched::Target(location, address),
+        None => Watched::Output,
+    };
+    let history = pixel_history(&frame, &frame.events, &options, watched, x, y)
         .with_context(|| format!("cannot take the history of {}", args.file.display()))?;
     if args.json {
         print_json(&history)?;
@@ -62,22 +92,30 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {
 }
 
 fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
-    let target = match &h.output {
-        OutputSource::Displayed { address } => format!("displayed buffer at 0x{address:08x}"),
-        OutputSource::LastColorTarget { address, .. } => {
-            format!("last colour target at 0x{address:08x}")
+    let s = &h.surface;
+    let surface = format!(
+        "{} 0x{:08x}, {} {}x{}",
+        s.location, s.address, s.format, s.width, s.height
+    );
+    let what = match &s.output {
+        Some(OutputSource::Displayed { .. }) => {
+            format!("the output image (the displayed buffer, {surface})")
         }
+        Some(OutputSource::LastColorTarget { .. }) => {
+            format!("the output image (the last colour target, {surface})")
+        }
+        None => format!("the colour target {surface}"),
     };
     let samples: Vec<String> = h.addresses.iter().map(|a| format!("0x{a:08x}")).collect();
     outln!(
-        "pixel ({}, {}) of the output image: {} {}, {} sample{} at {} {}",
+        "pixel ({}, {}) of {what}; {} at {}",
         h.pixel.0,
         h.pixel.1,
-        target,
-        h.format,
-        h.addresses.len(),
-        if h.addresses.len() == 1 { "" } else { "s" },
-        h.location,
+        if h.addresses.len() == 1 {
+            "1 sample".to_string()
+        } else {
+            format!("{} samples", h.addresses.len())
+        },
         samples.join(", ")
     );
     let fragments = h
@@ -85,16 +123,18 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         .iter()
         .filter(|e| matches!(e, PixelEvent::Fragment(_)))
         .count();
-    let l = h.last;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let last = match h.last {
+        Some(l) => format!(
+            "RGBA8 ({}, {}, {}, {}) in the image",
+            l[0], l[1], l[2], l[3]
+        ),
+        None => color(&h.value),
+    };
     outln!(
-        "{} ({}); final value RGBA8 ({}, {}, {}, {})",
+        "{} ({}); final value {last}",
         plural(h.events.len(), "event"),
         plural(fragments, "fragment"),
-        l[0],
-        l[1],
-        l[2],
-        l[3]
     );
     if h.events.is_empty() {
         outln!("nothing in the rendered draws reached this pixel");

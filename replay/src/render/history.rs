@@ -3,15 +3,16 @@
 //! per-fragment test that stopped it or the value it left (RenderDoc's pixel history), from
 //! the CPU reference render ([`pixel_history`]).
 //!
-//! The watched pixel is the output image's pixel (`x`, `y`): its bytes in guest memory (each
-//! sample's, on a multisampled output), whatever surface later writes them. A fragment is
+//! The watched pixel is the output image's pixel (`x`, `y`), or the pixel of a colour target
+//! the caller names ([`Watched::Target`]): its bytes in guest memory (each sample's, on a
+//! multisampled output), whatever surface later writes them. A fragment is
 //! recorded when one of its draw's colour targets puts it on those bytes, whether or not it
 //! survives; a clear when it clears them; a transfer when it changes them. Early depth
 //! rejection is off while watching, so a fragment that fails the depth test is shaded and
 //! recorded as failing it.
 
 use crate::render::cpu::render_frame_watched;
-use crate::render::state::{ClearEvent, ColorFormat, FrameEvents};
+use crate::render::state::{color_targets, ClearEvent, ColorFormat, FrameEvents};
 use crate::render::surface::{bytes_per_pixel, decode, output_surface, SurfaceLayout};
 use crate::render::{NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning};
 use rsxtrace_capture::fetch::GuestMemory;
@@ -106,7 +107,7 @@ pub enum PixelEvent {
         command: usize,
         /// The draw it comes before.
         before_draw: usize,
-        /// The pixel before and after (decoded in the output's format).
+        /// The pixel before and after (decoded in the watched surface's format).
         before: Option<[f32; 4]>,
         /// See `before`.
         after: Option<[f32; 4]>,
@@ -117,7 +118,7 @@ pub enum PixelEvent {
         command: usize,
         /// The draw it comes before.
         before_draw: usize,
-        /// The pixel before and after (decoded in the output's format).
+        /// The pixel before and after (decoded in the watched surface's format).
         before: Option<[f32; 4]>,
         /// See `before`.
         after: Option<[f32; 4]>,
@@ -126,23 +127,51 @@ pub enum PixelEvent {
     Fragment(FragmentRecord),
 }
 
-/// The history of one pixel of a frame's output.
+/// Which surface's pixel to watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Watched {
+    /// The frame's output image (as `replay` chooses and writes it): `(x, y)` is an image
+    /// pixel, all its samples watched on a multisampled output.
+    Output,
+    /// The colour target at this address (as the last draw that renders into it lays it
+    /// out): `(x, y)` is a pixel of that surface as stored (a multisampled surface's samples
+    /// are pixels of their own).
+    Target(Location, u32),
+}
+
+/// The surface a history watches.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PixelHistory {
-    /// The output image's pixel.
-    pub pixel: (u32, u32),
-    /// The output target.
-    pub output: OutputSource,
-    /// Its format's name.
-    pub format: String,
+pub struct WatchedSurface {
     /// `local` or `main`.
     pub location: &'static str,
+    /// Address of its pixel (0, 0).
+    pub address: u32,
+    /// Its colour format's name.
+    pub format: String,
+    /// Its size in pixels as stored.
+    pub width: u32,
+    /// See `width`.
+    pub height: u32,
+    /// When it is the frame's output: which surface that is (`null` for a named target).
+    pub output: Option<OutputSource>,
+}
+
+/// The history of one pixel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PixelHistory {
+    /// The pixel (of the output image, or of the named target).
+    pub pixel: (u32, u32),
+    /// The surface.
+    pub surface: WatchedSurface,
     /// The address of each watched sample's first byte.
     pub addresses: Vec<u32>,
     /// What reached it, in stream order (a draw's fragments in primitive order).
     pub events: Vec<PixelEvent>,
-    /// Its final value in the output image (8-bit RGBA, resolved).
-    pub last: [u8; 4],
+    /// Its final value in the output image (8-bit RGBA, resolved); `None` for a named target.
+    pub last: Option<[u8; 4]>,
+    /// The first watched sample's value after the rendered draws and the events after them,
+    /// decoded in the surface's format; `None` when the capture lacks its bytes.
+    pub value: Option<[f32; 4]>,
     /// Draws the render skipped, with the reason.
     pub skipped: Vec<(usize, String)>,
     /// The render's warnings.
@@ -156,6 +185,7 @@ pub struct PixelWatch {
     format: ColorFormat,
     draw: AtomicUsize,
     log: Mutex<Vec<PixelEvent>>,
+    last: Mutex<Option<[f32; 4]>>,
 }
 
 impl PixelWatch {
@@ -185,7 +215,14 @@ impl PixelWatch {
         }
     }
 
-    /// The first watched sample's value in `memory`, in the output's format.
+    /// Keeps the value the frame leaves (`memory` at its end).
+    pub(crate) fn finish(&self, memory: &dyn GuestMemory) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = self.value(memory);
+        }
+    }
+
+    /// The first watched sample's value in `memory`, in the watched surface's format.
     pub(crate) fn value(&self, memory: &dyn GuestMemory) -> Option<[f32; 4]> {
         let first = *self.samples.first()?;
         let bytes = memory.read(self.location, first, bytes_per_pixel(self.format))?;
@@ -248,54 +285,107 @@ fn pixel_of(layout: &SurfaceLayout, location: Location, address: u32) -> Option<
     found.filter(|&(x, y)| layout.pixel_offset(x, y).map(|o| o as u64) == Some(rel))
 }
 
-/// The history of pixel (`x`, `y`) of `frame`'s output image (see the module documentation):
-/// the CPU reference render of the frame (the draws `options` names) with the pixel watched.
+/// The history of pixel (`x`, `y`) of `watched` (see the module documentation): the CPU
+/// reference render of `frame` (the draws `options` names) with the pixel watched.
 pub fn pixel_history(
     frame: &Frame,
     events: &FrameEvents,
     options: &RenderOptions,
+    watched: Watched,
     x: u32,
     y: u32,
 ) -> Result<PixelHistory, RenderError> {
-    let output = output_surface(frame, events).ok_or_else(|| {
-        RenderError::NothingToRender("no draw writes a usable colour target".into())
-    })?;
-    let (gx, gy) = output.antialias.grid();
-    let (width, height) = (output.layout.width / gx, output.layout.height / gy);
+    let (layout, format, grid, output) = match watched {
+        Watched::Output => {
+            let output = output_surface(frame, events).ok_or_else(|| {
+                RenderError::NothingToRender("no draw writes a usable colour target".into())
+            })?;
+            let grid = output.antialias.grid();
+            (output.layout, output.format, grid, Some(output.source))
+        }
+        Watched::Target(location, address) => {
+            let (layout, format) = color_target_at(frame, location, address).ok_or_else(|| {
+                RenderError::NothingToRender(format!(
+                    "no draw renders into a colour target at {} 0x{address:08x}",
+                    location_name(location)
+                ))
+            })?;
+            (layout, format, (1, 1), None)
+        }
+    };
+    let (gx, gy) = grid;
+    let (width, height) = (layout.width / gx, layout.height / gy);
     if x >= width || y >= height {
         return Err(RenderError::Unsupported(format!(
-            "pixel ({x}, {y}) is outside the {width}x{height} output image"
+            "pixel ({x}, {y}) is outside the {width}x{height} {}",
+            if output.is_some() {
+                "output image"
+            } else {
+                "target"
+            }
         )));
     }
     let samples: Vec<u32> = (0..gy)
         .flat_map(|j| (0..gx).map(move |i| (x * gx + i, y * gy + j)))
         .filter_map(|(sx, sy)| {
-            let at = output.layout.pixel_offset(sx, sy)?;
-            u32::try_from(u64::from(output.layout.offset) + at as u64).ok()
+            let at = layout.pixel_offset(sx, sy)?;
+            u32::try_from(u64::from(layout.offset) + at as u64).ok()
         })
         .collect();
     let watch = PixelWatch {
-        location: output.layout.location,
+        location: layout.location,
         samples,
-        format: output.format,
+        format,
         draw: AtomicUsize::new(0),
         log: Mutex::new(Vec::new()),
+        last: Mutex::new(None),
     };
     let rendered = render_frame_watched(frame, events, options, &mut NoObserver, Some(&watch))?;
-    let last = rendered.image.pixel(x, y).unwrap_or_default();
+    let last = output
+        .is_some()
+        .then(|| rendered.image.pixel(x, y))
+        .flatten();
     Ok(PixelHistory {
         pixel: (x, y),
-        output: output.source,
-        format: output.format.name().to_string(),
-        location: match watch.location {
-            Location::Local => "local",
-            Location::Main => "main",
+        surface: WatchedSurface {
+            location: location_name(layout.location),
+            address: layout.offset,
+            format: format.name().to_string(),
+            width: layout.width,
+            height: layout.height,
+            output,
         },
         addresses: watch.samples.clone(),
         events: watch.log.into_inner().unwrap_or_default(),
         last,
+        value: watch.last.into_inner().unwrap_or_default(),
         skipped: rendered.skipped,
         warnings: rendered.warnings,
+    })
+}
+
+fn location_name(location: Location) -> &'static str {
+    match location {
+        Location::Local => "local",
+        Location::Main => "main",
+    }
+}
+
+/// The layout and format of the colour target at `address` as the last draw that renders
+/// into it has it.
+fn color_target_at(
+    frame: &Frame,
+    location: Location,
+    address: u32,
+) -> Option<(SurfaceLayout, ColorFormat)> {
+    frame.draws.iter().rev().find_map(|draw| {
+        let s = &draw.surface;
+        let format = ColorFormat::from_raw(s.format.color_format.raw)?;
+        color_targets(s.color_target.raw)?
+            .into_iter()
+            .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
+            .find(|l| l.location == location && l.offset == address)
+            .map(|l| (l, format))
     })
 }
 

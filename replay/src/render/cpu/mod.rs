@@ -207,6 +207,12 @@ pub(crate) fn render_frame_watched(
             }
         }
     }
+    if let Some(w) = watch {
+        w.finish(&Overlay {
+            base: &base,
+            surfaces: &surfaces,
+        });
+    }
     let t = Instant::now();
     let mut image = read_output(&output, &surfaces, &base);
     if let Some(b) = &band {
