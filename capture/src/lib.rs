@@ -1,7 +1,8 @@
 //! RPCS3 RSX captures: files ([`rrc`]), the trace format ([`trace`]), the frame model
 //! ([`frame`]), vertex and index fetch ([`fetch`]) and the capture builder ([`builder`]);
 //! [`open`] opens any capture or trace by its content; [`overview`] is what `info` and `draws`
-//! report, from a trace's frame index when it has one.
+//! report, from a trace's frame index when it has one; [`trim`] cuts a capture down to a range
+//! of draws.
 //!
 //! Each part is its own crate under `capture/`; this crate re-exports them so that the rest of
 //! the workspace depends on one name.
@@ -14,3 +15,4 @@ pub use rsxtrace_trace as trace;
 
 pub mod open;
 pub mod overview;
+pub mod trim;

@@ -54,6 +54,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         to: Option<ConvertFormat>,
     },
+    /// Cut a capture down to a range of draws (a smaller capture that replays them as
+    /// `replay --draws` does from the whole file), for a bug report or a test case.
+    Trim(crate::cmd::trim::TrimArgs),
     /// Disassemble an RSX program: a CgBinaryProgram, a PSL1GHT container, raw microcode, or
     /// the programs of one draw of a capture.
     Disasm {

@@ -88,6 +88,16 @@ fn history() {
 }
 
 #[test]
+fn trim() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.rrc.gz");
+    let out = out.to_str().unwrap();
+    let basic = repo("traces/samples/basic.rrc.gz");
+    check(&["trim", &basic, "--draws", "1..3", "--out", out]);
+    check(&["trim", &basic, "--draws", "1..3", "--out", out, "--json"]);
+}
+
+#[test]
 fn draws() {
     check(&["draws", &repo("traces/samples/game.rrc.gz")]);
     check(&["draws", &repo("traces/samples/game.rrc.gz"), "--json"]);

@@ -1,7 +1,8 @@
 //! `rsxtrace replay` end to end: the bundled sample on the CPU (and on a GPU device when one
 //! exists), per-draw snapshots, draw ranges, a small builder-made capture whose draw reads a
 //! constant the capture does not hold (listed as a warning), and bad input (exit status 2);
-//! `rsxtrace history`, the pixel history of the sample's output image.
+//! `rsxtrace history`, the pixel history of the sample's output image; `rsxtrace trim`, the
+//! game sample cut to a range of draws that replays as `replay --draws` does.
 
 mod cli_support;
 use cli_support::*;
@@ -330,4 +331,72 @@ fn pixel_history_of_the_sample() {
         "main:0x10"
     ])
     .contains("no draw renders into a colour target at main 0x00000010"));
+}
+
+#[test]
+fn a_trimmed_capture_replays_its_draws_as_the_whole_file_does() {
+    let game: String = rsxtrace_testkit::workspace!()
+        .sample("game.rrc.gz")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.rrc.gz");
+    let report = json_ok(&[
+        "trim",
+        &game,
+        "--draws",
+        "100..120",
+        "--out",
+        s(&small),
+        "--json",
+    ]);
+    assert_eq!(report["draws"], serde_json::json!([100, 120]));
+    let sizes = &report["file_bytes"];
+    assert!(
+        sizes[1].as_u64().unwrap() * 4 < sizes[0].as_u64().unwrap(),
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::metadata(&small).unwrap().len(),
+        sizes[1].as_u64().unwrap()
+    );
+    // The same image as the whole file's draws 100..120.
+    let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
+    for args in [
+        vec![
+            "replay",
+            &game,
+            "--cpu",
+            "--draws",
+            "100..120",
+            "--out",
+            s(&a),
+        ],
+        vec!["replay", s(&small), "--cpu", "--out", s(&b)],
+    ] {
+        let out = rsxtrace(&args);
+        assert!(
+            out.status.success(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(read_png(&a), read_png(&b));
+    // The same draws: programs, primitives, vertex counts.
+    let whole = json_ok(&["draws", &game, "--json"]);
+    let trimmed = json_ok(&["draws", s(&small), "--json"]);
+    let trimmed = trimmed.as_array().unwrap();
+    assert_eq!(trimmed.len(), 20);
+    for (k, d) in trimmed.iter().enumerate() {
+        let w = &whole[100 + k];
+        for key in ["primitive", "ranges", "vertex_count", "vp_hash", "fp_hash"] {
+            assert!(!w[key].is_null(), "draw {k}: {key}");
+            assert_eq!(d[key], w[key], "draw {k}: {key}");
+        }
+    }
+    // Bad input: a range past the frame.
+    assert!(
+        failure(&["trim", &game, "--draws", "2399..2401", "--out", s(&small)]).contains("2400")
+    );
 }

@@ -24,6 +24,7 @@ pub mod report;
 mod shade;
 pub mod textures;
 mod translate;
+pub mod trim;
 pub mod uniforms;
 pub mod verify;
 pub mod verify_explain;
@@ -46,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Match(args) => matching::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::History(args) => history::run(&args),
+        Command::Trim(args) => trim::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),
