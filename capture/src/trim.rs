@@ -4,9 +4,10 @@
 //!
 //! What is kept: every command up to draw `B − 1`'s END, so that the register state, the
 //! transform program and constants, the clears and the image transfers before and between the
-//! kept draws are all there; draws before `A` lose their draw methods only (`SET_BEGIN_END`,
-//! `DRAW_ARRAYS`, `DRAW_INDEX_ARRAY`, `INLINE_ARRAY`, `ARRAY_ELEMENT16/32`), so they draw
-//! nothing, while every register they write still takes effect, as in the whole frame. A
+//! kept draws are all there; before draw `A`'s BEGIN the draw methods go (`SET_BEGIN_END`,
+//! `DRAW_ARRAYS`, `DRAW_INDEX_ARRAY`, `INLINE_ARRAY`, `ARRAY_ELEMENT16/32`), so the draws
+//! before `A` draw nothing, while every register they write still takes effect, as in the
+//! whole frame. A
 //! draw's memory is attached to its END command (RPCS3 attaches each draw's blocks there,
 //! rrc-format.md 3.3), so the removed draws' memory goes with them; blocks and data no kept
 //! command refers to are dropped. Tile and display-buffer state changes carried by a removed
@@ -95,12 +96,10 @@ pub fn trim(
             draws,
         })?;
     let cut = last.end_command;
-    // The BEGIN..END command spans of the draws removed.
-    let removed: Vec<(usize, usize)> = frame.draws[..range.start]
-        .iter()
-        .map(|d| (d.begin_command, d.end_command))
-        .collect();
-    let in_removed = |i: usize| removed.iter().any(|&(b, e)| b <= i && i <= e);
+    // Nothing before the first kept draw's BEGIN draws: every draw method there goes (those
+    // of the removed draws, and any stray one, which draws nothing in the whole frame either).
+    let kept_begin = frame.draws[range.start].begin_command;
+    let in_removed = |i: usize| i < kept_begin;
     // Per command entry: the register its argument goes to, for the entries of packets that
     // lose a write.
     let commands = &capture.commands[..=cut.min(capture.commands.len().saturating_sub(1))];

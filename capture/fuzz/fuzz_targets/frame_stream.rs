@@ -4,10 +4,13 @@
 //! array offsets, the transform constant load slot and constants, immediate vertex data, the
 //! index array and the input mask; else any register), bytes 1..5 the value (little-endian).
 //! The frame model must return Ok or Err, never panic, and its draws must be numbered in
-//! order with the parts of one BEGIN/END numbered 0, 1, ... sharing its commands.
+//! order with the parts of one BEGIN/END numbered 0, 1, ... sharing its commands. The frame
+//! trimmed to a range of its draws (the last input byte picks it) must decode to those
+//! draws, with the same ranges, primitives and vertex inputs.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rsxtrace_capture::trim::trim;
 use rsxtrace_fetch::fetch_draw;
 use rsxtrace_frame::Frame;
 use rsxtrace_rrc::{Capture, ReplayCommand};
@@ -71,5 +74,26 @@ fuzz_target!(|data: &[u8]| {
         if let Some(memory) = frame.memory(i) {
             let _ = fetch_draw(&draw.vertex_inputs, &memory);
         }
+    }
+    let n = frame.draws.len();
+    if n == 0 {
+        return;
+    }
+    let pick = usize::from(*data.last().unwrap_or(&0));
+    let (a, b) = (pick % n, (pick / 7) % n);
+    let range = a.min(b)..a.max(b) + 1;
+    let (trimmed, report) = trim(&capture, &frame, range).expect("a range of draws trims");
+    let t = Frame::from_capture(&trimmed).expect("a trimmed frame decodes");
+    let kept = &frame.draws[report.draws.clone()];
+    assert_eq!(t.draws.len(), kept.len(), "the kept draws, no more");
+    for (k, (d, w)) in t.draws.iter().zip(kept).enumerate() {
+        assert_eq!(d.ranges, w.ranges, "draw {k}: ranges");
+        assert_eq!(d.primitive, w.primitive, "draw {k}");
+        assert_eq!(d.part, w.part, "draw {k}");
+        assert_eq!(
+            format!("{:?}", d.vertex_inputs),
+            format!("{:?}", w.vertex_inputs),
+            "draw {k}: vertex inputs"
+        );
     }
 });
