@@ -10,7 +10,9 @@ use anyhow::Context;
 use clap::Args;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::history::{pixel_history, PixelEvent, PixelHistory, Watched};
+use rsxtrace_replay::render::history::{
+    pixel_history, FragmentOutcome, PixelEvent, PixelHistory, Watched,
+};
 use rsxtrace_replay::render::{OutputSource, RenderOptions, Scene};
 use std::path::PathBuf;
 
@@ -87,6 +89,21 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {
         print_json(&history)?;
     } else {
         print_text(&history)?;
+        // The fragment that set the final value, to step through its program.
+        let last_written = history.events.iter().rev().find_map(|e| match e {
+            PixelEvent::Fragment(f) if f.outcome == FragmentOutcome::Written => Some(f),
+            _ => None,
+        });
+        if let Some(f) = last_written {
+            outln!(
+                "last written by draw {}: rsxtrace debug {} --draw {} --pixel {},{} --trace",
+                f.draw,
+                args.file.display(),
+                f.draw,
+                f.window_pixel.0,
+                f.window_pixel.1
+            );
+        }
     }
     Ok(Status::Success)
 }

@@ -8,8 +8,8 @@
 //! multisampled output), whatever surface later writes them. A fragment is
 //! recorded when one of its draw's colour targets puts it on those bytes, whether or not it
 //! survives; a clear when it clears them; a transfer when it changes them. Early depth
-//! rejection is off while watching, so a fragment that fails the depth test is shaded and
-//! recorded as failing it.
+//! rejection spares the quads on the watched pixel, so a fragment there that fails the depth
+//! test is shaded and recorded as failing it.
 
 use crate::render::cpu::render_frame_watched;
 use crate::render::state::{color_targets, ClearEvent, ColorFormat, FrameEvents};
@@ -76,6 +76,9 @@ pub struct FragmentRecord {
     pub output: usize,
     /// Surface pixel of that target.
     pub surface_pixel: (u32, u32),
+    /// Window pixel (the surface pixel less the window offset): what `rsxtrace debug --draw
+    /// N --pixel X,Y` takes.
+    pub window_pixel: (u32, u32),
     /// The program's colour for that output (R, G, B, A), before the write rules.
     pub shader: [f32; 4],
     /// The fragment's depth after the depth range and an exported depth; `None` when clipped.

@@ -435,8 +435,7 @@ fn render_draw(
             sprite: state.primitives.point_sprite,
         },
         offset: state.window_offset,
-        // A watched pixel's history records the fragments that fail the depth test too.
-        early_depth: !options.no_early_depth && watch.is_none(),
+        early_depth: !options.no_early_depth,
     };
     let oy = state.window_offset.1;
     let bands: Vec<(u32, u32)> = tiles

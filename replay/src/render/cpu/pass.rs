@@ -102,8 +102,11 @@ impl Pass<'_> {
         while !c.jobs.is_empty() {
             if let Some(func) = early {
                 let before = c.jobs.len();
+                // A quad on a watched pixel is shaded, so its fragments' history shows them
+                // failing the depth test (`render::history`).
                 c.jobs.retain(|job| {
-                    !early_depth::rejects(func, self.state, targets, job, self.offset)
+                    targets.watches_quad(job, self.offset)
+                        || !early_depth::rejects(func, self.state, targets, job, self.offset)
                 });
                 stats.quads_rejected_early += (before - c.jobs.len()) as u64;
             }

@@ -12,6 +12,7 @@
 //! which then run in parallel. Nothing here reads a pixel other than the fragment's own, so
 //! the split changes no result.
 
+use super::quads::QuadJob;
 use crate::interp::fragment::LaneOutputs;
 use crate::render::color8;
 use crate::render::history::{FragmentOutcome, FragmentRecord, PixelEvent, PixelWatch};
@@ -286,6 +287,23 @@ impl<'a> TileTargets<'a> {
         self.watch = watch;
     }
 
+    /// Whether a covered lane of `job` lands on the watched pixel (window pixel + `offset` =
+    /// surface pixel); false when nothing is watched.
+    pub fn watches_quad(&self, job: &QuadJob, (ox, oy): (u32, u32)) -> bool {
+        let Some(watch) = self.watch else {
+            return false;
+        };
+        job.lanes.iter().enumerate().any(|(l, lane)| {
+            let (x, y) = job.pixel(l);
+            lane.is_some()
+                && self.colors.iter().any(|t| {
+                    watch
+                        .sample_at(&t.layout, x.saturating_add(ox), y.saturating_add(oy))
+                        .is_some()
+                })
+        })
+    }
+
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
     /// (`sx`, `sy`) with interpolated window depth `z`, from `source`. The pixel must lie in
     /// the tile's rows (others are dropped).
@@ -317,6 +335,10 @@ impl<'a> TileTargets<'a> {
                     sample,
                     output,
                     surface_pixel: (sx, sy),
+                    window_pixel: (
+                        sx.saturating_sub(state.window_offset.0),
+                        sy.saturating_sub(state.window_offset.1),
+                    ),
                     shader: out
                         .colors
                         .get(output)
