@@ -310,6 +310,26 @@ fn pixel_history_of_the_sample() {
     );
     assert_eq!(t["value"], events[3]["after"]);
     assert_eq!(h["surface"]["output"]["kind"], "last_color_target");
+    // The sample's depth buffer (local 0x200000): the same fragments, on depth values.
+    let z = json_ok(&[
+        "history",
+        &sample(),
+        "--pixel",
+        "128,128",
+        "--target",
+        "0x200000",
+        "--json",
+    ]);
+    assert_eq!(z["surface"]["depth"], true, "{z}");
+    assert_eq!(z["surface"]["format"], "z24s8");
+    let zev = z["events"].as_array().unwrap();
+    assert_eq!(zev.len(), events.len());
+    for (a, b) in zev[1..].iter().zip(&events[1..]) {
+        assert_eq!((&a["draw"], &a["outcome"]), (&b["draw"], &b["outcome"]));
+        assert!(a["output"].is_null() && a["after"].is_null(), "{a}");
+    }
+    assert_eq!(zev[0]["after"], serde_json::json!([1.0, 0.0, 0.0, 0.0]));
+    assert_eq!(z["value"][0], zev[3]["depth_after"]);
     // Bad input: a pixel outside the image, a malformed pixel, a bad or unrendered target.
     assert!(failure(&["history", &sample(), "--pixel", "256,0"]).contains("outside"));
     assert!(failure(&["history", &sample(), "--pixel", "3"]).contains("X,Y"));
@@ -330,7 +350,7 @@ fn pixel_history_of_the_sample() {
         "--target",
         "main:0x10"
     ])
-    .contains("no draw renders into a colour target at main 0x00000010"));
+    .contains("no draw renders into a colour or depth target at main 0x00000010"));
 }
 
 #[test]

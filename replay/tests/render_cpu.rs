@@ -471,7 +471,7 @@ fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
                     "{after:?} vs {blended:?}"
                 );
             }
-            assert!(blue.sample == 0 && blue.output == 0);
+            assert!(blue.sample == 0 && blue.output == Some(0));
             assert_eq!(blue.surface_pixel, (3, 3));
         }
         other => panic!("unexpected history: {other:#?}"),
@@ -493,6 +493,56 @@ fn pixel_history_lists_each_event_and_fragment_with_its_outcome() {
         0
     )
     .is_err());
+}
+
+#[test]
+fn a_depth_target_has_a_pixel_history_too() {
+    use rsxtrace_replay::render::history::{pixel_history, FragmentOutcome, PixelEvent, Watched};
+    // The zeta surface named as the target: the depth clear, a quad at z 0.5 written, one at
+    // z 0.75 behind it; values (depth, stencil, 0, 0).
+    let mut b = builder("history_depth.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0080, 0xFFFF_FF00);
+    b.set_depth(true, 0x201, true); // LESS, writing
+    quad(&mut b, 0x1_0000, FULL, 0.5, [1.0, 0.0, 0.0, 1.0]);
+    quad(&mut b, 0x2_0000, FULL, 0.75, [0.0, 1.0, 0.0, 1.0]);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let watched = Watched::Target(Location::Local, ZETA);
+    let h =
+        pixel_history(&frame, &events, &RenderOptions::default(), watched, 3, 3).expect("history");
+    assert!(
+        h.surface.depth && h.surface.format == "z24s8",
+        "{:?}",
+        h.surface
+    );
+    assert_eq!(h.addresses, vec![ZETA + 3 * 32 + 3 * 4]);
+    match h.events.as_slice() {
+        [PixelEvent::Clear {
+            after: Some(cleared),
+            ..
+        }, PixelEvent::Fragment(near), PixelEvent::Fragment(far)] => {
+            assert_eq!(*cleared, [1.0, 0.0, 0.0, 0.0]);
+            assert_eq!(
+                (near.draw, near.outcome, near.output),
+                (0, FragmentOutcome::Written, None)
+            );
+            assert_eq!(near.depth_before, Some(1.0));
+            assert!(near.depth_after.is_some_and(|z| (z - 0.5).abs() < 1e-6));
+            assert_eq!(
+                (near.before, near.after),
+                (None, None),
+                "no colour on a depth target"
+            );
+            assert_eq!((far.draw, far.outcome), (1, FragmentOutcome::DepthTest));
+            assert_eq!(far.depth_after, near.depth_after);
+        }
+        other => panic!("unexpected history: {other:#?}"),
+    }
+    assert!(h.last.is_none());
+    assert!(h
+        .value
+        .is_some_and(|v| (v[0] - 0.5).abs() < 1e-6 && v[1..] == [0.0; 3]));
 }
 
 #[test]

@@ -24,10 +24,11 @@ pub struct HistoryArgs {
     /// writes it, or of the `--target` surface.
     #[arg(long, value_name = "X,Y", value_parser = parse_pixel)]
     pub pixel: (u32, u32),
-    /// Watch a pixel of the colour target at this address instead of the output image
-    /// (`local:0x100000`, `main:0x...`; local when no location is given): a render-to-texture
-    /// target, a G-buffer, a shadow pass's colour target. Its layout is that of the last draw
-    /// that renders into it.
+    /// Watch a pixel of the colour target at this address instead of the output image, or
+    /// of the depth target there when no draw renders colour into it (`local:0x100000`,
+    /// `main:0x...`; local when no location is given): a render-to-texture target, a
+    /// G-buffer target, a shadow map. Its layout is that of the last draw that renders into
+    /// it.
     #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = parse_target)]
     pub target: Option<(Location, u32)>,
     /// Render only draws A..B (as `replay --draws`): earlier draws' fragments are missing.
@@ -121,6 +122,7 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         Some(OutputSource::LastColorTarget { .. }) => {
             format!("the output image (the last colour target, {surface})")
         }
+        None if s.depth => format!("the depth target {surface}"),
         None => format!("the colour target {surface}"),
     };
     let samples: Vec<String> = h.addresses.iter().map(|a| format!("0x{a:08x}")).collect();
@@ -141,12 +143,16 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         .filter(|e| matches!(e, PixelEvent::Fragment(_)))
         .count();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let last = match h.last {
-        Some(l) => format!(
+    let last = match (h.last, h.value) {
+        (Some(l), _) => format!(
             "RGBA8 ({}, {}, {}, {}) in the image",
             l[0], l[1], l[2], l[3]
         ),
-        None => color(&h.value),
+        (None, Some([z, s, ..])) if h.surface.depth => depth(
+            Some(z),
+            h.surface.format.starts_with("z24").then_some(s as u8),
+        ),
+        (None, value) => color(&value),
     };
     outln!(
         "{} ({}); final value {last}",
@@ -160,7 +166,7 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
             "event", ">prim", "face", "shader", ">depth", "result", "before", "after",
         ]);
         for e in &h.events {
-            t.row(row(e));
+            t.row(row(e, h.surface.depth, h.surface.format.starts_with("z24")));
         }
         out!("{}", t.render());
     }
@@ -176,9 +182,15 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A table row of one event.
-fn row(e: &PixelEvent) -> Vec<String> {
+/// A table row of one event; `on_depth`: the watched surface is a depth target (with a
+/// stencil byte: `stencil`).
+fn row(e: &PixelEvent, on_depth: bool, stencil: bool) -> Vec<String> {
     let dash = || "-".to_string();
+    // A clear's or a transfer's value: RGBA, or (depth, stencil, 0, 0).
+    let value = |v: &Option<[f32; 4]>| match v {
+        Some([z, s, ..]) if on_depth => depth(Some(*z), stencil.then_some(*s as u8)),
+        _ => color(v),
+    };
     match e {
         PixelEvent::Clear {
             command,
@@ -192,8 +204,8 @@ fn row(e: &PixelEvent) -> Vec<String> {
             dash(),
             dash(),
             "cleared".into(),
-            color(before),
-            color(after),
+            value(before),
+            value(after),
         ],
         PixelEvent::Transfer {
             command,
@@ -207,23 +219,40 @@ fn row(e: &PixelEvent) -> Vec<String> {
             dash(),
             dash(),
             "copied".into(),
-            color(before),
-            color(after),
+            value(before),
+            value(after),
         ],
         PixelEvent::Fragment(f) => vec![
-            if f.sample > 0 || f.output > 0 {
-                format!("draw {} (output {}, sample {})", f.draw, f.output, f.sample)
-            } else {
-                format!("draw {}", f.draw)
+            match f.output {
+                Some(n) if f.sample > 0 || n > 0 => {
+                    format!("draw {} (output {n}, sample {})", f.draw, f.sample)
+                }
+                None if f.sample > 0 => format!("draw {} (sample {})", f.draw, f.sample),
+                _ => format!("draw {}", f.draw),
             },
             f.primitive.to_string(),
             if f.front { "front" } else { "back" }.into(),
             color(&Some(f.shader)),
             f.depth.map_or_else(dash, |z| format!("{z:.6}")),
             f.outcome.describe().into(),
-            color(&f.before),
-            color(&f.after),
+            match f.output {
+                Some(_) => color(&f.before),
+                None => depth(f.depth_before, f.stencil_before),
+            },
+            match f.output {
+                Some(_) => color(&f.after),
+                None => depth(f.depth_after, f.stencil_after),
+            },
         ],
+    }
+}
+
+/// A depth target's value: depth, and stencil when the format has it.
+fn depth(z: Option<f32>, stencil: Option<u8>) -> String {
+    match (z, stencil) {
+        (Some(z), Some(s)) => format!("z {z:.6}, stencil {s}"),
+        (Some(z), None) => format!("z {z:.6}"),
+        _ => "unknown".into(),
     }
 }
 

@@ -12,8 +12,11 @@
 //! test is shaded and recorded as failing it.
 
 use crate::render::cpu::render_frame_watched;
-use crate::render::state::{color_targets, ClearEvent, ColorFormat, FrameEvents};
-use crate::render::surface::{bytes_per_pixel, decode, output_surface, SurfaceLayout};
+use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat, FrameEvents};
+use crate::render::surface::{
+    bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_surface,
+    SurfaceLayout,
+};
 use crate::render::{NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
@@ -72,21 +75,23 @@ pub struct FragmentRecord {
     pub front: bool,
     /// The watched sample it lands on (0 on a one-sample output).
     pub sample: usize,
-    /// The colour output (0..3) whose target holds the watched bytes.
-    pub output: usize,
+    /// The colour output (0..3) whose target holds the watched bytes; `None` when the watched
+    /// surface is the draw's depth target.
+    pub output: Option<usize>,
     /// Surface pixel of that target.
     pub surface_pixel: (u32, u32),
     /// Window pixel (the surface pixel less the window offset): what `rsxtrace debug --draw
     /// N --pixel X,Y` takes.
     pub window_pixel: (u32, u32),
-    /// The program's colour for that output (R, G, B, A), before the write rules.
+    /// The program's colour for that output (R, G, B, A), before the write rules (colour
+    /// output 0 on a depth target).
     pub shader: [f32; 4],
     /// The fragment's depth after the depth range and an exported depth; `None` when clipped.
     pub depth: Option<f32>,
     /// What happened to it.
     pub outcome: FragmentOutcome,
-    /// The target's value before it (decoded in the target's format); `None` when the
-    /// capture lacks the bytes.
+    /// The colour target's value before it (decoded in the target's format); `None` when
+    /// the capture lacks the bytes, or on a depth target.
     pub before: Option<[f32; 4]>,
     /// The target's value after it.
     pub after: Option<[f32; 4]>,
@@ -137,8 +142,8 @@ pub enum Watched {
     /// pixel, all its samples watched on a multisampled output.
     Output,
     /// The colour target at this address (as the last draw that renders into it lays it
-    /// out): `(x, y)` is a pixel of that surface as stored (a multisampled surface's samples
-    /// are pixels of their own).
+    /// out), else the depth target there: `(x, y)` is a pixel of that surface as stored (a
+    /// multisampled surface's samples are pixels of their own).
     Target(Location, u32),
 }
 
@@ -149,8 +154,10 @@ pub struct WatchedSurface {
     pub location: &'static str,
     /// Address of its pixel (0, 0).
     pub address: u32,
-    /// Its colour format's name.
+    /// Its format's name (a colour format, or a depth format for a depth target).
     pub format: String,
+    /// Whether it is a depth (zeta) target: its values are then (depth, stencil, 0, 0).
+    pub depth: bool,
     /// Its size in pixels as stored.
     pub width: u32,
     /// See `width`.
@@ -181,17 +188,64 @@ pub struct PixelHistory {
     pub warnings: Vec<RenderWarning>,
 }
 
+/// The format of the watched surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WatchFormat {
+    /// A colour surface.
+    Color(ColorFormat),
+    /// A depth (zeta) surface.
+    Depth(DepthFormat),
+}
+
+impl WatchFormat {
+    fn bytes_per_pixel(self) -> u32 {
+        match self {
+            WatchFormat::Color(f) => bytes_per_pixel(f),
+            WatchFormat::Depth(f) => depth_bytes_per_pixel(f),
+        }
+    }
+
+    fn name(self) -> String {
+        match self {
+            WatchFormat::Color(f) => f.name().to_string(),
+            WatchFormat::Depth(f) => match f {
+                DepthFormat::Z16 => "z16",
+                DepthFormat::Z24S8 => "z24s8",
+                DepthFormat::Z16Float => "z16_float",
+                DepthFormat::Z24S8Float => "z24s8_float",
+            }
+            .to_string(),
+        }
+    }
+
+    /// A pixel's value: RGBA, or (depth, stencil, 0, 0).
+    fn decode(self, bytes: &[u8]) -> Option<[f32; 4]> {
+        match self {
+            WatchFormat::Color(f) => decode(f, bytes),
+            WatchFormat::Depth(f) => {
+                let (z, stencil) = decode_depth(f, bytes)?;
+                Some([fixed_to_depth(f, z), f32::from(stencil), 0.0, 0.0])
+            }
+        }
+    }
+}
+
 /// The bytes the history watches, and what it records while the frame renders.
 pub struct PixelWatch {
     location: Location,
     samples: Vec<u32>,
-    format: ColorFormat,
+    format: WatchFormat,
     draw: AtomicUsize,
     log: Mutex<Vec<PixelEvent>>,
     last: Mutex<Option<[f32; 4]>>,
 }
 
 impl PixelWatch {
+    /// Whether the watched surface is a depth target.
+    pub(crate) fn is_depth(&self) -> bool {
+        matches!(self.format, WatchFormat::Depth(_))
+    }
+
     /// Which watched sample the pixel (`sx`, `sy`) of `layout` is, if any.
     pub(crate) fn sample_at(&self, layout: &SurfaceLayout, sx: u32, sy: u32) -> Option<usize> {
         if layout.location != self.location {
@@ -228,38 +282,47 @@ impl PixelWatch {
     /// The first watched sample's value in `memory`, in the watched surface's format.
     pub(crate) fn value(&self, memory: &dyn GuestMemory) -> Option<[f32; 4]> {
         let first = *self.samples.first()?;
-        let bytes = memory.read(self.location, first, bytes_per_pixel(self.format))?;
-        decode(self.format, bytes)
+        let bytes = memory.read(self.location, first, self.format.bytes_per_pixel())?;
+        self.format.decode(bytes)
     }
 
     /// The watched bytes in `memory` (`None` where the capture lacks them), to tell whether an
     /// event changed them.
     pub(crate) fn bytes(&self, memory: &dyn GuestMemory) -> Vec<Option<Vec<u8>>> {
-        let n = bytes_per_pixel(self.format);
+        let n = self.format.bytes_per_pixel();
         self.samples
             .iter()
             .map(|&a| memory.read(self.location, a, n).map(<[u8]>::to_vec))
             .collect()
     }
 
-    /// Whether `clear` clears a watched sample's colour.
+    /// Whether `clear` clears a watched sample (its colour, or its depth or stencil).
     pub(crate) fn cleared_by(&self, clear: &ClearEvent) -> bool {
         let s = &clear.surface;
+        let rect = clear.area();
+        let covers = |layout: &SurfaceLayout| {
+            self.samples.iter().any(|&a| {
+                pixel_of(layout, self.location, a).is_some_and(|(x, y)| {
+                    x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1
+                })
+            })
+        };
+        if self.is_depth() {
+            let Some(format) = DepthFormat::of(s) else {
+                return false;
+            };
+            return (clear.mask.depth || clear.mask.stencil)
+                && SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format))
+                    .is_ok_and(|l| covers(&l));
+        }
         let Some(format) = ColorFormat::from_raw(s.format.color_format.raw) else {
             return false;
         };
         if !clear.mask.any_color() || clear.color_for(format).is_none() {
             return false;
         }
-        let rect = clear.area();
         clear.color_targets().into_iter().any(|t| {
-            SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).is_ok_and(|layout| {
-                self.samples.iter().any(|&a| {
-                    pixel_of(&layout, self.location, a).is_some_and(|(x, y)| {
-                        x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1
-                    })
-                })
-            })
+            SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).is_ok_and(|l| covers(&l))
         })
     }
 }
@@ -304,12 +367,13 @@ pub fn pixel_history(
                 RenderError::NothingToRender("no draw writes a usable colour target".into())
             })?;
             let grid = output.antialias.grid();
-            (output.layout, output.format, grid, Some(output.source))
+            let format = WatchFormat::Color(output.format);
+            (output.layout, format, grid, Some(output.source))
         }
         Watched::Target(location, address) => {
-            let (layout, format) = color_target_at(frame, location, address).ok_or_else(|| {
+            let (layout, format) = target_at(frame, location, address).ok_or_else(|| {
                 RenderError::NothingToRender(format!(
-                    "no draw renders into a colour target at {} 0x{address:08x}",
+                    "no draw renders into a colour or depth target at {} 0x{address:08x}",
                     location_name(location)
                 ))
             })?;
@@ -353,7 +417,8 @@ pub fn pixel_history(
         surface: WatchedSurface {
             location: location_name(layout.location),
             address: layout.offset,
-            format: format.name().to_string(),
+            format: format.name(),
+            depth: matches!(format, WatchFormat::Depth(_)),
             width: layout.width,
             height: layout.height,
             output,
@@ -375,20 +440,30 @@ fn location_name(location: Location) -> &'static str {
 }
 
 /// The layout and format of the colour target at `address` as the last draw that renders
-/// into it has it.
-fn color_target_at(
+/// into it has it, else of the depth target there.
+fn target_at(
     frame: &Frame,
     location: Location,
     address: u32,
-) -> Option<(SurfaceLayout, ColorFormat)> {
-    frame.draws.iter().rev().find_map(|draw| {
+) -> Option<(SurfaceLayout, WatchFormat)> {
+    let here = |l: &SurfaceLayout| l.location == location && l.offset == address;
+    let color = frame.draws.iter().rev().find_map(|draw| {
         let s = &draw.surface;
         let format = ColorFormat::from_raw(s.format.color_format.raw)?;
         color_targets(s.color_target.raw)?
             .into_iter()
             .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
-            .find(|l| l.location == location && l.offset == address)
-            .map(|l| (l, format))
+            .find(here)
+            .map(|l| (l, WatchFormat::Color(format)))
+    });
+    color.or_else(|| {
+        frame.draws.iter().rev().find_map(|draw| {
+            let format = DepthFormat::of(&draw.surface)?;
+            SurfaceLayout::of_target(&draw.surface, 4, depth_bytes_per_pixel(format))
+                .ok()
+                .filter(here)
+                .map(|l| (l, WatchFormat::Depth(format)))
+        })
     })
 }
 

@@ -295,12 +295,11 @@ impl<'a> TileTargets<'a> {
         };
         job.lanes.iter().enumerate().any(|(l, lane)| {
             let (x, y) = job.pixel(l);
+            let (sx, sy) = (x.saturating_add(ox), y.saturating_add(oy));
+            let watched = |layout: &SurfaceLayout| watch.sample_at(layout, sx, sy).is_some();
             lane.is_some()
-                && self.colors.iter().any(|t| {
-                    watch
-                        .sample_at(&t.layout, x.saturating_add(ox), y.saturating_add(oy))
-                        .is_some()
-                })
+                && (self.colors.iter().any(|t| watched(&t.layout))
+                    || self.depth.is_some_and(|d| watched(&d.layout)))
         })
     }
 
@@ -318,10 +317,15 @@ impl<'a> TileTargets<'a> {
     ) {
         if let Some(watch) = self.watch {
             let colors = self.colors;
-            let hit = colors
-                .iter()
-                .enumerate()
-                .find_map(|(n, t)| Some((n, watch.sample_at(&t.layout, sx, sy)?)));
+            let hit = if watch.is_depth() {
+                self.depth
+                    .and_then(|d| Some((None, watch.sample_at(&d.layout, sx, sy)?)))
+            } else {
+                colors
+                    .iter()
+                    .enumerate()
+                    .find_map(|(n, t)| Some((Some(n), watch.sample_at(&t.layout, sx, sy)?)))
+            };
             if let Some((output, sample)) = hit {
                 let before = self.watched_values(output, sx, sy);
                 let outcome = self.operations(state, sx, sy, z, source.front, out);
@@ -341,7 +345,7 @@ impl<'a> TileTargets<'a> {
                     ),
                     shader: out
                         .colors
-                        .get(output)
+                        .get(output.unwrap_or(0))
                         .copied()
                         .unwrap_or_default()
                         .map(|v| v as f32),
@@ -360,17 +364,19 @@ impl<'a> TileTargets<'a> {
         self.operations(state, sx, sy, z, source.front, out);
     }
 
-    /// Colour target `output`'s value at (`sx`, `sy`), and the depth and stencil there.
+    /// Colour target `output`'s value at (`sx`, `sy`) (none for `None`), and the depth and
+    /// stencil there.
     fn watched_values(
         &mut self,
-        output: usize,
+        output: Option<usize>,
         sx: u32,
         sy: u32,
     ) -> (Option<[f32; 4]>, Option<f32>, Option<u8>) {
         let colors = self.colors;
-        let color = colors.get(output).and_then(|t| {
+        let color = output.and_then(|n| {
+            let t = colors.get(n)?;
             let at = t.layout.pixel_offset(sx, sy)?;
-            let px = self.pixel(output, &t.place, at, t.layout.bpp)?;
+            let px = self.pixel(n, &t.place, at, t.layout.bpp)?;
             decode(t.format, px)
         });
         let zs = self.depth.and_then(|d| {
