@@ -125,6 +125,16 @@ fn scene(
     transfer: impl FnOnce(&mut CaptureBuilder),
     sample: impl FnOnce(&mut CaptureBuilder),
 ) -> Capture {
+    let mut b = source_pass(name);
+    transfer(&mut b);
+    b.set_surface(&surface(COLOR));
+    sample(&mut b);
+    quad(&mut b, 0x2_0000);
+    b.finish()
+}
+
+/// A capture whose draw 0 renders the pattern into SOURCE.
+fn source_pass(name: &str) -> CaptureBuilder {
     let mut b = CaptureBuilder::new(name);
     b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, W, H);
@@ -146,11 +156,7 @@ fn scene(
     };
     b.set_texture(0, &tex).unwrap();
     quad(&mut b, 0x1_0000);
-    transfer(&mut b);
-    b.set_surface(&surface(COLOR));
-    sample(&mut b);
-    quad(&mut b, 0x2_0000);
-    b.finish()
+    b
 }
 
 fn cpu(capture: &Capture) -> RenderedFrame {
@@ -522,28 +528,8 @@ fn a_transfer_onto_a_watched_pixel_is_in_its_history() {
     // Draw 0 renders the pattern into SOURCE (the output target: the last draw's); then an
     // NV0039 copy of the pattern's first row from its second texel on lands on SOURCE's
     // first row, one texel to the left: pixel (0, 0) is written, then copied over.
-    let mut b = CaptureBuilder::new("history_transfer.rrc");
-    b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, W, H);
-    b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x1000, &tex_program(), 0x40)
-        .unwrap();
-    b.set_surface(&surface(SOURCE));
+    let mut b = source_pass("history_transfer.rrc");
     let p = pattern();
-    b.put_memory(Location::Local, PATTERN, &p).unwrap();
-    let tex = TextureDesc {
-        offset: PATTERN,
-        width: 8,
-        height: 8,
-        pitch: 32,
-        filter: 0x0101_0000,
-        byte_size: 256,
-        ..TextureDesc::default()
-    };
-    b.set_texture(0, &tex).unwrap();
-    quad(&mut b, 0x1_0000);
     b.transfer_memory(&MemoryCopyDesc {
         src: (Location::Local, PATTERN + 4),
         dst: (Location::Local, SOURCE),

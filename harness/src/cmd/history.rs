@@ -22,7 +22,7 @@ pub struct HistoryArgs {
     pub file: PathBuf,
     /// The pixel as `X,Y` (column, row; row 0 at the top): of the output image, as `replay`
     /// writes it, or of the `--target` surface.
-    #[arg(long, value_name = "X,Y", value_parser = parse_pixel)]
+    #[arg(long, value_name = "X,Y", value_parser = super::debug::parse_pixel)]
     pub pixel: (u32, u32),
     /// Watch a pixel of the colour target at this address instead of the output image, or
     /// of the depth target there when no draw renders colour into it (`local:0x100000`,
@@ -37,19 +37,6 @@ pub struct HistoryArgs {
     /// Print the history as JSON (docs/history.md).
     #[arg(long)]
     pub json: bool,
-}
-
-/// `X,Y` as two non-negative integers.
-pub fn parse_pixel(text: &str) -> Result<(u32, u32), String> {
-    let (x, y) = text
-        .split_once(',')
-        .ok_or_else(|| format!("`{text}`: expected X,Y"))?;
-    let number = |s: &str| {
-        s.trim()
-            .parse::<u32>()
-            .map_err(|e| format!("`{text}`: {s}: {e}"))
-    };
-    Ok((number(x)?, number(y)?))
 }
 
 /// `[local:|main:]ADDRESS`, the address in hex (`0x`) or decimal.
