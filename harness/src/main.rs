@@ -8,6 +8,7 @@ mod output;
 mod cli;
 mod cmd;
 mod exit;
+mod progress;
 mod table;
 
 use clap::Parser;

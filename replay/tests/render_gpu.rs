@@ -727,6 +727,63 @@ fn two_sided_stencil_keeps_each_face_its_reference_in_draw_order() {
     }
 }
 
+/// Counts a render's observer calls; `looks` is its answer to `active`.
+#[derive(Default)]
+struct Calls {
+    looks: bool,
+    before: Vec<usize>,
+    after: Vec<usize>,
+    drawn: Vec<usize>,
+}
+
+impl rsxtrace_replay::render::DrawObserver for Calls {
+    fn before(&mut self, draw: usize, _: &dyn rsxtrace_capture::fetch::GuestMemory) {
+        self.before.push(draw);
+    }
+    fn after(&mut self, draw: usize, _: &dyn rsxtrace_capture::fetch::GuestMemory) {
+        self.after.push(draw);
+    }
+    fn active(&self) -> bool {
+        self.looks
+    }
+    fn drawn(&mut self, draw: usize) {
+        self.drawn.push(draw);
+    }
+}
+
+#[test]
+fn an_observer_that_does_not_look_still_hears_of_every_draw() {
+    // (A progress bar: `DrawObserver::drawn` on both renderers, at no cost to the GPU render,
+    // which shows memory only to an observer that looks.)
+    let capture = stencil_scene();
+    let frame = Frame::from_capture(&capture).expect("frame model");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let options = RenderOptions::default();
+    let mut cpu = Calls::default();
+    rsxtrace_replay::render::cpu::render_frame_observed(&frame, &events, &options, &mut cpu)
+        .expect("CPU render");
+    assert_eq!(cpu.drawn, [0, 1]);
+    let Some(gpu) = gpu_support::gpu("observer_drawn") else {
+        return;
+    };
+    for looks in [false, true] {
+        let mut calls = Calls {
+            looks,
+            ..Calls::default()
+        };
+        rsxtrace_replay::render::gpu::render_frame_observed(
+            &gpu, &frame, &events, &options, &mut calls,
+        )
+        .expect("GPU render");
+        assert_eq!(calls.drawn, [0, 1], "looks: {looks}");
+        let shown: &[usize] = if looks { &[0, 1] } else { &[] };
+        assert_eq!(
+            (calls.before.as_slice(), calls.after.as_slice()),
+            (shown, shown)
+        );
+    }
+}
+
 #[test]
 fn alpha_test_discards_by_colour_zero_alpha() {
     let Some(gpu) = gpu_support::gpu("alpha_test") else {

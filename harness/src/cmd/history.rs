@@ -5,13 +5,14 @@
 
 use crate::exit::Status;
 use crate::output::print_json;
+use crate::progress::DrawProgress;
 use crate::table::Table;
 use anyhow::Context;
 use clap::Args;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_replay::render::history::{
-    pixel_history, FragmentOutcome, PixelEvent, PixelHistory, Watched,
+    pixel_history_observed, FragmentOutcome, PixelEvent, PixelHistory, Watched,
 };
 use rsxtrace_replay::render::{OutputSource, RenderOptions, Scene};
 use std::path::PathBuf;
@@ -71,8 +72,22 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {
         Some((location, address)) => Watched::Target(location, address),
         None => Watched::Output,
     };
-    let history = pixel_history(&frame, &frame.events, &options, watched, x, y)
-        .with_context(|| format!("cannot take the history of {}", args.file.display()))?;
+    let drawn = options
+        .draws
+        .as_ref()
+        .map_or(frame.draws.len(), |r| r.len());
+    let mut progress = DrawProgress::new("history", drawn);
+    let history = pixel_history_observed(
+        &frame,
+        &frame.events,
+        &options,
+        watched,
+        (x, y),
+        &mut progress,
+    );
+    progress.finish();
+    let history =
+        history.with_context(|| format!("cannot take the history of {}", args.file.display()))?;
     if args.json {
         print_json(&history)?;
     } else {

@@ -6,6 +6,7 @@
 
 use crate::cli::GpuBackend;
 use crate::exit::Status;
+use crate::progress::DrawProgress;
 use anyhow::Context;
 use clap::Args;
 use rsxtrace_ci::checksum;
@@ -75,9 +76,12 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         ..Default::default()
     };
     let start = Instant::now();
+    let drawn = draws.as_ref().map_or(frame.draws.len(), |r| r.len());
+    let mut progress = DrawProgress::new("replay", drawn);
     let (rendered, renderer, renderer_key) = if args.cpu {
-        let rendered = render::cpu::render_frame(&frame, &frame.events, &options)
-            .with_context(|| format!("cannot render {} on the CPU", file.display()))?;
+        let rendered =
+            render::cpu::render_frame_observed(&frame, &frame.events, &options, &mut progress)
+                .with_context(|| format!("cannot render {} on the CPU", file.display()))?;
         (
             rendered,
             "CPU reference interpreter".to_string(),
@@ -89,14 +93,21 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             backend: args.backend.backend(),
             ..Default::default()
         })?;
-        let rendered = render::gpu::render_frame(&gpu, &frame, &frame.events, &options)
-            .with_context(|| format!("cannot render {} on the GPU", file.display()))?;
+        let rendered = render::gpu::render_frame_observed(
+            &gpu,
+            &frame,
+            &frame.events,
+            &options,
+            &mut progress,
+        )
+        .with_context(|| format!("cannot render {} on the GPU", file.display()))?;
         (
             rendered,
             format!("GPU: {}", gpu.info().adapter),
             checksum::gpu_key(gpu.info()),
         )
     };
+    progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
     match (&rendered.band, args.shard) {
         (Some(outcome), Some(shard)) => {

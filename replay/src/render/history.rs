@@ -17,7 +17,9 @@ use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_surface,
     SurfaceLayout,
 };
-use crate::render::{NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning};
+use crate::render::{
+    DrawObserver, NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning,
+};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
@@ -361,6 +363,19 @@ pub fn pixel_history(
     x: u32,
     y: u32,
 ) -> Result<PixelHistory, RenderError> {
+    pixel_history_observed(frame, events, options, watched, (x, y), &mut NoObserver)
+}
+
+/// [`pixel_history`] of pixel `(x, y)`, showing `observer` the render draw by draw
+/// ([`DrawObserver`]; e.g. progress).
+pub fn pixel_history_observed(
+    frame: &Frame,
+    events: &FrameEvents,
+    options: &RenderOptions,
+    watched: Watched,
+    (x, y): (u32, u32),
+    observer: &mut dyn DrawObserver,
+) -> Result<PixelHistory, RenderError> {
     let (layout, format, grid, output) = match watched {
         Watched::Output => {
             let output = output_surface(frame, events).ok_or_else(|| {
@@ -407,7 +422,7 @@ pub fn pixel_history(
         log: Mutex::new(Vec::new()),
         last: Mutex::new(None),
     };
-    let rendered = render_frame_watched(frame, events, options, &mut NoObserver, Some(&watch))?;
+    let rendered = render_frame_watched(frame, events, options, observer, Some(&watch))?;
     let last = output
         .is_some()
         .then(|| rendered.image.pixel(x, y))

@@ -2,7 +2,9 @@
 //! memory with the rendered surfaces on top right before each draw of the range (its clears
 //! and transfers applied) and right after it, so that a front end can read any surface at
 //! those moments (the draw's own targets, its textures) without rendering the frame again.
-//! The GPU render writes its bound targets back to the surface memory before each call.
+//! The GPU render writes its bound targets back to the surface memory before each call. An
+//! observer that does not look ([`DrawObserver::active`]) still hears of each draw
+//! ([`DrawObserver::drawn`]), e.g. for a progress bar.
 
 use rsxtrace_capture::fetch::GuestMemory;
 
@@ -17,6 +19,9 @@ pub trait DrawObserver {
     fn active(&self) -> bool {
         true
     }
+    /// After draw `draw` was rendered or skipped, whether or not the observer looks
+    /// ([`active`](Self::active)): for progress, at no cost to the render.
+    fn drawn(&mut self, _draw: usize) {}
 }
 
 /// The observer that looks at nothing (what `render_frame` uses).

@@ -178,6 +178,7 @@ pub(crate) fn render_frame_watched(
                     surfaces: &surfaces,
                 },
             );
+            observer.drawn(index);
             if options.per_draw {
                 let t = Instant::now();
                 let mut image = read_output(&output, &surfaces, &base);

@@ -189,6 +189,7 @@ pub fn render_frame_observed(
             if looks {
                 r.observe(command, |memory| observer.after(index, memory))?;
             }
+            observer.drawn(index);
             if options.per_draw {
                 let mut image = r.output_image(&output, frame.draws[index].end_command)?;
                 if let Some(b) = &r.band {
