@@ -32,8 +32,14 @@ fn the_site_of_the_sample_holds_the_frame_and_every_draw() {
         "no verification asked: {summary}"
     );
     for d in 0..3 {
+        let page = site.join(format!("draws/draw-{d:05}.html"));
+        assert!(page.is_file(), "draw {d}");
+        // The commands that look closer at the draw, on the capture's file name.
+        let html = std::fs::read_to_string(&page).unwrap();
         assert!(
-            site.join(format!("draws/draw-{d:05}.html")).is_file(),
+            html.contains(&format!(
+                "rsxtrace trim basic.rrc.gz --draws {d} --out draw-{d}.rrc.gz"
+            )),
             "draw {d}"
         );
     }

@@ -81,8 +81,46 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
         @if report.verify.is_some() {
             section #verify { h2 { "Verification" } (verify(report.verify_of(d))) }
         }
+        section #commands {
+            h2 { "From the command line" }
+            (commands(report, d))
+        }
     };
     layout(path, &title, "draw", body)
+}
+
+/// The `rsxtrace` commands that look closer at draw `d`, on the capture the site was made of.
+fn commands(report: &Report<'_>, d: usize) -> Markup {
+    let capture = report
+        .loaded
+        .path
+        .file_name()
+        .map_or_else(|| "CAPTURE".into(), |n| n.to_string_lossy().into_owned());
+    let lines = [
+        (
+            format!("rsxtrace dump {capture} --draw {d}"),
+            "all its state, its fetched vertices",
+        ),
+        (
+            format!("rsxtrace debug {capture} --draw {d} --pixel X,Y --trace"),
+            "its fragment program at a pixel, step by step",
+        ),
+        (
+            format!("rsxtrace history {capture} --pixel X,Y"),
+            "every clear, transfer and fragment that reached a pixel of the frame",
+        ),
+        (
+            format!("rsxtrace trim {capture} --draws {d} --out draw-{d}.rrc.gz"),
+            "a capture of this draw alone (as replay --draws renders it)",
+        ),
+    ];
+    html! {
+        table.commands {
+            @for (line, what) in &lines {
+                tr { td { code { (line) } } td { (what) } }
+            }
+        }
+    }
 }
 
 fn notes(report: &Report<'_>, d: usize, draw: &Draw) -> Markup {
