@@ -7,19 +7,19 @@
 //! kept draws are all there; before draw `A`'s BEGIN the draw methods go (`SET_BEGIN_END`,
 //! `DRAW_ARRAYS`, `DRAW_INDEX_ARRAY`, `INLINE_ARRAY`, `ARRAY_ELEMENT16/32`), so the draws
 //! before `A` draw nothing, while every register they write still takes effect, as in the
-//! whole frame. A
-//! draw's memory is attached to its END command (RPCS3 attaches each draw's blocks there,
-//! rrc-format.md 3.3), so the removed draws' memory goes with them; blocks and data no kept
-//! command refers to are dropped. Tile and display-buffer state changes carried by a removed
-//! command move to the next kept one. A batch (one header, several arguments) that mixes
-//! removed and kept writes becomes one single-argument command per kept write.
+//! whole frame. A draw's memory is attached to its END command (RPCS3's `capture_draw_memory`,
+//! `Capture/rsx_capture.cpp`, called per draw from `RSXThread.cpp`, puts each draw's blocks in
+//! the last replay command's `memory_state`; rrc-format.md 3.3), so the removed draws' memory
+//! goes with them; blocks and data no kept command refers to are dropped. Tile and
+//! display-buffer state changes carried by a removed command move to the next kept one. A
+//! batch (one header, several arguments) that mixes removed and kept writes becomes one
+//! single-argument command per kept write.
 //!
 //! The parts of one BEGIN/END (`Draw::part`) are kept or removed together: a range that
 //! starts or ends inside one grows to its first or last part ([`TrimReport::draws`] says
 //! which draws were kept). The trimmed frame's draw `k` is the whole frame's draw `A + k`.
-//! Its output surface is the
-//! trimmed frame's own (the last draw's colour target, or the displayed buffer), which is the
-//! whole frame's when the kept draws render into it.
+//! Its output surface is the trimmed frame's own (the last draw's colour target, or the
+//! displayed buffer), which is the whole frame's when the kept draws render into it.
 
 use crate::frame::methods::reg;
 use crate::frame::stream::packets;
@@ -99,7 +99,6 @@ pub fn trim(
     // Nothing before the first kept draw's BEGIN draws: every draw method there goes (those
     // of the removed draws, and any stray one, which draws nothing in the whole frame either).
     let kept_begin = frame.draws[range.start].begin_command;
-    let in_removed = |i: usize| i < kept_begin;
     // Per command entry: the register its argument goes to, for the entries of packets that
     // lose a write.
     let commands = &capture.commands[..=cut.min(capture.commands.len().saturating_sub(1))];
@@ -109,7 +108,7 @@ pub fn trim(
         let calls: Vec<_> = packet.calls().collect();
         let gone: Vec<bool> = calls
             .iter()
-            .map(|c| DRAW_METHODS.contains(&c.reg) && in_removed(c.command_index))
+            .map(|c| DRAW_METHODS.contains(&c.reg) && c.command_index < kept_begin)
             .collect();
         if !gone.iter().any(|&g| g) {
             continue;

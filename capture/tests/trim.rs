@@ -5,7 +5,7 @@
 //! together, and an empty range is refused.
 
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_capture::rrc::{Capture, Entry, MemoryBlock, ReplayCommand};
+use rsxtrace_capture::rrc::{Entry, MemoryBlock};
 use rsxtrace_capture::trim::{trim, TrimError};
 
 const BEGIN_END: u32 = 0x1808;
@@ -20,55 +20,27 @@ fn range(first: u32, count: u32) -> u32 {
     ((count - 1) << 24) | first
 }
 
-/// A capture being laid out (rrc-format.md 3.2): vertex program memory holds an END at slot 0.
-struct B {
-    c: Capture,
-}
+// The frame-model tests' hand layout (`B::put`, `B::frame`).
+#[path = "../frame/tests/stream_support/mod.rs"]
+mod stream_support;
+use stream_support::B;
 
-impl B {
-    fn new() -> B {
-        let mut c = Capture::empty("t");
-        c.reg_state.transform_program[3] = 1;
-        c.commands.push(ReplayCommand {
-            first: 0x40,
-            ..Default::default()
-        });
-        B { c }
-    }
-
-    /// One packet writing `values` to consecutive registers from `byte`.
-    fn put(&mut self, byte: u32, values: &[u32]) {
-        let n = values.len() as u32;
-        for (i, v) in values.iter().enumerate() {
-            self.c.commands.push(ReplayCommand {
-                first: if i == 0 { byte | (n << 18) } else { 0 },
-                second: *v,
-                ..Default::default()
-            });
-        }
-    }
-
-    /// A block of `len` bytes at local `offset` attached to the last command.
-    fn attach(&mut self, id: u64, offset: u32, len: usize) {
-        self.c.data.push(Entry {
-            id: id + 1000,
-            value: vec![id as u8; len].into(),
-        });
-        self.c.blocks.push(Entry {
-            id,
-            value: MemoryBlock {
-                offset,
-                location: 0,
-                data_id: id + 1000,
-            },
-        });
-        if let Some(last) = self.c.commands.last_mut() {
-            last.memory.push(id);
-        }
-    }
-
-    fn frame(&self) -> Frame {
-        Frame::from_capture(&self.c).expect("frame decodes")
+/// A block of `len` bytes at local `offset`, id `id`, attached to `b`'s last command.
+fn attach(b: &mut B, id: u64, offset: u32, len: usize) {
+    b.c.data.push(Entry {
+        id: id + 1000,
+        value: vec![id as u8; len].into(),
+    });
+    b.c.blocks.push(Entry {
+        id,
+        value: MemoryBlock {
+            offset,
+            location: 0,
+            data_id: id + 1000,
+        },
+    });
+    if let Some(last) = b.c.commands.last_mut() {
+        last.memory.push(id);
     }
 }
 
@@ -81,13 +53,13 @@ fn three_draws() -> B {
     b.put(DRAW_ARRAYS, &[range(0, 3)]);
     b.put(BASE_OFFSET, &[0x40]);
     b.put(BEGIN_END, &[0]);
-    b.attach(1, 0x1000, 64);
+    attach(&mut b, 1, 0x1000, 64);
     b.c.commands.last_mut().unwrap().display_buffer_state = 9;
     for k in 1..3 {
         b.put(BEGIN_END, &[TRIANGLES]);
         b.put(DRAW_ARRAYS, &[range(3 * k, 3)]);
         b.put(BEGIN_END, &[0]);
-        b.attach(1 + u64::from(k), 0x1000 * (1 + k), 32);
+        attach(&mut b, 1 + u64::from(k), 0x1000 * (1 + k), 32);
     }
     b
 }

@@ -268,7 +268,7 @@ pub enum Stage {
 }
 
 /// A u32 in decimal or 0x-prefixed hex.
-fn parse_u32(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_u32(s: &str) -> Result<u32, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
         None => s.parse(),

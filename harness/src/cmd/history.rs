@@ -48,15 +48,7 @@ pub fn parse_target(text: &str) -> Result<(Location, u32), String> {
         Some((other, _)) => return Err(format!("`{other}`: the location is local or main")),
         None => (Location::Local, text),
     };
-    let address = match address
-        .strip_prefix("0x")
-        .or_else(|| address.strip_prefix("0X"))
-    {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => address.parse(),
-    }
-    .map_err(|e| format!("`{address}`: {e}"))?;
-    Ok((location, address))
+    Ok((location, crate::cli::parse_u32(address)?))
 }
 
 pub fn run(args: &HistoryArgs) -> anyhow::Result<Status> {

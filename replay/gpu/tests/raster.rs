@@ -91,22 +91,30 @@ fn raster_draw<'a>(
     }
 }
 
-#[test]
-fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
-    let Some(gpu) = common::gpu("raster_draws_switching_attachments") else {
-        return;
-    };
-    let (w, h) = (4, 1);
+/// A 4 × 1 `Rgba32Float` target cleared to 0 and a `Depth32Stencil8` target at depth 1,
+/// stencil 0.
+fn cleared_targets(
+    gpu: &rsxtrace_gpu::Gpu,
+) -> (rsxtrace_gpu::ColorTarget, rsxtrace_gpu::DepthTarget) {
     let color = gpu
-        .create_color_target(TargetFormat::Rgba32Float, w, h)
+        .create_color_target(TargetFormat::Rgba32Float, 4, 1)
         .expect("colour target");
     let depth = gpu
-        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
+        .create_depth_target(DepthFormat::Depth32Stencil8, 4, 1)
         .expect("depth target");
     gpu.write_color_target(&color, &[[0.0; 4]; 4])
         .expect("clear");
     gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
         .expect("clear depth");
+    (color, depth)
+}
+
+#[test]
+fn draws_switching_attachments_in_one_submission_keep_order_and_depth() {
+    let Some(gpu) = common::gpu("raster_draws_switching_attachments") else {
+        return;
+    };
+    let (color, depth) = cleared_targets(&gpu);
     let module = common::module(SOURCE);
     let (with, without) = (pipeline(true), pipeline(false));
     let mut colors = [None; MAX_RASTER_TARGETS];
@@ -221,17 +229,7 @@ fn depth_bounds_draws_read_the_depth_the_draws_before_them_left() {
     let Some(gpu) = common::gpu("raster_draws_depth_bounds") else {
         return;
     };
-    let (w, h) = (4, 1);
-    let color = gpu
-        .create_color_target(TargetFormat::Rgba32Float, w, h)
-        .expect("colour target");
-    let depth = gpu
-        .create_depth_target(DepthFormat::Depth32Stencil8, w, h)
-        .expect("depth target");
-    gpu.write_color_target(&color, &[[0.0; 4]; 4])
-        .expect("clear");
-    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
-        .expect("clear depth");
+    let (color, depth) = cleared_targets(&gpu);
     let (plain, bounded) = (common::module(SOURCE), common::module(BOUNDED));
     let writes = pipeline(true);
     let mut tests = pipeline(true);
@@ -353,14 +351,7 @@ fn face_runs_draw_each_run_with_its_faces_pipeline_and_reference_in_order() {
     let Some(gpu) = common::gpu("raster_draws_face_runs") else {
         return;
     };
-    let color = gpu
-        .create_color_target(TargetFormat::Rgba32Float, 4, 1)
-        .expect("colour target");
-    let depth = gpu
-        .create_depth_target(DepthFormat::Depth32Stencil8, 4, 1)
-        .expect("depth target");
-    gpu.write_depth_target(&depth, &[1.0; 4], Some(&[0; 4]))
-        .expect("clear");
+    let (color, depth) = cleared_targets(&gpu);
     let module = common::module(SOURCE);
     // Stencil ALWAYS / REPLACE on both device faces, no depth test; the back runs' pipeline
     // writes only the low bits.

@@ -20,6 +20,7 @@ use crate::render::surface::{
 use crate::render::{
     DrawObserver, NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning,
 };
+use crate::texture::layout::z_coords;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
@@ -210,13 +211,7 @@ impl WatchFormat {
     fn name(self) -> String {
         match self {
             WatchFormat::Color(f) => f.name().to_string(),
-            WatchFormat::Depth(f) => match f {
-                DepthFormat::Z16 => "z16",
-                DepthFormat::Z24S8 => "z24s8",
-                DepthFormat::Z16Float => "z16_float",
-                DepthFormat::Z24S8Float => "z24s8_float",
-            }
-            .to_string(),
+            WatchFormat::Depth(f) => f.name().to_string(),
         }
     }
 
@@ -335,16 +330,15 @@ fn pixel_of(layout: &SurfaceLayout, location: Location, address: u32) -> Option<
         return None;
     }
     let rel = u64::from(address - layout.offset);
+    let bpp = u64::from(layout.bpp.max(1));
     let found = match layout.swizzle {
-        // Swizzled targets are small powers of two: search them.
-        Some(_) => (0..layout.height)
-            .flat_map(|y| (0..layout.width).map(move |x| (x, y)))
-            .take(1 << 22)
-            .find(|&(x, y)| layout.pixel_offset(x, y).map(|o| o as u64) == Some(rel)),
+        Some((lw, lh)) => {
+            let (x, y) = z_coords(rel / bpp, lw, lh);
+            u32::try_from(x).ok().zip(u32::try_from(y).ok())
+        }
         None => {
             let pitch = u64::from(layout.pitch.max(1));
             let (y, inside) = (rel / pitch, rel % pitch);
-            let bpp = u64::from(layout.bpp.max(1));
             (inside % bpp == 0)
                 .then(|| (u32::try_from(inside / bpp).ok(), u32::try_from(y).ok()))
                 .and_then(|(x, y)| Some((x?, y?)))
@@ -389,7 +383,7 @@ pub fn pixel_history_observed(
             let (layout, format) = target_at(frame, location, address).ok_or_else(|| {
                 RenderError::NothingToRender(format!(
                     "no draw renders into a colour or depth target at {} 0x{address:08x}",
-                    location_name(location)
+                    location.name()
                 ))
             })?;
             (layout, format, (1, 1), None)
@@ -430,7 +424,7 @@ pub fn pixel_history_observed(
     Ok(PixelHistory {
         pixel: (x, y),
         surface: WatchedSurface {
-            location: location_name(layout.location),
+            location: layout.location.name(),
             address: layout.offset,
             format: format.name(),
             depth: matches!(format, WatchFormat::Depth(_)),
@@ -445,13 +439,6 @@ pub fn pixel_history_observed(
         skipped: rendered.skipped,
         warnings: rendered.warnings,
     })
-}
-
-fn location_name(location: Location) -> &'static str {
-    match location {
-        Location::Local => "local",
-        Location::Main => "main",
-    }
 }
 
 /// The layout and format of the colour target at `address` as the last draw that renders

@@ -488,6 +488,16 @@ pub enum DepthFormat {
 }
 
 impl DepthFormat {
+    /// The lowercase name (`z16`, `z24s8`, `z16_float`, `z24s8_float`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DepthFormat::Z16 => "z16",
+            DepthFormat::Z24S8 => "z24s8",
+            DepthFormat::Z16Float => "z16_float",
+            DepthFormat::Z24S8Float => "z24s8_float",
+        }
+    }
+
     /// Decode bits 5..7 and the float switch.
     pub fn from_raw(v: u32, float: bool) -> Option<DepthFormat> {
         match (v, float) {

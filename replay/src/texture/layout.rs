@@ -114,6 +114,26 @@ pub fn next_pow2(v: u64) -> u64 {
     }
 }
 
+/// The `(x, y)` whose Z-order index in a `2^lw x 2^lh` region is `index`: the inverse of
+/// [`z_index`] with no depth (`z_index(x, y, 0, lw, lh, 0) == index`).
+pub fn z_coords(mut index: u64, mut lw: u32, mut lh: u32) -> (u64, u64) {
+    let (mut x, mut y, mut bit) = (0u64, 0u64, 0u32);
+    while (lw | lh) != 0 && bit < 63 {
+        if lw > 0 {
+            x |= (index & 1) << bit;
+            index >>= 1;
+            lw -= 1;
+        }
+        if lh > 0 {
+            y |= (index & 1) << bit;
+            index >>= 1;
+            lh -= 1;
+        }
+        bit += 1;
+    }
+    (x, y)
+}
+
 /// The Z-order index of `(x, y, z)` in a `2^lw x 2^lh x 2^ld` region: one bit of x, then y,
 /// then z, from the least significant bit up, each coordinate dropping out once its
 /// dimension's bits are used (RPCS3 `rsx_utils.h` `get_z_index` / `convert_linear_swizzle`).
@@ -388,6 +408,17 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn z_coords_inverts_z_index() {
+        for (lw, lh) in [(0, 0), (3, 3), (4, 2), (1, 5), (12, 12)] {
+            for (x, y) in [(0u64, 0u64), (1, 0), (0, 1), (5, 3), (7, 1)] {
+                let (x, y) = (x % (1 << lw), y % (1 << lh));
+                let i = super::z_index(x, y, 0, lw, lh, 0);
+                assert_eq!(super::z_coords(i, lw, lh), (x, y), "{lw} {lh}");
+            }
+        }
+    }
+
     use super::*;
 
     fn sub(morton: bool, border: u64) -> Subresource {

@@ -290,17 +290,29 @@ impl<'a> TileTargets<'a> {
     /// Whether a covered lane of `job` lands on the watched pixel (window pixel + `offset` =
     /// surface pixel); false when nothing is watched.
     pub fn watches_quad(&self, job: &QuadJob, (ox, oy): (u32, u32)) -> bool {
-        let Some(watch) = self.watch else {
-            return false;
-        };
-        job.lanes.iter().enumerate().any(|(l, lane)| {
-            let (x, y) = job.pixel(l);
-            let (sx, sy) = (x.saturating_add(ox), y.saturating_add(oy));
-            let watched = |layout: &SurfaceLayout| watch.sample_at(layout, sx, sy).is_some();
-            lane.is_some()
-                && (self.colors.iter().any(|t| watched(&t.layout))
-                    || self.depth.is_some_and(|d| watched(&d.layout)))
+        self.watch.is_some_and(|watch| {
+            job.lanes.iter().enumerate().any(|(l, lane)| {
+                let (x, y) = job.pixel(l);
+                lane.is_some()
+                    && self
+                        .watched_at(watch, x.saturating_add(ox), y.saturating_add(oy))
+                        .is_some()
+            })
         })
+    }
+
+    /// Where surface pixel (`sx`, `sy`) lands on `watch`'s pixel: the colour output whose
+    /// target puts it there (`None` for the depth target of a depth watch) and the sample.
+    fn watched_at(&self, watch: &PixelWatch, sx: u32, sy: u32) -> Option<(Option<usize>, usize)> {
+        if watch.is_depth() {
+            self.depth
+                .and_then(|d| Some((None, watch.sample_at(&d.layout, sx, sy)?)))
+        } else {
+            self.colors
+                .iter()
+                .enumerate()
+                .find_map(|(n, t)| Some((Some(n), watch.sample_at(&t.layout, sx, sy)?)))
+        }
     }
 
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
@@ -316,22 +328,10 @@ impl<'a> TileTargets<'a> {
         out: &LaneOutputs,
     ) {
         if let Some(watch) = self.watch {
-            let colors = self.colors;
-            let hit = if watch.is_depth() {
-                self.depth
-                    .and_then(|d| Some((None, watch.sample_at(&d.layout, sx, sy)?)))
-            } else {
-                colors
-                    .iter()
-                    .enumerate()
-                    .find_map(|(n, t)| Some((Some(n), watch.sample_at(&t.layout, sx, sy)?)))
-            };
-            if let Some((output, sample)) = hit {
+            if let Some((output, sample)) = self.watched_at(watch, sx, sy) {
                 let before = self.watched_values(output, sx, sy);
                 let outcome = self.operations(state, sx, sy, z, source.front, out);
                 let after = self.watched_values(output, sx, sy);
-                let depth = depth_range(state, z)
-                    .map(|z| out.depth.map_or(z, |d| exported_depth(state, d as f32)));
                 watch.record(PixelEvent::Fragment(FragmentRecord {
                     draw: watch.draw(),
                     primitive: source.primitive,
@@ -349,7 +349,7 @@ impl<'a> TileTargets<'a> {
                         .copied()
                         .unwrap_or_default()
                         .map(|v| v as f32),
-                    depth,
+                    depth: fragment_depth(state, z, out),
                     outcome,
                     before: before.0,
                     after: after.0,
@@ -407,15 +407,8 @@ impl<'a> TileTargets<'a> {
         if state.sample_mask.is_some_and(|m| !m.covers(sx, sy)) {
             return FragmentOutcome::SampleMask;
         }
-        // The depth range clips the interpolated depth (RPCS3 clips primitives at the near and
-        // far planes; a depth the program exports is not clipped, only clamped by the clamp
-        // bit).
-        let Some(z) = depth_range(state, z) else {
+        let Some(z) = fragment_depth(state, z, out) else {
             return FragmentOutcome::DepthClip;
-        };
-        let z = match out.depth {
-            Some(d) => exported_depth(state, d as f32),
-            None => z,
         };
         if let Some(at) = &state.alpha_test {
             // On a fixed-point target the test sees the alpha after the 8-bit write rule (RPCS3's
@@ -484,6 +477,15 @@ impl<'a> TileTargets<'a> {
         }
         FragmentOutcome::Written
     }
+}
+
+/// The depth a fragment at interpolated depth `z` is tested and written with: `None` when the
+/// depth range clips the interpolated depth (RPCS3 clips primitives at the near and far
+/// planes), else the depth the program exports, clamped only by the clamp bit, or the
+/// interpolated depth after the range.
+fn fragment_depth(state: &DrawState, z: f32, out: &LaneOutputs) -> Option<f32> {
+    let z = depth_range(state, z)?;
+    Some(out.depth.map_or(z, |d| exported_depth(state, d as f32)))
 }
 
 /// The fragment's window depth after the depth range (`SET_ZMIN_MAX_CONTROL`): clamped, or
