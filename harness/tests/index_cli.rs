@@ -107,7 +107,9 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
     let s = &report.summary;
     assert_eq!((s.captures, s.indexed, s.failed, s.warnings), (6, 5, 1, 0));
     assert_eq!(s.draws, 3 + 2400 + 14 + 36 + 40);
-    assert_eq!(s.rows["draws"], s.draws as u64);
+    assert_eq!(s.rows["draw_rows"], s.draws as u64);
+    // Each capture's distinct surface and raster states, at least one per capture.
+    assert!((5..s.draws as u64).contains(&s.rows["draw_states"]));
     assert_eq!(s.rows["captures"], 5);
     assert!(s.database_bytes > 0);
     let per_draw = s.database_bytes_per_draw.unwrap();
@@ -142,7 +144,7 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
             .warnings
             .iter()
             .all(|w| w.draw.is_some() || !w.message.is_empty()));
-        assert_eq!(c.rows.as_ref().unwrap()["draws"], c.draws.unwrap() as u64);
+        assert_eq!(c.rows.as_ref().unwrap()["draw_rows"], c.draws.unwrap() as u64);
     }
 
     // The database holds the five captures; indexing the level again replaces it, exit 0,

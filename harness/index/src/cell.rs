@@ -32,6 +32,27 @@ impl Cell {
         Cell::Text(Cow::Owned(s))
     }
 
+    /// Append the value to `key` so that two cells append the same bytes exactly when they
+    /// store the same value (a real by its bits): for finding equal rows.
+    pub fn write_key(&self, key: &mut Vec<u8>) {
+        match self {
+            Cell::Null => key.push(0),
+            Cell::Int(v) => {
+                key.push(1);
+                key.extend_from_slice(&v.to_le_bytes());
+            }
+            Cell::Real(v) => {
+                key.push(2);
+                key.extend_from_slice(&v.to_bits().to_le_bytes());
+            }
+            Cell::Text(s) => {
+                key.push(3);
+                key.extend_from_slice(&s.len().to_le_bytes());
+                key.extend_from_slice(s.as_bytes());
+            }
+        }
+    }
+
     /// An optional value, NULL when absent.
     pub fn opt<T: Into<Cell>>(v: Option<T>) -> Cell {
         v.map_or(Cell::Null, Into::into)

@@ -5,14 +5,17 @@
 //! the document).
 
 use crate::cell::Cell;
+use std::borrow::Cow;
 
 /// Version of the schema. Stored as SQLite's `user_version`; a database made by another
 /// version is refused (re-create it) rather than mixed. 3: vertex programs' texture units
 /// carry a flow class (`program_textures.reach`/`live`, `draw_textures.sampled`), which
 /// version 2 left NULL, and `programs.flow_complete` is computed for them. 4: `draws` has the
 /// depth bounds test and the logic operation. 5: `draws.texcoord_2d`, `draws.depth_float`.
-/// 6: `draws.part` (a BEGIN/END split by an execution barrier is several draws).
-pub const SCHEMA_VERSION: i32 = 6;
+/// 6: `draws.part` (a BEGIN/END split by an execution barrier is several draws). 7: `draws` is
+/// a view over `draw_rows` and `draw_states` (each distinct surface and raster state stored
+/// once), with `draws.state`.
+pub const SCHEMA_VERSION: i32 = 7;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +89,7 @@ pub struct View {
     /// `(name, type, doc)` per column, in the `SELECT`'s order.
     pub columns: Vec<(&'static str, Ty, &'static str)>,
     /// The `SELECT`.
-    pub select: &'static str,
+    pub select: Cow<'static, str>,
 }
 
 impl View {
@@ -98,7 +101,7 @@ impl View {
             columns: self.columns.clone(),
             primary_key: &[],
             indexes: &[],
-            view: Some(self.select),
+            view: Some(self.select.clone()),
         }
     }
 }
@@ -117,7 +120,7 @@ pub struct TableInfo {
     /// Further indexes.
     pub indexes: &'static [&'static [&'static str]],
     /// For a view: its `SELECT`; `None` for a table.
-    pub view: Option<&'static str>,
+    pub view: Option<Cow<'static, str>>,
 }
 
 impl<R> Table<R> {
@@ -151,7 +154,7 @@ impl TableInfo {
     /// `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements (for a view,
     /// `CREATE VIEW IF NOT EXISTS`).
     pub fn ddl(&self) -> String {
-        if let Some(select) = self.view {
+        if let Some(select) = &self.view {
             let names: Vec<&str> = self.columns.iter().map(|(n, _, _)| *n).collect();
             return format!(
                 "CREATE VIEW IF NOT EXISTS {} ({}) AS\n{select};\n",
@@ -197,7 +200,7 @@ impl TableInfo {
     /// line per column.
     pub fn markdown(&self) -> String {
         let mut out = format!("### `{}`\n\n{}\n\n", self.name, self.doc);
-        if let Some(select) = self.view {
+        if let Some(select) = &self.view {
             out.push_str(&format!(
                 "A view (no rows of its own, no key):\n\n```\n{select}\n```\n"
             ));

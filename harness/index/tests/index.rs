@@ -766,3 +766,84 @@ fn a_full_screen_grid_is_a_full_screen_pass() {
         ]
     );
 }
+
+/// `draws` stores each distinct surface and raster state once (`draw_states`) and joins it back:
+/// every draw reads its own state through the view, draws with equal state share a number,
+/// and no two numbers hold equal state.
+#[test]
+fn every_draw_reads_its_own_surface_and_raster_state_through_the_view() {
+    for path in [samples().join("game.rrc.gz"), common::bundled()[4].clone()] {
+        let mut db = Database::in_memory().unwrap();
+        index_file(&mut db, &path, &|_| {}).unwrap();
+        let capture = rsxtrace_capture::open::open_capture(&path).unwrap();
+        let frame = Frame::from_capture(&capture).unwrap();
+        type Row = (i64, i64, i64, String, i64, f64, i64, i64);
+        let rows: Vec<Row> = db
+            .connection()
+            .prepare(
+                "SELECT state, surface_width, color_a_offset, depth_func, blend, \
+                 viewport_scale_y, scissor_width, stencil_ref FROM draws ORDER BY draw",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), frame.draws.len(), "{}", path.display());
+        for (draw, row) in frame.draws.iter().zip(&rows) {
+            let r = &draw.raster;
+            let want = (
+                row.0,
+                i64::from(draw.surface.clip.width),
+                i64::from(draw.surface.color[0].offset),
+                r.depth.func.name.unwrap().to_string(),
+                i64::from(r.blend.enabled),
+                f64::from(r.viewport.scale[1]),
+                i64::from(r.scissor.width),
+                i64::from(r.stencil.front.reference),
+            );
+            assert_eq!(*row, want, "draw {} of {}", draw.index, path.display());
+        }
+        let mut revisited = false;
+        for (i, a) in frame.draws.iter().enumerate() {
+            for (j, b) in frame.draws.iter().enumerate().skip(i + 1) {
+                if a.surface == b.surface && *a.raster == *b.raster {
+                    assert_eq!(rows[i].0, rows[j].0, "draws {i} and {j}");
+                    revisited |= rows[j - 1].0 != rows[i].0;
+                }
+            }
+        }
+        let states = count(&db, "SELECT count(*) FROM draw_states");
+        let columns: Vec<String> = db
+            .connection()
+            .prepare("SELECT name FROM pragma_table_info('draw_states') WHERE cid >= 2")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let distinct = count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM (SELECT DISTINCT {} FROM draws)",
+                columns.join(", ")
+            ),
+        );
+        assert_eq!(states, distinct, "{}", path.display());
+        if path.ends_with("game.rrc.gz") {
+            assert!(states > 1 && states < 100, "{states} states");
+            assert!(revisited, "a state comes back after another");
+        }
+    }
+}

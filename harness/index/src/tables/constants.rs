@@ -61,7 +61,7 @@ SELECT r.capture_id, d.draw, r.register, r.x, r.y, r.z, r.w, r.known, r.read,
        r.read_relative, r.set_at_command IS NOT NULL,
        d.draw = r.first_draw AND r.set_for_first_draw, r.set_at_command
 FROM constant_runs r
-CROSS JOIN draws d ON d.capture_id = r.capture_id AND d.draw BETWEEN r.first_draw AND r.last_draw";
+CROSS JOIN draw_rows d ON d.capture_id = r.capture_id AND d.draw BETWEEN r.first_draw AND r.last_draw";
 
 /// The `draw_constants` view.
 pub fn draw_constants_view() -> View {
@@ -87,7 +87,7 @@ pub fn draw_constants_view() -> View {
             ("set_for_draw", Integer, "1 when it was written after the previous draw's END (uploaded for this draw); 0 when inherited from earlier in the frame or from before it."),
             ("set_at_command", Integer, "Command index of the last write before the draw; NULL when no command of the frame wrote it."),
         ],
-        select: DRAW_CONSTANTS,
+        select: DRAW_CONSTANTS.into(),
     }
 }
 

@@ -2,7 +2,8 @@
 //! getters read. [`all`] lists them in the order they are created and documented.
 //!
 //! - [`captures`]: one row per capture file.
-//! - [`draws`]: one row per draw.
+//! - [`draws`]: one row per draw (a view over the draws' own columns and their distinct
+//!   surface and raster states).
 //! - [`programs`]: programs by content key, with their constants, texture units and opcodes.
 //! - [`constants`]: transform constants (runs, and the per-draw view) and fragment inline
 //!   constants per draw.
@@ -27,7 +28,9 @@ use rsxtrace_capture::rrc::Location;
 pub fn all() -> Vec<TableInfo> {
     vec![
         captures::table().info(),
-        draws::table().info(),
+        draws::rows_table().info(),
+        draws::states_table().info(),
+        draws::view().info(),
         programs::table().info(),
         programs::constants_table().info(),
         programs::textures_table().info(),
