@@ -144,7 +144,10 @@ fn index_the_samples_with_a_truncated_capture_among_them() {
             .warnings
             .iter()
             .all(|w| w.draw.is_some() || !w.message.is_empty()));
-        assert_eq!(c.rows.as_ref().unwrap()["draw_rows"], c.draws.unwrap() as u64);
+        assert_eq!(
+            c.rows.as_ref().unwrap()["draw_rows"],
+            c.draws.unwrap() as u64
+        );
     }
 
     // The database holds the five captures; indexing the level again replaces it, exit 0,
