@@ -40,6 +40,18 @@ pub struct BisectReport {
     pub compared_draws: usize,
     /// Draws with a snapshot on one path only (a draw one renderer skipped).
     pub unpaired_draws: Vec<usize>,
+    /// The `rsxtrace` commands that look closer at the first departing draw, each with what
+    /// it shows ([`BisectReport::look_closer`]); empty when no draw departs.
+    pub commands: Vec<Command>,
+}
+
+/// An `rsxtrace` command line and what it shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Command {
+    /// The command line, e.g. `rsxtrace verify traces/game.rrc.gz --explain 89`.
+    pub line: String,
+    /// What it shows, one line.
+    pub shows: String,
 }
 
 impl BisectReport {
@@ -53,7 +65,65 @@ impl BisectReport {
             introducing_draws: Vec::new(),
             compared_draws: 0,
             unpaired_draws: Vec::new(),
+            commands: Vec::new(),
         }
+    }
+
+    /// Fill [`BisectReport::commands`] for a departure found in trace `name` (capture `file`,
+    /// rendered from draw `start`): the departing draw's shaders checked on the device against
+    /// the interpreter (`verify`, then `verify --explain` down to the instruction), what reached
+    /// the first pixel over the threshold on the reference render (`history`, from `start` as
+    /// the bisection rendered it), and the trace cut to the draws up to the departure (`trim`,
+    /// for a bug report or a manifest entry of its own).
+    pub fn look_closer(&mut self, name: &str, file: &str, start: usize) {
+        self.commands.clear();
+        let (BisectStatus::Found, Some(draw)) = (self.status, self.first_draw) else {
+            return;
+        };
+        let file = shell_word(file);
+        let end = draw + 1;
+        let mut add = |line: String, shows: &str| {
+            self.commands.push(Command {
+                line,
+                shows: shows.to_string(),
+            })
+        };
+        add(
+            format!("rsxtrace verify {file} --draws {draw}"),
+            "the draw's shaders recompiled on the device against the interpreter, per vertex \
+             and per pixel",
+        );
+        add(
+            format!("rsxtrace verify {file} --explain {draw}"),
+            "the first instruction where the device parts from the interpreter",
+        );
+        if let Some([x, y]) = self.first_draw_diff.as_ref().and_then(|d| d.first_over) {
+            add(
+                format!("rsxtrace history {file} --pixel {x},{y} --draws {start}..{end}"),
+                "every clear, transfer and fragment that reached the first pixel over the \
+                 threshold, on the CPU reference render",
+            );
+        }
+        add(
+            format!(
+                "rsxtrace trim {file} --draws {start}..{end} --out {}",
+                shell_word(&format!("{name}-draw-{draw}.rrc.gz"))
+            ),
+            "the trace cut to the draws up to the departure, for a bug report",
+        );
+    }
+}
+
+/// `word` quoted for a POSIX shell when it holds anything but plain path characters.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -90,6 +160,7 @@ pub fn bisect(
         introducing_draws: Vec::new(),
         compared_draws: 0,
         unpaired_draws: unpaired,
+        commands: Vec::new(),
     };
     let mut previous_over = 0u64;
     for (draw, e) in &expected_by_draw {
@@ -251,6 +322,42 @@ mod tests {
         assert_eq!(r.compared_draws, 4);
         assert!(r.unpaired_draws.is_empty());
         assert!(r.reason.contains("after draw 2"), "{}", r.reason);
+    }
+
+    #[test]
+    fn a_departure_names_the_commands_that_look_closer() {
+        let expected: Vec<_> = (10..14).map(|d| snapshot(d, d - 9)).collect();
+        let actual: Vec<_> = (10..14).map(|d| snapshot(d, 2.min(d - 9))).collect();
+        let mut r = bisect(&expected, &actual, &exact(), "cpu", "gpu");
+        assert_eq!(r.first_draw, Some(12));
+        r.look_closer("game", "traces/samples/game.rrc.gz", 10);
+        let lines: Vec<&str> = r.commands.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "rsxtrace verify traces/samples/game.rrc.gz --draws 12",
+                "rsxtrace verify traces/samples/game.rrc.gz --explain 12",
+                "rsxtrace history traces/samples/game.rrc.gz --pixel 2,0 --draws 10..13",
+                "rsxtrace trim traces/samples/game.rrc.gz --draws 10..13 --out game-draw-12.rrc.gz",
+            ]
+        );
+        assert!(r.commands.iter().all(|c| !c.shows.is_empty()));
+        // A path a shell would split is quoted.
+        r.look_closer("it's", "my traces/a.rrc", 10);
+        assert_eq!(
+            r.commands[0].line,
+            "rsxtrace verify 'my traces/a.rrc' --draws 12"
+        );
+        assert!(r.commands[3]
+            .line
+            .ends_with("--out 'it'\\''s-draw-12.rrc.gz'"));
+        // Nothing departs: nothing to look at.
+        let mut same = bisect(&expected, &expected, &exact(), "cpu", "gpu");
+        same.look_closer("game", "game.rrc.gz", 0);
+        assert!(same.commands.is_empty());
+        let mut none = BisectReport::unavailable("no GPU");
+        none.look_closer("game", "game.rrc.gz", 0);
+        assert!(none.commands.is_empty());
     }
 
     #[test]

@@ -234,6 +234,18 @@ impl HtmlWriter {
                     list.join(", ")
                 );
             }
+            if !b.commands.is_empty() {
+                s.push_str("<p>Look closer:</p><table class=\"commands\">\n");
+                for c in &b.commands {
+                    let _ = writeln!(
+                        s,
+                        "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                        escape(&c.line),
+                        escape(&c.shows)
+                    );
+                }
+                s.push_str("</table>\n");
+            }
             if let Some(images) = &artifacts.bisect {
                 let draw = images.draw;
                 s.push_str("<div class=\"row\">");
@@ -347,6 +359,8 @@ mod tests {
         b.reason = "departs after draw 4".into();
         b.first_draw = Some(4);
         b.introducing_draws = vec![4, 9];
+        b.status = crate::bisect::BisectStatus::Found;
+        b.look_closer("scene1", "a <b>.rrc", 0);
         t.bisect = Some(b);
         let img = Rgba8Image::filled(2, 2, [1, 2, 3, 255]);
         let artifacts = Artifacts {
@@ -385,6 +399,9 @@ mod tests {
             .join("out/scene1/draw-0004-difference.png")
             .exists());
         assert!(text.contains("Failing draws (the difference grew after each): 4, 9"));
+        assert!(text.contains(
+            "<tr><td><code>rsxtrace verify &apos;a &lt;b&gt;.rrc&apos; --explain 4</code></td>"
+        ));
         assert!(text.contains("<a href=\"#scene1\">scene1</a>"));
         assert!(text.contains("<td>4</td></tr>"));
         assert!(text.contains("3 pixels over 8"));

@@ -58,6 +58,12 @@ pub fn details(trace: &TraceResult) -> String {
             let list: Vec<String> = b.introducing_draws.iter().map(|d| d.to_string()).collect();
             let _ = writeln!(text, "draws that grew the difference: {}", list.join(", "));
         }
+        if !b.commands.is_empty() {
+            let _ = writeln!(text, "look closer:");
+            for c in &b.commands {
+                let _ = writeln!(text, "  {}    # {}", c.line, c.shows);
+            }
+        }
     }
     if trace.updated {
         let _ = writeln!(text, "reference written: {}", trace.reference);
@@ -162,6 +168,29 @@ mod tests {
     use super::*;
     use crate::report::tests::{report, trace};
     use crate::report::{PathResult, RenderPath};
+
+    #[test]
+    fn details_end_with_the_commands_that_look_closer() {
+        let mut t = trace("game", Outcome::Fail, false);
+        let mut b = crate::bisect::BisectReport::unavailable("x");
+        b.status = crate::bisect::BisectStatus::Found;
+        b.reason = "the gpu render departs from the cpu render after draw 89".into();
+        b.first_draw = Some(89);
+        b.look_closer("game", "traces/samples/game.rrc.gz", 0);
+        t.bisect = Some(b);
+        let text = details(&t);
+        let closer = text
+            .split_once("look closer:\n")
+            .expect("a look closer section")
+            .1;
+        assert!(
+            closer.starts_with("  rsxtrace verify traces/samples/game.rrc.gz --draws 89    # "),
+            "{text}"
+        );
+        assert!(closer.contains(
+            "rsxtrace trim traces/samples/game.rrc.gz --draws 0..90 --out game-draw-89.rrc.gz"
+        ));
+    }
 
     #[test]
     fn escaping() {

@@ -336,7 +336,7 @@ pub fn run_trace(
     result.combine();
 
     if result.status == Outcome::Fail && options.bisect {
-        let (report, images) = bisect_trace(
+        let (mut report, images) = bisect_trace(
             spec,
             renderers,
             &frame,
@@ -344,6 +344,8 @@ pub fn run_trace(
             &renders,
             image_failed,
         );
+        let start = draws.as_ref().map_or(0, |d| d.start);
+        report.look_closer(&spec.name, &result.file, start);
         result.bisect = Some(report);
         artifacts.bisect = images;
     }
