@@ -57,6 +57,10 @@ pub enum Command {
     /// Cut a capture down to a range of draws (a smaller capture that replays them as
     /// `replay --draws` does from the whole file), for a bug report or a test case.
     Trim(crate::cmd::trim::TrimArgs),
+    /// Two captures side by side: their draws aligned by what they draw, and per aligned pair
+    /// the state, constants, inline constants and vertex data that differ (exit 1 when the
+    /// frames differ).
+    Diff(crate::cmd::diff::DiffArgs),
     /// Disassemble an RSX program: a CgBinaryProgram, a PSL1GHT container, raw microcode, or
     /// the programs of one draw of a capture.
     Disasm {

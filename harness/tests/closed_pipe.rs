@@ -98,6 +98,15 @@ fn trim() {
 }
 
 #[test]
+fn diff() {
+    let basic = repo("traces/samples/basic.rrc.gz");
+    let game = repo("traces/samples/game.rrc.gz");
+    check(&["diff", &basic, &basic]);
+    check(&["diff", &basic, &game, "--json"]);
+    check(&["diff", &game, &game, "--draw", "3"]);
+}
+
+#[test]
 fn draws() {
     check(&["draws", &repo("traces/samples/game.rrc.gz")]);
     check(&["draws", &repo("traces/samples/game.rrc.gz"), "--json"]);

@@ -63,6 +63,36 @@ pub struct FragmentProgram {
     pub hash: u64,
 }
 
+impl FragmentProgram {
+    /// The inline constant in slot `slot` (counted from the first instruction, as
+    /// [`FragmentProgram::constant_slots`]) as four floats; `None` when the slot is past the
+    /// microcode.
+    pub fn constant(&self, slot: u32) -> Option<[f32; 4]> {
+        inline_constant(&self.ucode, slot)
+    }
+
+    /// Every inline constant: `(slot, value)` per [`FragmentProgram::constant_slots`] entry
+    /// inside the microcode.
+    pub fn constants(&self) -> impl Iterator<Item = (u32, [f32; 4])> + '_ {
+        self.constant_slots
+            .iter()
+            .filter_map(|&slot| Some((slot, self.constant(slot)?)))
+    }
+}
+
+/// The four floats of slot `slot` of fragment microcode in guest byte order: each word is
+/// stored big-endian with its 16-bit halves swapped (rsx-microcode.md, fragment encoding:
+/// RPCS3's `fragment_program_decompiler` swaps them back). `None` past the end.
+pub fn inline_constant(ucode: &[u8], slot: u32) -> Option<[f32; 4]> {
+    let at = usize::try_from(slot).ok()?.checked_mul(16)?;
+    let bytes = ucode.get(at..at.checked_add(16)?)?;
+    let mut out = [0f32; 4];
+    for (v, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *v = f32::from_bits(u32::from_be_bytes([w[0], w[1], w[2], w[3]]).rotate_left(16));
+    }
+    Some(out)
+}
+
 /// Why a fragment program could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]

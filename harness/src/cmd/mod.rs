@@ -4,6 +4,7 @@ pub mod batch;
 pub mod ci;
 mod convert;
 pub mod debug;
+pub mod diff;
 mod disasm;
 mod draws;
 mod dump;
@@ -48,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Replay(args) => replay::run(&args),
         Command::History(args) => history::run(&args),
         Command::Trim(args) => trim::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),
         Command::Mvp(args) => mvp::run(&args),

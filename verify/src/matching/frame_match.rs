@@ -16,7 +16,6 @@ use super::similarity;
 use rsxtrace_capture::frame::draw::DrawProblem;
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_program::container::Stage;
-use rsxtrace_program::fragment::decode::word_from_guest;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -267,17 +266,8 @@ fn inline_constants(d: &Draw) -> Vec<InlineConstantValue> {
     let Some(p) = d.fragment_program.as_deref() else {
         return Vec::new();
     };
-    p.constant_slots
-        .iter()
-        .filter_map(|&slot| {
-            let at = usize::try_from(slot).ok()?.checked_mul(16)?;
-            let bytes = p.ucode.get(at..at.checked_add(16)?)?;
-            let mut values = [0f32; 4];
-            for (v, c) in values.iter_mut().zip(bytes.chunks_exact(4)) {
-                *v = f32::from_bits(word_from_guest([c[0], c[1], c[2], c[3]]));
-            }
-            Some(InlineConstantValue { slot, values })
-        })
+    p.constants()
+        .map(|(slot, values)| InlineConstantValue { slot, values })
         .collect()
 }
 

@@ -15,7 +15,7 @@
 //!   ([`read_uniforms`]), words decoded with the RSX half-word swap (B.1).
 
 use rsxtrace_capture::frame::{FragmentProgram as DrawProgram, Frame};
-use rsxtrace_program::container::{decode_word, Container};
+use rsxtrace_program::container::Container;
 use rsxtrace_program::fragment::{self, FragmentDecodeError};
 use serde::Serialize;
 
@@ -239,13 +239,7 @@ pub fn matrix_rows(
 /// The four floats of constant slot `slot` of a draw's microcode (guest byte order), or
 /// `None` when the slot is past its end.
 pub fn read_slot(ucode: &[u8], slot: u32) -> Option<[f32; 4]> {
-    let at = (slot as usize).checked_mul(SLOT)?;
-    let bytes = ucode.get(at..at.checked_add(SLOT)?)?;
-    let mut out = [0f32; 4];
-    for (v, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        *v = decode_word([w[0], w[1], w[2], w[3]]);
-    }
-    Some(out)
+    rsxtrace_capture::frame::fragment::inline_constant(ucode, slot)
 }
 
 /// One uniform's value at one draw.

@@ -1,0 +1,586 @@
+//! Two captures' frames side by side (`rsxtrace diff`, docs/diff.md): their draws aligned by
+//! what each one draws, and for each aligned pair what differs: the state the frame model
+//! decodes, the transform constants, the fragment program's inline constants, and the bytes
+//! the vertex fetch reads (index buffer, attribute arrays).
+//!
+//! The alignment is a longest common subsequence (Myers, the `similar` crate) of the draws'
+//! keys: vertex program, primitive and vertex count, which a mesh keeps from one frame to the
+//! next while its matrices, textures, blend state or fragment program change. Draws with no
+//! partner are listed as only in one frame.
+
+use crate::fetch::{fetch_spans, FetchSpans, GuestMemory};
+use crate::frame::{Draw, Frame, CONSTANT_COUNT};
+use serde::Serialize;
+use serde_json::Value;
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+use std::collections::HashMap;
+use xxhash_rust::xxh3::Xxh3;
+
+/// State fields that say where a draw is, not what it draws: not compared.
+const POSITION_FIELDS: [&str; 4] = ["index", "begin_command", "end_command", "problems"];
+
+/// What [`diff_frames`] found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrameDiff {
+    /// Draws in frame A.
+    pub draws_a: usize,
+    /// Draws in frame B.
+    pub draws_b: usize,
+    /// Runs of aligned draws: draw `a + k` of A is draw `b + k` of B for `k < len`.
+    pub aligned: Vec<AlignedRun>,
+    /// Aligned draws.
+    pub matched: usize,
+    /// Aligned draws with nothing different.
+    pub identical: usize,
+    /// Aligned draws with something different, in order.
+    pub differing: Vec<DrawDiff>,
+    /// Draws of A with no partner in B.
+    pub only_a: Vec<usize>,
+    /// Draws of B with no partner in A.
+    pub only_b: Vec<usize>,
+}
+
+impl FrameDiff {
+    /// Whether the two frames draw the same draws with the same state, constants and data.
+    pub fn is_identical(&self) -> bool {
+        self.differing.is_empty() && self.only_a.is_empty() && self.only_b.is_empty()
+    }
+
+    /// The draw of B aligned with draw `a` of A.
+    pub fn partner_of(&self, a: usize) -> Option<usize> {
+        self.aligned
+            .iter()
+            .find(|r| (r.a..r.a + r.len).contains(&a))
+            .map(|r| r.b + (a - r.a))
+    }
+}
+
+/// Draws `a..a + len` of A aligned with draws `b..b + len` of B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AlignedRun {
+    /// First draw of A.
+    pub a: usize,
+    /// First draw of B.
+    pub b: usize,
+    /// Draws in the run.
+    pub len: usize,
+}
+
+/// An aligned pair of draws and what differs between them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DrawDiff {
+    /// The draw in A.
+    pub a: usize,
+    /// The draw in B.
+    pub b: usize,
+    /// State fields (as `rsxtrace dump --json` names them, e.g. `raster.blend.enabled`).
+    pub fields: Vec<FieldChange>,
+    /// Transform constants `c[register]`.
+    pub constants: Vec<ConstantChange>,
+    /// Fragment program inline constants.
+    pub inline_constants: Vec<InlineChange>,
+    /// Bytes the vertex fetch reads.
+    pub data: Vec<DataChange>,
+}
+
+impl DrawDiff {
+    /// Number of differences of every kind.
+    pub fn count(&self) -> usize {
+        self.fields.len() + self.constants.len() + self.inline_constants.len() + self.data.len()
+    }
+}
+
+/// A state field that differs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldChange {
+    /// Path in the draw's state, e.g. `textures[0].offset`.
+    pub field: String,
+    /// Its value in A (`null` when A's state has no such field).
+    pub a: Value,
+    /// Its value in B.
+    pub b: Value,
+}
+
+/// A transform constant that differs (`None`: not known at the draw).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConstantChange {
+    /// Register, 0..468.
+    pub register: usize,
+    /// Value in A.
+    pub a: Option<[f32; 4]>,
+    /// Value in B.
+    pub b: Option<[f32; 4]>,
+}
+
+/// A fragment inline constant that differs (`None`: the program has no constant there).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InlineChange {
+    /// Slot, counted from the program's first instruction.
+    pub slot: u32,
+    /// Value in A.
+    pub a: Option<[f32; 4]>,
+    /// Value in B.
+    pub b: Option<[f32; 4]>,
+}
+
+/// Vertex fetch bytes that differ.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DataChange {
+    /// `index_range N` or `attribute N`.
+    pub what: String,
+    /// XXH3-64 of A's bytes, 16 hex digits; `None` when A does not read it or the capture
+    /// lacks the bytes.
+    pub a: Option<String>,
+    /// XXH3-64 of B's bytes.
+    pub b: Option<String>,
+}
+
+/// Align the draws of `a` and `b` and compare each aligned pair.
+pub fn diff_frames(a: &Frame, b: &Frame) -> FrameDiff {
+    let pairs = align(&a.draws, &b.draws);
+    let mut out = FrameDiff {
+        draws_a: a.draws.len(),
+        draws_b: b.draws.len(),
+        aligned: Vec::new(),
+        matched: pairs.len(),
+        identical: 0,
+        differing: Vec::new(),
+        only_a: Vec::new(),
+        only_b: Vec::new(),
+    };
+    let (mut next_a, mut next_b) = (0, 0);
+    for &(ia, ib) in &pairs {
+        out.only_a.extend(next_a..ia);
+        out.only_b.extend(next_b..ib);
+        (next_a, next_b) = (ia + 1, ib + 1);
+        match out.aligned.last_mut() {
+            Some(run) if run.a + run.len == ia && run.b + run.len == ib => run.len += 1,
+            _ => out.aligned.push(AlignedRun {
+                a: ia,
+                b: ib,
+                len: 1,
+            }),
+        }
+        let d = diff_draws(a, ia, b, ib);
+        if d.count() == 0 {
+            out.identical += 1;
+        } else {
+            out.differing.push(d);
+        }
+    }
+    out.only_a.extend(next_a..a.draws.len());
+    out.only_b.extend(next_b..b.draws.len());
+    out
+}
+
+/// The aligned pairs `(draw of A, draw of B)`, ascending in both. First the draws that agree
+/// on everything they draw with ([`Fingerprints`]: a longest common subsequence, so an
+/// unchanged draw pairs with its own copy rather than an earlier or later draw of the same
+/// mesh); then, inside each stretch between those, the draws that agree on the mesh alone
+/// ([`DrawKey::mesh`]: the draws that changed).
+fn align(a: &[Draw], b: &[Draw]) -> Vec<(usize, usize)> {
+    let mut fingerprints = Fingerprints::new();
+    let exact_a: Vec<ExactKey> = a.iter().map(|d| fingerprints.of(d)).collect();
+    let exact_b: Vec<ExactKey> = b.iter().map(|d| fingerprints.of(d)).collect();
+    let mesh_a: Vec<DrawKey> = a.iter().map(DrawKey::mesh).collect();
+    let mesh_b: Vec<DrawKey> = b.iter().map(DrawKey::mesh).collect();
+    let mut pairs = Vec::new();
+    let close_gap = |from: (usize, usize), to: (usize, usize), pairs: &mut Vec<(usize, usize)>| {
+        lcs(&mesh_a[from.0..to.0], &mesh_b[from.1..to.1], |i, j| {
+            pairs.push((from.0 + i, from.1 + j))
+        });
+    };
+    let mut gap = (0, 0);
+    for op in capture_diff_slices(Algorithm::Myers, &exact_a, &exact_b) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            close_gap(gap, (old_index, new_index), &mut pairs);
+            pairs.extend((0..len).map(|k| (old_index + k, new_index + k)));
+            gap = (old_index + len, new_index + len);
+        }
+    }
+    close_gap(gap, (a.len(), b.len()), &mut pairs);
+    pairs
+}
+
+/// Call `pair(i, j)` for each pair of a longest common subsequence of `a` and `b`, in order.
+fn lcs<T: PartialEq + Eq + std::hash::Hash + Ord>(
+    a: &[T],
+    b: &[T],
+    mut pair: impl FnMut(usize, usize),
+) {
+    if a.is_empty() || b.is_empty() {
+        return;
+    }
+    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                pair(old_index + k, new_index + k);
+            }
+        }
+    }
+}
+
+/// What aligns two draws: the same vertex program drawing the same primitive over the same
+/// number of vertices (a mesh keeps these while its matrices, textures, blend state or
+/// fragment program change).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct DrawKey {
+    vp_hash: u64,
+    primitive: u32,
+    vertex_count: u64,
+}
+
+/// A draw's mesh key with a fingerprint of everything it draws with ([`Fingerprints`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct ExactKey {
+    mesh: DrawKey,
+    fingerprint: u64,
+}
+
+impl DrawKey {
+    fn mesh(d: &Draw) -> DrawKey {
+        DrawKey {
+            vp_hash: d.vp_hash,
+            primitive: d.primitive as u32,
+            vertex_count: d.vertex_count,
+        }
+    }
+}
+
+/// XXH3-64 of everything a draw draws with: its state as `dump --json` serializes it (less
+/// where it is), its transform constants and its fragment program's microcode (the inline
+/// constants). The texture units and the raster state, shared between consecutive draws of a
+/// frame, are hashed once per shared value.
+struct Fingerprints {
+    shared: HashMap<*const (), u64>,
+}
+
+/// An `io::Write` that hashes what is written.
+struct HashWriter(Xxh3);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn hash_json<T: Serialize + ?Sized>(value: &T) -> u64 {
+    let mut w = HashWriter(Xxh3::new());
+    // Serializing into a hasher cannot fail but for a value serde cannot represent, which
+    // then hashes as what was written before it.
+    let _ = serde_json::to_writer(&mut w, value);
+    w.0.digest()
+}
+
+impl Fingerprints {
+    fn new() -> Fingerprints {
+        Fingerprints {
+            shared: HashMap::new(),
+        }
+    }
+
+    fn shared<T: Serialize + ?Sized>(&mut self, value: &std::sync::Arc<T>) -> u64 {
+        let key = std::sync::Arc::as_ptr(value) as *const ();
+        *self
+            .shared
+            .entry(key)
+            .or_insert_with(|| hash_json(&**value))
+    }
+
+    fn of(&mut self, d: &Draw) -> ExactKey {
+        let Draw {
+            index: _,
+            begin_command: _,
+            end_command: _,
+            problems: _,
+            vertex_program: _,
+            part,
+            primitive,
+            indexed,
+            ranges,
+            index_array,
+            vertex_count,
+            vp_start,
+            vp_hash,
+            vp_end_slot,
+            transform_branch_bits,
+            fp_address,
+            fragment_program,
+            shader_control,
+            shader_packer,
+            vertex_inputs,
+            output_mask,
+            textures,
+            vertex_textures,
+            surface,
+            raster,
+            constants,
+        } = d;
+        let mut h = Xxh3::new();
+        let own = hash_json(&(
+            (part, primitive, indexed, ranges, index_array, vertex_count),
+            (vp_start, vp_hash, vp_end_slot, transform_branch_bits),
+            (fp_address, shader_control, shader_packer, vertex_inputs),
+            (output_mask, surface),
+        ));
+        h.update(&own.to_le_bytes());
+        for shared in [
+            self.shared(textures),
+            self.shared(vertex_textures),
+            self.shared(raster),
+        ] {
+            h.update(&shared.to_le_bytes());
+        }
+        if let Some(p) = fragment_program {
+            h.update(&p.hash.to_le_bytes());
+            h.update(&p.ucode);
+        }
+        for r in 0..CONSTANT_COUNT {
+            match constants.raw(r) {
+                Some(v) => {
+                    h.update(&[1]);
+                    for w in v {
+                        h.update(&w.to_le_bytes());
+                    }
+                }
+                None => h.update(&[0]),
+            }
+        }
+        ExactKey {
+            mesh: DrawKey::mesh(d),
+            fingerprint: h.digest(),
+        }
+    }
+}
+
+/// Compare draw `ia` of `a` with draw `ib` of `b`.
+pub fn diff_draws(a: &Frame, ia: usize, b: &Frame, ib: usize) -> DrawDiff {
+    let (da, db) = (&a.draws[ia], &b.draws[ib]);
+    let mut fields = Vec::new();
+    if !same_state(da, db) {
+        let (va, vb) = (state_value(da), state_value(db));
+        compare_values(String::new(), &va, &vb, &mut fields);
+    }
+    DrawDiff {
+        a: ia,
+        b: ib,
+        fields,
+        constants: constants(da, db),
+        inline_constants: inline_constants(da, db),
+        data: data(a, ia, b, ib),
+    }
+}
+
+/// Whether every state field [`state_value`] serializes is equal, compared as values (no
+/// serialization: most aligned draws are equal). Lists every field of [`Draw`], so that a new
+/// one cannot be left out; a `false` only sends the pair to the field-by-field comparison.
+fn same_state(a: &Draw, b: &Draw) -> bool {
+    let Draw {
+        index: _,
+        begin_command: _,
+        end_command: _,
+        problems: _,
+        vertex_program: _,
+        constants: _,
+        part,
+        primitive,
+        indexed,
+        ranges,
+        index_array,
+        vertex_count,
+        vp_start,
+        vp_hash,
+        vp_end_slot,
+        transform_branch_bits,
+        fp_address,
+        fragment_program,
+        shader_control,
+        shader_packer,
+        vertex_inputs,
+        output_mask,
+        textures,
+        vertex_textures,
+        surface,
+        raster,
+    } = a;
+    *part == b.part
+        && *primitive == b.primitive
+        && *indexed == b.indexed
+        && *ranges == b.ranges
+        && *index_array == b.index_array
+        && *vertex_count == b.vertex_count
+        && *vp_start == b.vp_start
+        && *vp_hash == b.vp_hash
+        && *vp_end_slot == b.vp_end_slot
+        && *transform_branch_bits == b.transform_branch_bits
+        && *fp_address == b.fp_address
+        && *fragment_program == b.fragment_program
+        && *shader_control == b.shader_control
+        && *shader_packer == b.shader_packer
+        && *vertex_inputs == b.vertex_inputs
+        && *output_mask == b.output_mask
+        && *textures == b.textures
+        && *vertex_textures == b.vertex_textures
+        && *surface == b.surface
+        && *raster == b.raster
+}
+
+/// The draw's state as `dump --json` prints it, less the fields that say where it is.
+fn state_value(d: &Draw) -> Value {
+    let mut v = serde_json::to_value(d).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut v {
+        for field in POSITION_FIELDS {
+            map.shift_remove(field);
+        }
+    }
+    v
+}
+
+/// Every leaf where `a` and `b` differ, under `path`; an object or array present on one side
+/// only, or arrays of different lengths, count as one change at their own path.
+fn compare_values(path: String, a: &Value, b: &Value, out: &mut Vec<FieldChange>) {
+    if a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(ma), Value::Object(mb)) => {
+            for (k, x) in ma {
+                let y = mb.get(k).unwrap_or(&Value::Null);
+                compare_values(join(&path, k), x, y, out);
+            }
+            for (k, y) in mb.iter().filter(|(k, _)| !ma.contains_key(*k)) {
+                compare_values(join(&path, k), &Value::Null, y, out);
+            }
+        }
+        (Value::Array(xa), Value::Array(xb)) if xa.len() == xb.len() => {
+            for (i, (x, y)) in xa.iter().zip(xb).enumerate() {
+                compare_values(format!("{path}[{i}]"), x, y, out);
+            }
+        }
+        _ => out.push(FieldChange {
+            field: path,
+            a: a.clone(),
+            b: b.clone(),
+        }),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn constants(a: &Draw, b: &Draw) -> Vec<ConstantChange> {
+    if a.constants == b.constants {
+        return Vec::new();
+    }
+    (0..CONSTANT_COUNT)
+        .filter(|&r| a.constants.raw(r) != b.constants.raw(r))
+        .map(|register| ConstantChange {
+            register,
+            a: a.constants.get(register),
+            b: b.constants.get(register),
+        })
+        .collect()
+}
+
+fn inline_constants(a: &Draw, b: &Draw) -> Vec<InlineChange> {
+    let (pa, pb) = (a.fragment_program.as_deref(), b.fragment_program.as_deref());
+    let mut slots: Vec<u32> = pa
+        .iter()
+        .chain(pb.iter())
+        .flat_map(|p| p.constant_slots.iter().copied())
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let value = |p: Option<&crate::frame::FragmentProgram>, slot: u32| {
+        p.filter(|p| p.constant_slots.contains(&slot))
+            .and_then(|p| p.constant(slot))
+    };
+    slots
+        .into_iter()
+        .filter_map(|slot| {
+            let (x, y) = (value(pa, slot), value(pb, slot));
+            let same = match (x, y) {
+                (Some(x), Some(y)) => x.map(f32::to_bits) == y.map(f32::to_bits),
+                (x, y) => x.is_none() && y.is_none(),
+            };
+            (!same).then_some(InlineChange { slot, a: x, b: y })
+        })
+        .collect()
+}
+
+/// The bytes each side's vertex fetch reads, by what reads them: `(what, bytes)`; `None`
+/// bytes where the capture lacks them.
+fn fetched_bytes<'m>(
+    frame: &'m Frame,
+    index: usize,
+    view: &'m crate::frame::MemoryView<'m>,
+) -> Vec<(String, Option<&'m [u8]>)> {
+    let d = &frame.draws[index];
+    let spans: FetchSpans = fetch_spans(&d.vertex_inputs, view).unwrap_or_default();
+    let read = |s: &crate::fetch::Span| view.read(s.location, s.offset, s.len);
+    let mut out: Vec<(String, Option<&[u8]>)> = spans
+        .index_ranges
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (format!("index_range {k}"), read(s)))
+        .collect();
+    out.extend(
+        spans
+            .attributes
+            .iter()
+            .map(|a| (format!("attribute {}", a.attribute), read(&a.span))),
+    );
+    out
+}
+
+fn find<'m>(side: &[(String, Option<&'m [u8]>)], what: &str) -> Option<&'m [u8]> {
+    side.iter().find(|(w, _)| w == what).and_then(|(_, b)| *b)
+}
+
+fn data(a: &Frame, ia: usize, b: &Frame, ib: usize) -> Vec<DataChange> {
+    let (Some(view_a), Some(view_b)) = (a.memory(ia), b.memory(ib)) else {
+        return Vec::new();
+    };
+    let bytes_a = fetched_bytes(a, ia, &view_a);
+    let bytes_b = fetched_bytes(b, ib, &view_b);
+    let hash =
+        |bytes: Option<&[u8]>| bytes.map(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b)));
+    let mut whats: Vec<&str> = bytes_a.iter().map(|(w, _)| w.as_str()).collect();
+    for (w, _) in &bytes_b {
+        if !whats.contains(&w.as_str()) {
+            whats.push(w);
+        }
+    }
+    let mut out = Vec::new();
+    for what in whats {
+        let (x, y) = (find(&bytes_a, what), find(&bytes_b, what));
+        if x != y {
+            out.push(DataChange {
+                what: what.to_string(),
+                a: hash(x),
+                b: hash(y),
+            });
+        }
+    }
+    out
+}
