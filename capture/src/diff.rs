@@ -8,13 +8,21 @@
 //! next while its matrices, textures, blend state or fragment program change. Draws with no
 //! partner are listed as only in one frame.
 
-use crate::fetch::{fetch_spans, FetchSpans, GuestMemory};
-use crate::frame::{Draw, Frame, CONSTANT_COUNT};
+use crate::fetch::{fetch_spans, DrawRange, FetchSpans, GuestMemory, IndexArray, VertexInputs};
+use crate::frame::state::{RasterState, ShaderControl, Surface, Texture};
+use crate::frame::{Draw, FragmentProgram, Frame, Primitive, ProgramAddress, CONSTANT_COUNT};
 use serde::Serialize;
 use serde_json::Value;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::Xxh3;
+
+/// How long the pairing searches for the longest common subsequences (Myers' search costs the
+/// product of the lengths and the differences: two unrelated 20,000-draw frames); then it
+/// settles for a shorter one (`similar`'s deadline).
+const SEARCH_TIME: Duration = Duration::from_secs(5);
 
 /// State fields that say where a draw is, not what it draws: not compared.
 const POSITION_FIELDS: [&str; 4] = ["index", "begin_command", "end_command", "problems"];
@@ -184,39 +192,40 @@ fn align(a: &[Draw], b: &[Draw]) -> Vec<(usize, usize)> {
     let exact_b: Vec<ExactKey> = b.iter().map(|d| fingerprints.of(d)).collect();
     let mesh_a: Vec<DrawKey> = a.iter().map(DrawKey::mesh).collect();
     let mesh_b: Vec<DrawKey> = b.iter().map(DrawKey::mesh).collect();
+    let deadline = Instant::now() + SEARCH_TIME;
     let mut pairs = Vec::new();
     let close_gap = |from: (usize, usize), to: (usize, usize), pairs: &mut Vec<(usize, usize)>| {
-        lcs(&mesh_a[from.0..to.0], &mesh_b[from.1..to.1], |i, j| {
-            pairs.push((from.0 + i, from.1 + j))
-        });
+        lcs(
+            &mesh_a[from.0..to.0],
+            &mesh_b[from.1..to.1],
+            deadline,
+            |i, j| pairs.push((from.0 + i, from.1 + j)),
+        );
     };
+    let mut exact = Vec::new();
+    lcs(&exact_a, &exact_b, deadline, |i, j| exact.push((i, j)));
     let mut gap = (0, 0);
-    for op in capture_diff_slices(Algorithm::Myers, &exact_a, &exact_b) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            close_gap(gap, (old_index, new_index), &mut pairs);
-            pairs.extend((0..len).map(|k| (old_index + k, new_index + k)));
-            gap = (old_index + len, new_index + len);
-        }
+    for (i, j) in exact {
+        close_gap(gap, (i, j), &mut pairs);
+        pairs.push((i, j));
+        gap = (i + 1, j + 1);
     }
     close_gap(gap, (a.len(), b.len()), &mut pairs);
     pairs
 }
 
 /// Call `pair(i, j)` for each pair of a longest common subsequence of `a` and `b`, in order.
-fn lcs<T: PartialEq + Eq + std::hash::Hash + Ord>(
+/// Past `deadline` the search settles for a common subsequence that may be shorter.
+fn lcs<T: Eq + std::hash::Hash + Ord>(
     a: &[T],
     b: &[T],
+    deadline: Instant,
     mut pair: impl FnMut(usize, usize),
 ) {
     if a.is_empty() || b.is_empty() {
         return;
     }
-    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+    for op in capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline)) {
         if let DiffOp::Equal {
             old_index,
             new_index,
@@ -294,8 +303,8 @@ impl Fingerprints {
         }
     }
 
-    fn shared<T: Serialize + ?Sized>(&mut self, value: &std::sync::Arc<T>) -> u64 {
-        let key = std::sync::Arc::as_ptr(value) as *const ();
+    fn shared<T: Serialize + ?Sized>(&mut self, value: &Arc<T>) -> u64 {
+        let key = Arc::as_ptr(value) as *const ();
         *self
             .shared
             .entry(key)
@@ -303,55 +312,22 @@ impl Fingerprints {
     }
 
     fn of(&mut self, d: &Draw) -> ExactKey {
-        let Draw {
-            index: _,
-            begin_command: _,
-            end_command: _,
-            problems: _,
-            vertex_program: _,
-            part,
-            primitive,
-            indexed,
-            ranges,
-            index_array,
-            vertex_count,
-            vp_start,
-            vp_hash,
-            vp_end_slot,
-            transform_branch_bits,
-            fp_address,
-            fragment_program,
-            shader_control,
-            shader_packer,
-            vertex_inputs,
-            output_mask,
-            textures,
-            vertex_textures,
-            surface,
-            raster,
-            constants,
-        } = d;
+        let parts = StateParts::of(d);
         let mut h = Xxh3::new();
-        let own = hash_json(&(
-            (part, primitive, indexed, ranges, index_array, vertex_count),
-            (vp_start, vp_hash, vp_end_slot, transform_branch_bits),
-            (fp_address, shader_control, shader_packer, vertex_inputs),
-            (output_mask, surface),
-        ));
-        h.update(&own.to_le_bytes());
+        h.update(&hash_json(&parts.own).to_le_bytes());
         for shared in [
-            self.shared(textures),
-            self.shared(vertex_textures),
-            self.shared(raster),
+            self.shared(parts.textures),
+            self.shared(parts.vertex_textures),
+            self.shared(parts.raster),
         ] {
             h.update(&shared.to_le_bytes());
         }
-        if let Some(p) = fragment_program {
+        if let Some(p) = parts.fragment_program {
             h.update(&p.hash.to_le_bytes());
             h.update(&p.ucode);
         }
         for r in 0..CONSTANT_COUNT {
-            match constants.raw(r) {
+            match d.constants.raw(r) {
                 Some(v) => {
                     h.update(&[1]);
                     for w in v {
@@ -372,7 +348,7 @@ impl Fingerprints {
 pub fn diff_draws(a: &Frame, ia: usize, b: &Frame, ib: usize) -> DrawDiff {
     let (da, db) = (&a.draws[ia], &b.draws[ib]);
     let mut fields = Vec::new();
-    if !same_state(da, db) {
+    if !StateParts::of(da).same(&StateParts::of(db)) {
         let (va, vb) = (state_value(da), state_value(db));
         compare_values(String::new(), &va, &vb, &mut fields);
     }
@@ -386,58 +362,106 @@ pub fn diff_draws(a: &Frame, ia: usize, b: &Frame, ib: usize) -> DrawDiff {
     }
 }
 
-/// Whether every state field [`state_value`] serializes is equal, compared as values (no
-/// serialization: most aligned draws are equal). Lists every field of [`Draw`], so that a new
-/// one cannot be left out; a `false` only sends the pair to the field-by-field comparison.
-fn same_state(a: &Draw, b: &Draw) -> bool {
-    let Draw {
-        index: _,
-        begin_command: _,
-        end_command: _,
-        problems: _,
-        vertex_program: _,
-        constants: _,
-        part,
-        primitive,
-        indexed,
-        ranges,
-        index_array,
-        vertex_count,
-        vp_start,
-        vp_hash,
-        vp_end_slot,
-        transform_branch_bits,
-        fp_address,
-        fragment_program,
-        shader_control,
-        shader_packer,
-        vertex_inputs,
-        output_mask,
-        textures,
-        vertex_textures,
-        surface,
-        raster,
-    } = a;
-    *part == b.part
-        && *primitive == b.primitive
-        && *indexed == b.indexed
-        && *ranges == b.ranges
-        && *index_array == b.index_array
-        && *vertex_count == b.vertex_count
-        && *vp_start == b.vp_start
-        && *vp_hash == b.vp_hash
-        && *vp_end_slot == b.vp_end_slot
-        && *transform_branch_bits == b.transform_branch_bits
-        && *fp_address == b.fp_address
-        && *fragment_program == b.fragment_program
-        && *shader_control == b.shader_control
-        && *shader_packer == b.shader_packer
-        && *vertex_inputs == b.vertex_inputs
-        && *output_mask == b.output_mask
-        && *textures == b.textures
-        && *vertex_textures == b.vertex_textures
-        && *surface == b.surface
-        && *raster == b.raster
+/// A draw's state as [`state_value`] serializes it, field by field: the draw's own fields,
+/// and the ones shared between consecutive draws of a frame (hashed once per shared value by
+/// [`Fingerprints`]). Made by destructuring every field of [`Draw`], so that a new one cannot
+/// be left out of the comparison or the fingerprint.
+struct StateParts<'a> {
+    own: OwnState<'a>,
+    fragment_program: &'a Option<Arc<FragmentProgram>>,
+    textures: &'a Arc<[Texture; 16]>,
+    vertex_textures: &'a Arc<[Texture; 4]>,
+    raster: &'a Arc<RasterState>,
+}
+
+/// The fields a draw owns (see [`StateParts`]).
+#[derive(PartialEq, Serialize)]
+struct OwnState<'a> {
+    part: &'a u32,
+    primitive: &'a Primitive,
+    indexed: &'a bool,
+    ranges: &'a Vec<DrawRange>,
+    index_array: &'a Option<IndexArray>,
+    vertex_count: &'a u64,
+    vp_start: &'a u32,
+    vp_hash: &'a u64,
+    vp_end_slot: &'a Option<u32>,
+    transform_branch_bits: &'a u32,
+    fp_address: &'a Option<ProgramAddress>,
+    shader_control: &'a ShaderControl,
+    shader_packer: &'a u32,
+    vertex_inputs: &'a VertexInputs,
+    output_mask: &'a u32,
+    surface: &'a Surface,
+}
+
+impl<'a> StateParts<'a> {
+    fn of(d: &'a Draw) -> StateParts<'a> {
+        let Draw {
+            // Where the draw is, what it could not decode, and what is compared on its own
+            // (the constants; the vertex program is `vp_hash`).
+            index: _,
+            begin_command: _,
+            end_command: _,
+            problems: _,
+            vertex_program: _,
+            constants: _,
+            part,
+            primitive,
+            indexed,
+            ranges,
+            index_array,
+            vertex_count,
+            vp_start,
+            vp_hash,
+            vp_end_slot,
+            transform_branch_bits,
+            fp_address,
+            fragment_program,
+            shader_control,
+            shader_packer,
+            vertex_inputs,
+            output_mask,
+            textures,
+            vertex_textures,
+            surface,
+            raster,
+        } = d;
+        StateParts {
+            own: OwnState {
+                part,
+                primitive,
+                indexed,
+                ranges,
+                index_array,
+                vertex_count,
+                vp_start,
+                vp_hash,
+                vp_end_slot,
+                transform_branch_bits,
+                fp_address,
+                shader_control,
+                shader_packer,
+                vertex_inputs,
+                output_mask,
+                surface,
+            },
+            fragment_program,
+            textures,
+            vertex_textures,
+            raster,
+        }
+    }
+
+    /// Whether every field is equal, compared as values (no serialization: most aligned
+    /// draws are equal); a `false` only sends the pair to the field-by-field comparison.
+    fn same(&self, other: &StateParts<'_>) -> bool {
+        self.own == other.own
+            && self.fragment_program == other.fragment_program
+            && self.textures == other.textures
+            && self.vertex_textures == other.vertex_textures
+            && self.raster == other.raster
+    }
 }
 
 /// The draw's state as `dump --json` prints it, less the fields that say where it is.
@@ -511,7 +535,7 @@ fn inline_constants(a: &Draw, b: &Draw) -> Vec<InlineChange> {
         .collect();
     slots.sort_unstable();
     slots.dedup();
-    let value = |p: Option<&crate::frame::FragmentProgram>, slot: u32| {
+    let value = |p: Option<&FragmentProgram>, slot: u32| {
         p.filter(|p| p.constant_slots.contains(&slot))
             .and_then(|p| p.constant(slot))
     };

@@ -45,8 +45,17 @@ fn frame(path: &Path) -> anyhow::Result<Frame> {
 }
 
 pub fn run(args: &DiffArgs) -> anyhow::Result<Status> {
-    let a = frame(&args.a)?;
-    let b = frame(&args.b)?;
+    // The two files are read and decoded side by side (most of the time on large captures).
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| frame(&args.b));
+        let a = frame(&args.a);
+        (a, b.join())
+    });
+    let a = a?;
+    let b = match b {
+        Ok(b) => b?,
+        Err(_) => bail!("reading {} failed", args.b.display()),
+    };
     let diff = diff_frames(&a, &b);
     if let Some(n) = args.draw {
         return one_draw(args, &a, &b, &diff, n);
