@@ -26,12 +26,13 @@ use std::path::{Path, PathBuf};
 
 /// Tables holding one capture's rows (deleted when it is indexed again). `programs`,
 /// `program_*` and `textures` are shared by content key and kept.
-const PER_CAPTURE: [&str; 9] = [
+const PER_CAPTURE: [&str; 10] = [
     "draw_rows",
     "draw_states",
     "constant_runs",
     "fragment_constants",
-    "draw_textures",
+    "draw_texture_rows",
+    "texture_bindings",
     "memory_blocks",
     "block_uses",
     "warnings",
@@ -297,7 +298,7 @@ DELETE FROM program_textures WHERE NOT EXISTS (SELECT 1 FROM programs p \
   WHERE p.stage = program_textures.stage AND p.key = program_textures.key);
 DELETE FROM program_opcodes WHERE NOT EXISTS (SELECT 1 FROM programs p \
   WHERE p.stage = program_opcodes.stage AND p.key = program_opcodes.key);
-DELETE FROM textures WHERE NOT EXISTS (SELECT 1 FROM draw_textures u \
+DELETE FROM textures WHERE NOT EXISTS (SELECT 1 FROM texture_bindings u \
   WHERE u.texture_key = textures.key);";
 
 impl Database {
@@ -547,19 +548,38 @@ fn write_rows(
             a.textures.iter().cloned(),
         )?,
     );
+    let units: Vec<UnitRow<'_>> = per_draw()
+        .flat_map(|(draw, f)| {
+            f.units.iter().map(move |u| UnitRow {
+                capture_id: id,
+                draw,
+                u,
+                binding: 0,
+            })
+        })
+        .collect();
+    let (numbers, first_of_binding) = tables::textures::bindings(&units);
+    let units: Vec<UnitRow<'_>> = units
+        .into_iter()
+        .zip(numbers)
+        .map(|(u, binding)| UnitRow { binding, ..u })
+        .collect();
     count(
-        "draw_textures",
+        "draw_texture_rows",
         insert(
             tx,
-            &tables::textures::units_table(),
+            &tables::textures::unit_rows_table(),
             false,
-            per_draw().flat_map(|(draw, f)| {
-                f.units.iter().map(move |u| UnitRow {
-                    capture_id: id,
-                    draw,
-                    u,
-                })
-            }),
+            units.iter().copied(),
+        )?,
+    );
+    count(
+        "texture_bindings",
+        insert(
+            tx,
+            &tables::textures::bindings_table(),
+            false,
+            first_of_binding.iter().map(|&i| units[i]),
         )?,
     );
     count(

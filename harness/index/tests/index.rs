@@ -847,3 +847,86 @@ fn every_draw_reads_its_own_surface_and_raster_state_through_the_view() {
         }
     }
 }
+
+/// `draw_textures` stores each distinct texture and sampler state once (`texture_bindings`):
+/// every enabled unit of every draw reads its own through the view, and no two numbers hold
+/// equal state.
+#[test]
+fn every_texture_unit_reads_its_own_binding_through_the_view() {
+    for path in [samples().join("game.rrc.gz"), common::bundled()[4].clone()] {
+        let mut db = Database::in_memory().unwrap();
+        index_file(&mut db, &path, &|_| {}).unwrap();
+        let capture = rsxtrace_capture::open::open_capture(&path).unwrap();
+        let frame = Frame::from_capture(&capture).unwrap();
+        type Row = (i64, String, i64, i64, i64, i64, f64, i64);
+        let rows: Vec<Row> = db
+            .connection()
+            .prepare(
+                "SELECT draw, stage, unit, offset, width, border_color, lod_bias, remap \
+                 FROM draw_textures ORDER BY draw, stage, unit",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut want: Vec<Row> = Vec::new();
+        for draw in &frame.draws {
+            let stages = [
+                ("fragment", draw.textures.as_slice()),
+                ("vertex", draw.vertex_textures.as_slice()),
+            ];
+            for (stage, units) in stages {
+                for (unit, t) in units.iter().enumerate() {
+                    if t.control0.enabled {
+                        want.push((
+                            draw.index as i64,
+                            stage.to_string(),
+                            unit as i64,
+                            i64::from(t.offset),
+                            i64::from(t.width),
+                            i64::from(t.border_color),
+                            f64::from(t.filter.bias),
+                            i64::from(t.remap),
+                        ));
+                    }
+                }
+            }
+        }
+        assert_eq!(rows, want, "{}", path.display());
+        let bindings = count(&db, "SELECT count(*) FROM texture_bindings");
+        let columns: Vec<String> = db
+            .connection()
+            .prepare("SELECT name FROM pragma_table_info('texture_bindings') WHERE cid >= 2")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let distinct = count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM (SELECT DISTINCT {} FROM draw_textures)",
+                columns.join(", ")
+            ),
+        );
+        assert_eq!(bindings, distinct, "{}", path.display());
+        if path.ends_with("game.rrc.gz") {
+            assert!(
+                bindings > 1 && (bindings as usize) < rows.len() / 10,
+                "{bindings}"
+            );
+        }
+    }
+}

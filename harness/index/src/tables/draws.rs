@@ -2,14 +2,13 @@
 //! counts, the programs' content keys, the pass class, the surface and every raster state
 //! field.
 
-use super::{loc, named};
+use super::{loc, named, shared};
 use crate::cell::Cell;
 use crate::facts::pass::Pass;
 use crate::schema::{col, Column, Table, Ty, View};
 use rsxtrace_capture::fetch::{IndexType, VertexSource};
 use rsxtrace_capture::frame::state::SurfaceTarget;
 use rsxtrace_capture::frame::Draw;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One draw and what the index derives from it.
@@ -216,25 +215,22 @@ fn columns<'a>() -> Vec<Column<DrawFacts<'a>>> {
 /// sample: 2,400 draws, 9 states), and their 130 columns were most of what indexing wrote.
 const STATE_COLUMNS: (&str, &str) = ("surface_width", "texcoord_2d");
 
+/// The names of the state columns.
+fn state_names() -> Vec<&'static str> {
+    let names: Vec<&'static str> = columns().iter().map(|c| c.name).collect();
+    let at = |name| names.iter().position(|n| *n == name).unwrap_or(0);
+    names[at(STATE_COLUMNS.0)..=at(STATE_COLUMNS.1)].to_vec()
+}
+
 /// `draws`' columns split into the per-draw ones and the state ones.
 fn split<'a>() -> (Vec<Column<DrawFacts<'a>>>, Vec<Column<DrawFacts<'a>>>) {
-    let mut per_draw = columns();
-    let first = per_draw
-        .iter()
-        .position(|c| c.name == STATE_COLUMNS.0)
-        .expect("first state column");
-    let last = per_draw
-        .iter()
-        .position(|c| c.name == STATE_COLUMNS.1)
-        .expect("last state column");
-    let state = per_draw.drain(first..=last).collect();
-    (per_draw, state)
+    let state = state_names();
+    shared::split(columns(), |name| state.contains(&name))
 }
 
 fn state_column<'a>() -> Column<DrawFacts<'a>> {
-    col(
+    shared::number_column(
         "state",
-        Ty::Integer,
         "The draw's surface and raster state (`draw_states.state`): draws with one number \
          have equal values in every column from `surface_width` to `texcoord_2d`.",
         |f| f.state.into(),
@@ -286,19 +282,14 @@ pub fn states_table<'a>() -> Table<DrawFacts<'a>> {
 /// with `state` last.
 pub fn view() -> View {
     let all = columns();
-    let (_, state) = split();
-    let in_state = |name: &str| state.iter().any(|c| c.name == name);
-    let mut names: Vec<String> = all
-        .iter()
-        .map(|c| {
-            let table = if in_state(c.name) { "s" } else { "d" };
-            format!("{table}.{}", c.name)
-        })
-        .collect();
-    names.push("d.state".to_string());
-    let select = format!(
-        "SELECT {}\nFROM draw_rows d\nJOIN draw_states s ON s.capture_id = d.capture_id AND s.state = d.state",
-        names.join(", ")
+    let names: Vec<&str> = all.iter().map(|c| c.name).collect();
+    let state = state_names();
+    let select = shared::view_select(
+        &names,
+        |name| state.contains(&name),
+        "draw_rows",
+        "draw_states",
+        "state",
     );
     let mut columns: Vec<(&'static str, Ty, &'static str)> =
         all.iter().map(|c| (c.name, c.ty, c.doc)).collect();
@@ -319,34 +310,19 @@ pub fn view() -> View {
 /// `draw_states` columns are equal share a number, given in order of first use.
 pub fn states(draws: &[Draw]) -> (Vec<usize>, Vec<usize>) {
     let (_, state) = split();
-    let mut numbers: HashMap<Vec<u8>, usize> = HashMap::new();
-    let (mut of_draw, mut first) = (Vec::with_capacity(draws.len()), Vec::new());
-    let mut key = Vec::new();
-    for (i, draw) in draws.iter().enumerate() {
-        // The state columns read only the surface and the raster state: a draw that shares
-        // both with the draw before has its state.
-        if let Some(before) = i.checked_sub(1).map(|b| &draws[b]) {
-            if Arc::ptr_eq(&before.raster, &draw.raster) && before.surface == draw.surface {
-                of_draw.push(of_draw[i - 1]);
-                continue;
-            }
-        }
-        let facts = DrawFacts {
+    let rows: Vec<DrawFacts<'_>> = draws
+        .iter()
+        .map(|draw| DrawFacts {
             capture_id: 0,
             draw,
             pass: Pass::Colour,
             state: 0,
-        };
-        key.clear();
-        for c in &state {
-            (c.get)(&facts).write_key(&mut key);
-        }
-        let next = numbers.len();
-        let n = *numbers.entry(key.clone()).or_insert(next);
-        if n == next {
-            first.push(i);
-        }
-        of_draw.push(n);
-    }
-    (of_draw, first)
+        })
+        .collect();
+    // The state columns read only the surface and the raster state: a draw that shares both
+    // with the draw before has its state.
+    shared::numbers(&rows, &state, |before, row| {
+        Arc::ptr_eq(&before.draw.raster, &row.draw.raster)
+            && before.draw.surface == row.draw.surface
+    })
 }

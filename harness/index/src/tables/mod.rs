@@ -16,6 +16,7 @@ pub mod constants;
 pub mod draws;
 pub mod memory;
 pub mod programs;
+mod shared;
 pub mod textures;
 pub mod warnings;
 
@@ -39,7 +40,9 @@ pub fn all() -> Vec<TableInfo> {
         constants::draw_constants_view().info(),
         constants::fragment_table().info(),
         textures::table().info(),
-        textures::units_table().info(),
+        textures::unit_rows_table().info(),
+        textures::bindings_table().info(),
+        textures::units_view().info(),
         memory::table().info(),
         memory::uses_table().info(),
         warnings::table().info(),
