@@ -3,10 +3,11 @@
 //! decodes, the transform constants, the fragment program's inline constants, and the bytes
 //! the vertex fetch reads (index buffer, attribute arrays).
 //!
-//! The alignment is a longest common subsequence (Myers, the `similar` crate) of the draws'
-//! keys: vertex program, primitive and vertex count, which a mesh keeps from one frame to the
-//! next while its matrices, textures, blend state or fragment program change. Draws with no
-//! partner are listed as only in one frame.
+//! The alignment is a longest common subsequence (Myers, the `similar` crate) in two passes:
+//! first of fingerprints of everything each draw draws with (an unchanged draw pairs with its
+//! own copy), then, between those pairs, of the mesh (vertex program, primitive and vertex
+//! count, which a mesh keeps while its matrices, textures, blend state or fragment program
+//! change). Draws with no partner are listed as only in one frame.
 
 use crate::fetch::{fetch_spans, DrawRange, FetchSpans, GuestMemory, IndexArray, VertexInputs};
 use crate::frame::state::{RasterState, ShaderControl, Surface, Texture};
