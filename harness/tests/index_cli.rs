@@ -251,6 +251,10 @@ fn remove_takes_a_capture_out() {
     assert!(json.captures.is_empty());
     for table in [
         "draws",
+        "draw_rows",
+        "draw_states",
+        "draw_texture_rows",
+        "texture_bindings",
         "constant_runs",
         "block_uses",
         "memory_blocks",

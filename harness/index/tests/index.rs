@@ -21,10 +21,14 @@ fn count(db: &Database, sql: &str) -> i64 {
 fn rows_of(db: &Database, id: i64) -> Vec<(String, i64)> {
     [
         "draws",
+        "draw_rows",
+        "draw_states",
         "constant_runs",
         "draw_constants",
         "fragment_constants",
         "draw_textures",
+        "draw_texture_rows",
+        "texture_bindings",
         "memory_blocks",
         "block_uses",
         "warnings",
