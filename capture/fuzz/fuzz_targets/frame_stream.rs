@@ -6,10 +6,13 @@
 //! The frame model must return Ok or Err, never panic, and its draws must be numbered in
 //! order with the parts of one BEGIN/END numbered 0, 1, ... sharing its commands. The frame
 //! trimmed to a range of its draws (the last input byte picks it) must decode to those
-//! draws, with the same ranges, primitives and vertex inputs.
+//! draws, with the same ranges, primitives and vertex inputs. `diff_frames` of the frame with
+//! itself must find it identical, and of the frame with the trimmed one must pair every
+//! trimmed draw.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rsxtrace_capture::diff::diff_frames;
 use rsxtrace_capture::trim::trim;
 use rsxtrace_fetch::fetch_draw;
 use rsxtrace_frame::Frame;
@@ -75,6 +78,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = fetch_draw(&draw.vertex_inputs, &memory);
         }
     }
+    let itself = diff_frames(&frame, &frame);
+    assert!(itself.is_identical(), "a frame against itself: {itself:?}");
+    assert_eq!(itself.matched, frame.draws.len());
     let n = frame.draws.len();
     if n == 0 {
         return;
@@ -96,4 +102,7 @@ fuzz_target!(|data: &[u8]| {
             "draw {k}: vertex inputs"
         );
     }
+    let d = diff_frames(&frame, &t);
+    assert_eq!(d.matched, t.draws.len(), "every trimmed draw pairs");
+    assert!(d.only_b.is_empty());
 });
