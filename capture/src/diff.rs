@@ -1,7 +1,8 @@
 //! Two captures' frames side by side (`rsxtrace diff`, docs/diff.md): their draws aligned by
 //! what each one draws, and for each aligned pair what differs: the state the frame model
 //! decodes, the transform constants, the fragment program's inline constants, and the bytes
-//! the vertex fetch reads (index buffer, attribute arrays).
+//! the draw reads (index buffer and attribute arrays, and with the texture model the caller
+//! passes in, [`DiffOptions`], the texels of its texture units).
 //!
 //! The alignment is a longest common subsequence (Myers, the `similar` crate) in two passes:
 //! first of fingerprints of everything each draw draws with (an unchanged draw pairs with its
@@ -9,7 +10,9 @@
 //! count, which a mesh keeps while its matrices, textures, blend state or fragment program
 //! change). Draws with no partner are listed as only in one frame.
 
-use crate::fetch::{fetch_spans, DrawRange, FetchSpans, GuestMemory, IndexArray, VertexInputs};
+use crate::fetch::{
+    fetch_spans, DrawRange, FetchSpans, GuestMemory, IndexArray, Span, VertexInputs,
+};
 use crate::frame::state::{RasterState, ShaderControl, Surface, Texture};
 use crate::frame::{Draw, FragmentProgram, Frame, Primitive, ProgramAddress, CONSTANT_COUNT};
 use serde::Serialize;
@@ -88,7 +91,7 @@ pub struct DrawDiff {
     pub constants: Vec<ConstantChange>,
     /// Fragment program inline constants.
     pub inline_constants: Vec<InlineChange>,
-    /// Bytes the vertex fetch reads.
+    /// Bytes the draw reads: its vertex fetch's, and its textures' texels when asked.
     pub data: Vec<DataChange>,
 }
 
@@ -132,10 +135,11 @@ pub struct InlineChange {
     pub b: Option<[f32; 4]>,
 }
 
-/// Vertex fetch bytes that differ.
+/// Bytes a draw reads that differ: its vertex fetch's, or a texture unit's texels.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DataChange {
-    /// `index_range N` or `attribute N`.
+    /// `index_range N`, `attribute N`, or `texture fragment N` / `texture vertex N` (with
+    /// [`DiffOptions::texture_spans`]).
     pub what: String,
     /// XXH3-64 of A's bytes, 16 hex digits; `None` when A does not read it or the capture
     /// lacks the bytes.
@@ -144,8 +148,28 @@ pub struct DataChange {
     pub b: Option<String>,
 }
 
-/// Align the draws of `a` and `b` and compare each aligned pair.
+/// A texture unit's byte spans as the texture model reads them (every level and face), or
+/// `None` when the model refuses its state: `rsxtrace_replay::texture::texture_spans`, which
+/// sits above this crate, so the caller passes it in.
+pub type TextureSpans<'f> = &'f (dyn Fn(u8, &Texture) -> Option<Vec<Span>> + Sync);
+
+/// What [`diff_frames_with`] compares beyond the frame model.
+#[derive(Clone, Copy, Default)]
+pub struct DiffOptions<'f> {
+    /// Compare the texels of the enabled texture units (`texture fragment N`, `texture
+    /// vertex N` in [`DrawDiff::data`]).
+    pub texture_spans: Option<TextureSpans<'f>>,
+}
+
+/// Align the draws of `a` and `b` and compare each aligned pair (no texels:
+/// [`diff_frames_with`]).
 pub fn diff_frames(a: &Frame, b: &Frame) -> FrameDiff {
+    diff_frames_with(a, b, DiffOptions::default())
+}
+
+/// Align the draws of `a` and `b` and compare each aligned pair, with `options`.
+pub fn diff_frames_with(a: &Frame, b: &Frame, options: DiffOptions<'_>) -> FrameDiff {
+    let mut bytes = ByteComparer::default();
     let pairs = align(&a.draws, &b.draws);
     let mut out = FrameDiff {
         draws_a: a.draws.len(),
@@ -170,7 +194,7 @@ pub fn diff_frames(a: &Frame, b: &Frame) -> FrameDiff {
                 len: 1,
             }),
         }
-        let d = diff_draws(a, ia, b, ib);
+        let d = compare_draws(a, ia, b, ib, options, &mut bytes);
         if d.count() == 0 {
             out.identical += 1;
         } else {
@@ -346,7 +370,24 @@ impl Fingerprints {
 }
 
 /// Compare draw `ia` of `a` with draw `ib` of `b`.
-pub fn diff_draws(a: &Frame, ia: usize, b: &Frame, ib: usize) -> DrawDiff {
+pub fn diff_draws(
+    a: &Frame,
+    ia: usize,
+    b: &Frame,
+    ib: usize,
+    options: DiffOptions<'_>,
+) -> DrawDiff {
+    compare_draws(a, ia, b, ib, options, &mut ByteComparer::default())
+}
+
+fn compare_draws(
+    a: &Frame,
+    ia: usize,
+    b: &Frame,
+    ib: usize,
+    options: DiffOptions<'_>,
+    bytes: &mut ByteComparer,
+) -> DrawDiff {
     let (da, db) = (&a.draws[ia], &b.draws[ib]);
     let mut fields = Vec::new();
     if !StateParts::of(da).same(&StateParts::of(db)) {
@@ -359,7 +400,7 @@ pub fn diff_draws(a: &Frame, ia: usize, b: &Frame, ib: usize) -> DrawDiff {
         fields,
         constants: constants(da, db),
         inline_constants: inline_constants(da, db),
-        data: data(a, ia, b, ib),
+        data: data(a, ia, b, ib, options, bytes),
     }
 }
 
@@ -553,43 +594,95 @@ fn inline_constants(a: &Draw, b: &Draw) -> Vec<InlineChange> {
         .collect()
 }
 
-/// The bytes each side's vertex fetch reads, by what reads them: `(what, bytes)`; `None`
-/// bytes where the capture lacks them.
-fn fetched_bytes<'m>(
+/// The bytes a draw reads, by what reads them: each index range and attribute array of its
+/// vertex fetch and, with [`DiffOptions::texture_spans`], each enabled texture unit's
+/// sub-resources; `None` where the capture lacks some of them.
+fn read_bytes<'m>(
     frame: &'m Frame,
     index: usize,
     view: &'m crate::frame::MemoryView<'m>,
-) -> Vec<(String, Option<&'m [u8]>)> {
+    options: DiffOptions<'_>,
+) -> Vec<(String, Option<Vec<&'m [u8]>>)> {
     let d = &frame.draws[index];
     let spans: FetchSpans = fetch_spans(&d.vertex_inputs, view).unwrap_or_default();
-    let read = |s: &crate::fetch::Span| view.read(s.location, s.offset, s.len);
-    let mut out: Vec<(String, Option<&[u8]>)> = spans
+    let read = |s: &Span| view.read(s.location, s.offset, s.len);
+    let mut out: Vec<(String, Option<Vec<&[u8]>>)> = spans
         .index_ranges
         .iter()
         .enumerate()
-        .map(|(k, s)| (format!("index_range {k}"), read(s)))
+        .map(|(k, s)| (format!("index_range {k}"), read(s).map(|b| vec![b])))
         .collect();
-    out.extend(
-        spans
-            .attributes
-            .iter()
-            .map(|a| (format!("attribute {}", a.attribute), read(&a.span))),
-    );
+    out.extend(spans.attributes.iter().map(|a| {
+        let bytes = read(&a.span).map(|b| vec![b]);
+        (format!("attribute {}", a.attribute), bytes)
+    }));
+    if let Some(texture_spans) = options.texture_spans {
+        let units = [
+            ("fragment", &d.textures[..]),
+            ("vertex", &d.vertex_textures[..]),
+        ];
+        for (stage, units) in units {
+            for (unit, t) in (0u8..).zip(units) {
+                if !t.control0.enabled {
+                    continue;
+                }
+                let bytes = texture_spans(unit, t)
+                    .and_then(|spans| spans.iter().map(read).collect::<Option<Vec<_>>>());
+                out.push((format!("texture {stage} {unit}"), bytes));
+            }
+        }
+    }
     out
 }
 
-fn find<'m>(side: &[(String, Option<&'m [u8]>)], what: &str) -> Option<&'m [u8]> {
-    side.iter().find(|(w, _)| w == what).and_then(|(_, b)| *b)
+/// Compares byte slices of the two captures, remembering each pair of slices compared: a
+/// texture or buffer that many draws read is compared once.
+#[derive(Default)]
+struct ByteComparer {
+    equal: HashMap<(usize, usize, usize, usize), bool>,
 }
 
-fn data(a: &Frame, ia: usize, b: &Frame, ib: usize) -> Vec<DataChange> {
+impl ByteComparer {
+    fn same(&mut self, x: Option<&[&[u8]]>, y: Option<&[&[u8]]>) -> bool {
+        let (Some(x), Some(y)) = (x, y) else {
+            return x.is_none() && y.is_none();
+        };
+        x.len() == y.len()
+            && x.iter().zip(y).all(|(p, q)| {
+                let key = (p.as_ptr() as usize, p.len(), q.as_ptr() as usize, q.len());
+                *self.equal.entry(key).or_insert_with(|| p == q)
+            })
+    }
+}
+
+fn find<'s, 'm>(side: &'s [(String, Option<Vec<&'m [u8]>>)], what: &str) -> Option<&'s [&'m [u8]]> {
+    side.iter()
+        .find(|(w, _)| w == what)
+        .and_then(|(_, b)| b.as_deref())
+}
+
+fn data(
+    a: &Frame,
+    ia: usize,
+    b: &Frame,
+    ib: usize,
+    options: DiffOptions<'_>,
+    comparer: &mut ByteComparer,
+) -> Vec<DataChange> {
     let (Some(view_a), Some(view_b)) = (a.memory(ia), b.memory(ib)) else {
         return Vec::new();
     };
-    let bytes_a = fetched_bytes(a, ia, &view_a);
-    let bytes_b = fetched_bytes(b, ib, &view_b);
-    let hash =
-        |bytes: Option<&[u8]>| bytes.map(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b)));
+    let bytes_a = read_bytes(a, ia, &view_a, options);
+    let bytes_b = read_bytes(b, ib, &view_b, options);
+    let hash = |bytes: Option<&[&[u8]]>| {
+        bytes.map(|parts| {
+            let mut h = Xxh3::new();
+            for p in parts {
+                h.update(p);
+            }
+            format!("{:016x}", h.digest())
+        })
+    };
     let mut whats: Vec<&str> = bytes_a.iter().map(|(w, _)| w.as_str()).collect();
     for (w, _) in &bytes_b {
         if !whats.contains(&w.as_str()) {
@@ -599,7 +692,7 @@ fn data(a: &Frame, ia: usize, b: &Frame, ib: usize) -> Vec<DataChange> {
     let mut out = Vec::new();
     for what in whats {
         let (x, y) = (find(&bytes_a, what), find(&bytes_b, what));
-        if x != y {
+        if !comparer.same(x, y) {
             out.push(DataChange {
                 what: what.to_string(),
                 a: hash(x),

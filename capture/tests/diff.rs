@@ -3,8 +3,9 @@
 //! vertex bytes changed; the bundled game sample against itself, its trace and a trimmed copy.
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
-use rsxtrace_capture::builder::CaptureBuilder;
-use rsxtrace_capture::diff::{diff_frames, AlignedRun};
+use rsxtrace_capture::builder::{CaptureBuilder, TextureDesc};
+use rsxtrace_capture::diff::{diff_frames, diff_frames_with, AlignedRun, DiffOptions};
+use rsxtrace_capture::fetch::Span;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
 use serde_json::json;
@@ -74,6 +75,20 @@ fn capture(variant: bool) -> Capture {
 
     b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x3000)
         .unwrap();
+    // The third draw samples a 2x2 texture whose texels differ in the variant.
+    let texels: Vec<u8> = (0..16u8)
+        .map(|i| if variant { i ^ 0x80 } else { i })
+        .collect();
+    b.put_memory(Location::Local, 0x8000, &texels).unwrap();
+    let texture = TextureDesc {
+        offset: 0x8000,
+        width: 2,
+        height: 2,
+        pitch: 8,
+        byte_size: 16,
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
     b.draw_arrays(5, &[(0, 9)]).unwrap();
     b.finish()
 }
@@ -130,6 +145,30 @@ fn changed_draws_are_aligned_and_their_differences_named() {
     assert_eq!(third.data.len(), 1);
     assert_eq!(third.data[0].what, "attribute 0");
     assert!(third.data[0].a.is_some() && third.data[0].a != third.data[0].b);
+}
+
+/// With the texture model's spans (here: the 16 bytes the builder's 2x2 texture holds), the
+/// texels of each enabled unit are compared too.
+#[test]
+fn texels_are_compared_with_the_callers_texture_spans() {
+    let (a, b) = (frame(false), frame(true));
+    let spans = |_unit: u8, t: &rsxtrace_capture::frame::state::Texture| {
+        Some(vec![Span {
+            location: t.location?,
+            offset: t.offset,
+            len: 16,
+        }])
+    };
+    let options = DiffOptions {
+        texture_spans: Some(&spans),
+    };
+    let d = diff_frames_with(&a, &b, options);
+    assert_eq!((d.matched, d.identical), (3, 1));
+    let third = &d.differing[1];
+    let whats: Vec<&str> = third.data.iter().map(|c| c.what.as_str()).collect();
+    assert_eq!(whats, ["attribute 0", "texture fragment 0"]);
+    // A frame against itself: the same texels.
+    assert!(diff_frames_with(&b, &b, options).is_identical());
 }
 
 #[test]

@@ -112,3 +112,52 @@ fn a_trimmed_copy_aligns_with_its_draws_and_one_draw_is_compared_in_full() {
     let missing = dir.path().join("missing.rrc.gz");
     failure(&["diff", &game, s(&missing)]);
 }
+
+/// A capture of one textured draw whose 2x2 texels are `texels`.
+fn textured(dir: &std::path::Path, name: &str, texels: &[u8; 16]) -> std::path::PathBuf {
+    use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
+    use rsxtrace_capture::builder::{CaptureBuilder, TextureDesc};
+    use rsxtrace_capture::rrc::Location;
+    let mut b = CaptureBuilder::new(name);
+    b.put_memory(Location::Main, 0x1000, &[0u8; 36]).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
+        .unwrap();
+    b.set_vertex_attrib_input_mask(1);
+    b.set_fragment_program(Location::Local, 0x100, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    b.put_memory(Location::Local, 0x8000, texels).unwrap();
+    let texture = TextureDesc {
+        offset: 0x8000,
+        width: 2,
+        height: 2,
+        pitch: 8,
+        byte_size: 16,
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let path = dir.join(name);
+    b.write_rrc(&path).unwrap();
+    path
+}
+
+#[test]
+fn texels_read_through_the_texture_model_are_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = textured(dir.path(), "a.rrc.gz", &[1; 16]);
+    let b = textured(dir.path(), "b.rrc.gz", &[2; 16]);
+    let r = json_with(1, &["diff", s(&a), s(&b)]);
+    let differing = r["diff"]["differing"].as_array().unwrap();
+    assert_eq!(differing.len(), 1, "{r}");
+    let data = differing[0]["data"].as_array().unwrap();
+    assert_eq!(data.len(), 1, "{r}");
+    assert_eq!(data[0]["what"], "texture fragment 0");
+    assert!(differing[0]["fields"].as_array().unwrap().is_empty(), "{r}");
+    let text = rsxtrace(&["diff", s(&a), s(&b), "--draw", "0"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("bytes read") && text.contains("texture fragment 0"),
+        "{text}"
+    );
+    json_with(0, &["diff", s(&a), s(&a)]);
+}

@@ -7,7 +7,7 @@ use crate::output::print_json;
 use crate::table::Table;
 use anyhow::{bail, Context};
 use clap::Args;
-use rsxtrace_capture::diff::{diff_draws, diff_frames, DrawDiff, FrameDiff};
+use rsxtrace_capture::diff::{diff_draws, diff_frames_with, DiffOptions, DrawDiff, FrameDiff};
 use rsxtrace_capture::frame::Frame;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -56,9 +56,13 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Status> {
         Ok(b) => b?,
         Err(_) => bail!("reading {} failed", args.b.display()),
     };
-    let diff = diff_frames(&a, &b);
+    let spans = |unit, texture: &_| rsxtrace_replay::texture::texture_spans(unit, texture).ok();
+    let options = DiffOptions {
+        texture_spans: Some(&spans),
+    };
+    let diff = diff_frames_with(&a, &b, options);
     if let Some(n) = args.draw {
-        return one_draw(args, &a, &b, &diff, n);
+        return one_draw(args, &a, &b, &diff, n, options);
     }
     if args.json {
         print_json(&json!({
@@ -87,6 +91,7 @@ fn one_draw(
     b: &Frame,
     diff: &FrameDiff,
     n: usize,
+    options: DiffOptions<'_>,
 ) -> anyhow::Result<Status> {
     if n >= a.draws.len() {
         bail!(
@@ -109,7 +114,7 @@ fn one_draw(
             args.b.display()
         ),
     };
-    let d = diff_draws(a, n, b, m);
+    let d = diff_draws(a, n, b, m, options);
     if args.json {
         print_json(&json!({
             "a": args.a.display().to_string(),
@@ -153,7 +158,7 @@ fn one_draw(
         outln!("\n{}", t.render().trim_end());
     }
     if !d.data.is_empty() {
-        let mut t = Table::new(&["vertex data", "A (xxh3)", "B (xxh3)"]);
+        let mut t = Table::new(&["bytes read", "A (xxh3)", "B (xxh3)"]);
         for c in &d.data {
             let h = |x: &Option<String>| x.clone().unwrap_or_else(|| "-".into());
             t.row(vec![c.what.clone(), h(&c.a), h(&c.b)]);
