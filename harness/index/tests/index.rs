@@ -771,6 +771,45 @@ fn a_full_screen_grid_is_a_full_screen_pass() {
     );
 }
 
+/// The rows of a query, each as a tuple of its columns.
+fn query_rows<T: for<'r> TryFrom<&'r rusqlite::Row<'r>, Error = rusqlite::Error>>(
+    db: &Database,
+    sql: &str,
+) -> Vec<T> {
+    db.connection()
+        .prepare(sql)
+        .unwrap()
+        .query_map([], |r| T::try_from(r))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Rows of the table `values` of distinct values, and the distinct combinations of its value
+/// columns (all but the capture and the number) seen through `view`: equal when no two
+/// numbers hold equal values and no value is missing.
+fn values_and_distinct(db: &Database, values: &str, view: &str) -> (i64, i64) {
+    let stored = count(db, &format!("SELECT count(*) FROM {values}"));
+    let columns: Vec<String> = db
+        .connection()
+        .prepare(&format!(
+            "SELECT name FROM pragma_table_info('{values}') WHERE cid >= 2"
+        ))
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let distinct = count(
+        db,
+        &format!(
+            "SELECT count(*) FROM (SELECT DISTINCT {} FROM {view})",
+            columns.join(", ")
+        ),
+    );
+    (stored, distinct)
+}
+
 /// `draws` stores each distinct surface and raster state once (`draw_states`) and joins it back:
 /// every draw reads its own state through the view, draws with equal state share a number,
 /// and no two numbers hold equal state.
@@ -782,28 +821,11 @@ fn every_draw_reads_its_own_surface_and_raster_state_through_the_view() {
         let capture = rsxtrace_capture::open::open_capture(&path).unwrap();
         let frame = Frame::from_capture(&capture).unwrap();
         type Row = (i64, i64, i64, String, i64, f64, i64, i64);
-        let rows: Vec<Row> = db
-            .connection()
-            .prepare(
-                "SELECT state, surface_width, color_a_offset, depth_func, blend, \
-                 viewport_scale_y, scissor_width, stencil_ref FROM draws ORDER BY draw",
-            )
-            .unwrap()
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                ))
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let rows: Vec<Row> = query_rows(
+            &db,
+            "SELECT state, surface_width, color_a_offset, depth_func, blend, \
+             viewport_scale_y, scissor_width, stencil_ref FROM draws ORDER BY draw",
+        );
         assert_eq!(rows.len(), frame.draws.len(), "{}", path.display());
         for (draw, row) in frame.draws.iter().zip(&rows) {
             let r = &draw.raster;
@@ -828,22 +850,7 @@ fn every_draw_reads_its_own_surface_and_raster_state_through_the_view() {
                 }
             }
         }
-        let states = count(&db, "SELECT count(*) FROM draw_states");
-        let columns: Vec<String> = db
-            .connection()
-            .prepare("SELECT name FROM pragma_table_info('draw_states') WHERE cid >= 2")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let distinct = count(
-            &db,
-            &format!(
-                "SELECT count(*) FROM (SELECT DISTINCT {} FROM draws)",
-                columns.join(", ")
-            ),
-        );
+        let (states, distinct) = values_and_distinct(&db, "draw_states", "draws");
         assert_eq!(states, distinct, "{}", path.display());
         if path.ends_with("game.rrc.gz") {
             assert!(states > 1 && states < 100, "{states} states");
@@ -863,28 +870,11 @@ fn every_texture_unit_reads_its_own_binding_through_the_view() {
         let capture = rsxtrace_capture::open::open_capture(&path).unwrap();
         let frame = Frame::from_capture(&capture).unwrap();
         type Row = (i64, String, i64, i64, i64, i64, f64, i64);
-        let rows: Vec<Row> = db
-            .connection()
-            .prepare(
-                "SELECT draw, stage, unit, offset, width, border_color, lod_bias, remap \
-                 FROM draw_textures ORDER BY draw, stage, unit",
-            )
-            .unwrap()
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                ))
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let rows: Vec<Row> = query_rows(
+            &db,
+            "SELECT draw, stage, unit, offset, width, border_color, lod_bias, remap \
+             FROM draw_textures ORDER BY draw, stage, unit",
+        );
         let mut want: Vec<Row> = Vec::new();
         for draw in &frame.draws {
             let stages = [
@@ -909,22 +899,7 @@ fn every_texture_unit_reads_its_own_binding_through_the_view() {
             }
         }
         assert_eq!(rows, want, "{}", path.display());
-        let bindings = count(&db, "SELECT count(*) FROM texture_bindings");
-        let columns: Vec<String> = db
-            .connection()
-            .prepare("SELECT name FROM pragma_table_info('texture_bindings') WHERE cid >= 2")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let distinct = count(
-            &db,
-            &format!(
-                "SELECT count(*) FROM (SELECT DISTINCT {} FROM draw_textures)",
-                columns.join(", ")
-            ),
-        );
+        let (bindings, distinct) = values_and_distinct(&db, "texture_bindings", "draw_textures");
         assert_eq!(bindings, distinct, "{}", path.display());
         if path.ends_with("game.rrc.gz") {
             assert!(
