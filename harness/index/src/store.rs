@@ -416,20 +416,28 @@ fn write_rows(
         "captures",
         insert(tx, &tables::captures::table(), false, [capture.clone()])?,
     );
-    let (states, first_of_state) = tables::draws::states(&frame.draws);
-    let draw_facts = |i: usize| DrawFacts {
-        capture_id: id,
-        draw: &frame.draws[i],
-        pass: a.draws[i].pass,
-        state: states[i],
-    };
+    let mut draws: Vec<DrawFacts<'_>> = frame
+        .draws
+        .iter()
+        .zip(&a.draws)
+        .map(|(draw, f)| DrawFacts {
+            capture_id: id,
+            draw,
+            pass: f.pass,
+            state: 0,
+        })
+        .collect();
+    let (states, first_of_state) = tables::draws::states(&draws);
+    for (d, state) in draws.iter_mut().zip(states) {
+        d.state = state;
+    }
     count(
         "draw_rows",
         insert(
             tx,
             &tables::draws::rows_table(),
             false,
-            (0..frame.draws.len().min(a.draws.len())).map(draw_facts),
+            draws.iter().copied(),
         )?,
     );
     count(
@@ -438,7 +446,7 @@ fn write_rows(
             tx,
             &tables::draws::states_table(),
             false,
-            first_of_state.iter().map(|&i| draw_facts(i)),
+            first_of_state.iter().map(|&i| draws[i]),
         )?,
     );
 
@@ -548,7 +556,7 @@ fn write_rows(
             a.textures.iter().cloned(),
         )?,
     );
-    let units: Vec<UnitRow<'_>> = per_draw()
+    let mut units: Vec<UnitRow<'_>> = per_draw()
         .flat_map(|(draw, f)| {
             f.units.iter().map(move |u| UnitRow {
                 capture_id: id,
@@ -558,12 +566,10 @@ fn write_rows(
             })
         })
         .collect();
-    let (numbers, first_of_binding) = tables::textures::bindings(&units);
-    let units: Vec<UnitRow<'_>> = units
-        .into_iter()
-        .zip(numbers)
-        .map(|(u, binding)| UnitRow { binding, ..u })
-        .collect();
+    let (bindings, first_of_binding) = tables::textures::bindings(&units);
+    for (u, binding) in units.iter_mut().zip(bindings) {
+        u.binding = binding;
+    }
     count(
         "draw_texture_rows",
         insert(

@@ -12,6 +12,7 @@ use rsxtrace_capture::frame::Draw;
 use std::sync::Arc;
 
 /// One draw and what the index derives from it.
+#[derive(Clone, Copy)]
 pub struct DrawFacts<'a> {
     /// Its capture.
     pub capture_id: i64,
@@ -306,22 +307,14 @@ pub fn view() -> View {
     }
 }
 
-/// Each draw's state number and, per state, the first draw that has it: draws whose
-/// `draw_states` columns are equal share a number, given in order of first use.
-pub fn states(draws: &[Draw]) -> (Vec<usize>, Vec<usize>) {
+/// Each draw's state number and, per state, the first draw that has it (indices into
+/// `draws`): draws whose `draw_states` columns are equal share a number, given in order of
+/// first use.
+pub fn states(draws: &[DrawFacts<'_>]) -> (Vec<usize>, Vec<usize>) {
     let (_, state) = split();
-    let rows: Vec<DrawFacts<'_>> = draws
-        .iter()
-        .map(|draw| DrawFacts {
-            capture_id: 0,
-            draw,
-            pass: Pass::Colour,
-            state: 0,
-        })
-        .collect();
     // The state columns read only the surface and the raster state: a draw that shares both
     // with the draw before has its state.
-    shared::numbers(&rows, &state, |before, row| {
+    shared::numbers(draws, &state, |before, row| {
         Arc::ptr_eq(&before.draw.raster, &row.draw.raster)
             && before.draw.surface == row.draw.surface
     })
