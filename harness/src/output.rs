@@ -60,3 +60,20 @@ pub fn private_runtime_dir() {
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
 }
+
+/// What a render skipped or warned about, on stderr: one line per skipped draw and per
+/// warning (`replay` and `history`).
+pub fn print_render_problems(
+    skipped: &[(usize, String)],
+    warnings: &[rsxtrace_replay::render::RenderWarning],
+) {
+    for (draw, reason) in skipped {
+        eprintln!("skipped draw {draw}: {reason}");
+    }
+    for w in warnings {
+        match w.draw {
+            Some(d) => eprintln!("warning: draw {d}: {}", w.message),
+            None => eprintln!("warning: {}", w.message),
+        }
+    }
+}

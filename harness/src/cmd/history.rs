@@ -164,15 +164,7 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         }
         out!("{}", t.render());
     }
-    for (draw, reason) in &h.skipped {
-        eprintln!("warning: draw {draw} skipped: {reason}");
-    }
-    for w in &h.warnings {
-        match w.draw {
-            Some(d) => eprintln!("warning: draw {d}: {}", w.message),
-            None => eprintln!("warning: {}", w.message),
-        }
-    }
+    crate::output::print_render_problems(&h.skipped, &h.warnings);
     Ok(())
 }
 

@@ -164,15 +164,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "seconds": elapsed,
         }))?;
     } else {
-        for (draw, reason) in &rendered.skipped {
-            eprintln!("skipped draw {draw}: {reason}");
-        }
-        for w in &rendered.warnings {
-            match w.draw {
-                Some(d) => eprintln!("warning: draw {d}: {}", w.message),
-                None => eprintln!("warning: {}", w.message),
-            }
-        }
+        crate::output::print_render_problems(&rendered.skipped, &rendered.warnings);
         if let Some((b, sum)) = &band {
             if let Some(why) = &b.refused {
                 eprintln!("warning: every draw rendered whole, not cut to the band: {why}");
