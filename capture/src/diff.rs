@@ -369,15 +369,16 @@ impl Fingerprints {
     }
 }
 
-/// Compare draw `ia` of `a` with draw `ib` of `b`.
+/// Compare draw `ia` of `a` with draw `ib` of `b`; `None` when either frame has no such draw.
 pub fn diff_draws(
     a: &Frame,
     ia: usize,
     b: &Frame,
     ib: usize,
     options: DiffOptions<'_>,
-) -> DrawDiff {
-    compare_draws(a, ia, b, ib, options, &mut ByteComparer::default())
+) -> Option<DrawDiff> {
+    (ia < a.draws.len() && ib < b.draws.len())
+        .then(|| compare_draws(a, ia, b, ib, options, &mut ByteComparer::default()))
 }
 
 fn compare_draws(

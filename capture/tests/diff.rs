@@ -4,7 +4,7 @@
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::{CaptureBuilder, TextureDesc};
-use rsxtrace_capture::diff::{diff_frames, diff_frames_with, AlignedRun, DiffOptions};
+use rsxtrace_capture::diff::{diff_draws, diff_frames, diff_frames_with, AlignedRun, DiffOptions};
 use rsxtrace_capture::fetch::Span;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
@@ -174,6 +174,14 @@ fn texels_are_compared_with_the_callers_texture_spans() {
 #[test]
 fn a_frame_against_itself_is_identical() {
     let a = frame(true);
+    let options = DiffOptions::default();
+    assert_eq!(
+        diff_draws(&a, 3, &a, 3, options).map(|d| d.count()),
+        Some(0)
+    );
+    // A draw a frame lacks is no comparison, not a panic.
+    assert!(diff_draws(&a, 4, &a, 0, options).is_none());
+    assert!(diff_draws(&a, 0, &a, 4, options).is_none());
     let d = diff_frames(&a, &a);
     assert!(d.is_identical());
     assert_eq!((d.matched, d.identical), (4, 4));

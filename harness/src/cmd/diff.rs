@@ -114,7 +114,8 @@ fn one_draw(
             args.b.display()
         ),
     };
-    let d = diff_draws(a, n, b, m, options);
+    let d = diff_draws(a, n, b, m, options)
+        .with_context(|| format!("draw {n} of A or draw {m} of B is not in its frame"))?;
     if args.json {
         print_json(&json!({
             "a": args.a.display().to_string(),
