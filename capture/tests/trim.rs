@@ -21,8 +21,7 @@ fn range(first: u32, count: u32) -> u32 {
 }
 
 // The frame-model tests' hand layout (`B::put`, `B::frame`).
-#[path = "../frame/tests/stream_support/mod.rs"]
-mod stream_support;
+use crate::stream_support;
 use stream_support::B;
 
 /// A block of `len` bytes at local `offset`, id `id`, attached to `b`'s last command.

@@ -2,7 +2,7 @@
 //! (RPCS3's execution barrier, the frame model's draw parts): two draws with `part` 0 and 1,
 //! the second reading its vertices at the new base.
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;

@@ -4,7 +4,7 @@
 //! samples and the level by seeded edits (`rsxtrace_capture::builder::damage`, 9 seeds each;
 //! `RSXTRACE_DAMAGE_SEEDS=N` widens the sweep), through every command that reads a capture.
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::{json_ok, rsxtrace, s};
 use rsxtrace_capture::builder::damage::damage;

@@ -2,7 +2,7 @@
 //! 0), against a trimmed copy (its draws 100..120 aligned with the copy's, exit 1), one draw's
 //! differences, and bad input (exit status 2).
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! The checked-in game frame equals what `rsxtrace_scenes::game_frame::build` makes today, and it is at
 //! game scale: at least 2,000 draws, 500,000 vertices, 40 distinct programs of each stage,
 //! and every constant a draw's vertex program reads is known.
-//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test game_frame_current`.
+//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration game_frame_current::`.
 
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc;
@@ -55,7 +55,7 @@ fn game_frame_is_current_and_at_game_scale() {
             &built.commands,
             &built.reg_state
         ),
-        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test game_frame_current",
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration game_frame_current::",
         path.display()
     );
 

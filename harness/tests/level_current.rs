@@ -37,13 +37,13 @@ fn level_files_are_current() {
                     &built.capture.commands,
                     &built.capture.reg_state
                 ),
-                "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test level_current",
+                "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration level_current::",
                 path.display()
             );
         } else {
             assert!(
                 stored == bytes,
-                "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test level_current",
+                "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration level_current::",
                 path.display()
             );
         }

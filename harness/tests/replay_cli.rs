@@ -4,7 +4,7 @@
 //! `rsxtrace history`, the pixel history of the sample's output image; `rsxtrace trim`, the
 //! game sample cut to a range of draws that replays as `replay --draws` does.
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;

@@ -4,7 +4,7 @@
 //! of parts (a band twice, a band missing, a PNG that is not a part) are exit status 2 with a
 //! message naming the rows or the file.
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use serde_json::Value;

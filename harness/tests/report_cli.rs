@@ -3,7 +3,7 @@
 //! holds other files (refused, exit status 2), and on a GPU device when one exists the GPU
 //! render with `--verify`.
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! The checked-in sample captures equal what `rsxtrace_scenes::samples` builds today.
-//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current`.
+//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::`.
 
 use rsxtrace_capture::rrc;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ fn basic_sample_is_current() {
             &built.commands,
             &built.reg_state
         ),
-        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current",
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::",
         path.display()
     );
 }
@@ -65,7 +65,7 @@ fn primitives_sample_is_current() {
     assert_eq!(
         (&stored.blocks, &stored.data, &stored.commands, &stored.reg_state),
         (&built.blocks, &built.data, &built.commands, &built.reg_state),
-        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current",
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::",
         path.display()
     );
 }

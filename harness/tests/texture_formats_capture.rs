@@ -9,7 +9,7 @@
 //! (`TOLERANCE`) for rounding. Both renderers scale unnormalised (UN) coordinates (the
 //! recompiled shader through `TextureLod::unnormalized`), so every quad is checked on both.
 
-mod texture_rules;
+use crate::texture_rules;
 
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::read_file;

@@ -1,5 +1,5 @@
 //! The checked-in texture-format sample equals what `rsxtrace_scenes::texture_formats` builds today.
-//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test texture_formats_current`.
+//! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration texture_formats_current::`.
 
 use rsxtrace_capture::rrc;
 use std::path::PathBuf;
@@ -38,7 +38,7 @@ fn texture_formats_sample_is_current() {
             &built.commands,
             &built.reg_state
         ),
-        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test texture_formats_current",
+        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration texture_formats_current::",
         path.display()
     );
 }

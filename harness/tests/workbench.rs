@@ -9,7 +9,7 @@
 //! (`texture_rules`), the texel and block bytes written here. Every exported GLB goes through
 //! the Khronos glTF Validator (`rsxtrace_testkit::gltf_validator`).
 
-mod texture_rules;
+use crate::texture_rules;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;

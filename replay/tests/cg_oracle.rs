@@ -37,7 +37,7 @@
 //! clusters of a few pixels, near (377, 252), (147, 312) and (659, 321)) are NaN under Keep
 //! only: finite in the oracle and under Truncate; not investigated.
 
-mod cg_oracle_support;
+use crate::cg_oracle_support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! column must say what the interpreters really do: each opcode is run on a one-instruction
 //! program and only the opcodes the column marks "no" may be refused as unsupported.
 //! Regenerate the file with
-//! `RSXTRACE_UPDATE_COVERAGE=1 cargo test -p rsxtrace-replay --test coverage_current`.
+//! `RSXTRACE_UPDATE_COVERAGE=1 cargo test -p rsxtrace-replay --test integration coverage_current::`.
 
 use rsxtrace_program::coverage::{Opcode, Support};
 use rsxtrace_program::fragment::{self, FpOpcode};
@@ -35,7 +35,7 @@ fn coverage_doc_is_current() {
     assert!(
         on_disk == generated,
         "{} is out of date; regenerate with \
-         `RSXTRACE_UPDATE_COVERAGE=1 cargo test -p rsxtrace-replay --test coverage_current`",
+         `RSXTRACE_UPDATE_COVERAGE=1 cargo test -p rsxtrace-replay --test integration coverage_current::`",
         path.display()
     );
 }

@@ -2,7 +2,7 @@
 //! from transform memory at `vp_start`, its vertices fetched from guest memory, and the outputs
 //! checked against values computed here.
 
-mod vertex_interp_support;
+use crate::vertex_interp_support;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::CaptureBuilder;

@@ -2,7 +2,7 @@
 //! Programs are IR built here, encoded and decoded, then run on one quad; lane 0's R0 is
 //! read back through the 32-bit colour export.
 
-mod fragment_interp_support;
+use crate::fragment_interp_support;
 
 use fragment_interp_support::*;
 use rsxtrace_program::fragment::FpOpcode::{self, *};

@@ -2,7 +2,7 @@
 //! test: precision, saturate, scale, H/R aliasing, condition codes, flow, KIL, derivatives,
 //! inputs, outputs, textures, options and errors.
 
-mod fragment_interp_support;
+use crate::fragment_interp_support;
 
 use fragment_interp_support::*;
 use rsxtrace_program::fragment::FpOpcode::*;

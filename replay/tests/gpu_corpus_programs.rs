@@ -16,7 +16,7 @@
 //! the interpreter's unfused run also passes. Programs using transcendental ops get the Vulkan
 //! bound of that op, carried to the outputs as stated at [`program_tolerance`].
 
-mod gpu_support;
+use crate::gpu_support;
 
 use rsxtrace_testkit::{tiny3d, Corpus};
 

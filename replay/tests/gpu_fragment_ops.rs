@@ -13,8 +13,8 @@
 //! is the Vulkan precision of the SPIR-V instruction the WGSL becomes, widened to one binary16
 //! step for H destinations (a few-ULP f32 difference can round to neighbouring halves).
 
-mod fragment_interp_support;
-mod gpu_support;
+use crate::fragment_interp_support;
+use crate::gpu_support;
 
 use fragment_interp_support::*;
 use gpu_support::{nearest_2x2, Nearest2x2, Rng, Tolerance, EDGES};

@@ -13,7 +13,7 @@
 //! Pixels whose centre lies within `EDGE` (in barycentric terms) of an edge are not checked:
 //! the tie-breaking rule there is the rasteriser's.
 
-mod gpu_support;
+use crate::gpu_support;
 
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::{Draw, Frame, Primitive};

@@ -9,7 +9,7 @@
 //! test5 measured 99.88% with fp16 truncation and the 8-bit write rule)
 //! and by one step (max 1/255; 2/255 leaves room for a second rounding in a dependent op).
 
-mod gpu_support;
+use crate::gpu_support;
 
 use rsxtrace_gpu::shade_gpu;
 use rsxtrace_replay::interp::Arithmetic;

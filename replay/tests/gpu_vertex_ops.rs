@@ -8,8 +8,8 @@
 //! (Vulkan spec "Precision and Operation of SPIR-V Instructions"), named at each op below.
 //! Results are also required to agree on which output registers were written.
 
-mod gpu_support;
-mod vertex_interp_support;
+use crate::gpu_support;
+use crate::vertex_interp_support;
 
 use gpu_support::{Rng, Tolerance, EDGES};
 use rsxtrace_gpu::{Gpu, VP_CONSTANTS};

@@ -28,7 +28,7 @@
 //!
 //! `RSXTRACE_SHADE_OUT=DIR` writes every image computed here into DIR for inspection.
 
-mod gpu_support;
+use crate::gpu_support;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! GL 2.1 3.3.1 with the upper-left origin; `raster::smooth`: GL 2.1 3.4.2 coverage times
 //! alpha).
 
-mod gpu_support;
+use crate::gpu_support;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;

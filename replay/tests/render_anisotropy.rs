@@ -9,9 +9,9 @@
 //! per pixel), with nearest filters. Texel k along the long side holds `STRIPE[k % 4]`, so
 //! each pixel's four texels are the same four values.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};

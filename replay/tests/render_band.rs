@@ -7,8 +7,8 @@
 //! after drawing into it, or draws into the output's depth buffer from an offscreen pass
 //! after it, renders whole with the reason said.
 
-mod gpu_support;
-mod render_support;
+use crate::gpu_support;
+use crate::render_support;
 
 use render_support::{tex_program, vertex_program, FP_MOV_COL0};
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc};

@@ -3,9 +3,9 @@
 //! model's draw parts), on both renderers: two DRAW_ARRAYS of the same range, the second after
 //! `SET_VERTEX_DATA_BASE_OFFSET`, draw two different triangles.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::frame::Frame;

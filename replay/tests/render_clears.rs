@@ -3,9 +3,9 @@
 //! clear value lands in the pixel as it is, so an R5G6B5 target takes its low 16 bits and an
 //! A8B8G8R8 target the bytes in ARGB order; a float target is not cleared.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};

@@ -4,8 +4,8 @@
 //! latter also on a device that cannot blend them), depth, stencil, alpha test, culling, scissor, colour-format round trips,
 //! render to texture, and the sample trace as a whole.
 
-mod gpu_support;
-mod render_support;
+use crate::gpu_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,

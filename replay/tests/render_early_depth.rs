@@ -3,7 +3,7 @@
 //! anything. Each scene is rendered with and without it (`RenderOptions::no_early_depth`):
 //! the images must be equal, and the count of rejected quads says whether the rule applied.
 
-mod render_support;
+use crate::render_support;
 use render_support::{corners, cpu_render_tiled, draw_vertices, vertex_program, FP_MOV_COL0};
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
 use rsxtrace_capture::frame::Frame;

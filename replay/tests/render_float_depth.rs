@@ -5,9 +5,9 @@
 //! `surface_depth_fmt`, `f32_to_d24f`): Z24S8 stores the f32's bits >> 7 in bits 8..31, Z16
 //! an IEEE half (truncated), and without the bit the unorm values.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};

@@ -15,7 +15,7 @@
 //! (32x + 32, 32 − 32y) and its window z is z/2 + 1/2. The fragment program is `MOV R0,
 //! f[COL0]` (colour = the vertex colour, given as 4 unsigned bytes R, G, B, A).
 
-mod gpu_support;
+use crate::gpu_support;
 
 use rsxtrace_testkit::image::{pixels_close, Comparison};
 

@@ -12,9 +12,9 @@
 //! `TEX R0, f[TEX0], TEX0` over an 8 × 8 linear A8R8G8B8 texture, nearest (each pixel reads
 //! the texel under it).
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::{
     CaptureBuilder, MemoryCopyDesc, SurfaceDesc, SurfaceTarget, TextureDesc,

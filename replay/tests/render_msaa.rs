@@ -12,9 +12,9 @@
 //! - `SET_ANTI_ALIASING_CONTROL`: the sample mask keeps its samples' grid positions only,
 //!   alpha to one blends with alpha 1, alpha to coverage is warned.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::{
     CaptureBuilder, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc, TransferSurfaceDesc,

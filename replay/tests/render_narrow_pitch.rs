@@ -8,9 +8,9 @@
 //! at pixel centre (x, y), sampling a 4×2 A8R8G8B8 texture with pitch 8: each row holds two
 //! texels (row 0 red, green; row 1 blue, white), nearest filters.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};

@@ -19,9 +19,9 @@
 //! FOGC ← v5, PSZ ← v6, TEX0 ← v8) and a fragment program `MOV R0, f[input]`.
 //! The GPU runs when a device exists (a loud skip otherwise; a failure under `CI=true`).
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::vertex_ucode::{
     source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,

@@ -4,9 +4,9 @@
 //! out here: linear 0.5 is sRGB 1.055 · 0.5^(1/2.4) − 0.055 = 0.7354, which the 8-bit write
 //! rule stores as floor(0.7354 · 4096) = 3012, (3012 · 255 + 2048) >> 12 = 188.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::render::Rgba8Image;

@@ -19,9 +19,9 @@
 //! - a 1D unit reads s alone and chooses its levels by the shared LOD rule, mip levels
 //!   included (the GPU binds it as a 2D texture one texel high).
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::TextureDesc;
 use rsxtrace_capture::rrc::{Capture, Location};

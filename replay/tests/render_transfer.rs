@@ -8,9 +8,9 @@
 //! texel under `(2i + 1, 2j + 1)`, R5G6B5 truncates, and the swizzled destination is checked
 //! byte for byte by reading it back as a linear texture and de-interleaving the Z-order bits.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 use rsxtrace_capture::builder::{
     CaptureBuilder, MemoryCopyDesc, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc,

@@ -4,9 +4,9 @@
 //! offset is what affects the raster position!"). Window pixel (x, y) of a draw or a clear
 //! lands on surface pixel (x + offset x, y + offset y), for x < clip width, y < clip height.
 
-mod gpu_support;
+use crate::gpu_support;
 
-mod render_support;
+use crate::render_support;
 use render_support::*;
 
 use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};

@@ -2,7 +2,7 @@
 //! state over the same bytes; new bytes (a render to texture, a ring buffer that wraps) or
 //! another state decode anew; errors are not kept; the budget bounds what it holds.
 
-mod texture_util;
+use crate::texture_util;
 
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::decode::decode_texture;

@@ -3,7 +3,7 @@
 //! expected values are computed here from the bit fields written by hand; the channel order
 //! follows the slot table of `rsxtrace_replay::texture::format` with the identity remap 0xAAE4.
 
-mod texture_util;
+use crate::texture_util;
 
 use rsxtrace_replay::texture::{CaptureSampler, Sampler, UnitSampler};
 use texture_util::*;

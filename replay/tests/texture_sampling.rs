@@ -2,7 +2,7 @@
 //! filtering, mip selection, cube faces, 3D textures, unnormalised coordinates, border colour
 //! and missing memory.
 
-mod texture_util;
+use crate::texture_util;
 
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::texture::{

@@ -2,7 +2,7 @@
 //! of the interpreter. Programs are built from the decoder's IR and go through
 //! `vertex::encode` / `decode_words`; one is laid out bit by bit by hand.
 
-mod vertex_interp_support;
+use crate::vertex_interp_support;
 
 use rsxtrace_program::vertex::{self, Component, Relation, ScalarOpcode as S, VectorOpcode as V};
 use rsxtrace_replay::interp::vertex::*;

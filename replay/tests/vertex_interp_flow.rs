@@ -1,7 +1,7 @@
 //! Vertex interpreter flow control: per-lane branches (divergence and reconvergence), loops,
 //! calls and returns, boolean branches, the address-register branch, and the limits.
 
-mod vertex_interp_support;
+use crate::vertex_interp_support;
 
 use rsxtrace_program::vertex::{self, Component, Relation, ScalarOpcode as S, VectorOpcode as V};
 use rsxtrace_replay::interp::vertex::*;

@@ -5,7 +5,7 @@
 //! address registers with relative constants and inputs, unknown constants and missing
 //! inputs; and the same errors where a lane fails (the row executor hands those groups back).
 
-mod vertex_interp_support;
+use crate::vertex_interp_support;
 
 use rsxtrace_program::vertex::{
     Component, Relation, ScalarOpcode as S, VectorOpcode as V, VertexProgram,

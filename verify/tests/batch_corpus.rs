@@ -3,7 +3,7 @@
 //! wrong translation caught, the negative control, bad files reported without stopping the
 //! batch, `--no-gpu`, and sharding.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::gpu;
 use rsxtrace_program::fragment::FragmentProgram;

@@ -1,7 +1,7 @@
 //! The negative control: random single-field mutations of the programs on the GPU side are
 //! detected in at least 95% of the cases where they change an output of the interpreter.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::{frame, gpu, sample_paths};
 use rsxtrace_verify::divergence::{verify_frame, VerifyOptions};

@@ -1,7 +1,7 @@
 //! The sample traces verify clean: every stage of every draw is clean or skipped with a
 //! reason, nothing diverges or fails, and the stages that can be compared are compared.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::{basic, frame, gpu, sample_paths};
 use rsxtrace_verify::divergence::{verify_frame, Outcome, Stage, VerifyOptions};

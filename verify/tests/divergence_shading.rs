@@ -9,7 +9,7 @@
 //! Scene: a 16 × 16 A8R8G8B8 target, the viewport the identity on window pixels, a vertex
 //! program of MOVs (HPOS ← v0, COL0 ← v3, BFC0 ← v4, FOGC ← v5) and `MOV R0, f[COL0]`.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::gpu;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;

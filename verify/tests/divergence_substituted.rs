@@ -3,7 +3,7 @@
 //! constant is invisible under the zero fill (every missing constant reads 0 either way) and
 //! caught under the random fill.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::{gpu, samples_dir};
 use rsxtrace_capture::frame::Frame;

@@ -11,7 +11,7 @@
 //! colour none of the device's (the shader adds it, `rsxtrace_semantics::border`). Both sides
 //! must choose levels and place samples with the one LOD rule (`rsxtrace_semantics::lod`).
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::gpu;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;

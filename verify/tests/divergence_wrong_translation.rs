@@ -2,7 +2,7 @@
 //! reported at the right draw, stage and register, with the state changed since the previous
 //! draw; the other draws stay clean.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::{basic, drop_alpha_of_draw_0, gpu, negate_col0_of_draw_1};
 use rsxtrace_verify::divergence::{verify_frame, Outcome, Stage, VerifyOptions};

@@ -5,7 +5,7 @@
 //! sample of the negative control's mutations is named at its slot whenever it changes the
 //! invocation's outputs; a clean draw explains to no divergence with every step matched.
 
-mod divergence_support;
+use crate::divergence_support;
 
 use divergence_support::{
     basic, drop_alpha_of_draw_0, frame, gpu, negate_col0_of_draw_1, samples_dir,

@@ -1,7 +1,7 @@
 //! Memory attached at END: offsets and sizes for arrays, stride 0, several ranges, indexed
 //! draws with restart and base index, textures, count splitting and missing memory.
 
-mod common;
+use crate::common;
 
 use common::{attached, one, pairs};
 use rsxtrace_builder::synthetic::FRAGMENT_MOV_COL0;

@@ -1,7 +1,5 @@
 //! Checks against the genuine programs in ../shared/corpus.
 
-mod common;
-
 use rsxtrace_builder::fragment_scan;
 use rsxtrace_builder::vertex_ucode::mvp_vertex_program;
 

@@ -1,6 +1,6 @@
 //! Command sequences, batched packets, ids and de-duplication of whole frames.
 
-mod common;
+use crate::common;
 
 use common::{attached, one, pairs};
 use rsxtrace_builder::synthetic::FRAGMENT_MOV_COL0;

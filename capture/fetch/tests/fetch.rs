@@ -1,6 +1,6 @@
 //! End-to-end fetch tests: vertex and index bytes laid out by hand in a sparse test memory.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rsxtrace_fetch::*;

@@ -1,6 +1,6 @@
 //! Immediate-mode (push buffer) draws: `VertexSource::Immediate`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rsxtrace_fetch::*;

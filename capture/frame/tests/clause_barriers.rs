@@ -4,7 +4,7 @@
 //! range splits nothing, and one that changes nothing still does (as in RPCS3). Command lists
 //! laid out by hand.
 
-mod stream_support;
+use crate::stream_support;
 use rsxtrace_fetch::DrawRange;
 use rsxtrace_frame::Frame;
 use stream_support::B;

@@ -2,7 +2,7 @@
 //! rrc-format.md 4.4) and per-draw transform branch bits (rrc-format.md 4.5), with command
 //! lists laid out by hand.
 
-mod stream_support;
+use crate::stream_support;
 use rsxtrace_fetch::{
     fetch_draw, AttributeSource, DrawRange, ImmediateValue, UnknownValues, VertexSource,
 };

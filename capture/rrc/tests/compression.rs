@@ -1,6 +1,6 @@
 //! gzip, zstd and plain files recognised by content, with real compressors; provenance.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

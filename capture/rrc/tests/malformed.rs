@@ -1,6 +1,6 @@
 //! Refusals: wrong magic, version, LE_format; absurd counts refused before allocating.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rsxtrace_rrc::{read_bytes, RrcError};

@@ -1,7 +1,7 @@
 //! write_v6 -> read gives back the model (apart from provenance), for every map populated and
 //! for captures read from older versions.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::*;

@@ -1,7 +1,7 @@
 //! Each version's layout read from hand-built bytes (see `common`): map order, ids, the
 //! initial NOP, continuation entries, tails, and the v3 normalisation.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rsxtrace_rrc::{

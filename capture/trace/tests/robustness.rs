@@ -1,7 +1,7 @@
 //! Hostile input: truncation at every offset, truncation with a consistent segment table, and
 //! random bit flips must give an error or a valid capture, never a panic.
 
-mod common;
+use crate::common;
 
 use common::full_capture;
 use rsxtrace_testkit::rng::XorShift64Star;

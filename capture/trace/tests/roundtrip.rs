@@ -1,7 +1,7 @@
 //! Round trips Capture -> trace -> Capture, the zero-copy guarantee, provenance, and the
 //! checks the writer and reader make.
 
-mod common;
+use crate::common;
 
 use common::full_capture;
 use rsxtrace_rrc::{Capture, Compression};

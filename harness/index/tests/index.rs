@@ -3,7 +3,7 @@
 //! warning and the rest of the capture is indexed; memory uses name the builder's buffers; a
 //! new database appears whole, or not at all.
 
-mod common;
+use crate::common;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;

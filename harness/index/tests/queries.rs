@@ -6,7 +6,7 @@
 //! footprint, no texture-key cache). Every SQL block of the page must have an expectation
 //! here, and every expectation a block.
 
-mod common;
+use crate::common;
 
 use rsxtrace_capture::frame::state::Named;
 use rsxtrace_capture::frame::{Draw, Frame};

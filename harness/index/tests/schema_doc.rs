@@ -26,7 +26,7 @@ fn the_document_holds_the_generated_schema() {
     }
     assert!(
         text[body_start..end] == generated,
-        "{}: the schema section is not current; run RSXTRACE_UPDATE_DOCS=1 cargo test -p rsxtrace-index --test schema_doc",
+        "{}: the schema section is not current; run RSXTRACE_UPDATE_DOCS=1 cargo test -p rsxtrace-index --test integration schema_doc::",
         path.display()
     );
 }

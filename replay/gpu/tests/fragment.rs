@@ -2,7 +2,7 @@
 //! unchanged (odd sizes, so readback rows need padding), real derivatives on linear ramps, the
 //! depth/killed target, and the device report.
 
-mod common;
+use crate::common;
 
 use rsxtrace_gpu::{shade_gpu, shade_inputs, GpuError, TextureBinding, FP_INPUTS, TEXTURE_UNITS};
 

@@ -4,7 +4,7 @@
 //! bounds reads the depth the draws before it left; a draw in runs of one facing draws each
 //! run with its face's pipeline and stencil reference, in order.
 
-mod common;
+use crate::common;
 
 use rsxtrace_gpu::{
     ColorTargetDesc, Compare, DepthFormat, DepthStencilDesc, FaceRuns, RasterDraw,

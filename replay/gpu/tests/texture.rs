@@ -2,7 +2,7 @@
 //! texels exactly, linear sampling averages them (where `FLOAT32_FILTERABLE` exists), and
 //! missing or mismatched bindings are refused.
 
-mod common;
+use crate::common;
 
 use rsxtrace_gpu::{
     Filter, GpuError, SamplerDesc, TextureBinding, TextureDimension, WrapMode, FP_INPUTS,

@@ -2,7 +2,7 @@
 //! computed here (inputs and constants are small dyadic numbers, so every dot product and
 //! multiply-add is exact in f32 whatever the evaluation order).
 
-mod common;
+use crate::common;
 
 use rsxtrace_gpu::{
     Backend, GpuError, GpuOptions, TextureBinding, VertexJob, FP_INPUTS, VP_CONSTANTS,

@@ -4,7 +4,7 @@
 //! pipeline file names, truncated raw files, a pipeline file of the wrong size, and one that
 //! names a raw file the cache lacks.
 
-mod source_support;
+use crate::source_support;
 
 use rsxtrace_program::container::Stage;
 use rsxtrace_program::source::rpcs3_cache::name_hash::{checksum, era_of, fnv_name};

@@ -2,7 +2,7 @@
 //! `rpcs3-shader-cache.md` §5.5 documents; the damaged `fpshader` blob of `ppu_vpu.ppu.elf`
 //! recovered through its symbol; a debug SELF with its header stripped.
 
-mod source_support;
+use crate::source_support;
 
 use rsxtrace_program::container::Stage;
 use rsxtrace_program::source::{discover, executable, Note, Origin};

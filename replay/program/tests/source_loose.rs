@@ -1,7 +1,7 @@
 //! Loose containers: whole files, containers behind a foreign header (found by the scanner at
 //! their offset), and files with nothing in them, read through `discover`.
 
-mod source_support;
+use crate::source_support;
 
 use rsxtrace_program::source::{discover, Origin};
 use source_support::{corpus, loose_key, write};

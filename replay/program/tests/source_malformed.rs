@@ -2,7 +2,7 @@
 //! header values, pipeline files of every size. Each becomes problems (or nothing), never a
 //! panic; these are the `source_scan` fuzz target's seeds run as ordinary tests.
 
-mod source_support;
+use crate::source_support;
 
 use rsxtrace_program::source::rpcs3_cache::read_pipeline;
 use rsxtrace_program::source::{executable, loose};

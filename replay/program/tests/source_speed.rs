@@ -1,7 +1,7 @@
 //! A folder of 10,000 files, a few of them bad, is read quickly and in path order whatever
 //! the number of threads.
 
-mod source_support;
+use crate::source_support;
 
 use rsxtrace_program::source::{discover, Origin};
 use source_support::{corpus, origin_path, write};

@@ -3,7 +3,7 @@
 //! program go to every naga back end without error, and the SPIR-V passes `spirv-val`
 //! (Debian spirv-tools).
 
-mod vertex_support;
+use crate::vertex_support;
 
 use rsxtrace_wgsl::backends::{write, Output, Target};
 use rsxtrace_wgsl::vertex::{translate, VertexTranslateOptions};

@@ -2,7 +2,7 @@
 //! never copied) translates to a module that naga validates, with the ABI's resources and entry
 //! points; the Tiny3D program's real branches go through the dispatch loop.
 
-mod vertex_support;
+use crate::vertex_support;
 
 use rsxtrace_program::vertex::ScalarOpcode;
 use rsxtrace_wgsl::vertex::{translate, VertexTranslateOptions};

@@ -3,7 +3,7 @@
 //! flow-control op and the fault paths produce modules naga validates, and the WGSL carries
 //! the rule each option selects; untranslated opcodes are refused with their slot.
 
-mod vertex_support;
+use crate::vertex_support;
 
 use rsxtrace_program::vertex::{
     OutputRegister, Relation, ScalarOpcode, VectorOpcode, VertexProgram, WriteMask, MEMORY_SLOTS,

@@ -3,7 +3,7 @@
 //! full-screen fog pass reading `MainInv`, built with the capture builder, with its ground
 //! truth. `tests/level_current.rs` checks that the checked-in files equal what [`build`]
 //! makes; regenerate them with
-//! `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test level_current`.
+//! `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration level_current::`.
 //!
 //! Conventions: world matrices and the view-projection are row-vector (`v x W x VP`,
 //! `docs/probes.md`); the vertex program computes clip component k as dot(c[32+k], v), so

@@ -1,7 +1,7 @@
 //! The sample captures in `traces/samples/`, built with the capture builder and rsxtrace's own
 //! program encoders (never from corpus files). `tests/samples_current.rs` checks that the
 //! checked-in files equal what this module builds; regenerate them with
-//! `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test samples_current`.
+//! `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::`.
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
