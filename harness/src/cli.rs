@@ -53,6 +53,9 @@ pub enum Command {
         /// `.rrc.zst`: RRC v6; anything else: trace).
         #[arg(long, value_enum)]
         to: Option<ConvertFormat>,
+        /// Print what was written as JSON (docs/json.md).
+        #[arg(long)]
+        json: bool,
     },
     /// Cut a capture down to a range of draws (a smaller capture that replays them as
     /// `replay --draws` does from the whole file), for a bug report or a test case.
@@ -136,6 +139,10 @@ pub enum Command {
         /// Graphics backend for --gpu.
         #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
         backend: GpuBackend,
+        /// Print what was computed as JSON: the rules, the device, the image's checksum
+        /// (docs/json.md).
+        #[arg(long)]
+        json: bool,
     },
     /// Recompile an RSX program to WGSL (validated by naga), or through naga's back ends to
     /// SPIR-V, HLSL, MSL or GLSL: a container, raw microcode, or a draw's programs.
@@ -156,6 +163,10 @@ pub enum Command {
         /// Write to this file instead of standard output (required for SPIR-V).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Print each program's translation as a JSON object (origin, stage, module key,
+        /// text or SPIR-V words; docs/json.md) instead of the text.
+        #[arg(long, conflicts_with = "out")]
+        json: bool,
     },
     /// Run every draw's shaders recompiled on a GPU device and on the reference interpreter,
     /// and report where they diverge (exit 1 when something diverges).

@@ -163,6 +163,35 @@ fn convert_round_trips_through_the_trace_format() {
 }
 
 #[test]
+fn convert_json_says_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let info = json(&["info", &sample(), "--json"]);
+    for (name, format, frame_index) in [
+        ("basic.rsxt", "trace", Value::Bool(true)),
+        ("basic.rrc.gz", "rrc", Value::Null),
+        ("basic.rrc", "rrc-raw", Value::Null),
+        ("basic.rrc.zst", "rrc-zst", Value::Null),
+    ] {
+        let out = dir.path().join(name);
+        let report = json(&["convert", &sample(), out.to_str().unwrap(), "--json"]);
+        assert_eq!(report["format"], format, "{report}");
+        assert_eq!(report["output"], out.to_str().unwrap());
+        assert_eq!(
+            report["bytes"].as_u64(),
+            Some(std::fs::metadata(&out).unwrap().len()),
+            "{report}"
+        );
+        assert_eq!(
+            report["commands"], info["stats"]["commands"],
+            "{report} {info}"
+        );
+        assert_eq!(report["memory_data_entries"], info["memory_data_entries"]);
+        assert_eq!(report["frame_index"], frame_index, "{report}");
+        assert_eq!(report["warnings"], serde_json::json!([]));
+    }
+}
+
+#[test]
 fn export_jsonl_names_methods() {
     let text = ok_stdout(&["export-jsonl", &sample()]);
     let lines: Vec<Value> = text
@@ -330,6 +359,50 @@ fn shade_writes_a_png_of_the_requested_size() {
     assert!(String::from_utf8_lossy(&bad_uniform.stderr).contains("noSuchUniform"));
 }
 
+/// `shade --json`: the rules it ran under, and the checksum of the PNG's pixels (the checksum
+/// `replay` and `ci` give an image).
+#[test]
+fn shade_json_gives_the_rules_and_the_images_checksum() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let program = corpus.join("ps3autotests/rsx_fp_static_test2.fpo");
+    let shade = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "shade",
+            program.to_str().unwrap(),
+            "--size",
+            "40x24",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let out = dir.path().join("t2.png");
+    let report = shade(&out, &[]);
+    let png = rsxtrace_testkit::image::read_rgba_png(&out);
+    let checksum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&png.rgba));
+    assert_eq!(report["checksum"], checksum.as_str(), "{report}");
+    assert_eq!(
+        (report["width"].as_u64(), report["height"].as_u64()),
+        (Some(40), Some(24))
+    );
+    assert_eq!(report["engine"], "interpreter");
+    assert_eq!(report["arithmetic"], "f32");
+    assert_eq!(report["half_rounding"], "truncate");
+    assert_eq!(report["trig"], "exact");
+    assert_eq!(report["device"], Value::Null);
+    assert_eq!(report["not_finite_pixels"], 0);
+    assert!(report["instructions"].as_u64().unwrap() > 0, "{report}");
+    let nearest = shade(
+        &dir.path().join("t2-rpcs3.png"),
+        &["--rpcs3", "--trig", "turns"],
+    );
+    assert_eq!(nearest["half_rounding"], "nearest");
+    assert_eq!(nearest["trig"], "turns");
+}
+
 #[test]
 fn translate_to_every_target() {
     let dir = tempfile::tempdir().unwrap();
@@ -362,6 +435,81 @@ fn translate_to_every_target() {
         out.status.code(),
         Some(2),
         "SPIR-V of two programs needs --stage"
+    );
+}
+
+/// `translate --json`: one object per program, the output in the field of its kind.
+#[test]
+fn translate_json_gives_one_object_per_program() {
+    let text = ok_stdout(&["translate", &sample(), "--draw", "2"]);
+    let wgsl = json(&["translate", &sample(), "--draw", "2", "--json"]);
+    let programs = wgsl.as_array().unwrap();
+    let stages: Vec<&str> = programs
+        .iter()
+        .map(|p| p["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, ["vertex", "fragment"]);
+    for p in programs {
+        // The text output is each program's header line and the same source.
+        let source = p["text"].as_str().unwrap();
+        let header = format!(
+            "// {} (module {})\n",
+            p["origin"].as_str().unwrap(),
+            p["module"].as_str().unwrap()
+        );
+        assert!(text.contains(&format!("{header}{source}")), "{p}");
+        assert_eq!(p["target"], "wgsl");
+        assert_eq!((&p["glsl"], &p["spirv"]), (&Value::Null, &Value::Null));
+    }
+    // SPIR-V of both programs at once (the text form needs --stage): the words, magic first.
+    let spirv = json(&[
+        "translate",
+        &sample(),
+        "--draw",
+        "2",
+        "--json",
+        "--to",
+        "spirv",
+    ]);
+    for p in spirv.as_array().unwrap() {
+        assert_eq!(p["spirv"][0].as_u64(), Some(0x0723_0203), "{}", p["origin"]);
+        assert_eq!(p["text"], Value::Null);
+    }
+    let glsl = json(&[
+        "translate",
+        &sample(),
+        "--draw",
+        "0",
+        "--json",
+        "--to",
+        "glsl",
+    ]);
+    let shaders = glsl[0]["glsl"].as_array().unwrap();
+    assert!(!shaders.is_empty());
+    for shader in shaders {
+        assert!(
+            shader["source"]
+                .as_str()
+                .unwrap()
+                .starts_with("#version 450 core"),
+            "{shader}"
+        );
+        assert!(shader["entry_point"].is_string() && shader["stage"].is_string());
+    }
+    assert_eq!(
+        rsxtrace(&[
+            "translate",
+            &sample(),
+            "--draw",
+            "2",
+            "--json",
+            "--out",
+            "x.wgsl"
+        ])
+        .status
+        .code(),
+        Some(2),
+        "--json prints to standard output"
     );
 }
 

@@ -158,6 +158,25 @@ fn translate() {
         "--draw",
         "0",
     ]);
+    check(&[
+        "translate",
+        &repo("traces/samples/basic.rrc.gz"),
+        "--draw",
+        "0",
+        "--json",
+    ]);
+}
+
+#[test]
+fn convert_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("basic.rsxt");
+    check(&[
+        "convert",
+        &repo("traces/samples/basic.rrc.gz"),
+        out.to_str().unwrap(),
+        "--json",
+    ]);
 }
 
 #[test]

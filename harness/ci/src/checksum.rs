@@ -7,7 +7,12 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// XXH3-64 of the pixels.
 pub fn image_checksum(image: &Rgba8Image) -> u64 {
-    xxh3_64(&image.pixels)
+    pixels_checksum(&image.pixels)
+}
+
+/// XXH3-64 of RGBA8 pixels held elsewhere than in an [`Rgba8Image`] (row 0 first).
+pub fn pixels_checksum(rgba8: &[u8]) -> u64 {
+    xxh3_64(rgba8)
 }
 
 /// 16 lowercase hex digits, as the manifest writes checksums.

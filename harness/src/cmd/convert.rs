@@ -3,7 +3,9 @@
 use crate::cli::ConvertFormat;
 use crate::exit::Status;
 use anyhow::Context;
+use clap::ValueEnum;
 use rsxtrace_capture::{rrc, trace};
+use serde_json::json;
 use std::io::Write;
 use std::path::Path;
 
@@ -27,19 +29,30 @@ fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
     }
 }
 
-pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Result<Status> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<ConvertFormat>,
+    json: bool,
+) -> anyhow::Result<Status> {
     let capture = rsxtrace_capture::open::open_capture(input)?;
     let format = format_for(output, to);
+    let mut warnings = Vec::new();
+    // Whether the trace carries a frame index (None: not a trace).
+    let mut frame_index = None;
     let written = if format == ConvertFormat::Trace {
         // The frame index lets `info` and `draws` answer without decoding the frame; a frame
         // that does not decode is written without one (readers then decode and report).
         let index = match rsxtrace_capture::frame::Frame::from_capture(&capture) {
             Ok(frame) => Some(rsxtrace_capture::overview::frame_index(&frame)),
             Err(e) => {
-                eprintln!("rsxtrace convert: warning: no frame index ({e}); `info` and `draws` will decode the frame");
+                warnings.push(format!(
+                    "no frame index ({e}); `info` and `draws` will decode the frame"
+                ));
                 None
             }
         };
+        frame_index = Some(index.is_some());
         // Streamed to the file: a trace is as large as the capture's memory, no second copy.
         let file = std::fs::File::create(output)
             .with_context(|| format!("cannot create {}", output.display()))?;
@@ -60,11 +73,29 @@ pub fn run(input: &Path, output: &Path, to: Option<ConvertFormat>) -> anyhow::Re
             .with_context(|| format!("cannot write {}", output.display()))?;
         bytes.len() as u64
     };
+    let format_name = format
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
+    if json {
+        crate::output::print_json(&json!({
+            "input": input.display().to_string(),
+            "output": output.display().to_string(),
+            "format": format_name,
+            "bytes": written,
+            "commands": capture.commands.len(),
+            "memory_data_entries": capture.data.len(),
+            "frame_index": frame_index,
+            "warnings": warnings,
+        }))?;
+        return Ok(Status::Success);
+    }
+    for w in &warnings {
+        eprintln!("rsxtrace convert: warning: {w}");
+    }
     eprintln!(
-        "wrote {} ({:?}, {} bytes: {} commands, {} memory blobs)",
+        "wrote {} ({format_name}, {written} bytes: {} commands, {} memory blobs)",
         output.display(),
-        format,
-        written,
         capture.commands.len(),
         capture.data.len()
     );

@@ -66,6 +66,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             offset,
             draw,
             out,
+            json,
         } => translate::run(
             &file,
             &translate::TranslateArgs {
@@ -74,6 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
                 draw,
                 to,
                 out: out.as_deref(),
+                json,
             },
         ),
         Command::Shade {
@@ -86,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             rpcs3,
             trig,
             backend,
+            json,
         } => shade::run(
             &program,
             size,
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             &uniforms,
             shade::Engine::from_flags(f64, gpu, backend),
             shade::Rules::from_flags(rpcs3, trig),
+            json,
         ),
         Command::Exec {
             file,
@@ -112,7 +116,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
                 branch_bits,
             },
         ),
-        Command::Convert { input, output, to } => convert::run(&input, &output, to),
+        Command::Convert {
+            input,
+            output,
+            to,
+            json,
+        } => convert::run(&input, &output, to, json),
         Command::Disasm {
             file,
             stage,

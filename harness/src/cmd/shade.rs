@@ -9,12 +9,14 @@
 use crate::cli::{GpuBackend, TrigArg};
 use crate::exit::Status;
 use anyhow::{bail, Context};
+use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{shade_gpu, Backend, Gpu, GpuOptions};
 use rsxtrace_replay::interp::fragment::{FragmentState, HalfRounding, TrigReduction};
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::shade::{load_program_file, shade_with, to_unorm8, Image};
 use rsxtrace_replay::texture::NoTextures;
 use rsxtrace_replay::wgsl::fragment::{translate, FragmentTranslateOptions};
+use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
@@ -82,12 +84,19 @@ pub fn run(
     uniforms: &[String],
     engine: Engine,
     rules: Rules,
+    json: bool,
 ) -> anyhow::Result<Status> {
     let Rules { half, trig } = rules;
     let uniforms: Vec<&str> = uniforms.iter().map(String::as_str).collect();
     let loaded = load_program_file(program, &uniforms)
         .with_context(|| format!("cannot load {}", program.display()))?;
     let start = Instant::now();
+    // The JSON's engine fields: which engine, its arithmetic, the device.
+    let (engine_key, arithmetic_key, mut device) = match engine {
+        Engine::Interpreter(Arithmetic::F64) => ("interpreter", Some("f64"), None),
+        Engine::Interpreter(_) => ("interpreter", Some("f32"), None),
+        Engine::Gpu(_) => ("gpu", None, None),
+    };
     let (image, engine_name) = match engine {
         Engine::Interpreter(arithmetic) => {
             let mut state = FragmentState::new(loaded.control);
@@ -115,6 +124,7 @@ pub fn run(
             })?;
             let shaded = shade_gpu(&gpu, &module, size.0, size.1)
                 .with_context(|| format!("cannot shade {} on the GPU", program.display()))?;
+            device = Some(gpu.info().to_string());
             let rgba8 = shaded
                 .pixels
                 .iter()
@@ -138,6 +148,30 @@ pub fn run(
     image
         .write_png(out)
         .with_context(|| format!("cannot write {}", out.display()))?;
+    if json {
+        let not_finite = image
+            .float
+            .iter()
+            .filter(|p| p.iter().any(|c| !c.is_finite()))
+            .count();
+        crate::output::print_json(&json!({
+            "program": program.display().to_string(),
+            "out": out.display().to_string(),
+            "width": size.0,
+            "height": size.1,
+            "instructions": loaded.program.instructions.len(),
+            "shader_control": loaded.control,
+            "engine": engine_key,
+            "arithmetic": arithmetic_key,
+            "half_rounding": half,
+            "trig": trig,
+            "device": device,
+            "checksum": checksum::hex(checksum::pixels_checksum(&image.rgba8)),
+            "not_finite_pixels": not_finite,
+            "milliseconds": elapsed.as_secs_f64() * 1000.0,
+        }))?;
+        return Ok(Status::Success);
+    }
     eprintln!(
         "wrote {} ({}x{}, {} instructions, shader control 0x{:08x}, {engine_name}, {:.0} ms)",
         out.display(),

@@ -5,10 +5,12 @@ use super::program_input::{load, Program};
 use crate::cli::{Stage, TranslateTarget};
 use crate::exit::Status;
 use anyhow::{bail, Context};
+use clap::ValueEnum;
 use rsxtrace_replay::wgsl::backends::{self, Output, Target};
 use rsxtrace_replay::wgsl::fragment::{FragmentTranslateOptions, TextureDim};
 use rsxtrace_replay::wgsl::vertex::VertexTranslateOptions;
 use rsxtrace_replay::wgsl::{fragment, vertex};
+use serde_json::json;
 use std::io::Write;
 use std::path::Path;
 
@@ -18,6 +20,8 @@ pub struct TranslateArgs<'a> {
     pub draw: Option<usize>,
     pub to: TranslateTarget,
     pub out: Option<&'a Path>,
+    /// One JSON object per program on standard output instead of the text.
+    pub json: bool,
 }
 
 pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
@@ -29,11 +33,12 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
         TranslateTarget::Msl => Target::Msl,
         TranslateTarget::Glsl => Target::Glsl,
     };
-    if programs.len() > 1 && target == Target::SpirV {
+    if programs.len() > 1 && target == Target::SpirV && !args.json {
         bail!("SPIR-V is one binary per program: choose one with --stage vertex|fragment");
     }
     let mut text = String::new();
     let mut binary: Option<Vec<u8>> = None;
+    let mut objects = Vec::new();
     for located in &programs {
         let module = match &located.program {
             Program::Vertex(p) => vertex::translate_textured(
@@ -60,6 +65,10 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
             }
         }
         .with_context(|| format!("cannot translate {}", located.origin))?;
+        if args.json {
+            objects.push(program_json(located, &module, target, args.to)?);
+            continue;
+        }
         text.push_str(&format!(
             "// {} (module {:016x})\n",
             located.origin, module.hash
@@ -86,6 +95,10 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
             }
         }
     }
+    if args.json {
+        crate::output::print_json(&objects)?;
+        return Ok(Status::Success);
+    }
     match (binary, args.out) {
         (Some(bytes), Some(out)) => {
             std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))?
@@ -102,4 +115,53 @@ pub fn run(path: &Path, args: &TranslateArgs) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// One program's translation as JSON (docs/json.md): where it came from, its stage and module
+/// key, and the output: `text` (WGSL, HLSL, MSL), `glsl` (one shader per entry point) or
+/// `spirv` (the words), the others null.
+fn program_json(
+    located: &super::program_input::Located,
+    module: &rsxtrace_replay::wgsl::WgslModule,
+    target: Target,
+    to: TranslateTarget,
+) -> anyhow::Result<serde_json::Value> {
+    let output = if target == Target::Wgsl {
+        Output::Text(module.source.clone())
+    } else {
+        backends::write(module, target)
+            .with_context(|| format!("naga could not write {}", located.origin))?
+    };
+    let (text, glsl, spirv) = match output {
+        Output::Text(s) => (Some(s), None, None),
+        Output::SpirV(words) => (None, None, Some(words)),
+        Output::Glsl(shaders) => (
+            None,
+            Some(
+                shaders
+                    .into_iter()
+                    .map(|shader| {
+                        json!({
+                            "entry_point": shader.entry_point,
+                            "stage": format!("{:?}", shader.stage).to_lowercase(),
+                            "source": shader.source,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            None,
+        ),
+    };
+    Ok(json!({
+        "origin": located.origin,
+        "stage": match located.program {
+            Program::Vertex(_) => "vertex",
+            Program::Fragment(_) => "fragment",
+        },
+        "module": format!("{:016x}", module.hash),
+        "target": to.to_possible_value().map(|v| v.get_name().to_string()),
+        "text": text,
+        "glsl": glsl,
+        "spirv": spirv,
+    }))
 }
