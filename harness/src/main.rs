@@ -21,7 +21,7 @@ fn main() {
             if output::is_broken_pipe(&err) {
                 exit::Status::Success
             } else {
-                eprintln!("rsxtrace: error: {err:#}");
+                eprintln!("rsxtrace: error: {}", output::error_chain(&err));
                 exit::Status::Error
             }
         }

@@ -32,6 +32,22 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// An error and its causes on one line, `outer: cause: root`, each cause said once: many
+/// library errors carry their source's text in their own message and also give the source as
+/// their cause (`cannot read F: No such file`, caused by `No such file`), which `{:#}` would
+/// print twice. A cause whose text ends the message before it is left out.
+pub fn error_chain(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if parts.last().is_some_and(|last| last.ends_with(&text)) {
+            continue;
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
+
 /// Print a value as pretty JSON followed by a newline.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let stdout = io::stdout();
@@ -75,5 +91,44 @@ pub fn print_render_problems(
             Some(d) => eprintln!("warning: draw {d}: {}", w.message),
             None => eprintln!("warning: {}", w.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+    use std::fmt;
+
+    /// An error that says its source's text and also gives the source as its cause.
+    #[derive(Debug)]
+    struct Wrapping(std::io::Error);
+
+    impl fmt::Display for Wrapping {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "cannot read /absent: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapping {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_the_message_already_says_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = anyhow::Error::new(Wrapping(io)).context("placements file /absent");
+        assert_eq!(
+            format!("{err:#}"),
+            "placements file /absent: cannot read /absent: no such file: no such file"
+        );
+        assert_eq!(
+            error_chain(&err),
+            "placements file /absent: cannot read /absent: no such file"
+        );
+        // Causes the messages do not say are kept, in order.
+        let plain = anyhow::anyhow!("root").context("middle").context("outer");
+        assert_eq!(error_chain(&plain), "outer: middle: root");
     }
 }
