@@ -129,6 +129,10 @@ pub struct ReportOptions {
     pub draws: Option<Range<usize>>,
     /// Image sizes.
     pub sizes: Sizes,
+    /// Picture the depth surface of every draw that uses one; by default only of draws
+    /// without a colour target (depth-only passes such as shadow maps), as the depth images
+    /// of a frame whose every draw tests depth double the site's time and size.
+    pub depth: bool,
 }
 
 impl ReportOptions {
@@ -138,6 +142,7 @@ impl ReportOptions {
             out: out.to_path_buf(),
             draws: None,
             sizes: Sizes::default(),
+            depth: false,
         }
     }
 }
@@ -252,7 +257,8 @@ pub fn build(
         ..Default::default()
     };
     let mut observer = Counted {
-        inner: Snapshots::new(frame, range.clone(), &store, options.sizes),
+        inner: Snapshots::new(frame, range.clone(), &store, options.sizes)
+            .with_depth_beside_colour(options.depth),
         progress,
     };
     let t = Instant::now();

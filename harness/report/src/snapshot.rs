@@ -1,6 +1,7 @@
 //! What the site shows of each draw's images, gathered while the frame renders once: a
-//! [`DrawObserver`] that reads the draw's first colour target before and after it (hashing
-//! its bytes, so that a draw that changed nothing costs no image) and the textures its
+//! [`DrawObserver`] that reads the draw's targets before and after it (its first colour
+//! target, then its other colour targets and its depth surface when it uses one; hashing
+//! their bytes, so that a draw that changed nothing costs no image) and the textures its
 //! fragment program samples (as the draw sees them, rendered surfaces included), and hands
 //! the pixel work to the [`ImageStore`].
 //!
@@ -97,8 +98,11 @@ pub struct TextureImages {
 /// Everything gathered about one draw.
 #[derive(Clone, Debug, Default)]
 pub struct DrawShots {
-    /// The target, or why it is not shown.
+    /// The first colour target, or why it is not shown.
     pub target: Option<Result<TargetShot, String>>,
+    /// The other targets ([`TargetPlace::others`]: further colour targets, the depth
+    /// surface), each or why it is not shown.
+    pub others: Vec<Result<TargetShot, String>>,
     /// Sampled units in order.
     pub textures: Vec<TextureShot>,
 }
@@ -113,15 +117,17 @@ pub struct Snapshots<'a> {
     draws: Vec<DrawShots>,
     /// Target states already imaged, by [`TargetPlace::hash`].
     states: HashMap<u128, StateImages>,
-    /// The last copy made (usually the next draw's "before").
-    last: Option<Arc<TargetBytes>>,
-    /// The copy taken before the current draw.
-    before: Option<Arc<TargetBytes>>,
+    /// The last copy made of each target index (usually the next draw's "before").
+    last: HashMap<usize, Arc<TargetBytes>>,
+    /// The copies taken before the current draw: its first target's, then its others'.
+    before: Vec<Option<Arc<TargetBytes>>>,
     /// Textures already imaged, by content key.
     textures: HashMap<u128, TextureImages>,
     /// Sampled units per fragment program hash.
     units: HashMap<u64, u16>,
     changes: Arc<Mutex<HashMap<usize, Change>>>,
+    /// Picture the depth surface of draws that have a colour target too.
+    depth_beside_colour: bool,
 }
 
 impl<'a> Snapshots<'a> {
@@ -134,12 +140,20 @@ impl<'a> Snapshots<'a> {
             first: range.start,
             draws: vec![DrawShots::default(); range.len()],
             states: HashMap::new(),
-            last: None,
-            before: None,
+            last: HashMap::new(),
+            before: Vec::new(),
             textures: HashMap::new(),
             units: HashMap::new(),
             changes: Arc::default(),
+            depth_beside_colour: false,
         }
+    }
+
+    /// Also picture the depth surface of draws that have a colour target (by default only
+    /// a draw without one shows its depth surface: a depth-only pass).
+    pub fn with_depth_beside_colour(mut self, depth: bool) -> Self {
+        self.depth_beside_colour = depth;
+        self
     }
 
     /// The records of draws `range.start..` in order, and the changes per draw index (filled
@@ -174,17 +188,72 @@ impl<'a> Snapshots<'a> {
         images
     }
 
-    /// A copy of the target in `memory`, reusing the last copy when the bytes are the same.
+    /// A copy of the target in `memory`, reusing the last copy of that target when the
+    /// bytes are the same.
     fn copy(&mut self, place: &TargetPlace, memory: &dyn GuestMemory) -> Option<Arc<TargetBytes>> {
         let hash = place.hash(memory)?;
-        if let Some(last) = &self.last {
+        if let Some(last) = self.last.get(&place.index) {
             if last.hash == hash {
                 return Some(last.clone());
             }
         }
         let copy = place.copy(memory)?;
-        self.last = Some(copy.clone());
+        self.last.insert(place.index, copy.clone());
         Some(copy)
+    }
+
+    /// The shot of `place` before a draw, keeping the copy for [`Self::after_shot`].
+    fn before_shot(&mut self, place: TargetPlace, memory: &dyn GuestMemory) -> TargetShot {
+        let before = match self.copy(&place, memory) {
+            Some(bytes) => {
+                let images = self.state_images(&bytes);
+                self.before.push(Some(bytes));
+                Ok(images)
+            }
+            None => {
+                self.before.push(None);
+                Err("the target's memory is not readable".to_string())
+            }
+        };
+        TargetShot {
+            place,
+            before,
+            after: Err("the draw was not observed after".to_string()),
+            diff: None,
+        }
+    }
+
+    /// `shot` completed after draw `draw`: its state now and, when the draw changed its
+    /// bytes, the changed pixels (counted in [`Self::finish`]'s changes when `counted`: the
+    /// first colour target's).
+    fn after_shot(
+        &mut self,
+        draw: usize,
+        shot: &mut TargetShot,
+        before: Option<Arc<TargetBytes>>,
+        counted: bool,
+        memory: &dyn GuestMemory,
+    ) {
+        let Some(after) = self.copy(&shot.place, memory) else {
+            return;
+        };
+        shot.after = Ok(self.state_images(&after));
+        if let Some(before) = before.filter(|b| b.hash != after.hash) {
+            let id = self.store.reserve(1)[0];
+            shot.diff = Some(id);
+            let (changes, view) = (self.changes.clone(), self.sizes.view);
+            self.store.submit(move || {
+                let after_view = after.view(view.0, view.1);
+                let (change, image) = change_view(before.compared(), after.compared(), after_view);
+                if counted {
+                    changes
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(draw, change);
+                }
+                vec![(id, image, Channels::Rgba)]
+            });
+        }
     }
 
     /// The units draw `draw`'s fragment program samples (bit n = unit n).
@@ -292,60 +361,69 @@ fn level0(texture: &DecodedTexture, opaque: bool) -> Option<Rgba8Image> {
 
 impl DrawObserver for Snapshots<'_> {
     fn before(&mut self, draw: usize, memory: &dyn GuestMemory) {
-        self.before = None;
+        self.before.clear();
         let Some(d) = self.frame.draws.get(draw) else {
             return;
         };
         let textures = self.textures(draw, memory);
-        let target = TargetPlace::of(&d.surface).map(|place| {
-            let before = match self.copy(&place, memory) {
-                Some(bytes) => {
-                    let images = self.state_images(&bytes);
-                    self.before = Some(bytes);
-                    Ok(images)
-                }
-                None => Err("the target's memory is not readable".to_string()),
-            };
-            TargetShot {
-                place,
-                before,
-                after: Err("the draw was not observed after".to_string()),
-                diff: None,
+        let target = match TargetPlace::of(&d.surface) {
+            Ok(place) => Ok(self.before_shot(place, memory)),
+            Err(why) => {
+                self.before.push(None);
+                Err(why)
             }
-        });
+        };
+        let has_colour = target.is_ok();
+        let depth_beside_colour = self.depth_beside_colour;
+        let others = TargetPlace::others(&d.surface, &d.raster)
+            .into_iter()
+            .filter(|place| {
+                !(has_colour && !depth_beside_colour && place.as_ref().is_ok_and(|p| p.is_depth()))
+            })
+            .map(|place| match place {
+                Ok(place) => Ok(self.before_shot(place, memory)),
+                Err(why) => {
+                    self.before.push(None);
+                    Err(why)
+                }
+            })
+            .collect();
         if let Some(shots) = self.shots(draw) {
             shots.textures = textures;
             shots.target = Some(target);
+            shots.others = others;
         }
     }
 
     fn after(&mut self, draw: usize, memory: &dyn GuestMemory) {
-        let Some(Some(Ok(shot))) = self.shots(draw).map(|s| s.target.clone()) else {
+        let Some(shots) = self
+            .shots(draw)
+            .map(|s| (s.target.clone(), s.others.clone()))
+        else {
             return;
         };
-        let before = self.before.take();
-        let Some(after) = self.copy(&shot.place, memory) else {
-            return;
-        };
-        let images = self.state_images(&after);
-        let mut diff = None;
-        if let Some(before) = before.filter(|b| b.hash != after.hash) {
-            let id = self.store.reserve(1)[0];
-            diff = Some(id);
-            let (changes, view) = (self.changes.clone(), self.sizes.view);
-            self.store.submit(move || {
-                let after_view = after.view(view.0, view.1);
-                let (change, image) = change_view(before.image(), after.image(), after_view);
-                changes
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(draw, change);
-                vec![(id, image, Channels::Rgba)]
-            });
-        }
-        if let Some(Some(Ok(shot))) = self.shots(draw).map(|s| s.target.as_mut()) {
-            shot.after = Ok(images);
-            shot.diff = diff;
+        let (target, others) = shots;
+        let mut befores = std::mem::take(&mut self.before).into_iter();
+        let target = target.map(|t| {
+            let before = befores.next().flatten();
+            t.map(|mut shot| {
+                self.after_shot(draw, &mut shot, before, true, memory);
+                shot
+            })
+        });
+        let others: Vec<Result<TargetShot, String>> = others
+            .into_iter()
+            .map(|t| {
+                let before = befores.next().flatten();
+                t.map(|mut shot| {
+                    self.after_shot(draw, &mut shot, before, false, memory);
+                    shot
+                })
+            })
+            .collect();
+        if let Some(shots) = self.shots(draw) {
+            shots.target = target;
+            shots.others = others;
         }
     }
 }

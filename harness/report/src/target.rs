@@ -1,62 +1,136 @@
-//! A draw's first colour target as bytes: where it lies ([`TargetPlace`], from the draw's
-//! surface state with the renderers' own layout rule), a copy of its bytes at one moment
-//! ([`TargetBytes`], hashed so that a draw that changed nothing is told apart cheaply), and
-//! that copy decoded to 8-bit RGBA, resolved when multisampled, as the renderers show their
-//! output.
+//! A draw's targets as bytes: where each lies ([`TargetPlace`], from the draw's surface state
+//! with the renderers' own layout rule: its colour targets and, when it tests depth or
+//! stencil, its depth surface), a copy of its bytes at one moment ([`TargetBytes`], hashed so
+//! that a draw that changed nothing is told apart cheaply), and that copy decoded to 8-bit
+//! RGBA, resolved when multisampled, as the renderers show their output (a depth surface as
+//! grey levels).
 
 use rsxtrace_capture::fetch::GuestMemory;
-use rsxtrace_capture::frame::state::Surface;
+use rsxtrace_capture::frame::state::{RasterState, Surface};
 use rsxtrace_capture::rrc::Location;
-use rsxtrace_replay::render::msaa::Antialias;
-use rsxtrace_replay::render::state::{color_targets, ColorFormat};
+use rsxtrace_replay::render::msaa::{resolve, Antialias};
+use rsxtrace_replay::render::state::{color_targets, ColorFormat, DepthFormat};
 use rsxtrace_replay::render::surface::{
-    bytes_per_pixel, output_image, OutputSurface, SurfaceLayout, TARGET_NAMES,
+    bytes_per_pixel, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_image,
+    OutputSurface, SurfaceLayout, TARGET_NAMES,
 };
 use rsxtrace_replay::render::{OutputSource, Rgba8Image};
 use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
 
-/// Where a draw's first colour target lies and how it reads.
+/// What a target holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A colour target in this format.
+    Colour(ColorFormat),
+    /// The depth surface (zeta) in this format: shown as grey levels, stencil left out.
+    Depth(DepthFormat),
+}
+
+/// Where one of a draw's targets lies and how it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TargetPlace {
-    /// Target index (0..4 = A..D).
+    /// Target index (0..4 = colour A..D, 4 = the depth surface).
     pub index: usize,
     /// Memory layout (the sample grid of a multisampled surface).
     pub layout: SurfaceLayout,
-    /// Colour format.
-    pub format: ColorFormat,
+    /// Colour or depth, and the format.
+    pub kind: TargetKind,
     /// Sample grid.
     pub antialias: Antialias,
 }
 
+/// Index of the depth surface among [`TargetPlace::index`]es.
+const DEPTH_INDEX: usize = 4;
+
 impl TargetPlace {
     /// The first colour target `surface` writes, or why there is none.
     pub fn of(surface: &Surface) -> Result<TargetPlace, String> {
+        let targets = Self::colour_targets(surface)?;
+        targets
+            .into_iter()
+            .next()
+            .ok_or_else(|| "the draw writes no colour target".to_string())?
+    }
+
+    /// The draw's other targets, in order: the colour targets after the first (MRT), then
+    /// the depth surface when the draw reads or writes it (the depth, stencil or depth bounds
+    /// test is on). Each is a place, or why it cannot be shown.
+    pub fn others(surface: &Surface, raster: &RasterState) -> Vec<Result<TargetPlace, String>> {
+        let mut places: Vec<Result<TargetPlace, String>> = match Self::colour_targets(surface) {
+            Ok(colour) => colour.into_iter().skip(1).collect(),
+            // The first target's error already says it.
+            Err(_) => Vec::new(),
+        };
+        if raster.depth.test || raster.stencil.enabled || raster.depth_bounds.enabled {
+            places.push(Self::depth(surface));
+        }
+        places
+    }
+
+    /// Every colour target the surface selects, in the selection's order.
+    fn colour_targets(surface: &Surface) -> Result<Vec<Result<TargetPlace, String>>, String> {
         let raw = surface.format.color_format.raw;
-        let format =
-            ColorFormat::from_raw(raw).ok_or_else(|| format!("colour format {raw} is unknown"))?;
         let targets = color_targets(surface.color_target.raw).ok_or_else(|| {
             format!(
                 "SET_SURFACE_COLOR_TARGET 0x{:x} is no target selection",
                 surface.color_target.raw
             )
         })?;
-        let &index = targets
-            .first()
-            .ok_or_else(|| "the draw writes no colour target".to_string())?;
-        let layout = SurfaceLayout::of_target(surface, index, bytes_per_pixel(format))
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let format =
+            ColorFormat::from_raw(raw).ok_or_else(|| format!("colour format {raw} is unknown"))?;
+        Ok(targets
+            .into_iter()
+            .map(|index| {
+                let layout = SurfaceLayout::of_target(surface, index, bytes_per_pixel(format))
+                    .map_err(|e| e.to_string())?;
+                Ok(TargetPlace {
+                    index,
+                    layout,
+                    kind: TargetKind::Colour(format),
+                    antialias: Antialias::of(surface),
+                })
+            })
+            .collect())
+    }
+
+    /// The depth surface.
+    fn depth(surface: &Surface) -> Result<TargetPlace, String> {
+        let raw = surface.format.depth_format.raw;
+        let format =
+            DepthFormat::of(surface).ok_or_else(|| format!("depth format {raw} is unknown"))?;
+        let layout = SurfaceLayout::of_target(surface, DEPTH_INDEX, depth_bytes_per_pixel(format))
             .map_err(|e| e.to_string())?;
         Ok(TargetPlace {
-            index,
+            index: DEPTH_INDEX,
             layout,
-            format,
+            kind: TargetKind::Depth(format),
             antialias: Antialias::of(surface),
         })
     }
 
-    /// Target name, `A`..`D`.
+    /// Target name, `A`..`D`, or `Z` for the depth surface.
     pub fn name(&self) -> &'static str {
-        TARGET_NAMES.get(self.index).copied().unwrap_or("?")
+        match self.kind {
+            TargetKind::Depth(_) => "Z",
+            TargetKind::Colour(_) => TARGET_NAMES.get(self.index).copied().unwrap_or("?"),
+        }
+    }
+
+    /// The format's lowercase name.
+    pub fn format_name(&self) -> &'static str {
+        match self.kind {
+            TargetKind::Colour(f) => f.name(),
+            TargetKind::Depth(f) => f.name(),
+        }
+    }
+
+    /// Whether this is the depth surface.
+    pub fn is_depth(&self) -> bool {
+        matches!(self.kind, TargetKind::Depth(_))
     }
 
     /// Bytes the target spans.
@@ -89,7 +163,7 @@ impl TargetPlace {
             place.extend_from_slice(&v.to_le_bytes());
         }
         place.push(u8::from(l.location == Location::Main));
-        place.extend_from_slice(format!("{:?}{:?}", self.format, self.antialias).as_bytes());
+        place.extend_from_slice(format!("{:?}{:?}", self.kind, self.antialias).as_bytes());
         xxh3_128_with_seed(bytes, xxh3_64(&place))
     }
 
@@ -102,6 +176,7 @@ impl TargetPlace {
             bytes: bytes.to_vec(),
             image: OnceLock::new(),
             view: OnceLock::new(),
+            bits: OnceLock::new(),
         }))
     }
 }
@@ -116,23 +191,139 @@ pub struct TargetBytes {
     bytes: Vec<u8>,
     image: OnceLock<Rgba8Image>,
     view: OnceLock<Rgba8Image>,
+    /// A depth surface's stored bits as an image ([`Self::compared`]).
+    bits: OnceLock<Rgba8Image>,
 }
 
 impl TargetBytes {
-    /// The target as 8-bit RGBA (resolved when multisampled), decoded once.
+    /// The target as 8-bit RGBA (resolved when multisampled), decoded once: a depth surface
+    /// as [`depth_image`] shows it.
     pub fn image(&self) -> &Rgba8Image {
-        self.image.get_or_init(|| {
-            let output = OutputSurface {
-                source: OutputSource::LastColorTarget {
-                    address: self.place.layout.offset,
-                    format: self.place.format.name().to_string(),
-                },
-                layout: self.place.layout,
-                format: self.place.format,
-                antialias: self.place.antialias,
-            };
-            output_image(&output, self)
+        self.image.get_or_init(|| match self.place.kind {
+            TargetKind::Colour(format) => {
+                let output = OutputSurface {
+                    source: OutputSource::LastColorTarget {
+                        address: self.place.layout.offset,
+                        format: format.name().to_string(),
+                    },
+                    layout: self.place.layout,
+                    format,
+                    antialias: self.place.antialias,
+                };
+                output_image(&output, self)
+            }
+            TargetKind::Depth(format) => resolve(
+                depth_image(&self.place.layout, format, self),
+                self.place.antialias,
+            ),
         })
+    }
+}
+
+/// A depth surface as grey levels, as RenderDoc shows a depth target with its range fitted to
+/// the values: each pixel's depth (the stored value read back as the renderers read it,
+/// `fixed_to_depth`) scaled from the surface's lowest depth (black) to its highest (white),
+/// opaque; a surface of one depth is mid grey. Pixels memory does not hold are transparent.
+pub fn depth_image(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let depths: Vec<Option<f32>> = depth_samples(layout, format, memory)
+        .into_iter()
+        .map(|v| {
+            v.map(|(fixed, _)| fixed_to_depth(format, fixed))
+                .filter(|d| d.is_finite())
+        })
+        .collect();
+    let (low, high) = depths
+        .iter()
+        .flatten()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
+            (lo.min(d), hi.max(d))
+        });
+    let span = high - low;
+    let pixels = depths
+        .iter()
+        .flat_map(|d| match d {
+            Some(d) if span > 0.0 => {
+                let grey = (((d - low) / span) * 255.0).round() as u8;
+                [grey, grey, grey, 255]
+            }
+            Some(_) => [128, 128, 128, 255],
+            None => [0; 4],
+        })
+        .collect();
+    Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    }
+}
+
+/// The stored depth and stencil of each pixel as bytes (the depth's 24 bits, then the
+/// stencil): what tells two states of a depth surface apart, where [`depth_image`]'s fitted
+/// grey levels would also change with the range.
+fn depth_bits_image(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let pixels = depth_samples(layout, format, memory)
+        .into_iter()
+        .flat_map(|v| match v {
+            Some((fixed, stencil)) => {
+                let [_, a, b, c] = fixed.to_be_bytes();
+                [a, b, c, stencil]
+            }
+            None => [0; 4],
+        })
+        .collect();
+    Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    }
+}
+
+/// Each pixel's stored depth and stencil, row by row (`None` where memory does not hold it).
+fn depth_samples(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Vec<Option<(u32, u8)>> {
+    let whole = u32::try_from(layout.byte_len())
+        .ok()
+        .and_then(|len| memory.read(layout.location, layout.offset, len));
+    let bpp = layout.bpp as usize;
+    let mut samples = Vec::with_capacity(layout.width as usize * layout.height as usize);
+    for y in 0..layout.height {
+        for x in 0..layout.width {
+            samples.push(
+                whole
+                    .zip(layout.pixel_offset(x, y))
+                    .and_then(|(bytes, at)| bytes.get(at..at + bpp))
+                    .and_then(|b| decode_depth(format, b)),
+            );
+        }
+    }
+    samples
+}
+
+impl TargetBytes {
+    /// What tells two states of the target apart pixel by pixel: [`Self::image`] for a colour
+    /// target, the stored bits for a depth surface (its image's grey levels are fitted to
+    /// each state's range). Resolved when multisampled, so it matches the image's size.
+    pub fn compared(&self) -> &Rgba8Image {
+        match self.place.kind {
+            TargetKind::Colour(_) => self.image(),
+            TargetKind::Depth(format) => self.bits.get_or_init(|| {
+                resolve(
+                    depth_bits_image(&self.place.layout, format, self),
+                    self.place.antialias,
+                )
+            }),
+        }
     }
 }
 
@@ -223,5 +414,106 @@ mod tests {
         let mut s = surface_2x2_argb8();
         s.color_target = color_target(0);
         assert!(TargetPlace::of(&s).is_err());
+    }
+
+    /// Colour targets A and B (at 0 and 16) and a Z24S8 depth surface (at 32), 2x2 pitch 8.
+    fn surface_mrt_with_depth() -> Surface {
+        let mut surface = surface_2x2_argb8();
+        // A8R8G8B8 (8), Z24S8 (2 << 5), pitch surface (1 << 8).
+        surface.format = SurfaceFormat::from_raw(8 | (2 << 5) | (1 << 8));
+        surface.color_target = color_target(0x13);
+        surface.color[1].offset = 16;
+        surface.zeta.offset = 32;
+        surface
+    }
+
+    fn raster(depth_test: bool) -> RasterState {
+        let mut raster = RasterState::from_regs(&vec![0; 0x4000]);
+        raster.depth.test = depth_test;
+        raster
+    }
+
+    #[test]
+    fn the_other_targets_are_the_further_colour_targets_and_the_depth_surface_in_use() {
+        let surface = surface_mrt_with_depth();
+        let first = TargetPlace::of(&surface).expect("A");
+        assert_eq!((first.name(), first.layout.offset), ("A", 0));
+        let others = TargetPlace::others(&surface, &raster(true));
+        let names: Vec<(&str, u32, bool)> = others
+            .iter()
+            .map(|p| {
+                let p = p.as_ref().expect("a place");
+                (p.name(), p.layout.offset, p.is_depth())
+            })
+            .collect();
+        assert_eq!(names, [("B", 16, false), ("Z", 32, true)]);
+        assert_eq!(others[1].as_ref().unwrap().format_name(), "z24s8");
+        // Without the depth, stencil or depth bounds test the depth surface is not shown.
+        assert_eq!(TargetPlace::others(&surface, &raster(false)).len(), 1);
+        let mut stencil = raster(false);
+        stencil.stencil.enabled = true;
+        assert_eq!(TargetPlace::others(&surface, &stencil).len(), 2);
+        // A depth-only pass: no colour target, the depth surface among the others.
+        let mut depth_only = surface;
+        depth_only.color_target = color_target(0);
+        assert!(TargetPlace::of(&depth_only).is_err());
+        let others = TargetPlace::others(&depth_only, &raster(true));
+        assert_eq!(others.len(), 1);
+        assert!(others[0].as_ref().unwrap().is_depth());
+    }
+
+    #[test]
+    fn a_depth_surface_shows_as_grey_levels_fitted_to_its_range() {
+        let surface = surface_mrt_with_depth();
+        let place = TargetPlace::others(&surface, &raster(true))
+            .pop()
+            .unwrap()
+            .unwrap();
+        // Z24S8 big-endian words: depth << 8 | stencil.
+        let word = |depth: u32, stencil: u8| ((depth << 8) | u32::from(stencil)).to_be_bytes();
+        let full = 0xFF_FFFF;
+        let depths = [
+            (0x40_0000, 1),
+            (full / 2, 2),
+            (full, 3),
+            (0x40_0000 + full / 4, 4),
+        ];
+        let mut memory = vec![0u8; 32];
+        for (depth, stencil) in depths {
+            memory.extend_from_slice(&word(depth, stencil));
+        }
+        let copy = place.copy(&Local(memory.clone())).expect("readable");
+        let image = copy.image();
+        // 0.25 .. 1.0 fitted to black .. white.
+        assert_eq!(image.pixel(0, 0), Some([0, 0, 0, 255]));
+        assert_eq!(image.pixel(0, 1), Some([255, 255, 255, 255]));
+        let grey = |x: u32, y: u32| image.pixel(x, y).unwrap()[0];
+        assert!(
+            (84..=86).contains(&grey(1, 0)),
+            "0.5 of 0.25..1: {}",
+            grey(1, 0)
+        );
+        assert!(
+            (84..=86).contains(&grey(1, 1)),
+            "0.5 of 0.25..1: {}",
+            grey(1, 1)
+        );
+        // The stored bits tell states apart where the fitted grey would not: another stencil.
+        let mut other = memory.clone();
+        other[32 + 3] = 9;
+        let changed = place.copy(&Local(other)).unwrap();
+        assert_eq!(changed.image().pixels, copy.image().pixels);
+        assert_ne!(changed.compared().pixels, copy.compared().pixels);
+        // One depth everywhere: mid grey.
+        let flat: Vec<u8> = vec![0u8; 32]
+            .into_iter()
+            .chain((0..4).flat_map(|_| word(full / 3, 0)))
+            .collect();
+        let flat = place.copy(&Local(flat)).unwrap();
+        assert!(flat
+            .image()
+            .pixels
+            .chunks(4)
+            .all(|p| p == [128, 128, 128, 255]));
     }
 }

@@ -4,4 +4,5 @@
 
 mod browser;
 mod escaping;
+mod targets;
 mod unrenderable;

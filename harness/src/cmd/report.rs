@@ -35,6 +35,10 @@ pub struct ReportArgs {
     /// Graphics backend of the GPU device (`--gpu`, `--verify`).
     #[arg(long, value_enum, default_value_t = GpuBackend::Auto)]
     pub backend: GpuBackend,
+    /// Picture the depth surface of every draw that tests depth or stencil, beside its colour
+    /// targets (by default only draws without a colour target show their depth surface).
+    #[arg(long)]
+    pub depth: bool,
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +78,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Status> {
     });
     let options = ReportOptions {
         draws,
+        depth: args.depth,
         ..ReportOptions::new(&args.html)
     };
     let verify_on = if args.verify { gpu.as_ref() } else { None };

@@ -54,9 +54,15 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
         section #target {
             h2 { "Target" }
             @match shots.and_then(|s| s.target.as_ref()) {
-                Some(Ok(t)) => (target(report, d, t, path)),
+                Some(Ok(t)) => (target(report, Some(d), t, path)),
                 Some(Err(why)) => p.dim { (why) },
                 None => p.dim { "not observed (the frame was not rendered up to this draw)" },
+            }
+            @for other in shots.map(|s| s.others.as_slice()).unwrap_or_default() {
+                @match other {
+                    Ok(t) => (target(report, None, t, path)),
+                    Err(why) => p.dim { (why) },
+                }
             }
         }
         section #input-assembly { h2 { "Input assembly" } (input_assembly(report, draw, d)) }
@@ -145,17 +151,25 @@ fn state_pair(
     }
 }
 
-fn target(report: &Report<'_>, d: usize, t: &TargetShot, path: &SitePath) -> Markup {
+/// One target's before, after and changed pixels. `counted`: the draw whose change counts
+/// (for its first colour target) are shown in the caption.
+fn target(report: &Report<'_>, counted: Option<usize>, t: &TargetShot, path: &SitePath) -> Markup {
     let l = &t.place.layout;
-    let change = report.changes.get(&d);
+    let change = counted.and_then(|d| report.changes.get(&d));
+    let depth = t.place.is_depth();
     html! {
         p.facts {
-            "Colour target " (t.place.name()) ": " (l.width) "x" (l.height) " "
-            (t.place.format.name()) " at " (l.location.name()) "+0x" (format!("{:x}", l.offset))
+            (if depth { "Depth surface " } else { "Colour target " })
+            (t.place.name()) ": " (l.width) "x" (l.height) " "
+            (t.place.format_name()) " at " (l.location.name()) "+0x" (format!("{:x}", l.offset))
             ", pitch " (l.pitch)
             @if l.swizzle.is_some() { ", swizzled" }
             @if t.place.antialias.grid() != (1, 1) { ", multisampled " (format!("{:?}", t.place.antialias)) " (resolved)" }
-            " — colour only, alpha not shown"
+            @if depth {
+                " — depth as grey levels, each image from its lowest depth (black) to its highest (white); stencil not shown"
+            } @else {
+                " — colour only, alpha not shown"
+            }
         }
         div.triple {
             figure { (state_pair(report, &t.before, path, "target before the draw")) figcaption { "before" } }
@@ -169,7 +183,7 @@ fn target(report: &Report<'_>, d: usize, t: &TargetShot, path: &SitePath) -> Mar
                     _ => span.dim { "the draw changed no byte of the target" },
                 }
                 figcaption {
-                    "changed pixels in colour"
+                    (if depth { "changed pixels" } else { "changed pixels in colour" })
                     @if let Some(c) = change {
                         ": " (c.pixels)
                         @if let Some((x0, y0, x1, y1)) = c.bounds { " in (" (x0) ", " (y0) ")–(" (x1) ", " (y1) ")" }

@@ -229,7 +229,11 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
             Some(Err(_)) | None => "-".to_string(),
         }
     };
-    let target = shots.and_then(|s| s.target.as_ref());
+    // The first colour target; for a draw without one (a depth-only pass), its depth surface.
+    let target = shots.and_then(|s| match &s.target {
+        Some(Err(_)) => s.others.iter().find(|o| o.is_ok()).or(s.target.as_ref()),
+        other => other.as_ref(),
+    });
     let skipped = report
         .skipped()
         .iter()
@@ -252,7 +256,7 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
                 @match target {
                     Some(Ok(t)) => {
                         (t.place.name()) " " (t.place.layout.width) "x" (t.place.layout.height) " "
-                        (t.place.format.name()) br;
+                        (t.place.format_name()) br;
                         span.dim { (t.place.layout.location.name()) "+0x" (format!("{:x}", t.place.layout.offset)) }
                     }
                     Some(Err(why)) => span.dim { (why) },

@@ -1,0 +1,110 @@
+//! A draw's other targets on its page: the colour targets after the first (MRT) and the depth
+//! surface, on copies of the basic sample whose surface selects targets A and B, or no colour
+//! target for its first draw (a depth-only pass: the sample's draws test and write depth).
+
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::open::open_capture;
+use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use std::path::{Path, PathBuf};
+
+/// `NV4097_SET_SURFACE_COLOR_TARGET`'s byte offset.
+const SET_SURFACE_COLOR_TARGET: u32 = 0x0220;
+
+/// The basic sample with its colour target selection set to `targets`; with `colour_from` set,
+/// the selection goes back to target A before that draw (a frame must draw colour somewhere
+/// to have an output image). Written as a trace.
+fn basic_with_targets(dir: &Path, targets: u32, colour_from: Option<usize>) -> PathBuf {
+    let ws = rsxtrace_testkit::workspace!();
+    let mut capture = open_capture(&ws.sample("basic.rrc.gz")).expect("open");
+    let mut set = 0;
+    for command in &mut capture.commands {
+        if command.first != 0 && command.first & 0xFFFC == SET_SURFACE_COLOR_TARGET {
+            command.second = targets;
+            set += 1;
+        }
+    }
+    assert_eq!(set, 1, "the sample selects its colour target once");
+    if let Some(draw) = colour_from {
+        let frame = Frame::from_capture(&capture).expect("frame");
+        let at = frame.draws[draw].begin_command;
+        let mut select_a = capture.commands[at].clone();
+        // One method, one argument: target A.
+        select_a.first = (1 << 18) | SET_SURFACE_COLOR_TARGET;
+        select_a.second = 1;
+        select_a.memory.clear();
+        select_a.tile_state = 0;
+        select_a.display_buffer_state = 0;
+        capture.commands.insert(at, select_a);
+    }
+    let path = dir.join(format!("basic-targets-{targets:x}.rsxt"));
+    std::fs::write(
+        &path,
+        rsxtrace_capture::trace::to_bytes(&capture).expect("trace"),
+    )
+    .expect("write");
+    path
+}
+
+fn report(capture: &Path, out: &Path, depth: bool) -> String {
+    let loaded = Loaded::open(capture).expect("open");
+    let options = ReportOptions {
+        depth,
+        ..ReportOptions::new(out)
+    };
+    build(&loaded, &options, Renderer::Cpu, None, None).expect("report");
+    std::fs::read_to_string(out.join("draws/draw-00000.html")).expect("draw page")
+}
+
+/// Every image the page shows is a file of the site.
+fn images_exist(site: &Path, page: &str) -> usize {
+    let mut count = 0;
+    for part in page.split("src=\"../images/").skip(1) {
+        let name = part.split('"').next().expect("a name");
+        assert!(site.join("images").join(name).is_file(), "missing {name}");
+        count += 1;
+    }
+    count
+}
+
+#[test]
+fn every_colour_target_of_a_draw_is_shown_and_the_depth_surface_when_asked() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let capture = basic_with_targets(tmp.path(), 0x13, None);
+    let site = tmp.path().join("site");
+    let page = report(&capture, &site, false);
+    assert!(page.contains("Colour target A: 256x256"), "{page}");
+    assert!(page.contains("Colour target B: 256x256"), "{page}");
+    assert!(
+        !page.contains("Depth surface"),
+        "not asked for beside colour"
+    );
+    let shown = images_exist(&site, &page);
+
+    let with_depth = tmp.path().join("site-depth");
+    let page = report(&capture, &with_depth, true);
+    assert!(page.contains("Depth surface Z: 256x256 z24s8"), "{page}");
+    assert!(page.contains("stencil not shown"));
+    // The depth surface's before, after and change view (the after image under the changed
+    // pixels): four images more.
+    assert_eq!(images_exist(&with_depth, &page), shown + 4);
+}
+
+#[test]
+fn a_depth_only_pass_shows_its_depth_surface_and_what_the_draw_changed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let capture = basic_with_targets(tmp.path(), 0, Some(1));
+    let site = tmp.path().join("site");
+    let page = report(&capture, &site, false);
+    assert!(page.contains("the draw writes no colour target"), "{page}");
+    assert!(page.contains("Depth surface Z: 256x256 z24s8"), "{page}");
+    // The draw wrote depth: a change view, not "changed no byte".
+    let depth_part = &page[page.find("Depth surface Z").expect("the depth surface")..];
+    assert!(
+        !depth_part.contains("the draw changed no byte"),
+        "{depth_part}"
+    );
+    assert!(images_exist(&site, &page) >= 3);
+    // The index names the depth surface in the draw's target column.
+    let index = std::fs::read_to_string(site.join("index.html")).expect("index");
+    assert!(index.contains("Z 256x256 z24s8"), "{index}");
+}
