@@ -229,23 +229,20 @@ pub fn depth_image(
     format: DepthFormat,
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
-    let depths: Vec<Option<f32>> = depth_samples(layout, format, memory)
-        .into_iter()
-        .map(|v| {
-            v.map(|(fixed, _)| fixed_to_depth(format, fixed))
-                .filter(|d| d.is_finite())
-        })
-        .collect();
-    let (low, high) = depths
-        .iter()
-        .flatten()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
+    let depth = |sample: Option<(u32, u8)>| {
+        sample
+            .map(|(fixed, _)| fixed_to_depth(format, fixed))
+            .filter(|d| d.is_finite())
+    };
+    // Two passes over the samples (the range, then the pixels): no per-pixel buffer.
+    let (low, high) = depth_samples(layout, format, memory)
+        .filter_map(depth)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
             (lo.min(d), hi.max(d))
         });
     let span = high - low;
-    let pixels = depths
-        .iter()
-        .flat_map(|d| match d {
+    let pixels = depth_samples(layout, format, memory)
+        .flat_map(|sample| match depth(sample) {
             Some(d) if span > 0.0 => {
                 let grey = (((d - low) / span) * 255.0).round() as u8;
                 [grey, grey, grey, 255]
@@ -270,7 +267,6 @@ fn depth_bits_image(
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
     let pixels = depth_samples(layout, format, memory)
-        .into_iter()
         .flat_map(|v| match v {
             Some((fixed, stencil)) => {
                 let [_, a, b, c] = fixed.to_be_bytes();
@@ -287,27 +283,23 @@ fn depth_bits_image(
 }
 
 /// Each pixel's stored depth and stencil, row by row (`None` where memory does not hold it).
-fn depth_samples(
-    layout: &SurfaceLayout,
+fn depth_samples<'m>(
+    layout: &'m SurfaceLayout,
     format: DepthFormat,
-    memory: &dyn GuestMemory,
-) -> Vec<Option<(u32, u8)>> {
+    memory: &'m dyn GuestMemory,
+) -> impl Iterator<Item = Option<(u32, u8)>> + 'm {
     let whole = u32::try_from(layout.byte_len())
         .ok()
         .and_then(|len| memory.read(layout.location, layout.offset, len));
     let bpp = layout.bpp as usize;
-    let mut samples = Vec::with_capacity(layout.width as usize * layout.height as usize);
-    for y in 0..layout.height {
-        for x in 0..layout.width {
-            samples.push(
-                whole
-                    .zip(layout.pixel_offset(x, y))
-                    .and_then(|(bytes, at)| bytes.get(at..at + bpp))
-                    .and_then(|b| decode_depth(format, b)),
-            );
-        }
-    }
-    samples
+    (0..layout.height).flat_map(move |y| {
+        (0..layout.width).map(move |x| {
+            whole
+                .zip(layout.pixel_offset(x, y))
+                .and_then(|(bytes, at)| bytes.get(at..at + bpp))
+                .and_then(|b| decode_depth(format, b))
+        })
+    })
 }
 
 impl TargetBytes {
