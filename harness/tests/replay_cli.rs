@@ -143,6 +143,74 @@ fn bad_input_is_exit_status_2_with_a_message() {
     assert!(!out.exists());
 }
 
+/// `--target`: the sample's colour target A (its output) gives the output image; its depth
+/// surface, grey levels fitted to its range (the cleared background at the far end, white;
+/// the triangles nearer, darker); the same depth image on a GPU device; an address no draw
+/// renders into, and `--target` with `--shard`, are errors.
+#[test]
+fn a_named_target_is_written_instead_of_the_output_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample();
+    let replay = |extra: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec!["replay", sample.as_str(), "--out", s(&out), "--json"];
+        args.extend_from_slice(extra);
+        (json_ok(&args), out)
+    };
+    let (output, _) = replay(&["--cpu"], "output.png");
+    assert_eq!(output["target"], serde_json::Value::Null);
+    let (colour, _) = replay(&["--cpu", "--target", "local:0"], "a.png");
+    assert_eq!(colour["checksum"], output["checksum"], "{colour}");
+    assert_eq!(colour["target"]["format"], "a8r8g8b8");
+    assert_eq!(colour["target"]["depth"], false);
+
+    let (depth, depth_png) = replay(&["--cpu", "--target", "0x200000"], "z.png");
+    assert_eq!(depth["target"]["format"], "z24s8", "{depth}");
+    assert_eq!(depth["target"]["depth"], true);
+    let (w, h, pixels) = read_png(&depth_png);
+    assert_eq!((w, h), (256, 256));
+    let at = |x: usize, y: usize| &pixels[(y * 256 + x) * 4..(y * 256 + x) * 4 + 4];
+    assert_eq!(at(2, 2), [255, 255, 255, 255], "the cleared far plane");
+    assert!(
+        pixels.chunks(4).any(|p| p[0] < 128 && p[3] == 255),
+        "the triangles are nearer than the far plane"
+    );
+    assert!(
+        pixels.chunks(4).all(|p| p[0] == p[1] && p[1] == p[2]),
+        "grey"
+    );
+
+    if gpu_available("a_named_target_is_written_instead_of_the_output_image") {
+        let (gpu, _) = replay(&["--target", "0x200000"], "z-gpu.png");
+        assert_eq!(gpu["checksum"], depth["checksum"], "{gpu}");
+    }
+
+    let o = rsxtrace(&[
+        "replay",
+        sample.as_str(),
+        "--cpu",
+        "--out",
+        s(&dir.path().join("x.png")),
+        "--target",
+        "main:0x10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("no draw renders into a colour or depth target at main 0x00000010"));
+    let o = rsxtrace(&[
+        "replay",
+        sample.as_str(),
+        "--cpu",
+        "--out",
+        s(&dir.path().join("x.png")),
+        "--target",
+        "0",
+        "--shard",
+        "1/2",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// One triangle whose vertex program reads c32..c35, which the capture never uploads.
 fn capture_without_constants(path: &Path) {
     let mut b = CaptureBuilder::new("no-constants");

@@ -11,9 +11,10 @@ use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::msaa::{resolve, Antialias};
 use rsxtrace_replay::render::state::{color_targets, ColorFormat, DepthFormat};
 use rsxtrace_replay::render::surface::{
-    bytes_per_pixel, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_image,
-    OutputSurface, SurfaceLayout, TARGET_NAMES,
+    bytes_per_pixel, depth_bytes_per_pixel, output_image, OutputSurface, SurfaceLayout,
+    TARGET_NAMES,
 };
+use rsxtrace_replay::render::target::{depth_bits, depth_grey};
 use rsxtrace_replay::render::{OutputSource, Rgba8Image};
 use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
@@ -197,7 +198,7 @@ pub struct TargetBytes {
 
 impl TargetBytes {
     /// The target as 8-bit RGBA (resolved when multisampled), decoded once: a depth surface
-    /// as [`depth_image`] shows it.
+    /// as [`depth_grey`] shows it.
     pub fn image(&self) -> &Rgba8Image {
         self.image.get_or_init(|| match self.place.kind {
             TargetKind::Colour(format) => {
@@ -213,93 +214,11 @@ impl TargetBytes {
                 output_image(&output, self)
             }
             TargetKind::Depth(format) => resolve(
-                depth_image(&self.place.layout, format, self),
+                depth_grey(&self.place.layout, format, self),
                 self.place.antialias,
             ),
         })
     }
-}
-
-/// A depth surface as grey levels, as RenderDoc shows a depth target with its range fitted to
-/// the values: each pixel's depth (the stored value read back as the renderers read it,
-/// `fixed_to_depth`) scaled from the surface's lowest depth (black) to its highest (white),
-/// opaque; a surface of one depth is mid grey. Pixels memory does not hold are transparent.
-pub fn depth_image(
-    layout: &SurfaceLayout,
-    format: DepthFormat,
-    memory: &dyn GuestMemory,
-) -> Rgba8Image {
-    let depth = |sample: Option<(u32, u8)>| {
-        sample
-            .map(|(fixed, _)| fixed_to_depth(format, fixed))
-            .filter(|d| d.is_finite())
-    };
-    // Two passes over the samples (the range, then the pixels): no per-pixel buffer.
-    let (low, high) = depth_samples(layout, format, memory)
-        .filter_map(depth)
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
-            (lo.min(d), hi.max(d))
-        });
-    let span = high - low;
-    let pixels = depth_samples(layout, format, memory)
-        .flat_map(|sample| match depth(sample) {
-            Some(d) if span > 0.0 => {
-                let grey = (((d - low) / span) * 255.0).round() as u8;
-                [grey, grey, grey, 255]
-            }
-            Some(_) => [128, 128, 128, 255],
-            None => [0; 4],
-        })
-        .collect();
-    Rgba8Image {
-        width: layout.width,
-        height: layout.height,
-        pixels,
-    }
-}
-
-/// The stored depth and stencil of each pixel as bytes (the depth's 24 bits, then the
-/// stencil): what tells two states of a depth surface apart, where [`depth_image`]'s fitted
-/// grey levels would also change with the range.
-fn depth_bits_image(
-    layout: &SurfaceLayout,
-    format: DepthFormat,
-    memory: &dyn GuestMemory,
-) -> Rgba8Image {
-    let pixels = depth_samples(layout, format, memory)
-        .flat_map(|v| match v {
-            Some((fixed, stencil)) => {
-                let [_, a, b, c] = fixed.to_be_bytes();
-                [a, b, c, stencil]
-            }
-            None => [0; 4],
-        })
-        .collect();
-    Rgba8Image {
-        width: layout.width,
-        height: layout.height,
-        pixels,
-    }
-}
-
-/// Each pixel's stored depth and stencil, row by row (`None` where memory does not hold it).
-fn depth_samples<'m>(
-    layout: &'m SurfaceLayout,
-    format: DepthFormat,
-    memory: &'m dyn GuestMemory,
-) -> impl Iterator<Item = Option<(u32, u8)>> + 'm {
-    let whole = u32::try_from(layout.byte_len())
-        .ok()
-        .and_then(|len| memory.read(layout.location, layout.offset, len));
-    let bpp = layout.bpp as usize;
-    (0..layout.height).flat_map(move |y| {
-        (0..layout.width).map(move |x| {
-            whole
-                .zip(layout.pixel_offset(x, y))
-                .and_then(|(bytes, at)| bytes.get(at..at + bpp))
-                .and_then(|b| decode_depth(format, b))
-        })
-    })
 }
 
 impl TargetBytes {
@@ -311,7 +230,7 @@ impl TargetBytes {
             TargetKind::Colour(_) => self.image(),
             TargetKind::Depth(format) => self.bits.get_or_init(|| {
                 resolve(
-                    depth_bits_image(&self.place.layout, format, self),
+                    depth_bits(&self.place.layout, format, self),
                     self.place.antialias,
                 )
             }),

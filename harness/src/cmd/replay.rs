@@ -9,11 +9,13 @@ use crate::exit::Status;
 use crate::progress::DrawProgress;
 use anyhow::Context;
 use clap::Args;
+use rsxtrace_capture::rrc::Location;
 use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{Gpu, GpuOptions};
 use rsxtrace_replay::render::band::{self, PartInfo};
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Rgba8Image, Scene};
+use rsxtrace_replay::render::target::{target_at, TargetGrab};
+use rsxtrace_replay::render::{self, Both, RenderOptions, RenderedFrame, Rgba8Image, Scene};
 use rsxtrace_verify::shard::Shard;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,15 @@ pub struct ReplayArgs {
     /// Also write the output target after each draw as DIR/draw-NNNN.png.
     #[arg(long, value_name = "DIR")]
     pub per_draw: Option<PathBuf>,
+    /// Write the colour target at this address instead of the output image, or the depth
+    /// surface there (as grey levels fitted to its range) when no draw renders colour into
+    /// it (`local:0x100000`, `main:0x...`; local when no location is given): a
+    /// render-to-texture target, a G-buffer target, a shadow map, as it is when the render
+    /// ends. Laid out as the last draw that renders into it lays it out; a multisampled
+    /// surface as its sample grid.
+    #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = super::history::parse_target,
+          conflicts_with_all = ["shard", "per_draw", "merge"])]
+    pub target: Option<(Location, u32)>,
     /// Render on the CPU with the reference interpreter instead of a GPU device.
     #[arg(long)]
     pub cpu: bool,
@@ -75,12 +86,31 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         }),
         ..Default::default()
     };
+    // The named target, found before rendering (an address no draw renders into is an error).
+    let target = match args.target {
+        Some((location, address)) => {
+            Some(target_at(&frame, location, address).with_context(|| {
+                format!(
+                    "no draw renders into a colour or depth target at {} 0x{address:08x}",
+                    location.name()
+                )
+            })?)
+        }
+        None => None,
+    };
+    let mut grab = target.map(|(layout, format)| TargetGrab::new(layout, format));
     let start = Instant::now();
     let drawn = draws.as_ref().map_or(frame.draws.len(), |r| r.len());
     let mut progress = DrawProgress::new("replay", drawn);
+    let mut no_grab = render::NoObserver;
+    let grabber: &mut dyn render::DrawObserver = match grab.as_mut() {
+        Some(g) => g,
+        None => &mut no_grab,
+    };
+    let mut observer = Both(&mut progress, grabber);
     let (rendered, renderer, renderer_key) = if args.cpu {
         let rendered =
-            render::cpu::render_frame_observed(&frame, &frame.events, &options, &mut progress)
+            render::cpu::render_frame_observed(&frame, &frame.events, &options, &mut observer)
                 .with_context(|| format!("cannot render {} on the CPU", file.display()))?;
         (
             rendered,
@@ -98,7 +128,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             &frame,
             &frame.events,
             &options,
-            &mut progress,
+            &mut observer,
         )
         .with_context(|| format!("cannot render {} on the GPU", file.display()))?;
         (
@@ -109,6 +139,14 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     };
     progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
+    // With --target, the image written is that target's.
+    let mut rendered = rendered;
+    if let Some(grab) = &grab {
+        rendered.image = grab
+            .image()
+            .cloned()
+            .context("the render ended without showing the target's memory")?;
+    }
     match (&rendered.band, args.shard) {
         (Some(outcome), Some(shard)) => {
             let info = PartInfo {
@@ -141,6 +179,14 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "height": rendered.image.height,
             "checksum": checksum,
             "source": rendered.source,
+            "target": target.map(|(layout, format)| json!({
+                "location": layout.location.name(),
+                "address": layout.offset,
+                "format": format.name(),
+                "depth": format.is_depth(),
+                "width": layout.width,
+                "height": layout.height,
+            })),
             "draws_rendered": rendered.draws_rendered,
             "skipped": rendered.skipped.iter()
                 .map(|(draw, reason)| json!({"draw": draw, "reason": reason}))
@@ -177,8 +223,22 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 b.banded_draws
             );
         }
+        let what = match target {
+            Some((layout, format)) => format!(
+                "the {} {} at {}+0x{:x}, ",
+                format.name(),
+                if format.is_depth() {
+                    "depth surface (grey levels fitted to its range)"
+                } else {
+                    "colour target"
+                },
+                layout.location.name(),
+                layout.offset
+            ),
+            None => String::new(),
+        };
         outln!(
-            "wrote {} ({}x{}, {} draws rendered, {} skipped, {} warnings, checksum {checksum}, \
+            "wrote {} ({what}{}x{}, {} draws rendered, {} skipped, {} warnings, checksum {checksum}, \
              {renderer}, {:.0} ms)",
             args.out.display(),
             rendered.image.width,

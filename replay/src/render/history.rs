@@ -12,11 +12,12 @@
 //! test is shaded and recorded as failing it.
 
 use crate::render::cpu::render_frame_watched;
-use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat, FrameEvents};
+use crate::render::state::{ClearEvent, ColorFormat, DepthFormat, FrameEvents};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_surface,
     SurfaceLayout,
 };
+use crate::render::target::TargetFormat;
 use crate::render::{
     DrawObserver, NoObserver, OutputSource, RenderError, RenderOptions, RenderWarning,
 };
@@ -441,32 +442,18 @@ pub fn pixel_history_observed(
     })
 }
 
-/// The layout and format of the colour target at `address` as the last draw that renders
-/// into it has it, else of the depth target there.
+/// [`crate::render::target::target_at`] in the history's terms.
 fn target_at(
     frame: &Frame,
     location: Location,
     address: u32,
 ) -> Option<(SurfaceLayout, WatchFormat)> {
-    let here = |l: &SurfaceLayout| l.location == location && l.offset == address;
-    let color = frame.draws.iter().rev().find_map(|draw| {
-        let s = &draw.surface;
-        let format = ColorFormat::from_raw(s.format.color_format.raw)?;
-        color_targets(s.color_target.raw)?
-            .into_iter()
-            .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
-            .find(here)
-            .map(|l| (l, WatchFormat::Color(format)))
-    });
-    color.or_else(|| {
-        frame.draws.iter().rev().find_map(|draw| {
-            let format = DepthFormat::of(&draw.surface)?;
-            SurfaceLayout::of_target(&draw.surface, 4, depth_bytes_per_pixel(format))
-                .ok()
-                .filter(here)
-                .map(|l| (l, WatchFormat::Depth(format)))
-        })
-    })
+    let (layout, format) = crate::render::target::target_at(frame, location, address)?;
+    let format = match format {
+        TargetFormat::Color(f) => WatchFormat::Color(f),
+        TargetFormat::Depth(f) => WatchFormat::Depth(f),
+    };
+    Some((layout, format))
 }
 
 #[cfg(test)]

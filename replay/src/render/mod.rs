@@ -11,6 +11,7 @@
 //! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
 //! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
 //! - [`observe`]: a [`DrawObserver`] sees the surface memory before and after each draw.
+//! - [`target`]: any colour or depth target as an image (`replay --target`, the report).
 //! - [`band`]: one band of rows of the output image ([`RenderOptions::band`]), for a frame
 //!   split across machines, and the merge of the bands.
 
@@ -27,9 +28,10 @@ mod output;
 pub mod scene;
 pub mod state;
 pub mod surface;
+pub mod target;
 pub mod transfer;
 
-pub use observe::{DrawObserver, NoObserver};
+pub use observe::{Both, DrawObserver, NoObserver};
 pub use output::{
     DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
     RenderedFrame, Rgba8Image, ShadingStats, SurfaceTraffic, Tiling,

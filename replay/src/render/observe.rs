@@ -22,6 +22,44 @@ pub trait DrawObserver {
     /// After draw `draw` was rendered or skipped, whether or not the observer looks
     /// ([`active`](Self::active)): for progress, at no cost to the render.
     fn drawn(&mut self, _draw: usize) {}
+    /// When the render ends, after its last draw and the clears and transfers after it (when
+    /// the range reaches the end of the frame): the memory the output image is read from.
+    /// Only an observer that looks ([`active`](Self::active)) is shown it.
+    fn finished(&mut self, _memory: &dyn GuestMemory) {}
+}
+
+/// Two observers as one: each is shown what it looks at, and hears of every draw.
+pub struct Both<'a>(pub &'a mut dyn DrawObserver, pub &'a mut dyn DrawObserver);
+
+impl DrawObserver for Both<'_> {
+    fn before(&mut self, draw: usize, memory: &dyn GuestMemory) {
+        for o in [&mut *self.0, &mut *self.1] {
+            if o.active() {
+                o.before(draw, memory);
+            }
+        }
+    }
+    fn after(&mut self, draw: usize, memory: &dyn GuestMemory) {
+        for o in [&mut *self.0, &mut *self.1] {
+            if o.active() {
+                o.after(draw, memory);
+            }
+        }
+    }
+    fn active(&self) -> bool {
+        self.0.active() || self.1.active()
+    }
+    fn drawn(&mut self, draw: usize) {
+        self.0.drawn(draw);
+        self.1.drawn(draw);
+    }
+    fn finished(&mut self, memory: &dyn GuestMemory) {
+        for o in [&mut *self.0, &mut *self.1] {
+            if o.active() {
+                o.finished(memory);
+            }
+        }
+    }
 }
 
 /// The observer that looks at nothing (what `render_frame` uses).

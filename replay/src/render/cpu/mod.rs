@@ -214,6 +214,12 @@ pub(crate) fn render_frame_watched(
             surfaces: &surfaces,
         });
     }
+    if observer.active() {
+        observer.finished(&Overlay {
+            base: &base,
+            surfaces: &surfaces,
+        });
+    }
     let t = Instant::now();
     let mut image = read_output(&output, &surfaces, &base);
     if let Some(b) = &band {

@@ -211,6 +211,9 @@ pub fn render_frame_observed(
         .draws
         .get(range.end - 1)
         .map_or(frame.command_count.saturating_sub(1), |d| d.end_command);
+    if observer.active() {
+        r.observe(last, |memory| observer.finished(memory))?;
+    }
     let mut image = r.output_image(&output, last)?;
     if let Some(b) = &r.band {
         b.mask(&mut image);

@@ -1,0 +1,281 @@
+//! Any render target as an image: the colour or depth surface at an address, laid out as the
+//! last draw that renders into it lays it out ([`target_at`]), read from the memory a render
+//! shows an observer ([`TargetGrab`], at the end of the frame) and decoded to 8-bit RGBA: a
+//! colour target as the renderers show their output, a depth surface as grey levels fitted to
+//! its range ([`depth_grey`]), as RenderDoc shows a depth target. `replay --target` writes
+//! one; the report pictures each draw's targets with the same decoding.
+
+use crate::render::observe::DrawObserver;
+use crate::render::state::{color_targets, ColorFormat, DepthFormat};
+use crate::render::surface::{
+    bytes_per_pixel, decode_depth, depth_bytes_per_pixel, fixed_to_depth, to_rgba8, SurfaceLayout,
+};
+use crate::render::Rgba8Image;
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::Location;
+
+/// What a target holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetFormat {
+    /// A colour target in this format.
+    Color(ColorFormat),
+    /// A depth (zeta) surface in this format.
+    Depth(DepthFormat),
+}
+
+impl TargetFormat {
+    /// The format's lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetFormat::Color(f) => f.name(),
+            TargetFormat::Depth(f) => f.name(),
+        }
+    }
+
+    /// Whether it is a depth surface.
+    pub fn is_depth(self) -> bool {
+        matches!(self, TargetFormat::Depth(_))
+    }
+}
+
+/// The layout and format of the colour target at `address` in `location` as the last draw
+/// that renders into it has it, else of the depth surface there; `None` when no draw renders
+/// into either. A multisampled surface's layout holds its sample grid.
+pub fn target_at(
+    frame: &Frame,
+    location: Location,
+    address: u32,
+) -> Option<(SurfaceLayout, TargetFormat)> {
+    let here = |l: &SurfaceLayout| l.location == location && l.offset == address;
+    let color = frame.draws.iter().rev().find_map(|draw| {
+        let s = &draw.surface;
+        let format = ColorFormat::from_raw(s.format.color_format.raw)?;
+        color_targets(s.color_target.raw)?
+            .into_iter()
+            .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
+            .find(here)
+            .map(|l| (l, TargetFormat::Color(format)))
+    });
+    color.or_else(|| {
+        frame.draws.iter().rev().find_map(|draw| {
+            let format = DepthFormat::of(&draw.surface)?;
+            SurfaceLayout::of_target(&draw.surface, 4, depth_bytes_per_pixel(format))
+                .ok()
+                .filter(here)
+                .map(|l| (l, TargetFormat::Depth(format)))
+        })
+    })
+}
+
+/// The target in `memory` as 8-bit RGBA, as stored (a multisampled surface as its sample
+/// grid): a colour target decoded as the renderers decode their output, a depth surface by
+/// [`depth_grey`]. Pixels memory does not hold are transparent black.
+pub fn target_image(
+    layout: &SurfaceLayout,
+    format: TargetFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    match format {
+        TargetFormat::Color(f) => to_rgba8(layout, f, memory),
+        TargetFormat::Depth(f) => depth_grey(layout, f, memory),
+    }
+}
+
+/// A depth surface as grey levels, as RenderDoc shows a depth target with its range fitted to
+/// the values: each pixel's depth (the stored value read back as the renderers read it,
+/// [`fixed_to_depth`]) scaled from the surface's lowest depth (black) to its highest (white),
+/// opaque; a surface of one depth is mid grey. Pixels memory does not hold are transparent
+/// black.
+pub fn depth_grey(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let depth = |sample: Option<(u32, u8)>| {
+        sample
+            .map(|(fixed, _)| fixed_to_depth(format, fixed))
+            .filter(|d| d.is_finite())
+    };
+    // Two passes over the samples (the range, then the pixels): no per-pixel buffer.
+    let (low, high) = depth_samples(layout, format, memory)
+        .filter_map(depth)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
+            (lo.min(d), hi.max(d))
+        });
+    let span = high - low;
+    let pixels = depth_samples(layout, format, memory)
+        .flat_map(|sample| match depth(sample) {
+            Some(d) if span > 0.0 => {
+                let grey = (((d - low) / span) * 255.0).round() as u8;
+                [grey, grey, grey, 255]
+            }
+            Some(_) => [128, 128, 128, 255],
+            None => [0; 4],
+        })
+        .collect();
+    Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    }
+}
+
+/// The stored depth and stencil of each pixel as bytes (the depth's 24 bits, then the
+/// stencil): what tells two states of a depth surface apart, where [`depth_grey`]'s fitted
+/// grey levels would also change with the range.
+pub fn depth_bits(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let pixels = depth_samples(layout, format, memory)
+        .flat_map(|v| match v {
+            Some((fixed, stencil)) => {
+                let [_, a, b, c] = fixed.to_be_bytes();
+                [a, b, c, stencil]
+            }
+            None => [0; 4],
+        })
+        .collect();
+    Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    }
+}
+
+/// Each pixel's stored depth and stencil, row by row (`None` where memory does not hold it).
+fn depth_samples<'m>(
+    layout: &'m SurfaceLayout,
+    format: DepthFormat,
+    memory: &'m dyn GuestMemory,
+) -> impl Iterator<Item = Option<(u32, u8)>> + 'm {
+    let whole = u32::try_from(layout.byte_len())
+        .ok()
+        .and_then(|len| memory.read(layout.location, layout.offset, len));
+    let bpp = layout.bpp as usize;
+    (0..layout.height).flat_map(move |y| {
+        (0..layout.width).map(move |x| {
+            whole
+                .zip(layout.pixel_offset(x, y))
+                .and_then(|(bytes, at)| bytes.get(at..at + bpp))
+                .and_then(|b| decode_depth(format, b))
+        })
+    })
+}
+
+/// An observer that reads one target when the frame's render ends (after the last draw and
+/// the clears and transfers after it): [`TargetGrab::image`].
+#[derive(Debug)]
+pub struct TargetGrab {
+    layout: SurfaceLayout,
+    format: TargetFormat,
+    image: Option<Rgba8Image>,
+}
+
+impl TargetGrab {
+    /// A grab of the target laid out as `layout`, in `format` ([`target_at`]).
+    pub fn new(layout: SurfaceLayout, format: TargetFormat) -> TargetGrab {
+        TargetGrab {
+            layout,
+            format,
+            image: None,
+        }
+    }
+
+    /// The target at the end of the render; `None` before the render ended.
+    pub fn image(&self) -> Option<&Rgba8Image> {
+        self.image.as_ref()
+    }
+}
+
+impl DrawObserver for TargetGrab {
+    fn before(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+    fn after(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+    fn finished(&mut self, memory: &dyn GuestMemory) {
+        self.image = Some(target_image(&self.layout, self.format, memory));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Guest memory holding `bytes` at local offset 0.
+    struct Local(Vec<u8>);
+
+    impl GuestMemory for Local {
+        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+            let start = offset as usize;
+            (location == Location::Local)
+                .then(|| self.0.get(start..start.checked_add(len as usize)?))
+                .flatten()
+        }
+    }
+
+    fn z24s8_2x2() -> SurfaceLayout {
+        SurfaceLayout {
+            location: Location::Local,
+            offset: 0,
+            pitch: 8,
+            bpp: 4,
+            width: 2,
+            height: 2,
+            swizzle: None,
+        }
+    }
+
+    /// Z24S8 big-endian words: depth << 8 | stencil.
+    fn words(values: &[(u32, u8)]) -> Vec<u8> {
+        values
+            .iter()
+            .flat_map(|&(d, s)| ((d << 8) | u32::from(s)).to_be_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn depth_shows_as_grey_levels_fitted_to_its_range() {
+        let full = 0xFF_FFFF;
+        let memory = Local(words(&[
+            (0x40_0000, 1),
+            (full / 2, 2),
+            (full, 3),
+            (0x40_0000 + full / 4, 4),
+        ]));
+        let image = depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &memory);
+        // 0.25 .. 1.0 fitted to black .. white; 0.5 lands a third of the way.
+        assert_eq!(image.pixel(0, 0), Some([0, 0, 0, 255]));
+        assert_eq!(image.pixel(0, 1), Some([255, 255, 255, 255]));
+        for (x, y) in [(1, 0), (1, 1)] {
+            let grey = image.pixel(x, y).unwrap()[0];
+            assert!((84..=86).contains(&grey), "({x}, {y}): {grey}");
+        }
+        // The bits tell another stencil apart; the grey levels do not show it.
+        let mut other = memory.0.clone();
+        other[3] = 9;
+        let other = Local(other);
+        assert_eq!(depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &other), image);
+        assert_ne!(
+            depth_bits(&z24s8_2x2(), DepthFormat::Z24S8, &other),
+            depth_bits(&z24s8_2x2(), DepthFormat::Z24S8, &memory)
+        );
+        // One depth everywhere: mid grey; memory that lacks the surface: transparent.
+        let flat = Local(words(&[(full / 3, 0); 4]));
+        let flat = depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &flat);
+        assert!(flat.pixels.chunks(4).all(|p| p == [128, 128, 128, 255]));
+        let missing = depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &Local(vec![0; 4]));
+        assert!(missing.pixels.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_grab_reads_the_target_when_the_render_ends() {
+        let memory = Local(words(&[(0, 0), (1, 0), (2, 0), (3, 0)]));
+        let mut grab = TargetGrab::new(z24s8_2x2(), TargetFormat::Depth(DepthFormat::Z24S8));
+        grab.after(0, &memory);
+        assert!(grab.image().is_none(), "only the end of the render counts");
+        grab.finished(&memory);
+        let image = grab.image().expect("grabbed");
+        assert_eq!(image.pixel(1, 1), Some([255, 255, 255, 255]));
+    }
+}
