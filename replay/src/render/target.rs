@@ -92,28 +92,41 @@ pub fn depth_grey(
     format: DepthFormat,
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
-    let depth = |sample: Option<(u32, u8)>| {
-        sample
-            .map(|(fixed, _)| fixed_to_depth(format, fixed))
-            .filter(|d| d.is_finite())
-    };
-    // Two passes over the samples (the range, then the pixels): no per-pixel buffer.
-    let (low, high) = depth_samples(layout, format, memory)
-        .filter_map(depth)
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
-            (lo.min(d), hi.max(d))
-        });
-    let span = high - low;
-    let pixels = depth_samples(layout, format, memory)
-        .flat_map(|sample| match depth(sample) {
-            Some(d) if span > 0.0 => {
-                let grey = (((d - low) / span) * 255.0).round() as u8;
-                [grey, grey, grey, 255]
+    // Stored values order as their depths do (`depth_to_fixed`), so the range is found on
+    // them; a unorm format's depth is linear in its stored value, so its grey is too.
+    let (mut low, mut high) = (u32::MAX, 0u32);
+    for_each_sample(layout, format, memory, |sample| {
+        if let Some((fixed, _)) = sample {
+            if fixed_to_depth(format, fixed).is_finite() {
+                low = low.min(fixed);
+                high = high.max(fixed);
             }
-            Some(_) => [128, 128, 128, 255],
-            None => [0; 4],
-        })
-        .collect();
+        }
+    });
+    let unorm = !format.is_float();
+    let (depth_low, depth_high) = (fixed_to_depth(format, low), fixed_to_depth(format, high));
+    let grey = |fixed: u32| -> Option<u8> {
+        if high < low {
+            return None;
+        }
+        if high == low {
+            return (fixed == low).then_some(128);
+        }
+        if unorm {
+            let (v, span) = (u64::from(fixed - low), u64::from(high - low));
+            return Some(((v * 255 + span / 2) / span) as u8);
+        }
+        let d = fixed_to_depth(format, fixed);
+        d.is_finite()
+            .then(|| (((d - depth_low) / (depth_high - depth_low)) * 255.0).round() as u8)
+    };
+    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
+    for_each_sample(layout, format, memory, |sample| {
+        match sample.and_then(|(fixed, _)| grey(fixed)) {
+            Some(g) => pixels.extend_from_slice(&[g, g, g, 255]),
+            None => pixels.extend_from_slice(&[0; 4]),
+        }
+    });
     Rgba8Image {
         width: layout.width,
         height: layout.height,
@@ -129,15 +142,14 @@ pub fn depth_bits(
     format: DepthFormat,
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
-    let pixels = depth_samples(layout, format, memory)
-        .flat_map(|v| match v {
-            Some((fixed, stencil)) => {
-                let [_, a, b, c] = fixed.to_be_bytes();
-                [a, b, c, stencil]
-            }
-            None => [0; 4],
-        })
-        .collect();
+    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
+    for_each_sample(layout, format, memory, |sample| match sample {
+        Some((fixed, stencil)) => {
+            let [_, a, b, c] = fixed.to_be_bytes();
+            pixels.extend_from_slice(&[a, b, c, stencil]);
+        }
+        None => pixels.extend_from_slice(&[0; 4]),
+    });
     Rgba8Image {
         width: layout.width,
         height: layout.height,
@@ -145,24 +157,42 @@ pub fn depth_bits(
     }
 }
 
-/// Each pixel's stored depth and stencil, row by row (`None` where memory does not hold it).
-fn depth_samples<'m>(
-    layout: &'m SurfaceLayout,
+/// Each pixel's stored depth and stencil, row by row, to `visit` (`None` where memory does not
+/// hold it): a pitch surface's rows as slices of its bytes, a swizzled surface pixel by pixel.
+fn for_each_sample(
+    layout: &SurfaceLayout,
     format: DepthFormat,
-    memory: &'m dyn GuestMemory,
-) -> impl Iterator<Item = Option<(u32, u8)>> + 'm {
+    memory: &dyn GuestMemory,
+    mut visit: impl FnMut(Option<(u32, u8)>),
+) {
     let whole = u32::try_from(layout.byte_len())
         .ok()
         .and_then(|len| memory.read(layout.location, layout.offset, len));
     let bpp = layout.bpp as usize;
-    (0..layout.height).flat_map(move |y| {
-        (0..layout.width).map(move |x| {
-            whole
-                .zip(layout.pixel_offset(x, y))
-                .and_then(|(bytes, at)| bytes.get(at..at + bpp))
-                .and_then(|b| decode_depth(format, b))
-        })
-    })
+    let width = layout.width as usize;
+    for y in 0..layout.height {
+        let row = match (whole, layout.swizzle) {
+            (Some(bytes), None) => {
+                let start = y as usize * layout.pitch as usize;
+                bytes.get(start..start + width * bpp)
+            }
+            _ => None,
+        };
+        if let Some(row) = row {
+            for pixel in row.chunks_exact(bpp) {
+                visit(decode_depth(format, pixel));
+            }
+            continue;
+        }
+        for x in 0..layout.width {
+            visit(
+                whole
+                    .zip(layout.pixel_offset(x, y))
+                    .and_then(|(bytes, at)| bytes.get(at..at + bpp))
+                    .and_then(|b| decode_depth(format, b)),
+            );
+        }
+    }
 }
 
 /// An observer that reads one target when the frame's render ends (after the last draw and
