@@ -1,7 +1,8 @@
 //! Fuzz target: a bundled sample damaged by seeded edits (`rsxtrace_builder::damage`; the
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
-//! its draws and the index. Each must return Ok or Err, never panic.
+//! its draws (grabbing the first one's depth surface at the end, as `replay --target` does)
+//! and the index. Each must return Ok or Err, never panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,7 +10,8 @@ use rsxtrace_capture::builder::damage::damage;
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{self, Capture};
-use rsxtrace_replay::render::cpu::render_frame;
+use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
+use rsxtrace_replay::render::target::{target_at, TargetGrab};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::RenderOptions;
 use std::sync::OnceLock;
@@ -55,7 +57,21 @@ fuzz_target!(|data: &[u8]| {
         draws: Some(first..first + 2),
         ..Default::default()
     };
-    let _ = render_frame(&frame, &events, &options);
+    // The same draws with the first one's depth surface grabbed when the render ends
+    // (`replay --target`, the report's depth images), when a draw renders into it.
+    let grab = frame.draws.get(first).and_then(|d| {
+        let zeta = d.surface.zeta;
+        target_at(&frame, zeta.location?, zeta.offset)
+    });
+    match grab {
+        Some((layout, format)) => {
+            let mut grab = TargetGrab::new(layout, format);
+            let _ = render_frame_observed(&frame, &events, &options, &mut grab);
+        }
+        None => {
+            let _ = render_frame(&frame, &events, &options);
+        }
+    }
     let dir = std::env::temp_dir().join(format!("rsxtrace-fuzz-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("damaged.rrc");
