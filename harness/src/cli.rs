@@ -199,6 +199,9 @@ pub enum Command {
     /// Reverse-engineering probes that answer one question with evidence.
     #[command(subcommand)]
     Probe(crate::cmd::probe::ProbeCommand),
+    /// Every render target of the frame: colour targets and depth surfaces, the draws that
+    /// render into each, the output image, the later draws that sample it as a texture.
+    Targets(crate::cmd::targets::TargetsArgs),
     /// Per draw: texture units bound and enabled versus units the fragment program can sample;
     /// with --dump, every distinct texture as PNG (DXT also as DDS) with an index.
     Textures(crate::cmd::textures::TexturesArgs),

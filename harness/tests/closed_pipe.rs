@@ -168,6 +168,12 @@ fn translate() {
 }
 
 #[test]
+fn targets() {
+    check(&["targets", &repo("traces/samples/basic.rrc.gz")]);
+    check(&["targets", &repo("traces/samples/basic.rrc.gz"), "--json"]);
+}
+
+#[test]
 fn convert_json() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("basic.rsxt");

@@ -211,6 +211,46 @@ fn a_named_target_is_written_instead_of_the_output_image() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// `rsxtrace targets`: the sample's colour target (the output) and depth surface, each of
+/// which `replay --target` writes at the address listed.
+#[test]
+fn targets_lists_what_replay_target_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample();
+    let listed = json_ok(&["targets", &sample, "--json"]);
+    let targets = listed.as_array().unwrap();
+    let summary: Vec<(u64, bool, bool, u64)> = targets
+        .iter()
+        .map(|t| {
+            (
+                t["address"].as_u64().unwrap(),
+                t["depth"].as_bool().unwrap(),
+                t["output"].as_bool().unwrap(),
+                t["draws"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(summary, [(0, false, true, 3), (0x20_0000, true, false, 3)]);
+    for t in targets {
+        let address = format!("{}:{}", t["location"].as_str().unwrap(), t["address"]);
+        let out = dir.path().join(format!("{}.png", t["address"]));
+        let written = json_ok(&[
+            "replay",
+            &sample,
+            "--cpu",
+            "--target",
+            &address,
+            "--out",
+            s(&out),
+            "--json",
+        ]);
+        assert_eq!(written["target"]["format"], t["format"], "{written}");
+        assert_eq!(written["width"], t["width"]);
+    }
+    let text = String::from_utf8(rsxtrace(&["targets", &sample]).stdout).unwrap();
+    assert!(text.contains("local:0x00200000  depth"), "{text}");
+}
+
 /// One triangle whose vertex program reads c32..c35, which the capture never uploads.
 fn capture_without_constants(path: &Path) {
     let mut b = CaptureBuilder::new("no-constants");

@@ -15,7 +15,10 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_file, Capture, Location};
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::state::{ColorFormat, FrameEvents};
-use rsxtrace_replay::render::surface::{bytes_per_pixel, decode as decode_px, encode as encode_px};
+use rsxtrace_replay::render::surface::{
+    bytes_per_pixel, decode as decode_px, encode as encode_px, output_surface,
+};
+use rsxtrace_replay::render::target::frame_targets;
 use rsxtrace_replay::render::{OutputSource, RenderOptions, RenderedFrame};
 
 /// Surface size.
@@ -1043,52 +1046,56 @@ fn each_colour_format_renders_and_reads_back() {
     }
 }
 
+/// Draws 0 and 1 render into TEXTURE_TARGET (columns 0..4 red, 4..8 green); draw 2 renders
+/// to COLOR with TEXTURE_TARGET as texture 0 (nearest), coordinates = the pixel position / 8,
+/// so each pixel reads the texel under it; `border`: the texture stores border texels.
+fn render_to_texture_capture(border: bool) -> Capture {
+    let mut b = builder("rtt.rrc", 8);
+    b.set_surface(&surface(8, TEXTURE_TARGET));
+    b.clear_surface(0xF0, 0xFF00_00FF, 0);
+    quad(
+        &mut b,
+        0x1_0000,
+        [0.0, 0.0, 4.0, 8.0],
+        0.5,
+        [1.0, 0.0, 0.0, 1.0],
+    );
+    quad(
+        &mut b,
+        0x2_0000,
+        [4.0, 0.0, 8.0, 8.0],
+        0.5,
+        [0.0, 1.0, 0.0, 1.0],
+    );
+    b.set_surface(&surface(8, COLOR));
+    b.put_memory(Location::Local, TEXTURE_TARGET, &[0u8; 512])
+        .unwrap();
+    let texture = TextureDesc {
+        offset: TEXTURE_TARGET,
+        location: Location::Local,
+        width: 8,
+        height: 8,
+        pitch: 32,
+        filter: 0x0101_0000, // nearest min and mag
+        byte_size: 512,
+        // FORMAT bit 3 (border type): 0 = border texels stored (rrc-format.md 4.7).
+        border_texels: border,
+        ..TextureDesc::default()
+    };
+    b.set_texture(0, &texture).unwrap();
+    b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
+        .unwrap();
+    quad(&mut b, 0x3_0000, FULL, 0.5, [0.0, 0.0, 0.0, 1.0]);
+    b.finish()
+}
+
 #[test]
 fn a_draw_samples_what_an_earlier_draw_rendered() {
     // Without border texels texel (x, y) is surface pixel (x, y); with them (FORMAT bit 3 = 0,
     // one texel each side for linear textures) texel (x, y) is surface pixel (x + 1, y + 1),
     // and the texture read reaches one row and column past the rendered surface.
     for border in [false, true] {
-        let mut b = builder("rtt.rrc", 8);
-        // Draws 0 and 1 render into TEXTURE_TARGET: columns 0..4 red, 4..8 green.
-        b.set_surface(&surface(8, TEXTURE_TARGET));
-        b.clear_surface(0xF0, 0xFF00_00FF, 0);
-        quad(
-            &mut b,
-            0x1_0000,
-            [0.0, 0.0, 4.0, 8.0],
-            0.5,
-            [1.0, 0.0, 0.0, 1.0],
-        );
-        quad(
-            &mut b,
-            0x2_0000,
-            [4.0, 0.0, 8.0, 8.0],
-            0.5,
-            [0.0, 1.0, 0.0, 1.0],
-        );
-        // Draw 2 renders to COLOR with TEXTURE_TARGET as texture 0 (nearest), coordinates =
-        // the pixel position / 8, so each pixel reads the texel under it.
-        b.set_surface(&surface(8, COLOR));
-        b.put_memory(Location::Local, TEXTURE_TARGET, &[0u8; 512])
-            .unwrap();
-        let texture = TextureDesc {
-            offset: TEXTURE_TARGET,
-            location: Location::Local,
-            width: 8,
-            height: 8,
-            pitch: 32,
-            filter: 0x0101_0000, // nearest min and mag
-            byte_size: 512,
-            // FORMAT bit 3 (border type): 0 = border texels stored (rrc-format.md 4.7).
-            border_texels: border,
-            ..TextureDesc::default()
-        };
-        b.set_texture(0, &texture).unwrap();
-        b.set_fragment_program(Location::Local, 0x2000, &tex_program(), 0x40)
-            .unwrap();
-        quad(&mut b, 0x3_0000, FULL, 0.5, [0.0, 0.0, 0.0, 1.0]);
-        let out = render(&b.finish());
+        let out = render(&render_to_texture_capture(border));
         assert_eq!(
             out.source,
             OutputSource::LastColorTarget {
@@ -1109,6 +1116,44 @@ fn a_draw_samples_what_an_earlier_draw_rendered() {
         let last = if border { red } else { green };
         assert_eq!(out.image.pixel(7, 3), Some(last), "border {border}");
     }
+}
+
+/// `render::target::frame_targets`: the render-to-texture capture's two colour targets, in
+/// the order the frame first renders into them, with their draws, the output, and the draw
+/// that samples the first one.
+#[test]
+fn the_frames_targets_are_listed_with_who_renders_and_who_samples_them() {
+    let capture = render_to_texture_capture(false);
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let output = output_surface(&frame, &events).map(|o| o.layout);
+    let targets = frame_targets(&frame, output.as_ref());
+    let listed: Vec<(u32, bool, usize, usize, usize, bool, usize, Option<usize>)> = targets
+        .iter()
+        .map(|t| {
+            (
+                t.address,
+                t.depth,
+                t.draws,
+                t.first_draw,
+                t.last_draw,
+                t.output,
+                t.sampled_by,
+                t.first_sampled_by,
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (TEXTURE_TARGET, false, 2, 0, 1, false, 1, Some(2)),
+            (COLOR, false, 1, 2, 2, true, 0, None),
+        ]
+    );
+    assert_eq!(
+        (targets[0].width, targets[0].height, targets[0].format),
+        (8, 8, "a8r8g8b8")
+    );
 }
 
 /// Texture cache (issue 14): the same texture state sampled before and after a clear rewrote

@@ -23,6 +23,7 @@ mod program_input;
 pub mod replay;
 pub mod report;
 mod shade;
+pub mod targets;
 pub mod textures;
 mod translate;
 pub mod trim;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Mvp(args) => mvp::run(&args),
         Command::Uniforms(args) => uniforms::run(&args),
         Command::Probe(command) => probe::run(&command),
+        Command::Targets(args) => targets::run(&args),
         Command::Textures(args) => textures::run(&args),
         Command::Index(args) => index::run(&args),
         Command::Find(args) => find::run(&args),

@@ -14,6 +14,8 @@ use crate::render::Rgba8Image;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
+use serde::Serialize;
+use std::collections::HashMap;
 
 /// What a target holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +68,131 @@ pub fn target_at(
                 .map(|l| (l, TargetFormat::Depth(format)))
         })
     })
+}
+
+/// One render target of a frame: a colour target, or a depth surface a draw tests depth,
+/// stencil or depth bounds against, with the draws that render into it and the later draws
+/// that sample its bytes as a texture (render to texture).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrameTarget {
+    /// `local` or `main`.
+    pub location: &'static str,
+    /// Address of its pixel (0, 0).
+    pub address: u32,
+    /// Its format's name.
+    pub format: &'static str,
+    /// Whether it is a depth surface.
+    pub depth: bool,
+    /// Size as stored (a multisampled surface's sample grid), as the last draw that renders
+    /// into it lays it out.
+    pub width: u32,
+    /// See `width`.
+    pub height: u32,
+    /// Row pitch in bytes.
+    pub pitch: u32,
+    /// Whether it is a swizzled surface.
+    pub swizzled: bool,
+    /// Draws that render into it.
+    pub draws: usize,
+    /// The first of them.
+    pub first_draw: usize,
+    /// The last of them.
+    pub last_draw: usize,
+    /// Whether it is the frame's output image (the surface `replay` writes).
+    pub output: bool,
+    /// Draws after its first that sample its bytes through an enabled fragment texture unit.
+    pub sampled_by: usize,
+    /// The first of them.
+    pub first_sampled_by: Option<usize>,
+}
+
+/// Every render target of `frame`, in the order the frame first renders into them.
+/// `output` is the frame's output surface, when it has one (`surface::output_surface`).
+pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<FrameTarget> {
+    // By (location, address, depth): the target and its layout.
+    let mut order: Vec<(Location, u32, bool)> = Vec::new();
+    let mut found: HashMap<(Location, u32, bool), (FrameTarget, SurfaceLayout)> = HashMap::new();
+    for (index, draw) in frame.draws.iter().enumerate() {
+        let s = &draw.surface;
+        let mut here: Vec<(SurfaceLayout, TargetFormat)> = Vec::new();
+        if let (Some(format), Some(targets)) = (
+            ColorFormat::from_raw(s.format.color_format.raw),
+            color_targets(s.color_target.raw),
+        ) {
+            for t in targets {
+                if let Ok(l) = SurfaceLayout::of_target(s, t, bytes_per_pixel(format)) {
+                    here.push((l, TargetFormat::Color(format)));
+                }
+            }
+        }
+        let r = &draw.raster;
+        if r.depth.test || r.stencil.enabled || r.depth_bounds.enabled {
+            if let Some(format) = DepthFormat::of(s) {
+                if let Ok(l) = SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
+                    here.push((l, TargetFormat::Depth(format)));
+                }
+            }
+        }
+        for (layout, format) in here {
+            let key = (layout.location, layout.offset, format.is_depth());
+            let entry = found.entry(key).or_insert_with(|| {
+                order.push(key);
+                (
+                    FrameTarget {
+                        location: layout.location.name(),
+                        address: layout.offset,
+                        format: format.name(),
+                        depth: format.is_depth(),
+                        width: 0,
+                        height: 0,
+                        pitch: 0,
+                        swizzled: false,
+                        draws: 0,
+                        first_draw: index,
+                        last_draw: index,
+                        output: false,
+                        sampled_by: 0,
+                        first_sampled_by: None,
+                    },
+                    layout,
+                )
+            });
+            let (target, kept) = entry;
+            target.format = format.name();
+            target.draws += 1;
+            target.last_draw = index;
+            *kept = layout;
+        }
+    }
+    let mut targets: Vec<(FrameTarget, SurfaceLayout)> = order
+        .iter()
+        .filter_map(|key| found.remove(key))
+        .map(|(mut t, l)| {
+            t.width = l.width;
+            t.height = l.height;
+            t.pitch = l.pitch;
+            t.swizzled = l.swizzle.is_some();
+            t.output = output
+                .is_some_and(|o| !t.depth && o.location == l.location && o.offset == l.offset);
+            (t, l)
+        })
+        .collect();
+    // Textures that read a target's bytes after it was first rendered.
+    for (index, draw) in frame.draws.iter().enumerate() {
+        for (t, l) in targets.iter_mut() {
+            let end = u64::from(l.offset) + l.byte_len();
+            let samples = draw.textures.iter().any(|texture| {
+                texture.control0.enabled
+                    && texture.location == Some(l.location)
+                    && (u64::from(l.offset)..end).contains(&u64::from(texture.offset))
+            });
+            if samples && index > t.first_draw {
+                t.first_sampled_by.get_or_insert(index);
+                t.sampled_by += 1;
+            }
+        }
+    }
+    targets.into_iter().map(|(t, _)| t).collect()
 }
 
 /// The target in `memory` as 8-bit RGBA, as stored (a multisampled surface as its sample
