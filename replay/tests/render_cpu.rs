@@ -1128,10 +1128,11 @@ fn the_frames_targets_are_listed_with_who_renders_and_who_samples_them() {
     let events = FrameEvents::from_capture(&capture, &frame);
     let output = output_surface(&frame, &events).map(|o| o.layout);
     let targets = frame_targets(&frame, output.as_ref());
-    let listed: Vec<(u32, bool, usize, usize, usize, bool, usize, Option<usize>)> = targets
+    let listed: Vec<String> = targets
         .iter()
         .map(|t| {
-            (
+            format!(
+                "0x{:x} depth {} draws {} ({}..={}) output {} sampled by {} from {:?}",
                 t.address,
                 t.depth,
                 t.draws,
@@ -1139,15 +1140,15 @@ fn the_frames_targets_are_listed_with_who_renders_and_who_samples_them() {
                 t.last_draw,
                 t.output,
                 t.sampled_by,
-                t.first_sampled_by,
+                t.first_sampled_by
             )
         })
         .collect();
     assert_eq!(
         listed,
         [
-            (TEXTURE_TARGET, false, 2, 0, 1, false, 1, Some(2)),
-            (COLOR, false, 1, 2, 2, true, 0, None),
+            format!("0x{TEXTURE_TARGET:x} depth false draws 2 (0..=1) output false sampled by 1 from Some(2)"),
+            format!("0x{COLOR:x} depth false draws 1 (2..=2) output true sampled by 0 from None"),
         ]
     );
     assert_eq!(
