@@ -24,8 +24,14 @@ pub trait DrawObserver {
     fn drawn(&mut self, _draw: usize) {}
     /// When the render ends, after its last draw and the clears and transfers after it (when
     /// the range reaches the end of the frame): the memory the output image is read from.
-    /// Only an observer that looks ([`active`](Self::active)) is shown it.
+    /// Only an observer that [`looks_at_the_end`](Self::looks_at_the_end) is shown it.
     fn finished(&mut self, _memory: &dyn GuestMemory) {}
+    /// Whether it looks at the memory when the render ends ([`finished`](Self::finished)):
+    /// an observer can look there without looking around each draw (which makes the GPU
+    /// render read its targets back twice a draw).
+    fn looks_at_the_end(&self) -> bool {
+        self.active()
+    }
 }
 
 /// Two observers as one: each is shown what it looks at, and hears of every draw.
@@ -55,10 +61,13 @@ impl DrawObserver for Both<'_> {
     }
     fn finished(&mut self, memory: &dyn GuestMemory) {
         for o in [&mut *self.0, &mut *self.1] {
-            if o.active() {
+            if o.looks_at_the_end() {
                 o.finished(memory);
             }
         }
+    }
+    fn looks_at_the_end(&self) -> bool {
+        self.0.looks_at_the_end() || self.1.looks_at_the_end()
     }
 }
 

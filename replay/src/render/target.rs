@@ -350,8 +350,16 @@ impl TargetGrab {
 impl DrawObserver for TargetGrab {
     fn before(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
     fn after(&mut self, _draw: usize, _memory: &dyn GuestMemory) {}
+    /// It looks only when the render ends: the GPU render reads nothing back around the
+    /// draws for it.
+    fn active(&self) -> bool {
+        false
+    }
     fn finished(&mut self, memory: &dyn GuestMemory) {
         self.image = Some(target_image(&self.layout, self.format, memory));
+    }
+    fn looks_at_the_end(&self) -> bool {
+        true
     }
 }
 

@@ -214,7 +214,7 @@ pub(crate) fn render_frame_watched(
             surfaces: &surfaces,
         });
     }
-    if observer.active() {
+    if observer.looks_at_the_end() {
         observer.finished(&Overlay {
             base: &base,
             surfaces: &surfaces,

@@ -211,7 +211,7 @@ pub fn render_frame_observed(
         .draws
         .get(range.end - 1)
         .map_or(frame.command_count.saturating_sub(1), |d| d.end_command);
-    if observer.active() {
+    if observer.looks_at_the_end() {
         r.observe(last, |memory| observer.finished(memory))?;
     }
     let mut image = r.output_image(&output, last)?;
