@@ -252,6 +252,36 @@ fn a_four_sample_surface_is_laid_out_and_resolved_on_the_cpu() {
     check_all(None);
 }
 
+/// `replay --target`'s grab of the multisampled target is resolved as the output image is;
+/// its depth surface too, to one grey level per pixel.
+#[test]
+fn a_grabbed_multisampled_target_is_resolved_as_the_output_is() {
+    use rsxtrace_replay::render::target::{target_at, TargetGrab};
+    let capture = aa_scene("msaa_grab.rrc").finish();
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let options = RenderOptions::default();
+    for (address, depth) in [(AA, false), (AA_ZETA, true)] {
+        let target = target_at(&frame, Location::Local, address).expect("a target");
+        assert_eq!(target.format.is_depth(), depth);
+        assert_eq!(
+            (target.layout.width, target.layout.height),
+            (8, 8),
+            "the grid"
+        );
+        let mut grab = TargetGrab::new(target);
+        let out = rsxtrace_replay::render::cpu::render_frame_observed(
+            &frame, &events, &options, &mut grab,
+        )
+        .expect("render");
+        let image = grab.image().expect("grabbed");
+        assert_eq!((image.width, image.height), (4, 4));
+        if !depth {
+            assert_eq!(image, &out.image);
+        }
+    }
+}
+
 #[test]
 fn a_four_sample_surface_is_laid_out_and_resolved_on_the_gpu() {
     let Some(device) =

@@ -64,8 +64,8 @@ fuzz_target!(|data: &[u8]| {
         target_at(&frame, zeta.location?, zeta.offset)
     });
     match grab {
-        Some((layout, format)) => {
-            let mut grab = TargetGrab::new(layout, format);
+        Some(target) => {
+            let mut grab = TargetGrab::new(target);
             let _ = render_frame_observed(&frame, &events, &options, &mut grab);
         }
         None => {

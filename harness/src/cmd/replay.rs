@@ -50,7 +50,7 @@ pub struct ReplayArgs {
     /// it (`local:0x100000`, `main:0x...`; local when no location is given): a
     /// render-to-texture target, a G-buffer target, a shadow map, as it is when the render
     /// ends. Laid out as the last draw that renders into it lays it out; a multisampled
-    /// surface as its sample grid.
+    /// surface resolved, as the output image is.
     #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = super::history::parse_target,
           conflicts_with_all = ["shard", "per_draw", "merge"])]
     pub target: Option<(Location, u32)>,
@@ -98,7 +98,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         }
         None => None,
     };
-    let mut grab = target.map(|(layout, format)| TargetGrab::new(layout, format));
+    let mut grab = target.map(TargetGrab::new);
     let start = Instant::now();
     let drawn = draws.as_ref().map_or(frame.draws.len(), |r| r.len());
     let mut progress = DrawProgress::new("replay", drawn);
@@ -179,13 +179,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "height": rendered.image.height,
             "checksum": checksum,
             "source": rendered.source,
-            "target": target.map(|(layout, format)| json!({
-                "location": layout.location.name(),
-                "address": layout.offset,
-                "format": format.name(),
-                "depth": format.is_depth(),
-                "width": layout.width,
-                "height": layout.height,
+            "target": target.map(|t| json!({
+                "location": t.layout.location.name(),
+                "address": t.layout.offset,
+                "format": t.format.name(),
+                "depth": t.format.is_depth(),
+                "width": rendered.image.width,
+                "height": rendered.image.height,
             })),
             "draws_rendered": rendered.draws_rendered,
             "skipped": rendered.skipped.iter()
@@ -224,16 +224,16 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             );
         }
         let what = match target {
-            Some((layout, format)) => format!(
+            Some(t) => format!(
                 "the {} {} at {}+0x{:x}, ",
-                format.name(),
-                if format.is_depth() {
+                t.format.name(),
+                if t.format.is_depth() {
                     "depth surface (grey levels fitted to its range)"
                 } else {
                     "colour target"
                 },
-                layout.location.name(),
-                layout.offset
+                t.layout.location.name(),
+                t.layout.offset
             ),
             None => String::new(),
         };

@@ -448,8 +448,9 @@ fn target_at(
     location: Location,
     address: u32,
 ) -> Option<(SurfaceLayout, WatchFormat)> {
-    let (layout, format) = crate::render::target::target_at(frame, location, address)?;
-    let format = match format {
+    let found = crate::render::target::target_at(frame, location, address)?;
+    let layout = found.layout;
+    let format = match found.format {
         TargetFormat::Color(f) => WatchFormat::Color(f),
         TargetFormat::Depth(f) => WatchFormat::Depth(f),
     };

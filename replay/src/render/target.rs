@@ -2,9 +2,11 @@
 //! last draw that renders into it lays it out ([`target_at`]), read from the memory a render
 //! shows an observer ([`TargetGrab`], at the end of the frame) and decoded to 8-bit RGBA: a
 //! colour target as the renderers show their output, a depth surface as grey levels fitted to
-//! its range ([`depth_grey`]), as RenderDoc shows a depth target. `replay --target` writes
+//! its range ([`depth_grey`]), as RenderDoc shows a depth target; resolved when
+//! multisampled. `replay --target` writes
 //! one; the report pictures each draw's targets with the same decoding.
 
+use crate::render::msaa::{resolve, Antialias};
 use crate::render::observe::DrawObserver;
 use crate::render::state::{color_targets, ColorFormat, DepthFormat};
 use crate::render::surface::{
@@ -41,14 +43,20 @@ impl TargetFormat {
     }
 }
 
-/// The layout and format of the colour target at `address` in `location` as the last draw
-/// that renders into it has it, else of the depth surface there; `None` when no draw renders
-/// into either. A multisampled surface's layout holds its sample grid.
-pub fn target_at(
-    frame: &Frame,
-    location: Location,
-    address: u32,
-) -> Option<(SurfaceLayout, TargetFormat)> {
+/// A target found by its address ([`target_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedTarget {
+    /// Its layout (a multisampled surface's holds its sample grid).
+    pub layout: SurfaceLayout,
+    /// Colour or depth, and the format.
+    pub format: TargetFormat,
+    /// Its sample grid.
+    pub antialias: Antialias,
+}
+
+/// The colour target at `address` in `location` as the last draw that renders into it lays
+/// it out, else the depth surface there; `None` when no draw renders into either.
+pub fn target_at(frame: &Frame, location: Location, address: u32) -> Option<NamedTarget> {
     let here = |l: &SurfaceLayout| l.location == location && l.offset == address;
     let color = frame.draws.iter().rev().find_map(|draw| {
         let s = &draw.surface;
@@ -57,15 +65,24 @@ pub fn target_at(
             .into_iter()
             .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
             .find(here)
-            .map(|l| (l, TargetFormat::Color(format)))
+            .map(|layout| NamedTarget {
+                layout,
+                format: TargetFormat::Color(format),
+                antialias: Antialias::of(s),
+            })
     });
     color.or_else(|| {
         frame.draws.iter().rev().find_map(|draw| {
-            let format = DepthFormat::of(&draw.surface)?;
-            SurfaceLayout::of_target(&draw.surface, 4, depth_bytes_per_pixel(format))
+            let s = &draw.surface;
+            let format = DepthFormat::of(s)?;
+            SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format))
                 .ok()
                 .filter(here)
-                .map(|l| (l, TargetFormat::Depth(format)))
+                .map(|layout| NamedTarget {
+                    layout,
+                    format: TargetFormat::Depth(format),
+                    antialias: Antialias::of(s),
+                })
         })
     })
 }
@@ -195,18 +212,16 @@ pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<Frame
     targets.into_iter().map(|(t, _)| t).collect()
 }
 
-/// The target in `memory` as 8-bit RGBA, as stored (a multisampled surface as its sample
-/// grid): a colour target decoded as the renderers decode their output, a depth surface by
-/// [`depth_grey`]. Pixels memory does not hold are transparent black.
-pub fn target_image(
-    layout: &SurfaceLayout,
-    format: TargetFormat,
-    memory: &dyn GuestMemory,
-) -> Rgba8Image {
-    match format {
-        TargetFormat::Color(f) => to_rgba8(layout, f, memory),
-        TargetFormat::Depth(f) => depth_grey(layout, f, memory),
-    }
+/// The target in `memory` as 8-bit RGBA, resolved when multisampled (each pixel the mean of
+/// its samples, as the output image is): a colour target decoded as the renderers decode
+/// their output, a depth surface by [`depth_grey`]. Pixels memory does not hold are
+/// transparent black.
+pub fn target_image(target: &NamedTarget, memory: &dyn GuestMemory) -> Rgba8Image {
+    let grid = match target.format {
+        TargetFormat::Color(f) => to_rgba8(&target.layout, f, memory),
+        TargetFormat::Depth(f) => depth_grey(&target.layout, f, memory),
+    };
+    resolve(grid, target.antialias)
 }
 
 /// A depth surface as grey levels, as RenderDoc shows a depth target with its range fitted to
@@ -326,17 +341,15 @@ fn for_each_sample(
 /// the clears and transfers after it): [`TargetGrab::image`].
 #[derive(Debug)]
 pub struct TargetGrab {
-    layout: SurfaceLayout,
-    format: TargetFormat,
+    target: NamedTarget,
     image: Option<Rgba8Image>,
 }
 
 impl TargetGrab {
-    /// A grab of the target laid out as `layout`, in `format` ([`target_at`]).
-    pub fn new(layout: SurfaceLayout, format: TargetFormat) -> TargetGrab {
+    /// A grab of `target` ([`target_at`]).
+    pub fn new(target: NamedTarget) -> TargetGrab {
         TargetGrab {
-            layout,
-            format,
+            target,
             image: None,
         }
     }
@@ -356,7 +369,7 @@ impl DrawObserver for TargetGrab {
         false
     }
     fn finished(&mut self, memory: &dyn GuestMemory) {
-        self.image = Some(target_image(&self.layout, self.format, memory));
+        self.image = Some(target_image(&self.target, memory));
     }
     fn looks_at_the_end(&self) -> bool {
         true
@@ -436,7 +449,11 @@ mod tests {
     #[test]
     fn a_grab_reads_the_target_when_the_render_ends() {
         let memory = Local(words(&[(0, 0), (1, 0), (2, 0), (3, 0)]));
-        let mut grab = TargetGrab::new(z24s8_2x2(), TargetFormat::Depth(DepthFormat::Z24S8));
+        let mut grab = TargetGrab::new(NamedTarget {
+            layout: z24s8_2x2(),
+            format: TargetFormat::Depth(DepthFormat::Z24S8),
+            antialias: Antialias::Center1,
+        });
         grab.after(0, &memory);
         assert!(grab.image().is_none(), "only the end of the render counts");
         grab.finished(&memory);
