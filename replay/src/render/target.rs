@@ -1,10 +1,11 @@
-//! Any render target as an image: the colour or depth surface at an address, laid out as the
-//! last draw that renders into it lays it out ([`target_at`]), read from the memory a render
-//! shows an observer ([`TargetGrab`], at the end of the frame) and decoded to 8-bit RGBA: a
-//! colour target as the renderers show their output, a depth surface as grey levels fitted to
-//! its range ([`depth_grey`]), as RenderDoc shows a depth target; resolved when
-//! multisampled. `replay --target` writes
-//! one; the report pictures each draw's targets with the same decoding.
+//! Render targets: every target of a frame with who renders into it and who samples it
+//! ([`frame_targets`], `rsxtrace targets`), and any one of them as an image: the colour or
+//! depth surface at an address, laid out as the last draw that renders into it lays it out
+//! ([`target_at`]), read from the memory a render shows an observer when it ends
+//! ([`TargetGrab`]) and decoded to 8-bit RGBA, resolved when multisampled: a colour target as
+//! the renderers show their output, a depth surface as grey levels fitted to its range
+//! ([`depth_grey`]), as RenderDoc shows a depth target. `replay --target` writes one; the
+//! report pictures each draw's targets with the same decoding.
 
 use crate::render::msaa::{resolve, Antialias};
 use crate::render::observe::DrawObserver;
