@@ -9,24 +9,14 @@ use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{RasterState, Surface};
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::msaa::{resolve, Antialias};
-use rsxtrace_replay::render::state::{color_targets, ColorFormat, DepthFormat};
-use rsxtrace_replay::render::surface::{
-    bytes_per_pixel, depth_bytes_per_pixel, output_image, OutputSurface, SurfaceLayout,
-    TARGET_NAMES,
+use rsxtrace_replay::render::surface::{output_image, OutputSurface, SurfaceLayout, TARGET_NAMES};
+use rsxtrace_replay::render::target::{
+    colour_targets_of, depth_bits, depth_grey, depth_target_of, uses_depth_surface, NamedTarget,
+    TargetFormat,
 };
-use rsxtrace_replay::render::target::{depth_bits, depth_grey};
 use rsxtrace_replay::render::{OutputSource, Rgba8Image};
 use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
-
-/// What a target holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetKind {
-    /// A colour target in this format.
-    Colour(ColorFormat),
-    /// The depth surface (zeta) in this format: shown as grey levels, stencil left out.
-    Depth(DepthFormat),
-}
 
 /// Where one of a draw's targets lies and how it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,102 +26,63 @@ pub struct TargetPlace {
     /// Memory layout (the sample grid of a multisampled surface).
     pub layout: SurfaceLayout,
     /// Colour or depth, and the format.
-    pub kind: TargetKind,
+    pub kind: TargetFormat,
     /// Sample grid.
     pub antialias: Antialias,
 }
 
-/// Index of the depth surface among [`TargetPlace::index`]es.
-const DEPTH_INDEX: usize = 4;
+impl From<NamedTarget> for TargetPlace {
+    fn from(t: NamedTarget) -> TargetPlace {
+        TargetPlace {
+            index: t.index,
+            layout: t.layout,
+            kind: t.format,
+            antialias: t.antialias,
+        }
+    }
+}
 
 impl TargetPlace {
     /// The first colour target `surface` writes, or why there is none.
     pub fn of(surface: &Surface) -> Result<TargetPlace, String> {
-        let targets = Self::colour_targets(surface)?;
-        targets
+        colour_targets_of(surface)?
             .into_iter()
             .next()
             .ok_or_else(|| "the draw writes no colour target".to_string())?
+            .map(TargetPlace::from)
     }
 
     /// The draw's other targets, in order: the colour targets after the first (MRT), then
-    /// the depth surface when the draw reads or writes it (the depth, stencil or depth bounds
-    /// test is on). Each is a place, or why it cannot be shown.
+    /// the depth surface when the draw reads or writes it ([`uses_depth_surface`]). Each is a
+    /// place, or why it cannot be shown.
     pub fn others(surface: &Surface, raster: &RasterState) -> Vec<Result<TargetPlace, String>> {
-        let mut places: Vec<Result<TargetPlace, String>> = match Self::colour_targets(surface) {
-            Ok(colour) => colour.into_iter().skip(1).collect(),
-            // The first target's error already says it.
-            Err(_) => Vec::new(),
-        };
-        if raster.depth.test || raster.stencil.enabled || raster.depth_bounds.enabled {
-            places.push(Self::depth(surface));
-        }
-        places
-    }
-
-    /// Every colour target the surface selects, in the selection's order.
-    fn colour_targets(surface: &Surface) -> Result<Vec<Result<TargetPlace, String>>, String> {
-        let raw = surface.format.color_format.raw;
-        let targets = color_targets(surface.color_target.raw).ok_or_else(|| {
-            format!(
-                "SET_SURFACE_COLOR_TARGET 0x{:x} is no target selection",
-                surface.color_target.raw
-            )
-        })?;
-        if targets.is_empty() {
-            return Ok(Vec::new());
-        }
-        let format =
-            ColorFormat::from_raw(raw).ok_or_else(|| format!("colour format {raw} is unknown"))?;
-        Ok(targets
+        // A selection that is none: the first target's error already says it.
+        let colour = colour_targets_of(surface).unwrap_or_default();
+        let depth = uses_depth_surface(raster).then(|| depth_target_of(surface));
+        colour
             .into_iter()
-            .map(|index| {
-                let layout = SurfaceLayout::of_target(surface, index, bytes_per_pixel(format))
-                    .map_err(|e| e.to_string())?;
-                Ok(TargetPlace {
-                    index,
-                    layout,
-                    kind: TargetKind::Colour(format),
-                    antialias: Antialias::of(surface),
-                })
-            })
-            .collect())
-    }
-
-    /// The depth surface.
-    fn depth(surface: &Surface) -> Result<TargetPlace, String> {
-        let raw = surface.format.depth_format.raw;
-        let format =
-            DepthFormat::of(surface).ok_or_else(|| format!("depth format {raw} is unknown"))?;
-        let layout = SurfaceLayout::of_target(surface, DEPTH_INDEX, depth_bytes_per_pixel(format))
-            .map_err(|e| e.to_string())?;
-        Ok(TargetPlace {
-            index: DEPTH_INDEX,
-            layout,
-            kind: TargetKind::Depth(format),
-            antialias: Antialias::of(surface),
-        })
+            .skip(1)
+            .chain(depth)
+            .map(|t| t.map(TargetPlace::from))
+            .collect()
     }
 
     /// Target name, `A`..`D`, or `Z` for the depth surface.
     pub fn name(&self) -> &'static str {
         match self.kind {
-            TargetKind::Depth(_) => "Z",
-            TargetKind::Colour(_) => TARGET_NAMES.get(self.index).copied().unwrap_or("?"),
+            TargetFormat::Depth(_) => "Z",
+            TargetFormat::Color(_) => TARGET_NAMES.get(self.index).copied().unwrap_or("?"),
         }
     }
 
     /// The format's lowercase name.
     pub fn format_name(&self) -> &'static str {
-        match self.kind {
-            TargetKind::Colour(f) => f.name(),
-            TargetKind::Depth(f) => f.name(),
-        }
+        self.kind.name()
     }
 
     /// Whether this is the depth surface.
     pub fn is_depth(&self) -> bool {
-        matches!(self.kind, TargetKind::Depth(_))
+        self.kind.is_depth()
     }
 
     /// Bytes the target spans.
@@ -201,7 +152,7 @@ impl TargetBytes {
     /// as [`depth_grey`] shows it.
     pub fn image(&self) -> &Rgba8Image {
         self.image.get_or_init(|| match self.place.kind {
-            TargetKind::Colour(format) => {
+            TargetFormat::Color(format) => {
                 let output = OutputSurface {
                     source: OutputSource::LastColorTarget {
                         address: self.place.layout.offset,
@@ -213,7 +164,7 @@ impl TargetBytes {
                 };
                 output_image(&output, self)
             }
-            TargetKind::Depth(format) => resolve(
+            TargetFormat::Depth(format) => resolve(
                 depth_grey(&self.place.layout, format, self),
                 self.place.antialias,
             ),
@@ -227,8 +178,8 @@ impl TargetBytes {
     /// each state's range). Resolved when multisampled, so it matches the image's size.
     pub fn compared(&self) -> &Rgba8Image {
         match self.place.kind {
-            TargetKind::Colour(_) => self.image(),
-            TargetKind::Depth(format) => self.bits.get_or_init(|| {
+            TargetFormat::Color(_) => self.image(),
+            TargetFormat::Depth(format) => self.bits.get_or_init(|| {
                 resolve(
                     depth_bits(&self.place.layout, format, self),
                     self.place.antialias,

@@ -15,7 +15,8 @@ use crate::render::surface::{
 };
 use crate::render::Rgba8Image;
 use rsxtrace_capture::fetch::GuestMemory;
-use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::frame::state::{RasterState, Surface};
+use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_capture::rrc::Location;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -44,9 +45,15 @@ impl TargetFormat {
     }
 }
 
-/// A target found by its address ([`target_at`]).
+/// Index of the depth surface among a surface's targets (colour targets are 0..4, A..D).
+pub const DEPTH_TARGET: usize = 4;
+
+/// One of a surface's targets: a colour target or its depth surface, where it lies and how it
+/// reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NamedTarget {
+    /// Which: 0..4 = colour target A..D, [`DEPTH_TARGET`] = the depth surface.
+    pub index: usize,
     /// Its layout (a multisampled surface's holds its sample grid).
     pub layout: SurfaceLayout,
     /// Colour or depth, and the format.
@@ -55,36 +62,81 @@ pub struct NamedTarget {
     pub antialias: Antialias,
 }
 
-/// The colour target at `address` in `location` as the last draw that renders into it lays
-/// it out, else the depth surface there; `None` when no draw renders into either.
-pub fn target_at(frame: &Frame, location: Location, address: u32) -> Option<NamedTarget> {
-    let here = |l: &SurfaceLayout| l.location == location && l.offset == address;
-    let color = frame.draws.iter().rev().find_map(|draw| {
-        let s = &draw.surface;
-        let format = ColorFormat::from_raw(s.format.color_format.raw)?;
-        color_targets(s.color_target.raw)?
-            .into_iter()
-            .filter_map(|t| SurfaceLayout::of_target(s, t, bytes_per_pixel(format)).ok())
-            .find(here)
-            .map(|layout| NamedTarget {
+/// Whether a draw reads or writes its depth surface: its depth, stencil or depth bounds test
+/// is on (the same rule as `DrawState::reads_depth_buffer`, on the undecoded state).
+pub fn uses_depth_surface(raster: &RasterState) -> bool {
+    raster.depth.test || raster.stencil.enabled || raster.depth_bounds.enabled
+}
+
+/// The colour targets `surface` selects, in the selection's order, each or why it cannot be
+/// read (a layout the renderers refuse); `Err` when the selection is none of the RSX's or the
+/// colour format is unknown.
+pub fn colour_targets_of(surface: &Surface) -> Result<Vec<Result<NamedTarget, String>>, String> {
+    let raw = surface.color_target.raw;
+    let targets = color_targets(raw)
+        .ok_or_else(|| format!("SET_SURFACE_COLOR_TARGET 0x{raw:x} is no target selection"))?;
+    if targets.is_empty() {
+        return Ok(Vec::new());
+    }
+    let raw = surface.format.color_format.raw;
+    let format =
+        ColorFormat::from_raw(raw).ok_or_else(|| format!("colour format {raw} is unknown"))?;
+    Ok(targets
+        .into_iter()
+        .map(|index| {
+            let layout = SurfaceLayout::of_target(surface, index, bytes_per_pixel(format))
+                .map_err(|e| e.to_string())?;
+            Ok(NamedTarget {
+                index,
                 layout,
                 format: TargetFormat::Color(format),
-                antialias: Antialias::of(s),
+                antialias: Antialias::of(surface),
             })
+        })
+        .collect())
+}
+
+/// The depth surface of `surface`, or why it cannot be read.
+pub fn depth_target_of(surface: &Surface) -> Result<NamedTarget, String> {
+    let raw = surface.format.depth_format.raw;
+    let format =
+        DepthFormat::of(surface).ok_or_else(|| format!("depth format {raw} is unknown"))?;
+    let layout = SurfaceLayout::of_target(surface, DEPTH_TARGET, depth_bytes_per_pixel(format))
+        .map_err(|e| e.to_string())?;
+    Ok(NamedTarget {
+        index: DEPTH_TARGET,
+        layout,
+        format: TargetFormat::Depth(format),
+        antialias: Antialias::of(surface),
+    })
+}
+
+/// The targets a draw renders into that can be read: its colour targets, then its depth
+/// surface when it [`uses_depth_surface`].
+fn readable_targets(draw: &Draw) -> impl Iterator<Item = NamedTarget> {
+    let colour = colour_targets_of(&draw.surface).unwrap_or_default();
+    let depth = uses_depth_surface(&draw.raster).then(|| depth_target_of(&draw.surface));
+    colour.into_iter().chain(depth).filter_map(Result::ok)
+}
+
+/// The colour target at `address` in `location` as the last draw that renders into it lays
+/// it out, else the depth surface there (of any draw whose surface has one); `None` when no
+/// draw renders into either.
+pub fn target_at(frame: &Frame, location: Location, address: u32) -> Option<NamedTarget> {
+    let here = |t: &NamedTarget| t.layout.location == location && t.layout.offset == address;
+    let color = frame.draws.iter().rev().find_map(|draw| {
+        colour_targets_of(&draw.surface)
+            .ok()?
+            .into_iter()
+            .filter_map(Result::ok)
+            .find(here)
     });
     color.or_else(|| {
-        frame.draws.iter().rev().find_map(|draw| {
-            let s = &draw.surface;
-            let format = DepthFormat::of(s)?;
-            SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format))
-                .ok()
-                .filter(here)
-                .map(|layout| NamedTarget {
-                    layout,
-                    format: TargetFormat::Depth(format),
-                    antialias: Antialias::of(s),
-                })
-        })
+        frame
+            .draws
+            .iter()
+            .rev()
+            .find_map(|draw| depth_target_of(&draw.surface).ok().filter(here))
     })
 }
 
@@ -127,72 +179,45 @@ pub struct FrameTarget {
 /// Every render target of `frame`, in the order the frame first renders into them.
 /// `output` is the frame's output surface, when it has one (`surface::output_surface`).
 pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<FrameTarget> {
-    // By (location, address, depth): the target and its layout.
-    let mut order: Vec<(Location, u32, bool)> = Vec::new();
-    let mut found: HashMap<(Location, u32, bool), (FrameTarget, SurfaceLayout)> = HashMap::new();
+    // Each target (by location, address and colour or depth) as the last draw lays it out,
+    // with the draws that render into it: (target, draws, first, last).
+    let mut seen: HashMap<(Location, u32, bool), usize> = HashMap::new();
+    let mut rendered: Vec<(NamedTarget, usize, usize, usize)> = Vec::new();
     for (index, draw) in frame.draws.iter().enumerate() {
-        let s = &draw.surface;
-        let mut here: Vec<(SurfaceLayout, TargetFormat)> = Vec::new();
-        if let (Some(format), Some(targets)) = (
-            ColorFormat::from_raw(s.format.color_format.raw),
-            color_targets(s.color_target.raw),
-        ) {
-            for t in targets {
-                if let Ok(l) = SurfaceLayout::of_target(s, t, bytes_per_pixel(format)) {
-                    here.push((l, TargetFormat::Color(format)));
-                }
-            }
-        }
-        let r = &draw.raster;
-        if r.depth.test || r.stencil.enabled || r.depth_bounds.enabled {
-            if let Some(format) = DepthFormat::of(s) {
-                if let Ok(l) = SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
-                    here.push((l, TargetFormat::Depth(format)));
-                }
-            }
-        }
-        for (layout, format) in here {
-            let key = (layout.location, layout.offset, format.is_depth());
-            let entry = found.entry(key).or_insert_with(|| {
-                order.push(key);
-                (
-                    FrameTarget {
-                        location: layout.location.name(),
-                        address: layout.offset,
-                        format: format.name(),
-                        depth: format.is_depth(),
-                        width: 0,
-                        height: 0,
-                        pitch: 0,
-                        swizzled: false,
-                        draws: 0,
-                        first_draw: index,
-                        last_draw: index,
-                        output: false,
-                        sampled_by: 0,
-                        first_sampled_by: None,
-                    },
-                    layout,
-                )
+        for target in readable_targets(draw) {
+            let l = &target.layout;
+            let key = (l.location, l.offset, target.format.is_depth());
+            let at = *seen.entry(key).or_insert_with(|| {
+                rendered.push((target, 0, index, index));
+                rendered.len() - 1
             });
-            let (target, kept) = entry;
-            target.format = format.name();
-            target.draws += 1;
-            target.last_draw = index;
-            *kept = layout;
+            let entry = &mut rendered[at];
+            *entry = (target, entry.1 + 1, entry.2, index);
         }
     }
-    let mut targets: Vec<(FrameTarget, SurfaceLayout)> = order
-        .iter()
-        .filter_map(|key| found.remove(key))
-        .map(|(mut t, l)| {
-            t.width = l.width;
-            t.height = l.height;
-            t.pitch = l.pitch;
-            t.swizzled = l.swizzle.is_some();
-            t.output = output
-                .is_some_and(|o| !t.depth && o.location == l.location && o.offset == l.offset);
-            (t, l)
+    let mut targets: Vec<(FrameTarget, SurfaceLayout)> = rendered
+        .into_iter()
+        .map(|(t, draws, first_draw, last_draw)| {
+            let l = t.layout;
+            let target = FrameTarget {
+                location: l.location.name(),
+                address: l.offset,
+                format: t.format.name(),
+                depth: t.format.is_depth(),
+                width: l.width,
+                height: l.height,
+                pitch: l.pitch,
+                swizzled: l.swizzle.is_some(),
+                draws,
+                first_draw,
+                last_draw,
+                output: output.is_some_and(|o| {
+                    !t.format.is_depth() && o.location == l.location && o.offset == l.offset
+                }),
+                sampled_by: 0,
+                first_sampled_by: None,
+            };
+            (target, l)
         })
         .collect();
     // Textures that read a target's bytes after it was first rendered.
@@ -451,6 +476,7 @@ mod tests {
     fn a_grab_reads_the_target_when_the_render_ends() {
         let memory = Local(words(&[(0, 0), (1, 0), (2, 0), (3, 0)]));
         let mut grab = TargetGrab::new(NamedTarget {
+            index: DEPTH_TARGET,
             layout: z24s8_2x2(),
             format: TargetFormat::Depth(DepthFormat::Z24S8),
             antialias: Antialias::Center1,
