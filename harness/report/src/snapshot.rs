@@ -396,13 +396,13 @@ impl DrawObserver for Snapshots<'_> {
     }
 
     fn after(&mut self, draw: usize, memory: &dyn GuestMemory) {
-        let Some(shots) = self
+        // Taken out while `after_shot` borrows the observer, put back completed.
+        let Some((target, others)) = self
             .shots(draw)
-            .map(|s| (s.target.clone(), s.others.clone()))
+            .map(|s| (s.target.take(), std::mem::take(&mut s.others)))
         else {
             return;
         };
-        let (target, others) = shots;
         let mut befores = std::mem::take(&mut self.before).into_iter();
         let target = target.map(|t| {
             let before = befores.next().flatten();
