@@ -282,29 +282,18 @@ pub fn states_table<'a>() -> Table<DrawFacts<'a>> {
 /// The `draws` view: `draw_rows` joined with `draw_states`, in the documented column order,
 /// with `state` last.
 pub fn view() -> View {
-    let all = columns();
-    let names: Vec<&str> = all.iter().map(|c| c.name).collect();
     let state = state_names();
-    let select = shared::view_select(
-        &names,
+    shared::split_view(
+        "draws",
+        "One row per draw (a `SET_BEGIN_END` scope) of each capture, in END order, with the \
+         state in effect at its END. Enumerated state holds the value's lowercase name (as in \
+         `rsxtrace dump --json`), or its raw number when the value has no name. Booleans are 0 \
+         or 1. Made from `draw_rows` and `draw_states`.",
+        &columns(),
         |name| state.contains(&name),
-        "draw_rows",
-        "draw_states",
-        "state",
-    );
-    let mut columns: Vec<(&'static str, Ty, &'static str)> =
-        all.iter().map(|c| (c.name, c.ty, c.doc)).collect();
-    let state = state_column::<'static>();
-    columns.push((state.name, state.ty, state.doc));
-    View {
-        name: "draws",
-        doc: "One row per draw (a `SET_BEGIN_END` scope) of each capture, in END order, with \
-              the state in effect at its END. Enumerated state holds the value's lowercase \
-              name (as in `rsxtrace dump --json`), or its raw number when the value has no \
-              name. Booleans are 0 or 1. Made from `draw_rows` and `draw_states`.",
-        columns,
-        select: select.into(),
-    }
+        ("draw_rows", "draw_states"),
+        state_column::<'static>(),
+    )
 }
 
 /// Each draw's state number and, per state, the first draw that has it (indices into

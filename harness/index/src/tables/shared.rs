@@ -6,7 +6,7 @@
 //! per value stored (`BENCHMARKS.md`, capture index).
 
 use crate::cell::Cell;
-use crate::schema::{col, Column, Ty};
+use crate::schema::{col, Column, Ty, View};
 use std::collections::HashMap;
 
 /// `columns` split into the ones `shared` does not name and the ones it does, each in order.
@@ -80,6 +80,29 @@ pub(crate) fn view_select(
         "SELECT {}\nFROM {own} r\nJOIN {values} v ON v.capture_id = r.capture_id AND v.{number} = r.{number}",
         names.join(", ")
     )
+}
+
+/// The view that joins a split table back ([`split`]): `all`'s columns in order, each from
+/// `own` unless `shared` names it, then from `values`, and the `number` column last.
+pub(crate) fn split_view<R>(
+    name: &'static str,
+    doc: &'static str,
+    all: &[Column<R>],
+    shared: impl Fn(&str) -> bool,
+    (own, values): (&str, &str),
+    number: Column<R>,
+) -> View {
+    let names: Vec<&str> = all.iter().map(|c| c.name).collect();
+    let select = view_select(&names, shared, own, values, number.name);
+    let mut columns: Vec<(&'static str, Ty, &'static str)> =
+        all.iter().map(|c| (c.name, c.ty, c.doc)).collect();
+    columns.push((number.name, number.ty, number.doc));
+    View {
+        name,
+        doc,
+        columns,
+        select: select.into(),
+    }
 }
 
 #[cfg(test)]

@@ -142,27 +142,16 @@ pub fn bindings_table<'a>() -> Table<UnitRow<'a>> {
 /// The `draw_textures` view: `draw_texture_rows` joined with `texture_bindings`, in the
 /// documented column order, with `binding` last.
 pub fn units_view() -> View {
-    let all = unit_columns();
-    let names: Vec<&str> = all.iter().map(|c| c.name).collect();
-    let select = shared::view_select(
-        &names,
+    shared::split_view(
+        "draw_textures",
+        "One row per enabled texture unit (`CONTROL0` bit 31) of each draw, with its sampler \
+         state and whether the draw's fragment program samples it. Made from \
+         `draw_texture_rows` and `texture_bindings`.",
+        &unit_columns(),
         is_binding,
-        "draw_texture_rows",
-        "texture_bindings",
-        "binding",
-    );
-    let mut columns: Vec<(&'static str, Ty, &'static str)> =
-        all.iter().map(|c| (c.name, c.ty, c.doc)).collect();
-    let binding = binding_column::<'static>();
-    columns.push((binding.name, binding.ty, binding.doc));
-    View {
-        name: "draw_textures",
-        doc: "One row per enabled texture unit (`CONTROL0` bit 31) of each draw, with its \
-              sampler state and whether the draw's fragment program samples it. Made from \
-              `draw_texture_rows` and `texture_bindings`.",
-        columns,
-        select: select.into(),
-    }
+        ("draw_texture_rows", "texture_bindings"),
+        binding_column::<'static>(),
+    )
 }
 
 /// Each unit's binding number and, per binding, the first unit that has it (indices into
