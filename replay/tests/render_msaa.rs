@@ -10,7 +10,8 @@
 //!   up; checked on the output, and again after a game-style resolve through an `NV3089`
 //!   2:1 FOH scaled image (the mean of each 2×2 block of the grid);
 //! - `SET_ANTI_ALIASING_CONTROL`: the sample mask keeps its samples' grid positions only,
-//!   alpha to one blends with alpha 1, alpha to coverage is warned.
+//!   alpha to one blends with alpha 1, alpha to coverage keeps the samples of its ordered
+//!   dither (on one-sample surfaces too) and is warned.
 
 use crate::gpu_support;
 
@@ -386,38 +387,110 @@ fn the_sample_mask_and_alpha_to_one_apply_to_multisampled_surfaces() {
     }
 }
 
-#[test]
-fn alpha_to_coverage_on_a_multisampled_surface_is_warned() {
-    // Its sample pattern is the implementation's: both renderers write every covered sample
-    // and say so for the draw.
-    let capture = control_scene("msaa_a2c.rrc", 0xFFFF_0011, [1.0, 1.0, 1.0, 0.5], false).finish();
-    let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame);
-    let mut outs = vec![rsxtrace_replay::render::cpu::render_frame(
-        &frame,
-        &events,
-        &RenderOptions::default(),
-    )
-    .unwrap()];
-    if let Some(g) = gpu_support::gpu("alpha_to_coverage_on_a_multisampled_surface_is_warned") {
-        outs.push(
-            rsxtrace_replay::render::gpu::render_frame(
-                &g,
-                &frame,
-                &events,
-                &RenderOptions::default(),
-            )
-            .unwrap(),
+/// The documented alpha-to-coverage rule (`render::msaa`), written out here: the sample at grid
+/// position `(x, y)` is kept when alpha exceeds `(B[y mod 4][x mod 4] + ½) / 16`, `B` the 4×4
+/// Bayer matrix.
+fn a2c_keeps(alpha: f32, x: u32, y: u32) -> bool {
+    const B: [[u32; 4]; 4] = [[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]];
+    f64::from(alpha) > (f64::from(B[(y % 4) as usize][(x % 4) as usize]) + 0.5) / 16.0
+}
+
+/// Render allowing only the alpha-to-coverage warning, which every draw with it carries.
+fn render_a2c(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
+    let frame = Frame::from_capture(capture).expect("frame");
+    let events = FrameEvents::from_capture(capture, &frame);
+    let options = RenderOptions::default();
+    let out = match device {
+        None => cpu_render_tiled(&frame, &events, &options),
+        Some(g) => rsxtrace_replay::render::gpu::render_frame(g, &frame, &events, &options),
+    }
+    .expect("render");
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert!(
+        out.warnings
+            .iter()
+            .all(|w| w.draw == Some(0) && w.message.contains("alpha to coverage")),
+        "{:?}",
+        out.warnings
+    );
+    assert!(!out.warnings.is_empty());
+    out
+}
+
+fn check_alpha_to_coverage(device: Option<&rsxtrace_gpu::Gpu>) {
+    let what = if device.is_some() { "GPU" } else { "CPU" };
+    // Four samples: a white quad of alpha `a` with alpha to coverage (bit 4) over opaque
+    // black, its grid then read back as a texture by a one-sample draw without it. The
+    // 8-bit write rule moves alpha 0.5 to 127/255 or 128/255, both between the thresholds
+    // 7.5/16 and 8.5/16: half of each 4x4 block of the grid, two samples of every pixel.
+    for a in [0.0f32, 0.5, 1.0] {
+        let mut b = control_scene("msaa_a2c.rrc", 0xFFFF_0011, [1.0, 1.0, 1.0, a], false);
+        b.method(0x1D7C >> 2, 0xFFFF_0001).unwrap();
+        sample_into_color(&mut b, AA, 8, 8, 32);
+        let out = render_a2c(&b.finish(), device);
+        let alpha = (a * 255.0).round() as u8;
+        for (gx, gy) in (0..8).flat_map(|y| (0..8).map(move |x| (x, y))) {
+            let want = if a2c_keeps(a, gx, gy) {
+                [255, 255, 255, alpha]
+            } else {
+                [0, 0, 0, 255]
+            };
+            assert_eq!(
+                out.image.pixel(gx, gy),
+                Some(want),
+                "{what} alpha {a} grid ({gx}, {gy})"
+            );
+        }
+        if a == 0.5 {
+            for (x, y) in (0..4).flat_map(|y| (0..4).map(move |x| (x, y))) {
+                let kept = (0..4)
+                    .filter(|i| a2c_keeps(a, 2 * x + i % 2, 2 * y + i / 2))
+                    .count();
+                assert_eq!(kept, 2, "pixel ({x}, {y})");
+            }
+        }
+    }
+    // One sample per pixel: the same rule on the pixel grid (RPCS3 applies alpha to coverage
+    // at one sample too). Alpha 0.3 (76 or 77 of 255) lies between 4.5/16 and 5.5/16: five
+    // pixels of every 4x4 block.
+    let mut b = CaptureBuilder::new("a2c_one_sample.rrc");
+    b.set_viewport(0, 0, 8, 8, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 4096, 4096);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.set_surface(&surface(COLOR, ZETA, 8, 0));
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.method(0x1D7C >> 2, 0xFFFF_0010).unwrap(); // alpha to coverage, enable bit off
+    let quad = corners([0.0, 0.0, 8.0, 8.0])
+        .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0, 1.0, 1.0, 0.3], [0.0; 4]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &quad);
+    let out = render_a2c(&b.finish(), device);
+    let mut kept = 0;
+    for (x, y) in (0..8).flat_map(|y| (0..8).map(move |x| (x, y))) {
+        let on = a2c_keeps(0.3, x, y);
+        kept += usize::from(on);
+        let want = if on {
+            [255, 255, 255, 77]
+        } else {
+            [0, 0, 0, 255]
+        };
+        let got = out.image.pixel(x, y).unwrap();
+        assert_eq!(
+            (got[0], got[3] == 255),
+            (want[0], want[3] == 255),
+            "{what} one sample ({x}, {y}): {got:?}"
         );
     }
-    for out in outs {
-        assert!(
-            out.warnings
-                .iter()
-                .any(|w| w.draw == Some(0) && w.message.contains("alpha to coverage")),
-            "{:?}",
-            out.warnings
-        );
-        assert_eq!(out.image.pixel(1, 1), Some([255, 255, 255, 128]));
+    assert_eq!(kept, 4 * 5);
+}
+
+#[test]
+fn alpha_to_coverage_keeps_the_samples_of_the_ordered_dither() {
+    check_alpha_to_coverage(None);
+    if let Some(g) = gpu_support::gpu("alpha_to_coverage_keeps_the_samples_of_the_ordered_dither") {
+        check_alpha_to_coverage(Some(&g));
     }
 }

@@ -44,6 +44,8 @@ pub enum FragmentOutcome {
     DepthClip,
     /// The alpha test failed.
     AlphaTest,
+    /// Alpha to coverage (`SET_ANTI_ALIASING_CONTROL`) leaves its sample out.
+    AlphaToCoverage,
     /// The stored depth lies outside the depth bounds.
     DepthBounds,
     /// The stencil test failed (the stencil fail operation applied).
@@ -61,6 +63,7 @@ impl FragmentOutcome {
             FragmentOutcome::SampleMask => "sample mask",
             FragmentOutcome::DepthClip => "depth clip",
             FragmentOutcome::AlphaTest => "alpha test failed",
+            FragmentOutcome::AlphaToCoverage => "alpha to coverage",
             FragmentOutcome::DepthBounds => "depth bounds failed",
             FragmentOutcome::StencilTest => "stencil test failed",
             FragmentOutcome::DepthTest => "depth test failed",

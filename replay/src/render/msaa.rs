@@ -28,11 +28,24 @@
 //! shades once per pixel and writes the colour to every covered sample; here each sample is
 //! shaded, which differs only for programs whose result varies inside a pixel.
 //!
-//! **Sample mask, alpha to one, alpha to coverage** (`SET_ANTI_ALIASING_CONTROL`): a draw
-//! into a multisampled surface writes only the samples its mask keeps ([`SampleMask`]), and
-//! with alpha to one its colour outputs' alpha is 1 after the alpha test
-//! (`DrawState::alpha_to_one`); alpha to coverage is not modelled and is warned
-//! ([`alpha_to_coverage_note`]). One-sample surfaces ignore all three.
+//! **Sample mask, alpha to one** (`SET_ANTI_ALIASING_CONTROL`): a draw into a multisampled
+//! surface writes only the samples its mask keeps ([`SampleMask`]), and with alpha to one its
+//! colour outputs' alpha is 1 after the alpha test (`DrawState::alpha_to_one`). One-sample
+//! surfaces ignore both.
+//!
+//! **Alpha to coverage** (bit 4) applies on every surface, one-sample ones included: RPCS3
+//! hands it to the host whatever the sample count (`VKGSRender.cpp`, `supports_hw_a2c_1spp`)
+//! and emulates it in the shader where the host drops it at one sample (OpenGL:
+//! `RSXThread.cpp` sets `RSX_SHADER_CONTROL_ALPHA_TO_COVERAGE`; `RSXROPEpilogue.glsl` discards
+//! after the alpha test unless colour 0's alpha exceeds a pseudo-random threshold per pixel).
+//! Every such rule keeps a fraction `alpha` of the samples on average; which samples is the
+//! implementation's (the RSX's pattern is not documented, RPCS3's differs per host). Both
+//! renderers here use one deterministic rule, [`alpha_to_coverage_keeps`]: an ordered dither,
+//! a sample at grid position `(x, y)` kept when alpha exceeds `(B[y mod 4][x mod 4] + ½) / 16`
+//! (`B` the 4×4 Bayer matrix), with the alpha the alpha test sees. A pixel of a four-sample
+//! surface spans a 2×2 cell of the grid, so its samples get thresholds a quarter apart and
+//! `round(4·alpha)` of them are kept, give or take the dither. A draw with it is warned
+//! ([`alpha_to_coverage_note`]): its pattern is approximated.
 //!
 //! **Resolve.** The output image of a multisampled surface is resolved: each pixel is the mean
 //! of its samples' 8-bit channels, rounded half up. This is a choice for the picture only:
@@ -132,16 +145,44 @@ impl SampleMask {
     }
 }
 
-/// The warning of a draw with alpha to coverage on a multisampled surface: the mask the
-/// hardware derives from alpha is implementation-defined (RPCS3 leaves it to the host), so
-/// every covered sample is written.
+/// The 4×4 Bayer matrix: the order in which an ordered dither turns the cells of a 4×4 block
+/// on as the value rises.
+const BAYER4: [[u8; 4]; 4] = [[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]];
+
+/// The alpha-to-coverage threshold of the sample at grid position (`x`, `y`):
+/// `(B[y mod 4][x mod 4] + ½) / 16`, exact in f32 (the module doc).
+pub fn alpha_to_coverage_threshold(x: u32, y: u32) -> f32 {
+    (f32::from(BAYER4[(y % 4) as usize][(x % 4) as usize]) + 0.5) / 16.0
+}
+
+/// Whether alpha to coverage keeps the sample at grid position (`x`, `y`) of a fragment whose
+/// colour 0 has `alpha` (the module doc): alpha 0 (or NaN) keeps none, alpha 1 every one.
+pub fn alpha_to_coverage_keeps(alpha: f32, x: u32, y: u32) -> bool {
+    alpha > alpha_to_coverage_threshold(x, y)
+}
+
+/// The WGSL of [`alpha_to_coverage_keeps`] for `alpha` at the fragment position `pos`
+/// (`@builtin(position)`, in grid units): the same thresholds, as a constant array.
+pub fn alpha_to_coverage_wgsl(alpha: &str, pos: &str) -> String {
+    let rows: Vec<String> = BAYER4
+        .iter()
+        .flatten()
+        .map(|b| format!("{:?}", (f32::from(*b) + 0.5) / 16.0))
+        .collect();
+    format!(
+        "({alpha} > array<f32, 16>({})[(u32({pos}.y) % 4u) * 4u + u32({pos}.x) % 4u])",
+        rows.join(", ")
+    )
+}
+
+/// The warning of a draw with alpha to coverage: which samples the hardware keeps for an
+/// alpha is not documented, so the replay's pattern is an approximation (the module doc).
 pub fn alpha_to_coverage_note(draw: &rsxtrace_capture::frame::Draw) -> Option<String> {
-    (draw.raster.anti_aliasing.alpha_to_coverage && Antialias::of(&draw.surface).grid() != (1, 1))
-        .then(|| {
-            "SET_ANTI_ALIASING_CONTROL alpha to coverage: not modelled (its sample pattern \
-             is the implementation's); every covered sample written"
-                .to_string()
-        })
+    draw.raster.anti_aliasing.alpha_to_coverage.then(|| {
+        "SET_ANTI_ALIASING_CONTROL alpha to coverage: samples kept by an ordered 4x4 dither \
+         of colour 0's alpha (the hardware's pattern is undocumented)"
+            .to_string()
+    })
 }
 
 /// The warning of a draw into a surface whose sample pattern the replay approximates, or

@@ -806,6 +806,10 @@ pub struct DrawState {
     /// test, every colour output's alpha is replaced by 1 (GL 4.6 14.9.3; RPCS3 sets the
     /// host's alpha-to-one, whose alpha test ran in its shader before).
     pub alpha_to_one: bool,
+    /// `SET_ANTI_ALIASING_CONTROL` alpha to coverage, on any surface: after the alpha test, a
+    /// sample is written only when colour 0's alpha (as the alpha test sees it) exceeds its
+    /// grid position's threshold (`msaa::alpha_to_coverage_keeps`).
+    pub alpha_to_coverage: bool,
 }
 
 /// The surface clip of `s` in window pixels: its size from the window origin. RPCS3 sizes the
@@ -991,6 +995,7 @@ impl DrawState {
                 && color_format.is_some_and(|f| !f.is_float()),
             sample_mask: None,
             alpha_to_one: false,
+            alpha_to_coverage: r.anti_aliasing.alpha_to_coverage,
         };
         // A multisampled surface is drawn at sample resolution (`render::msaa`).
         let aa = Antialias::of(s);

@@ -16,6 +16,7 @@ use super::quads::QuadJob;
 use crate::interp::fragment::LaneOutputs;
 use crate::render::color8;
 use crate::render::history::{FragmentOutcome, FragmentRecord, PixelEvent, PixelWatch};
+use crate::render::msaa::alpha_to_coverage_keeps;
 use crate::render::state::{ColorFormat, DepthFormat, DrawState, StencilFaceState};
 use crate::render::surface::{
     bytes_per_pixel, decode, decode_depth, depth_bytes_per_pixel, depth_to_fixed, encode,
@@ -410,18 +411,24 @@ impl<'a> TileTargets<'a> {
         let Some(z) = fragment_depth(state, z, out) else {
             return FragmentOutcome::DepthClip;
         };
-        if let Some(at) = &state.alpha_test {
-            // On a fixed-point target the test sees the alpha after the 8-bit write rule (RPCS3's
-            // ROP epilogue rounds colour 0 before it tests, `RSXROPEpilogue.glsl`).
+        // On a fixed-point target the alpha test and alpha to coverage see the alpha after the
+        // 8-bit write rule (RPCS3's ROP epilogue rounds colour 0 before both,
+        // `RSXROPEpilogue.glsl`).
+        let alpha = || {
             let alpha = out.colors[0][3] as f32;
-            let alpha = if state.takes_8bit_rule() {
+            if state.takes_8bit_rule() {
                 color8::quantise(alpha)
             } else {
                 alpha
-            };
-            if !at.func.test(alpha, at.reference) {
+            }
+        };
+        if let Some(at) = &state.alpha_test {
+            if !at.func.test(alpha(), at.reference) {
                 return FragmentOutcome::AlphaTest;
             }
+        }
+        if state.alpha_to_coverage && !alpha_to_coverage_keeps(alpha(), sx, sy) {
+            return FragmentOutcome::AlphaToCoverage;
         }
         if let Some(d) = self.depth {
             // A pixel outside the depth target is dropped (no such fragment reaches here: the

@@ -960,7 +960,8 @@ impl Renderer<'_> {
             srgb: state.srgb_output,
             alpha_test: state
                 .alpha_test
-                .map(|a| (pipeline::compare(a.func), a.reference, eight_bit)),
+                .map(|a| (pipeline::compare(a.func), a.reference)),
+            alpha_quantised: eight_bit,
             depth: with_depth.then(|| DepthRule {
                 export: draw.shader_control.depth_export,
                 clip: state.depth_clip.then_some(state.depth_range),
@@ -980,6 +981,7 @@ impl Renderer<'_> {
             texcoord_2d: state.shading.texcoord_2d,
             sample_mask: state.sample_mask,
             alpha_to_one: state.alpha_to_one,
+            alpha_to_coverage: state.alpha_to_coverage,
             depth_bounds: with_depth && state.depth_bounds.is_some(),
             logic_op: pipeline::shader_logic_op(&state),
             blend: pipeline::shader_blend(&state, self.gpu.blends_float32()),

@@ -37,7 +37,7 @@ use rsxtrace_gpu::Compare;
 use rsxtrace_wgsl::WgslModule;
 
 use crate::raster::FogRule;
-use crate::render::msaa::SampleMask;
+use crate::render::msaa::{alpha_to_coverage_wgsl, SampleMask};
 use crate::render::state::{BlendSettings, DepthFormat};
 
 /// Fragment inputs passed as varyings (1..=13: COL0, COL1, FOGC, TEX0..TEX9).
@@ -129,9 +129,11 @@ pub(crate) struct WrapperOptions {
     pub unorm8: u8,
     /// The colour outputs' R, G, B are encoded to sRGB first (`DrawState::srgb_output`).
     pub srgb: bool,
-    /// Alpha test: pass when `compare(alpha of colour 0, reference)`; with `true`, the alpha
-    /// after the 8-bit write rule (a fixed-point surface, `render::cpu::rop`).
-    pub alpha_test: Option<(Compare, f32, bool)>,
+    /// Alpha test: pass when `compare(alpha of colour 0, reference)`.
+    pub alpha_test: Option<(Compare, f32)>,
+    /// The alpha test and alpha to coverage see colour 0's alpha after the 8-bit write rule
+    /// (a fixed-point surface, `render::cpu::rop`).
+    pub alpha_quantised: bool,
     /// Depth (`None`: no depth target, nothing written).
     pub depth: Option<DepthRule>,
     /// WPOS.
@@ -146,6 +148,10 @@ pub(crate) struct WrapperOptions {
     pub sample_mask: Option<SampleMask>,
     /// Alpha to one after the alpha test (`DrawState::alpha_to_one`).
     pub alpha_to_one: bool,
+    /// Alpha to coverage after the alpha test (`DrawState::alpha_to_coverage`): a sample is
+    /// discarded by its position on the device target (the sample grid) and colour 0's alpha
+    /// as the alpha test sees it (`render::msaa::alpha_to_coverage_keeps`).
+    pub alpha_to_coverage: bool,
     /// The depth bounds test after the alpha test (`DrawState::depth_bounds`, with a depth
     /// target): the depth stored at the pixel before the draw (group 0, a copy the device
     /// makes, `rsxtrace_gpu::RasterPipelineDesc::depth_bounds`) must lie within the bounds.
@@ -350,16 +356,25 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     if o.srgb {
         s.push_str("    for (var k = 0u; k < 4u; k++) {\n        r.colors[k] = rsx_srgb(r.colors[k]);\n    }\n");
     }
-    if let Some((compare, reference, quantised)) = o.alpha_test {
-        let alpha = if quantised {
-            "rsx_unorm8(r.colors[0]).w"
-        } else {
-            "r.colors[0].w"
-        };
+    // On a fixed-point target the alpha test and alpha to coverage see the alpha after the
+    // 8-bit write rule (`render::cpu::rop`).
+    let tested_alpha = if o.alpha_quantised {
+        "rsx_unorm8(r.colors[0]).w"
+    } else {
+        "r.colors[0].w"
+    };
+    if let Some((compare, reference)) = o.alpha_test {
         let _ = writeln!(
             s,
             "    if (!{}) {{\n        discard;\n    }}",
-            compare_expr(compare, alpha, &lit(reference))
+            compare_expr(compare, tested_alpha, &lit(reference))
+        );
+    }
+    if o.alpha_to_coverage {
+        let _ = writeln!(
+            s,
+            "    if (!{}) {{\n        discard;\n    }}",
+            alpha_to_coverage_wgsl(tested_alpha, "v.pos")
         );
     }
     if o.depth_bounds {
@@ -427,7 +442,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     if o.srgb {
         s.push_str(crate::render::color8::SRGB_WGSL);
     }
-    if o.targets & o.unorm8 != 0 || o.alpha_test.is_some_and(|a| a.2) {
+    if o.targets & o.unorm8 != 0
+        || (o.alpha_quantised && (o.alpha_test.is_some() || o.alpha_to_coverage))
+    {
         s.push_str(crate::render::color8::WGSL);
     }
     s
@@ -467,6 +484,7 @@ mod tests {
             unorm8: 0,
             srgb: false,
             alpha_test: None,
+            alpha_quantised: false,
             depth: None,
             wpos: WposRule {
                 x_offset: 0.0,
@@ -479,6 +497,7 @@ mod tests {
             texcoord_2d: 0,
             sample_mask: None,
             alpha_to_one: false,
+            alpha_to_coverage: false,
             depth_bounds: false,
             logic_op: None,
             blend: None,
@@ -513,17 +532,17 @@ mod tests {
     #[test]
     fn alpha_test_and_depth_rules_are_emitted() {
         let mut o = options();
-        o.alpha_test = Some((Compare::GreaterEqual, 0.5, false));
+        o.alpha_test = Some((Compare::GreaterEqual, 0.5));
         let s = wrapper_source(&o);
         assert!(s.contains("if (!(r.colors[0].w >= 0.5f))"), "{s}");
-        o.alpha_test = Some((Compare::GreaterEqual, 0.5, true));
+        o.alpha_quantised = true;
         let s = wrapper_source(&o);
         assert!(
             s.contains("if (!(rsx_unorm8(r.colors[0]).w >= 0.5f))"),
             "{s}"
         );
         assert!(s.contains("fn rsx_unorm8("), "{s}");
-        o.alpha_test = Some((Compare::GreaterEqual, 0.5, false));
+        o.alpha_quantised = false;
         assert!(!s.contains("frag_depth"), "{s}");
         o.depth = Some(DepthRule {
             export: false,
