@@ -251,8 +251,93 @@ fn targets_lists_what_replay_target_writes() {
     assert!(text.contains("local:0x00200000  depth"), "{text}");
 }
 
+/// `--target ADDRESS --stencil`: the stencil of the depth surface there, the triangle's 3 white
+/// over the cleared 0 black, each value's pixels counted (the triangle's half of the 64x64
+/// surface); a surface without stencil, and `--stencil` without `--target`, are refused.
+#[test]
+fn the_stencil_of_a_depth_surface_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("stencil.rrc.gz");
+    one_triangle(&capture, true);
+    let out = dir.path().join("stencil.png");
+    let replay = |extra: &[&str]| {
+        let mut args = vec!["replay", s(&capture), "--out", s(&out), "--json"];
+        args.extend_from_slice(extra);
+        json_ok(&args)
+    };
+    let cpu = replay(&["--cpu", "--target", "0x40000", "--stencil"]);
+    assert_eq!(cpu["target"]["stencil"], true, "{cpu}");
+    assert_eq!(cpu["target"]["format"], "z24s8");
+    let values = cpu["target"]["stencil_values"].as_array().unwrap();
+    let listed: Vec<(u64, u64)> = values
+        .iter()
+        .map(|v| (v["value"].as_u64().unwrap(), v["pixels"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(listed.iter().map(|v| v.0).collect::<Vec<_>>(), [0, 3]);
+    assert_eq!(listed[0].1 + listed[1].1, 64 * 64);
+    assert!((1900..=2200).contains(&listed[1].1), "{listed:?}");
+    let (w, h, pixels) = read_png(&out);
+    assert_eq!((w, h), (64, 64));
+    let at = |x: usize, y: usize| &pixels[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4];
+    assert_eq!(at(32, 40), [255, 255, 255, 255], "inside the triangle");
+    assert_eq!(at(1, 1), [0, 0, 0, 255], "the cleared corner");
+    let white = pixels.chunks(4).filter(|p| p[0] == 255).count() as u64;
+    assert_eq!(white, listed[1].1);
+    if gpu_available("the_stencil_of_a_depth_surface_is_written") {
+        let gpu = replay(&["--target", "0x40000", "--stencil"]);
+        assert_eq!(gpu["checksum"], cpu["checksum"], "{gpu}");
+    }
+    let text = rsxtrace(&[
+        "replay",
+        s(&capture),
+        "--cpu",
+        "--out",
+        s(&out),
+        "--target",
+        "0x40000",
+        "--stencil",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("stencil values: 0 ("), "{text}");
+    // The colour target has no stencil; the option needs a target.
+    let o = rsxtrace(&[
+        "replay",
+        s(&capture),
+        "--cpu",
+        "--out",
+        s(&out),
+        "--target",
+        "0",
+        "--stencil",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("no draw's depth surface lies at local 0x00000000"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = rsxtrace(&[
+        "replay",
+        s(&capture),
+        "--cpu",
+        "--out",
+        s(&out),
+        "--stencil",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// One triangle whose vertex program reads c32..c35, which the capture never uploads.
 fn capture_without_constants(path: &Path) {
+    one_triangle(path, false);
+}
+
+/// One triangle (x from -1 to 1 at the bottom, its apex at the top centre) into a 64x64
+/// A8R8G8B8 + Z24S8 surface cleared to stencil 0. With `stencil`, the constants c32..c35 are
+/// the identity and the triangle writes stencil 3 (ALWAYS, REPLACE); without, the vertex
+/// program's constants are missing from the capture.
+fn one_triangle(path: &Path, stencil: bool) {
     let mut b = CaptureBuilder::new("no-constants");
     let target = |offset| SurfaceTarget {
         location: Location::Local,
@@ -290,6 +375,27 @@ fn capture_without_constants(path: &Path) {
         .unwrap();
     b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)
         .unwrap();
+    if stencil {
+        let identity = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ];
+        b.set_transform_constants(32, &identity).unwrap();
+        for (method, value) in [
+            (0x0328, 1),      // STENCIL_TEST_ENABLE
+            (0x032C, 0xFF),   // STENCIL_MASK
+            (0x0330, 0x207),  // STENCIL_FUNC: ALWAYS
+            (0x0334, 3),      // STENCIL_FUNC_REF
+            (0x0338, 0xFF),   // STENCIL_FUNC_MASK
+            (0x033C, 0x1E00), // STENCIL_OP_FAIL: KEEP
+            (0x0340, 0x1E00), // STENCIL_OP_ZFAIL: KEEP
+            (0x0344, 0x1E01), // STENCIL_OP_ZPASS: REPLACE
+        ] {
+            b.method(method / 4, value).unwrap();
+        }
+    }
     let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
         .iter()
         .flat_map(|v| v.to_be_bytes())

@@ -14,7 +14,7 @@ use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{Gpu, GpuOptions};
 use rsxtrace_replay::render::band::{self, PartInfo};
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::target::{target_at, TargetGrab};
+use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::{self, Both, RenderOptions, RenderedFrame, Rgba8Image, Scene};
 use rsxtrace_verify::shard::Shard;
 use serde_json::json;
@@ -54,6 +54,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = super::history::parse_target,
           conflicts_with_all = ["shard", "per_draw", "merge"])]
     pub target: Option<(Location, u32)>,
+    /// With `--target`, write the stencil of the depth surface at that address instead:
+    /// grey levels fitted to the stencil values present (lowest black, highest white), each
+    /// value's pixel count printed (JSON `target.stencil_values`).
+    #[arg(long, requires = "target")]
+    pub stencil: bool,
     /// Render on the CPU with the reference interpreter instead of a GPU device.
     #[arg(long)]
     pub cpu: bool,
@@ -87,18 +92,34 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         ..Default::default()
     };
     // The named target, found before rendering (an address no draw renders into is an error).
-    let target = match args.target {
+    let (target, mut grab) = match args.target {
+        Some((location, address)) if args.stencil => {
+            let target = depth_target_at(&frame, location, address).with_context(|| {
+                format!(
+                    "no draw's depth surface lies at {} 0x{address:08x}",
+                    location.name()
+                )
+            })?;
+            let grab = TargetGrab::stencil(target).with_context(|| {
+                format!(
+                    "the depth surface at {} 0x{address:08x} is {}: it has no stencil",
+                    location.name(),
+                    target.format.name()
+                )
+            })?;
+            (Some(target), Some(grab))
+        }
         Some((location, address)) => {
-            Some(target_at(&frame, location, address).with_context(|| {
+            let target = target_at(&frame, location, address).with_context(|| {
                 format!(
                     "no draw renders into a colour or depth target at {} 0x{address:08x}",
                     location.name()
                 )
-            })?)
+            })?;
+            (Some(target), Some(TargetGrab::new(target)))
         }
-        None => None,
+        None => (None, None),
     };
-    let mut grab = target.map(TargetGrab::new);
     let start = Instant::now();
     let drawn = draws.as_ref().map_or(frame.draws.len(), |r| r.len());
     let mut progress = DrawProgress::new("replay", drawn);
@@ -166,6 +187,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         None => Vec::new(),
     };
     let checksum = checksum::hex(checksum::image_checksum(&rendered.image));
+    let stencil_values = grab.as_ref().and_then(TargetGrab::stencil_values);
     let band = rendered.band.as_ref().map(|b| {
         let rows = band::rows_of(&rendered.image, b.rows.clone());
         (b, checksum::hex(checksum::image_checksum(&rows)))
@@ -184,6 +206,10 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 "address": t.layout.offset,
                 "format": t.format.name(),
                 "depth": t.format.is_depth(),
+                "stencil": args.stencil,
+                "stencil_values": stencil_values.as_ref().map(|v| v.iter()
+                    .map(|(value, pixels)| json!({"value": value, "pixels": pixels}))
+                    .collect::<Vec<_>>()),
                 "width": rendered.image.width,
                 "height": rendered.image.height,
             })),
@@ -227,7 +253,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             Some(t) => format!(
                 "the {} {} at {}+0x{:x}, ",
                 t.format.name(),
-                if t.format.is_depth() {
+                if args.stencil {
+                    "depth surface's stencil (grey levels fitted to its values)"
+                } else if t.format.is_depth() {
                     "depth surface (grey levels fitted to its range)"
                 } else {
                     "colour target"
@@ -248,6 +276,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             rendered.warnings.len(),
             elapsed * 1000.0
         );
+        if let Some(values) = &stencil_values {
+            let listed: Vec<String> = values
+                .iter()
+                .map(|(value, pixels)| format!("{value} ({pixels} px)"))
+                .collect();
+            outln!("stencil values: {}", listed.join(", "));
+        }
         if let Some(dir) = &args.per_draw {
             outln!(
                 "wrote {} per-draw images to {}",

@@ -4,8 +4,9 @@
 //! ([`target_at`]), read from the memory a render shows an observer when it ends
 //! ([`TargetGrab`]) and decoded to 8-bit RGBA, resolved when multisampled: a colour target as
 //! the renderers show their output, a depth surface as grey levels fitted to its range
-//! ([`depth_grey`]), as RenderDoc shows a depth target. `replay --target` writes one; the
-//! report pictures each draw's targets with the same decoding.
+//! ([`depth_grey`]), as RenderDoc shows a depth target, or its stencil as grey levels fitted
+//! to the stencil values present ([`stencil_grey`]). `replay --target` writes one; the report
+//! pictures each draw's targets with the same decoding.
 
 use crate::render::msaa::{resolve, Antialias};
 use crate::render::observe::DrawObserver;
@@ -131,12 +132,16 @@ pub fn target_at(frame: &Frame, location: Location, address: u32) -> Option<Name
             .filter_map(Result::ok)
             .find(here)
     });
-    color.or_else(|| {
-        frame
-            .draws
-            .iter()
-            .rev()
-            .find_map(|draw| depth_target_of(&draw.surface).ok().filter(here))
+    color.or_else(|| depth_target_at(frame, location, address))
+}
+
+/// The depth surface at `address` in `location` as the last draw whose surface has it there
+/// lays it out; `None` when no draw's surface has its depth surface there.
+pub fn depth_target_at(frame: &Frame, location: Location, address: u32) -> Option<NamedTarget> {
+    frame.draws.iter().rev().find_map(|draw| {
+        depth_target_of(&draw.surface)
+            .ok()
+            .filter(|t| t.layout.location == location && t.layout.offset == address)
     })
 }
 
@@ -325,6 +330,49 @@ pub fn depth_bits(
     }
 }
 
+/// A depth surface's stencil as grey levels fitted to the values present (the lowest black,
+/// the highest white, one value alone mid grey), opaque, and how many pixels (samples, when
+/// multisampled) hold each value: stencil values are small numbers a game gives regions
+/// (a mirror, a shadow volume's count), invisible as raw bytes. A format without stencil
+/// reads as 0 everywhere. Pixels memory does not hold are transparent black and not counted.
+pub fn stencil_grey(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> (Rgba8Image, [u64; 256]) {
+    let mut counts = [0u64; 256];
+    for_each_sample(layout, format, memory, |sample| {
+        if let Some((_, stencil)) = sample {
+            counts[usize::from(stencil)] += 1;
+        }
+    });
+    let low = counts.iter().position(|&n| n > 0);
+    let high = counts.iter().rposition(|&n| n > 0);
+    let grey = |stencil: u8| -> u8 {
+        match (low, high) {
+            (Some(low), Some(high)) if high > low => {
+                let (v, span) = (usize::from(stencil) - low, high - low);
+                ((v * 255 + span / 2) / span) as u8
+            }
+            _ => 128,
+        }
+    };
+    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
+    for_each_sample(layout, format, memory, |sample| match sample {
+        Some((_, stencil)) => {
+            let g = grey(stencil);
+            pixels.extend_from_slice(&[g, g, g, 255]);
+        }
+        None => pixels.extend_from_slice(&[0; 4]),
+    });
+    let image = Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    };
+    (image, counts)
+}
+
 /// Each pixel's stored depth and stencil, row by row, to `visit` (`None` where memory does not
 /// hold it): a pitch surface's rows as slices of its bytes, a swizzled surface pixel by pixel.
 fn for_each_sample(
@@ -368,7 +416,9 @@ fn for_each_sample(
 #[derive(Debug)]
 pub struct TargetGrab {
     target: NamedTarget,
+    stencil: bool,
     image: Option<Rgba8Image>,
+    stencil_counts: Option<[u64; 256]>,
 }
 
 impl TargetGrab {
@@ -376,13 +426,36 @@ impl TargetGrab {
     pub fn new(target: NamedTarget) -> TargetGrab {
         TargetGrab {
             target,
+            stencil: false,
             image: None,
+            stencil_counts: None,
         }
+    }
+
+    /// A grab of the stencil of the depth surface `target` ([`depth_target_at`]), pictured
+    /// by [`stencil_grey`]; `None` when `target` is no depth surface with stencil.
+    pub fn stencil(target: NamedTarget) -> Option<TargetGrab> {
+        matches!(target.format, TargetFormat::Depth(f) if f.has_stencil()).then_some(TargetGrab {
+            stencil: true,
+            ..TargetGrab::new(target)
+        })
     }
 
     /// The target at the end of the render; `None` before the render ended.
     pub fn image(&self) -> Option<&Rgba8Image> {
         self.image.as_ref()
+    }
+
+    /// For a stencil grab, the stencil values at the end of the render with the pixels (of a
+    /// multisampled surface, the samples) holding each, lowest value first.
+    pub fn stencil_values(&self) -> Option<Vec<(u8, u64)>> {
+        let counts = self.stencil_counts.as_ref()?;
+        Some(
+            (0u8..=255)
+                .zip(counts.iter().copied())
+                .filter(|&(_, n)| n > 0)
+                .collect(),
+        )
     }
 }
 
@@ -395,7 +468,14 @@ impl DrawObserver for TargetGrab {
         false
     }
     fn finished(&mut self, memory: &dyn GuestMemory) {
-        self.image = Some(target_image(&self.target, memory));
+        match (self.stencil, self.target.format) {
+            (true, TargetFormat::Depth(format)) => {
+                let (grid, counts) = stencil_grey(&self.target.layout, format, memory);
+                self.image = Some(resolve(grid, self.target.antialias));
+                self.stencil_counts = Some(counts);
+            }
+            _ => self.image = Some(target_image(&self.target, memory)),
+        }
     }
     fn looks_at_the_end(&self) -> bool {
         true
@@ -486,5 +566,38 @@ mod tests {
         grab.finished(&memory);
         let image = grab.image().expect("grabbed");
         assert_eq!(image.pixel(1, 1), Some([255, 255, 255, 255]));
+    }
+
+    #[test]
+    fn stencil_shows_as_grey_levels_fitted_to_its_values() {
+        // Stencil 1, 3, 3, 2 under one depth: 1 black, 3 white, 2 half way; counted per value.
+        let target = NamedTarget {
+            index: DEPTH_TARGET,
+            layout: z24s8_2x2(),
+            format: TargetFormat::Depth(DepthFormat::Z24S8),
+            antialias: Antialias::Center1,
+        };
+        let memory = Local(words(&[(7, 1), (7, 3), (7, 3), (7, 2)]));
+        let mut grab = TargetGrab::stencil(target).expect("Z24S8 has stencil");
+        grab.finished(&memory);
+        let image = grab.image().expect("grabbed");
+        assert_eq!(image.pixel(0, 0), Some([0, 0, 0, 255]));
+        assert_eq!(image.pixel(1, 0), Some([255, 255, 255, 255]));
+        assert_eq!(image.pixel(1, 1), Some([128, 128, 128, 255]));
+        assert_eq!(grab.stencil_values(), Some(vec![(1, 1), (2, 1), (3, 2)]));
+        // One value everywhere: mid grey; a surface without stencil cannot be grabbed so.
+        let (flat, counts) = stencil_grey(
+            &z24s8_2x2(),
+            DepthFormat::Z24S8,
+            &Local(words(&[(0, 5); 4])),
+        );
+        assert!(flat.pixels.chunks(4).all(|p| p == [128, 128, 128, 255]));
+        assert_eq!(counts[5], 4);
+        let z16 = NamedTarget {
+            format: TargetFormat::Depth(DepthFormat::Z16),
+            ..target
+        };
+        assert!(TargetGrab::stencil(z16).is_none());
+        assert!(TargetGrab::new(target).stencil_values().is_none());
     }
 }
