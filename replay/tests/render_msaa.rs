@@ -36,6 +36,11 @@ const DEST: u32 = 0x0050_0000;
 /// The triangle, in pixels.
 const TRIANGLE: [(f32, f32); 3] = [(0.07, 0.06), (3.68, 1.83), (0.15, 3.6)];
 
+/// A triangle no sample of modes 3 and 5 (nor a grid-cell centre) lies within 0.04 pixel
+/// of an edge of, and whose coverage differs at a few samples of each mode between the
+/// samples' positions and their grid cells' centres.
+const PATTERN_TRIANGLE: [(f32, f32); 3] = [(0.33, 0.49), (3.15, 1.88), (0.32, 3.4)];
+
 fn target(offset: u32, pitch: u32) -> SurfaceTarget {
     SurfaceTarget {
         location: Location::Local,
@@ -44,9 +49,10 @@ fn target(offset: u32, pitch: u32) -> SurfaceTarget {
     }
 }
 
-/// A `size`×`size` A8R8G8B8 + Z24S8 surface; `antialias` 4 doubles both sides in memory.
+/// A `size`×`size` A8R8G8B8 + Z24S8 surface; `antialias` 4 or 5 doubles both sides in
+/// memory, 3 the width.
 fn surface(color: u32, zeta: u32, size: u16, antialias: u32) -> SurfaceDesc {
-    let grid = if antialias == 4 { 2 } else { 1 };
+    let grid = if antialias == 0 { 1 } else { 2 };
     let pitch = u32::from(size) * grid * 4;
     SurfaceDesc {
         color_format: 8,
@@ -139,19 +145,29 @@ fn edge(a: (f32, f32), b: (f32, f32), p: (f64, f64)) -> f64 {
     (bx - ax) * (p.1 - ay) - (by - ay) * (p.0 - ax)
 }
 
-/// Sample `i` of pixel `(x, y)` is covered.
+/// Sample `i` of pixel `(x, y)` is covered (four samples square centred).
 fn covered(x: u32, y: u32, i: u32) -> bool {
-    let p = (
-        f64::from(x) + (f64::from(i % 2) + 0.5) / 2.0,
-        f64::from(y) + (f64::from(i / 2) + 0.5) / 2.0,
-    );
-    let [a, b, c] = TRIANGLE;
+    covered_at(
+        TRIANGLE,
+        x,
+        y,
+        (
+            (f64::from(i % 2) + 0.5) / 2.0,
+            (f64::from(i / 2) + 0.5) / 2.0,
+        ),
+    )
+}
+
+/// The sample at `(dx, dy)` within pixel `(x, y)` lies inside `triangle`.
+fn covered_at(triangle: [(f32, f32); 3], x: u32, y: u32, (dx, dy): (f64, f64)) -> bool {
+    let p = (f64::from(x) + dx, f64::from(y) + dy);
+    let [a, b, c] = triangle;
     let e = [edge(a, b, p), edge(b, c, p), edge(c, a, p)];
     for (v, (s, t)) in e.iter().zip([(a, b), (b, c), (c, a)]) {
         let length = f64::from((t.0 - s.0).hypot(t.1 - s.1));
         assert!(
             v.abs() / length > 0.04,
-            "sample ({x}, {y}, {i}) lies within 0.04 pixel of an edge"
+            "sample ({x} + {dx}, {y} + {dy}) lies within 0.04 pixel of an edge"
         );
     }
     e.iter().all(|&v| v > 0.0) || e.iter().all(|&v| v < 0.0)
@@ -293,35 +309,68 @@ fn a_four_sample_surface_is_laid_out_and_resolved_on_the_gpu() {
     check_all(Some(&device));
 }
 
+/// Where a sample lies within its pixel.
+type Position = (f64, f64);
+
+/// Modes 3 (two samples, diagonal) and 5 (four, rotated): each sample is covered at its
+/// position in the pixel, the Vulkan standard locations RPCS3's host uses, (¾, ¾), (¼, ¼) and
+/// (⅜, ⅛), (⅞, ⅜), (⅛, ⅝), (⅝, ⅞), and stored at grid position `(i mod sx, i div sx)`; checked
+/// on the grid read back as a texture. Neither mode is warned about.
+fn check_off_grid_patterns(device: Option<&rsxtrace_gpu::Gpu>) {
+    let what = if device.is_some() { "GPU" } else { "CPU" };
+    let modes: [(u32, (u32, u32), &[Position]); 2] = [
+        (3, (2, 1), &[(0.75, 0.75), (0.25, 0.25)]),
+        (
+            5,
+            (2, 2),
+            &[
+                (0.375, 0.125),
+                (0.875, 0.375),
+                (0.125, 0.625),
+                (0.625, 0.875),
+            ],
+        ),
+    ];
+    for (mode, (sx, sy), positions) in modes {
+        let mut b = aa_setup("msaa_pattern.rrc");
+        b.set_surface(&surface(AA, AA_ZETA, 4, mode));
+        b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+        draw(&mut b, 0x1_0000, 5, &PATTERN_TRIANGLE);
+        sample_into_color(&mut b, AA, (4 * sx) as u16, (4 * sy) as u16, 32);
+        let out = render(&b.finish(), device);
+        let mut off_centre = 0;
+        for (gx, gy) in (0..4 * sy).flat_map(|y| (0..4 * sx).map(move |x| (x, y))) {
+            let i = (gx % sx + (gy % sy) * sx) as usize;
+            let (x, y) = (gx / sx, gy / sy);
+            let on = covered_at(PATTERN_TRIANGLE, x, y, positions[i]);
+            let centre = (
+                (f64::from(gx % sx) + 0.5) / f64::from(sx),
+                (f64::from(gy % sy) + 0.5) / f64::from(sy),
+            );
+            off_centre += usize::from(on != covered_at(PATTERN_TRIANGLE, x, y, centre));
+            let v = if on { 255 } else { 0 };
+            // The later 8x8 draw reads the grid texel by texel (a 4-row grid in rows 0, 2, ..).
+            let shown = out.image.pixel(gx, gy * (2 / sy));
+            assert_eq!(
+                shown,
+                Some([v, v, v, 255]),
+                "{what} mode {mode} grid ({gx}, {gy}) sample {i}"
+            );
+        }
+        assert!(
+            off_centre > 0,
+            "mode {mode}: the positions change nothing here"
+        );
+    }
+}
+
 #[test]
-fn approximated_sample_patterns_are_warned() {
-    // Antialias 5 (square rotated) renders at the grid centres, with a warning per draw.
-    let mut b = CaptureBuilder::new("msaa_rotated.rrc");
-    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, 4096, 4096);
-    b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
-        .unwrap();
-    let mut s = surface(AA, AA_ZETA, 4, 4);
-    s.antialias = 5;
-    b.set_surface(&s);
-    draw(&mut b, 0x1_0000, 5, &TRIANGLE);
-    let capture = b.finish();
-    let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame);
-    let out =
-        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &RenderOptions::default())
-            .unwrap();
-    assert_eq!(out.draws_rendered, 1);
-    assert!(
-        out.warnings
-            .iter()
-            .any(|w| w.draw == Some(0) && w.message.contains("SquareRotated4")),
-        "{:?}",
-        out.warnings
-    );
+fn off_grid_sample_patterns_cover_each_sample_at_its_position() {
+    check_off_grid_patterns(None);
+    if let Some(g) = gpu_support::gpu("off_grid_sample_patterns_cover_each_sample_at_its_position")
+    {
+        check_off_grid_patterns(Some(&g));
+    }
 }
 
 /// A full quad of colour `rgba` into the multisampled surface (cleared to opaque black) with

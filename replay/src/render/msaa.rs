@@ -19,14 +19,25 @@
 //! **Rendering.** Both renderers draw into the grid at sample resolution: the viewport,
 //! scissor, surface clip, window offset, shader window height, line width and point size of
 //! the draw are scaled by `(sx, sy)` ([`to_sample_grid`]), so every sample is covered (and
-//! shaded) at the centre of its grid cell. Within a pixel, the samples therefore sit at
-//! `((i mod sx + ½)/sx, (i div sx + ½)/sy)`: for 4 samples the square-centred pattern
-//! (¼, ¼), (¾, ¼), (¼, ¾), (¾, ¾); for 2 samples (¼, ½), (¾, ½). The hardware's diagonal
-//! (2 samples) and rotated (4 samples) patterns put the samples elsewhere in the pixel; their
-//! exact positions are not documented in the sources at hand, so those two modes render at
-//! the grid centres too and [`Antialias::approximate`] says so (a warning per draw). The RSX
-//! shades once per pixel and writes the colour to every covered sample; here each sample is
-//! shaded, which differs only for programs whose result varies inside a pixel.
+//! shaded) at the centre of its grid cell, `((i mod sx + ½)/sx, (i div sx + ½)/sy)` within
+//! its pixel: for 4 samples square centred (mode 4) that is the mode's pattern, (¼, ¼),
+//! (¾, ¼), (¼, ¾), (¾, ¾).
+//!
+//! The diagonal (mode 3) and rotated (mode 5) patterns put the samples elsewhere in the pixel
+//! ([`Antialias::sample_positions`]). The hardware's positions are not documented; RPCS3
+//! renders these modes with the host's multisampling and sets no sample locations
+//! (`VKGSRender.cpp` `set_multisample_state`, `GLDraw.cpp`), so it places the samples where
+//! the host's standard pattern does: the Vulkan standard sample locations (Vulkan 1.3
+//! "Multisampling", table of standard sample locations; what desktop GPUs report with
+//! `standardSampleLocations`), 2 samples at (¾, ¾), (¼, ¼) (on the diagonal, as the mode's
+//! name says) and 4 at (⅜, ⅛), (⅞, ⅜), (⅛, ⅝), (⅝, ⅞) (a rotated grid), sample `i` stored
+//! at grid position `(i mod sx, i div sx)` of its pixel as above. Both renderers draw such a
+//! draw once per sample ([`sample_passes`]): the geometry moved by the difference between the
+//! sample's grid-cell centre and its position (a viewport offset in grid units), writing only
+//! that sample's cells (its sample mask), so each sample is covered, interpolated and depth
+//! tested at its own position. The RSX shades once per pixel and writes the colour to every
+//! covered sample; here each sample is shaded, which differs only for programs whose result
+//! varies inside a pixel.
 //!
 //! **Sample mask, alpha to one** (`SET_ANTI_ALIASING_CONTROL`): a draw into a multisampled
 //! surface writes only the samples its mask keeps ([`SampleMask`]), and with alpha to one its
@@ -102,13 +113,73 @@ impl Antialias {
         }
     }
 
-    /// Whether the replay's sample positions differ from the hardware's pattern.
-    pub fn approximate(self) -> bool {
-        matches!(
-            self,
-            Antialias::DiagonalCentered2 | Antialias::SquareRotated4
-        )
+    /// Where sample `i` lies in its pixel (`(0, 0)` its top left corner, `(1, 1)` its bottom
+    /// right, rows going down memory), in sample order (the module doc).
+    pub fn sample_positions(self) -> &'static [(f32, f32)] {
+        match self {
+            Antialias::Center1 => &[(0.5, 0.5)],
+            // Vulkan standard sample locations, as RPCS3's host places them.
+            Antialias::DiagonalCentered2 => &[(0.75, 0.75), (0.25, 0.25)],
+            Antialias::SquareCentered4 => &[(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+            Antialias::SquareRotated4 => &[
+                (0.375, 0.125),
+                (0.875, 0.375),
+                (0.125, 0.625),
+                (0.625, 0.875),
+            ],
+        }
     }
+
+    /// Whether the samples lie elsewhere than at their grid cells' centres (the draw is then
+    /// rendered once per sample, [`sample_passes`]).
+    pub fn off_grid(self) -> bool {
+        let (sx, sy) = self.grid();
+        self.sample_positions()
+            .iter()
+            .enumerate()
+            .any(|(i, &p)| p != grid_centre(i as u32, (sx, sy)))
+    }
+}
+
+/// The centre of sample `i`'s grid cell within its pixel.
+fn grid_centre(i: u32, (sx, sy): (u32, u32)) -> (f32, f32) {
+    (
+        ((i % sx) as f32 + 0.5) / sx as f32,
+        ((i / sx) as f32 + 0.5) / sy as f32,
+    )
+}
+
+/// The passes that draw `state` (already on its sample grid, [`to_sample_grid`]) with each
+/// sample at its position: for a mode whose samples are off their grid cells' centres, one
+/// state per sample its sample mask keeps, its geometry moved by the sample's cell centre
+/// minus its position (in grid units, through the viewport offset) and its mask that sample
+/// alone; otherwise none (draw `state` as it is).
+pub fn sample_passes(state: &DrawState) -> Vec<DrawState> {
+    let aa = state.antialias;
+    if !aa.off_grid() {
+        return Vec::new();
+    }
+    let (sx, sy) = aa.grid();
+    aa.sample_positions()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &(px, py))| {
+            let i = i as u32;
+            let bit = 1u16 << i;
+            if state.sample_mask.is_some_and(|m| m.mask & bit == 0) {
+                return None;
+            }
+            let (cx, cy) = grid_centre(i, (sx, sy));
+            let mut pass = state.clone();
+            pass.viewport.offset[0] += (cx - px) * sx as f32;
+            pass.viewport.offset[1] += (cy - py) * sy as f32;
+            pass.sample_mask = Some(SampleMask {
+                grid: (sx, sy),
+                mask: bit,
+            });
+            Some(pass)
+        })
+        .collect()
 }
 
 /// The samples of a multisampled surface a draw may write (`SET_ANTI_ALIASING_CONTROL` bits
@@ -185,8 +256,7 @@ pub fn alpha_to_coverage_note(draw: &rsxtrace_capture::frame::Draw) -> Option<St
     })
 }
 
-/// The warning of a draw into a surface whose sample pattern the replay approximates, or
-/// whose antialias field is no mode.
+/// The warning of a draw into a surface whose antialias field is no mode.
 pub fn msaa_note(surface: &Surface) -> Option<String> {
     let raw = surface.format.antialias.raw;
     if Antialias::from_raw(raw).is_none() {
@@ -195,13 +265,7 @@ pub fn msaa_note(surface: &Surface) -> Option<String> {
              one sample"
         ));
     }
-    let aa = Antialias::of(surface);
-    aa.approximate().then(|| {
-        format!(
-            "antialias mode {aa:?}: samples placed at the centres of the sample grid, not at \
-             the hardware's pattern"
-        )
-    })
+    None
 }
 
 fn scale16(v: u16, by: u32) -> u16 {

@@ -810,6 +810,9 @@ pub struct DrawState {
     /// sample is written only when colour 0's alpha (as the alpha test sees it) exceeds its
     /// grid position's threshold (`msaa::alpha_to_coverage_keeps`).
     pub alpha_to_coverage: bool,
+    /// The surface's antialiasing mode: its sample grid and where its samples lie
+    /// (`msaa::sample_passes`).
+    pub antialias: Antialias,
 }
 
 /// The surface clip of `s` in window pixels: its size from the window origin. RPCS3 sizes the
@@ -996,10 +999,12 @@ impl DrawState {
             sample_mask: None,
             alpha_to_one: false,
             alpha_to_coverage: r.anti_aliasing.alpha_to_coverage,
+            antialias: Antialias::Center1,
         };
         // A multisampled surface is drawn at sample resolution (`render::msaa`).
         let aa = Antialias::of(s);
         to_sample_grid(&mut state, aa);
+        state.antialias = aa;
         state.sample_mask = SampleMask::of(aa, r.anti_aliasing.sample_mask);
         state.alpha_to_one = aa.grid() != (1, 1) && r.anti_aliasing.alpha_to_one;
         Ok(state)

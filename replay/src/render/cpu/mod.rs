@@ -35,7 +35,7 @@ pub mod vertex;
 
 use super::band::BandPlan;
 use super::history::{PixelEvent, PixelWatch};
-use super::msaa::{alpha_to_coverage_note, msaa_note};
+use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::FrameEvents;
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
@@ -328,8 +328,62 @@ struct FrameStats {
 /// Render one draw, its state, vertex stage and primitives prepared ahead (`prepared`, by
 /// [`ahead`]), cut to `band` when it is given (a plan that cuts this draw); `Err` is the
 /// reason it was skipped, `Ok` its warnings. It adds its tiling and shading to `stats`.
+/// A draw into a surface whose samples lie off their grid cells' centres is rendered once
+/// per sample (`msaa::sample_passes`), each pass's primitives assembled for its moved
+/// viewport.
 #[allow(clippy::too_many_arguments)]
 fn render_draw(
+    draw: &Draw,
+    prepared: ahead::DrawAhead,
+    band: Option<&BandPlan>,
+    base: &dyn GuestMemory,
+    surfaces: &mut SurfaceMemory,
+    cache: Option<&TextureCache>,
+    options: &RenderOptions,
+    watch: Option<&PixelWatch>,
+    timings: &mut RenderTimings,
+    stats: &mut FrameStats,
+) -> Result<Vec<String>, String> {
+    let passes = match &prepared.state {
+        Ok(state) => sample_passes(state),
+        Err(_) => Vec::new(),
+    };
+    if passes.is_empty() {
+        return render_pass(
+            draw, prepared, band, base, surfaces, cache, options, watch, timings, stats,
+        );
+    }
+    let mut warnings: Vec<String> = Vec::new();
+    for state in passes {
+        let prims = match &prepared.vertices {
+            Ok(shaded) => geometry::build_within(
+                &state,
+                &shaded.outputs,
+                &shaded.starts,
+                vertex::point_size_from_vertex(draw),
+                state.window_bounds(),
+            ),
+            Err(_) => Vec::new(),
+        };
+        let pass = ahead::DrawAhead {
+            state: Ok(state),
+            vertices: prepared.vertices.clone(),
+            prims,
+        };
+        for w in render_pass(
+            draw, pass, band, base, surfaces, cache, options, watch, timings, stats,
+        )? {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    Ok(warnings)
+}
+
+/// [`render_draw`] with the state as it is (one pass).
+#[allow(clippy::too_many_arguments)]
+fn render_pass(
     draw: &Draw,
     prepared: ahead::DrawAhead,
     band: Option<&BandPlan>,

@@ -85,7 +85,7 @@ use rsxtrace_wgsl::fragment::{FragmentTranslateOptions, TextureDim, TextureLod};
 use rsxtrace_wgsl::WgslModule;
 
 use super::band::BandPlan;
-use super::msaa::{alpha_to_coverage_note, msaa_note};
+use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{ClearEvent, DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
@@ -285,6 +285,21 @@ fn draw_gpu_error(e: GpuError) -> DrawFailure {
         }
         e => DrawFailure::Skip(format!("GPU: {e}")),
     }
+}
+
+/// What every pass of one draw shares ([`Renderer::draw_pass`]).
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    index: usize,
+    stage: &'a vertex::VertexStage,
+    fragment: &'a WgslModule,
+    varyings: u16,
+    textures: &'a [(u8, Arc<UploadedTexture>)],
+    /// The bound target's size.
+    size: (u32, u32),
+    /// The draw's window bounds before a band restricts them.
+    whole_bounds: crate::raster::PixelRect,
+    with_depth: bool,
 }
 
 /// Seconds since `t`.
@@ -896,26 +911,12 @@ impl Renderer<'_> {
             self.warn(Some(index), w.clone());
         }
 
-        // Surfaces and geometry.
+        // Surfaces.
         self.bind(key, &base)?;
         let t = Instant::now();
         let Some((width, height)) = self.resident.bound().and_then(|b| b.key.size()) else {
             return Err(DrawFailure::Skip("no target size".to_string()));
         };
-        let map = TargetMapping {
-            width,
-            height,
-            offset: state.window_offset,
-        };
-        let records = geometry::build(
-            &state,
-            &stage.outputs,
-            &stage.starts,
-            crate::render::cpu::vertex::point_size_from_vertex(draw),
-            &map,
-            varyings,
-            whole_bounds,
-        );
 
         // Textures.
         let units = declared_units(&fragment);
@@ -942,6 +943,62 @@ impl Renderer<'_> {
             self.timings.pipelines += since(t);
             module
         };
+        self.timings.setup += since(t);
+
+        // A surface whose samples lie off their grid cells' centres: one pass per sample
+        // (`msaa::sample_passes`).
+        let passes = sample_passes(&state);
+        let passes = if passes.is_empty() {
+            vec![state]
+        } else {
+            passes
+        };
+        let pass = Pass {
+            index,
+            stage: &stage,
+            fragment: &fragment,
+            varyings,
+            textures: &textures,
+            size: (width, height),
+            whole_bounds,
+            with_depth,
+        };
+        for state in &passes {
+            self.draw_pass(&pass, state)?;
+        }
+        Ok(())
+    }
+
+    /// Queue one pass of draw `pass.index` with `state` (the draw's, or one sample's).
+    fn draw_pass(&mut self, pass: &Pass<'_>, state: &DrawState) -> Result<(), DrawFailure> {
+        let Pass {
+            index,
+            stage,
+            fragment,
+            varyings,
+            textures,
+            size: (width, height),
+            whole_bounds,
+            with_depth,
+        } = *pass;
+        let draw = &self.frame.draws[index];
+        // Geometry.
+        let t = Instant::now();
+        let map = TargetMapping {
+            width,
+            height,
+            offset: state.window_offset,
+        };
+        let records = geometry::build(
+            state,
+            &stage.outputs,
+            &stage.starts,
+            crate::render::cpu::vertex::point_size_from_vertex(draw),
+            &map,
+            varyings,
+            whole_bounds,
+        );
+        let textures = textures.to_vec();
         self.timings.setup += since(t);
 
         // Pipeline.
@@ -983,13 +1040,13 @@ impl Renderer<'_> {
             alpha_to_one: state.alpha_to_one,
             alpha_to_coverage: state.alpha_to_coverage,
             depth_bounds: with_depth && state.depth_bounds.is_some(),
-            logic_op: pipeline::shader_logic_op(&state),
-            blend: pipeline::shader_blend(&state, self.gpu.blends_float32()),
+            logic_op: pipeline::shader_logic_op(state),
+            blend: pipeline::shader_blend(state, self.gpu.blends_float32()),
             varyings,
         };
-        let module = self.wrapped(&fragment, &options)?;
+        let module = self.wrapped(fragment, &options)?;
         let dp = pipeline::draw_pipeline(
-            &state,
+            state,
             with_depth,
             self.gpu.blends_float32(),
             shader::vertex_attributes(varyings),
