@@ -11,8 +11,8 @@ use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{self, Capture};
 use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
-use rsxtrace_replay::render::target::{target_at, TargetGrab};
 use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::RenderOptions;
 use std::sync::OnceLock;
 
@@ -58,15 +58,21 @@ fuzz_target!(|data: &[u8]| {
         ..Default::default()
     };
     // The same draws with the first one's depth surface grabbed when the render ends
-    // (`replay --target`, the report's depth images), when a draw renders into it.
+    // (`replay --target`, the report's depth images), when a draw renders into it, or its
+    // stencil (`replay --target --stencil`) when the input's eleventh byte is odd.
     let grab = frame.draws.get(first).and_then(|d| {
         let zeta = d.surface.zeta;
-        target_at(&frame, zeta.location?, zeta.offset)
+        let location = zeta.location?;
+        if data.get(10).is_some_and(|b| b & 1 == 1) {
+            TargetGrab::stencil(depth_target_at(&frame, location, zeta.offset)?)
+        } else {
+            target_at(&frame, location, zeta.offset).map(TargetGrab::new)
+        }
     });
     match grab {
-        Some(target) => {
-            let mut grab = TargetGrab::new(target);
+        Some(mut grab) => {
             let _ = render_frame_observed(&frame, &events, &options, &mut grab);
+            let _ = grab.stencil_values();
         }
         None => {
             let _ = render_frame(&frame, &events, &options);
