@@ -1,9 +1,9 @@
 //! A draw's targets as bytes: where each lies ([`TargetPlace`], from the draw's surface state
 //! with the renderers' own layout rule: its colour targets and, when it tests depth or
-//! stencil, its depth surface), a copy of its bytes at one moment ([`TargetBytes`], hashed so
-//! that a draw that changed nothing is told apart cheaply), and that copy decoded to 8-bit
-//! RGBA, resolved when multisampled, as the renderers show their output (a depth surface as
-//! grey levels).
+//! stencil, its depth surface, and that surface's stencil when the draw writes it), a copy of
+//! its bytes at one moment ([`TargetBytes`], hashed so that a draw that changed nothing is
+//! told apart cheaply), and that copy decoded to 8-bit RGBA, resolved when multisampled, as
+//! the renderers show their output (a depth surface, or its stencil, as grey levels).
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{RasterState, Surface};
@@ -11,17 +11,21 @@ use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::msaa::{resolve, Antialias};
 use rsxtrace_replay::render::surface::{output_image, OutputSurface, SurfaceLayout, TARGET_NAMES};
 use rsxtrace_replay::render::target::{
-    colour_targets_of, depth_bits, depth_grey, depth_target_of, uses_depth_surface, NamedTarget,
-    TargetFormat,
+    colour_targets_of, depth_bits, depth_grey, depth_target_of, stencil_bits, stencil_grey,
+    uses_depth_surface, writes_stencil, NamedTarget, TargetFormat, DEPTH_TARGET,
 };
 use rsxtrace_replay::render::{OutputSource, Rgba8Image};
 use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
 
+/// The index of a depth surface's stencil among a draw's places (after the depth surface's).
+pub const STENCIL_VIEW: usize = DEPTH_TARGET + 1;
+
 /// Where one of a draw's targets lies and how it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TargetPlace {
-    /// Target index (0..4 = colour A..D, 4 = the depth surface).
+    /// Target index (0..4 = colour A..D, 4 = the depth surface, [`STENCIL_VIEW`] = its
+    /// stencil).
     pub index: usize,
     /// Memory layout (the sample grid of a multisampled surface).
     pub layout: SurfaceLayout,
@@ -53,26 +57,45 @@ impl TargetPlace {
     }
 
     /// The draw's other targets, in order: the colour targets after the first (MRT), then
-    /// the depth surface when the draw reads or writes it ([`uses_depth_surface`]). Each is a
-    /// place, or why it cannot be shown.
+    /// the depth surface when the draw reads or writes it ([`uses_depth_surface`]), then its
+    /// stencil when the draw can change it ([`writes_stencil`]) and the format has one. Each
+    /// is a place, or why it cannot be shown.
     pub fn others(surface: &Surface, raster: &RasterState) -> Vec<Result<TargetPlace, String>> {
         // A selection that is none: the first target's error already says it.
         let colour = colour_targets_of(surface).unwrap_or_default();
         let depth = uses_depth_surface(raster).then(|| depth_target_of(surface));
+        let stencil = match &depth {
+            Some(Ok(z)) if writes_stencil(raster) => {
+                matches!(z.format, TargetFormat::Depth(f) if f.has_stencil()).then(|| {
+                    Ok(TargetPlace {
+                        index: STENCIL_VIEW,
+                        ..TargetPlace::from(*z)
+                    })
+                })
+            }
+            _ => None,
+        };
         colour
             .into_iter()
             .skip(1)
             .chain(depth)
             .map(|t| t.map(TargetPlace::from))
+            .chain(stencil)
             .collect()
     }
 
-    /// Target name, `A`..`D`, or `Z` for the depth surface.
+    /// Target name, `A`..`D`, `Z` for the depth surface, `S` for its stencil.
     pub fn name(&self) -> &'static str {
         match self.kind {
+            TargetFormat::Depth(_) if self.is_stencil() => "S",
             TargetFormat::Depth(_) => "Z",
             TargetFormat::Color(_) => TARGET_NAMES.get(self.index).copied().unwrap_or("?"),
         }
+    }
+
+    /// Whether this is the stencil of the depth surface.
+    pub fn is_stencil(&self) -> bool {
+        self.index == STENCIL_VIEW
     }
 
     /// The format's lowercase name.
@@ -80,7 +103,7 @@ impl TargetPlace {
         self.kind.name()
     }
 
-    /// Whether this is the depth surface.
+    /// Whether this is the depth surface (or its stencil).
     pub fn is_depth(&self) -> bool {
         self.kind.is_depth()
     }
@@ -116,7 +139,15 @@ impl TargetPlace {
         }
         place.push(u8::from(l.location == Location::Main));
         place.extend_from_slice(format!("{:?}{:?}", self.kind, self.antialias).as_bytes());
-        xxh3_128_with_seed(bytes, xxh3_64(&place))
+        let seed = xxh3_64(&place);
+        if self.is_stencil() {
+            // The stencil alone: the last byte of each 32-bit depth-stencil word (formats
+            // with stencil store `depth << 8 | stencil` big-endian), so that a draw that
+            // changed only depth did not change the stencil.
+            let stencil: Vec<u8> = bytes.iter().skip(3).step_by(4).copied().collect();
+            return xxh3_128_with_seed(&stencil, seed);
+        }
+        xxh3_128_with_seed(bytes, seed)
     }
 
     /// A copy of the target's bytes in `memory`, or `None` as [`Self::read`].
@@ -164,6 +195,10 @@ impl TargetBytes {
                 };
                 output_image(&output, self)
             }
+            TargetFormat::Depth(format) if self.place.is_stencil() => resolve(
+                stencil_grey(&self.place.layout, format, self).0,
+                self.place.antialias,
+            ),
             TargetFormat::Depth(format) => resolve(
                 depth_grey(&self.place.layout, format, self),
                 self.place.antialias,
@@ -174,16 +209,20 @@ impl TargetBytes {
 
 impl TargetBytes {
     /// What tells two states of the target apart pixel by pixel: [`Self::image`] for a colour
-    /// target, the stored bits for a depth surface (its image's grey levels are fitted to
-    /// each state's range). Resolved when multisampled, so it matches the image's size.
+    /// target, the stored bits for a depth surface or its stencil (their images' grey levels
+    /// are fitted to each state's values). Resolved when multisampled, so it matches the
+    /// image's size.
     pub fn compared(&self) -> &Rgba8Image {
         match self.place.kind {
             TargetFormat::Color(_) => self.image(),
             TargetFormat::Depth(format) => self.bits.get_or_init(|| {
-                resolve(
-                    depth_bits(&self.place.layout, format, self),
-                    self.place.antialias,
-                )
+                let layout = &self.place.layout;
+                let bits = if self.place.is_stencil() {
+                    stencil_bits(layout, format, self)
+                } else {
+                    depth_bits(layout, format, self)
+                };
+                resolve(bits, self.place.antialias)
             }),
         }
     }
@@ -322,6 +361,50 @@ mod tests {
         let others = TargetPlace::others(&depth_only, &raster(true));
         assert_eq!(others.len(), 1);
         assert!(others[0].as_ref().unwrap().is_depth());
+    }
+
+    #[test]
+    fn a_draw_that_writes_stencil_shows_it_apart_hashed_on_the_stencil_alone() {
+        let surface = surface_mrt_with_depth();
+        let mut writes = raster(true);
+        writes.stencil.enabled = true;
+        writes.stencil.front.write_mask = 0xFF;
+        writes.stencil.front.fail.raw = 0x1E00;
+        writes.stencil.front.zfail.raw = 0x1E00;
+        writes.stencil.front.zpass.raw = 0x1E01; // REPLACE
+        let others = TargetPlace::others(&surface, &writes);
+        let names: Vec<&str> = others.iter().map(|p| p.as_ref().unwrap().name()).collect();
+        assert_eq!(names, ["B", "Z", "S"]);
+        let stencil = *others[2].as_ref().unwrap();
+        assert!(stencil.is_stencil() && stencil.is_depth());
+        // KEEP everywhere, or no write mask: the stencil cannot change, not shown.
+        let mut keeps = writes;
+        keeps.stencil.front.zpass.raw = 0x1E00;
+        assert_eq!(TargetPlace::others(&surface, &keeps).len(), 2);
+        let mut masked = writes;
+        masked.stencil.front.write_mask = 0;
+        assert_eq!(TargetPlace::others(&surface, &masked).len(), 2);
+
+        // Z24S8 words depth << 8 | stencil: stencil 1, 1, 2, 3 as black .. white.
+        let words = |depth: u32, stencils: [u8; 4]| {
+            let mut memory = vec![0u8; 32];
+            for s in stencils {
+                memory.extend_from_slice(&((depth << 8) | u32::from(s)).to_be_bytes());
+            }
+            Local(memory)
+        };
+        let copy = stencil.copy(&words(5, [1, 1, 2, 3])).expect("readable");
+        assert_eq!(copy.image().pixel(0, 0), Some([0, 0, 0, 255]));
+        assert_eq!(copy.image().pixel(1, 1), Some([255, 255, 255, 255]));
+        assert_eq!(copy.compared().pixel(1, 1), Some([3, 3, 3, 255]));
+        // Another depth, the same stencil: the same stencil state; the depth surface's not.
+        assert_eq!(stencil.hash(&words(9, [1, 1, 2, 3])), Some(copy.hash));
+        assert_ne!(stencil.hash(&words(5, [1, 1, 2, 4])), Some(copy.hash));
+        let depth = *others[1].as_ref().unwrap();
+        assert_ne!(
+            depth.hash(&words(9, [1, 1, 2, 3])),
+            depth.hash(&words(5, [1, 1, 2, 3]))
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::render::surface::{
 };
 use crate::render::Rgba8Image;
 use rsxtrace_capture::fetch::GuestMemory;
-use rsxtrace_capture::frame::state::{RasterState, Surface};
+use rsxtrace_capture::frame::state::{RasterState, StencilFace, Surface};
 use rsxtrace_capture::frame::{Draw, Frame};
 use rsxtrace_capture::rrc::Location;
 use serde::Serialize;
@@ -67,6 +67,17 @@ pub struct NamedTarget {
 /// is on (the same rule as `DrawState::reads_depth_buffer`, on the undecoded state).
 pub fn uses_depth_surface(raster: &RasterState) -> bool {
     raster.depth.test || raster.stencil.enabled || raster.depth_bounds.enabled
+}
+
+/// Whether a draw can change its depth surface's stencil: the stencil test is on, and a face
+/// the draw renders (the front, and the back with two-sided stencil) has a write mask and an
+/// operation other than KEEP (0x1E00).
+pub fn writes_stencil(raster: &RasterState) -> bool {
+    let s = &raster.stencil;
+    let writes = |f: &StencilFace| {
+        f.write_mask & 0xFF != 0 && [f.fail, f.zfail, f.zpass].iter().any(|op| op.raw != 0x1E00)
+    };
+    s.enabled && (writes(&s.front) || (s.two_sided && writes(&s.back)))
 }
 
 /// The colour targets `surface` selects, in the selection's order, each or why it cannot be
@@ -371,6 +382,26 @@ pub fn stencil_grey(
         pixels,
     };
     (image, counts)
+}
+
+/// Each pixel's stored stencil as bytes (`[s, s, s, 255]`; memory that does not hold it,
+/// transparent black): what tells two states of the stencil apart, where
+/// [`stencil_grey`]'s fitted grey levels would also change with the values present.
+pub fn stencil_bits(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+) -> Rgba8Image {
+    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
+    for_each_sample(layout, format, memory, |sample| match sample {
+        Some((_, s)) => pixels.extend_from_slice(&[s, s, s, 255]),
+        None => pixels.extend_from_slice(&[0; 4]),
+    });
+    Rgba8Image {
+        width: layout.width,
+        height: layout.height,
+        pixels,
+    }
 }
 
 /// Each pixel's stored depth and stencil, row by row, to `visit` (`None` where memory does not

@@ -157,16 +157,19 @@ fn target(report: &Report<'_>, counted: Option<usize>, t: &TargetShot, path: &Si
     let l = &t.place.layout;
     let change = counted.and_then(|d| report.changes.get(&d));
     let depth = t.place.is_depth();
+    let stencil = t.place.is_stencil();
     html! {
         p.facts {
-            (if depth { "Depth surface " } else { "Colour target " })
+            (if stencil { "Stencil of the depth surface, " } else if depth { "Depth surface " } else { "Colour target " })
             (t.place.name()) ": " (l.width) "x" (l.height) " "
             (t.place.format_name()) " at " (l.location.name()) "+0x" (format!("{:x}", l.offset))
             ", pitch " (l.pitch)
             @if l.swizzle.is_some() { ", swizzled" }
             @if t.place.antialias.grid() != (1, 1) { ", multisampled " (format!("{:?}", t.place.antialias)) " (resolved)" }
-            @if depth {
-                " — depth as grey levels, each image from its lowest depth (black) to its highest (white); stencil not shown"
+            @if stencil {
+                " — stencil as grey levels, each image from its lowest value (black) to its highest (white)"
+            } @else if depth {
+                " — depth as grey levels, each image from its lowest depth (black) to its highest (white); stencil shown apart (S) when the draw writes it"
             } @else {
                 " — colour only, alpha not shown"
             }
