@@ -299,6 +299,20 @@ fn the_stencil_of_a_depth_surface_is_written() {
     ]);
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("stencil values: 0 ("), "{text}");
+    // `targets` says which depth surface has its stencil written, and by how many draws.
+    let listed = json_ok(&["targets", s(&capture), "--json"]);
+    let depth = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["depth"] == true)
+        .expect("the depth surface");
+    assert_eq!(
+        (depth["address"].as_u64(), depth["stencil_writes"].as_u64()),
+        (Some(0x40000), Some(1))
+    );
+    let text = String::from_utf8(rsxtrace(&["targets", s(&capture)]).stdout).unwrap();
+    assert!(text.contains("stencil written by 1 draws"), "{text}");
     // The colour target has no stencil; the option needs a target.
     let o = rsxtrace(&[
         "replay",

@@ -58,7 +58,13 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
                 Some(first) => format!("{} draws from {first}", t.sampled_by),
                 None => "-".to_string(),
             },
-            if t.output { "output" } else { "" }.to_string(),
+            if t.output {
+                "output".to_string()
+            } else if t.stencil_writes > 0 {
+                format!("stencil written by {} draws", t.stencil_writes)
+            } else {
+                String::new()
+            },
         ]);
     }
     outln!("{}", table.render().trim_end());

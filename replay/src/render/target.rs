@@ -186,6 +186,9 @@ pub struct FrameTarget {
     pub last_draw: usize,
     /// Whether it is the frame's output image (the surface `replay` writes).
     pub output: bool,
+    /// For a depth surface with stencil, the draws among `draws` that can change its
+    /// stencil ([`writes_stencil`]): what `replay --target --stencil` shows; 0 otherwise.
+    pub stencil_writes: usize,
     /// Draws after its first that sample its bytes through an enabled fragment texture unit.
     pub sampled_by: usize,
     /// The first of them.
@@ -196,24 +199,32 @@ pub struct FrameTarget {
 /// `output` is the frame's output surface, when it has one (`surface::output_surface`).
 pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<FrameTarget> {
     // Each target (by location, address and colour or depth) as the last draw lays it out,
-    // with the draws that render into it: (target, draws, first, last).
+    // with the draws that render into it: (target, draws, first, last, stencil writes).
     let mut seen: HashMap<(Location, u32, bool), usize> = HashMap::new();
-    let mut rendered: Vec<(NamedTarget, usize, usize, usize)> = Vec::new();
+    let mut rendered: Vec<(NamedTarget, usize, usize, usize, usize)> = Vec::new();
     for (index, draw) in frame.draws.iter().enumerate() {
         for target in readable_targets(draw) {
             let l = &target.layout;
             let key = (l.location, l.offset, target.format.is_depth());
             let at = *seen.entry(key).or_insert_with(|| {
-                rendered.push((target, 0, index, index));
+                rendered.push((target, 0, index, index, 0));
                 rendered.len() - 1
             });
+            let stencil = matches!(target.format, TargetFormat::Depth(f) if f.has_stencil())
+                && writes_stencil(&draw.raster);
             let entry = &mut rendered[at];
-            *entry = (target, entry.1 + 1, entry.2, index);
+            *entry = (
+                target,
+                entry.1 + 1,
+                entry.2,
+                index,
+                entry.4 + usize::from(stencil),
+            );
         }
     }
     let mut targets: Vec<(FrameTarget, SurfaceLayout)> = rendered
         .into_iter()
-        .map(|(t, draws, first_draw, last_draw)| {
+        .map(|(t, draws, first_draw, last_draw, stencil_writes)| {
             let l = t.layout;
             let target = FrameTarget {
                 location: l.location.name(),
@@ -232,6 +243,7 @@ pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<Frame
                 }),
                 sampled_by: 0,
                 first_sampled_by: None,
+                stencil_writes,
             };
             (target, l)
         })
