@@ -287,17 +287,20 @@ fn the_stencil_of_a_depth_surface_is_written() {
         let gpu = replay(&["--target", "0x40000", "--stencil"]);
         assert_eq!(gpu["checksum"], cpu["checksum"], "{gpu}");
     }
-    let text = rsxtrace(&[
-        "replay",
-        s(&capture),
-        "--cpu",
-        "--out",
-        s(&out),
-        "--target",
-        "0x40000",
-        "--stencil",
-    ]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    // The text form, and the same command at the colour target (no stencil there).
+    let stencil_at = |address: &str| {
+        rsxtrace(&[
+            "replay",
+            s(&capture),
+            "--cpu",
+            "--out",
+            s(&out),
+            "--target",
+            address,
+            "--stencil",
+        ])
+    };
+    let text = String::from_utf8(stencil_at("0x40000").stdout).unwrap();
     assert!(text.contains("stencil values: 0 ("), "{text}");
     // `targets` says which depth surface has its stencil written, and by how many draws.
     let listed = json_ok(&["targets", s(&capture), "--json"]);
@@ -314,16 +317,7 @@ fn the_stencil_of_a_depth_surface_is_written() {
     let text = String::from_utf8(rsxtrace(&["targets", s(&capture)]).stdout).unwrap();
     assert!(text.contains("stencil written by 1 draws"), "{text}");
     // The colour target has no stencil; the option needs a target.
-    let o = rsxtrace(&[
-        "replay",
-        s(&capture),
-        "--cpu",
-        "--out",
-        s(&out),
-        "--target",
-        "0",
-        "--stencil",
-    ]);
+    let o = stencil_at("0");
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr)

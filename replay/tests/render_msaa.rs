@@ -180,7 +180,15 @@ fn resolved(x: u32, y: u32) -> [u8; 4] {
     [v, v, v, 255]
 }
 
+/// Render on the CPU (tiled) or on `device`; nothing skipped, no warning.
 fn render(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
+    let out = render_warned(capture, device);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    out
+}
+
+/// [`render`] that leaves the warnings to the caller.
+fn render_warned(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame);
     let options = RenderOptions::default();
@@ -190,7 +198,6 @@ fn render(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFram
     }
     .expect("render");
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     out
 }
 
@@ -446,15 +453,7 @@ fn a2c_keeps(alpha: f32, x: u32, y: u32) -> bool {
 
 /// Render allowing only the alpha-to-coverage warning, which every draw with it carries.
 fn render_a2c(capture: &Capture, device: Option<&rsxtrace_gpu::Gpu>) -> RenderedFrame {
-    let frame = Frame::from_capture(capture).expect("frame");
-    let events = FrameEvents::from_capture(capture, &frame);
-    let options = RenderOptions::default();
-    let out = match device {
-        None => cpu_render_tiled(&frame, &events, &options),
-        Some(g) => rsxtrace_replay::render::gpu::render_frame(g, &frame, &events, &options),
-    }
-    .expect("render");
-    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    let out = render_warned(capture, device);
     assert!(
         out.warnings
             .iter()

@@ -316,18 +316,9 @@ pub fn depth_grey(
         d.is_finite()
             .then(|| (((d - depth_low) / (depth_high - depth_low)) * 255.0).round() as u8)
     };
-    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
-    for_each_sample(layout, format, memory, |sample| {
-        match sample.and_then(|(fixed, _)| grey(fixed)) {
-            Some(g) => pixels.extend_from_slice(&[g, g, g, 255]),
-            None => pixels.extend_from_slice(&[0; 4]),
-        }
-    });
-    Rgba8Image {
-        width: layout.width,
-        height: layout.height,
-        pixels,
-    }
+    sample_image(layout, format, memory, |fixed, _| {
+        grey(fixed).map_or([0; 4], |g| [g, g, g, 255])
+    })
 }
 
 /// The stored depth and stencil of each pixel as bytes (the depth's 24 bits, then the
@@ -338,19 +329,10 @@ pub fn depth_bits(
     format: DepthFormat,
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
-    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
-    for_each_sample(layout, format, memory, |sample| match sample {
-        Some((fixed, stencil)) => {
-            let [_, a, b, c] = fixed.to_be_bytes();
-            pixels.extend_from_slice(&[a, b, c, stencil]);
-        }
-        None => pixels.extend_from_slice(&[0; 4]),
-    });
-    Rgba8Image {
-        width: layout.width,
-        height: layout.height,
-        pixels,
-    }
+    sample_image(layout, format, memory, |fixed, stencil| {
+        let [_, a, b, c] = fixed.to_be_bytes();
+        [a, b, c, stencil]
+    })
 }
 
 /// A depth surface's stencil as grey levels fitted to the values present (the lowest black,
@@ -380,19 +362,10 @@ pub fn stencil_grey(
             _ => 128,
         }
     };
-    let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
-    for_each_sample(layout, format, memory, |sample| match sample {
-        Some((_, stencil)) => {
-            let g = grey(stencil);
-            pixels.extend_from_slice(&[g, g, g, 255]);
-        }
-        None => pixels.extend_from_slice(&[0; 4]),
+    let image = sample_image(layout, format, memory, |_, stencil| {
+        let g = grey(stencil);
+        [g, g, g, 255]
     });
-    let image = Rgba8Image {
-        width: layout.width,
-        height: layout.height,
-        pixels,
-    };
     (image, counts)
 }
 
@@ -404,10 +377,20 @@ pub fn stencil_bits(
     format: DepthFormat,
     memory: &dyn GuestMemory,
 ) -> Rgba8Image {
+    sample_image(layout, format, memory, |_, s| [s, s, s, 255])
+}
+
+/// An image of the surface, each pixel `pixel(stored depth, stencil)`; transparent black
+/// where memory does not hold it.
+fn sample_image(
+    layout: &SurfaceLayout,
+    format: DepthFormat,
+    memory: &dyn GuestMemory,
+    pixel: impl Fn(u32, u8) -> [u8; 4],
+) -> Rgba8Image {
     let mut pixels = Vec::with_capacity(layout.width as usize * layout.height as usize * 4);
-    for_each_sample(layout, format, memory, |sample| match sample {
-        Some((_, s)) => pixels.extend_from_slice(&[s, s, s, 255]),
-        None => pixels.extend_from_slice(&[0; 4]),
+    for_each_sample(layout, format, memory, |sample| {
+        pixels.extend_from_slice(&sample.map_or([0; 4], |(fixed, stencil)| pixel(fixed, stencil)));
     });
     Rgba8Image {
         width: layout.width,
