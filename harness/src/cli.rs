@@ -202,6 +202,9 @@ pub enum Command {
     /// Every render target of the frame: colour targets and depth surfaces, the draws that
     /// render into each, the output image, the later draws that sample it as a texture.
     Targets(crate::cmd::targets::TargetsArgs),
+    /// Overdraw: the fragments the frame's draws rasterize at each pixel of the output image
+    /// (or of a target), as a heat map PNG, and the draws that rasterize the most.
+    Overdraw(crate::cmd::overdraw::OverdrawArgs),
     /// Per draw: texture units bound and enabled versus units the fragment program can sample;
     /// with --dump, every distinct texture as PNG (DXT also as DDS) with an index.
     Textures(crate::cmd::textures::TexturesArgs),

@@ -174,6 +174,21 @@ fn targets() {
 }
 
 #[test]
+fn overdraw() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("overdraw.png");
+    let sample = repo("traces/samples/basic.rrc.gz");
+    check(&["overdraw", &sample, "--out", out.to_str().unwrap()]);
+    check(&[
+        "overdraw",
+        &sample,
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+}
+
+#[test]
 fn convert_json() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("basic.rsxt");

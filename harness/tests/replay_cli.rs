@@ -336,6 +336,64 @@ fn the_stencil_of_a_depth_surface_is_written() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// `rsxtrace overdraw`: the basic sample's three draws counted on its output image (each
+/// draw's fragments, the heat map the size of the image, coloured where counted), its depth
+/// surface by `--target`, a draw range, and an address no draw renders into (exit 2).
+#[test]
+fn overdraw_counts_each_draws_fragments_on_the_output_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample();
+    let out = dir.path().join("overdraw.png");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["overdraw", sample.as_str(), "--out", s(&out), "--json"];
+        args.extend_from_slice(extra);
+        json_ok(&args)
+    };
+    let all = run(&[]);
+    assert_eq!(
+        (all["width"].as_u64(), all["height"].as_u64()),
+        (Some(256), Some(256))
+    );
+    let draws = all["draws"].as_array().unwrap();
+    assert_eq!(draws.len(), 3, "{all}");
+    let sum: u64 = draws.iter().map(|d| d["fragments"].as_u64().unwrap()).sum();
+    assert_eq!(all["fragments"].as_u64(), Some(sum));
+    let histogram: Vec<u64> = all["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(histogram.iter().sum::<u64>(), 256 * 256);
+    assert_eq!(
+        all["covered_pixels"].as_u64(),
+        Some(256 * 256 - histogram[0])
+    );
+    let (w, h, pixels) = read_png(&out);
+    assert_eq!((w, h), (256, 256));
+    let coloured = pixels.chunks(4).filter(|p| p[..3] != [0, 0, 0]).count() as u64;
+    assert_eq!(Some(coloured), all["covered_pixels"].as_u64());
+    // The depth surface: the draws test depth, so they count there alike.
+    let depth = run(&["--target", "0x200000"]);
+    assert_eq!(depth["target"]["depth"], true);
+    assert_eq!(depth["fragments"], all["fragments"]);
+    let first = run(&["--draws", "0"]);
+    assert_eq!(first["draws"].as_array().unwrap().len(), 1);
+    assert_eq!(first["fragments"], draws[0]["fragments"]);
+    let text = String::from_utf8(rsxtrace(&["overdraw", sample.as_str(), "--out", s(&out)]).stdout)
+        .unwrap();
+    assert!(text.contains("fragments from 3 draws"), "{text}");
+    let o = rsxtrace(&[
+        "overdraw",
+        sample.as_str(),
+        "--out",
+        s(&out),
+        "--target",
+        "main:0x10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// One triangle whose vertex program reads c32..c35, which the capture never uploads.
 fn capture_without_constants(path: &Path) {
     one_triangle(path, false);

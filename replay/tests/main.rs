@@ -21,6 +21,7 @@ mod gpu_render;
 mod gpu_shade_corpus;
 mod gpu_vertex_ops;
 mod hardware_images;
+mod overdraw;
 mod raster;
 mod raster_render;
 mod render_anisotropy;

@@ -18,6 +18,7 @@ pub mod index;
 mod info;
 pub mod matching;
 pub mod mvp;
+pub mod overdraw;
 pub mod probe;
 mod program_input;
 pub mod replay;
@@ -57,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Uniforms(args) => uniforms::run(&args),
         Command::Probe(command) => probe::run(&command),
         Command::Targets(args) => targets::run(&args),
+        Command::Overdraw(args) => overdraw::run(&args),
         Command::Textures(args) => textures::run(&args),
         Command::Index(args) => index::run(&args),
         Command::Find(args) => find::run(&args),

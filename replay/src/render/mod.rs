@@ -12,6 +12,7 @@
 //! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
 //! - [`observe`]: a [`DrawObserver`] sees the surface memory before and after each draw.
 //! - [`target`]: any colour or depth target as an image (`replay --target`, the report).
+//! - [`overdraw`]: the fragments the draws rasterize per pixel of a target (`overdraw`).
 //! - [`band`]: one band of rows of the output image ([`RenderOptions::band`]), for a frame
 //!   split across machines, and the merge of the bands.
 
@@ -25,6 +26,7 @@ pub mod history;
 pub mod msaa;
 pub mod observe;
 mod output;
+pub mod overdraw;
 pub mod scene;
 pub mod state;
 pub mod surface;

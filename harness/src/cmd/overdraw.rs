@@ -1,0 +1,163 @@
+//! `rsxtrace overdraw`: how many fragments the frame's draws rasterize at each pixel of the
+//! output image (or of another target), as a heat map PNG, with the draws that rasterize the
+//! most (`rsxtrace_replay::render::overdraw`; docs/ci.md).
+
+use crate::exit::Status;
+use crate::output::print_json;
+use crate::table::Table;
+use anyhow::Context;
+use clap::Args;
+use rsxtrace_capture::rrc::Location;
+use rsxtrace_replay::render::draw_range::{self, DrawRange};
+use rsxtrace_replay::render::overdraw::{overdraw, Overdraw, RAMP_TOP};
+use rsxtrace_replay::render::surface::output_surface;
+use rsxtrace_replay::render::target::{target_at, NamedTarget, TargetFormat};
+use rsxtrace_replay::render::Scene;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Draws listed in the text table, the most fragments first.
+const TOP_DRAWS: usize = 10;
+
+#[derive(Args, Debug)]
+pub struct OverdrawArgs {
+    /// Capture or trace file.
+    pub file: PathBuf,
+    /// Output PNG: the heat map (0 black; 1 blue, then cyan, green, yellow, to red at 16 and
+    /// more fragments).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Count on the colour target at this address instead of the output image, or on the
+    /// depth surface there when no draw renders colour into it (as `replay --target`).
+    #[arg(long, value_name = "[LOCATION:]ADDRESS", value_parser = super::history::parse_target)]
+    pub target: Option<(Location, u32)>,
+    /// Count only draws A..B (as `replay --draws`).
+    #[arg(long, value_parser = draw_range::parse)]
+    pub draws: Option<DrawRange>,
+    /// Print the summary as JSON (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
+    let frame = Scene::open(&args.file)?;
+    super::warn_frame_problems(&args.file, &frame);
+    let range = draw_range::resolve(args.draws, frame.draws.len())?;
+    let target: NamedTarget = match args.target {
+        Some((location, address)) => target_at(&frame, location, address).with_context(|| {
+            format!(
+                "no draw renders into a colour or depth target at {} 0x{address:08x}",
+                location.name()
+            )
+        })?,
+        None => {
+            let output = output_surface(&frame, &frame.events)
+                .context("no draw writes a usable colour target (no output image)")?;
+            NamedTarget {
+                index: 0,
+                layout: output.layout,
+                format: TargetFormat::Color(output.format),
+                antialias: output.antialias,
+            }
+        }
+    };
+    let counted = overdraw(&frame, &target, range);
+    counted
+        .heat_map()
+        .write_png(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    if args.json {
+        print_json(&summary_json(args, &target, &counted))?;
+    } else {
+        print_text(args, &target, &counted)?;
+    }
+    Ok(Status::Success)
+}
+
+fn summary_json(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> serde_json::Value {
+    let (max, x, y) = o.max();
+    let covered = o.covered_pixels();
+    json!({
+        "file": args.file.display().to_string(),
+        "out": args.out.display().to_string(),
+        "target": {
+            "location": target.layout.location.name(),
+            "address": target.layout.offset,
+            "format": target.format.name(),
+            "depth": target.format.is_depth(),
+        },
+        "width": o.width,
+        "height": o.height,
+        "fragments": o.total(),
+        "covered_pixels": covered,
+        "mean_per_covered_pixel": o.mean_per_covered_pixel(),
+        "max": {"fragments": max, "x": x, "y": y},
+        "histogram": o.histogram(),
+        "draws": o.draws,
+        "skipped": o.skipped.iter()
+            .map(|(draw, reason)| json!({"draw": draw, "reason": reason}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+fn print_text(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> anyhow::Result<()> {
+    for (draw, why) in &o.skipped {
+        eprintln!("warning: draw {draw}: not counted: {why}");
+    }
+    let (max, x, y) = o.max();
+    let covered = o.covered_pixels();
+    let pixels = u64::from(o.width) * u64::from(o.height);
+    outln!(
+        "{} {}x{} at {}+0x{:x}: {} fragments from {} draws over {} of {} pixels ({:.2} per \
+         covered pixel), at most {} at ({}, {})",
+        if target.format.is_depth() {
+            "depth surface"
+        } else {
+            "colour target"
+        },
+        o.width,
+        o.height,
+        target.layout.location.name(),
+        target.layout.offset,
+        o.total(),
+        o.draws.len(),
+        covered,
+        pixels,
+        o.mean_per_covered_pixel(),
+        max,
+        x,
+        y
+    );
+    let histogram = o.histogram();
+    let listed: Vec<String> = histogram
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, &n)| n > 0)
+        .map(|(k, n)| {
+            if k as u32 == RAMP_TOP {
+                format!("{k}+: {n}")
+            } else {
+                format!("{k}: {n}")
+            }
+        })
+        .collect();
+    outln!("pixels by fragments: {}", listed.join(", "));
+    let mut top = o.draws.clone();
+    top.sort_by(|a, b| b.fragments.cmp(&a.fragments).then(a.draw.cmp(&b.draw)));
+    let mut table = Table::new(&["draw", "fragments", "share"]);
+    let total = o.total().max(1) as f64;
+    for d in top.iter().take(TOP_DRAWS) {
+        table.row(vec![
+            d.draw.to_string(),
+            d.fragments.to_string(),
+            format!("{:.1}%", d.fragments as f64 * 100.0 / total),
+        ]);
+    }
+    outln!("{}", table.render().trim_end());
+    outln!(
+        "wrote {} (heat map: 0 black; 1 blue, cyan, green, yellow, {RAMP_TOP}+ red)",
+        args.out.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! Overdraw: how many fragments the frame's draws rasterize at each pixel of one target, and
+//! which draws rasterize the most (`rsxtrace overdraw`), as RenderDoc's overdraw overlay
+//! shows a frame's fill cost.
+//!
+//! A fragment here is a pixel a primitive covers after the draw's scissor, surface clip,
+//! culling and stipple patterns: the coverage both renderers use ([`covered_pixels`]), before
+//! the fragment program and the alpha, depth and stencil tests. So the count is the fragment
+//! work of a GPU that rejects nothing early, an upper bound on what shades; a fragment the
+//! depth test later drops still counts. Nothing is rendered: each draw's vertex program runs
+//! on its vertices (the CPU interpreter), its primitives are assembled and covered, draws in
+//! parallel. A draw counts toward the target when one of its colour targets is the target,
+//! or, for a depth surface, when it tests depth, stencil or depth bounds against it. A
+//! multisampled target is counted on its sample grid; a pixel's count is the largest of its
+//! samples'.
+
+use crate::render::cpu::geometry::{build_within, covered_pixels, CoverRules};
+use crate::render::cpu::vertex::{point_size_from_vertex, shade_vertices};
+use crate::render::msaa::Antialias;
+use crate::render::state::DrawState;
+use crate::render::target::{colour_targets_of, depth_target_of, uses_depth_surface, NamedTarget};
+use crate::render::Rgba8Image;
+use rayon::prelude::*;
+use rsxtrace_capture::frame::{Draw, Frame};
+use serde::Serialize;
+use std::ops::Range;
+
+/// Counts at or above this many fragments share the ramp's last colour.
+pub const RAMP_TOP: u32 = 16;
+
+/// The fragments of one draw on the target.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DrawFragments {
+    /// The draw.
+    pub draw: usize,
+    /// Fragments it rasterized on the target.
+    pub fragments: u64,
+}
+
+/// The overdraw of one target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overdraw {
+    /// Width of the counts (the target's pixels; a multisampled target's, resolved).
+    pub width: u32,
+    /// Height of the counts.
+    pub height: u32,
+    /// Fragments per pixel, row by row.
+    pub counts: Vec<u32>,
+    /// Every draw that rasterized a fragment on the target, in frame order.
+    pub draws: Vec<DrawFragments>,
+    /// Draws of the range that render into the target but could not be counted (state or
+    /// vertex program), with why.
+    pub skipped: Vec<(usize, String)>,
+}
+
+impl Overdraw {
+    /// Every fragment counted (samples of a multisampled target included).
+    pub fn total(&self) -> u64 {
+        self.draws.iter().map(|d| d.fragments).sum()
+    }
+
+    /// Pixels with at least one fragment.
+    pub fn covered_pixels(&self) -> u64 {
+        self.counts.iter().filter(|&&c| c > 0).count() as u64
+    }
+
+    /// Fragments per pixel that has any (0 when none has).
+    pub fn mean_per_covered_pixel(&self) -> f64 {
+        let covered = self.covered_pixels();
+        if covered == 0 {
+            return 0.0;
+        }
+        self.counts.iter().map(|&c| u64::from(c)).sum::<u64>() as f64 / covered as f64
+    }
+
+    /// The largest count and the first pixel (`x`, `y`) that has it.
+    pub fn max(&self) -> (u32, u32, u32) {
+        let (at, &count) = self
+            .counts
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
+            .unwrap_or((0, &0));
+        let w = self.width.max(1) as usize;
+        (count, (at % w) as u32, (at / w) as u32)
+    }
+
+    /// Pixels per count: entry `n` = pixels with `n` fragments, the last entry
+    /// ([`RAMP_TOP`]) those with `RAMP_TOP` or more.
+    pub fn histogram(&self) -> Vec<u64> {
+        let mut h = vec![0u64; RAMP_TOP as usize + 1];
+        for &c in &self.counts {
+            h[c.min(RAMP_TOP) as usize] += 1;
+        }
+        h
+    }
+
+    /// The counts as a heat map: 0 black, then blue, cyan, green, yellow and red as the count
+    /// rises to [`RAMP_TOP`] and above ([`ramp`]); opaque.
+    pub fn heat_map(&self) -> Rgba8Image {
+        Rgba8Image {
+            width: self.width,
+            height: self.height,
+            pixels: self.counts.iter().flat_map(|&c| ramp(c)).collect(),
+        }
+    }
+}
+
+/// The heat map's colour for `count` fragments: black for none; from 1 to [`RAMP_TOP`] along
+/// blue (1), cyan, green, yellow, red ([`RAMP_TOP`] and above), linearly between them.
+pub fn ramp(count: u32) -> [u8; 4] {
+    const STOPS: [[f32; 3]; 5] = [
+        [0.0, 0.0, 255.0],
+        [0.0, 255.0, 255.0],
+        [0.0, 255.0, 0.0],
+        [255.0, 255.0, 0.0],
+        [255.0, 0.0, 0.0],
+    ];
+    if count == 0 {
+        return [0, 0, 0, 255];
+    }
+    let t = (count.min(RAMP_TOP) - 1) as f32 / (RAMP_TOP - 1) as f32 * 4.0;
+    let i = (t.floor() as usize).min(3);
+    let f = t - i as f32;
+    let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f).round() as u8;
+    [c(0), c(1), c(2), 255]
+}
+
+/// Whether `draw` renders into `target` (the module doc).
+fn renders_into(draw: &Draw, target: &NamedTarget) -> bool {
+    let same = |t: &NamedTarget| {
+        t.layout.location == target.layout.location && t.layout.offset == target.layout.offset
+    };
+    if target.format.is_depth() {
+        uses_depth_surface(&draw.raster) && depth_target_of(&draw.surface).is_ok_and(|t| same(&t))
+    } else {
+        colour_targets_of(&draw.surface)
+            .unwrap_or_default()
+            .iter()
+            .any(|t| t.as_ref().is_ok_and(same))
+    }
+}
+
+/// Count one draw's fragments into `cells`, the counts of a `grid`-sized target row by row;
+/// returns how many it added, or why the draw cannot be counted.
+fn count_draw(
+    frame: &Frame,
+    index: usize,
+    grid: (u32, u32),
+    cells: &mut [u32],
+) -> Result<u64, String> {
+    let draw = &frame.draws[index];
+    let state = DrawState::from_draw(draw).map_err(|e| format!("state: {e}"))?;
+    let memory = frame
+        .memory(index)
+        .ok_or_else(|| "no memory view".to_string())?;
+    let shaded = shade_vertices(draw, &memory)?;
+    let bounds = state.window_bounds();
+    let prims = build_within(
+        &state,
+        &shaded.outputs,
+        &shaded.starts,
+        point_size_from_vertex(draw),
+        bounds,
+    );
+    let rules = CoverRules::from_state(&state);
+    let (ox, oy) = state.window_offset;
+    let mut covered = Vec::new();
+    let mut fragments = 0u64;
+    for prim in &prims {
+        covered_pixels(prim, bounds, &rules, &mut covered);
+        for c in &covered {
+            // Window pixel + window offset = surface pixel (the renderers' rule).
+            let (x, y) = (c.x.saturating_add(ox), c.y.saturating_add(oy));
+            if x < grid.0 && y < grid.1 {
+                let at = y as usize * grid.0 as usize + x as usize;
+                cells[at] = cells[at].saturating_add(1);
+                fragments += 1;
+            }
+        }
+    }
+    Ok(fragments)
+}
+
+/// Counts so far: the cells, the draws counted and those skipped.
+type Partial = (Vec<u32>, Vec<DrawFragments>, Vec<(usize, String)>);
+
+/// The overdraw of `target` over the draws of `range` (the whole frame when `None`). Draws
+/// run in parallel, each thread counting into a grid of its own (memory: a grid per thread,
+/// whatever the number of fragments).
+pub fn overdraw(frame: &Frame, target: &NamedTarget, range: Option<Range<usize>>) -> Overdraw {
+    let range = range.unwrap_or(0..frame.draws.len());
+    let grid = (target.layout.width, target.layout.height);
+    let len = grid.0 as usize * grid.1 as usize;
+    let empty = || -> Partial { (vec![0u32; len], Vec::new(), Vec::new()) };
+    let (cells, mut draws, mut skipped) = range
+        .into_par_iter()
+        .filter(|&i| frame.draws.get(i).is_some_and(|d| renders_into(d, target)))
+        .fold(empty, |(mut cells, mut draws, mut skipped), draw| {
+            match count_draw(frame, draw, grid, &mut cells) {
+                Ok(0) => {}
+                Ok(fragments) => draws.push(DrawFragments { draw, fragments }),
+                Err(why) => skipped.push((draw, why)),
+            }
+            (cells, draws, skipped)
+        })
+        .reduce(empty, |mut a, b| {
+            for (x, y) in a.0.iter_mut().zip(&b.0) {
+                *x = x.saturating_add(*y);
+            }
+            a.1.extend(b.1);
+            a.2.extend(b.2);
+            a
+        });
+    draws.sort_by_key(|d| d.draw);
+    skipped.sort_by_key(|s| s.0);
+    let (counts, width, height) = resolve_max(cells, grid, target.antialias);
+    Overdraw {
+        width,
+        height,
+        counts,
+        draws,
+        skipped,
+    }
+}
+
+/// A sample grid's counts as pixels: each pixel the largest count of its samples.
+fn resolve_max(cells: Vec<u32>, (w, h): (u32, u32), aa: Antialias) -> (Vec<u32>, u32, u32) {
+    let (sx, sy) = aa.grid();
+    if (sx, sy) == (1, 1) {
+        return (cells, w, h);
+    }
+    let (pw, ph) = (w / sx, h / sy);
+    let counts = (0..ph)
+        .flat_map(|y| (0..pw).map(move |x| (x, y)))
+        .map(|(x, y)| {
+            (0..sy)
+                .flat_map(|j| (0..sx).map(move |i| (x * sx + i, y * sy + j)))
+                .map(|(gx, gy)| cells[gy as usize * w as usize + gx as usize])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    (counts, pw, ph)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ramp_runs_from_blue_to_red_and_none_is_black() {
+        assert_eq!(ramp(0), [0, 0, 0, 255]);
+        assert_eq!(ramp(1), [0, 0, 255, 255]);
+        assert_eq!(ramp(RAMP_TOP), [255, 0, 0, 255]);
+        assert_eq!(ramp(RAMP_TOP * 4), [255, 0, 0, 255]);
+        // Count 6 lies a third of the way into the ramp: between cyan and green.
+        let mid = ramp(6);
+        assert_eq!((mid[0], mid[1]), (0, 255), "{mid:?}");
+        assert!(mid[2] > 0 && mid[2] < 255, "{mid:?}");
+    }
+
+    #[test]
+    fn a_multisampled_grid_resolves_to_the_largest_sample() {
+        // A 4x2 grid of 2x1 samples: pixels (0, 0), (1, 0), (0, 1), (1, 1).
+        let cells = vec![1, 3, 0, 0, 2, 2, 5, 0];
+        let (counts, w, h) = resolve_max(cells, (4, 2), Antialias::DiagonalCentered2);
+        assert_eq!((w, h), (2, 2));
+        assert_eq!(counts, [3, 0, 2, 5]);
+    }
+
+    #[test]
+    fn the_summary_counts_pixels_fragments_and_the_largest() {
+        let o = Overdraw {
+            width: 3,
+            height: 1,
+            counts: vec![0, 2, 20],
+            draws: vec![
+                DrawFragments {
+                    draw: 0,
+                    fragments: 12,
+                },
+                DrawFragments {
+                    draw: 4,
+                    fragments: 10,
+                },
+            ],
+            skipped: Vec::new(),
+        };
+        assert_eq!(o.total(), 22);
+        assert_eq!(o.covered_pixels(), 2);
+        assert_eq!(o.mean_per_covered_pixel(), 11.0);
+        assert_eq!(o.max(), (20, 2, 0));
+        let h = o.histogram();
+        assert_eq!((h[0], h[2], h[RAMP_TOP as usize]), (1, 1, 1));
+        assert_eq!(o.heat_map().pixels.len(), 12);
+    }
+}
