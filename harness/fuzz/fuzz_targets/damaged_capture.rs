@@ -11,6 +11,7 @@ use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{self, Capture};
 use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
+use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::RenderOptions;
@@ -69,6 +70,13 @@ fuzz_target!(|data: &[u8]| {
             target_at(&frame, location, zeta.offset).map(TargetGrab::new)
         }
     });
+    // The overdraw of the first draw's first colour target over the same draws.
+    if let Some(target) = frame.draws.get(first).and_then(|d| {
+        let c = d.surface.color[0];
+        target_at(&frame, c.location?, c.offset)
+    }) {
+        let _ = overdraw(&frame, &target, Some(first..first + 2));
+    }
     match grab {
         Some(mut grab) => {
             let _ = render_frame_observed(&frame, &events, &options, &mut grab);

@@ -39,7 +39,7 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
         "draws",
         "first..last",
         "sampled by",
-        "",
+        "notes",
     ]);
     for t in &targets {
         table.row(vec![
