@@ -47,6 +47,8 @@ use rsxtrace_capture::open::{open_capture, OpenError};
 use rsxtrace_capture::overview::{self, Overview};
 use rsxtrace_gpu::Gpu;
 
+use rsxtrace_replay::render::overdraw::{overdraw, Overdraw};
+use rsxtrace_replay::render::target::output_target;
 use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene, SceneError};
 use rsxtrace_verify::divergence::{verify_frame, DrawReport, VerifyOptions, VerifyReport};
 use site::Site;
@@ -200,6 +202,19 @@ pub struct Report<'a> {
     pub programs: BTreeMap<ProgramKey, ProgramText>,
     /// Verification results by draw index, when verified.
     pub verify: Option<(VerifyReport, HashMap<usize, usize>)>,
+    /// The overdraw of the output image over the reported draws, when the frame has one.
+    pub overdraw: Option<FrameOverdraw>,
+}
+
+/// The fragments the reported draws rasterize on the output image
+/// (`rsxtrace_replay::render::overdraw`).
+pub struct FrameOverdraw {
+    /// The heat map.
+    pub image: ImageId,
+    /// The counts.
+    pub counted: Overdraw,
+    /// Fragments per draw index.
+    pub by_draw: HashMap<usize, u64>,
 }
 
 impl Report<'_> {
@@ -293,6 +308,23 @@ pub fn build(
         store.submit(move || vec![(final_image, image, Channels::Rgb)]);
     }
     let (shots, changes) = observer.inner.finish();
+    // The overdraw of the output image (vertex programs and coverage, no rendering).
+    let overdraw = output_target(frame, &loaded.scene.events).map(|target| {
+        let counted = overdraw(frame, &target, Some(range.clone()));
+        let image = store.reserve(1)[0];
+        let heat = counted.heat_map();
+        store.submit(move || vec![(image, heat, Channels::Rgb)]);
+        let by_draw = counted
+            .draws
+            .iter()
+            .map(|d| (d.draw, d.fragments))
+            .collect();
+        FrameOverdraw {
+            image,
+            counted,
+            by_draw,
+        }
+    });
 
     let verified = match verify_on {
         Some(gpu) => {
@@ -368,6 +400,7 @@ pub fn build(
         draw_programs,
         programs,
         verify: verified,
+        overdraw,
     };
     if let Some(bar) = progress {
         bar.set_position(0);

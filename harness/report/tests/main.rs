@@ -4,5 +4,6 @@
 
 mod browser;
 mod escaping;
+mod overdraw;
 mod targets;
 mod unrenderable;

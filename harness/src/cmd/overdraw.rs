@@ -10,8 +10,7 @@ use clap::Args;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_replay::render::overdraw::{overdraw, Overdraw, RAMP_TOP};
-use rsxtrace_replay::render::surface::output_surface;
-use rsxtrace_replay::render::target::{target_at, NamedTarget, TargetFormat};
+use rsxtrace_replay::render::target::{output_target, target_at, NamedTarget};
 use rsxtrace_replay::render::Scene;
 use serde_json::json;
 use std::path::PathBuf;
@@ -50,16 +49,8 @@ pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
                 location.name()
             )
         })?,
-        None => {
-            let output = output_surface(&frame, &frame.events)
-                .context("no draw writes a usable colour target (no output image)")?;
-            NamedTarget {
-                index: 0,
-                layout: output.layout,
-                format: TargetFormat::Color(output.format),
-                antialias: output.antialias,
-            }
-        }
+        None => output_target(&frame, &frame.events)
+            .context("no draw writes a usable colour target (no output image)")?,
     };
     let counted = overdraw(&frame, &target, range);
     counted

@@ -10,9 +10,10 @@
 
 use crate::render::msaa::{resolve, Antialias};
 use crate::render::observe::DrawObserver;
-use crate::render::state::{color_targets, ColorFormat, DepthFormat};
+use crate::render::state::{color_targets, ColorFormat, DepthFormat, FrameEvents};
 use crate::render::surface::{
-    bytes_per_pixel, decode_depth, depth_bytes_per_pixel, fixed_to_depth, to_rgba8, SurfaceLayout,
+    bytes_per_pixel, decode_depth, depth_bytes_per_pixel, fixed_to_depth, output_surface, to_rgba8,
+    SurfaceLayout,
 };
 use crate::render::Rgba8Image;
 use rsxtrace_capture::fetch::GuestMemory;
@@ -144,6 +145,18 @@ pub fn target_at(frame: &Frame, location: Location, address: u32) -> Option<Name
             .find(here)
     });
     color.or_else(|| depth_target_at(frame, location, address))
+}
+
+/// The frame's output image as a target (the colour target `replay` writes,
+/// [`output_surface`]); `None` when no draw writes a usable colour target.
+pub fn output_target(frame: &Frame, events: &FrameEvents) -> Option<NamedTarget> {
+    let output = output_surface(frame, events)?;
+    Some(NamedTarget {
+        index: 0,
+        layout: output.layout,
+        format: TargetFormat::Color(output.format),
+        antialias: output.antialias,
+    })
 }
 
 /// The depth surface at `address` in `location` as the last draw whose surface has it there

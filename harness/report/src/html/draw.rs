@@ -49,6 +49,11 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
             @if draw.part > 0 {
                 ", part " (draw.part) " of its BEGIN/END (the ranges after a change of a vertex base, array offset or transform constant)"
             }
+            @if let Some(o) = &report.overdraw {
+                @let n = o.by_draw.get(&d).copied().unwrap_or(0);
+                ", rasterizes " (n) " fragments on the output image ("
+                (format!("{:.1}", n as f64 * 100.0 / o.counted.total().max(1) as f64)) "% of the frame's)"
+            }
         }
         (notes(report, d, draw))
         section #target {

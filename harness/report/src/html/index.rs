@@ -10,6 +10,7 @@ use crate::Report;
 use maud::{html, Markup};
 use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::rrc::Compression;
+use rsxtrace_replay::render::overdraw::{Overdraw, RAMP_TOP};
 use rsxtrace_replay::render::state::ClearEvent;
 use rsxtrace_replay::render::transfer::{Transfer, TransferEvent};
 
@@ -29,8 +30,18 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
         }
         section.frame {
             h2 { "Frame" }
-            (image(&report.images, report.final_image, &path, "the final frame", "frame"))
-            p.facts { "Output: " (output_source(report)) }
+            div.pair {
+                figure {
+                    (image(&report.images, report.final_image, &path, "the final frame", "frame"))
+                    figcaption.facts { "Output: " (output_source(report)) }
+                }
+                @if let Some(o) = &report.overdraw {
+                    figure {
+                        (image(&report.images, o.image, &path, "overdraw heat map", "frame"))
+                        figcaption.facts { (overdraw_text(&o.counted)) }
+                    }
+                }
+            }
         }
         div.columns {
             section { h2 { "Capture" } (facts(report)) }
@@ -49,6 +60,7 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
                 thead {
                     tr {
                         th { "#" } th { "event" } th { "primitive" } th.num { "vertices" }
+                        th.num { "fragments" }
                         th { "programs" } th { "target" } th { "after" }
                         @if report.verify.is_some() { th { "verify" } }
                         th { "notes" }
@@ -65,6 +77,21 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
     (
         layout(&path, &format!("rsxtrace report: {source}"), "index", body),
         list.len(),
+    )
+}
+
+/// The overdraw heat map's caption: what it counts and the totals.
+fn overdraw_text(o: &Overdraw) -> String {
+    let (max, x, y) = o.max();
+    format!(
+        "Overdraw: fragments the draws rasterize per pixel of the output image, before the \
+         fragment program and the tests (0 black; 1 blue, cyan, green, yellow, {RAMP_TOP}+ \
+         red): {} fragments from {} draws over {} pixels, {:.2} per covered pixel, at most \
+         {max} at ({x}, {y}).",
+        o.total(),
+        o.draws.len(),
+        o.covered_pixels(),
+        o.mean_per_covered_pixel()
     )
 }
 
@@ -198,7 +225,7 @@ fn verify_facts(report: &Report<'_>) -> Markup {
 }
 
 fn row(report: &Report<'_>, n: usize, event: &Event<'_>, from: &SitePath) -> Markup {
-    let span = if report.verify.is_some() { 7 } else { 6 };
+    let span = if report.verify.is_some() { 8 } else { 7 };
     match event {
         Event::Draw(d) => draw_row(report, n, *d, from),
         Event::Clear(c) => html! {
@@ -251,6 +278,12 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
             td { a href=(href) { "draw " (d) } }
             td { (draw.primitive.name()) " " span.dim { (source) } }
             td.num { (draw.vertex_count) }
+            td.num {
+                @match report.overdraw.as_ref().map(|o| o.by_draw.get(&d).copied().unwrap_or(0)) {
+                    Some(n) => (n),
+                    None => "-",
+                }
+            }
             td.keys { (key(0)) br; (key(1)) }
             td {
                 @match target {
