@@ -84,3 +84,46 @@ fn fragments_per_pixel_follow_the_geometry_scissor_and_culling() {
     assert_eq!(z.draws.len(), 1);
     assert_eq!(z.counts.iter().filter(|&&c| c > 0).count(), 1);
 }
+
+/// A full quad into a 4x4 surface with two samples diagonal (antialias 3, an 8x4 grid), drawn
+/// once per sample: each sample is counted once (32 fragments), each pixel's count is 1.
+#[test]
+fn a_multisampled_target_counts_each_sample_once() {
+    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+    let target = |offset| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: 32,
+    };
+    let mut b = CaptureBuilder::new("overdraw_msaa.rrc");
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 3,
+        log2_size: (2, 2),
+        color_target: 1,
+        colors: [target(SCENE_COLOR), target(0), target(0), target(0)],
+        zeta: target(SCENE_ZETA),
+        clip: (0, 0, 4, 4),
+    });
+    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_scissor(0, 0, 4, 4);
+    b.set_color_mask(0x0101_0101);
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+        .unwrap();
+    b.set_fragment_program(
+        Location::Local,
+        0x1000,
+        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
+        0x40,
+    )
+    .unwrap();
+    quad(&mut b, 0x1_0000, [0.0, 0.0, 4.0, 4.0]);
+    let frame = Frame::from_capture(&b.finish()).expect("frame");
+    let colour = target_at(&frame, Location::Local, SCENE_COLOR).expect("colour target");
+    let o = overdraw(&frame, &colour, None);
+    assert_eq!((o.width, o.height), (4, 4));
+    assert_eq!(o.total(), 32);
+    assert!(o.counts.iter().all(|&c| c == 1), "{:?}", o.counts);
+}

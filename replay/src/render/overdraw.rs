@@ -10,12 +10,13 @@
 //! on its vertices (the CPU interpreter), its primitives are assembled and covered, draws in
 //! parallel. A draw counts toward the target when one of its colour targets is the target,
 //! or, for a depth surface, when it tests depth, stencil or depth bounds against it. A
-//! multisampled target is counted on its sample grid; a pixel's count is the largest of its
+//! multisampled target is counted on its sample grid, each sample at its position (modes 3
+//! and 5 once per sample, as the renderers draw them); a pixel's count is the largest of its
 //! samples'.
 
 use crate::render::cpu::geometry::{build_within, covered_pixels, CoverRules};
 use crate::render::cpu::vertex::{point_size_from_vertex, shade_vertices};
-use crate::render::msaa::Antialias;
+use crate::render::msaa::{sample_passes, Antialias};
 use crate::render::state::DrawState;
 use crate::render::target::{colour_targets_of, depth_target_of, uses_depth_surface, NamedTarget};
 use crate::render::Rgba8Image;
@@ -154,27 +155,39 @@ fn count_draw(
         .memory(index)
         .ok_or_else(|| "no memory view".to_string())?;
     let shaded = shade_vertices(draw, &memory)?;
-    let bounds = state.window_bounds();
-    let prims = build_within(
-        &state,
-        &shaded.outputs,
-        &shaded.starts,
-        point_size_from_vertex(draw),
-        bounds,
-    );
-    let rules = CoverRules::from_state(&state);
-    let (ox, oy) = state.window_offset;
+    // A surface whose samples lie off their grid cells' centres is covered once per sample,
+    // each pass keeping its own cells, as the renderers draw it (`msaa::sample_passes`).
+    let passes = sample_passes(&state);
+    let passes = if passes.is_empty() {
+        vec![state]
+    } else {
+        passes
+    };
     let mut covered = Vec::new();
     let mut fragments = 0u64;
-    for prim in &prims {
-        covered_pixels(prim, bounds, &rules, &mut covered);
-        for c in &covered {
-            // Window pixel + window offset = surface pixel (the renderers' rule).
-            let (x, y) = (c.x.saturating_add(ox), c.y.saturating_add(oy));
-            if x < grid.0 && y < grid.1 {
-                let at = y as usize * grid.0 as usize + x as usize;
-                cells[at] = cells[at].saturating_add(1);
-                fragments += 1;
+    for state in &passes {
+        let bounds = state.window_bounds();
+        let prims = build_within(
+            state,
+            &shaded.outputs,
+            &shaded.starts,
+            point_size_from_vertex(draw),
+            bounds,
+        );
+        let rules = CoverRules::from_state(state);
+        let (ox, oy) = state.window_offset;
+        for prim in &prims {
+            covered_pixels(prim, bounds, &rules, &mut covered);
+            for c in &covered {
+                // Window pixel + window offset = surface pixel (the renderers' rule).
+                let (x, y) = (c.x.saturating_add(ox), c.y.saturating_add(oy));
+                let pass_keeps =
+                    passes.len() == 1 || state.sample_mask.is_none_or(|m| m.covers(x, y));
+                if x < grid.0 && y < grid.1 && pass_keeps {
+                    let at = y as usize * grid.0 as usize + x as usize;
+                    cells[at] = cells[at].saturating_add(1);
+                    fragments += 1;
+                }
             }
         }
     }
