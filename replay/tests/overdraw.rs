@@ -17,8 +17,8 @@ fn quad(b: &mut rsxtrace_capture::builder::CaptureBuilder, at: u32, rect: [f32; 
     draw_vertices(b, at, 8, &vertices);
 }
 
-fn scene() -> Frame {
-    let mut b = pixel_scene("overdraw.rrc", 8, 2);
+/// The fragment program writing COL0.
+fn mov_col0(b: &mut rsxtrace_capture::builder::CaptureBuilder) {
     b.set_fragment_program(
         Location::Local,
         0x1000,
@@ -26,6 +26,11 @@ fn scene() -> Frame {
         0x40,
     )
     .unwrap();
+}
+
+fn scene() -> Frame {
+    let mut b = pixel_scene("overdraw.rrc", 8, 2);
+    mov_col0(&mut b);
     quad(&mut b, 0x1_0000, [0.0, 0.0, 8.0, 8.0]); // draw 0
     quad(&mut b, 0x2_0000, [0.0, 0.0, 8.0, 8.0]); // draw 1
     quad(&mut b, 0x3_0000, [2.0, 2.0, 4.0, 4.0]); // draw 2
@@ -112,13 +117,7 @@ fn a_multisampled_target_counts_each_sample_once() {
     b.set_color_mask(0x0101_0101);
     b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
         .unwrap();
-    b.set_fragment_program(
-        Location::Local,
-        0x1000,
-        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
-        0x40,
-    )
-    .unwrap();
+    mov_col0(&mut b);
     quad(&mut b, 0x1_0000, [0.0, 0.0, 4.0, 4.0]);
     let frame = Frame::from_capture(&b.finish()).expect("frame");
     let colour = target_at(&frame, Location::Local, SCENE_COLOR).expect("colour target");

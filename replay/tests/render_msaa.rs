@@ -83,15 +83,22 @@ fn draw(b: &mut CaptureBuilder, at: u32, primitive: u32, points: &[(f32, f32)]) 
 
 /// The multisampled surface bound and cleared to opaque black, the programs set.
 fn aa_setup(name: &str) -> CaptureBuilder {
+    setup(name, surface(AA, AA_ZETA, 4, 4))
+}
+
+/// `target` bound (`size`×`size` pixels, its viewport) and cleared to opaque black, the
+/// programs set.
+fn setup(name: &str, target: SurfaceDesc) -> CaptureBuilder {
+    let size = target.clip.2;
     let mut b = CaptureBuilder::new(name);
-    b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    b.set_viewport(0, 0, size, size, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 4096, 4096);
     b.set_color_mask(0x0101_0101);
     b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
-    b.set_surface(&surface(AA, AA_ZETA, 4, 4));
+    b.set_surface(&target);
     b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
     b
 }
@@ -501,16 +508,7 @@ fn check_alpha_to_coverage(device: Option<&rsxtrace_gpu::Gpu>) {
     // One sample per pixel: the same rule on the pixel grid (RPCS3 applies alpha to coverage
     // at one sample too). Alpha 0.3 (76 or 77 of 255) lies between 4.5/16 and 5.5/16: five
     // pixels of every 4x4 block.
-    let mut b = CaptureBuilder::new("a2c_one_sample.rrc");
-    b.set_viewport(0, 0, 8, 8, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
-    b.set_scissor(0, 0, 4096, 4096);
-    b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
-        .unwrap();
-    b.set_surface(&surface(COLOR, ZETA, 8, 0));
-    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    let mut b = setup("a2c_one_sample.rrc", surface(COLOR, ZETA, 8, 0));
     b.method(0x1D7C >> 2, 0xFFFF_0010).unwrap(); // alpha to coverage, enable bit off
     let quad = corners([0.0, 0.0, 8.0, 8.0])
         .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0, 1.0, 1.0, 0.3], [0.0; 4]]);
