@@ -91,9 +91,21 @@ fn fragments_per_pixel_follow_the_geometry_scissor_and_culling() {
 }
 
 /// A full quad into a 4x4 surface with two samples diagonal (antialias 3, an 8x4 grid), drawn
-/// once per sample: each sample is counted once (32 fragments), each pixel's count is 1.
+/// once per sample: each sample is counted once (32 fragments), each pixel's count is 1; with
+/// a sample mask that keeps sample 0 alone, its 16 cells.
 #[test]
 fn a_multisampled_target_counts_each_sample_once() {
+    for (mask, fragments) in [(None, 32), (Some(0x0001_0001), 16)] {
+        let o = two_sample_quad(mask);
+        assert_eq!((o.width, o.height), (4, 4));
+        assert_eq!(o.total(), fragments, "mask {mask:?}");
+        assert!(o.counts.iter().all(|&c| c == 1), "{:?}", o.counts);
+    }
+}
+
+/// [`a_multisampled_target_counts_each_sample_once`]'s frame, with `SET_ANTI_ALIASING_CONTROL`
+/// = `control` when given.
+fn two_sample_quad(control: Option<u32>) -> rsxtrace_replay::render::overdraw::Overdraw {
     use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
     let target = |offset| SurfaceTarget {
         location: Location::Local,
@@ -118,11 +130,11 @@ fn a_multisampled_target_counts_each_sample_once() {
     b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
         .unwrap();
     mov_col0(&mut b);
+    if let Some(control) = control {
+        b.method(0x1D7C >> 2, control).unwrap();
+    }
     quad(&mut b, 0x1_0000, [0.0, 0.0, 4.0, 4.0]);
     let frame = Frame::from_capture(&b.finish()).expect("frame");
     let colour = target_at(&frame, Location::Local, SCENE_COLOR).expect("colour target");
-    let o = overdraw(&frame, &colour, None);
-    assert_eq!((o.width, o.height), (4, 4));
-    assert_eq!(o.total(), 32);
-    assert!(o.counts.iter().all(|&c| c == 1), "{:?}", o.counts);
+    overdraw(&frame, &colour, None)
 }

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use rsxtrace_capture::frame::{Draw, Frame};
 use serde::Serialize;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Counts at or above this many fragments share the ramp's last colour.
 pub const RAMP_TOP: u32 = 16;
@@ -147,7 +148,7 @@ fn count_draw(
     frame: &Frame,
     index: usize,
     grid: (u32, u32),
-    cells: &mut [u32],
+    cells: &[AtomicU32],
 ) -> Result<u64, String> {
     let draw = &frame.draws[index];
     let state = DrawState::from_draw(draw).map_err(|e| format!("state: {e}"))?;
@@ -158,11 +159,8 @@ fn count_draw(
     // A surface whose samples lie off their grid cells' centres is covered once per sample,
     // each pass keeping its own cells, as the renderers draw it (`msaa::sample_passes`).
     let passes = sample_passes(&state);
-    let passes = if passes.is_empty() {
-        vec![state]
-    } else {
-        passes
-    };
+    let per_sample = !passes.is_empty();
+    let passes = if per_sample { passes } else { vec![state] };
     let mut covered = Vec::new();
     let mut fragments = 0u64;
     for state in &passes {
@@ -181,11 +179,10 @@ fn count_draw(
             for c in &covered {
                 // Window pixel + window offset = surface pixel (the renderers' rule).
                 let (x, y) = (c.x.saturating_add(ox), c.y.saturating_add(oy));
-                let pass_keeps =
-                    passes.len() == 1 || state.sample_mask.is_none_or(|m| m.covers(x, y));
-                if x < grid.0 && y < grid.1 && pass_keeps {
+                let kept = !per_sample || state.sample_mask.is_none_or(|m| m.covers(x, y));
+                if x < grid.0 && y < grid.1 && kept {
                     let at = y as usize * grid.0 as usize + x as usize;
-                    cells[at] = cells[at].saturating_add(1);
+                    cells[at].fetch_add(1, Ordering::Relaxed);
                     fragments += 1;
                 }
             }
@@ -194,38 +191,30 @@ fn count_draw(
     Ok(fragments)
 }
 
-/// Counts so far: the cells, the draws counted and those skipped.
-type Partial = (Vec<u32>, Vec<DrawFragments>, Vec<(usize, String)>);
-
 /// The overdraw of `target` over the draws of `range` (the whole frame when `None`). Draws
-/// run in parallel, each thread counting into a grid of its own (memory: a grid per thread,
-/// whatever the number of fragments).
+/// run in parallel, counting into one grid of atomic counters (memory: one grid, whatever
+/// the number of fragments or threads).
 pub fn overdraw(frame: &Frame, target: &NamedTarget, range: Option<Range<usize>>) -> Overdraw {
     let range = range.unwrap_or(0..frame.draws.len());
     let grid = (target.layout.width, target.layout.height);
-    let len = grid.0 as usize * grid.1 as usize;
-    let empty = || -> Partial { (vec![0u32; len], Vec::new(), Vec::new()) };
-    let (cells, mut draws, mut skipped) = range
+    let cells: Vec<AtomicU32> = (0..grid.0 as usize * grid.1 as usize)
+        .map(|_| AtomicU32::new(0))
+        .collect();
+    let counted: Vec<(usize, Result<u64, String>)> = range
         .into_par_iter()
         .filter(|&i| frame.draws.get(i).is_some_and(|d| renders_into(d, target)))
-        .fold(empty, |(mut cells, mut draws, mut skipped), draw| {
-            match count_draw(frame, draw, grid, &mut cells) {
-                Ok(0) => {}
-                Ok(fragments) => draws.push(DrawFragments { draw, fragments }),
-                Err(why) => skipped.push((draw, why)),
-            }
-            (cells, draws, skipped)
-        })
-        .reduce(empty, |mut a, b| {
-            for (x, y) in a.0.iter_mut().zip(&b.0) {
-                *x = x.saturating_add(*y);
-            }
-            a.1.extend(b.1);
-            a.2.extend(b.2);
-            a
-        });
-    draws.sort_by_key(|d| d.draw);
-    skipped.sort_by_key(|s| s.0);
+        .map(|draw| (draw, count_draw(frame, draw, grid, &cells)))
+        .collect();
+    let mut draws = Vec::new();
+    let mut skipped = Vec::new();
+    for (draw, result) in counted {
+        match result {
+            Ok(0) => {}
+            Ok(fragments) => draws.push(DrawFragments { draw, fragments }),
+            Err(why) => skipped.push((draw, why)),
+        }
+    }
+    let cells = cells.into_iter().map(AtomicU32::into_inner).collect();
     let (counts, width, height) = resolve_max(cells, grid, target.antialias);
     Overdraw {
         width,
