@@ -65,7 +65,9 @@ fuzz_target!(|data: &[u8]| {
         let zeta = d.surface.zeta;
         let location = zeta.location?;
         if data.get(10).is_some_and(|b| b & 1 == 1) {
-            TargetGrab::stencil(depth_target_at(&frame, location, zeta.offset)?)
+            Some(TargetGrab::new(
+                depth_target_at(&frame, location, zeta.offset)?.stencil()?,
+            ))
         } else {
             target_at(&frame, location, zeta.offset).map(TargetGrab::new)
         }

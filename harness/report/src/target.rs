@@ -8,41 +8,31 @@
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{RasterState, Surface};
 use rsxtrace_capture::rrc::Location;
-use rsxtrace_replay::render::msaa::{resolve, Antialias};
-use rsxtrace_replay::render::surface::{output_image, OutputSurface, SurfaceLayout, TARGET_NAMES};
+use rsxtrace_replay::render::surface::TARGET_NAMES;
 use rsxtrace_replay::render::target::{
-    colour_targets_of, depth_bits, depth_grey, depth_target_of, stencil_bits, stencil_grey,
-    uses_depth_surface, writes_stencil, NamedTarget, TargetFormat, DEPTH_TARGET,
+    colour_targets_of, depth_target_of, target_bits, target_image, uses_depth_surface,
+    writes_stencil, NamedTarget, TargetFormat,
 };
-use rsxtrace_replay::render::{OutputSource, Rgba8Image};
+use rsxtrace_replay::render::Rgba8Image;
+use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64};
 
-/// The index of a depth surface's stencil among a draw's places (after the depth surface's).
-pub const STENCIL_VIEW: usize = DEPTH_TARGET + 1;
-
-/// Where one of a draw's targets lies and how it reads.
+/// Where one of a draw's targets lies and how it reads: a [`NamedTarget`] (its index, layout,
+/// format and sample grid) with what the report does with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TargetPlace {
-    /// Target index (0..4 = colour A..D, 4 = the depth surface, [`STENCIL_VIEW`] = its
-    /// stencil).
-    pub index: usize,
-    /// Memory layout (the sample grid of a multisampled surface).
-    pub layout: SurfaceLayout,
-    /// Colour or depth, and the format.
-    pub kind: TargetFormat,
-    /// Sample grid.
-    pub antialias: Antialias,
-}
+pub struct TargetPlace(pub NamedTarget);
 
 impl From<NamedTarget> for TargetPlace {
     fn from(t: NamedTarget) -> TargetPlace {
-        TargetPlace {
-            index: t.index,
-            layout: t.layout,
-            kind: t.format,
-            antialias: t.antialias,
-        }
+        TargetPlace(t)
+    }
+}
+
+impl Deref for TargetPlace {
+    type Target = NamedTarget;
+    fn deref(&self) -> &NamedTarget {
+        &self.0
     }
 }
 
@@ -65,29 +55,22 @@ impl TargetPlace {
         let colour = colour_targets_of(surface).unwrap_or_default();
         let depth = uses_depth_surface(raster).then(|| depth_target_of(surface));
         let stencil = match &depth {
-            Some(Ok(z)) if writes_stencil(raster) => {
-                matches!(z.format, TargetFormat::Depth(f) if f.has_stencil()).then(|| {
-                    Ok(TargetPlace {
-                        index: STENCIL_VIEW,
-                        ..TargetPlace::from(*z)
-                    })
-                })
-            }
+            Some(Ok(z)) if writes_stencil(raster) => z.stencil().map(Ok),
             _ => None,
         };
         colour
             .into_iter()
             .skip(1)
             .chain(depth)
-            .map(|t| t.map(TargetPlace::from))
             .chain(stencil)
+            .map(|t| t.map(TargetPlace::from))
             .collect()
     }
 
     /// Target name, `A`..`D`, `Z` for the depth surface, `S` for its stencil.
     pub fn name(&self) -> &'static str {
-        match self.kind {
-            TargetFormat::Depth(_) if self.is_stencil() => "S",
+        match self.format {
+            TargetFormat::Stencil(_) => "S",
             TargetFormat::Depth(_) => "Z",
             TargetFormat::Color(_) => TARGET_NAMES.get(self.index).copied().unwrap_or("?"),
         }
@@ -95,17 +78,17 @@ impl TargetPlace {
 
     /// Whether this is the stencil of the depth surface.
     pub fn is_stencil(&self) -> bool {
-        self.index == STENCIL_VIEW
+        self.format.is_stencil()
     }
 
     /// The format's lowercase name.
     pub fn format_name(&self) -> &'static str {
-        self.kind.name()
+        self.format.name()
     }
 
     /// Whether this is the depth surface (or its stencil).
     pub fn is_depth(&self) -> bool {
-        self.kind.is_depth()
+        self.format.is_depth()
     }
 
     /// Bytes the target spans.
@@ -138,7 +121,7 @@ impl TargetPlace {
             place.extend_from_slice(&v.to_le_bytes());
         }
         place.push(u8::from(l.location == Location::Main));
-        place.extend_from_slice(format!("{:?}{:?}", self.kind, self.antialias).as_bytes());
+        place.extend_from_slice(format!("{:?}{:?}", self.format, self.antialias).as_bytes());
         let seed = xxh3_64(&place);
         if self.is_stencil() {
             // The stencil alone: the last byte of each 32-bit depth-stencil word (formats
@@ -179,51 +162,20 @@ pub struct TargetBytes {
 }
 
 impl TargetBytes {
-    /// The target as 8-bit RGBA (resolved when multisampled), decoded once: a depth surface
-    /// as [`depth_grey`] shows it.
+    /// The target as 8-bit RGBA (resolved when multisampled), decoded once, as `replay
+    /// --target` writes it (`render::target::target_image`: a depth surface, or its stencil,
+    /// as grey levels).
     pub fn image(&self) -> &Rgba8Image {
-        self.image.get_or_init(|| match self.place.kind {
-            TargetFormat::Color(format) => {
-                let output = OutputSurface {
-                    source: OutputSource::LastColorTarget {
-                        address: self.place.layout.offset,
-                        format: format.name().to_string(),
-                    },
-                    layout: self.place.layout,
-                    format,
-                    antialias: self.place.antialias,
-                };
-                output_image(&output, self)
-            }
-            TargetFormat::Depth(format) if self.place.is_stencil() => resolve(
-                stencil_grey(&self.place.layout, format, self).0,
-                self.place.antialias,
-            ),
-            TargetFormat::Depth(format) => resolve(
-                depth_grey(&self.place.layout, format, self),
-                self.place.antialias,
-            ),
-        })
+        self.image.get_or_init(|| target_image(&self.place, self))
     }
-}
 
-impl TargetBytes {
-    /// What tells two states of the target apart pixel by pixel: [`Self::image`] for a colour
-    /// target, the stored bits for a depth surface or its stencil (their images' grey levels
-    /// are fitted to each state's values). Resolved when multisampled, so it matches the
-    /// image's size.
+    /// What tells two states of the target apart pixel by pixel (`render::target::target_bits`:
+    /// [`Self::image`] for a colour target, the stored bits for a depth surface or its
+    /// stencil, whose images' grey levels are fitted to each state's values).
     pub fn compared(&self) -> &Rgba8Image {
-        match self.place.kind {
+        match self.place.format {
             TargetFormat::Color(_) => self.image(),
-            TargetFormat::Depth(format) => self.bits.get_or_init(|| {
-                let layout = &self.place.layout;
-                let bits = if self.place.is_stencil() {
-                    stencil_bits(layout, format, self)
-                } else {
-                    depth_bits(layout, format, self)
-                };
-                resolve(bits, self.place.antialias)
-            }),
+            _ => self.bits.get_or_init(|| target_bits(&self.place, self)),
         }
     }
 }

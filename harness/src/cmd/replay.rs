@@ -94,20 +94,20 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
     // The named target, found before rendering (an address no draw renders into is an error).
     let (target, mut grab) = match args.target {
         Some((location, address)) if args.stencil => {
-            let target = depth_target_at(&frame, location, address).with_context(|| {
+            let depth = depth_target_at(&frame, location, address).with_context(|| {
                 format!(
                     "no draw's depth surface lies at {} 0x{address:08x}",
                     location.name()
                 )
             })?;
-            let grab = TargetGrab::stencil(target).with_context(|| {
+            let target = depth.stencil().with_context(|| {
                 format!(
                     "the depth surface at {} 0x{address:08x} is {}: it has no stencil",
                     location.name(),
-                    target.format.name()
+                    depth.format.name()
                 )
             })?;
-            (Some(target), Some(grab))
+            (Some(target), Some(TargetGrab::new(target)))
         }
         Some((location, address)) => {
             let target = target_at(&frame, location, address).with_context(|| {
@@ -206,7 +206,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
                 "address": t.layout.offset,
                 "format": t.format.name(),
                 "depth": t.format.is_depth(),
-                "stencil": args.stencil,
+                "stencil": t.format.is_stencil(),
                 "stencil_values": stencil_values.as_ref().map(|v| v.iter()
                     .map(|(value, pixels)| json!({"value": value, "pixels": pixels}))
                     .collect::<Vec<_>>()),
@@ -253,7 +253,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             Some(t) => format!(
                 "the {} {} at {}+0x{:x}, ",
                 t.format.name(),
-                if args.stencil {
+                if t.format.is_stencil() {
                     "depth surface's stencil (grey levels fitted to its values)"
                 } else if t.format.is_depth() {
                     "depth surface (grey levels fitted to its range)"

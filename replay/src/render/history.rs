@@ -455,7 +455,9 @@ fn target_at(
     let layout = found.layout;
     let format = match found.format {
         TargetFormat::Color(f) => WatchFormat::Color(f),
-        TargetFormat::Depth(f) => WatchFormat::Depth(f),
+        // `target_at` names a colour target or a depth surface; a stencil watch is the
+        // depth surface's (its values are depth and stencil).
+        TargetFormat::Depth(f) | TargetFormat::Stencil(f) => WatchFormat::Depth(f),
     };
     Some((layout, format))
 }

@@ -5,8 +5,9 @@
 //! ([`TargetGrab`]) and decoded to 8-bit RGBA, resolved when multisampled: a colour target as
 //! the renderers show their output, a depth surface as grey levels fitted to its range
 //! ([`depth_grey`]), as RenderDoc shows a depth target, or its stencil as grey levels fitted
-//! to the stencil values present ([`stencil_grey`]). `replay --target` writes one; the report
-//! pictures each draw's targets with the same decoding.
+//! to the stencil values present ([`stencil_grey`]; [`NamedTarget::stencil`]): [`target_image`],
+//! and [`target_bits`] for telling two states apart. `replay --target` writes one; the report
+//! pictures each draw's targets with the same functions.
 
 use crate::render::msaa::{resolve, Antialias};
 use crate::render::observe::DrawObserver;
@@ -30,6 +31,8 @@ pub enum TargetFormat {
     Color(ColorFormat),
     /// A depth (zeta) surface in this format.
     Depth(DepthFormat),
+    /// The stencil of a depth surface in this format (the low 8 bits of each pixel).
+    Stencil(DepthFormat),
 }
 
 impl TargetFormat {
@@ -37,24 +40,33 @@ impl TargetFormat {
     pub fn name(self) -> &'static str {
         match self {
             TargetFormat::Color(f) => f.name(),
-            TargetFormat::Depth(f) => f.name(),
+            TargetFormat::Depth(f) | TargetFormat::Stencil(f) => f.name(),
         }
     }
 
-    /// Whether it is a depth surface.
+    /// Whether it is a depth surface (or its stencil).
     pub fn is_depth(self) -> bool {
-        matches!(self, TargetFormat::Depth(_))
+        matches!(self, TargetFormat::Depth(_) | TargetFormat::Stencil(_))
+    }
+
+    /// Whether it is the stencil of a depth surface.
+    pub fn is_stencil(self) -> bool {
+        matches!(self, TargetFormat::Stencil(_))
     }
 }
 
 /// Index of the depth surface among a surface's targets (colour targets are 0..4, A..D).
 pub const DEPTH_TARGET: usize = 4;
 
+/// Index of the depth surface's stencil ([`NamedTarget::stencil`]).
+pub const STENCIL_TARGET: usize = 5;
+
 /// One of a surface's targets: a colour target or its depth surface, where it lies and how it
 /// reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NamedTarget {
-    /// Which: 0..4 = colour target A..D, [`DEPTH_TARGET`] = the depth surface.
+    /// Which: 0..4 = colour target A..D, [`DEPTH_TARGET`] = the depth surface,
+    /// [`STENCIL_TARGET`] = its stencil.
     pub index: usize,
     /// Its layout (a multisampled surface's holds its sample grid).
     pub layout: SurfaceLayout,
@@ -62,6 +74,20 @@ pub struct NamedTarget {
     pub format: TargetFormat,
     /// Its sample grid.
     pub antialias: Antialias,
+}
+
+impl NamedTarget {
+    /// The stencil of this depth surface, when its format has one.
+    pub fn stencil(self) -> Option<NamedTarget> {
+        match self.format {
+            TargetFormat::Depth(f) if f.has_stencil() => Some(NamedTarget {
+                index: STENCIL_TARGET,
+                format: TargetFormat::Stencil(f),
+                ..self
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a draw reads or writes its depth surface: its depth, stencil or depth bounds test
@@ -126,7 +152,7 @@ pub fn depth_target_of(surface: &Surface) -> Result<NamedTarget, String> {
 
 /// The targets a draw renders into that can be read: its colour targets, then its depth
 /// surface when it [`uses_depth_surface`].
-fn readable_targets(draw: &Draw) -> impl Iterator<Item = NamedTarget> {
+pub fn readable_targets(draw: &Draw) -> impl Iterator<Item = NamedTarget> {
     let colour = colour_targets_of(&draw.surface).unwrap_or_default();
     let depth = uses_depth_surface(&draw.raster).then(|| depth_target_of(&draw.surface));
     colour.into_iter().chain(depth).filter_map(Result::ok)
@@ -287,6 +313,20 @@ pub fn target_image(target: &NamedTarget, memory: &dyn GuestMemory) -> Rgba8Imag
     let grid = match target.format {
         TargetFormat::Color(f) => to_rgba8(&target.layout, f, memory),
         TargetFormat::Depth(f) => depth_grey(&target.layout, f, memory),
+        TargetFormat::Stencil(f) => stencil_grey(&target.layout, f, memory).0,
+    };
+    resolve(grid, target.antialias)
+}
+
+/// What tells two states of the target apart pixel by pixel, the size of [`target_image`]:
+/// that image for a colour target, the stored bits for a depth surface ([`depth_bits`]) or
+/// its stencil ([`stencil_bits`]), whose images' grey levels are fitted to each state's
+/// values.
+pub fn target_bits(target: &NamedTarget, memory: &dyn GuestMemory) -> Rgba8Image {
+    let grid = match target.format {
+        TargetFormat::Color(_) => return target_image(target, memory),
+        TargetFormat::Depth(f) => depth_bits(&target.layout, f, memory),
+        TargetFormat::Stencil(f) => stencil_bits(&target.layout, f, memory),
     };
     resolve(grid, target.antialias)
 }
@@ -455,29 +495,18 @@ fn for_each_sample(
 #[derive(Debug)]
 pub struct TargetGrab {
     target: NamedTarget,
-    stencil: bool,
     image: Option<Rgba8Image>,
     stencil_counts: Option<[u64; 256]>,
 }
 
 impl TargetGrab {
-    /// A grab of `target` ([`target_at`]).
+    /// A grab of `target` ([`target_at`], or a depth surface's [`NamedTarget::stencil`]).
     pub fn new(target: NamedTarget) -> TargetGrab {
         TargetGrab {
             target,
-            stencil: false,
             image: None,
             stencil_counts: None,
         }
-    }
-
-    /// A grab of the stencil of the depth surface `target` ([`depth_target_at`]), pictured
-    /// by [`stencil_grey`]; `None` when `target` is no depth surface with stencil.
-    pub fn stencil(target: NamedTarget) -> Option<TargetGrab> {
-        matches!(target.format, TargetFormat::Depth(f) if f.has_stencil()).then_some(TargetGrab {
-            stencil: true,
-            ..TargetGrab::new(target)
-        })
     }
 
     /// The target at the end of the render; `None` before the render ended.
@@ -507,8 +536,9 @@ impl DrawObserver for TargetGrab {
         false
     }
     fn finished(&mut self, memory: &dyn GuestMemory) {
-        match (self.stencil, self.target.format) {
-            (true, TargetFormat::Depth(format)) => {
+        match self.target.format {
+            // The image and the counts from one pass over the stencil.
+            TargetFormat::Stencil(format) => {
                 let (grid, counts) = stencil_grey(&self.target.layout, format, memory);
                 self.image = Some(resolve(grid, self.target.antialias));
                 self.stencil_counts = Some(counts);
@@ -617,7 +647,7 @@ mod tests {
             antialias: Antialias::Center1,
         };
         let memory = Local(words(&[(7, 1), (7, 3), (7, 3), (7, 2)]));
-        let mut grab = TargetGrab::stencil(target).expect("Z24S8 has stencil");
+        let mut grab = TargetGrab::new(target.stencil().expect("Z24S8 has stencil"));
         grab.finished(&memory);
         let image = grab.image().expect("grabbed");
         assert_eq!(image.pixel(0, 0), Some([0, 0, 0, 255]));
@@ -636,7 +666,7 @@ mod tests {
             format: TargetFormat::Depth(DepthFormat::Z16),
             ..target
         };
-        assert!(TargetGrab::stencil(z16).is_none());
+        assert!(z16.stencil().is_none());
         assert!(TargetGrab::new(target).stencil_values().is_none());
     }
 }
