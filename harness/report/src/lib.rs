@@ -213,8 +213,6 @@ pub struct FrameOverdraw {
     pub image: ImageId,
     /// The counts.
     pub counted: Overdraw,
-    /// Fragments per draw index.
-    pub by_draw: HashMap<usize, u64>,
 }
 
 impl Report<'_> {
@@ -314,16 +312,7 @@ pub fn build(
         let image = store.reserve(1)[0];
         let heat = counted.heat_map();
         store.submit(move || vec![(image, heat, Channels::Rgb)]);
-        let by_draw = counted
-            .draws
-            .iter()
-            .map(|d| (d.draw, d.fragments))
-            .collect();
-        FrameOverdraw {
-            image,
-            counted,
-            by_draw,
-        }
+        FrameOverdraw { image, counted }
     });
 
     let verified = match verify_on {

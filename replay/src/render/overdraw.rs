@@ -18,7 +18,7 @@ use crate::render::cpu::geometry::{build_within, covered_pixels, CoverRules};
 use crate::render::cpu::vertex::{point_size_from_vertex, shade_vertices};
 use crate::render::msaa::{sample_passes, Antialias};
 use crate::render::state::DrawState;
-use crate::render::target::{colour_targets_of, depth_target_of, uses_depth_surface, NamedTarget};
+use crate::render::target::{readable_targets, NamedTarget};
 use crate::render::Rgba8Image;
 use rayon::prelude::*;
 use rsxtrace_capture::frame::{Draw, Frame};
@@ -58,6 +58,13 @@ impl Overdraw {
     /// Every fragment counted (samples of a multisampled target included).
     pub fn total(&self) -> u64 {
         self.draws.iter().map(|d| d.fragments).sum()
+    }
+
+    /// The fragments draw `draw` rasterized on the target (0 when none, or not counted).
+    pub fn fragments_of(&self, draw: usize) -> u64 {
+        self.draws
+            .binary_search_by_key(&draw, |d| d.draw)
+            .map_or(0, |i| self.draws[i].fragments)
     }
 
     /// Pixels with at least one fragment.
@@ -127,19 +134,14 @@ pub fn ramp(count: u32) -> [u8; 4] {
     [c(0), c(1), c(2), 255]
 }
 
-/// Whether `draw` renders into `target` (the module doc).
+/// Whether `draw` renders into `target` (the module doc): one of the targets it renders
+/// into ([`readable_targets`]) lies where `target` does and is colour or depth as it is.
 fn renders_into(draw: &Draw, target: &NamedTarget) -> bool {
-    let same = |t: &NamedTarget| {
-        t.layout.location == target.layout.location && t.layout.offset == target.layout.offset
-    };
-    if target.format.is_depth() {
-        uses_depth_surface(&draw.raster) && depth_target_of(&draw.surface).is_ok_and(|t| same(&t))
-    } else {
-        colour_targets_of(&draw.surface)
-            .unwrap_or_default()
-            .iter()
-            .any(|t| t.as_ref().is_ok_and(same))
-    }
+    readable_targets(draw).any(|t| {
+        t.layout.location == target.layout.location
+            && t.layout.offset == target.layout.offset
+            && t.format.is_depth() == target.format.is_depth()
+    })
 }
 
 /// Count one draw's fragments into `cells`, the counts of a `grid`-sized target row by row;
@@ -289,6 +291,7 @@ mod tests {
             skipped: Vec::new(),
         };
         assert_eq!(o.total(), 22);
+        assert_eq!((o.fragments_of(4), o.fragments_of(1)), (10, 0));
         assert_eq!(o.covered_pixels(), 2);
         assert_eq!(o.mean_per_covered_pixel(), 11.0);
         assert_eq!(o.max(), (20, 2, 0));

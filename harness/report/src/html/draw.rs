@@ -50,7 +50,7 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
                 ", part " (draw.part) " of its BEGIN/END (the ranges after a change of a vertex base, array offset or transform constant)"
             }
             @if let Some(o) = &report.overdraw {
-                @let n = o.by_draw.get(&d).copied().unwrap_or(0);
+                @let n = o.counted.fragments_of(d);
                 ", rasterizes " (n) " fragments on the output image ("
                 (format!("{:.1}", n as f64 * 100.0 / o.counted.total().max(1) as f64)) "% of the frame's)"
             }

@@ -279,7 +279,7 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
             td { (draw.primitive.name()) " " span.dim { (source) } }
             td.num { (draw.vertex_count) }
             td.num {
-                @match report.overdraw.as_ref().map(|o| o.by_draw.get(&d).copied().unwrap_or(0)) {
+                @match report.overdraw.as_ref().map(|o| o.counted.fragments_of(d)) {
                     Some(n) => (n),
                     None => "-",
                 }
