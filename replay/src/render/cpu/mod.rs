@@ -37,7 +37,7 @@ use super::band::BandPlan;
 use super::history::{PixelEvent, PixelWatch};
 use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
-use super::state::FrameEvents;
+use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
@@ -150,18 +150,15 @@ pub(crate) fn render_frame_watched(
             let waited = Instant::now();
             let prepared = ahead.take(index);
             timings.setup += waited.elapsed().as_secs_f64();
-            match render_draw(
+            let ctx = DrawContext {
                 draw,
-                prepared,
-                band.as_ref().filter(|b| b.is_banded(index)),
-                &base,
-                &mut surfaces,
-                cache.as_ref(),
+                band: band.as_ref().filter(|b| b.is_banded(index)),
+                base: &base,
+                cache: cache.as_ref(),
                 options,
                 watch,
-                &mut timings,
-                &mut stats,
-            ) {
+            };
+            match render_draw(&ctx, prepared, &mut surfaces, &mut timings, &mut stats) {
                 Ok(w) => {
                     rendered += 1;
                     warnings.extend(w.into_iter().map(|message| RenderWarning {
@@ -325,54 +322,55 @@ struct FrameStats {
     shading: ShadingStats,
 }
 
+/// What every pass of one draw shares besides the surface memory and the statistics.
+struct DrawContext<'a> {
+    draw: &'a Draw,
+    /// The band plan, when it cuts this draw.
+    band: Option<&'a BandPlan>,
+    base: &'a dyn GuestMemory,
+    cache: Option<&'a TextureCache>,
+    options: &'a RenderOptions,
+    watch: Option<&'a PixelWatch>,
+}
+
 /// Render one draw, its state, vertex stage and primitives prepared ahead (`prepared`, by
-/// [`ahead`]), cut to `band` when it is given (a plan that cuts this draw); `Err` is the
-/// reason it was skipped, `Ok` its warnings. It adds its tiling and shading to `stats`.
-/// A draw into a surface whose samples lie off their grid cells' centres is rendered once
-/// per sample (`msaa::sample_passes`), each pass's primitives assembled for its moved
-/// viewport.
-#[allow(clippy::too_many_arguments)]
+/// [`ahead`]), cut to the context's band when it has one; `Err` is the reason it was
+/// skipped, `Ok` its warnings. It adds its tiling and shading to `stats`. A draw into a
+/// surface whose samples lie off their grid cells' centres is rendered once per sample
+/// (`msaa::sample_passes`), each pass's primitives assembled for its moved viewport from the
+/// one vertex stage.
 fn render_draw(
-    draw: &Draw,
+    ctx: &DrawContext<'_>,
     prepared: ahead::DrawAhead,
-    band: Option<&BandPlan>,
-    base: &dyn GuestMemory,
     surfaces: &mut SurfaceMemory,
-    cache: Option<&TextureCache>,
-    options: &RenderOptions,
-    watch: Option<&PixelWatch>,
     timings: &mut RenderTimings,
     stats: &mut FrameStats,
 ) -> Result<Vec<String>, String> {
-    let passes = match &prepared.state {
+    let ahead::DrawAhead {
+        state,
+        vertices,
+        prims,
+    } = prepared;
+    let passes = match &state {
         Ok(state) => sample_passes(state),
         Err(_) => Vec::new(),
     };
     if passes.is_empty() {
-        return render_pass(
-            draw, prepared, band, base, surfaces, cache, options, watch, timings, stats,
-        );
+        return render_pass(ctx, state, &vertices, prims, surfaces, timings, stats);
     }
     let mut warnings: Vec<String> = Vec::new();
     for state in passes {
-        let prims = match &prepared.vertices {
+        let prims = match &vertices {
             Ok(shaded) => geometry::build_within(
                 &state,
                 &shaded.outputs,
                 &shaded.starts,
-                vertex::point_size_from_vertex(draw),
+                vertex::point_size_from_vertex(ctx.draw),
                 state.window_bounds(),
             ),
             Err(_) => Vec::new(),
         };
-        let pass = ahead::DrawAhead {
-            state: Ok(state),
-            vertices: prepared.vertices.clone(),
-            prims,
-        };
-        for w in render_pass(
-            draw, pass, band, base, surfaces, cache, options, watch, timings, stats,
-        )? {
+        for w in render_pass(ctx, Ok(state), &vertices, prims, surfaces, timings, stats)? {
             if !warnings.contains(&w) {
                 warnings.push(w);
             }
@@ -381,23 +379,29 @@ fn render_draw(
     Ok(warnings)
 }
 
-/// [`render_draw`] with the state as it is (one pass).
-#[allow(clippy::too_many_arguments)]
+/// [`render_draw`] with one state (the draw's, or one sample's) and its primitives,
+/// assembled without those that cover nothing in the draw's whole bounds (before a band cuts
+/// them: a cut draw's targets are loaded when it covers pixels outside the band).
 fn render_pass(
-    draw: &Draw,
-    prepared: ahead::DrawAhead,
-    band: Option<&BandPlan>,
-    base: &dyn GuestMemory,
+    ctx: &DrawContext<'_>,
+    state: Result<DrawState, String>,
+    vertices: &ahead::VertexStage,
+    prims: Vec<geometry::RasterPrim>,
     surfaces: &mut SurfaceMemory,
-    cache: Option<&TextureCache>,
-    options: &RenderOptions,
-    watch: Option<&PixelWatch>,
     timings: &mut RenderTimings,
     stats: &mut FrameStats,
 ) -> Result<Vec<String>, String> {
+    let DrawContext {
+        draw,
+        band,
+        base,
+        cache,
+        options,
+        watch,
+    } = *ctx;
     let tiling = options.tiling;
     let setup = Instant::now();
-    let mut state = prepared.state?;
+    let mut state = state?;
     let whole_bounds = state.window_bounds();
     if let Some(b) = band {
         b.cut(&mut state);
@@ -417,7 +421,7 @@ fn render_pass(
             None => "no fragment program".to_string(),
         })?;
     let program = decode_fragment(&fp.ucode).map_err(|e| format!("fragment program: {e}"))?;
-    let shaded = prepared.vertices?;
+    let shaded = vertices.as_ref().map_err(Clone::clone)?;
     warnings.extend(shaded.attribute_warnings.iter().cloned());
     warnings.extend(shaded.texture_warnings.iter().cloned());
     for c in &shaded.unknown_constants {
@@ -433,10 +437,6 @@ fn render_pass(
             );
         }
     }
-    // Assembled ahead, without the primitives that cover nothing in the draw's whole bounds
-    // (before a band cuts them: a cut draw's targets are loaded when it covers pixels outside
-    // the band).
-    let prims = prepared.prims;
     let bounds = state.window_bounds();
     // Coverage, shading and the per-fragment operations run per screen tile (`tiles`), the
     // tiles in parallel; one tile is the serial path. Each tile covers its primitives in
