@@ -205,6 +205,10 @@ pub enum Command {
     /// Overdraw: the fragments the frame's draws rasterize at each pixel of the output image
     /// (or of a target), as a heat map PNG, and the draws that rasterize the most.
     Overdraw(crate::cmd::overdraw::OverdrawArgs),
+    /// Statistics of a frame (or of a range of draws): draws by primitive and vertex source,
+    /// vertices and primitives, how often each part of the state changes between draws,
+    /// clears, transfers and method calls by method.
+    Stats(crate::cmd::stats::StatsArgs),
     /// Per draw: texture units bound and enabled versus units the fragment program can sample;
     /// with --dump, every distinct texture as PNG (DXT also as DDS) with an index.
     Textures(crate::cmd::textures::TexturesArgs),

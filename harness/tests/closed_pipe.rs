@@ -189,6 +189,13 @@ fn overdraw() {
 }
 
 #[test]
+fn stats() {
+    let sample = repo("traces/samples/game.rrc.gz");
+    check(&["stats", &sample]);
+    check(&["stats", &sample, "--json"]);
+}
+
+#[test]
 fn convert_json() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("basic.rsxt");

@@ -31,6 +31,7 @@ mod rpcs3_layout;
 mod samples_current;
 mod shade_fp16;
 mod state_before_frame;
+mod stats_cli;
 mod texture_formats_capture;
 mod texture_formats_current;
 mod verify_cli;

@@ -42,6 +42,7 @@ mod render_tiles;
 mod render_transfer;
 mod render_window_offset;
 mod shade_corpus;
+mod statistics;
 mod texture_cache;
 mod texture_formats;
 mod texture_sampling;

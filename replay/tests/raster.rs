@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use rsxtrace_capture::frame::state::ShaderWindow;
 use rsxtrace_replay::interp::fragment::attr;
 use rsxtrace_replay::raster::{
-    assemble, clip_by_distances, clip_triangle, fragment_inputs, fragment_inputs_with,
-    may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle,
+    assemble, assembled_count, clip_by_distances, clip_triangle, fragment_inputs,
+    fragment_inputs_with, may_cover_centre, rasterize_line, rasterize_point, rasterize_triangle,
     rasterize_triangle_facing, to_window, triangle_weights_at, winding, wpos, Assembled, Covered,
     PixelRect, Primitive, VaryingOptions, ViewportTransform, Winding, WindowVertex,
 };
@@ -152,6 +152,30 @@ fn quads_split_on_the_hardware_diagonal() {
             ([0, 3, 4], 0, [false, true, true]),
         ]
     );
+}
+
+#[test]
+fn assembled_count_is_the_number_assemble_lists() {
+    // Every primitive kind, every vertex count up to 13, with no restart, restarts inside,
+    // at the ends, repeated, unsorted and out of range.
+    let restart_sets: [&[usize]; 6] = [&[], &[3], &[2, 7], &[0, 5, 5, 40], &[9, 4, 1], &[6, 7, 8]];
+    for code in 1..=10 {
+        let p = Primitive::from_raw(code).unwrap();
+        for n in 0..14 {
+            for restarts in restart_sets {
+                assert_eq!(
+                    assembled_count(p, n, restarts),
+                    assemble(p, n, restarts).len(),
+                    "{p:?} of {n} vertices, restarts {restarts:?}"
+                );
+            }
+        }
+    }
+    // Worked out by hand: a quad strip of 8 vertices is 3 quads, 6 triangles; cut at 4 it is
+    // two strips of one quad each.
+    assert_eq!(assembled_count(Primitive::QuadStrip, 8, &[]), 6);
+    assert_eq!(assembled_count(Primitive::QuadStrip, 8, &[4]), 4);
+    assert_eq!(assembled_count(Primitive::LineLoop, 5, &[]), 5);
 }
 
 #[test]

@@ -48,12 +48,7 @@ pub fn fetch_draw(
         VertexSource::Immediate { count, streams } => {
             return fetch_immediate(inputs, *count, streams)
         }
-        VertexSource::Arrays { ranges } => {
-            check_count(total_count(ranges))?;
-            array_indices(ranges)
-        }
-        VertexSource::Indexed { index, ranges } => indexed_list(inputs, index, ranges, mem)?,
-        VertexSource::Elements { indices } => elements_list(inputs, indices)?,
+        _ => positions(inputs, mem)?,
     };
     let attributes = array_columns(inputs, &list.indices, mem)?;
     Ok(FetchedVertices {
@@ -61,6 +56,36 @@ pub fn fetch_draw(
         attributes,
         restarts: list.restarts,
         range_starts: list.range_starts,
+    })
+}
+
+/// The processing positions a draw submits, without its attributes: the vertex index at each
+/// position (as [`FetchedVertices::indices`]), the restarts and the range starts that
+/// [`fetch_draw`] gives for the same draw. Only an indexed draw reads memory (its index
+/// buffer). What counts a draw's primitives needs no more.
+pub fn positions(inputs: &VertexInputs, mem: &impl GuestMemory) -> Result<IndexList, FetchError> {
+    let sequential = |count: usize| IndexList {
+        indices: (0..count as u32).collect(),
+        restarts: Vec::new(),
+        range_starts: vec![0],
+    };
+    Ok(match &inputs.source {
+        VertexSource::Inline { words } => {
+            let (_, stride) = inline_layout(inputs)?;
+            let count = words.len() * 4 / stride;
+            check_count(count as u64)?;
+            sequential(count)
+        }
+        VertexSource::Immediate { count, .. } => {
+            check_count(u64::from(*count))?;
+            sequential(*count as usize)
+        }
+        VertexSource::Arrays { ranges } => {
+            check_count(total_count(ranges))?;
+            array_indices(ranges)
+        }
+        VertexSource::Indexed { index, ranges } => indexed_list(inputs, index, ranges, mem)?,
+        VertexSource::Elements { indices } => elements_list(inputs, indices)?,
     })
 }
 
@@ -320,8 +345,13 @@ fn decode_rows(
 /// big-endian layout (nv4097.cpp `draw_inline_array`) and decodes it like guest memory, so the
 /// bytes here are each word's big-endian bytes. A trailing partial vertex is dropped, as
 /// RPCS3's `vertex_count = bytes / stride` does.
-fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices, FetchError> {
-    let mut layout: [Option<(ElementFormat, usize)>; 16] = [None; 16];
+/// Per attribute, where its element sits in an inline vertex (format, byte offset); `None`
+/// for an attribute without an array.
+type InlineLayout = [Option<(ElementFormat, usize)>; 16];
+
+/// The inline vertex layout of the enabled arrays, and the vertex's size in bytes (never 0).
+fn inline_layout(inputs: &VertexInputs) -> Result<(InlineLayout, usize), FetchError> {
+    let mut layout: InlineLayout = [None; 16];
     let mut stride = 0usize;
     for (attribute, array) in (0u8..).zip(inputs.arrays.iter()) {
         if let Some(array) = array {
@@ -333,6 +363,11 @@ fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices,
     if stride == 0 {
         return Err(FetchError::InlineWithoutArrays);
     }
+    Ok((layout, stride))
+}
+
+fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices, FetchError> {
+    let (layout, stride) = inline_layout(inputs)?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
     let count = bytes.len() / stride;
     check_count(count as u64)?;

@@ -76,7 +76,7 @@ pub mod visible;
 
 pub use distinct::{fetch_distinct, DistinctVertices};
 pub use error::FetchError;
-pub use fetch::{fetch_draw, MAX_VERTICES};
+pub use fetch::{fetch_draw, positions, MAX_VERTICES};
 pub use format::ElementFormat;
 pub use input::*;
 pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};

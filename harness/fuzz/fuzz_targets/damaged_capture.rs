@@ -1,8 +1,8 @@
 //! Fuzz target: a bundled sample damaged by seeded edits (`rsxtrace_builder::damage`; the
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
-//! its draws (grabbing the first one's depth surface at the end, as `replay --target` does)
-//! and the index. Each must return Ok or Err, never panic.
+//! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
+//! the frame's statistics and the index. Each must return Ok or Err, never panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,6 +13,7 @@ use rsxtrace_capture::rrc::{self, Capture};
 use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
 use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::statistics::statistics;
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::RenderOptions;
 use std::sync::OnceLock;
@@ -51,9 +52,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let events = FrameEvents::from_capture(&capture, &frame);
+    let _ = statistics(&frame, &events, &capture.commands, None);
     // Two draws per input, from the one the input chooses (a whole frame per input would
     // leave the fuzzer a few runs a second).
     let first = usize::from(data[1] >> 4);
+    let _ = statistics(&frame, &events, &capture.commands, Some(first..first + 2));
     let options = RenderOptions {
         draws: Some(first..first + 2),
         ..Default::default()

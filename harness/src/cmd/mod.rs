@@ -24,6 +24,7 @@ mod program_input;
 pub mod replay;
 pub mod report;
 mod shade;
+pub mod stats;
 pub mod targets;
 pub mod textures;
 mod translate;
@@ -59,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Probe(command) => probe::run(&command),
         Command::Targets(args) => targets::run(&args),
         Command::Overdraw(args) => overdraw::run(&args),
+        Command::Stats(args) => stats::run(&args),
         Command::Textures(args) => textures::run(&args),
         Command::Index(args) => index::run(&args),
         Command::Find(args) => find::run(&args),

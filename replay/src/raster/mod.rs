@@ -35,8 +35,8 @@ pub use coverage::{
     rasterize_triangle_facing, triangle_weights_at, winding, Covered, PixelRect, Winding,
 };
 pub use primitive::{
-    assemble, first_vertex_provoking, primitive_starts, primitive_starts_distinct, Assembled,
-    Primitive, Triangle,
+    assemble, assembled_count, first_vertex_provoking, primitive_starts, primitive_starts_distinct,
+    primitive_starts_of, Assembled, Primitive, Triangle,
 };
 pub use shading::{FogRule, ShadingRules, UserClip};
 pub use varyings::{

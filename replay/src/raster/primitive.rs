@@ -28,6 +28,7 @@
 //! `restarts` (see [`primitive_starts`]), as a primitive restart does; strips, fans, loops and
 //! polygons start afresh in each segment.
 
+use rsxtrace_capture::fetch::index::IndexList;
 use rsxtrace_capture::fetch::{DistinctVertices, FetchedVertices};
 
 /// The `SET_BEGIN_END` primitive (rrc-format.md 4.2: codes 1 POINTS .. 10 POLYGON;
@@ -123,6 +124,11 @@ pub fn primitive_starts_distinct(fetched: &DistinctVertices) -> Vec<usize> {
     primitive_starts_at(&v.restarts, &v.range_starts, fetched.positions())
 }
 
+/// [`primitive_starts`] of a draw's positions alone (`rsxtrace_fetch::positions`).
+pub fn primitive_starts_of(list: &IndexList) -> Vec<usize> {
+    primitive_starts_at(&list.restarts, &list.range_starts, list.indices.len())
+}
+
 /// The restarts and range starts strictly inside `0..positions`, sorted, deduplicated.
 fn primitive_starts_at(restarts: &[usize], range_starts: &[usize], positions: usize) -> Vec<usize> {
     let mut starts: Vec<usize> = restarts
@@ -170,6 +176,43 @@ pub fn assemble(primitive: Primitive, vertex_count: usize, restarts: &[usize]) -
             }
             Assembled::Triangles(out)
         }
+    }
+}
+
+/// How many primitives [`assemble`] makes of the same arguments (`assemble(..).len()`:
+/// points, lines or triangles, a quad two), counted without listing them.
+pub fn assembled_count(primitive: Primitive, vertex_count: usize, restarts: &[usize]) -> usize {
+    let count = vertex_count.min(u32::MAX as usize);
+    let mut cuts: Vec<usize> = restarts
+        .iter()
+        .copied()
+        .filter(|&p| p > 0 && p < count)
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut start = 0;
+    let mut total = 0;
+    for end in cuts.into_iter().chain(std::iter::once(count)) {
+        total += segment_count(primitive, end - start);
+        start = end;
+    }
+    total
+}
+
+/// Primitives [`assemble`] makes of one segment of `n` vertices.
+fn segment_count(primitive: Primitive, n: usize) -> usize {
+    match primitive {
+        Primitive::Points => n,
+        Primitive::Lines => n / 2,
+        Primitive::LineStrip if n >= 2 => n - 1,
+        Primitive::LineLoop if n >= 2 => n,
+        Primitive::LineStrip | Primitive::LineLoop => 0,
+        Primitive::Triangles => n / 3,
+        Primitive::TriangleStrip | Primitive::TriangleFan | Primitive::Polygon => {
+            n.saturating_sub(2)
+        }
+        Primitive::Quads => n / 4 * 2,
+        Primitive::QuadStrip => n.saturating_sub(2) / 2 * 2,
     }
 }
 

@@ -29,6 +29,7 @@ mod output;
 pub mod overdraw;
 pub mod scene;
 pub mod state;
+pub mod statistics;
 pub mod surface;
 pub mod target;
 pub mod transfer;

@@ -1,0 +1,101 @@
+//! `rsxtrace stats` end to end on the game sample: its counts against what `draws` and `info`
+//! say of the same file (draws by primitive and source, vertices, method calls), a draw range,
+//! the text tables, and a range past the frame (exit 2).
+
+use crate::cli_support;
+use cli_support::*;
+use serde_json::Value;
+use std::collections::HashMap;
+
+fn game() -> String {
+    let p = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn stats_agree_with_draws_and_info() {
+    let game = game();
+    let stats = json_ok(&["stats", &game, "--json"]);
+    let draws = json_ok(&["draws", &game, "--json"]);
+    let info = json_ok(&["info", &game, "--json"]);
+    let draws = draws.as_array().unwrap();
+    assert_eq!(stats["draws"]["end"].as_u64(), Some(draws.len() as u64));
+
+    let mut by_primitive: HashMap<String, u64> = HashMap::new();
+    for d in draws {
+        *by_primitive
+            .entry(d["primitive"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    let counted: HashMap<String, u64> = stats["by_primitive"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .collect();
+    assert_eq!(counted, by_primitive);
+    let indexed = draws.iter().filter(|d| d["indexed"] == true).count() as u64;
+    assert_eq!(stats["by_source"]["indexed"].as_u64(), Some(indexed));
+
+    // Submitted vertices: `draws` counts restart indices too, so the sum is an upper bound
+    // reached exactly by the draws that are not indexed.
+    let submitted: u64 = draws
+        .iter()
+        .map(|d| d["vertex_count"].as_u64().unwrap())
+        .sum();
+    let total = stats["vertices"]["total"].as_u64().unwrap();
+    assert!(
+        total <= submitted && total > submitted * 9 / 10,
+        "{total} of {submitted}"
+    );
+    let histogram: u64 = stats["vertices"]["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["draws"].as_u64().unwrap())
+        .sum();
+    assert_eq!(histogram, draws.len() as u64);
+    assert!(stats["assembled"]["triangles"].as_u64().unwrap() > 0);
+    assert_eq!(stats["assembled"]["unknown"], Value::Array(vec![]));
+
+    assert_eq!(stats["method_calls"], info["stats"]["method_calls"]);
+    let methods = stats["methods"].as_array().unwrap();
+    let listed: u64 = methods.iter().map(|m| m["calls"].as_u64().unwrap()).sum();
+    assert_eq!(Some(listed), stats["method_calls"].as_u64());
+    assert_eq!(
+        stats["programs"]["vertex"],
+        info["stats"]["distinct_vertex_programs"]
+    );
+    assert_eq!(
+        stats["programs"]["fragment"],
+        info["stats"]["distinct_fragment_programs"]
+    );
+    let changes = stats["changes"].as_object().unwrap();
+    assert_eq!(changes.len(), 16);
+    assert!(changes
+        .values()
+        .all(|n| n.as_u64().unwrap() < draws.len() as u64));
+
+    // A range: its draws alone.
+    let ten = json_ok(&["stats", &game, "--draws", "100..110", "--json"]);
+    let in_range: u64 = ten["by_primitive"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(in_range, 10);
+    assert!(ten["method_calls"].as_u64() < stats["method_calls"].as_u64());
+
+    let text = String::from_utf8(rsxtrace(&["stats", &game]).stdout).unwrap();
+    for needle in [
+        "by primitive",
+        "vertices per draw",
+        "state part",
+        "NV4097_SET_BEGIN_END",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    let message = failure(&["stats", &game, "--draws", "2400..2401"]);
+    assert!(message.contains("2400"), "{message}");
+}
