@@ -47,7 +47,9 @@ use rsxtrace_capture::open::{open_capture, OpenError};
 use rsxtrace_capture::overview::{self, Overview};
 use rsxtrace_gpu::Gpu;
 
+use rsxtrace_capture::rrc::ReplayCommand;
 use rsxtrace_replay::render::overdraw::{overdraw, Overdraw};
+use rsxtrace_replay::render::statistics::{statistics, FrameStatistics};
 use rsxtrace_replay::render::target::output_target;
 use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene, SceneError};
 use rsxtrace_verify::divergence::{verify_frame, DrawReport, VerifyOptions, VerifyReport};
@@ -97,6 +99,8 @@ pub struct Loaded {
     pub overview: Overview,
     /// The frame and its events.
     pub scene: Scene,
+    /// The capture's commands (the frame's statistics count its method calls).
+    pub commands: Vec<ReplayCommand>,
 }
 
 impl Loaded {
@@ -108,6 +112,7 @@ impl Loaded {
             path: path.to_path_buf(),
             overview: overview::from_frame(&capture, &scene.frame, false),
             scene,
+            commands: capture.commands,
         })
     }
 }
@@ -204,6 +209,8 @@ pub struct Report<'a> {
     pub verify: Option<(VerifyReport, HashMap<usize, usize>)>,
     /// The overdraw of the output image over the reported draws, when the frame has one.
     pub overdraw: Option<FrameOverdraw>,
+    /// The statistics of the reported draws (`rsxtrace stats`).
+    pub statistics: FrameStatistics,
 }
 
 /// The fragments the reported draws rasterize on the output image
@@ -314,6 +321,12 @@ pub fn build(
         store.submit(move || vec![(image, heat, Channels::Rgb)]);
         FrameOverdraw { image, counted }
     });
+    let statistics = statistics(
+        frame,
+        &loaded.scene.events,
+        &loaded.commands,
+        Some(range.clone()),
+    );
 
     let verified = match verify_on {
         Some(gpu) => {
@@ -390,6 +403,7 @@ pub fn build(
         programs,
         verify: verified,
         overdraw,
+        statistics,
     };
     if let Some(bar) = progress {
         bar.set_position(0);

@@ -5,5 +5,6 @@
 mod browser;
 mod escaping;
 mod overdraw;
+mod statistics;
 mod targets;
 mod unrenderable;

@@ -8,7 +8,7 @@ use crate::output::print_json;
 use crate::table::Table;
 use clap::Args;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::statistics::{statistics, FrameStatistics};
+use rsxtrace_replay::render::statistics::{share, statistics, FrameStatistics};
 use rsxtrace_replay::render::Scene;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -78,129 +78,30 @@ fn to_json(args: &StatsArgs, s: &FrameStatistics) -> Value {
     })
 }
 
-fn share(n: u64, of: u64) -> String {
-    format!("{:.1}%", n as f64 * 100.0 / of.max(1) as f64)
-}
-
 fn print_text(args: &StatsArgs, s: &FrameStatistics, frame_draws: usize) -> anyhow::Result<()> {
     for (draw, why) in &s.assembled.unknown {
         eprintln!("warning: draw {draw}: primitives not counted: {why}");
     }
     let draws = s.draws.len();
-    let listed = |pairs: Vec<(String, usize)>| -> String {
-        let shown: Vec<String> = pairs
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| format!("{k} {n} ({})", share(n as u64, draws as u64)))
-            .collect();
-        if shown.is_empty() {
-            "none".into()
-        } else {
-            shown.join(", ")
-        }
-    };
     let mut t = Table::new(&["field", "value"]);
-    let mut row = |k: &str, v: String| t.row(vec![k.to_string(), v]);
-    row("file", args.file.display().to_string());
-    row(
-        "draws",
+    t.row(vec!["file".into(), args.file.display().to_string()]);
+    t.row(vec![
+        "draws".into(),
         format!(
             "{}..{} ({draws} of {frame_draws}), {} method calls",
             s.draws.start, s.draws.end, s.method_calls
         ),
-    );
-    row(
-        "by primitive",
-        listed(
-            s.by_primitive
-                .iter()
-                .map(|(p, n)| (p.name().to_string(), *n))
-                .collect(),
-        ),
-    );
-    let src = &s.by_source;
-    row(
-        "by source",
-        listed(vec![
-            ("indexed".into(), src.indexed),
-            ("arrays".into(), src.arrays),
-            ("inline".into(), src.inline),
-            ("elements".into(), src.elements),
-            ("immediate".into(), src.immediate),
-        ]),
-    );
-    let v = &s.vertices;
-    row(
-        "vertices",
-        format!(
-            "{} submitted, {} to {} per draw, median {}",
-            v.total, v.min, v.max, v.median
-        ),
-    );
-    let a = &s.assembled;
-    row(
-        "assembled",
-        format!(
-            "{} triangles, {} lines, {} points{}",
-            a.triangles,
-            a.lines,
-            a.points,
-            if a.unknown.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} draws not counted)", a.unknown.len())
-            }
-        ),
-    );
-    let p = &s.programs;
-    row(
-        "programs",
-        format!(
-            "{} vertex, {} fragment ({} counting inline constants)",
-            p.vertex, p.fragment, p.fragment_with_constants
-        ),
-    );
-    let tx = &s.textures;
-    row(
-        "textures",
-        format!(
-            "{} fragment and {} vertex unit bindings, {} distinct images",
-            tx.bindings, tx.vertex_bindings, tx.distinct
-        ),
-    );
-    row("clears", s.clears.to_string());
-    let transfers: Vec<String> = s
-        .transfers
-        .iter()
-        .map(|(k, n)| format!("{k} {n}"))
-        .collect();
-    row(
-        "transfers",
-        if transfers.is_empty() {
-            "none".into()
-        } else {
-            transfers.join(", ")
-        },
-    );
-    row(
-        "constants",
-        format!(
-            "{} transform constant registers changed between draws",
-            s.constant_registers_changed
-        ),
-    );
+    ]);
+    for (k, v) in s.summary() {
+        t.row(vec![k.to_string(), v]);
+    }
     outln!("{}", t.render().trim_end());
     outln!();
 
     let mut h = Table::new(&["vertices per draw", ">draws", ">share"]);
-    for b in &v.histogram {
-        let bucket = if b.from == b.to {
-            b.from.to_string()
-        } else {
-            format!("{}-{}", b.from, b.to)
-        };
+    for b in &s.vertices.histogram {
         h.row(vec![
-            bucket,
+            b.label(),
             b.draws.to_string(),
             share(b.draws as u64, draws as u64),
         ]);

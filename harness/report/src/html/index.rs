@@ -1,5 +1,6 @@
 //! `index.html`: the final frame, the capture's facts (as `rsxtrace info` gives them), the
-//! render's and the verification's totals, and every event in stream order with a filter box
+//! render's and the verification's totals, the reported draws' statistics (as `rsxtrace stats`
+//! gives them), and every event in stream order with a filter box
 //! and keyboard navigation (`assets/report.js`). A draw's row links to its page and shows a
 //! thumbnail of its target after it when the draw changed the target.
 
@@ -12,6 +13,7 @@ use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::rrc::Compression;
 use rsxtrace_replay::render::overdraw::{Overdraw, RAMP_TOP};
 use rsxtrace_replay::render::state::ClearEvent;
+use rsxtrace_replay::render::statistics::{share, FrameStatistics};
 use rsxtrace_replay::render::transfer::{Transfer, TransferEvent};
 
 /// The index page and the number of events it lists.
@@ -47,6 +49,7 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
             section { h2 { "Capture" } (facts(report)) }
             section { h2 { "Render" } (render_facts(report)) (verify_facts(report)) }
         }
+        (statistics(&report.statistics))
         section.events {
             h2 { "Events" }
             p.help {
@@ -78,6 +81,57 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
         layout(&path, &format!("rsxtrace report: {source}"), "index", body),
         list.len(),
     )
+}
+
+/// Methods listed in the statistics' method table.
+const TOP_METHODS: usize = 10;
+
+/// The reported draws' statistics (`rsxtrace stats`, docs/stats.md): the totals, the draws
+/// changing each part of the state, vertices per draw and the most called methods.
+fn statistics(s: &FrameStatistics) -> Markup {
+    let draws = s.draws.len() as u64;
+    html! {
+        section.statistics {
+            h2 { "Statistics" }
+            p.help {
+                "Over the reported draws, as " code { "rsxtrace stats" } " counts them: "
+                (s.method_calls) " method calls."
+            }
+            div.columns {
+                section {
+                    table.state {
+                        tbody { @for (k, v) in s.summary() { tr { th { (k) } td { (v) } } } }
+                    }
+                    table.state {
+                        thead { tr { th { "vertices per draw" } th.num { "draws" } th.num { "share" } } }
+                        tbody {
+                            @for b in &s.vertices.histogram {
+                                tr { td { (b.label()) } td.num { (b.draws) } td.num { (share(b.draws as u64, draws)) } }
+                            }
+                        }
+                    }
+                }
+                section {
+                    table.state {
+                        thead { tr { th { "state part" } th.num { "draws changing it" } th.num { "share" } } }
+                        tbody {
+                            @for (part, n) in &s.changes {
+                                tr { td { (part) } td.num { (n) } td.num { (share(*n as u64, draws)) } }
+                            }
+                        }
+                    }
+                    table.state {
+                        thead { tr { th { "method" } th.num { "calls" } th.num { "share" } } }
+                        tbody {
+                            @for m in s.methods.iter().take(TOP_METHODS) {
+                                tr { td { (m.method) } td.num { (m.calls) } td.num { (share(m.calls, s.method_calls)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The overdraw heat map's caption: what it counts and the totals.
