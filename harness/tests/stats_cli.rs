@@ -48,6 +48,11 @@ fn stats_agree_with_draws_and_info() {
         total <= submitted && total > submitted * 9 / 10,
         "{total} of {submitted}"
     );
+    let shaded = stats["vertices"]["shaded"].as_u64().unwrap();
+    assert!(
+        shaded > 0 && shaded < total,
+        "indexed meshes reuse vertices: {shaded} of {total}"
+    );
     let histogram: u64 = stats["vertices"]["histogram"]
         .as_array()
         .unwrap()

@@ -109,6 +109,8 @@ fn counts_follow_what_the_frame_records() {
     );
     // 4, 4, 7 (the restart is no vertex), 5, 3, 4.
     assert_eq!(s.vertices.total, 27);
+    // Draw 2 shades its 4 distinct vertices once; draw 5 (unreadable) counts its 4.
+    assert_eq!(s.vertices.shaded, 24);
     assert_eq!(
         (s.vertices.min, s.vertices.median, s.vertices.max),
         (3, 4, 7)

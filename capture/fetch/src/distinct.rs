@@ -115,9 +115,36 @@ pub(crate) fn distinct_rows(indices: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
     (distinct.len() < indices.len()).then_some((distinct, rows))
 }
 
+/// How many distinct values `indices` holds: what [`distinct_rows`] would keep, counted
+/// without listing them (a bit per index of the span when the list is dense, as
+/// [`distinct_rows`] chooses its table; else a sorted copy).
+pub fn distinct_count(indices: &[u32]) -> usize {
+    let (Some(&lo), Some(&hi)) = (indices.iter().min(), indices.iter().max()) else {
+        return 0;
+    };
+    let span = (hi - lo) as usize + 1;
+    if span <= indices.len().saturating_mul(DENSE_FACTOR) + DENSE_SLACK {
+        let mut seen = vec![0u64; span.div_ceil(64)];
+        let mut count = 0;
+        for &i in indices {
+            let bit = (i - lo) as usize;
+            let word = &mut seen[bit / 64];
+            let mask = 1u64 << (bit % 64);
+            count += usize::from(*word & mask == 0);
+            *word |= mask;
+        }
+        count
+    } else {
+        let mut sorted = indices.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::distinct_rows;
+    use super::{distinct_count, distinct_rows};
 
     /// The rows by a plain search, for comparison.
     fn by_search(indices: &[u32]) -> (Vec<u32>, Vec<u32>) {
@@ -154,7 +181,10 @@ mod tests {
         let extremes = [u32::MAX, 0, u32::MAX, 5, 0];
         for list in [&dense[..], &sparse[..], &extremes[..]] {
             let (d, rows) = distinct_rows(list).unwrap();
+            assert_eq!(distinct_count(list), d.len());
             assert_eq!((d, rows), by_search(list));
         }
+        assert_eq!(distinct_count(&[]), 0);
+        assert_eq!(distinct_count(&[4, 5, 6]), 3);
     }
 }

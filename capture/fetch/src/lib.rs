@@ -74,7 +74,7 @@ pub mod output;
 pub mod spans;
 pub mod visible;
 
-pub use distinct::{fetch_distinct, DistinctVertices};
+pub use distinct::{distinct_count, fetch_distinct, DistinctVertices};
 pub use error::FetchError;
 pub use fetch::{fetch_draw, positions, MAX_VERTICES};
 pub use format::ElementFormat;

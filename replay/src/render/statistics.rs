@@ -19,7 +19,7 @@ use crate::raster::{assembled_count, primitive_starts_of, Primitive};
 use crate::render::state::FrameEvents;
 use crate::render::transfer::Transfer;
 use rayon::prelude::*;
-use rsxtrace_capture::fetch::{positions, VertexSource};
+use rsxtrace_capture::fetch::{distinct_count, positions, VertexSource};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::frame::{method_calls, methods, Draw, Frame};
 use rsxtrace_capture::rrc::ReplayCommand;
@@ -117,8 +117,8 @@ impl FrameStatistics {
             (
                 "vertices",
                 format!(
-                    "{} submitted, {} to {} per draw, median {}",
-                    v.total, v.min, v.max, v.median
+                    "{} submitted, {} shaded, {} to {} per draw, median {}",
+                    v.total, v.shaded, v.min, v.max, v.median
                 ),
             ),
             (
@@ -187,6 +187,11 @@ pub struct Sources {
 pub struct Vertices {
     /// Over all draws.
     pub total: u64,
+    /// Vertex program runs: each distinct vertex of an indexed or array-element draw once (as
+    /// both renderers shade them, and the hardware's post-transform cache at best), every
+    /// vertex of the other draws; a draw whose positions cannot be read counts its vertex
+    /// count.
+    pub shaded: u64,
     /// Fewest in one draw.
     pub min: u64,
     /// Median per draw (the lower middle value for an even count).
@@ -401,7 +406,8 @@ fn kinds(draws: &[Draw]) -> (Vec<(Primitive, usize)>, Sources) {
 /// Vertices per draw and the primitives they assemble into; draws in parallel (an indexed
 /// draw reads its index buffer for restarts).
 fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
-    let counted: Vec<(u64, Result<usize, String>)> = draws
+    // Per draw: (vertices, vertex program runs, primitives).
+    let counted: Vec<(u64, u64, Result<usize, String>)> = draws
         .par_iter()
         .map(|d| {
             let memory = frame.memory(d.index);
@@ -413,14 +419,21 @@ fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
                 Ok(list) => {
                     let starts = primitive_starts_of(&list);
                     let n = list.indices.len();
-                    (n as u64, Ok(assembled_count(d.primitive, n, &starts)))
+                    let primitives = assembled_count(d.primitive, n, &starts);
+                    let shaded = match d.vertex_inputs.source {
+                        VertexSource::Indexed { .. } | VertexSource::Elements { .. } => {
+                            distinct_count(&list.indices)
+                        }
+                        _ => n,
+                    };
+                    (n as u64, shaded as u64, Ok(primitives))
                 }
-                Err(e) => (d.vertex_count, Err(e)),
+                Err(e) => (d.vertex_count, d.vertex_count, Err(e)),
             }
         })
         .collect();
     let mut assembled = Assembled::default();
-    for (d, (_, primitives)) in draws.iter().zip(&counted) {
+    for (d, (_, _, primitives)) in draws.iter().zip(&counted) {
         match primitives {
             Ok(n) => {
                 let n = *n as u64;
@@ -435,7 +448,7 @@ fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
             Err(e) => assembled.unknown.push((d.index, e.clone())),
         }
     }
-    let mut counts: Vec<u64> = counted.iter().map(|(n, _)| *n).collect();
+    let mut counts: Vec<u64> = counted.iter().map(|(n, _, _)| *n).collect();
     counts.sort_unstable();
     let mut histogram: Vec<Bucket> = Vec::new();
     for &n in &counts {
@@ -447,6 +460,7 @@ fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
     }
     let vertices = Vertices {
         total: counts.iter().sum(),
+        shaded: counted.iter().map(|(_, shaded, _)| shaded).sum(),
         min: counts.first().copied().unwrap_or(0),
         median: counts
             .get(counts.len().saturating_sub(1) / 2)
