@@ -19,6 +19,17 @@ const W: u16 = 8;
 /// An 8×8 target of `color_format` at 0x10_0000, cleared by each of `clears` in turn
 /// (colour channels `mask`, the CLEAR_SURFACE bits 0x10..0x80, to `value`).
 fn scene(color_format: u32, clears: &[(u32, u32)]) -> Capture {
+    scene_with_zeta(color_format, clears, 32, false)
+}
+
+/// [`scene`] with the zeta surface's pitch `zeta_pitch`, and the draw testing depth when
+/// `depth_test`.
+fn scene_with_zeta(
+    color_format: u32,
+    clears: &[(u32, u32)],
+    zeta_pitch: u32,
+    depth_test: bool,
+) -> Capture {
     let bpp = ColorFormat::from_raw(color_format).map_or(4, bytes_per_pixel);
     let target = |offset, pitch| SurfaceTarget {
         location: Location::Local,
@@ -39,7 +50,7 @@ fn scene(color_format: u32, clears: &[(u32, u32)]) -> Capture {
             target(0, 64),
             target(0, 64),
         ],
-        zeta: target(0x20_0000, 32),
+        zeta: target(0x20_0000, zeta_pitch),
         clip: (0, 0, W, W),
     });
     b.set_scissor(0, 0, W, W);
@@ -47,14 +58,22 @@ fn scene(color_format: u32, clears: &[(u32, u32)]) -> Capture {
         b.clear_surface(mask, value, 0);
     }
     // A draw (the renderers render up to a draw) that covers no pixel: all corners at one
-    // point.
+    // point (unless it tests depth).
     b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
+    if depth_test {
+        b.set_depth(true, 0x201, true); // LESS, write
+    }
     b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
-    let vertices =
-        corners([1.0, 1.0, 1.0, 1.0]).map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [0.0; 4]]);
+    // A draw testing depth covers the surface (it is to be skipped whole).
+    let rect = if depth_test {
+        [0.0, 0.0, f32::from(W), f32::from(W)]
+    } else {
+        [1.0; 4]
+    };
+    let vertices = corners(rect).map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [0.0; 4]]);
     draw_vertices(&mut b, 0x1_0000, 8, &vertices);
     b.finish()
 }
@@ -95,5 +114,47 @@ fn a_float_target_is_not_cleared() {
     // An A8R8G8B8 target is cleared: the control.
     for (name, image) in render("argb_clear", &scene(8, &[(0xF0, 0xFFFF_FFFF)])) {
         assert_eq!(image.pixel(3, 3), Some([255; 4]), "{name}");
+    }
+}
+
+/// A depth surface whose pitch register holds garbage (0xFFFFFF00: 4096 rows of it would span
+/// 4 GiB): its clear is refused with a warning, not allocated (a fuzzed capture asked the CPU
+/// renderer for 4 GiB here), and the colour clear beside it still lands; a draw that tests
+/// depth against it is skipped, saying why, on both renderers. No surface ends past the 256
+/// MiB of its memory (RPCS3 `rsx::get_address`).
+#[test]
+fn a_depth_surface_past_its_memory_is_refused_not_allocated() {
+    use rsxtrace_capture::frame::Frame;
+    use rsxtrace_replay::render::{state::FrameEvents, RenderOptions};
+    let capture = scene_with_zeta(8, &[(0xF3, 0xFFFF_FFFF)], 0xFFFF_FF00, true);
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let options = RenderOptions::default();
+    let mut rendered = vec![(
+        "cpu",
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU"),
+    )];
+    if let Some(gpu) = gpu_support::gpu("zeta_past_memory") {
+        let g = rsxtrace_replay::render::gpu::render_frame(&gpu, &frame, &events, &options)
+            .expect("GPU");
+        rendered.push(("gpu", g));
+    }
+    for (name, r) in rendered {
+        assert_eq!(
+            r.image.pixel(3, 3),
+            Some([255; 4]),
+            "{name}: the colour clear"
+        );
+        let said: Vec<&str> = r.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert!(
+            said.iter().any(|w| w.contains("256 MiB")),
+            "{name}: {said:?}"
+        );
+        assert_eq!(r.skipped.len(), 1, "{name}: the draw testing depth");
+        assert!(
+            r.skipped[0].1.contains("256 MiB"),
+            "{name}: {:?}",
+            r.skipped
+        );
     }
 }

@@ -44,6 +44,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Largest surface side the renderers accept (the RSX limit is 4096).
 pub const MAX_SURFACE_SIDE: u32 = 4096;
 
+/// Bytes of each memory the RSX addresses by offset: RPCS3 accepts a local offset below
+/// `local_mem_size` (0x0F900000) and a main (IO) offset below `main_mem_size` (0x10000000)
+/// (`rsx::get_address` in RSXThread.cpp, the sizes in cellGcmSys.cpp), so no surface ends
+/// past 256 MiB; one that would is a corrupt register value, not memory to allocate.
+pub const RSX_MEMORY_BYTES: u64 = 0x1000_0000;
+
 /// Bytes per pixel of a colour format.
 pub fn bytes_per_pixel(format: ColorFormat) -> u32 {
     match format {
@@ -325,8 +331,10 @@ pub enum SurfaceError {
         /// Row bytes.
         row: u32,
     },
-    /// The surface runs past the 4 GiB address space.
-    #[error("surface {target}: offset 0x{offset:x} + {len} bytes runs past 4 GiB")]
+    /// The surface runs past the end of its memory ([`RSX_MEMORY_BYTES`]).
+    #[error(
+        "surface {target}: offset 0x{offset:x} + {len} bytes runs past the 256 MiB of its memory"
+    )]
     Overflow {
         /// Target name.
         target: &'static str,
@@ -403,7 +411,7 @@ impl SurfaceLayout {
             swizzle,
         };
         let len = layout.byte_len();
-        if u64::from(layout.offset) + len > 1 << 32 {
+        if u64::from(layout.offset) + len > RSX_MEMORY_BYTES {
             return Err(SurfaceError::Overflow {
                 target: target_name,
                 offset: layout.offset,

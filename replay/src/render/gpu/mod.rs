@@ -448,6 +448,11 @@ impl Renderer<'_> {
                 return Ok(());
             }
         };
+        if clear.mask.depth || clear.mask.stencil {
+            if let Some(why) = targets::depth_refused(&clear.surface) {
+                self.warn(None, format!("clear at command {}: {why}", clear.command));
+            }
+        }
         if key.size().is_none() {
             return Ok(());
         }
@@ -879,6 +884,12 @@ impl Renderer<'_> {
         }
         let key = SetKey::of(&draw.surface)?;
         let uses_depth = state.reads_depth_buffer();
+        if let Some(why) = uses_depth
+            .then(|| targets::depth_refused(&draw.surface))
+            .flatten()
+        {
+            return Err(why.into());
+        }
         let with_depth = key.depth.is_some() && uses_depth;
         if key.colors.is_empty() && !with_depth {
             // Nothing to write: rendered, with no effect (as in the reference render).

@@ -313,6 +313,16 @@ impl DeviceTarget {
     }
 }
 
+/// Why the depth surface of `surface` cannot be laid out, when it has a depth format
+/// ([`SetKey::of`] leaves such a surface out of the key; a draw that reads it or a clear of
+/// it must say so, as the CPU renderer's do).
+pub(crate) fn depth_refused(surface: &Surface) -> Option<String> {
+    let format = DepthFormat::of(surface)?;
+    SurfaceLayout::of_target(surface, 4, depth_bytes_per_pixel(format))
+        .err()
+        .map(|e| e.to_string())
+}
+
 /// Whether two of `key`'s targets overlap in memory (the order of their write-backs then
 /// decides the bytes, so such a state's targets are never kept on the device).
 pub(crate) fn overlaps_itself(key: &SetKey) -> bool {
