@@ -81,6 +81,25 @@ fn stats_agree_with_draws_and_info() {
         .values()
         .all(|n| n.as_u64().unwrap() < draws.len() as u64));
 
+    // The passes cover the draws in order, their primitives are the total's.
+    let passes = stats["passes"].as_array().unwrap();
+    let mut next = 0;
+    for p in passes {
+        assert_eq!(p["draws"]["start"].as_u64(), Some(next));
+        next = p["draws"]["end"].as_u64().unwrap();
+        assert!(!p["targets"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(next, draws.len() as u64);
+    let in_passes: u64 = passes
+        .iter()
+        .map(|p| p["primitives"].as_u64().unwrap())
+        .sum();
+    let assembled: u64 = ["points", "lines", "triangles"]
+        .iter()
+        .map(|k| stats["assembled"][k].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_passes, assembled);
+
     // A range: its draws alone.
     let ten = json_ok(&["stats", &game, "--draws", "100..110", "--json"]);
     let in_range: u64 = ten["by_primitive"]

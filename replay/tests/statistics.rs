@@ -212,3 +212,73 @@ fn a_frame_without_draws_counts_nothing() {
     assert_eq!(s.clears, 1);
     assert!(s.changes.iter().all(|(_, n)| *n == 0));
 }
+
+/// Two passes: a quad into the scene's colour target, then a clear and a depth-tested quad
+/// into a second colour target with the depth surface: each pass names its targets (the
+/// depth surface only where a draw tests depth), its primitives and its clear.
+#[test]
+fn passes_follow_the_surface_changes() {
+    use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
+    let mut b = pixel_scene("passes.rrc", 8, 2);
+    b.set_fragment_program(
+        Location::Local,
+        0x1000,
+        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
+        0x40,
+    )
+    .unwrap();
+    draw_vertices(&mut b, 0x1_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
+    let target = |offset| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: 32,
+    };
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (3, 3),
+        color_target: 1,
+        colors: [target(0x30_0000), target(0), target(0), target(0)],
+        zeta: target(SCENE_ZETA),
+        clip: (0, 0, 8, 8),
+    });
+    b.clear_surface(0xF3, 0, 0);
+    b.set_depth(true, 0x201, true);
+    draw_vertices(&mut b, 0x2_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
+    draw_vertices(&mut b, 0x3_0000, 8, &vertices([0.0, 0.0, 4.0, 4.0]));
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let s = statistics(&frame, &events, &capture.commands, None);
+    assert_eq!(s.passes.len(), 2);
+    let (first, second) = (&s.passes[0], &s.passes[1]);
+    assert_eq!(
+        (first.draws.clone(), first.primitives, first.clears),
+        (0..1, 2, 0)
+    );
+    assert_eq!(
+        (second.draws.clone(), second.primitives, second.clears),
+        (1..3, 4, 1)
+    );
+    let places = |p: &rsxtrace_replay::render::statistics::Pass| -> Vec<(usize, u32)> {
+        p.targets
+            .iter()
+            .map(|t| (t.index, t.layout.offset))
+            .collect()
+    };
+    assert_eq!(places(first), [(0, SCENE_COLOR)]);
+    assert_eq!(places(second), [(0, 0x30_0000), (4, SCENE_ZETA)]);
+    assert_eq!(
+        second.targets_text(),
+        format!("A a8r8g8b8 8x8 at local+0x300000, Z z24s8 8x8 at local+0x{SCENE_ZETA:x}")
+    );
+    // A range starting inside the second pass: one pass, its clear before the range.
+    let last = statistics(&frame, &events, &capture.commands, Some(2..3));
+    assert_eq!(last.passes.len(), 1);
+    assert_eq!(
+        (last.passes[0].draws.clone(), last.passes[0].clears),
+        (2..3, 0)
+    );
+}

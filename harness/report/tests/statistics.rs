@@ -1,5 +1,5 @@
 //! The report's statistics: the index shows `rsxtrace stats`'s totals, state changes,
-//! vertices per draw and method calls for the reported draws (the whole frame, and a range),
+//! vertices per draw, passes and method calls for the reported draws (the whole frame, and a range),
 //! the same values `rsxtrace_replay::render::statistics` gives.
 
 use rsxtrace_replay::render::statistics::statistics;
@@ -42,6 +42,16 @@ fn the_index_shows_the_statistics_of_the_reported_draws() {
                 section.contains(&format!("<td>{part}</td><td class=\"num\">{n}</td>")),
                 "{range:?}: {part} {n}"
             );
+        }
+        for (n, pass) in expected.passes.iter().enumerate() {
+            assert!(
+                section.contains(&format!(
+                    "<td class=\"num\">{n}</td><td>{}..{}</td><td class=\"num\">{}</td>",
+                    pass.draws.start, pass.draws.end, pass.primitives
+                )),
+                "{range:?}: pass {n}"
+            );
+            assert!(section.contains(&pass.targets_text()));
         }
         let top = &expected.methods[0];
         assert!(section.contains(&format!(

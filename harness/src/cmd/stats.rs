@@ -1,7 +1,7 @@
 //! `rsxtrace stats`: a frame's statistics as RenderDoc's Statistics window shows an API
 //! frame's (`rsxtrace_replay::render::statistics`; docs/stats.md): draws by primitive and
-//! source, vertices and primitives, state changes between draws, clears, transfers and the
-//! method calls by method.
+//! source, vertices and primitives, passes, state changes between draws, clears, transfers and
+//! the method calls by method.
 
 use crate::exit::Status;
 use crate::output::print_json;
@@ -9,12 +9,16 @@ use crate::table::Table;
 use clap::Args;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_replay::render::statistics::{share, statistics, FrameStatistics};
+use rsxtrace_replay::render::surface::TARGET_NAMES;
 use rsxtrace_replay::render::Scene;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 /// Methods listed in the text table, the most called first (JSON lists them all).
 const TOP_METHODS: usize = 15;
+
+/// Passes listed in the text table, in order (JSON lists them all).
+const PASSES_SHOWN: usize = 30;
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -75,6 +79,19 @@ fn to_json(args: &StatsArgs, s: &FrameStatistics) -> Value {
         "transfers": object(s.transfers.iter().copied()),
         "method_calls": s.method_calls,
         "methods": s.methods,
+        "passes": s.passes.iter().map(|p| json!({
+            "draws": {"start": p.draws.start, "end": p.draws.end},
+            "primitives": p.primitives,
+            "clears": p.clears,
+            "targets": p.targets.iter().map(|t| json!({
+                "target": TARGET_NAMES.get(t.index).copied(),
+                "location": t.layout.location.name(),
+                "address": t.layout.offset,
+                "format": t.format.name(),
+                "width": t.layout.width,
+                "height": t.layout.height,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -107,6 +124,25 @@ fn print_text(args: &StatsArgs, s: &FrameStatistics, frame_draws: usize) -> anyh
         ]);
     }
     outln!("{}", h.render().trim_end());
+    outln!();
+
+    let mut passes = Table::new(&[">pass", "draws", ">primitives", ">clears", "targets"]);
+    for (n, p) in s.passes.iter().enumerate().take(PASSES_SHOWN) {
+        passes.row(vec![
+            n.to_string(),
+            format!("{}..{}", p.draws.start, p.draws.end),
+            p.primitives.to_string(),
+            p.clears.to_string(),
+            p.targets_text(),
+        ]);
+    }
+    outln!("{}", passes.render().trim_end());
+    if s.passes.len() > PASSES_SHOWN {
+        outln!(
+            "({} more passes; --json lists them all)",
+            s.passes.len() - PASSES_SHOWN
+        );
+    }
     outln!();
 
     let mut c = Table::new(&["state part", ">draws changing it", ">share"]);

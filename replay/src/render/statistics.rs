@@ -11,12 +11,16 @@
 //!   re-create between draws; and the transform constant registers those changes touch.
 //! - Clears and image transfers between the draws (`FrameEvents`), and the command stream's
 //!   method calls by method.
+//! - Passes: runs of consecutive draws with one surface state, with their targets, primitives
+//!   and clears (RenderDoc's grouping of an API frame into colour and depth passes).
 //!
 //! With a draw range, draws, changes, events and methods are those of the range: the method
 //! calls from the end of the draw before it to its last draw's END, the events among them.
 
 use crate::raster::{assembled_count, primitive_starts_of, Primitive};
 use crate::render::state::FrameEvents;
+use crate::render::surface::TARGET_NAMES;
+use crate::render::target::{colour_targets_of, depth_target_of, uses_depth_surface, NamedTarget};
 use crate::render::transfer::Transfer;
 use rayon::prelude::*;
 use rsxtrace_capture::fetch::{distinct_count, positions, VertexSource};
@@ -61,6 +65,49 @@ pub struct FrameStatistics {
     /// Method calls by method (array methods as one: `NV4097_SET_TRANSFORM_CONSTANT`), the
     /// most called first.
     pub methods: Vec<MethodCount>,
+    /// The draws grouped into passes, in order.
+    pub passes: Vec<Pass>,
+}
+
+/// A pass: a run of consecutive draws with one surface state, as RenderDoc groups an API
+/// frame's draws into passes where the render targets change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pass {
+    /// Its draws.
+    pub draws: Range<usize>,
+    /// The colour targets its surface selects and, when one of its draws tests depth, stencil
+    /// or depth bounds, the depth surface (`render::target`: what the draws render into).
+    pub targets: Vec<NamedTarget>,
+    /// Points, lines and triangles its draws assemble into (draws not counted left out).
+    pub primitives: u64,
+    /// `CLEAR_SURFACE` calls from the end of the pass before it to its last draw.
+    pub clears: usize,
+}
+
+impl Pass {
+    /// Its targets as text: `A a8r8g8b8 1280x720 at local+0x0, Z z24s8 1280x720 at
+    /// local+0x400000` (`none` without any).
+    pub fn targets_text(&self) -> String {
+        if self.targets.is_empty() {
+            return "none".into();
+        }
+        let named: Vec<String> = self
+            .targets
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} {} {}x{} at {}+0x{:x}",
+                    TARGET_NAMES.get(t.index).copied().unwrap_or("?"),
+                    t.format.name(),
+                    t.layout.width,
+                    t.layout.height,
+                    t.layout.location.name(),
+                    t.layout.offset
+                )
+            })
+            .collect();
+        named.join(", ")
+    }
 }
 
 impl FrameStatistics {
@@ -321,7 +368,7 @@ pub fn statistics(
     let draws = &frame.draws[range.clone()];
     let window = command_window(frame, &range);
     let (by_primitive, by_source) = kinds(draws);
-    let (vertices, assembled) = vertices(frame, draws);
+    let (vertices, assembled, primitives) = vertices(frame, draws);
     let (changes, constant_registers_changed) = changes(frame, &range);
     let in_window = |command: usize| window.contains(&command);
     let mut transfers: BTreeMap<usize, (&'static str, usize)> = BTreeMap::new();
@@ -335,6 +382,7 @@ pub fn statistics(
         transfers.entry(order).or_insert((kind, 0)).1 += 1;
     }
     let (method_calls, methods) = method_census(commands, &window);
+    let passes = passes(frame, events, &range, &primitives);
     FrameStatistics {
         draws: range.clone(),
         by_primitive,
@@ -353,6 +401,7 @@ pub fn statistics(
         transfers: transfers.into_values().collect(),
         method_calls,
         methods,
+        passes,
     }
 }
 
@@ -405,7 +454,8 @@ fn kinds(draws: &[Draw]) -> (Vec<(Primitive, usize)>, Sources) {
 
 /// Vertices per draw and the primitives they assemble into; draws in parallel (an indexed
 /// draw reads its index buffer for restarts).
-fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
+/// Also each draw's primitives (`None`: not counted), in draw order.
+fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled, Vec<Option<u64>>) {
     // Per draw: (vertices, vertex program runs, primitives).
     let counted: Vec<(u64, u64, Result<usize, String>)> = draws
         .par_iter()
@@ -469,7 +519,11 @@ fn vertices(frame: &Frame, draws: &[Draw]) -> (Vertices, Assembled) {
         max: counts.last().copied().unwrap_or(0),
         histogram,
     };
-    (vertices, assembled)
+    let per_draw = counted
+        .iter()
+        .map(|(_, _, n)| n.as_ref().ok().map(|&n| n as u64))
+        .collect();
+    (vertices, assembled, per_draw)
 }
 
 /// The power-of-two bucket `from..=to` holding `n` (`0` alone, then `1`, `2-3`, `4-7`, ...).
@@ -624,6 +678,49 @@ fn changed_constants(prev: &Draw, d: &Draw) -> u64 {
         .flatten()
         .filter(|&r| d.constants.raw(r) != prev.constants.raw(r))
         .count() as u64
+}
+
+/// The draws of `range` in runs of one surface state, with what each renders into, its
+/// primitives (`primitives`: per draw of the range) and the clears in its stretch of commands.
+fn passes(
+    frame: &Frame,
+    events: &FrameEvents,
+    range: &Range<usize>,
+    primitives: &[Option<u64>],
+) -> Vec<Pass> {
+    let draws = &frame.draws[range.clone()];
+    let mut passes: Vec<Pass> = Vec::new();
+    let mut start = 0;
+    while start < draws.len() {
+        let surface = &draws[start].surface;
+        let len = draws[start..]
+            .iter()
+            .take_while(|d| d.surface == *surface)
+            .count();
+        let run = &draws[start..start + len];
+        let mut targets: Vec<NamedTarget> = colour_targets_of(surface)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect();
+        if run.iter().any(|d| uses_depth_surface(&d.raster)) {
+            targets.extend(depth_target_of(surface).ok());
+        }
+        let first = range.start + start;
+        let window = command_window(frame, &(first..first + len));
+        passes.push(Pass {
+            draws: first..first + len,
+            targets,
+            primitives: primitives[start..start + len].iter().flatten().sum(),
+            clears: events
+                .clears
+                .iter()
+                .filter(|c| window.contains(&c.command))
+                .count(),
+        });
+        start += len;
+    }
+    passes
 }
 
 /// Method calls among `window`'s commands, by method (malformed stretches are skipped, as the

@@ -86,8 +86,11 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
 /// Methods listed in the statistics' method table.
 const TOP_METHODS: usize = 10;
 
+/// Passes listed in the statistics' pass table.
+const PASSES_SHOWN: usize = 30;
+
 /// The reported draws' statistics (`rsxtrace stats`, docs/stats.md): the totals, the draws
-/// changing each part of the state, vertices per draw and the most called methods.
+/// changing each part of the state, vertices per draw, the passes and the most called methods.
 fn statistics(s: &FrameStatistics) -> Markup {
     let draws = s.draws.len() as u64;
     html! {
@@ -119,6 +122,23 @@ fn statistics(s: &FrameStatistics) -> Markup {
                                 tr { td { (part) } td.num { (n) } td.num { (share(*n as u64, draws)) } }
                             }
                         }
+                    }
+                    table.state {
+                        thead { tr { th.num { "pass" } th { "draws" } th.num { "primitives" } th.num { "clears" } th { "targets" } } }
+                        tbody {
+                            @for (n, p) in s.passes.iter().enumerate().take(PASSES_SHOWN) {
+                                tr {
+                                    td.num { (n) }
+                                    td { (p.draws.start) ".." (p.draws.end) }
+                                    td.num { (p.primitives) }
+                                    td.num { (p.clears) }
+                                    td { (p.targets_text()) }
+                                }
+                            }
+                        }
+                    }
+                    @if s.passes.len() > PASSES_SHOWN {
+                        p.help { (s.passes.len() - PASSES_SHOWN) " more passes: " code { "rsxtrace stats --json" } " lists them all." }
                     }
                     table.state {
                         thead { tr { th { "method" } th.num { "calls" } th.num { "share" } } }
