@@ -242,10 +242,20 @@ fn a_grid_mesh_names_each_vertex_many_times() {
     assert_same_vertices(&inp, &mem, Some(16));
 }
 
+/// `positions` gives the indices, restarts and range starts `fetch_draw` gave (`all`).
+pub fn assert_same_positions(inp: &VertexInputs, mem: &TestMemory, all: &FetchedVertices) {
+    let list = positions(inp, mem).expect("positions");
+    assert_eq!(
+        (&list.indices, &list.restarts, &list.range_starts),
+        (&all.indices, &all.restarts, &all.range_starts)
+    );
+}
+
 /// `fetch_distinct` gives every position of `inp` the values `fetch_draw` gives it, with the
 /// same restarts and range starts, and `distinct` rows (`None`: one row per position).
 fn assert_same_vertices(inp: &VertexInputs, mem: &TestMemory, distinct: Option<usize>) {
     let all = fetch_draw(inp, mem).expect("fetch");
+    assert_same_positions(inp, mem, &all);
     let d = fetch_distinct(inp, mem).expect("fetch distinct");
     assert_eq!(d.positions(), all.len());
     assert_eq!(d.rows.as_ref().map(|_| d.vertices.len()), distinct);
@@ -458,6 +468,7 @@ fn inline_array_interleaves_every_enabled_array() {
     inp.immediate[1] = ImmediateValue::Known([5.0, 6.0, 7.0, 8.0]);
     let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch");
     assert_eq!(out.indices, vec![0, 1]);
+    assert_same_positions(&inp, &TestMemory::new(), &out);
     assert_eq!(
         column(&out, 0),
         vec![[1.0, 2.0, 3.0, 1.0], [-1.0, 0.0, 4.0, 1.0]]
@@ -483,6 +494,10 @@ fn inline_array_without_arrays_is_an_error() {
     inp.immediate[0] = ImmediateValue::Known([0.0; 4]);
     assert_eq!(
         fetch_draw(&inp, &TestMemory::new()),
+        Err(FetchError::InlineWithoutArrays)
+    );
+    assert_eq!(
+        positions(&inp, &TestMemory::new()),
         Err(FetchError::InlineWithoutArrays)
     );
 }

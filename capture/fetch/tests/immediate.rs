@@ -38,6 +38,7 @@ fn streams_are_per_vertex_and_other_attributes_take_their_register_value() {
     inp.arrays[8] = Some(array(VertexType::F, 4, 16, 0, Local));
     let out = fetch_draw(&inp, &TestMemory::new()).expect("fetch");
     assert_eq!(out.indices, vec![0, 1, 2]);
+    crate::fetch::assert_same_positions(&inp, &TestMemory::new(), &out);
     assert_eq!(out.range_starts, vec![0]);
     assert!(out.restarts.is_empty());
     let column = |a: u8| out.attribute(a).expect("column").values.clone();
