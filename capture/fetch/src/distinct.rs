@@ -115,9 +115,9 @@ pub(crate) fn distinct_rows(indices: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
     (distinct.len() < indices.len()).then_some((distinct, rows))
 }
 
-/// How many distinct values `indices` holds: what [`distinct_rows`] would keep, counted
-/// without listing them (a bit per index of the span when the list is dense, as
-/// [`distinct_rows`] chooses its table; else a sorted copy).
+/// How many distinct values `indices` holds: the rows [`fetch_distinct`] would fetch, counted
+/// without listing them (a bit per index of the span when the list is dense, where the fetch
+/// uses a table; else a sorted copy).
 pub fn distinct_count(indices: &[u32]) -> usize {
     let (Some(&lo), Some(&hi)) = (indices.iter().min(), indices.iter().max()) else {
         return 0;

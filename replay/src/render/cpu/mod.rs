@@ -5,7 +5,7 @@
 //!
 //! Per draw, in order: the clears and image transfers recorded before it
 //! ([`FrameEvents::between_draws`], transfers applied by [`super::transfer`]), state
-//! ([`DrawState`](super::state::DrawState)), vertices ([`vertex`]) and primitives
+//! ([`DrawState`]), vertices ([`vertex`]) and primitives
 //! ([`geometry`]: assembly, clipping against `w > ε` and the user clip planes, viewport,
 //! culling, polygon mode, polygon offset; those that cover no pixel centre of the draw's
 //! bounds left out) — these three prepared ahead of the draw on threads of their own
