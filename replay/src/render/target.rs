@@ -343,16 +343,17 @@ pub fn depth_grey(
 ) -> Rgba8Image {
     // Stored values order as their depths do (`depth_to_fixed`), so the range is found on
     // them; a unorm format's depth is linear in its stored value, so its grey is too.
+    // A unorm depth is always finite: only a float format's values need the test.
+    let unorm = !format.is_float();
     let (mut low, mut high) = (u32::MAX, 0u32);
     for_each_sample(layout, format, memory, |sample| {
         if let Some((fixed, _)) = sample {
-            if fixed_to_depth(format, fixed).is_finite() {
+            if unorm || fixed_to_depth(format, fixed).is_finite() {
                 low = low.min(fixed);
                 high = high.max(fixed);
             }
         }
     });
-    let unorm = !format.is_float();
     let (depth_low, depth_high) = (fixed_to_depth(format, low), fixed_to_depth(format, high));
     let grey = |fixed: u32| -> Option<u8> {
         if high < low {
