@@ -180,6 +180,7 @@ fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<Strin
     let tex = work.join("tex");
     let rsxt = work.join("t.rsxt");
     let site = work.join("site");
+    let heat = work.join("heat.png");
     let mut runs: Vec<Vec<&str>> = vec![
         vec!["info", p, "--json"],
         vec!["draws", p, "--json"],
@@ -196,6 +197,10 @@ fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<Strin
         vec!["export", "gltf", p, "--out", s(&glb)],
         vec!["replay", "--cpu", p, "--out", s(&png)],
         vec!["convert", p, s(&rsxt)],
+        vec!["stats", p, "--json"],
+        vec!["targets", p, "--json"],
+        vec!["overdraw", p, "--out", s(&heat), "--json"],
+        vec!["history", p, "--pixel", "1,1", "--json"],
     ];
     if gpu {
         runs.push(vec!["verify", p]);
