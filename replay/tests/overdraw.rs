@@ -138,3 +138,30 @@ fn two_sample_quad(control: Option<u32>) -> rsxtrace_replay::render::overdraw::O
     let colour = target_at(&frame, Location::Local, SCENE_COLOR).expect("colour target");
     overdraw(&frame, &colour, None)
 }
+
+/// One draw's coverage (`draw_coverage`, the report's "rasterized" overlay): the 2x2 quad's
+/// four pixels, nothing for the culled quad, and for every draw of the one-sample scene as
+/// many pixels as the overdraw counts it fragments.
+#[test]
+fn a_draws_coverage_is_its_own_fragments() {
+    use rsxtrace_replay::render::overdraw::draw_coverage;
+    let frame = scene();
+    let colour = target_at(&frame, Location::Local, SCENE_COLOR).expect("colour target");
+    let small = draw_coverage(&frame, 2, &colour).expect("draw 2");
+    assert_eq!((small.width, small.height), (8, 8));
+    let covered: Vec<(u32, u32)> = small.covered_pixels().collect();
+    assert_eq!(covered, [(2, 2), (3, 2), (2, 3), (3, 3)]);
+    let by_pixel = (0..64u32).filter(|&i| small.covered(i % 8, i / 8)).count();
+    assert_eq!(by_pixel, 4);
+    assert!(!small.covered(8, 0), "outside the target");
+    assert_eq!(
+        draw_coverage(&frame, 4, &colour).expect("draw 4").pixels(),
+        0
+    );
+    let o = overdraw(&frame, &colour, None);
+    for d in 0..frame.draws.len() {
+        let c = draw_coverage(&frame, d, &colour).expect("coverage");
+        assert_eq!(c.pixels(), o.fragments_of(d), "draw {d}");
+    }
+    assert!(draw_coverage(&frame, 99, &colour).is_err());
+}

@@ -29,6 +29,7 @@
 
 #![deny(missing_docs)]
 
+pub mod coverage;
 pub mod events;
 pub mod html;
 pub mod images;
@@ -47,6 +48,7 @@ use rsxtrace_capture::open::{open_capture, OpenError};
 use rsxtrace_capture::overview::{self, Overview};
 use rsxtrace_gpu::Gpu;
 
+use coverage::{coverage_shots, CoverageShot};
 use rsxtrace_capture::rrc::ReplayCommand;
 use rsxtrace_replay::render::overdraw::{overdraw, Overdraw};
 use rsxtrace_replay::render::statistics::{statistics, FrameStatistics};
@@ -211,6 +213,9 @@ pub struct Report<'a> {
     pub overdraw: Option<FrameOverdraw>,
     /// The statistics of the reported draws (`rsxtrace stats`).
     pub statistics: FrameStatistics,
+    /// Per draw of the range whose first target was shot: the pixels it rasterizes there
+    /// and their overlay, or why they could not be worked out.
+    pub coverage: HashMap<usize, Result<CoverageShot, String>>,
 }
 
 /// The fragments the reported draws rasterize on the output image
@@ -327,6 +332,7 @@ pub fn build(
         &loaded.commands,
         Some(range.clone()),
     );
+    let coverage = coverage_shots(frame, &shots, range.start, &store, options.sizes.view);
 
     let verified = match verify_on {
         Some(gpu) => {
@@ -404,6 +410,7 @@ pub fn build(
         verify: verified,
         overdraw,
         statistics,
+        coverage,
     };
     if let Some(bar) = progress {
         bar.set_position(0);

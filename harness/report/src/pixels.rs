@@ -29,6 +29,19 @@ fn span(i: u32, dst: u32, src: u32) -> (usize, usize) {
     (start as usize, (end.max(start + 1)) as usize)
 }
 
+/// For each of `src` source columns (or rows), the destination cell of `dst` whose span
+/// ([`downscale`]'s) holds it.
+pub fn cell_map(dst: u32, src: u32) -> Vec<usize> {
+    let mut map = vec![0; src as usize];
+    for i in 0..dst {
+        let (a, b) = span(i, dst, src);
+        for m in map.get_mut(a..b).into_iter().flatten() {
+            *m = i as usize;
+        }
+    }
+    map
+}
+
 /// `image` downscaled to fit `max_w` x `max_h` by averaging the source pixels under each
 /// destination pixel (the image itself when it fits).
 pub fn downscale(image: &Rgba8Image, max_w: u32, max_h: u32) -> Rgba8Image {
@@ -98,17 +111,10 @@ pub fn change_view(
 ) -> (Change, Rgba8Image) {
     let same_size = (before.width, before.height) == (after.width, after.height);
     let (vw, vh) = (after_view.width as usize, after_view.height as usize);
-    let cells = |dst: usize, src: u32| -> Vec<usize> {
-        let mut map = vec![0; src as usize];
-        for i in 0..dst {
-            let (a, b) = span(i as u32, dst as u32, src);
-            for m in map.get_mut(a..b).into_iter().flatten() {
-                *m = i;
-            }
-        }
-        map
-    };
-    let (xcell, ycell) = (cells(vw, after.width), cells(vh, after.height));
+    let (xcell, ycell) = (
+        cell_map(vw as u32, after.width),
+        cell_map(vh as u32, after.height),
+    );
     let mut hit = vec![false; vw * vh];
     let mut change = Change::default();
     let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0u32, 0u32);

@@ -53,3 +53,66 @@ fn the_index_and_the_draw_pages_show_the_overdraw() {
         );
     }
 }
+
+/// Each draw page shows the pixels the draw rasterizes on its first target (the coverage
+/// `draw_coverage` gives): the count in the caption and an overlay, cyan where covered and
+/// transparent elsewhere, at the size of the target's view.
+#[test]
+fn each_draw_page_shows_the_pixels_the_draw_rasterizes() {
+    use rsxtrace_replay::render::overdraw::draw_coverage;
+    use rsxtrace_report::coverage::HIGHLIGHT;
+    let ws = rsxtrace_testkit::workspace!();
+    let loaded = Loaded::open(&ws.sample("basic.rrc.gz")).expect("open");
+    let frame = &loaded.scene.frame;
+    let target = output_target(frame, &loaded.scene.events).expect("an output image");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let site = tmp.path().join("site");
+    build(
+        &loaded,
+        &ReportOptions::new(&site),
+        Renderer::Cpu,
+        None,
+        None,
+    )
+    .expect("report");
+    for d in 0..frame.draws.len() {
+        let coverage = draw_coverage(frame, d, &target).expect("coverage");
+        assert!(coverage.pixels() > 0, "draw {d}");
+        let page = std::fs::read_to_string(site.join(format!("draws/draw-{d:05}.html")))
+            .expect("draw page");
+        assert!(
+            page.contains(&format!("pixels rasterized: {} (", coverage.pixels())),
+            "draw {d}"
+        );
+        let at = page
+            .find("alt=\"pixels the draw rasterizes\"")
+            .expect("the overlay");
+        let src = &page[page[..at].rfind("src=\"").expect("src") + 5..];
+        let src = &src[..src.find('"').expect("end")];
+        let png = rsxtrace_testkit::image::read_rgba_png(&site.join("draws").join(src));
+        // The overlay's covered cells are the highlight, the others transparent, and the
+        // first covered pixel's cell is covered.
+        let cells: Vec<&[u8]> = png.rgba.chunks(4).collect();
+        assert!(
+            cells.iter().all(|c| *c == HIGHLIGHT || c[3] == 0),
+            "draw {d}"
+        );
+        let (x, y) = coverage.covered_pixels().next().expect("a pixel");
+        // The cell whose span (`floor(i * src / dst)` onwards) holds the pixel.
+        let cell = |v: u32, dst: u32, src: u32| -> u64 {
+            (0..u64::from(dst))
+                .rev()
+                .find(|&i| i * u64::from(src) / u64::from(dst) <= u64::from(v))
+                .unwrap_or(0)
+        };
+        let (cx, cy) = (
+            cell(x, png.width, coverage.width),
+            cell(y, png.height, coverage.height),
+        );
+        assert_eq!(
+            cells[(cy * u64::from(png.width) + cx) as usize],
+            HIGHLIGHT,
+            "draw {d}: cell of ({x}, {y})"
+        );
+    }
+}

@@ -144,15 +144,18 @@ fn renders_into(draw: &Draw, target: &NamedTarget) -> bool {
     })
 }
 
-/// Count one draw's fragments into `cells`, the counts of a `grid`-sized target row by row;
-/// returns how many it added, or why the draw cannot be counted.
-fn count_draw(
+/// Visit each fragment one draw rasterizes on a `grid`-sized target (its sample grid when
+/// multisampled) as a target cell `(x, y)`; why the draw cannot be covered otherwise.
+fn for_each_fragment(
     frame: &Frame,
     index: usize,
     grid: (u32, u32),
-    cells: &[AtomicU32],
-) -> Result<u64, String> {
-    let draw = &frame.draws[index];
+    visit: &mut dyn FnMut(u32, u32),
+) -> Result<(), String> {
+    let draw = frame
+        .draws
+        .get(index)
+        .ok_or_else(|| format!("no draw {index}"))?;
     let state = DrawState::from_draw(draw).map_err(|e| format!("state: {e}"))?;
     let memory = frame
         .memory(index)
@@ -164,7 +167,6 @@ fn count_draw(
     let per_sample = !passes.is_empty();
     let passes = if per_sample { passes } else { vec![state] };
     let mut covered = Vec::new();
-    let mut fragments = 0u64;
     for state in &passes {
         let bounds = state.window_bounds();
         let prims = build_within(
@@ -183,14 +185,110 @@ fn count_draw(
                 let (x, y) = (c.x.saturating_add(ox), c.y.saturating_add(oy));
                 let kept = !per_sample || state.sample_mask.is_none_or(|m| m.covers(x, y));
                 if x < grid.0 && y < grid.1 && kept {
-                    let at = y as usize * grid.0 as usize + x as usize;
-                    cells[at].fetch_add(1, Ordering::Relaxed);
-                    fragments += 1;
+                    visit(x, y);
                 }
             }
         }
     }
+    Ok(())
+}
+
+/// Count one draw's fragments into `cells`, the counts of a `grid`-sized target row by row;
+/// returns how many it added, or why the draw cannot be counted.
+fn count_draw(
+    frame: &Frame,
+    index: usize,
+    grid: (u32, u32),
+    cells: &[AtomicU32],
+) -> Result<u64, String> {
+    let mut fragments = 0u64;
+    for_each_fragment(frame, index, grid, &mut |x, y| {
+        let at = y as usize * grid.0 as usize + x as usize;
+        if let Some(cell) = cells.get(at) {
+            cell.fetch_add(1, Ordering::Relaxed);
+            fragments += 1;
+        }
+    })?;
     Ok(fragments)
+}
+
+/// The pixels of `target` one draw rasterizes, as RenderDoc's "highlight draw" overlay shows
+/// them: the coverage [`overdraw`] counts, of this draw alone, a multisampled target's pixel
+/// covered when any of its samples is. One bit per pixel, row by row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawCoverage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    bits: Vec<u64>,
+}
+
+impl DrawCoverage {
+    fn new(width: u32, height: u32) -> DrawCoverage {
+        let pixels = width as usize * height as usize;
+        DrawCoverage {
+            width,
+            height,
+            bits: vec![0; pixels.div_ceil(64)],
+        }
+    }
+
+    fn set(&mut self, x: u32, y: u32) {
+        if x < self.width && y < self.height {
+            let i = y as usize * self.width as usize + x as usize;
+            if let Some(word) = self.bits.get_mut(i / 64) {
+                *word |= 1 << (i % 64);
+            }
+        }
+    }
+
+    /// Whether the draw rasterizes pixel (`x`, `y`).
+    pub fn covered(&self, x: u32, y: u32) -> bool {
+        if x >= self.width || y >= self.height {
+            return false;
+        }
+        let i = y as usize * self.width as usize + x as usize;
+        self.bits
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Pixels covered.
+    pub fn pixels(&self) -> u64 {
+        self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The covered pixels, row by row.
+    pub fn covered_pixels(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let width = self.width.max(1) as usize;
+        self.bits.iter().enumerate().flat_map(move |(k, &word)| {
+            let mut w = word;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                let i = k * 64 + bit;
+                Some(((i % width) as u32, (i / width) as u32))
+            })
+        })
+    }
+}
+
+/// Draw `index`'s coverage of `target` (a target the draw renders into), or why it cannot
+/// be computed.
+pub fn draw_coverage(
+    frame: &Frame,
+    index: usize,
+    target: &NamedTarget,
+) -> Result<DrawCoverage, String> {
+    let grid = (target.layout.width, target.layout.height);
+    let (sx, sy) = target.antialias.grid();
+    let mut coverage = DrawCoverage::new(grid.0 / sx, grid.1 / sy);
+    for_each_fragment(frame, index, grid, &mut |x, y| coverage.set(x / sx, y / sy))?;
+    Ok(coverage)
 }
 
 /// The overdraw of `target` over the draws of `range` (the whole frame when `None`). Draws

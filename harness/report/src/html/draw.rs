@@ -8,6 +8,7 @@
 use super::index::surface_text;
 use super::state_table::{groups, rows};
 use super::{float, image, image_href, layout, vec4};
+use crate::coverage::CoverageShot;
 use crate::programs::{self, ConstantRead};
 use crate::site::SitePath;
 use crate::snapshot::{StateImages, TargetShot, TextureShot};
@@ -197,6 +198,32 @@ fn target(report: &Report<'_>, counted: Option<usize>, t: &TargetShot, path: &Si
                         @if let Some((x0, y0, x1, y1)) = c.bounds { " in (" (x0) ", " (y0) ")–(" (x1) ", " (y1) ")" }
                     }
                 }
+            }
+            @if let Some(d) = counted { (rasterized(report, d, t, path)) }
+        }
+    }
+}
+
+/// The pixels draw `d` rasterizes on its first target (`crate::coverage`), over the target
+/// after the draw: where it went, even where the tests dropped every fragment.
+fn rasterized(report: &Report<'_>, d: usize, t: &TargetShot, path: &SitePath) -> Markup {
+    html! {
+        figure {
+            @match (report.coverage.get(&d), &t.after) {
+                (Some(Ok(CoverageShot { image: Some(id), .. })), Ok(after)) => div.stack {
+                    (image(&report.images, after.view, path, "", "view context"))
+                    (image(&report.images, *id, path, "pixels the draw rasterizes", "view overlay"))
+                },
+                (Some(Ok(CoverageShot { image: None, .. })), _) => span.dim {
+                    "the draw rasterizes no pixel of the target (culled, clipped or scissored away)"
+                },
+                (Some(Err(why)), _) => span.dim { "coverage not worked out: " (why) },
+                _ => span.dim { "coverage not worked out" },
+            }
+            figcaption {
+                "pixels rasterized"
+                @if let Some(Ok(c)) = report.coverage.get(&d) { ": " (c.pixels) }
+                " (before the fragment program and the tests)"
             }
         }
     }
