@@ -8,6 +8,7 @@
 use crate::images::{ImageId, ImageStore};
 use crate::pixels::{cell_map, fit, Channels};
 use crate::snapshot::DrawShots;
+use crate::target::TargetPlace;
 use rayon::prelude::*;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_replay::render::overdraw::{draw_coverage, DrawCoverage};
@@ -20,20 +21,24 @@ pub const HIGHLIGHT: [u8; 4] = [0, 255, 255, 150];
 /// Draws whose overlays are made at once.
 const CHUNK: usize = 64;
 
-/// A draw's covered pixels and its overlay (none when it covers no pixel), or why not.
-type Made = Result<(u64, Option<Rgba8Image>), String>;
+/// A draw's target, covered pixels and overlay (none when it covers no pixel), or why not.
+type Made = Result<(TargetPlace, u64, Option<Rgba8Image>), String>;
 
 /// One draw's coverage on its page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoverageShot {
+    /// The target it is worked out on: the draw's first target shot (its first colour target,
+    /// else its depth surface).
+    pub place: TargetPlace,
     /// Pixels of the target it rasterizes.
     pub pixels: u64,
     /// The overlay at the target's view size; `None` when it rasterizes no pixel.
     pub image: Option<ImageId>,
 }
 
-/// The coverage overlay of each draw of `shots` (draw `first` onwards) whose first target was
-/// shot, at the view size `view` (as the target's view), or why it could not be worked out.
+/// The coverage overlay of each draw of `shots` (draw `first` onwards) on its first target
+/// shot (its first colour target, else its depth surface: a depth-only pass), at the view
+/// size `view` (as the target's view), or why it could not be worked out.
 pub fn coverage_shots(
     frame: &Frame,
     shots: &[DrawShots],
@@ -47,16 +52,17 @@ pub fn coverage_shots(
         let made: Vec<(usize, Made)> = chunk
             .par_iter()
             .filter_map(|&(d, s)| {
-                let place = s.target.as_ref()?.as_ref().ok()?.place;
+                let place = first_shot(s)?;
                 let overlay = draw_coverage(frame, d, &place).map(|c| {
                     let pixels = c.pixels();
-                    (pixels, (pixels > 0).then(|| overlay(&c, view)))
+                    (place, pixels, (pixels > 0).then(|| overlay(&c, view)))
                 });
                 Some((d, overlay))
             })
             .collect();
         for (d, result) in made {
-            let shot = result.map(|(pixels, image)| CoverageShot {
+            let shot = result.map(|(place, pixels, image)| CoverageShot {
+                place,
                 pixels,
                 image: image.map(|image| {
                     let id = store.reserve(1)[0];
@@ -68,6 +74,15 @@ pub fn coverage_shots(
         }
     }
     out
+}
+
+/// The place of the first target the page shows for a draw: its first colour target, else
+/// the first of the others that was shot (the depth surface of a depth-only draw).
+fn first_shot(shots: &DrawShots) -> Option<TargetPlace> {
+    std::iter::once(shots.target.as_ref()?)
+        .chain(&shots.others)
+        .find_map(|s| s.as_ref().ok())
+        .map(|s| s.place)
 }
 
 /// `coverage` scaled to fit `max_w` x `max_h` as the target's view is: a cell is

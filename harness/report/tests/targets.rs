@@ -143,6 +143,12 @@ fn a_depth_only_pass_shows_its_depth_surface_and_what_the_draw_changed() {
         "{depth_part}"
     );
     assert!(images_exist(&site, &page) >= 3);
+    // What the draw rasterizes is shown on the depth surface, the target it has.
+    let rasterized = &depth_part[depth_part
+        .find("pixels the draw rasterizes")
+        .expect("overlay")..];
+    assert!(rasterized.contains("pixels rasterized: "), "{rasterized}");
+    assert_eq!(page.matches("pixels rasterized").count(), 1);
     // The index names the depth surface in the draw's target column.
     let index = std::fs::read_to_string(site.join("index.html")).expect("index");
     assert!(index.contains("Z 256x256 z24s8"), "{index}");

@@ -60,13 +60,13 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
         section #target {
             h2 { "Target" }
             @match shots.and_then(|s| s.target.as_ref()) {
-                Some(Ok(t)) => (target(report, Some(d), t, path)),
+                Some(Ok(t)) => (target(report, d, Some(d), t, path)),
                 Some(Err(why)) => p.dim { (why) },
                 None => p.dim { "not observed (the frame was not rendered up to this draw)" },
             }
             @for other in shots.map(|s| s.others.as_slice()).unwrap_or_default() {
                 @match other {
-                    Ok(t) => (target(report, None, t, path)),
+                    Ok(t) => (target(report, d, None, t, path)),
                     Err(why) => p.dim { (why) },
                 }
             }
@@ -159,7 +159,13 @@ fn state_pair(
 
 /// One target's before, after and changed pixels. `counted`: the draw whose change counts
 /// (for its first colour target) are shown in the caption.
-fn target(report: &Report<'_>, counted: Option<usize>, t: &TargetShot, path: &SitePath) -> Markup {
+fn target(
+    report: &Report<'_>,
+    d: usize,
+    counted: Option<usize>,
+    t: &TargetShot,
+    path: &SitePath,
+) -> Markup {
     let l = &t.place.layout;
     let change = counted.and_then(|d| report.changes.get(&d));
     let depth = t.place.is_depth();
@@ -199,30 +205,37 @@ fn target(report: &Report<'_>, counted: Option<usize>, t: &TargetShot, path: &Si
                     }
                 }
             }
-            @if let Some(d) = counted { (rasterized(report, d, t, path)) }
+            @if let Some(c) = report.coverage.get(&d).filter(|c| c.as_ref().map_or(counted.is_some(), |c| c.place == t.place)) {
+                (rasterized(c, t, path, report))
+            }
         }
     }
 }
 
-/// The pixels draw `d` rasterizes on its first target (`crate::coverage`), over the target
+/// The pixels the draw rasterizes on the target `t` (`crate::coverage`: `c`), over the target
 /// after the draw: where it went, even where the tests dropped every fragment.
-fn rasterized(report: &Report<'_>, d: usize, t: &TargetShot, path: &SitePath) -> Markup {
+fn rasterized(
+    c: &Result<CoverageShot, String>,
+    t: &TargetShot,
+    path: &SitePath,
+    report: &Report<'_>,
+) -> Markup {
     html! {
         figure {
-            @match (report.coverage.get(&d), &t.after) {
-                (Some(Ok(CoverageShot { image: Some(id), .. })), Ok(after)) => div.stack {
+            @match (c, &t.after) {
+                (Ok(CoverageShot { image: Some(id), .. }), Ok(after)) => div.stack {
                     (image(&report.images, after.view, path, "", "view context"))
                     (image(&report.images, *id, path, "pixels the draw rasterizes", "view overlay"))
                 },
-                (Some(Ok(CoverageShot { image: None, .. })), _) => span.dim {
+                (Ok(CoverageShot { image: None, .. }), _) => span.dim {
                     "the draw rasterizes no pixel of the target (culled, clipped or scissored away)"
                 },
-                (Some(Err(why)), _) => span.dim { "coverage not worked out: " (why) },
-                _ => span.dim { "coverage not worked out" },
+                (Ok(_), Err(why)) => span.dim { (why) },
+                (Err(why), _) => span.dim { "coverage not worked out: " (why) },
             }
             figcaption {
                 "pixels rasterized"
-                @if let Some(Ok(c)) = report.coverage.get(&d) { ": " (c.pixels) }
+                @if let Ok(c) = c { ": " (c.pixels) }
                 " (before the fragment program and the tests)"
             }
         }
