@@ -129,7 +129,7 @@ fn statistics(s: &FrameStatistics) -> Markup {
                             @for (n, p) in s.passes.iter().enumerate().take(PASSES_SHOWN) {
                                 tr {
                                     td.num { (n) }
-                                    td { (p.draws.start) ".." (p.draws.end) }
+                                    td { a href=(SitePath::draw(p.draws.start).as_str()) { (p.draws.start) } ".." (p.draws.end) }
                                     td.num { (p.primitives) }
                                     td.num { (p.clears) }
                                     td { (p.targets_text()) }
