@@ -20,13 +20,8 @@ fn vertices(rect: [f32; 4]) -> Vec<TestVertex> {
 
 fn scene() -> Capture {
     let mut b = pixel_scene("statistics.rrc", 8, 2);
-    b.set_fragment_program(
-        Location::Local,
-        0x1000,
-        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
-        0x40,
-    )
-    .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
     b.clear_surface(0xF3, 0, 0);
     draw_vertices(&mut b, 0x1_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0])); // draw 0: 2 triangles
     draw_vertices(&mut b, 0x2_0000, 8, &vertices([0.0, 0.0, 4.0, 4.0])); // draw 1: 2 triangles
@@ -220,13 +215,8 @@ fn a_frame_without_draws_counts_nothing() {
 fn passes_follow_the_surface_changes() {
     use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
     let mut b = pixel_scene("passes.rrc", 8, 2);
-    b.set_fragment_program(
-        Location::Local,
-        0x1000,
-        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
-        0x40,
-    )
-    .unwrap();
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
     draw_vertices(&mut b, 0x1_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
     let target = |offset| SurfaceTarget {
         location: Location::Local,

@@ -6,15 +6,11 @@ use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::target::output_target;
 use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
 
-#[test]
-fn the_index_and_the_draw_pages_show_the_overdraw() {
+/// The basic sample, and its site (CPU render) in a temporary folder kept while the folder
+/// handle lives.
+fn basic_site() -> (Loaded, tempfile::TempDir, std::path::PathBuf) {
     let ws = rsxtrace_testkit::workspace!();
     let loaded = Loaded::open(&ws.sample("basic.rrc.gz")).expect("open");
-    let frame = &loaded.scene.frame;
-    let target = output_target(frame, &loaded.scene.events).expect("an output image");
-    let counted = overdraw(frame, &target, None);
-    assert_eq!(counted.draws.len(), 3);
-
     let tmp = tempfile::tempdir().expect("tempdir");
     let site = tmp.path().join("site");
     build(
@@ -25,6 +21,16 @@ fn the_index_and_the_draw_pages_show_the_overdraw() {
         None,
     )
     .expect("report");
+    (loaded, tmp, site)
+}
+
+#[test]
+fn the_index_and_the_draw_pages_show_the_overdraw() {
+    let (loaded, _tmp, site) = basic_site();
+    let frame = &loaded.scene.frame;
+    let target = output_target(frame, &loaded.scene.events).expect("an output image");
+    let counted = overdraw(frame, &target, None);
+    assert_eq!(counted.draws.len(), 3);
     let index = std::fs::read_to_string(site.join("index.html")).expect("index");
     let caption = format!(
         "{} fragments from 3 draws over {} pixels",
@@ -61,20 +67,9 @@ fn the_index_and_the_draw_pages_show_the_overdraw() {
 fn each_draw_page_shows_the_pixels_the_draw_rasterizes() {
     use rsxtrace_replay::render::overdraw::draw_coverage;
     use rsxtrace_report::coverage::HIGHLIGHT;
-    let ws = rsxtrace_testkit::workspace!();
-    let loaded = Loaded::open(&ws.sample("basic.rrc.gz")).expect("open");
+    let (loaded, _tmp, site) = basic_site();
     let frame = &loaded.scene.frame;
     let target = output_target(frame, &loaded.scene.events).expect("an output image");
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let site = tmp.path().join("site");
-    build(
-        &loaded,
-        &ReportOptions::new(&site),
-        Renderer::Cpu,
-        None,
-        None,
-    )
-    .expect("report");
     for d in 0..frame.draws.len() {
         let coverage = draw_coverage(frame, d, &target).expect("coverage");
         assert!(coverage.pixels() > 0, "draw {d}");

@@ -147,19 +147,7 @@ fn primitive_starts_at(restarts: &[usize], range_starts: &[usize], positions: us
 /// and `>= vertex_count` are ignored). Positions past `u32::MAX` are not produced (a draw holds
 /// at most 2^24 vertices, `rsxtrace_fetch::MAX_VERTICES`).
 pub fn assemble(primitive: Primitive, vertex_count: usize, restarts: &[usize]) -> Assembled {
-    let count = vertex_count.min(u32::MAX as usize);
-    let mut cuts: Vec<usize> = restarts
-        .iter()
-        .copied()
-        .filter(|&p| p > 0 && p < count)
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut bounds = Vec::with_capacity(cuts.len() + 2);
-    bounds.push(0);
-    bounds.extend(cuts);
-    bounds.push(count);
-    let segments = bounds.windows(2).map(|w| (w[0] as u32, w[1] as u32));
+    let segments = segments(vertex_count, restarts);
     match primitive {
         Primitive::Points => Assembled::Points(segments.flat_map(|(a, b)| a..b).collect()),
         Primitive::Lines | Primitive::LineStrip | Primitive::LineLoop => {
@@ -182,21 +170,29 @@ pub fn assemble(primitive: Primitive, vertex_count: usize, restarts: &[usize]) -
 /// How many primitives [`assemble`] makes of the same arguments (`assemble(..).len()`:
 /// points, lines or triangles, a quad two), counted without listing them.
 pub fn assembled_count(primitive: Primitive, vertex_count: usize, restarts: &[usize]) -> usize {
+    segments(vertex_count, restarts)
+        .map(|(a, b)| segment_count(primitive, (b - a) as usize))
+        .sum()
+}
+
+/// The independent primitive sequences `a..b` of `vertex_count` positions cut at `restarts`
+/// (any order; positions 0 and `>= vertex_count` ignored), positions capped at `u32::MAX`.
+fn segments(vertex_count: usize, restarts: &[usize]) -> impl Iterator<Item = (u32, u32)> {
     let count = vertex_count.min(u32::MAX as usize);
-    let mut cuts: Vec<usize> = restarts
+    let mut bounds: Vec<usize> = restarts
         .iter()
         .copied()
         .filter(|&p| p > 0 && p < count)
         .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut start = 0;
-    let mut total = 0;
-    for end in cuts.into_iter().chain(std::iter::once(count)) {
-        total += segment_count(primitive, end - start);
-        start = end;
-    }
-    total
+    bounds.push(0);
+    bounds.push(count);
+    bounds.sort_unstable();
+    bounds.dedup();
+    let pairs: Vec<(u32, u32)> = bounds
+        .windows(2)
+        .map(|w| (w[0] as u32, w[1] as u32))
+        .collect();
+    pairs.into_iter()
 }
 
 /// Primitives [`assemble`] makes of one segment of `n` vertices.
