@@ -11,7 +11,7 @@ use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{self, Capture};
 use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
-use rsxtrace_replay::render::overdraw::overdraw;
+use rsxtrace_replay::render::overdraw::{draw_coverage, overdraw};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::statistics::statistics;
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
@@ -81,6 +81,7 @@ fuzz_target!(|data: &[u8]| {
         target_at(&frame, c.location?, c.offset)
     }) {
         let _ = overdraw(&frame, &target, Some(first..first + 2));
+        let _ = draw_coverage(&frame, first, &target);
     }
     match grab {
         Some(mut grab) => {
