@@ -1,6 +1,6 @@
 //! `rsxtrace diff` end to end: the game sample against itself and its trace (identical, exit
-//! 0), against a trimmed copy (its draws 100..120 aligned with the copy's, exit 1), one draw's
-//! differences, and bad input (exit status 2).
+//! 0), against a trimmed copy (its draws 100..120 aligned with the copy's, exit 1, the two
+//! frames' statistics side by side), one draw's differences, and bad input (exit status 2).
 
 use crate::cli_support;
 use cli_support::*;
@@ -53,6 +53,7 @@ fn a_capture_against_itself_and_its_trace_is_identical() {
         text.contains("aligned 2400 draws in 1 run: 2400 identical, 0 differ"),
         "{text}"
     );
+    assert!(text.contains("statistics: the same"), "{text}");
 }
 
 #[test]
@@ -72,10 +73,29 @@ fn a_trimmed_copy_aligns_with_its_draws_and_one_draw_is_compared_in_full() {
     );
     assert_eq!(d["only_a"].as_array().unwrap().len(), 2380);
     assert_eq!(d["only_b"], serde_json::json!([]));
+    // Each side's statistics, as `stats --json` gives them.
+    for (side, file) in [("a", game.as_str()), ("b", s(&small))] {
+        let alone = json_ok(&["stats", file, "--json"]);
+        let mut with_diff = r["statistics"][side].clone();
+        with_diff["file"] = alone["file"].clone();
+        assert_eq!(with_diff, alone, "{side}");
+    }
+    assert_eq!(r["statistics"]["b"]["draws"]["end"], 20);
     let text = String::from_utf8_lossy(&rsxtrace(&["diff", &game, s(&small)]).stdout).into_owned();
     assert!(
         text.contains("only in A: 2380 draws (0..100, 120..2400); only in B: none"),
         "{text}"
+    );
+    // The statistics that differ, side by side.
+    let draws_row = text
+        .lines()
+        .find(|l| l.starts_with("draws "))
+        .expect("a draws row");
+    let cells: Vec<&str> = draws_row.split_whitespace().collect();
+    assert_eq!(cells, ["draws", "2400", "20", "-2380"], "{text}");
+    assert!(
+        !text.contains("\nclears "),
+        "equal rows are left out: {text}"
     );
 
     // One draw: the aligned partner by default, any draw of B with --with.

@@ -9,6 +9,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 use rsxtrace_capture::diff::{diff_draws, diff_frames_with, DiffOptions, DrawDiff, FrameDiff};
 use rsxtrace_capture::frame::Frame;
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::statistics::{statistics, FrameStatistics};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -38,21 +40,30 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-fn frame(path: &Path) -> anyhow::Result<Frame> {
+/// A side's frame and, when `counted`, its statistics (`rsxtrace stats`), counted while its
+/// capture is open.
+fn frame(path: &Path, counted: bool) -> anyhow::Result<(Frame, Option<FrameStatistics>)> {
     let capture = rsxtrace_capture::open::open_capture(path)?;
-    Frame::from_capture(&capture)
-        .with_context(|| format!("cannot decode the frame of {}", path.display()))
+    let frame = Frame::from_capture(&capture)
+        .with_context(|| format!("cannot decode the frame of {}", path.display()))?;
+    let stats = counted.then(|| {
+        let events = FrameEvents::from_capture(&capture, &frame);
+        statistics(&frame, &events, &capture.commands, None)
+    });
+    Ok((frame, stats))
 }
 
 pub fn run(args: &DiffArgs) -> anyhow::Result<Status> {
     // The two files are read and decoded side by side (most of the time on large captures).
     let (a, b) = std::thread::scope(|s| {
-        let b = s.spawn(|| frame(&args.b));
-        let a = frame(&args.a);
+        // One draw's differences need no statistics.
+        let counted = args.draw.is_none();
+        let b = s.spawn(move || frame(&args.b, counted));
+        let a = frame(&args.a, counted);
         (a, b.join())
     });
-    let a = a?;
-    let b = match b {
+    let (a, stats_a) = a?;
+    let (b, stats_b) = match b {
         Ok(b) => b?,
         Err(_) => bail!("reading {} failed", args.b.display()),
     };
@@ -70,9 +81,16 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Status> {
             "b": args.b.display().to_string(),
             "identical": diff.is_identical(),
             "diff": diff,
+            "statistics": {
+                "a": stats_a.as_ref().map(|s| super::stats::to_json(&args.a, s)),
+                "b": stats_b.as_ref().map(|s| super::stats::to_json(&args.b, s)),
+            },
         }))?;
     } else {
         print_frames(args, &a, &diff)?;
+        if let (Some(sa), Some(sb)) = (&stats_a, &stats_b) {
+            print_statistics(sa, sb)?;
+        }
     }
     Ok(status(diff.is_identical()))
 }
@@ -221,6 +239,32 @@ fn print_frames(args: &DiffArgs, a: &Frame, diff: &FrameDiff) -> anyhow::Result<
         args.a.display(),
         args.b.display()
     );
+    Ok(())
+}
+
+/// The two frames' statistics side by side where they differ (`rsxtrace stats` for the rest).
+fn print_statistics(a: &FrameStatistics, b: &FrameStatistics) -> anyhow::Result<()> {
+    // (name, A, B) of the totals that differ.
+    let rows: Vec<(&str, u64, u64)> = super::stats::totals(a)
+        .into_iter()
+        .zip(super::stats::totals(b))
+        .filter(|((_, x), (_, y))| x != y)
+        .map(|((name, x), (_, y))| (name, x, y))
+        .collect();
+    if rows.is_empty() {
+        outln!("\nstatistics: the same (rsxtrace stats gives them)");
+        return Ok(());
+    }
+    let mut t = Table::new(&["statistic", ">A", ">B", ">B - A"]);
+    for (name, x, y) in rows {
+        t.row(vec![
+            name.to_string(),
+            x.to_string(),
+            y.to_string(),
+            format!("{:+}", i128::from(y) - i128::from(x)),
+        ]);
+    }
+    outln!("\n{}", t.render().trim_end());
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use rsxtrace_replay::render::statistics::{share, statistics, FrameStatistics};
 use rsxtrace_replay::render::surface::TARGET_NAMES;
 use rsxtrace_replay::render::Scene;
 use serde_json::{json, Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Methods listed in the text table, the most called first (JSON lists them all).
 const TOP_METHODS: usize = 15;
@@ -40,7 +40,7 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<Status> {
     let s = statistics(&scene.frame, &scene.events, &capture.commands, range);
     drop(capture);
     if args.json {
-        print_json(&to_json(args, &s))?;
+        print_json(&to_json(&args.file, &s))?;
     } else {
         print_text(args, &s, scene.frame.draws.len())?;
     }
@@ -56,9 +56,11 @@ fn object<K: ToString, V: Into<Value>>(pairs: impl IntoIterator<Item = (K, V)>) 
     )
 }
 
-fn to_json(args: &StatsArgs, s: &FrameStatistics) -> Value {
+/// The statistics as `stats --json` prints them (docs/stats.md); `diff --json` gives each
+/// side's.
+pub fn to_json(file: &Path, s: &FrameStatistics) -> Value {
     json!({
-        "file": args.file.display().to_string(),
+        "file": file.display().to_string(),
         "draws": {"start": s.draws.start, "end": s.draws.end},
         "by_primitive": object(s.by_primitive.iter().map(|(p, n)| (p.name(), *n))),
         "by_source": s.by_source,
@@ -93,6 +95,31 @@ fn to_json(args: &StatsArgs, s: &FrameStatistics) -> Value {
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// The totals two frames are compared on (`rsxtrace diff`), labelled.
+pub fn totals(s: &FrameStatistics) -> Vec<(&'static str, u64)> {
+    vec![
+        ("draws", s.draws.len() as u64),
+        ("vertices submitted", s.vertices.total),
+        ("vertices shaded", s.vertices.shaded),
+        ("triangles", s.assembled.triangles),
+        ("lines", s.assembled.lines),
+        ("points", s.assembled.points),
+        ("passes", s.passes.len() as u64),
+        ("clears", s.clears as u64),
+        (
+            "transfers",
+            s.transfers.iter().map(|(_, n)| *n as u64).sum(),
+        ),
+        ("vertex programs", s.programs.vertex as u64),
+        ("fragment programs", s.programs.fragment as u64),
+        (
+            "texture bindings",
+            s.textures.bindings + s.textures.vertex_bindings,
+        ),
+        ("method calls", s.method_calls),
+    ]
 }
 
 fn print_text(args: &StatsArgs, s: &FrameStatistics, frame_draws: usize) -> anyhow::Result<()> {
