@@ -10,7 +10,7 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::raster::Primitive;
 use rsxtrace_replay::render::state::FrameEvents;
-use rsxtrace_replay::render::statistics::{statistics, Bucket, Sources, PARTS};
+use rsxtrace_replay::render::statistics::{statistics, Bucket, PassKind, Sources, PARTS};
 
 fn vertices(rect: [f32; 4]) -> Vec<TestVertex> {
     corners(rect)
@@ -238,11 +238,30 @@ fn passes_follow_the_surface_changes() {
     b.set_depth(true, 0x201, true);
     draw_vertices(&mut b, 0x2_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
     draw_vertices(&mut b, 0x3_0000, 8, &vertices([0.0, 0.0, 4.0, 4.0]));
+    // A third pass writes no colour into a square surface: the shape of a shadow map.
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (3, 3),
+        color_target: 1,
+        colors: [target(0x40_0000), target(0), target(0), target(0)],
+        zeta: target(0x50_0000),
+        clip: (0, 0, 8, 8),
+    });
+    b.set_color_mask(0);
+    draw_vertices(&mut b, 0x4_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).expect("frame");
     let events = FrameEvents::from_capture(&capture, &frame);
     let s = statistics(&frame, &events, &capture.commands, None);
-    assert_eq!(s.passes.len(), 2);
+    assert_eq!(s.passes.len(), 3);
+    let kinds: Vec<PassKind> = s.passes.iter().map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        [PassKind::Colour, PassKind::Colour, PassKind::Shadow]
+    );
     let (first, second) = (&s.passes[0], &s.passes[1]);
     assert_eq!(
         (first.draws.clone(), first.primitives, first.clears),
@@ -266,6 +285,7 @@ fn passes_follow_the_surface_changes() {
     );
     // A range starting inside the second pass: one pass, its clear before the range.
     let last = statistics(&frame, &events, &capture.commands, Some(2..3));
+    assert_eq!(last.passes[0].kind, PassKind::Colour);
     assert_eq!(last.passes.len(), 1);
     assert_eq!(
         (last.passes[0].draws.clone(), last.passes[0].clears),

@@ -46,8 +46,8 @@ fn the_index_shows_the_statistics_of_the_reported_draws() {
         for (n, pass) in expected.passes.iter().enumerate() {
             assert!(
                 section.contains(&format!(
-                    "<td class=\"num\">{n}</td><td><a href=\"draws/draw-{:05}.html\">{}</a>..{}</td><td class=\"num\">{}</td>",
-                    pass.draws.start, pass.draws.start, pass.draws.end, pass.primitives
+                    "<td class=\"num\">{n}</td><td><a href=\"draws/draw-{:05}.html\">{}</a>..{}</td><td>{}</td><td class=\"num\">{}</td>",
+                    pass.draws.start, pass.draws.start, pass.draws.end, pass.kind.name(), pass.primitives
                 )),
                 "{range:?}: pass {n}"
             );

@@ -83,6 +83,7 @@ pub fn to_json(file: &Path, s: &FrameStatistics) -> Value {
         "methods": s.methods,
         "passes": s.passes.iter().map(|p| json!({
             "draws": {"start": p.draws.start, "end": p.draws.end},
+            "kind": p.kind.name(),
             "primitives": p.primitives,
             "clears": p.clears,
             "targets": p.targets.iter().map(|t| json!({
@@ -153,11 +154,19 @@ fn print_text(args: &StatsArgs, s: &FrameStatistics, frame_draws: usize) -> anyh
     outln!("{}", h.render().trim_end());
     outln!();
 
-    let mut passes = Table::new(&[">pass", "draws", ">primitives", ">clears", "targets"]);
+    let mut passes = Table::new(&[
+        ">pass",
+        "draws",
+        "kind",
+        ">primitives",
+        ">clears",
+        "targets",
+    ]);
     for (n, p) in s.passes.iter().enumerate().take(PASSES_SHOWN) {
         passes.row(vec![
             n.to_string(),
             format!("{}..{}", p.draws.start, p.draws.end),
+            p.kind.name().to_string(),
             p.primitives.to_string(),
             p.clears.to_string(),
             p.targets_text(),

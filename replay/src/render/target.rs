@@ -107,6 +107,20 @@ pub fn writes_stencil(raster: &RasterState) -> bool {
     s.enabled && (writes(&s.front) || (s.two_sided && writes(&s.back)))
 }
 
+/// Whether a draw writes colour: its surface selects a colour target and one of the colour
+/// mask's channels is on (a depth pre-pass, an occlusion query or a stencil volume writes
+/// none). The index's pass classes and the frame statistics' passes use it.
+pub fn writes_colour(draw: &Draw) -> bool {
+    let m = &draw.raster.color_mask;
+    draw.surface.color_target.raw != 0 && (m.r || m.g || m.b || m.a)
+}
+
+/// Whether a surface has the shape of a shadow map: a square clip (width = height, not 0).
+/// A draw that writes no colour into it is shadow-like.
+pub fn shadow_shaped(surface: &Surface) -> bool {
+    surface.clip.width == surface.clip.height && surface.clip.width > 0
+}
+
 /// The colour targets `surface` selects, in the selection's order, each or why it cannot be
 /// read (a layout the renderers refuse); `Err` when the selection is none of the RSX's or the
 /// colour format is unknown.

@@ -18,6 +18,7 @@
 use rsxtrace_capture::frame::{Draw, MemoryView, Primitive};
 use rsxtrace_replay::raster::primitive::{assemble, Assembled};
 use rsxtrace_replay::render::cpu::vertex::{shade_vertices, OutputsByPosition};
+use rsxtrace_replay::render::target::shadow_shaped;
 
 /// Most work (submitted vertices × vertex program instructions, entry through END) a draw's
 /// full-screen check may take: draws with more are not run and are never `full_screen`. A
@@ -52,18 +53,15 @@ impl Pass {
     }
 }
 
-/// Whether the draw writes colour (module docs).
-pub fn writes_colour(draw: &Draw) -> bool {
-    let m = &draw.raster.color_mask;
-    draw.surface.color_target.raw != 0 && (m.r || m.g || m.b || m.a)
-}
+/// Whether the draw writes colour (module docs; `rsxtrace_replay::render::target`'s rule,
+/// which the frame statistics' passes share).
+pub use rsxtrace_replay::render::target::writes_colour;
 
 /// The pass class of `draw`, which sees `memory`; `instructions` is the length of its vertex
 /// program from the entry through END (the fingerprint's), `None` when it does not decode.
 pub fn classify(draw: &Draw, memory: &MemoryView<'_>, instructions: Option<u32>) -> Pass {
     if !writes_colour(draw) {
-        let clip = draw.surface.clip;
-        return if clip.width == clip.height && clip.width > 0 {
+        return if shadow_shaped(&draw.surface) {
             Pass::Shadow
         } else {
             Pass::DepthOnly

@@ -124,12 +124,13 @@ fn statistics(s: &FrameStatistics) -> Markup {
                         }
                     }
                     table.state {
-                        thead { tr { th.num { "pass" } th { "draws" } th.num { "primitives" } th.num { "clears" } th { "targets" } } }
+                        thead { tr { th.num { "pass" } th { "draws" } th { "kind" } th.num { "primitives" } th.num { "clears" } th { "targets" } } }
                         tbody {
                             @for (n, p) in s.passes.iter().enumerate().take(PASSES_SHOWN) {
                                 tr {
                                     td.num { (n) }
                                     td { a href=(SitePath::draw(p.draws.start).as_str()) { (p.draws.start) } ".." (p.draws.end) }
+                                    td { (p.kind.name()) }
                                     td.num { (p.primitives) }
                                     td.num { (p.clears) }
                                     td { (p.targets_text()) }

@@ -30,7 +30,7 @@ pub mod summary;
 pub use changes::PARTS;
 pub use counts::{Assembled, Bucket, Programs, Sources, Textures, Vertices};
 pub use methods::MethodCount;
-pub use passes::Pass;
+pub use passes::{Pass, PassKind};
 pub use summary::share;
 
 use crate::raster::Primitive;

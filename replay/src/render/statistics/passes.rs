@@ -4,7 +4,10 @@
 use super::command_window;
 use crate::render::state::FrameEvents;
 use crate::render::surface::TARGET_NAMES;
-use crate::render::target::{colour_targets_of, depth_target_of, uses_depth_surface, NamedTarget};
+use crate::render::target::{
+    colour_targets_of, depth_target_of, shadow_shaped, uses_depth_surface, writes_colour,
+    NamedTarget,
+};
 use rsxtrace_capture::frame::Frame;
 use std::ops::Range;
 
@@ -21,6 +24,30 @@ pub struct Pass {
     pub primitives: u64,
     /// `CLEAR_SURFACE` calls from the end of the pass before it to its last draw.
     pub clears: usize,
+    /// What kind of pass it is.
+    pub kind: PassKind,
+}
+
+/// A pass's kind, by the index's rule for its draws' classes (`docs/index.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKind {
+    /// One of its draws writes colour.
+    Colour,
+    /// None of its draws writes colour (a depth pre-pass, a stencil pass).
+    DepthOnly,
+    /// None writes colour and its surface is square: the shape of a shadow map.
+    Shadow,
+}
+
+impl PassKind {
+    /// `colour`, `depth_only` or `shadow` (the index's `draws.pass` names).
+    pub fn name(self) -> &'static str {
+        match self {
+            PassKind::Colour => "colour",
+            PassKind::DepthOnly => "depth_only",
+            PassKind::Shadow => "shadow",
+        }
+    }
 }
 
 impl Pass {
@@ -77,7 +104,15 @@ pub(super) fn passes(
         }
         let first = range.start + start;
         let window = command_window(frame, &(first..first + len));
+        let kind = if run.iter().any(writes_colour) {
+            PassKind::Colour
+        } else if shadow_shaped(surface) {
+            PassKind::Shadow
+        } else {
+            PassKind::DepthOnly
+        };
         passes.push(Pass {
+            kind,
             draws: first..first + len,
             targets,
             primitives: primitives[start..start + len].iter().flatten().sum(),
