@@ -106,24 +106,10 @@ fn a_multisampled_target_counts_each_sample_once() {
 /// [`a_multisampled_target_counts_each_sample_once`]'s frame, with `SET_ANTI_ALIASING_CONTROL`
 /// = `control` when given.
 fn two_sample_quad(control: Option<u32>) -> rsxtrace_replay::render::overdraw::Overdraw {
-    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 32,
-    };
+    use rsxtrace_capture::builder::CaptureBuilder;
     let mut b = CaptureBuilder::new("overdraw_msaa.rrc");
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 3,
-        log2_size: (2, 2),
-        color_target: 1,
-        colors: [target(SCENE_COLOR), target(0), target(0), target(0)],
-        zeta: target(SCENE_ZETA),
-        clip: (0, 0, 4, 4),
-    });
+    // Two samples diagonal: an 8x4 grid of 4-byte samples, 32 bytes a row.
+    set_a8r8g8b8_surface(&mut b, 4, 3, (SCENE_COLOR, SCENE_ZETA), 32);
     b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 4, 4);
     b.set_color_mask(0x0101_0101);

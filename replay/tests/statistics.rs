@@ -213,38 +213,17 @@ fn a_frame_without_draws_counts_nothing() {
 /// depth surface only where a draw tests depth), its primitives and its clear.
 #[test]
 fn passes_follow_the_surface_changes() {
-    use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
     let mut b = pixel_scene("passes.rrc", 8, 2);
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
     draw_vertices(&mut b, 0x1_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
-    // An 8x8 A8R8G8B8 surface with its colour target A and Z24S8 depth surface at `colour`
-    // and `zeta`.
-    let surface = |b: &mut CaptureBuilder, colour: u32, zeta: u32| {
-        let target = |offset| SurfaceTarget {
-            location: Location::Local,
-            offset,
-            pitch: 32,
-        };
-        b.set_surface(&SurfaceDesc {
-            color_format: 8,
-            depth_format: 2,
-            surface_type: 1,
-            antialias: 0,
-            log2_size: (3, 3),
-            color_target: 1,
-            colors: [target(colour), target(0), target(0), target(0)],
-            zeta: target(zeta),
-            clip: (0, 0, 8, 8),
-        });
-    };
-    surface(&mut b, 0x30_0000, SCENE_ZETA);
+    set_a8r8g8b8_surface(&mut b, 8, 0, (0x30_0000, SCENE_ZETA), 32);
     b.clear_surface(0xF3, 0, 0);
     b.set_depth(true, 0x201, true);
     draw_vertices(&mut b, 0x2_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
     draw_vertices(&mut b, 0x3_0000, 8, &vertices([0.0, 0.0, 4.0, 4.0]));
     // A third pass writes no colour into a square surface: the shape of a shadow map.
-    surface(&mut b, 0x40_0000, 0x50_0000);
+    set_a8r8g8b8_surface(&mut b, 8, 0, (0x40_0000, 0x50_0000), 32);
     b.set_color_mask(0);
     draw_vertices(&mut b, 0x4_0000, 8, &vertices([0.0, 0.0, 8.0, 8.0]));
     let capture = b.finish();

@@ -96,6 +96,38 @@ pub const SCENE_COLOR: u32 = 0x0010_0000;
 /// Where [`pixel_scene`] puts its depth target.
 pub const SCENE_ZETA: u32 = 0x0020_0000;
 
+/// Bind a `size`×`size` (a power of two) A8R8G8B8 surface with a Z24S8 depth surface, both
+/// linear in local memory with rows of `pitch` bytes: colour target A at `colour`, the depth
+/// surface at `zeta`, anti-aliasing mode `antialias` (0 none; the surface then holds its
+/// sample grid).
+pub fn set_a8r8g8b8_surface(
+    b: &mut rsxtrace_capture::builder::CaptureBuilder,
+    size: u16,
+    antialias: u32,
+    (colour, zeta): (u32, u32),
+    pitch: u32,
+) {
+    use rsxtrace_capture::builder::{SurfaceDesc, SurfaceTarget};
+    use rsxtrace_capture::rrc::Location;
+    let target = |offset| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch,
+    };
+    let log2 = u32::from(size).trailing_zeros();
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias,
+        log2_size: (log2, log2),
+        color_target: 1,
+        colors: [target(colour), target(0), target(0), target(0)],
+        zeta: target(zeta),
+        clip: (0, 0, size, size),
+    });
+}
+
 /// A `size`×`size` (a power of two) A8R8G8B8 surface at [`SCENE_COLOR`] with a
 /// `depth_format` (1 Z16, 2 Z24S8) zeta surface at [`SCENE_ZETA`], both linear and in local
 /// memory; the viewport the identity on window pixels (clip x, y are pixels with w = 1, z as
