@@ -14,6 +14,7 @@ pub use rsxtrace_rrc as rrc;
 pub use rsxtrace_trace as trace;
 
 pub mod diff;
+pub mod edit;
 pub mod open;
 pub mod overview;
 pub mod trim;

@@ -6,5 +6,6 @@
 mod stream_support;
 
 mod diff;
+mod edit;
 mod overview;
 mod trim;

@@ -60,6 +60,10 @@ pub enum Command {
     /// Cut a capture down to a range of draws (a smaller capture that replays them as
     /// `replay --draws` does from the whole file), for a bug report or a test case.
     Trim(crate::cmd::trim::TrimArgs),
+    /// Write a capture whose chosen draws run other vertex or fragment programs (from
+    /// `.vpo`/`.fpo`, PSL1GHT or raw microcode files), to replay, verify or diff the frame with
+    /// them.
+    Edit(crate::cmd::edit::EditArgs),
     /// Two captures side by side: their draws aligned by what they draw, and per aligned pair
     /// the state, constants, inline constants and vertex data that differ (exit 1 when the
     /// frames differ).

@@ -88,6 +88,20 @@ fn history() {
 }
 
 #[test]
+fn edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("e.rrc.gz");
+    let out = out.to_str().unwrap();
+    // A one-slot program: `MOV R0, f[COL0]; END`.
+    let fp = dir.path().join("p.bin");
+    std::fs::write(&fp, rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0).unwrap();
+    let arg = format!("all={}", fp.to_str().unwrap());
+    let basic = repo("traces/samples/basic.rrc.gz");
+    check(&["edit", &basic, "--fragment", &arg, "--out", out]);
+    check(&["edit", &basic, "--fragment", &arg, "--out", out, "--json"]);
+}
+
+#[test]
 fn trim() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.rrc.gz");

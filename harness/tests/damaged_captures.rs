@@ -181,6 +181,11 @@ fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<Strin
     let rsxt = work.join("t.rsxt");
     let site = work.join("site");
     let heat = work.join("heat.png");
+    let edited = work.join("e.rrc.gz");
+    // `MOV R0, f[COL0]; END`, for `edit`.
+    let fp = work.join("p.bin");
+    std::fs::write(&fp, rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0).unwrap();
+    let fp_arg = format!("all={}", s(&fp));
     let mut runs: Vec<Vec<&str>> = vec![
         vec!["info", p, "--json"],
         vec!["draws", p, "--json"],
@@ -201,6 +206,15 @@ fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<Strin
         vec!["targets", p, "--json"],
         vec!["overdraw", p, "--out", s(&heat), "--json"],
         vec!["history", p, "--pixel", "1,1", "--json"],
+        vec![
+            "edit",
+            p,
+            "--fragment",
+            &fp_arg,
+            "--out",
+            s(&edited),
+            "--json",
+        ],
     ];
     if gpu {
         runs.push(vec!["verify", p]);

@@ -14,6 +14,7 @@ mod damaged_captures;
 mod debug_cli;
 mod debug_gdb;
 mod diff_cli;
+mod edit_cli;
 mod explain_cli;
 mod game_frame_current;
 mod game_without_constants;

@@ -12,9 +12,11 @@
 //!   render and `verify`'s fragment stage; [`render`] replays a frame to images, on the CPU
 //!   (reference) or on a GPU device.
 //! - [`coverage`] is the opcode coverage report (`docs/COVERAGE.md`).
+//! - [`edit`] writes a capture whose chosen draws run other programs (`rsxtrace edit`).
 //! - [`wgsl`] re-exports the WGSL recompiler (`replay/wgsl`).
 
 pub mod coverage;
+pub mod edit;
 pub mod exec;
 pub mod interp;
 pub mod raster;

@@ -11,6 +11,7 @@ mod vertex_interp_support;
 
 mod cg_oracle;
 mod coverage_current;
+mod edit;
 mod exec_draw;
 mod fragment_interp_ops;
 mod fragment_interp_rules;

@@ -2,14 +2,17 @@
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
 //! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
-//! the frame's statistics and the index. Each must return Ok or Err, never panic.
+//! the frame's statistics, the index, and an edit that gives every draw another fragment
+//! program and two draws another vertex program. Each must return Ok or Err, never panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rsxtrace_capture::builder::damage::damage;
+use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::fetch::fetch_draw;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{self, Capture};
+use rsxtrace_replay::edit::{edit_programs, ProgramFile, Request, Selector, Stage};
 use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
 use rsxtrace_replay::render::overdraw::{draw_coverage, overdraw};
 use rsxtrace_replay::render::state::FrameEvents;
@@ -92,6 +95,29 @@ fuzz_target!(|data: &[u8]| {
             let _ = render_frame(&frame, &events, &options);
         }
     }
+    // Every draw's fragment program, and the two draws' vertex program, replaced by the
+    // builder's one-instruction programs.
+    let vertex: Vec<u8> = rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program(32)
+        .iter()
+        .flat_map(|w| w.to_be_bytes())
+        .collect();
+    let requests = [
+        (Selector::All, Stage::Fragment, FRAGMENT_MOV_COL0.to_vec()),
+        (
+            Selector::parse(&format!("{first}..{}", first + 2)).unwrap(),
+            Stage::Vertex,
+            vertex,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(selector, stage, bytes)| {
+        Some(Request {
+            selector,
+            program: ProgramFile::parse(&bytes, stage).ok()?,
+        })
+    })
+    .collect::<Vec<_>>();
+    let _ = edit_programs(&capture, &frame, &requests);
     let dir = std::env::temp_dir().join(format!("rsxtrace-fuzz-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("damaged.rrc");

@@ -8,6 +8,7 @@ pub mod diff;
 mod disasm;
 mod draws;
 mod dump;
+pub mod edit;
 mod exec;
 pub mod export;
 mod export_jsonl;
@@ -52,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Replay(args) => replay::run(&args),
         Command::History(args) => history::run(&args),
         Command::Trim(args) => trim::run(&args),
+        Command::Edit(args) => edit::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),

@@ -2,9 +2,10 @@
 //! (without rendering): each draw's targets, a texture's sub-resources, sets of ranges
 //! written so far. The band plan checks a cut's exactness with them ([`super::band`]).
 
-use crate::render::state::{color_targets, DrawState};
+use crate::render::state::{color_targets, ColorFormat, DepthFormat, DrawState};
 use crate::render::surface::{bytes_per_pixel, depth_bytes_per_pixel, SurfaceLayout};
 use rsxtrace_capture::fetch::Span;
+use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_capture::rrc::Location;
 
@@ -89,6 +90,27 @@ impl DrawTargets {
             .chain(self.depth.iter())
             .map(Extent::of_layout)
     }
+}
+
+/// The bytes of every target a surface state names (the colour targets of
+/// `SET_SURFACE_COLOR_TARGET` and the zeta surface), whatever a draw's tests use: what a
+/// draw or a clear with this state may write. Targets whose format or layout is invalid are
+/// left out (no renderer writes them).
+pub(crate) fn surface_extents(s: &Surface) -> Vec<Extent> {
+    let mut out = Vec::new();
+    if let Some(format) = ColorFormat::from_raw(s.format.color_format.raw) {
+        for t in color_targets(s.color_target.raw).unwrap_or_default() {
+            if let Ok(layout) = SurfaceLayout::of_target(s, t, bytes_per_pixel(format)) {
+                out.push(Extent::of_layout(&layout));
+            }
+        }
+    }
+    if let Some(format) = DepthFormat::of(s) {
+        if let Ok(layout) = SurfaceLayout::of_target(s, 4, depth_bytes_per_pixel(format)) {
+            out.push(Extent::of_layout(&layout));
+        }
+    }
+    out
 }
 
 /// Memory written so far, in frame order: a set of extents (each distinct one once; a frame

@@ -20,7 +20,7 @@ pub mod band;
 pub mod color8;
 pub mod cpu;
 pub mod draw_range;
-mod extent;
+pub(crate) mod extent;
 pub mod gpu;
 pub mod history;
 pub mod msaa;

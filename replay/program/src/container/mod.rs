@@ -269,6 +269,25 @@ impl Container {
         }
     }
 
+    /// Where a vertex program is loaded and what it reads and writes, as the container
+    /// states them: `(load slot, SET_VERTEX_ATTRIB_INPUT_MASK, SET_VERTEX_ATTRIB_OUTPUT_MASK)`
+    /// (libgcm's `cellGcmSetVertexProgram` and PSL1GHT's loader write the masks as stored);
+    /// `None` for fragment programs and raw microcode.
+    pub fn vertex_load(&self) -> Option<(u32, u32, u32)> {
+        match self {
+            Self::Cg(CgProgram {
+                stage_info: CgStageInfo::Vertex(v),
+                ..
+            }) => Some((
+                v.instruction_slot,
+                v.attribute_input_mask,
+                v.attribute_output_mask,
+            )),
+            Self::Psl1ghtVertex(p) => Some((u32::from(p.start_insn), p.input_mask, p.output_mask)),
+            _ => None,
+        }
+    }
+
     /// Number of 16-byte slots in the microcode.
     pub fn slot_count(&self) -> usize {
         self.ucode().len() / SLOT_SIZE as usize

@@ -1,0 +1,159 @@
+//! `rsxtrace edit`: a capture whose chosen draws run other vertex or fragment programs, read
+//! from program files (`rsxtrace_replay::edit`; docs/edit.md).
+
+use crate::exit::Status;
+use crate::output::print_json;
+use anyhow::Context;
+use clap::Args;
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_replay::edit::{edit_programs, ProgramFile, Request, Selector, Stage};
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct EditArgs {
+    /// Capture or trace file.
+    pub file: PathBuf,
+    /// SELECTOR=FILE: the draws SELECTOR chooses run the fragment program in FILE (a
+    /// CgBinaryProgram `.fpo`, a PSL1GHT container, or raw microcode). SELECTOR is `all`, a
+    /// draw range (`A..B`, `A..=B`, `A..`, `N`) or a fragment program hash of 8 to 16 hex
+    /// digits as `draws` prints it. Repeatable.
+    #[arg(long = "fragment", value_name = "SELECTOR=FILE", value_parser = parse_pair)]
+    pub fragment: Vec<(Selector, PathBuf)>,
+    /// SELECTOR=FILE: the same for vertex programs (a `.vpo`, a PSL1GHT container, or raw
+    /// big-endian microcode, loaded at the container's slot or the first chosen draw's start
+    /// slot). Repeatable.
+    #[arg(long = "vertex", value_name = "SELECTOR=FILE", value_parser = parse_pair)]
+    pub vertex: Vec<(Selector, PathBuf)>,
+    /// The edited capture, written as RPCS3 writes RRC v6 (one gzip member).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_pair(s: &str) -> Result<(Selector, PathBuf), String> {
+    let (selector, file) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s}: expected SELECTOR=FILE"))?;
+    if file.is_empty() {
+        return Err(format!("{s}: no file after '='"));
+    }
+    Ok((Selector::parse(selector)?, PathBuf::from(file)))
+}
+
+pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
+    if args.fragment.is_empty() && args.vertex.is_empty() {
+        anyhow::bail!("nothing to edit: give --fragment SELECTOR=FILE or --vertex SELECTOR=FILE");
+    }
+    let mut requests = Vec::new();
+    let mut files = Vec::new();
+    let asked = args
+        .fragment
+        .iter()
+        .map(|p| (Stage::Fragment, p))
+        .chain(args.vertex.iter().map(|p| (Stage::Vertex, p)));
+    for (stage, (selector, path)) in asked {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let program = ProgramFile::parse(&bytes, stage)
+            .with_context(|| format!("{}: not a usable program", path.display()))?;
+        files.push(path.display().to_string());
+        requests.push(Request {
+            selector: selector.clone(),
+            program,
+        });
+    }
+    let capture = rsxtrace_capture::open::open_capture(&args.file)?;
+    let frame = Frame::from_capture(&capture)
+        .with_context(|| format!("cannot decode the frame of {}", args.file.display()))?;
+    let (edited, summary) = edit_programs(&capture, &frame, &requests)?;
+    let bytes = rsxtrace_capture::rrc::write_v6(&edited);
+    std::fs::write(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    for &u in &summary.unmatched {
+        eprintln!(
+            "warning: no draw matches {} {}; {} was not used",
+            stage_name(requests[u].program.stage),
+            requests[u].selector,
+            files[u]
+        );
+    }
+    if args.json {
+        let placements: Vec<_> = summary
+            .placements
+            .iter()
+            .map(|p| {
+                let mut v = serde_json::to_value(p).unwrap_or_default();
+                v["file"] = json!(files[p.request]);
+                v
+            })
+            .collect();
+        print_json(&json!({
+            "out": args.out.display().to_string(),
+            "replacements": placements,
+            "unmatched": summary.unmatched.iter().map(|&u| json!({
+                "stage": stage_name(requests[u].program.stage),
+                "selector": requests[u].selector.to_string(),
+                "file": files[u],
+            })).collect::<Vec<_>>(),
+            "commands": [summary.commands.0, summary.commands.1],
+            "file_bytes": bytes.len(),
+        }))?;
+        return Ok(Status::Success);
+    }
+    outln!(
+        "wrote {}: {} commands (was {}), {} bytes",
+        args.out.display(),
+        summary.commands.1,
+        summary.commands.0,
+        bytes.len()
+    );
+    for p in &summary.placements {
+        let f = &files[p.request];
+        let place = match (p.address, p.slot) {
+            (Some(at), _) => format!("at {} 0x{:x}", at.location, at.offset),
+            (_, Some(slot)) => format!("at slot {slot}"),
+            _ => String::new(),
+        };
+        outln!(
+            "{} program {f} ({place}, hash {}) replaces {} in {} draw{} ({} run{}): {}",
+            stage_name(p.stage),
+            p.hash.as_deref().unwrap_or("?"),
+            p.replaced.join(", "),
+            p.draws.len(),
+            if p.draws.len() == 1 { "" } else { "s" },
+            p.runs,
+            if p.runs == 1 { "" } else { "s" },
+            draw_list(&p.draws),
+        );
+    }
+    Ok(Status::Success)
+}
+
+fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Vertex => "vertex",
+        Stage::Fragment => "fragment",
+    }
+}
+
+/// `3, 5..9, 12` for draws 3, 5, 6, 7, 8, 12.
+fn draw_list(draws: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < draws.len() {
+        let mut j = i;
+        while j + 1 < draws.len() && draws[j + 1] == draws[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            draws[i].to_string()
+        } else {
+            format!("{}..{}", draws[i], draws[j] + 1)
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,182 @@
+//! `rsxtrace edit` on the game sample: a raw fragment program replaces every draw's program
+//! of one hash (found with `draws --json`), Sony's compiled `sce_cube_common.vpo` (corpus)
+//! replaces one draw's vertex program; the edited file's `draws --json` says the chosen draws
+//! run the new programs and every other draw what it ran, and its replay differs from the
+//! original's exactly where chosen draws draw. Bad requests: a selector that matches nothing
+//! (a warning beside a match, exit 2 alone), a vertex container given as a fragment program,
+//! a selector that is neither a range nor a hash.
+
+use crate::cli_support::{failure, json_ok, rsxtrace, s};
+use rsxtrace_program::fragment::{decode, encode, InputAttribute};
+use serde_json::Value;
+
+/// `MOV R0, f[TEX0]; END` (the builder's `MOV R0, f[COL0]` reading TEX0) as raw microcode.
+fn fragment_tex0() -> Vec<u8> {
+    let mut p = decode(&rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0).unwrap();
+    p.instructions[0].input = InputAttribute(4);
+    encode(&p)
+}
+
+fn game() -> String {
+    rsxtrace_testkit::workspace!()
+        .sample("game.rrc.gz")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn chosen_draws_run_the_new_programs_and_the_rest_what_they_ran() {
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let fp = dir.path().join("tex0.bin");
+    std::fs::write(&fp, fragment_tex0()).unwrap();
+    let before = json_ok(&["draws", &game, "--json"]);
+    let before = before.as_array().unwrap();
+    let hash = before[0]["fp_hash"].as_str().unwrap().to_string();
+    let chosen: Vec<u64> = before
+        .iter()
+        .filter(|d| d["fp_hash"] == hash.as_str())
+        .map(|d| d["index"].as_u64().unwrap())
+        .collect();
+    assert!(chosen.len() > 1);
+    let out = dir.path().join("edited.rrc.gz");
+    let mut args = vec![
+        "edit".to_string(),
+        game.clone(),
+        "--fragment".into(),
+        format!("{}={}", &hash[..8], s(&fp)),
+        "--out".into(),
+        s(&out).into(),
+        "--json".into(),
+    ];
+    let cube = rsxtrace_testkit::workspace!()
+        .corpus()
+        .map(|c| c.path("ps3autotests/sce_cube_common.vpo"));
+    if let Some(cube) = &cube {
+        args.extend(["--vertex".into(), format!("7={}", s(cube))]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let report = json_ok(&args);
+    let fragment = &report["replacements"][0];
+    assert_eq!(fragment["stage"], "fragment");
+    assert_eq!(fragment["file"], s(&fp));
+    let draws: Vec<u64> = fragment["draws"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap())
+        .collect();
+    assert_eq!(draws, chosen);
+    assert_eq!(fragment["replaced"], serde_json::json!([hash]));
+    assert_eq!(fragment["address"]["location"], "local");
+    let new_fp = fragment["hash"].as_str().unwrap().to_string();
+    let new_vp = cube.as_ref().map(|_| {
+        let v = &report["replacements"][1];
+        assert_eq!(
+            (v["stage"].as_str(), v["draws"].clone()),
+            (Some("vertex"), serde_json::json!([7]))
+        );
+        assert_eq!(v["slot"], 0, "the container's instructionSlot");
+        v["hash"].as_str().unwrap().to_string()
+    });
+    let commands = report["commands"].as_array().unwrap();
+    assert!(commands[1].as_u64() > commands[0].as_u64());
+    let after = json_ok(&["draws", s(&out), "--json"]);
+    let after = after.as_array().unwrap();
+    assert_eq!(after.len(), before.len());
+    for (i, (a, z)) in before.iter().zip(after).enumerate() {
+        let fp_chosen = chosen.contains(&(i as u64));
+        let expected_fp = if fp_chosen {
+            Value::from(new_fp.as_str())
+        } else {
+            a["fp_hash"].clone()
+        };
+        assert_eq!(z["fp_hash"], expected_fp, "draw {i}");
+        let expected_vp = match &new_vp {
+            Some(h) if i == 7 => Value::from(h.as_str()),
+            _ => a["vp_hash"].clone(),
+        };
+        assert_eq!(z["vp_hash"], expected_vp, "draw {i}");
+        for key in ["primitive", "ranges", "vertex_count", "mvp"] {
+            assert_eq!(z[key], a[key], "draw {i}: {key}");
+        }
+    }
+    // The replay of the first draws changes where the chosen draws draw, and only there: the
+    // draws after them (none chosen) leave the same image as the original's draws do over it.
+    let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
+    for (file, png) in [(&game, &a), (&s(&out).to_string(), &b)] {
+        let r = rsxtrace(&["replay", file, "--cpu", "--draws", "0..3", "--out", s(png)]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Text.
+    let text = rsxtrace(&[
+        "edit",
+        &game,
+        "--fragment",
+        &format!("0..2={}", s(&fp)),
+        "--out",
+        s(&out),
+    ]);
+    assert!(text.status.success());
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains(&format!("replaces {hash} in 2 draws (1 run): 0..2")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_requests_are_named_and_the_rest_goes_on() {
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let fp = dir.path().join("tex0.bin");
+    std::fs::write(&fp, fragment_tex0()).unwrap();
+    let out = dir.path().join("edited.rrc.gz");
+    let none = format!("ffffffffffffffff={}", s(&fp));
+    let one = format!("3={}", s(&fp));
+    // Beside a match: a warning, and the rest is done.
+    let r = rsxtrace(&[
+        "edit",
+        &game,
+        "--fragment",
+        &none,
+        "--fragment",
+        &one,
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert!(r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("warning: no draw matches fragment ffffffffffffffff"));
+    let report: Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(report["unmatched"][0]["selector"], "ffffffffffffffff");
+    assert_eq!(report["replacements"][0]["draws"], serde_json::json!([3]));
+    // Alone: nothing is written, exit 2.
+    let lone = dir.path().join("lone.rrc.gz");
+    assert!(
+        failure(&["edit", &game, "--fragment", &none, "--out", s(&lone)])
+            .contains("no draw matches")
+    );
+    assert!(!lone.exists());
+    assert!(failure(&[
+        "edit",
+        &game,
+        "--fragment",
+        &format!("abc={}", s(&fp)),
+        "--out",
+        s(&lone)
+    ])
+    .contains("abc"));
+    assert!(failure(&["edit", &game, "--out", s(&lone)]).contains("nothing to edit"));
+    if let Some(corpus) = rsxtrace_testkit::workspace!().corpus() {
+        let vpo = corpus.path("ps3autotests/sce_cube_common.vpo");
+        let arg = format!("0={}", s(&vpo));
+        assert!(
+            failure(&["edit", &game, "--fragment", &arg, "--out", s(&lone)])
+                .contains("holds a vertex program, not a fragment one")
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! `rsxtrace_replay::edit` end to end: a capture whose chosen draws run other programs,
+//! written as RPCS3 writes RRC v6, read back and rendered by both renderers (the GPU one on
+//! the default device), gives the image those programs draw, pixel for pixel, and the draws
+//! not chosen draw what they drew before. Also the selectors, the program files (a stage
+//! mismatch refused by name), the free memory a fragment program goes to, and a request
+//! that matches no draw.
+
+use crate::gpu_support;
+use crate::render_support::{corners, draw_vertices, pixel_scene, FP_MOV_COL0};
+use rsxtrace_capture::builder::vertex_ucode::{
+    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
+};
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::rrc::{read_bytes, write_v6, Capture, Location};
+use rsxtrace_program::fragment::{decode, encode, InputAttribute};
+use rsxtrace_replay::edit::{
+    edit_programs, EditProgramsError, ProgramFile, ProgramFileError, Request, Selector, Stage,
+    LOCAL_MEMORY_BYTES,
+};
+
+const RED: [u8; 4] = [255, 0, 0, 255];
+const GREEN: [u8; 4] = [0, 255, 0, 255];
+const BLUE: [u8; 4] = [0, 0, 255, 255];
+const YELLOW: [u8; 4] = [255, 255, 0, 255];
+const GAME_FP: u32 = 0x3000;
+
+/// An 8×8 scene: draw 0 covers the left half with red vertices whose texture coordinate is
+/// blue, draw 1 the right half with green vertices whose texture coordinate is yellow; the
+/// fragment program is `MOV R0, f[COL0]`, the vertex program passes colour and texture
+/// coordinate through (`render_support::vertex_program`).
+fn scene() -> Capture {
+    let mut b = pixel_scene("edit", 8, 2);
+    b.set_fragment_program(Location::Local, GAME_FP, &FP_MOV_COL0, 0x0200_0040)
+        .unwrap();
+    let quad = |rect, colour: [f32; 4], tex: [f32; 4]| {
+        corners(rect).map(|(x, y)| [[x, y, 0.5, 1.0], colour, tex])
+    };
+    let blue = [0.0, 0.0, 1.0, 1.0];
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    draw_vertices(
+        &mut b,
+        0x1_0000,
+        8,
+        &quad([0.0, 0.0, 4.0, 8.0], [1.0, 0.0, 0.0, 1.0], blue),
+    );
+    draw_vertices(
+        &mut b,
+        0x2_0000,
+        8,
+        &quad([4.0, 0.0, 8.0, 8.0], [0.0, 1.0, 0.0, 1.0], yellow),
+    );
+    b.finish()
+}
+
+/// `MOV R0, f[TEX0]`: the texture coordinate as the colour.
+fn fragment_tex0() -> Vec<u8> {
+    let mut p = decode(&FP_MOV_COL0).unwrap();
+    p.instructions[0].input = InputAttribute(4);
+    encode(&p)
+}
+
+/// `MOV o[COL0], v[8]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]`: the texture coordinate as the
+/// colour, as big-endian bytes (a raw `.vpo` body).
+fn vertex_tex_as_colour() -> Vec<u8> {
+    let input = source(REG_INPUT, SWIZZLE_XYZW);
+    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
+        opcode: VEC_MOV,
+        input: attribute,
+        constant: 0,
+        sources: [input, input, input],
+        output,
+        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
+        end,
+    };
+    [mov(8, 1, false), mov(8, 7, false), mov(0, 0, true)]
+        .iter()
+        .flat_map(VecInstruction::encode)
+        .flat_map(u32::to_be_bytes)
+        .collect()
+}
+
+fn request(selector: &str, stage: Stage, bytes: &[u8]) -> Request {
+    Request {
+        selector: Selector::parse(selector).unwrap(),
+        program: ProgramFile::parse(bytes, stage).unwrap(),
+    }
+}
+
+/// Edit, write as RRC v6 and read back, as `rsxtrace edit` and the next command do.
+fn edited(capture: &Capture, requests: &[Request]) -> Capture {
+    let frame = Frame::from_capture(capture).unwrap();
+    let (edited, _) = edit_programs(capture, &frame, requests).expect("edit");
+    read_bytes(&write_v6(&edited), "edited").expect("the edited file reads")
+}
+
+/// Both renderers' colours at the left and right halves' centres.
+fn halves(name: &str, capture: &Capture) -> Vec<(&'static str, [u8; 4], [u8; 4])> {
+    gpu_support::both_images(name, capture, rsxtrace_replay::render::cpu::render_frame)
+        .into_iter()
+        .map(|(who, image)| (who, image.pixel(1, 4).unwrap(), image.pixel(6, 4).unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_scene_draws_red_and_green() {
+    for (who, left, right) in halves("edit_original", &scene()) {
+        assert_eq!((left, right), (RED, GREEN), "{who}");
+    }
+}
+
+#[test]
+fn a_replaced_fragment_program_draws_in_the_chosen_draw_only() {
+    let capture = edited(&scene(), &[request("0", Stage::Fragment, &fragment_tex0())]);
+    for (who, left, right) in halves("edit_fragment", &capture) {
+        assert_eq!((left, right), (BLUE, GREEN), "{who}");
+    }
+}
+
+#[test]
+fn a_replaced_vertex_program_draws_in_the_chosen_draw_only() {
+    let capture = edited(
+        &scene(),
+        &[request("1", Stage::Vertex, &vertex_tex_as_colour())],
+    );
+    for (who, left, right) in halves("edit_vertex", &capture) {
+        assert_eq!((left, right), (RED, YELLOW), "{who}");
+    }
+}
+
+#[test]
+fn a_hash_chooses_every_draw_of_that_program() {
+    let capture = scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let hash = format!(
+        "{:016x}",
+        frame.draws[0].fragment_program.as_ref().unwrap().hash
+    );
+    let requests = [request(&hash[..8], Stage::Fragment, &fragment_tex0())];
+    let (edited, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    let p = &summary.placements[0];
+    assert_eq!(p.draws, [0, 1]);
+    assert_eq!(p.replaced, [hash]);
+    assert_eq!(p.runs, 1, "nothing between the two draws sets the program");
+    let at = p.address.unwrap();
+    let offset = at.offset;
+    assert_eq!(at.location, "local");
+    assert!(u64::from(offset) + 16 <= LOCAL_MEMORY_BYTES && offset % 256 == 0);
+    for (who, left, right) in halves("edit_hash", &edited) {
+        assert_eq!((left, right), (BLUE, YELLOW), "{who}");
+    }
+}
+
+#[test]
+fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
+    let capture = scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let requests = [request("all", Stage::Fragment, &fragment_tex0())];
+    let (_, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    let offset = summary.placements[0].address.unwrap().offset;
+    let at = u64::from(offset);
+    // Below the top of local memory, clear of every block, the colour and depth surfaces.
+    let end = at + 16;
+    assert!(end <= LOCAL_MEMORY_BYTES);
+    for b in &capture.blocks {
+        let len = capture
+            .data
+            .iter()
+            .find(|d| d.id == b.value.data_id)
+            .unwrap()
+            .value
+            .len() as u64;
+        let start = u64::from(b.value.offset);
+        assert!(
+            b.value.location != 0 || end <= start || at >= start + len,
+            "overlaps block at {start:#x}"
+        );
+    }
+}
+
+#[test]
+fn bad_requests_are_named() {
+    let capture = scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    // A vertex program given as a fragment one.
+    assert!(matches!(
+        ProgramFile::parse(&vertex_tex_as_colour(), Stage::Fragment),
+        Err(ProgramFileError::Decode { .. })
+    ));
+    // A selector that matches nothing is listed; with nothing else the edit is refused.
+    let none = request("ffffffff", Stage::Fragment, &fragment_tex0());
+    assert!(matches!(
+        edit_programs(&capture, &frame, std::slice::from_ref(&none)),
+        Err(EditProgramsError::NothingChosen(_))
+    ));
+    let (_, summary) = edit_programs(
+        &capture,
+        &frame,
+        &[none, request("1", Stage::Fragment, &fragment_tex0())],
+    )
+    .unwrap();
+    assert_eq!(summary.unmatched, [0]);
+    assert_eq!(summary.placements[0].request, 1);
+    assert_eq!(summary.placements[0].draws, [1]);
+    // A range past the frame.
+    let past = request("5..9", Stage::Fragment, &fragment_tex0());
+    assert!(matches!(
+        edit_programs(&capture, &frame, &[past]),
+        Err(EditProgramsError::Selector(_))
+    ));
+    // Selectors.
+    assert_eq!(Selector::parse("all"), Ok(Selector::All));
+    assert_eq!(
+        Selector::parse("2FF1E60E"),
+        Ok(Selector::Hash("2ff1e60e".into()))
+    );
+    assert!(matches!(Selector::parse("3..5"), Ok(Selector::Draws(_))));
+    assert!(Selector::parse("abc").is_err());
+}
