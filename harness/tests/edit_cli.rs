@@ -180,3 +180,67 @@ fn bad_requests_are_named_and_the_rest_goes_on() {
         );
     }
 }
+
+#[test]
+fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
+    // RenderDoc's loop: disassemble a draw's fragment program, change a line, put it back.
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let out = rsxtrace(&["disasm", &game, "--draw", "0", "--stage", "fragment"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("MULR R0.xyz, R0, {"))
+        .expect("draw 0's program scales its colour")
+        .to_string();
+    let edited_line = line.replace(
+        "MULR R0.xyz, R0, {",
+        "MULR R0.xyz, R0, {0.5, 0.25, 2.0, 1.0} # was {",
+    );
+    let edited_line = edited_line[..edited_line.find(" # was").unwrap()].to_string() + ";";
+    let edited_text = text.replace(&line, &edited_line);
+    assert_ne!(edited_text, text);
+    let asm = dir.path().join("draw0.asm");
+    std::fs::write(&asm, &edited_text).unwrap();
+    let edited = dir.path().join("edited.rrc.gz");
+    let report = json_ok(&[
+        "edit",
+        &game,
+        "--fragment",
+        &format!("0={}", s(&asm)),
+        "--out",
+        s(&edited),
+        "--json",
+    ]);
+    assert_eq!(report["replacements"][0]["draws"], serde_json::json!([0]));
+    // The edited capture's draw 0 disassembles to the edited text.
+    let back = rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "fragment"]);
+    let back = String::from_utf8(back.stdout).unwrap();
+    let body = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with(';'))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(body(&back), body(&edited_text));
+    assert!(
+        back.contains("MULR R0.xyz, R0, {0.5, 0.25, 2.0, 1.0};"),
+        "{back}"
+    );
+    // `disasm` and `translate` read the text too.
+    let d = rsxtrace(&["disasm", s(&asm)]);
+    assert!(String::from_utf8_lossy(&d.stdout).contains("(fragment assembly)"));
+    assert!(rsxtrace(&["translate", s(&asm)]).status.success());
+    // A line that does not assemble is named.
+    std::fs::write(&asm, "MOVR R0, f[COL0];\nMOVQ R0, R1;\n").unwrap();
+    assert!(failure(&[
+        "edit",
+        &game,
+        "--fragment",
+        &format!("0={}", s(&asm)),
+        "--out",
+        s(&edited)
+    ])
+    .contains("line 2: MOVQ"));
+}

@@ -146,6 +146,12 @@ pub enum ProgramFileError {
         /// The stage asked for.
         wanted: &'static str,
     },
+    /// Fragment-program assembly text that does not assemble.
+    #[error("{0}")]
+    Assembly(#[from] fragment::AssembleError),
+    /// Assembly text given for a vertex program.
+    #[error("vertex programs are read from containers or raw microcode, not assembly text")]
+    VertexAssembly,
     /// The microcode does not decode.
     #[error("its {stage} microcode does not decode: {why}")]
     Decode {
@@ -157,14 +163,22 @@ pub enum ProgramFileError {
 }
 
 impl ProgramFile {
-    /// Read a program of `stage` from a file's bytes: a container of that stage, else raw
-    /// microcode of whole 16-byte slots.
+    /// Read a program of `stage` from a file's bytes: a container of that stage, fragment
+    /// assembly text (as `disasm` writes it; `fragment::assemble`), else raw microcode of
+    /// whole 16-byte slots.
     pub fn parse(bytes: &[u8], stage: Stage) -> Result<ProgramFile, ProgramFileError> {
         let wanted = match stage {
             Stage::Vertex => container::Stage::Vertex,
             Stage::Fragment => container::Stage::Fragment,
         };
-        let parsed = Container::parse_or_raw(bytes, wanted)?;
+        let parsed = match fragment::assembly_text(bytes) {
+            Some(text) if stage == Stage::Fragment => {
+                let program = fragment::assemble(text)?;
+                Container::raw(wanted, &fragment::encode(&program))?
+            }
+            Some(_) => return Err(ProgramFileError::VertexAssembly),
+            None => Container::parse_or_raw(bytes, wanted)?,
+        };
         if parsed.stage() != wanted {
             let found = match parsed.stage() {
                 container::Stage::Vertex => "vertex",
@@ -200,6 +214,7 @@ impl ProgramFile {
             }
         };
         let format = match &parsed {
+            Container::Raw(_) if fragment::assembly_text(bytes).is_some() => "assembly",
             Container::Cg(_) => "CgBinaryProgram",
             Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
             Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",

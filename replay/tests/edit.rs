@@ -216,3 +216,24 @@ fn bad_requests_are_named() {
     assert!(matches!(Selector::parse("3..5"), Ok(Selector::Draws(_))));
     assert!(Selector::parse("abc").is_err());
 }
+
+#[test]
+fn assembly_text_is_a_program_file() {
+    // Draw 1 writes a constant blue: the program given as the text `disasm` writes.
+    let text = "; blue\n0: MOVR R0, {0.0, 0.0, 1.0, 1.0};\n";
+    let capture = edited(&scene(), &[request("1", Stage::Fragment, text.as_bytes())]);
+    for (who, left, right) in halves("edit_assembly", &capture) {
+        assert_eq!((left, right), (RED, BLUE), "{who}");
+    }
+    let file = ProgramFile::parse(text.as_bytes(), Stage::Fragment).unwrap();
+    assert_eq!((file.format, file.instructions), ("assembly", 1));
+    assert!(matches!(
+        ProgramFile::parse(text.as_bytes(), Stage::Vertex),
+        Err(ProgramFileError::VertexAssembly)
+    ));
+    let bad = ProgramFile::parse(b"MOVR R0, f[COL0];\nMOVQ R0, R1;\n", Stage::Fragment);
+    assert!(
+        matches!(&bad, Err(ProgramFileError::Assembly(e)) if e.line == 2),
+        "{bad:?}"
+    );
+}

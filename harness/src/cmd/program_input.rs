@@ -75,8 +75,16 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             bytes.len()
         )
     };
+    let assembly = fragment::assembly_text(bytes).filter(|_| stage != Some(Stage::Vertex));
     let parsed = match Container::parse(bytes) {
         Ok(c) => c,
+        // Fragment assembly, as `disasm` writes it.
+        Err(_) if assembly.is_some() => {
+            let text = assembly.unwrap_or_default();
+            let program = fragment::assemble(text)
+                .with_context(|| format!("{} does not assemble", path.display()))?;
+            Container::raw(container::Stage::Fragment, &fragment::encode(&program))?
+        }
         Err(container_error) => match stage {
             Some(Stage::Vertex) => Container::raw(container::Stage::Vertex, bytes)?,
             Some(Stage::Fragment) => Container::raw(container::Stage::Fragment, bytes)?,
@@ -86,7 +94,12 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             ),
         },
     };
-    let origin = format!("{} ({})", path.display(), container_kind(&parsed));
+    let kind = if assembly.is_some() {
+        "fragment assembly"
+    } else {
+        container_kind(&parsed)
+    };
+    let origin = format!("{} ({kind})", path.display());
     let program = match parsed.stage() {
         container::Stage::Vertex => Program::Vertex(
             vertex::decode_bytes(parsed.ucode())

@@ -117,7 +117,7 @@ fn every_field_of_an_alu_instruction() {
     assert_eq!(c.values(), [1.0, 0.5, 0.0, -1.0]);
     assert_eq!(
         disassemble(&p),
-        "   0: TXDXC1_SAT_d4 H5.xz (NE1.xxxx), -h(|f[TEX(A0+1443)].wzyx|), sat(|H9|), \
+        "   0: TXDXC1_SAT_d4_PC H5.xz (NE1.xxxx), -h(|f[TEX(A0+1443)].wzyx|), sat(|H9|), \
          -x9(|{1.0, 0.5, 0.0, -1.0}.yyyy|), TEX9.bx2; END\n"
     );
 }

@@ -218,3 +218,234 @@ fn json_form() {
     assert_eq!(insns[1]["end"], true);
     assert!(insns[1]["constant"].is_null());
 }
+
+/// The disassembly with slot labels dropped and flow targets given as instruction numbers:
+/// what two programs that differ only in where their (unread) constant slots fall share.
+fn normalized(text: &str) -> Vec<String> {
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| {
+            l.split_once(':')
+                .map(|(s, r)| (s.trim(), r.trim()))
+                .unwrap()
+        })
+        .collect();
+    let index: std::collections::HashMap<&str, usize> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (s, _))| (*s, i))
+        .collect();
+    lines
+        .iter()
+        .map(|(_, body)| {
+            body.split(' ')
+                .map(|w| {
+                    match w
+                        .strip_prefix('@')
+                        .and_then(|t| index.get(t.trim_end_matches(';')))
+                    {
+                        Some(i) => format!("@#{i}{}", if w.ends_with(';') { ";" } else { "" }),
+                        None => w.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// Each instruction with the fields no unit reads set to what the assembler gives them,
+/// and its flow targets as instruction numbers: two programs that do the same have the same
+/// meaning.
+fn meaning(p: &FragmentProgram) -> Vec<FragmentInstruction> {
+    let index = |slot: u32| {
+        p.instructions
+            .iter()
+            .position(|i| i.slot == slot)
+            .unwrap_or(usize::MAX) as u32
+    };
+    p.instructions
+        .iter()
+        .map(|i| {
+            let mut c = *i;
+            c.slot = 0;
+            let unread_condition = !c.condition.is_conditional();
+            match &mut c.operands {
+                Operands::Flow(f) => {
+                    c.dest = common_dest();
+                    c.input = InputAttribute(0);
+                    (c.texture_unit, c.exp_tex) = (0, false);
+                    f.reserved[0] = (f.reserved[0] & !(0xFF << 9)) | (0xE4 << 9);
+                    f.kind = match f.kind {
+                        FlowKind::Cal { target } => FlowKind::Cal {
+                            target: index(target),
+                        },
+                        FlowKind::Ife {
+                            else_slot,
+                            end_slot,
+                        } => FlowKind::Ife {
+                            else_slot: index(else_slot),
+                            end_slot: index(end_slot),
+                        },
+                        FlowKind::Loop(l) => FlowKind::Loop(LoopFields {
+                            end_slot: index(l.end_slot),
+                            ..l
+                        }),
+                        FlowKind::Rep(l) => FlowKind::Rep(LoopFields {
+                            end_slot: index(l.end_slot),
+                            ..l
+                        }),
+                        k => k,
+                    };
+                }
+                Operands::Alu(a) => {
+                    if unread_condition {
+                        c.condition = Condition {
+                            relation: Relation::Tr,
+                            swizzle: Swizzle::IDENTITY,
+                            cc: 0,
+                        };
+                    }
+                    let bare = matches!(
+                        c.opcode,
+                        FpOpcode::Nop | FpOpcode::Kil | FpOpcode::Fenct | FpOpcode::Fencb
+                    );
+                    let read = if bare { 0 } else { c.opcode.source_count() };
+                    for s in &mut a.sources[read..] {
+                        *s = unread_source();
+                    }
+                    // The register fields of an input or constant source are not read.
+                    for s in &mut a.sources[..read] {
+                        if s.kind != SourceKind::Temp {
+                            (s.index, s.fp16) = (0, false);
+                        }
+                    }
+                    if bare {
+                        c.dest = common_dest();
+                        a.scale = OutputScale::None;
+                        a.perspective = false;
+                    }
+                    if c.dest.no_dest {
+                        c.dest.index = 0;
+                    }
+                    if !c.dest.set_cond {
+                        c.dest.cc_write = 0;
+                    }
+                    let reads = |k: SourceKind| a.sources[..read].iter().any(|s| s.kind == k);
+                    if !reads(SourceKind::Input) {
+                        c.input = InputAttribute(0);
+                        a.indexed_input = false;
+                    }
+                    if a.indexed_input {
+                        c.input = InputAttribute(4);
+                    } else {
+                        a.input_displacement = 0;
+                    }
+                    if !reads(SourceKind::Constant) {
+                        c.constant = None;
+                    }
+                    if !c.opcode.is_texture() {
+                        (c.texture_unit, c.exp_tex) = (0, false);
+                    }
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+fn common_dest() -> Destination {
+    Destination {
+        index: 0,
+        fp16: false,
+        mask: WriteMask(0xF),
+        precision: Precision::Fp32,
+        saturate: false,
+        no_dest: false,
+        set_cond: false,
+        cc_write: 0,
+    }
+}
+
+fn unread_source() -> Source {
+    Source {
+        kind: SourceKind::Temp,
+        index: 0,
+        fp16: false,
+        swizzle: Swizzle::IDENTITY,
+        negate: false,
+        abs: false,
+        modifier: PrecisionModifier::None,
+    }
+}
+
+#[test]
+fn assemble_reads_back_what_disassemble_writes() {
+    use rsxtrace_program::fragment::{assemble, disassemble};
+    let mut r = Rng(XorShift64Star(0x0123_4567_89AB_CDEF));
+    for n in 0..3000 {
+        let p = generate(&mut r);
+        let text = disassemble(&p);
+        let q = assemble(&text).unwrap_or_else(|e| panic!("program {n}: {e}\n{text}"));
+        // The assembled program encodes and decodes, says what the original says, and has
+        // every field the hardware reads from the original.
+        let back = decode(&encode(&q)).unwrap_or_else(|e| panic!("program {n}: {e}\n{text}"));
+        assert_eq!(
+            normalized(&disassemble(&back)),
+            normalized(&text),
+            "program {n}"
+        );
+        for (k, (a, b)) in meaning(&back).iter().zip(meaning(&p)).enumerate() {
+            assert_eq!(*a, b, "program {n}, instruction {k}\n{text}");
+        }
+        assert_eq!(back.instructions.len(), p.instructions.len(), "program {n}");
+    }
+}
+
+#[test]
+fn assemble_labels_comments_and_refusals() {
+    use rsxtrace_program::fragment::{assemble, disassemble};
+    // Labels as the disassembly gives them; an instruction inserted between an IFE and its
+    // targets: the targets follow their labels.
+    let text = "; a comment\n\
+                0: ADDRC RC, f[COL0].xxxx, -{0.5, 0.0, 0.0, 0.0}.xxxx;\n\
+                2: IFE (GT.xxxx) else @4 end @5;\n\
+                3: MOVR R0, {1.0, 0.0, 0.0, 1.0};\n\
+                   MULR R0, R0, f[COL0];   # added\n\
+                4: MOVR R0, f[TEX0];\n\
+                5: MOVR H0.xy, R0;\n";
+    let p = assemble(text).unwrap();
+    let flow = p.instructions[1].flow().unwrap().kind;
+    assert_eq!(
+        flow,
+        FlowKind::Ife {
+            else_slot: 6,
+            end_slot: 7
+        }
+    );
+    assert!(p.instructions.last().unwrap().end, "END added to the last");
+    assert_eq!(p.slot_count, 8);
+    assert_eq!(
+        disassemble(&p).lines().nth(3).unwrap(),
+        "   5: MULR R0, R0, f[COL0];"
+    );
+    for (bad, says) in [
+        ("MOVQ R0, R1;", "no such opcode"),
+        ("MOVR R0, R1, R2;", "takes 1 source, not 2"),
+        ("MOVR R0, f[COL0], f[TEX0];", "takes 1 source"),
+        ("ADDR R0, f[COL0], f[TEX0];", "one input attribute"),
+        ("MOVR R0.yx, R1;", "in order"),
+        ("MOVR R0, R1; END\nMOVR R0, R1;", "END before the last"),
+        ("IFE (GT.xxxx) else @4 end @5;\nMOVR R0, R1;", "@4 names no"),
+        ("TEXR R0, f[TEX0];", "expected a texture unit"),
+        ("MOVR R0, {1.0, 2.0};", "four values"),
+        ("", "no instruction"),
+    ] {
+        let e = assemble(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    assert!(assemble("; comment\nMOVR R0, R1;\nMOVQ R0, R1;")
+        .unwrap_err()
+        .to_string()
+        .starts_with("line 3: MOVQ"));
+}

@@ -2,10 +2,13 @@
 //! RPCS3's decompiler comments and NV_fragment_program assembly.
 //!
 //! Line format:
-//! `SLOT: OP[R|H|X|X9][C|C1][_SAT][_x2|_x4|_x8|_d2|_d4|_d8] DEST[.mask][ (REL[1].swz)], SRC, ...[, TEXn][;][ END]`
+//! `SLOT: OP[R|H|X|X9][C|C1][_SAT][_x2|_x4|_x8|_d2|_d4|_d8][_PC] DEST[.mask][ (REL[1].swz)], SRC, ...[, TEXn][;][ END]`
 //!
 //! - precision suffix: `R` fp32, `H` fp16, `X` fx12, `X9` fx9 (flow control has none);
-//! - `C` when the CC is written (`C1` for CC1); destination `RC`/`HC` when `no_dest`;
+//! - `C` when the CC is written (`C1` for CC1); destination `RC`/`HC` when `no_dest` (with
+//!   its mask, which limits the condition-code components written);
+//! - `_PC`: the input attribute is multiplied by the fragment's w (`SRC2` bit 31, RPCS3's
+//!   "perspective_corr");
 //! - sources: `R1.xxyz`, `H2`, `f[TEX0]`, `f[TEX(A0+2)]` (indexed), inline constants as
 //!   `{1.0, 0.5, 0.0, 1.0}`; `-` negate, `|..|` abs, precision modifiers as `h(..)`,
 //!   `x(..)`, `x9(..)`, `sat(..)`, `m5(..)`; identity swizzles are omitted;
@@ -106,14 +109,17 @@ impl fmt::Display for FragmentInstruction {
                     OutputScale::Div4 => "_d4",
                     OutputScale::Div8 => "_d8",
                 })?;
+                if alu.perspective {
+                    f.write_str("_PC")?;
+                }
                 let file = if d.fp16 { 'H' } else { 'R' };
                 if d.no_dest {
                     write!(f, " {file}C")?;
                 } else {
                     write!(f, " {file}{}", d.index)?;
-                    if d.mask.0 != 0xF {
-                        write!(f, ".{}", d.mask)?;
-                    }
+                }
+                if d.mask.0 != 0xF {
+                    write!(f, ".{}", d.mask)?;
                 }
                 if self.condition.is_conditional() {
                     f.write_str(" ")?;

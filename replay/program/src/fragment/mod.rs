@@ -6,7 +6,8 @@
 //! - [`decode`](mod@decode) turns guest bytes to IR ([`decode()`], [`decode_until_end`],
 //!   [`decode_words`], [`program_start`]).
 //! - [`encode`](mod@encode) turns IR into guest bytes ([`encode()`], [`encode_words`]).
-//! - [`disasm`] writes text ([`disassemble`]); [`json`] the `serde_json` form ([`to_json`]).
+//! - [`disasm`] writes text ([`disassemble`]); [`assemble`](mod@assemble) reads it back
+//!   ([`assemble()`]); [`json`] the `serde_json` form ([`to_json`]).
 //! - [`error`] holds [`FragmentDecodeError`].
 //!
 //! Encodings: `shared/reference/rsx-microcode.md` B.1–B.7.
@@ -20,6 +21,7 @@
 //! assert_eq!(disassemble(&program), "   0: MOVR R0, f[COL0]; END\n");
 //! ```
 
+pub mod assemble;
 pub mod decode;
 pub mod disasm;
 pub mod encode;
@@ -28,6 +30,7 @@ pub mod ir;
 pub mod json;
 pub mod opcode;
 
+pub use assemble::{assemble, assembly_text, AssembleError};
 pub use decode::{decode, decode_until_end, decode_words, program_start};
 pub use disasm::disassemble;
 pub use encode::{encode, encode_instruction, encode_words};
