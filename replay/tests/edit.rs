@@ -2,8 +2,8 @@
 //! written as RPCS3 writes RRC v6, read back and rendered by both renderers (the GPU one on
 //! the default device), gives the image those programs draw, pixel for pixel, and the draws
 //! not chosen draw what they drew before. Also the selectors, the program files (a stage
-//! mismatch refused by name), the free memory a fragment program goes to, and a request
-//! that matches no draw.
+//! mismatch refused by name), the free memory a fragment program goes to, a request that
+//! matches no draw, and the constants a game patches per draw kept where the file left them.
 
 use crate::gpu_support;
 use crate::render_support::{corners, draw_vertices, pixel_scene, FP_MOV_COL0};
@@ -12,7 +12,7 @@ use rsxtrace_capture::builder::vertex_ucode::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_bytes, write_v6, Capture, Location};
-use rsxtrace_program::fragment::{decode, encode, InputAttribute};
+use rsxtrace_program::fragment::{assemble, decode, encode, InputAttribute};
 use rsxtrace_replay::edit::{
     edit_programs, EditProgramsError, ProgramFile, ProgramFileError, Request, Selector, Stage,
     LOCAL_MEMORY_BYTES,
@@ -236,4 +236,74 @@ fn assembly_text_is_a_program_file() {
         matches!(&bad, Err(ProgramFileError::Assembly(e)) if e.line == 2),
         "{bad:?}"
     );
+}
+
+/// Two draws of one fragment program (`MOVR R0, {c}`) whose constant the game patches per
+/// draw: red for draw 0, green for draw 1.
+fn patched_scene() -> Capture {
+    let mut b = pixel_scene("edit_patched", 8, 2);
+    let program = |c: &str| encode(&assemble(&format!("MOVR R0, {{{c}}};")).unwrap());
+    let quad = |rect| corners(rect).map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [0.0; 4]]);
+    b.set_fragment_program(
+        Location::Local,
+        GAME_FP,
+        &program("1.0, 0.0, 0.0, 1.0"),
+        0x40,
+    )
+    .unwrap();
+    draw_vertices(&mut b, 0x1_0000, 8, &quad([0.0, 0.0, 4.0, 8.0]));
+    b.set_fragment_program(
+        Location::Local,
+        GAME_FP,
+        &program("0.0, 1.0, 0.0, 1.0"),
+        0x40,
+    )
+    .unwrap();
+    draw_vertices(&mut b, 0x2_0000, 8, &quad([4.0, 0.0, 8.0, 8.0]));
+    b.finish()
+}
+
+#[test]
+fn constants_the_file_left_unchanged_keep_each_draws_values() {
+    let capture = patched_scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    assert_eq!(
+        frame.draws[0].fragment_program.as_ref().unwrap().hash,
+        frame.draws[1].fragment_program.as_ref().unwrap().hash,
+        "one program, two constants"
+    );
+    for (who, left, right) in halves("edit_patched", &capture) {
+        assert_eq!((left, right), (RED, GREEN), "{who}");
+    }
+    // Draw 0's disassembly with its swizzle changed, its constant as it was: each draw keeps
+    // its own constant, swizzled (red becomes green, green red).
+    let swapped = "0: MOVR R0, {1.0, 0.0, 0.0, 1.0}.yxzw;";
+    let requests = [request("all", Stage::Fragment, swapped.as_bytes())];
+    let (edited_capture, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    let p = &summary.placements[0];
+    assert_eq!((p.constants, p.constants_kept, p.variants), (1, 1, 2));
+    assert_eq!(p.draws, [0, 1]);
+    let edited_capture = read_bytes(&write_v6(&edited_capture), "edited").unwrap();
+    for (who, left, right) in halves("edit_patched_kept", &edited_capture) {
+        assert_eq!((left, right), (GREEN, RED), "{who}");
+    }
+    // A constant the file changed goes to every draw as written.
+    let blue = "0: MOVR R0, {0.0, 0.0, 1.0, 1.0};";
+    let capture_blue = edited(
+        &capture,
+        &[request("all", Stage::Fragment, blue.as_bytes())],
+    );
+    for (who, left, right) in halves("edit_patched_changed", &capture_blue) {
+        assert_eq!((left, right), (BLUE, BLUE), "{who}");
+    }
+    // A program with another number of constants takes the file's values.
+    let two = "MOVR R0, {0.0, 0.0, 1.0, 1.0};\nMULR R0, R0, {1.0, 1.0, 1.0, 1.0};";
+    let (_, summary) = edit_programs(
+        &capture,
+        &frame,
+        &[request("all", Stage::Fragment, two.as_bytes())],
+    )
+    .unwrap();
+    let p = &summary.placements[0];
+    assert_eq!((p.constants, p.constants_kept, p.variants), (2, 0, 1));
 }

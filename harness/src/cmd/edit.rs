@@ -75,7 +75,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
     for &u in &summary.unmatched {
         eprintln!(
             "warning: no draw matches {} {}; {} was not used",
-            stage_name(requests[u].program.stage),
+            requests[u].program.stage.name(),
             requests[u].selector,
             files[u]
         );
@@ -94,7 +94,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
             "out": args.out.display().to_string(),
             "replacements": placements,
             "unmatched": summary.unmatched.iter().map(|&u| json!({
-                "stage": stage_name(requests[u].program.stage),
+                "stage": requests[u].program.stage.name(),
                 "selector": requests[u].selector.to_string(),
                 "file": files[u],
             })).collect::<Vec<_>>(),
@@ -119,7 +119,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         };
         outln!(
             "{} program {f} ({place}, hash {}) replaces {} in {} draw{} ({} run{}): {}",
-            stage_name(p.stage),
+            p.stage.name(),
             p.hash.as_deref().unwrap_or("?"),
             p.replaced.join(", "),
             p.draws.len(),
@@ -128,15 +128,17 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
             if p.runs == 1 { "" } else { "s" },
             draw_list(&p.draws),
         );
+        if p.constants_kept > 0 {
+            outln!(
+                "  {} of its {} inline constants as the draws have them: each draw keeps its own values ({} distinct set{})",
+                p.constants_kept,
+                p.constants,
+                p.variants,
+                if p.variants == 1 { "" } else { "s" }
+            );
+        }
     }
     Ok(Status::Success)
-}
-
-fn stage_name(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Vertex => "vertex",
-        Stage::Fragment => "fragment",
-    }
 }
 
 /// `3, 5..9, 12` for draws 3, 5, 6, 7, 8, 12.

@@ -1,0 +1,92 @@
+//! Each chosen draw's own inline constants in a replacement fragment program.
+//!
+//! A game sets a fragment program's uniforms by patching the inline constant slots of its
+//! copy of the microcode before each draw, so the draws of one program (one `fp_hash`, which
+//! leaves constants out) carry different values. A replacement read from one draw's
+//! disassembly carries that draw's values; given as they are to every chosen draw, it would
+//! freeze all of them to those. The rule here: when the new program has as many inline
+//! constants as a draw's old one, constant `k` of the file is taken as *unchanged* when its
+//! value equals, bit for bit, constant `k` of at least one chosen draw, and then every draw
+//! keeps its own value there; a constant the file changed (equal to no draw's) goes to every
+//! draw as written. A draw whose old program has another number of constants, or none read,
+//! takes the file's values.
+
+use rsxtrace_capture::frame::Frame;
+use rsxtrace_program::fragment::{self, InlineConstant};
+
+/// The microcode variants of a replacement: each distinct microcode with the draws that run
+/// it, in order of first draw, and how many of the file's constants were kept per draw.
+pub(crate) struct Variants {
+    /// `(microcode, draws)`.
+    pub programs: Vec<(Vec<u8>, Vec<usize>)>,
+    /// Constants of the file taken as unchanged (each draw keeps its own value).
+    pub kept: usize,
+    /// Constants of the file.
+    pub total: usize,
+}
+
+/// A draw's inline constants in slot order, as the bits the program decoder gives.
+fn draw_constants(frame: &Frame, draw: usize) -> Option<Vec<[u32; 4]>> {
+    let program = frame.draws.get(draw)?.fragment_program.as_ref()?;
+    Some(
+        program
+            .constants()
+            .map(|(_, values)| values.map(f32::to_bits))
+            .collect(),
+    )
+}
+
+/// The variants of `ucode` (a fragment program that decodes) for `draws`.
+pub(crate) fn per_draw(frame: &Frame, draws: &[usize], ucode: &[u8]) -> Variants {
+    let single = |kept| Variants {
+        programs: vec![(ucode.to_vec(), draws.to_vec())],
+        kept,
+        total: 0,
+    };
+    let Ok(program) = fragment::decode(ucode) else {
+        return single(0);
+    };
+    let file: Vec<[u32; 4]> = program
+        .instructions
+        .iter()
+        .filter_map(|i| i.constant.map(|c| c.0))
+        .collect();
+    if file.is_empty() {
+        return single(0);
+    }
+    let olds: Vec<Option<Vec<[u32; 4]>>> = draws
+        .iter()
+        .map(|&d| draw_constants(frame, d).filter(|c| c.len() == file.len()))
+        .collect();
+    let unchanged: Vec<bool> = (0..file.len())
+        .map(|k| olds.iter().flatten().any(|old| old[k] == file[k]))
+        .collect();
+    let mut programs: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+    for (&d, old) in draws.iter().zip(&olds) {
+        let bytes = match old {
+            Some(old) if unchanged.iter().any(|&u| u) => {
+                let mut p = program.clone();
+                let mut k = 0;
+                for insn in &mut p.instructions {
+                    if let Some(c) = &mut insn.constant {
+                        if unchanged[k] {
+                            *c = InlineConstant(old[k]);
+                        }
+                        k += 1;
+                    }
+                }
+                fragment::encode(&p)
+            }
+            _ => ucode.to_vec(),
+        };
+        match programs.iter_mut().find(|(b, _)| *b == bytes) {
+            Some((_, ds)) => ds.push(d),
+            None => programs.push((bytes, vec![d])),
+        }
+    }
+    Variants {
+        programs,
+        kept: unchanged.iter().filter(|&&u| u).count(),
+        total: file.len(),
+    }
+}

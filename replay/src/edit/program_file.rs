@@ -1,0 +1,123 @@
+//! A replacement program read from a file: a container, fragment assembly text, or raw
+//! microcode, checked by decoding it.
+
+use super::Stage;
+use rsxtrace_program::container::{self, Container};
+use rsxtrace_program::{fragment, vertex};
+
+/// A program read from a file, checked by decoding it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramFile {
+    /// Its stage.
+    pub stage: Stage,
+    /// The microcode as it lies in guest memory (fragment) or as uploaded, big-endian
+    /// (vertex).
+    pub ucode: Vec<u8>,
+    /// The fragment `SHADER_CONTROL` word the container states.
+    pub control: Option<u32>,
+    /// The vertex load slot and attribute input and output masks the container states.
+    pub vertex_load: Option<(u32, u32, u32)>,
+    /// Instructions.
+    pub instructions: usize,
+    /// The container format, as `disasm` names it.
+    pub format: &'static str,
+}
+
+/// Why a program file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramFileError {
+    /// Not a container, and not raw microcode of whole slots.
+    #[error("{0}")]
+    Container(#[from] container::ContainerError),
+    /// A container of the other stage.
+    #[error("it holds a {found} program, not a {wanted} one")]
+    WrongStage {
+        /// The stage the file holds.
+        found: &'static str,
+        /// The stage asked for.
+        wanted: &'static str,
+    },
+    /// Fragment-program assembly text that does not assemble.
+    #[error("{0}")]
+    Assembly(#[from] fragment::AssembleError),
+    /// Assembly text given for a vertex program.
+    #[error("vertex programs are read from containers or raw microcode, not assembly text")]
+    VertexAssembly,
+    /// The microcode does not decode.
+    #[error("its {stage} microcode does not decode: {why}")]
+    Decode {
+        /// Which stage.
+        stage: &'static str,
+        /// The decoder's message.
+        why: String,
+    },
+}
+
+impl ProgramFile {
+    /// Read a program of `stage` from a file's bytes: a container of that stage, fragment
+    /// assembly text (as `disasm` writes it; `fragment::assemble`), else raw microcode of
+    /// whole 16-byte slots.
+    pub fn parse(bytes: &[u8], stage: Stage) -> Result<ProgramFile, ProgramFileError> {
+        let wanted = match stage {
+            Stage::Vertex => container::Stage::Vertex,
+            Stage::Fragment => container::Stage::Fragment,
+        };
+        let parsed = match fragment::assembly_text(bytes) {
+            Some(text) if stage == Stage::Fragment => {
+                let program = fragment::assemble(text)?;
+                Container::raw(wanted, &fragment::encode(&program))?
+            }
+            Some(_) => return Err(ProgramFileError::VertexAssembly),
+            None => Container::parse_or_raw(bytes, wanted)?,
+        };
+        if parsed.stage() != wanted {
+            let found = match parsed.stage() {
+                container::Stage::Vertex => "vertex",
+                container::Stage::Fragment => "fragment",
+            };
+            return Err(ProgramFileError::WrongStage {
+                found,
+                wanted: stage.name(),
+            });
+        }
+        let decode_error = |why: String| ProgramFileError::Decode {
+            stage: stage.name(),
+            why,
+        };
+        let (ucode, instructions) = match stage {
+            Stage::Vertex => {
+                let p = vertex::decode_bytes(parsed.ucode())
+                    .map_err(|e| decode_error(e.to_string()))?;
+                (parsed.ucode().to_vec(), p.instructions.len())
+            }
+            Stage::Fragment => {
+                let p =
+                    fragment::decode(parsed.ucode()).map_err(|e| decode_error(e.to_string()))?;
+                // The microcode through the END instruction and its constant.
+                let slots = p
+                    .instructions
+                    .iter()
+                    .map(|i| i.slot as usize + 1 + usize::from(i.constant.is_some()))
+                    .max()
+                    .unwrap_or(0);
+                let len = (slots * 16).min(parsed.ucode().len());
+                (parsed.ucode()[..len].to_vec(), p.instructions.len())
+            }
+        };
+        let format = match &parsed {
+            Container::Raw(_) if fragment::assembly_text(bytes).is_some() => "assembly",
+            Container::Cg(_) => "CgBinaryProgram",
+            Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
+            Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
+            Container::Raw(_) => "raw microcode",
+        };
+        Ok(ProgramFile {
+            stage,
+            ucode,
+            control: parsed.control_word(),
+            vertex_load: parsed.vertex_load(),
+            instructions,
+            format,
+        })
+    }
+}
