@@ -232,6 +232,34 @@ fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
     let d = rsxtrace(&["disasm", s(&asm)]);
     assert!(String::from_utf8_lossy(&d.stdout).contains("(fragment assembly)"));
     assert!(rsxtrace(&["translate", s(&asm)]).status.success());
+    // So do `shade` and `debug`: a one-line program's image and trace.
+    let gradient = dir.path().join("gradient.asm");
+    std::fs::write(
+        &gradient,
+        "; the texture coordinate as colour\nMOVR R0, f[TEX0];\n",
+    )
+    .unwrap();
+    let png = dir.path().join("g.png");
+    let shaded = json_ok(&[
+        "shade",
+        s(&gradient),
+        "--size",
+        "8x8",
+        "--out",
+        s(&png),
+        "--json",
+    ]);
+    assert_eq!(shaded["instructions"], 1);
+    let trace = rsxtrace(&[
+        "debug",
+        s(&gradient),
+        "--pixel",
+        "1,1",
+        "--size",
+        "8x8",
+        "--trace",
+    ]);
+    assert!(String::from_utf8_lossy(&trace.stdout).contains("MOVR R0, f[TEX0]; END"));
     // A line that does not assemble is named.
     std::fs::write(&asm, "MOVR R0, f[COL0];\nMOVQ R0, R1;\n").unwrap();
     assert!(failure(&[

@@ -36,6 +36,9 @@ pub enum ShadeError {
     /// The container could not be parsed or patched.
     #[error("container: {0}")]
     Container(#[from] ContainerError),
+    /// Fragment assembly text that does not assemble.
+    #[error("{0}")]
+    Assembly(#[from] rsxtrace_program::fragment::AssembleError),
     /// The microcode could not be decoded.
     #[error("fragment decode: {0}")]
     Decode(#[from] FragmentDecodeError),
@@ -264,11 +267,21 @@ pub struct LoadedProgram {
     pub ucode: Vec<u8>,
 }
 
+impl From<container::ProgramBytesError> for ShadeError {
+    fn from(e: container::ProgramBytesError) -> ShadeError {
+        match e {
+            container::ProgramBytesError::Container(e) => ShadeError::Container(e),
+            container::ProgramBytesError::Assembly(e) => ShadeError::Assembly(e),
+            container::ProgramBytesError::VertexAssembly => ShadeError::NotFragment,
+        }
+    }
+}
+
 /// Loads a fragment program from a container (CgBinary, PSL1GHT) or raw microcode, writes
 /// each uniform into its inline-constant slots (the container's embedded-constant offsets,
 /// rsx-microcode.md B.3) and decodes it.
 pub fn load_program(bytes: &[u8], uniforms: &[Uniform]) -> Result<LoadedProgram, ShadeError> {
-    let mut c = Container::parse_or_raw(bytes, Stage::Fragment)?;
+    let mut c = Container::parse_any(bytes, Stage::Fragment)?;
     if c.stage() != Stage::Fragment {
         return Err(ShadeError::NotFragment);
     }

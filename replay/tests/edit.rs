@@ -12,6 +12,7 @@ use rsxtrace_capture::builder::vertex_ucode::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_bytes, write_v6, Capture, Location};
+use rsxtrace_program::container::ProgramBytesError;
 use rsxtrace_program::fragment::{assemble, decode, encode, InputAttribute};
 use rsxtrace_replay::edit::{
     edit_programs, EditProgramsError, ProgramFile, ProgramFileError, Request, Selector, Stage,
@@ -229,11 +230,11 @@ fn assembly_text_is_a_program_file() {
     assert_eq!((file.format, file.instructions), ("assembly", 1));
     assert!(matches!(
         ProgramFile::parse(text.as_bytes(), Stage::Vertex),
-        Err(ProgramFileError::VertexAssembly)
+        Err(ProgramFileError::Bytes(ProgramBytesError::VertexAssembly))
     ));
     let bad = ProgramFile::parse(b"MOVR R0, f[COL0];\nMOVQ R0, R1;\n", Stage::Fragment);
     assert!(
-        matches!(&bad, Err(ProgramFileError::Assembly(e)) if e.line == 2),
+        matches!(&bad, Err(ProgramFileError::Bytes(ProgramBytesError::Assembly(e))) if e.line == 2),
         "{bad:?}"
     );
 }

@@ -75,16 +75,12 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             bytes.len()
         )
     };
-    let assembly = fragment::assembly_text(bytes).filter(|_| stage != Some(Stage::Vertex));
+    let assembly = fragment::assembly_text(bytes).is_some() && stage != Some(Stage::Vertex);
     let parsed = match Container::parse(bytes) {
         Ok(c) => c,
         // Fragment assembly, as `disasm` writes it.
-        Err(_) if assembly.is_some() => {
-            let text = assembly.unwrap_or_default();
-            let program = fragment::assemble(text)
-                .with_context(|| format!("{} does not assemble", path.display()))?;
-            Container::raw(container::Stage::Fragment, &fragment::encode(&program))?
-        }
+        Err(_) if assembly => Container::parse_any(bytes, container::Stage::Fragment)
+            .with_context(|| format!("{} does not assemble", path.display()))?,
         Err(container_error) => match stage {
             Some(Stage::Vertex) => Container::raw(container::Stage::Vertex, bytes)?,
             Some(Stage::Fragment) => Container::raw(container::Stage::Fragment, bytes)?,
@@ -94,7 +90,7 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             ),
         },
     };
-    let kind = if assembly.is_some() {
+    let kind = if assembly {
         "fragment assembly"
     } else {
         container_kind(&parsed)

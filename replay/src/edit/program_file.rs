@@ -26,9 +26,9 @@ pub struct ProgramFile {
 /// Why a program file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramFileError {
-    /// Not a container, and not raw microcode of whole slots.
-    #[error("{0}")]
-    Container(#[from] container::ContainerError),
+    /// Not a container, fragment assembly or raw microcode of whole slots.
+    #[error(transparent)]
+    Bytes(#[from] container::ProgramBytesError),
     /// A container of the other stage.
     #[error("it holds a {found} program, not a {wanted} one")]
     WrongStage {
@@ -37,12 +37,6 @@ pub enum ProgramFileError {
         /// The stage asked for.
         wanted: &'static str,
     },
-    /// Fragment-program assembly text that does not assemble.
-    #[error("{0}")]
-    Assembly(#[from] fragment::AssembleError),
-    /// Assembly text given for a vertex program.
-    #[error("vertex programs are read from containers or raw microcode, not assembly text")]
-    VertexAssembly,
     /// The microcode does not decode.
     #[error("its {stage} microcode does not decode: {why}")]
     Decode {
@@ -62,14 +56,7 @@ impl ProgramFile {
             Stage::Vertex => container::Stage::Vertex,
             Stage::Fragment => container::Stage::Fragment,
         };
-        let parsed = match fragment::assembly_text(bytes) {
-            Some(text) if stage == Stage::Fragment => {
-                let program = fragment::assemble(text)?;
-                Container::raw(wanted, &fragment::encode(&program))?
-            }
-            Some(_) => return Err(ProgramFileError::VertexAssembly),
-            None => Container::parse_or_raw(bytes, wanted)?,
-        };
+        let parsed = Container::parse_any(bytes, wanted)?;
         if parsed.stage() != wanted {
             let found = match parsed.stage() {
                 container::Stage::Vertex => "vertex",

@@ -31,6 +31,20 @@ pub use psl1ght::{
 pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
 pub use write::{fragment_matrix_uniform, fragment_uniform, write_program, WriteError};
 
+/// Why [`Container::parse_any`] read no program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramBytesError {
+    /// A malformed container, or raw microcode of no whole slots.
+    #[error(transparent)]
+    Container(#[from] ContainerError),
+    /// Fragment assembly text that does not assemble.
+    #[error(transparent)]
+    Assembly(#[from] crate::fragment::AssembleError),
+    /// Assembly text given for a vertex program.
+    #[error("vertex programs are read from containers or raw microcode, not assembly text")]
+    VertexAssembly,
+}
+
 /// Pipeline stage of a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Stage {
@@ -159,6 +173,27 @@ impl Container {
                 ..
             }) => Self::raw(stage, bytes),
             other => other,
+        }
+    }
+
+    /// A program of `stage` from the bytes of any file the tools read: a container (of any
+    /// stage: the caller checks [`Container::stage`]), fragment assembly text as
+    /// `disasm` writes it (when `stage` is fragment; [`crate::fragment::assemble`]), else raw
+    /// microcode of `stage`.
+    pub fn parse_any(bytes: &[u8], stage: Stage) -> Result<Self, ProgramBytesError> {
+        match Self::parse(bytes) {
+            Err(ContainerError {
+                kind: ContainerErrorKind::UnknownFormat,
+                ..
+            }) => match crate::fragment::assembly_text(bytes) {
+                Some(text) if stage == Stage::Fragment => {
+                    let program = crate::fragment::assemble(text)?;
+                    Ok(Self::raw(stage, &crate::fragment::encode(&program))?)
+                }
+                Some(_) => Err(ProgramBytesError::VertexAssembly),
+                None => Ok(Self::raw(stage, bytes)?),
+            },
+            other => Ok(other?),
         }
     }
 
