@@ -30,6 +30,7 @@ pub mod compression;
 mod cursor;
 mod error;
 pub mod model;
+mod parallel_gzip;
 #[cfg(test)]
 mod robustness;
 mod serial;

@@ -7,24 +7,19 @@
 //! [`crate::RegState::tail_layout`]; each of its arrays is written at exactly the layout's length
 //! (zero-padded or cut), so the output is always a readable file.
 
-use std::io::Write;
-
 use crate::model::Capture;
+use crate::parallel_gzip::ParallelGzip;
 use crate::structs;
 use crate::tail;
 
 /// `"RRC"_u32` on disk, version 6, `LE_format` 1 (rrc-format.md 1.3).
 const HEADER: [u8; 12] = [0x52, 0x52, 0x43, 0x00, 6, 0, 0, 0, 1, 0, 0, 0];
-/// Blobs at least this long bypass the staging buffer of the gzip sink.
+/// Staged commands are handed to the sink in pieces of at least this many bytes.
 const DIRECT_WRITE: usize = 1 << 16;
 
 /// Where the serialized bytes go.
 trait Sink {
     fn put(&mut self, bytes: &[u8]);
-    /// Bulk data (memory blobs): may skip staging.
-    fn put_bulk(&mut self, bytes: &[u8]) {
-        self.put(bytes);
-    }
 }
 
 impl Sink for Vec<u8> {
@@ -34,42 +29,10 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// Stages small writes and feeds the gzip encoder in large pieces.
-struct GzSink {
-    staging: Vec<u8>,
-    encoder: flate2::write::GzEncoder<Vec<u8>>,
-}
-
-impl GzSink {
-    fn drain(&mut self) {
-        if !self.staging.is_empty() {
-            // Writing into a Vec<u8> cannot fail.
-            self.encoder
-                .write_all(&self.staging)
-                .expect("gzip into a Vec is infallible");
-            self.staging.clear();
-        }
-    }
-}
-
-impl Sink for GzSink {
+impl Sink for ParallelGzip {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.staging.extend_from_slice(bytes);
-        if self.staging.len() >= DIRECT_WRITE * 4 {
-            self.drain();
-        }
-    }
-
-    fn put_bulk(&mut self, bytes: &[u8]) {
-        if bytes.len() < DIRECT_WRITE {
-            self.put(bytes);
-        } else {
-            self.drain();
-            self.encoder
-                .write_all(bytes)
-                .expect("gzip into a Vec is infallible");
-        }
+        self.write(bytes);
     }
 }
 
@@ -123,7 +86,7 @@ fn serialize(c: &Capture, sink: &mut impl Sink) {
     varint(sink, c.data.len() as u64);
     for e in &c.data {
         varint(sink, e.value.len() as u64);
-        sink.put_bulk(&e.value);
+        sink.put(&e.value);
         sink.put(&e.id.to_le_bytes());
     }
     // display_buffers_map: [display_buffers_state 132 B][u64 id]
@@ -183,21 +146,12 @@ pub fn write_v6_uncompressed(capture: &Capture) -> Vec<u8> {
     out
 }
 
-/// The v6 stream in one gzip member, level 8, OS byte 3 and mtime 0 as zlib writes it.
+/// The v6 stream in one gzip member, level 8, OS byte 3 and mtime 0 as zlib writes it,
+/// deflated on every core ([`ParallelGzip`]).
 pub fn write_v6(capture: &Capture) -> Vec<u8> {
-    let encoder = flate2::GzBuilder::new().operating_system(3).write(
-        Vec::with_capacity(stream_len(capture) / 2),
-        flate2::Compression::new(8),
-    );
-    let mut sink = GzSink {
-        staging: Vec::with_capacity(DIRECT_WRITE * 4 + 4096),
-        encoder,
-    };
+    let mut sink = ParallelGzip::new(8, 3, stream_len(capture) / 2);
     serialize(capture, &mut sink);
-    sink.drain();
-    sink.encoder
-        .finish()
-        .expect("gzip into a Vec is infallible")
+    sink.finish()
 }
 
 #[cfg(test)]
