@@ -410,3 +410,32 @@ fn bytes_are_big_endian() {
         Some("COL0")
     );
 }
+
+#[test]
+fn destinations_name_what_is_written() {
+    use rsxtrace_program::vertex::VertexInstruction;
+    let line = |i: VertexInstruction| {
+        vertex::disassemble(&vertex::VertexProgram {
+            start_slot: 0,
+            instructions: vec![i],
+        })
+    };
+    let mut i = VertexInstruction::idle(0);
+    i.vector = VectorOpcode::Mov;
+    i.vec_mask = WriteMask::XYZW;
+    // No temp, not the output writer: the CC register (RPCS3 `GetDST`, the Far Cry 2 case).
+    assert_eq!(line(i), "000: MOV CC0, v[POS]\n");
+    // The output writer with no output register writes nothing.
+    i.vec_result = true;
+    assert_eq!(line(i), "000: MOV NONE, v[POS]\n");
+    i.output = Some(OutputRegister(0));
+    assert_eq!(line(i), "000: MOV o[HPOS], v[POS]\n");
+    // ARL writes the address register its destination temp field names (`a` + `d0.dst_tmp`),
+    // whatever register relative reads select.
+    let mut arl = VertexInstruction::idle(0);
+    arl.vector = VectorOpcode::Arl;
+    arl.vec_mask = WriteMask(1);
+    arl.vec_dst_temp = Some(1);
+    arl.address.register = 0;
+    assert_eq!(line(arl), "000: ARL A1.x, v[POS]\n");
+}

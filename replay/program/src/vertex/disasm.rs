@@ -2,10 +2,12 @@
 //!
 //! Line form: `SSS: <vector part>; <scalar part>` (each unit shown when active, `NOP` when
 //! both are idle), then `; END` on the last instruction. Conventions:
-//! - destinations `R<n>` (temp), `o[NAME]` (output, e.g. `o[HPOS]`), `A<n>` (ARL/ARR/ARA);
-//!   a temp and an output written together print as `R1+o[HPOS]`; no destination prints the
-//!   CC register (`CC0`), which RPCS3 writes in that case; write masks as `.xy` (omitted when
-//!   full, `.none` when empty);
+//! - destinations `R<n>` (temp), `o[NAME]` (output, e.g. `o[HPOS]`), `A<n>` (ARL/ARR/ARA: the
+//!   destination temp field); a temp and an output written together print as `R1+o[HPOS]`; a
+//!   unit with no temp that is not the output writer prints the CC register (`CC0`), which
+//!   RPCS3 writes in that case, and the output writer with no output register `NONE` (it
+//!   writes nothing, RPCS3 `GetDST`); write masks as `.xy` (omitted when full, `.none` when
+//!   empty);
 //! - `C`/`C1` after the mnemonic: CC0/CC1 update; `_SAT`: saturate;
 //! - condition `(NE.xxxx)` (CC1: `(NE1.xxxx)`) after the destination when the test is enabled,
 //!   and after branch targets whenever the relation is not TR;
@@ -79,6 +81,9 @@ fn destination(temp: Option<u8>, writes_output: bool, i: &VertexInstruction) -> 
         (Some(t), Some(o)) => format!("R{t}+{o}"),
         (Some(t), None) => format!("R{t}"),
         (None, Some(o)) => o.to_string(),
+        // The output writer with no output register writes nothing (RPCS3 `GetDST`); only a
+        // unit that is not the writer falls back to the CC register.
+        (None, None) if writes_output => "NONE".to_string(),
         (None, None) => match i.cc_register {
             CcRegister::CC0 => "CC0".to_string(),
             CcRegister::CC1 => "CC1".to_string(),
@@ -87,13 +92,11 @@ fn destination(temp: Option<u8>, writes_output: bool, i: &VertexInstruction) -> 
 }
 
 fn vector_part(i: &VertexInstruction) -> String {
-    let dst = if matches!(
-        i.vector,
-        VectorOpcode::Arl | VectorOpcode::Arr | VectorOpcode::Ara
-    ) {
-        format!("A{}", i.address.register)
-    } else {
-        destination(i.vec_dst_temp, i.vec_result, i)
+    // ARL writes the address register its destination temp field names (RPCS3 `GetDST`:
+    // `a` + `d0.dst_tmp`); reads go through `address` (`d0.addr_reg_sel_1`).
+    let dst = match (i.vector, i.vec_dst_temp) {
+        (VectorOpcode::Arl | VectorOpcode::Arr | VectorOpcode::Ara, Some(t)) => format!("A{t}"),
+        _ => destination(i.vec_dst_temp, i.vec_result, i),
     };
     let mut s = format!("{} {dst}{}", mnemonic(i.vector.name(), i), mask(i.vec_mask));
     if i.condition.enabled {
