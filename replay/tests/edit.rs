@@ -202,6 +202,20 @@ fn bad_requests_are_named() {
     assert_eq!(summary.unmatched, [0]);
     assert_eq!(summary.placements[0].request, 1);
     assert_eq!(summary.placements[0].draws, [1]);
+    // Two requests that choose one draw.
+    let both = [
+        request("0..2", Stage::Fragment, &fragment_tex0()),
+        request("1", Stage::Fragment, &fragment_tex0()),
+    ];
+    assert!(matches!(
+        edit_programs(&capture, &frame, &both),
+        Err(EditProgramsError::Overlap {
+            draw: 1,
+            first: 0,
+            second: 1,
+            ..
+        })
+    ));
     // A range past the frame.
     let past = request("5..9", Stage::Fragment, &fragment_tex0());
     assert!(matches!(

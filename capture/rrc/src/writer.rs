@@ -147,7 +147,7 @@ pub fn write_v6_uncompressed(capture: &Capture) -> Vec<u8> {
 }
 
 /// The v6 stream in one gzip member, level 8, OS byte 3 and mtime 0 as zlib writes it,
-/// deflated on every core ([`ParallelGzip`]).
+/// deflated on every core (pigz's scheme: `parallel_gzip`).
 pub fn write_v6(capture: &Capture) -> Vec<u8> {
     let mut sink = ParallelGzip::new(8, 3, stream_len(capture) / 2);
     serialize(capture, &mut sink);

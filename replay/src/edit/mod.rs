@@ -1,13 +1,16 @@
 //! `rsxtrace edit`: a capture whose chosen draws run other programs, read from program files
-//! (a CgBinaryProgram `.vpo`/`.fpo`, a PSL1GHT container, or raw microcode), for "what would
-//! this frame look like with that program" (RenderDoc's shader edit and replay, as a file that
-//! every command and RPCS3 replay).
+//! (a CgBinaryProgram `.vpo`/`.fpo`, a PSL1GHT container, fragment assembly text, or raw
+//! microcode), for "what would this frame look like with that program" (RenderDoc's shader
+//! edit and replay, as a file that every command, and RPCS3, replays).
 //!
-//! This module chooses the draws ([`Selector`]: all, a range, or a program hash as `draws`
-//! prints it), reads and checks the program files ([`ProgramFile`]), places a fragment
-//! program in local memory the frame neither reads nor writes ([`free_local_range`]), hands
-//! the stream surgery to [`rsxtrace_capture::edit`], and decodes the result to check that the
-//! chosen draws now run the new programs and the others what they ran before.
+//! - `selector`: which draws ([`Selector`]: all, a range, or a program hash as `draws`
+//!   prints it);
+//! - `program_file`: the program files, read and checked by decoding ([`ProgramFile`]);
+//! - `constants`: each draw's own inline constants kept where the file left them;
+//! - `memory`: local memory the frame neither reads nor writes, for fragment microcode;
+//! - here: the requests handed to the stream surgery ([`rsxtrace_capture::edit`]) and the
+//!   result decoded to check that the chosen draws run the new programs and the others what
+//!   they ran before.
 
 mod constants;
 mod memory;
@@ -25,6 +28,7 @@ use rsxtrace_capture::edit::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
+
 /// One replacement asked for.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -101,6 +105,18 @@ pub enum EditProgramsError {
         /// Its size.
         bytes: usize,
     },
+    /// Two requests of one stage chose the same draw.
+    #[error("draw {draw}: the {stage} programs of requests {first} and {second} (counted from 0, fragment ones first) both choose it")]
+    Overlap {
+        /// The draw.
+        draw: usize,
+        /// Which stage.
+        stage: &'static str,
+        /// The requests, counted from 0 in the order given.
+        first: usize,
+        /// See `first`.
+        second: usize,
+    },
     /// The stream surgery refused.
     #[error(transparent)]
     Edit(#[from] EditError),
@@ -108,6 +124,7 @@ pub enum EditProgramsError {
     #[error("the edited capture does not decode as intended: {0}")]
     Check(String),
 }
+
 fn hex(h: u64) -> String {
     format!("{h:016x}")
 }
@@ -123,7 +140,7 @@ fn hash_of(frame: &Frame, draw: usize, stage: Stage) -> Option<u64> {
 
 /// `capture` (decoded as `frame`) with each request's program run by the draws it chooses
 /// (a fragment program with each draw's own inline constants where the file left them
-/// unchanged: [`constants`]). A request that chooses no draw is listed in
+/// unchanged: `constants`). A request that chooses no draw is listed in
 /// [`EditSummary::unmatched`]; when none chooses one, nothing is written and the error says
 /// so.
 pub fn edit_programs(
@@ -197,7 +214,22 @@ pub fn edit_programs(
             .collect();
         return Err(EditProgramsError::NothingChosen(asked.join(", ")));
     }
-    let (edited, report) = replace_programs(capture, frame, &replacements)?;
+    let (edited, report) =
+        replace_programs(capture, frame, &replacements).map_err(|e| match e {
+            // Replacements are per constant set; name the requests the user gave.
+            EditError::ChosenTwice {
+                draw,
+                stage,
+                first,
+                second,
+            } => EditProgramsError::Overlap {
+                draw,
+                stage,
+                first: origin.get(first).copied().unwrap_or(first),
+                second: origin.get(second).copied().unwrap_or(second),
+            },
+            e => EditProgramsError::Edit(e),
+        })?;
     let placements = check(
         frame,
         &edited,

@@ -178,7 +178,7 @@ impl Container {
 
     /// A program of `stage` from the bytes of any file the tools read: a container (of any
     /// stage: the caller checks [`Container::stage`]), fragment assembly text as
-    /// `disasm` writes it (when `stage` is fragment; [`crate::fragment::assemble`]), else raw
+    /// `disasm` writes it (when `stage` is fragment; [`crate::fragment::assemble()`]), else raw
     /// microcode of `stage`.
     pub fn parse_any(bytes: &[u8], stage: Stage) -> Result<Self, ProgramBytesError> {
         match Self::parse(bytes) {
