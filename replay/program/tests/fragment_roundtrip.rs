@@ -438,6 +438,11 @@ fn assemble_labels_comments_and_refusals() {
         ("MOVR R0, R1; END\nMOVR R0, R1;", "END before the last"),
         ("IFE (GT.xxxx) else @4 end @5;\nMOVR R0, R1;", "@4 names no"),
         ("TEXR R0, f[TEX0];", "expected a texture unit"),
+        // A loop whose end is behind it: the decoder would refuse the microcode.
+        (
+            "0: MOVR R0, R1;\n1: LOOP count=4 init=0 incr=1 end @0;\n2: MOVR R0, R1;",
+            "line 2: the hardware would refuse it",
+        ),
         ("MOVR R0, {1.0, 2.0};", "four values"),
         ("", "no instruction"),
     ] {

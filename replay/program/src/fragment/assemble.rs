@@ -17,6 +17,9 @@
 //!   instruction is 0.
 //! - When no instruction has `END`, the last one gets it.
 
+use super::decode::decode;
+use super::encode::encode;
+use super::error::FragmentDecodeError;
 use super::ir::{
     AluOperands, Condition, Destination, FlowKind, FlowOperands, FragmentInstruction,
     FragmentProgram, InlineConstant, InputAttribute, LoopFields, Operands, OutputScale, Precision,
@@ -147,7 +150,26 @@ pub fn assemble(text: &str) -> Result<FragmentProgram, AssembleError> {
         }
         instructions.push(insn);
     }
-    Ok(FragmentProgram::new(instructions))
+    let program = FragmentProgram::new(instructions);
+    // What the decoder refuses (a flow target that does not point forward, say) is refused
+    // here, at the line of the instruction at fault.
+    if let Err(e) = decode(&encode(&program)) {
+        let slot = match e {
+            FragmentDecodeError::MissingConstant { slot, .. }
+            | FragmentDecodeError::InvalidOpcode { slot, .. }
+            | FragmentDecodeError::InvalidSourceType { slot, .. }
+            | FragmentDecodeError::BadFlowTarget { slot, .. } => Some(slot),
+            _ => None,
+        };
+        let at = slot
+            .and_then(|s| slots.iter().position(|&x| x == s))
+            .unwrap_or(last);
+        return Err(AssembleError {
+            line: parsed[at].0,
+            message: format!("the hardware would refuse it: {e}"),
+        });
+    }
+    Ok(program)
 }
 
 /// One parsed line: its instruction with slot 0 and flow targets still as labels.
