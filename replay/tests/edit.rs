@@ -6,9 +6,8 @@
 //! matches no draw, and the constants a game patches per draw kept where the file left them.
 
 use crate::gpu_support;
-use crate::render_support::{corners, draw_vertices, pixel_scene, FP_MOV_COL0};
-use rsxtrace_capture::builder::vertex_ucode::{
-    source, VecInstruction, MASK_W, MASK_X, MASK_Y, MASK_Z, REG_INPUT, SWIZZLE_XYZW, VEC_MOV,
+use crate::render_support::{
+    corners, draw_vertices, pixel_scene, vertex_program_colour_from, FP_MOV_COL0,
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_bytes, write_v6, Capture, Location};
@@ -63,19 +62,8 @@ fn fragment_tex0() -> Vec<u8> {
 /// `MOV o[COL0], v[8]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]`: the texture coordinate as the
 /// colour, as big-endian bytes (a raw `.vpo` body).
 fn vertex_tex_as_colour() -> Vec<u8> {
-    let input = source(REG_INPUT, SWIZZLE_XYZW);
-    let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
-        opcode: VEC_MOV,
-        input: attribute,
-        constant: 0,
-        sources: [input, input, input],
-        output,
-        mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
-        end,
-    };
-    [mov(8, 1, false), mov(8, 7, false), mov(0, 0, true)]
-        .iter()
-        .flat_map(VecInstruction::encode)
+    vertex_program_colour_from(8)
+        .into_iter()
         .flat_map(u32::to_be_bytes)
         .collect()
 }

@@ -438,4 +438,10 @@ fn destinations_name_what_is_written() {
     arl.vec_dst_temp = Some(1);
     arl.address.register = 0;
     assert_eq!(line(arl), "000: ARL A1.x, v[POS]\n");
+    // A scalar MOV alone shows the idle vector unit: it is not the vector MOV.
+    let mut mov = VertexInstruction::idle(0);
+    mov.scalar = ScalarOpcode::Mov;
+    mov.sca_mask = WriteMask(1);
+    mov.sca_dst_temp = Some(2);
+    assert_eq!(line(mov), "000: NOP; MOV R2.x, v[POS]\n");
 }

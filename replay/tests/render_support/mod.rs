@@ -10,6 +10,11 @@ use rsxtrace_program::fragment::{decode, encode, FpOpcode, InputAttribute};
 
 /// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]` (END).
 pub fn vertex_program() -> Vec<u32> {
+    vertex_program_colour_from(3)
+}
+
+/// [`vertex_program`] with the colour read from input attribute `attribute`.
+pub fn vertex_program_colour_from(attribute: u32) -> Vec<u32> {
     let input = source(REG_INPUT, SWIZZLE_XYZW);
     let mov = |attribute: u32, output: u32, end: bool| VecInstruction {
         opcode: VEC_MOV,
@@ -20,7 +25,7 @@ pub fn vertex_program() -> Vec<u32> {
         mask: MASK_X | MASK_Y | MASK_Z | MASK_W,
         end,
     };
-    [mov(3, 1, false), mov(8, 7, false), mov(0, 0, true)]
+    [mov(attribute, 1, false), mov(8, 7, false), mov(0, 0, true)]
         .iter()
         .flat_map(VecInstruction::encode)
         .collect()

@@ -1,7 +1,8 @@
 //! Disassembly text: one line per slot in RPCS3-like syntax.
 //!
 //! Line form: `SSS: <vector part>; <scalar part>` (each unit shown when active, `NOP` when
-//! both are idle), then `; END` on the last instruction. Conventions:
+//! both are idle, and `NOP; MOV ...` for a scalar MOV alone, which would otherwise read as the
+//! vector MOV), then `; END` on the last instruction. Conventions:
 //! - destinations `R<n>` (temp), `o[NAME]` (output, e.g. `o[HPOS]`), `A<n>` (ARL/ARR/ARA: the
 //!   destination temp field); a temp and an output written together print as `R1+o[HPOS]`; a
 //!   unit with no temp that is not the output writer prints the CC register (`CC0`), which
@@ -154,6 +155,10 @@ impl fmt::Display for VertexInstruction {
         let mut parts = Vec::with_capacity(3);
         if self.vector_active() {
             parts.push(vector_part(self));
+        } else if self.scalar == ScalarOpcode::Mov {
+            // MOV is a vector and a scalar opcode: a lone scalar one shows the idle vector
+            // unit, so that it reads as the scalar MOV (which reads src2).
+            parts.push("NOP".to_string());
         }
         if self.scalar_active() {
             parts.push(scalar_part(self));
