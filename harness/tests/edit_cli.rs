@@ -272,3 +272,43 @@ fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
     ])
     .contains("line 2: MOVQ"));
 }
+
+#[test]
+fn uniforms_are_written_into_the_containers_that_declare_them() {
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let fpo = dir.path().join("tint.fpo");
+    std::fs::write(&fpo, crate::probe_cli::tint_container()).unwrap();
+    let out = dir.path().join("edited.rrc.gz");
+    let arg = format!("0={}", s(&fpo));
+    let report = json_ok(&[
+        "edit",
+        &game,
+        "--fragment",
+        &arg,
+        "--uniform",
+        "Tint=0.25,0.5,1,1",
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert_eq!(report["uniforms"][0]["name"], "Tint");
+    assert_eq!(report["uniforms"][0]["files"], serde_json::json!([s(&fpo)]));
+    let text = rsxtrace(&["disasm", s(&out), "--draw", "0", "--stage", "fragment"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("{0.25, 0.5, 1.0, 1.0}"), "{text}");
+    // A uniform no file declares is an error, and nothing is written.
+    let none = dir.path().join("none.rrc.gz");
+    assert!(failure(&[
+        "edit",
+        &game,
+        "--fragment",
+        &arg,
+        "--uniform",
+        "Nope=1,1,1,1",
+        "--out",
+        s(&none)
+    ])
+    .contains("no fragment program file given declares a uniform of that name"));
+    assert!(!none.exists());
+}

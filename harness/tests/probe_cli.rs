@@ -70,7 +70,7 @@ fn textured(unit: u8) -> Vec<u8> {
 }
 
 /// A CgBinaryProgram holding `tinted` with the uniform `Tint` at ucode offset 16.
-fn tint_container() -> Vec<u8> {
+pub(crate) fn tint_container() -> Vec<u8> {
     write_program(&CgProgram {
         profile: PROFILE_FRAGMENT,
         revision: FORMAT_REVISION,

@@ -310,3 +310,60 @@ fn constants_the_file_left_unchanged_keep_each_draws_values() {
     let p = &summary.placements[0];
     assert_eq!((p.constants, p.constants_kept, p.variants), (2, 0, 1));
 }
+
+/// A CgBinaryProgram of `MOVR R0, {0, 0, 0, 0}` whose constant is the uniform `Tint`
+/// (ucode offset 16: the slot after the instruction).
+fn tint_container() -> Vec<u8> {
+    use rsxtrace_program::container::{
+        fragment_uniform, write_program, CgBase, CgFragmentInfo, CgProgram, CgStageInfo, CgType,
+        FORMAT_REVISION, PROFILE_FRAGMENT,
+    };
+    write_program(&CgProgram {
+        profile: PROFILE_FRAGMENT,
+        revision: FORMAT_REVISION,
+        total_size: 0,
+        parameters: vec![fragment_uniform(
+            "Tint",
+            CgType::Vector(CgBase::Float, 4),
+            0,
+            vec![16],
+        )],
+        stage_info: CgStageInfo::Fragment(CgFragmentInfo {
+            instruction_count: 1,
+            attribute_input_mask: 0,
+            partial_tex_type: 0,
+            tex_coords_input_mask: 0,
+            tex_coords_2d: 0,
+            tex_coords_centroid: 0,
+            register_count: 1,
+            output_from_h0: false,
+            depth_replace: false,
+            pixel_kill: false,
+        }),
+        ucode_offset: 0,
+        ucode: encode(&assemble("MOVR R0, {0.0, 0.0, 0.0, 0.0};").unwrap()),
+    })
+    .expect("write the container")
+}
+
+#[test]
+fn a_containers_uniform_is_written_before_the_program_is_placed() {
+    use rsxtrace_replay::shade::Uniform;
+    let tint: Uniform = "Tint=0,0,1,1".parse().unwrap();
+    let other: Uniform = "Other=1,1,1,1".parse().unwrap();
+    let (file, written) =
+        ProgramFile::parse_with_uniforms(&tint_container(), Stage::Fragment, &[other, tint])
+            .unwrap();
+    assert_eq!(written, [1], "only the uniform the container declares");
+    let capture = scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let requests = [Request {
+        selector: Selector::parse("1").unwrap(),
+        program: file,
+    }];
+    let (edited_capture, _) = edit_programs(&capture, &frame, &requests).unwrap();
+    let edited_capture = read_bytes(&write_v6(&edited_capture), "edited").unwrap();
+    for (who, left, right) in halves("edit_uniform", &edited_capture) {
+        assert_eq!((left, right), (RED, BLUE), "{who}");
+    }
+}

@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_replay::edit::{edit_programs, ProgramFile, Request, Selector, Stage};
+use rsxtrace_replay::shade::Uniform;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -25,6 +26,11 @@ pub struct EditArgs {
     /// slot). Repeatable.
     #[arg(long = "vertex", value_name = "SELECTOR=FILE", value_parser = parse_pair)]
     pub vertex: Vec<(Selector, PathBuf)>,
+    /// NAME=x,y,z,w: write this value into the named uniform of every fragment program file
+    /// that declares it (a CgBinaryProgram or PSL1GHT container; as `shade --uniform`).
+    /// Repeatable.
+    #[arg(long = "uniform", value_name = "NAME=x,y,z,w")]
+    pub uniforms: Vec<String>,
     /// The edited capture, written as RPCS3 writes RRC v6 (one gzip member).
     #[arg(long)]
     pub out: PathBuf,
@@ -47,6 +53,12 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
     if args.fragment.is_empty() && args.vertex.is_empty() {
         anyhow::bail!("nothing to edit: give --fragment SELECTOR=FILE or --vertex SELECTOR=FILE");
     }
+    let uniforms = args
+        .uniforms
+        .iter()
+        .map(|u| u.parse::<Uniform>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut uniforms_written = vec![Vec::new(); uniforms.len()];
     let mut requests = Vec::new();
     let mut files = Vec::new();
     let asked = args
@@ -57,13 +69,27 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
     for (stage, (selector, path)) in asked {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let program = ProgramFile::parse(&bytes, stage)
+        let given = if stage == Stage::Fragment {
+            &uniforms[..]
+        } else {
+            &[]
+        };
+        let (program, written) = ProgramFile::parse_with_uniforms(&bytes, stage, given)
             .with_context(|| format!("{}: not a usable program", path.display()))?;
+        for u in written {
+            uniforms_written[u].push(path.display().to_string());
+        }
         files.push(path.display().to_string());
         requests.push(Request {
             selector: selector.clone(),
             program,
         });
+    }
+    if let Some(u) = uniforms_written.iter().position(Vec::is_empty) {
+        anyhow::bail!(
+            "--uniform {}: no fragment program file given declares a uniform of that name",
+            args.uniforms[u]
+        );
     }
     let capture = rsxtrace_capture::open::open_capture(&args.file)?;
     let frame = Frame::from_capture(&capture)
@@ -98,6 +124,11 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
                 "selector": requests[u].selector.to_string(),
                 "file": files[u],
             })).collect::<Vec<_>>(),
+            "uniforms": uniforms.iter().zip(&uniforms_written).map(|(u, f)| json!({
+                "name": u.name,
+                "value": u.value,
+                "files": f,
+            })).collect::<Vec<_>>(),
             "commands": [summary.commands.0, summary.commands.1],
             "file_bytes": bytes.len(),
         }))?;
@@ -110,6 +141,14 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         summary.commands.0,
         bytes.len()
     );
+    for (u, f) in uniforms.iter().zip(&uniforms_written) {
+        outln!(
+            "uniform {} = {:?} written into {}",
+            u.name,
+            u.value,
+            f.join(", ")
+        );
+    }
     for p in &summary.placements {
         let f = &files[p.request];
         let place = match (p.address, p.slot) {

@@ -2,6 +2,7 @@
 //! microcode, checked by decoding it.
 
 use super::Stage;
+use crate::shade::Uniform;
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 
@@ -52,11 +53,30 @@ impl ProgramFile {
     /// assembly text (as `disasm` writes it; `fragment::assemble`), else raw microcode of
     /// whole 16-byte slots.
     pub fn parse(bytes: &[u8], stage: Stage) -> Result<ProgramFile, ProgramFileError> {
+        Self::parse_with_uniforms(bytes, stage, &[]).map(|(file, _)| file)
+    }
+
+    /// [`ProgramFile::parse`], with each of `uniforms` the container declares (a fragment
+    /// uniform of that name in a CgBinaryProgram or PSL1GHT container) written into its
+    /// inline constant slots, as `shade --uniform` does; also the uniforms written, by index.
+    pub fn parse_with_uniforms(
+        bytes: &[u8],
+        stage: Stage,
+        uniforms: &[Uniform],
+    ) -> Result<(ProgramFile, Vec<usize>), ProgramFileError> {
         let wanted = match stage {
             Stage::Vertex => container::Stage::Vertex,
             Stage::Fragment => container::Stage::Fragment,
         };
-        let parsed = Container::parse_any(bytes, wanted)?;
+        let mut parsed = Container::parse_any(bytes, wanted)?;
+        let mut written = Vec::new();
+        for (i, u) in uniforms.iter().enumerate() {
+            if let Some(offsets) = parsed.embedded_constants(&u.name).map(<[u32]>::to_vec) {
+                container::set_uniform(parsed.ucode_mut(), &offsets, u.value)
+                    .map_err(container::ProgramBytesError::from)?;
+                written.push(i);
+            }
+        }
         if parsed.stage() != wanted {
             let found = match parsed.stage() {
                 container::Stage::Vertex => "vertex",
@@ -98,13 +118,14 @@ impl ProgramFile {
             Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
             Container::Raw(_) => "raw microcode",
         };
-        Ok(ProgramFile {
+        let file = ProgramFile {
             stage,
             ucode,
             control: parsed.control_word(),
             vertex_load: parsed.vertex_load(),
             instructions,
             format,
-        })
+        };
+        Ok((file, written))
     }
 }
