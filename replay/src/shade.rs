@@ -277,9 +277,9 @@ impl From<container::ProgramBytesError> for ShadeError {
     }
 }
 
-/// Loads a fragment program from a container (CgBinary, PSL1GHT) or raw microcode, writes
-/// each uniform into its inline-constant slots (the container's embedded-constant offsets,
-/// rsx-microcode.md B.3) and decodes it.
+/// Loads a fragment program from a container (CgBinary, PSL1GHT), fragment assembly text or
+/// raw microcode, writes each uniform into its inline-constant slots (the container's
+/// embedded-constant offsets, rsx-microcode.md B.3) and decodes it.
 pub fn load_program(bytes: &[u8], uniforms: &[Uniform]) -> Result<LoadedProgram, ShadeError> {
     let mut c = Container::parse_any(bytes, Stage::Fragment)?;
     if c.stage() != Stage::Fragment {
