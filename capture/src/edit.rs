@@ -18,7 +18,8 @@
 //! - **Vertex program**: before the run, `SET_TRANSFORM_PROGRAM_LOAD` and
 //!   `SET_TRANSFORM_PROGRAM` upload the new words at the chosen slot (in batches of 32
 //!   registers, as RPCS3 records uploads: rrc-format.md 3.2), then `SET_TRANSFORM_PROGRAM_START`
-//!   and, when given, the attribute input and output masks; after the run the overwritten slots
+//!   and, when given, the attribute input and output masks (the input mask with the
+//!   attributes the program reads added); after the run the overwritten slots
 //!   get their old words back (the frame's program memory at the run's last draw), and the
 //!   load pointer, start slot and masks their old values.
 //!
@@ -95,6 +96,9 @@ pub struct VertexSwap {
     pub slot: u32,
     /// `SET_VERTEX_ATTRIB_INPUT_MASK` for it, or `None` to keep the game's.
     pub input_mask: Option<u32>,
+    /// Attributes it reads (bit n = `v[n]`), added to the input mask of each run (given or
+    /// the game's), so that the attributes a raw program reads are fetched.
+    pub input_reads: u32,
     /// `SET_VERTEX_ATTRIB_OUTPUT_MASK` for it, or `None` to keep the game's.
     pub output_mask: Option<u32>,
 }
@@ -372,10 +376,18 @@ pub fn replace_programs(
                         reg::SET_TRANSFORM_PROGRAM_START,
                         get(reg::SET_TRANSFORM_PROGRAM_START),
                     ));
-                    for (mask, r2) in [
-                        (v.input_mask, reg::SET_VERTEX_ATTRIB_INPUT_MASK),
+                    // The input mask: the one given, or the game's; with the attributes the
+                    // program reads added either way (a raw program states no mask).
+                    let game_inputs = get(reg::SET_VERTEX_ATTRIB_INPUT_MASK);
+                    let inputs = v.input_mask.unwrap_or(game_inputs) | v.input_reads;
+                    let masks = [
+                        (
+                            (inputs != game_inputs).then_some(inputs),
+                            reg::SET_VERTEX_ATTRIB_INPUT_MASK,
+                        ),
                         (v.output_mask, reg::SET_VERTEX_ATTRIB_OUTPUT_MASK),
-                    ] {
+                    ];
+                    for (mask, r2) in masks {
                         if let Some(m) = mask {
                             setup.push(write(r2, m));
                             restore.push(write(r2, get(r2)));

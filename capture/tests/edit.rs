@@ -106,6 +106,7 @@ fn vertex_swap(slots: usize, slot: u32) -> NewProgram {
         words: vertex_program(slots, 0xB),
         slot,
         input_mask: Some(0x7),
+        input_reads: 0,
         output_mask: None,
     })
 }
@@ -300,6 +301,7 @@ fn bad_requests_are_refused_by_name() {
         words: vec![],
         slot: 0,
         input_mask: None,
+        input_reads: 0,
         output_mask: None,
     });
     assert_eq!(
@@ -316,4 +318,33 @@ fn bad_requests_are_refused_by_name() {
         ]
     )
     .is_ok());
+}
+
+#[test]
+fn the_attributes_a_raw_vertex_program_reads_join_the_games_input_mask() {
+    let b = four_draws();
+    let before = b.frame();
+    let swap = NewProgram::Vertex(VertexSwap {
+        words: vertex_program(2, 0xC),
+        slot: 4,
+        input_mask: None,
+        input_reads: 0x100,
+        output_mask: None,
+    });
+    let (edited, _) = replace_programs(
+        &b.c,
+        &before,
+        &[Replacement {
+            program: swap,
+            draws: vec![2],
+        }],
+    )
+    .expect("edit");
+    let after = Frame::from_capture(&edited).unwrap();
+    let masks: Vec<u16> = after
+        .draws
+        .iter()
+        .map(|d| d.vertex_inputs.input_mask)
+        .collect();
+    assert_eq!(masks, [0x1, 0x1, 0x101, 0x1]);
 }

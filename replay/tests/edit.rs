@@ -170,6 +170,9 @@ fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
 fn bad_requests_are_named() {
     let capture = scene();
     let frame = Frame::from_capture(&capture).unwrap();
+    // The attributes a raw vertex program reads (v[8] and v[0]).
+    let vp = ProgramFile::parse(&vertex_tex_as_colour(), Stage::Vertex).unwrap();
+    assert_eq!((vp.vertex_inputs, vp.vertex_load), (0x101, None));
     // A vertex program given as a fragment one.
     assert!(matches!(
         ProgramFile::parse(&vertex_tex_as_colour(), Stage::Fragment),

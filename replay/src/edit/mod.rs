@@ -200,6 +200,7 @@ pub fn edit_programs(
                         .collect(),
                     slot,
                     input_mask,
+                    input_reads: r.program.vertex_inputs,
                     output_mask,
                 });
                 origin.push(index);

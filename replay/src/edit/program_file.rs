@@ -20,6 +20,9 @@ pub struct ProgramFile {
     pub vertex_load: Option<(u32, u32, u32)>,
     /// Instructions.
     pub instructions: usize,
+    /// For a vertex program, the input attributes it reads (bit n = `v[n]`; every one when
+    /// it reads `v[A0 + n]`).
+    pub vertex_inputs: u32,
     /// The container format, as `disasm` names it.
     pub format: &'static str,
 }
@@ -91,10 +94,12 @@ impl ProgramFile {
             stage: stage.name(),
             why,
         };
+        let mut vertex_inputs = 0;
         let (ucode, instructions) = match stage {
             Stage::Vertex => {
                 let p = vertex::decode_bytes(parsed.ucode())
                     .map_err(|e| decode_error(e.to_string()))?;
+                vertex_inputs = inputs_read(&p);
                 (parsed.ucode().to_vec(), p.instructions.len())
             }
             Stage::Fragment => {
@@ -124,8 +129,36 @@ impl ProgramFile {
             control: parsed.control_word(),
             vertex_load: parsed.vertex_load(),
             instructions,
+            vertex_inputs,
             format,
         };
         Ok((file, written))
     }
+}
+
+/// The input attributes a vertex program reads: bit n for every `v[n]` a source the active
+/// unit reads names, all sixteen for `v[A0 + n]`.
+fn inputs_read(p: &vertex::VertexProgram) -> u32 {
+    let mut read = 0u32;
+    for i in &p.instructions {
+        let mut reads = if i.vector_active() {
+            i.vector.reads()
+        } else {
+            [false; 3]
+        };
+        reads[2] |= i.scalar_active() && i.scalar.reads_src2();
+        let reads_input = i
+            .sources
+            .iter()
+            .zip(reads)
+            .any(|(s, r)| r && s.reg_type == vertex::RegisterType::Input);
+        if reads_input {
+            read |= if i.index_input {
+                0xFFFF
+            } else {
+                1 << (i.input.0 & 15)
+            };
+        }
+    }
+    read
 }
