@@ -312,3 +312,50 @@ fn uniforms_are_written_into_the_containers_that_declare_them() {
     .contains("no fragment program file given declares a uniform of that name"));
     assert!(!none.exists());
 }
+
+#[test]
+fn a_program_is_taken_from_a_draw_of_this_capture_or_another() {
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("edited.rrc.gz");
+    let report = json_ok(&[
+        "edit",
+        &game,
+        "--fragment",
+        "0..2=@100",
+        "--vertex",
+        "0..2=@100",
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert_eq!(report["replacements"][0]["file"], "@100");
+    let before = json_ok(&["draws", &game, "--json"]);
+    let after = json_ok(&["draws", s(&out), "--json"]);
+    for d in 0..2 {
+        for key in ["fp_hash", "vp_hash"] {
+            assert_eq!(after[d][key], before[100][key], "draw {d}: {key}");
+        }
+    }
+    assert_eq!(after[2]["fp_hash"], before[2]["fp_hash"]);
+    // From another capture: the basic sample's draw 1.
+    let basic = crate::cli_support::sample();
+    let basic_draws = json_ok(&["draws", &basic, "--json"]);
+    let arg = format!("3={basic}@1");
+    json_ok(&[
+        "edit",
+        &game,
+        "--fragment",
+        &arg,
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    let after = json_ok(&["draws", s(&out), "--json"]);
+    assert_eq!(after[3]["fp_hash"], basic_draws[1]["fp_hash"]);
+    // A draw past the frame is named.
+    assert!(
+        failure(&["edit", &game, "--fragment", "0=@5000", "--out", s(&out)])
+            .contains("the frame has 2400 draws")
+    );
+}

@@ -370,3 +370,47 @@ fn a_containers_uniform_is_written_before_the_program_is_placed() {
         assert_eq!((left, right), (RED, BLUE), "{who}");
     }
 }
+
+#[test]
+fn a_program_taken_from_a_draw_runs_as_that_draw_ran_it() {
+    // Draw 1's fragment program (its green constant included) for every draw: both green,
+    // none keeping its own constant.
+    let capture = patched_scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let green = ProgramFile::from_draw(&frame, 1, Stage::Fragment).unwrap();
+    assert_eq!(green.control, Some(0x40));
+    let requests = [Request {
+        selector: Selector::parse("all").unwrap(),
+        program: green,
+    }];
+    let (edited_capture, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    assert_eq!(summary.placements[0].variants, 1);
+    let edited_capture = read_bytes(&write_v6(&edited_capture), "edited").unwrap();
+    for (who, left, right) in halves("edit_from_draw", &edited_capture) {
+        assert_eq!((left, right), (GREEN, GREEN), "{who}");
+    }
+    // A vertex program taken from a draw: draw 1 of a capture whose draw 1 runs the
+    // texture-coordinate-as-colour program, given to draw 0 (its texture coordinate is blue).
+    let tex = edited(
+        &scene(),
+        &[request("1", Stage::Vertex, &vertex_tex_as_colour())],
+    );
+    let tex_frame = Frame::from_capture(&tex).unwrap();
+    let vp = ProgramFile::from_draw(&tex_frame, 1, Stage::Vertex).unwrap();
+    assert_eq!(vp.instructions, 3);
+    assert_eq!(vp.vertex_load.map(|(slot, ..)| slot), Some(0));
+    let both = edited(
+        &scene(),
+        &[Request {
+            selector: Selector::parse("0").unwrap(),
+            program: vp,
+        }],
+    );
+    for (who, left, right) in halves("edit_vertex_from_draw", &both) {
+        assert_eq!((left, right), (BLUE, GREEN), "{who}");
+    }
+    assert!(matches!(
+        ProgramFile::from_draw(&frame, 9, Stage::Fragment),
+        Err(ProgramFileError::NoSuchDraw { draw: 9, draws: 2 })
+    ));
+}

@@ -9,21 +9,23 @@ use rsxtrace_capture::frame::Frame;
 use rsxtrace_replay::edit::{edit_programs, ProgramFile, Request, Selector, Stage};
 use rsxtrace_replay::shade::Uniform;
 use serde_json::json;
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct EditArgs {
     /// Capture or trace file.
     pub file: PathBuf,
     /// SELECTOR=FILE: the draws SELECTOR chooses run the fragment program in FILE (a
-    /// CgBinaryProgram `.fpo`, a PSL1GHT container, or raw microcode). SELECTOR is `all`, a
-    /// draw range (`A..B`, `A..=B`, `A..`, `N`) or a fragment program hash of 8 to 16 hex
-    /// digits as `draws` prints it. Repeatable.
+    /// CgBinaryProgram `.fpo`, a PSL1GHT container, assembly text as `disasm` writes it, or
+    /// raw microcode), or the program draw N runs: `@N` in this capture, `OTHER.rrc.gz@N` in
+    /// another. SELECTOR is `all`, a draw range (`A..B`, `A..=B`, `A..`, `N`) or a fragment
+    /// program hash of 8 to 16 hex digits as `draws` prints it. Repeatable.
     #[arg(long = "fragment", value_name = "SELECTOR=FILE", value_parser = parse_pair)]
     pub fragment: Vec<(Selector, PathBuf)>,
-    /// SELECTOR=FILE: the same for vertex programs (a `.vpo`, a PSL1GHT container, or raw
-    /// big-endian microcode, loaded at the container's slot or the first chosen draw's start
-    /// slot). Repeatable.
+    /// SELECTOR=FILE: the same for vertex programs (a `.vpo`, a PSL1GHT container, raw
+    /// big-endian microcode loaded at the first chosen draw's start slot, or `[OTHER]@N`: the
+    /// program draw N runs, at its own slot). Repeatable.
     #[arg(long = "vertex", value_name = "SELECTOR=FILE", value_parser = parse_pair)]
     pub vertex: Vec<(Selector, PathBuf)>,
     /// NAME=x,y,z,w: write this value into the named uniform of every fragment program file
@@ -59,6 +61,11 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         .map(|u| u.parse::<Uniform>())
         .collect::<Result<Vec<_>, _>>()?;
     let mut uniforms_written = vec![Vec::new(); uniforms.len()];
+    let capture = rsxtrace_capture::open::open_capture(&args.file)?;
+    let frame = Frame::from_capture(&capture)
+        .with_context(|| format!("cannot decode the frame of {}", args.file.display()))?;
+    // Frames that programs are taken from (`OTHER@N`), each decoded once.
+    let mut others: HashMap<PathBuf, Frame> = HashMap::new();
     let mut requests = Vec::new();
     let mut files = Vec::new();
     let asked = args
@@ -67,18 +74,40 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         .map(|p| (Stage::Fragment, p))
         .chain(args.vertex.iter().map(|p| (Stage::Vertex, p)));
     for (stage, (selector, path)) in asked {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let given = if stage == Stage::Fragment {
-            &uniforms[..]
-        } else {
-            &[]
+        let program = match draw_source(path) {
+            Some((other, draw)) => {
+                let source = match other {
+                    None => &frame,
+                    Some(other) => {
+                        if !others.contains_key(&other) {
+                            let c = rsxtrace_capture::open::open_capture(&other)?;
+                            let f = Frame::from_capture(&c).with_context(|| {
+                                format!("cannot decode the frame of {}", other.display())
+                            })?;
+                            others.insert(other.clone(), f);
+                        }
+                        &others[&other]
+                    }
+                };
+                ProgramFile::from_draw(source, draw, stage)
+                    .with_context(|| format!("{}: no program to take", path.display()))?
+            }
+            None => {
+                let bytes = std::fs::read(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let given = if stage == Stage::Fragment {
+                    &uniforms[..]
+                } else {
+                    &[]
+                };
+                let (program, written) = ProgramFile::parse_with_uniforms(&bytes, stage, given)
+                    .with_context(|| format!("{}: not a usable program", path.display()))?;
+                for u in written {
+                    uniforms_written[u].push(path.display().to_string());
+                }
+                program
+            }
         };
-        let (program, written) = ProgramFile::parse_with_uniforms(&bytes, stage, given)
-            .with_context(|| format!("{}: not a usable program", path.display()))?;
-        for u in written {
-            uniforms_written[u].push(path.display().to_string());
-        }
         files.push(path.display().to_string());
         requests.push(Request {
             selector: selector.clone(),
@@ -91,9 +120,6 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
             args.uniforms[u]
         );
     }
-    let capture = rsxtrace_capture::open::open_capture(&args.file)?;
-    let frame = Frame::from_capture(&capture)
-        .with_context(|| format!("cannot decode the frame of {}", args.file.display()))?;
     let (edited, summary) = edit_programs(&capture, &frame, &requests)?;
     let bytes = rsxtrace_capture::rrc::write_v6(&edited);
     std::fs::write(&args.out, &bytes)
@@ -178,6 +204,18 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// `@N` (draw N of the capture edited) or `OTHER@N` (draw N of another capture), for a path
+/// that names no file; `None` for a program file.
+fn draw_source(path: &Path) -> Option<(Option<PathBuf>, usize)> {
+    if path.exists() {
+        return None;
+    }
+    let text = path.to_str()?;
+    let (file, draw) = text.rsplit_once('@')?;
+    let draw = draw.parse().ok()?;
+    Some(((!file.is_empty()).then(|| PathBuf::from(file)), draw))
 }
 
 /// `3, 5..9, 12` for draws 3, 5, 6, 7, 8, 12.

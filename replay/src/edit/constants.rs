@@ -36,15 +36,19 @@ fn draw_constants(frame: &Frame, draw: usize) -> Option<Vec<[u32; 4]>> {
     )
 }
 
+/// `ucode` as it is for every draw: one variant, no constant kept.
+pub(crate) fn as_given(draws: &[usize], ucode: &[u8]) -> Variants {
+    Variants {
+        programs: vec![(ucode.to_vec(), draws.to_vec())],
+        kept: 0,
+        total: 0,
+    }
+}
+
 /// The variants of `ucode` (a fragment program that decodes) for `draws`.
 pub(crate) fn per_draw(frame: &Frame, draws: &[usize], ucode: &[u8]) -> Variants {
-    let single = |kept| Variants {
-        programs: vec![(ucode.to_vec(), draws.to_vec())],
-        kept,
-        total: 0,
-    };
     let Ok(program) = fragment::decode(ucode) else {
-        return single(0);
+        return as_given(draws, ucode);
     };
     let file: Vec<[u32; 4]> = program
         .instructions
@@ -52,7 +56,7 @@ pub(crate) fn per_draw(frame: &Frame, draws: &[usize], ucode: &[u8]) -> Variants
         .filter_map(|i| i.constant.map(|c| c.0))
         .collect();
     if file.is_empty() {
-        return single(0);
+        return as_given(draws, ucode);
     }
     let olds: Vec<Option<Vec<[u32; 4]>>> = draws
         .iter()

@@ -165,7 +165,11 @@ pub fn edit_programs(
         }
         match r.program.stage {
             Stage::Fragment => {
-                let variants = constants::per_draw(frame, &draws, &r.program.ucode);
+                let variants = if r.program.keeps_draw_constants {
+                    constants::per_draw(frame, &draws, &r.program.ucode)
+                } else {
+                    constants::as_given(&draws, &r.program.ucode)
+                };
                 constants[index] = (variants.kept, variants.total);
                 for (ucode, draws) in variants.programs {
                     let len = ucode.len();

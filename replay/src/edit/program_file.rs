@@ -3,6 +3,7 @@
 
 use super::Stage;
 use crate::shade::Uniform;
+use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 
@@ -23,6 +24,10 @@ pub struct ProgramFile {
     /// For a vertex program, the input attributes it reads (bit n = `v[n]`; every one when
     /// it reads `v[A0 + n]`).
     pub vertex_inputs: u32,
+    /// Whether each chosen draw keeps the inline constants it patched in where this program
+    /// left them unchanged (`super::constants`): true for a file, false for a program taken
+    /// from a draw, which goes as that draw ran it.
+    pub keeps_draw_constants: bool,
     /// The container format, as `disasm` names it.
     pub format: &'static str,
 }
@@ -33,6 +38,24 @@ pub enum ProgramFileError {
     /// Not a container, fragment assembly or raw microcode of whole slots.
     #[error(transparent)]
     Bytes(#[from] container::ProgramBytesError),
+    /// A draw number past the frame a program is taken from.
+    #[error("draw {draw}: the frame has {draws} draws")]
+    NoSuchDraw {
+        /// The draw asked for.
+        draw: usize,
+        /// Draws in the frame.
+        draws: usize,
+    },
+    /// The draw's program of that stage was not read (its problems say why).
+    #[error("draw {draw}: its {stage} program could not be read: {why}")]
+    Unreadable {
+        /// The draw.
+        draw: usize,
+        /// Which stage.
+        stage: &'static str,
+        /// The draw's problems.
+        why: String,
+    },
     /// A container of the other stage.
     #[error("it holds a {found} program, not a {wanted} one")]
     WrongStage {
@@ -130,9 +153,96 @@ impl ProgramFile {
             vertex_load: parsed.vertex_load(),
             instructions,
             vertex_inputs,
+            keeps_draw_constants: true,
             format,
         };
         Ok((file, written))
+    }
+}
+
+impl ProgramFile {
+    /// The program of `stage` that draw `draw` of `frame` runs, as a replacement elsewhere: a
+    /// fragment program's microcode as the draw read it (its inline constants included) with
+    /// the draw's shader control; a vertex program's slots from its start through its END
+    /// with the draw's attribute masks, loaded at the same slot (a program that reaches slots
+    /// outside that range, by a branch or a call, is refused).
+    pub fn from_draw(
+        frame: &Frame,
+        draw: usize,
+        stage: Stage,
+    ) -> Result<ProgramFile, ProgramFileError> {
+        let d = frame.draws.get(draw).ok_or(ProgramFileError::NoSuchDraw {
+            draw,
+            draws: frame.draws.len(),
+        })?;
+        let unreadable = |why: String| ProgramFileError::Unreadable {
+            draw,
+            stage: stage.name(),
+            why,
+        };
+        let problems = || {
+            d.problems
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        match stage {
+            Stage::Fragment => {
+                let fp = d
+                    .fragment_program
+                    .as_ref()
+                    .ok_or_else(|| unreadable(problems()))?;
+                let program = fragment::decode(&fp.ucode).map_err(|e| unreadable(e.to_string()))?;
+                Ok(ProgramFile {
+                    stage,
+                    ucode: fp.ucode.clone(),
+                    control: Some(d.shader_control.raw),
+                    vertex_load: None,
+                    instructions: program.instructions.len(),
+                    vertex_inputs: 0,
+                    keeps_draw_constants: false,
+                    format: "a draw's program",
+                })
+            }
+            Stage::Vertex => {
+                let start = d.vp_start as usize;
+                let end = d
+                    .vp_end_slot
+                    .ok_or_else(|| unreadable("no END from its start slot".into()))?
+                    as usize;
+                let program = vertex::decode_from_memory(&d.vertex_program, start)
+                    .map_err(|e| unreadable(e.to_string()))?;
+                if let Some(i) = program
+                    .instructions
+                    .iter()
+                    .find(|i| i.slot < start || i.slot > end)
+                {
+                    return Err(unreadable(format!(
+                        "it reaches slot {} outside its slots {start}..={end}",
+                        i.slot
+                    )));
+                }
+                let words = d
+                    .vertex_program
+                    .get(start * 4..(end + 1) * 4)
+                    .ok_or_else(|| unreadable("its slots lie past program memory".into()))?;
+                Ok(ProgramFile {
+                    stage,
+                    ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
+                    control: None,
+                    vertex_load: Some((
+                        d.vp_start,
+                        u32::from(d.vertex_inputs.input_mask),
+                        d.output_mask,
+                    )),
+                    instructions: program.instructions.len(),
+                    vertex_inputs: inputs_read(&program),
+                    keeps_draw_constants: false,
+                    format: "a draw's program",
+                })
+            }
+        }
     }
 }
 
