@@ -211,6 +211,8 @@ fn sweep(path: &Path, work: &Path, gpu: bool, level: Option<&Path>) -> Vec<Strin
             p,
             "--fragment",
             &fp_arg,
+            "--vertex",
+            "0..2=@1",
             "--out",
             s(&edited),
             "--json",

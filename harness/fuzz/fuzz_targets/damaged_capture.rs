@@ -2,8 +2,8 @@
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
 //! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
-//! the frame's statistics, the index, and an edit that gives every draw another fragment
-//! program and two draws another vertex program. Each must return Ok or Err, never panic.
+//! the frame's statistics, the index, and edits that give every draw another fragment
+//! program and two draws another vertex program, and one draw the programs of another. Each must return Ok or Err, never panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -118,6 +118,17 @@ fuzz_target!(|data: &[u8]| {
     })
     .collect::<Vec<_>>();
     let _ = edit_programs(&capture, &frame, &requests);
+    // The first draw's programs taken for the draw after it (`edit --vertex N=@M`).
+    let taken = [Stage::Fragment, Stage::Vertex]
+        .into_iter()
+        .filter_map(|stage| {
+            Some(Request {
+                selector: Selector::parse(&format!("{}", first + 1)).ok()?,
+                program: ProgramFile::from_draw(&frame, first, stage).ok()?,
+            })
+        })
+        .collect::<Vec<_>>();
+    let _ = edit_programs(&capture, &frame, &taken);
     let dir = std::env::temp_dir().join(format!("rsxtrace-fuzz-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("damaged.rrc");
