@@ -7,8 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsxtrace_program::fragment::{
     encode, AluOperands, Condition, Destination, FpOpcode, FragmentInstruction, FragmentProgram,
-    InlineConstant, InputAttribute, Operands, OutputScale, Precision, Source, SourceKind,
-    WriteMask,
+    InlineConstant, InputAttribute, Operands, OutputScale, Source, SourceKind,
 };
 use rsxtrace_replay::interp::fragment::trace::{trace_quad, trace_quad_with, TraceOptions};
 use rsxtrace_replay::interp::fragment::{run_fragment, FragmentState, QuadInputs};
@@ -46,16 +45,7 @@ fn synthetic_program_of(count: u32) -> FragmentProgram {
             slot,
             opcode: ops[i as usize % 4],
             end: i + 1 == count,
-            dest: Destination {
-                index: d,
-                fp16: false,
-                mask: WriteMask::XYZW,
-                precision: Precision::Fp32,
-                saturate: false,
-                no_dest: false,
-                set_cond: false,
-                cc_write: 0,
-            },
+            dest: Destination::temp(d),
             input: InputAttribute(4),
             texture_unit: 0,
             exp_tex: false,

@@ -7,7 +7,8 @@
 
 use crate::gpu_support;
 use crate::render_support::{
-    corners, draw_vertices, pixel_scene, vertex_program_colour_from, FP_MOV_COL0,
+    corners, draw_vertices, pixel_scene, set_a8r8g8b8_surface, vertex_program_colour_from,
+    FP_MOV_COL0, SCENE_ZETA,
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{read_bytes, write_v6, Capture, Location};
@@ -141,15 +142,27 @@ fn a_hash_chooses_every_draw_of_that_program() {
 
 #[test]
 fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
-    let capture = scene();
+    // The colour target fills the last 256 bytes of local memory (8 rows of 32 bytes, the
+    // highest place a program could take), so the program must go below it, clear of the
+    // blocks too; and the render is what the program draws, the target not overwritten.
+    let top = (LOCAL_MEMORY_BYTES - 256) as u32;
+    let mut b = pixel_scene("edit_top", 8, 2);
+    set_a8r8g8b8_surface(&mut b, 8, 0, (top, SCENE_ZETA), 32);
+    b.set_fragment_program(Location::Local, GAME_FP, &FP_MOV_COL0, 0x0200_0040)
+        .unwrap();
+    let quad = corners([0.0, 0.0, 8.0, 8.0])
+        .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]]);
+    draw_vertices(&mut b, 0x1_0000, 8, &quad);
+    let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
     let requests = [request("all", Stage::Fragment, &fragment_tex0())];
-    let (_, summary) = edit_programs(&capture, &frame, &requests).unwrap();
-    let offset = summary.placements[0].address.unwrap().offset;
-    let at = u64::from(offset);
-    // Below the top of local memory, clear of every block, the colour and depth surfaces.
+    let (edited_capture, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    let at = u64::from(summary.placements[0].address.unwrap().offset);
     let end = at + 16;
-    assert!(end <= LOCAL_MEMORY_BYTES);
+    assert!(
+        end <= u64::from(top),
+        "placed at {at:#x}, in the colour target"
+    );
     for b in &capture.blocks {
         let len = capture
             .data
@@ -163,6 +176,14 @@ fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
             b.value.location != 0 || end <= start || at >= start + len,
             "overlaps block at {start:#x}"
         );
+    }
+    let edited_capture = read_bytes(&write_v6(&edited_capture), "edited").unwrap();
+    for (who, image) in gpu_support::both_images(
+        "edit_top",
+        &edited_capture,
+        rsxtrace_replay::render::cpu::render_frame,
+    ) {
+        assert_eq!(image.pixel(4, 4), Some(BLUE), "{who}");
     }
 }
 

@@ -272,7 +272,7 @@ fn meaning(p: &FragmentProgram) -> Vec<FragmentInstruction> {
             let unread_condition = !c.condition.is_conditional();
             match &mut c.operands {
                 Operands::Flow(f) => {
-                    c.dest = common_dest();
+                    c.dest = Destination::temp(0);
                     c.input = InputAttribute(0);
                     (c.texture_unit, c.exp_tex) = (0, false);
                     f.reserved[0] = (f.reserved[0] & !(0xFF << 9)) | (0xE4 << 9);
@@ -312,7 +312,7 @@ fn meaning(p: &FragmentProgram) -> Vec<FragmentInstruction> {
                     );
                     let read = if bare { 0 } else { c.opcode.source_count() };
                     for s in &mut a.sources[read..] {
-                        *s = unread_source();
+                        *s = Source::temp(0);
                     }
                     // The register fields of an input or constant source are not read.
                     for s in &mut a.sources[..read] {
@@ -321,7 +321,7 @@ fn meaning(p: &FragmentProgram) -> Vec<FragmentInstruction> {
                         }
                     }
                     if bare {
-                        c.dest = common_dest();
+                        c.dest = Destination::temp(0);
                         a.scale = OutputScale::None;
                         a.perspective = false;
                     }
@@ -352,31 +352,6 @@ fn meaning(p: &FragmentProgram) -> Vec<FragmentInstruction> {
             c
         })
         .collect()
-}
-
-fn common_dest() -> Destination {
-    Destination {
-        index: 0,
-        fp16: false,
-        mask: WriteMask(0xF),
-        precision: Precision::Fp32,
-        saturate: false,
-        no_dest: false,
-        set_cond: false,
-        cc_write: 0,
-    }
-}
-
-fn unread_source() -> Source {
-    Source {
-        kind: SourceKind::Temp,
-        index: 0,
-        fp16: false,
-        swizzle: Swizzle::IDENTITY,
-        negate: false,
-        abs: false,
-        modifier: PrecisionModifier::None,
-    }
 }
 
 #[test]

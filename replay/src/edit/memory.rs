@@ -1,7 +1,7 @@
 //! Where a new fragment program can go: the memory a frame reads or writes, known from the
 //! frame alone, and the highest free aligned place in local memory outside it.
 
-use crate::render::extent::{surface_extents, DrawTargets, Extent};
+use crate::render::extent::{surface_extents, Extent};
 use crate::render::state::FrameEvents;
 use crate::render::transfer::destination_extent;
 use rsxtrace_capture::frame::Frame;
@@ -37,11 +37,14 @@ pub(crate) fn used_memory(capture: &Capture, frame: &Frame) -> Vec<Extent> {
             end: start + len,
         });
     }
+    // Every target a draw's surface state names (what it may write, a superset of what its
+    // tests use); consecutive draws mostly share one surface state.
+    let mut last = None;
     for d in &frame.draws {
-        if let Some(t) = DrawTargets::of(d) {
-            used.extend(t.extents());
+        if last != Some(&d.surface) {
+            used.extend(surface_extents(&d.surface));
+            last = Some(&d.surface);
         }
-        used.extend(surface_extents(&d.surface));
     }
     let events = FrameEvents::from_capture(capture, frame);
     for c in &events.clears {
@@ -97,4 +100,42 @@ pub(crate) fn free_local_range(used: &[Extent], len: u64) -> Option<u32> {
         top = top.min(s);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(start: u64, end: u64) -> Extent {
+        Extent {
+            location: Location::Local,
+            start,
+            end,
+        }
+    }
+
+    #[test]
+    fn the_highest_aligned_gap_that_fits() {
+        let top = LOCAL_MEMORY_BYTES;
+        // Nothing used: the top of memory.
+        assert_eq!(free_local_range(&[], 16), Some((top - 256) as u32));
+        // The top 4 KiB used, and a 100-byte hole below a block at 0x1000..0x2000.
+        let used = [
+            local(top - 4096, top),
+            local(0x100, 0x1000),
+            local(0x1064, top - 4096),
+        ];
+        // 16 bytes fit in 0x1000..0x1064 at the aligned 0x1000; 0x200 bytes fit nowhere.
+        assert_eq!(free_local_range(&used, 16), Some(0x1000));
+        assert_eq!(free_local_range(&used, 0x200), None);
+        // Main memory does not count.
+        let main = [Extent {
+            location: Location::Main,
+            start: 0,
+            end: top,
+        }];
+        assert_eq!(free_local_range(&main, 16), Some((top - 256) as u32));
+        // The bottom gap 0..0x100 takes what fits there.
+        assert_eq!(free_local_range(&used[..], 0x100), Some(0));
+    }
 }

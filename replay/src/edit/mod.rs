@@ -19,7 +19,8 @@ mod selector;
 
 pub use memory::LOCAL_MEMORY_BYTES;
 pub use program_file::{ProgramFile, ProgramFileError};
-pub use selector::{Selector, Stage};
+pub use rsxtrace_program::container::Stage;
+pub use selector::Selector;
 
 use crate::render::extent::Extent;
 use memory::{free_local_range, used_memory};
@@ -43,7 +44,8 @@ pub struct Request {
 pub struct Placement {
     /// The request it came from, counted from 0 in the order given.
     pub request: usize,
-    /// Its stage.
+    /// Its stage (`vertex` or `fragment` in JSON).
+    #[serde(serialize_with = "stage_name")]
     pub stage: Stage,
     /// The selector as given.
     pub selector: String,
@@ -125,6 +127,10 @@ pub enum EditProgramsError {
     Check(String),
 }
 
+fn stage_name<S: serde::Serializer>(stage: &Stage, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(stage.name())
+}
+
 fn hex(h: u64) -> String {
     format!("{h:016x}")
 }
@@ -148,7 +154,8 @@ pub fn edit_programs(
     frame: &Frame,
     requests: &[Request],
 ) -> Result<(Capture, EditSummary), EditProgramsError> {
-    let mut used = used_memory(capture, frame);
+    // The memory the frame uses, worked out when a fragment program is first placed.
+    let mut used: Option<Vec<Extent>> = None;
     let mut replacements = Vec::new();
     // Per replacement, the request it serves; per request that chose draws, its constants.
     let mut origin = Vec::new();
@@ -171,9 +178,10 @@ pub fn edit_programs(
                     constants::as_given(&draws, &r.program.ucode)
                 };
                 constants[index] = (variants.kept, variants.total);
+                let used = used.get_or_insert_with(|| used_memory(capture, frame));
                 for (ucode, draws) in variants.programs {
                     let len = ucode.len();
-                    let offset = free_local_range(&used, len as u64)
+                    let offset = free_local_range(used, len as u64)
                         .ok_or(EditProgramsError::NoRoom { bytes: len })?;
                     used.push(Extent {
                         location: Location::Local,

@@ -1,9 +1,9 @@
 //! A replacement program read from a file: a container, fragment assembly text, or raw
 //! microcode, checked by decoding it.
 
-use super::Stage;
 use crate::shade::Uniform;
 use rsxtrace_capture::frame::Frame;
+use rsxtrace_program::container::Stage;
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 
@@ -90,11 +90,7 @@ impl ProgramFile {
         stage: Stage,
         uniforms: &[Uniform],
     ) -> Result<(ProgramFile, Vec<usize>), ProgramFileError> {
-        let wanted = match stage {
-            Stage::Vertex => container::Stage::Vertex,
-            Stage::Fragment => container::Stage::Fragment,
-        };
-        let mut parsed = Container::parse_any(bytes, wanted)?;
+        let mut parsed = Container::parse_any(bytes, stage)?;
         let mut written = Vec::new();
         for (i, u) in uniforms.iter().enumerate() {
             if let Some(offsets) = parsed.embedded_constants(&u.name).map(<[u32]>::to_vec) {
@@ -103,13 +99,9 @@ impl ProgramFile {
                 written.push(i);
             }
         }
-        if parsed.stage() != wanted {
-            let found = match parsed.stage() {
-                container::Stage::Vertex => "vertex",
-                container::Stage::Fragment => "fragment",
-            };
+        if parsed.stage() != stage {
             return Err(ProgramFileError::WrongStage {
-                found,
+                found: parsed.stage().name(),
                 wanted: stage.name(),
             });
         }

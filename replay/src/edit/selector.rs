@@ -1,29 +1,10 @@
 //! Which draws a replacement program goes to: `all`, a draw range, or a program hash prefix as
-//! `draws` prints it, for the vertex or the fragment stage.
+//! `draws` prints it, for the vertex or the fragment stage ([`Stage`], the program layer's).
 
 use crate::render::draw_range::{self, DrawRange};
 use rsxtrace_capture::frame::Frame;
+use rsxtrace_program::container::Stage;
 use std::fmt;
-
-/// Which stage a program file replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stage {
-    /// The vertex program.
-    Vertex,
-    /// The fragment program.
-    Fragment,
-}
-
-impl Stage {
-    /// `vertex` or `fragment`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Vertex => "vertex",
-            Stage::Fragment => "fragment",
-        }
-    }
-}
 
 /// Which draws take a program.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use rsxtrace_program::fragment::{
     decode, encode, AluOperands, Condition, Destination, FlowKind, FlowOperands, FpOpcode,
     FragmentInstruction, FragmentProgram, InlineConstant, InputAttribute, Operands, OutputScale,
-    Precision, PrecisionModifier, Relation, Source, SourceKind, Swizzle, WriteMask,
+    PrecisionModifier, Relation, Source, SourceKind, Swizzle, WriteMask,
 };
 use rsxtrace_replay::interp::fragment::{
     run_single_quad, FragmentState, LaneInputs, QuadInputs, QuadOutputs,
@@ -13,16 +13,7 @@ use rsxtrace_replay::interp::fragment::{
 use rsxtrace_replay::texture::{NoTextures, Sampler};
 
 pub fn dest(index: u8) -> Destination {
-    Destination {
-        index,
-        fp16: false,
-        mask: WriteMask::XYZW,
-        precision: Precision::Fp32,
-        saturate: false,
-        no_dest: false,
-        set_cond: false,
-        cc_write: 0,
-    }
+    Destination::temp(index)
 }
 
 pub fn hdest(index: u8) -> Destination {

@@ -54,6 +54,16 @@ pub enum Stage {
     Fragment,
 }
 
+impl Stage {
+    /// `vertex` or `fragment`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex",
+            Stage::Fragment => "fragment",
+        }
+    }
+}
+
 /// Microcode with no container; the caller names the stage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RawProgram {

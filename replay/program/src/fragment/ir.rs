@@ -184,6 +184,22 @@ pub struct Destination {
     pub cc_write: u8,
 }
 
+impl Destination {
+    /// All four components of fp32 register `R<index>`, nothing else set.
+    pub fn temp(index: u8) -> Destination {
+        Destination {
+            index,
+            fp16: false,
+            mask: WriteMask::XYZW,
+            precision: Precision::Fp32,
+            saturate: false,
+            no_dest: false,
+            set_cond: false,
+            cc_write: 0,
+        }
+    }
+}
+
 /// 4-bit component write mask, bit 0 = x.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WriteMask(pub u8);
