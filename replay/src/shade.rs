@@ -272,7 +272,6 @@ impl From<container::ProgramBytesError> for ShadeError {
         match e {
             container::ProgramBytesError::Container(e) => ShadeError::Container(e),
             container::ProgramBytesError::Assembly(e) => ShadeError::Assembly(e),
-            container::ProgramBytesError::VertexAssembly => ShadeError::NotFragment,
         }
     }
 }

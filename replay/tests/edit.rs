@@ -16,7 +16,7 @@ use rsxtrace_program::container::ProgramBytesError;
 use rsxtrace_program::fragment::{assemble, decode, encode, InputAttribute};
 use rsxtrace_replay::edit::{
     edit_programs, EditProgramsError, ProgramFile, ProgramFileError, Request, Selector, Stage,
-    LOCAL_MEMORY_BYTES,
+    VertexLoad, LOCAL_MEMORY_BYTES,
 };
 
 const RED: [u8; 4] = [255, 0, 0, 255];
@@ -254,11 +254,54 @@ fn assembly_text_is_a_program_file() {
     }
     let file = ProgramFile::parse(text.as_bytes(), Stage::Fragment).unwrap();
     assert_eq!((file.format, file.instructions), ("assembly", 1));
+    // Fragment text is no vertex program.
     assert!(matches!(
         ProgramFile::parse(text.as_bytes(), Stage::Vertex),
-        Err(ProgramFileError::Bytes(ProgramBytesError::VertexAssembly))
+        Err(ProgramFileError::Bytes(ProgramBytesError::Assembly(_)))
     ));
     let bad = ProgramFile::parse(b"MOVR R0, f[COL0];\nMOVQ R0, R1;\n", Stage::Fragment);
+    assert!(
+        matches!(&bad, Err(ProgramFileError::Bytes(ProgramBytesError::Assembly(e))) if e.line == 2),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn vertex_assembly_is_loaded_where_its_labels_say() {
+    // Draw 1 takes its texture coordinate (yellow) as its colour, through a branch over the
+    // line that would keep its own colour: the targets are absolute, so the program must be
+    // loaded at its first label, slot 40 (at the draw's start slot, 0, the branch would
+    // leave the program).
+    let text = "\
+; the texture coordinate as the colour
+40: MOV o[TEX0], v[TEX0]
+41: BRI 43
+42: MOV o[COL0], v[COL0]
+43: MOV o[COL0], v[TEX0]
+44: MOV o[HPOS], v[POS]
+";
+    let file = ProgramFile::parse(text.as_bytes(), Stage::Vertex).unwrap();
+    assert_eq!((file.format, file.instructions), ("assembly", 5));
+    assert_eq!(
+        file.vertex_load,
+        Some(VertexLoad {
+            slot: 40,
+            masks: None
+        })
+    );
+    assert_eq!(file.vertex_inputs, 0x109);
+    let capture = edited(&scene(), &[request("1", Stage::Vertex, text.as_bytes())]);
+    for (who, left, right) in halves("edit_vertex_assembly", &capture) {
+        assert_eq!((left, right), (RED, YELLOW), "{who}");
+    }
+    let frame = Frame::from_capture(&capture).unwrap();
+    assert_eq!(frame.draws[1].vp_start, 40);
+    assert_eq!(frame.draws[0].vp_start, 0);
+    // A line that does not assemble is named.
+    let bad = ProgramFile::parse(
+        b"MOV o[HPOS], v[POS]\nMAD R1, c[1], c[2], R0\n",
+        Stage::Vertex,
+    );
     assert!(
         matches!(&bad, Err(ProgramFileError::Bytes(ProgramBytesError::Assembly(e))) if e.line == 2),
         "{bad:?}"
@@ -419,7 +462,7 @@ fn a_program_taken_from_a_draw_runs_as_that_draw_ran_it() {
     let tex_frame = Frame::from_capture(&tex).unwrap();
     let vp = ProgramFile::from_draw(&tex_frame, 1, Stage::Vertex).unwrap();
     assert_eq!(vp.instructions, 3);
-    assert_eq!(vp.vertex_load.map(|(slot, ..)| slot), Some(0));
+    assert_eq!(vp.vertex_load.map(|load| load.slot), Some(0));
     let both = edited(
         &scene(),
         &[Request {

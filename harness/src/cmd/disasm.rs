@@ -52,7 +52,14 @@ pub fn run(
                             .unwrap_or_default(),
                     ]);
                 }
-                out!("{}", t.render());
+                // Every line a comment (the rule under the header too), so that the text
+                // reads back as assembly.
+                for line in t.render().lines() {
+                    match line.strip_prefix('-') {
+                        Some(rule) if !line.starts_with(';') => outln!(";{rule}"),
+                        _ => outln!("{line}"),
+                    }
+                }
             }
         }
         match &p.program {

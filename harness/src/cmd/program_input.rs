@@ -4,6 +4,7 @@
 use crate::cli::Stage;
 use anyhow::{bail, Context};
 use rsxtrace_capture::open::{file_kind, FileKind};
+use rsxtrace_program::assembly::assembly_text;
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
@@ -75,12 +76,11 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             bytes.len()
         )
     };
-    let assembly = fragment::assembly_text(bytes).is_some() && stage != Some(Stage::Vertex);
+    let text = assembly_text(bytes).is_some();
     let parsed = match Container::parse(bytes) {
         Ok(c) => c,
-        // Fragment assembly, as `disasm` writes it.
-        Err(_) if assembly => Container::parse_any(bytes, container::Stage::Fragment)
-            .with_context(|| format!("{} does not assemble", path.display()))?,
+        // Assembly, as `disasm` writes it.
+        Err(_) if text => assembled(path, bytes, stage)?,
         Err(container_error) => match stage {
             Some(Stage::Vertex) => Container::raw(container::Stage::Vertex, bytes)?,
             Some(Stage::Fragment) => Container::raw(container::Stage::Fragment, bytes)?,
@@ -90,17 +90,19 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             ),
         },
     };
-    let kind = if assembly {
-        "fragment assembly"
-    } else {
-        container_kind(&parsed)
+    let kind = match &parsed {
+        Container::Raw(r) if text => format!("{} assembly", r.stage.name()),
+        other => container_kind(other).to_string(),
     };
     let origin = format!("{} ({kind})", path.display());
     let program = match parsed.stage() {
-        container::Stage::Vertex => Program::Vertex(
-            vertex::decode_bytes(parsed.ucode())
-                .with_context(|| format!("cannot decode the vertex program of {origin}"))?,
-        ),
+        container::Stage::Vertex => {
+            let p = vertex::decode_bytes(parsed.ucode())
+                .with_context(|| format!("cannot decode the vertex program of {origin}"))?;
+            // Numbered from where it is loaded: its branch targets are absolute slots.
+            let slot = parsed.load_slot().map_or(0, |s| s as usize);
+            Program::Vertex(p.loaded_at(slot))
+        }
         container::Stage::Fragment => Program::Fragment(
             fragment::decode(parsed.ucode())
                 .with_context(|| format!("cannot decode the fragment program of {origin}"))?,
@@ -116,6 +118,33 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
         vertex_textures: None,
         memory_words: Vec::new(),
     })
+}
+
+/// Assembly text of `stage`; without one, fragment assembly, else vertex assembly.
+fn assembled(path: &Path, bytes: &[u8], stage: Option<Stage>) -> anyhow::Result<Container> {
+    let of = |s: container::Stage| {
+        Container::parse_any(bytes, s).with_context(|| {
+            format!(
+                "{} does not assemble as a {} program",
+                path.display(),
+                s.name()
+            )
+        })
+    };
+    match stage {
+        Some(Stage::Vertex) => of(container::Stage::Vertex),
+        Some(Stage::Fragment) => of(container::Stage::Fragment),
+        None => of(container::Stage::Fragment).or_else(|fragment| {
+            of(container::Stage::Vertex).map_err(|vertex| {
+                anyhow::anyhow!(
+                    "{} assembles neither as a fragment program ({:#}) nor as a vertex program ({:#}); --stage says which it is",
+                    path.display(),
+                    fragment.root_cause(),
+                    vertex.root_cause()
+                )
+            })
+        }),
+    }
 }
 
 fn container_kind(c: &Container) -> &'static str {

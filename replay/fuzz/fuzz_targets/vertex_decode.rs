@@ -1,16 +1,38 @@
 //! Fuzz the vertex decoder: `decode_bytes` on arbitrary input, and `decode_from_memory` on the
 //! input padded to the 544-slot transform memory with a start slot from the first byte. On
-//! success, disassembly and JSON must not panic and `decode(encode(p)) == p`.
+//! success, disassembly and JSON must not panic and `decode(encode(p)) == p`, and the
+//! disassembly of a program whose branches stay inside it must assemble back into the same
+//! text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsxtrace_program::vertex;
+use rsxtrace_program::vertex::{self, VertexProgram};
+
+/// The disassembly assembles; where the slots are consecutive and END is written, into a
+/// program with the same disassembly.
+fn reads_back(p: &VertexProgram) {
+    let slots: Vec<usize> = p.instructions.iter().map(|i| i.slot).collect();
+    let inside = p
+        .instructions
+        .iter()
+        .all(|i| i.branch_target().is_none_or(|t| slots.contains(&usize::from(t))));
+    if !inside {
+        return;
+    }
+    let text = vertex::disassemble(p);
+    let q = vertex::assemble(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let consecutive = slots.windows(2).all(|w| w[1] == w[0] + 1);
+    if consecutive && p.instructions.iter().any(|i| i.end) {
+        assert_eq!(vertex::disassemble(&q), text);
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(p) = vertex::decode_bytes(data) {
         let _ = vertex::disassemble(&p);
         let _ = vertex::to_json(&p);
         assert_eq!(vertex::decode_words(&vertex::encode(&p)).as_ref(), Ok(&p));
+        reads_back(&p);
     }
 
     let Some((&first, rest)) = data.split_first() else {
@@ -24,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let start = usize::from(first) % vertex::MEMORY_SLOTS;
     if let Ok(p) = vertex::decode_from_memory(&mem, start) {
-        let _ = vertex::disassemble(&p);
+        reads_back(&p);
         let again = vertex::decode_from_memory(&vertex::encode_memory(&p), start);
         assert_eq!(again.as_ref(), Ok(&p));
     }

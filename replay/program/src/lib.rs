@@ -11,6 +11,7 @@
 //!
 //! Encodings and their sources: `shared/reference/rsx-microcode.md`.
 
+pub mod assembly;
 pub mod container;
 pub mod coverage;
 pub mod flow;

@@ -16,6 +16,7 @@ mod source_executable;
 mod source_loose;
 mod source_malformed;
 mod source_speed;
+mod vertex_assemble;
 mod vertex_corpus;
 mod vertex_fields;
 mod vertex_memory;

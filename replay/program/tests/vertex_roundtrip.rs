@@ -6,17 +6,17 @@ use rsxtrace_program::vertex::{
     VertexInstruction, VertexProgram, WriteMask,
 };
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         // xorshift64
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
     fn bit(&mut self) -> bool {
@@ -51,7 +51,7 @@ fn source(r: &mut Rng) -> Source {
     }
 }
 
-fn instruction(r: &mut Rng, slot: usize) -> VertexInstruction {
+pub(crate) fn instruction(r: &mut Rng, slot: usize) -> VertexInstruction {
     let mut i = VertexInstruction {
         slot,
         vector: VectorOpcode::ALL[r.below(26) as usize],

@@ -18,7 +18,7 @@ mod program_file;
 mod selector;
 
 pub use memory::LOCAL_MEMORY_BYTES;
-pub use program_file::{ProgramFile, ProgramFileError};
+pub use program_file::{ProgramFile, ProgramFileError, VertexLoad};
 pub use rsxtrace_program::container::Stage;
 pub use selector::Selector;
 
@@ -199,10 +199,11 @@ pub fn edit_programs(
                 }
             }
             Stage::Vertex => {
-                let (slot, input_mask, output_mask) = match r.program.vertex_load {
-                    Some((slot, i, o)) => (slot, Some(i), Some(o)),
-                    None => (frame.draws[draws[0]].vp_start, None, None),
+                let (slot, masks) = match r.program.vertex_load {
+                    Some(load) => (load.slot, load.masks),
+                    None => (frame.draws[draws[0]].vp_start, None),
                 };
+                let (input_mask, output_mask) = (masks.map(|m| m.0), masks.map(|m| m.1));
                 let program = NewProgram::Vertex(VertexSwap {
                     words: r
                         .program

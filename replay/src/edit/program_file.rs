@@ -1,5 +1,5 @@
-//! A replacement program read from a file: a container, fragment assembly text, or raw
-//! microcode, checked by decoding it.
+//! A replacement program read from a file: a container, assembly text, or raw microcode,
+//! checked by decoding it.
 
 use crate::shade::Uniform;
 use rsxtrace_capture::frame::Frame;
@@ -17,8 +17,9 @@ pub struct ProgramFile {
     pub ucode: Vec<u8>,
     /// The fragment `SHADER_CONTROL` word the container states.
     pub control: Option<u32>,
-    /// The vertex load slot and attribute input and output masks the container states.
-    pub vertex_load: Option<(u32, u32, u32)>,
+    /// Where a vertex program is loaded, as the file states it (`None`: raw microcode,
+    /// loaded at the first chosen draw's start slot).
+    pub vertex_load: Option<VertexLoad>,
     /// Instructions.
     pub instructions: usize,
     /// For a vertex program, the input attributes it reads (bit n = `v[n]`; every one when
@@ -32,10 +33,21 @@ pub struct ProgramFile {
     pub format: &'static str,
 }
 
+/// Where a vertex program is loaded and, when the file states them, the attribute masks
+/// to set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexLoad {
+    /// The load and start slot (a container's `instructionSlot`, assembly's first label).
+    pub slot: u32,
+    /// `SET_VERTEX_ATTRIB_INPUT_MASK` and `SET_VERTEX_ATTRIB_OUTPUT_MASK` from a container
+    /// or a draw; `None` keeps the game's (assembly text states none).
+    pub masks: Option<(u32, u32)>,
+}
+
 /// Why a program file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramFileError {
-    /// Not a container, fragment assembly or raw microcode of whole slots.
+    /// Not a container, assembly text or raw microcode of whole slots.
     #[error(transparent)]
     Bytes(#[from] container::ProgramBytesError),
     /// A draw number past the frame a program is taken from.
@@ -75,9 +87,9 @@ pub enum ProgramFileError {
 }
 
 impl ProgramFile {
-    /// Read a program of `stage` from a file's bytes: a container of that stage, fragment
-    /// assembly text (as `disasm` writes it; `fragment::assemble`), else raw microcode of
-    /// whole 16-byte slots.
+    /// Read a program of `stage` from a file's bytes: a container of that stage, assembly
+    /// text of that stage (as `disasm` writes it; `fragment::assemble`, `vertex::assemble`),
+    /// else raw microcode of whole 16-byte slots.
     pub fn parse(bytes: &[u8], stage: Stage) -> Result<ProgramFile, ProgramFileError> {
         Self::parse_with_uniforms(bytes, stage, &[]).map(|(file, _)| file)
     }
@@ -132,7 +144,9 @@ impl ProgramFile {
             }
         };
         let format = match &parsed {
-            Container::Raw(_) if fragment::assembly_text(bytes).is_some() => "assembly",
+            Container::Raw(_) if rsxtrace_program::assembly::assembly_text(bytes).is_some() => {
+                "assembly"
+            }
             Container::Cg(_) => "CgBinaryProgram",
             Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
             Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
@@ -142,7 +156,15 @@ impl ProgramFile {
             stage,
             ucode,
             control: parsed.control_word(),
-            vertex_load: parsed.vertex_load(),
+            vertex_load: match (parsed.vertex_load(), parsed.load_slot()) {
+                (Some((slot, input, output)), _) => Some(VertexLoad {
+                    slot,
+                    masks: Some((input, output)),
+                }),
+                (None, Some(slot)) => Some(VertexLoad { slot, masks: None }),
+                (None, None) => None,
+            }
+            .filter(|_| stage == Stage::Vertex),
             instructions,
             vertex_inputs,
             keeps_draw_constants: true,
@@ -223,11 +245,10 @@ impl ProgramFile {
                     stage,
                     ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
                     control: None,
-                    vertex_load: Some((
-                        d.vp_start,
-                        u32::from(d.vertex_inputs.input_mask),
-                        d.output_mask,
-                    )),
+                    vertex_load: Some(VertexLoad {
+                        slot: d.vp_start,
+                        masks: Some((u32::from(d.vertex_inputs.input_mask), d.output_mask)),
+                    }),
                     instructions: program.instructions.len(),
                     vertex_inputs: inputs_read(&program),
                     keeps_draw_constants: false,

@@ -37,12 +37,9 @@ pub enum ProgramBytesError {
     /// A malformed container, or raw microcode of no whole slots.
     #[error(transparent)]
     Container(#[from] ContainerError),
-    /// Fragment assembly text that does not assemble.
+    /// Fragment or vertex assembly text that does not assemble.
     #[error(transparent)]
-    Assembly(#[from] crate::fragment::AssembleError),
-    /// Assembly text given for a vertex program.
-    #[error("vertex programs are read from containers or raw microcode, not assembly text")]
-    VertexAssembly,
+    Assembly(#[from] crate::assembly::AssembleError),
 }
 
 /// Pipeline stage of a program.
@@ -71,6 +68,9 @@ pub struct RawProgram {
     pub stage: Stage,
     /// The bytes, a whole number of 16-byte slots.
     pub ucode: Vec<u8>,
+    /// For vertex assembly text: the slot it was assembled for (its first line's label),
+    /// where its branch targets point. `None` for microcode read as it is.
+    pub load_slot: Option<u32>,
 }
 
 /// A program container of any supported format.
@@ -187,20 +187,27 @@ impl Container {
     }
 
     /// A program of `stage` from the bytes of any file the tools read: a container (of any
-    /// stage: the caller checks [`Container::stage`]), fragment assembly text as
-    /// `disasm` writes it (when `stage` is fragment; [`crate::fragment::assemble()`]), else raw
-    /// microcode of `stage`.
+    /// stage: the caller checks [`Container::stage`]), assembly text of `stage` as `disasm`
+    /// writes it ([`crate::fragment::assemble()`], [`crate::vertex::assemble()`]; a vertex
+    /// program keeps its load slot, [`Container::load_slot`]), else raw microcode of `stage`.
     pub fn parse_any(bytes: &[u8], stage: Stage) -> Result<Self, ProgramBytesError> {
         match Self::parse(bytes) {
             Err(ContainerError {
                 kind: ContainerErrorKind::UnknownFormat,
                 ..
-            }) => match crate::fragment::assembly_text(bytes) {
+            }) => match crate::assembly::assembly_text(bytes) {
                 Some(text) if stage == Stage::Fragment => {
                     let program = crate::fragment::assemble(text)?;
                     Ok(Self::raw(stage, &crate::fragment::encode(&program))?)
                 }
-                Some(_) => Err(ProgramBytesError::VertexAssembly),
+                Some(text) => {
+                    let program = crate::vertex::assemble(text)?;
+                    let mut raw = Self::raw(stage, &crate::vertex::encode_bytes(&program))?;
+                    if let Self::Raw(r) = &mut raw {
+                        r.load_slot = u32::try_from(program.start_slot).ok();
+                    }
+                    Ok(raw)
+                }
                 None => Ok(Self::raw(stage, bytes)?),
             },
             other => Ok(other?),
@@ -222,6 +229,7 @@ impl Container {
         Ok(Self::Raw(RawProgram {
             stage,
             ucode: bytes.to_vec(),
+            load_slot: None,
         }))
     }
 
@@ -330,6 +338,16 @@ impl Container {
             )),
             Self::Psl1ghtVertex(p) => Some((u32::from(p.start_insn), p.input_mask, p.output_mask)),
             _ => None,
+        }
+    }
+
+    /// The slot a vertex program is loaded at and its branch targets assume: the
+    /// container's load slot, or the first label of assembly text; `None` for fragment
+    /// programs and raw microcode.
+    pub fn load_slot(&self) -> Option<u32> {
+        match self {
+            Self::Raw(r) if r.stage == Stage::Vertex => r.load_slot,
+            other => other.vertex_load().map(|(slot, ..)| slot),
         }
     }
 

@@ -10,8 +10,9 @@
 //!   writes nothing, RPCS3 `GetDST`); write masks as `.xy` (omitted when full, `.none` when
 //!   empty);
 //! - `C`/`C1` after the mnemonic: CC0/CC1 update; `_SAT`: saturate;
-//! - condition `(NE.xxxx)` (CC1: `(NE1.xxxx)`) after the destination when the test is enabled,
-//!   and after branch targets whenever the relation is not TR;
+//! - condition `(NE.xxxx)` (CC1: `(NE1.xxxx)`) after the destination when the test is enabled
+//!   or the relation is FL (which writes nothing, enabled or not), and after branch targets
+//!   whenever the test is enabled or the relation is not TR;
 //! - sources `R<n>`, `v[NAME]`, `c[256]`, relative `c[A0.x+12]` / `v[A0.x+3]`, swizzle suffix,
 //!   `-` negate, `|..|` abs;
 //! - branch targets are absolute slot numbers; BRB/CLB show `b<n>` / `!b<n>`.
@@ -38,6 +39,12 @@ fn mnemonic(name: &str, i: &VertexInstruction) -> String {
         s.push_str("_SAT");
     }
     s
+}
+
+/// Whether a writing operation shows its condition: when the test is enabled, and when the
+/// relation is FL whatever the enable bit says (nothing is written then, RPCS3 `SetDST`).
+fn shows_condition(i: &VertexInstruction) -> bool {
+    i.condition.enabled || i.condition.relation == Relation::FL
 }
 
 fn condition(c: &ConditionTest, i: &VertexInstruction) -> String {
@@ -100,7 +107,7 @@ fn vector_part(i: &VertexInstruction) -> String {
         _ => destination(i.vec_dst_temp, i.vec_result, i),
     };
     let mut s = format!("{} {dst}{}", mnemonic(i.vector.name(), i), mask(i.vec_mask));
-    if i.condition.enabled {
+    if shows_condition(i) {
         s.push_str(&condition(&i.condition, i));
     }
     for (n, reads) in i.vector.reads().into_iter().enumerate() {
@@ -139,7 +146,7 @@ fn scalar_part(i: &VertexInstruction) -> String {
         op => {
             let dst = destination(i.sca_dst_temp, !i.vec_result, i);
             let mut s = format!("{} {dst}{}", mnemonic(op.name(), i), mask(i.sca_mask));
-            if i.condition.enabled {
+            if shows_condition(i) {
                 s.push_str(&condition(&i.condition, i));
             }
             if op.reads_src2() {

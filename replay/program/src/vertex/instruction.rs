@@ -222,6 +222,20 @@ pub struct VertexProgram {
     pub instructions: Vec<VertexInstruction>,
 }
 
+impl VertexProgram {
+    /// The program with its slots numbered from `slot`, where it is loaded and starts
+    /// (branch targets are absolute slots): for microcode decoded from a file whose
+    /// container or assembly states its load slot.
+    pub fn loaded_at(mut self, slot: usize) -> VertexProgram {
+        let shift = slot.saturating_sub(self.start_slot);
+        for i in &mut self.instructions {
+            i.slot += shift;
+        }
+        self.start_slot += shift;
+        self
+    }
+}
+
 impl Serialize for VertexProgram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("VertexProgram", 3)?;

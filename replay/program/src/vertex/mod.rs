@@ -22,6 +22,7 @@
 //! assert_eq!(vertex::encode(&p), [0x401f9c6c, 0x0040000d, 0x8106c083, 0x6041ff81]);
 //! ```
 
+pub mod assemble;
 mod decode;
 mod disasm;
 mod encode;
@@ -33,6 +34,8 @@ pub mod memory_slots;
 mod opcode;
 mod operand;
 
+pub use crate::assembly::{assembly_text, AssembleError};
+pub use assemble::assemble;
 pub use decode::{decode_bytes, decode_instruction, decode_words};
 pub use disasm::disassemble;
 pub use encode::{encode, encode_bytes, encode_instruction, encode_memory, set_branch_target};

@@ -31,60 +31,18 @@ use super::ir::{FlowKind, FragmentProgram, LoopFields, Operands};
 use line::{parse_line, Parsed};
 use std::collections::HashMap;
 
-/// Why a line does not assemble.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct AssembleError {
-    /// 1-based line number.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-/// `bytes` as assembly text: UTF-8 without NUL bytes (microcode and containers have them)
-/// and with a line that is not a comment. `None` for anything else.
-pub fn assembly_text(bytes: &[u8]) -> Option<&str> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let code = |l: &str| {
-        let l = l.trim();
-        !l.is_empty() && !l.starts_with(';') && !l.starts_with('#')
-    };
-    (!text.contains('\0') && text.lines().any(code)).then_some(text)
-}
+use crate::assembly::code_lines;
+pub use crate::assembly::{assembly_text, AssembleError};
 
 /// Assemble `text` (see the module documentation).
 pub fn assemble(text: &str) -> Result<FragmentProgram, AssembleError> {
     let mut parsed: Vec<(usize, Option<u32>, Parsed)> = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
-        let line = n + 1;
-        let err = |message: String| AssembleError { line, message };
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with(';') {
-            continue;
-        }
-        let (body, comment) = match trimmed.split_once('#') {
-            Some((b, c)) => (b.trim(), Some(c.trim())),
-            None => (trimmed, None),
-        };
-        let (label, body) = match body.split_once(':') {
-            Some((l, rest)) if l.trim().chars().all(|c| c.is_ascii_digit()) => (
-                Some(
-                    l.trim()
-                        .parse::<u32>()
-                        .map_err(|e| err(format!("slot: {e}")))?,
-                ),
-                rest.trim(),
-            ),
-            _ => (None, body),
-        };
-        let p = parse_line(body, comment).map_err(err)?;
-        parsed.push((line, label, p));
-    }
-    if parsed.is_empty() {
-        return Err(AssembleError {
-            line: 1,
-            message: "no instruction".into(),
-        });
+    for l in code_lines(text)? {
+        let p = parse_line(l.body, l.comment).map_err(|message| AssembleError {
+            line: l.line,
+            message,
+        })?;
+        parsed.push((l.line, l.label, p));
     }
     // Slots, and labels to slots.
     let mut slot = 0u32;
