@@ -95,18 +95,25 @@ fuzz_target!(|data: &[u8]| {
             let _ = render_frame(&frame, &events, &options);
         }
     }
-    // Every draw's fragment program, and the two draws' vertex program, replaced by the
-    // builder's one-instruction programs.
-    let vertex: Vec<u8> = rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program(32)
-        .iter()
-        .flat_map(|w| w.to_be_bytes())
-        .collect();
+    // Every draw's fragment program, and two draws' vertex program, replaced by the
+    // builder's one-instruction programs; the next two draws' by the same vertex program
+    // as assembly text loaded at slot 40.
+    let mvp = rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program(32);
+    let vertex: Vec<u8> = mvp.iter().flat_map(|w| w.to_be_bytes()).collect();
+    let assembly = rsxtrace_program::vertex::decode_words(&mvp)
+        .map(|p| rsxtrace_program::vertex::disassemble(&p.loaded_at(40)))
+        .unwrap_or_default();
     let requests = [
         (Selector::All, Stage::Fragment, FRAGMENT_MOV_COL0.to_vec()),
         (
             Selector::parse(&format!("{first}..{}", first + 2)).unwrap(),
             Stage::Vertex,
             vertex,
+        ),
+        (
+            Selector::parse(&format!("{}..{}", first + 2, first + 4)).unwrap(),
+            Stage::Vertex,
+            assembly.into_bytes(),
         ),
     ]
     .into_iter()

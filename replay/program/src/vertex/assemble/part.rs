@@ -21,7 +21,7 @@ pub(super) enum Unit {
 }
 
 /// What a part leaves for the line to finish: a branch target (a label, resolved later),
-/// whether it tests a condition, and whether it is an operation that writes.
+/// and whether it writes with no condition stated.
 #[derive(Debug, Default)]
 pub(super) struct PartInfo {
     /// BRI/CAL/CLI/BRB/CLB: the label named.
