@@ -17,6 +17,14 @@ fn fragment_tex0() -> Vec<u8> {
     encode(&p)
 }
 
+/// The lines of disassembly text that are not comments.
+fn code_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(str::to_string)
+        .collect()
+}
+
 fn game() -> String {
     rsxtrace_testkit::workspace!()
         .sample("game.rrc.gz")
@@ -217,13 +225,7 @@ fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
     // The edited capture's draw 0 disassembles to the edited text.
     let back = rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "fragment"]);
     let back = String::from_utf8(back.stdout).unwrap();
-    let body = |t: &str| {
-        t.lines()
-            .filter(|l| !l.starts_with(';'))
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(body(&back), body(&edited_text));
+    assert_eq!(code_lines(&back), code_lines(&edited_text));
     assert!(
         back.contains("MULR R0.xyz, R0, {0.5, 0.25, 2.0, 1.0};"),
         "{back}"
@@ -307,13 +309,7 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     assert_eq!(report["replacements"][0]["slot"], 0);
     let back = rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "vertex"]);
     let back = String::from_utf8(back.stdout).unwrap();
-    let body = |t: &str| {
-        t.lines()
-            .filter(|l| !l.starts_with(';'))
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(body(&back), body(&edited_text));
+    assert_eq!(code_lines(&back), code_lines(&edited_text));
     // Draw 1 runs the program draw 0 ran.
     let before = json_ok(&["draws", &game, "--json"]);
     let after = json_ok(&["draws", s(&edited), "--json"]);
@@ -388,15 +384,93 @@ fn a_containers_disassembly_reads_back() {
             back.contains(&format!("({stage} assembly)")),
             "{name}: {back}"
         );
-        let code = |t: &str| {
-            t.lines()
-                .filter(|l| !l.starts_with(';'))
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
-        assert!(!code(&text).is_empty());
-        assert_eq!(code(&back), code(&text), "{name}");
+        assert!(!code_lines(&text).is_empty());
+        assert_eq!(code_lines(&back), code_lines(&text), "{name}");
     }
+}
+
+/// `asm --like`: Sony's dynamic_test1 fragment program with a line inserted at the top,
+/// written as a CgBinaryProgram like the original; its uniform follows its inline constants,
+/// so `shade --uniform` draws what the original draws with that value. Without `--like`, raw
+/// microcode that every command reads.
+#[test]
+fn asm_writes_a_container_like_the_original() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let original = corpus.path("ps3autotests/rsx_fp_dynamic_test1.fpo");
+    let text = String::from_utf8(rsxtrace(&["disasm", s(&original)]).stdout).unwrap();
+    let first = text.lines().find(|l| !l.starts_with(';')).unwrap();
+    let edited_text = text.replacen(first, &format!("MOVR R2, f[TEX0];\n{first}"), 1);
+    let asm = dir.path().join("edited.asm");
+    std::fs::write(&asm, &edited_text).unwrap();
+    let out = dir.path().join("edited.fpo");
+    let report = json_ok(&[
+        "asm",
+        s(&asm),
+        "--like",
+        s(&original),
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert_eq!(report["format"], "CgBinaryProgram");
+    assert_eq!(report["stage"], "fragment");
+    let moved = report["moved_uniforms"].as_array().unwrap();
+    assert!(moved.iter().any(|u| u["name"] == "iGlobalTime"), "{report}");
+    let fields: Vec<&str> = report["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert!(fields.contains(&"registerCount"), "{fields:?}");
+    let shade = |program: &std::path::Path, png: &str| {
+        let png = dir.path().join(png);
+        json_ok(&[
+            "shade",
+            s(program),
+            "--size",
+            "16x16",
+            "--uniform",
+            "iGlobalTime=2,0,0,0",
+            "--out",
+            s(&png),
+            "--json",
+        ]);
+        std::fs::read(png).unwrap()
+    };
+    assert_eq!(shade(&original, "a.png"), shade(&out, "b.png"));
+    // Its disassembly is the edited text (slots counted anew), parameters included.
+    let without_slots = |t: &str| {
+        code_lines(t)
+            .into_iter()
+            .map(|l| l.split_once(": ").map_or(l.clone(), |(_, i)| i.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let back = String::from_utf8(rsxtrace(&["disasm", s(&out)]).stdout).unwrap();
+    assert_eq!(without_slots(&back), without_slots(&edited_text));
+    assert!(back.contains("; iGlobalTime"), "{back}");
+    // Raw microcode, read back by `disasm`.
+    let raw = dir.path().join("edited.bin");
+    let report = json_ok(&["asm", s(&asm), "--out", s(&raw), "--json"]);
+    assert_eq!(report["format"], "raw microcode");
+    let back = rsxtrace(&["disasm", s(&raw), "--stage", "fragment"]);
+    assert_eq!(
+        without_slots(&String::from_utf8(back.stdout).unwrap()),
+        without_slots(&edited_text)
+    );
+    // Refusals: a stage the container does not hold, a file that is not text, a container
+    // whose uniforms live in constants the new program does not have.
+    let cube = corpus.path("ps3autotests/sce_cube_common.vpo");
+    let wrong = failure(&["asm", s(&asm), "--like", s(&cube), "--out", s(&raw)]);
+    assert!(wrong.contains("vertex"), "{wrong}");
+    let binary = failure(&["asm", s(&original), "--out", s(&raw)]);
+    assert!(binary.contains("not assembly text"), "{binary}");
+    std::fs::write(&asm, "MOVR R0, f[COL0];\n").unwrap();
+    let moved = failure(&["asm", s(&asm), "--like", s(&original), "--out", s(&out)]);
+    assert!(moved.contains("iGlobalTime"), "{moved}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! One module per subcommand; [`run`] dispatches.
 
+pub mod asm;
 pub mod batch;
 pub mod ci;
 mod convert;
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::History(args) => history::run(&args),
         Command::Trim(args) => trim::run(&args),
         Command::Edit(args) => edit::run(&args),
+        Command::Asm(args) => asm::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Ci(args) => ci::run(&args),

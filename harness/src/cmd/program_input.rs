@@ -121,7 +121,11 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
 }
 
 /// Assembly text of `stage`; without one, fragment assembly, else vertex assembly.
-fn assembled(path: &Path, bytes: &[u8], stage: Option<Stage>) -> anyhow::Result<Container> {
+pub(super) fn assembled(
+    path: &Path,
+    bytes: &[u8],
+    stage: Option<Stage>,
+) -> anyhow::Result<Container> {
     let of = |s: container::Stage| {
         Container::parse_any(bytes, s).with_context(|| {
             format!(

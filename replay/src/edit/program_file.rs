@@ -126,7 +126,7 @@ impl ProgramFile {
             Stage::Vertex => {
                 let p = vertex::decode_bytes(parsed.ucode())
                     .map_err(|e| decode_error(e.to_string()))?;
-                vertex_inputs = inputs_read(&p);
+                vertex_inputs = p.inputs_read();
                 (parsed.ucode().to_vec(), p.instructions.len())
             }
             Stage::Fragment => {
@@ -250,38 +250,11 @@ impl ProgramFile {
                         masks: Some((u32::from(d.vertex_inputs.input_mask), d.output_mask)),
                     }),
                     instructions: program.instructions.len(),
-                    vertex_inputs: inputs_read(&program),
+                    vertex_inputs: program.inputs_read(),
                     keeps_draw_constants: false,
                     format: "a draw's program",
                 })
             }
         }
     }
-}
-
-/// The input attributes a vertex program reads: bit n for every `v[n]` a source the active
-/// unit reads names, all sixteen for `v[A0 + n]`.
-fn inputs_read(p: &vertex::VertexProgram) -> u32 {
-    let mut read = 0u32;
-    for i in &p.instructions {
-        let mut reads = if i.vector_active() {
-            i.vector.reads()
-        } else {
-            [false; 3]
-        };
-        reads[2] |= i.scalar_active() && i.scalar.reads_src2();
-        let reads_input = i
-            .sources
-            .iter()
-            .zip(reads)
-            .any(|(s, r)| r && s.reg_type == vertex::RegisterType::Input);
-        if reads_input {
-            read |= if i.index_input {
-                0xFFFF
-            } else {
-                1 << (i.input.0 & 15)
-            };
-        }
-    }
-    read
 }

@@ -13,6 +13,7 @@ mod cg_enums;
 mod error;
 mod psl1ght;
 mod reader;
+mod rewrite;
 mod uniform;
 mod write;
 
@@ -28,6 +29,7 @@ pub use psl1ght::{
     Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, VpLayout,
     MAGIC_FRAGMENT, MAGIC_VERTEX,
 };
+pub use rewrite::{fragment_registers, with_microcode, RewriteError, RewriteNotes};
 pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
 pub use write::{fragment_matrix_uniform, fragment_uniform, write_program, WriteError};
 

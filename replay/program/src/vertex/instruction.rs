@@ -223,6 +223,34 @@ pub struct VertexProgram {
 }
 
 impl VertexProgram {
+    /// The input attributes the program reads, bit n = `v[n]` (all sixteen when one is read
+    /// as `v[A0 + n]`): the attribute of every instruction with an input-type source among
+    /// the operands its active units read.
+    pub fn inputs_read(&self) -> u32 {
+        let mut read = 0u32;
+        for i in &self.instructions {
+            let mut reads = if i.vector_active() {
+                i.vector.reads()
+            } else {
+                [false; 3]
+            };
+            reads[2] |= i.scalar_active() && i.scalar.reads_src2();
+            let reads_input = i
+                .sources
+                .iter()
+                .zip(reads)
+                .any(|(s, r)| r && s.reg_type == RegisterType::Input);
+            if reads_input {
+                read |= if i.index_input {
+                    0xFFFF
+                } else {
+                    1 << (i.input.0 & 15)
+                };
+            }
+        }
+        read
+    }
+
     /// The program with its slots numbered from `slot`, where it is loaded and starts
     /// (branch targets are absolute slots): for microcode decoded from a file whose
     /// container or assembly states its load slot.

@@ -86,6 +86,23 @@ pub(super) fn part_units(part: &str) -> (Option<VectorOpcode>, Option<ScalarOpco
     }
 }
 
+/// Claim a stated condition's relation, swizzle and CC register, and with `enable` the
+/// test-enable bit.
+fn claim_condition(w: &mut Words, c: ConditionText, who: &str, enable: bool) -> Result<(), String> {
+    let what = format!(
+        "{who}'s condition ({}{}.{})",
+        c.relation.name(),
+        if c.cc1 { "1" } else { "" },
+        c.swizzle.letters()
+    );
+    if enable {
+        w.claim(f::COND_TEST_ENABLE, 1, &what)?;
+    }
+    w.claim(f::COND, c.relation.code(), &what)?;
+    w.claim(f::COND_SWZ, c.swizzle.to_field(), &what)?;
+    w.claim(f::COND_REG_SEL, u32::from(c.cc1), &what)
+}
+
 /// Claim the condition fields for a writing operation's stated condition (or its absence).
 fn claim_write_condition(
     w: &mut Words,
@@ -93,18 +110,7 @@ fn claim_write_condition(
     who: &str,
 ) -> Result<(), String> {
     match cond {
-        Some(c) => {
-            let what = format!(
-                "{who}'s condition ({}{}.{})",
-                c.relation.name(),
-                if c.cc1 { "1" } else { "" },
-                c.swizzle.letters()
-            );
-            w.claim(f::COND_TEST_ENABLE, 1, &what)?;
-            w.claim(f::COND, c.relation.code(), &what)?;
-            w.claim(f::COND_SWZ, c.swizzle.to_field(), &what)?;
-            w.claim(f::COND_REG_SEL, u32::from(c.cc1), &what)
-        }
+        Some(c) => claim_condition(w, c, who, true),
         None => w.claim(
             f::COND_TEST_ENABLE,
             0,
@@ -114,27 +120,14 @@ fn claim_write_condition(
 }
 
 /// Claim a branch's condition: shown whenever the test is enabled or the relation is not
-/// TR, so no condition means TR with the test off.
+/// TR, so a TR condition has the test enabled, and no condition means TR with the test off.
 fn claim_branch_condition(
     w: &mut Words,
     cond: Option<ConditionText>,
     who: &str,
 ) -> Result<(), String> {
     match cond {
-        Some(c) => {
-            let what = format!(
-                "{who}'s condition ({}{}.{})",
-                c.relation.name(),
-                if c.cc1 { "1" } else { "" },
-                c.swizzle.letters()
-            );
-            if c.relation == Relation::TR {
-                w.claim(f::COND_TEST_ENABLE, 1, &what)?;
-            }
-            w.claim(f::COND, c.relation.code(), &what)?;
-            w.claim(f::COND_SWZ, c.swizzle.to_field(), &what)?;
-            w.claim(f::COND_REG_SEL, u32::from(c.cc1), &what)
-        }
+        Some(c) => claim_condition(w, c, who, c.relation == Relation::TR),
         None => {
             let what = format!("{who}'s condition (none: always)");
             w.claim(f::COND_TEST_ENABLE, 0, &what)?;
