@@ -134,13 +134,7 @@ fn vertex_constants(draw: &Draw) -> (BTreeSet<u16>, BTreeSet<u16>) {
         return (direct, relative);
     };
     for insn in &p.instructions {
-        let mut reads = [false; 3];
-        if insn.vector_active() {
-            reads = insn.vector.reads();
-        }
-        if insn.scalar_active() {
-            reads[2] |= insn.scalar.reads_src2();
-        }
+        let reads = insn.operands_read();
         for (source, read) in insn.sources.iter().zip(reads) {
             if read && source.reg_type == RegisterType::Constant {
                 if insn.index_const {

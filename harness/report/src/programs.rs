@@ -165,13 +165,7 @@ pub struct ConstantRead {
 pub fn constants_read(program: &VertexProgram) -> Vec<ConstantRead> {
     let mut out = Vec::new();
     for insn in &program.instructions {
-        let mut reads = [false; 3];
-        if insn.vector_active() {
-            reads = insn.vector.reads();
-        }
-        if insn.scalar_active() {
-            reads[2] |= insn.scalar.reads_src2();
-        }
+        let reads = insn.operands_read();
         let reads_constant = insn
             .sources
             .iter()

@@ -98,15 +98,13 @@ impl Fingerprint {
         let (mut inputs, mut outputs) = (0u32, 0u64);
         let mut constants = Vec::new();
         for insn in &program.instructions {
-            let mut reads = [false; 3];
             if insn.vector_active() {
                 histogram.add(vertex_vector_key(insn.vector));
-                reads = insn.vector.reads();
             }
             if insn.scalar_active() {
                 histogram.add(vertex_scalar_key(insn.scalar));
-                reads[2] |= insn.scalar.reads_src2();
             }
+            let reads = insn.operands_read();
             if let Some(unit) = insn.texture_unit() {
                 texture_units.push(unit);
             }

@@ -266,13 +266,7 @@ pub fn fragment_registers(p: &FragmentProgram) -> u32 {
 fn vertex_registers(p: &VertexProgram) -> u32 {
     let mut needed = 1;
     for i in &p.instructions {
-        let mut reads = if i.vector_active() {
-            i.vector.reads()
-        } else {
-            [false; 3]
-        };
-        reads[2] |= i.scalar_active() && i.scalar.reads_src2();
-        for (s, _) in i.sources.iter().zip(reads).filter(|(_, r)| *r) {
+        for (s, _) in i.sources.iter().zip(i.operands_read()).filter(|(_, r)| *r) {
             if s.reg_type == RegisterType::Temp {
                 needed = needed.max(u32::from(s.temp_index) + 1);
             }

@@ -138,12 +138,7 @@ fn step(insn: &VertexInstruction, state: &mut State) {
     if insn.condition.relation == Relation::FL {
         return; // nothing is written
     }
-    let mut reads = if insn.vector_active() {
-        insn.vector.reads()
-    } else {
-        [false; 3]
-    };
-    reads[2] |= insn.scalar.reads_src2();
+    let reads = insn.operands_read();
     let src: [Lanes; 3] = [0, 1, 2].map(|n| {
         if reads[n] {
             source(insn, &insn.sources[n], state)

@@ -169,6 +169,18 @@ impl VertexInstruction {
         Some(u8::try_from(fields::TEX_NUM.get(&w)).unwrap_or(u8::MAX))
     }
 
+    /// The source operands (src0, src1, src2) the active units read: the vector opcode's,
+    /// and src2 for a scalar opcode that reads it.
+    pub fn operands_read(&self) -> [bool; 3] {
+        let mut reads = if self.vector_active() {
+            self.vector.reads()
+        } else {
+            [false; 3]
+        };
+        reads[2] |= self.scalar_active() && self.scalar.reads_src2();
+        reads
+    }
+
     /// Whether the vector unit does anything.
     pub fn vector_active(&self) -> bool {
         self.vector != VectorOpcode::Nop
@@ -229,16 +241,10 @@ impl VertexProgram {
     pub fn inputs_read(&self) -> u32 {
         let mut read = 0u32;
         for i in &self.instructions {
-            let mut reads = if i.vector_active() {
-                i.vector.reads()
-            } else {
-                [false; 3]
-            };
-            reads[2] |= i.scalar_active() && i.scalar.reads_src2();
             let reads_input = i
                 .sources
                 .iter()
-                .zip(reads)
+                .zip(i.operands_read())
                 .any(|(s, r)| r && s.reg_type == RegisterType::Input);
             if reads_input {
                 read |= if i.index_input {
