@@ -1,10 +1,14 @@
 //! Fuzz target: container parsing never panics on arbitrary bytes, and every accessor of a
-//! parsed container (and uniform patching at its own slot offsets) works on what it returns.
+//! parsed container (and uniform patching at its own slot offsets) works on what it returns;
+//! a CgBinaryProgram rewritten around its own microcode (`with_microcode`, as `asm --like`
+//! does) is unchanged when that microcode decodes, and is written and parsed back.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsxtrace_program::container::{get_uniform, set_uniform, Container, Stage};
+use rsxtrace_program::container::{
+    get_uniform, set_uniform, with_microcode, write_program, Container, Stage,
+};
 
 fuzz_target!(|data: &[u8]| {
     let parsed = Container::parse(data);
@@ -34,5 +38,16 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         let _ = get_uniform(c.ucode(), 0);
+        if let Container::Cg(cg) = &c {
+            let slot = c.load_slot().unwrap_or(0);
+            if let Ok((same, notes)) = with_microcode(cg, &cg.ucode, slot) {
+                // Its own microcode moves no uniform.
+                assert!(notes.moved_uniforms.is_empty(), "{notes:?}");
+                if let Ok(bytes) = write_program(&same) {
+                    let back = Container::parse(&bytes).expect("a written container parses");
+                    assert_eq!(back.ucode(), cg.ucode.as_slice());
+                }
+            }
+        }
     }
 });
