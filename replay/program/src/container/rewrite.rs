@@ -130,9 +130,7 @@ pub fn with_microcode(
                 stage: "fragment",
                 why: e.to_string(),
             })?;
-            let old = fragment::decode(&original.ucode)
-                .map_err(|e| RewriteError::Original(e.to_string()))?;
-            notes.moved_uniforms = follow_constants(&mut out.parameters, &old, &p)?;
+            notes.moved_uniforms = follow_constants(&mut out.parameters, &original.ucode, &p)?;
             let slots = u32::try_from(ucode.len() / 16).unwrap_or(u32::MAX);
             set(
                 &mut notes,
@@ -186,24 +184,26 @@ fn constant_offsets(p: &FragmentProgram) -> Vec<u32> {
         .collect()
 }
 
-/// Each embedded-constant offset moved from the k-th inline constant of `old` to the k-th
-/// of `new`; the uniforms that moved.
+/// Each embedded-constant offset moved from the k-th inline constant of the original
+/// microcode `old` to the k-th of `new`; the uniforms that moved.
 fn follow_constants(
     parameters: &mut [super::cg::CgParameter],
-    old: &FragmentProgram,
+    old: &[u8],
     new: &FragmentProgram,
 ) -> Result<Vec<(String, Vec<u32>)>, RewriteError> {
-    let (before, after) = (constant_offsets(old), constant_offsets(new));
-    let named = || {
-        parameters
-            .iter()
-            .filter(|p| !p.embedded_constants.is_empty())
-            .map(|p| p.name.clone().unwrap_or_else(|| "?".into()))
-            .collect::<Vec<_>>()
-    };
-    if before.len() != after.len() && !named().is_empty() {
+    let named: Vec<String> = parameters
+        .iter()
+        .filter(|p| !p.embedded_constants.is_empty())
+        .map(|p| p.name.clone().unwrap_or_else(|| "?".into()))
+        .collect();
+    if named.is_empty() {
+        return Ok(Vec::new());
+    }
+    let old = fragment::decode(old).map_err(|e| RewriteError::Original(e.to_string()))?;
+    let (before, after) = (constant_offsets(&old), constant_offsets(new));
+    if before.len() != after.len() {
         return Err(RewriteError::ConstantsMoved {
-            names: named().join(", "),
+            names: named.join(", "),
             old: before.len(),
             new: after.len(),
         });
