@@ -359,6 +359,72 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     );
 }
 
+/// A draw whose vertex program calls a subroutine below its start slot: its disassembly says
+/// that the text, assembled, would start at its first line.
+#[test]
+fn a_program_that_reaches_below_its_start_is_flagged() {
+    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+    use rsxtrace_capture::rrc::Location;
+    let program = rsxtrace_program::vertex::assemble(
+        "0: MOV o[COL0], v[POS]\n1: RET\n2: CAL 0\n3: MOV o[HPOS], v[POS]; END\n",
+    )
+    .unwrap();
+    let mut b = CaptureBuilder::new("below");
+    let target = |offset| SurfaceTarget {
+        location: Location::Local,
+        offset,
+        pitch: 256,
+    };
+    b.set_surface(&SurfaceDesc {
+        color_format: 8,
+        depth_format: 2,
+        surface_type: 1,
+        antialias: 0,
+        log2_size: (6, 6),
+        color_target: 1,
+        colors: [
+            target(0),
+            target(0x1_0000),
+            target(0x2_0000),
+            target(0x3_0000),
+        ],
+        zeta: target(0x4_0000),
+        clip: (0, 0, 64, 64),
+    });
+    b.set_vertex_program(&rsxtrace_program::vertex::encode(&program), 0, 2, 1, 1)
+        .unwrap();
+    b.set_fragment_program(
+        Location::Local,
+        0x5_0000,
+        &rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0,
+        0x40,
+    )
+    .unwrap();
+    b.put_memory(Location::Main, 0x1_0000, &[0u8; 36]).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000)
+        .unwrap();
+    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("below.rrc.gz");
+    b.write_rrc(&path).unwrap();
+    let text = String::from_utf8(
+        rsxtrace(&["disasm", s(&path), "--draw", "0", "--stage", "vertex"]).stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("vertex program at slot 2")
+            && text.contains("it reaches slot 0 before its start"),
+        "{text}"
+    );
+    assert!(text.contains("002: CAL 0"), "{text}");
+    // The sample's programs start at their first line: no such note.
+    let game = String::from_utf8(
+        rsxtrace(&["disasm", &game(), "--draw", "0", "--stage", "vertex"]).stdout,
+    )
+    .unwrap();
+    assert!(!game.contains("before its start"), "{game}");
+}
+
 /// A container's disassembly (its parameter table included) reads back as assembly of its
 /// stage: Sony's compiled programs from the corpus, a vertex and a fragment one.
 #[test]

@@ -170,8 +170,18 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
         let vertex_textures = translation_state(&draw.vertex_textures, txl_units(&program));
         out.push(Located {
             origin: format!(
-                "draw {draw_index}: vertex program at slot {} (hash {:016x})",
-                draw.vp_start, draw.vp_hash
+                "draw {draw_index}: vertex program at slot {} (hash {:016x}){}",
+                draw.vp_start,
+                draw.vp_hash,
+                // Assembly starts at its first line: say so when that is not the entry.
+                program
+                    .instructions
+                    .first()
+                    .filter(|i| i.slot != program.start_slot)
+                    .map_or(String::new(), |i| format!(
+                        "; it reaches slot {} before its start, so this text, assembled, would start there",
+                        i.slot
+                    )),
             ),
             program: Program::Vertex(program),
             container: None,
