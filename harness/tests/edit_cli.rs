@@ -315,9 +315,9 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     let after = json_ok(&["draws", s(&edited), "--json"]);
     assert_ne!(after[0]["vp_hash"], before[0]["vp_hash"]);
     assert_eq!(after[1]["vp_hash"], before[1]["vp_hash"]);
-    // The unedited text assembles into the very words the draw ran (the builder, like
-    // Sony's compiler, leaves the fields an instruction does not use at the idle values):
-    // the same hash.
+    // Draw 0's program holds the idle values in every field an instruction does not use, so
+    // the unedited text assembles into its very words: the same hash. (Other programs of the
+    // sample differ there, in fields no unit reads; their text still reads back the same.)
     let same = dir.path().join("same.vasm");
     std::fs::write(&same, &text).unwrap();
     let unchanged = dir.path().join("unchanged.rrc.gz");
