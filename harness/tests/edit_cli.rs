@@ -359,6 +359,65 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     );
 }
 
+/// Every program of the game sample, both stages, replaced by its own disassembly read back
+/// by the assemblers (one request per program hash): every draw runs reassembled programs,
+/// and both renderers draw the very frame they drew from the game's words.
+#[test]
+fn every_program_reassembled_draws_the_same_frame() {
+    let game = game();
+    let dir = tempfile::tempdir().unwrap();
+    let draws = json_ok(&["draws", &game, "--json"]);
+    let mut args: Vec<String> = vec!["edit".into(), game.clone()];
+    for (stage, key, flag) in [
+        ("vertex", "vp_hash", "--vertex"),
+        ("fragment", "fp_hash", "--fragment"),
+    ] {
+        let mut seen = std::collections::BTreeMap::new();
+        for d in draws.as_array().unwrap() {
+            seen.entry(d[key].as_str().unwrap().to_string())
+                .or_insert(d["index"].as_u64().unwrap());
+        }
+        for (hash, draw) in seen {
+            let text = rsxtrace(&[
+                "disasm",
+                &game,
+                "--draw",
+                &draw.to_string(),
+                "--stage",
+                stage,
+            ]);
+            assert!(text.status.success());
+            let file = dir.path().join(format!("{hash}.{stage}.asm"));
+            std::fs::write(&file, text.stdout).unwrap();
+            args.extend([flag.to_string(), format!("{hash}={}", s(&file))]);
+        }
+    }
+    let edited = dir.path().join("reassembled.rrc.gz");
+    args.extend(["--out".into(), s(&edited).into(), "--json".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let report = json_ok(&args);
+    let replaced: usize = report["replacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["draws"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(replaced, 2 * draws.as_array().unwrap().len());
+    for renderer in [&["--cpu"][..], &[][..]] {
+        let image = |capture: &str, name: &str| {
+            let png = dir.path().join(name);
+            let mut a = vec!["replay", capture, "--out", s(&png)];
+            a.extend_from_slice(renderer);
+            assert!(rsxtrace(&a).status.success(), "{a:?}");
+            std::fs::read(png).unwrap()
+        };
+        assert!(
+            image(&game, "a.png") == image(s(&edited), "b.png"),
+            "{renderer:?}: the reassembled frame differs"
+        );
+    }
+}
+
 /// A draw whose vertex program calls a subroutine below its start slot: its disassembly says
 /// that the text, assembled, would start at its first line.
 #[test]
