@@ -105,6 +105,29 @@ fn without_a_device_every_program_is_recompiled_and_exported() {
         for f in files {
             assert!(export.join(f.as_str().unwrap()).is_file(), "{f}");
         }
+        // The disassembly, which reads back as assembly of its stage.
+        let asm = files
+            .iter()
+            .map(|f| export.join(f.as_str().unwrap()))
+            .find(|f| f.extension().is_some_and(|x| x == "asm"))
+            .expect("an .asm file");
+        let stage = e["stage"].as_str().unwrap();
+        let back = rsxtrace(&["disasm", p(&asm), "--stage", stage]);
+        assert!(back.status.success(), "{}", text(&back.stderr));
+        let code = |t: &str| {
+            t.lines()
+                .filter(|l| !l.starts_with(';'))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let written = std::fs::read_to_string(&asm).unwrap();
+        assert!(!code(&written).is_empty());
+        assert_eq!(
+            code(&text(&back.stdout)),
+            code(&written),
+            "{}",
+            asm.display()
+        );
     }
 }
 

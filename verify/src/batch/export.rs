@@ -5,7 +5,9 @@
 //! Files: `DIR/<stage>/<key>.wgsl`, `.spv`, `.hlsl`, `.metal` and one `.<entry>.glsl` per
 //! entry point (GLSL holds one entry point per shader). A back end that refuses the module
 //! (e.g. a feature the target language lacks) writes no file; the error is returned for the
-//! manifest instead, and the other files are still written.
+//! manifest instead, and the other files are still written. `<key>.asm` is the program's
+//! disassembly, which `rsxtrace asm`, `edit`, `disasm` and `translate` read back, written for
+//! every program that decodes, recompiled or not.
 
 use rsxtrace_replay::wgsl::backends::{self, Output, Target};
 use rsxtrace_replay::wgsl::WgslModule;
@@ -50,18 +52,29 @@ fn translations(module: &WgslModule) -> Vec<(String, Result<Vec<u8>, String>)> {
     out
 }
 
-/// Writes `module`'s translations as `dir/<stage>/<key>.<ext>`; `Err` only when a file
-/// cannot be written.
+/// Writes the program's `disassembly` (when it decoded) as `dir/<stage>/<key>.asm` and
+/// `module`'s translations (when it was recompiled) as `dir/<stage>/<key>.<ext>`; `Err` only
+/// when a file cannot be written.
 pub fn export(
     dir: &Path,
     stage: &str,
     key: &str,
-    module: &WgslModule,
+    module: Option<&WgslModule>,
+    disassembly: &str,
 ) -> std::io::Result<Exported> {
+    let mut done = Exported::default();
+    if module.is_none() && disassembly.is_empty() {
+        return Ok(done);
+    }
     let folder: PathBuf = dir.join(stage);
     std::fs::create_dir_all(&folder)?;
-    let mut done = Exported::default();
-    for (ext, bytes) in translations(module) {
+    if !disassembly.is_empty() {
+        let name = format!("{key}.asm");
+        let text = format!("; {stage} program {key}\n{disassembly}");
+        std::fs::write(folder.join(&name), text)?;
+        done.files.push(format!("{stage}/{name}"));
+    }
+    for (ext, bytes) in module.map(translations).unwrap_or_default() {
         match bytes {
             Ok(b) => {
                 let name = format!("{key}.{ext}");

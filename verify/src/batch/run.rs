@@ -114,27 +114,31 @@ pub fn run_batch(
         cx.fragment_hook = options.fragment_hook;
         cx
     });
-    let checked: Vec<Result<(Checked, Exported), BatchError>> =
-        entries
-            .par_iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let c = check(i, e, cx.as_ref());
-                let exported =
-                    match (&options.out, &c.module) {
-                        (Some(out), Some(m)) => export(out, e.stage.name(), &e.key_hex(), m)
-                            .map_err(|source| BatchError::Output {
-                                path: out.clone(),
-                                source,
-                            })?,
-                        _ => Exported::default(),
-                    };
-                if let Some(p) = progress {
-                    p.inc(1);
-                }
-                Ok((c, exported))
-            })
-            .collect();
+    let checked: Vec<Result<(Checked, Exported), BatchError>> = entries
+        .par_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let c = check(i, e, cx.as_ref());
+            let exported = match &options.out {
+                Some(out) => export(
+                    out,
+                    e.stage.name(),
+                    &e.key_hex(),
+                    c.module.as_ref(),
+                    &c.disassembly,
+                )
+                .map_err(|source| BatchError::Output {
+                    path: out.clone(),
+                    source,
+                })?,
+                None => Exported::default(),
+            };
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+            Ok((c, exported))
+        })
+        .collect();
     let mut programs = Vec::with_capacity(entries.len());
     let mut results = Vec::with_capacity(entries.len());
     for (e, r) in entries.iter().zip(checked) {
