@@ -7,7 +7,7 @@ use cli_support::*;
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
 use rsxtrace_capture::rrc::Location;
 use std::path::Path;
 
@@ -20,27 +20,7 @@ const BASE_OFFSET: u32 = 0x1738 / 4;
 /// vertices 0..3 at base 0 and again at base 3 vertices.
 fn split_clause(path: &Path) {
     let mut b = CaptureBuilder::new("clause");
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 256,
-    };
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (6, 6),
-        color_target: 1,
-        colors: [
-            target(0),
-            target(0x1_0000),
-            target(0x2_0000),
-            target(0x3_0000),
-        ],
-        zeta: target(0x4_0000),
-        clip: (0, 0, 64, 64),
-    });
+    b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
     b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1, 0b1)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)

@@ -422,34 +422,14 @@ fn every_program_reassembled_draws_the_same_frame() {
 /// that the text, assembled, would start at its first line.
 #[test]
 fn a_program_that_reaches_below_its_start_is_flagged() {
-    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
     use rsxtrace_capture::rrc::Location;
     let program = rsxtrace_program::vertex::assemble(
         "0: MOV o[COL0], v[POS]\n1: RET\n2: CAL 0\n3: MOV o[HPOS], v[POS]; END\n",
     )
     .unwrap();
     let mut b = CaptureBuilder::new("below");
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 256,
-    };
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (6, 6),
-        color_target: 1,
-        colors: [
-            target(0),
-            target(0x1_0000),
-            target(0x2_0000),
-            target(0x3_0000),
-        ],
-        zeta: target(0x4_0000),
-        clip: (0, 0, 64, 64),
-    });
+    b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
     b.set_vertex_program(&rsxtrace_program::vertex::encode(&program), 0, 2, 1, 1)
         .unwrap();
     b.set_fragment_program(

@@ -16,9 +16,7 @@ use crate::divergence_support;
 use divergence_support::gpu;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{
-    BuildError, CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc,
-};
+use rsxtrace_capture::builder::{BuildError, CaptureBuilder, SurfaceDesc, TextureDesc};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_program::fragment::{
@@ -202,27 +200,7 @@ fn trilinear_frame() -> Frame {
 
 fn build() -> Result<rsxtrace_capture::rrc::Capture, BuildError> {
     let mut b = CaptureBuilder::new("trilinear.rrc");
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: 1024,
-    };
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (8, 8),
-        color_target: 1,
-        colors: [
-            target(0),
-            target(0x4_0000),
-            target(0x8_0000),
-            target(0xC_0000),
-        ],
-        zeta: target(0x20_0000),
-        clip: (0, 0, 256, 256),
-    });
+    b.set_surface(&SurfaceDesc::argb8_square(8, 0, 0x20_0000));
     b.set_viewport(
         0,
         0,

@@ -50,6 +50,36 @@ pub struct SurfaceDesc {
 }
 
 impl SurfaceDesc {
+    /// A pitch-linear A8R8G8B8 surface of 2^`log2` × 2^`log2` pixels in local memory: colour
+    /// target A at `color`, the Z24S8 depth surface at `zeta`, both 4 bytes a pixel, the clip
+    /// the whole surface; targets B to D (unused) follow A one surface apart.
+    pub fn argb8_square(log2: u32, color: u32, zeta: u32) -> SurfaceDesc {
+        let side = 1u32 << log2.min(12);
+        let target = |offset| SurfaceTarget {
+            location: Location::Local,
+            offset,
+            pitch: side * 4,
+        };
+        let next = side * side * 4;
+        let clip = u16::try_from(side).unwrap_or(u16::MAX);
+        SurfaceDesc {
+            color_format: 8,
+            depth_format: 2,
+            surface_type: 1,
+            antialias: 0,
+            log2_size: (log2, log2),
+            color_target: 1,
+            colors: [
+                target(color),
+                target(color + next),
+                target(color + 2 * next),
+                target(color + 3 * next),
+            ],
+            zeta: target(zeta),
+            clip: (0, 0, clip, clip),
+        }
+    }
+
     /// The SET_SURFACE_FORMAT word.
     pub fn format_word(&self) -> u32 {
         (self.color_format & 0x1F)
