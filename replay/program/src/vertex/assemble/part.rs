@@ -269,6 +269,46 @@ fn claim_suffixes(w: &mut Words, m: &Mnemonic, word: &str) -> Result<(), String>
     )
 }
 
+/// A writing operation's suffixes, destination, write mask and condition, claimed; its
+/// operand texts and whether it stated no condition. Only ARL, ARR and ARA
+/// (`address_op`) write an address register, and they write nothing else.
+fn claim_writing<'a>(
+    w: &mut Words,
+    unit: Unit,
+    m: &Mnemonic,
+    word: &str,
+    rest: &'a str,
+    address_op: bool,
+) -> Result<(Vec<&'a str>, bool), String> {
+    claim_suffixes(w, m, word)?;
+    let Operands {
+        dest,
+        mask,
+        condition,
+        sources,
+    } = dest_and_operands(rest)?;
+    match dest {
+        Dest::Address(_) if !address_op => {
+            return Err(format!(
+                "{word}: only ARL, ARR and ARA write an address register"
+            ))
+        }
+        Dest::Temp(_) | Dest::TempAndOutput(..) if address_op => {
+            return Err(format!("{word} writes an address register: A0 or A1"))
+        }
+        _ => {}
+    }
+    claim_dest(w, unit, dest, word)?;
+    let mask_field = match unit {
+        Unit::Vector => f::VEC_WRITEMASK,
+        Unit::Scalar => f::SCA_WRITEMASK,
+    };
+    w.claim(mask_field, mask.to_field(), &format!("{word}'s write mask"))?;
+    let unconditional = condition.is_none();
+    claim_write_condition(w, condition, word)?;
+    Ok((sources, unconditional))
+}
+
 /// Parse one part of `unit` and claim its bits.
 pub(super) fn claim_part(w: &mut Words, unit: Unit, part: &str) -> Result<PartInfo, String> {
     let part = part.trim();
@@ -299,36 +339,12 @@ pub(super) fn claim_part(w: &mut Words, unit: Unit, part: &str) -> Result<PartIn
                     Err(format!("{part}: NOP takes nothing"))
                 };
             }
-            claim_suffixes(w, &m, word)?;
-            let Operands {
-                dest,
-                mask,
-                condition: cond,
-                sources: operands,
-            } = dest_and_operands(rest)?;
             let address_op = matches!(
                 op,
                 VectorOpcode::Arl | VectorOpcode::Arr | VectorOpcode::Ara
             );
-            match dest {
-                Dest::Address(_) if !address_op => {
-                    return Err(format!(
-                        "{word}: only ARL, ARR and ARA write an address register"
-                    ))
-                }
-                Dest::Temp(_) | Dest::TempAndOutput(..) if address_op => {
-                    return Err(format!("{word} writes an address register: A0 or A1"))
-                }
-                _ => {}
-            }
-            claim_dest(w, unit, dest, word)?;
-            w.claim(
-                f::VEC_WRITEMASK,
-                mask.to_field(),
-                &format!("{word}'s write mask"),
-            )?;
-            info.unconditional_write = cond.is_none();
-            claim_write_condition(w, cond, word)?;
+            let (operands, unconditional) = claim_writing(w, unit, &m, word, rest, address_op)?;
+            info.unconditional_write = unconditional;
             let reads = op.reads();
             let wanted =
                 reads.iter().filter(|r| **r).count() + usize::from(op == VectorOpcode::Txl);
@@ -367,26 +383,8 @@ pub(super) fn claim_part(w: &mut Words, unit: Unit, part: &str) -> Result<PartIn
                     ..PartInfo::default()
                 });
             }
-            claim_suffixes(w, &m, word)?;
-            let Operands {
-                dest,
-                mask,
-                condition: cond,
-                sources: operands,
-            } = dest_and_operands(rest)?;
-            if matches!(dest, Dest::Address(_)) {
-                return Err(format!(
-                    "{word}: the scalar unit writes no address register"
-                ));
-            }
-            claim_dest(w, unit, dest, word)?;
-            w.claim(
-                f::SCA_WRITEMASK,
-                mask.to_field(),
-                &format!("{word}'s write mask"),
-            )?;
-            info.unconditional_write = cond.is_none();
-            claim_write_condition(w, cond, word)?;
+            let (operands, unconditional) = claim_writing(w, unit, &m, word, rest, false)?;
+            info.unconditional_write = unconditional;
             match operands.as_slice() {
                 [text] if op.reads_src2() => claim_source(w, 2, &parse_source(text)?, text, word)?,
                 _ => return Err(format!("{word} takes a destination and one operand")),
