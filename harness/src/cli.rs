@@ -72,8 +72,9 @@ pub enum Command {
     /// the state, constants, inline constants and vertex data that differ (exit 1 when the
     /// frames differ).
     Diff(crate::cmd::diff::DiffArgs),
-    /// Disassemble an RSX program: a CgBinaryProgram, a PSL1GHT container, raw microcode, or
-    /// the programs of one draw of a capture.
+    /// Disassemble an RSX program: a CgBinaryProgram, a PSL1GHT container, assembly text,
+    /// raw microcode, every program of an executable (ELF, debug SELF), or the programs of
+    /// one draw of a capture.
     Disasm {
         file: PathBuf,
         /// Stage of raw microcode (containers and captures say it themselves).
@@ -153,7 +154,8 @@ pub enum Command {
         json: bool,
     },
     /// Recompile an RSX program to WGSL (validated by naga), or through naga's back ends to
-    /// SPIR-V, HLSL, MSL or GLSL: a container, raw microcode, or a draw's programs.
+    /// SPIR-V, HLSL, MSL or GLSL: a container, assembly text, raw microcode, the programs of
+    /// an executable, or a draw's programs.
     Translate {
         file: PathBuf,
         /// Output language.

@@ -289,6 +289,57 @@ fn disasm_and_flow_of_corpus_programs() {
     assert_eq!(raw_json["instructions"], fpj["instructions"]);
 }
 
+/// An executable's programs, found as `batch` finds them: every one disassembled with where
+/// it lies, `--stage` choosing, JSON with `file_offset`; `--offset` reads one alone, and the
+/// microcode recovered from a damaged container ends at its END inside the file.
+#[test]
+fn disasm_of_an_executable() {
+    let Some(corpus) = corpus() else { return };
+    let elf = corpus.join("ps3autotests/elf/primitives.ppu.elf");
+    let elf = elf.to_str().unwrap();
+    let text = ok_stdout(&["disasm", elf]);
+    // primitives.fpo at 0x204d4 and primitives.vpo at 0x205a4 (MANIFEST.json).
+    assert!(
+        text.contains("at byte 0x204d4 (--offset 132308 reads it alone): fragment program")
+            && text.contains("at byte 0x205a4 (--offset 132516 reads it alone): vertex program"),
+        "{text}"
+    );
+    assert!(text.contains("MOVR R0, f[COL0]; END") && text.contains("DP4 o[HPOS].x"));
+    let all = json(&["disasm", elf, "--json"]);
+    let offsets: Vec<(&str, u64)> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["stage"].as_str().unwrap(),
+                p["file_offset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(offsets, [("fragment", 0x204d4), ("vertex", 0x205a4)]);
+    let vertex = ok_stdout(&["disasm", elf, "--stage", "vertex"]);
+    assert!(!vertex.contains("fragment program"), "{vertex}");
+    let alone = json(&["disasm", elf, "--offset", "132516", "--json"]);
+    assert_eq!(alone["stage"], "vertex");
+    // ppu_vpu's fragment container is damaged; its microcode, recovered through its symbol,
+    // is read alone as raw microcode at the offset the header line gives.
+    let damaged = corpus.join("ps3autotests/elf/ppu_vpu.ppu.elf");
+    let damaged = damaged.to_str().unwrap();
+    let text = ok_stdout(&["disasm", damaged, "--stage", "fragment"]);
+    let hint = "(--offset 132836 --stage fragment reads its microcode alone)";
+    assert!(text.contains(hint), "{text}");
+    let raw = ok_stdout(&[
+        "disasm", damaged, "--offset", "132836", "--stage", "fragment",
+    ]);
+    assert!(raw.contains("MOVR R0, f[COL0]; END"), "{raw}");
+    // A debug SELF with no program in it.
+    let self_file = corpus.join("ps3autotests/elf/basic.ppu.self");
+    let out = rsxtrace(&["disasm", self_file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no program found"));
+}
+
 #[test]
 fn exec_transforms_the_sample_vertices_by_their_mvp() {
     let draws = json(&["draws", &sample(), "--json"]);

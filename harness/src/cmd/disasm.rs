@@ -1,6 +1,7 @@
 //! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
 //! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
-//! array of the vertex and the fragment program).
+//! array of the vertex and the fragment program; for an executable, an array of every
+//! program found, each with its `origin` and `file_offset`).
 
 use super::program_input::{load, Program};
 use crate::cli::Stage;
@@ -24,7 +25,22 @@ pub fn run(
         Program::Fragment(f) => fragment::to_json(f),
     };
     if as_json {
-        if draw.is_some() && stage.is_none() {
+        let executable = programs.iter().any(|p| p.file_offset.is_some());
+        if executable {
+            // Each with where it was found.
+            let all: Vec<_> = programs
+                .iter()
+                .map(|p| {
+                    let mut j = json_of(&p.program);
+                    if let Some(o) = j.as_object_mut() {
+                        o.insert("origin".into(), p.origin.clone().into());
+                        o.insert("file_offset".into(), p.file_offset.into());
+                    }
+                    j
+                })
+                .collect();
+            print_json(&all)?;
+        } else if draw.is_some() && stage.is_none() {
             let all: Vec<_> = programs.iter().map(|p| json_of(&p.program)).collect();
             print_json(&all)?;
         } else if let Some(p) = programs.first() {

@@ -1,11 +1,13 @@
-//! Where `disasm`, `flow` and `translate` get programs from: a container or raw microcode file,
-//! or the programs bound at one draw of a capture.
+//! Where `disasm`, `flow` and `translate` get programs from: a container, assembly or raw
+//! microcode file, the programs an executable holds, or the programs bound at one draw of a
+//! capture.
 
 use crate::cli::Stage;
 use anyhow::{bail, Context};
 use rsxtrace_capture::open::{file_kind, FileKind};
 use rsxtrace_program::assembly::assembly_text;
 use rsxtrace_program::container::{self, Container};
+use rsxtrace_program::source::{executable, Note, Origin};
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use rsxtrace_replay::texture::vertex_units::{translation_state, txl_units};
@@ -35,6 +37,8 @@ pub struct Located {
     pub vertex_textures: Option<VertexTextureUnits>,
     /// For a draw's vertex program: the transform program memory it was decoded from.
     pub memory_words: Vec<u32>,
+    /// For a program found in an executable: its byte offset in the file.
+    pub file_offset: Option<u64>,
 }
 
 /// The programs a file holds: one for a container or raw file; for a capture with `--draw`,
@@ -62,12 +66,16 @@ pub fn load(
                     path.display()
                 );
             }
-            from_program_file(path, stage, offset).map(|p| vec![p])
+            from_program_file(path, stage, offset)
         }
     }
 }
 
-fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow::Result<Located> {
+fn from_program_file(
+    path: &Path,
+    stage: Option<Stage>,
+    offset: usize,
+) -> anyhow::Result<Vec<Located>> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let Some(bytes) = bytes.get(offset..) else {
         bail!(
@@ -76,14 +84,136 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
             bytes.len()
         )
     };
+    if offset == 0 && executable::is_executable(bytes) {
+        return from_executable(path, bytes, stage);
+    }
+    from_program_bytes(path, bytes, stage, offset > 0).map(|p| vec![p])
+}
+
+/// Every program an executable (ELF, debug SELF) holds, found as `batch` finds them (a
+/// bad part of the file is a warning), of `stage` when given; `--offset` chooses one.
+fn from_executable(
+    path: &Path,
+    bytes: &[u8],
+    stage: Option<Stage>,
+) -> anyhow::Result<Vec<Located>> {
+    let (found, problems) = executable::read(path, bytes);
+    for p in &problems {
+        let at = p
+            .offset
+            .map_or(String::new(), |o| format!(" at byte {o:#x}"));
+        eprintln!("warning: {}{at}: {}", path.display(), p.reason);
+    }
+    let wanted = |s: container::Stage| match stage {
+        Some(Stage::Vertex) => s == container::Stage::Vertex,
+        Some(Stage::Fragment) => s == container::Stage::Fragment,
+        None => true,
+    };
+    let mut out = Vec::new();
+    for f in found.into_iter().filter(|f| wanted(f.stage)) {
+        let file_offset = match &f.origin {
+            Origin::Executable { file_offset, .. } => Some(*file_offset),
+            _ => None,
+        };
+        let symbol = match &f.origin {
+            Origin::Executable {
+                via_symbol: Some(s),
+                ..
+            } => format!(", symbol {s}"),
+            _ => String::new(),
+        };
+        // How to read it alone: its container at its offset, or, for microcode recovered
+        // through a symbol from a damaged container, the microcode as raw.
+        let alone = match (file_offset, &f.container) {
+            (Some(o), Some(_)) => format!(" (--offset {o} reads it alone)"),
+            (Some(o), None) => f
+                .notes
+                .iter()
+                .find_map(|n| match n {
+                    Note::FoundThroughSymbol { ucode_offset, .. } => Some(format!(
+                        " (--offset {} --stage {} reads its microcode alone)",
+                        o + ucode_offset,
+                        f.stage.name()
+                    )),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let at = match file_offset {
+            Some(o) => format!("{} at byte {o:#x}{symbol}{alone}", path.display()),
+            None => path.display().to_string(),
+        };
+        let kind = f.container.as_ref().map_or("microcode", container_kind);
+        let origin = format!("{at}: {} program, {kind}", f.stage.name());
+        let program = match f.stage {
+            container::Stage::Vertex => {
+                let slot = f
+                    .container
+                    .as_ref()
+                    .and_then(Container::load_slot)
+                    .map_or(0, |s| s as usize);
+                match vertex::decode_bytes(&f.ucode) {
+                    Ok(p) => Program::Vertex(p.loaded_at(slot)),
+                    Err(e) => {
+                        eprintln!("warning: {origin}: cannot decode: {e}");
+                        continue;
+                    }
+                }
+            }
+            container::Stage::Fragment => match fragment::decode(&f.ucode) {
+                Ok(p) => Program::Fragment(p),
+                Err(e) => {
+                    eprintln!("warning: {origin}: cannot decode: {e}");
+                    continue;
+                }
+            },
+        };
+        out.push(Located {
+            origin,
+            program,
+            control: f.container.as_ref().and_then(Container::control_word),
+            container: f.container,
+            texture_dimensions: None,
+            texture_lod: None,
+            vertex_textures: None,
+            memory_words: Vec::new(),
+            file_offset,
+        });
+    }
+    if out.is_empty() {
+        bail!(
+            "{} is an executable with no {}program found in it",
+            path.display(),
+            match stage {
+                Some(Stage::Vertex) => "vertex ",
+                Some(Stage::Fragment) => "fragment ",
+                None => "",
+            }
+        );
+    }
+    Ok(out)
+}
+
+/// One program from a file's bytes: a container, assembly text, or raw microcode of
+/// `stage`.
+fn from_program_bytes(
+    path: &Path,
+    bytes: &[u8],
+    stage: Option<Stage>,
+    inside: bool,
+) -> anyhow::Result<Located> {
     let text = assembly_text(bytes).is_some();
+    // Raw microcode at an offset inside a bigger file ends at its END instruction.
+    let raw =
+        |s: container::Stage| Container::raw(s, if inside { through_end(bytes, s) } else { bytes });
     let parsed = match Container::parse(bytes) {
         Ok(c) => c,
         // Assembly, as `disasm` writes it.
         Err(_) if text => assembled(path, bytes, stage)?,
         Err(container_error) => match stage {
-            Some(Stage::Vertex) => Container::raw(container::Stage::Vertex, bytes)?,
-            Some(Stage::Fragment) => Container::raw(container::Stage::Fragment, bytes)?,
+            Some(Stage::Vertex) => raw(container::Stage::Vertex)?,
+            Some(Stage::Fragment) => raw(container::Stage::Fragment)?,
             None => bail!(
                 "{} is not a known container ({container_error}); for raw microcode give --stage vertex|fragment",
                 path.display()
@@ -117,7 +247,30 @@ fn from_program_file(path: &Path, stage: Option<Stage>, offset: usize) -> anyhow
         texture_lod: None,
         vertex_textures: None,
         memory_words: Vec::new(),
+        file_offset: None,
     })
+}
+
+/// The whole 16-byte slots of `bytes` through the first END instruction (a fragment
+/// program's inline constant after it included); all of them when none decodes to END.
+fn through_end(bytes: &[u8], stage: container::Stage) -> &[u8] {
+    let whole = &bytes[..bytes.len() - bytes.len() % 16];
+    let slots = match stage {
+        container::Stage::Fragment => fragment::decode_until_end(whole).ok().and_then(|p| {
+            p.instructions
+                .iter()
+                .map(|i| i.slot as usize + 1 + usize::from(i.constant.is_some()))
+                .max()
+        }),
+        container::Stage::Vertex => whole.chunks_exact(16).enumerate().find_map(|(k, c)| {
+            let w = |n: usize| u32::from_be_bytes([c[n], c[n + 1], c[n + 2], c[n + 3]]);
+            vertex::decode_instruction([w(0), w(4), w(8), w(12)], k)
+                .ok()
+                .filter(|i| i.end)
+                .map(|_| k + 1)
+        }),
+    };
+    slots.and_then(|n| whole.get(..n * 16)).unwrap_or(whole)
 }
 
 /// Assembly text of `stage`; without one, fragment assembly, else vertex assembly.
@@ -190,6 +343,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             texture_lod: None,
             vertex_textures: Some(vertex_textures),
             memory_words: draw.vertex_program.to_vec(),
+            file_offset: None,
         });
     }
     if stage != Some(Stage::Vertex) {
@@ -226,6 +380,7 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
             texture_lod: Some(std::array::from_fn(|u| unit_lod(&draw.textures[u]))),
             vertex_textures: None,
             memory_words: Vec::new(),
+            file_offset: None,
         });
     }
     Ok(out)
