@@ -578,6 +578,51 @@ fn asm_writes_a_container_like_the_original() {
     assert!(moved.contains("iGlobalTime"), "{moved}");
 }
 
+/// Every corpus fragment program, disassembled and written back with `asm --like` itself,
+/// shades the image the original shades.
+#[test]
+fn every_corpus_fragment_program_reassembles_to_the_same_image() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = corpus.files_ending("ps3autotests", ".fpo");
+    assert!(files.len() >= 9, "{files:?}");
+    for name in files {
+        let original = corpus.path(&name);
+        let text = rsxtrace(&["disasm", s(&original)]);
+        let asm = dir.path().join("p.asm");
+        std::fs::write(&asm, text.stdout).unwrap();
+        let again = dir.path().join("p.fpo");
+        json_ok(&[
+            "asm",
+            s(&asm),
+            "--like",
+            s(&original),
+            "--out",
+            s(&again),
+            "--json",
+        ]);
+        let shade = |program: &std::path::Path, png: &str| {
+            let png = dir.path().join(png);
+            json_ok(&[
+                "shade",
+                s(program),
+                "--size",
+                "48x32",
+                "--out",
+                s(&png),
+                "--json",
+            ]);
+            std::fs::read(png).unwrap()
+        };
+        assert!(
+            shade(&original, "a.png") == shade(&again, "b.png"),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn uniforms_are_written_into_the_containers_that_declare_them() {
     let game = game();
