@@ -18,7 +18,7 @@
 //! - **Vertex program**: before the run, `SET_TRANSFORM_PROGRAM_LOAD` and
 //!   `SET_TRANSFORM_PROGRAM` upload the new words at the chosen slot (in batches of 32
 //!   registers, as RPCS3 records uploads: rrc-format.md 3.2), then `SET_TRANSFORM_PROGRAM_START`
-//!   and, when given, the attribute input and output masks (the input mask with the
+//!   (its start slot) and, when given, the attribute input and output masks (the input mask with the
 //!   attributes the program reads added); after the run the overwritten slots
 //!   get their old words back (the frame's program memory at the run's last draw), and the
 //!   load pointer, start slot and masks their old values.
@@ -92,8 +92,10 @@ pub struct FragmentSwap {
 pub struct VertexSwap {
     /// Its words (four per slot), as `SET_TRANSFORM_PROGRAM` writes them.
     pub words: Vec<u32>,
-    /// The slot it is loaded at and starts from.
+    /// The slot it is loaded at.
     pub slot: u32,
+    /// The slot it starts from (its load slot unless a subroutine lies below its entry).
+    pub start: u32,
     /// `SET_VERTEX_ATTRIB_INPUT_MASK` for it, or `None` to keep the game's.
     pub input_mask: Option<u32>,
     /// Attributes it reads (bit n = `v[n]`), added to the input mask of each run (given or
@@ -369,7 +371,7 @@ pub fn replace_programs(
                     };
                     let mut setup = vec![write(reg::SET_TRANSFORM_PROGRAM_LOAD, v.slot)];
                     setup.extend(upload(&v.words));
-                    setup.push(write(reg::SET_TRANSFORM_PROGRAM_START, v.slot));
+                    setup.push(write(reg::SET_TRANSFORM_PROGRAM_START, v.start));
                     let mut restore = vec![write(reg::SET_TRANSFORM_PROGRAM_LOAD, v.slot)];
                     restore.extend(upload(old_words));
                     restore.push(write(

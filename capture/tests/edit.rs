@@ -105,6 +105,7 @@ fn vertex_swap(slots: usize, slot: u32) -> NewProgram {
     NewProgram::Vertex(VertexSwap {
         words: vertex_program(slots, 0xB),
         slot,
+        start: slot,
         input_mask: Some(0x7),
         input_reads: 0,
         output_mask: None,
@@ -300,6 +301,7 @@ fn bad_requests_are_refused_by_name() {
     let empty = NewProgram::Vertex(VertexSwap {
         words: vec![],
         slot: 0,
+        start: 0,
         input_mask: None,
         input_reads: 0,
         output_mask: None,
@@ -327,6 +329,7 @@ fn the_attributes_a_raw_vertex_program_reads_join_the_games_input_mask() {
     let swap = NewProgram::Vertex(VertexSwap {
         words: vertex_program(2, 0xC),
         slot: 4,
+        start: 4,
         input_mask: None,
         input_reads: 0x100,
         output_mask: None,

@@ -418,19 +418,22 @@ fn every_program_reassembled_draws_the_same_frame() {
     }
 }
 
-/// A draw whose vertex program calls a subroutine below its start slot: its disassembly says
-/// that the text, assembled, would start at its first line.
+/// A draw whose vertex program calls a subroutine below its start slot: its disassembly
+/// marks the entry `START`, and that text edited back in loads at its first line and starts
+/// at the entry (so does `@N`); a CgBinaryProgram cannot hold it.
 #[test]
-fn a_program_that_reaches_below_its_start_is_flagged() {
+fn a_program_that_reaches_below_its_start_keeps_its_entry() {
     use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
     use rsxtrace_capture::rrc::Location;
+    // Loaded at 10, so that the program an edit loads at 0 is told apart.
     let program = rsxtrace_program::vertex::assemble(
-        "0: MOV o[COL0], v[POS]\n1: RET\n2: CAL 0\n3: MOV o[HPOS], v[POS]; END\n",
+        "10: MOV o[COL0], v[POS]\n11: RET\n12: CAL 10; START\n13: MOV o[HPOS], v[POS]; END\n",
     )
     .unwrap();
+    assert_eq!(program.start_slot, 12);
     let mut b = CaptureBuilder::new("below");
     b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
-    b.set_vertex_program(&rsxtrace_program::vertex::encode(&program), 0, 2, 1, 1)
+    b.set_vertex_program(&rsxtrace_program::vertex::encode(&program), 10, 12, 1, 1)
         .unwrap();
     b.set_fragment_program(
         Location::Local,
@@ -450,18 +453,64 @@ fn a_program_that_reaches_below_its_start_is_flagged() {
         rsxtrace(&["disasm", s(&path), "--draw", "0", "--stage", "vertex"]).stdout,
     )
     .unwrap();
-    assert!(
-        text.contains("vertex program at slot 2")
-            && text.contains("it reaches slot 0 before its start"),
-        "{text}"
-    );
-    assert!(text.contains("002: CAL 0"), "{text}");
-    // The sample's programs start at their first line: no such note.
-    let game = String::from_utf8(
-        rsxtrace(&["disasm", &game(), "--draw", "0", "--stage", "vertex"]).stdout,
+    assert!(text.contains("vertex program at slot 12"), "{text}");
+    assert!(text.contains("010: MOV o[COL0], v[POS]\n"), "{text}");
+    assert!(text.contains("012: CAL 10; START\n"), "{text}");
+    // Edited back in, relabelled to load at 0: it starts at 2.
+    let moved = (10..14)
+        .fold(text.clone(), |t, n| {
+            t.replace(&format!("0{n}:"), &format!("{}:", n - 10))
+        })
+        .replace("CAL 10", "CAL 0");
+    let asm = dir.path().join("below.vasm");
+    std::fs::write(&asm, &moved).unwrap();
+    let edited = dir.path().join("edited.rrc.gz");
+    let report = json_ok(&[
+        "edit",
+        s(&path),
+        "--vertex",
+        &format!("0={}", s(&asm)),
+        "--out",
+        s(&edited),
+        "--json",
+    ]);
+    assert_eq!(report["replacements"][0]["slot"], 0);
+    let draws = json_ok(&["draws", s(&edited), "--json"]);
+    assert_eq!(draws[0]["vp_start"], 2);
+    let back = String::from_utf8(
+        rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "vertex"]).stdout,
     )
     .unwrap();
-    assert!(!game.contains("before its start"), "{game}");
+    assert!(
+        back.contains("002: CAL 0; START\n") && back.contains("000: MOV o[COL0], v[POS]\n"),
+        "{back}"
+    );
+    // The draw's own program taken with `@0`: loaded from its lowest slot, started at 12.
+    let taken = dir.path().join("taken.rrc.gz");
+    json_ok(&[
+        "edit",
+        s(&path),
+        "--vertex",
+        "0=@0",
+        "--out",
+        s(&taken),
+        "--json",
+    ]);
+    let draws = json_ok(&["draws", s(&taken), "--json"]);
+    assert_eq!(draws[0]["vp_start"], 12);
+    // A CgBinaryProgram starts where it is loaded.
+    if let Some(corpus) = rsxtrace_testkit::workspace!().corpus() {
+        let cube = corpus.path("ps3autotests/sce_cube_common.vpo");
+        let out = dir.path().join("x.vpo");
+        let why = failure(&["asm", s(&asm), "--like", s(&cube), "--out", s(&out)]);
+        assert!(why.contains("starts at slot 2"), "{why}");
+    }
+    let raw = dir.path().join("x.bin");
+    let report = json_ok(&["asm", s(&asm), "--out", s(&raw), "--json"]);
+    assert_eq!(
+        (report["load_slot"].clone(), report["start_slot"].clone()),
+        (0.into(), 2.into())
+    );
 }
 
 /// A container's disassembly (its parameter table included) reads back as assembly of its

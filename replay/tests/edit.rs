@@ -286,6 +286,7 @@ fn vertex_assembly_is_loaded_where_its_labels_say() {
         file.vertex_load,
         Some(VertexLoad {
             slot: 40,
+            start: 40,
             masks: None
         })
     );
@@ -297,6 +298,28 @@ fn vertex_assembly_is_loaded_where_its_labels_say() {
     let frame = Frame::from_capture(&capture).unwrap();
     assert_eq!(frame.draws[1].vp_start, 40);
     assert_eq!(frame.draws[0].vp_start, 0);
+    // A subroutine below the entry: loaded at 40, started at 42 (`START`), it calls 40.
+    let text = "\
+40: MOV o[COL0], v[TEX0]
+41: RET
+42: MOV o[TEX0], v[TEX0]; START
+43: CAL 40
+44: MOV o[HPOS], v[POS]
+";
+    let file = ProgramFile::parse(text.as_bytes(), Stage::Vertex).unwrap();
+    assert_eq!(
+        file.vertex_load,
+        Some(VertexLoad {
+            slot: 40,
+            start: 42,
+            masks: None
+        })
+    );
+    let capture = edited(&scene(), &[request("1", Stage::Vertex, text.as_bytes())]);
+    for (who, left, right) in halves("edit_vertex_start", &capture) {
+        assert_eq!((left, right), (RED, YELLOW), "{who}");
+    }
+    assert_eq!(Frame::from_capture(&capture).unwrap().draws[1].vp_start, 42);
     // A line that does not assemble is named.
     let bad = ProgramFile::parse(
         b"MOV o[HPOS], v[POS]\nMAD R1, c[1], c[2], R0\n",

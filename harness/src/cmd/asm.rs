@@ -84,10 +84,16 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         }
         container::Stage::Fragment => fragment::decode(&raw.ucode).map(|p| p.instructions.len())?,
     };
-    let load_slot = raw
-        .load_slot
-        .filter(|_| raw.stage == container::Stage::Vertex);
+    let vertex = raw.stage == container::Stage::Vertex;
+    let load_slot = raw.load_slot.filter(|_| vertex);
+    let start_slot = raw.start_slot.or(raw.load_slot).filter(|_| vertex);
     let (out_bytes, format, notes) = match &like {
+        Some(_) if start_slot != load_slot => bail!(
+            "the program starts at slot {} (its START line), not at its first slot {}: a \
+             CgBinaryProgram's program starts where it is loaded (instructionSlot)",
+            start_slot.unwrap_or(0),
+            load_slot.unwrap_or(0)
+        ),
         Some(cg) => {
             let (program, notes) = with_microcode(cg, &raw.ucode, load_slot.unwrap_or(0))
                 .with_context(|| {
@@ -113,6 +119,7 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
             "instructions": instructions,
             "bytes": out_bytes.len(),
             "load_slot": load_slot,
+            "start_slot": start_slot,
             "like": args.like.as_ref().map(|p| p.display().to_string()),
             "moved_uniforms": notes.moved_uniforms.iter().map(|(name, offsets)| json!({"name": name, "offsets": offsets})).collect::<Vec<_>>(),
             "fields": notes.fields.iter().map(|(field, before, after)| json!({"field": field, "before": before, "after": after})).collect::<Vec<_>>(),
@@ -123,7 +130,13 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         "wrote {}: a {stage} program of {instructions} instructions as {format} ({} bytes){}",
         args.out.display(),
         out_bytes.len(),
-        load_slot.map_or(String::new(), |s| format!(", loaded at slot {s}")),
+        match (load_slot, start_slot) {
+            (Some(l), Some(s)) if l != s => format!(
+                ", loaded at slot {l}, starting at slot {s} (raw microcode does not carry its start)"
+            ),
+            (Some(l), _) => format!(", loaded at slot {l}"),
+            _ => String::new(),
+        },
     );
     for (name, offsets) in &notes.moved_uniforms {
         let offsets: Vec<String> = offsets.iter().map(|o| format!("{o:#x}")).collect();

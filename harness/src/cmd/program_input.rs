@@ -231,7 +231,9 @@ fn from_program_bytes(
                 .with_context(|| format!("cannot decode the vertex program of {origin}"))?;
             // Numbered from where it is loaded: its branch targets are absolute slots.
             let slot = parsed.load_slot().map_or(0, |s| s as usize);
-            Program::Vertex(p.loaded_at(slot))
+            let mut p = p.loaded_at(slot);
+            p.start_slot = parsed.start_slot().map_or(slot, |s| s as usize);
+            Program::Vertex(p)
         }
         container::Stage::Fragment => Program::Fragment(
             fragment::decode(parsed.ucode())
@@ -323,18 +325,8 @@ fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Re
         let vertex_textures = translation_state(&draw.vertex_textures, txl_units(&program));
         out.push(Located {
             origin: format!(
-                "draw {draw_index}: vertex program at slot {} (hash {:016x}){}",
-                draw.vp_start,
-                draw.vp_hash,
-                // Assembly starts at its first line: say so when that is not the entry.
-                program
-                    .instructions
-                    .first()
-                    .filter(|i| i.slot != program.start_slot)
-                    .map_or(String::new(), |i| format!(
-                        "; it reaches slot {} before its start, so this text, assembled, would start there",
-                        i.slot
-                    )),
+                "draw {draw_index}: vertex program at slot {} (hash {:016x})",
+                draw.vp_start, draw.vp_hash
             ),
             program: Program::Vertex(program),
             container: None,

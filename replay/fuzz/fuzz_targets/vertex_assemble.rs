@@ -12,9 +12,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(program) = assemble(text) {
-        let back = decode_words(&encode(&program))
+        let base = program.instructions.first().map_or(0, |i| i.slot);
+        let mut back = decode_words(&encode(&program))
             .expect("an assembled program decodes")
-            .loaded_at(program.start_slot);
+            .loaded_at(base);
+        back.start_slot = program.start_slot;
+        assert_eq!(back, program);
         let again = disassemble(&back);
         let q = assemble(&again).unwrap_or_else(|e| panic!("{e}\n{again}"));
         assert_eq!(disassemble(&q), again);

@@ -111,29 +111,50 @@ fn assemble_reads_back_what_disassemble_writes() {
     let mut r = Rng(0x51ed_2701_c0ff_ee11);
     for n in 0..3_000 {
         let len = 1 + r.below(16) as usize;
+        // One program in four skips slots, as a disassembly from memory skips the slots its
+        // program cannot reach.
+        let gaps = r.below(4) == 0;
+        let mut slot = 0;
+        let mut slots = Vec::with_capacity(len);
+        for _ in 0..len {
+            slots.push(slot);
+            slot += 1 + if gaps { r.below(3) as usize } else { 0 };
+        }
         let mut instructions: Vec<VertexInstruction> =
-            (0..len).map(|s| instruction(&mut r, s)).collect();
+            slots.iter().map(|&s| instruction(&mut r, s)).collect();
         for i in &mut instructions {
             if i.scalar.has_immediate_target() {
                 // Targets name slots of the program (an assembler target names a label).
-                vertex::set_branch_target(i, r.below(len as u64) as u16);
+                let t = slots[r.below(len as u64) as usize];
+                vertex::set_branch_target(i, t as u16);
             }
         }
         if let Some(last) = instructions.last_mut() {
             last.end = true;
         }
+        // One program in four starts past its first slot (a subroutine below its entry).
+        let start_slot = if r.below(4) == 0 {
+            slots[r.below(len as u64) as usize]
+        } else {
+            0
+        };
         let p = VertexProgram {
-            start_slot: 0,
+            start_slot,
             instructions,
         };
         let text = disassemble(&p);
         let q = assemble(&text).unwrap_or_else(|e| panic!("program {n}: {e}\n{text}"));
         assert_same_meaning(&p, &q, &text);
+        assert_eq!(q.start_slot, p.start_slot, "{text}");
         assert_eq!(disassemble(&q), text, "program {n}");
-        // What the assembler gives encodes losslessly.
+        // Its span encodes every instruction at its own slot, idle slots between.
+        let span = vertex::decode_words(&vertex::encode_span(&q)).unwrap();
+        for i in &q.instructions {
+            assert_eq!(span.instructions[i.slot], *i, "slot {}", i.slot);
+        }
         assert_eq!(
-            vertex::decode_words(&vertex::encode(&q)).unwrap(),
-            VertexProgram { start_slot: 0, ..q }
+            span.instructions.len(),
+            q.instructions.last().unwrap().slot + 1
         );
     }
 }
@@ -193,6 +214,14 @@ fn labels_comments_and_load_slot() {
          103: MUL R0, v[COL0], c[A0.x+4]; RCP R2.x, R1.w\n\
          104: NOP; MOV o[COL0], R0; END\n"
     );
+    // A START line is the entry; the program still loads at its first line.
+    let sub = assemble(
+        "20: MOV o[COL0], v[COL0]\n21: RET\n22: CAL 20; START\n23: MOV o[HPOS], v[POS]; END",
+    )
+    .unwrap();
+    assert_eq!((sub.start_slot, sub.instructions[0].slot), (22, 20));
+    assert!(disassemble(&sub).contains("022: CAL 20; START\n"));
+    assert_eq!(assemble(&disassemble(&sub)).unwrap(), sub);
     // Unread sources and unused fields are the idle slot's.
     let idle = VertexInstruction::idle(0);
     let dp4 = &p.instructions[0];
@@ -234,6 +263,7 @@ fn refusals_name_the_line_and_the_clash() {
         ("MOV R1, v[POS]; BRI 0 (FL.xxxx)", 1, "writes nothing"),
         ("543: NOP\nNOP", 2, "past the 544 slots"),
         ("BRB 0, b40", 1, "b0..b31"),
+        ("NOP; START\nNOP; START", 2, "second START"),
     ];
     for (text, line, words) in cases {
         let e = assemble(text).expect_err(text);

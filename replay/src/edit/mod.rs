@@ -199,9 +199,12 @@ pub fn edit_programs(
                 }
             }
             Stage::Vertex => {
-                let (slot, masks) = match r.program.vertex_load {
-                    Some(load) => (load.slot, load.masks),
-                    None => (frame.draws[draws[0]].vp_start, None),
+                let (slot, start, masks) = match r.program.vertex_load {
+                    Some(load) => (load.slot, load.start, load.masks),
+                    None => {
+                        let start = frame.draws[draws[0]].vp_start;
+                        (start, start, None)
+                    }
                 };
                 let (input_mask, output_mask) = (masks.map(|m| m.0), masks.map(|m| m.1));
                 let program = NewProgram::Vertex(VertexSwap {
@@ -212,6 +215,7 @@ pub fn edit_programs(
                         .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
                         .collect(),
                     slot,
+                    start,
                     input_mask,
                     input_reads: r.program.vertex_inputs,
                     output_mask,

@@ -37,8 +37,10 @@ pub struct ProgramFile {
 /// to set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VertexLoad {
-    /// The load and start slot (a container's `instructionSlot`, assembly's first label).
+    /// The load slot (a container's `instructionSlot`, assembly's first label).
     pub slot: u32,
+    /// The start slot (a container's load slot, assembly's `START` line or first line).
+    pub start: u32,
     /// `SET_VERTEX_ATTRIB_INPUT_MASK` and `SET_VERTEX_ATTRIB_OUTPUT_MASK` from a container
     /// or a draw; `None` keeps the game's (assembly text states none).
     pub masks: Option<(u32, u32)>,
@@ -159,9 +161,14 @@ impl ProgramFile {
             vertex_load: match (parsed.vertex_load(), parsed.load_slot()) {
                 (Some((slot, input, output)), _) => Some(VertexLoad {
                     slot,
+                    start: slot,
                     masks: Some((input, output)),
                 }),
-                (None, Some(slot)) => Some(VertexLoad { slot, masks: None }),
+                (None, Some(slot)) => Some(VertexLoad {
+                    slot,
+                    start: parsed.start_slot().unwrap_or(slot),
+                    masks: None,
+                }),
                 (None, None) => None,
             }
             .filter(|_| stage == Stage::Vertex),
@@ -177,9 +184,9 @@ impl ProgramFile {
 impl ProgramFile {
     /// The program of `stage` that draw `draw` of `frame` runs, as a replacement elsewhere: a
     /// fragment program's microcode as the draw read it (its inline constants included) with
-    /// the draw's shader control; a vertex program's slots from its start through its END
-    /// with the draw's attribute masks, loaded at the same slot (a program that reaches slots
-    /// outside that range, by a branch or a call, is refused).
+    /// the draw's shader control; a vertex program's slots from the lowest it can reach
+    /// through its END (or the highest it can reach), loaded at the same slots and started at
+    /// the draw's start slot, with the draw's attribute masks.
     pub fn from_draw(
         frame: &Frame,
         draw: usize,
@@ -227,26 +234,21 @@ impl ProgramFile {
                     as usize;
                 let program = vertex::decode_from_memory(&d.vertex_program, start)
                     .map_err(|e| unreadable(e.to_string()))?;
-                if let Some(i) = program
-                    .instructions
-                    .iter()
-                    .find(|i| i.slot < start || i.slot > end)
-                {
-                    return Err(unreadable(format!(
-                        "it reaches slot {} outside its slots {start}..={end}",
-                        i.slot
-                    )));
-                }
+                // Every slot it can reach, subroutines below its start or past its END too.
+                let slots = program.instructions.iter().map(|i| i.slot);
+                let low = slots.clone().min().unwrap_or(start).min(start);
+                let high = slots.max().unwrap_or(end).max(end);
                 let words = d
                     .vertex_program
-                    .get(start * 4..(end + 1) * 4)
+                    .get(low * 4..(high + 1) * 4)
                     .ok_or_else(|| unreadable("its slots lie past program memory".into()))?;
                 Ok(ProgramFile {
                     stage,
                     ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
                     control: None,
                     vertex_load: Some(VertexLoad {
-                        slot: d.vp_start,
+                        slot: u32::try_from(low).unwrap_or(d.vp_start),
+                        start: d.vp_start,
                         masks: Some((u32::from(d.vertex_inputs.input_mask), d.output_mask)),
                     }),
                     instructions: program.instructions.len(),

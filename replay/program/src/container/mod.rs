@@ -73,6 +73,8 @@ pub struct RawProgram {
     /// For vertex assembly text: the slot it was assembled for (its first line's label),
     /// where its branch targets point. `None` for microcode read as it is.
     pub load_slot: Option<u32>,
+    /// For vertex assembly text: the slot it starts at (its `START` line, else its first).
+    pub start_slot: Option<u32>,
 }
 
 /// A program container of any supported format.
@@ -204,9 +206,13 @@ impl Container {
                 }
                 Some(text) => {
                     let program = crate::vertex::assemble(text)?;
-                    let mut raw = Self::raw(stage, &crate::vertex::encode_bytes(&program))?;
+                    let words = crate::vertex::encode_span(&program);
+                    let bytes: Vec<u8> = words.into_iter().flat_map(u32::to_be_bytes).collect();
+                    let mut raw = Self::raw(stage, &bytes)?;
                     if let Self::Raw(r) = &mut raw {
-                        r.load_slot = u32::try_from(program.start_slot).ok();
+                        let first = program.instructions.first().map(|i| i.slot);
+                        r.load_slot = first.and_then(|s| u32::try_from(s).ok());
+                        r.start_slot = u32::try_from(program.start_slot).ok();
                     }
                     Ok(raw)
                 }
@@ -232,6 +238,7 @@ impl Container {
             stage,
             ucode: bytes.to_vec(),
             load_slot: None,
+            start_slot: None,
         }))
     }
 
@@ -350,6 +357,15 @@ impl Container {
         match self {
             Self::Raw(r) if r.stage == Stage::Vertex => r.load_slot,
             other => other.vertex_load().map(|(slot, ..)| slot),
+        }
+    }
+
+    /// The slot a vertex program starts at: assembly's `START` line, else where it is loaded
+    /// ([`Container::load_slot`]; a container's program starts at its load slot).
+    pub fn start_slot(&self) -> Option<u32> {
+        match self {
+            Self::Raw(r) if r.stage == Stage::Vertex => r.start_slot.or(r.load_slot),
+            other => other.load_slot(),
         }
     }
 

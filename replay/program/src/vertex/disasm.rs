@@ -2,7 +2,8 @@
 //!
 //! Line form: `SSS: <vector part>; <scalar part>` (each unit shown when active, `NOP` when
 //! both are idle, and `NOP; MOV ...` for a scalar MOV alone, which would otherwise read as the
-//! vector MOV), then `; END` on the last instruction. Conventions:
+//! vector MOV), then `; END` on the last instruction, and `; START` on the entry when it is
+//! not the first line (the program reaches slots below its start). Conventions:
 //! - destinations `R<n>` (temp), `o[NAME]` (output, e.g. `o[HPOS]`), `A<n>` (ARL/ARR/ARA: the
 //!   destination temp field); a temp and an output written together print as `R1+o[HPOS]`; a
 //!   unit with no temp that is not the output writer prints the CC register (`CC0`), which
@@ -180,11 +181,21 @@ impl fmt::Display for VertexInstruction {
     }
 }
 
-/// The whole program, one line per slot, each ending in a newline.
+/// The whole program, one line per slot, each ending in a newline. When the program starts
+/// at another slot than its first (a subroutine lies below its entry), the entry's line ends
+/// with `; START`.
 pub fn disassemble(p: &VertexProgram) -> String {
+    let marked = p
+        .instructions
+        .first()
+        .is_some_and(|i| i.slot != p.start_slot);
     let mut s = String::new();
     for i in &p.instructions {
-        let _ = writeln!(s, "{i}");
+        if marked && i.slot == p.start_slot {
+            let _ = writeln!(s, "{i}; START");
+        } else {
+            let _ = writeln!(s, "{i}");
+        }
     }
     s
 }

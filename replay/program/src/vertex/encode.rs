@@ -69,6 +69,28 @@ pub fn encode(p: &VertexProgram) -> Vec<u32> {
     p.instructions.iter().flat_map(encode_instruction).collect()
 }
 
+/// The words of every slot from the program's first through its last, an idle slot
+/// ([`VertexInstruction::idle`]) where it has none: what to load at its first slot for every
+/// instruction to lie at its own (a program decoded from memory, or assembled, can skip
+/// slots).
+pub fn encode_span(p: &VertexProgram) -> Vec<u32> {
+    let (Some(first), Some(last)) = (p.instructions.first(), p.instructions.last()) else {
+        return Vec::new();
+    };
+    let span = last.slot.saturating_sub(first.slot) + 1;
+    let idle = VertexInstruction::idle(0).to_words();
+    let mut words: Vec<u32> = std::iter::repeat_n(idle, span.min(MEMORY_SLOTS))
+        .flatten()
+        .collect();
+    for i in &p.instructions {
+        let at = (i.slot - first.slot) * 4;
+        if let Some(dst) = words.get_mut(at..at + 4) {
+            dst.copy_from_slice(&encode_instruction(i));
+        }
+    }
+    words
+}
+
 /// Encode to big-endian bytes.
 pub fn encode_bytes(p: &VertexProgram) -> Vec<u8> {
     encode(p).into_iter().flat_map(u32::to_be_bytes).collect()

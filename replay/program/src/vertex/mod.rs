@@ -38,7 +38,9 @@ pub use crate::assembly::{assembly_text, AssembleError};
 pub use assemble::assemble;
 pub use decode::{decode_bytes, decode_instruction, decode_words};
 pub use disasm::disassemble;
-pub use encode::{encode, encode_bytes, encode_instruction, encode_memory, set_branch_target};
+pub use encode::{
+    encode, encode_bytes, encode_instruction, encode_memory, encode_span, set_branch_target,
+};
 pub use error::VertexDecodeError;
 pub use extent::decode_from_memory;
 pub use instruction::{BooleanBranch, CcRegister, VertexInstruction, VertexProgram};

@@ -3,7 +3,7 @@
 //! again (`rsxtrace edit --vertex N=prog.vasm`).
 //!
 //! The syntax is the disassembly's (`vertex/disasm.rs` documents it), one slot per line:
-//! `[SLOT:] [VECTOR-PART;] [SCALAR-PART;] [END]`, where a part is
+//! `[SLOT:] [VECTOR-PART;] [SCALAR-PART;] [END;] [START]`, where a part is
 //! `OP[C|C1][_SAT] DEST[.mask] [(COND)], SRC, ...` (`, texN` after a TXL's sources), and the
 //! flow forms are `BRI|CAL|CLI SLOT [(COND)]`, `BRB|CLB SLOT, [!]bN`, `BRA A0.x [(COND)]`,
 //! `PSH|POP A0 [(COND)]` and `RET [(COND)]`. A part alone is the vector unit's when a vector
@@ -11,10 +11,14 @@
 //! Lines that are empty or start with `;` are comments, and so is the rest of a line from
 //! `#`.
 //!
-//! - Slots: the first line's `SLOT:` label (0 without one) is where the program is loaded
-//!   and starts; each line takes the next slot. A `SLOT:` prefix is a label: branch targets
-//!   name labels, so lines can be added or removed between them and the targets follow.
-//!   In a text with no label at all, targets are slots.
+//! - Slots: the first line's `SLOT:` label (0 without one) is where the program is loaded;
+//!   each line takes the next slot, or the slot its label names when that lies ahead (the
+//!   slots between stay idle: a disassembly from memory skips the slots its program cannot
+//!   reach, and branch targets share bits with sources, so the slots are kept). It starts
+//!   at the line marked `START` (after its operations, like `END`), else at its first line.
+//!   Branch targets name labels, so lines can be added or removed and the targets follow (a
+//!   label behind the next slot names the slot its line gets). In a text with no label at
+//!   all, targets are slots.
 //! - One slot holds one input attribute, one constant index, one address register, one
 //!   condition, one `C` and one `_SAT` bit, and one output field, shared by its two units;
 //!   branch targets, the BRB/CLB boolean and the TXL texture unit share bits with sources.
@@ -45,6 +49,8 @@ struct Line {
     words: Words,
     target: Option<u32>,
     end: bool,
+    /// The line is the entry (`START`).
+    start: bool,
 }
 
 /// Assemble `text` (see the module documentation).
@@ -53,12 +59,21 @@ pub fn assemble(text: &str) -> Result<VertexProgram, AssembleError> {
     let base = lines[0].label.map_or(0, |l| l as usize);
     let mut labels = HashMap::new();
     let mut parsed = Vec::with_capacity(lines.len());
-    for (k, l) in lines.iter().enumerate() {
+    let mut slots = Vec::with_capacity(lines.len());
+    let mut next = base;
+    for l in &lines {
         let err = |message: String| AssembleError {
             line: l.line,
             message,
         };
-        let slot = base + k;
+        // A label ahead of the next slot places its line there (the slots between stay
+        // idle); one behind it (lines were added before it) names the slot the line gets.
+        let slot = match l.label {
+            Some(label) if label as usize > next => label as usize,
+            _ => next,
+        };
+        next = slot + 1;
+        slots.push(slot);
         if slot >= MEMORY_SLOTS {
             return Err(err(format!(
                 "slot {slot} is past the {MEMORY_SLOTS} slots of transform program memory"
@@ -73,7 +88,15 @@ pub fn assemble(text: &str) -> Result<VertexProgram, AssembleError> {
     }
     // With no label at all, every line is labelled by its slot.
     if labels.is_empty() {
-        labels.extend((0..lines.len()).map(|k| ((base + k) as u32, base + k)));
+        labels.extend(slots.iter().map(|&s| (s as u32, s)));
+    }
+    let mut starts = parsed.iter().enumerate().filter(|(_, p)| p.start);
+    let entry = starts.next().map_or(base, |(k, _)| slots[k]);
+    if let Some((k, _)) = starts.next() {
+        return Err(AssembleError {
+            line: lines[k].line,
+            message: "a second START (a program has one entry)".into(),
+        });
     }
     let any_end = parsed.iter().any(|p| p.end);
     let last = parsed.len() - 1;
@@ -98,12 +121,12 @@ pub fn assemble(text: &str) -> Result<VertexProgram, AssembleError> {
         if !any_end && k == last {
             p.words.claim(f::END, 1, "END").map_err(err)?;
         }
-        let insn = decode_instruction(p.words.words(), base + k)
+        let insn = decode_instruction(p.words.words(), slots[k])
             .map_err(|e| err(format!("the hardware would refuse it: {e}")))?;
         instructions.push(insn);
     }
     Ok(VertexProgram {
-        start_slot: base,
+        start_slot: entry,
         instructions,
     })
 }
@@ -114,14 +137,22 @@ fn parse_line(body: &str) -> Result<Line, String> {
     while parts.last() == Some(&"") {
         parts.pop();
     }
-    let end = parts.last().is_some_and(|p| p.eq_ignore_ascii_case("END"));
-    if end {
+    // END and START, in either order, after the operations.
+    let (mut end, mut start) = (false, false);
+    while let Some(last) = parts.last() {
+        if last.eq_ignore_ascii_case("END") && !end {
+            end = true;
+        } else if last.eq_ignore_ascii_case("START") && !start {
+            start = true;
+        } else {
+            break;
+        }
         parts.pop();
     }
     let mut words = Words::idle();
     let mut infos: Vec<PartInfo> = Vec::with_capacity(2);
     match parts.as_slice() {
-        [] if end => {}
+        [] if end || start => {}
         [] => return Err("no instruction".into()),
         [one] => {
             let unit = match part_units(one) {
@@ -154,5 +185,10 @@ fn parse_line(body: &str) -> Result<Line, String> {
         );
     }
     let target = infos.iter().find_map(|i| i.target);
-    Ok(Line { words, target, end })
+    Ok(Line {
+        words,
+        target,
+        end,
+        start,
+    })
 }
