@@ -69,21 +69,20 @@ pub fn encode(p: &VertexProgram) -> Vec<u32> {
     p.instructions.iter().flat_map(encode_instruction).collect()
 }
 
-/// The words of every slot from the program's first through its last, an idle slot
+/// The words of every slot from the program's lowest through its highest, an idle slot
 /// ([`VertexInstruction::idle`]) where it has none: what to load at its first slot for every
 /// instruction to lie at its own (a program decoded from memory, or assembled, can skip
 /// slots).
 pub fn encode_span(p: &VertexProgram) -> Vec<u32> {
-    let (Some(first), Some(last)) = (p.instructions.first(), p.instructions.last()) else {
+    let slots = p.instructions.iter().map(|i| i.slot);
+    let (Some(first), Some(last)) = (slots.clone().min(), slots.max()) else {
         return Vec::new();
     };
-    let span = last.slot.saturating_sub(first.slot) + 1;
+    let span = (last - first + 1).min(MEMORY_SLOTS);
     let idle = VertexInstruction::idle(0).to_words();
-    let mut words: Vec<u32> = std::iter::repeat_n(idle, span.min(MEMORY_SLOTS))
-        .flatten()
-        .collect();
+    let mut words: Vec<u32> = std::iter::repeat_n(idle, span).flatten().collect();
     for i in &p.instructions {
-        let at = (i.slot - first.slot) * 4;
+        let at = (i.slot - first) * 4;
         if let Some(dst) = words.get_mut(at..at + 4) {
             dst.copy_from_slice(&encode_instruction(i));
         }
