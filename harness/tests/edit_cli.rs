@@ -475,6 +475,7 @@ fn a_program_that_reaches_below_its_start_keeps_its_entry() {
         "--json",
     ]);
     assert_eq!(report["replacements"][0]["slot"], 0);
+    assert_eq!(report["replacements"][0]["start_slot"], 2);
     let draws = json_ok(&["draws", s(&edited), "--json"]);
     assert_eq!(draws[0]["vp_start"], 2);
     let back = String::from_utf8(

@@ -179,7 +179,10 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         let f = &files[p.request];
         let place = match (p.address, p.slot) {
             (Some(at), _) => format!("at {} 0x{:x}", at.location, at.offset),
-            (_, Some(slot)) => format!("at slot {slot}"),
+            (_, Some(slot)) => match p.start_slot.filter(|&s| s != slot) {
+                Some(start) => format!("at slot {slot}, starting at {start}"),
+                None => format!("at slot {slot}"),
+            },
             _ => String::new(),
         };
         outln!(

@@ -59,6 +59,9 @@ pub struct Placement {
     pub address: Option<PlacedAt>,
     /// A vertex program's load slot.
     pub slot: Option<u32>,
+    /// A vertex program's start slot (its load slot unless its entry lies past its first
+    /// slot).
+    pub start_slot: Option<u32>,
     /// Distinct microcodes placed: a fragment program takes one per distinct set of the
     /// draws' own constants it keeps (one, when it keeps none).
     pub variants: usize,
@@ -331,15 +334,16 @@ fn check(
         let placement = match first {
             Some(i) => &mut placements[i],
             None => {
-                let (address, slot) = match &r.program {
+                let (address, slot, start_slot) = match &r.program {
                     NewProgram::Fragment(f) => (
                         Some(PlacedAt {
                             location: "local",
                             offset: f.offset,
                         }),
                         None,
+                        None,
                     ),
-                    NewProgram::Vertex(v) => (None, Some(v.slot)),
+                    NewProgram::Vertex(v) => (None, Some(v.slot), Some(v.start)),
                 };
                 let (constants_kept, constants) = served.constants[request];
                 placements.push(Placement {
@@ -351,6 +355,7 @@ fn check(
                     hash,
                     address,
                     slot,
+                    start_slot,
                     variants: 0,
                     constants,
                     constants_kept,
