@@ -73,8 +73,8 @@ pub enum Command {
     /// frames differ).
     Diff(crate::cmd::diff::DiffArgs),
     /// Disassemble an RSX program: a CgBinaryProgram, a PSL1GHT container, assembly text,
-    /// raw microcode, every program of an executable (ELF, debug SELF), or the programs of
-    /// one draw of a capture.
+    /// raw microcode, every program of an executable (ELF, debug SELF) or of a folder (RPCS3
+    /// shader caches too), or the programs of one draw of a capture.
     Disasm {
         file: PathBuf,
         /// Stage of raw microcode (containers and captures say it themselves).

@@ -340,6 +340,46 @@ fn disasm_of_an_executable() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no program found"));
 }
 
+/// A folder's programs, found as `batch` finds them: a vertex and a fragment container and a
+/// file that is neither.
+#[test]
+fn disasm_of_a_folder() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["sce_cube_common.vpo", "rsx_fp_static_test1.fpo"] {
+        std::fs::copy(
+            corpus.join("ps3autotests").join(name),
+            dir.path().join(name),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("notes.txt"), "not a program").unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let text = ok_stdout(&["disasm", folder]);
+    assert!(
+        text.contains("sce_cube_common.vpo: vertex program, CgBinaryProgram")
+            && text.contains("rsx_fp_static_test1.fpo: fragment program, CgBinaryProgram"),
+        "{text}"
+    );
+    let all = json(&["disasm", folder, "--json"]);
+    let stages: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages.len(), 2, "{all}");
+    assert!(stages.contains(&"vertex") && stages.contains(&"fragment"));
+    assert!(all[0]["file_offset"].is_null());
+    let one = json(&["disasm", folder, "--stage", "fragment", "--json"]);
+    assert_eq!(one.as_array().unwrap().len(), 1);
+    assert_eq!(one[0]["stage"], "fragment");
+    let empty = tempfile::tempdir().unwrap();
+    let out = rsxtrace(&["disasm", empty.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a folder with no program"));
+}
+
 #[test]
 fn exec_transforms_the_sample_vertices_by_their_mvp() {
     let draws = json(&["draws", &sample(), "--json"]);

@@ -1,7 +1,7 @@
 //! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
 //! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
-//! array of the vertex and the fragment program; for an executable, an array of every
-//! program found, each with its `origin` and `file_offset`).
+//! array of the vertex and the fragment program; for an executable or a folder, an array of
+//! every program found, each with its `origin` and `file_offset`).
 
 use super::program_input::{load, Program};
 use crate::cli::Stage;
@@ -25,8 +25,8 @@ pub fn run(
         Program::Fragment(f) => fragment::to_json(f),
     };
     if as_json {
-        let executable = programs.iter().any(|p| p.file_offset.is_some());
-        if executable {
+        let found = path.is_dir() || programs.iter().any(|p| p.file_offset.is_some());
+        if found {
             // Each with where it was found.
             let all: Vec<_> = programs
                 .iter()

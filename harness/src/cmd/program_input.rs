@@ -1,13 +1,13 @@
 //! Where `disasm`, `flow` and `translate` get programs from: a container, assembly or raw
-//! microcode file, the programs an executable holds, or the programs bound at one draw of a
-//! capture.
+//! microcode file, the programs an executable or a folder (RPCS3 shader caches included)
+//! holds, or the programs bound at one draw of a capture.
 
 use crate::cli::Stage;
 use anyhow::{bail, Context};
 use rsxtrace_capture::open::{file_kind, FileKind};
 use rsxtrace_program::assembly::assembly_text;
 use rsxtrace_program::container::{self, Container};
-use rsxtrace_program::source::{executable, Note, Origin};
+use rsxtrace_program::source::{self, executable, FoundProgram, Note, Origin, SourceProblem};
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_replay::texture::lod::{unit_lod, TextureLod};
 use rsxtrace_replay::texture::vertex_units::{translation_state, txl_units};
@@ -41,14 +41,21 @@ pub struct Located {
     pub file_offset: Option<u64>,
 }
 
-/// The programs a file holds: one for a container or raw file; for a capture with `--draw`,
-/// the draw's vertex and fragment programs (only `stage` when given).
+/// The programs a file holds: one for a container or raw file; every one of an executable
+/// or under a folder; for a capture with `--draw`, the draw's vertex and fragment programs
+/// (only `stage` when given).
 pub fn load(
     path: &Path,
     stage: Option<Stage>,
     offset: usize,
     draw: Option<usize>,
 ) -> anyhow::Result<Vec<Located>> {
+    if path.is_dir() {
+        if draw.is_some() {
+            bail!("--draw applies to captures; {} is a folder", path.display());
+        }
+        return from_folder(path, stage);
+    }
     match file_kind(path)? {
         FileKind::Capture | FileKind::Trace => {
             let Some(draw_index) = draw else {
@@ -98,11 +105,30 @@ fn from_executable(
     stage: Option<Stage>,
 ) -> anyhow::Result<Vec<Located>> {
     let (found, problems) = executable::read(path, bytes);
-    for p in &problems {
+    from_found(path, found, &problems, stage, "an executable")
+}
+
+/// Every program under a folder (containers, executables, RPCS3 shader caches), found as
+/// `batch` finds them; a file that holds none is a warning.
+fn from_folder(path: &Path, stage: Option<Stage>) -> anyhow::Result<Vec<Located>> {
+    let found = source::discover(&[path.to_path_buf()]);
+    from_found(path, found.programs, &found.problems, stage, "a folder")
+}
+
+/// The programs a source search found, of `stage` when given, each headed with where it
+/// lies; `problems` are warnings; `what` names `path` when nothing is found.
+fn from_found(
+    path: &Path,
+    found: Vec<FoundProgram>,
+    problems: &[SourceProblem],
+    stage: Option<Stage>,
+    what: &str,
+) -> anyhow::Result<Vec<Located>> {
+    for p in problems {
         let at = p
             .offset
             .map_or(String::new(), |o| format!(" at byte {o:#x}"));
-        eprintln!("warning: {}{at}: {}", path.display(), p.reason);
+        eprintln!("warning: {}{at}: {}", p.path.display(), p.reason);
     }
     let wanted = |s: container::Stage| match stage {
         Some(Stage::Vertex) => s == container::Stage::Vertex,
@@ -140,9 +166,17 @@ fn from_executable(
                 .unwrap_or_default(),
             _ => String::new(),
         };
-        let at = match file_offset {
-            Some(o) => format!("{} at byte {o:#x}{symbol}{alone}", path.display()),
-            None => path.display().to_string(),
+        let at = match &f.origin {
+            Origin::Executable { path, .. } => match file_offset {
+                Some(o) => format!("{} at byte {o:#x}{symbol}{alone}", path.display()),
+                None => path.display().to_string(),
+            },
+            Origin::Loose { path, offset: 0 } => path.display().to_string(),
+            Origin::Loose { path, offset } => format!(
+                "{} at byte {offset:#x} (--offset {offset} reads it alone)",
+                path.display()
+            ),
+            Origin::Rpcs3Cache { path, .. } => format!("{} (RPCS3 shader cache)", path.display()),
         };
         let kind = f.container.as_ref().map_or("microcode", container_kind);
         let origin = format!("{at}: {} program, {kind}", f.stage.name());
@@ -183,7 +217,7 @@ fn from_executable(
     }
     if out.is_empty() {
         bail!(
-            "{} is an executable with no {}program found in it",
+            "{} is {what} with no {}program found in it",
             path.display(),
             match stage {
                 Some(Stage::Vertex) => "vertex ",
