@@ -167,10 +167,9 @@ fn from_found(
             _ => String::new(),
         };
         let at = match &f.origin {
-            Origin::Executable { path, .. } => match file_offset {
-                Some(o) => format!("{} at byte {o:#x}{symbol}{alone}", path.display()),
-                None => path.display().to_string(),
-            },
+            Origin::Executable {
+                path, file_offset, ..
+            } => format!("{} at byte {file_offset:#x}{symbol}{alone}", path.display()),
             Origin::Loose { path, offset: 0 } => path.display().to_string(),
             Origin::Loose { path, offset } => format!(
                 "{} at byte {offset:#x} (--offset {offset} reads it alone)",
