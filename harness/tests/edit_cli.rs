@@ -9,6 +9,7 @@
 use crate::cli_support::{failure, json_ok, rsxtrace, s};
 use rsxtrace_program::fragment::{decode, encode, InputAttribute};
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 /// `MOV R0, f[TEX0]; END` (the builder's `MOV R0, f[COL0]` reading TEX0) as raw microcode.
 fn fragment_tex0() -> Vec<u8> {
@@ -23,6 +24,38 @@ fn code_lines(text: &str) -> Vec<String> {
         .filter(|l| !l.starts_with(';'))
         .map(str::to_string)
         .collect()
+}
+
+/// `disasm CAPTURE --draw N --stage STAGE`, which must succeed.
+fn draw_text(capture: &str, draw: usize, stage: &str) -> String {
+    let out = rsxtrace(&[
+        "disasm",
+        capture,
+        "--draw",
+        &draw.to_string(),
+        "--stage",
+        stage,
+    ]);
+    assert!(out.status.success(), "disasm {capture} --draw {draw}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `text` written to `dir/draw0.asm`, then `edit CAPTURE --STAGE 0=that --out
+/// dir/edited.rrc.gz --json`: the edited capture and the summary.
+fn edit_draw0(dir: &Path, capture: &str, stage: &str, text: &str) -> (PathBuf, Value) {
+    let asm = dir.join("draw0.asm");
+    std::fs::write(&asm, text).unwrap();
+    let edited = dir.join("edited.rrc.gz");
+    let report = json_ok(&[
+        "edit",
+        capture,
+        &format!("--{stage}"),
+        &format!("0={}", s(&asm)),
+        "--out",
+        s(&edited),
+        "--json",
+    ]);
+    (edited, report)
 }
 
 fn game() -> String {
@@ -194,9 +227,7 @@ fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
     // RenderDoc's loop: disassemble a draw's fragment program, change a line, put it back.
     let game = game();
     let dir = tempfile::tempdir().unwrap();
-    let out = rsxtrace(&["disasm", &game, "--draw", "0", "--stage", "fragment"]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = draw_text(&game, 0, "fragment");
     let line = text
         .lines()
         .find(|l| l.contains("MULR R0.xyz, R0, {"))
@@ -209,22 +240,11 @@ fn a_disassembled_program_edited_as_text_replaces_the_draws_program() {
     let edited_line = edited_line[..edited_line.find(" # was").unwrap()].to_string() + ";";
     let edited_text = text.replace(&line, &edited_line);
     assert_ne!(edited_text, text);
+    let (edited, report) = edit_draw0(dir.path(), &game, "fragment", &edited_text);
     let asm = dir.path().join("draw0.asm");
-    std::fs::write(&asm, &edited_text).unwrap();
-    let edited = dir.path().join("edited.rrc.gz");
-    let report = json_ok(&[
-        "edit",
-        &game,
-        "--fragment",
-        &format!("0={}", s(&asm)),
-        "--out",
-        s(&edited),
-        "--json",
-    ]);
     assert_eq!(report["replacements"][0]["draws"], serde_json::json!([0]));
     // The edited capture's draw 0 disassembles to the edited text.
-    let back = rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "fragment"]);
-    let back = String::from_utf8(back.stdout).unwrap();
+    let back = draw_text(s(&edited), 0, "fragment");
     assert_eq!(code_lines(&back), code_lines(&edited_text));
     assert!(
         back.contains("MULR R0.xyz, R0, {0.5, 0.25, 2.0, 1.0};"),
@@ -281,9 +301,7 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     // edited text passes the colour through.
     let game = game();
     let dir = tempfile::tempdir().unwrap();
-    let out = rsxtrace(&["disasm", &game, "--draw", "0", "--stage", "vertex"]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = draw_text(&game, 0, "vertex");
     let line = text
         .lines()
         .find(|l| l.ends_with("MUL o[COL0], v[COL0], c[73]"))
@@ -293,22 +311,11 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
         &line,
         &line.replace("MUL o[COL0], v[COL0], c[73]", "MOV o[COL0], v[COL0]"),
     );
-    let asm = dir.path().join("draw0.vasm");
-    std::fs::write(&asm, &edited_text).unwrap();
-    let edited = dir.path().join("edited.rrc.gz");
-    let report = json_ok(&[
-        "edit",
-        &game,
-        "--vertex",
-        &format!("0={}", s(&asm)),
-        "--out",
-        s(&edited),
-        "--json",
-    ]);
+    let (edited, report) = edit_draw0(dir.path(), &game, "vertex", &edited_text);
+    let asm = dir.path().join("draw0.asm");
     assert_eq!(report["replacements"][0]["draws"], serde_json::json!([0]));
     assert_eq!(report["replacements"][0]["slot"], 0);
-    let back = rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "vertex"]);
-    let back = String::from_utf8(back.stdout).unwrap();
+    let back = draw_text(s(&edited), 0, "vertex");
     assert_eq!(code_lines(&back), code_lines(&edited_text));
     // Draw 1 runs the program draw 0 ran.
     let before = json_ok(&["draws", &game, "--json"]);
@@ -318,18 +325,8 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
     // Draw 0's program holds the idle values in every field an instruction does not use, so
     // the unedited text assembles into its very words: the same hash. (Other programs of the
     // sample differ there, in fields no unit reads; their text still reads back the same.)
-    let same = dir.path().join("same.vasm");
-    std::fs::write(&same, &text).unwrap();
-    let unchanged = dir.path().join("unchanged.rrc.gz");
-    json_ok(&[
-        "edit",
-        &game,
-        "--vertex",
-        &format!("0={}", s(&same)),
-        "--out",
-        s(&unchanged),
-        "--json",
-    ]);
+    let other = tempfile::tempdir().unwrap();
+    let (unchanged, _) = edit_draw0(other.path(), &game, "vertex", &text);
     let unchanged = json_ok(&["draws", s(&unchanged), "--json"]);
     assert_eq!(unchanged[0]["vp_hash"], before[0]["vp_hash"]);
     // `disasm` (which tells the stages apart by trying) and `translate` read the text.
@@ -378,17 +375,8 @@ fn every_program_reassembled_draws_the_same_frame() {
                 .or_insert(d["index"].as_u64().unwrap());
         }
         for (hash, draw) in seen {
-            let text = rsxtrace(&[
-                "disasm",
-                &game,
-                "--draw",
-                &draw.to_string(),
-                "--stage",
-                stage,
-            ]);
-            assert!(text.status.success());
             let file = dir.path().join(format!("{hash}.{stage}.asm"));
-            std::fs::write(&file, text.stdout).unwrap();
+            std::fs::write(&file, draw_text(&game, draw as usize, stage)).unwrap();
             args.extend([flag.to_string(), format!("{hash}={}", s(&file))]);
         }
     }
@@ -449,10 +437,7 @@ fn a_program_that_reaches_below_its_start_keeps_its_entry() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("below.rrc.gz");
     b.write_rrc(&path).unwrap();
-    let text = String::from_utf8(
-        rsxtrace(&["disasm", s(&path), "--draw", "0", "--stage", "vertex"]).stdout,
-    )
-    .unwrap();
+    let text = draw_text(s(&path), 0, "vertex");
     assert!(text.contains("vertex program at slot 12"), "{text}");
     assert!(text.contains("010: MOV o[COL0], v[POS]\n"), "{text}");
     assert!(text.contains("012: CAL 10; START\n"), "{text}");
@@ -478,10 +463,7 @@ fn a_program_that_reaches_below_its_start_keeps_its_entry() {
     assert_eq!(report["replacements"][0]["start_slot"], 2);
     let draws = json_ok(&["draws", s(&edited), "--json"]);
     assert_eq!(draws[0]["vp_start"], 2);
-    let back = String::from_utf8(
-        rsxtrace(&["disasm", s(&edited), "--draw", "0", "--stage", "vertex"]).stdout,
-    )
-    .unwrap();
+    let back = draw_text(s(&edited), 0, "vertex");
     assert!(
         back.contains("002: CAL 0; START\n") && back.contains("000: MOV o[COL0], v[POS]\n"),
         "{back}"
@@ -581,7 +563,7 @@ fn asm_writes_a_container_like_the_original() {
         .map(|f| f["field"].as_str().unwrap())
         .collect();
     assert!(fields.contains(&"registerCount"), "{fields:?}");
-    let shade = |program: &std::path::Path, png: &str| {
+    let shade = |program: &Path, png: &str| {
         let png = dir.path().join(png);
         json_ok(&[
             "shade",
@@ -653,7 +635,7 @@ fn every_corpus_fragment_program_reassembles_to_the_same_image() {
             s(&again),
             "--json",
         ]);
-        let shade = |program: &std::path::Path, png: &str| {
+        let shade = |program: &Path, png: &str| {
             let png = dir.path().join(png);
             json_ok(&[
                 "shade",
@@ -694,8 +676,7 @@ fn uniforms_are_written_into_the_containers_that_declare_them() {
     ]);
     assert_eq!(report["uniforms"][0]["name"], "Tint");
     assert_eq!(report["uniforms"][0]["files"], serde_json::json!([s(&fpo)]));
-    let text = rsxtrace(&["disasm", s(&out), "--draw", "0", "--stage", "fragment"]);
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = draw_text(s(&out), 0, "fragment");
     assert!(text.contains("{0.25, 0.5, 1.0, 1.0}"), "{text}");
     // A uniform no file declares is an error, and nothing is written.
     let none = dir.path().join("none.rrc.gz");

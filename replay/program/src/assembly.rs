@@ -1,5 +1,6 @@
 //! What the fragment and vertex assemblers share: the error type, the test for assembly
-//! text, and the reading of lines into labels, bodies and comments.
+//! text, the reading of lines into labels, bodies and comments, and the shape of a
+//! condition.
 //!
 //! A line that is empty or starts with `;` is a comment; so is the rest of a line from `#`.
 //! A leading `N:` (digits only) is the line's slot label.
@@ -81,4 +82,40 @@ pub(crate) fn code_lines(text: &str) -> Result<Vec<CodeLine<'_>>, AssembleError>
         });
     }
     Ok(out)
+}
+
+/// A condition's text, `(NE.xxxx)` or `(NE1.xyzw)`, split: the relation's name, whether it
+/// tests CC1, the swizzle letters (`xyzw` when none is written), and the text after it. The
+/// caller reads the relation and the swizzle into its stage's types.
+pub(crate) struct ConditionParts<'a> {
+    pub relation: &'a str,
+    pub cc1: bool,
+    pub swizzle: &'a str,
+    pub rest: &'a str,
+}
+
+/// Split the condition at the start of `s` (leading blanks skipped).
+pub(crate) fn condition_parts(s: &str) -> Result<ConditionParts<'_>, String> {
+    let s = s.trim_start();
+    let inner_end = s
+        .find(')')
+        .filter(|_| s.starts_with('('))
+        .ok_or_else(|| format!("{s}: expected a condition (NE.xxxx)"))?;
+    let inner = &s[1..inner_end];
+    let (relation, swizzle) = inner.split_once('.').unwrap_or((inner, "xyzw"));
+    let (relation, cc1) = match relation.strip_suffix('1') {
+        Some(r) => (r, true),
+        None => (relation, false),
+    };
+    Ok(ConditionParts {
+        relation,
+        cc1,
+        swizzle,
+        rest: &s[inner_end + 1..],
+    })
+}
+
+/// The error for a relation name no table holds.
+pub(crate) fn unknown_relation(name: &str) -> String {
+    format!("{name}: no such relation (FL LT EQ LE GT NE GE TR)")
 }

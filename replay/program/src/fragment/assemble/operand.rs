@@ -59,28 +59,18 @@ pub(super) fn parse_swizzle(s: &str) -> Result<Swizzle, String> {
 }
 
 pub(super) fn parse_condition(s: &str) -> Result<(Condition, &str), String> {
-    let s = s.trim_start();
-    let inner_end = s
-        .find(')')
-        .filter(|_| s.starts_with('('))
-        .ok_or_else(|| format!("{s}: expected a condition (NE.xxxx)"))?;
-    let inner = &s[1..inner_end];
-    let (rel, swz) = inner.split_once('.').unwrap_or((inner, "xyzw"));
-    let (rel, cc) = match rel.strip_suffix('1') {
-        Some(r) => (r, 1),
-        None => (rel, 0),
-    };
+    let c = crate::assembly::condition_parts(s)?;
     let relation = (0..8)
         .map(Relation::from_bits)
-        .find(|r| r.name() == rel)
-        .ok_or_else(|| format!("{rel}: no such relation (FL LT EQ LE GT NE GE TR)"))?;
+        .find(|r| r.name() == c.relation)
+        .ok_or_else(|| crate::assembly::unknown_relation(c.relation))?;
     Ok((
         Condition {
             relation,
-            swizzle: parse_swizzle(swz)?,
-            cc,
+            swizzle: parse_swizzle(c.swizzle)?,
+            cc: u8::from(c.cc1),
         },
-        &s[inner_end + 1..],
+        c.rest,
     ))
 }
 

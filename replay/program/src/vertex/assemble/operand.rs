@@ -291,29 +291,17 @@ pub(super) fn parse_dest(text: &str) -> Result<(Dest, WriteMask), String> {
 
 /// `(NE.xxxx)` / `(NE1.xyzw)`; returns the condition and the text after it.
 pub(super) fn parse_condition(s: &str) -> Result<(ConditionText, &str), String> {
-    let s = s.trim_start();
-    let body_end = s
-        .find(')')
-        .filter(|_| s.starts_with('('))
-        .ok_or_else(|| format!("{s}: expected a condition (NE.xxxx)"))?;
-    let body = &s[1..body_end];
-    let (rel, swz) = body
-        .split_once('.')
-        .ok_or_else(|| format!("({body}): expected RELATION.swizzle"))?;
-    let (rel, cc1) = match rel.strip_suffix('1') {
-        Some(r) => (r, true),
-        None => (rel, false),
-    };
+    let c = crate::assembly::condition_parts(s)?;
     let relation = (0..8)
         .map(Relation::from_code)
-        .find(|r| r.name() == rel)
-        .ok_or_else(|| format!("({body}): {rel} is no relation (FL LT EQ LE GT NE GE TR)"))?;
+        .find(|r| r.name() == c.relation)
+        .ok_or_else(|| crate::assembly::unknown_relation(c.relation))?;
     Ok((
         ConditionText {
             relation,
-            cc1,
-            swizzle: parse_swizzle(swz)?,
+            cc1: c.cc1,
+            swizzle: parse_swizzle(c.swizzle)?,
         },
-        &s[body_end + 1..],
+        c.rest,
     ))
 }
