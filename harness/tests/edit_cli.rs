@@ -554,6 +554,14 @@ fn asm_writes_a_container_like_the_original() {
     ]);
     assert_eq!(report["format"], "CgBinaryProgram");
     assert_eq!(report["stage"], "fragment");
+    // Every instruction but the new one keeps the original's words, the file its layout.
+    assert_eq!(report["layout"], "original");
+    let kept = &report["kept_encoding"];
+    assert_eq!(
+        kept["kept"].as_u64().unwrap() + 1,
+        kept["instructions"].as_u64().unwrap(),
+        "{report}"
+    );
     let moved = report["moved_uniforms"].as_array().unwrap();
     assert!(moved.iter().any(|u| u["name"] == "iGlobalTime"), "{report}");
     let fields: Vec<&str> = report["fields"]
@@ -610,27 +618,52 @@ fn asm_writes_a_container_like_the_original() {
     assert!(moved.contains("iGlobalTime"), "{moved}");
 }
 
-/// Every corpus fragment program, disassembled and written back with `asm --like` itself,
-/// shades the image the original shades.
+/// Every corpus program, disassembled and written back with `asm --like` itself, is its very
+/// file (each instruction keeps its words, the container its layout); with `--canonical`
+/// (every instruction encoded from its text) a fragment program shades the image the
+/// original shades.
 #[test]
-fn every_corpus_fragment_program_reassembles_to_the_same_image() {
+fn every_corpus_program_written_back_is_its_very_file() {
     let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let files = corpus.files_ending("ps3autotests", ".fpo");
+    let mut files = corpus.files_ending("ps3autotests", ".fpo");
     assert!(files.len() >= 9, "{files:?}");
+    files.extend(corpus.files_ending("ps3autotests", ".vpo"));
+    let mut restored = 0;
     for name in files {
         let original = corpus.path(&name);
         let text = rsxtrace(&["disasm", s(&original)]);
         let asm = dir.path().join("p.asm");
         std::fs::write(&asm, text.stdout).unwrap();
-        let again = dir.path().join("p.fpo");
+        let again = dir.path().join("p.bin");
+        let report = json_ok(&[
+            "asm",
+            s(&asm),
+            "--like",
+            s(&original),
+            "--out",
+            s(&again),
+            "--json",
+        ]);
+        assert_eq!(report["layout"], "original", "{name}");
+        let kept = &report["kept_encoding"];
+        assert_eq!(kept["kept"], kept["instructions"], "{name}: {report}");
+        restored += kept["restored"].as_u64().unwrap();
+        assert!(
+            std::fs::read(&again).unwrap() == std::fs::read(&original).unwrap(),
+            "{name}"
+        );
+        if name.ends_with(".vpo") {
+            continue;
+        }
         json_ok(&[
             "asm",
             s(&asm),
             "--like",
             s(&original),
+            "--canonical",
             "--out",
             s(&again),
             "--json",
@@ -653,6 +686,93 @@ fn every_corpus_fragment_program_reassembles_to_the_same_image() {
             "{name}"
         );
     }
+    // Sony's programs carry bits no unit reads, which the canonical encoding clears.
+    assert!(restored > 0);
+}
+
+/// `asm --like EXE --offset N`: a program inside an executable (as `disasm` of it lists
+/// them), edited and written back in place. Unchanged, the very file; with a constant
+/// changed, only that constant's bytes differ and the program read back at that offset says
+/// the edit; a program that no longer fits is refused, and so is an executable without
+/// `--offset`.
+#[test]
+fn a_program_inside_an_executable_is_rewritten_in_place() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = corpus.path("ps3autotests/elf/rsx_fp_dynamic_test1.ppu.elf");
+    let listed = json_ok(&["disasm", s(&exe), "--json"]);
+    let at = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["stage"] == "fragment")
+        .and_then(|p| p["file_offset"].as_u64())
+        .unwrap()
+        .to_string();
+    let text = String::from_utf8(rsxtrace(&["disasm", s(&exe), "--offset", &at]).stdout).unwrap();
+    let asm = dir.path().join("p.asm");
+    let out = dir.path().join("patched.elf");
+    let write = |text: &str| {
+        std::fs::write(&asm, text).unwrap();
+        rsxtrace(&[
+            "asm",
+            s(&asm),
+            "--like",
+            s(&exe),
+            "--offset",
+            &at,
+            "--out",
+            s(&out),
+            "--json",
+        ])
+    };
+    let report = write(&text);
+    assert!(report.status.success(), "{report:?}");
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(report["format"], "executable");
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&exe).unwrap());
+
+    // The last line's constant 1.0 becomes 0.5: the file differs in that constant alone.
+    let last = code_lines(&text).last().unwrap().clone();
+    assert!(last.contains("{1.0, 0.0, 0.0, 0.0}"), "{last}");
+    let edited = text.replace(&last, &last.replace("{1.0,", "{0.5,"));
+    assert!(write(&edited).status.success());
+    let (before, after) = (std::fs::read(&exe).unwrap(), std::fs::read(&out).unwrap());
+    assert_eq!(before.len(), after.len());
+    let differ: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i] != after[i])
+        .collect();
+    assert!(!differ.is_empty() && differ.len() <= 4, "{differ:?}");
+    let at_byte: usize = at.parse().unwrap();
+    assert!(
+        differ.iter().all(|&i| i > at_byte && i < at_byte + 1024),
+        "{differ:?}"
+    );
+    let back = String::from_utf8(rsxtrace(&["disasm", s(&out), "--offset", &at]).stdout).unwrap();
+    assert_eq!(
+        code_lines(&back).last().unwrap(),
+        &last.replace("{1.0,", "{0.5,")
+    );
+
+    // A line more no longer fits where the program lies.
+    let first = code_lines(&text)[0].clone();
+    let grown = text.replacen(&first, &format!("MOVR R2, f[TEX0];\n{first}"), 1);
+    std::fs::write(&asm, &grown).unwrap();
+    let refused = failure(&[
+        "asm",
+        s(&asm),
+        "--like",
+        s(&exe),
+        "--offset",
+        &at,
+        "--out",
+        s(&out),
+    ]);
+    assert!(refused.contains("in place"), "{refused}");
+    let refused = failure(&["asm", s(&asm), "--like", s(&exe), "--out", s(&out)]);
+    assert!(refused.contains("--offset"), "{refused}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! `rsxtrace asm`: assembly text, as `disasm` writes it, to a program file: raw microcode
 //! (what every command reads), or with `--like` a CgBinaryProgram that keeps a container's
 //! parameters, bindings and stage descriptor around the new microcode, so an edited program
-//! drops into a game's shader files (`rsxtrace_program::container::with_microcode`;
-//! docs/edit.md).
+//! drops into a game's shader files (`rsxtrace_program::container::with_microcode`), written
+//! over the container's own bytes with the original words of every instruction left alone
+//! (`container::write_over`, `rsxtrace_program::kept_encoding`; docs/edit.md).
 
 use super::program_input::assembled;
 use crate::cli::Stage;
@@ -11,10 +12,14 @@ use crate::output::print_json;
 use anyhow::{bail, Context};
 use clap::Args;
 use rsxtrace_program::assembly::assembly_text;
-use rsxtrace_program::container::{self, with_microcode, write_program, Container};
+use rsxtrace_program::container::{
+    self, with_microcode, write_over, write_program, CgProgram, Container,
+};
+use rsxtrace_program::kept_encoding::{keep_fragment, keep_vertex, KeptEncoding};
+use rsxtrace_program::source::executable::is_executable;
 use rsxtrace_program::{fragment, vertex};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct AsmArgs {
@@ -29,7 +34,18 @@ pub struct AsmArgs {
     /// constants; counts and masks cover the new program).
     #[arg(long)]
     pub like: Option<PathBuf>,
-    /// The file written: a CgBinaryProgram with `--like`, else raw microcode (a fragment
+    /// With `--like`: encode every instruction from its text alone, instead of keeping the
+    /// container's own words for each instruction that is one of its program's (they differ
+    /// only in bits no unit reads).
+    #[arg(long, requires = "like")]
+    pub canonical: bool,
+    /// With `--like`: the byte offset of the CgBinaryProgram inside the `--like` file (an
+    /// executable: `disasm` of it lists each program's offset). The file written is then the
+    /// whole file with that program rewritten in place (refused when it no longer fits).
+    #[arg(long, requires = "like")]
+    pub offset: Option<usize>,
+    /// The file written: a CgBinaryProgram with `--like` (the whole `--like` file with
+    /// `--offset`), else raw microcode (a fragment
     /// program as in guest memory, a vertex program as big-endian words).
     #[arg(long)]
     pub out: PathBuf,
@@ -55,21 +71,10 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         );
     }
     let like = match &args.like {
-        Some(like) => {
-            let b =
-                std::fs::read(like).with_context(|| format!("cannot read {}", like.display()))?;
-            match Container::parse(&b) {
-                Ok(Container::Cg(cg)) => Some(cg),
-                Ok(_) => bail!(
-                    "--like takes a CgBinaryProgram (.vpo/.fpo); {} is a PSL1GHT container",
-                    like.display()
-                ),
-                Err(e) => bail!("--like {}: {e}", like.display()),
-            }
-        }
+        Some(path) => Some(read_like(path, args.offset)?),
         None => None,
     };
-    let like_stage = like.as_ref().map(|cg| stage_of(cg.stage()));
+    let like_stage = like.as_ref().map(|l| stage_of(l.cg.stage()));
     if let (Some(given), Some(container)) = (args.stage, like_stage) {
         if given != container {
             bail!("--stage {given:?} but the --like container holds a {container:?} program");
@@ -87,26 +92,35 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
     let vertex = raw.stage == container::Stage::Vertex;
     let load_slot = raw.load_slot.filter(|_| vertex);
     let start_slot = raw.start_slot.or(raw.load_slot).filter(|_| vertex);
-    let (out_bytes, format, notes) = match &like {
+    let (ucode, kept) = match &like {
+        Some(l) if !args.canonical => keep_encoding(&raw.ucode, load_slot, &l.cg),
+        _ => (raw.ucode.clone(), None),
+    };
+    let (out_bytes, format, notes, layout) = match &like {
         Some(_) if start_slot != load_slot => bail!(
             "the program starts at slot {} (its START line), not at its first slot {}: a \
              CgBinaryProgram's program starts where it is loaded (instructionSlot)",
             start_slot.unwrap_or(0),
             load_slot.unwrap_or(0)
         ),
-        Some(cg) => {
-            let (program, notes) = with_microcode(cg, &raw.ucode, load_slot.unwrap_or(0))
-                .with_context(|| {
-                    format!(
-                        "cannot write it like {}",
-                        args.like
-                            .as_ref()
-                            .map_or(String::new(), |p| p.display().to_string())
-                    )
-                })?;
-            (write_program(&program)?, "CgBinaryProgram", notes)
+        Some(like) => {
+            let (program, notes) = with_microcode(&like.cg, &ucode, load_slot.unwrap_or(0))
+                .with_context(|| format!("cannot write it like {}", like.name))?;
+            let (container, layout) = match write_over(like.container(), &program) {
+                Some(bytes) => (bytes, "original"),
+                None => (write_program(&program)?, "new"),
+            };
+            match like.offset {
+                Some(at) => (
+                    patched(like, at, &container)?,
+                    "executable",
+                    notes,
+                    Some(layout),
+                ),
+                None => (container, "CgBinaryProgram", notes, Some(layout)),
+            }
         }
-        None => (raw.ucode.clone(), "raw microcode", Default::default()),
+        None => (ucode, "raw microcode", Default::default(), None),
     };
     std::fs::write(&args.out, &out_bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
@@ -121,13 +135,20 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
             "load_slot": load_slot,
             "start_slot": start_slot,
             "like": args.like.as_ref().map(|p| p.display().to_string()),
+            "offset": args.offset,
+            "layout": layout,
+            "kept_encoding": kept,
             "moved_uniforms": notes.moved_uniforms.iter().map(|(name, offsets)| json!({"name": name, "offsets": offsets})).collect::<Vec<_>>(),
             "fields": notes.fields.iter().map(|(field, before, after)| json!({"field": field, "before": before, "after": after})).collect::<Vec<_>>(),
         }))?;
         return Ok(Status::Success);
     }
+    let written_as = match (&like, args.offset) {
+        (Some(like), Some(_)) => format!("in place of the CgBinaryProgram in {}", like.name),
+        _ => format!("as {format}"),
+    };
     outln!(
-        "wrote {}: a {stage} program of {instructions} instructions as {format} ({} bytes){}",
+        "wrote {}: a {stage} program of {instructions} instructions {written_as} ({} bytes){}",
         args.out.display(),
         out_bytes.len(),
         match (load_slot, start_slot) {
@@ -138,6 +159,21 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
             _ => String::new(),
         },
     );
+    if let Some(k) = kept {
+        let restored = match k.restored {
+            0 => String::new(),
+            1 => " (1 differs from its text's encoding only in bits no unit reads)".into(),
+            n => format!(" ({n} differ from their text's encoding only in bits no unit reads)"),
+        };
+        outln!(
+            "{} of {} instructions keep the original's words{restored}",
+            k.kept,
+            k.instructions,
+        );
+    }
+    if layout == Some("new") {
+        outln!("laid out anew: the parameters or the microcode's place differ from the original's");
+    }
     for (name, offsets) in &notes.moved_uniforms {
         let offsets: Vec<String> = offsets.iter().map(|o| format!("{o:#x}")).collect();
         outln!(
@@ -153,4 +189,107 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// The `--like` container: alone in its file, or at `offset` inside one.
+struct Like {
+    name: String,
+    cg: CgProgram,
+    file: Vec<u8>,
+    offset: Option<usize>,
+}
+
+impl Like {
+    /// The container's bytes (through its `totalSize`).
+    fn container(&self) -> &[u8] {
+        let at = self.offset.unwrap_or(0);
+        let end = at.saturating_add(self.cg.total_size as usize);
+        self.file.get(at..end).unwrap_or_default()
+    }
+}
+
+fn read_like(path: &Path, offset: Option<usize>) -> anyhow::Result<Like> {
+    let file = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = match offset {
+        Some(at) => format!("{} at byte {at:#x}", path.display()),
+        None => path.display().to_string(),
+    };
+    let Some(bytes) = file.get(offset.unwrap_or(0)..) else {
+        bail!(
+            "--offset {} is past the end of {} ({} bytes)",
+            offset.unwrap_or(0),
+            path.display(),
+            file.len()
+        );
+    };
+    match Container::parse(bytes) {
+        Ok(Container::Cg(cg)) => Ok(Like {
+            name,
+            cg,
+            file,
+            offset,
+        }),
+        Ok(_) => bail!("--like takes a CgBinaryProgram (.vpo/.fpo); {name} is a PSL1GHT container"),
+        Err(_) if offset.is_none() && is_executable(&file) => bail!(
+            "{name} is an executable: give the --offset of the program to replace (`rsxtrace \
+             disasm {}` lists each program with its offset)",
+            path.display()
+        ),
+        Err(e) => bail!("--like {name}: {e}"),
+    }
+}
+
+/// The `--like` file with `container` in place of the one at `at`, the bytes it no longer
+/// takes zeroed.
+fn patched(like: &Like, at: usize, container: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let room = like.cg.total_size as usize;
+    if container.len() > room {
+        bail!(
+            "the new program's container takes {} bytes, {} more than the original's {room} at \
+             byte {at:#x} of {}: it cannot be written in place (remove instructions, or write \
+             the container alone without --offset)",
+            container.len(),
+            container.len() - room,
+            like.name
+        );
+    }
+    let mut out = like.file.clone();
+    let Some(place) = out.get_mut(at..at + room) else {
+        bail!("{}: the container runs past the end of the file", like.name);
+    };
+    place.fill(0);
+    place[..container.len()].copy_from_slice(container);
+    Ok(out)
+}
+
+/// `ucode` with the `--like` container's own words for every instruction that is one of its
+/// program's (`rsxtrace_program::kept_encoding`).
+fn keep_encoding(
+    ucode: &[u8],
+    load_slot: Option<u32>,
+    like: &CgProgram,
+) -> (Vec<u8>, Option<KeptEncoding>) {
+    match &like.stage_info {
+        container::CgStageInfo::Vertex(v) => {
+            let words = |b: &[u8]| -> Vec<u32> {
+                b.chunks_exact(4)
+                    .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            };
+            let (kept_words, kept) = keep_vertex(
+                &words(ucode),
+                load_slot.unwrap_or(0) as usize,
+                &words(&like.ucode),
+                v.instruction_slot as usize,
+            );
+            (
+                kept_words.into_iter().flat_map(u32::to_be_bytes).collect(),
+                Some(kept),
+            )
+        }
+        container::CgStageInfo::Fragment(_) => {
+            let (bytes, kept) = keep_fragment(ucode, &like.ucode);
+            (bytes, Some(kept))
+        }
+    }
 }

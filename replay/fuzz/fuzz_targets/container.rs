@@ -1,13 +1,14 @@
 //! Fuzz target: container parsing never panics on arbitrary bytes, and every accessor of a
 //! parsed container (and uniform patching at its own slot offsets) works on what it returns;
 //! a CgBinaryProgram rewritten around its own microcode (`with_microcode`, as `asm --like`
-//! does) is unchanged when that microcode decodes, and is written and parsed back.
+//! does) is unchanged when that microcode decodes, and is written and parsed back, laid out
+//! anew and over its own bytes (then the very file when no field changed).
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rsxtrace_program::container::{
-    get_uniform, set_uniform, with_microcode, write_program, Container, Stage,
+    get_uniform, set_uniform, with_microcode, write_over, write_program, Container, Stage,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -43,6 +44,17 @@ fuzz_target!(|data: &[u8]| {
             if let Ok((same, notes)) = with_microcode(cg, &cg.ucode, slot) {
                 // Its own microcode moves no uniform.
                 assert!(notes.moved_uniforms.is_empty(), "{notes:?}");
+                // Written over its own bytes: the program again, and the very file when no
+                // field changed.
+                if let Some(bytes) = write_over(data, &same) {
+                    let Ok(Container::Cg(back)) = Container::parse(&bytes) else {
+                        panic!("written over, it does not parse")
+                    };
+                    assert_eq!(back.ucode, cg.ucode);
+                    if notes.fields.is_empty() {
+                        assert_eq!(bytes, data[..cg.total_size as usize]);
+                    }
+                }
                 if let Ok(bytes) = write_program(&same) {
                     let back = Container::parse(&bytes).expect("a written container parses");
                     assert_eq!(back.ucode(), cg.ucode.as_slice());

@@ -16,5 +16,6 @@ pub mod container;
 pub mod coverage;
 pub mod flow;
 pub mod fragment;
+pub mod kept_encoding;
 pub mod source;
 pub mod vertex;

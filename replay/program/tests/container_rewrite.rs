@@ -1,11 +1,12 @@
 //! A CgBinaryProgram around other microcode (`container::with_microcode`), on Sony's
 //! compiled programs from the corpus: the register-count rule against every fragment
 //! program's stored count, uniforms that follow their inline constants when a line is
-//! inserted, masks that cover what the new program reads and writes, and refusals.
+//! inserted, masks that cover what the new program reads and writes, refusals, and the
+//! container written over the original file's bytes (`write_over`).
 
 use rsxtrace_program::container::{
-    fragment_registers, get_uniform, with_microcode, write_program, CgProgram, CgStageInfo,
-    Container, RewriteError,
+    fragment_registers, get_uniform, with_microcode, write_over, write_program, CgProgram,
+    CgStageInfo, Container, RewriteError,
 };
 use rsxtrace_program::{fragment, vertex};
 
@@ -149,4 +150,63 @@ fn vertex_masks_cover_the_new_program() {
         after.attribute_output_mask,
         before.attribute_output_mask | 1 << 15
     );
+}
+
+/// Every corpus container written over its own bytes with its own program is its very file;
+/// with a line inserted, the file grows by that slot and nothing before the microcode moves
+/// but the fields that say so (sizes, the descriptor, the uniform's offsets), while a
+/// container laid out anew (`write_program`) reorders the strings `sce-cgc` packed.
+#[test]
+fn written_over_the_original_a_container_keeps_its_bytes() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let mut files = corpus.files_ending("ps3autotests", ".fpo");
+    files.extend(corpus.files_ending("ps3autotests", ".vpo"));
+    assert!(files.len() >= 11, "{files:?}");
+    let mut laid_out_anew_differs = 0;
+    for name in &files {
+        let bytes = corpus.read(name);
+        let Some(cg) = cg(name) else { return };
+        let slot = match &cg.stage_info {
+            CgStageInfo::Vertex(v) => v.instruction_slot,
+            CgStageInfo::Fragment(_) => 0,
+        };
+        let (same, _) = with_microcode(&cg, &cg.ucode, slot).unwrap();
+        assert_eq!(
+            write_over(&bytes, &same).as_deref(),
+            Some(&bytes[..]),
+            "{name}"
+        );
+        laid_out_anew_differs += usize::from(write_program(&same).unwrap() != bytes);
+    }
+    assert!(laid_out_anew_differs > 0);
+
+    let name = "ps3autotests/rsx_fp_dynamic_test1.fpo";
+    let bytes = corpus.read(name);
+    let original = cg(name).unwrap();
+    let text = fragment::disassemble(&fragment::decode(&original.ucode).unwrap());
+    let ucode =
+        fragment::encode(&fragment::assemble(&format!("MOVR R2, f[TEX0];\n{text}")).unwrap());
+    let (moved, _) = with_microcode(&original, &ucode, 0).unwrap();
+    let over = write_over(&bytes, &moved).unwrap();
+    assert_eq!(over.len(), bytes.len() + 16);
+    let Container::Cg(back) = Container::parse(&over).unwrap() else {
+        panic!()
+    };
+    assert_eq!(back.parameters, moved.parameters);
+    assert_eq!(back.stage_info, moved.stage_info);
+    assert_eq!(back.ucode, ucode);
+    let before_ucode = original.ucode_offset as usize;
+    let changed = (0..before_ucode).filter(|&i| over[i] != bytes[i]).count();
+    // totalSize, ucodeSize, instructionCount, registerCount, the masks, the offsets.
+    assert!(
+        changed <= 16,
+        "{changed} bytes changed before the microcode"
+    );
+
+    // Another parameter table cannot be written in place.
+    let mut renamed = moved.clone();
+    renamed.parameters[0].name = Some("renamed".into());
+    assert_eq!(write_over(&bytes, &renamed), None);
 }

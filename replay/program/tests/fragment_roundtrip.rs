@@ -9,7 +9,7 @@ use rsxtrace_program::fragment::{
 use rsxtrace_testkit::rng::XorShift64Star;
 
 /// xorshift64*'s high halves: deterministic.
-struct Rng(XorShift64Star);
+pub(crate) struct Rng(pub(crate) XorShift64Star);
 
 impl Rng {
     fn next(&mut self) -> u32 {
@@ -75,7 +75,7 @@ fn common(r: &mut Rng, slot: u32, opcode: FpOpcode, operands: Operands) -> Fragm
 /// A random valid program: ALU instructions with random fields (constants where a source
 /// is constant-typed), with structured IFE/LOOP/REP regions whose targets are real
 /// instruction slots, ending with an END instruction.
-fn generate(r: &mut Rng) -> FragmentProgram {
+pub(crate) fn generate(r: &mut Rng) -> FragmentProgram {
     let alu_ops: Vec<FpOpcode> = FpOpcode::ALL
         .iter()
         .copied()

@@ -12,6 +12,7 @@ mod fragment_corpus;
 mod fragment_fields;
 mod fragment_flow;
 mod fragment_roundtrip;
+mod kept_encoding;
 mod source_cache;
 mod source_executable;
 mod source_loose;

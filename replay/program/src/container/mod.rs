@@ -3,7 +3,7 @@
 //! from the content; the accessors give the stage, the microcode exactly as stored, the
 //! parameters, the inline-constant slots of fragment uniforms and the fragment
 //! `SHADER_CONTROL` word. [`set_uniform`]/[`get_uniform`] patch and read those slots;
-//! [`write_program`] writes a `CgBinaryProgram` back.
+//! [`write_program`] writes a `CgBinaryProgram` back, [`write_over`] over the file it came from.
 //!
 //! Every parser refuses malformed input with a [`ContainerError`] naming the byte offset and
 //! field; none of them panics or allocates from an unchecked count.
@@ -11,6 +11,7 @@
 mod cg;
 mod cg_enums;
 mod error;
+mod overwrite;
 mod psl1ght;
 mod reader;
 mod rewrite;
@@ -25,6 +26,7 @@ pub use cg::{
 };
 pub use cg_enums::{CgBase, CgDirection, CgResource, CgType, CgVariability};
 pub use error::{ContainerError, ContainerErrorKind};
+pub use overwrite::write_over;
 pub use psl1ght::{
     Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, VpLayout,
     MAGIC_FRAGMENT, MAGIC_VERTEX,
