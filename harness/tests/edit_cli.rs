@@ -731,7 +731,7 @@ fn a_program_inside_an_executable_is_rewritten_in_place() {
     let report = write(&text);
     assert!(report.status.success(), "{report:?}");
     let report: Value = serde_json::from_slice(&report.stdout).unwrap();
-    assert_eq!(report["format"], "executable");
+    assert_eq!(report["format"], "in place");
     assert!(std::fs::read(&out).unwrap() == std::fs::read(&exe).unwrap());
 
     // The last line's constant 1.0 becomes 0.5: the file differs in that constant alone.
@@ -773,6 +773,42 @@ fn a_program_inside_an_executable_is_rewritten_in_place() {
     assert!(refused.contains("in place"), "{refused}");
     let refused = failure(&["asm", s(&asm), "--like", s(&exe), "--out", s(&out)]);
     assert!(refused.contains("--offset"), "{refused}");
+}
+
+/// A shader library that wraps each container in a header of its own (`users.md`: a
+/// 0x30-byte studio header before each CgBinaryProgram): `disasm` finds the program behind
+/// it, and `asm --like` the wrapped file writes the whole file back, header kept, the very
+/// file when nothing changed.
+#[test]
+fn a_program_behind_a_header_of_its_own_is_read_and_written_in_place() {
+    let Some(corpus) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let wrapped = dir.path().join("library_entry.fpo");
+    let header: Vec<u8> = (0..48u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+    let mut bytes = header.clone();
+    bytes.extend(corpus.read("ps3autotests/rsx_fp_static_test2.fpo"));
+    std::fs::write(&wrapped, &bytes).unwrap();
+    let listed = json_ok(&["disasm", s(&wrapped), "--json"]);
+    assert_eq!(listed[0]["file_offset"], 48, "{listed}");
+    let text = rsxtrace(&["disasm", s(&wrapped)]);
+    assert!(text.status.success());
+    let asm = dir.path().join("p.asm");
+    std::fs::write(&asm, &text.stdout).unwrap();
+    let out = dir.path().join("again.fpo");
+    let report = json_ok(&[
+        "asm",
+        s(&asm),
+        "--like",
+        s(&wrapped),
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert_eq!(report["format"], "in place");
+    assert_eq!(report["offset"], 48);
+    assert!(std::fs::read(&out).unwrap() == bytes);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use rsxtrace_program::container::{
     self, with_microcode, write_over, write_program, CgProgram, Container,
 };
 use rsxtrace_program::kept_encoding::{keep_fragment, keep_vertex, KeptEncoding};
-use rsxtrace_program::source::executable::is_executable;
+use rsxtrace_program::source::scan::scan;
 use rsxtrace_program::{fragment, vertex};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -40,8 +40,9 @@ pub struct AsmArgs {
     #[arg(long, requires = "like")]
     pub canonical: bool,
     /// With `--like`: the byte offset of the CgBinaryProgram inside the `--like` file (an
-    /// executable: `disasm` of it lists each program's offset). The file written is then the
-    /// whole file with that program rewritten in place (refused when it no longer fits).
+    /// executable: `disasm` of it lists each program's offset; without it, a file that holds
+    /// one CgBinaryProgram behind a header of its own uses that one). The file written is then
+    /// the whole file with that program rewritten in place (refused when it no longer fits).
     #[arg(long, requires = "like")]
     pub offset: Option<usize>,
     /// The file written: a CgBinaryProgram with `--like` (the whole `--like` file with
@@ -113,7 +114,7 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
             match like.offset {
                 Some(at) => (
                     patched(like, at, &container)?,
-                    "executable",
+                    "in place",
                     notes,
                     Some(layout),
                 ),
@@ -135,7 +136,7 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
             "load_slot": load_slot,
             "start_slot": start_slot,
             "like": args.like.as_ref().map(|p| p.display().to_string()),
-            "offset": args.offset,
+            "offset": like.as_ref().and_then(|l| l.offset),
             "layout": layout,
             "kept_encoding": kept,
             "moved_uniforms": notes.moved_uniforms.iter().map(|(name, offsets)| json!({"name": name, "offsets": offsets})).collect::<Vec<_>>(),
@@ -143,8 +144,10 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         }))?;
         return Ok(Status::Success);
     }
-    let written_as = match (&like, args.offset) {
-        (Some(like), Some(_)) => format!("in place of the CgBinaryProgram in {}", like.name),
+    let written_as = match &like {
+        Some(like) if like.offset.is_some() => {
+            format!("in place of the CgBinaryProgram in {}", like.name)
+        }
         _ => format!("as {format}"),
     };
     outln!(
@@ -230,11 +233,38 @@ fn read_like(path: &Path, offset: Option<usize>) -> anyhow::Result<Like> {
             offset,
         }),
         Ok(_) => bail!("--like takes a CgBinaryProgram (.vpo/.fpo); {name} is a PSL1GHT container"),
-        Err(_) if offset.is_none() && is_executable(&file) => bail!(
-            "{name} is an executable: give the --offset of the program to replace (`rsxtrace \
-             disasm {}` lists each program with its offset)",
-            path.display()
-        ),
+        Err(e) if offset.is_none() => {
+            // A file with a header of its own in front of its container (a studio's shader
+            // library wraps each one), or an executable: the one CgBinaryProgram inside.
+            let inside: Vec<(u64, CgProgram)> = scan(&file)
+                .hits
+                .into_iter()
+                .filter_map(|h| match h.container {
+                    Container::Cg(cg) => Some((h.offset, cg)),
+                    _ => None,
+                })
+                .collect();
+            match <[_; 1]>::try_from(inside) {
+                Ok([(at, cg)]) => Ok(Like {
+                    name: format!("{} at byte {at:#x}", path.display()),
+                    cg,
+                    file,
+                    offset: usize::try_from(at).ok(),
+                }),
+                Err(inside) if inside.len() > 1 => bail!(
+                    "{name} holds {} CgBinaryPrograms (at bytes {}): give the --offset of the \
+                     one to replace (`rsxtrace disasm {}` lists them)",
+                    inside.len(),
+                    inside
+                        .iter()
+                        .map(|(at, _)| format!("{at}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    path.display()
+                ),
+                Err(_) => bail!("--like {name}: {e}"),
+            }
+        }
         Err(e) => bail!("--like {name}: {e}"),
     }
 }

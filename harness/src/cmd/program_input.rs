@@ -37,7 +37,8 @@ pub struct Located {
     pub vertex_textures: Option<VertexTextureUnits>,
     /// For a draw's vertex program: the transform program memory it was decoded from.
     pub memory_words: Vec<u32>,
-    /// For a program found in an executable: its byte offset in the file.
+    /// For a program found in an executable, or behind a header of its file's own: its byte
+    /// offset in the file.
     pub file_offset: Option<u64>,
 }
 
@@ -94,6 +95,18 @@ fn from_program_file(
     if offset == 0 && executable::is_executable(bytes) {
         return from_executable(path, bytes, stage);
     }
+    let unknown = matches!(
+        Container::parse(bytes),
+        Err(e) if e.kind == container::ContainerErrorKind::UnknownFormat
+    );
+    if offset == 0 && stage.is_none() && unknown && assembly_text(bytes).is_none() {
+        // A header of its own in front of the container (a studio's shader library): the
+        // containers inside, as `batch` finds them.
+        let (found, problems) = source::loose::read(path, bytes);
+        if !found.is_empty() {
+            return from_found(path, found, &problems, stage, "a file");
+        }
+    }
     from_program_bytes(path, bytes, stage, offset > 0).map(|p| vec![p])
 }
 
@@ -139,6 +152,7 @@ fn from_found(
     for f in found.into_iter().filter(|f| wanted(f.stage)) {
         let file_offset = match &f.origin {
             Origin::Executable { file_offset, .. } => Some(*file_offset),
+            Origin::Loose { offset, .. } if *offset > 0 => Some(*offset),
             _ => None,
         };
         let symbol = match &f.origin {
