@@ -396,3 +396,55 @@ fn the_committed_level_agrees_with_its_ground_truth() {
         .iter()
         .all(|s| s["live"] == true && s["reach"] == "always"));
 }
+
+/// `probe constants` on the skinned scene: the text names the palette, its address
+/// register's writer and the entries reached, and the matrices by kind; `--json` holds the
+/// same. On the game sample every vertex program is listed once.
+#[test]
+fn probe_constants_tells_a_bone_palette_from_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("skinned.rrc.gz");
+    std::fs::write(
+        &file,
+        rrc::write_v6(&rsxtrace_scenes::skinned::skinned_capture(true)),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let out = rsxtrace(&["probe", "constants", f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "c[0..3]",
+        "matrix rows (4)",
+        "matrix columns (3)",
+        "scalar .x",
+        "c[A0.x+40..42]",
+        "palette A0.x: entries of 3 registers from c[A0.x+40], written by slot 0 ARL A0.x, v[IN7].x",
+        "took 3 values from 0 to 9, multiples of 3 = entries 0 to 3: registers c[40..51]",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing:\n{text}");
+    }
+    let json = json_with_status(&["probe", "constants", f, "--json"], 0);
+    let program = &json.as_array().unwrap()[0];
+    assert_eq!(
+        program["palettes"][0]["values"],
+        serde_json::json!([0, 6, 9])
+    );
+    assert_eq!(program["groups"][0]["kind"], "matrix_rows");
+    assert_eq!(program["groups"][0]["with"], "R1");
+
+    let game: PathBuf = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let all = json_with_status(&["probe", "constants", game.to_str().unwrap(), "--json"], 0);
+    let keys: std::collections::BTreeSet<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), all.as_array().unwrap().len());
+    assert_eq!(keys.len(), 48);
+}

@@ -18,6 +18,8 @@
 //!   thousands of generated ones) for `rsxtrace match`.
 //! - [`texture_formats`] builds the texture-format sample in `traces/samples/` (one quad per
 //!   RSX texture format).
+//! - [`skinned`]: a skinned draw whose vertex program reads a bone palette through the
+//!   address register, a matrix as rows, one as columns and a scalar (`probe constants`).
 //! - [`vertex_texture`] builds a grid displaced by a mip-mapped vertex texture (TXL).
 
 pub mod game_frame;
@@ -27,5 +29,6 @@ pub mod level;
 pub mod primitives_sample;
 pub mod program_library;
 pub mod samples;
+pub mod skinned;
 pub mod texture_formats;
 pub mod vertex_texture;

@@ -3,4 +3,5 @@
 //! (a hundred and fifty test binaries of about 50 MB each filled a CI machine's disk).
 
 mod game_scale;
+mod skinned;
 mod vertex_texture;

@@ -1,5 +1,7 @@
 //! Reverse-engineering probes: questions a capture settles, each answered with its evidence.
 //!
+//! - [`constant_layout`]: how each vertex program reads its constants (matrices, palettes
+//!   indexed by an address register and the entries the vertices reach, vectors, scalars).
 //! - [`matrix`]: 4x4 f64 matrices in the row-vector convention, inverse, decomposition.
 //! - [`placement`]: the placements file (`{"id", "mesh", "world"}`).
 //! - [`mvp`]: draws' c32..c35 matrices against placements x view-projection, and the
@@ -10,6 +12,7 @@
 //! - [`textures`]: texture units bound versus units a fragment program can sample.
 //! - [`vertex_textures`]: the units a vertex program samples (TXL), with the same flow classes.
 
+pub mod constant_layout;
 pub mod maininv;
 pub mod matrix;
 pub mod mesh;

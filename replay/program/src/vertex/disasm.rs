@@ -67,6 +67,11 @@ fn mask(m: WriteMask) -> String {
     }
 }
 
+/// Source operand `s` of instruction `i` as the disassembly writes it (`-|c[A0.x+40].xxxx|`).
+pub fn operand_text(i: &VertexInstruction, s: &Source) -> String {
+    source(i, s)
+}
+
 fn source(i: &VertexInstruction, s: &Source) -> String {
     let base = match s.reg_type {
         RegisterType::Temp => format!("R{}", s.temp_index),

@@ -37,7 +37,7 @@ mod operand;
 pub use crate::assembly::{assembly_text, AssembleError};
 pub use assemble::assemble;
 pub use decode::{decode_bytes, decode_instruction, decode_words};
-pub use disasm::disassemble;
+pub use disasm::{disassemble, operand_text};
 pub use encode::{
     encode, encode_bytes, encode_instruction, encode_memory, encode_span, set_branch_target,
 };

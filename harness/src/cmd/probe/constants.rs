@@ -1,0 +1,185 @@
+//! `rsxtrace probe constants`: how each vertex program of a frame reads its transform
+//! constants: matrices, palettes indexed by an address register (bone matrices) with the
+//! entries the draws' vertices reach, vectors and scalars, each with the instructions that
+//! read them (`rsxtrace_verify::probe::constant_layout`; docs/probes.md).
+//!
+//! Exit status: 0, or 2 on error.
+
+use crate::exit::Status;
+use crate::output::print_json;
+use crate::table::Table;
+use clap::Args;
+use rsxtrace_replay::render::draw_range::{self, DrawRange};
+use rsxtrace_verify::probe::constant_layout::{
+    constant_layout, GroupReport, Palette, ProgramLayout,
+};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ConstantsArgs {
+    /// Capture or trace file.
+    pub file: PathBuf,
+    /// Only the programs of draws A..B (as `replay --draws`).
+    #[arg(long, value_parser = draw_range::parse)]
+    pub draws: Option<DrawRange>,
+    /// Distinct vertices traced per program to find the palette entries they reach.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_vertices: usize,
+    /// Print JSON: an array with one object per vertex program (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &ConstantsArgs) -> anyhow::Result<Status> {
+    let (_capture, frame) = crate::cmd::load_frame(&args.file)?;
+    let range = draw_range::resolve(args.draws, frame.draws.len())?;
+    let range = range.unwrap_or(0..frame.draws.len());
+    let layouts = constant_layout(&frame, range, args.max_vertices);
+    if args.json {
+        print_json(&layouts)?;
+        return Ok(Status::Success);
+    }
+    for (n, layout) in layouts.iter().enumerate() {
+        if n > 0 {
+            outln!();
+        }
+        print_layout(layout)?;
+    }
+    Ok(Status::Success)
+}
+
+/// `c[4..7]`, `c[A0.x+40..42]`.
+fn registers(g: &GroupReport) -> String {
+    let g = &g.group;
+    let last = g.first + g.count - 1;
+    let span = if g.count > 1 {
+        format!("{}..{last}", g.first)
+    } else {
+        g.first.to_string()
+    };
+    match g.relative {
+        Some((n, c)) => format!("c[A{n}.{c}+{span}]"),
+        None => format!("c[{span}]"),
+    }
+}
+
+/// Slots as `4-7` or `2, 9`.
+fn slots(g: &GroupReport) -> String {
+    let s: Vec<usize> = g.group.reads.iter().map(|(s, _)| *s).collect();
+    let consecutive = s.windows(2).all(|w| w[1] == w[0] + 1);
+    match (s.first(), s.last()) {
+        (Some(a), Some(b)) if consecutive && s.len() > 2 => format!("{a}-{b}"),
+        _ => s
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+fn print_layout(l: &ProgramLayout) -> anyhow::Result<()> {
+    let contiguous = l.draws.windows(2).all(|w| w[1] == w[0] + 1);
+    let draws = match (l.draws.first(), l.draws.last()) {
+        (Some(a), Some(b)) if a == b => format!("draw {a}"),
+        (Some(a), Some(b)) if contiguous => format!("{} draws ({a}..{})", l.draws.len(), b + 1),
+        (Some(a), Some(b)) => format!("{} draws (first {a}, last {b})", l.draws.len()),
+        _ => "no draws".into(),
+    };
+    outln!(
+        "vertex program {} at slot {} ({} instructions): {draws}",
+        l.key,
+        l.start_slot,
+        l.instructions
+    );
+    for note in &l.notes {
+        outln!("warning: {note}");
+    }
+    if l.groups.is_empty() {
+        outln!("reads no constants");
+        return Ok(());
+    }
+    let mut table = Table::new(&["registers", "kind", "slots", "with", "values"]);
+    for g in &l.groups {
+        let kind = match g.group.kind.describe() {
+            k @ ("vector" | "scalar") => format!("{k} .{}", g.group.components),
+            k => format!("{k} ({})", g.group.count),
+        };
+        let values = if g.group.relative.is_some() && l.traced_vertices == 0 {
+            "entries not traced".to_string()
+        } else if g.known_at == 0 {
+            format!("unknown at all {} draws", l.draws.len())
+        } else {
+            format!(
+                "known at {} of {} draws, {} distinct",
+                g.known_at,
+                l.draws.len(),
+                g.distinct_values
+            )
+        };
+        table.row(vec![
+            registers(g),
+            kind,
+            slots(g),
+            g.group.with.clone().unwrap_or_default(),
+            values,
+        ]);
+    }
+    outln!("{}", table.render().trim_end());
+    for p in &l.palettes {
+        print_palette(p, l.traced_vertices)?;
+    }
+    Ok(())
+}
+
+fn print_palette(p: &Palette, traced: usize) -> anyhow::Result<()> {
+    let written = p
+        .address_written_by
+        .iter()
+        .map(|(slot, text)| format!("slot {slot} {text}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let written = if written.is_empty() {
+        "no instruction writes it (it holds 0)".to_string()
+    } else {
+        format!("written by {written}")
+    };
+    outln!(
+        "palette {}: entries of {} registers from c[{}+{}], {written}",
+        p.address,
+        p.entry_registers,
+        p.address,
+        p.first_base
+    );
+    match (&p.values, p.registers) {
+        (Some(values), Some((low, high))) => {
+            let step = if p.aligned && p.entry_registers > 1 {
+                format!(", multiples of {}", p.entry_registers)
+            } else {
+                String::new()
+            };
+            let entries = if p.aligned && p.entry_registers > 0 {
+                format!(
+                    " = entries {} to {}",
+                    values.first().copied().unwrap_or(0) / i32::from(p.entry_registers),
+                    values.last().copied().unwrap_or(0) / i32::from(p.entry_registers)
+                )
+            } else {
+                String::new()
+            };
+            outln!(
+                "  over {traced} distinct vertices {} took {} values from {} to {}{step}{entries}: registers c[{low}..{high}]{}",
+                p.address,
+                values.len(),
+                values.first().copied().unwrap_or(0),
+                values.last().copied().unwrap_or(0),
+                if p.out_of_range > 0 {
+                    format!(" ({} reads outside c[0..467])", p.out_of_range)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        _ => outln!("  no vertex was traced: the entries reached are not known"),
+    }
+    Ok(())
+}

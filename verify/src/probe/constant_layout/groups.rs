@@ -1,0 +1,236 @@
+//! Constant reads grouped by what the program does with them:
+//!
+//! - **matrix rows**: consecutive registers each dotted (DP3, DP4, DPH) with the same operand,
+//!   as `DP4 o[HPOS].x, v[POS], c[256]` through `c[259]` (the row-major form Sony's compiler
+//!   writes for `mul(M, v)`);
+//! - **matrix columns**: consecutive registers each scaled (MUL, MAD) by the next component
+//!   of the same vector (`MUL R0, v[POS].xxxx, c[4]; MAD R0, v[POS].yyyy, c[5], R0; ...`),
+//!   with an added register after them as the translation;
+//! - **scalar**: a register only ever read one component at a time (a replicated swizzle, or
+//!   the scalar unit);
+//! - **vector**: anything else, register by register.
+//!
+//! Registers relative to an address register (`c[A0.x+40]`) are grouped the same way by their
+//! base; the report calls the lot a palette of entries indexed by that register.
+
+use super::reads::{instruction_text, register_name, ConstantRead};
+use rsxtrace_program::vertex::{operand_text, Component, VertexProgram};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `Some((n, component))` for registers read relative to address register `An`.
+type Relative = Option<(u8, char)>;
+
+/// What a group of registers is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Rows dotted with one operand.
+    MatrixRows,
+    /// Columns scaled by one vector's components (the last one added, when present).
+    MatrixColumns,
+    /// One register, read one component at a time.
+    Scalar,
+    /// One register.
+    Vector,
+}
+
+impl Kind {
+    /// A word for the text report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::MatrixRows => "matrix rows",
+            Kind::MatrixColumns => "matrix columns",
+            Kind::Scalar => "scalar",
+            Kind::Vector => "vector",
+        }
+    }
+}
+
+/// Registers a program reads together.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Group {
+    /// What they are.
+    pub kind: Kind,
+    /// `Some((n, component))` when they are read relative to address register `An`.
+    pub relative: Option<(u8, char)>,
+    /// The first register (or base).
+    pub first: u16,
+    /// How many consecutive registers.
+    pub count: u16,
+    /// For a matrix, the operand it multiplies (`v[POS]`, `R1.xyz`).
+    pub with: Option<String>,
+    /// The reading instructions: slot and text, each once.
+    pub reads: Vec<(usize, String)>,
+    /// The components read (a vector or scalar: the union of the swizzles; matrices: all).
+    pub components: String,
+}
+
+/// Groups of the reads `reads` of `program` (every read lands in at least one group).
+pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group> {
+    let mut claimed = vec![false; reads.len()];
+    let mut groups = Vec::new();
+    let text_of = |slot: usize| {
+        program
+            .instructions
+            .iter()
+            .find(|i| i.slot == slot)
+            .map(instruction_text)
+            .unwrap_or_default()
+    };
+    let instruction = |slot: usize| program.instructions.iter().find(|i| i.slot == slot);
+    let evidence = |members: &[usize]| -> Vec<(usize, String)> {
+        let mut slots: Vec<usize> = members.iter().map(|&k| reads[k].slot).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        slots.into_iter().map(|s| (s, text_of(s))).collect()
+    };
+
+    // Matrix rows: dot products with the same operand (swizzle included) over consecutive
+    // registers.
+    let mut rows: BTreeMap<(Relative, String), BTreeMap<u16, Vec<usize>>> = BTreeMap::new();
+    for (k, r) in reads.iter().enumerate() {
+        let (Some(other), true) = (r.other, matches!(r.op, "DP3" | "DP4" | "DPH")) else {
+            continue;
+        };
+        let Some(i) = instruction(r.slot) else {
+            continue;
+        };
+        rows.entry((r.register.relative, operand_text(i, &other)))
+            .or_default()
+            .entry(r.register.index)
+            .or_default()
+            .push(k);
+    }
+    for ((relative, with), by_index) in rows {
+        for run in consecutive_runs(by_index.keys().copied()) {
+            if run.len() < 2 {
+                continue;
+            }
+            let members: Vec<usize> = run.iter().flat_map(|i| by_index[i].clone()).collect();
+            for &k in &members {
+                claimed[k] = true;
+            }
+            groups.push(Group {
+                kind: Kind::MatrixRows,
+                relative,
+                first: run[0],
+                count: run.len() as u16,
+                with: Some(with.clone()),
+                reads: evidence(&members),
+                components: "xyzw".into(),
+            });
+        }
+    }
+
+    // Matrix columns: products with the same vector's x, y, z (w) over consecutive
+    // registers, then an ADD of the next register as the translation.
+    // Per factor: each register with the component that scales it and its reads.
+    type Scaled = BTreeMap<u16, (Component, Vec<usize>)>;
+    let mut columns: BTreeMap<(Relative, String), Scaled> = BTreeMap::new();
+    for (k, r) in reads.iter().enumerate() {
+        let (Some(other), true) = (r.other, matches!(r.op, "MUL" | "MAD")) else {
+            continue;
+        };
+        let [a, b, c, d] = other.swizzle.0;
+        if !(a == b && b == c && c == d) {
+            continue;
+        }
+        let Some(i) = instruction(r.slot) else {
+            continue;
+        };
+        let entry = columns
+            .entry((r.register.relative, register_name(i, &other)))
+            .or_default()
+            .entry(r.register.index)
+            .or_insert((a, Vec::new()));
+        if entry.0 == a {
+            entry.1.push(k);
+        }
+    }
+    for ((relative, with), by_index) in columns {
+        for run in consecutive_runs(by_index.keys().copied()) {
+            // The run's registers scale x, y, z (and w) in order.
+            let in_order = run
+                .iter()
+                .enumerate()
+                .take_while(|(n, i)| by_index[i].0.code() as usize == *n)
+                .count();
+            if in_order < 3 {
+                continue;
+            }
+            let mut members: Vec<usize> = run[..in_order]
+                .iter()
+                .flat_map(|i| by_index[i].1.clone())
+                .collect();
+            let next = run[0] + in_order as u16;
+            let translation: Vec<usize> = (0..reads.len())
+                .filter(|&k| {
+                    let r = &reads[k];
+                    r.op == "ADD" && r.register.relative == relative && r.register.index == next
+                })
+                .collect();
+            let count = in_order as u16 + u16::from(!translation.is_empty());
+            members.extend(translation);
+            for &k in &members {
+                claimed[k] = true;
+            }
+            groups.push(Group {
+                kind: Kind::MatrixColumns,
+                relative,
+                first: run[0],
+                count,
+                with: Some(with.clone()),
+                reads: evidence(&members),
+                components: "xyzw".into(),
+            });
+        }
+    }
+
+    // The rest, register by register.
+    let mut rest: BTreeMap<(Relative, u16), Vec<usize>> = BTreeMap::new();
+    for (k, r) in reads.iter().enumerate() {
+        if !claimed[k] {
+            rest.entry((r.register.relative, r.register.index))
+                .or_default()
+                .push(k);
+        }
+    }
+    for ((relative, index), members) in rest {
+        let scalar = members
+            .iter()
+            .all(|&k| !reads[k].vector || reads[k].replicated().is_some());
+        let mut components = String::new();
+        for c in ['x', 'y', 'z', 'w'] {
+            let read = members
+                .iter()
+                .any(|&k| reads[k].swizzle.0.iter().any(|s| s.letter() == c));
+            if read {
+                components.push(c);
+            }
+        }
+        groups.push(Group {
+            kind: if scalar { Kind::Scalar } else { Kind::Vector },
+            relative,
+            first: index,
+            count: 1,
+            with: None,
+            reads: evidence(&members),
+            components,
+        });
+    }
+    groups.sort_by_key(|g| (g.relative.is_some(), g.relative, g.first, g.count));
+    groups
+}
+
+/// Runs of consecutive numbers in ascending `numbers`.
+fn consecutive_runs(numbers: impl Iterator<Item = u16>) -> Vec<Vec<u16>> {
+    let mut runs: Vec<Vec<u16>> = Vec::new();
+    for n in numbers {
+        match runs.last_mut() {
+            Some(run) if run.last().is_some_and(|&l| l + 1 == n) => run.push(n),
+            _ => runs.push(vec![n]),
+        }
+    }
+    runs
+}
