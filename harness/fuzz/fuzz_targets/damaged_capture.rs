@@ -2,8 +2,10 @@
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
 //! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
-//! the frame's statistics, the index, and edits that give every draw another fragment
-//! program and two draws another vertex program, and one draw the programs of another. Each must return Ok or Err, never panic.
+//! the frame's statistics, how two draws' vertex programs read their constants (`probe
+//! constants`; a skinned scene is among the samples), the index, and edits that give every
+//! draw another fragment program and two draws another vertex program, and one draw the
+//! programs of another. Each must return Ok or Err, never panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,6 +21,7 @@ use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::statistics::statistics;
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::RenderOptions;
+use rsxtrace_verify::probe::constant_layout::constant_layout;
 use std::sync::OnceLock;
 
 const SAMPLES: [&str; 3] = [
@@ -31,10 +34,13 @@ fn samples() -> &'static [Capture] {
     static SAMPLES_READ: OnceLock<Vec<Capture>> = OnceLock::new();
     SAMPLES_READ.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/samples");
-        SAMPLES
+        let mut read: Vec<Capture> = SAMPLES
             .iter()
             .map(|f| rrc::read_file(&dir.join(f)).expect("bundled sample"))
-            .collect()
+            .collect();
+        // A skinned draw: constants read relative to the address register.
+        read.push(rsxtrace_scenes::skinned::skinned_capture(true));
+        read
     })
 }
 
@@ -42,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 10 {
         return;
     }
-    let sample = &samples()[data[0] as usize % SAMPLES.len()];
+    let sample = &samples()[data[0] as usize % samples().len()];
     let edits = 1 + data[1] as usize % 16;
     let seed = u64::from_le_bytes(data[2..10].try_into().unwrap());
     let capture = damage(sample, seed, edits);
@@ -60,6 +66,9 @@ fuzz_target!(|data: &[u8]| {
     // leave the fuzzer a few runs a second).
     let first = usize::from(data[1] >> 4);
     let _ = statistics(&frame, &events, &capture.commands, Some(first..first + 2));
+    // How those draws' vertex programs read their constants (`probe constants`), palettes
+    // traced over a few vertices.
+    let _ = constant_layout(&frame, first..first + 2, 64);
     let options = RenderOptions {
         draws: Some(first..first + 2),
         ..Default::default()

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
 /// Transform constant registers (`c[0]`..`c[467]`).
-pub const CONSTANT_REGISTERS: i32 = 468;
+pub const CONSTANT_REGISTERS: i64 = 468;
 
 /// A group with what the capture holds of its values.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -53,7 +53,7 @@ pub struct Palette {
     /// was traced).
     pub values: Option<Vec<i32>>,
     /// The registers those values reach, lowest and highest.
-    pub registers: Option<(i32, i32)>,
+    pub registers: Option<(i64, i64)>,
     /// Whether every value is a multiple of the entry size (entries indexed as bone × size).
     pub aligned: bool,
     /// Reached registers outside c[0]..c[467].
@@ -161,12 +161,15 @@ fn layout_of(
             .get(&(n, c))
             .map(|v| v.iter().copied().collect());
         let size = high - low + 1;
-        let registers = values
-            .as_ref()
-            .and_then(|v| Some((i32::from(low) + v.first()?, i32::from(high) + v.last()?)));
+        let registers = values.as_ref().and_then(|v| {
+            Some((
+                i64::from(low) + i64::from(*v.first()?),
+                i64::from(high) + i64::from(*v.last()?),
+            ))
+        });
         let out_of_range = values.as_ref().map_or(0, |v| {
             v.iter()
-                .flat_map(|a| (low..=high).map(move |b| i32::from(b) + a))
+                .flat_map(|&a| (low..=high).map(move |b| i64::from(b) + i64::from(a)))
                 .filter(|r| !(0..CONSTANT_REGISTERS).contains(r))
                 .count()
         });
@@ -185,14 +188,14 @@ fn layout_of(
     }
 
     for g in groups {
-        let registers: Vec<i32> = match g.relative {
-            None => (0..g.count).map(|k| i32::from(g.first + k)).collect(),
+        let registers: Vec<i64> = match g.relative {
+            None => (0..g.count).map(|k| i64::from(g.first + k)).collect(),
             Some(address) => {
                 let values = traced.values.get(&address);
                 values
                     .into_iter()
                     .flatten()
-                    .flat_map(|a| (0..g.count).map(move |k| a + i32::from(g.first + k)))
+                    .flat_map(|&a| (0..g.count).map(move |k| i64::from(a) + i64::from(g.first + k)))
                     .collect()
             }
         };
