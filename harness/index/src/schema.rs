@@ -14,8 +14,9 @@ use std::borrow::Cow;
 /// depth bounds test and the logic operation. 5: `draws.texcoord_2d`, `draws.depth_float`.
 /// 6: `draws.part` (a BEGIN/END split by an execution barrier is several draws). 7: `draws` is
 /// a view over `draw_rows` and `draw_states` (each distinct surface and raster state stored
-/// once), with `draws.state`.
-pub const SCHEMA_VERSION: i32 = 7;
+/// once), with `draws.state`. 8: `program_constants` says what each register is to its program
+/// (`role`, `group_first`, `group_count`, `multiplies`).
+pub const SCHEMA_VERSION: i32 = 8;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

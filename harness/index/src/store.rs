@@ -473,6 +473,7 @@ fn write_rows(
                         key: p.key,
                         register,
                         relative,
+                        group: p.constant_group(register, relative).cloned(),
                     })
             }),
         )?,

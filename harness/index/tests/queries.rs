@@ -411,6 +411,67 @@ fn indexed_constant_programs(w: &World) -> Expectation {
     vec![(vec![], rows)]
 }
 
+/// Every vertex program's matrices as rows, found here from its instructions: the absolute
+/// registers DP3, DP4 or DPH read beside one non-constant operand, in runs of consecutive
+/// registers per operand.
+fn matrices_by_program(w: &World) -> Expectation {
+    let mut rows: BTreeSet<(String, u16, u16, String)> = BTreeSet::new();
+    for d in &w.decoded {
+        for draw in &d.frame.draws {
+            let Ok(p) = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+            else {
+                continue;
+            };
+            let mut by_operand: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
+            for i in &p.instructions {
+                let dot = matches!(
+                    i.vector,
+                    vertex::VectorOpcode::Dp3
+                        | vertex::VectorOpcode::Dp4
+                        | vertex::VectorOpcode::Dph
+                );
+                if !dot || i.index_const {
+                    continue;
+                }
+                let [a, b] = [i.sources[0], i.sources[1]];
+                let other = match (a.reg_type, b.reg_type) {
+                    (RegisterType::Constant, t) if t != RegisterType::Constant => b,
+                    (t, RegisterType::Constant) if t != RegisterType::Constant => a,
+                    _ => continue,
+                };
+                by_operand
+                    .entry(vertex::operand_text(i, &other))
+                    .or_default()
+                    .insert(i.const_index);
+            }
+            for (operand, registers) in by_operand {
+                let registers: Vec<u16> = registers.into_iter().collect();
+                let mut start = 0;
+                for k in 1..=registers.len() {
+                    if k == registers.len() || registers[k] != registers[k - 1] + 1 {
+                        if k - start >= 2 {
+                            rows.insert((
+                                format!("{:016x}", draw.vp_hash),
+                                registers[start],
+                                (k - start) as u16,
+                                operand.clone(),
+                            ));
+                        }
+                        start = k;
+                    }
+                }
+            }
+        }
+    }
+    // Every sample's and the level's programs transform by c[32..35] at least.
+    assert!(rows.len() >= 50, "{rows:?}");
+    let rows = rows
+        .into_iter()
+        .map(|(k, first, count, operand)| vec![text(&k), int(first), int(count), text(&operand)])
+        .collect();
+    vec![(vec![], rows)]
+}
+
 fn wasted_binds(w: &World) -> Expectation {
     let rows = w
         .decoded
@@ -547,6 +608,7 @@ fn expectation(name: &str) -> Option<fn(&World) -> Expectation> {
         "blend_by_texture" => blend_by_texture,
         "shared_textures" => shared_textures,
         "indexed_constant_programs" => indexed_constant_programs,
+        "matrices_by_program" => matrices_by_program,
         "wasted_binds" => wasted_binds,
         "block_by_hash" => block_by_hash,
         "full_screen_constants" => full_screen_constants,
@@ -555,7 +617,7 @@ fn expectation(name: &str) -> Option<fn(&World) -> Expectation> {
     })
 }
 
-const EXPECTED_NAMES: usize = 12;
+const EXPECTED_NAMES: usize = 13;
 
 #[test]
 fn every_documented_query_gives_the_independently_derived_result() {

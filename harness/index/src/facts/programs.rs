@@ -11,6 +11,8 @@ use rsxtrace_program::container::Stage;
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_verify::matching::fingerprint::RELATIVE_CONSTANT;
 use rsxtrace_verify::matching::Fingerprint;
+use rsxtrace_verify::probe::constant_layout::groups::{group_reads, Group, Kind};
+use rsxtrace_verify::probe::constant_layout::reads::constant_reads;
 use rsxtrace_verify::probe::textures::{program_textures, Reach, SampledUnit};
 use rsxtrace_verify::probe::vertex_textures::vertex_program_textures;
 use std::collections::BTreeMap;
@@ -49,6 +51,10 @@ pub struct ProgramFacts {
     /// does not nest; vertex: a BRA that may be taken, or too many call paths) or did not
     /// run.
     pub flow_complete: bool,
+    /// Vertex: its constant reads grouped as `probe constants` groups them (matrix rows and
+    /// columns, scalars, vectors); empty for fragment programs and programs that do not
+    /// decode.
+    pub constant_groups: Vec<Group>,
 }
 
 impl ProgramFacts {
@@ -63,6 +69,21 @@ impl ProgramFacts {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// The group register `register` (relative for `c[A0+n]`) belongs to, a matrix before a
+    /// vector or scalar when it is read both ways.
+    pub fn constant_group(&self, register: u16, relative: bool) -> Option<&Group> {
+        let holds = |g: &&Group| {
+            g.relative.is_some() == relative
+                && (g.first..g.first.saturating_add(g.count)).contains(&register)
+        };
+        let matrix = |g: &&Group| matches!(g.kind, Kind::MatrixRows | Kind::MatrixColumns);
+        self.constant_groups
+            .iter()
+            .filter(holds)
+            .find(matrix)
+            .or_else(|| self.constant_groups.iter().find(holds))
     }
 
     /// Whether the program reads constants relative to the address register.
@@ -118,9 +139,13 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
     match stage {
         Stage::Vertex => {
             let words = draw.vertex_program_words();
-            let flow = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
-                .ok()
-                .map(|p| vertex_program_textures(&p));
+            let decoded =
+                vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize).ok();
+            let flow = decoded.as_ref().map(vertex_program_textures);
+            let constant_groups = decoded
+                .as_ref()
+                .map(|p| group_reads(p, &constant_reads(p)))
+                .unwrap_or_default();
             ProgramFacts {
                 stage,
                 key,
@@ -129,6 +154,7 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
                 inline_constants: 0,
                 flow_complete: flow.as_ref().is_some_and(|t| t.complete),
                 sampled: flow.map(|t| t.sampled),
+                constant_groups,
             }
         }
         Stage::Fragment => {
@@ -150,6 +176,7 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
                 inline_constants: fp.map_or(0, |p| p.constant_slots.len() as u32),
                 sampled,
                 flow_complete,
+                constant_groups: Vec::new(),
             }
         }
     }

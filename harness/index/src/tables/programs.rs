@@ -6,6 +6,7 @@ use super::hex64;
 use crate::cell::Cell;
 use crate::facts::programs::{stage_name, ProgramFacts};
 use crate::schema::{col, Table, Ty};
+use rsxtrace_verify::probe::constant_layout::groups::{Group, Kind};
 use rsxtrace_verify::probe::textures::Reach;
 
 /// Names of the set bits of `bits`, space-separated, by `name`.
@@ -56,6 +57,16 @@ pub fn table() -> Table<ProgramFacts> {
     }
 }
 
+/// A group kind's column value.
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::MatrixRows => "matrix_rows",
+        Kind::MatrixColumns => "matrix_columns",
+        Kind::Scalar => "scalar",
+        Kind::Vector => "vector",
+    }
+}
+
 /// A row of `program_constants`.
 pub struct ProgramConstantRow {
     /// Program key.
@@ -64,6 +75,8 @@ pub struct ProgramConstantRow {
     pub register: u16,
     /// `c[A0+register]`.
     pub relative: bool,
+    /// What the program does with it: its group.
+    pub group: Option<Group>,
 }
 
 /// The `program_constants` table.
@@ -91,6 +104,30 @@ pub fn constants_table() -> Table<ProgramConstantRow> {
                 Integer,
                 "1 for `c[A0+n]`: the register read depends on the address register at run time.",
                 |r| r.relative.into(),
+            ),
+            c(
+                "role",
+                Text,
+                "What the program does with the register, as `rsxtrace probe constants` tells (`docs/probes.md`): `matrix_rows` (one of consecutive registers each dotted with the same operand, the form of `mul(M, v)`), `matrix_columns` (one of consecutive registers each scaled by the next component of one vector, and the translation added after them), `scalar` (read one component at a time) or `vector`. A register read both as part of a matrix and otherwise is the matrix's. NULL when the program does not decode from memory.",
+                |r| Cell::opt(r.group.as_ref().map(|g| kind_name(g.kind))),
+            ),
+            c(
+                "group_first",
+                Integer,
+                "The first register (or relative base) of the register's group: a matrix's first row or column.",
+                |r| Cell::opt(r.group.as_ref().map(|g| i64::from(g.first))),
+            ),
+            c(
+                "group_count",
+                Integer,
+                "Registers in the group (a 4x4 matrix's rows: 4; a scalar or vector: 1).",
+                |r| Cell::opt(r.group.as_ref().map(|g| i64::from(g.count))),
+            ),
+            c(
+                "multiplies",
+                Text,
+                "For a matrix, the operand it multiplies as the disassembly writes it (`v[POS]`, `R1`); NULL otherwise.",
+                |r| Cell::opt(r.group.as_ref().and_then(|g| g.with.clone())),
             ),
         ],
     }
