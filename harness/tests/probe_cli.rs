@@ -437,6 +437,34 @@ fn probe_constants_tells_a_bone_palette_from_matrices() {
     assert_eq!(program["groups"][0]["kind"], "matrix_rows");
     assert_eq!(program["groups"][0]["with"], "R1");
 
+    // At one draw: each group's registers with their values there; the palette's are the
+    // entries the vertices reach (bones 0, 2, 3: c[40..42], c[46..51]), bone k's rows
+    // holding k in w.
+    let at = json_with_status(&["probe", "constants", f, "--draw", "0", "--json"], 0);
+    let palette = at[0]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| !g["relative"].is_null())
+        .unwrap();
+    let registers: Vec<i64> = palette["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["register"].as_i64().unwrap())
+        .collect();
+    assert_eq!(registers, vec![40, 41, 42, 46, 47, 48, 49, 50, 51]);
+    assert_eq!(
+        palette["values"][3]["value"],
+        serde_json::json!([1.0, 0.0, 0.0, 2.0])
+    );
+    let text =
+        String::from_utf8(rsxtrace(&["probe", "constants", f, "--draw", "0"]).stdout).unwrap();
+    assert!(text.contains("values at draw 0:"), "{text}");
+    assert!(text.contains("c[51] = ("), "{text}");
+    let none = rsxtrace(&["probe", "constants", f, "--draw", "7"]);
+    assert_eq!(none.status.code(), Some(2));
+
     let game: PathBuf = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let all = json_with_status(&["probe", "constants", game.to_str().unwrap(), "--json"], 0);
     let keys: std::collections::BTreeSet<&str> = all

@@ -53,6 +53,12 @@ fn a_skinned_draws_constants_are_told_apart() {
     assert_eq!(p.address_written_by.len(), 1);
     assert_eq!(p.address_written_by[0].0, 0);
     assert_eq!(l.traced_vertices, 6);
+    // The palette's group stands for the registers the vertices reach.
+    assert_eq!(
+        l.groups[3].registers,
+        vec![40, 41, 42, 46, 47, 48, 49, 50, 51]
+    );
+    assert_eq!(l.groups[0].registers, vec![0, 1, 2, 3]);
     // Every group's values are known at the one draw.
     assert!(l
         .groups

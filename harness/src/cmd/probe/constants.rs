@@ -8,11 +8,13 @@
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
+use anyhow::bail;
 use clap::Args;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_verify::probe::constant_layout::{
     constant_layout, GroupReport, Palette, ProgramLayout,
 };
+use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -20,8 +22,13 @@ pub struct ConstantsArgs {
     /// Capture or trace file.
     pub file: PathBuf,
     /// Only the programs of draws A..B (as `replay --draws`).
-    #[arg(long, value_parser = draw_range::parse)]
+    #[arg(long, value_parser = draw_range::parse, conflicts_with = "draw")]
     pub draws: Option<DrawRange>,
+    /// Only draw N's program, with each group's values at that draw (a matrix row by row,
+    /// a palette entry by entry): RenderDoc's constant buffer view, laid out by what the
+    /// program does with the registers.
+    #[arg(long)]
+    pub draw: Option<usize>,
     /// Distinct vertices traced per program to find the palette entries they reach.
     #[arg(long, default_value_t = 20_000)]
     pub max_vertices: usize,
@@ -32,11 +39,37 @@ pub struct ConstantsArgs {
 
 pub fn run(args: &ConstantsArgs) -> anyhow::Result<Status> {
     let (_capture, frame) = crate::cmd::load_frame(&args.file)?;
-    let range = draw_range::resolve(args.draws, frame.draws.len())?;
-    let range = range.unwrap_or(0..frame.draws.len());
+    let range = match args.draw {
+        Some(n) if n >= frame.draws.len() => bail!(
+            "no draw {n}: the frame has {} (0..{})",
+            frame.draws.len(),
+            frame.draws.len()
+        ),
+        Some(n) => n..n + 1,
+        None => draw_range::resolve(args.draws, frame.draws.len())?.unwrap_or(0..frame.draws.len()),
+    };
     let layouts = constant_layout(&frame, range, args.max_vertices);
+    let at = |r: i64| -> Option<[f32; 4]> {
+        let constants = &frame.draws.get(args.draw?)?.constants;
+        constants.get(usize::try_from(r).ok()?)
+    };
     if args.json {
-        print_json(&layouts)?;
+        let mut value = serde_json::to_value(&layouts)?;
+        if args.draw.is_some() {
+            // Each group's registers with their values at the draw (null when unknown).
+            for program in value.as_array_mut().into_iter().flatten() {
+                for group in program["groups"].as_array_mut().into_iter().flatten() {
+                    let values: Vec<serde_json::Value> = group["registers"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|r| json!({"register": r, "value": r.as_i64().and_then(at)}))
+                        .collect();
+                    group["values"] = values.into();
+                }
+            }
+        }
+        print_json(&value)?;
         return Ok(Status::Success);
     }
     for (n, layout) in layouts.iter().enumerate() {
@@ -44,8 +77,44 @@ pub fn run(args: &ConstantsArgs) -> anyhow::Result<Status> {
             outln!();
         }
         print_layout(layout)?;
+        if let Some(draw) = args.draw {
+            print_values(layout, draw, &at)?;
+        }
     }
     Ok(Status::Success)
+}
+
+/// Each group's registers and their values at `draw`.
+fn print_values(
+    l: &ProgramLayout,
+    draw: usize,
+    at: &dyn Fn(i64) -> Option<[f32; 4]>,
+) -> anyhow::Result<()> {
+    outln!("values at draw {draw}:");
+    for g in &l.groups {
+        let with = g
+            .group
+            .with
+            .as_ref()
+            .map_or(String::new(), |w| format!(" x {w}"));
+        outln!("  {} {}{with}", registers(g), g.group.kind.describe());
+        if g.registers.is_empty() {
+            outln!("    no register reached (no vertex traced)");
+        }
+        for &r in &g.registers {
+            match at(r) {
+                Some(v) => outln!(
+                    "    c[{r}] = ({})",
+                    v.iter()
+                        .map(|c| format!("{c:>10.4}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => outln!("    c[{r}] unknown (set before the capture began)"),
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `c[4..7]`, `c[A0.x+40..42]`.

@@ -36,6 +36,9 @@ pub struct GroupReport {
     /// Distinct values of the group's registers among those draws (a per-object matrix has
     /// one per object; a camera's, one).
     pub distinct_values: usize,
+    /// The registers the group stands for, ascending: its own, or for a group read relative
+    /// to an address register, every register the traced vertices reach through it.
+    pub registers: Vec<i64>,
 }
 
 /// The registers read relative to one address register component.
@@ -199,6 +202,11 @@ fn layout_of(
                     .collect()
             }
         };
+        let registers: Vec<i64> = registers
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let mut distinct = HashSet::new();
         let mut known_at = 0;
         for &d in draws {
@@ -216,6 +224,7 @@ fn layout_of(
             group: g,
             known_at,
             distinct_values: distinct.len(),
+            registers,
         });
     }
     layout
