@@ -298,3 +298,43 @@ fn debug_trace() {
         "--trace",
     ]);
 }
+
+/// Commands that print a summary or a table beside the file they write, and the probes and
+/// searches added since the list above.
+#[test]
+fn summaries_searches_and_probes() {
+    let basic = repo("traces/samples/basic.rrc.gz");
+    let game = repo("traces/samples/game.rrc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    check(&["probe", "constants", &game]);
+    check(&["probe", "constants", &game, "--json"]);
+    check(&["probe", "constants", &basic, "--draw", "0"]);
+    check(&["find", &game, "--hex", "0000803f"]);
+    check(&["find", &game, "--hex", "0000803f", "--json"]);
+    check(&["match", &basic, "--library", &repo("traces/level/fog.fpo")]);
+    check(&["index", &basic, "--db", &path("x.sqlite")]);
+    check(&[
+        "export",
+        "gltf",
+        &basic,
+        "--draws",
+        "0..1",
+        "--out",
+        &path("x.glb"),
+    ]);
+    check(&["report", &basic, "--html", &path("report")]);
+    let asm = path("p.asm");
+    std::fs::write(&asm, "MOVR R0, f[COL0]; END\n").unwrap();
+    check(&["asm", &asm, "--out", &path("p.bin")]);
+    check(&["asm", &asm, "--out", &path("p.bin"), "--json"]);
+    check(&[
+        "shade",
+        &asm,
+        "--size",
+        "4x4",
+        "--out",
+        &path("p.png"),
+        "--json",
+    ]);
+}
