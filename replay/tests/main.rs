@@ -29,6 +29,7 @@ mod render_anisotropy;
 mod render_band;
 mod render_clause;
 mod render_clears;
+mod render_conditional;
 mod render_cpu;
 mod render_early_depth;
 mod render_float_depth;

@@ -146,6 +146,7 @@ pub mod reg {
     pub const SET_ZMIN_MAX_CONTROL: u16 = 0x1D78 >> 2;
     pub const SET_ANTI_ALIASING_CONTROL: u16 = 0x1D7C >> 2;
     pub const SET_SHADER_WINDOW: u16 = 0x1D88 >> 2;
+    pub const SET_RENDER_ENABLE: u16 = 0x1E98 >> 2;
     pub const SET_ZSTENCIL_CLEAR_VALUE: u16 = 0x1D8C >> 2;
     pub const SET_COLOR_CLEAR_VALUE: u16 = 0x1D90 >> 2;
     pub const CLEAR_SURFACE: u16 = 0x1D94 >> 2;

@@ -15,7 +15,8 @@ use std::borrow::Cow;
 /// 6: `draws.part` (a BEGIN/END split by an execution barrier is several draws). 7: `draws` is
 /// a view over `draw_rows` and `draw_states` (each distinct surface and raster state stored
 /// once), with `draws.state`. 8: `program_constants` says what each register is to its program
-/// (`role`, `group_first`, `group_count`, `multiplies`).
+/// (`role`, `group_first`, `group_count`, `multiplies`); `draws.conditional_render` and
+/// `conditional_report`.
 pub const SCHEMA_VERSION: i32 = 8;
 
 /// A column's SQL type (its affinity).

@@ -6,6 +6,7 @@
 //! - [`surface`]: surface formats, their bytes in guest memory, and the frame's surface memory
 //!   (what the draws rendered, readable by later draws as textures).
 //! - [`msaa`]: multisampled surfaces: the sample grid in memory, drawing into it, the resolve.
+//! - [`conditional`]: the note on a draw rendered only when an occlusion query passed.
 //! - [`transfer`]: image transfers between draws (`NV0039`, `NV3089` through `NV3062`/`NV309E`)
 //!   applied to the surface memory by both renderers.
 //! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
@@ -18,6 +19,7 @@
 
 pub mod band;
 pub mod color8;
+pub mod conditional;
 pub mod cpu;
 pub mod draw_range;
 pub(crate) mod extent;

@@ -368,6 +368,33 @@ impl AntiAliasing {
     }
 }
 
+/// `SET_RENDER_ENABLE`: conditional rendering (RPCS3 `nv4097::set_render_mode`). Mode 1
+/// renders every draw; mode 2 renders a draw only when the report at `report_offset` holds a
+/// non-zero sample count (an occlusion query's `ZPASS_PIXEL_CNT`; RPCS3
+/// `thread::enable_conditional_rendering`); other modes leave the mode as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RenderEnable {
+    /// Bits 24..31.
+    pub mode: u8,
+    /// Bits 0..23: the report's offset in the report area.
+    pub report_offset: u32,
+}
+
+impl RenderEnable {
+    /// Decode a register value.
+    pub fn from_raw(v: u32) -> RenderEnable {
+        RenderEnable {
+            mode: (v >> 24) as u8,
+            report_offset: v & 0x00FF_FFFF,
+        }
+    }
+
+    /// Whether draws render only when an occlusion query passed (mode 2).
+    pub fn conditional(self) -> bool {
+        self.mode == 2
+    }
+}
+
 /// `SET_SHADER_WINDOW` fields (rrc-format.md 4.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ShaderWindow {
@@ -455,6 +482,8 @@ pub struct RasterState {
     pub anti_aliasing: AntiAliasing,
     /// `SET_SHADER_WINDOW`.
     pub shader_window: ShaderWindow,
+    /// `SET_RENDER_ENABLE` (conditional rendering).
+    pub render_enable: RenderEnable,
     /// `SET_COLOR_CLEAR_VALUE` raw.
     pub color_clear_value: u32,
     /// `SET_ZSTENCIL_CLEAR_VALUE` raw.
@@ -566,6 +595,7 @@ impl RasterState {
             },
             anti_aliasing: AntiAliasing::from_raw(r(regs, reg::SET_ANTI_ALIASING_CONTROL)),
             shader_window: ShaderWindow::from_raw(r(regs, reg::SET_SHADER_WINDOW)),
+            render_enable: RenderEnable::from_raw(r(regs, reg::SET_RENDER_ENABLE)),
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
             primitives: PrimitiveControls::from_regs(regs),

@@ -187,6 +187,8 @@ fn columns<'a>() -> Vec<Column<DrawFacts<'a>>> {
         c("shader_window_height", Integer, "`SET_SHADER_WINDOW` height, pixels.", |f| f.draw.raster.shader_window.height.into()),
         c("shader_window_origin", Integer, "`SET_SHADER_WINDOW` origin (0 top, 1 bottom).", |f| f.draw.raster.shader_window.origin.into()),
         c("shader_window_pixel_center", Integer, "`SET_SHADER_WINDOW` pixel centre (0 half, 1 integer).", |f| f.draw.raster.shader_window.pixel_center.into()),
+        c("conditional_render", Integer, "`SET_RENDER_ENABLE` mode 2: the hardware draws it only when the occlusion query in `conditional_report` counted a sample (replay draws it, with a warning: queries are not modelled).", |f| f.draw.raster.render_enable.conditional().into()),
+        c("conditional_report", Integer, "`SET_RENDER_ENABLE` bits 0..23: the report's offset in the report area, when `conditional_render`; NULL otherwise.", |f| Cell::opt(f.draw.raster.render_enable.conditional().then(|| i64::from(f.draw.raster.render_enable.report_offset)))),
         c("color_clear_value", Integer, "`SET_COLOR_CLEAR_VALUE` (ARGB8).", |f| f.draw.raster.color_clear_value.into()),
         c("zstencil_clear_value", Integer, "`SET_ZSTENCIL_CLEAR_VALUE`.", |f| f.draw.raster.zstencil_clear_value.into()),
         c("point_size", Real, "Point size, pixels.", |f| f.draw.raster.primitives.point_size.into()),

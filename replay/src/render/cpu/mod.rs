@@ -34,6 +34,7 @@ pub mod tiles;
 pub mod vertex;
 
 use super::band::BandPlan;
+use super::conditional::conditional_render_note;
 use super::history::{PixelEvent, PixelWatch};
 use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
@@ -410,6 +411,7 @@ fn render_pass(
     let mut warnings = state.shading.warnings.clone();
     warnings.extend(msaa_note(&draw.surface));
     warnings.extend(alpha_to_coverage_note(draw));
+    warnings.extend(conditional_render_note(draw));
     if state.writes_nothing() {
         return Ok(warnings);
     }

@@ -64,6 +64,7 @@ mod shader;
 mod targets;
 mod vertex;
 
+use crate::render::conditional::conditional_render_note;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -912,6 +913,7 @@ impl Renderer<'_> {
         for w in msaa_note(&draw.surface)
             .into_iter()
             .chain(alpha_to_coverage_note(draw))
+            .chain(conditional_render_note(draw))
         {
             self.warn(Some(index), w);
         }
