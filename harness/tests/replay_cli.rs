@@ -383,6 +383,27 @@ fn overdraw_counts_each_draws_fragments_on_the_output_image() {
     let text = String::from_utf8(rsxtrace(&["overdraw", sample.as_str(), "--out", s(&out)]).stdout)
         .unwrap();
     assert!(text.contains("fragments from 3 draws"), "{text}");
+    // --passed: each draw's fragments that passed every test, from the CPU render; none
+    // more than it rasterized, their sum in the summary.
+    let passed = run(&["--passed"]);
+    let mut sum = 0;
+    for d in passed["draws"].as_array().unwrap() {
+        let (f, p) = (
+            d["fragments"].as_u64().unwrap(),
+            d["passed"].as_u64().unwrap(),
+        );
+        assert!(p <= f, "{d}");
+        sum += p;
+    }
+    assert!(sum > 0);
+    assert_eq!(passed["passed"]["fragments"].as_u64(), Some(sum));
+    assert!(passed["passed"]["hidden_draws"].is_array());
+    assert!(all["passed"].is_null());
+    let text = String::from_utf8(
+        rsxtrace(&["overdraw", sample.as_str(), "--out", s(&out), "--passed"]).stdout,
+    )
+    .unwrap();
+    assert!(text.contains("passed every test and written"), "{text}");
     let o = rsxtrace(&[
         "overdraw",
         sample.as_str(),

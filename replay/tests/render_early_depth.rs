@@ -105,12 +105,7 @@ fn jobs(rect: [f32; 4]) -> u64 {
 #[test]
 fn quads_behind_the_depth_buffer_go_unshaded() {
     // A near red quad, then a far blue one over it and a nearer green one over its left half.
-    let mut b = builder("early.rrc");
-    b.set_depth(true, 0x201, true); // LESS
-    quad(&mut b, 0x1_0000, FULL, 0.25, RED);
-    quad(&mut b, 0x2_0000, FULL, 0.75, BLUE);
-    quad(&mut b, 0x3_0000, [0.0, 0.0, 4.0, 8.0], 0.125, GREEN);
-    let out = render(&b.finish());
+    let out = render(&near_far_near());
     assert_eq!(out.image.pixel(6, 4), Some([255, 0, 0, 255]));
     assert_eq!(out.image.pixel(1, 4), Some([0, 255, 0, 255]));
     // Every quad of the blue draw fails everywhere; the green one passes.
@@ -118,6 +113,41 @@ fn quads_behind_the_depth_buffer_go_unshaded() {
     assert!(full >= 16 && left >= 8, "{full} {left}");
     assert_eq!(out.shading.quads_rejected_early, full);
     assert_eq!(out.shading.quads_shaded, full + left);
+    // Per draw, the fragments that passed every test (what an occlusion query counts): all
+    // 64 of the red quad, none of the blue one, the green half's 32; the same without early
+    // rejection (the blue fragments then fail the depth test one by one).
+    let passed = |out: &RenderedFrame| -> Vec<(usize, u64)> {
+        out.draw_shading
+            .iter()
+            .map(|d| (d.draw, d.shading.fragments_passed))
+            .collect()
+    };
+    assert_eq!(passed(&out), vec![(0, 64), (1, 0), (2, 32)]);
+    assert_eq!(out.shading.fragments_passed, 96);
+    let capture = near_far_near();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let every = render_frame(
+        &frame,
+        &events,
+        &RenderOptions {
+            no_early_depth: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(every.shading.quads_rejected_early, 0);
+    assert_eq!(passed(&every), vec![(0, 64), (1, 0), (2, 32)]);
+}
+
+/// The scene of [`quads_behind_the_depth_buffer_go_unshaded`].
+fn near_far_near() -> Capture {
+    let mut b = builder("early.rrc");
+    b.set_depth(true, 0x201, true); // LESS
+    quad(&mut b, 0x1_0000, FULL, 0.25, RED);
+    quad(&mut b, 0x2_0000, FULL, 0.75, BLUE);
+    quad(&mut b, 0x3_0000, [0.0, 0.0, 4.0, 8.0], 0.125, GREEN);
+    b.finish()
 }
 
 #[test]

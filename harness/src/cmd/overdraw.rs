@@ -8,11 +8,14 @@ use crate::table::Table;
 use anyhow::Context;
 use clap::Args;
 use rsxtrace_capture::rrc::Location;
+use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_replay::render::overdraw::{overdraw, Overdraw, RAMP_TOP};
 use rsxtrace_replay::render::target::{output_target, target_at, NamedTarget};
-use rsxtrace_replay::render::Scene;
+use rsxtrace_replay::render::{RenderOptions, Scene};
 use serde_json::json;
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::PathBuf;
 
 /// Draws listed in the text table, the most fragments first.
@@ -33,9 +36,46 @@ pub struct OverdrawArgs {
     /// Count only draws A..B (as `replay --draws`).
     #[arg(long, value_parser = draw_range::parse)]
     pub draws: Option<DrawRange>,
+    /// Also render the draws on the CPU reference and count each one's fragments that passed
+    /// every test (alpha, stencil, depth) and were written: what an occlusion query counts.
+    /// A draw that rasterizes fragments none of which pass is hidden.
+    #[arg(long)]
+    pub passed: bool,
     /// Print the summary as JSON (docs/json.md).
     #[arg(long)]
     pub json: bool,
+}
+
+/// Per draw, the fragments that passed every test (`--passed`).
+type Passed = BTreeMap<usize, u64>;
+
+/// The CPU render of the range, for each rendered draw its fragments passed.
+fn passed_fragments(scene: &Scene, range: Option<Range<usize>>) -> anyhow::Result<Passed> {
+    let options = RenderOptions {
+        draws: range,
+        ..Default::default()
+    };
+    let rendered = render_frame(&scene.frame, &scene.events, &options)
+        .context("the CPU render for --passed failed")?;
+    for (draw, why) in &rendered.skipped {
+        eprintln!(
+            "warning: draw {draw}: not rendered, so its passed fragments are not counted: {why}"
+        );
+    }
+    Ok(rendered
+        .draw_shading
+        .iter()
+        .map(|d| (d.draw, d.shading.fragments_passed))
+        .collect())
+}
+
+/// Draws of `o` that rasterized fragments and passed none.
+fn hidden(o: &Overdraw, passed: &Passed) -> Vec<usize> {
+    o.draws
+        .iter()
+        .filter(|d| d.fragments > 0 && passed.get(&d.draw) == Some(&0))
+        .map(|d| d.draw)
+        .collect()
 }
 
 pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
@@ -52,22 +92,46 @@ pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
         None => output_target(&frame, &frame.events)
             .context("no draw writes a usable colour target (no output image)")?,
     };
-    let counted = overdraw(&frame, &target, range);
+    let counted = overdraw(&frame, &target, range.clone());
+    let passed = if args.passed {
+        Some(passed_fragments(&frame, range)?)
+    } else {
+        None
+    };
     counted
         .heat_map()
         .write_png(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     if args.json {
-        print_json(&summary_json(args, &target, &counted))?;
+        print_json(&summary_json(args, &target, &counted, passed.as_ref()))?;
     } else {
-        print_text(args, &target, &counted)?;
+        print_text(args, &target, &counted, passed.as_ref())?;
     }
     Ok(Status::Success)
 }
 
-fn summary_json(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> serde_json::Value {
+fn summary_json(
+    args: &OverdrawArgs,
+    target: &NamedTarget,
+    o: &Overdraw,
+    passed: Option<&Passed>,
+) -> serde_json::Value {
     let (max, x, y) = o.max();
     let covered = o.covered_pixels();
+    let draws: Vec<serde_json::Value> = o
+        .draws
+        .iter()
+        .map(|d| match passed {
+            Some(p) => json!({"draw": d.draw, "fragments": d.fragments, "passed": p.get(&d.draw)}),
+            None => json!({"draw": d.draw, "fragments": d.fragments}),
+        })
+        .collect();
+    let passed_summary = passed.map(|p| {
+        json!({
+            "fragments": o.draws.iter().filter_map(|d| p.get(&d.draw)).sum::<u64>(),
+            "hidden_draws": hidden(o, p),
+        })
+    });
     json!({
         "file": args.file.display().to_string(),
         "out": args.out.display().to_string(),
@@ -84,14 +148,20 @@ fn summary_json(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> serd
         "mean_per_covered_pixel": o.mean_per_covered_pixel(),
         "max": {"fragments": max, "x": x, "y": y},
         "histogram": o.histogram(),
-        "draws": o.draws,
+        "draws": draws,
+        "passed": passed_summary,
         "skipped": o.skipped.iter()
             .map(|(draw, reason)| json!({"draw": draw, "reason": reason}))
             .collect::<Vec<_>>(),
     })
 }
 
-fn print_text(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> anyhow::Result<()> {
+fn print_text(
+    args: &OverdrawArgs,
+    target: &NamedTarget,
+    o: &Overdraw,
+    passed: Option<&Passed>,
+) -> anyhow::Result<()> {
     for (draw, why) in &o.skipped {
         eprintln!("warning: draw {draw}: not counted: {why}");
     }
@@ -134,16 +204,54 @@ fn print_text(args: &OverdrawArgs, target: &NamedTarget, o: &Overdraw) -> anyhow
         })
         .collect();
     outln!("pixels by fragments: {}", listed.join(", "));
+    if let Some(p) = passed {
+        let total: u64 = o.draws.iter().filter_map(|d| p.get(&d.draw)).sum();
+        let hidden = hidden(o, p);
+        let named: Vec<String> = hidden
+            .iter()
+            .take(TOP_DRAWS)
+            .map(|d| d.to_string())
+            .collect();
+        outln!(
+            "passed every test and written: {total} of {} fragments ({:.1}%); {} draws hidden \
+             (fragments rasterized, none passed){}",
+            o.total(),
+            total as f64 * 100.0 / o.total().max(1) as f64,
+            hidden.len(),
+            if named.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ": {}{}",
+                    named.join(", "),
+                    if hidden.len() > named.len() {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                )
+            }
+        );
+    }
     let mut top = o.draws.clone();
     top.sort_by(|a, b| b.fragments.cmp(&a.fragments).then(a.draw.cmp(&b.draw)));
-    let mut table = Table::new(&["draw", "fragments", "share"]);
+    let headers: &[&str] = if passed.is_some() {
+        &["draw", "fragments", "share", "passed"]
+    } else {
+        &["draw", "fragments", "share"]
+    };
+    let mut table = Table::new(headers);
     let total = o.total().max(1) as f64;
     for d in top.iter().take(TOP_DRAWS) {
-        table.row(vec![
+        let mut row = vec![
             d.draw.to_string(),
             d.fragments.to_string(),
             format!("{:.1}%", d.fragments as f64 * 100.0 / total),
-        ]);
+        ];
+        if let Some(p) = passed {
+            row.push(p.get(&d.draw).map_or("-".into(), |n| n.to_string()));
+        }
+        table.row(row);
     }
     outln!("{}", table.render().trim_end());
     outln!(

@@ -225,6 +225,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "timings": rendered.timings,
             "texture_cache": rendered.texture_cache,
             "shading": rendered.shading,
+            "draw_shading": rendered.draw_shading,
             "surface_traffic": rendered.surface_traffic,
             "shard": args.shard.map(|s| s.to_string()),
             "band": band.as_ref().map(|(b, sum)| json!({

@@ -38,7 +38,7 @@ pub mod transfer;
 
 pub use observe::{Both, DrawObserver, NoObserver};
 pub use output::{
-    DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings, RenderWarning,
-    RenderedFrame, Rgba8Image, ShadingStats, SurfaceTraffic, Tiling,
+    DrawShading, DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings,
+    RenderWarning, RenderedFrame, Rgba8Image, ShadingStats, SurfaceTraffic, Tiling,
 };
 pub use scene::{Scene, SceneError};

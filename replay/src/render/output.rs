@@ -214,6 +214,8 @@ pub struct RenderedFrame {
     pub band: Option<super::band::BandOutcome>,
     /// What the CPU renderer's fragment stage did (zeros on the GPU).
     pub shading: ShadingStats,
+    /// The same per rendered draw, in frame order (CPU render; empty on the GPU).
+    pub draw_shading: Vec<DrawShading>,
     /// What the GPU render moved between its device targets and the surface memory (zeros
     /// on the CPU).
     pub surface_traffic: SurfaceTraffic,
@@ -244,13 +246,43 @@ pub struct ShadingStats {
     /// Quads left unshaded because each of their fragments was sure to fail the depth test
     /// (`render::cpu::early_depth`).
     pub quads_rejected_early: u64,
+    /// Fragments (samples, on a multisampled surface) that passed every test and were
+    /// written (`render::history::FragmentOutcome::Written`): what an occlusion query
+    /// (`ZPASS_PIXEL_CNT`) would count for the draw.
+    pub fragments_passed: u64,
 }
 
 impl std::ops::AddAssign for ShadingStats {
     fn add_assign(&mut self, other: ShadingStats) {
         self.quads_shaded += other.quads_shaded;
         self.quads_rejected_early += other.quads_rejected_early;
+        self.fragments_passed += other.fragments_passed;
     }
+}
+
+impl ShadingStats {
+    /// What was added to these counts since `before`.
+    pub fn since(self, before: ShadingStats) -> ShadingStats {
+        ShadingStats {
+            quads_shaded: self.quads_shaded.saturating_sub(before.quads_shaded),
+            quads_rejected_early: self
+                .quads_rejected_early
+                .saturating_sub(before.quads_rejected_early),
+            fragments_passed: self
+                .fragments_passed
+                .saturating_sub(before.fragments_passed),
+        }
+    }
+}
+
+/// What the CPU renderer's fragment stage did for one draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DrawShading {
+    /// The draw.
+    pub draw: usize,
+    /// Its counts (all zero for a draw that writes nothing: its fragments are not run).
+    #[serde(flatten)]
+    pub shading: ShadingStats,
 }
 
 /// Why a frame could not be rendered.

@@ -42,8 +42,8 @@ use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
-    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
-    ShadingStats, Tiling,
+    DrawShading, DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning,
+    RenderedFrame, ShadingStats, Tiling,
 };
 use crate::interp::fragment::FragmentState;
 use crate::raster::PixelRect;
@@ -117,6 +117,7 @@ pub(crate) fn render_frame_watched(
     let mut per_draw = Vec::new();
     let mut rendered = 0usize;
     let mut stats = FrameStats::default();
+    let mut draw_shading = Vec::new();
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
@@ -159,9 +160,14 @@ pub(crate) fn render_frame_watched(
                 options,
                 watch,
             };
+            let before = stats.shading;
             match render_draw(&ctx, prepared, &mut surfaces, &mut timings, &mut stats) {
                 Ok(w) => {
                     rendered += 1;
+                    draw_shading.push(DrawShading {
+                        draw: index,
+                        shading: stats.shading.since(before),
+                    });
                     warnings.extend(w.into_iter().map(|message| RenderWarning {
                         draw: Some(index),
                         message,
@@ -247,6 +253,7 @@ pub(crate) fn render_frame_watched(
         tiled_draws: stats.tiled_draws,
         band: band.map(|b| b.outcome()),
         shading: stats.shading,
+        draw_shading,
         surface_traffic: Default::default(),
     })
 }

@@ -11,6 +11,7 @@ use super::rop::{FragmentSource, TileTargets};
 use super::tiles::Tile;
 use crate::interp::fragment::{run_fragment_with, FragmentState};
 use crate::raster::Covered;
+use crate::render::history::FragmentOutcome;
 use crate::render::state::DrawState;
 use crate::render::ShadingStats;
 use crate::texture::Sampler;
@@ -145,16 +146,19 @@ impl Pass<'_> {
                     let (Some(sx), Some(sy)) = (x.checked_add(ox), y.checked_add(oy)) else {
                         continue;
                     };
-                    if c.coverage < 1.0 {
+                    let outcome = if c.coverage < 1.0 {
                         // Smooth lines and polygons: the coverage multiplies the alpha of the
                         // colour outputs before the per-fragment operations (`raster::smooth`).
                         let mut lane = *lane;
                         for colour in &mut lane.colors {
                             colour[3] *= f64::from(c.coverage);
                         }
-                        targets.fragment(self.state, sx, sy, c.z, source, &lane);
+                        targets.fragment(self.state, sx, sy, c.z, source, &lane)
                     } else {
-                        targets.fragment(self.state, sx, sy, c.z, source, lane);
+                        targets.fragment(self.state, sx, sy, c.z, source, lane)
+                    };
+                    if outcome == FragmentOutcome::Written {
+                        stats.fragments_passed += 1;
                     }
                 }
             }

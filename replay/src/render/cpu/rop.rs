@@ -317,8 +317,8 @@ impl<'a> TileTargets<'a> {
     }
 
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
-    /// (`sx`, `sy`) with interpolated window depth `z`, from `source`. The pixel must lie in
-    /// the tile's rows (others are dropped).
+    /// (`sx`, `sy`) with interpolated window depth `z`, from `source`; what happened to it.
+    /// The pixel must lie in the tile's rows (others are dropped).
     pub fn fragment(
         &mut self,
         state: &DrawState,
@@ -327,7 +327,7 @@ impl<'a> TileTargets<'a> {
         z: f32,
         source: FragmentSource,
         out: &LaneOutputs,
-    ) {
+    ) -> FragmentOutcome {
         if let Some(watch) = self.watch {
             if let Some((output, sample)) = self.watched_at(watch, sx, sy) {
                 let before = self.watched_values(output, sx, sy);
@@ -359,10 +359,10 @@ impl<'a> TileTargets<'a> {
                     stencil_before: before.2,
                     stencil_after: after.2,
                 }));
-                return;
+                return outcome;
             }
         }
-        self.operations(state, sx, sy, z, source.front, out);
+        self.operations(state, sx, sy, z, source.front, out)
     }
 
     /// Colour target `output`'s value at (`sx`, `sy`) (none for `None`), and the depth and

@@ -239,6 +239,7 @@ pub fn render_frame_observed(
         timings: r.timings,
         texture_cache: Default::default(),
         shading: Default::default(),
+        draw_shading: Vec::new(),
         surface_traffic: r.resident.traffic,
         tiled_draws: 0,
         band: r.band.as_ref().map(|b| b.outcome()),

@@ -149,21 +149,28 @@ pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group
         }
     }
     for ((relative, with), by_index) in columns {
-        for run in consecutive_runs(by_index.keys().copied()) {
-            // The run's registers scale x, y, z (and w) in order.
-            let in_order = run
-                .iter()
-                .enumerate()
-                .take_while(|(n, i)| by_index[i].0.code() as usize == *n)
-                .count();
-            if in_order < 3 {
-                continue;
+        // Stretches of consecutive registers scaling x, y, z (and w) in order.
+        let runs = consecutive_runs(by_index.keys().copied());
+        let mut stretches: Vec<&[u16]> = Vec::new();
+        for run in &runs {
+            let mut start = 0;
+            while start < run.len() {
+                let in_order = run[start..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(n, i)| by_index[*i].0.code() as usize == *n)
+                    .count();
+                if in_order >= 3 {
+                    stretches.push(&run[start..start + in_order]);
+                }
+                start += in_order.max(1);
             }
-            let mut members: Vec<usize> = run[..in_order]
-                .iter()
-                .flat_map(|i| by_index[i].1.clone())
-                .collect();
-            let next = run[0] + in_order as u16;
+        }
+        for stretch in stretches {
+            let in_order = stretch.len();
+            let mut members: Vec<usize> =
+                stretch.iter().flat_map(|i| by_index[i].1.clone()).collect();
+            let next = stretch[0] + in_order as u16;
             let translation: Vec<usize> = (0..reads.len())
                 .filter(|&k| {
                     let r = &reads[k];
@@ -178,7 +185,7 @@ pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group
             groups.push(Group {
                 kind: Kind::MatrixColumns,
                 relative,
-                first: run[0],
+                first: stretch[0],
                 count,
                 with: Some(with.clone()),
                 reads: evidence(&members),
@@ -233,4 +240,58 @@ fn consecutive_runs(numbers: impl Iterator<Item = u16>) -> Vec<Vec<u16>> {
         }
     }
     runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::constant_layout::reads::constant_reads;
+    use rsxtrace_program::vertex;
+
+    fn groups(text: &str) -> Vec<(Kind, Option<(u8, char)>, u16, u16, Option<String>)> {
+        let p = vertex::assemble(text).unwrap();
+        group_reads(&p, &constant_reads(&p))
+            .into_iter()
+            .map(|g| (g.kind, g.relative, g.first, g.count, g.with))
+            .collect()
+    }
+
+    /// Columns found where they start, after a register scaled by another component; the
+    /// ADD of the next register is the translation.
+    #[test]
+    fn columns_start_at_x() {
+        let g = groups(
+            "MUL R0, v[0].wwww, c[3];\n\
+             MUL R1, v[0].xxxx, c[4];\n\
+             MAD R1, v[0].yyyy, c[5], R1;\n\
+             MAD R1, v[0].zzzz, c[6], R1;\n\
+             ADD o[HPOS], R1, c[7]; END\n",
+        );
+        assert_eq!(
+            g,
+            vec![
+                (Kind::Vector, None, 3, 1, None),
+                (Kind::MatrixColumns, None, 4, 4, Some("v[POS]".into())),
+            ]
+        );
+    }
+
+    /// Rows need the same operand: two registers dotted with different vectors are not a
+    /// matrix; a register read one component at a time is a scalar.
+    #[test]
+    fn rows_need_one_operand() {
+        let g = groups(
+            "DP4 R0.x, v[0], c[10];\n\
+             DP4 R0.y, v[2], c[11];\n\
+             MUL o[HPOS], R0, c[12].yyyy; END\n",
+        );
+        assert_eq!(
+            g,
+            vec![
+                (Kind::Vector, None, 10, 1, None),
+                (Kind::Vector, None, 11, 1, None),
+                (Kind::Scalar, None, 12, 1, None),
+            ]
+        );
+    }
 }
