@@ -248,7 +248,10 @@ mod tests {
     use crate::probe::constant_layout::reads::constant_reads;
     use rsxtrace_program::vertex;
 
-    fn groups(text: &str) -> Vec<(Kind, Option<(u8, char)>, u16, u16, Option<String>)> {
+    /// A group as (kind, relative, first, count, with).
+    type Summary = (Kind, Relative, u16, u16, Option<String>);
+
+    fn groups(text: &str) -> Vec<Summary> {
         let p = vertex::assemble(text).unwrap();
         group_reads(&p, &constant_reads(&p))
             .into_iter()
