@@ -1,6 +1,7 @@
 //! The report's overdraw: the index shows the heat map of the output image beside the final
 //! frame with its totals, and each draw's fragments in the events table and on its page, the
-//! same counts `rsxtrace_replay::render::overdraw` gives for the basic sample.
+//! same counts `rsxtrace_replay::render::overdraw` gives for the basic sample, and on each page
+//! the fragments that passed every test in the CPU render.
 
 use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::target::output_target;
@@ -39,6 +40,31 @@ fn the_index_and_the_draw_pages_show_the_overdraw() {
     );
     assert!(index.contains(&caption), "{caption} not in the index");
     assert!(index.contains("alt=\"overdraw heat map\""));
+    // The CPU render's count of fragments that passed, per draw (`draw_shading`).
+    let passed = rsxtrace_replay::render::cpu::render_frame(
+        frame,
+        &loaded.scene.events,
+        &rsxtrace_replay::render::RenderOptions::default(),
+    )
+    .expect("render")
+    .draw_shading;
+    assert_eq!(passed.len(), 3);
+    for d in &counted.draws {
+        let page = std::fs::read_to_string(site.join(format!("draws/draw-{:05}.html", d.draw)))
+            .expect("draw page");
+        let n = passed
+            .iter()
+            .find(|p| p.draw == d.draw)
+            .unwrap()
+            .shading
+            .fragments_passed;
+        assert!(n > 0 && n <= d.fragments, "draw {}: {n}", d.draw);
+        assert!(
+            page.contains(&format!("{n} of its fragments passed every test")),
+            "draw {}",
+            d.draw
+        );
+    }
     for d in &counted.draws {
         // The events table: the draw's row holds its fragments.
         let row = &index[index.find(&format!(">draw {}<", d.draw)).expect("row")..];

@@ -55,6 +55,9 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
                 ", rasterizes " (n) " fragments on the output image ("
                 (format!("{:.1}", n as f64 * 100.0 / o.counted.total().max(1) as f64)) "% of the frame's)"
             }
+            @if let Some(s) = report.rendered.as_ref().ok().and_then(|r| r.draw_shading.iter().find(|s| s.draw == d)) {
+                ", " (s.shading.fragments_passed) " of its fragments passed every test and were written (on all its targets: what an occlusion query counts)"
+            }
         }
         (notes(report, d, draw))
         section #target {
