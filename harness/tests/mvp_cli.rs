@@ -128,6 +128,54 @@ fn given_view_projection_and_meshes_recover_the_ground_truth() {
     assert_recovers_ground_truth(&report, &ground_truth());
 }
 
+/// `--registers auto` finds each draw's model-view-projection where its program reads it for
+/// o[HPOS]: c[32..35] for every draw of the level but its HUD quad (draw 0), whose program
+/// transforms by c[0..3] (the identity), which the default c[32..35] misses as not yet set.
+/// A register that is not the matrix matches less; a bad value is refused.
+#[test]
+fn registers_found_per_program_are_the_default_and_the_hud_quads() {
+    let meshes = file(level::MESHES_DIR);
+    let vp = file(level::VIEW_PROJECTION_FILE);
+    let default = mvp_json(&level_dir(), &["--meshes", &meshes, "--view-proj", &vp]);
+    let auto = mvp_json(
+        &level_dir(),
+        &[
+            "--meshes",
+            &meshes,
+            "--view-proj",
+            &vp,
+            "--registers",
+            "auto",
+        ],
+    );
+    let (d, a) = (
+        default["draws"].as_array().unwrap(),
+        auto["draws"].as_array().unwrap(),
+    );
+    assert_eq!(a[0]["draw"], 0);
+    assert!(d.iter().all(|e| e["draw"] != 0));
+    assert_eq!(&a[1..], &d[..]);
+    assert_eq!(auto["summary"]["without_constants"], 0);
+    assert_eq!(default["summary"]["without_constants"], 1);
+    assert_eq!(auto["summary"]["matched"], default["summary"]["matched"]);
+    let moved = mvp_json(
+        &level_dir(),
+        &[
+            "--meshes",
+            &meshes,
+            "--view-proj",
+            &vp,
+            "--registers",
+            "c28",
+        ],
+    );
+    assert_ne!(moved["summary"], default["summary"]);
+    let capture = level_dir().join(level::CAPTURE_FILE).display().to_string();
+    let placements = file(level::PLACEMENTS_FILE);
+    let (code, _, stderr) = mvp(&[&capture, "--placements", &placements, "--registers", "466"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
 #[test]
 fn estimated_view_projection_matches_the_camera() {
     let meshes = file(level::MESHES_DIR);

@@ -1,4 +1,5 @@
-//! `rsxtrace mvp`: match each draw's model-view-projection constants (c32..c35) to level
+//! `rsxtrace mvp`: match each draw's model-view-projection constants (c32..c35, or where
+//! `--registers auto` finds them) to level
 //! placements, with the view-projection given or estimated by consensus, mesh identity from
 //! vertex bytes, and the implied world matrix of every unmatched draw. The JSON (`--json`) is
 //! [`rsxtrace_verify::probe::mvp::MvpReport`], documented in `docs/probes.md`.
@@ -11,8 +12,8 @@ use clap::Args;
 use rsxtrace_verify::probe::matrix::Mat4;
 use rsxtrace_verify::probe::mesh::read_meshes;
 use rsxtrace_verify::probe::mvp::{
-    analyse, AnalyseOptions, DrawEntry, MatchOptions, MvpReport, Verdict, ViewProjectionSource,
-    DEFAULT_PART_TOLERANCE, DEFAULT_TOLERANCE,
+    analyse, AnalyseOptions, DrawEntry, MatchOptions, MvpRegisters, MvpReport, Verdict,
+    ViewProjectionSource, DEFAULT_PART_TOLERANCE, DEFAULT_TOLERANCE,
 };
 use rsxtrace_verify::probe::placement::{read_placements, read_view_projection};
 use std::fmt::Write;
@@ -40,9 +41,26 @@ pub struct MvpArgs {
     /// Tolerance of the verdicts on implied world matrices (rigid, identity, same part).
     #[arg(long, default_value_t = DEFAULT_PART_TOLERANCE)]
     pub part_tolerance: f64,
+    /// Where the model-view-projection rows are: `auto` (per vertex program, the
+    /// four-register matrix whose products write o[HPOS], as `probe constants` finds it), or
+    /// the first register N of c[N..N+3].
+    #[arg(long, default_value = "32", value_parser = parse_registers)]
+    pub registers: MvpRegisters,
     /// Print the documented JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+fn parse_registers(s: &str) -> Result<MvpRegisters, String> {
+    if s == "auto" {
+        return Ok(MvpRegisters::Auto);
+    }
+    match s.trim_start_matches("c").parse::<u16>() {
+        Ok(n) if n <= 464 => Ok(MvpRegisters::At(n)),
+        _ => Err(format!(
+            "{s:?}: `auto`, or the first of four constant registers (0..=464)"
+        )),
+    }
 }
 
 pub fn run(args: &MvpArgs) -> anyhow::Result<Status> {
@@ -76,6 +94,7 @@ pub fn run(args: &MvpArgs) -> anyhow::Result<Status> {
                 tolerance: args.tolerance,
                 part_tolerance: args.part_tolerance,
             },
+            registers: args.registers,
         },
     )
     .with_context(|| format!("mvp of {}", args.file.display()))?;

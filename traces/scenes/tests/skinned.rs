@@ -83,3 +83,20 @@ fn a_palette_the_capture_lacks_is_unknown_and_the_rest_known() {
     // The entries reached are still traced (unknown constants read as substituted zeros).
     assert_eq!(l.palettes[0].values.as_deref(), Some(&[0, 6, 9][..]));
 }
+
+/// `mvp --registers auto`: the skinned program's o[HPOS] comes from the rows c[0..3]; the
+/// default c[32..35] is not uploaded, so no draw has a matrix there.
+#[test]
+fn the_model_view_projection_is_found_where_the_program_reads_it() {
+    use rsxtrace_verify::probe::mvp::{draw_matrices_at, hpos_matrix, MvpRegisters};
+    let frame = Frame::from_capture(&skinned_capture(true)).unwrap();
+    let d = &frame.draws[0];
+    let program =
+        rsxtrace_program::vertex::decode_from_memory(&d.vertex_program, d.vp_start as usize)
+            .unwrap();
+    assert_eq!(hpos_matrix(&program), Some(0));
+    let auto = draw_matrices_at(&frame, MvpRegisters::Auto);
+    assert_eq!(auto.len(), 1);
+    assert_eq!(auto[0].c, rsxtrace_verify::probe::matrix::IDENTITY);
+    assert!(draw_matrices_at(&frame, MvpRegisters::default()).is_empty());
+}

@@ -19,9 +19,12 @@ pub use report::{
     analyse, AnalyseOptions, DrawEntry, ImpliedWorld, MvpReport, Summary, ViewProjectionSource,
 };
 
+use super::constant_layout::groups::{group_reads, Kind};
+use super::constant_layout::reads::constant_reads;
 use super::matrix::{self, Decomposition, Mat4};
 use super::placement::Placement;
 use rsxtrace_capture::frame::Frame;
+use rsxtrace_program::vertex::{decode_from_memory, OutputRegister, VertexProgram};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -139,11 +142,69 @@ pub enum MvpError {
 
 /// Every draw whose c32..c35 are all known, in draw order.
 pub fn draw_matrices(frame: &Frame) -> Vec<DrawMatrix> {
+    draw_matrices_at(frame, MvpRegisters::default())
+}
+
+/// Where a draw's model-view-projection rows are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MvpRegisters {
+    /// `c[n]..c[n+3]` at every draw (`c[32]`: the samples' and the level's layout, the
+    /// default).
+    At(u16),
+    /// Per vertex program, the four-register matrix (rows dotted with one operand, or columns
+    /// scaled by one vector's components: `probe constants`) whose products write `o[HPOS]`;
+    /// a draw whose program has none is left out.
+    Auto,
+}
+
+impl Default for MvpRegisters {
+    fn default() -> MvpRegisters {
+        MvpRegisters::At(32)
+    }
+}
+
+/// The first register of `program`'s four-register matrix that writes `o[HPOS]`, as
+/// [`MvpRegisters::Auto`] finds it.
+pub fn hpos_matrix(program: &VertexProgram) -> Option<u16> {
+    let writes_hpos = |slot: usize| {
+        program.instructions.iter().any(|i| {
+            i.slot == slot
+                && i.vector_active()
+                && i.vec_result
+                && i.output == Some(OutputRegister(0))
+        })
+    };
+    group_reads(program, &constant_reads(program))
+        .into_iter()
+        .find(|g| {
+            matches!(g.kind, Kind::MatrixRows | Kind::MatrixColumns)
+                && g.relative.is_none()
+                && g.count == 4
+                && g.reads.iter().any(|(slot, _)| writes_hpos(*slot))
+        })
+        .map(|g| g.first)
+}
+
+/// Every draw whose model-view-projection registers (`registers`) are all known, in draw
+/// order.
+pub fn draw_matrices_at(frame: &Frame, registers: MvpRegisters) -> Vec<DrawMatrix> {
+    let mut found: HashMap<(u64, u32), Option<u16>> = HashMap::new();
     frame
         .draws
         .iter()
         .filter_map(|d| {
-            let rows = d.mvp()?;
+            let first = match registers {
+                MvpRegisters::At(n) => n,
+                MvpRegisters::Auto => {
+                    (*found.entry((d.vp_hash, d.vp_start)).or_insert_with(|| {
+                        decode_from_memory(&d.vertex_program, d.vp_start as usize)
+                            .ok()
+                            .and_then(|p| hpos_matrix(&p))
+                    }))?
+                }
+            };
+            let row = |k: u16| d.constants.get(usize::from(first.checked_add(k)?));
+            let rows = [row(0)?, row(1)?, row(2)?, row(3)?];
             let c = matrix::from_f32_rows(&rows);
             matrix::is_finite(&c).then_some(DrawMatrix { draw: d.index, c })
         })

@@ -4,8 +4,8 @@
 //! (`docs/probes.md`).
 
 use super::{
-    detect_convention, draw_matrices, estimate_view_projection_with, match_draws, Convention,
-    MatchOptions, MvpError, Verdict,
+    detect_convention, draw_matrices_at, estimate_view_projection_with, match_draws, Convention,
+    MatchOptions, MvpError, MvpRegisters, Verdict,
 };
 use crate::probe::matrix::{Mat4, Quaternion};
 use crate::probe::mesh::{identify_meshes, Mesh, MeshMatch};
@@ -117,6 +117,8 @@ pub struct AnalyseOptions<'a> {
     pub meshes: Option<&'a [Mesh]>,
     /// Tolerances.
     pub match_options: MatchOptions,
+    /// Where the model-view-projection rows are (`c[32..35]` by default).
+    pub registers: MvpRegisters,
 }
 
 /// Answer the `mvp` question for `frame`.
@@ -125,7 +127,7 @@ pub fn analyse(
     placements: &[Placement],
     options: &AnalyseOptions<'_>,
 ) -> Result<MvpReport, MvpError> {
-    let draws = draw_matrices(frame);
+    let draws = draw_matrices_at(frame, options.registers);
     let meshes_by_draw: Vec<Option<MeshMatch>> = match options.meshes {
         Some(meshes) => identify_meshes(frame, meshes),
         None => Vec::new(),
