@@ -357,8 +357,10 @@ fn a_disassembled_vertex_program_edited_as_text_replaces_the_draws_program() {
 }
 
 /// Every program of the game sample, both stages, replaced by its own disassembly read back
-/// by the assemblers (one request per program hash): every draw runs reassembled programs,
-/// and both renderers draw the very frame they drew from the game's words.
+/// by the assemblers (one request per program hash). Encoded from the text alone
+/// (`--canonical`), every draw runs reassembled programs and both renderers draw the very
+/// frame they drew from the game's words; by default each instruction keeps the draw's own
+/// words, so every replaced program is the very program it replaced.
 #[test]
 fn every_program_reassembled_draws_the_same_frame() {
     let game = game();
@@ -380,10 +382,32 @@ fn every_program_reassembled_draws_the_same_frame() {
             args.extend([flag.to_string(), format!("{hash}={}", s(&file))]);
         }
     }
+    // Kept: every replacement's program hash is the hash it replaced.
+    let kept = dir.path().join("kept.rrc.gz");
+    let mut kept_args = args.clone();
+    kept_args.extend(["--out".into(), s(&kept).into(), "--json".into()]);
+    let kept_args: Vec<&str> = kept_args.iter().map(String::as_str).collect();
+    let kept_report = json_ok(&kept_args);
+    for r in kept_report["replacements"].as_array().unwrap() {
+        assert_eq!(r["replaced"], serde_json::json!([r["hash"]]), "{r}");
+    }
     let edited = dir.path().join("reassembled.rrc.gz");
-    args.extend(["--out".into(), s(&edited).into(), "--json".into()]);
+    args.extend([
+        "--canonical".into(),
+        "--out".into(),
+        s(&edited).into(),
+        "--json".into(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let report = json_ok(&args);
+    // Encoded from the text alone, most programs differ from the game's in unread bits.
+    let differ = report["replacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["replaced"] != serde_json::json!([r["hash"]]))
+        .count();
+    assert!(differ > 0);
     let replaced: usize = report["replacements"]
         .as_array()
         .unwrap()

@@ -33,6 +33,11 @@ pub struct EditArgs {
     /// Repeatable.
     #[arg(long = "uniform", value_name = "NAME=x,y,z,w")]
     pub uniforms: Vec<String>,
+    /// Encode assembly text from its text alone, instead of keeping the words of each
+    /// instruction that is one of the program the chosen draw ran (they differ only in bits
+    /// no unit reads; kept, a draw given its own disassembly back runs its very bytes).
+    #[arg(long)]
+    pub canonical: bool,
     /// The edited capture, written as RPCS3 writes RRC v6 (one gzip member).
     #[arg(long)]
     pub out: PathBuf,
@@ -109,6 +114,8 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
             }
         };
         files.push(path.display().to_string());
+        let mut program = program;
+        program.keeps_draw_encoding &= !args.canonical;
         requests.push(Request {
             selector: selector.clone(),
             program,

@@ -71,27 +71,70 @@ fn vertex_slots(words: &[u32]) -> Vec<[u32; 4]> {
 
 /// `new` (vertex words loaded at `new_slot`) with the words of `original` (loaded at
 /// `original_slot`) wherever an instruction is one of the original's; `new` unchanged when
-/// the original does not decode or its disassembly does not assemble back to its own slots.
+/// the original does not decode or its disassembly does not assemble.
 pub fn keep_vertex(
     new: &[u32],
     new_slot: usize,
     original: &[u32],
     original_slot: usize,
 ) -> (Vec<u32>, KeptEncoding) {
+    let program = vertex::decode_words(original)
+        .ok()
+        .map(|p| p.loaded_at(original_slot));
+    keep_vertex_program(new, new_slot, program, |slot| {
+        let k = slot.checked_sub(original_slot)?;
+        let o = original.get(4 * k..4 * k + 4)?;
+        Some([o[0], o[1], o[2], o[3]])
+    })
+}
+
+/// [`keep_vertex`] against the program a draw runs: the slots reachable from `start` in the
+/// 544-slot transform program memory `memory` (`vertex::decode_from_memory`; the slots it
+/// does not reach may hold anything).
+pub fn keep_vertex_from_memory(
+    new: &[u32],
+    new_slot: usize,
+    memory: &[u32],
+    start: usize,
+) -> (Vec<u32>, KeptEncoding) {
+    let program = vertex::decode_from_memory(memory, start).ok();
+    keep_vertex_program(new, new_slot, program, |slot| {
+        let o = memory.get(4 * slot..4 * slot + 4)?;
+        Some([o[0], o[1], o[2], o[3]])
+    })
+}
+
+/// `new` with the words of `original` (its instructions at their absolute slots, whose
+/// words `words_at` gives) wherever an instruction is one of its.
+fn keep_vertex_program(
+    new: &[u32],
+    new_slot: usize,
+    original: Option<vertex::VertexProgram>,
+    words_at: impl Fn(usize) -> Option<[u32; 4]>,
+) -> (Vec<u32>, KeptEncoding) {
     let mut out = vertex_slots(new);
-    let canonical = vertex::decode_words(original).ok().and_then(|p| {
-        let c = vertex::assemble(&vertex::disassemble(&p.loaded_at(original_slot))).ok()?;
-        let first = c.instructions.iter().map(|i| i.slot).min()?;
-        Some(vertex::encode_span(&c))
-            .filter(|w| first == original_slot && w.len() == original.len())
+    // Each slot the original's disassembly assembles to: its absolute slot, its canonical
+    // words and the original's words there.
+    type Pair = (usize, [u32; 4], [u32; 4]);
+    let pairs: Option<Vec<Pair>> = original.and_then(|p| {
+        let c = vertex::assemble(&vertex::disassemble(&p)).ok()?;
+        Some(
+            c.instructions
+                .iter()
+                .filter_map(|i| Some((i.slot, vertex::encode_instruction(i), words_at(i.slot)?)))
+                .collect(),
+        )
     });
-    let kept = match canonical {
-        Some(canonical) => swap_slots(
-            &mut out,
-            &vertex_slots(&canonical),
-            &vertex_slots(original),
-            |i| (new_slot + i).checked_sub(original_slot),
-        ),
+    let kept = match pairs {
+        Some(pairs) => {
+            let at: HashMap<usize, usize> =
+                pairs.iter().enumerate().map(|(n, p)| (p.0, n)).collect();
+            let canonical: Vec<[u32; 4]> = pairs.iter().map(|p| p.1).collect();
+            let originals: Vec<[u32; 4]> = pairs.iter().map(|p| p.2).collect();
+            swap_slots(&mut out, &canonical, &originals, |i| {
+                at.get(&(new_slot + i)).copied()
+            })
+        }
         None => KeptEncoding {
             instructions: out.len(),
             ..Default::default()

@@ -13,6 +13,7 @@
 
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::fragment::{self, InlineConstant};
+use rsxtrace_program::kept_encoding::keep_fragment;
 
 /// The microcode variants of a replacement: each distinct microcode with the draws that run
 /// it, in order of first draw, and how many of the file's constants were kept per draw.
@@ -92,5 +93,33 @@ pub(crate) fn per_draw(frame: &Frame, draws: &[usize], ucode: &[u8]) -> Variants
         programs,
         kept: unchanged.iter().filter(|&&u| u).count(),
         total: file.len(),
+    }
+}
+
+/// `variants` with each draw's own instruction words wherever an instruction of the new
+/// program is one of the program the draw ran (`rsxtrace_program::kept_encoding`): a
+/// program assembled from a disassembly leaves the bits no unit reads out, so without this a
+/// draw given its own program back as text would run other bytes. Regrouped by microcode.
+pub(crate) fn keep_draw_encodings(frame: &Frame, variants: Variants) -> Variants {
+    let mut programs: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+    for (ucode, draws) in variants.programs {
+        for d in draws {
+            let original = frame
+                .draws
+                .get(d)
+                .and_then(|draw| draw.fragment_program.as_ref());
+            let bytes = match original {
+                Some(p) => keep_fragment(&ucode, &p.ucode).0,
+                None => ucode.clone(),
+            };
+            match programs.iter_mut().find(|(b, _)| *b == bytes) {
+                Some((_, ds)) => ds.push(d),
+                None => programs.push((bytes, vec![d])),
+            }
+        }
+    }
+    Variants {
+        programs,
+        ..variants
     }
 }

@@ -29,6 +29,7 @@ use rsxtrace_capture::edit::{
 };
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_program::kept_encoding::keep_vertex_from_memory;
 
 /// One replacement asked for.
 #[derive(Clone, Debug)]
@@ -180,6 +181,11 @@ pub fn edit_programs(
                 } else {
                     constants::as_given(&draws, &r.program.ucode)
                 };
+                let variants = if r.program.keeps_draw_encoding {
+                    constants::keep_draw_encodings(frame, variants)
+                } else {
+                    variants
+                };
                 constants[index] = (variants.kept, variants.total);
                 let used = used.get_or_insert_with(|| used_memory(capture, frame));
                 for (ucode, draws) in variants.programs {
@@ -210,13 +216,28 @@ pub fn edit_programs(
                     }
                 };
                 let (input_mask, output_mask) = (masks.map(|m| m.0), masks.map(|m| m.1));
+                let words: Vec<u32> = r
+                    .program
+                    .ucode
+                    .chunks_exact(4)
+                    .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+                    .collect();
+                // Assembly keeps the words of every instruction that is one of the program
+                // the first chosen draw ran (from its transform program memory).
+                let words = if r.program.keeps_draw_encoding {
+                    let first = &frame.draws[draws[0]];
+                    keep_vertex_from_memory(
+                        &words,
+                        slot as usize,
+                        &first.vertex_program,
+                        first.vp_start as usize,
+                    )
+                    .0
+                } else {
+                    words
+                };
                 let program = NewProgram::Vertex(VertexSwap {
-                    words: r
-                        .program
-                        .ucode
-                        .chunks_exact(4)
-                        .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
-                        .collect(),
+                    words,
                     slot,
                     start,
                     input_mask,

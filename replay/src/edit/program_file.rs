@@ -7,6 +7,9 @@ use rsxtrace_program::container::Stage;
 use rsxtrace_program::container::{self, Container};
 use rsxtrace_program::{fragment, vertex};
 
+/// [`ProgramFile::format`] of assembly text, as `disasm` writes it.
+const ASSEMBLY: &str = "assembly";
+
 /// A program read from a file, checked by decoding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramFile {
@@ -29,6 +32,11 @@ pub struct ProgramFile {
     /// left them unchanged (`super::constants`): true for a file, false for a program taken
     /// from a draw, which goes as that draw ran it.
     pub keeps_draw_constants: bool,
+    /// Whether each instruction that is one of the program a chosen draw ran keeps that
+    /// program's words (`rsxtrace_program::kept_encoding`): true for assembly text, whose
+    /// encoding leaves the bits no unit reads out, so that a draw given its own disassembly
+    /// runs its very bytes; `edit --canonical` turns it off.
+    pub keeps_draw_encoding: bool,
     /// The container format, as `disasm` names it.
     pub format: &'static str,
 }
@@ -147,7 +155,7 @@ impl ProgramFile {
         };
         let format = match &parsed {
             Container::Raw(_) if rsxtrace_program::assembly::assembly_text(bytes).is_some() => {
-                "assembly"
+                ASSEMBLY
             }
             Container::Cg(_) => "CgBinaryProgram",
             Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
@@ -175,6 +183,7 @@ impl ProgramFile {
             instructions,
             vertex_inputs,
             keeps_draw_constants: true,
+            keeps_draw_encoding: format == ASSEMBLY,
             format,
         };
         Ok((file, written))
@@ -223,6 +232,7 @@ impl ProgramFile {
                     instructions: program.instructions.len(),
                     vertex_inputs: 0,
                     keeps_draw_constants: false,
+                    keeps_draw_encoding: false,
                     format: "a draw's program",
                 })
             }
@@ -254,6 +264,7 @@ impl ProgramFile {
                     instructions: program.instructions.len(),
                     vertex_inputs: program.inputs_read(),
                     keeps_draw_constants: false,
+                    keeps_draw_encoding: false,
                     format: "a draw's program",
                 })
             }
