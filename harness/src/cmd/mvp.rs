@@ -42,8 +42,8 @@ pub struct MvpArgs {
     #[arg(long, default_value_t = DEFAULT_PART_TOLERANCE)]
     pub part_tolerance: f64,
     /// Where the model-view-projection rows are: `auto` (per vertex program, the
-    /// four-register matrix whose products write o[HPOS], as `probe constants` finds it), or
-    /// the first register N of c[N..N+3].
+    /// four-register matrix whose products write `o[HPOS]`, as `probe constants` finds it),
+    /// or the first register N of `c[N..N+3]`.
     #[arg(long, default_value = "32", value_parser = parse_registers)]
     pub registers: MvpRegisters,
     /// Print the documented JSON instead of text.

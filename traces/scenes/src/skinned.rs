@@ -32,7 +32,7 @@ MUL o[COL0], R2, c[8].xxxx; END
 /// Bones the six vertices use (two triangles).
 pub const BONES: [u32; 6] = [0, 2, 3, 3, 0, 2];
 
-/// One skinned draw of two triangles; the palette (four bones of three rows at c[40]) is
+/// One skinned draw of two triangles; the palette (four bones of three rows at `c[40]`) is
 /// uploaded when `palette`.
 pub fn skinned_capture(palette: bool) -> Capture {
     let mut b = CaptureBuilder::new("skinned.rrc");

@@ -59,7 +59,7 @@ pub struct Palette {
     pub registers: Option<(i64, i64)>,
     /// Whether every value is a multiple of the entry size (entries indexed as bone × size).
     pub aligned: bool,
-    /// Reached registers outside c[0]..c[467].
+    /// Reached registers outside `c[0]..c[467]`.
     pub out_of_range: usize,
 }
 
