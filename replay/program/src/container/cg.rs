@@ -114,6 +114,20 @@ pub struct CgVertexInfo {
     pub user_clip_mask: u32,
 }
 
+impl CgVertexInfo {
+    /// The descriptor's six words in file order.
+    pub fn words(&self) -> [u32; 6] {
+        [
+            self.instruction_count,
+            self.instruction_slot,
+            self.register_count,
+            self.attribute_input_mask,
+            self.attribute_output_mask,
+            self.user_clip_mask,
+        ]
+    }
+}
+
 /// `CgBinaryFragmentProgram`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CgFragmentInfo {

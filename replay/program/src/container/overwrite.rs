@@ -103,18 +103,12 @@ pub fn write_over(original: &[u8], program: &CgProgram) -> Option<Vec<u8>> {
 /// The stage descriptor's fields as (offset in the descriptor, big-endian bytes).
 fn descriptor_fields(info: &CgStageInfo) -> Vec<(usize, Vec<u8>)> {
     match info {
-        CgStageInfo::Vertex(v) => [
-            v.instruction_count,
-            v.instruction_slot,
-            v.register_count,
-            v.attribute_input_mask,
-            v.attribute_output_mask,
-            v.user_clip_mask,
-        ]
-        .iter()
-        .enumerate()
-        .map(|(k, w)| (4 * k, w.to_be_bytes().to_vec()))
-        .collect(),
+        CgStageInfo::Vertex(v) => v
+            .words()
+            .iter()
+            .enumerate()
+            .map(|(k, w)| (4 * k, w.to_be_bytes().to_vec()))
+            .collect(),
         CgStageInfo::Fragment(f) => vec![
             (0, f.instruction_count.to_be_bytes().to_vec()),
             (4, f.attribute_input_mask.to_be_bytes().to_vec()),

@@ -148,14 +148,7 @@ pub fn write_program(program: &CgProgram) -> Result<Vec<u8>, WriteError> {
     let descriptor = offset(&out)?;
     match &program.stage_info {
         CgStageInfo::Vertex(v) => {
-            for word in [
-                v.instruction_count,
-                v.instruction_slot,
-                v.register_count,
-                v.attribute_input_mask,
-                v.attribute_output_mask,
-                v.user_clip_mask,
-            ] {
+            for word in v.words() {
                 out.extend_from_slice(&word.to_be_bytes());
             }
         }
