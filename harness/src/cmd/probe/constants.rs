@@ -164,7 +164,9 @@ fn print_layout(l: &ProgramLayout) -> anyhow::Result<()> {
         outln!("warning: {note}");
     }
     if l.groups.is_empty() {
-        outln!("reads no constants");
+        if l.instructions > 0 {
+            outln!("reads no constants");
+        }
         return Ok(());
     }
     let mut table = Table::new(&["registers", "kind", "slots", "with", "values"]);
