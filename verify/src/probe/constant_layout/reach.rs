@@ -1,7 +1,8 @@
 //! Which entries of a palette the draws' vertices reach: each distinct vertex of each draw
 //! run through the reference interpreter's trace (`trace_vertex`), the address registers
 //! followed step by step, and at every instruction that reads `c[An.c + base]` the value
-//! `An.c` held before it (both units read their operands before either writes).
+//! `An.c` held before it (both units see the registers as they were before the instruction,
+//! rsx-microcode.md B.8, as the interpreter runs it).
 
 use super::reads::ConstantRead;
 use crate::divergence::clock::Clock;
