@@ -491,6 +491,81 @@ fn the_levels_meshes_export_in_object_space_as_they_were_built() {
     assert_eq!(checked, 37, "33 placements and 4 other draws");
 }
 
+/// `--space world --view-proj F`: every placed draw's vertices come out where the level put
+/// them: the mesh's vertex times its placement's world matrix (row-vector convention), from
+/// the clip position and the inverse of the camera's view-projection.
+#[test]
+fn world_space_positions_are_where_the_level_placed_its_meshes() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("world.glb");
+    let vp = workspace().level_dir().join(level::VIEW_PROJECTION_FILE);
+    let report = export(
+        &level_capture(),
+        &glb,
+        &["--space", "world", "--view-proj", vp.to_str().unwrap()],
+    );
+    assert_eq!(report["space"], "world");
+    assert_valid(&[&glb]);
+    let draws = json(&["draws", level_capture().to_str().unwrap(), "--json"]);
+    let exported = Glb::read(&glb).meshes();
+    let meshes = level::meshes();
+    let placements: Value = serde_json::from_slice(
+        &std::fs::read(workspace().level_dir().join(level::PLACEMENTS_FILE)).unwrap(),
+    )
+    .unwrap();
+    let truth: Value = serde_json::from_slice(
+        &std::fs::read(workspace().level_dir().join(level::GROUND_TRUTH_FILE)).unwrap(),
+    )
+    .unwrap();
+    let mut checked = 0;
+    for d in truth["draws"].as_array().unwrap() {
+        let Some(id) = d["placement"].as_str() else {
+            continue;
+        };
+        let draw = d["draw"].as_u64().unwrap();
+        let placement = placements
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .unwrap();
+        let w: Vec<f64> = placement["world"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let mesh = meshes.iter().find(|m| m.name == d["mesh"]).unwrap();
+        let first = draws[draw as usize]["ranges"][0]["first"].as_u64().unwrap() as usize;
+        let v = mesh.vertices[mesh.indices[first] as usize];
+        let p = [f64::from(v[0]), f64::from(v[1]), f64::from(v[2]), 1.0];
+        let want: [f64; 4] = std::array::from_fn(|j| (0..4).map(|k| p[k] * w[4 * k + j]).sum());
+        let (positions, _, extras) = &exported[&draw];
+        assert_eq!(extras["space"], "world");
+        let got = positions[0];
+        for k in 0..3 {
+            let want = want[k] / want[3];
+            assert!(
+                (f64::from(got[k]) - want).abs() < 1e-3 * want.abs().max(1.0),
+                "draw {draw} ({id}): {got:?} against {want} in {k}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 33);
+    // World space without a view-projection is refused.
+    let out = run(&[
+        "export",
+        "gltf",
+        level_capture().to_str().unwrap(),
+        "--out",
+        glb.to_str().unwrap(),
+        "--space",
+        "world",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn clip_space_positions_are_the_vertex_programs_output() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@ use crate::table::Table;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
+use rsxtrace_verify::probe::placement::read_view_projection;
 use rsxtrace_verify::workbench::gltf::{export_gltf, parse_mapping, ExportOptions, Mapping, Space};
 use std::path::PathBuf;
 
@@ -26,6 +27,9 @@ pub enum SpaceArg {
     Clip,
     /// An input attribute (--attr position=N, else attribute 0).
     Object,
+    /// The vertex program's position output taken back through the inverse of the camera's
+    /// view-projection (--view-proj): every mesh where the game placed it.
+    World,
 }
 
 #[derive(Args, Debug)]
@@ -41,6 +45,11 @@ pub struct GltfArgs {
     /// Where positions come from.
     #[arg(long, value_enum, default_value_t = SpaceArg::Clip)]
     pub space: SpaceArg,
+    /// With --space world: the camera's view-projection, row-vector convention, as `mvp`
+    /// reads it ({"view_projection": [4 rows]}, four rows, or 16 numbers; the JSON `mvp
+    /// --json` prints holds the one it estimated).
+    #[arg(long = "view-proj")]
+    pub view_proj: Option<PathBuf>,
     /// Map an input attribute to a glTF attribute: NAME=N with NAME one of position, normal,
     /// color0, color1, texcoord0..texcoord7 (repeatable). Attributes not mapped are guessed
     /// (0 position, 2 normal, 3 and 4 colours, 8..15 texture coordinates) and marked as guesses.
@@ -69,8 +78,16 @@ fn gltf(args: &GltfArgs) -> anyhow::Result<Status> {
         space: match args.space {
             SpaceArg::Clip => Space::Clip,
             SpaceArg::Object => Space::Object,
+            SpaceArg::World => Space::World,
         },
         mappings: args.attrs.clone(),
+        view_projection: match &args.view_proj {
+            Some(path) => Some(
+                read_view_projection(path)
+                    .with_context(|| format!("view-projection file {}", path.display()))?,
+            ),
+            None => None,
+        },
     };
     let capture = args
         .file

@@ -20,6 +20,7 @@
 //!   Values that are not finite are written as 0 (warned).
 
 use super::mapping::{resolve, Chosen, Mapping, Target};
+use crate::probe::matrix::Mat4;
 use rsxtrace_capture::fetch::{fetch_draw, AttributeSource, FetchedVertices};
 use rsxtrace_capture::frame::{Frame, Primitive};
 use rsxtrace_replay::exec::{execute_draw, ExecOptions, OutputValue};
@@ -37,6 +38,10 @@ pub enum Space {
     Clip,
     /// An input attribute.
     Object,
+    /// The vertex program's HPOS output times the inverse of a view-projection (row-vector
+    /// convention: clip = world x VP, so world = clip x VP^-1), divided by w: every draw's
+    /// mesh where the game placed it.
+    World,
 }
 
 /// The glTF primitive mode of a mesh.
@@ -150,6 +155,7 @@ pub fn build_mesh(
     frame: &Frame,
     draw: usize,
     space: Space,
+    world_from_clip: Option<&Mat4>,
     mappings: &[Mapping],
 ) -> Result<DrawMesh, String> {
     let d = frame
@@ -205,15 +211,40 @@ pub fn build_mesh(
         .filter(|a| a.source != AttributeSource::Unset)
         .map(|a| a.attribute)
         .collect();
-    let (targets, mapping_warnings) = resolve(mappings, &present, space == Space::Clip);
+    let (targets, mapping_warnings) = resolve(mappings, &present, space != Space::Object);
     warnings.extend(mapping_warnings);
     let mut chosen = Vec::new();
     let mut channels = Vec::new();
     let mut non_finite = 0usize;
     let positions = match space {
+        Space::World => {
+            let inverse =
+                world_from_clip.ok_or("world space needs the view-projection (--view-proj)")?;
+            let (positions, _) = clip_positions(
+                frame,
+                draw,
+                &first_position,
+                Some(inverse),
+                &mut warnings,
+                &mut non_finite,
+            )?;
+            chosen.push(Chosen {
+                gltf: "POSITION".into(),
+                attribute: None,
+                output: Some("HPOS"),
+                guess: false,
+            });
+            positions
+        }
         Space::Clip => {
-            let (positions, w) =
-                clip_positions(frame, draw, &first_position, &mut warnings, &mut non_finite)?;
+            let (positions, w) = clip_positions(
+                frame,
+                draw,
+                &first_position,
+                None,
+                &mut warnings,
+                &mut non_finite,
+            )?;
             channels.push(Channel {
                 kind: ChannelKind::ClipW,
                 components: 1,
@@ -352,6 +383,7 @@ fn clip_positions(
     frame: &Frame,
     draw: usize,
     positions: &[usize],
+    world_from_clip: Option<&Mat4>,
     warnings: &mut Vec<String>,
     non_finite: &mut usize,
 ) -> Result<(Vec<[f32; 3]>, Vec<f32>), String> {
@@ -387,6 +419,13 @@ fn clip_positions(
                 OutputValue::F64(v) => v.map(|c| c as f32),
             })
             .ok_or("the vertex program writes no position (HPOS)")?;
+        // World space: the clip position (a row vector) times the inverse view-projection.
+        let hpos = match world_from_clip {
+            Some(m) => std::array::from_fn(|j| {
+                (0..4).map(|k| f64::from(hpos[k]) * m[k][j]).sum::<f64>() as f32
+            }),
+            None => hpos,
+        };
         let w = hpos[3];
         let divided = if w.abs() > f32::MIN_POSITIVE {
             [hpos[0] / w, hpos[1] / w, hpos[2] / w]

@@ -2,7 +2,8 @@
 //!
 //! Brief overview:
 //! - [`mesh`]: one draw's vertices, primitives (converted to lists by the rasterizer's
-//!   primitive assembly), position in clip or object space and attributes decoded to floats.
+//!   primitive assembly), position in clip, object or world space and attributes decoded to
+//!   floats.
 //! - [`mapping`]: which input attribute becomes NORMAL, COLOR_n, TEXCOORD_n: `--attr NAME=N`,
 //!   else a documented guess that the file marks as a guess.
 //! - [`material`]: the draw's sampled textures as embedded PNG images of a material.
@@ -26,13 +27,14 @@ pub mod write;
 pub use mapping::{parse_mapping, Mapping, Target};
 pub use mesh::{build_mesh, DrawMesh, Mode, Space};
 
+use crate::probe::matrix::{inverse, Mat4};
 use mapping::Chosen;
 use rsxtrace_capture::frame::Frame;
 use serde::Serialize;
 use std::ops::Range;
 
 /// What to export.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExportOptions {
     /// The draws (may run past the frame: those are reported as skipped).
     pub draws: Range<usize>,
@@ -40,6 +42,9 @@ pub struct ExportOptions {
     pub space: Space,
     /// `--attr NAME=N` mappings.
     pub mappings: Vec<Mapping>,
+    /// For [`Space::World`]: the view-projection (row-vector convention) whose inverse takes
+    /// clip positions to world space.
+    pub view_projection: Option<Mat4>,
 }
 
 /// One exported mesh, as the report lists it.
@@ -121,6 +126,12 @@ pub enum ExportError {
     /// The document could not be serialised.
     #[error("cannot encode the glTF document: {0}")]
     Encode(String),
+    /// World space without a view-projection.
+    #[error("world space needs the camera's view-projection (--view-proj)")]
+    NoViewProjection,
+    /// A view-projection without an inverse.
+    #[error("the view-projection is singular: clip positions cannot be taken back to world space")]
+    SingularViewProjection,
 }
 
 /// Export `options.draws` of `frame` (capture file name `capture`), advancing `progress` by
@@ -143,6 +154,11 @@ pub fn export_gltf(
             ));
         }
     }
+    let world_from_clip = match (options.space, &options.view_projection) {
+        (Space::World, Some(vp)) => Some(inverse(vp).ok_or(ExportError::SingularViewProjection)?),
+        (Space::World, None) => return Err(ExportError::NoViewProjection),
+        _ => None,
+    };
     let mut skipped = Vec::new();
     let mut meshes = Vec::new();
     let count = frame.draws.len();
@@ -157,7 +173,13 @@ pub fn export_gltf(
             });
             continue;
         }
-        match build_mesh(frame, draw, options.space, &options.mappings) {
+        match build_mesh(
+            frame,
+            draw,
+            options.space,
+            world_from_clip.as_ref(),
+            &options.mappings,
+        ) {
             Ok(mesh) => meshes.push(mesh),
             Err(reason) => skipped.push(SkippedDraw { draw, reason }),
         }
