@@ -11,7 +11,7 @@ use rsxtrace_program::container::Stage;
 use rsxtrace_program::{fragment, vertex};
 use rsxtrace_verify::matching::fingerprint::RELATIVE_CONSTANT;
 use rsxtrace_verify::matching::Fingerprint;
-use rsxtrace_verify::probe::constant_layout::groups::{group_reads, Group, Kind};
+use rsxtrace_verify::probe::constant_layout::groups::{group_of, group_reads, Group};
 use rsxtrace_verify::probe::constant_layout::reads::constant_reads;
 use rsxtrace_verify::probe::textures::{program_textures, Reach, SampledUnit};
 use rsxtrace_verify::probe::vertex_textures::vertex_program_textures;
@@ -74,16 +74,7 @@ impl ProgramFacts {
     /// The group register `register` (relative for `c[A0+n]`) belongs to, a matrix before a
     /// vector or scalar when it is read both ways.
     pub fn constant_group(&self, register: u16, relative: bool) -> Option<&Group> {
-        let holds = |g: &&Group| {
-            g.relative.is_some() == relative
-                && (g.first..g.first.saturating_add(g.count)).contains(&register)
-        };
-        let matrix = |g: &&Group| matches!(g.kind, Kind::MatrixRows | Kind::MatrixColumns);
-        self.constant_groups
-            .iter()
-            .filter(holds)
-            .find(matrix)
-            .or_else(|| self.constant_groups.iter().find(holds))
+        group_of(&self.constant_groups, register, relative)
     }
 
     /// Whether the program reads constants relative to the address register.

@@ -20,6 +20,8 @@ use rsxtrace_replay::program::vertex::InputAttribute;
 use rsxtrace_replay::texture::decode::texel_format;
 use rsxtrace_verify::divergence::compare::Worst;
 use rsxtrace_verify::divergence::{DrawReport, Outcome, RegisterReport, StageReport};
+use rsxtrace_verify::probe::constant_layout::groups::{describe, group_of, group_reads, Group};
+use rsxtrace_verify::probe::constant_layout::reads::constant_reads;
 
 /// Vertices decoded in the input assembly table.
 const VERTEX_ROWS: usize = 8;
@@ -394,12 +396,14 @@ fn program_frame(
 
 fn vertex_program(report: &Report<'_>, draw: &Draw, k: usize, path: &SitePath) -> Markup {
     let key = report.draw_programs.get(k).map(|p| &p[0]);
-    let read = programs::vertex_program(draw)
+    // The constants read, each with what the program does with it (`probe constants`).
+    let (read, groups) = programs::vertex_program(draw)
         .ok()
         .and_then(|(_, p)| match p {
-            programs::DrawProgram::Vertex { program, .. } => {
-                Some(programs::constants_read(&program))
-            }
+            programs::DrawProgram::Vertex { program, .. } => Some((
+                programs::constants_read(&program),
+                group_reads(&program, &constant_reads(&program)),
+            )),
             programs::DrawProgram::Fragment { .. } => None,
         })
         .unwrap_or_default();
@@ -415,24 +419,30 @@ fn vertex_program(report: &Report<'_>, draw: &Draw, k: usize, path: &SitePath) -
         h3 { "Constants read" }
         @if read.is_empty() { p.dim { "none" } } @else {
             table.constants {
-                thead { tr { th { "constant" } th { "value at this draw" } } }
+                thead { tr { th { "constant" } th { "use" } th { "value at this draw" } } }
                 tbody {
-                    @for c in &read { (constant_row(draw, c)) }
+                    @for c in &read { (constant_row(draw, c, group_of(&groups, c.index, c.relative))) }
                 }
             }
         }
     }
 }
 
-fn constant_row(draw: &Draw, c: &ConstantRead) -> Markup {
+fn constant_row(draw: &Draw, c: &ConstantRead, group: Option<&Group>) -> Markup {
+    let used = group.map(describe).unwrap_or_default();
     if c.relative {
         return html! {
-            tr { td { "c[A0 + " (c.index) "]" } td.dim { "relative: depends on the vertex" } }
+            tr {
+                td { "c[A0 + " (c.index) "]" }
+                td { (used) }
+                td.dim { "relative: depends on the vertex (rsxtrace probe constants traces the entries)" }
+            }
         };
     }
     html! {
         tr {
             td { "c[" (c.index) "]" }
+            td { (used) }
             @match draw.constants.get(usize::from(c.index)) {
                 Some(v) => td { (vec4(v)) },
                 None => td.warning { "unknown (not uploaded in the captured frame; read as 0)" },

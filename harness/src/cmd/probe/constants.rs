@@ -11,6 +11,7 @@ use crate::table::Table;
 use anyhow::bail;
 use clap::Args;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
+use rsxtrace_verify::probe::constant_layout::groups::registers_text;
 use rsxtrace_verify::probe::constant_layout::{
     constant_layout, GroupReport, Palette, ProgramLayout,
 };
@@ -119,17 +120,7 @@ fn print_values(
 
 /// `c[4..7]`, `c[A0.x+40..42]`.
 fn registers(g: &GroupReport) -> String {
-    let g = &g.group;
-    let last = g.first + g.count - 1;
-    let span = if g.count > 1 {
-        format!("{}..{last}", g.first)
-    } else {
-        g.first.to_string()
-    };
-    match g.relative {
-        Some((n, c)) => format!("c[A{n}.{c}+{span}]"),
-        None => format!("c[{span}]"),
-    }
+    registers_text(&g.group)
 }
 
 /// Slots as `4-7` or `2, 9`.

@@ -230,6 +230,46 @@ pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group
     groups
 }
 
+/// The group of `groups` register `register` belongs to (`relative` for `c[An+register]`), a
+/// matrix before a vector or scalar when it is read both ways.
+pub fn group_of(groups: &[Group], register: u16, relative: bool) -> Option<&Group> {
+    let holds = |g: &&Group| {
+        g.relative.is_some() == relative
+            && (g.first..g.first.saturating_add(g.count)).contains(&register)
+    };
+    let matrix = |g: &&Group| matches!(g.kind, Kind::MatrixRows | Kind::MatrixColumns);
+    groups
+        .iter()
+        .filter(holds)
+        .find(matrix)
+        .or_else(|| groups.iter().find(holds))
+}
+
+/// The group's registers, inclusive: `c[32..35]`, `c[A0.x+40..42]`, `c[8]`.
+pub fn registers_text(g: &Group) -> String {
+    let last = g.first.saturating_add(g.count.saturating_sub(1));
+    let span = if g.count > 1 {
+        format!("{}..{last}", g.first)
+    } else {
+        g.first.to_string()
+    };
+    match g.relative {
+        Some((n, c)) => format!("c[A{n}.{c}+{span}]"),
+        None => format!("c[{span}]"),
+    }
+}
+
+/// What a group is, in a few words: `matrix rows c[32..35] x v[POS]`, `scalar .x`.
+pub fn describe(g: &Group) -> String {
+    let registers = registers_text(g);
+    match (g.kind, &g.with) {
+        (Kind::MatrixRows | Kind::MatrixColumns, Some(with)) => {
+            format!("{} {registers} x {with}", g.kind.describe())
+        }
+        (kind, _) => format!("{} .{}", kind.describe(), g.components),
+    }
+}
+
 /// Runs of consecutive numbers in ascending `numbers`.
 fn consecutive_runs(numbers: impl Iterator<Item = u16>) -> Vec<Vec<u16>> {
     let mut runs: Vec<Vec<u16>> = Vec::new();
