@@ -217,39 +217,29 @@ pub fn build_mesh(
     let mut channels = Vec::new();
     let mut non_finite = 0usize;
     let positions = match space {
-        Space::World => {
-            let inverse =
-                world_from_clip.ok_or("world space needs the view-projection (--view-proj)")?;
-            let (positions, _) = clip_positions(
-                frame,
-                draw,
-                &first_position,
-                Some(inverse),
-                &mut warnings,
-                &mut non_finite,
-            )?;
-            chosen.push(Chosen {
-                gltf: "POSITION".into(),
-                attribute: None,
-                output: Some("HPOS"),
-                guess: false,
-            });
-            positions
-        }
-        Space::Clip => {
+        Space::Clip | Space::World => {
+            // World space: the clip position through the inverse view-projection.
+            let world = match space {
+                Space::World => Some(
+                    world_from_clip.ok_or("world space needs the view-projection (--view-proj)")?,
+                ),
+                _ => None,
+            };
             let (positions, w) = clip_positions(
                 frame,
                 draw,
                 &first_position,
-                None,
+                world,
                 &mut warnings,
                 &mut non_finite,
             )?;
-            channels.push(Channel {
-                kind: ChannelKind::ClipW,
-                components: 1,
-                values: w,
-            });
+            if world.is_none() {
+                channels.push(Channel {
+                    kind: ChannelKind::ClipW,
+                    components: 1,
+                    values: w,
+                });
+            }
             chosen.push(Chosen {
                 gltf: "POSITION".into(),
                 attribute: None,
