@@ -138,8 +138,14 @@ fn layout_of(
     let groups = group_reads(&program, &reads);
     let traced = reach::reach(frame, draws, &reads, budget);
     layout.traced_vertices = traced.vertices;
-    for (draw, why) in &traced.failed {
+    // A few draws named; the rest counted (a frame can have thousands of one program).
+    for (draw, why) in traced.failed.iter().take(3) {
         layout.notes.push(format!("draw {draw}: not traced: {why}"));
+    }
+    if traced.failed.len() > 3 {
+        layout
+            .notes
+            .push(format!("{} more draws not traced", traced.failed.len() - 3));
     }
     if traced.limited {
         layout.notes.push(format!(
