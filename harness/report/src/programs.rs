@@ -9,12 +9,13 @@
 
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_replay::program::fragment::{self, FragmentProgram};
-use rsxtrace_replay::program::vertex::{self, RegisterType, VertexProgram};
+use rsxtrace_replay::program::vertex::{self, VertexProgram};
 use rsxtrace_replay::texture::binding::shader_dimension;
 use rsxtrace_replay::texture::lod::unit_lod;
 use rsxtrace_replay::texture::vertex_units::{translation_state, txl_units};
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_replay::wgsl::vertex::{VertexTextureUnits, VertexTranslateOptions};
+use rsxtrace_verify::probe::constant_layout::{self, reads::constant_reads};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Which program, as a file name stem (`vp-<16 hex>` or `fp-<16 hex>`).
@@ -163,21 +164,19 @@ pub struct ConstantRead {
 /// The constants `program` reads: sources of constant type that the vector op (by its
 /// operands, `VectorOpcode::reads`) or the scalar op (src2) reads, in index order.
 pub fn constants_read(program: &VertexProgram) -> Vec<ConstantRead> {
-    let mut out = Vec::new();
-    for insn in &program.instructions {
-        let reads = insn.operands_read();
-        let reads_constant = insn
-            .sources
-            .iter()
-            .zip(reads)
-            .any(|(s, read)| read && s.reg_type == RegisterType::Constant);
-        if reads_constant {
-            out.push(ConstantRead {
-                index: insn.const_index,
-                relative: insn.index_const,
-            });
-        }
-    }
+    registers_read(&constant_reads(program))
+}
+
+/// The distinct registers of `reads` (`probe constants`' reads of one program), in index
+/// order.
+pub fn registers_read(reads: &[constant_layout::reads::ConstantRead]) -> Vec<ConstantRead> {
+    let mut out: Vec<ConstantRead> = reads
+        .iter()
+        .map(|r| ConstantRead {
+            index: r.register.index,
+            relative: r.register.relative.is_some(),
+        })
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -186,7 +185,9 @@ pub fn constants_read(program: &VertexProgram) -> Vec<ConstantRead> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rsxtrace_replay::program::vertex::{Source, Swizzle, VectorOpcode, WriteMask};
+    use rsxtrace_replay::program::vertex::{
+        RegisterType, Source, Swizzle, VectorOpcode, WriteMask,
+    };
 
     #[test]
     fn constants_read_follow_the_operands_the_ops_read() {

@@ -301,15 +301,10 @@ fn keep_encoding(
 ) -> (Vec<u8>, Option<KeptEncoding>) {
     match &like.stage_info {
         container::CgStageInfo::Vertex(v) => {
-            let words = |b: &[u8]| -> Vec<u32> {
-                b.chunks_exact(4)
-                    .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            };
             let (kept_words, kept) = keep_vertex(
-                &words(ucode),
+                &vertex::words_of(ucode),
                 load_slot.unwrap_or(0) as usize,
-                &words(&like.ucode),
+                &vertex::words_of(&like.ucode),
                 v.instruction_slot as usize,
             );
             (

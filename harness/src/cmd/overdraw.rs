@@ -49,24 +49,32 @@ pub struct OverdrawArgs {
 /// Per draw, the fragments that passed every test (`--passed`).
 type Passed = BTreeMap<usize, u64>;
 
-/// The CPU render of the range, for each rendered draw its fragments passed.
-fn passed_fragments(scene: &Scene, range: Option<Range<usize>>) -> anyhow::Result<Passed> {
+/// The CPU render of the range, for each rendered draw its fragments passed; `None`, with a
+/// warning, when the frame cannot be rendered (the rasterized counts still are).
+fn passed_fragments(scene: &Scene, range: Option<Range<usize>>) -> Option<Passed> {
     let options = RenderOptions {
         draws: range,
         ..Default::default()
     };
-    let rendered = render_frame(&scene.frame, &scene.events, &options)
-        .context("the CPU render for --passed failed")?;
+    let rendered = match render_frame(&scene.frame, &scene.events, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("warning: --passed: the CPU render failed, so no fragment is counted as passed: {e}");
+            return None;
+        }
+    };
     for (draw, why) in &rendered.skipped {
         eprintln!(
             "warning: draw {draw}: not rendered, so its passed fragments are not counted: {why}"
         );
     }
-    Ok(rendered
-        .draw_shading
-        .iter()
-        .map(|d| (d.draw, d.shading.fragments_passed))
-        .collect())
+    Some(
+        rendered
+            .draw_shading
+            .iter()
+            .map(|d| (d.draw, d.shading.fragments_passed))
+            .collect(),
+    )
 }
 
 /// Draws of `o` that rasterized fragments and passed none.
@@ -94,7 +102,7 @@ pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
     };
     let counted = overdraw(&frame, &target, range.clone());
     let passed = if args.passed {
-        Some(passed_fragments(&frame, range)?)
+        passed_fragments(&frame, range)
     } else {
         None
     };

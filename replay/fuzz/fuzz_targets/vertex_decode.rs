@@ -39,10 +39,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = vertex::disassemble(&p);
         let _ = vertex::to_json(&p);
         assert_eq!(vertex::decode_words(&vertex::encode(&p)).as_ref(), Ok(&p));
-        let words: Vec<u32> = data
-            .chunks_exact(4)
-            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let words = vertex::words_of(data);
         reads_back(&p, Some(&words));
     }
 

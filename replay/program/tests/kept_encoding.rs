@@ -126,11 +126,7 @@ fn corpus_programs_come_back_to_their_words() {
         let origin = format!("{:?}", program.origin);
         match program.stage {
             Stage::Vertex => {
-                let words: Vec<u32> = program
-                    .ucode
-                    .chunks_exact(4)
-                    .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
+                let words = vertex::words_of(&program.ucode);
                 let p = vertex::decode_words(&words).unwrap();
                 let q = vertex::assemble(&vertex::disassemble(&p)).unwrap();
                 let (kept, report) = keep_vertex(&vertex::encode_span(&q), 0, &words, 0);

@@ -14,6 +14,7 @@
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_program::fragment::{self, InlineConstant};
 use rsxtrace_program::kept_encoding::keep_fragment;
+use std::collections::HashMap;
 
 /// The microcode variants of a replacement: each distinct microcode with the draws that run
 /// it, in order of first draw, and how many of the file's constants were kept per draw.
@@ -103,13 +104,19 @@ pub(crate) fn per_draw(frame: &Frame, draws: &[usize], ucode: &[u8]) -> Variants
 pub(crate) fn keep_draw_encodings(frame: &Frame, variants: Variants) -> Variants {
     let mut programs: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
     for (ucode, draws) in variants.programs {
+        // The draws of one program differ in their constants at most: each distinct original
+        // is disassembled and assembled once.
+        let mut kept: HashMap<&[u8], Vec<u8>> = HashMap::new();
         for d in draws {
             let original = frame
                 .draws
                 .get(d)
                 .and_then(|draw| draw.fragment_program.as_ref());
             let bytes = match original {
-                Some(p) => keep_fragment(&ucode, &p.ucode).0,
+                Some(p) => kept
+                    .entry(p.ucode.as_slice())
+                    .or_insert_with(|| keep_fragment(&ucode, &p.ucode).0)
+                    .clone(),
                 None => ucode.clone(),
             };
             match programs.iter_mut().find(|(b, _)| *b == bytes) {

@@ -216,12 +216,7 @@ pub fn edit_programs(
                     }
                 };
                 let (input_mask, output_mask) = (masks.map(|m| m.0), masks.map(|m| m.1));
-                let words: Vec<u32> = r
-                    .program
-                    .ucode
-                    .chunks_exact(4)
-                    .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
-                    .collect();
+                let words = rsxtrace_program::vertex::words_of(&r.program.ucode);
                 // Assembly keeps the words of every instruction that is one of the program
                 // the first chosen draw ran (from its transform program memory).
                 let words = if r.program.keeps_draw_encoding {

@@ -185,10 +185,7 @@ pub fn vertex_interp(entry: &Entry, program: VertexProgram, words: Vec<u32>) -> 
 /// A vertex program's microcode loaded at slot 0 of transform program memory (the rest zero)
 /// and decoded from there: the program and the memory's words.
 pub fn load_vertex(ucode: &[u8]) -> Result<(VertexProgram, Vec<u32>), String> {
-    let mut words: Vec<u32> = ucode
-        .chunks_exact(4)
-        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let mut words = rsxtrace_program::vertex::words_of(ucode);
     if words.len() > TRANSFORM_PROGRAM_WORDS {
         return Err(format!(
             "{} instructions do not fit the 544-slot transform program memory",

@@ -148,17 +148,23 @@ pub fn prepare(frame: &Frame, draw: usize, cx: &Context<'_>) -> Prepared {
     prepare_timed(frame, draw, &cx.clock, &cx.textures)
 }
 
-/// [`prepare`] timed on `clock`, decoding vertex textures through `cache` (no device needed:
-/// the CPU side alone).
-pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureCache) -> Prepared {
-    let skip = |reason: String| Prepared::NotCompared(Outcome::Skipped { reason });
+/// Draw `draw`'s vertex stage before it runs: the program, its vertices' inputs in
+/// processing order, the constants and the vertex textures, and the attributes the capture
+/// holds no values for; `Err` is why the stage cannot run (skipped or failed).
+pub fn vertex_inputs(
+    frame: &Frame,
+    draw: usize,
+    clock: &Clock,
+    cache: &TextureCache,
+) -> Result<(VertexInterp, Vec<u8>), Outcome> {
+    let skip = |reason: String| Outcome::Skipped { reason };
     let Some(d) = frame.draws.get(draw) else {
-        return Prepared::NotCompared(Outcome::Failed {
+        return Err(Outcome::Failed {
             error: format!("draw {draw}: no such draw"),
         });
     };
     let Some(memory) = frame.memory(draw) else {
-        return skip("no guest memory view for the draw".to_string());
+        return Err(skip("no guest memory view for the draw".to_string()));
     };
     let fetched = clock.time(Phase::Fetch, || {
         let program = decode_from_memory(&d.vertex_program, d.vp_start as usize)
@@ -169,7 +175,7 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureC
     });
     let (program, fetched) = match fetched {
         Ok(v) => v,
-        Err(reason) => return skip(reason),
+        Err(reason) => return Err(skip(reason)),
     };
     let units = txl_units(&program);
     let textures = if units == 0 {
@@ -179,7 +185,7 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureC
             bind_vertex(&d.vertex_textures, &memory, units, cache)
         }) {
             Ok(t) => Some(Arc::new(t)),
-            Err(reason) => return skip(reason),
+            Err(reason) => return Err(skip(reason)),
         }
     };
     let unknown_attributes = fetched.unknown_attributes();
@@ -199,7 +205,7 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureC
     for (i, c) in constants.iter_mut().enumerate() {
         *c = d.constants.get(i).unwrap_or([0.0; 4]);
     }
-    let mut vi = VertexInterp {
+    let vi = VertexInterp {
         draw,
         program,
         memory_words: d.vertex_program.to_vec(),
@@ -217,8 +223,18 @@ pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureC
         textures,
     };
     if vi.inputs.is_empty() {
-        return skip("the draw has no vertices".to_string());
+        return Err(skip("the draw has no vertices".to_string()));
     }
+    Ok((vi, unknown_attributes))
+}
+
+/// [`prepare`] timed on `clock`, decoding vertex textures through `cache` (no device needed:
+/// the CPU side alone).
+pub fn prepare_timed(frame: &Frame, draw: usize, clock: &Clock, cache: &TextureCache) -> Prepared {
+    let (mut vi, unknown_attributes) = match vertex_inputs(frame, draw, clock, cache) {
+        Ok(v) => v,
+        Err(outcome) => return Prepared::NotCompared(outcome),
+    };
     let env = vi.environment();
     let run32 = clock.time(Phase::Interpreter, || {
         run_vertex(

@@ -70,10 +70,7 @@ impl Fingerprint {
     pub fn of_program(stage: Stage, ucode: &[u8]) -> Result<Fingerprint, FingerprintError> {
         match stage {
             Stage::Vertex => {
-                let words: Vec<u32> = ucode
-                    .chunks_exact(4)
-                    .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
+                let words = rsxtrace_program::vertex::words_of(ucode);
                 if ucode.len() % 4 != 0 {
                     return Err(FingerprintError {
                         stage: "vertex",

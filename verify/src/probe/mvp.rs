@@ -174,7 +174,7 @@ pub fn hpos_matrix(program: &VertexProgram) -> Option<u16> {
                 && i.output == Some(OutputRegister(0))
         })
     };
-    group_reads(program, &constant_reads(program))
+    group_reads(&constant_reads(program))
         .into_iter()
         .find(|g| {
             matches!(g.kind, Kind::MatrixRows | Kind::MatrixColumns)

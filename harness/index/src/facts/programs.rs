@@ -135,7 +135,7 @@ fn analyse(stage: Stage, key: u64, draw: &Draw) -> ProgramFacts {
             let flow = decoded.as_ref().map(vertex_program_textures);
             let constant_groups = decoded
                 .as_ref()
-                .map(|p| group_reads(p, &constant_reads(p)))
+                .map(|p| group_reads(&constant_reads(p)))
                 .unwrap_or_default();
             ProgramFacts {
                 stage,

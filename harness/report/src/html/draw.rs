@@ -400,10 +400,10 @@ fn vertex_program(report: &Report<'_>, draw: &Draw, k: usize, path: &SitePath) -
     let (read, groups) = programs::vertex_program(draw)
         .ok()
         .and_then(|(_, p)| match p {
-            programs::DrawProgram::Vertex { program, .. } => Some((
-                programs::constants_read(&program),
-                group_reads(&program, &constant_reads(&program)),
-            )),
+            programs::DrawProgram::Vertex { program, .. } => {
+                let reads = constant_reads(&program);
+                Some((programs::registers_read(&reads), group_reads(&reads)))
+            }
             programs::DrawProgram::Fragment { .. } => None,
         })
         .unwrap_or_default();

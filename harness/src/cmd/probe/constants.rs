@@ -11,7 +11,7 @@ use crate::table::Table;
 use anyhow::bail;
 use clap::Args;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_verify::probe::constant_layout::groups::registers_text;
+use rsxtrace_verify::probe::constant_layout::groups::{describe, registers_text};
 use rsxtrace_verify::probe::constant_layout::{
     constant_layout, GroupReport, Palette, ProgramLayout,
 };
@@ -93,12 +93,7 @@ fn print_values(
 ) -> anyhow::Result<()> {
     outln!("values at draw {draw}:");
     for g in &l.groups {
-        let with = g
-            .group
-            .with
-            .as_ref()
-            .map_or(String::new(), |w| format!(" x {w}"));
-        outln!("  {} {}{with}", registers(g), g.group.kind.describe());
+        outln!("  {}", describe(&g.group));
         if g.registers.is_empty() {
             outln!("    no register reached (no vertex traced)");
         }
@@ -116,11 +111,6 @@ fn print_values(
         }
     }
     Ok(())
-}
-
-/// `c[4..7]`, `c[A0.x+40..42]`.
-fn registers(g: &GroupReport) -> String {
-    registers_text(&g.group)
 }
 
 /// Slots as `4-7` or `2, 9`.
@@ -179,7 +169,7 @@ fn print_layout(l: &ProgramLayout) -> anyhow::Result<()> {
             )
         };
         table.row(vec![
-            registers(g),
+            registers_text(&g.group),
             kind,
             slots(g),
             g.group.with.clone().unwrap_or_default(),
@@ -201,7 +191,7 @@ fn print_palette(p: &Palette, traced: usize) -> anyhow::Result<()> {
         .collect::<Vec<_>>()
         .join("; ");
     let written = if written.is_empty() {
-        "no instruction writes it (it holds 0)".to_string()
+        "no instruction writes it (the trace starts it at 0)".to_string()
     } else {
         format!("written by {written}")
     };

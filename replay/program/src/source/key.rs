@@ -29,10 +29,7 @@ fn vertex(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
             ucode.len()
         ));
     }
-    let words: Vec<u32> = ucode
-        .chunks_exact(4)
-        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words = crate::vertex::words_of(ucode);
     let scan = scan_vertex_program(&words, 0);
     let end = scan
         .end_slot

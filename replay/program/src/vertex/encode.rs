@@ -90,6 +90,14 @@ pub fn encode_span(p: &VertexProgram) -> Vec<u32> {
     words
 }
 
+/// Vertex microcode's bytes (big-endian words, as a `.vpo` stores them) as words; a tail of
+/// fewer than four bytes is left out.
+pub fn words_of(be: &[u8]) -> Vec<u32> {
+    be.chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// Encode to big-endian bytes.
 pub fn encode_bytes(p: &VertexProgram) -> Vec<u8> {
     encode(p).into_iter().flat_map(u32::to_be_bytes).collect()

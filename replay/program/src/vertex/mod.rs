@@ -40,6 +40,7 @@ pub use decode::{decode_bytes, decode_instruction, decode_words};
 pub use disasm::{disassemble, operand_text};
 pub use encode::{
     encode, encode_bytes, encode_instruction, encode_memory, encode_span, set_branch_target,
+    words_of,
 };
 pub use error::VertexDecodeError;
 pub use extent::decode_from_memory;

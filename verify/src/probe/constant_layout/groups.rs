@@ -13,13 +13,13 @@
 //! Registers relative to an address register (`c[A0.x+40]`) are grouped the same way by their
 //! base; the report calls the lot a palette of entries indexed by that register.
 
-use super::reads::{instruction_text, register_name, ConstantRead};
-use rsxtrace_program::vertex::{operand_text, Component, VertexProgram};
+use super::reads::ConstantRead;
+use rsxtrace_program::vertex::Component;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// `Some((n, component))` for registers read relative to address register `An`.
-type Relative = Option<(u8, char)>;
+pub type Relative = Option<(u8, char)>;
 
 /// What a group of registers is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -53,7 +53,7 @@ pub struct Group {
     /// What they are.
     pub kind: Kind,
     /// `Some((n, component))` when they are read relative to address register `An`.
-    pub relative: Option<(u8, char)>,
+    pub relative: Relative,
     /// The first register (or base).
     pub first: u16,
     /// How many consecutive registers.
@@ -66,37 +66,29 @@ pub struct Group {
     pub components: String,
 }
 
-/// Groups of the reads `reads` of `program` (every read lands in at least one group).
-pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group> {
+/// Groups of the constant reads `reads` of one program (every read lands in at least one
+/// group).
+pub fn group_reads(reads: &[ConstantRead]) -> Vec<Group> {
     let mut claimed = vec![false; reads.len()];
     let mut groups = Vec::new();
-    let text_of = |slot: usize| {
-        program
-            .instructions
-            .iter()
-            .find(|i| i.slot == slot)
-            .map(instruction_text)
-            .unwrap_or_default()
-    };
-    let instruction = |slot: usize| program.instructions.iter().find(|i| i.slot == slot);
     let evidence = |members: &[usize]| -> Vec<(usize, String)> {
-        let mut slots: Vec<usize> = members.iter().map(|&k| reads[k].slot).collect();
+        let mut slots: Vec<(usize, &str)> = members
+            .iter()
+            .map(|&k| (reads[k].slot, reads[k].text.as_str()))
+            .collect();
         slots.sort_unstable();
         slots.dedup();
-        slots.into_iter().map(|s| (s, text_of(s))).collect()
+        slots.into_iter().map(|(s, t)| (s, t.to_string())).collect()
     };
 
     // Matrix rows: dot products with the same operand (swizzle included) over consecutive
     // registers.
     let mut rows: BTreeMap<(Relative, String), BTreeMap<u16, Vec<usize>>> = BTreeMap::new();
     for (k, r) in reads.iter().enumerate() {
-        let (Some(other), true) = (r.other, matches!(r.op, "DP3" | "DP4" | "DPH")) else {
+        let (Some(other), true) = (&r.other, matches!(r.op, "DP3" | "DP4" | "DPH")) else {
             continue;
         };
-        let Some(i) = instruction(r.slot) else {
-            continue;
-        };
-        rows.entry((r.register.relative, operand_text(i, &other)))
+        rows.entry((r.register.relative, other.text.clone()))
             .or_default()
             .entry(r.register.index)
             .or_default()
@@ -129,18 +121,14 @@ pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group
     type Scaled = BTreeMap<u16, (Component, Vec<usize>)>;
     let mut columns: BTreeMap<(Relative, String), Scaled> = BTreeMap::new();
     for (k, r) in reads.iter().enumerate() {
-        let (Some(other), true) = (r.other, matches!(r.op, "MUL" | "MAD")) else {
+        let (Some(other), true) = (&r.other, matches!(r.op, "MUL" | "MAD")) else {
             continue;
         };
-        let [a, b, c, d] = other.swizzle.0;
-        if !(a == b && b == c && c == d) {
-            continue;
-        }
-        let Some(i) = instruction(r.slot) else {
+        let Some(a) = other.replicated else {
             continue;
         };
         let entry = columns
-            .entry((r.register.relative, register_name(i, &other)))
+            .entry((r.register.relative, other.register.clone()))
             .or_default()
             .entry(r.register.index)
             .or_insert((a, Vec::new()));
@@ -170,7 +158,7 @@ pub fn group_reads(program: &VertexProgram, reads: &[ConstantRead]) -> Vec<Group
             let in_order = stretch.len();
             let mut members: Vec<usize> =
                 stretch.iter().flat_map(|i| by_index[i].1.clone()).collect();
-            let next = stretch[0] + in_order as u16;
+            let next = stretch[0].saturating_add(in_order as u16);
             let translation: Vec<usize> = (0..reads.len())
                 .filter(|&k| {
                     let r = &reads[k];
@@ -275,7 +263,7 @@ fn consecutive_runs(numbers: impl Iterator<Item = u16>) -> Vec<Vec<u16>> {
     let mut runs: Vec<Vec<u16>> = Vec::new();
     for n in numbers {
         match runs.last_mut() {
-            Some(run) if run.last().is_some_and(|&l| l + 1 == n) => run.push(n),
+            Some(run) if run.last().and_then(|l| l.checked_add(1)) == Some(n) => run.push(n),
             _ => runs.push(vec![n]),
         }
     }
@@ -293,7 +281,7 @@ mod tests {
 
     fn groups(text: &str) -> Vec<Summary> {
         let p = vertex::assemble(text).unwrap();
-        group_reads(&p, &constant_reads(&p))
+        group_reads(&constant_reads(&p))
             .into_iter()
             .map(|g| (g.kind, g.relative, g.first, g.count, g.with))
             .collect()

@@ -16,9 +16,9 @@ pub mod reads;
 use groups::{group_reads, Group};
 use reads::{address_writers, constant_reads};
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_program::vertex::decode_from_memory;
+use rsxtrace_program::vertex::{decode_from_memory, VertexProgram};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 
 /// Transform constant registers (`c[0]`..`c[467]`).
@@ -135,7 +135,7 @@ fn layout_of(
     };
     layout.instructions = program.instructions.len();
     let reads = constant_reads(&program);
-    let groups = group_reads(&program, &reads);
+    let groups = group_reads(&reads);
     let traced = reach::reach(frame, draws, &reads, budget);
     layout.traced_vertices = traced.vertices;
     // A few draws named; the rest counted (a frame can have thousands of one program).
@@ -154,84 +154,96 @@ fn layout_of(
         ));
     }
 
-    // Palettes: the relative groups' bases per address register component.
-    let mut bases: BTreeMap<(u8, char), (u16, u16)> = BTreeMap::new();
-    for g in groups.iter().filter(|g| g.relative.is_some()) {
-        let Some(address) = g.relative else { continue };
-        let e = bases
-            .entry(address)
-            .or_insert((g.first, g.first + g.count - 1));
-        e.0 = e.0.min(g.first);
-        e.1 = e.1.max(g.first + g.count - 1);
-    }
-    for (&(n, c), &(low, high)) in &bases {
-        let values: Option<Vec<i32>> = traced
-            .values
-            .get(&(n, c))
-            .map(|v| v.iter().copied().collect());
-        let size = high - low + 1;
-        let registers = values.as_ref().and_then(|v| {
-            Some((
-                i64::from(low) + i64::from(*v.first()?),
-                i64::from(high) + i64::from(*v.last()?),
-            ))
-        });
-        let out_of_range = values.as_ref().map_or(0, |v| {
-            v.iter()
-                .flat_map(|&a| (low..=high).map(move |b| i64::from(b) + i64::from(a)))
-                .filter(|r| !(0..CONSTANT_REGISTERS).contains(r))
-                .count()
-        });
-        layout.palettes.push(Palette {
-            address: format!("A{n}.{c}"),
-            first_base: low,
-            entry_registers: size,
-            address_written_by: address_writers(&program, n),
-            aligned: values
-                .as_ref()
-                .is_some_and(|v| v.iter().all(|a| a.rem_euclid(i32::from(size)) == 0)),
-            registers,
-            values,
-            out_of_range,
-        });
-    }
-
-    for g in groups {
-        let registers: Vec<i64> = match g.relative {
-            None => (0..g.count).map(|k| i64::from(g.first + k)).collect(),
-            Some(address) => {
-                let values = traced.values.get(&address);
-                values
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|&a| (0..g.count).map(move |k| i64::from(a) + i64::from(g.first + k)))
-                    .collect()
-            }
-        };
-        let registers: Vec<i64> = registers
-            .into_iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let mut distinct = HashSet::new();
-        let mut known_at = 0;
-        for &d in draws {
-            let constants = &frame.draws[d].constants;
-            let raw: Option<Vec<[u32; 4]>> = registers
-                .iter()
-                .map(|&r| usize::try_from(r).ok().and_then(|r| constants.raw(r)))
-                .collect();
-            if let Some(raw) = raw.filter(|r| !r.is_empty()) {
-                known_at += 1;
-                distinct.insert(raw);
-            }
-        }
-        layout.groups.push(GroupReport {
-            group: g,
-            known_at,
-            distinct_values: distinct.len(),
-            registers,
-        });
-    }
+    layout.palettes = palettes(&program, &groups, &traced);
+    layout.groups = groups
+        .into_iter()
+        .map(|g| group_report(frame, draws, g, &traced))
+        .collect();
     layout
+}
+
+/// The palettes: per address register component read relative to, the span of bases its
+/// groups read and the values the traced vertices gave it.
+fn palettes(program: &VertexProgram, groups: &[Group], traced: &reach::Reach) -> Vec<Palette> {
+    let mut bases: BTreeMap<(u8, char), (u16, u16)> = BTreeMap::new();
+    for g in groups {
+        let Some(address) = g.relative else { continue };
+        let last = g.first.saturating_add(g.count.saturating_sub(1));
+        let e = bases.entry(address).or_insert((g.first, last));
+        e.0 = e.0.min(g.first);
+        e.1 = e.1.max(last);
+    }
+    bases
+        .into_iter()
+        .map(|((n, c), (low, high))| {
+            let values: Option<Vec<i32>> = traced
+                .values
+                .get(&(n, c))
+                .map(|v| v.iter().copied().collect());
+            let size = high - low + 1;
+            let registers = values.as_ref().and_then(|v| {
+                Some((
+                    i64::from(low) + i64::from(*v.first()?),
+                    i64::from(high) + i64::from(*v.last()?),
+                ))
+            });
+            let out_of_range = values.as_ref().map_or(0, |v| {
+                v.iter()
+                    .flat_map(|&a| (low..=high).map(move |b| i64::from(b) + i64::from(a)))
+                    .filter(|r| !(0..CONSTANT_REGISTERS).contains(r))
+                    .count()
+            });
+            Palette {
+                address: format!("A{n}.{c}"),
+                first_base: low,
+                entry_registers: size,
+                address_written_by: address_writers(program, n),
+                aligned: values
+                    .as_ref()
+                    .is_some_and(|v| v.iter().all(|a| a.rem_euclid(i32::from(size)) == 0)),
+                registers,
+                values,
+                out_of_range,
+            }
+        })
+        .collect()
+}
+
+/// Group `g` with the registers it stands for (its own, or those the traced vertices reach
+/// through the address register) and what the capture holds of them at `draws`.
+fn group_report(frame: &Frame, draws: &[usize], g: Group, traced: &reach::Reach) -> GroupReport {
+    let registers: BTreeSet<i64> = match g.relative {
+        None => (0..g.count)
+            .map(|k| i64::from(g.first) + i64::from(k))
+            .collect(),
+        Some(address) => traced
+            .values
+            .get(&address)
+            .into_iter()
+            .flatten()
+            .flat_map(|&a| {
+                (0..g.count).map(move |k| i64::from(a) + i64::from(g.first) + i64::from(k))
+            })
+            .collect(),
+    };
+    let registers: Vec<i64> = registers.into_iter().collect();
+    let mut distinct = HashSet::new();
+    let mut known_at = 0;
+    for &d in draws {
+        let constants = &frame.draws[d].constants;
+        let raw: Option<Vec<[u32; 4]>> = registers
+            .iter()
+            .map(|&r| usize::try_from(r).ok().and_then(|r| constants.raw(r)))
+            .collect();
+        if let Some(raw) = raw.filter(|r| !r.is_empty()) {
+            known_at += 1;
+            distinct.insert(raw);
+        }
+    }
+    GroupReport {
+        group: g,
+        known_at,
+        distinct_values: distinct.len(),
+        registers,
+    }
 }

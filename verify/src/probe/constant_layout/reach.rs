@@ -7,7 +7,7 @@
 use super::reads::ConstantRead;
 use crate::divergence::clock::Clock;
 use crate::divergence::report::model::Outcome;
-use crate::divergence::vertex_stage::{interp_options, prepare_timed, Prepared};
+use crate::divergence::vertex_stage::{interp_options, vertex_inputs};
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_replay::interp::vertex::trace::trace_vertex;
 use rsxtrace_replay::interp::Arithmetic;
@@ -41,9 +41,10 @@ pub fn reach(frame: &Frame, draws: &[usize], reads: &[ConstantRead], budget: usi
     let (clock, cache) = (Clock::default(), TextureCache::default());
     let options = interp_options(Arithmetic::F32);
     'draws: for &draw in draws {
-        let vi = match prepare_timed(frame, draw, &clock, &cache) {
-            Prepared::Ready(vi) => vi,
-            Prepared::NotCompared(outcome) => {
+        // The inputs alone: the interpreter's own runs are not needed here.
+        let vi = match vertex_inputs(frame, draw, &clock, &cache) {
+            Ok((vi, _)) => vi,
+            Err(outcome) => {
                 let why = match outcome {
                     Outcome::Skipped { reason } => reason,
                     Outcome::Failed { error } => error,

@@ -17,15 +17,6 @@ pub struct Register {
     pub index: u16,
 }
 
-impl std::fmt::Display for Register {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.relative {
-            Some((n, c)) => write!(f, "c[A{n}.{c}+{}]", self.index),
-            None => write!(f, "c[{}]", self.index),
-        }
-    }
-}
-
 /// One operand of one instruction that reads a constant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstantRead {
@@ -35,16 +26,27 @@ pub struct ConstantRead {
     pub op: &'static str,
     /// Whether the vector unit reads it (else the scalar unit).
     pub vector: bool,
-    /// Which source operand (0, 1, 2).
-    pub operand: usize,
     /// The register.
     pub register: Register,
     /// The components the swizzle selects, in order (`xxxx` reads x alone).
     pub swizzle: Swizzle,
-    /// For a product (DP3, DP4, DPH, MUL, MAD): the other factor, with its swizzle.
-    pub other: Option<Source>,
-    /// The instruction as the disassembly writes it.
+    /// For a product (DP3, DP4, DPH, MUL, MAD): the other factor.
+    pub other: Option<Factor>,
+    /// The instruction as the disassembly writes it, without its slot number.
     pub text: String,
+}
+
+/// The other factor of a product that reads a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Factor {
+    /// As the disassembly writes it, swizzle included (`v[POS]`, `R1.xyz`): two dot
+    /// products with the same vector agree here.
+    pub text: String,
+    /// Its register alone, without swizzle, sign or abs (`v[POS]`): the vector a column
+    /// form scales component by component.
+    pub register: String,
+    /// The one component its swizzle selects for all four, if it does (`v[POS].yyyy`).
+    pub replicated: Option<Component>,
 }
 
 impl ConstantRead {
@@ -66,27 +68,35 @@ fn register(i: &VertexInstruction) -> Register {
 }
 
 /// The other factor of a product reading a constant through `operand`.
-fn other_factor(i: &VertexInstruction, operand: usize) -> Option<Source> {
-    match (i.vector, operand) {
-        (VectorOpcode::Dp3 | VectorOpcode::Dp4 | VectorOpcode::Dph, 0) => Some(i.sources[1]),
-        (VectorOpcode::Dp3 | VectorOpcode::Dp4 | VectorOpcode::Dph, 1) => Some(i.sources[0]),
-        (VectorOpcode::Mul | VectorOpcode::Mad, 0) => Some(i.sources[1]),
-        (VectorOpcode::Mul | VectorOpcode::Mad, 1) => Some(i.sources[0]),
-        _ => None,
+fn other_factor(i: &VertexInstruction, operand: usize) -> Option<Factor> {
+    let products = matches!(
+        i.vector,
+        VectorOpcode::Dp3
+            | VectorOpcode::Dp4
+            | VectorOpcode::Dph
+            | VectorOpcode::Mul
+            | VectorOpcode::Mad
+    );
+    let other = match operand {
+        0 if products => i.sources[1],
+        1 if products => i.sources[0],
+        _ => return None,
+    };
+    if other.reg_type == RegisterType::Constant {
+        return None;
     }
-    .filter(|s| s.reg_type != RegisterType::Constant)
-}
-
-/// The operand's register without its swizzle, sign or abs, as the disassembly names it: two
-/// factors are the same vector when these agree.
-pub fn register_name(i: &VertexInstruction, s: &Source) -> String {
     let plain = Source {
         swizzle: Swizzle::IDENTITY,
         negate: false,
         abs: false,
-        ..*s
+        ..other
     };
-    operand_text(i, &plain)
+    let [a, b, c, d] = other.swizzle.0;
+    Some(Factor {
+        text: operand_text(i, &other),
+        register: operand_text(i, &plain),
+        replicated: (a == b && b == c && c == d).then_some(a),
+    })
 }
 
 /// The instruction as the disassembly writes it, without its slot number.
@@ -117,7 +127,6 @@ pub fn constant_reads(program: &VertexProgram) -> Vec<ConstantRead> {
                     slot: i.slot,
                     op: i.vector.name(),
                     vector: true,
-                    operand,
                     register: register(i),
                     swizzle: s.swizzle,
                     other: other_factor(i, operand),
@@ -129,7 +138,6 @@ pub fn constant_reads(program: &VertexProgram) -> Vec<ConstantRead> {
                     slot: i.slot,
                     op: i.scalar.name(),
                     vector: false,
-                    operand,
                     register: register(i),
                     swizzle: s.swizzle,
                     other: None,
