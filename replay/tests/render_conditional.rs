@@ -1,81 +1,305 @@
-//! Conditional rendering (`SET_RENDER_ENABLE` mode 2, `render::conditional`): the frame model
-//! decodes the mode and the report offset, and both renderers draw such a draw (occlusion
-//! queries are not modelled) with a warning that names the report; a draw after mode 1 has
-//! none.
+//! Occlusion queries and conditional rendering (`render::conditional`): the frame model
+//! decodes the counting switch, the report area and the report commands; both renderers count
+//! the samples of the draws a query covers (the CPU render its written fragments, the GPU
+//! render an occlusion query on the device) and draw a draw after `SET_RENDER_ENABLE` mode 2
+//! only when its report holds a count: from a query of the frame, else from the captured
+//! memory, else (unknown) drawn with a warning.
 
 use crate::gpu_support;
 use crate::render_support::*;
+use rsxtrace_capture::builder::CaptureBuilder;
+use rsxtrace_capture::frame::state::{REPORT_AREA_LOCAL, REPORT_AREA_MAIN};
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_capture::rrc::{Capture, Location};
-use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_capture::rrc::{Capture, Entry, Location, MemoryBlock};
+use rsxtrace_replay::render::band::Band;
+use rsxtrace_replay::render::conditional::{ConditionalDraw, ReportSource};
+use rsxtrace_replay::render::state::{FrameEvents, ReportOp};
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
-/// `NV4097_SET_RENDER_ENABLE` (RPCS3 `gcm_enums.h`).
-const SET_RENDER_ENABLE: u32 = 0x1E98 >> 2;
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+const BLUE: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
+const RED8: [u8; 4] = [255, 0, 0, 255];
+const GREEN8: [u8; 4] = [0, 255, 0, 255];
+const BLUE8: [u8; 4] = [0, 0, 255, 255];
 
-/// Two red quads over the whole 8x8 surface: the first while conditional rendering on the
-/// report at 0x40 is on, the second after mode 1.
+/// `SET_DEPTH_FUNC` LESS.
+const LESS: u32 = 0x201;
+
+/// A quad over pixels `rect` at depth `z` in `rgba`, its vertices at `at`.
+fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4]) {
+    let vertices = corners(rect).map(|(x, y)| [[x, y, z, 1.0], rgba, [0.0; 4]]);
+    draw_vertices(b, at, 8, &vertices);
+}
+
+/// A report in the main report area as `GET_REPORT` writes it (`CellGcmReportData`:
+/// big-endian timer, value, padding) at IO offset 0x0E000000 + `offset`, attached to the
+/// capture's first command (RPCS3's captures attach only what draws read, so a report is in
+/// one only when a draw's data lies over it; a trace may hold it).
+fn attach_report(capture: &mut Capture, offset: u32, value: u32) {
+    let mut bytes = vec![0u8; 16];
+    bytes[8..12].copy_from_slice(&value.to_be_bytes());
+    let id = capture
+        .blocks
+        .iter()
+        .map(|b| b.id)
+        .chain(capture.data.iter().map(|d| d.id))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    capture.data.push(Entry {
+        id,
+        value: bytes.into(),
+    });
+    capture.blocks.push(Entry {
+        id,
+        value: MemoryBlock {
+            offset: 0x0E00_0000 + offset,
+            location: 1,
+            data_id: id,
+        },
+    });
+    capture.commands[0].memory.push(id);
+}
+
+/// An 8x8 frame, depth cleared to 1.0, colour to black:
+/// - draw 0: a red occluder over the whole surface at z 0.2 (depth test LESS, written);
+/// - draw 1: query A (report 0x10, local area): a quad at z 0.5 behind it, colour and depth
+///   writes off: 0 samples;
+/// - draw 2: query B (report 0x20): a 2x2 quad at z 0.1 in front: 4 samples;
+/// - draws 3..=7 at z 0.05, conditional: 3 green on report A (not drawn), 4 blue on report
+///   B (drawn), 5 green on main-area report 0x30 that memory holds as 0 (not drawn), 6 blue
+///   on main-area report 0x40 nobody wrote and memory lacks (unknown: drawn), 7 blue on
+///   main-area report 0x50 that memory holds as 3 (drawn).
 fn capture() -> Capture {
     let mut b = pixel_scene("conditional.rrc", 8, 2);
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
-    let quad = corners([0.0, 0.0, 8.0, 8.0])
-        .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0], [0.0; 4]]);
-    b.method(SET_RENDER_ENABLE, 0x0200_0040).unwrap();
-    draw_vertices(&mut b, 0x1_0000, 8, &quad);
-    b.method(SET_RENDER_ENABLE, 0x0100_0000).unwrap();
-    draw_vertices(&mut b, 0x2_0000, 8, &quad);
-    b.finish()
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.set_depth(true, LESS, true);
+    quad(&mut b, 0x1_0000, [0.0, 0.0, 8.0, 8.0], 0.2, RED);
+    b.set_color_mask(0);
+    b.set_depth(true, LESS, false);
+    b.begin_occlusion_query(REPORT_AREA_LOCAL);
+    quad(&mut b, 0x2_0000, [0.0, 0.0, 4.0, 8.0], 0.5, GREEN);
+    b.end_occlusion_query(0x10);
+    b.begin_occlusion_query(REPORT_AREA_LOCAL);
+    quad(&mut b, 0x3_0000, [0.0, 0.0, 2.0, 2.0], 0.1, GREEN);
+    b.end_occlusion_query(0x20);
+    b.set_color_mask(0x0101_0101);
+    b.set_conditional_render(Some((REPORT_AREA_LOCAL, 0x10)));
+    quad(&mut b, 0x4_0000, [0.0, 0.0, 4.0, 4.0], 0.05, GREEN);
+    b.set_conditional_render(Some((REPORT_AREA_LOCAL, 0x20)));
+    quad(&mut b, 0x5_0000, [4.0, 0.0, 8.0, 4.0], 0.05, BLUE);
+    b.set_conditional_render(Some((REPORT_AREA_MAIN, 0x30)));
+    quad(&mut b, 0x6_0000, [0.0, 4.0, 4.0, 8.0], 0.05, GREEN);
+    b.set_conditional_render(Some((REPORT_AREA_MAIN, 0x40)));
+    quad(&mut b, 0x7_0000, [4.0, 4.0, 8.0, 8.0], 0.05, BLUE);
+    b.set_conditional_render(Some((REPORT_AREA_MAIN, 0x50)));
+    quad(&mut b, 0x8_0000, [0.0, 4.0, 2.0, 8.0], 0.05, BLUE);
+    b.set_conditional_render(None);
+    let mut capture = b.finish();
+    attach_report(&mut capture, 0x30, 0);
+    attach_report(&mut capture, 0x50, 3);
+    capture
 }
 
-fn check(out: &RenderedFrame, what: &str) {
+fn cpu(capture: &Capture, options: &RenderOptions) -> RenderedFrame {
+    let frame = Frame::from_capture(capture).unwrap();
+    let events = FrameEvents::from_capture(capture, &frame);
+    cpu_render_tiled(&frame, &events, options).unwrap()
+}
+
+fn gpu(g: &rsxtrace_gpu::Gpu, capture: &Capture, options: &RenderOptions) -> RenderedFrame {
+    let frame = Frame::from_capture(capture).unwrap();
+    let events = FrameEvents::from_capture(capture, &frame);
+    rsxtrace_replay::render::gpu::render_frame(g, &frame, &events, options).unwrap()
+}
+
+fn decided(
+    draw: usize,
+    source: ReportSource,
+    samples: Option<u64>,
+    drawn: bool,
+) -> ConditionalDraw {
+    ConditionalDraw {
+        draw,
+        report_offset: [0x10, 0x20, 0x30, 0x40, 0x50][draw - 3],
+        report_dma: if draw < 5 {
+            REPORT_AREA_LOCAL
+        } else {
+            REPORT_AREA_MAIN
+        },
+        source,
+        samples,
+        exact: samples.is_some(),
+        drawn,
+    }
+}
+
+/// The whole frame's outcome, the same on both renderers.
+fn check_whole_frame(out: &RenderedFrame, what: &str) {
     assert!(out.skipped.is_empty(), "{what}: {:?}", out.skipped);
-    assert_eq!(out.draws_rendered, 2, "{what}");
+    // Queries at commands: find them in the outcome rather than hard-coding the stream.
+    let command_of = |d: usize| match out.conditional[d].source {
+        ReportSource::Query { command } => command,
+        other => panic!("{what}: draw {} decided by {other:?}", d + 3),
+    };
+    let expected = vec![
+        decided(
+            3,
+            ReportSource::Query {
+                command: command_of(0),
+            },
+            Some(0),
+            false,
+        ),
+        decided(
+            4,
+            ReportSource::Query {
+                command: command_of(1),
+            },
+            Some(4),
+            true,
+        ),
+        decided(5, ReportSource::Memory, Some(0), false),
+        ConditionalDraw {
+            exact: false,
+            ..decided(6, ReportSource::Unknown, None, true)
+        },
+        decided(7, ReportSource::Memory, Some(3), true),
+    ];
+    assert_eq!(out.conditional, expected, "{what}");
+    assert!(command_of(0) < command_of(1), "{what}");
+    // 8 draws, two not drawn.
+    assert_eq!(out.draws_rendered, 6, "{what}");
     let notes: Vec<_> = out
         .warnings
         .iter()
         .filter(|w| w.message.contains("conditional rendering"))
         .collect();
     assert_eq!(notes.len(), 1, "{what}: {:?}", out.warnings);
-    assert_eq!(notes[0].draw, Some(0), "{what}");
+    assert_eq!(notes[0].draw, Some(6), "{what}");
     assert!(
-        notes[0].message.contains("offset 0x40"),
+        notes[0].message.contains("offset 0x40") && notes[0].message.contains("as if it passed"),
         "{what}: {}",
         notes[0].message
     );
-    // Drawn: the surface is red.
-    assert_eq!(out.image.pixel(3, 3), Some([255, 0, 0, 255]), "{what}");
+    let px = |x, y| out.image.pixel(x, y).unwrap();
+    assert_eq!(px(1, 1), RED8, "{what}: draw 3 (report A counted 0) drawn");
+    assert_eq!(
+        px(5, 1),
+        BLUE8,
+        "{what}: draw 4 (report B counted 4) not drawn"
+    );
+    assert_eq!(px(3, 5), RED8, "{what}: draw 5 (memory holds 0) drawn");
+    assert_eq!(px(5, 5), BLUE8, "{what}: draw 6 (unknown) not drawn");
+    assert_eq!(px(1, 5), BLUE8, "{what}: draw 7 (memory holds 3) not drawn");
 }
 
 #[test]
-fn the_frame_model_decodes_the_mode_and_the_report() {
-    let frame = Frame::from_capture(&capture()).unwrap();
-    let first = frame.draws[0].raster.render_enable;
-    assert!(first.conditional());
-    assert_eq!(first.report_offset, 0x40);
-    assert!(!frame.draws[1].raster.render_enable.conditional());
-}
-
-#[test]
-fn a_conditionally_rendered_draw_is_drawn_and_warned_on_the_cpu() {
+fn the_frame_model_decodes_counting_the_report_area_and_the_report_commands() {
     let capture = capture();
     let frame = Frame::from_capture(&capture).unwrap();
+    let counting: Vec<bool> = frame
+        .draws
+        .iter()
+        .map(|d| d.raster.occlusion.zpass_pixel_count)
+        .collect();
+    assert_eq!(
+        counting,
+        [false, true, true, false, false, false, false, false]
+    );
+    assert_eq!(
+        frame.draws[3].raster.occlusion.report_dma,
+        REPORT_AREA_LOCAL
+    );
+    assert_eq!(frame.draws[5].raster.occlusion.report_dma, REPORT_AREA_MAIN);
+    let first = frame.draws[3].raster.render_enable;
+    assert!(first.conditional());
+    assert_eq!(first.report_offset, 0x10);
     let events = FrameEvents::from_capture(&capture, &frame);
-    let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).unwrap();
-    check(&out, "CPU");
+    let ops: Vec<(usize, ReportOp)> = events
+        .reports
+        .iter()
+        .map(|e| (e.before_draw, e.op))
+        .collect();
+    let get = |offset| ReportOp::Get {
+        report_type: 1,
+        offset,
+        report_dma: REPORT_AREA_LOCAL,
+    };
+    let clear = ReportOp::Clear { report_type: 1 };
+    assert_eq!(
+        ops,
+        [(1, clear), (2, get(0x10)), (2, clear), (3, get(0x20))]
+    );
 }
 
 #[test]
-fn a_conditionally_rendered_draw_is_drawn_and_warned_on_the_gpu() {
-    let Some(g) = gpu_support::gpu("a_conditionally_rendered_draw_is_drawn_and_warned_on_the_gpu")
-    else {
+fn queries_decide_conditional_draws_on_the_cpu() {
+    let out = cpu(&capture(), &RenderOptions::default());
+    check_whole_frame(&out, "CPU");
+    // Query B's draw passed its 4 fragments; a draw not drawn passed none.
+    assert_eq!(out.draw_shading[2].shading.fragments_passed, 4);
+    assert_eq!(out.draw_shading[3].shading.fragments_passed, 0);
+}
+
+#[test]
+fn queries_decide_conditional_draws_on_the_gpu() {
+    let Some(g) = gpu_support::gpu("queries_decide_conditional_draws_on_the_gpu") else {
         return;
     };
-    let capture = capture();
-    let frame = Frame::from_capture(&capture).unwrap();
-    let events = FrameEvents::from_capture(&capture, &frame);
-    let out =
-        rsxtrace_replay::render::gpu::render_frame(&g, &frame, &events, &RenderOptions::default())
-            .unwrap();
-    check(&out, "GPU");
+    let out = gpu(&g, &capture(), &RenderOptions::default());
+    check_whole_frame(&out, "GPU");
+}
+
+/// A range that starts after the queries rendered none of the draws they counted: their
+/// reports may hold samples the replay did not see, so the draws on them are drawn and
+/// warned; the reports in memory still decide.
+#[test]
+fn a_range_after_the_queries_knows_no_count() {
+    let check = |out: &RenderedFrame, what: &str| {
+        let sources: Vec<(ReportSource, bool)> = out
+            .conditional
+            .iter()
+            .map(|c| (c.source, c.drawn))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                (ReportSource::Unknown, true),
+                (ReportSource::Unknown, true),
+                (ReportSource::Memory, false),
+                (ReportSource::Unknown, true),
+                (ReportSource::Memory, true),
+            ],
+            "{what}"
+        );
+        // No occluder in the range: draw 3's green quad is there.
+        assert_eq!(out.image.pixel(1, 1), Some(GREEN8), "{what}");
+    };
+    let options = RenderOptions {
+        draws: Some(3..8),
+        ..RenderOptions::default()
+    };
+    check(&cpu(&capture(), &options), "CPU");
+    if let Some(g) = gpu_support::gpu("a_range_after_the_queries_knows_no_count") {
+        check(&gpu(&g, &capture(), &options), "GPU");
+    }
+}
+
+/// A band of the frame counts only its rows' samples: the plan refuses to cut the frame,
+/// which then renders whole with the whole frame's decisions.
+#[test]
+fn a_band_does_not_cut_a_frame_whose_queries_decide_draws() {
+    let options = RenderOptions {
+        band: Some(Band { index: 2, count: 2 }),
+        ..RenderOptions::default()
+    };
+    let out = cpu(&capture(), &options);
+    let band = out.band.as_ref().unwrap();
+    let refused = band.refused.as_deref().unwrap_or_default();
+    assert!(refused.contains("occlusion query"), "{refused:?}");
+    assert_eq!(out.conditional.iter().filter(|c| c.drawn).count(), 3);
 }

@@ -216,6 +216,18 @@ registers! {
     SET_BLEND_EQUATION;
     /// `SET_COLOR_MASK`.
     SET_COLOR_MASK;
+
+    // --- Occlusion reports and conditional rendering ---
+    /// `SET_CONTEXT_DMA_REPORT`: the report area.
+    SET_CONTEXT_DMA_REPORT;
+    /// `CLEAR_REPORT_VALUE`: the report type whose counter is zeroed.
+    CLEAR_REPORT_VALUE;
+    /// `SET_ZPASS_PIXEL_COUNT_ENABLE`.
+    SET_ZPASS_PIXEL_COUNT_ENABLE;
+    /// `GET_REPORT`: type in bits 24..31, offset in bits 0..23.
+    GET_REPORT;
+    /// `SET_RENDER_ENABLE`: mode in bits 24..31, report offset in bits 0..23.
+    SET_RENDER_ENABLE;
 }
 
 /// Registers in each batched upload window (rrc-format.md 3.2: 32 from the base).

@@ -189,6 +189,38 @@ impl CaptureBuilder {
         self.record(m::SET_FRONT_FACE, front_face);
     }
 
+    /// An occlusion query as libgcm writes one (`cellGcmSetClearReport`,
+    /// `cellGcmSetZpassPixelCountEnable`): SET_CONTEXT_DMA_REPORT(`report_dma`, e.g.
+    /// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL` 0x66626660), CLEAR_REPORT_VALUE(1,
+    /// `ZPASS_PIXEL_CNT`) and SET_ZPASS_PIXEL_COUNT_ENABLE(1): the draws until
+    /// [`end_occlusion_query`](Self::end_occlusion_query) are counted.
+    pub fn begin_occlusion_query(&mut self, report_dma: u32) {
+        self.record(m::SET_CONTEXT_DMA_REPORT, report_dma);
+        self.record(m::CLEAR_REPORT_VALUE, 1);
+        self.record(m::SET_ZPASS_PIXEL_COUNT_ENABLE, 1);
+    }
+
+    /// GET_REPORT(`ZPASS_PIXEL_CNT`, `offset`) and SET_ZPASS_PIXEL_COUNT_ENABLE(0)
+    /// (`cellGcmSetReport`).
+    pub fn end_occlusion_query(&mut self, offset: u32) {
+        self.record(m::GET_REPORT, (1 << 24) | (offset & 0x00FF_FFFF));
+        self.record(m::SET_ZPASS_PIXEL_COUNT_ENABLE, 0);
+    }
+
+    /// SET_CONTEXT_DMA_REPORT(`report_dma`) and SET_RENDER_ENABLE(mode 2, `offset`): the draws
+    /// that follow render only when the report there holds a non-zero count
+    /// (`cellGcmSetRenderEnable(CELL_GCM_CONDITIONAL, offset)`); `None`: mode 1, every draw
+    /// renders.
+    pub fn set_conditional_render(&mut self, report: Option<(u32, u32)>) {
+        match report {
+            Some((report_dma, offset)) => {
+                self.record(m::SET_CONTEXT_DMA_REPORT, report_dma);
+                self.record(m::SET_RENDER_ENABLE, (2 << 24) | (offset & 0x00FF_FFFF));
+            }
+            None => self.record(m::SET_RENDER_ENABLE, 1 << 24),
+        }
+    }
+
     /// SET_COLOR_CLEAR_VALUE (ARGB8), SET_ZSTENCIL_CLEAR_VALUE, then CLEAR_SURFACE(`mask`)
     /// (Z 0x01, S 0x02, R 0x10, G 0x20, B 0x40, A 0x80).
     pub fn clear_surface(&mut self, mask: u32, colour: u32, depth_stencil: u32) {

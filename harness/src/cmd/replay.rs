@@ -13,6 +13,7 @@ use rsxtrace_capture::rrc::Location;
 use rsxtrace_ci::checksum;
 use rsxtrace_gpu::{Gpu, GpuOptions};
 use rsxtrace_replay::render::band::{self, PartInfo};
+use rsxtrace_replay::render::conditional::{ConditionalDraw, ReportSource};
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::{self, Both, RenderOptions, RenderedFrame, Rgba8Image, Scene};
@@ -227,6 +228,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             "shading": rendered.shading,
             "draw_shading": rendered.draw_shading,
             "surface_traffic": rendered.surface_traffic,
+            "conditional": rendered.conditional,
             "shard": args.shard.map(|s| s.to_string()),
             "band": band.as_ref().map(|(b, sum)| json!({
                 "rows": [b.rows.start, b.rows.end],
@@ -277,6 +279,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             rendered.warnings.len(),
             elapsed * 1000.0
         );
+        if let Some(line) = conditional_line(&rendered.conditional) {
+            outln!("{line}");
+        }
         if let Some(values) = &stencil_values {
             let listed: Vec<String> = values
                 .iter()
@@ -293,6 +298,38 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// One line on the draws under conditional rendering: how many, which were not drawn (the
+/// first ten), and how many were drawn on a report nobody knows.
+fn conditional_line(decided: &[ConditionalDraw]) -> Option<String> {
+    if decided.is_empty() {
+        return None;
+    }
+    let not_drawn: Vec<String> = decided
+        .iter()
+        .filter(|c| !c.drawn)
+        .map(|c| c.draw.to_string())
+        .collect();
+    let unknown = decided
+        .iter()
+        .filter(|c| c.source == ReportSource::Unknown)
+        .count();
+    let listed = if not_drawn.len() > 10 {
+        format!("{}, ...", not_drawn[..10].join(", "))
+    } else {
+        not_drawn.join(", ")
+    };
+    let not = if not_drawn.is_empty() {
+        "none not drawn".to_string()
+    } else {
+        format!("{} not drawn ({listed})", not_drawn.len())
+    };
+    Some(format!(
+        "conditional rendering: {} draws decided by occlusion reports, {not}, {unknown} drawn \
+         on a report the replay does not know",
+        decided.len()
+    ))
 }
 
 /// The frame a part shows, as parts name it: capture file name, draws, renderer.

@@ -46,7 +46,7 @@ pub use raster_pipeline::{
 };
 pub use raster_target::{
     ColorTarget, DepthContents, DepthTarget, FaceRuns, RasterDraw, RasterTargets, RasterViewport,
-    UploadedTexture,
+    SampleCounts, UploadedTexture,
 };
 pub use shade::{shade_gpu, shade_inputs, GpuImage};
 pub use texture::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};

@@ -779,21 +779,63 @@ impl Gpu {
         &self,
         draws: &[(RasterTargets<'_>, RasterDraw<'_>)],
     ) -> Result<(), GpuError> {
+        self.raster_draws_counted(draws, &[]).map(|_| ())
+    }
+
+    /// [`raster_draws`](Self::raster_draws), counting the samples that pass the depth and
+    /// stencil tests of each draw `counted` marks (an occlusion query around each): read them
+    /// with [`read_sample_counts`](Self::read_sample_counts). A draw left out of `counted`
+    /// (shorter than `draws`) is not counted.
+    pub fn raster_draws_counted(
+        &self,
+        draws: &[(RasterTargets<'_>, RasterDraw<'_>)],
+        counted: &[bool],
+    ) -> Result<SampleCounts, GpuError> {
         let mut checked = Vec::with_capacity(draws.len());
-        for (targets, draw) in draws {
+        let mut queries: Vec<Option<u32>> = vec![None; draws.len()];
+        let mut used = 0u32;
+        for (n, (targets, draw)) in draws.iter().enumerate() {
+            let counts = counted.get(n).copied().unwrap_or(false);
             if let Some(c) = self.checked_raster_draw(targets, draw)? {
-                checked.push((targets, draw, c));
+                let query = counts.then(|| {
+                    used += 1;
+                    used - 1
+                });
+                queries[n] = query;
+                checked.push((targets, draw, c, query));
             }
         }
+        // A counted draw that draws nothing (its scissor leaves no pixel) counted 0.
+        let mut counts = SampleCounts {
+            per_draw: counted
+                .iter()
+                .take(draws.len())
+                .zip(&queries)
+                .map(|(&c, &q)| match (c, q) {
+                    (true, Some(q)) => CountSlot::Query(q),
+                    (true, None) => CountSlot::Zero,
+                    (false, _) => CountSlot::NotCounted,
+                })
+                .collect(),
+            readback: None,
+        };
         if checked.is_empty() {
-            return Ok(());
+            return Ok(counts);
         }
-        self.scoped("drawing raster draws", || {
+        let query_set = (used > 0).then(|| {
+            self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("occlusion counts"),
+                ty: wgpu::QueryType::Occlusion,
+                count: used,
+            })
+        });
+        let bytes = u64::from(used) * 8;
+        counts.readback = self.scoped("drawing raster draws", || {
             // One copy of each target a draw reads as it was before it (the depth target of a
             // depth bounds test, the colour targets of `colors_before`), made again before
             // every such draw (the encoder orders the copies and the passes).
             let mut copies: Vec<(&wgpu::Texture, TargetCopy)> = Vec::new();
-            for (targets, draw, _) in &checked {
+            for (targets, draw, _, _) in &checked {
                 for (texture, depth) in read_before(targets, draw.desc) {
                     if !copies.iter().any(|(t, _)| std::ptr::eq(*t, texture)) {
                         copies.push((texture, self.target_copy(texture, depth)));
@@ -808,7 +850,7 @@ impl Gpu {
             };
             let prepared: Vec<PreparedDraw> = checked
                 .iter()
-                .map(|(targets, draw, c)| {
+                .map(|(targets, draw, c, _)| {
                     let depth = targets.depth.and_then(|t| copy_of(&t.texture));
                     let colors: [Option<&TargetCopy>; MAX_RASTER_TARGETS] =
                         std::array::from_fn(|n| {
@@ -827,10 +869,10 @@ impl Gpu {
             // each pass is a scene binned, rasterised and waited for on its own. A draw that
             // reads a target as it was before it starts a pass of its own, after the copy.
             let mut start = 0;
-            while let Some((targets, first, _)) = checked.get(start) {
+            while let Some((targets, first, _, _)) = checked.get(start) {
                 let end = (start + 1..checked.len())
                     .find(|&k| {
-                        let (t, d, _) = &checked[k];
+                        let (t, d, _, _) = &checked[k];
                         !same_attachments(targets, first.desc, t, d.desc) || d.desc.reads_before()
                     })
                     .unwrap_or(checked.len());
@@ -843,15 +885,72 @@ impl Gpu {
                         );
                     }
                 }
-                let mut pass = begin_pass(&mut encoder, targets, first.desc);
-                for ((_, draw, c), p) in checked[start..end].iter().zip(&prepared[start..end]) {
-                    record_raster_draw(&mut pass, draw, c, p);
+                let mut pass = begin_pass(&mut encoder, targets, first.desc, query_set.as_ref());
+                for ((_, draw, c, query), p) in
+                    checked[start..end].iter().zip(&prepared[start..end])
+                {
+                    if let Some(q) = query {
+                        pass.begin_occlusion_query(*q);
+                        record_raster_draw(&mut pass, draw, c, p);
+                        pass.end_occlusion_query();
+                    } else {
+                        record_raster_draw(&mut pass, draw, c, p);
+                    }
                 }
                 drop(pass);
                 start = end;
             }
-            self.queue.submit([encoder.finish()]);
-        })
+            let readback = query_set.as_ref().map(|set| {
+                let resolved = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("occlusion counts resolved"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("occlusion counts"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                encoder.resolve_query_set(set, 0..used, &resolved, 0);
+                encoder.copy_buffer_to_buffer(&resolved, 0, &readback, 0, bytes);
+                readback
+            });
+            let submission = self.queue.submit([encoder.finish()]);
+            readback.map(|buffer| (buffer, bytes, submission))
+        })?;
+        Ok(counts)
+    }
+
+    /// The samples each counted draw of `counts` passed (`None` for the draws not counted),
+    /// in the order they were given; waits for their submission.
+    pub fn read_sample_counts(&self, counts: &SampleCounts) -> Result<Vec<Option<u64>>, GpuError> {
+        let values: Vec<u64> = match &counts.readback {
+            Some((buffer, bytes, submission)) => self
+                .read_buffers_after(
+                    &[(buffer, *bytes)],
+                    Some(submission.clone()),
+                    "reading occlusion counts",
+                    |b| {
+                        b.chunks_exact(8)
+                            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                            .collect::<Vec<u64>>()
+                    },
+                )?
+                .pop()
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        Ok(counts
+            .per_draw
+            .iter()
+            .map(|slot| match slot {
+                CountSlot::NotCounted => None,
+                CountSlot::Zero => Some(0),
+                CountSlot::Query(q) => Some(values.get(*q as usize).copied().unwrap_or(0)),
+            })
+            .collect())
     }
 
     /// Whether [`Gpu::raster_draws`] would take `draw` into `targets` (targets matching the
@@ -1201,6 +1300,24 @@ fn read_before<'t>(
     out
 }
 
+/// The occlusion counts of a [`Gpu::raster_draws_counted`] call, read with
+/// [`Gpu::read_sample_counts`].
+#[derive(Debug)]
+pub struct SampleCounts {
+    per_draw: Vec<CountSlot>,
+    /// The buffer the counts are copied to, its size and the submission that writes it.
+    readback: Option<(wgpu::Buffer, u64, wgpu::SubmissionIndex)>,
+}
+
+/// Where one draw's count is.
+#[derive(Clone, Copy, Debug)]
+enum CountSlot {
+    NotCounted,
+    /// Counted, but it drew nothing.
+    Zero,
+    Query(u32),
+}
+
 /// The device objects a checked draw is recorded with.
 struct PreparedDraw {
     group0: wgpu::BindGroup,
@@ -1238,6 +1355,7 @@ fn begin_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     targets: &RasterTargets<'_>,
     desc: &RasterPipelineDesc,
+    occlusion: Option<&wgpu::QuerySet>,
 ) -> wgpu::RenderPass<'e> {
     let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = targets
         .colors
@@ -1272,7 +1390,7 @@ fn begin_pass<'e>(
                 }),
             }),
         timestamp_writes: None,
-        occlusion_query_set: None,
+        occlusion_query_set: occlusion,
         multiview_mask: None,
     })
 }

@@ -1,22 +1,266 @@
-//! Conditional rendering (`SET_RENDER_ENABLE` mode 2): the hardware renders such a draw only
-//! when the report at the given offset holds a non-zero sample count, the result of an
-//! occlusion query (`SET_ZPASS_PIXEL_COUNT_ENABLE`, `GET_REPORT` of `ZPASS_PIXEL_CNT`; RPCS3
-//! `nv4097::set_render_mode`, `thread::enable_conditional_rendering`, which skips the draw
-//! when the count is 0). Occlusion queries are not modelled here (the count of a query made
-//! before the capture began is not in it either), so both renderers draw it as if the count
-//! were non-zero, and say so.
+//! Occlusion counting and conditional rendering, one rule for both renderers.
+//!
+//! The hardware (RPCS3 `nv4097::get_report`, `nv4097::clear_report_value`,
+//! `nv4097::set_render_mode`, `ZCULL_control`, `thread::enable_conditional_rendering`):
+//! - while `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, the samples each draw lets through the depth
+//!   and stencil tests are added to one counter;
+//! - `CLEAR_REPORT_VALUE` of type `ZPASS_PIXEL_CNT` (bit 0) zeroes it;
+//! - `GET_REPORT` of type `ZPASS_PIXEL_CNT` writes its value as a report at an offset of the
+//!   report area (`SET_CONTEXT_DMA_REPORT`);
+//! - after `SET_RENDER_ENABLE` mode 2 a draw renders only when the report at its offset holds
+//!   a non-zero value: a query of this frame wrote it, or it is the value in memory
+//!   (`CellGcmReportData.value`, big-endian at byte 8); mode 1 renders every draw.
+//!
+//! [`OcclusionCounter`] follows that through a render: the renderer gives it the report
+//! events before each draw ([`OcclusionCounter::before`]), asks whether a conditional draw
+//! renders ([`OcclusionCounter::decide`]) and gives it the samples each rendered draw passed
+//! ([`OcclusionCounter::count`]). A counter not cleared in the frame may hold samples of
+//! draws before the capture began, and a draw that was not rendered (outside the rendered
+//! range, or skipped) counted what the replay does not know: such a count is known only as
+//! "at least", so a report of at least one sample still decides, and a report that may be zero
+//! falls back on memory, then on drawing with a warning. RPCS3 runs its host queries only
+//! while `SET_ZCULL_EN` is on as well; the hardware's count does not depend on Z-cull, and
+//! neither does this one.
 
+use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::frame::state::{
+    REPORT_AREA_LOCAL, REPORT_AREA_MAIN, REPORT_AREA_MAIN_IO_OFFSET,
+};
 use rsxtrace_capture::frame::Draw;
+use rsxtrace_capture::rrc::Location;
+use serde::Serialize;
+use std::collections::HashMap;
 
-/// The warning of a draw rendered only when an occlusion query passed.
-pub fn conditional_render_note(draw: &Draw) -> Option<String> {
-    let enable = draw.raster.render_enable;
-    enable.conditional().then(|| {
-        format!(
-            "SET_RENDER_ENABLE conditional rendering on the report at offset {:#x}: the \
-             hardware draws it only when that occlusion query counted a sample; occlusion \
-             queries are not modelled, so it is drawn",
-            enable.report_offset
-        )
-    })
+use super::state::{FrameEvents, ReportEvent, ReportOp};
+
+/// `CELL_GCM_ZPASS_PIXEL_CNT` (RPCS3 `gcm_enums.h`).
+pub const ZPASS_PIXEL_CNT: u32 = 1;
+
+/// A sample count as far as the replay knows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SampleCount {
+    /// Samples counted.
+    pub at_least: u64,
+    /// Whether that is all of them (cleared in the frame, every draw since counted).
+    pub exact: bool,
+}
+
+/// Where a conditional draw's report came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportSource {
+    /// A `GET_REPORT` of this frame, at command `command`.
+    Query {
+        /// Its command index.
+        command: usize,
+    },
+    /// The capture's memory at the report (written before the capture began).
+    Memory,
+    /// Neither: the report's value is unknown.
+    Unknown,
+}
+
+/// What a renderer did with a draw under conditional rendering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ConditionalDraw {
+    /// The draw.
+    pub draw: usize,
+    /// `SET_RENDER_ENABLE` bits 0..23.
+    pub report_offset: u32,
+    /// The report area (`SET_CONTEXT_DMA_REPORT` raw).
+    pub report_dma: u32,
+    /// Where the report's value came from.
+    pub source: ReportSource,
+    /// The samples the report holds (a query's: at least this many when not `exact`);
+    /// `None` when unknown.
+    pub samples: Option<u64>,
+    /// Whether `samples` is the whole count.
+    pub exact: bool,
+    /// Whether it was drawn: the report holds samples, or its value is unknown.
+    pub drawn: bool,
+}
+
+impl ConditionalDraw {
+    /// A line for people: why it was or was not drawn.
+    pub fn describe(&self) -> String {
+        let report = format!("the report at offset {:#x}", self.report_offset);
+        let count = match (self.samples, self.exact) {
+            (Some(n), true) => format!("{n} samples"),
+            (Some(n), false) => format!("at least {n} samples"),
+            (None, _) => "an unknown count".to_string(),
+        };
+        let from = match self.source {
+            ReportSource::Query { command } => {
+                format!("{report}, written by GET_REPORT at command {command}, holds {count}")
+            }
+            ReportSource::Memory => format!("{report} holds {count} in the captured memory"),
+            ReportSource::Unknown if self.report_dma == REPORT_AREA_LOCAL => format!(
+                "no query of this frame counted all of {report} in the RSX's report memory, \
+                 which captures do not hold (RPCS3's replay of the capture reads the 0 it \
+                 initialises there, sys_rsx_context_allocate, and does not draw it)"
+            ),
+            ReportSource::Unknown => format!(
+                "no query of this frame counted all of {report} and the capture does not hold \
+                 it"
+            ),
+        };
+        let verdict = if !self.drawn {
+            "not drawn"
+        } else if self.source == ReportSource::Unknown {
+            "drawn as if it passed"
+        } else {
+            "drawn"
+        };
+        format!("conditional rendering (SET_RENDER_ENABLE mode 2): {from}: {verdict}")
+    }
+}
+
+/// The occlusion counter and the reports written through a render (see the module).
+#[derive(Clone, Debug, Default)]
+pub struct OcclusionCounter {
+    counter: SampleCount,
+    /// Reports written by this frame's queries: (report area, offset) -> count, command.
+    reports: HashMap<(u32, u32), (Option<SampleCount>, usize)>,
+    /// Report events applied so far.
+    applied: usize,
+}
+
+impl OcclusionCounter {
+    /// A counter at the frame's start: whatever it holds is not known.
+    pub fn new() -> OcclusionCounter {
+        OcclusionCounter::default()
+    }
+
+    /// A counter at draw `start` of a render that begins there: the draws before it were not
+    /// rendered, so what they counted is not known.
+    pub fn at(frame_draws: &[Draw], events: &FrameEvents, start: usize) -> OcclusionCounter {
+        let mut c = OcclusionCounter::new();
+        for (index, draw) in frame_draws.iter().enumerate().take(start) {
+            c.before(events, index);
+            c.count(draw, None);
+        }
+        c
+    }
+
+    /// The report commands [`before`](Self::before) would apply at draw `index`.
+    pub fn due<'e>(&self, events: &'e FrameEvents, index: usize) -> &'e [ReportEvent] {
+        let rest = events.reports.get(self.applied..).unwrap_or_default();
+        let n = rest.iter().take_while(|e| e.before_draw <= index).count();
+        &rest[..n]
+    }
+
+    /// Applies the report commands of `events` up to draw `index` (those before it).
+    pub fn before(&mut self, events: &FrameEvents, index: usize) {
+        while let Some(e) = events.reports.get(self.applied) {
+            if e.before_draw > index {
+                break;
+            }
+            self.applied += 1;
+            match e.op {
+                ReportOp::Clear { report_type } => {
+                    if report_type & ZPASS_PIXEL_CNT != 0 {
+                        self.counter = SampleCount {
+                            at_least: 0,
+                            exact: true,
+                        };
+                    }
+                }
+                ReportOp::Get {
+                    report_type,
+                    offset,
+                    report_dma,
+                } => {
+                    // Other report types (Z-cull statistics) are not modelled: unknown.
+                    let value = (u32::from(report_type) == ZPASS_PIXEL_CNT).then_some(self.counter);
+                    self.reports
+                        .insert((report_dma, offset), (value, e.command));
+                }
+            }
+        }
+    }
+
+    /// Whether `draw` (number `index`) renders: `None` when it is not under conditional
+    /// rendering, else what was decided and why. `memory` is read for a report no query of
+    /// the frame wrote.
+    pub fn decide(
+        &self,
+        index: usize,
+        draw: &Draw,
+        memory: &dyn GuestMemory,
+    ) -> Option<ConditionalDraw> {
+        let enable = draw.raster.render_enable;
+        if !enable.conditional() {
+            return None;
+        }
+        let key = (draw.raster.occlusion.report_dma, enable.report_offset);
+        let (source, count) = match self.reports.get(&key) {
+            Some(&(count, command)) => (ReportSource::Query { command }, count),
+            None => match report_in_memory(key.0, key.1, memory) {
+                Some(v) => (
+                    ReportSource::Memory,
+                    Some(SampleCount {
+                        at_least: u64::from(v),
+                        exact: true,
+                    }),
+                ),
+                None => (ReportSource::Unknown, None),
+            },
+        };
+        let decided = |source, count: SampleCount| ConditionalDraw {
+            draw: index,
+            report_offset: enable.report_offset,
+            report_dma: key.0,
+            source,
+            samples: Some(count.at_least),
+            exact: count.exact,
+            drawn: count.at_least > 0,
+        };
+        Some(match count {
+            Some(c) if c.at_least > 0 || c.exact => decided(source, c),
+            // A query that may have counted samples the replay did not see: memory cannot
+            // tell either (the query overwrote it), so it is unknown.
+            Some(c) => ConditionalDraw {
+                samples: Some(c.at_least),
+                exact: false,
+                source: ReportSource::Unknown,
+                drawn: true,
+                ..decided(source, c)
+            },
+            None => ConditionalDraw {
+                draw: index,
+                report_offset: enable.report_offset,
+                report_dma: key.0,
+                source: ReportSource::Unknown,
+                samples: None,
+                exact: false,
+                drawn: true,
+            },
+        })
+    }
+
+    /// Counts `draw`: `passed` is the samples it let through the depth and stencil tests,
+    /// `None` when it was not rendered (what it would have counted is not known).
+    pub fn count(&mut self, draw: &Draw, passed: Option<u64>) {
+        if !draw.raster.occlusion.zpass_pixel_count {
+            return;
+        }
+        match passed {
+            Some(n) => self.counter.at_least = self.counter.at_least.saturating_add(n),
+            None => self.counter.exact = false,
+        }
+    }
+}
+
+/// The value of the report at `offset` of area `report_dma` in the captured memory: only
+/// the main report area is guest memory a capture may hold (IO offset `0x0E000000` + offset,
+/// RPCS3 `rsx::get_address`); the local one is the RSX's own report memory.
+fn report_in_memory(report_dma: u32, offset: u32, memory: &dyn GuestMemory) -> Option<u32> {
+    if report_dma != REPORT_AREA_MAIN {
+        return None;
+    }
+    let at = REPORT_AREA_MAIN_IO_OFFSET
+        .checked_add(offset)?
+        .checked_add(8)?;
+    let bytes = memory.read(Location::Main, at, 4)?;
+    Some(u32::from_be_bytes(bytes.try_into().ok()?))
 }

@@ -219,6 +219,9 @@ pub struct RenderedFrame {
     /// What the GPU render moved between its device targets and the surface memory (zeros
     /// on the CPU).
     pub surface_traffic: SurfaceTraffic,
+    /// Every draw under conditional rendering in the range, in order: whether it was drawn
+    /// and the report that decided it ([`super::conditional`]).
+    pub conditional: Vec<super::conditional::ConditionalDraw>,
 }
 
 /// What the GPU render moved between its device targets and the frame's surface memory,

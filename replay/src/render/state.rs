@@ -1167,6 +1167,56 @@ impl ClearEvent {
     }
 }
 
+/// An occlusion report command with its place in the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportEvent {
+    /// Its command index.
+    pub command: usize,
+    /// It happens before draw `before_draw` (= the number of draws ended before it).
+    pub before_draw: usize,
+    /// What it does.
+    pub op: ReportOp,
+}
+
+/// What a report command does (RPCS3 `nv4097::clear_report_value`, `nv4097::get_report`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportOp {
+    /// `CLEAR_REPORT_VALUE`: zero the counter of `report_type` (1: `ZPASS_PIXEL_CNT`).
+    Clear {
+        /// The value written (the report type).
+        report_type: u32,
+    },
+    /// `GET_REPORT`: write the counter of `report_type` as a report at `offset` in the report
+    /// area `report_dma` (`SET_CONTEXT_DMA_REPORT` at the command).
+    Get {
+        /// Bits 24..31.
+        report_type: u8,
+        /// Bits 0..23.
+        offset: u32,
+        /// `SET_CONTEXT_DMA_REPORT` raw.
+        report_dma: u32,
+    },
+}
+
+impl ReportOp {
+    /// The report command of a method call (`regs`: the register file after it), if it is
+    /// one.
+    pub fn decode(register: u16, value: u32, regs: &[u32]) -> Option<ReportOp> {
+        match register {
+            reg::CLEAR_REPORT_VALUE => Some(ReportOp::Clear { report_type: value }),
+            reg::GET_REPORT => Some(ReportOp::Get {
+                report_type: (value >> 24) as u8,
+                offset: value & 0x00FF_FFFF,
+                report_dma: regs
+                    .get(usize::from(reg::SET_CONTEXT_DMA_REPORT))
+                    .copied()
+                    .unwrap_or(0),
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// What a frame's method stream says besides its draws: clears, image transfers and the
 /// display buffers. (Every register a draw reads is decoded into its `Draw`, so no per-draw
 /// registers are scanned here.) The default holds no clears, no transfers and no display
@@ -1179,6 +1229,8 @@ pub struct FrameEvents {
     pub transfers: Vec<TransferEvent>,
     /// Display buffers recorded with the capture (the last state attached to any command).
     pub display_buffers: Vec<BufferState>,
+    /// Occlusion report commands (`CLEAR_REPORT_VALUE`, `GET_REPORT`) in stream order.
+    pub reports: Vec<ReportEvent>,
 }
 
 impl FrameEvents {
@@ -1191,6 +1243,7 @@ impl FrameEvents {
         let mut regs = capture.reg_state.registers.clone();
         let mut clears = Vec::new();
         let mut transfers = Vec::new();
+        let mut reports = Vec::new();
         let mut next_draw = 0usize;
         let r = |regs: &[u32], i: u16| regs.get(usize::from(i)).copied().unwrap_or(0);
         for call in method_calls(&capture.commands) {
@@ -1216,6 +1269,13 @@ impl FrameEvents {
                     ),
                     color_value: r(&regs, reg::SET_COLOR_CLEAR_VALUE),
                     zstencil_value: r(&regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
+                });
+            }
+            if let Some(op) = ReportOp::decode(call.reg, call.value, &regs) {
+                reports.push(ReportEvent {
+                    command: call.command_index,
+                    before_draw: next_draw,
+                    op,
                 });
             }
             if let Some(transfer) = decode_transfer(call.reg, &regs, call.command_index) {
@@ -1246,6 +1306,7 @@ impl FrameEvents {
             clears,
             transfers,
             display_buffers,
+            reports,
         }
     }
 }

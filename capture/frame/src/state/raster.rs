@@ -395,6 +395,29 @@ impl RenderEnable {
     }
 }
 
+/// Occlusion counting and where reports go (RPCS3 `nv4097::get_report`,
+/// `rsx::get_address`, `ZCULL_control`): while `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, the
+/// samples a draw lets through the depth and stencil tests are added to a counter that
+/// `CLEAR_REPORT_VALUE` (type 1, `ZPASS_PIXEL_CNT`) zeroes and `GET_REPORT` (type 1) writes
+/// as a 16-byte report (`CellGcmReportData`: big-endian timer u64, value u32, padding u32) at
+/// an offset in the report area `SET_CONTEXT_DMA_REPORT` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Occlusion {
+    /// `SET_ZPASS_PIXEL_COUNT_ENABLE`: the draw's samples are counted.
+    pub zpass_pixel_count: bool,
+    /// `SET_CONTEXT_DMA_REPORT` raw: [`REPORT_AREA_LOCAL`] (the RSX's own report memory,
+    /// which captures do not hold) or [`REPORT_AREA_MAIN`] (IO offset `0x0E000000` +
+    /// offset).
+    pub report_dma: u32,
+}
+
+/// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL` (RPCS3 `gcm_enums.h`).
+pub const REPORT_AREA_LOCAL: u32 = 0x6662_6660;
+/// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_MAIN` (RPCS3 `gcm_enums.h`).
+pub const REPORT_AREA_MAIN: u32 = 0xBAD6_8000;
+/// The IO offset of the main report area (RPCS3 `rsx::get_address`: `0x0e000000 + offset`).
+pub const REPORT_AREA_MAIN_IO_OFFSET: u32 = 0x0E00_0000;
+
 /// `SET_SHADER_WINDOW` fields (rrc-format.md 4.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ShaderWindow {
@@ -484,6 +507,8 @@ pub struct RasterState {
     pub shader_window: ShaderWindow,
     /// `SET_RENDER_ENABLE` (conditional rendering).
     pub render_enable: RenderEnable,
+    /// Occlusion counting and the report area.
+    pub occlusion: Occlusion,
     /// `SET_COLOR_CLEAR_VALUE` raw.
     pub color_clear_value: u32,
     /// `SET_ZSTENCIL_CLEAR_VALUE` raw.
@@ -596,6 +621,10 @@ impl RasterState {
             anti_aliasing: AntiAliasing::from_raw(r(regs, reg::SET_ANTI_ALIASING_CONTROL)),
             shader_window: ShaderWindow::from_raw(r(regs, reg::SET_SHADER_WINDOW)),
             render_enable: RenderEnable::from_raw(r(regs, reg::SET_RENDER_ENABLE)),
+            occlusion: Occlusion {
+                zpass_pixel_count: on(regs, reg::SET_ZPASS_PIXEL_COUNT_ENABLE),
+                report_dma: r(regs, reg::SET_CONTEXT_DMA_REPORT),
+            },
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
             primitives: PrimitiveControls::from_regs(regs),

@@ -24,6 +24,9 @@
 //! - a transfer's source overlaps it ([`source_extent`]);
 //! - a draw that is not banded renders into it (a colour target, or a depth target it tests).
 //!
+//! It also refuses a draw under conditional rendering after a banded draw that counted its
+//! samples for an occlusion query (`render::conditional`): the band's count is not the frame's.
+//!
 //! A refused plan cuts no draw: the frame renders whole, and the reason is kept for the user.
 //! The check is conservative: it looks at byte ranges, not at the pixels actually read.
 
@@ -113,6 +116,8 @@ impl BandPlan {
             .collect();
         // Memory banded draws have written so far.
         let mut written = Written::default();
+        // Whether a banded draw so far counted its samples for an occlusion query.
+        let mut banded_counts = false;
         let between = events.between_draws();
         let mut pending = between.iter().peekable();
         let end = draws.end.min(frame.draws.len());
@@ -124,11 +129,18 @@ impl BandPlan {
                 continue;
             };
             check_textures(index, draw, &written)?;
+            if draw.raster.render_enable.conditional() && banded_counts {
+                return Err(format!(
+                    "draw {index} renders only when an occlusion query counted a sample, and the \
+                     draws cut to the band count only the band's samples"
+                ));
+            }
             let banded = t.colors.iter().any(is_output)
                 || (t.colors.is_empty()
                     && t.depth
                         .is_some_and(|d| output_depths.iter().any(|o| same_surface(&d, o))));
             if banded {
+                banded_counts |= draw.raster.occlusion.zpass_pixel_count;
                 for e in t.extents() {
                     written.add(e);
                 }

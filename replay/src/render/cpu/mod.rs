@@ -34,7 +34,7 @@ pub mod tiles;
 pub mod vertex;
 
 use super::band::BandPlan;
-use super::conditional::conditional_render_note;
+use super::conditional::{ConditionalDraw, OcclusionCounter};
 use super::history::{PixelEvent, PixelWatch};
 use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
@@ -118,6 +118,8 @@ pub(crate) fn render_frame_watched(
     let mut rendered = 0usize;
     let mut stats = FrameStats::default();
     let mut draw_shading = Vec::new();
+    let mut occlusion = OcclusionCounter::at(&frame.draws, events, range.start);
+    let mut conditional = Vec::new();
     let between = events.between_draws();
     // In stream order, so `before_draw` never decreases: one pass over them for the frame.
     let mut pending = between.iter().peekable();
@@ -152,6 +154,12 @@ pub(crate) fn render_frame_watched(
             let waited = Instant::now();
             let prepared = ahead.take(index);
             timings.setup += waited.elapsed().as_secs_f64();
+            occlusion.before(events, index);
+            let decided = occlusion.decide(index, draw, &base);
+            if let Some(c) = decided {
+                note_conditional(&c, &mut warnings);
+                conditional.push(c);
+            }
             let ctx = DrawContext {
                 draw,
                 band: band.as_ref().filter(|b| b.is_banded(index)),
@@ -161,19 +169,31 @@ pub(crate) fn render_frame_watched(
                 watch,
             };
             let before = stats.shading;
-            match render_draw(&ctx, prepared, &mut surfaces, &mut timings, &mut stats) {
+            let outcome = if decided.is_some_and(|c| !c.drawn) {
+                // Not drawn: it passes no sample and touches nothing.
+                drop(prepared);
+                Ok(Vec::new())
+            } else {
+                render_draw(&ctx, prepared, &mut surfaces, &mut timings, &mut stats)
+                    .inspect(|_| rendered += 1)
+            };
+            match outcome {
                 Ok(w) => {
-                    rendered += 1;
+                    let shading = stats.shading.since(before);
+                    occlusion.count(draw, Some(shading.fragments_passed));
                     draw_shading.push(DrawShading {
                         draw: index,
-                        shading: stats.shading.since(before),
+                        shading,
                     });
                     warnings.extend(w.into_iter().map(|message| RenderWarning {
                         draw: Some(index),
                         message,
                     }));
                 }
-                Err(reason) => skipped.push((index, reason)),
+                Err(reason) => {
+                    occlusion.count(draw, None);
+                    skipped.push((index, reason));
+                }
             }
             observer.after(
                 index,
@@ -255,7 +275,18 @@ pub(crate) fn render_frame_watched(
         shading: stats.shading,
         draw_shading,
         surface_traffic: Default::default(),
+        conditional,
     })
+}
+
+/// A conditional draw whose report the replay does not know is drawn, with a warning.
+fn note_conditional(c: &ConditionalDraw, warnings: &mut Vec<RenderWarning>) {
+    if c.source == super::conditional::ReportSource::Unknown {
+        warnings.push(RenderWarning {
+            draw: Some(c.draw),
+            message: c.describe(),
+        });
+    }
 }
 
 /// Apply a clear (over `base`) or a transfer (over the memory captured at its command); the
@@ -418,7 +449,6 @@ fn render_pass(
     let mut warnings = state.shading.warnings.clone();
     warnings.extend(msaa_note(&draw.surface));
     warnings.extend(alpha_to_coverage_note(draw));
-    warnings.extend(conditional_render_note(draw));
     if state.writes_nothing() {
         return Ok(warnings);
     }

@@ -64,7 +64,8 @@ mod shader;
 mod targets;
 mod vertex;
 
-use crate::render::conditional::conditional_render_note;
+use crate::render::conditional::{ConditionalDraw, OcclusionCounter, ReportSource};
+use crate::render::state::ReportOp;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -146,6 +147,9 @@ pub fn render_frame_observed(
         textures: HashMap::new(),
         warnings: Vec::new(),
         timings: RenderTimings::default(),
+        occlusion: OcclusionCounter::at(&frame.draws, events, range.start),
+        awaiting_counts: Vec::new(),
+        conditional: Vec::new(),
     };
     r.kept.begin_frame();
     let mut between = events
@@ -179,13 +183,28 @@ pub fn render_frame_observed(
             if looks {
                 r.observe(command, |memory| observer.before(index, memory))?;
             }
-            match stage
-                .map_err(DrawFailure::Skip)
-                .and_then(|s| r.draw(index, s))
-            {
-                Ok(()) => rendered += 1,
-                Err(DrawFailure::Skip(reason)) => skipped.push((index, reason)),
-                Err(DrawFailure::Fatal(e)) => return Err(e),
+            r.reports_before(events, index)?;
+            let counts = frame.draws[index].raster.occlusion.zpass_pixel_count;
+            if !r.renders(index) {
+                // Not drawn: it passes no sample and touches nothing.
+                r.occlusion.count(&frame.draws[index], Some(0));
+            } else {
+                match stage
+                    .map_err(DrawFailure::Skip)
+                    .and_then(|s| r.draw(index, s))
+                {
+                    Ok(()) => {
+                        rendered += 1;
+                        if counts {
+                            r.awaiting_counts.push(index);
+                        }
+                    }
+                    Err(DrawFailure::Skip(reason)) => {
+                        r.occlusion.count(&frame.draws[index], None);
+                        skipped.push((index, reason));
+                    }
+                    Err(DrawFailure::Fatal(e)) => return Err(e),
+                }
             }
             if looks {
                 r.observe(command, |memory| observer.after(index, memory))?;
@@ -241,6 +260,7 @@ pub fn render_frame_observed(
         shading: Default::default(),
         draw_shading: Vec::new(),
         surface_traffic: r.resident.traffic,
+        conditional: r.conditional,
         tiled_draws: 0,
         band: r.band.as_ref().map(|b| b.outcome()),
     })
@@ -338,9 +358,66 @@ struct Renderer<'a> {
     textures: HashMap<(String, u128), Arc<UploadedTexture>>,
     warnings: Vec<RenderWarning>,
     timings: RenderTimings,
+    /// The occlusion counter (`render::conditional`), fed the device's counts when a report
+    /// needs them.
+    occlusion: OcclusionCounter,
+    /// Draws rendered that count their samples, whose counts the counter has not been given.
+    awaiting_counts: Vec<usize>,
+    /// The conditional draws so far.
+    conditional: Vec<ConditionalDraw>,
 }
 
 impl Renderer<'_> {
+    /// Applies the report commands before draw `index`; the counts of the draws before them
+    /// are read from the device first when a `GET_REPORT` is among them (a clear alone makes
+    /// them irrelevant).
+    fn reports_before(&mut self, events: &FrameEvents, index: usize) -> Result<(), RenderError> {
+        let due = self.occlusion.due(events, index);
+        if due.is_empty() || self.awaiting_counts.is_empty() {
+            self.occlusion.before(events, index);
+            return Ok(());
+        }
+        if due.iter().any(|e| matches!(e.op, ReportOp::Get { .. })) {
+            let counted = self
+                .resident
+                .take_counts(self.gpu)
+                .map_err(RenderError::Gpu)?;
+            let mut per_draw: HashMap<usize, u64> = HashMap::new();
+            for (owners, counts) in &counted {
+                let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
+                for (&draw, value) in owners.iter().zip(values) {
+                    *per_draw.entry(draw).or_default() += value.unwrap_or(0);
+                }
+            }
+            for d in std::mem::take(&mut self.awaiting_counts) {
+                // A counted draw with nothing on the device (no pixel left) passed nothing.
+                let passed = per_draw.get(&d).copied().unwrap_or(0);
+                self.occlusion.count(&self.frame.draws[d], Some(passed));
+            }
+        } else {
+            self.awaiting_counts.clear();
+        }
+        self.occlusion.before(events, index);
+        Ok(())
+    }
+
+    /// Whether draw `index` renders under conditional rendering (recorded, and warned when
+    /// its report is unknown); `true` for every other draw.
+    fn renders(&mut self, index: usize) -> bool {
+        let draw = &self.frame.draws[index];
+        let Some(base) = self.frame.memory(index) else {
+            return true;
+        };
+        let Some(c) = self.occlusion.decide(index, draw, &base) else {
+            return true;
+        };
+        if c.source == ReportSource::Unknown {
+            self.warn(Some(index), c.describe());
+        }
+        self.conditional.push(c);
+        c.drawn
+    }
+
     fn warn(&mut self, draw: Option<usize>, message: String) {
         self.warnings.push(RenderWarning { draw, message });
     }
@@ -914,7 +991,6 @@ impl Renderer<'_> {
         for w in msaa_note(&draw.surface)
             .into_iter()
             .chain(alpha_to_coverage_note(draw))
-            .chain(conditional_render_note(draw))
         {
             self.warn(Some(index), w);
         }
@@ -1122,6 +1198,7 @@ impl Renderer<'_> {
                 }),
                 outputs,
                 with_depth,
+                count_samples: draw.raster.occlusion.zpass_pixel_count,
             },
         );
         // A full queue was submitted: draws of it the device refused are warnings.

@@ -31,7 +31,7 @@ use rsxtrace_gpu::Gpu;
 use crate::render::surface::SurfaceMemory;
 use crate::render::{RenderTimings, SurfaceTraffic};
 
-use super::targets::{overlaps_itself, DeviceTarget, SetKey, SurfaceSet};
+use super::targets::{overlaps_itself, Counted, DeviceTarget, SetKey, SurfaceSet};
 
 /// Device memory the kept targets (not counting the bound ones) may hold: 256 MiB, sixteen
 /// 1920 × 1080 RGBA8 targets with their depth buffers.
@@ -57,6 +57,8 @@ pub(crate) struct Resident {
     keep: bool,
     /// Draws the device refused in sets no longer bound.
     failures: Vec<(usize, String)>,
+    /// Occlusion counts of sets no longer bound.
+    counts: Vec<Counted>,
     /// What moved between the device and the surface memory.
     pub traffic: SurfaceTraffic,
 }
@@ -69,6 +71,7 @@ impl Resident {
             kept: Vec::new(),
             keep,
             failures: Vec::new(),
+            counts: Vec::new(),
             traffic: SurfaceTraffic::default(),
         }
     }
@@ -168,8 +171,9 @@ impl Resident {
         };
         let submitted = set.submit(gpu).map_err(|e| e.to_string());
         let keep = self.keep && !overlaps_itself(&set.key);
-        let (targets, failures) = set.into_targets();
+        let (targets, failures, counts) = set.into_targets();
         self.failures.extend(failures);
+        self.counts.extend(counts);
         submitted?;
         for mut t in targets {
             if keep && t.format.exact() {
@@ -242,6 +246,17 @@ impl Resident {
             all.extend(b.take_failures());
         }
         all
+    }
+
+    /// The occlusion counts of every draw queued so far (the bound state's queue submitted
+    /// first).
+    pub(crate) fn take_counts(&mut self, gpu: &Gpu) -> Result<Vec<Counted>, String> {
+        let mut all = std::mem::take(&mut self.counts);
+        if let Some(b) = &mut self.bound {
+            b.submit(gpu).map_err(|e| e.to_string())?;
+            all.extend(b.take_counts());
+        }
+        Ok(all)
     }
 
     fn write_back_where(

@@ -11,8 +11,8 @@ use rsxtrace_capture::frame::state::Surface;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_gpu::{
     ColorTarget, ColorTargetDesc, Compare, DepthStencilDesc, DepthTarget, FaceRuns, Gpu, GpuError,
-    RasterDraw, RasterPipelineDesc, RasterTargets, StencilDesc, StencilFaceDesc, StencilOperation,
-    Topology, UploadedTexture, MAX_RASTER_TARGETS,
+    RasterDraw, RasterPipelineDesc, RasterTargets, SampleCounts, StencilDesc, StencilFaceDesc,
+    StencilOperation, Topology, UploadedTexture, MAX_RASTER_TARGETS,
 };
 
 use crate::raster::PixelRect;
@@ -349,7 +349,13 @@ pub(crate) struct SurfaceSet {
     /// Queued draws the device refused when submitted alone: (draw, why), taken by
     /// [`SurfaceSet::take_failures`].
     failures: Vec<(usize, String)>,
+    /// The occlusion counts of submitted draws that count their samples, with the draw of
+    /// each one submitted (`None`: not counted), taken by [`SurfaceSet::take_counts`].
+    counts: Vec<Counted>,
 }
+
+/// The occlusion counts of one submission and the draw each submitted draw belongs to.
+pub(crate) type Counted = (Vec<usize>, SampleCounts);
 
 /// A draw waiting for the set's next submission, holding what its recording borrows.
 #[derive(Debug)]
@@ -381,6 +387,8 @@ pub(crate) struct PendingDraw {
     pub outputs: usize,
     /// Whether the depth target is bound.
     pub with_depth: bool,
+    /// Whether its samples are counted (`SET_ZPASS_PIXEL_COUNT_ENABLE`).
+    pub count_samples: bool,
 }
 
 /// The back faces of a [`PendingDraw`] whose faces' stencil state differs (`FaceRuns`).
@@ -459,6 +467,7 @@ impl SurfaceSet {
             depth,
             pending: Vec::new(),
             failures: Vec::new(),
+            counts: Vec::new(),
         })
     }
 
@@ -476,11 +485,12 @@ impl SurfaceSet {
         self.colors.iter_mut().chain(self.depth.as_mut())
     }
 
-    /// Its targets, colours in order then depth, and the draws the device refused.
-    pub(crate) fn into_targets(self) -> (Vec<DeviceTarget>, Vec<(usize, String)>) {
+    /// Its targets, colours in order then depth, the draws the device refused and the
+    /// occlusion counts not taken.
+    pub(crate) fn into_targets(self) -> (Vec<DeviceTarget>, Vec<(usize, String)>, Vec<Counted>) {
         let mut targets = self.colors;
         targets.extend(self.depth);
-        (targets, self.failures)
+        (targets, self.failures, self.counts)
     }
 
     /// Queues `draw` (checked first, so that a draw the device refuses fails alone, now); the
@@ -510,20 +520,30 @@ impl SurfaceSet {
             .iter()
             .map(|d| (self.targets(d.outputs, d.with_depth), raster(d)))
             .collect();
-        match gpu.raster_draws(&draws) {
-            Ok(()) => Ok(()),
+        let counted: Vec<bool> = pending.iter().map(|d| d.count_samples).collect();
+        let owners = || pending.iter().map(|d| d.index).collect::<Vec<usize>>();
+        match gpu.raster_draws_counted(&draws, &counted) {
+            Ok(c) => {
+                if counted.contains(&true) {
+                    self.counts.push((owners(), c));
+                }
+                Ok(())
+            }
             Err(e) if is_device_error(&e) => Err(e),
             Err(_) => {
                 let mut failures = Vec::new();
+                let mut counts = Vec::new();
                 for (d, one) in pending.iter().zip(&draws) {
-                    match gpu.raster_draws(std::slice::from_ref(one)) {
-                        Ok(()) => {}
+                    match gpu.raster_draws_counted(std::slice::from_ref(one), &[d.count_samples]) {
+                        Ok(c) if d.count_samples => counts.push((vec![d.index], c)),
+                        Ok(_) => {}
                         Err(e) if is_device_error(&e) => return Err(e),
                         Err(e) => failures.push((d.index, format!("GPU: {e}"))),
                     }
                 }
                 drop(draws);
                 self.failures.extend(failures);
+                self.counts.extend(counts);
                 Ok(())
             }
         }
@@ -532,6 +552,11 @@ impl SurfaceSet {
     /// The queued draws the device refused since the last call.
     pub(crate) fn take_failures(&mut self) -> Vec<(usize, String)> {
         std::mem::take(&mut self.failures)
+    }
+
+    /// The occlusion counts of the draws submitted since the last call.
+    pub(crate) fn take_counts(&mut self) -> Vec<Counted> {
+        std::mem::take(&mut self.counts)
     }
 
     /// The targets for a draw: colour outputs `0..outputs`, depth when `with_depth`.
