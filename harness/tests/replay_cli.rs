@@ -2,7 +2,8 @@
 //! exists), per-draw snapshots, draw ranges, a small builder-made capture whose draw reads a
 //! constant the capture does not hold (listed as a warning), and bad input (exit status 2);
 //! `rsxtrace history`, the pixel history of the sample's output image; `rsxtrace trim`, the
-//! game sample cut to a range of draws that replays as `replay --draws` does.
+//! game sample cut to a range of draws that replays as `replay --draws` does; occlusion queries
+//! deciding conditional draws, listed in the JSON and counted in the text.
 
 use crate::cli_support;
 use cli_support::*;
@@ -425,7 +426,14 @@ fn capture_without_constants(path: &Path) {
 /// the identity and the triangle writes stencil 3 (ALWAYS, REPLACE); without, the vertex
 /// program's constants are missing from the capture.
 fn one_triangle(path: &Path, stencil: bool) {
-    let mut b = CaptureBuilder::new("no-constants");
+    let mut b = triangle_scene("no-constants", stencil);
+    draw_triangle(&mut b);
+    b.write_rrc(path).unwrap();
+}
+
+/// [`one_triangle`]'s surface, programs and state, before its draw.
+fn triangle_scene(name: &str, stencil: bool) -> CaptureBuilder {
+    let mut b = CaptureBuilder::new(name);
     let target = |offset| SurfaceTarget {
         location: Location::Local,
         offset,
@@ -483,6 +491,11 @@ fn one_triangle(path: &Path, stencil: bool) {
             b.method(method / 4, value).unwrap();
         }
     }
+    b
+}
+
+/// [`one_triangle`]'s triangle.
+fn draw_triangle(b: &mut CaptureBuilder) {
     let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
         .iter()
         .flat_map(|v| v.to_be_bytes())
@@ -494,7 +507,73 @@ fn one_triangle(path: &Path, stencil: bool) {
     b.set_vertex_array(3, 4, 4, 4, 0, Location::Main, 0x1_1000) // ub4
         .unwrap();
     b.draw_arrays(5, &[(0, 3)]).unwrap(); // triangles
-    b.write_rrc(path).unwrap();
+}
+
+/// `replay` says which draws conditional rendering left out: an occlusion query around the
+/// triangle drawn with the depth test NEVER (0 samples) and one around it drawn normally, then
+/// a draw on each report (not drawn, drawn) and one on a report no query wrote (drawn, warned).
+#[test]
+fn conditional_draws_are_listed() {
+    const LOCAL: u32 = 0x6662_6660; // CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("conditional.rrc.gz");
+    let mut b = triangle_scene("conditional", true);
+    b.set_depth(true, 0x200, false); // NEVER
+    b.begin_occlusion_query(LOCAL);
+    draw_triangle(&mut b);
+    b.end_occlusion_query(0x10);
+    b.set_depth(false, 0x207, false);
+    b.begin_occlusion_query(LOCAL);
+    draw_triangle(&mut b);
+    b.end_occlusion_query(0x20);
+    for offset in [0x10, 0x20, 0x30] {
+        b.set_conditional_render(Some((LOCAL, offset)));
+        draw_triangle(&mut b);
+    }
+    b.write_rrc(&capture).unwrap();
+    let out = dir.path().join("frame.png");
+    // The GPU renders by default.
+    for renderer in ["--cpu", "GPU"] {
+        if renderer == "GPU" && !gpu_available("conditional_draws_are_listed") {
+            continue;
+        }
+        let mut args = vec!["replay", s(&capture), "--out", s(&out)];
+        if renderer == "--cpu" {
+            args.push(renderer);
+        }
+        let report = json_ok(&[&args[..], &["--json"]].concat());
+        let decided: Vec<(u64, bool, String)> = report["conditional"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let source = match &c["source"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.as_object().unwrap().keys().next().unwrap().clone(),
+                };
+                (c["draw"].as_u64().unwrap(), c["drawn"].as_bool().unwrap(), source)
+            })
+            .collect();
+        assert_eq!(
+            decided,
+            [
+                (2, false, "query".to_string()),
+                (3, true, "query".to_string()),
+                (4, true, "unknown".to_string()),
+            ],
+            "{renderer}: {report}"
+        );
+        assert_eq!(report["draws_rendered"], 4, "{renderer}");
+        let o = rsxtrace(&args);
+        assert!(o.status.success());
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("conditional rendering: 3 draws decided by occlusion reports, 1 not drawn (2), 1 drawn on a report the replay does not know"),
+            "{renderer}: {text}"
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("warning: draw 4: conditional rendering"), "{err}");
+    }
 }
 
 #[test]

@@ -16,8 +16,8 @@ use std::borrow::Cow;
 /// a view over `draw_rows` and `draw_states` (each distinct surface and raster state stored
 /// once), with `draws.state`. 8: `program_constants` says what each register is to its program
 /// (`role`, `group_first`, `group_count`, `multiplies`); `draws.conditional_render` and
-/// `conditional_report`.
-pub const SCHEMA_VERSION: i32 = 8;
+/// `conditional_report`. 9: `draws.zpass_pixel_count` and `report_area` (occlusion queries).
+pub const SCHEMA_VERSION: i32 = 9;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
