@@ -426,14 +426,7 @@ fn capture_without_constants(path: &Path) {
 /// the identity and the triangle writes stencil 3 (ALWAYS, REPLACE); without, the vertex
 /// program's constants are missing from the capture.
 fn one_triangle(path: &Path, stencil: bool) {
-    let mut b = triangle_scene("no-constants", stencil);
-    draw_triangle(&mut b);
-    b.write_rrc(path).unwrap();
-}
-
-/// [`one_triangle`]'s surface, programs and state, before its draw.
-fn triangle_scene(name: &str, stencil: bool) -> CaptureBuilder {
-    let mut b = CaptureBuilder::new(name);
+    let mut b = CaptureBuilder::new("no-constants");
     let target = |offset| SurfaceTarget {
         location: Location::Local,
         offset,
@@ -491,11 +484,6 @@ fn triangle_scene(name: &str, stencil: bool) -> CaptureBuilder {
             b.method(method / 4, value).unwrap();
         }
     }
-    b
-}
-
-/// [`one_triangle`]'s triangle.
-fn draw_triangle(b: &mut CaptureBuilder) {
     let positions: Vec<u8> = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0]
         .iter()
         .flat_map(|v| v.to_be_bytes())
@@ -507,30 +495,22 @@ fn draw_triangle(b: &mut CaptureBuilder) {
     b.set_vertex_array(3, 4, 4, 4, 0, Location::Main, 0x1_1000) // ub4
         .unwrap();
     b.draw_arrays(5, &[(0, 3)]).unwrap(); // triangles
+    b.write_rrc(path).unwrap();
 }
 
-/// `replay` says which draws conditional rendering left out: an occlusion query around the
-/// triangle drawn with the depth test NEVER (0 samples) and one around it drawn normally, then
-/// a draw on each report (not drawn, drawn) and one on a report no query wrote (drawn, warned).
+/// `replay` says which draws conditional rendering left out, on both renderers: the
+/// occlusion scene's flare behind the occluder is not drawn, the one in the open is, the one
+/// on a report no query wrote is drawn with a warning.
 #[test]
 fn conditional_draws_are_listed() {
-    const LOCAL: u32 = 0x6662_6660; // CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL
+    use rsxtrace_scenes::occlusion::*;
     let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("conditional.rrc.gz");
-    let mut b = triangle_scene("conditional", true);
-    b.set_depth(true, 0x200, false); // NEVER
-    b.begin_occlusion_query(LOCAL);
-    draw_triangle(&mut b);
-    b.end_occlusion_query(0x10);
-    b.set_depth(false, 0x207, false);
-    b.begin_occlusion_query(LOCAL);
-    draw_triangle(&mut b);
-    b.end_occlusion_query(0x20);
-    for offset in [0x10, 0x20, 0x30] {
-        b.set_conditional_render(Some((LOCAL, offset)));
-        draw_triangle(&mut b);
-    }
-    b.write_rrc(&capture).unwrap();
+    let capture = dir.path().join("occlusion.rrc");
+    std::fs::write(
+        &capture,
+        rsxtrace_capture::rrc::write_v6(&occlusion_capture()),
+    )
+    .unwrap();
     let out = dir.path().join("frame.png");
     // The GPU renders by default.
     for renderer in ["--cpu", "GPU"] {
@@ -551,28 +531,42 @@ fn conditional_draws_are_listed() {
                     serde_json::Value::String(s) => s.clone(),
                     other => other.as_object().unwrap().keys().next().unwrap().clone(),
                 };
-                (c["draw"].as_u64().unwrap(), c["drawn"].as_bool().unwrap(), source)
+                (
+                    c["draw"].as_u64().unwrap(),
+                    c["drawn"].as_bool().unwrap(),
+                    source,
+                )
             })
             .collect();
         assert_eq!(
             decided,
             [
-                (2, false, "query".to_string()),
-                (3, true, "query".to_string()),
-                (4, true, "unknown".to_string()),
+                (HIDDEN_FLARE as u64, false, "query".to_string()),
+                (VISIBLE_FLARE as u64, true, "query".to_string()),
+                (UNKNOWN_FLARE as u64, true, "unknown".to_string()),
             ],
             "{renderer}: {report}"
         );
-        assert_eq!(report["draws_rendered"], 4, "{renderer}");
+        assert_eq!(report["conditional"][1]["samples"], 256, "{renderer}");
+        assert_eq!(report["draws_rendered"], 5, "{renderer}");
+        // The flares: the hidden one's quarter is the occluder's red, the visible one's blue.
+        let (_, _, pixels) = read_png(&out);
+        let px = |x: usize, y: usize| &pixels[(y * 64 + x) * 4..][..4];
+        assert_eq!(px(8, 56), [255, 0, 0, 255], "{renderer}");
+        assert_eq!(px(56, 56), [0, 0, 255, 255], "{renderer}");
+        assert_eq!(px(32, 8), [255, 255, 255, 255], "{renderer}");
         let o = rsxtrace(&args);
         assert!(o.status.success());
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
-            text.contains("conditional rendering: 3 draws decided by occlusion reports, 1 not drawn (2), 1 drawn on a report the replay does not know"),
+            text.contains("conditional rendering: 3 draws decided by occlusion reports, 1 not drawn (3), 1 drawn on a report the replay does not know"),
             "{renderer}: {text}"
         );
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("warning: draw 4: conditional rendering"), "{err}");
+        assert!(
+            err.contains("warning: draw 5: conditional rendering"),
+            "{err}"
+        );
     }
 }
 

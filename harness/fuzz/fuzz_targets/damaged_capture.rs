@@ -3,7 +3,8 @@
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
 //! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
 //! the frame's statistics, how two draws' vertex programs read their constants (`probe
-//! constants`; a skinned scene is among the samples), the index, and edits that give every
+//! constants`; a skinned scene is among the samples, and occlusion queries deciding
+//! conditional draws), the index, and edits that give every
 //! draw another fragment program and two draws another vertex program, and one draw the
 //! programs of another. Each must return Ok or Err, never panic.
 #![no_main]
@@ -40,6 +41,8 @@ fn samples() -> &'static [Capture] {
             .collect();
         // A skinned draw: constants read relative to the address register.
         read.push(rsxtrace_scenes::skinned::skinned_capture(true));
+        // Occlusion queries deciding conditional draws.
+        read.push(rsxtrace_scenes::occlusion::occlusion_capture());
         read
     })
 }

@@ -3,6 +3,7 @@
 //! (a hundred and fifty test binaries of about 50 MB each filled a CI machine's disk).
 
 mod browser;
+mod conditional;
 mod constants;
 mod escaping;
 mod overdraw;

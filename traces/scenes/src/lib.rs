@@ -21,11 +21,14 @@
 //! - [`skinned`]: a skinned draw whose vertex program reads a bone palette through the
 //!   address register, a matrix as rows, one as columns and a scalar (`probe constants`).
 //! - [`vertex_texture`] builds a grid displaced by a mip-mapped vertex texture (TXL).
+//! - [`occlusion`]: occlusion queries deciding draws under conditional rendering (a lens
+//!   flare behind an occluder and one in the open).
 
 pub mod game_frame;
 pub mod game_scale;
 pub mod large_capture;
 pub mod level;
+pub mod occlusion;
 pub mod primitives_sample;
 pub mod program_library;
 pub mod samples;

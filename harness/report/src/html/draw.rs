@@ -17,6 +17,7 @@ use maud::{html, Markup};
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices, ImmediateValue, VertexSource};
 use rsxtrace_capture::frame::Draw;
 use rsxtrace_replay::program::vertex::InputAttribute;
+use rsxtrace_replay::render::conditional::ReportSource;
 use rsxtrace_replay::texture::decode::texel_format;
 use rsxtrace_verify::divergence::compare::Worst;
 use rsxtrace_verify::divergence::{DrawReport, Outcome, RegisterReport, StageReport};
@@ -143,8 +144,17 @@ fn commands(report: &Report<'_>, d: usize) -> Markup {
 fn notes(report: &Report<'_>, d: usize, draw: &Draw) -> Markup {
     let skipped = report.skipped().iter().filter(|(i, _)| *i == d);
     let warnings = report.warnings().iter().filter(|w| w.draw == Some(d));
+    // Conditional rendering's decision, when a report decided it (an unknown report is among
+    // the warnings).
+    let conditional = report
+        .rendered
+        .as_ref()
+        .map_or(&[][..], |r| r.conditional.as_slice())
+        .iter()
+        .filter(|c| c.draw == d && c.source != ReportSource::Unknown);
     html! {
         @for (_, why) in skipped { p.warning { "not rendered: " (why) } }
+        @for c in conditional { p { (c.describe()) } }
         @for w in warnings { p.warning { "render warning: " (w.message) } }
         @for problem in &draw.problems { p.warning { "problem: " (problem.to_string()) } }
     }
