@@ -14,7 +14,10 @@
 //! [`OcclusionCounter`] follows that through a render: the renderer gives it the report
 //! events before each draw ([`OcclusionCounter::before`]), asks whether a conditional draw
 //! renders ([`OcclusionCounter::decide`]) and gives it the samples each rendered draw passed
-//! ([`OcclusionCounter::count`]). A counter not cleared in the frame may hold samples of
+//! ([`OcclusionCounter::count`]), or, when they are read later (the GPU render's occlusion
+//! queries, read back only when a conditional draw needs a report that counts them), marks
+//! the draw counted ([`OcclusionCounter::count_later`]) and resolves it when
+//! [`OcclusionCounter::unresolved`] asks. A counter not cleared in the frame may hold samples of
 //! draws before the capture began, and a draw that was not rendered (outside the rendered
 //! range, or skipped) counted what the replay does not know: such a count is known only as
 //! "at least", so a report of at least one sample still decides, and a report that may be zero
@@ -31,7 +34,7 @@ use rsxtrace_capture::rrc::Location;
 use serde::Serialize;
 use std::collections::HashMap;
 
-use super::state::{FrameEvents, ReportEvent, ReportOp};
+use super::state::{FrameEvents, ReportOp};
 
 /// `CELL_GCM_ZPASS_PIXEL_CNT` (RPCS3 `gcm_enums.h`).
 pub const ZPASS_PIXEL_CNT: u32 = 1;
@@ -115,12 +118,23 @@ impl ConditionalDraw {
     }
 }
 
+/// A counter's value: what is known, and the draws whose samples count too but are not known
+/// yet (the GPU render reads them from the device only when a report is needed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    known: SampleCount,
+    later: Vec<usize>,
+}
+
 /// The occlusion counter and the reports written through a render (see the module).
 #[derive(Clone, Debug, Default)]
 pub struct OcclusionCounter {
-    counter: SampleCount,
-    /// Reports written by this frame's queries: (report area, offset) -> count, command.
-    reports: HashMap<(u32, u32), (Option<SampleCount>, usize)>,
+    counter: Tally,
+    /// Reports written by this frame's queries: (report area, offset) -> count (`None`: a
+    /// report type not modelled), command.
+    reports: HashMap<(u32, u32), (Option<Tally>, usize)>,
+    /// Samples of the draws counted later, once read ([`OcclusionCounter::resolve`]).
+    resolved: HashMap<usize, Option<u64>>,
     /// Report events applied so far.
     applied: usize,
 }
@@ -142,13 +156,6 @@ impl OcclusionCounter {
         c
     }
 
-    /// The report commands [`before`](Self::before) would apply at draw `index`.
-    pub fn due<'e>(&self, events: &'e FrameEvents, index: usize) -> &'e [ReportEvent] {
-        let rest = events.reports.get(self.applied..).unwrap_or_default();
-        let n = rest.iter().take_while(|e| e.before_draw <= index).count();
-        &rest[..n]
-    }
-
     /// Applies the report commands of `events` up to draw `index` (those before it).
     pub fn before(&mut self, events: &FrameEvents, index: usize) {
         while let Some(e) = events.reports.get(self.applied) {
@@ -159,9 +166,12 @@ impl OcclusionCounter {
             match e.op {
                 ReportOp::Clear { report_type } => {
                     if report_type & ZPASS_PIXEL_CNT != 0 {
-                        self.counter = SampleCount {
-                            at_least: 0,
-                            exact: true,
+                        self.counter = Tally {
+                            known: SampleCount {
+                                at_least: 0,
+                                exact: true,
+                            },
+                            later: Vec::new(),
                         };
                     }
                 }
@@ -171,7 +181,8 @@ impl OcclusionCounter {
                     report_dma,
                 } => {
                     // Other report types (Z-cull statistics) are not modelled: unknown.
-                    let value = (u32::from(report_type) == ZPASS_PIXEL_CNT).then_some(self.counter);
+                    let value =
+                        (u32::from(report_type) == ZPASS_PIXEL_CNT).then(|| self.counter.clone());
                     self.reports
                         .insert((report_dma, offset), (value, e.command));
                 }
@@ -179,9 +190,47 @@ impl OcclusionCounter {
         }
     }
 
+    /// The draws whose samples [`decide`](Self::decide) needs for `draw` and that are not
+    /// resolved yet: give them to [`resolve`](Self::resolve) first.
+    pub fn unresolved(&self, draw: &Draw) -> Vec<usize> {
+        let enable = draw.raster.render_enable;
+        if !enable.conditional() {
+            return Vec::new();
+        }
+        let key = (draw.raster.occlusion.report_dma, enable.report_offset);
+        match self.reports.get(&key) {
+            Some((Some(t), _)) => t
+                .later
+                .iter()
+                .copied()
+                .filter(|d| !self.resolved.contains_key(d))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The samples draw `draw`, counted with [`count_later`](Self::count_later), passed
+    /// (`None`: not known).
+    pub fn resolve(&mut self, draw: usize, passed: Option<u64>) {
+        self.resolved.insert(draw, passed);
+    }
+
+    /// The known value of a tally (its later draws resolved, else not exact).
+    fn value(&self, t: &Tally) -> SampleCount {
+        let mut v = t.known;
+        for d in &t.later {
+            match self.resolved.get(d) {
+                Some(Some(n)) => v.at_least = v.at_least.saturating_add(*n),
+                _ => v.exact = false,
+            }
+        }
+        v
+    }
+
     /// Whether `draw` (number `index`) renders: `None` when it is not under conditional
     /// rendering, else what was decided and why. `memory` is read for a report no query of
-    /// the frame wrote.
+    /// the frame wrote. The draws [`unresolved`](Self::unresolved) names should be resolved
+    /// first (an unresolved draw makes the count "at least").
     pub fn decide(
         &self,
         index: usize,
@@ -194,7 +243,10 @@ impl OcclusionCounter {
         }
         let key = (draw.raster.occlusion.report_dma, enable.report_offset);
         let (source, count) = match self.reports.get(&key) {
-            Some(&(count, command)) => (ReportSource::Query { command }, count),
+            Some((tally, command)) => (
+                ReportSource::Query { command: *command },
+                tally.as_ref().map(|t| self.value(t)),
+            ),
             None => match report_in_memory(key.0, key.1, memory) {
                 Some(v) => (
                     ReportSource::Memory,
@@ -206,35 +258,30 @@ impl OcclusionCounter {
                 None => (ReportSource::Unknown, None),
             },
         };
-        let decided = |source, count: SampleCount| ConditionalDraw {
+        let unknown = ConditionalDraw {
             draw: index,
             report_offset: enable.report_offset,
             report_dma: key.0,
-            source,
-            samples: Some(count.at_least),
-            exact: count.exact,
-            drawn: count.at_least > 0,
+            source: ReportSource::Unknown,
+            samples: None,
+            exact: false,
+            drawn: true,
         };
         Some(match count {
-            Some(c) if c.at_least > 0 || c.exact => decided(source, c),
+            Some(c) if c.at_least > 0 || c.exact => ConditionalDraw {
+                source,
+                samples: Some(c.at_least),
+                exact: c.exact,
+                drawn: c.at_least > 0,
+                ..unknown
+            },
             // A query that may have counted samples the replay did not see: memory cannot
             // tell either (the query overwrote it), so it is unknown.
             Some(c) => ConditionalDraw {
                 samples: Some(c.at_least),
-                exact: false,
-                source: ReportSource::Unknown,
-                drawn: true,
-                ..decided(source, c)
+                ..unknown
             },
-            None => ConditionalDraw {
-                draw: index,
-                report_offset: enable.report_offset,
-                report_dma: key.0,
-                source: ReportSource::Unknown,
-                samples: None,
-                exact: false,
-                drawn: true,
-            },
+            None => unknown,
         })
     }
 
@@ -244,9 +291,18 @@ impl OcclusionCounter {
         if !draw.raster.occlusion.zpass_pixel_count {
             return;
         }
+        let known = &mut self.counter.known;
         match passed {
-            Some(n) => self.counter.at_least = self.counter.at_least.saturating_add(n),
-            None => self.counter.exact = false,
+            Some(n) => known.at_least = known.at_least.saturating_add(n),
+            None => known.exact = false,
+        }
+    }
+
+    /// Counts draw `index` (rendered), whose samples are known later
+    /// ([`resolve`](Self::resolve)).
+    pub fn count_later(&mut self, index: usize, draw: &Draw) {
+        if draw.raster.occlusion.zpass_pixel_count {
+            self.counter.later.push(index);
         }
     }
 }

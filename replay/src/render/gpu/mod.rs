@@ -65,7 +65,6 @@ mod targets;
 mod vertex;
 
 use crate::render::conditional::{ConditionalDraw, OcclusionCounter, ReportSource};
-use crate::render::state::ReportOp;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -148,7 +147,6 @@ pub fn render_frame_observed(
         warnings: Vec::new(),
         timings: RenderTimings::default(),
         occlusion: OcclusionCounter::at(&frame.draws, events, range.start),
-        awaiting_counts: Vec::new(),
         conditional: Vec::new(),
     };
     r.kept.begin_frame();
@@ -183,8 +181,8 @@ pub fn render_frame_observed(
             if looks {
                 r.observe(command, |memory| observer.before(index, memory))?;
             }
-            r.reports_before(events, index)?;
-            let counts = frame.draws[index].raster.occlusion.zpass_pixel_count;
+            r.occlusion.before(events, index);
+            r.resolve_counts(index)?;
             if !r.renders(index) {
                 // Not drawn: it passes no sample and touches nothing.
                 r.occlusion.count(&frame.draws[index], Some(0));
@@ -195,9 +193,7 @@ pub fn render_frame_observed(
                 {
                     Ok(()) => {
                         rendered += 1;
-                        if counts {
-                            r.awaiting_counts.push(index);
-                        }
+                        r.occlusion.count_later(index, &frame.draws[index]);
                     }
                     Err(DrawFailure::Skip(reason)) => {
                         r.occlusion.count(&frame.draws[index], None);
@@ -358,46 +354,42 @@ struct Renderer<'a> {
     textures: HashMap<(String, u128), Arc<UploadedTexture>>,
     warnings: Vec<RenderWarning>,
     timings: RenderTimings,
-    /// The occlusion counter (`render::conditional`), fed the device's counts when a report
-    /// needs them.
+    /// The occlusion counter (`render::conditional`), given the device's counts when a
+    /// conditional draw's report needs them.
     occlusion: OcclusionCounter,
-    /// Draws rendered that count their samples, whose counts the counter has not been given.
-    awaiting_counts: Vec<usize>,
     /// The conditional draws so far.
     conditional: Vec<ConditionalDraw>,
 }
 
 impl Renderer<'_> {
-    /// Applies the report commands before draw `index`; the counts of the draws before them
-    /// are read from the device first when a `GET_REPORT` is among them (a clear alone makes
-    /// them irrelevant).
-    fn reports_before(&mut self, events: &FrameEvents, index: usize) -> Result<(), RenderError> {
-        let due = self.occlusion.due(events, index);
-        if due.is_empty() || self.awaiting_counts.is_empty() {
-            self.occlusion.before(events, index);
+    /// Resolves the occlusion counts draw `index`'s report needs: when it has counted draws
+    /// not read yet, every count queued so far is read from the device (the bound state's
+    /// queue submitted first).
+    fn resolve_counts(&mut self, index: usize) -> Result<(), RenderError> {
+        let needed = self.occlusion.unresolved(&self.frame.draws[index]);
+        if needed.is_empty() {
             return Ok(());
         }
-        if due.iter().any(|e| matches!(e.op, ReportOp::Get { .. })) {
-            let counted = self
-                .resident
-                .take_counts(self.gpu)
-                .map_err(RenderError::Gpu)?;
-            let mut per_draw: HashMap<usize, u64> = HashMap::new();
-            for (owners, counts) in &counted {
-                let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
-                for (&draw, value) in owners.iter().zip(values) {
-                    *per_draw.entry(draw).or_default() += value.unwrap_or(0);
-                }
+        let counted = self
+            .resident
+            .take_counts(self.gpu)
+            .map_err(RenderError::Gpu)?;
+        let mut per_draw: HashMap<usize, u64> = HashMap::new();
+        for (owners, counts) in &counted {
+            let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
+            for (&draw, value) in owners.iter().zip(values) {
+                *per_draw.entry(draw).or_default() += value.unwrap_or(0);
             }
-            for d in std::mem::take(&mut self.awaiting_counts) {
-                // A counted draw with nothing on the device (no pixel left) passed nothing.
-                let passed = per_draw.get(&d).copied().unwrap_or(0);
-                self.occlusion.count(&self.frame.draws[d], Some(passed));
-            }
-        } else {
-            self.awaiting_counts.clear();
         }
-        self.occlusion.before(events, index);
+        for (&draw, &n) in &per_draw {
+            self.occlusion.resolve(draw, Some(n));
+        }
+        // A counted draw with nothing on the device (no pixel left) passed nothing.
+        for d in needed {
+            if !per_draw.contains_key(&d) {
+                self.occlusion.resolve(d, Some(0));
+            }
+        }
         Ok(())
     }
 
