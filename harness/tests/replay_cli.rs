@@ -518,9 +518,12 @@ fn conditional_draws_are_listed() {
             continue;
         }
         let mut args = vec!["replay", s(&capture), "--out", s(&out)];
-        if renderer == "--cpu" {
-            args.push(renderer);
-        }
+        // The CPU render counts every draw's samples; the GPU render when asked.
+        args.push(if renderer == "--cpu" {
+            renderer
+        } else {
+            "--count-samples"
+        });
         let report = json_ok(&[&args[..], &["--json"]].concat());
         let decided: Vec<(u64, bool, String)> = report["conditional"]
             .as_array()
@@ -548,6 +551,22 @@ fn conditional_draws_are_listed() {
             "{renderer}: {report}"
         );
         assert_eq!(report["conditional"][1]["samples"], 256, "{renderer}");
+        let passed: Vec<(u64, u64)> = report["draw_shading"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let n = d["fragments_passed"].as_u64().unwrap();
+                (d["draw"].as_u64().unwrap(), n)
+            })
+            .collect();
+        // The occluder's half, the queries' 0 and 256, the flares' quarters (the hidden one
+        // not drawn).
+        assert_eq!(
+            passed,
+            [(0, 2048), (1, 0), (2, 256), (3, 0), (4, 1024), (5, 1024)],
+            "{renderer}"
+        );
         assert_eq!(report["draws_rendered"], 5, "{renderer}");
         // The flares: the hidden one's quarter is the occluder's red, the visible one's blue.
         let (_, _, pixels) = read_png(&out);
@@ -560,6 +579,10 @@ fn conditional_draws_are_listed() {
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
             text.contains("conditional rendering: 3 draws decided by occlusion reports, 1 not drawn (3), 1 drawn on a report the replay does not know"),
+            "{renderer}: {text}"
+        );
+        assert!(
+            text.contains("samples passed: 4352 over 6 draws (2 passed none)"),
             "{renderer}: {text}"
         );
         let err = String::from_utf8_lossy(&o.stderr);

@@ -303,3 +303,46 @@ fn a_band_does_not_cut_a_frame_whose_queries_decide_draws() {
     assert!(refused.contains("occlusion query"), "{refused:?}");
     assert_eq!(out.conditional.iter().filter(|c| c.drawn).count(), 3);
 }
+
+/// With `RenderOptions::count_samples` the GPU render counts every draw's samples (an
+/// occlusion query around each), as the CPU render does anyway: the same count per draw here
+/// (whole pixels, no edge to round differently), 0 for the draws conditional rendering left
+/// out; without it, no counts.
+#[test]
+fn the_gpu_counts_every_draws_samples_when_asked() {
+    let Some(g) = gpu_support::gpu("the_gpu_counts_every_draws_samples_when_asked") else {
+        return;
+    };
+    let capture = capture();
+    let passed = |out: &RenderedFrame| -> Vec<(usize, u64)> {
+        out.draw_shading
+            .iter()
+            .map(|d| (d.draw, d.shading.fragments_passed))
+            .collect()
+    };
+    let counted = RenderOptions {
+        count_samples: true,
+        ..RenderOptions::default()
+    };
+    let on_gpu = gpu(&g, &capture, &counted);
+    let on_cpu = cpu(&capture, &RenderOptions::default());
+    assert_eq!(passed(&on_gpu), passed(&on_cpu));
+    // The occluder's 64 pixels, query B's 4, the drawn flares' quarters (the second over
+    // pixels the first flare left) and draw 7's 8 pixels.
+    assert_eq!(
+        passed(&on_gpu),
+        [
+            (0, 64),
+            (1, 0),
+            (2, 4),
+            (3, 0),
+            (4, 16),
+            (5, 0),
+            (6, 16),
+            (7, 8)
+        ]
+    );
+    assert!(gpu(&g, &capture, &RenderOptions::default())
+        .draw_shading
+        .is_empty());
+}

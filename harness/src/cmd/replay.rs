@@ -66,6 +66,10 @@ pub struct ReplayArgs {
     /// Graphics backend of the GPU device.
     #[arg(long, value_enum, default_value_t = GpuBackend::Auto, conflicts_with = "cpu")]
     pub backend: GpuBackend,
+    /// GPU: count the samples each draw passes (an occlusion query around each; the CPU
+    /// render counts them anyway), in the JSON's `draw_shading` and the text's total.
+    #[arg(long, conflicts_with = "cpu")]
+    pub count_samples: bool,
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]
     pub json: bool,
@@ -90,6 +94,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             index: s.index,
             count: s.count,
         }),
+        count_samples: args.count_samples,
         ..Default::default()
     };
     // The named target, found before rendering (an address no draw renders into is an error).
@@ -279,6 +284,22 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<Status> {
             rendered.warnings.len(),
             elapsed * 1000.0
         );
+        if !rendered.draw_shading.is_empty() {
+            let passed: u64 = rendered
+                .draw_shading
+                .iter()
+                .map(|d| d.shading.fragments_passed)
+                .sum();
+            let hidden = rendered
+                .draw_shading
+                .iter()
+                .filter(|d| d.shading.fragments_passed == 0)
+                .count();
+            outln!(
+                "samples passed: {passed} over {} draws ({hidden} passed none)",
+                rendered.draw_shading.len()
+            );
+        }
         if let Some(line) = conditional_line(&rendered.conditional) {
             outln!("{line}");
         }

@@ -32,6 +32,12 @@ pub struct RenderOptions {
     /// instead of keeping them on the device until their bytes are needed as memory
     /// (`render::gpu`): for measuring and checking that keeping changes nothing.
     pub no_kept_surfaces: bool,
+    /// GPU render: count every draw's samples that pass the depth and stencil tests (an
+    /// occlusion query around each) and give them as [`RenderedFrame::draw_shading`]'s
+    /// `fragments_passed`, what the CPU render counts anyway: the two renderers' counts can
+    /// then be compared draw by draw. Without it, only draws an occlusion query of the frame
+    /// counts are counted.
+    pub count_samples: bool,
 }
 
 /// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).
@@ -214,7 +220,8 @@ pub struct RenderedFrame {
     pub band: Option<super::band::BandOutcome>,
     /// What the CPU renderer's fragment stage did (zeros on the GPU).
     pub shading: ShadingStats,
-    /// The same per rendered draw, in frame order (CPU render; empty on the GPU).
+    /// The same per rendered draw, in frame order (CPU render; on the GPU, with
+    /// [`RenderOptions::count_samples`], `fragments_passed` only, else empty).
     pub draw_shading: Vec<DrawShading>,
     /// What the GPU render moved between its device targets and the surface memory (zeros
     /// on the CPU).

@@ -94,7 +94,8 @@ use super::transfer::{
     apply_event, destination_extent, source_extent, BetweenDraws, TransferEvent,
 };
 use super::{
-    DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning, RenderedFrame,
+    DrawShading, DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning,
+    RenderedFrame, ShadingStats,
 };
 use geometry::TargetMapping;
 use resident::{BindError, Resident};
@@ -147,6 +148,8 @@ pub fn render_frame_observed(
         warnings: Vec::new(),
         timings: RenderTimings::default(),
         occlusion: OcclusionCounter::at(&frame.draws, events, range.start),
+        count_samples: options.count_samples,
+        passed: HashMap::new(),
         conditional: Vec::new(),
     };
     r.kept.begin_frame();
@@ -160,6 +163,8 @@ pub fn render_frame_observed(
     let mut skipped = Vec::new();
     let mut per_draw = Vec::new();
     let mut rendered = 0;
+    // The draws rendered or left out by conditional rendering, for `draw_shading`.
+    let mut counted = Vec::new();
     let indices: Vec<usize> = range.clone().collect();
     let chunks: Vec<&[usize]> = indices.chunks(VERTEX_CHUNK).collect();
     let mut next = chunks.first().map(|c| r.start_vertex_stages(c));
@@ -186,6 +191,7 @@ pub fn render_frame_observed(
             if !r.renders(index) {
                 // Not drawn: it passes no sample and touches nothing.
                 r.occlusion.count(&frame.draws[index], Some(0));
+                counted.push(index);
             } else {
                 match stage
                     .map_err(DrawFailure::Skip)
@@ -194,6 +200,7 @@ pub fn render_frame_observed(
                     Ok(()) => {
                         rendered += 1;
                         r.occlusion.count_later(index, &frame.draws[index]);
+                        counted.push(index);
                     }
                     Err(DrawFailure::Skip(reason)) => {
                         r.occlusion.count(&frame.draws[index], None);
@@ -234,6 +241,21 @@ pub fn render_frame_observed(
     if let Some(b) = &r.band {
         b.mask(&mut image);
     }
+    let draw_shading = if options.count_samples {
+        r.read_counts()?;
+        counted
+            .into_iter()
+            .map(|draw| DrawShading {
+                draw,
+                shading: ShadingStats {
+                    fragments_passed: r.passed.get(&draw).copied().unwrap_or(0),
+                    ..ShadingStats::default()
+                },
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let stale = r.surfaces.take_stale_reads();
     if stale > 0 {
         r.warnings.push(RenderWarning {
@@ -254,7 +276,7 @@ pub fn render_frame_observed(
         timings: r.timings,
         texture_cache: Default::default(),
         shading: Default::default(),
-        draw_shading: Vec::new(),
+        draw_shading,
         surface_traffic: r.resident.traffic,
         conditional: r.conditional,
         tiled_draws: 0,
@@ -357,6 +379,10 @@ struct Renderer<'a> {
     /// The occlusion counter (`render::conditional`), given the device's counts when a
     /// conditional draw's report needs them.
     occlusion: OcclusionCounter,
+    /// Whether every draw's samples are counted ([`RenderOptions::count_samples`]).
+    count_samples: bool,
+    /// The samples each counted draw passed, as read from the device so far.
+    passed: HashMap<usize, u64>,
     /// The conditional draws so far.
     conditional: Vec<ConditionalDraw>,
 }
@@ -370,27 +396,38 @@ impl Renderer<'_> {
         if needed.is_empty() {
             return Ok(());
         }
-        let counted = self
-            .resident
-            .take_counts(self.gpu)
-            .map_err(RenderError::Gpu)?;
-        let mut per_draw: HashMap<usize, u64> = HashMap::new();
-        for (owners, counts) in &counted {
-            let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
-            for (&draw, value) in owners.iter().zip(values) {
-                *per_draw.entry(draw).or_default() += value.unwrap_or(0);
-            }
-        }
-        for (&draw, &n) in &per_draw {
+        for (draw, n) in self.read_counts()? {
             self.occlusion.resolve(draw, Some(n));
         }
         // A counted draw with nothing on the device (no pixel left) passed nothing.
         for d in needed {
-            if !per_draw.contains_key(&d) {
+            if !self.passed.contains_key(&d) {
                 self.occlusion.resolve(d, Some(0));
             }
         }
         Ok(())
+    }
+
+    /// Reads every occlusion count queued so far from the device (the bound state's queue
+    /// submitted first) into `passed`; returns the draws read and their totals so far.
+    fn read_counts(&mut self) -> Result<Vec<(usize, u64)>, RenderError> {
+        let counted = self
+            .resident
+            .take_counts(self.gpu)
+            .map_err(RenderError::Gpu)?;
+        let mut read = Vec::new();
+        for (owners, counts) in &counted {
+            let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
+            for (&draw, value) in owners.iter().zip(values) {
+                // A draw of several passes (samples) sums them.
+                *self.passed.entry(draw).or_default() += value.unwrap_or(0);
+                read.push(draw);
+            }
+        }
+        Ok(read
+            .into_iter()
+            .map(|d| (d, self.passed.get(&d).copied().unwrap_or(0)))
+            .collect())
     }
 
     /// Whether draw `index` renders under conditional rendering (recorded, and warned when
@@ -1190,7 +1227,7 @@ impl Renderer<'_> {
                 }),
                 outputs,
                 with_depth,
-                count_samples: draw.raster.occlusion.zpass_pixel_count,
+                count_samples: self.count_samples || draw.raster.occlusion.zpass_pixel_count,
             },
         );
         // A full queue was submitted: draws of it the device refused are warnings.
