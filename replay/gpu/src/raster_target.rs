@@ -807,30 +807,31 @@ impl Gpu {
         }
         // A counted draw that draws nothing (its scissor leaves no pixel) counted 0.
         let mut counts = SampleCounts {
-            per_draw: counted
+            per_draw: queries
                 .iter()
-                .take(draws.len())
-                .zip(&queries)
-                .map(|(&c, &q)| match (c, q) {
-                    (true, Some(q)) => CountSlot::Query(q),
-                    (true, None) => CountSlot::Zero,
-                    (false, _) => CountSlot::NotCounted,
-                })
+                .enumerate()
+                .map(
+                    |(n, &q)| match (counted.get(n).copied().unwrap_or(false), q) {
+                        (true, Some(q)) => CountSlot::Query(q),
+                        (true, None) => CountSlot::Zero,
+                        (false, _) => CountSlot::NotCounted,
+                    },
+                )
                 .collect(),
             readback: None,
         };
         if checked.is_empty() {
             return Ok(counts);
         }
-        let query_set = (used > 0).then(|| {
-            self.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("occlusion counts"),
-                ty: wgpu::QueryType::Occlusion,
-                count: used,
-            })
-        });
         let bytes = u64::from(used) * 8;
         counts.readback = self.scoped("drawing raster draws", || {
+            let query_set = (used > 0).then(|| {
+                self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("occlusion counts"),
+                    ty: wgpu::QueryType::Occlusion,
+                    count: used,
+                })
+            });
             // One copy of each target a draw reads as it was before it (the depth target of a
             // depth bounds test, the colour targets of `colors_before`), made again before
             // every such draw (the encoder orders the copies and the passes).

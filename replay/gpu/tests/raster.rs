@@ -2,7 +2,8 @@
 //! some not, keep their order and the depth the earlier ones wrote; indexed draws draw the
 //! triangles they index, and indices past the vertices are errors; a draw that tests depth
 //! bounds reads the depth the draws before it left; a draw in runs of one facing draws each
-//! run with its face's pipeline and stencil reference, in order.
+//! run with its face's pipeline and stencil reference, in order; counted draws give the
+//! samples that pass (`raster_draws_counted`).
 
 use crate::common;
 
@@ -424,4 +425,42 @@ fn face_runs_draw_each_run_with_its_faces_pipeline_and_reference_in_order() {
     });
     let e = gpu.raster_draws(&[(targets, bad)]).expect_err("refused");
     assert!(e.to_string().contains("back_desc"), "{e}");
+}
+
+/// `Gpu::raster_draws_counted`: each counted draw's samples that pass the depth test, read
+/// back after the submission; a draw not counted has no count, and a counted draw whose
+/// scissor leaves no pixel counts 0.
+#[test]
+fn counted_draws_give_the_samples_that_pass() {
+    let Some(gpu) = common::gpu("counted_draws_give_the_samples_that_pass") else {
+        return;
+    };
+    let (color, depth) = cleared_targets(&gpu);
+    let module = common::module(SOURCE);
+    let with = pipeline(true);
+    let mut colors = [None; MAX_RASTER_TARGETS];
+    colors[0] = Some(&color);
+    let targets = RasterTargets {
+        colors,
+        depth: Some(&depth),
+    };
+    let c = [1.0; 4];
+    // Near over the left three pixels (3 pass); far over all four, behind them (1 passes:
+    // the rightmost pixel); the same far rectangle not counted; one scissored to nothing.
+    let near = rect(-1.0, 0.5, 0.2, c);
+    let far = rect(-1.0, 1.0, 0.6, c);
+    let draw = |vertices| raster_draw(&module, &with, vertices, None);
+    let mut empty = draw(&far);
+    empty.scissor = Some([0, 0, 0, 0]);
+    let draws = [
+        (targets, draw(&near)),
+        (targets, draw(&far)),
+        (targets, draw(&far)),
+        (targets, empty),
+    ];
+    let counts = gpu
+        .raster_draws_counted(&draws, &[true, true, false, true])
+        .expect("draws");
+    let read = gpu.read_sample_counts(&counts).expect("counts");
+    assert_eq!(read, [Some(3), Some(1), None, Some(0)]);
 }

@@ -2,8 +2,8 @@
 //!
 //! The hardware (RPCS3 `nv4097::get_report`, `nv4097::clear_report_value`,
 //! `nv4097::set_render_mode`, `ZCULL_control`, `thread::enable_conditional_rendering`):
-//! - while `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, the samples each draw lets through the depth
-//!   and stencil tests are added to one counter;
+//! - while `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, the samples each draw lets through every
+//!   test (the program's kill, alpha, stencil, depth) are added to one counter;
 //! - `CLEAR_REPORT_VALUE` of type `ZPASS_PIXEL_CNT` (bit 0) zeroes it;
 //! - `GET_REPORT` of type `ZPASS_PIXEL_CNT` writes its value as a report at an offset of the
 //!   report area (`SET_CONTEXT_DMA_REPORT`);
@@ -14,16 +14,17 @@
 //! [`OcclusionCounter`] follows that through a render: the renderer gives it the report
 //! events before each draw ([`OcclusionCounter::before`]), asks whether a conditional draw
 //! renders ([`OcclusionCounter::decide`]) and gives it the samples each rendered draw passed
-//! ([`OcclusionCounter::count`]), or, when they are read later (the GPU render's occlusion
-//! queries, read back only when a conditional draw needs a report that counts them), marks
-//! the draw counted ([`OcclusionCounter::count_later`]) and resolves it when
-//! [`OcclusionCounter::unresolved`] asks. A counter not cleared in the frame may hold samples of
-//! draws before the capture began, and a draw that was not rendered (outside the rendered
-//! range, or skipped) counted what the replay does not know: such a count is known only as
-//! "at least", so a report of at least one sample still decides, and a report that may be zero
-//! falls back on memory, then on drawing with a warning. RPCS3 runs its host queries only
-//! while `SET_ZCULL_EN` is on as well; the hardware's count does not depend on Z-cull, and
-//! neither does this one.
+//! ([`OcclusionCounter::count`]). When they are read later (the GPU render's occlusion
+//! queries, read back only when a conditional draw needs a report that counts them), it
+//! marks the draw counted ([`OcclusionCounter::count_later`]) and resolves it when
+//! [`OcclusionCounter::unresolved`] asks.
+//!
+//! A counter not cleared in the frame may hold samples of draws before the capture began,
+//! and a draw that was not rendered (outside the rendered range, or skipped) counted what the
+//! replay does not know: such a count is known only as "at least", so a report of at least
+//! one sample still decides, and a report that may be zero falls back on memory, then on
+//! drawing with a warning. RPCS3 runs its host queries only while `SET_ZCULL_EN` is on as
+//! well; the hardware's count does not depend on Z-cull, and neither does this one.
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{

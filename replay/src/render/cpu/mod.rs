@@ -15,6 +15,9 @@
 //! ([`early_depth`]), the fragment program on those quads (in parallel), then the
 //! per-fragment operations in primitive order ([`rop`]).
 //!
+//! A draw under conditional rendering is decided before it runs (`super::conditional`): the
+//! fragments each draw writes are the samples its occlusion queries count.
+//!
 //! With a band ([`RenderOptions::band`], [`super::band`]) the draws the band's plan cuts get
 //! its rows as their scissor's; a cut draw that covers pixels only outside them still loads
 //! and stores its targets, as the whole frame's draw does, so that the surface memory holds

@@ -35,6 +35,12 @@
 //!    attach the same targets, and submitted together (at 64 draws, or before the targets
 //!    are read back, cleared or unbound).
 //!
+//! A draw under conditional rendering is decided first (`render::conditional`); a draw that
+//! counts its samples for an occlusion query (or every draw, with
+//! [`RenderOptions::count_samples`]) is drawn inside an occlusion query on the device, whose
+//! counts are read back only when a conditional draw's report needs them (and at the end with
+//! `count_samples`).
+//!
 //! Recompiled programs and uploaded textures are kept with the device for later frames
 //! (`kept.rs`), keyed by content, so that a second frame on the same device (a CI suite's,
 //! a warm replay) takes them instead of recompiling, decoding and uploading again.

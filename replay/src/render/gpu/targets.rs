@@ -349,8 +349,8 @@ pub(crate) struct SurfaceSet {
     /// Queued draws the device refused when submitted alone: (draw, why), taken by
     /// [`SurfaceSet::take_failures`].
     failures: Vec<(usize, String)>,
-    /// The occlusion counts of submitted draws that count their samples, with the draw of
-    /// each one submitted (`None`: not counted), taken by [`SurfaceSet::take_counts`].
+    /// The occlusion counts of the submissions that counted samples, with the draw each
+    /// submitted draw belongs to, taken by [`SurfaceSet::take_counts`].
     counts: Vec<Counted>,
 }
 
@@ -387,7 +387,8 @@ pub(crate) struct PendingDraw {
     pub outputs: usize,
     /// Whether the depth target is bound.
     pub with_depth: bool,
-    /// Whether its samples are counted (`SET_ZPASS_PIXEL_COUNT_ENABLE`).
+    /// Whether its samples are counted (`SET_ZPASS_PIXEL_COUNT_ENABLE`, or every draw's with
+    /// `RenderOptions::count_samples`).
     pub count_samples: bool,
 }
 
