@@ -1,6 +1,7 @@
 //! `rsxtrace stats` end to end on the game sample: its counts against what `draws` and `info`
 //! say of the same file (draws by primitive and source, vertices, method calls), a draw range,
-//! the text tables, and a range past the frame (exit 2).
+//! the text tables, and a range past the frame (exit 2); occlusion queries and conditional
+//! draws on the occlusion scene.
 
 use crate::cli_support;
 use cli_support::*;
@@ -122,4 +123,33 @@ fn stats_agree_with_draws_and_info() {
     }
     let message = failure(&["stats", &game, "--draws", "2400..2401"]);
     assert!(message.contains("2400"), "{message}");
+}
+
+/// The occlusion scene's queries: two results written, the two query draws counted, the
+/// three flares conditional; from draw 3 on, the second query's result (written after draw
+/// 2's END) and the flares.
+#[test]
+fn stats_count_occlusion_queries_and_conditional_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("occlusion.rrc");
+    std::fs::write(
+        &capture,
+        rsxtrace_capture::rrc::write_v6(&rsxtrace_scenes::occlusion::occlusion_capture()),
+    )
+    .unwrap();
+    let whole = json_ok(&["stats", s(&capture), "--json"]);
+    assert_eq!(
+        whole["occlusion"],
+        serde_json::json!({"reports": 2, "counted_draws": 2, "conditional_draws": 3})
+    );
+    let part = json_ok(&["stats", s(&capture), "--draws", "3..6", "--json"]);
+    assert_eq!(
+        part["occlusion"],
+        serde_json::json!({"reports": 1, "counted_draws": 0, "conditional_draws": 3})
+    );
+    let text = String::from_utf8(rsxtrace(&["stats", s(&capture)]).stdout).unwrap();
+    assert!(
+        text.contains("2 query results written, 2 draws counted, 3 conditional draws"),
+        "{text}"
+    );
 }

@@ -79,6 +79,7 @@ pub fn to_json(file: &Path, s: &FrameStatistics) -> Value {
         "textures": s.textures,
         "clears": s.clears,
         "transfers": object(s.transfers.iter().copied()),
+        "occlusion": s.occlusion,
         "method_calls": s.method_calls,
         "methods": s.methods,
         "passes": s.passes.iter().map(|p| json!({

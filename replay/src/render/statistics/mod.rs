@@ -11,6 +11,8 @@
 //!   re-create between draws; and the transform constant registers those changes touch.
 //! - Clears and image transfers between the draws (`FrameEvents`), and the command stream's
 //!   method calls by method.
+//! - Occlusion: the queries' results written (`GET_REPORT` of `ZPASS_PIXEL_CNT`), the draws
+//!   they count and the draws under conditional rendering.
 //! - Passes: runs of consecutive draws with one surface state, with their targets, primitives
 //!   and clears (RenderDoc's grouping of an API frame into colour and depth passes).
 //!
@@ -34,7 +36,8 @@ pub use passes::{Pass, PassKind};
 pub use summary::share;
 
 use crate::raster::Primitive;
-use crate::render::state::FrameEvents;
+use crate::render::conditional::ZPASS_PIXEL_CNT;
+use crate::render::state::{FrameEvents, ReportOp};
 use crate::render::transfer::Transfer;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::ReplayCommand;
@@ -76,6 +79,20 @@ pub struct FrameStatistics {
     pub methods: Vec<MethodCount>,
     /// The draws grouped into passes, in order.
     pub passes: Vec<Pass>,
+    /// Occlusion queries and conditional rendering.
+    pub occlusion: Occlusion,
+}
+
+/// Occlusion queries and the draws they decide (`render::conditional`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Occlusion {
+    /// `GET_REPORT` calls of type `ZPASS_PIXEL_CNT`: the queries' results written.
+    pub reports: usize,
+    /// Draws whose samples are counted (`SET_ZPASS_PIXEL_COUNT_ENABLE`).
+    pub counted_draws: usize,
+    /// Draws under conditional rendering (`SET_RENDER_ENABLE` mode 2): rendered only when
+    /// their report holds a sample.
+    pub conditional_draws: usize,
 }
 
 /// Count the statistics of the draws `range` of `frame` (all when `None`; cut to the frame);
@@ -112,6 +129,25 @@ pub fn statistics(
     }
     let (method_calls, methods) = methods::method_census(commands, &window);
     let passes = passes::passes(frame, events, &range, &primitives);
+    let occlusion = Occlusion {
+        reports: events
+            .reports
+            .iter()
+            .filter(|r| in_window(r.command))
+            .filter(|r| {
+                matches!(r.op, ReportOp::Get { report_type, .. }
+                    if u32::from(report_type) == ZPASS_PIXEL_CNT)
+            })
+            .count(),
+        counted_draws: draws
+            .iter()
+            .filter(|d| d.raster.occlusion.zpass_pixel_count)
+            .count(),
+        conditional_draws: draws
+            .iter()
+            .filter(|d| d.raster.render_enable.conditional())
+            .count(),
+    };
     FrameStatistics {
         draws: range.clone(),
         by_primitive,
@@ -131,6 +167,7 @@ pub fn statistics(
         method_calls,
         methods,
         passes,
+        occlusion,
     }
 }
 

@@ -4,7 +4,8 @@ use super::FrameStatistics;
 
 impl FrameStatistics {
     /// The totals as labelled lines (`by primitive`, `by source`, `vertices`, `assembled`,
-    /// `programs`, `textures`, `clears`, `transfers`, `constants`), each draw count with its
+    /// `programs`, `textures`, `clears`, `transfers`, `constants`, `occlusion`), each draw
+    /// count with its
     /// share: what `rsxtrace stats` and the report print.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
         let draws = self.draws.len() as u64;
@@ -95,6 +96,15 @@ impl FrameStatistics {
                 format!(
                     "{} transform constant registers changed between draws",
                     self.constant_registers_changed
+                ),
+            ),
+            (
+                "occlusion",
+                format!(
+                    "{} query results written, {} draws counted, {} conditional draws",
+                    self.occlusion.reports,
+                    self.occlusion.counted_draws,
+                    self.occlusion.conditional_draws
                 ),
             ),
         ]
