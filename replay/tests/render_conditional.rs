@@ -230,10 +230,102 @@ fn the_frame_model_decodes_counting_the_report_area_and_the_report_commands() {
         report_dma: REPORT_AREA_LOCAL,
     };
     let clear = ReportOp::Clear { report_type: 1 };
+    let enable = |mode, offset, report_dma| ReportOp::RenderEnable {
+        mode,
+        offset,
+        report_dma,
+    };
     assert_eq!(
         ops,
-        [(1, clear), (2, get(0x10)), (2, clear), (3, get(0x20))]
+        [
+            (1, clear),
+            (2, get(0x10)),
+            (2, clear),
+            (3, get(0x20)),
+            (3, enable(2, 0x10, REPORT_AREA_LOCAL)),
+            (4, enable(2, 0x20, REPORT_AREA_LOCAL)),
+            (5, enable(2, 0x30, REPORT_AREA_MAIN)),
+            (6, enable(2, 0x40, REPORT_AREA_MAIN)),
+            (7, enable(2, 0x50, REPORT_AREA_MAIN)),
+            (8, enable(1, 0, REPORT_AREA_MAIN)),
+        ]
     );
+    assert_eq!(events.initial_render_enable, Some(enable(0, 0, 0)));
+}
+
+/// `SET_RENDER_ENABLE` mode 2 decides from the report as it is at that command, as RPCS3
+/// evaluates it (`nv4097::set_render_mode`): an 8x8 frame that begins under conditional
+/// rendering on a report set before the capture (draw 0, red, whole surface: unknown, drawn);
+/// a query counts 4 samples (draw 1) into report 0x10 and mode 2 on it lets draw 2 (green,
+/// left half) render; a second query then writes 0 to the same report (draw 3, depth test
+/// NEVER), and draw 4 (blue, right half) still renders on the first one's count; a write of
+/// mode 0 changes nothing, and mode 2 on the report again, now 0, leaves draw 5 (white, top
+/// half) out.
+fn decided_at_the_command() -> Capture {
+    let mut b = pixel_scene("decided-at-the-command.rrc", 8, 2);
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.set_depth(false, LESS, false);
+    quad(&mut b, 0x1_0000, [0.0, 0.0, 8.0, 8.0], 0.5, RED);
+    b.set_color_mask(0);
+    b.begin_occlusion_query(REPORT_AREA_LOCAL);
+    quad(&mut b, 0x2_0000, [0.0, 0.0, 2.0, 2.0], 0.5, RED);
+    b.end_occlusion_query(0x10);
+    b.set_color_mask(0x0101_0101);
+    b.set_conditional_render(Some((REPORT_AREA_LOCAL, 0x10)));
+    quad(&mut b, 0x3_0000, [0.0, 0.0, 4.0, 8.0], 0.5, GREEN);
+    b.set_depth(true, 0x200, false); // NEVER
+    b.begin_occlusion_query(REPORT_AREA_LOCAL);
+    quad(&mut b, 0x4_0000, [0.0, 0.0, 8.0, 8.0], 0.5, RED);
+    b.end_occlusion_query(0x10);
+    b.set_depth(false, LESS, false);
+    quad(&mut b, 0x5_0000, [4.0, 0.0, 8.0, 8.0], 0.5, BLUE);
+    b.method(0x1E98 / 4, 0).unwrap(); // SET_RENDER_ENABLE mode 0
+    b.set_conditional_render(Some((REPORT_AREA_LOCAL, 0x10)));
+    quad(&mut b, 0x6_0000, [0.0, 0.0, 8.0, 4.0], 0.5, [1.0; 4]);
+    let mut capture = b.finish();
+    // Conditional rendering on report 0x70 from before the capture.
+    let regs = &mut capture.reg_state.registers;
+    regs[0x1E98 / 4] = (2 << 24) | 0x70;
+    regs[0x01A8 / 4] = REPORT_AREA_LOCAL;
+    capture
+}
+
+#[test]
+fn the_report_decides_as_it_is_at_the_command() {
+    let check = |out: &RenderedFrame, what: &str| {
+        let decided: Vec<(usize, ReportSource, Option<u64>, bool)> = out
+            .conditional
+            .iter()
+            .map(|c| (c.draw, c.source, c.samples, c.drawn))
+            .collect();
+        let (first, second) = match (decided[2].1, decided[5].1) {
+            (ReportSource::Query { command: a }, ReportSource::Query { command: b }) => (a, b),
+            other => panic!("{what}: {other:?}"),
+        };
+        assert!(first < second, "{what}");
+        assert_eq!(
+            decided,
+            [
+                (0, ReportSource::Unknown, None, true),
+                (1, ReportSource::Unknown, None, true),
+                (2, ReportSource::Query { command: first }, Some(4), true),
+                (3, ReportSource::Query { command: first }, Some(4), true),
+                (4, ReportSource::Query { command: first }, Some(4), true),
+                (5, ReportSource::Query { command: second }, Some(0), false),
+            ],
+            "{what}"
+        );
+        let px = |x, y| out.image.pixel(x, y).unwrap();
+        assert_eq!(px(1, 1), GREEN8, "{what}");
+        assert_eq!(px(5, 1), BLUE8, "{what}");
+        assert_eq!(px(1, 5), GREEN8, "{what}");
+    };
+    let capture = decided_at_the_command();
+    check(&cpu(&capture, &RenderOptions::default()), "CPU");
+    if let Some(g) = gpu_support::gpu("the_report_decides_as_it_is_at_the_command") {
+        check(&gpu(&g, &capture, &RenderOptions::default()), "GPU");
+    }
 }
 
 #[test]

@@ -7,9 +7,11 @@
 //! - `CLEAR_REPORT_VALUE` of type `ZPASS_PIXEL_CNT` (bit 0) zeroes it;
 //! - `GET_REPORT` of type `ZPASS_PIXEL_CNT` writes its value as a report at an offset of the
 //!   report area (`SET_CONTEXT_DMA_REPORT`);
-//! - after `SET_RENDER_ENABLE` mode 2 a draw renders only when the report at its offset holds
-//!   a non-zero value: a query of this frame wrote it, or it is the value in memory
-//!   (`CellGcmReportData.value`, big-endian at byte 8); mode 1 renders every draw.
+//! - after `SET_RENDER_ENABLE` mode 2 the draws render only when the report at its offset
+//!   holds a non-zero value as it is at that command (RPCS3 evaluates it there, not at each
+//!   draw): a query of this frame wrote it, or it is the value in memory
+//!   (`CellGcmReportData.value`, big-endian at byte 8); mode 1 renders every draw, another
+//!   mode changes nothing (RPCS3 logs it).
 //!
 //! [`OcclusionCounter`] follows that through a render: the renderer gives it the report
 //! events before each draw ([`OcclusionCounter::before`]), asks whether a conditional draw
@@ -127,10 +129,28 @@ struct Tally {
     later: Vec<usize>,
 }
 
+/// Conditional rendering as the last `SET_RENDER_ENABLE` set it.
+#[derive(Clone, Debug, Default)]
+enum Condition {
+    /// Every draw renders.
+    #[default]
+    Off,
+    /// Draws render only when the report at `offset` of `report_dma` holds a sample: `query`
+    /// is what a query of the frame wrote there before the command (its count, command), else
+    /// `None` (the value in memory, or unknown).
+    On {
+        report_dma: u32,
+        offset: u32,
+        query: Option<(Option<Tally>, usize)>,
+    },
+}
+
 /// The occlusion counter and the reports written through a render (see the module).
 #[derive(Clone, Debug, Default)]
 pub struct OcclusionCounter {
     counter: Tally,
+    /// Conditional rendering now.
+    condition: Condition,
     /// Reports written by this frame's queries: (report area, offset) -> count (`None`: a
     /// report type not modelled), command.
     reports: HashMap<(u32, u32), (Option<Tally>, usize)>,
@@ -141,15 +161,20 @@ pub struct OcclusionCounter {
 }
 
 impl OcclusionCounter {
-    /// A counter at the frame's start: whatever it holds is not known.
-    pub fn new() -> OcclusionCounter {
-        OcclusionCounter::default()
+    /// A counter at the frame's start: whatever it holds is not known; conditional rendering
+    /// as the frame begins with it (`events.initial_render_enable`).
+    pub fn new(events: &FrameEvents) -> OcclusionCounter {
+        let mut c = OcclusionCounter::default();
+        if let Some(op) = events.initial_render_enable {
+            c.apply(op, 0);
+        }
+        c
     }
 
     /// A counter at draw `start` of a render that begins there: the draws before it were not
     /// rendered, so what they counted is not known.
     pub fn at(frame_draws: &[Draw], events: &FrameEvents, start: usize) -> OcclusionCounter {
-        let mut c = OcclusionCounter::new();
+        let mut c = OcclusionCounter::new(events);
         for (index, draw) in frame_draws.iter().enumerate().take(start) {
             c.before(events, index);
             c.count(draw, None);
@@ -164,43 +189,62 @@ impl OcclusionCounter {
                 break;
             }
             self.applied += 1;
-            match e.op {
-                ReportOp::Clear { report_type } => {
-                    if report_type & ZPASS_PIXEL_CNT != 0 {
-                        self.counter = Tally {
-                            known: SampleCount {
-                                at_least: 0,
-                                exact: true,
-                            },
-                            later: Vec::new(),
-                        };
-                    }
-                }
-                ReportOp::Get {
-                    report_type,
-                    offset,
-                    report_dma,
-                } => {
-                    // Other report types (Z-cull statistics) are not modelled: unknown.
-                    let value =
-                        (u32::from(report_type) == ZPASS_PIXEL_CNT).then(|| self.counter.clone());
-                    self.reports
-                        .insert((report_dma, offset), (value, e.command));
-                }
-            }
+            self.apply(e.op, e.command);
         }
     }
 
-    /// The draws whose samples [`decide`](Self::decide) needs for `draw` and that are not
-    /// resolved yet: give them to [`resolve`](Self::resolve) first.
-    pub fn unresolved(&self, draw: &Draw) -> Vec<usize> {
-        let enable = draw.raster.render_enable;
-        if !enable.conditional() {
-            return Vec::new();
+    /// Applies one report command (at command `command`).
+    fn apply(&mut self, op: ReportOp, command: usize) {
+        match op {
+            ReportOp::Clear { report_type } => {
+                if report_type & ZPASS_PIXEL_CNT != 0 {
+                    self.counter = Tally {
+                        known: SampleCount {
+                            at_least: 0,
+                            exact: true,
+                        },
+                        later: Vec::new(),
+                    };
+                }
+            }
+            ReportOp::Get {
+                report_type,
+                offset,
+                report_dma,
+            } => {
+                // Other report types (Z-cull statistics) are not modelled: unknown.
+                let value =
+                    (u32::from(report_type) == ZPASS_PIXEL_CNT).then(|| self.counter.clone());
+                self.reports.insert((report_dma, offset), (value, command));
+            }
+            ReportOp::RenderEnable {
+                mode,
+                offset,
+                report_dma,
+            } => match mode {
+                1 => self.condition = Condition::Off,
+                // The report as it is now decides every draw until the next command.
+                2 => {
+                    self.condition = Condition::On {
+                        report_dma,
+                        offset,
+                        query: self.reports.get(&(report_dma, offset)).cloned(),
+                    }
+                }
+                // RPCS3 logs another mode and leaves conditional rendering as it was.
+                _ => {}
+            },
         }
-        let key = (draw.raster.occlusion.report_dma, enable.report_offset);
-        match self.reports.get(&key) {
-            Some((Some(t), _)) => t
+    }
+
+    /// The draws whose samples [`decide`](Self::decide) needs now and that are not resolved
+    /// yet: give them to [`resolve`](Self::resolve) first.
+    pub fn unresolved(&self) -> Vec<usize> {
+        match &self.condition {
+            Condition::On {
+                query: Some((Some(t), _)),
+                ..
+            } => t
                 .later
                 .iter()
                 .copied()
@@ -228,27 +272,25 @@ impl OcclusionCounter {
         v
     }
 
-    /// Whether `draw` (number `index`) renders: `None` when it is not under conditional
-    /// rendering, else what was decided and why. `memory` is read for a report no query of
-    /// the frame wrote. The draws [`unresolved`](Self::unresolved) names should be resolved
-    /// first (an unresolved draw makes the count "at least").
-    pub fn decide(
-        &self,
-        index: usize,
-        draw: &Draw,
-        memory: &dyn GuestMemory,
-    ) -> Option<ConditionalDraw> {
-        let enable = draw.raster.render_enable;
-        if !enable.conditional() {
+    /// Whether draw `index` renders: `None` when conditional rendering is off, else what
+    /// was decided and why. `memory` (the draw's) is read for a report no query of the frame
+    /// wrote. The draws [`unresolved`](Self::unresolved) names should be resolved first (an
+    /// unresolved draw makes the count "at least").
+    pub fn decide(&self, index: usize, memory: &dyn GuestMemory) -> Option<ConditionalDraw> {
+        let Condition::On {
+            report_dma,
+            offset,
+            query,
+        } = &self.condition
+        else {
             return None;
-        }
-        let key = (draw.raster.occlusion.report_dma, enable.report_offset);
-        let (source, count) = match self.reports.get(&key) {
+        };
+        let (source, count) = match query {
             Some((tally, command)) => (
                 ReportSource::Query { command: *command },
                 tally.as_ref().map(|t| self.value(t)),
             ),
-            None => match report_in_memory(key.0, key.1, memory) {
+            None => match report_in_memory(*report_dma, *offset, memory) {
                 Some(v) => (
                     ReportSource::Memory,
                     Some(SampleCount {
@@ -261,8 +303,8 @@ impl OcclusionCounter {
         };
         let unknown = ConditionalDraw {
             draw: index,
-            report_offset: enable.report_offset,
-            report_dma: key.0,
+            report_offset: *offset,
+            report_dma: *report_dma,
             source: ReportSource::Unknown,
             samples: None,
             exact: false,

@@ -1186,6 +1186,18 @@ pub enum ReportOp {
         /// The value written (the report type).
         report_type: u32,
     },
+    /// `SET_RENDER_ENABLE`: mode 1 renders every draw after it; mode 2 only while the report
+    /// at `offset` of `report_dma`, as it is at this command, holds a sample (RPCS3
+    /// `nv4097::set_render_mode` evaluates it here, `thread::enable_conditional_rendering`);
+    /// another mode changes nothing.
+    RenderEnable {
+        /// Bits 24..31.
+        mode: u8,
+        /// Bits 0..23.
+        offset: u32,
+        /// `SET_CONTEXT_DMA_REPORT` raw.
+        report_dma: u32,
+    },
     /// `GET_REPORT`: write the counter of `report_type` as a report at `offset` in the report
     /// area `report_dma` (`SET_CONTEXT_DMA_REPORT` at the command).
     Get {
@@ -1202,15 +1214,21 @@ impl ReportOp {
     /// The report command of a method call (`regs`: the register file after it), if it is
     /// one.
     pub fn decode(register: u16, value: u32, regs: &[u32]) -> Option<ReportOp> {
+        let report_dma = regs
+            .get(usize::from(reg::SET_CONTEXT_DMA_REPORT))
+            .copied()
+            .unwrap_or(0);
         match register {
             reg::CLEAR_REPORT_VALUE => Some(ReportOp::Clear { report_type: value }),
+            reg::SET_RENDER_ENABLE => Some(ReportOp::RenderEnable {
+                mode: (value >> 24) as u8,
+                offset: value & 0x00FF_FFFF,
+                report_dma,
+            }),
             reg::GET_REPORT => Some(ReportOp::Get {
                 report_type: (value >> 24) as u8,
                 offset: value & 0x00FF_FFFF,
-                report_dma: regs
-                    .get(usize::from(reg::SET_CONTEXT_DMA_REPORT))
-                    .copied()
-                    .unwrap_or(0),
+                report_dma,
             }),
             _ => None,
         }
@@ -1229,8 +1247,12 @@ pub struct FrameEvents {
     pub transfers: Vec<TransferEvent>,
     /// Display buffers recorded with the capture (the last state attached to any command).
     pub display_buffers: Vec<BufferState>,
-    /// Occlusion report commands (`CLEAR_REPORT_VALUE`, `GET_REPORT`) in stream order.
+    /// Occlusion report commands (`CLEAR_REPORT_VALUE`, `GET_REPORT`, `SET_RENDER_ENABLE`)
+    /// in stream order.
     pub reports: Vec<ReportEvent>,
+    /// `SET_RENDER_ENABLE` as the frame begins (the capture's register state: set before
+    /// it), as a [`ReportOp::RenderEnable`]; `None` for no conditional rendering.
+    pub initial_render_enable: Option<ReportOp>,
 }
 
 impl FrameEvents {
@@ -1241,6 +1263,9 @@ impl FrameEvents {
     /// method stream is skipped as the frame model skips it (its problems name it).
     pub fn from_capture(capture: &Capture, frame: &Frame) -> FrameEvents {
         let mut regs = capture.reg_state.registers.clone();
+        let initial_render_enable = regs
+            .get(usize::from(reg::SET_RENDER_ENABLE))
+            .and_then(|&v| ReportOp::decode(reg::SET_RENDER_ENABLE, v, &regs));
         let mut clears = Vec::new();
         let mut transfers = Vec::new();
         let mut reports = Vec::new();
@@ -1307,6 +1332,7 @@ impl FrameEvents {
             transfers,
             display_buffers,
             reports,
+            initial_render_enable,
         }
     }
 }

@@ -158,7 +158,7 @@ pub(crate) fn render_frame_watched(
             let prepared = ahead.take(index);
             timings.setup += waited.elapsed().as_secs_f64();
             occlusion.before(events, index);
-            let decided = occlusion.decide(index, draw, &base);
+            let decided = occlusion.decide(index, &base);
             if let Some(c) = decided {
                 note_conditional(&c, &mut warnings);
                 conditional.push(c);

@@ -193,7 +193,7 @@ pub fn render_frame_observed(
                 r.observe(command, |memory| observer.before(index, memory))?;
             }
             r.occlusion.before(events, index);
-            r.resolve_counts(index)?;
+            r.resolve_counts()?;
             if !r.renders(index) {
                 // Not drawn: it passes no sample and touches nothing.
                 r.occlusion.count(&frame.draws[index], Some(0));
@@ -394,11 +394,11 @@ struct Renderer<'a> {
 }
 
 impl Renderer<'_> {
-    /// Resolves the occlusion counts draw `index`'s report needs: when it has counted draws
-    /// not read yet, every count queued so far is read from the device (the bound state's
-    /// queue submitted first).
-    fn resolve_counts(&mut self, index: usize) -> Result<(), RenderError> {
-        let needed = self.occlusion.unresolved(&self.frame.draws[index]);
+    /// Resolves the occlusion counts the conditional rendering in force needs: when its
+    /// report counted draws not read yet, every count queued so far is read from the device
+    /// (the bound state's queue submitted first).
+    fn resolve_counts(&mut self) -> Result<(), RenderError> {
+        let needed = self.occlusion.unresolved();
         if needed.is_empty() {
             return Ok(());
         }
@@ -439,11 +439,10 @@ impl Renderer<'_> {
     /// Whether draw `index` renders under conditional rendering (recorded, and warned when
     /// its report is unknown); `true` for every other draw.
     fn renders(&mut self, index: usize) -> bool {
-        let draw = &self.frame.draws[index];
         let Some(base) = self.frame.memory(index) else {
             return true;
         };
-        let Some(c) = self.occlusion.decide(index, draw, &base) else {
+        let Some(c) = self.occlusion.decide(index, &base) else {
             return true;
         };
         if c.source == ReportSource::Unknown {
