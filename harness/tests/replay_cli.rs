@@ -593,6 +593,38 @@ fn conditional_draws_are_listed() {
     }
 }
 
+/// `history` of a pixel under the flare conditional rendering left out: no fragment of it, and
+/// the draw named among those left out (text and JSON).
+#[test]
+fn history_names_the_draws_conditional_rendering_left_out() {
+    use rsxtrace_scenes::occlusion::*;
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("occlusion.rrc");
+    std::fs::write(
+        &capture,
+        rsxtrace_capture::rrc::write_v6(&occlusion_capture()),
+    )
+    .unwrap();
+    let json = json_ok(&["history", s(&capture), "--pixel", "8,56", "--json"]);
+    let drawn: Vec<u64> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["draw"].as_u64())
+        .collect();
+    assert!(!drawn.contains(&(HIDDEN_FLARE as u64)), "{json}");
+    assert_eq!(json["not_drawn"][0]["draw"], HIDDEN_FLARE, "{json}");
+    let o = rsxtrace(&["history", s(&capture), "--pixel", "8,56"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(
+            "left out by conditional rendering (their occlusion report counted no sample): 1 draw (3)"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn constants_the_capture_lacks_are_warnings() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@
 //! rejection spares the quads on the watched pixel, so a fragment there that fails the depth
 //! test is shaded and recorded as failing it.
 
+use crate::render::conditional::ConditionalDraw;
 use crate::render::cpu::render_frame_watched;
 use crate::render::state::{ClearEvent, ColorFormat, DepthFormat, FrameEvents};
 use crate::render::surface::{
@@ -191,6 +192,9 @@ pub struct PixelHistory {
     pub value: Option<[f32; 4]>,
     /// Draws the render skipped, with the reason.
     pub skipped: Vec<(usize, String)>,
+    /// Draws conditional rendering left out (their report counted no sample): they reach no
+    /// pixel, this one included ([`crate::render::conditional`]).
+    pub not_drawn: Vec<ConditionalDraw>,
     /// The render's warnings.
     pub warnings: Vec<RenderWarning>,
 }
@@ -441,6 +445,11 @@ pub fn pixel_history_observed(
         last,
         value: watch.last.into_inner().unwrap_or_default(),
         skipped: rendered.skipped,
+        not_drawn: rendered
+            .conditional
+            .into_iter()
+            .filter(|c| !c.drawn)
+            .collect(),
         warnings: rendered.warnings,
     })
 }
