@@ -2,6 +2,7 @@
 //! captures built here with programs laid out by hand, on the synthetic level (both fog
 //! spaces, so a MainInv set to the other inverse must flip the verdict) and on the game frame.
 
+use crate::cli_support::scene_file;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::{CaptureBuilder, TextureDesc};
 use rsxtrace_capture::rrc::{self, Location};
@@ -403,12 +404,11 @@ fn the_committed_level_agrees_with_its_ground_truth() {
 #[test]
 fn probe_constants_tells_a_bone_palette_from_matrices() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("skinned.rrc.gz");
-    std::fs::write(
-        &file,
-        rrc::write_v6(&rsxtrace_scenes::skinned::skinned_capture(true)),
-    )
-    .unwrap();
+    let file = scene_file(
+        dir.path(),
+        "skinned.rrc",
+        &rsxtrace_scenes::skinned::skinned_capture(true),
+    );
     let f = file.to_str().unwrap();
     let out = rsxtrace(&["probe", "constants", f]);
     assert!(

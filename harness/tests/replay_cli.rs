@@ -505,12 +505,7 @@ fn one_triangle(path: &Path, stencil: bool) {
 fn conditional_draws_are_listed() {
     use rsxtrace_scenes::occlusion::*;
     let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("occlusion.rrc");
-    std::fs::write(
-        &capture,
-        rsxtrace_capture::rrc::write_v6(&occlusion_capture()),
-    )
-    .unwrap();
+    let capture = scene_file(dir.path(), "occlusion.rrc", &occlusion_capture());
     let out = dir.path().join("frame.png");
     // The GPU renders by default.
     for renderer in ["--cpu", "GPU"] {
@@ -599,12 +594,7 @@ fn conditional_draws_are_listed() {
 fn history_names_the_draws_conditional_rendering_left_out() {
     use rsxtrace_scenes::occlusion::*;
     let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("occlusion.rrc");
-    std::fs::write(
-        &capture,
-        rsxtrace_capture::rrc::write_v6(&occlusion_capture()),
-    )
-    .unwrap();
+    let capture = scene_file(dir.path(), "occlusion.rrc", &occlusion_capture());
     let json = json_ok(&["history", s(&capture), "--pixel", "8,56", "--json"]);
     let drawn: Vec<u64> = json["events"]
         .as_array()

@@ -131,12 +131,11 @@ fn stats_agree_with_draws_and_info() {
 #[test]
 fn stats_count_occlusion_queries_and_conditional_draws() {
     let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("occlusion.rrc");
-    std::fs::write(
-        &capture,
-        rsxtrace_capture::rrc::write_v6(&rsxtrace_scenes::occlusion::occlusion_capture()),
-    )
-    .unwrap();
+    let capture = scene_file(
+        dir.path(),
+        "occlusion.rrc",
+        &rsxtrace_scenes::occlusion::occlusion_capture(),
+    );
     let whole = json_ok(&["stats", s(&capture), "--json"]);
     assert_eq!(
         whole["occlusion"],

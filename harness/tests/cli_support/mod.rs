@@ -46,6 +46,13 @@ pub fn sample() -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// `capture` written as `dir/name` (RRC version 6): a generated scene as a file the CLI reads.
+pub fn scene_file(dir: &Path, name: &str, capture: &rsxtrace_capture::rrc::Capture) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, rsxtrace_capture::rrc::write_v6(capture)).unwrap();
+    path
+}
+
 /// A path as `&str`.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
