@@ -1,6 +1,7 @@
 //! The draw page of a draw under conditional rendering says what decided it: on the occlusion
 //! scene, the flare behind the occluder was not drawn (its query counted 0 samples), the one in
-//! the open was (256), and the one on a report no query wrote carries the render warning.
+//! the open was (256), and the one on a report no query wrote carries the render warning; the
+//! index's events table notes the draw left out.
 
 use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
 use rsxtrace_scenes::occlusion::*;
@@ -45,4 +46,7 @@ fn each_conditional_draw_says_what_decided_it() {
     );
     // A draw no report decides says nothing of it.
     assert!(!page(OCCLUDER).contains("conditional rendering"));
+    // The index's events table notes the draw left out, once.
+    let index = std::fs::read_to_string(site.join("index.html")).expect("index");
+    assert_eq!(index.matches("not drawn: conditional rendering").count(), 1);
 }

@@ -347,6 +347,11 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
         .filter(|w| w.draw == Some(d))
         .count();
     let source = if draw.indexed { "indexed" } else { "arrays" };
+    // Left out by conditional rendering (its occlusion report counted no sample).
+    let left_out = report
+        .rendered
+        .as_ref()
+        .is_ok_and(|r| r.conditional.iter().any(|c| c.draw == d && !c.drawn));
     html! {
         tr.draw {
             td.num { (n) }
@@ -386,6 +391,7 @@ fn draw_row(report: &Report<'_>, n: usize, d: usize, from: &SitePath) -> Markup 
             }
             td {
                 @if let Some(why) = skipped { span.warning { "skipped: " (why) } br; }
+                @if left_out { "not drawn: conditional rendering" br; }
                 @if warnings > 0 { (warnings) " warnings" br; }
                 @for p in &draw.problems { span.warning { (p.to_string()) } br; }
             }
