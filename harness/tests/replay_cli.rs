@@ -615,6 +615,68 @@ fn history_names_the_draws_conditional_rendering_left_out() {
     );
 }
 
+/// `overdraw --passed --passed-out`: per pixel, the fragments that passed every test, beside
+/// the rasterized counts. On the occlusion scene the flare conditional rendering left out and
+/// the query behind the occluder rasterize fragments that never pass: where the hidden flare
+/// lies over the occluder, 2 fragments are rasterized and 1 passes; the counts per pixel add
+/// up to the passed total.
+#[test]
+fn overdraw_passed_counts_each_pixel() {
+    use rsxtrace_scenes::occlusion::*;
+    let dir = tempfile::tempdir().unwrap();
+    let capture = scene_file(dir.path(), "occlusion.rrc", &occlusion_capture());
+    let (out, passed_out) = (dir.path().join("od.png"), dir.path().join("passed.png"));
+    let json = json_ok(&[
+        "overdraw",
+        s(&capture),
+        "--out",
+        s(&out),
+        "--passed",
+        "--passed-out",
+        s(&passed_out),
+        "--json",
+    ]);
+    let pixels = &json["passed"]["pixels"];
+    let histogram: Vec<u64> = pixels["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    let sum: u64 = histogram
+        .iter()
+        .enumerate()
+        .map(|(k, n)| k as u64 * n)
+        .sum();
+    assert_eq!(sum, json["passed"]["fragments"].as_u64().unwrap(), "{json}");
+    assert_eq!(sum, 4352);
+    assert_eq!(pixels["max"]["fragments"], 2, "{json}");
+    let (_, _, rasterized) = read_png(&out);
+    let (w, h, passed) = read_png(&passed_out);
+    assert_eq!((w, h), (64, 64));
+    let px = |img: &[u8], x: usize, y: usize| img[(y * 64 + x) * 4..][..4].to_vec();
+    let ramp = |n| rsxtrace_replay::render::overdraw::ramp(n).to_vec();
+    assert_eq!(px(&rasterized, 8, 56), ramp(2));
+    assert_eq!(px(&passed, 8, 56), ramp(1));
+    // The text says it.
+    let o = rsxtrace(&["overdraw", s(&capture), "--out", s(&out), "--passed"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("passed per pixel: 3648 of 4096 pixels written"),
+        "{text}"
+    );
+    // Without --passed, --passed-out is refused.
+    let refused = rsxtrace(&[
+        "overdraw",
+        s(&capture),
+        "--out",
+        s(&out),
+        "--passed-out",
+        s(&passed_out),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
 #[test]
 fn constants_the_capture_lacks_are_warnings() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,13 +10,16 @@ use clap::Args;
 use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::draw_range::{self, DrawRange};
-use rsxtrace_replay::render::overdraw::{overdraw, Overdraw, RAMP_TOP};
+use rsxtrace_replay::render::overdraw::{
+    overdraw, DrawFragments, Overdraw, PassedCounts, RAMP_TOP,
+};
 use rsxtrace_replay::render::target::{output_target, target_at, NamedTarget};
 use rsxtrace_replay::render::{RenderOptions, Scene};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Draws listed in the text table, the most fragments first.
 const TOP_DRAWS: usize = 10;
@@ -41,6 +44,10 @@ pub struct OverdrawArgs {
     /// A draw that rasterizes fragments none of which pass is hidden.
     #[arg(long)]
     pub passed: bool,
+    /// With `--passed`: also write the per-pixel heat map of the fragments that passed (the
+    /// same ramp), beside the rasterized one.
+    #[arg(long, requires = "passed", value_name = "PNG")]
+    pub passed_out: Option<PathBuf>,
     /// Print the summary as JSON (docs/json.md).
     #[arg(long)]
     pub json: bool,
@@ -49,11 +56,24 @@ pub struct OverdrawArgs {
 /// Per draw, the fragments that passed every test (`--passed`).
 type Passed = BTreeMap<usize, u64>;
 
-/// The CPU render of the range, for each rendered draw its fragments passed; `None`, with a
-/// warning, when the frame cannot be rendered (the rasterized counts still are).
-fn passed_fragments(scene: &Scene, range: Option<Range<usize>>) -> Option<Passed> {
+/// What `--passed` counted: per draw, and per pixel of the target.
+struct PassedCounted {
+    per_draw: Passed,
+    per_pixel: Overdraw,
+}
+
+/// The CPU render of the range, for each rendered draw its fragments passed and per pixel of
+/// `target` the fragments passed there; `None`, with a warning, when the frame cannot be
+/// rendered (the rasterized counts still are).
+fn passed_fragments(
+    scene: &Scene,
+    range: Option<Range<usize>>,
+    target: &NamedTarget,
+) -> Option<PassedCounted> {
+    let counts = Arc::new(PassedCounts::new(target));
     let options = RenderOptions {
         draws: range,
+        passed_counts: Some(Arc::clone(&counts)),
         ..Default::default()
     };
     let rendered = match render_frame(&scene.frame, &scene.events, &options) {
@@ -68,13 +88,32 @@ fn passed_fragments(scene: &Scene, range: Option<Range<usize>>) -> Option<Passed
             "warning: draw {draw}: not rendered, so its passed fragments are not counted: {why}"
         );
     }
-    Some(
-        rendered
-            .draw_shading
-            .iter()
-            .map(|d| (d.draw, d.shading.fragments_passed))
-            .collect(),
-    )
+    let per_draw: Passed = rendered
+        .draw_shading
+        .iter()
+        .map(|d| (d.draw, d.shading.fragments_passed))
+        .collect();
+    let draws = rendered
+        .draw_shading
+        .iter()
+        .filter(|d| d.shading.fragments_passed > 0)
+        .filter(|d| {
+            scene
+                .frame
+                .draws
+                .get(d.draw)
+                .is_some_and(|x| counts.counts(x))
+        })
+        .map(|d| DrawFragments {
+            draw: d.draw,
+            fragments: d.shading.fragments_passed,
+        })
+        .collect();
+    let per_pixel = counts.to_overdraw(draws);
+    Some(PassedCounted {
+        per_draw,
+        per_pixel,
+    })
 }
 
 /// Draws of `o` that rasterized fragments and passed none.
@@ -101,8 +140,8 @@ pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
             .context("no draw writes a usable colour target (no output image)")?,
     };
     let counted = overdraw(&frame, &target, range.clone());
-    let passed = if args.passed {
-        passed_fragments(&frame, range)
+    let counted_passed = if args.passed {
+        passed_fragments(&frame, range, &target)
     } else {
         None
     };
@@ -110,10 +149,18 @@ pub fn run(args: &OverdrawArgs) -> anyhow::Result<Status> {
         .heat_map()
         .write_png(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    if let (Some(path), Some(c)) = (&args.passed_out, &counted_passed) {
+        c.per_pixel
+            .heat_map()
+            .write_png(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let passed = counted_passed.as_ref().map(|c| &c.per_draw);
+    let per_pixel = counted_passed.as_ref().map(|c| &c.per_pixel);
     if args.json {
-        print_json(&summary_json(args, &target, &counted, passed.as_ref()))?;
+        print_json(&summary_json(args, &target, &counted, passed, per_pixel))?;
     } else {
-        print_text(args, &target, &counted, passed.as_ref())?;
+        print_text(args, &target, &counted, passed, per_pixel)?;
     }
     Ok(Status::Success)
 }
@@ -123,6 +170,7 @@ fn summary_json(
     target: &NamedTarget,
     o: &Overdraw,
     passed: Option<&Passed>,
+    per_pixel: Option<&Overdraw>,
 ) -> serde_json::Value {
     let (max, x, y) = o.max();
     let covered = o.covered_pixels();
@@ -135,9 +183,20 @@ fn summary_json(
         })
         .collect();
     let passed_summary = passed.map(|p| {
+        let pixels = per_pixel.map(|m| {
+            let (max, x, y) = m.max();
+            json!({
+                "covered_pixels": m.covered_pixels(),
+                "mean_per_covered_pixel": m.mean_per_covered_pixel(),
+                "max": {"fragments": max, "x": x, "y": y},
+                "histogram": m.histogram(),
+                "out": args.passed_out.as_ref().map(|p| p.display().to_string()),
+            })
+        });
         json!({
             "fragments": o.draws.iter().filter_map(|d| p.get(&d.draw)).sum::<u64>(),
             "hidden_draws": hidden(o, p),
+            "pixels": pixels,
         })
     });
     json!({
@@ -169,6 +228,7 @@ fn print_text(
     target: &NamedTarget,
     o: &Overdraw,
     passed: Option<&Passed>,
+    per_pixel: Option<&Overdraw>,
 ) -> anyhow::Result<()> {
     for (draw, why) in &o.skipped {
         eprintln!("warning: draw {draw}: not counted: {why}");
@@ -239,6 +299,20 @@ fn print_text(
                     }
                 )
             }
+        );
+    }
+    if let Some(m) = per_pixel {
+        let (max, x, y) = m.max();
+        outln!(
+            "passed per pixel: {} of {} pixels written ({:.2} passed fragments per written \
+             pixel), at most {max} at ({x}, {y}){}",
+            m.covered_pixels(),
+            u64::from(m.width) * u64::from(m.height),
+            m.mean_per_covered_pixel(),
+            args.passed_out
+                .as_ref()
+                .map(|p| format!("; heat map {}", p.display()))
+                .unwrap_or_default()
         );
     }
     let mut top = o.draws.clone();

@@ -38,6 +38,9 @@ pub struct RenderOptions {
     /// then be compared draw by draw. Without it, only draws an occlusion query of the frame
     /// counts are counted.
     pub count_samples: bool,
+    /// CPU render: count each fragment that passes every test into these per-pixel counts
+    /// (the draws rendering into their target; `overdraw --passed`). Ignored on the GPU.
+    pub passed_counts: Option<std::sync::Arc<super::overdraw::PassedCounts>>,
 }
 
 /// Screen tiling of the CPU renderer's draws (`render::cpu::tiles`).

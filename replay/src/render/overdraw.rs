@@ -13,6 +13,9 @@
 //! multisampled target is counted on its sample grid, each sample at its position (modes 3
 //! and 5 once per sample, as the renderers draw them); a pixel's count is the largest of its
 //! samples'.
+//!
+//! [`PassedCounts`] gives the same picture for the fragments that passed every test in the
+//! CPU render (`overdraw --passed`): what an occlusion query counts, per pixel.
 
 use crate::render::cpu::geometry::{build_within, covered_pixels, CoverRules};
 use crate::render::cpu::vertex::{point_size_from_vertex, shade_vertices};
@@ -322,6 +325,65 @@ pub fn overdraw(frame: &Frame, target: &NamedTarget, range: Option<Range<usize>>
         counts,
         draws,
         skipped,
+    }
+}
+
+/// Per pixel of one target, the fragments that passed every test there (kill, alpha, stencil,
+/// depth, depth bounds) in the CPU render: the written counterpart of [`overdraw`]'s
+/// rasterized counts, what an occlusion query counts, per pixel. Give it to the render as
+/// [`crate::render::RenderOptions::passed_counts`]; the draws counted are those [`overdraw`]
+/// counts (rendering into the target), on the same sample grid.
+#[derive(Debug)]
+pub struct PassedCounts {
+    target: NamedTarget,
+    grid: (u32, u32),
+    cells: Vec<AtomicU32>,
+}
+
+impl PassedCounts {
+    /// Zero counts over `target`'s sample grid.
+    pub fn new(target: &NamedTarget) -> PassedCounts {
+        let grid = (target.layout.width, target.layout.height);
+        PassedCounts {
+            target: target.clone(),
+            grid,
+            cells: (0..grid.0 as usize * grid.1 as usize)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+        }
+    }
+
+    /// Whether `draw`'s passed fragments count here (it renders into the target).
+    pub fn counts(&self, draw: &Draw) -> bool {
+        renders_into(draw, &self.target)
+    }
+
+    /// One fragment passed at surface cell (`x`, `y`); outside the grid, nothing.
+    pub fn add(&self, x: u32, y: u32) {
+        if x < self.grid.0 && y < self.grid.1 {
+            let at = y as usize * self.grid.0 as usize + x as usize;
+            if let Some(cell) = self.cells.get(at) {
+                cell.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The counts so far as an [`Overdraw`] of the target (a multisampled pixel the largest
+    /// count of its samples), with `draws` as its per-draw list.
+    pub fn to_overdraw(&self, draws: Vec<DrawFragments>) -> Overdraw {
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        let (counts, width, height) = resolve_max(cells, self.grid, self.target.antialias);
+        Overdraw {
+            width,
+            height,
+            counts,
+            draws,
+            skipped: Vec::new(),
+        }
     }
 }
 

@@ -539,6 +539,7 @@ fn render_pass(
         },
         offset: state.window_offset,
         early_depth: !options.no_early_depth,
+        passed_counts: options.passed_counts.as_deref().filter(|c| c.counts(draw)),
     };
     let oy = state.window_offset.1;
     let bands: Vec<(u32, u32)> = tiles

@@ -12,6 +12,7 @@ use super::tiles::Tile;
 use crate::interp::fragment::{run_fragment_with, FragmentState};
 use crate::raster::Covered;
 use crate::render::history::FragmentOutcome;
+use crate::render::overdraw::PassedCounts;
 use crate::render::state::DrawState;
 use crate::render::ShadingStats;
 use crate::texture::Sampler;
@@ -83,6 +84,8 @@ pub struct Pass<'a> {
     pub offset: (u32, u32),
     /// Whether quads sure to fail the depth test may go unshaded ([`early_depth`]).
     pub early_depth: bool,
+    /// Per-pixel counts of the fragments that pass, when this draw's are counted.
+    pub passed_counts: Option<&'a PassedCounts>,
 }
 
 impl Pass<'_> {
@@ -159,6 +162,9 @@ impl Pass<'_> {
                     };
                     if outcome == FragmentOutcome::Written {
                         stats.fragments_passed += 1;
+                        if let Some(counts) = self.passed_counts {
+                            counts.add(sx, sy);
+                        }
                     }
                 }
             }
