@@ -345,7 +345,7 @@ impl PassedCounts {
     pub fn new(target: &NamedTarget) -> PassedCounts {
         let grid = (target.layout.width, target.layout.height);
         PassedCounts {
-            target: target.clone(),
+            target: *target,
             grid,
             cells: (0..grid.0 as usize * grid.1 as usize)
                 .map(|_| AtomicU32::new(0))
