@@ -50,7 +50,7 @@ use rsxtrace_gpu::Gpu;
 
 use coverage::{coverage_shots, CoverageShot};
 use rsxtrace_capture::rrc::ReplayCommand;
-use rsxtrace_replay::render::overdraw::{overdraw, Overdraw};
+use rsxtrace_replay::render::overdraw::{overdraw, Overdraw, PassedCounts};
 use rsxtrace_replay::render::statistics::{statistics, FrameStatistics};
 use rsxtrace_replay::render::target::output_target;
 use rsxtrace_replay::render::{self, RenderOptions, RenderedFrame, Scene, SceneError};
@@ -60,6 +60,7 @@ use snapshot::{DrawShots, Sizes, Snapshots};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Why a report could not be made.
@@ -225,6 +226,8 @@ pub struct FrameOverdraw {
     pub image: ImageId,
     /// The counts.
     pub counted: Overdraw,
+    /// The heat map and counts of the fragments that passed every test (CPU render).
+    pub passed: Option<(ImageId, Overdraw)>,
 }
 
 impl Report<'_> {
@@ -277,8 +280,15 @@ pub fn build(
         bar.set_length(range.len() as u64);
         bar.set_message("rendering");
     }
+    // The CPU render counts the fragments that pass, per pixel of the output image.
+    let output = output_target(frame, &loaded.scene.events);
+    let passed_counts = match renderer {
+        Renderer::Cpu => output.as_ref().map(|t| Arc::new(PassedCounts::new(t))),
+        Renderer::Gpu(_) => None,
+    };
     let render_options = RenderOptions {
         draws: Some(range.clone()),
+        passed_counts: passed_counts.clone(),
         ..Default::default()
     };
     let mut observer = Counted {
@@ -319,12 +329,26 @@ pub fn build(
     }
     let (shots, changes) = observer.inner.finish();
     // The overdraw of the output image (vertex programs and coverage, no rendering).
-    let overdraw = output_target(frame, &loaded.scene.events).map(|target| {
+    let overdraw = output.map(|target| {
         let counted = overdraw(frame, &target, Some(range.clone()));
         let image = store.reserve(1)[0];
         let heat = counted.heat_map();
         store.submit(move || vec![(image, heat, Channels::Rgb)]);
-        FrameOverdraw { image, counted }
+        let passed = passed_counts
+            .as_ref()
+            .filter(|_| rendered.is_ok())
+            .map(|counts| {
+                let passed = counts.to_overdraw(Vec::new());
+                let image = store.reserve(1)[0];
+                let heat = passed.heat_map();
+                store.submit(move || vec![(image, heat, Channels::Rgb)]);
+                (image, passed)
+            });
+        FrameOverdraw {
+            image,
+            counted,
+            passed,
+        }
     });
     let statistics = statistics(
         frame,

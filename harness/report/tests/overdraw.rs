@@ -1,7 +1,8 @@
 //! The report's overdraw: the index shows the heat map of the output image beside the final
 //! frame with its totals, and each draw's fragments in the events table and on its page, the
 //! same counts `rsxtrace_replay::render::overdraw` gives for the basic sample, and on each page
-//! the fragments that passed every test in the CPU render.
+//! the fragments that passed every test in the CPU render; beside the heat map, the passed
+//! fragments per pixel.
 
 use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::target::output_target;
@@ -49,6 +50,30 @@ fn the_index_and_the_draw_pages_show_the_overdraw() {
     .expect("render")
     .draw_shading;
     assert_eq!(passed.len(), 3);
+    // The passed heat map beside the rasterized one: every passed fragment lands on the
+    // output image here (each draw renders into it).
+    assert!(index.contains("alt=\"passed fragments heat map\""));
+    let total: u64 = passed.iter().map(|p| p.shading.fragments_passed).sum();
+    let counts = rsxtrace_replay::render::overdraw::PassedCounts::new(&target);
+    let options = rsxtrace_replay::render::RenderOptions {
+        passed_counts: Some(std::sync::Arc::new(counts)),
+        ..Default::default()
+    };
+    rsxtrace_replay::render::cpu::render_frame(frame, &loaded.scene.events, &options)
+        .expect("render");
+    let per_pixel = options
+        .passed_counts
+        .as_ref()
+        .unwrap()
+        .to_overdraw(Vec::new());
+    let summed: u64 = per_pixel.counts.iter().map(|&c| u64::from(c)).sum();
+    assert_eq!(summed, total);
+    let caption = format!(
+        "{} pixels written, {:.2} passed fragments per written pixel",
+        per_pixel.covered_pixels(),
+        per_pixel.mean_per_covered_pixel()
+    );
+    assert!(index.contains(&caption), "{caption} not in the index");
     for d in &counted.draws {
         let page = std::fs::read_to_string(site.join(format!("draws/draw-{:05}.html", d.draw)))
             .expect("draw page");

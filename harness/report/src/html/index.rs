@@ -42,6 +42,12 @@ pub fn page(report: &Report<'_>) -> (Markup, usize) {
                         (image(&report.images, o.image, &path, "overdraw heat map", "frame"))
                         figcaption.facts { (overdraw_text(&o.counted)) }
                     }
+                    @if let Some((id, passed)) = &o.passed {
+                        figure {
+                            (image(&report.images, *id, &path, "passed fragments heat map", "frame"))
+                            figcaption.facts { (passed_text(passed)) }
+                        }
+                    }
                 }
             }
         }
@@ -165,6 +171,18 @@ fn overdraw_text(o: &Overdraw) -> String {
          {max} at ({x}, {y}).",
         o.total(),
         o.draws.len(),
+        o.covered_pixels(),
+        o.mean_per_covered_pixel()
+    )
+}
+
+/// The passed heat map's caption.
+fn passed_text(o: &Overdraw) -> String {
+    let (max, x, y) = o.max();
+    format!(
+        "Passed: fragments that passed every test (kill, alpha, stencil, depth) per pixel of \
+         the output image in the CPU render, what an occlusion query counts (same ramp): {} \
+         pixels written, {:.2} passed fragments per written pixel, at most {max} at ({x}, {y}).",
         o.covered_pixels(),
         o.mean_per_covered_pixel()
     )
