@@ -48,6 +48,18 @@ pub fn error_chain(err: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
+/// The first `n` of `items` joined with ", ", and ", ..." when there are more: a list that
+/// stays one line (draws named in a summary).
+pub fn first_of(items: &[String], n: usize) -> String {
+    let shown = items.get(..n).unwrap_or(items);
+    let more = if items.len() > shown.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("{}{more}", shown.join(", "))
+}
+
 /// Print a value as pretty JSON followed by a newline.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let stdout = io::stdout();

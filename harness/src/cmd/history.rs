@@ -165,19 +165,12 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         out!("{}", t.render());
     }
     if !h.not_drawn.is_empty() {
-        let listed: Vec<String> = h
-            .not_drawn
-            .iter()
-            .take(10)
-            .map(|c| c.draw.to_string())
-            .collect();
-        let more = h.not_drawn.len().saturating_sub(listed.len());
+        let listed: Vec<String> = h.not_drawn.iter().map(|c| c.draw.to_string()).collect();
         outln!(
             "left out by conditional rendering (their occlusion report counted no sample): {} \
-             ({}{})",
+             ({})",
             plural(h.not_drawn.len(), "draw"),
-            listed.join(", "),
-            if more > 0 { ", ..." } else { "" }
+            crate::output::first_of(&listed, 10)
         );
     }
     crate::output::print_render_problems(&h.skipped, &h.warnings);

@@ -274,30 +274,17 @@ fn print_text(
     outln!("pixels by fragments: {}", listed.join(", "));
     if let Some(p) = passed {
         let total: u64 = o.draws.iter().filter_map(|d| p.get(&d.draw)).sum();
-        let hidden = hidden(o, p);
-        let named: Vec<String> = hidden
-            .iter()
-            .take(TOP_DRAWS)
-            .map(|d| d.to_string())
-            .collect();
+        let hidden: Vec<String> = hidden(o, p).iter().map(|d| d.to_string()).collect();
         outln!(
             "passed every test and written: {total} of {} fragments ({:.1}%); {} draws hidden \
              (fragments rasterized, none passed){}",
             o.total(),
             total as f64 * 100.0 / o.total().max(1) as f64,
             hidden.len(),
-            if named.is_empty() {
+            if hidden.is_empty() {
                 String::new()
             } else {
-                format!(
-                    ": {}{}",
-                    named.join(", "),
-                    if hidden.len() > named.len() {
-                        ", ..."
-                    } else {
-                        ""
-                    }
-                )
+                format!(": {}", crate::output::first_of(&hidden, TOP_DRAWS))
             }
         );
     }

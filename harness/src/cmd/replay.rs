@@ -336,15 +336,14 @@ fn conditional_line(decided: &[ConditionalDraw]) -> Option<String> {
         .iter()
         .filter(|c| c.source == ReportSource::Unknown)
         .count();
-    let listed = if not_drawn.len() > 10 {
-        format!("{}, ...", not_drawn[..10].join(", "))
-    } else {
-        not_drawn.join(", ")
-    };
     let not = if not_drawn.is_empty() {
         "none not drawn".to_string()
     } else {
-        format!("{} not drawn ({listed})", not_drawn.len())
+        format!(
+            "{} not drawn ({})",
+            not_drawn.len(),
+            crate::output::first_of(&not_drawn, 10)
+        )
     };
     Some(format!(
         "conditional rendering: {} draws decided by occlusion reports, {not}, {unknown} drawn \
