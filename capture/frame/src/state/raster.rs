@@ -397,10 +397,10 @@ impl RenderEnable {
 
 /// Occlusion counting and where reports go (RPCS3 `nv4097::get_report`,
 /// `rsx::get_address`, `ZCULL_control`): while `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, the
-/// samples a draw lets through the depth and stencil tests are added to a counter that
-/// `CLEAR_REPORT_VALUE` (type 1, `ZPASS_PIXEL_CNT`) zeroes and `GET_REPORT` (type 1) writes
-/// as a 16-byte report (`CellGcmReportData`: big-endian timer u64, value u32, padding u32) at
-/// an offset in the report area `SET_CONTEXT_DMA_REPORT` names.
+/// samples a draw lets through every test (kill, alpha, stencil, depth) are added to a
+/// counter that `CLEAR_REPORT_VALUE` (type 1, `ZPASS_PIXEL_CNT`) zeroes and `GET_REPORT`
+/// (type 1) writes as a 16-byte report (`CellGcmReportData`: big-endian timer u64, value
+/// u32, padding u32) at an offset in the report area `SET_CONTEXT_DMA_REPORT` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Occlusion {
     /// `SET_ZPASS_PIXEL_COUNT_ENABLE`: the draw's samples are counted.

@@ -5,8 +5,7 @@ use super::FrameStatistics;
 impl FrameStatistics {
     /// The totals as labelled lines (`by primitive`, `by source`, `vertices`, `assembled`,
     /// `programs`, `textures`, `clears`, `transfers`, `constants`, `occlusion`), each draw
-    /// count with its
-    /// share: what `rsxtrace stats` and the report print.
+    /// count with its share: what `rsxtrace stats` and the report print.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
         let draws = self.draws.len() as u64;
         let listed = |pairs: &[(&str, usize)]| -> String {
