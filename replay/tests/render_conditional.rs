@@ -2,8 +2,9 @@
 //! decodes the counting switch, the report area and the report commands; both renderers count
 //! the samples of the draws a query covers (the CPU render its written fragments, the GPU
 //! render an occlusion query on the device) and draw a draw after `SET_RENDER_ENABLE` mode 2
-//! only when its report holds a count: from a query of the frame, else from the captured
-//! memory, else (unknown) drawn with a warning.
+//! only when its report, as it is at that command, holds a count: from a query of the frame,
+//! else from the captured memory, else (unknown) drawn with a warning. A range that starts
+//! after the queries, a band cut, and the GPU's count of every draw's samples when asked.
 
 use crate::gpu_support;
 use crate::render_support::*;
