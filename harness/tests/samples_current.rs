@@ -1,20 +1,18 @@
-//! The checked-in sample captures equal what `rsxtrace_scenes::samples` builds today.
+//! The checked-in sample captures equal what `rsxtrace_scenes` builds today (the basic sample,
+//! the primitives sample, the occlusion sample).
 //! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::`.
 
-use rsxtrace_capture::rrc;
-use std::path::PathBuf;
+use rsxtrace_capture::rrc::{self, Capture};
 
-fn samples_dir() -> PathBuf {
-    rsxtrace_testkit::workspace!().samples_dir()
-}
-
-#[test]
-fn basic_sample_is_current() {
-    let built = rsxtrace_scenes::samples::basic().expect("build the basic sample");
-    let path = samples_dir().join(rsxtrace_scenes::samples::BASIC);
+/// `built` against the sample file `name` in `traces/samples` (written first with
+/// `RSXTRACE_UPDATE_SAMPLES`): its tiles, blocks, data, display buffers, commands and
+/// register state.
+fn check_current(built: &Capture, name: &str) {
+    let dir = rsxtrace_testkit::workspace!().samples_dir();
+    let path = dir.join(name);
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
-        std::fs::create_dir_all(samples_dir()).unwrap();
-        std::fs::write(&path, rrc::write_v6(&built)).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&path, rrc::write_v6(built)).unwrap();
         eprintln!("wrote {}", path.display());
     }
     let stored = rrc::read_file(&path).unwrap_or_else(|e| {
@@ -47,25 +45,20 @@ fn basic_sample_is_current() {
 }
 
 #[test]
+fn basic_sample_is_current() {
+    let built = rsxtrace_scenes::samples::basic().expect("build the basic sample");
+    check_current(&built, rsxtrace_scenes::samples::BASIC);
+}
+
+#[test]
 fn primitives_sample_is_current() {
     let built =
         rsxtrace_scenes::primitives_sample::primitives().expect("build the primitives sample");
-    let path = samples_dir().join(rsxtrace_scenes::primitives_sample::PRIMITIVES);
-    if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
-        std::fs::create_dir_all(samples_dir()).unwrap();
-        std::fs::write(&path, rrc::write_v6(&built)).unwrap();
-        eprintln!("wrote {}", path.display());
-    }
-    let stored = rrc::read_file(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {}: {e}; regenerate with RSXTRACE_UPDATE_SAMPLES=1",
-            path.display()
-        )
-    });
-    assert_eq!(
-        (&stored.blocks, &stored.data, &stored.commands, &stored.reg_state),
-        (&built.blocks, &built.data, &built.commands, &built.reg_state),
-        "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::",
-        path.display()
-    );
+    check_current(&built, rsxtrace_scenes::primitives_sample::PRIMITIVES);
+}
+
+#[test]
+fn occlusion_sample_is_current() {
+    let built = rsxtrace_scenes::occlusion::occlusion_capture();
+    check_current(&built, rsxtrace_scenes::occlusion::FILE);
 }

@@ -7,6 +7,9 @@
 //!
 //! Draws, in order: [`OCCLUDER`], [`HIDDEN_QUERY`], [`VISIBLE_QUERY`], then the flares
 //! [`HIDDEN_FLARE`], [`VISIBLE_FLARE`], [`UNKNOWN_FLARE`].
+//!
+//! Bundled as `traces/samples/occlusion.rrc.gz` ([`FILE`]), a frame of `rsxtrace ci`'s
+//! manifest, so both renderers' conditional rendering is checked against a reference image.
 
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
@@ -33,6 +36,9 @@ pub const HIDDEN_REPORT: u32 = 0x10;
 pub const VISIBLE_REPORT: u32 = 0x20;
 /// A report offset no query of the frame writes.
 pub const UNKNOWN_REPORT: u32 = 0x30;
+
+/// The bundled sample's file name in `traces/samples` (`rsxtrace ci`'s `occlusion` frame).
+pub const FILE: &str = "occlusion.rrc.gz";
 
 /// The surface's size in pixels.
 pub const SIZE: u16 = 64;
