@@ -6,14 +6,16 @@
 //! - [`surface`]: surface formats, their bytes in guest memory, and the frame's surface memory
 //!   (what the draws rendered, readable by later draws as textures).
 //! - [`msaa`]: multisampled surfaces: the sample grid in memory, drawing into it, the resolve.
-//! - [`conditional`]: the note on a draw rendered only when an occlusion query passed.
+//! - [`conditional`]: occlusion counting and conditional rendering, decided alike by both
+//!   renderers.
 //! - [`transfer`]: image transfers between draws (`NV0039`, `NV3089` through `NV3062`/`NV309E`)
 //!   applied to the surface memory by both renderers.
 //! - [`scene`]: a capture opened and decoded into the frame and its events, ready to render.
 //! - [`draw_range`]: ranges of draws (`A..B`) as front ends take them.
 //! - [`observe`]: a [`DrawObserver`] sees the surface memory before and after each draw.
 //! - [`target`]: any colour or depth target as an image (`replay --target`, the report).
-//! - [`overdraw`]: the fragments the draws rasterize per pixel of a target (`overdraw`).
+//! - [`overdraw`]: the fragments the draws rasterize per pixel of a target (`overdraw`), and
+//!   those that pass (counted by the CPU render).
 //! - [`band`]: one band of rows of the output image ([`RenderOptions::band`]), for a frame
 //!   split across machines, and the merge of the bands.
 
