@@ -439,3 +439,44 @@ fn the_gpu_counts_every_draws_samples_when_asked() {
         .draw_shading
         .is_empty());
 }
+
+/// The counter with counts read later (the GPU render's protocol): a report that counted a
+/// draw not read yet is "at least" until the counts are read, then exact; a draw read as
+/// unknown leaves its reports "at least".
+#[test]
+fn counts_read_later_decide_once_read() {
+    use rsxtrace_replay::render::conditional::OcclusionCounter;
+    let capture = capture();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let memory = frame.memory(3).unwrap();
+    // Draws 0..3 rendered, the two queries' draws (1, 2) counted later.
+    let run = |read: &dyn Fn(usize) -> Option<u64>| {
+        let mut c = OcclusionCounter::new(&events);
+        for (index, draw) in frame.draws.iter().enumerate().take(3) {
+            c.before(&events, index);
+            c.count_later(index, draw);
+        }
+        c.before(&events, 3);
+        assert!(c.needs_counts());
+        let before = c.decide(3, &memory).unwrap();
+        assert_eq!(
+            (before.source, before.samples, before.drawn),
+            (ReportSource::Unknown, Some(0), true)
+        );
+        c.resolve(read);
+        assert!(!c.needs_counts());
+        let after = c.decide(3, &memory).unwrap();
+        c.before(&events, 4);
+        (after, c.decide(4, &memory).unwrap())
+    };
+    let (a, b) = run(&|d| Some(if d == 2 { 4 } else { 0 }));
+    assert!(matches!(a.source, ReportSource::Query { .. }));
+    assert_eq!((a.samples, a.exact, a.drawn), (Some(0), true, false));
+    assert_eq!((b.samples, b.exact, b.drawn), (Some(4), true, true));
+    // Draw 1 read as unknown: report A may hold samples (drawn, unknown); report B, after
+    // its own clear, is exact.
+    let (a, b) = run(&|d| (d == 2).then_some(4));
+    assert_eq!((a.source, a.drawn), (ReportSource::Unknown, true));
+    assert_eq!((b.samples, b.exact, b.drawn), (Some(4), true, true));
+}

@@ -18,8 +18,8 @@
 //! renders ([`OcclusionCounter::decide`]) and gives it the samples each rendered draw passed
 //! ([`OcclusionCounter::count`]). When they are read later (the GPU render's occlusion
 //! queries, read back only when a conditional draw needs a report that counts them), it
-//! marks the draw counted ([`OcclusionCounter::count_later`]) and resolves it when
-//! [`OcclusionCounter::unresolved`] asks.
+//! marks the draw counted ([`OcclusionCounter::count_later`]) and reads the counts when
+//! [`OcclusionCounter::needs_counts`] asks ([`OcclusionCounter::resolve`]).
 //!
 //! A counter not cleared in the frame may hold samples of draws before the capture began,
 //! and a draw that was not rendered (outside the rendered range, or skipped) counted what the
@@ -36,6 +36,7 @@ use rsxtrace_capture::frame::Draw;
 use rsxtrace_capture::rrc::Location;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::state::{FrameEvents, ReportOp};
 
@@ -121,12 +122,13 @@ impl ConditionalDraw {
     }
 }
 
-/// A counter's value: what is known, and the draws whose samples count too but are not known
-/// yet (the GPU render reads them from the device only when a report is needed).
+/// A counter's value: what is known, and the draws whose samples count too but are read
+/// later (the GPU render reads them from the device only when a report needs them): the
+/// stretch `later` of [`OcclusionCounter`]'s list of such draws.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Tally {
     known: SampleCount,
-    later: Vec<usize>,
+    later: Range<usize>,
 }
 
 /// Conditional rendering as the last `SET_RENDER_ENABLE` set it.
@@ -154,8 +156,12 @@ pub struct OcclusionCounter {
     /// Reports written by this frame's queries: (report area, offset) -> count (`None`: a
     /// report type not modelled), command.
     reports: HashMap<(u32, u32), (Option<Tally>, usize)>,
-    /// Samples of the draws counted later, once read ([`OcclusionCounter::resolve`]).
-    resolved: HashMap<usize, Option<u64>>,
+    /// The draws counted later, in order ([`OcclusionCounter::count_later`]); tallies take
+    /// stretches of it, so a report costs the same whatever the draws it counts.
+    later: Vec<usize>,
+    /// For the first of them, read ([`OcclusionCounter::resolve`]): the samples passed so far
+    /// summed from the list's start, and how many of them were not known.
+    resolved: Vec<(u64, usize)>,
     /// Report events applied so far.
     applied: usize,
 }
@@ -203,7 +209,7 @@ impl OcclusionCounter {
                             at_least: 0,
                             exact: true,
                         },
-                        later: Vec::new(),
+                        later: self.later.len()..self.later.len(),
                     };
                 }
             }
@@ -237,45 +243,56 @@ impl OcclusionCounter {
         }
     }
 
-    /// The draws whose samples [`decide`](Self::decide) needs now and that are not resolved
-    /// yet: give them to [`resolve`](Self::resolve) first.
-    pub fn unresolved(&self) -> Vec<usize> {
+    /// Whether [`decide`](Self::decide) needs samples of draws counted later that are not
+    /// read yet: give them to [`resolve`](Self::resolve) first.
+    pub fn needs_counts(&self) -> bool {
         match &self.condition {
             Condition::On {
                 query: Some((Some(t), _)),
                 ..
-            } => t
-                .later
-                .iter()
-                .copied()
-                .filter(|d| !self.resolved.contains_key(d))
-                .collect(),
-            _ => Vec::new(),
+            } => t.later.end > self.resolved.len(),
+            _ => false,
         }
     }
 
-    /// The samples draw `draw`, counted with [`count_later`](Self::count_later), passed
-    /// (`None`: not known).
-    pub fn resolve(&mut self, draw: usize, passed: Option<u64>) {
-        self.resolved.insert(draw, passed);
+    /// Reads the draws counted later and not read yet, in order: `passed` gives each one's
+    /// samples (`None`: not known).
+    pub fn resolve(&mut self, mut passed: impl FnMut(usize) -> Option<u64>) {
+        while let Some(&draw) = self.later.get(self.resolved.len()) {
+            let (sum, unknown) = self.resolved.last().copied().unwrap_or((0, 0));
+            self.resolved.push(match passed(draw) {
+                Some(n) => (sum.saturating_add(n), unknown),
+                None => (sum, unknown + 1),
+            });
+        }
     }
 
-    /// The known value of a tally (its later draws resolved, else not exact).
+    /// The known value of a tally (its later draws read, else not exact).
     fn value(&self, t: &Tally) -> SampleCount {
         let mut v = t.known;
-        for d in &t.later {
-            match self.resolved.get(d) {
-                Some(Some(n)) => v.at_least = v.at_least.saturating_add(*n),
-                _ => v.exact = false,
-            }
+        let at = |i: usize| {
+            i.checked_sub(1)
+                .and_then(|i| self.resolved.get(i))
+                .copied()
+                .unwrap_or((0, 0))
+        };
+        if t.later.end > self.resolved.len() {
+            v.exact = false;
+        }
+        let end = t.later.end.min(self.resolved.len());
+        let start = t.later.start.min(end);
+        let ((s1, u1), (s0, u0)) = (at(end), at(start));
+        v.at_least = v.at_least.saturating_add(s1 - s0);
+        if u1 > u0 {
+            v.exact = false;
         }
         v
     }
 
     /// Whether draw `index` renders: `None` when conditional rendering is off, else what
     /// was decided and why. `memory` (the draw's) is read for a report no query of the frame
-    /// wrote. The draws [`unresolved`](Self::unresolved) names should be resolved first (an
-    /// unresolved draw makes the count "at least").
+    /// wrote. The counts [`needs_counts`](Self::needs_counts) asks for should be read first
+    /// (a draw not read makes the count "at least").
     pub fn decide(&self, index: usize, memory: &dyn GuestMemory) -> Option<ConditionalDraw> {
         let Condition::On {
             report_dma,
@@ -341,11 +358,13 @@ impl OcclusionCounter {
         }
     }
 
-    /// Counts draw `index` (rendered), whose samples are known later
+    /// Counts draw `index` (rendered), whose samples are read later
     /// ([`resolve`](Self::resolve)).
     pub fn count_later(&mut self, index: usize, draw: &Draw) {
         if draw.raster.occlusion.zpass_pixel_count {
-            self.counter.later.push(index);
+            // The counter's stretch runs to the end of the list: it grows with it.
+            self.later.push(index);
+            self.counter.later.end = self.later.len();
         }
     }
 }

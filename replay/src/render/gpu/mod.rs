@@ -394,46 +394,36 @@ struct Renderer<'a> {
 }
 
 impl Renderer<'_> {
-    /// Resolves the occlusion counts the conditional rendering in force needs: when its
-    /// report counted draws not read yet, every count queued so far is read from the device
-    /// (the bound state's queue submitted first).
+    /// Reads the occlusion counts the conditional rendering in force needs: when its report
+    /// counted draws not read yet, every count queued so far is read from the device (the
+    /// bound state's queue submitted first).
     fn resolve_counts(&mut self) -> Result<(), RenderError> {
-        let needed = self.occlusion.unresolved();
-        if needed.is_empty() {
+        if !self.occlusion.needs_counts() {
             return Ok(());
         }
-        for (draw, n) in self.read_counts()? {
-            self.occlusion.resolve(draw, Some(n));
-        }
+        self.read_counts()?;
         // A counted draw with nothing on the device (no pixel left) passed nothing.
-        for d in needed {
-            if !self.passed.contains_key(&d) {
-                self.occlusion.resolve(d, Some(0));
-            }
-        }
+        let passed = &self.passed;
+        self.occlusion
+            .resolve(|d| Some(passed.get(&d).copied().unwrap_or(0)));
         Ok(())
     }
 
     /// Reads every occlusion count queued so far from the device (the bound state's queue
-    /// submitted first) into `passed`; returns the draws read and their totals so far.
-    fn read_counts(&mut self) -> Result<Vec<(usize, u64)>, RenderError> {
+    /// submitted first) into `passed`.
+    fn read_counts(&mut self) -> Result<(), RenderError> {
         let counted = self
             .resident
             .take_counts(self.gpu)
             .map_err(RenderError::Gpu)?;
-        let mut read = Vec::new();
         for (owners, counts) in &counted {
             let values = self.gpu.read_sample_counts(counts).map_err(fatal)?;
             for (&draw, value) in owners.iter().zip(values) {
                 // A draw of several passes (samples) sums them.
                 *self.passed.entry(draw).or_default() += value.unwrap_or(0);
-                read.push(draw);
             }
         }
-        Ok(read
-            .into_iter()
-            .map(|d| (d, self.passed.get(&d).copied().unwrap_or(0)))
-            .collect())
+        Ok(())
     }
 
     /// Whether draw `index` renders under conditional rendering (recorded, and warned when
