@@ -34,6 +34,5 @@ mod shade_fp16;
 mod state_before_frame;
 mod stats_cli;
 mod texture_formats_capture;
-mod texture_formats_current;
 mod verify_cli;
 mod workbench;

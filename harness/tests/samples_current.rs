@@ -1,5 +1,5 @@
 //! The checked-in sample captures equal what `rsxtrace_scenes` builds today (the basic sample,
-//! the primitives sample, the occlusion sample).
+//! the primitives sample, the texture-format sample, the occlusion sample).
 //! Regenerate: `RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::`.
 
 use rsxtrace_capture::rrc::{self, Capture};
@@ -61,4 +61,10 @@ fn primitives_sample_is_current() {
 fn occlusion_sample_is_current() {
     let built = rsxtrace_scenes::occlusion::occlusion_capture();
     check_current(&built, rsxtrace_scenes::occlusion::FILE);
+}
+
+#[test]
+fn texture_formats_sample_is_current() {
+    let built = rsxtrace_scenes::texture_formats::build().expect("build the texture-format sample");
+    check_current(&built, rsxtrace_scenes::texture_formats::FILE);
 }

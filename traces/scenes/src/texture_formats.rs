@@ -9,7 +9,7 @@
 //! against the format's documented rule. The surface is 256x256 A8R8G8B8; the quads are 40x40
 //! pixels on a 42-pixel grid of [`COLUMNS`] columns ([`quad_origin`]); texture coordinates
 //! run 0..1 (0..4 with the UN flag) from the quad's top-left corner, nearest filtering, clamp
-//! to edge. `tests/texture_formats_current.rs` keeps the checked-in file equal to [`build`].
+//! to edge. `harness/tests/samples_current.rs` keeps the checked-in file equal to [`build`].
 //!
 //! Field meanings ([`fields`] returns them per texel, unused entries 0), as stored in memory:
 //!
