@@ -189,8 +189,7 @@ impl CaptureBuilder {
         self.record(m::SET_FRONT_FACE, front_face);
     }
 
-    /// An occlusion query as libgcm writes one (`cellGcmSetClearReport`,
-    /// `cellGcmSetZpassPixelCountEnable`): SET_CONTEXT_DMA_REPORT(`report_dma`, e.g.
+    /// The start of an occlusion query: SET_CONTEXT_DMA_REPORT(`report_dma`, e.g.
     /// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL` 0x66626660), CLEAR_REPORT_VALUE(1,
     /// `ZPASS_PIXEL_CNT`) and SET_ZPASS_PIXEL_COUNT_ENABLE(1): the draws until
     /// [`end_occlusion_query`](Self::end_occlusion_query) are counted.
@@ -200,8 +199,8 @@ impl CaptureBuilder {
         self.record(m::SET_ZPASS_PIXEL_COUNT_ENABLE, 1);
     }
 
-    /// GET_REPORT(`ZPASS_PIXEL_CNT`, `offset`) and SET_ZPASS_PIXEL_COUNT_ENABLE(0)
-    /// (`cellGcmSetReport`).
+    /// The end of an occlusion query: GET_REPORT(`ZPASS_PIXEL_CNT`, `offset`) and
+    /// SET_ZPASS_PIXEL_COUNT_ENABLE(0).
     pub fn end_occlusion_query(&mut self, offset: u32) {
         self.record(m::GET_REPORT, (1 << 24) | (offset & 0x00FF_FFFF));
         self.record(m::SET_ZPASS_PIXEL_COUNT_ENABLE, 0);
@@ -209,7 +208,7 @@ impl CaptureBuilder {
 
     /// SET_CONTEXT_DMA_REPORT(`report_dma`) and SET_RENDER_ENABLE(mode 2, `offset`): the draws
     /// that follow render only when the report there holds a non-zero count
-    /// (`cellGcmSetRenderEnable(CELL_GCM_CONDITIONAL, offset)`); `None`: mode 1, every draw
+    /// (mode 2 is `CELL_GCM_CONDITIONAL`, RPCS3 `gcm_enums.h`); `None`: mode 1, every draw
     /// renders.
     pub fn set_conditional_render(&mut self, report: Option<(u32, u32)>) {
         match report {
