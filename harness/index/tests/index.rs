@@ -914,7 +914,7 @@ fn every_texture_unit_reads_its_own_binding_through_the_view() {
 /// an occlusion query (draw 1, counted, local report area) and the draw it decides (draw 2).
 #[test]
 fn occlusion_queries_and_the_draws_they_decide_are_columns() {
-    const LOCAL: u32 = 0x6662_6660;
+    use rsxtrace_capture::frame::state::REPORT_AREA_LOCAL as LOCAL;
     let mut b = CaptureBuilder::new("occlusion");
     b.put_memory(Location::Main, 0x1000, &[0u8; 36]).unwrap();
     b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
