@@ -153,7 +153,11 @@ impl HtmlWriter {
             s.push_str("</table>\n");
         }
         for p in &trace.paths {
-            if p.reasons.is_empty() && p.warnings.is_empty() && p.skipped_draws.is_empty() {
+            if p.reasons.is_empty()
+                && p.warnings.is_empty()
+                && p.skipped_draws.is_empty()
+                && p.not_drawn.is_empty()
+            {
                 continue;
             }
             let _ = writeln!(
@@ -166,6 +170,13 @@ impl HtmlWriter {
             }
             for d in &p.skipped_draws {
                 let _ = writeln!(s, "<li>draw {} skipped: {}</li>", d.draw, escape(&d.reason));
+            }
+            if !p.not_drawn.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "<li>left out by conditional rendering: draws {:?}</li>",
+                    p.not_drawn
+                );
             }
             for w in p.warnings.iter().take(MAX_WARNINGS) {
                 let at = w.draw.map_or(String::new(), |d| format!("draw {d}: "));

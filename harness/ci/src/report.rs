@@ -83,6 +83,8 @@ pub struct PathResult {
     pub skipped_draws: Vec<SkippedDraw>,
     /// Renderer warnings (constants the capture does not hold read as zero...).
     pub warnings: Vec<RenderWarning>,
+    /// Draws conditional rendering left out (their occlusion report counted no sample).
+    pub not_drawn: Vec<usize>,
     /// What the image shows.
     pub source: Option<OutputSource>,
     /// Wall-clock seconds of the render.
@@ -108,6 +110,7 @@ impl PathResult {
             draws_rendered: 0,
             skipped_draws: Vec::new(),
             warnings: Vec::new(),
+            not_drawn: Vec::new(),
             source: None,
             seconds: 0.0,
         }

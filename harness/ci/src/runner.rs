@@ -11,7 +11,7 @@ use super::manifest::{Tolerance, TraceSpec};
 use super::report::{DivergenceCheck, Outcome, PathResult, RenderPath, SkippedDraw, TraceResult};
 use rsxtrace_gpu::Gpu;
 use rsxtrace_replay::render::{
-    self, draw_range, RenderError, RenderOptions, RenderedFrame, Rgba8Image, Scene,
+    self, draw_range, RenderError, RenderOptions, RenderWarning, RenderedFrame, Rgba8Image, Scene,
 };
 use std::ops::Range;
 use std::time::Instant;
@@ -323,6 +323,11 @@ pub fn run_trace(
         });
     }
     artifacts.reference = reference;
+    if let Some(w) = conditional_disagreement(&result.paths) {
+        if let Some(gpu) = result.paths.iter_mut().find(|p| p.path == RenderPath::Gpu) {
+            gpu.warnings.push(w);
+        }
+    }
 
     if let Some(limit) = spec.max_divergence {
         result.divergence = Some(check_divergence(
@@ -447,9 +452,35 @@ fn path_result(render: &Render, spec: &TraceSpec) -> PathResult {
             })
             .collect(),
         warnings: rendered.warnings.clone(),
+        not_drawn: rendered
+            .conditional
+            .iter()
+            .filter(|c| !c.drawn)
+            .map(|c| c.draw)
+            .collect(),
         source: Some(rendered.source.clone()),
         seconds: *seconds,
     }
+}
+
+/// When the CPU and GPU paths left out other draws under conditional rendering (their
+/// occlusion counts decided otherwise), a warning for the GPU path naming both lists: the
+/// likely first cause of any image difference after those draws.
+fn conditional_disagreement(paths: &[PathResult]) -> Option<RenderWarning> {
+    let of = |path| {
+        paths
+            .iter()
+            .find(|p| p.path == path && p.checksum.is_some())
+    };
+    let (cpu, gpu) = (of(RenderPath::Cpu)?, of(RenderPath::Gpu)?);
+    (cpu.not_drawn != gpu.not_drawn).then(|| RenderWarning {
+        draw: None,
+        message: format!(
+            "conditional rendering decided otherwise than on the CPU: the CPU render left out \
+             draws {:?}, the GPU render {:?} (their occlusion counts differ)",
+            cpu.not_drawn, gpu.not_drawn
+        ),
+    })
 }
 
 /// Bisect a failing trace: the GPU render against the CPU render, draw by draw.
@@ -591,5 +622,32 @@ mod tests {
         std::panic::set_hook(hook);
         assert_eq!(literal, Err("panicked: boom".to_string()));
         assert_eq!(formatted, Err("panicked: draw 3".to_string()));
+    }
+
+    #[test]
+    fn paths_that_left_out_other_draws_are_warned() {
+        let path = |p, not_drawn: Vec<usize>| PathResult {
+            checksum: Some("0".repeat(16)),
+            not_drawn,
+            ..PathResult::without_render(p, "k", Outcome::Pass, String::new())
+        };
+        let alike = [
+            path(RenderPath::Cpu, vec![3]),
+            path(RenderPath::Gpu, vec![3]),
+        ];
+        assert_eq!(conditional_disagreement(&alike), None);
+        let parted = [
+            path(RenderPath::Cpu, vec![3]),
+            path(RenderPath::Gpu, vec![3, 5]),
+        ];
+        let w = conditional_disagreement(&parted).expect("a warning");
+        assert!(
+            w.message
+                .contains("left out draws [3], the GPU render [3, 5]"),
+            "{}",
+            w.message
+        );
+        // One path alone: nothing to compare.
+        assert_eq!(conditional_disagreement(&parted[..1]), None);
     }
 }
