@@ -11,10 +11,11 @@
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them): without them the
 //! test says so loudly and passes, except under `CI=true`, where it fails.
 
+use crate::support::cpu_report;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::wd::{Capabilities, WebDriverCompatibleCommand};
 use fantoccini::{Client, ClientBuilder, Locator};
-use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use rsxtrace_report::Loaded;
 use serde_json::{json, Value};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -342,7 +343,7 @@ async fn walk(client: &Client, site: &Path, crafted: &Path, screens: &Path) -> W
 
 /// A report of `sample` into `out`.
 fn report(loaded: &Loaded, out: &Path) {
-    build(loaded, &ReportOptions::new(out), Renderer::Cpu, None, None).expect("report");
+    cpu_report(loaded, out);
 }
 
 #[test]

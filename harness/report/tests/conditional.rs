@@ -3,28 +3,13 @@
 //! the open was (256), and the one on a report no query wrote carries the render warning; the
 //! index's events table notes the draw left out.
 
-use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use crate::support::scene_report;
 use rsxtrace_scenes::occlusion::*;
 
 #[test]
 fn each_conditional_draw_says_what_decided_it() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let capture = tmp.path().join("occlusion.rrc");
-    std::fs::write(
-        &capture,
-        rsxtrace_capture::rrc::write_v6(&occlusion_capture()),
-    )
-    .unwrap();
-    let loaded = Loaded::open(&capture).expect("open");
-    let site = tmp.path().join("site");
-    build(
-        &loaded,
-        &ReportOptions::new(&site),
-        Renderer::Cpu,
-        None,
-        None,
-    )
-    .expect("report");
+    let site = scene_report(tmp.path(), "occlusion.rrc", &occlusion_capture());
     let page = |d: usize| {
         std::fs::read_to_string(site.join(format!("draws/draw-{d:05}.html"))).expect("draw page")
     };

@@ -2,27 +2,16 @@
 //! constants`' groups): on the skinned scene, the camera's rows, the normal matrix's columns,
 //! the scalar and the bone palette read through the address register.
 
-use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use crate::support::scene_report;
 
 #[test]
 fn each_constant_read_says_what_the_program_does_with_it() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let capture = tmp.path().join("skinned.rrc.gz");
-    std::fs::write(
-        &capture,
-        rsxtrace_capture::rrc::write_v6(&rsxtrace_scenes::skinned::skinned_capture(true)),
-    )
-    .unwrap();
-    let loaded = Loaded::open(&capture).expect("open");
-    let site = tmp.path().join("site");
-    build(
-        &loaded,
-        &ReportOptions::new(&site),
-        Renderer::Cpu,
-        None,
-        None,
-    )
-    .expect("report");
+    let site = scene_report(
+        tmp.path(),
+        "skinned.rrc",
+        &rsxtrace_scenes::skinned::skinned_capture(true),
+    );
     let page = std::fs::read_to_string(site.join("draws/draw-00000.html")).expect("draw page");
     for used in [
         "matrix rows c[0..3] x R1",

@@ -4,8 +4,9 @@
 //! is there escaped, and every file written lies inside the output folder under a name made of
 //! indices and hashes.
 
+use crate::support::cpu_report;
 use rsxtrace_capture::open::open_capture;
-use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use rsxtrace_report::Loaded;
 use std::path::{Path, PathBuf};
 
 const SCRIPT_NAME: &str = "<script>alert(1)</script>";
@@ -79,8 +80,7 @@ fn check_site(site: &Path, text: &str) {
 }
 
 fn report(capture: &Path, out: &Path) {
-    let loaded = Loaded::open(capture).expect("open");
-    build(&loaded, &ReportOptions::new(out), Renderer::Cpu, None, None).expect("report");
+    cpu_report(&Loaded::open(capture).expect("open"), out);
 }
 
 #[test]

@@ -8,5 +8,6 @@ mod constants;
 mod escaping;
 mod overdraw;
 mod statistics;
+mod support;
 mod targets;
 mod unrenderable;

@@ -4,9 +4,10 @@
 //! the fragments that passed every test in the CPU render; beside the heat map, the passed
 //! fragments per pixel.
 
+use crate::support::cpu_report;
 use rsxtrace_replay::render::overdraw::overdraw;
 use rsxtrace_replay::render::target::output_target;
-use rsxtrace_report::{build, Loaded, Renderer, ReportOptions};
+use rsxtrace_report::Loaded;
 
 /// The basic sample, and its site (CPU render) in a temporary folder kept while the folder
 /// handle lives.
@@ -15,14 +16,7 @@ fn basic_site() -> (Loaded, tempfile::TempDir, std::path::PathBuf) {
     let loaded = Loaded::open(&ws.sample("basic.rrc.gz")).expect("open");
     let tmp = tempfile::tempdir().expect("tempdir");
     let site = tmp.path().join("site");
-    build(
-        &loaded,
-        &ReportOptions::new(&site),
-        Renderer::Cpu,
-        None,
-        None,
-    )
-    .expect("report");
+    cpu_report(&loaded, &site);
     (loaded, tmp, site)
 }
 
