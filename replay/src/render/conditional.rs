@@ -26,7 +26,8 @@
 //! replay does not know: such a count is known only as "at least", so a report of at least
 //! one sample still decides, and a report that may be zero falls back on memory, then on
 //! drawing with a warning. RPCS3 runs its host queries only while `SET_ZCULL_EN` is on as
-//! well; the hardware's count does not depend on Z-cull, and neither does this one.
+//! well; no source ties the hardware's count to Z-cull, so this one counts whenever
+//! `SET_ZPASS_PIXEL_COUNT_ENABLE` is on.
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{
