@@ -136,18 +136,12 @@ fn given_view_projection_and_meshes_recover_the_ground_truth() {
 fn registers_found_per_program_are_the_default_and_the_hud_quads() {
     let meshes = file(level::MESHES_DIR);
     let vp = file(level::VIEW_PROJECTION_FILE);
-    let default = mvp_json(&level_dir(), &["--meshes", &meshes, "--view-proj", &vp]);
-    let auto = mvp_json(
-        &level_dir(),
-        &[
-            "--meshes",
-            &meshes,
-            "--view-proj",
-            &vp,
-            "--registers",
-            "auto",
-        ],
-    );
+    let with = |extra: &[&str]| {
+        let base: [&str; 4] = ["--meshes", &meshes, "--view-proj", &vp];
+        mvp_json(&level_dir(), &[&base[..], extra].concat())
+    };
+    let default = with(&[]);
+    let auto = with(&["--registers", "auto"]);
     let (d, a) = (
         default["draws"].as_array().unwrap(),
         auto["draws"].as_array().unwrap(),
@@ -158,17 +152,7 @@ fn registers_found_per_program_are_the_default_and_the_hud_quads() {
     assert_eq!(auto["summary"]["without_constants"], 0);
     assert_eq!(default["summary"]["without_constants"], 1);
     assert_eq!(auto["summary"]["matched"], default["summary"]["matched"]);
-    let moved = mvp_json(
-        &level_dir(),
-        &[
-            "--meshes",
-            &meshes,
-            "--view-proj",
-            &vp,
-            "--registers",
-            "c28",
-        ],
-    );
+    let moved = with(&["--registers", "c28"]);
     assert_ne!(moved["summary"], default["summary"]);
     let capture = level_dir().join(level::CAPTURE_FILE).display().to_string();
     let placements = file(level::PLACEMENTS_FILE);

@@ -910,46 +910,37 @@ fn every_texture_unit_reads_its_own_binding_through_the_view() {
     }
 }
 
-/// `draws.zpass_pixel_count`, `report_area`, `conditional_render` and `conditional_report` of
-/// an occlusion query (draw 1, counted, local report area) and the draw it decides (draw 2).
+/// `draws.zpass_pixel_count`, `report_area`, `conditional_render` and `conditional_report` on
+/// the occlusion scene: its two queries' draws counted, the three flares conditional on their
+/// reports, everything in the local report area.
 #[test]
 fn occlusion_queries_and_the_draws_they_decide_are_columns() {
-    use rsxtrace_capture::frame::state::REPORT_AREA_LOCAL as LOCAL;
-    let mut b = CaptureBuilder::new("occlusion");
-    b.put_memory(Location::Main, 0x1000, &[0u8; 36]).unwrap();
-    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1000)
-        .unwrap();
-    b.set_vertex_attrib_input_mask(1);
-    b.set_fragment_program(Location::Local, 0x100, &FRAGMENT_MOV_COL0, 0x40)
-        .unwrap();
-    b.draw_arrays(5, &[(0, 3)]).unwrap();
-    b.begin_occlusion_query(LOCAL);
-    b.draw_arrays(5, &[(0, 3)]).unwrap();
-    b.end_occlusion_query(0x40);
-    b.set_conditional_render(Some((LOCAL, 0x40)));
-    b.draw_arrays(5, &[(0, 3)]).unwrap();
+    use rsxtrace_capture::frame::state::REPORT_AREA_LOCAL;
+    use rsxtrace_scenes::occlusion::*;
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "occlusion.rrc.gz", &rrc::write_v6(&b.finish()));
+    let path = write(
+        dir.path(),
+        "occlusion.rrc",
+        &rrc::write_v6(&occlusion_capture()),
+    );
     let mut db = Database::in_memory().unwrap();
     index_file(&mut db, &path, &|_| {}).unwrap();
-    let mut stmt = db
-        .connection()
-        .prepare(
-            "SELECT zpass_pixel_count, report_area, conditional_render, conditional_report \
-             FROM draws ORDER BY draw",
-        )
-        .unwrap();
-    let rows: Vec<(i64, i64, i64, Option<i64>)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let rows: Vec<(i64, i64, i64, Option<i64>)> = query_rows(
+        &db,
+        "SELECT zpass_pixel_count, report_area, conditional_render, conditional_report \
+         FROM draws ORDER BY draw",
+    );
+    let local = i64::from(REPORT_AREA_LOCAL);
+    let report = |offset: u32| Some(i64::from(offset));
     assert_eq!(
         rows,
         vec![
             (0, 0, 0, None),
-            (1, i64::from(LOCAL), 0, None),
-            (0, i64::from(LOCAL), 1, Some(0x40)),
+            (1, local, 0, None),
+            (1, local, 0, None),
+            (0, local, 1, report(HIDDEN_REPORT)),
+            (0, local, 1, report(VISIBLE_REPORT)),
+            (0, local, 1, report(UNKNOWN_REPORT)),
         ]
     );
 }

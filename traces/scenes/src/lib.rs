@@ -21,6 +21,8 @@
 //! - [`skinned`]: a skinned draw whose vertex program reads a bone palette through the
 //!   address register, a matrix as rows, one as columns and a scalar (`probe constants`).
 //! - [`vertex_texture`] builds a grid displaced by a mip-mapped vertex texture (TXL).
+//! - [`square_target`]: the small scenes' square colour and depth surface and clip-space
+//!   viewport.
 //! - [`occlusion`]: occlusion queries deciding draws under conditional rendering (a lens
 //!   flare behind an occluder and one in the open).
 
@@ -33,5 +35,6 @@ pub mod primitives_sample;
 pub mod program_library;
 pub mod samples;
 pub mod skinned;
+pub mod square_target;
 pub mod texture_formats;
 pub mod vertex_texture;

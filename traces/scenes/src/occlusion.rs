@@ -11,9 +11,10 @@
 //! Bundled as `traces/samples/occlusion.rrc.gz` ([`FILE`]), a frame of `rsxtrace ci`'s
 //! manifest, so both renderers' conditional rendering is checked against a reference image.
 
+use crate::square_target::square_target;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
 use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc, SurfaceTarget};
+use rsxtrace_capture::builder::CaptureBuilder;
 use rsxtrace_capture::frame::state::REPORT_AREA_LOCAL;
 use rsxtrace_capture::rrc::{Capture, Location};
 
@@ -49,33 +50,7 @@ const LESS: u32 = 0x201;
 /// The frame (see the module).
 pub fn occlusion_capture() -> Capture {
     let mut b = CaptureBuilder::new("occlusion.rrc");
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: u32::from(SIZE) * 4,
-    };
-    b.set_surface(&SurfaceDesc {
-        color_format: 8, // A8R8G8B8
-        depth_format: 2, // Z24S8
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (6, 6),
-        color_target: 1,
-        colors: [target(0), target(0), target(0), target(0)],
-        zeta: target(0x4_0000),
-        clip: (0, 0, SIZE, SIZE),
-    });
-    let half = f32::from(SIZE) / 2.0;
-    // Clip x, y in -1..1 to window pixels, y down; z as given.
-    b.set_viewport(
-        0,
-        0,
-        SIZE,
-        SIZE,
-        (0.0, 1.0),
-        [half, half, 0.0, 0.0],
-        [half, -half, 1.0, 0.0],
-    );
+    square_target(&mut b, SIZE, [0; 4], 0x4_0000);
     b.set_scissor(0, 0, SIZE, SIZE);
     b.set_color_mask(0x0101_0101);
     b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);

@@ -17,10 +17,9 @@
 //!   vertices, a triangle list), position z 0.5, w 1 (`v[0]` of size 3).
 //! - Fragment program `FRAGMENT_MOV_COL0` into a 64 × 64 A8R8G8B8 surface.
 
+use crate::square_target::square_target;
 use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
-use rsxtrace_capture::builder::{
-    BuildError, CaptureBuilder, SurfaceDesc, SurfaceTarget, TextureDesc,
-};
+use rsxtrace_capture::builder::{BuildError, CaptureBuilder, TextureDesc};
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::vertex::{
     self, InputAttribute, OutputRegister, RegisterType, VectorOpcode, VertexInstruction,
@@ -112,32 +111,7 @@ pub fn vertices() -> Vec<[f32; 3]> {
 /// The capture.
 pub fn capture() -> Result<Capture, BuildError> {
     let mut b = CaptureBuilder::new("vertex_texture.rrc");
-    let target = |offset| SurfaceTarget {
-        location: Location::Local,
-        offset,
-        pitch: u32::from(SIDE) * 4,
-    };
-    b.set_surface(&SurfaceDesc {
-        color_format: 8,
-        depth_format: 2,
-        surface_type: 1,
-        antialias: 0,
-        log2_size: (6, 6),
-        color_target: 1,
-        colors: [target(0), target(0x4000), target(0x8000), target(0xC000)],
-        zeta: target(0x1_0000),
-        clip: (0, 0, SIDE, SIDE),
-    });
-    let half = f32::from(SIDE) / 2.0;
-    b.set_viewport(
-        0,
-        0,
-        SIDE,
-        SIDE,
-        (0.0, 1.0),
-        [half, half, 0.0, 0.0],
-        [half, -half, 1.0, 0.0],
-    );
+    square_target(&mut b, SIDE, [0, 0x4000, 0x8000, 0xC000], 0x1_0000);
     b.set_vertex_program(&vertex::encode(&program()), 0, 0, 0b1, 0b1)?;
     b.set_transform_constants(
         0,
