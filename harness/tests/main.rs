@@ -25,6 +25,7 @@ mod match_cli;
 mod mvp_cli;
 mod primitives;
 mod probe_cli;
+mod psl1ght_cli;
 mod replay_cli;
 mod replay_shard_cli;
 mod report_cli;

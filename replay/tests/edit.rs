@@ -187,6 +187,32 @@ fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
     }
 }
 
+/// PSL1GHT containers of `cgcomp`'s layout since July 2020 load as that PSL1GHT's loader
+/// loads them: the fragment program's `SHADER_CONTROL` with bit 10 and at least two
+/// registers, the vertex program's output mask with the point size.
+#[test]
+fn psl1ght_2020_containers_load_as_their_loader_does() {
+    use rsxtrace_testkit::psl1ght::{fragment_2020, vertex_2020};
+    let fp = ProgramFile::parse(&fragment_2020(), Stage::Fragment).unwrap();
+    assert_eq!(fp.control, Some(0x0300_0440));
+    assert_eq!(
+        fp.format,
+        "PSL1GHT fragment program (cgcomp since July 2020)"
+    );
+    let vp = ProgramFile::parse(&vertex_2020(), Stage::Vertex).unwrap();
+    assert_eq!(
+        vp.vertex_load.map(|l| (l.slot, l.masks)),
+        Some((0, Some((0x1, 0x4020))))
+    );
+    // Its program (MOV R0, c[0], the constant blue) drawn in draw 1, under its control word.
+    let capture = edited(&scene(), &[request("1", Stage::Fragment, &fragment_2020())]);
+    let frame = Frame::from_capture(&capture).unwrap();
+    assert_eq!(frame.draws[1].shader_control.raw, 0x0300_0440);
+    for (who, left, right) in halves("edit_psl1ght_2020", &capture) {
+        assert_eq!((left, right), (RED, BLUE), "{who}");
+    }
+}
+
 #[test]
 fn bad_requests_are_named() {
     let capture = scene();

@@ -191,7 +191,10 @@ fn from_found(
             ),
             Origin::Rpcs3Cache { path, .. } => format!("{} (RPCS3 shader cache)", path.display()),
         };
-        let kind = f.container.as_ref().map_or("microcode", container_kind);
+        let kind = f
+            .container
+            .as_ref()
+            .map_or("microcode", Container::format_name);
         let origin = format!("{at}: {} program, {kind}", f.stage.name());
         let program = match f.stage {
             container::Stage::Vertex => {
@@ -269,7 +272,7 @@ fn from_program_bytes(
     };
     let kind = match &parsed {
         Container::Raw(r) if text => format!("{} assembly", r.stage.name()),
-        other => container_kind(other).to_string(),
+        other => other.format_name().to_string(),
     };
     let origin = format!("{} ({kind})", path.display());
     let program = match parsed.stage() {
@@ -350,15 +353,6 @@ pub(super) fn assembled(
                 )
             })
         }),
-    }
-}
-
-fn container_kind(c: &Container) -> &'static str {
-    match c {
-        Container::Cg(_) => "CgBinaryProgram",
-        Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
-        Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
-        Container::Raw(_) => "raw microcode",
     }
 }
 

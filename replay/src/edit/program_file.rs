@@ -157,10 +157,7 @@ impl ProgramFile {
             Container::Raw(_) if rsxtrace_program::assembly::assembly_text(bytes).is_some() => {
                 ASSEMBLY
             }
-            Container::Cg(_) => "CgBinaryProgram",
-            Container::Psl1ghtVertex(_) => "PSL1GHT vertex program",
-            Container::Psl1ghtFragment(_) => "PSL1GHT fragment program",
-            Container::Raw(_) => "raw microcode",
+            other => other.format_name(),
         };
         let file = ProgramFile {
             stage,

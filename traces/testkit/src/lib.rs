@@ -6,6 +6,7 @@
 //! - [`corpus`]: `../shared/corpus` beside the workspace root, with the loud-absence rule.
 //! - [`device`]: the GPU adapter skip policy around a caller-given device constructor.
 //! - [`gltf_validator`]: the Khronos glTF Validator under node, with the loud-absence rule.
+//! - [`psl1ght`]: PSL1GHT containers in `cgcomp`'s layout since July 2020, byte by byte.
 //! - [`tiny3d`]: the Tiny3D fragment programs of the corpus (`nv_shaders_fp.json`).
 //! - [`image`]: RGBA8 PNG read/write and image comparison.
 //! - [`rng`]: small seeded generators (xorshift64, xorshift64*).
@@ -18,6 +19,7 @@ pub mod device;
 pub mod gltf_validator;
 pub mod image;
 pub mod paths;
+pub mod psl1ght;
 pub mod rng;
 pub mod tiny3d;
 

@@ -12,7 +12,7 @@ mod cg;
 mod cg_enums;
 mod error;
 mod overwrite;
-mod psl1ght;
+pub(crate) mod psl1ght;
 mod reader;
 mod rewrite;
 mod uniform;
@@ -28,8 +28,8 @@ pub use cg_enums::{CgBase, CgDirection, CgResource, CgType, CgVariability};
 pub use error::{ContainerError, ContainerErrorKind};
 pub use overwrite::write_over;
 pub use psl1ght::{
-    Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, VpLayout,
-    MAGIC_FRAGMENT, MAGIC_VERTEX,
+    FpLayout, Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram,
+    VpLayout, MAGIC_FRAGMENT, MAGIC_VERTEX,
 };
 pub use rewrite::{fragment_registers, with_microcode, RewriteError, RewriteNotes};
 pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
@@ -335,7 +335,8 @@ impl Container {
 
     /// Where a vertex program is loaded and what it reads and writes, as the container
     /// states them: `(load slot, SET_VERTEX_ATTRIB_INPUT_MASK, SET_VERTEX_ATTRIB_OUTPUT_MASK)`
-    /// (libgcm's `cellGcmSetVertexProgram` and PSL1GHT's loader write the masks as stored);
+    /// (libgcm's `cellGcmSetVertexProgram` writes the masks as stored, PSL1GHT's loader as
+    /// [`Psl1ghtVertexProgram::loaded_output_mask`] says);
     /// `None` for fragment programs and raw microcode.
     pub fn vertex_load(&self) -> Option<(u32, u32, u32)> {
         match self {
@@ -347,7 +348,11 @@ impl Container {
                 v.attribute_input_mask,
                 v.attribute_output_mask,
             )),
-            Self::Psl1ghtVertex(p) => Some((u32::from(p.start_insn), p.input_mask, p.output_mask)),
+            Self::Psl1ghtVertex(p) => Some((
+                u32::from(p.start_insn),
+                p.input_mask,
+                p.loaded_output_mask(),
+            )),
             _ => None,
         }
     }
@@ -368,6 +373,24 @@ impl Container {
         match self {
             Self::Raw(r) if r.stage == Stage::Vertex => r.start_slot.or(r.load_slot),
             other => other.load_slot(),
+        }
+    }
+
+    /// What the container is, for people: `CgBinaryProgram`, `PSL1GHT vertex program
+    /// (cgcomp since July 2020)` and the like, `raw microcode`.
+    pub fn format_name(&self) -> &'static str {
+        match self {
+            Self::Cg(_) => "CgBinaryProgram",
+            Self::Psl1ghtVertex(p) => match p.layout {
+                VpLayout::Libreality => "PSL1GHT vertex program (libreality, Tiny3D)",
+                VpLayout::RsxProgram => "PSL1GHT vertex program (cgcomp before July 2020)",
+                VpLayout::RsxProgram2020 => "PSL1GHT vertex program (cgcomp since July 2020)",
+            },
+            Self::Psl1ghtFragment(p) => match p.layout {
+                FpLayout::RsxProgram => "PSL1GHT fragment program (cgcomp before July 2020)",
+                FpLayout::RsxProgram2020 => "PSL1GHT fragment program (cgcomp since July 2020)",
+            },
+            Self::Raw(_) => "raw microcode",
         }
     }
 

@@ -1,32 +1,47 @@
-//! PSL1GHT/Tiny3D program containers (`.rvp` vertex, `.rfp` fragment), all big-endian.
+//! PSL1GHT/Tiny3D program containers (`.rvp`/`.vpo` vertex, `.rfp`/`.fpo` fragment), all
+//! big-endian. PSL1GHT's `cgcomp` changed its header layout on 2020-07-10 (PSL1GHT
+//! d0eea6e, "improve cgcomp"): homebrew built before that carries the first layout, anything
+//! built with a PSL1GHT of the last years the second.
 //!
-//! Two vertex layouts share the magic `"VP"`:
+//! Three vertex layouts share the magic `"VP"`:
 //!
 //! * **libreality** (PSL1GHT v1, Tiny3D; Tiny3D `lib/source/realityVP.h`, `#pragma pack(1)`):
 //!   28-byte header `magic u16, NumInsts u16, UCodeOffset u32, NumConstants u16,
 //!   NumAttributes u16, ConstantsOffset u32, AttributesOffset u32, InputMask u32,
 //!   OutputMask u32`; attribute = `NameOffset u32, Index u32` (8 bytes); constant =
 //!   `NameOffset u32, Index u32, Type u8, Internal u8, Values[4] u32` (26 bytes).
-//! * **rsxVertexProgram** (current PSL1GHT `ppu/include/rsx/rsx_program.h`, natural
-//!   alignment): 32-byte header `magic u16, num_attrib u16, attrib_off u32, input_mask u32,
-//!   output_mask u32, const_start u16, num_const u16, const_off u32, start_insn u16,
-//!   num_insn u16, ucode_off u32`; `rsxProgramAttrib` = `name_off u32, index u32, type u8,
-//!   pad[3]` (12 bytes); `rsxProgramConst` = `name_off u32, index u32, type u8,
-//!   is_internal u8, count u8, pad u8, values[4] u32` (28 bytes).
+//! * **rsxVertexProgram until July 2020** (PSL1GHT `ppu/include/rsx/rsx_program.h` @ fc31d59,
+//!   natural alignment): 32-byte header `magic u16, num_attrib u16, attrib_off u32,
+//!   input_mask u32, output_mask u32, const_start u16, num_const u16, const_off u32,
+//!   start_insn u16, num_insn u16, ucode_off u32`.
+//! * **rsxVertexProgram since July 2020** (rsx_program.h @ d0eea6e and later): 36-byte
+//!   header `magic u16, _pad0 u16, num_regs u16, num_attr u16, num_const u16, num_insn u16,
+//!   attr_off u32, const_off u32, ucode_off u32, input_mask u32, output_mask u32,
+//!   const_start u16, insn_start u16`.
 //!
-//! PSL1GHT `tools/cgcomp/source/main.cpp` always places the attribute table right after the
-//! 32-byte header, so a `"VP"` file whose u32 at byte 4 is 32 is read as `rsxVertexProgram`
-//! and any other as libreality.
+//! Both `rsxVertexProgram` layouts share `rsxProgramAttrib` = `name_off u32, index u32,
+//! type u8, pad[3]` (12 bytes) and `rsxProgramConst` = `name_off u32, index u32, type u8,
+//! is_internal u8, count u8, pad u8, values[4] u32` (28 bytes); the `type` numbers differ
+//! between PSL1GHT versions (`PARAM_*`), so they are kept as stored.
 //!
-//! The fragment container `rsxFragmentProgram` (magic `"FP"`, rsx_program.h) has a 40-byte
-//! header `magic u16, num_attrib u16, attrib_off u32, num_regs u32, fp_control u32,
-//! texcoords u16, texcoord2D u16, texcoord3D u16, pad u16, num_const u16, (pad 2),
-//! const_off u32, num_insn u16, (pad 2), ucode_off u32`. For fragment constants cgcomp stores
-//! in `index` the offset of an `rsxConstOffsetTable` (`num u32, offset[num] u32`): the ucode
-//! byte offsets of the inline-constant slots to patch (-1 when the constant is unused). The
-//! microcode is stored half-word swapped, exactly as the RSX reads it.
+//! `cgcomp` (`tools/cgcomp/source/main.cpp`) always places the attribute table right after
+//! the header, so a `"VP"` file whose u32 at byte 4 is 32 is read as the first
+//! `rsxVertexProgram`, one whose u16 at byte 2 is 0 (the padding; libreality has its
+//! instruction count there) and whose u32 at byte 12 is 36 as the second, any other as
+//! libreality.
 //!
-//! Microcode is `num_insn` 16-byte slots at the ucode offset.
+//! The fragment container `rsxFragmentProgram` (magic `"FP"`) has two layouts too: until July
+//! 2020 a 40-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
+//! fp_control u32, texcoords u16, texcoord2D u16, texcoord3D u16, pad u16, num_const u16,
+//! (pad 2), const_off u32, num_insn u16, (pad 2), ucode_off u32` (attributes at 40); since,
+//! a 36-byte header `magic u16, _pad0 u16, num_regs u16, num_attr u16, num_const u16,
+//! num_insn u16, attr_off u32, const_off u32, ucode_off u32, fp_control u32, texcoords u16,
+//! texcoord2D u16, texcoord3D u16, _pad1 u16` (attributes at 36). For fragment constants
+//! cgcomp stores in `index` the offset of an `rsxConstOffsetTable` (`num u32, offset[num]
+//! u32`): the ucode byte offsets of the inline-constant slots to patch (-1 when the constant
+//! is unused). The microcode is stored half-word swapped, exactly as the RSX reads it.
+//!
+//! Microcode is `num_insn` 16-byte slots at the ucode offset (16-aligned, last in the file).
 
 use serde::Serialize;
 
@@ -39,21 +54,170 @@ pub const MAGIC_VERTEX: u16 = 0x5650;
 /// `'F' << 8 | 'P'` (cgcomp main.cpp).
 pub const MAGIC_FRAGMENT: u16 = 0x4650;
 
-const LIBREALITY_HEADER: u64 = 28;
 const LIBREALITY_ATTRIBUTE: u64 = 8;
 const LIBREALITY_CONSTANT: u64 = 26;
-const RSX_VP_HEADER: u64 = 32;
-const RSX_FP_HEADER: u64 = 40;
 const RSX_ATTRIBUTE: u64 = 12;
 const RSX_CONSTANT: u64 = 28;
+/// The header of `rsxVertexProgram` and `rsxFragmentProgram` since July 2020.
+const RSX_2020_HEADER: u32 = 36;
+/// `GCM_ATTRIB_OUTPUT_MASK_POINTSIZE` (PSL1GHT `gcm_sys.h`), which PSL1GHT's loader since July
+/// 2020 adds to every vertex program's output mask (`commands_impl.h`
+/// `LoadVertexProgramBlock`).
+const OUTPUT_MASK_POINT_SIZE: u32 = 1 << 5;
+/// `SHADER_CONTROL` bit 10, which PSL1GHT's fragment loader since July 2020 always sets
+/// (`LoadFragmentProgramLocation`; RPCS3 `gcm_enums.h`: "seemingly always set").
+const CONTROL_BIT_10: u32 = 1 << 10;
 
 /// Which vertex container layout a `"VP"` file uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum VpLayout {
     /// libreality / PSL1GHT v1 / Tiny3D `realityVP.h`.
     Libreality,
-    /// current PSL1GHT `rsxVertexProgram`.
+    /// PSL1GHT `rsxVertexProgram` until July 2020 (32-byte header).
     RsxProgram,
+    /// PSL1GHT `rsxVertexProgram` since July 2020 (36-byte header with `num_regs`).
+    RsxProgram2020,
+}
+
+/// Which fragment container layout an `"FP"` file uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FpLayout {
+    /// PSL1GHT `rsxFragmentProgram` until July 2020 (40-byte header).
+    RsxProgram,
+    /// PSL1GHT `rsxFragmentProgram` since July 2020 (36-byte header).
+    RsxProgram2020,
+}
+
+/// Where one layout keeps the header fields every layout has (byte offsets).
+struct Fields {
+    header: u64,
+    num_attr: u64,
+    attr_off: u64,
+    num_const: u64,
+    const_off: u64,
+    num_insn: u64,
+    ucode_off: u64,
+}
+
+impl VpLayout {
+    /// The layout of a `"VP"` file (module docs); `None` when it is shorter than 16 bytes.
+    pub fn detect(bytes: &[u8]) -> Option<Self> {
+        let r = Reader::new(bytes);
+        let (pad, at4, at12) = (r.u16(2, "").ok()?, r.u32(4, "").ok()?, r.u32(12, "").ok()?);
+        Some(if at4 == 32 {
+            Self::RsxProgram
+        } else if pad == 0 && at12 == RSX_2020_HEADER {
+            Self::RsxProgram2020
+        } else {
+            Self::Libreality
+        })
+    }
+
+    fn fields(self) -> Fields {
+        match self {
+            Self::Libreality => Fields {
+                header: 28,
+                num_attr: 10,
+                attr_off: 16,
+                num_const: 8,
+                const_off: 12,
+                num_insn: 2,
+                ucode_off: 4,
+            },
+            Self::RsxProgram => Fields {
+                header: 32,
+                num_attr: 2,
+                attr_off: 4,
+                num_const: 18,
+                const_off: 20,
+                num_insn: 26,
+                ucode_off: 28,
+            },
+            Self::RsxProgram2020 => RSX_2020_FIELDS,
+        }
+    }
+
+    /// Byte offsets of `(input_mask, output_mask, const_start, start_insn)` (the last two
+    /// absent from libreality).
+    fn masks(self) -> (u64, u64, Option<(u64, u64)>) {
+        match self {
+            Self::Libreality => (20, 24, None),
+            Self::RsxProgram => (8, 12, Some((16, 24))),
+            Self::RsxProgram2020 => (24, 28, Some((32, 34))),
+        }
+    }
+}
+
+/// The tables and microcode of both July 2020 headers sit alike.
+const RSX_2020_FIELDS: Fields = Fields {
+    header: RSX_2020_HEADER as u64,
+    num_attr: 6,
+    attr_off: 12,
+    num_const: 8,
+    const_off: 16,
+    num_insn: 10,
+    ucode_off: 20,
+};
+
+impl FpLayout {
+    /// The layout of an `"FP"` file (module docs): the July 2020 one when its padding at byte
+    /// 2 is 0 and its attributes start at 36 (byte 12), else the first; `None` when it is
+    /// shorter than 16 bytes.
+    pub fn detect(bytes: &[u8]) -> Option<Self> {
+        let r = Reader::new(bytes);
+        let (pad, at4, at12) = (r.u16(2, "").ok()?, r.u32(4, "").ok()?, r.u32(12, "").ok()?);
+        Some(if at4 != 40 && pad == 0 && at12 == RSX_2020_HEADER {
+            Self::RsxProgram2020
+        } else {
+            Self::RsxProgram
+        })
+    }
+
+    fn fields(self) -> Fields {
+        match self {
+            Self::RsxProgram => Fields {
+                header: 40,
+                num_attr: 2,
+                attr_off: 4,
+                num_const: 24,
+                const_off: 28,
+                num_insn: 32,
+                ucode_off: 36,
+            },
+            Self::RsxProgram2020 => RSX_2020_FIELDS,
+        }
+    }
+}
+
+/// What a header says of a container's tables and microcode, read without any check, for a
+/// scanner that must tell a container from other data before parsing it: `(header bytes,
+/// [(count, offset)] of the attribute and constant tables, microcode offset, slot count)`;
+/// `None` when the bytes end inside the header.
+pub(crate) type HeaderSpans = (u64, [(u16, u32); 2], u32, u16);
+
+fn spans(bytes: &[u8], f: &Fields) -> Option<HeaderSpans> {
+    let r = Reader::new(bytes);
+    r.bytes(0, f.header, "").ok()?;
+    let table = |count: u64, off: u64| Some((r.u16(count, "").ok()?, r.u32(off, "").ok()?));
+    Some((
+        f.header,
+        [
+            table(f.num_attr, f.attr_off)?,
+            table(f.num_const, f.const_off)?,
+        ],
+        r.u32(f.ucode_off, "").ok()?,
+        r.u16(f.num_insn, "").ok()?,
+    ))
+}
+
+/// [`HeaderSpans`] of a `"VP"` file.
+pub(crate) fn vertex_spans(bytes: &[u8]) -> Option<HeaderSpans> {
+    spans(bytes, &VpLayout::detect(bytes)?.fields())
+}
+
+/// [`HeaderSpans`] of an `"FP"` file.
+pub(crate) fn fragment_spans(bytes: &[u8]) -> Option<HeaderSpans> {
+    spans(bytes, &FpLayout::detect(bytes)?.fields())
 }
 
 /// A named input attribute.
@@ -97,6 +261,8 @@ pub struct Psl1ghtVertexProgram {
     pub input_mask: u32,
     /// Used output registers.
     pub output_mask: u32,
+    /// `num_regs` (the July 2020 layout only).
+    pub num_regs: Option<u16>,
     /// `const_start` (0 in the libreality layout).
     pub const_start: u16,
     /// `start_insn` (0 in the libreality layout).
@@ -116,6 +282,8 @@ pub struct Psl1ghtVertexProgram {
 /// A PSL1GHT `rsxFragmentProgram` container.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Psl1ghtFragmentProgram {
+    /// Which header layout the file uses.
+    pub layout: FpLayout,
     /// `num_regs`.
     pub num_regs: u32,
     /// `fp_control` (SHADER_CONTROL bits without the register count).
@@ -139,9 +307,17 @@ pub struct Psl1ghtFragmentProgram {
 }
 
 impl Psl1ghtFragmentProgram {
-    /// SHADER_CONTROL: `fp_control | num_regs << 24` (rsx-microcode.md B.6 TEMP_COUNT).
+    /// SHADER_CONTROL as the PSL1GHT of the container's layout loads it
+    /// (rsx-microcode.md B.6 TEMP_COUNT): until July 2020 `fp_control | num_regs << 24`
+    /// (`commands.c` `rsxLoadFragmentProgramLocation` @ fc31d59); since, `fp_control |
+    /// max(num_regs, 2) << 24 | 1 << 10` (`commands_impl.h` `LoadFragmentProgramLocation`).
     pub fn control_word(&self) -> u32 {
-        self.fp_control | ((self.num_regs & 0xFF) << 24)
+        match self.layout {
+            FpLayout::RsxProgram => self.fp_control | ((self.num_regs & 0xFF) << 24),
+            FpLayout::RsxProgram2020 => {
+                self.fp_control | (self.num_regs.clamp(2, 0xFF) << 24) | CONTROL_BIT_10
+            }
+        }
     }
 }
 
@@ -197,97 +373,40 @@ impl Psl1ghtVertexProgram {
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
         let r = Reader::new(bytes);
         check_magic(&r, MAGIC_VERTEX)?;
-        if r.u32(4, "attrib_off / UCodeOffset")? == RSX_VP_HEADER as u32 {
-            Self::parse_rsx(&r)
+        let layout = VpLayout::detect(bytes).unwrap_or(VpLayout::Libreality);
+        let f = layout.fields();
+        r.bytes(0, f.header, "VP header")?;
+        let instruction_count = r.u16(f.num_insn, "num_insn")?;
+        let ucode_offset = r.u32(f.ucode_off, "ucode_off")?;
+        let num_attr = r.u16(f.num_attr, "num_attr")?;
+        let num_const = r.u16(f.num_const, "num_const")?;
+        let attr_off = u64::from(r.u32(f.attr_off, "attr_off")?);
+        let const_off = u64::from(r.u32(f.const_off, "const_off")?);
+        let (input_at, output_at, slots) = layout.masks();
+        let input_mask = r.u32(input_at, "input_mask")?;
+        let output_mask = r.u32(output_at, "output_mask")?;
+        let (const_start, start_insn) = match slots {
+            Some((c, s)) => (r.u16(c, "const_start")?, r.u16(s, "start_insn")?),
+            None => (0, 0),
+        };
+        let num_regs = match layout {
+            VpLayout::RsxProgram2020 => Some(r.u16(4, "num_regs")?),
+            _ => None,
+        };
+        let ucode = ucode(&r, ucode_offset, instruction_count, f.ucode_off)?;
+        let (attributes, constants) = if layout == VpLayout::Libreality {
+            libreality_tables(&r, (attr_off, num_attr), (const_off, num_const), &f)?
         } else {
-            Self::parse_libreality(&r)
-        }
-    }
-
-    fn parse_libreality(r: &Reader<'_>) -> Result<Self, ContainerError> {
-        r.bytes(0, LIBREALITY_HEADER, "libreality VP header")?;
-        let instruction_count = r.u16(2, "NumInsts")?;
-        let ucode_offset = r.u32(4, "UCodeOffset")?;
-        let num_const = r.u16(8, "NumConstants")?;
-        let num_attr = r.u16(10, "NumAttributes")?;
-        let const_off = u64::from(r.u32(12, "ConstantsOffset")?);
-        let attr_off = u64::from(r.u32(16, "AttributesOffset")?);
-        let input_mask = r.u32(20, "InputMask")?;
-        let output_mask = r.u32(24, "OutputMask")?;
-
-        let ucode = ucode(r, ucode_offset, instruction_count, 4)?;
-        r.check_array(
-            attr_off,
-            num_attr.into(),
-            LIBREALITY_ATTRIBUTE,
-            r.len(),
-            10,
-            "NumAttributes",
-        )?;
-        r.check_array(
-            const_off,
-            num_const.into(),
-            LIBREALITY_CONSTANT,
-            r.len(),
-            8,
-            "NumConstants",
-        )?;
-        let mut attributes = Vec::with_capacity(num_attr.into());
-        for i in 0..u64::from(num_attr) {
-            let at = attr_off + i * LIBREALITY_ATTRIBUTE;
-            attributes.push(Psl1ghtAttribute {
-                name: name_at(r, at, "attribute NameOffset")?,
-                index: r.u32(at + 4, "attribute Index")?,
-                ty: None,
-            });
-        }
-        let mut constants = Vec::with_capacity(num_const.into());
-        for i in 0..u64::from(num_const) {
-            let at = const_off + i * LIBREALITY_CONSTANT;
-            constants.push(Psl1ghtConstant {
-                name: name_at(r, at, "constant NameOffset")?,
-                index: r.u32(at + 4, "constant Index")?,
-                ty: r.u8(at + 8, "constant Type")?,
-                internal: r.u8(at + 9, "constant Internal")? != 0,
-                count: None,
-                values: values(r, at + 10)?,
-                embedded_constants: Vec::new(),
-            });
-        }
+            (
+                rsx_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                rsx_constants(&r, const_off, num_const, f.num_const, None)?,
+            )
+        };
         Ok(Self {
-            layout: VpLayout::Libreality,
+            layout,
             input_mask,
             output_mask,
-            const_start: 0,
-            start_insn: 0,
-            instruction_count,
-            ucode_offset,
-            attributes,
-            constants,
-            ucode,
-        })
-    }
-
-    fn parse_rsx(r: &Reader<'_>) -> Result<Self, ContainerError> {
-        r.bytes(0, RSX_VP_HEADER, "rsxVertexProgram header")?;
-        let num_attr = r.u16(2, "num_attrib")?;
-        let attr_off = u64::from(r.u32(4, "attrib_off")?);
-        let input_mask = r.u32(8, "input_mask")?;
-        let output_mask = r.u32(12, "output_mask")?;
-        let const_start = r.u16(16, "const_start")?;
-        let num_const = r.u16(18, "num_const")?;
-        let const_off = u64::from(r.u32(20, "const_off")?);
-        let start_insn = r.u16(24, "start_insn")?;
-        let instruction_count = r.u16(26, "num_insn")?;
-        let ucode_offset = r.u32(28, "ucode_off")?;
-
-        let ucode = ucode(r, ucode_offset, instruction_count, 28)?;
-        let attributes = rsx_attributes(r, attr_off, num_attr, 2)?;
-        let constants = rsx_constants(r, const_off, num_const, 18, None)?;
-        Ok(Self {
-            layout: VpLayout::RsxProgram,
-            input_mask,
-            output_mask,
+            num_regs,
             const_start,
             start_insn,
             instruction_count,
@@ -298,12 +417,71 @@ impl Psl1ghtVertexProgram {
         })
     }
 
+    /// The output mask PSL1GHT's loader of the container's layout writes to
+    /// `SET_VERTEX_ATTRIB_OUTPUT_MASK`: as stored until July 2020 (`commands.c` @ fc31d59),
+    /// with the point size added since (`commands_impl.h` `LoadVertexProgramBlock`).
+    pub fn loaded_output_mask(&self) -> u32 {
+        match self.layout {
+            VpLayout::RsxProgram2020 => self.output_mask | OUTPUT_MASK_POINT_SIZE,
+            _ => self.output_mask,
+        }
+    }
+
     /// The first constant named `name`.
     pub fn constant(&self, name: &str) -> Option<&Psl1ghtConstant> {
         self.constants
             .iter()
             .find(|c| c.name.as_deref() == Some(name))
     }
+}
+
+/// The libreality attribute and constant tables (module docs).
+#[allow(clippy::type_complexity)]
+fn libreality_tables(
+    r: &Reader<'_>,
+    (attr_off, num_attr): (u64, u16),
+    (const_off, num_const): (u64, u16),
+    f: &Fields,
+) -> Result<(Vec<Psl1ghtAttribute>, Vec<Psl1ghtConstant>), ContainerError> {
+    r.check_array(
+        attr_off,
+        num_attr.into(),
+        LIBREALITY_ATTRIBUTE,
+        r.len(),
+        f.num_attr,
+        "NumAttributes",
+    )?;
+    r.check_array(
+        const_off,
+        num_const.into(),
+        LIBREALITY_CONSTANT,
+        r.len(),
+        f.num_const,
+        "NumConstants",
+    )?;
+    let mut attributes = Vec::with_capacity(num_attr.into());
+    for i in 0..u64::from(num_attr) {
+        let at = attr_off + i * LIBREALITY_ATTRIBUTE;
+        attributes.push(Psl1ghtAttribute {
+            name: name_at(r, at, "attribute NameOffset")?,
+            index: r.u32(at + 4, "attribute Index")?,
+            ty: None,
+        });
+    }
+    let mut constants = Vec::with_capacity(num_const.into());
+    for i in 0..u64::from(num_const) {
+        let at = const_off + i * LIBREALITY_CONSTANT;
+        constants.push(Psl1ghtConstant {
+            name: name_at(r, at, "constant NameOffset")?,
+            index: r.u32(at + 4, "constant Index")?,
+            ty: r.u8(at + 8, "constant Type")?,
+            internal: r.u8(at + 9, "constant Internal")? != 0,
+            count: None,
+            values: values(r, at + 10)?,
+            embedded_constants: Vec::new(),
+        });
+    }
+    Ok((attributes, constants))
 }
 
 fn rsx_attributes(
@@ -392,28 +570,38 @@ fn const_offset_table(
 }
 
 impl Psl1ghtFragmentProgram {
-    /// Parses an `"FP"` (`rsxFragmentProgram`) container.
+    /// Parses an `"FP"` (`rsxFragmentProgram`) container in either layout (module docs).
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
         let r = Reader::new(bytes);
         check_magic(&r, MAGIC_FRAGMENT)?;
-        r.bytes(0, RSX_FP_HEADER, "rsxFragmentProgram header")?;
-        let num_attr = r.u16(2, "num_attrib")?;
-        let attr_off = u64::from(r.u32(4, "attrib_off")?);
-        let num_regs = r.u32(8, "num_regs")?;
-        let fp_control = r.u32(12, "fp_control")?;
-        let texcoords = r.u16(16, "texcoords")?;
-        let texcoord_2d = r.u16(18, "texcoord2D")?;
-        let texcoord_3d = r.u16(20, "texcoord3D")?;
-        let num_const = r.u16(24, "num_const")?;
-        let const_off = u64::from(r.u32(28, "const_off")?);
-        let instruction_count = r.u16(32, "num_insn")?;
-        let ucode_offset = r.u32(36, "ucode_off")?;
+        let layout = FpLayout::detect(bytes).unwrap_or(FpLayout::RsxProgram);
+        let f = layout.fields();
+        r.bytes(0, f.header, "rsxFragmentProgram header")?;
+        let num_attr = r.u16(f.num_attr, "num_attr")?;
+        let attr_off = u64::from(r.u32(f.attr_off, "attr_off")?);
+        let num_const = r.u16(f.num_const, "num_const")?;
+        let const_off = u64::from(r.u32(f.const_off, "const_off")?);
+        let instruction_count = r.u16(f.num_insn, "num_insn")?;
+        let ucode_offset = r.u32(f.ucode_off, "ucode_off")?;
+        // num_regs, fp_control and the three texture coordinate masks.
+        let (num_regs, fp_control, texcoords_at) = match layout {
+            FpLayout::RsxProgram => (r.u32(8, "num_regs")?, r.u32(12, "fp_control")?, 16),
+            FpLayout::RsxProgram2020 => (
+                u32::from(r.u16(4, "num_regs")?),
+                r.u32(24, "fp_control")?,
+                28,
+            ),
+        };
+        let texcoords = r.u16(texcoords_at, "texcoords")?;
+        let texcoord_2d = r.u16(texcoords_at + 2, "texcoord2D")?;
+        let texcoord_3d = r.u16(texcoords_at + 4, "texcoord3D")?;
 
-        let ucode = ucode(&r, ucode_offset, instruction_count, 36)?;
+        let ucode = ucode(&r, ucode_offset, instruction_count, f.ucode_off)?;
         let ucode_size = u32::from(instruction_count) * SLOT_SIZE;
-        let attributes = rsx_attributes(&r, attr_off, num_attr, 2)?;
-        let constants = rsx_constants(&r, const_off, num_const, 24, Some(ucode_size))?;
+        let attributes = rsx_attributes(&r, attr_off, num_attr, f.num_attr)?;
+        let constants = rsx_constants(&r, const_off, num_const, f.num_const, Some(ucode_size))?;
         Ok(Self {
+            layout,
             num_regs,
             fp_control,
             texcoords,

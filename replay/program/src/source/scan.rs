@@ -11,6 +11,7 @@
 
 use super::bytes::{be_u16, be_u32};
 use super::fragment_slots;
+use crate::container::psl1ght::{fragment_spans, vertex_spans, HeaderSpans};
 use crate::container::{
     CgProgram, Container, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, MAGIC_FRAGMENT,
     MAGIC_VERTEX, PROFILE_FRAGMENT, PROFILE_VERTEX,
@@ -51,11 +52,6 @@ const CG_HEADER: u64 = 32;
 const CG_PARAMETER: u64 = 48;
 /// Stage descriptor bytes the header check requires (§5.4 rule 2: `program + 24 <= totalSize`).
 const CG_DESCRIPTOR: u64 = 24;
-/// PSL1GHT `rsxVertexProgram` / libreality / `rsxFragmentProgram` header bytes (§5.2;
-/// `container::psl1ght` module docs).
-const VP_HEADER: u64 = 32;
-const LIBREALITY_HEADER: u64 = 28;
-const FP_HEADER: u64 = 40;
 
 /// Scans `bytes` at 4-byte steps (§5.4 rule 1; blobs are only 4-byte aligned, §5.3). After a
 /// hit the scan resumes past the container (§5.4 rule 4).
@@ -171,51 +167,41 @@ fn ucode_span(blob: &[u8], off: u32, count: u16, header: u64) -> Option<&[u8]> {
     blob.get(off as usize..end as usize)
 }
 
+/// The header of a PSL1GHT container found at `at` whose tables lie after its header and
+/// whose microcode is 16-aligned after them and inside the bytes (§5.2): its microcode.
+fn psl1ght_ucode(blob: &[u8], spans: HeaderSpans) -> Option<&[u8]> {
+    let (header, tables, ucode_off, count) = spans;
+    if !tables
+        .iter()
+        .all(|&(count, offset)| table_after_header(count, offset, header))
+    {
+        return None;
+    }
+    ucode_span(blob, ucode_off, count, header)
+}
+
 fn psl1ght_vertex_at(bytes: &[u8], at: u64) -> Option<Hit> {
     let blob = rest(bytes, at);
-    let (ucode_off, count, header) = if be_u32(blob, 4)? == VP_HEADER as u32 {
-        // rsxVertexProgram: attributes right after the header (container::psl1ght docs).
-        let num_const = be_u16(blob, 18)?;
-        if !table_after_header(num_const, be_u32(blob, 20)?, VP_HEADER) {
-            return None;
-        }
-        (be_u32(blob, 28)?, be_u16(blob, 26)?, VP_HEADER)
-    } else {
-        // libreality: NumConstants @8, NumAttributes @10, their offsets @12 and @16.
-        let (num_const, num_attr) = (be_u16(blob, 8)?, be_u16(blob, 10)?);
-        if !table_after_header(num_const, be_u32(blob, 12)?, LIBREALITY_HEADER)
-            || !table_after_header(num_attr, be_u32(blob, 16)?, LIBREALITY_HEADER)
-        {
-            return None;
-        }
-        (be_u32(blob, 4)?, be_u16(blob, 2)?, LIBREALITY_HEADER)
-    };
-    if !vertex_ends(ucode_span(blob, ucode_off, count, header)?) {
+    if !vertex_ends(psl1ght_ucode(blob, vertex_spans(blob)?)?) {
         return None;
     }
     let container = Psl1ghtVertexProgram::parse(blob).ok()?;
     Some(Hit {
         offset: at,
-        len: u64::from(ucode_off) + 16 * u64::from(count),
+        len: u64::from(container.ucode_offset) + container.ucode.len() as u64,
         container: Container::Psl1ghtVertex(container),
     })
 }
 
 fn psl1ght_fragment_at(bytes: &[u8], at: u64) -> Option<Hit> {
     let blob = rest(bytes, at);
-    if !table_after_header(be_u16(blob, 2)?, be_u32(blob, 4)?, FP_HEADER)
-        || !table_after_header(be_u16(blob, 24)?, be_u32(blob, 28)?, FP_HEADER)
-    {
-        return None;
-    }
-    let (ucode_off, count) = (be_u32(blob, 36)?, be_u16(blob, 32)?);
-    if !fragment_ends(ucode_span(blob, ucode_off, count, FP_HEADER)?) {
+    if !fragment_ends(psl1ght_ucode(blob, fragment_spans(blob)?)?) {
         return None;
     }
     let container = Psl1ghtFragmentProgram::parse(blob).ok()?;
     Some(Hit {
         offset: at,
-        len: u64::from(ucode_off) + 16 * u64::from(count),
+        len: u64::from(container.ucode_offset) + container.ucode.len() as u64,
         container: Container::Psl1ghtFragment(container),
     })
 }
