@@ -65,8 +65,8 @@ pub enum Command {
     /// them.
     Edit(crate::cmd::edit::EditArgs),
     /// Assemble vertex or fragment assembly text (as `disasm` writes it) into raw microcode,
-    /// or into a CgBinaryProgram like a given one (its parameters kept, uniforms following
-    /// their inline constants).
+    /// or into a container like a given one, CgBinaryProgram or PSL1GHT (its parameters kept,
+    /// uniforms following their inline constants).
     Asm(crate::cmd::asm::AsmArgs),
     /// Two captures side by side: their draws aligned by what they draw, and per aligned pair
     /// the state, constants, inline constants and vertex data that differ (exit 1 when the

@@ -6,7 +6,7 @@ use crate::cli_support::{json_ok, rsxtrace, s};
 use rsxtrace_testkit::psl1ght::{fragment_2020, vertex_2020};
 use serde_json::Value;
 
-fn text(b: &[u8]) -> String {
+fn text_of(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
@@ -18,8 +18,8 @@ fn disasm_reads_the_2020_layout() {
     std::fs::write(&fp, fragment_2020()).unwrap();
 
     let o = rsxtrace(&["disasm", s(&vp)]);
-    let out = text(&o.stdout);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text_of(&o.stdout);
+    assert!(o.status.success(), "{}", text_of(&o.stderr));
     assert!(
         out.contains("(PSL1GHT vertex program (cgcomp since July 2020))"),
         "{out}"
@@ -35,8 +35,8 @@ fn disasm_reads_the_2020_layout() {
     }
 
     let o = rsxtrace(&["disasm", s(&fp)]);
-    let out = text(&o.stdout);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text_of(&o.stdout);
+    assert!(o.status.success(), "{}", text_of(&o.stderr));
     assert!(
         out.contains("(PSL1GHT fragment program (cgcomp since July 2020))"),
         "{out}"
@@ -63,7 +63,7 @@ fn batch_checks_them_loose_and_inside_an_executable() {
         "--json",
         s(&json),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o.stderr));
     let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let mut stages: Vec<&str> = report["programs"]
         .as_array()
@@ -88,5 +88,128 @@ fn batch_checks_them_loose_and_inside_an_executable() {
     assert!(
         listed.contains("\"vertex\"") && listed.contains("\"fragment\""),
         "{listed}"
+    );
+}
+
+#[test]
+fn asm_writes_like_a_psl1ght_container() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n);
+    std::fs::write(path("f.fpo"), fragment_2020()).unwrap();
+    std::fs::write(path("v.vpo"), vertex_2020()).unwrap();
+
+    // Its own disassembly written like it: the very file.
+    for (file, original) in [("f.fpo", fragment_2020()), ("v.vpo", vertex_2020())] {
+        let text = rsxtrace(&["disasm", s(&path(file))]);
+        std::fs::write(path("same.asm"), &text.stdout).unwrap();
+        let o = rsxtrace(&[
+            "asm",
+            s(&path("same.asm")),
+            "--like",
+            s(&path(file)),
+            "--out",
+            s(&path("same.out")),
+        ]);
+        assert!(o.status.success(), "{}", text_of(&o.stderr));
+        assert_eq!(std::fs::read(path("same.out")).unwrap(), original, "{file}");
+    }
+
+    // A line added in front: the constant's offset table follows it, the new coordinate
+    // joins texcoords, and the summary says so.
+    let text = text_of(&rsxtrace(&["disasm", s(&path("f.fpo"))]).stdout);
+    let edited = text.replacen("   0: MOVR R0", "   0: MOVR R1, f[TEX1];\n   1: MOVR R0", 1);
+    std::fs::write(path("edited.asm"), edited).unwrap();
+    let o = rsxtrace(&[
+        "asm",
+        s(&path("edited.asm")),
+        "--like",
+        s(&path("f.fpo")),
+        "--out",
+        s(&path("edited.fpo")),
+    ]);
+    let out = text_of(&o.stdout);
+    assert!(o.status.success(), "{}", text_of(&o.stderr));
+    assert!(
+        out.contains("uniform uColor now in the inline constants at 0x20"),
+        "{out}"
+    );
+    assert!(out.contains("texcoords: 0x1 -> 0x3"), "{out}");
+    assert!(
+        out.contains("PSL1GHT fragment program (cgcomp since July 2020)"),
+        "{out}"
+    );
+    let back = text_of(&rsxtrace(&["disasm", s(&path("edited.fpo"))]).stdout);
+    assert!(back.contains("   0: MOVR R1, f[TEX1];"), "{back}");
+    assert!(
+        back.contains("   1: MOVR R0, {0.0, 0.0, 1.0, 1.0}; END"),
+        "{back}"
+    );
+}
+
+#[test]
+fn asm_rewrites_a_psl1ght_program_in_place_inside_an_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n);
+    let mut image = vec![0xA5u8; 0x44];
+    let vertex_at = image.len();
+    image.extend(vertex_2020());
+    image.extend([0x5Au8; 4]);
+    image.extend(fragment_2020());
+    std::fs::write(path("homebrew.elf"), &image).unwrap();
+    let offset = vertex_at.to_string();
+
+    // Same size (one instruction, another output): in place, every other byte kept.
+    std::fs::write(path("p.asm"), "000: MOV o[COL0], v[0]; END\n").unwrap();
+    let o = rsxtrace(&[
+        "asm",
+        s(&path("p.asm")),
+        "--like",
+        s(&path("homebrew.elf")),
+        "--offset",
+        &offset,
+        "--out",
+        s(&path("patched.elf")),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text_of(&o.stderr));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["format"], "in place", "{summary}");
+    let patched = std::fs::read(path("patched.elf")).unwrap();
+    assert_eq!(patched.len(), image.len());
+    let differs: Vec<usize> = (0..image.len())
+        .filter(|&i| patched[i] != image[i])
+        .collect();
+    // The output mask (COL0 added) and the microcode changed, nothing outside the program.
+    assert!(!differs.is_empty());
+    assert!(
+        differs
+            .iter()
+            .all(|&i| (vertex_at..vertex_at + 0x90).contains(&i)),
+        "{differs:?}"
+    );
+    let back = text_of(&rsxtrace(&["disasm", s(&path("patched.elf")), "--offset", &offset]).stdout);
+    assert!(back.contains("MOV o[COL0], v[POS]; END"), "{back}");
+
+    // Two instructions need 16 bytes more than the program has there: refused.
+    std::fs::write(
+        path("long.asm"),
+        "000: MOV o[COL0], v[0];\n001: MOV o[HPOS], v[0]; END\n",
+    )
+    .unwrap();
+    let o = rsxtrace(&[
+        "asm",
+        s(&path("long.asm")),
+        "--like",
+        s(&path("homebrew.elf")),
+        "--offset",
+        &offset,
+        "--out",
+        s(&path("long.elf")),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text_of(&o.stderr).contains("cannot be written in place"),
+        "{}",
+        text_of(&o.stderr)
     );
 }

@@ -1,9 +1,11 @@
 //! `rsxtrace asm`: assembly text, as `disasm` writes it, to a program file: raw microcode
-//! (what every command reads), or with `--like` a CgBinaryProgram that keeps a container's
-//! parameters, bindings and stage descriptor around the new microcode, so an edited program
-//! drops into a game's shader files (`rsxtrace_program::container::with_microcode`), written
-//! over the container's own bytes with the original words of every instruction left alone
-//! (`container::write_over`, `rsxtrace_program::kept_encoding`; docs/edit.md).
+//! (what every command reads), or with `--like` a container (a CgBinaryProgram, or a PSL1GHT
+//! or Tiny3D container) that keeps its parameters, bindings and stage descriptor around the
+//! new microcode, so an edited program drops into a game's or a homebrew's shader files
+//! (`rsxtrace_program::container::with_microcode`, `psl1ght_vertex_with_microcode`,
+//! `psl1ght_fragment_with_microcode`), written over the container's own bytes with the
+//! original words of every instruction left alone (`container::write_over`,
+//! `rsxtrace_program::kept_encoding`; docs/edit.md).
 
 use super::program_input::assembled;
 use crate::cli::Stage;
@@ -13,7 +15,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 use rsxtrace_program::assembly::assembly_text;
 use rsxtrace_program::container::{
-    self, with_microcode, write_over, write_program, CgProgram, Container,
+    self, psl1ght_fragment_with_microcode, psl1ght_vertex_with_microcode, with_microcode,
+    write_over, write_program, Container, RewriteNotes,
 };
 use rsxtrace_program::kept_encoding::{keep_fragment, keep_vertex, KeptEncoding};
 use rsxtrace_program::source::scan::scan;
@@ -29,9 +32,10 @@ pub struct AsmArgs {
     /// text assembles as a fragment program, else vertex).
     #[arg(long, value_enum)]
     pub stage: Option<Stage>,
-    /// A CgBinaryProgram (`.vpo`/`.fpo`) to write like: its parameters, their bindings and
-    /// its stage descriptor around the new microcode (uniforms follow their inline
-    /// constants; counts and masks cover the new program).
+    /// A container to write like, a CgBinaryProgram (`.vpo`/`.fpo`) or a PSL1GHT or Tiny3D
+    /// container: its parameters, their bindings and its stage descriptor around the new
+    /// microcode (uniforms follow their inline constants; counts and masks cover the new
+    /// program).
     #[arg(long)]
     pub like: Option<PathBuf>,
     /// With `--like`: encode every instruction from its text alone, instead of keeping the
@@ -39,15 +43,15 @@ pub struct AsmArgs {
     /// only in bits no unit reads).
     #[arg(long, requires = "like")]
     pub canonical: bool,
-    /// With `--like`: the byte offset of the CgBinaryProgram inside the `--like` file (an
+    /// With `--like`: the byte offset of the container inside the `--like` file (an
     /// executable: `disasm` of it lists each program's offset; without it, a file that holds
-    /// one CgBinaryProgram behind a header of its own uses that one). The file written is then
-    /// the whole file with that program rewritten in place (refused when it no longer fits).
+    /// one container behind a header of its own uses that one). The file written is then the
+    /// whole file with that program rewritten in place (refused when it no longer fits).
     #[arg(long, requires = "like")]
     pub offset: Option<usize>,
-    /// The file written: a CgBinaryProgram with `--like` (the whole `--like` file with
-    /// `--offset`), else raw microcode (a fragment
-    /// program as in guest memory, a vertex program as big-endian words).
+    /// The file written: a container like the `--like` one (the whole `--like` file with
+    /// `--offset`), else raw microcode (a fragment program as in guest memory, a vertex
+    /// program as big-endian words).
     #[arg(long)]
     pub out: PathBuf,
     /// Print the summary as JSON.
@@ -75,7 +79,7 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         Some(path) => Some(read_like(path, args.offset)?),
         None => None,
     };
-    let like_stage = like.as_ref().map(|l| stage_of(l.cg.stage()));
+    let like_stage = like.as_ref().map(|l| stage_of(l.container.stage()));
     if let (Some(given), Some(container)) = (args.stage, like_stage) {
         if given != container {
             bail!("--stage {given:?} but the --like container holds a {container:?} program");
@@ -94,23 +98,20 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
     let load_slot = raw.load_slot.filter(|_| vertex);
     let start_slot = raw.start_slot.or(raw.load_slot).filter(|_| vertex);
     let (ucode, kept) = match &like {
-        Some(l) if !args.canonical => keep_encoding(&raw.ucode, load_slot, &l.cg),
+        Some(l) if !args.canonical => keep_encoding(&raw.ucode, load_slot, &l.container),
         _ => (raw.ucode.clone(), None),
     };
     let (out_bytes, format, notes, layout) = match &like {
         Some(_) if start_slot != load_slot => bail!(
             "the program starts at slot {} (its START line), not at its first slot {}: a \
-             CgBinaryProgram's program starts where it is loaded (instructionSlot)",
+             container's program starts where it is loaded (instructionSlot, start_insn)",
             start_slot.unwrap_or(0),
             load_slot.unwrap_or(0)
         ),
         Some(like) => {
-            let (program, notes) = with_microcode(&like.cg, &ucode, load_slot.unwrap_or(0))
+            let (container, notes, layout) = like
+                .rewrite(&ucode, load_slot.unwrap_or(0))
                 .with_context(|| format!("cannot write it like {}", like.name))?;
-            let (container, layout) = match write_over(like.container(), &program) {
-                Some(bytes) => (bytes, "original"),
-                None => (write_program(&program)?, "new"),
-            };
             match like.offset {
                 Some(at) => (
                     patched(like, at, &container)?,
@@ -118,7 +119,7 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
                     notes,
                     Some(layout),
                 ),
-                None => (container, "CgBinaryProgram", notes, Some(layout)),
+                None => (container, like.container.format_name(), notes, Some(layout)),
             }
         }
         None => (ucode, "raw microcode", Default::default(), None),
@@ -146,7 +147,11 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
     }
     let written_as = match &like {
         Some(like) if like.offset.is_some() => {
-            format!("in place of the CgBinaryProgram in {}", like.name)
+            format!(
+                "in place of the {} in {}",
+                like.container.format_name(),
+                like.name
+            )
         }
         _ => format!("as {format}"),
     };
@@ -185,7 +190,8 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
         );
     }
     for (field, before, after) in &notes.fields {
-        if field.ends_with("Mask") {
+        let mask = field.ends_with("Mask") || field.ends_with("_mask");
+        if mask || matches!(*field, "fp_control" | "texcoords") {
             outln!("{field}: {before:#x} -> {after:#x}");
         } else {
             outln!("{field}: {before} -> {after}");
@@ -194,20 +200,57 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
-/// The `--like` container: alone in its file, or at `offset` inside one.
+/// The `--like` container: alone in its file, or at `offset` inside one; a
+/// `CgBinaryProgram` or a PSL1GHT/Tiny3D container.
 struct Like {
     name: String,
-    cg: CgProgram,
+    container: Container,
     file: Vec<u8>,
     offset: Option<usize>,
 }
 
 impl Like {
-    /// The container's bytes (through its `totalSize`).
-    fn container(&self) -> &[u8] {
+    /// The container's bytes: through its `totalSize`, or a PSL1GHT container's through its
+    /// microcode (always last).
+    fn bytes(&self) -> &[u8] {
         let at = self.offset.unwrap_or(0);
-        let end = at.saturating_add(self.cg.total_size as usize);
-        self.file.get(at..end).unwrap_or_default()
+        let len = match &self.container {
+            Container::Cg(cg) => cg.total_size as usize,
+            Container::Psl1ghtVertex(p) => p.ucode_offset as usize + p.ucode.len(),
+            Container::Psl1ghtFragment(p) => p.ucode_offset as usize + p.ucode.len(),
+            Container::Raw(_) => 0,
+        };
+        self.file
+            .get(at..at.saturating_add(len))
+            .unwrap_or_default()
+    }
+
+    /// The container with `ucode` loaded at `load_slot`, the notes of what changed, and
+    /// whether it is laid over the original's bytes or anew.
+    fn rewrite(
+        &self,
+        ucode: &[u8],
+        load_slot: u32,
+    ) -> anyhow::Result<(Vec<u8>, RewriteNotes, &'static str)> {
+        Ok(match &self.container {
+            Container::Cg(cg) => {
+                let (program, notes) = with_microcode(cg, ucode, load_slot)?;
+                match write_over(self.bytes(), &program) {
+                    Some(bytes) => (bytes, notes, "original"),
+                    None => (write_program(&program)?, notes, "new"),
+                }
+            }
+            Container::Psl1ghtVertex(p) => {
+                let (bytes, notes) =
+                    psl1ght_vertex_with_microcode(self.bytes(), p, ucode, load_slot)?;
+                (bytes, notes, "original")
+            }
+            Container::Psl1ghtFragment(p) => {
+                let (bytes, notes) = psl1ght_fragment_with_microcode(self.bytes(), p, ucode)?;
+                (bytes, notes, "original")
+            }
+            Container::Raw(_) => bail!("raw microcode is no container"),
+        })
     }
 }
 
@@ -226,34 +269,30 @@ fn read_like(path: &Path, offset: Option<usize>) -> anyhow::Result<Like> {
         );
     };
     match Container::parse(bytes) {
-        Ok(Container::Cg(cg)) => Ok(Like {
+        Ok(container) => Ok(Like {
             name,
-            cg,
+            container,
             file,
             offset,
         }),
-        Ok(_) => bail!("--like takes a CgBinaryProgram (.vpo/.fpo); {name} is a PSL1GHT container"),
         Err(e) if offset.is_none() => {
             // A file with a header of its own in front of its container (a studio's shader
-            // library wraps each one), or an executable: the one CgBinaryProgram inside.
-            let inside: Vec<(u64, CgProgram)> = scan(&file)
+            // library wraps each one), or an executable: the one container inside.
+            let inside: Vec<(u64, Container)> = scan(&file)
                 .hits
                 .into_iter()
-                .filter_map(|h| match h.container {
-                    Container::Cg(cg) => Some((h.offset, cg)),
-                    _ => None,
-                })
+                .map(|h| (h.offset, h.container))
                 .collect();
             match <[_; 1]>::try_from(inside) {
-                Ok([(at, cg)]) => Ok(Like {
+                Ok([(at, container)]) => Ok(Like {
                     name: format!("{} at byte {at:#x}", path.display()),
-                    cg,
+                    container,
                     file,
                     offset: usize::try_from(at).ok(),
                 }),
                 Err(inside) if inside.len() > 1 => bail!(
-                    "{name} holds {} CgBinaryPrograms (at bytes {}): give the --offset of the \
-                     one to replace (`rsxtrace disasm {}` lists them)",
+                    "{name} holds {} programs (at bytes {}): give the --offset of the one to \
+                     replace (`rsxtrace disasm {}` lists them)",
                     inside.len(),
                     inside
                         .iter()
@@ -272,7 +311,7 @@ fn read_like(path: &Path, offset: Option<usize>) -> anyhow::Result<Like> {
 /// The `--like` file with `container` in place of the one at `at`, the bytes it no longer
 /// takes zeroed.
 fn patched(like: &Like, at: usize, container: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let room = like.cg.total_size as usize;
+    let room = like.bytes().len();
     if container.len() > room {
         bail!(
             "the new program's container takes {} bytes, {} more than the original's {room} at \
@@ -297,23 +336,23 @@ fn patched(like: &Like, at: usize, container: &[u8]) -> anyhow::Result<Vec<u8>> 
 fn keep_encoding(
     ucode: &[u8],
     load_slot: Option<u32>,
-    like: &CgProgram,
+    like: &Container,
 ) -> (Vec<u8>, Option<KeptEncoding>) {
-    match &like.stage_info {
-        container::CgStageInfo::Vertex(v) => {
+    match like.stage() {
+        container::Stage::Vertex => {
             let (kept_words, kept) = keep_vertex(
                 &vertex::words_of(ucode),
                 load_slot.unwrap_or(0) as usize,
-                &vertex::words_of(&like.ucode),
-                v.instruction_slot as usize,
+                &vertex::words_of(like.ucode()),
+                like.load_slot().unwrap_or(0) as usize,
             );
             (
                 kept_words.into_iter().flat_map(u32::to_be_bytes).collect(),
                 Some(kept),
             )
         }
-        container::CgStageInfo::Fragment(_) => {
-            let (bytes, kept) = keep_fragment(ucode, &like.ucode);
+        container::Stage::Fragment => {
+            let (bytes, kept) = keep_fragment(ucode, like.ucode());
             (bytes, Some(kept))
         }
     }

@@ -2,13 +2,15 @@
 //! parsed container (and uniform patching at its own slot offsets) works on what it returns;
 //! a CgBinaryProgram rewritten around its own microcode (`with_microcode`, as `asm --like`
 //! does) is unchanged when that microcode decodes, and is written and parsed back, laid out
-//! anew and over its own bytes (then the very file when no field changed).
+//! anew and over its own bytes (then the very file when no field changed); a PSL1GHT
+//! container given its own microcode likewise.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rsxtrace_program::container::{
-    get_uniform, set_uniform, with_microcode, write_over, write_program, Container, Stage,
+    get_uniform, psl1ght_fragment_with_microcode, psl1ght_vertex_with_microcode, set_uniform,
+    with_microcode, write_over, write_program, Container, Stage,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -60,6 +62,28 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(back.ucode(), cg.ucode.as_slice());
                 }
             }
+        }
+    }
+    // A PSL1GHT container given its own microcode: the program again, no constant table
+    // moved, and the very file through its microcode when no field changed.
+    let own = match Container::parse(data) {
+        Ok(Container::Psl1ghtVertex(p)) => {
+            let slot = u32::from(p.start_insn);
+            let through = p.ucode_offset as usize + p.ucode.len();
+            psl1ght_vertex_with_microcode(data, &p, &p.ucode, slot).map(|r| (r, through))
+        }
+        Ok(Container::Psl1ghtFragment(p)) => {
+            let through = p.ucode_offset as usize + p.ucode.len();
+            psl1ght_fragment_with_microcode(data, &p, &p.ucode).map(|r| (r, through))
+        }
+        _ => return,
+    };
+    if let Ok(((bytes, notes), through)) = own {
+        assert!(notes.moved_uniforms.is_empty(), "{notes:?}");
+        let back = Container::parse(&bytes).expect("a rewritten container parses");
+        assert_eq!(back.ucode(), &data[through - back.ucode().len()..through]);
+        if notes.fields.is_empty() {
+            assert_eq!(bytes, data[..through]);
         }
     }
 });

@@ -417,7 +417,7 @@ fn every_truncation_and_byte_corruption_is_handled_without_panic() {
 /// 0x2C const    name @0x51 "mvp", index 256, type 4, internal 0, count 4, 1.0 0 0 2.5
 /// 0x48 strings  0x60 ucode (16 B)
 /// ```
-fn rsx_vertex() -> Vec<u8> {
+pub(crate) fn rsx_vertex() -> Vec<u8> {
     let mut b = vec![0u8; 0x70];
     put16(&mut b, 0, 0x5650);
     put16(&mut b, 2, 1);
@@ -500,7 +500,7 @@ fn hand_built_rsx_vertex_program() {
 /// 0x3C const   name @0x5E "uColor", index 0x34 (the table), type 3, count 1, 0.5 0.25 -1 2
 /// 0x70 ucode   2 slots
 /// ```
-fn rsx_fragment() -> Vec<u8> {
+pub(crate) fn rsx_fragment() -> Vec<u8> {
     let mut b = vec![0u8; 0x90];
     put16(&mut b, 0, 0x4650);
     put16(&mut b, 2, 1);

@@ -13,6 +13,7 @@ mod cg_enums;
 mod error;
 mod overwrite;
 pub(crate) mod psl1ght;
+mod psl1ght_rewrite;
 mod reader;
 mod rewrite;
 mod uniform;
@@ -31,6 +32,7 @@ pub use psl1ght::{
     FpLayout, Psl1ghtAttribute, Psl1ghtConstant, Psl1ghtFragmentProgram, Psl1ghtVertexProgram,
     VpLayout, MAGIC_FRAGMENT, MAGIC_VERTEX,
 };
+pub use psl1ght_rewrite::{psl1ght_fragment_with_microcode, psl1ght_vertex_with_microcode};
 pub use rewrite::{fragment_registers, with_microcode, RewriteError, RewriteNotes};
 pub use uniform::{decode_word, encode_word, get_uniform, set_uniform};
 pub use write::{fragment_matrix_uniform, fragment_uniform, write_program, WriteError};

@@ -89,14 +89,14 @@ pub enum FpLayout {
 }
 
 /// Where one layout keeps the header fields every layout has (byte offsets).
-struct Fields {
-    header: u64,
-    num_attr: u64,
-    attr_off: u64,
-    num_const: u64,
-    const_off: u64,
-    num_insn: u64,
-    ucode_off: u64,
+pub(crate) struct Fields {
+    pub(crate) header: u64,
+    pub(crate) num_attr: u64,
+    pub(crate) attr_off: u64,
+    pub(crate) num_const: u64,
+    pub(crate) const_off: u64,
+    pub(crate) num_insn: u64,
+    pub(crate) ucode_off: u64,
 }
 
 impl VpLayout {
@@ -113,7 +113,7 @@ impl VpLayout {
         })
     }
 
-    fn fields(self) -> Fields {
+    pub(crate) fn fields(self) -> Fields {
         match self {
             Self::Libreality => Fields {
                 header: 28,
@@ -139,7 +139,7 @@ impl VpLayout {
 
     /// Byte offsets of `(input_mask, output_mask, const_start, start_insn)` (the last two
     /// absent from libreality).
-    fn masks(self) -> (u64, u64, Option<(u64, u64)>) {
+    pub(crate) fn masks(self) -> (u64, u64, Option<(u64, u64)>) {
         match self {
             Self::Libreality => (20, 24, None),
             Self::RsxProgram => (8, 12, Some((16, 24))),
@@ -160,6 +160,15 @@ const RSX_2020_FIELDS: Fields = Fields {
 };
 
 impl FpLayout {
+    /// Byte offsets of `(num_regs, fp_control, texcoords)` (`num_regs` a u32 in the first
+    /// layout, a u16 since; `texcoord2D` and `texcoord3D` follow `texcoords`).
+    pub(crate) fn control_fields(self) -> (u64, u64, u64) {
+        match self {
+            Self::RsxProgram => (8, 12, 16),
+            Self::RsxProgram2020 => (4, 24, 28),
+        }
+    }
+
     /// The layout of an `"FP"` file (module docs): the July 2020 one when its padding at byte
     /// 2 is 0 and its attributes start at 36 (byte 12), else the first; `None` when it is
     /// shorter than 16 bytes.
@@ -173,7 +182,7 @@ impl FpLayout {
         })
     }
 
-    fn fields(self) -> Fields {
+    pub(crate) fn fields(self) -> Fields {
         match self {
             Self::RsxProgram => Fields {
                 header: 40,
@@ -584,14 +593,12 @@ impl Psl1ghtFragmentProgram {
         let instruction_count = r.u16(f.num_insn, "num_insn")?;
         let ucode_offset = r.u32(f.ucode_off, "ucode_off")?;
         // num_regs, fp_control and the three texture coordinate masks.
-        let (num_regs, fp_control, texcoords_at) = match layout {
-            FpLayout::RsxProgram => (r.u32(8, "num_regs")?, r.u32(12, "fp_control")?, 16),
-            FpLayout::RsxProgram2020 => (
-                u32::from(r.u16(4, "num_regs")?),
-                r.u32(24, "fp_control")?,
-                28,
-            ),
+        let (regs_at, control_at, texcoords_at) = layout.control_fields();
+        let num_regs = match layout {
+            FpLayout::RsxProgram => r.u32(regs_at, "num_regs")?,
+            FpLayout::RsxProgram2020 => u32::from(r.u16(regs_at, "num_regs")?),
         };
+        let fp_control = r.u32(control_at, "fp_control")?;
         let texcoords = r.u16(texcoords_at, "texcoords")?;
         let texcoord_2d = r.u16(texcoords_at + 2, "texcoord2D")?;
         let texcoord_3d = r.u16(texcoords_at + 4, "texcoord3D")?;

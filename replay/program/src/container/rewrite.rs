@@ -53,6 +53,27 @@ pub enum RewriteError {
         /// Inline constants in the new program.
         new: usize,
     },
+    /// A load slot the container cannot state.
+    #[error("the program loads at slot {slot}, which {layout} cannot state (it loads at 0)")]
+    LoadSlot {
+        /// The program's load slot.
+        slot: u32,
+        /// The container layout.
+        layout: &'static str,
+    },
+    /// A PSL1GHT container whose tables or names lie after its microcode, where the new
+    /// microcode goes.
+    #[error(
+        "the container keeps its tables or names after its microcode (cgcomp and Tiny3D write \
+         the microcode last), so new microcode cannot take its place"
+    )]
+    NotLast,
+    /// More slots than the container's 16-bit count holds.
+    #[error("{slots} slots do not fit the container's 16-bit instruction count")]
+    TooManySlots {
+        /// The new program's slots.
+        slots: usize,
+    },
     /// An embedded-constant offset that is no inline constant of the original.
     #[error(
         "uniform {name}: offset {offset:#x} is no inline constant of the container's microcode"
@@ -168,7 +189,7 @@ pub fn with_microcode(
 }
 
 /// Set a header field, noting it when it changes.
-fn set(notes: &mut RewriteNotes, field: &'static str, slot: &mut u32, value: u32) {
+pub(super) fn set(notes: &mut RewriteNotes, field: &'static str, slot: &mut u32, value: u32) {
     if *slot != value {
         notes.fields.push((field, *slot, value));
         *slot = value;
@@ -191,31 +212,39 @@ fn follow_constants(
     old: &[u8],
     new: &FragmentProgram,
 ) -> Result<Vec<(String, Vec<u32>)>, RewriteError> {
-    let named: Vec<String> = parameters
-        .iter()
-        .filter(|p| !p.embedded_constants.is_empty())
-        .map(|p| p.name.clone().unwrap_or_else(|| "?".into()))
-        .collect();
-    if named.is_empty() {
+    let tables = parameters.iter_mut().map(|p| {
+        let name = p.name.clone().unwrap_or_else(|| "?".into());
+        (name, &mut p.embedded_constants)
+    });
+    follow_offsets(tables.collect(), old, new)
+}
+
+/// Each of the named offset lists (a uniform's inline-constant slots: a CgBinaryProgram's
+/// embedded constants, a PSL1GHT constant's offset table) moved from the k-th inline
+/// constant of the original microcode `old` to the k-th of `new`; the lists that moved,
+/// with their new offsets.
+pub(super) fn follow_offsets(
+    mut tables: Vec<(String, &mut Vec<u32>)>,
+    old: &[u8],
+    new: &FragmentProgram,
+) -> Result<Vec<(String, Vec<u32>)>, RewriteError> {
+    tables.retain(|(_, offsets)| !offsets.is_empty());
+    if tables.is_empty() {
         return Ok(Vec::new());
     }
     let old = fragment::decode(old).map_err(|e| RewriteError::Original(e.to_string()))?;
     let (before, after) = (constant_offsets(&old), constant_offsets(new));
     if before.len() != after.len() {
+        let names: Vec<&str> = tables.iter().map(|(name, _)| name.as_str()).collect();
         return Err(RewriteError::ConstantsMoved {
-            names: named.join(", "),
+            names: names.join(", "),
             old: before.len(),
             new: after.len(),
         });
     }
     let mut moved = Vec::new();
-    for p in parameters
-        .iter_mut()
-        .filter(|p| !p.embedded_constants.is_empty())
-    {
-        let name = p.name.clone().unwrap_or_else(|| "?".into());
-        let offsets = p
-            .embedded_constants
+    for (name, embedded) in tables {
+        let offsets = embedded
             .iter()
             .map(|&offset| {
                 before
@@ -228,8 +257,8 @@ fn follow_constants(
                     })
             })
             .collect::<Result<Vec<u32>, _>>()?;
-        if offsets != p.embedded_constants {
-            p.embedded_constants = offsets.clone();
+        if offsets != *embedded {
+            embedded.clone_from(&offsets);
             moved.push((name, offsets));
         }
     }
@@ -263,7 +292,7 @@ pub fn fragment_registers(p: &FragmentProgram) -> u32 {
 
 /// The temp registers a vertex program needs: the largest R index it reads or writes + 1,
 /// at least 1.
-fn vertex_registers(p: &VertexProgram) -> u32 {
+pub(super) fn vertex_registers(p: &VertexProgram) -> u32 {
     let mut needed = 1;
     for i in &p.instructions {
         for (s, _) in i.sources.iter().zip(i.operands_read()).filter(|(_, r)| *r) {
@@ -305,7 +334,7 @@ fn output_bit(register: u8) -> u32 {
 }
 
 /// The output-mask bits of the outputs a vertex program writes.
-fn vertex_outputs(p: &VertexProgram) -> u32 {
+pub(super) fn vertex_outputs(p: &VertexProgram) -> u32 {
     p.instructions
         .iter()
         .filter_map(|i| {
