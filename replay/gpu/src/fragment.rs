@@ -469,39 +469,11 @@ impl Gpu {
                 if crate::vertex::declares_binding(module, 2) {
                     group0_entries.push(storage_entry(2, vis, false, None));
                 }
-                let group0 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("fp group 0"),
-                            entries: &group0_entries,
-                        });
                 let entries =
                     texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
-                let group1 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("fp group 1"),
-                            entries: &entries,
-                        });
-                let layout = self
-                    .device
-                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some("fp_eval"),
-                        bind_group_layouts: &[Some(&group0), Some(&group1)],
-                        immediate_size: 0,
-                    });
-                let cover = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("covering triangle"),
-                        source: wgpu::ShaderSource::Wgsl(COVER_WGSL.into()),
-                    });
-                let shader = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("fragment program"),
-                        source: wgpu::ShaderSource::Wgsl(module.source.as_str().into()),
-                    });
+                let layout = self.two_group_layout("fp_eval", &group0_entries, &entries);
+                let cover = self.wgsl_module("covering triangle", COVER_WGSL);
+                let shader = self.wgsl_module("fragment program", &module.source);
                 let target = Some(wgpu::ColorTargetState {
                     format: wgpu::TextureFormat::Rgba32Float,
                     blend: None,
@@ -512,7 +484,7 @@ impl Gpu {
                     self.device
                         .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                             label: Some("fp_eval"),
-                            layout: Some(&layout),
+                            layout: Some(&layout.pipeline),
                             vertex: wgpu::VertexState {
                                 module: &cover,
                                 entry_point: Some("cover"),
@@ -533,8 +505,8 @@ impl Gpu {
                         });
                 RenderEntry {
                     pipeline,
-                    group0,
-                    group1,
+                    group0: layout.group0,
+                    group1: layout.group1,
                     units: units.clone(),
                 }
             })

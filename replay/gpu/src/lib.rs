@@ -27,6 +27,7 @@ mod cache;
 mod device;
 mod error;
 mod fragment;
+mod pipeline_parts;
 pub mod raster_pipeline;
 pub mod raster_target;
 pub mod render;

@@ -584,33 +584,10 @@ impl Gpu {
                         });
                     }
                 }
-                let group0 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("raster group 0"),
-                            entries: &group0_entries,
-                        });
                 let entries =
                     texture_layout_entries(&units, filterable, wgpu::ShaderStages::FRAGMENT);
-                let group1 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("raster group 1 (textures)"),
-                            entries: &entries,
-                        });
-                let layout = self
-                    .device
-                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some("raster"),
-                        bind_group_layouts: &[Some(&group0), Some(&group1)],
-                        immediate_size: 0,
-                    });
-                let shader = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("raster module"),
-                        source: wgpu::ShaderSource::Wgsl(module.source.as_str().into()),
-                    });
+                let layout = self.two_group_layout("raster", &group0_entries, &entries);
+                let shader = self.wgsl_module("raster module", &module.source);
                 let attributes: Vec<wgpu::VertexAttribute> = (0..desc.vertex_attributes)
                     .map(|a| wgpu::VertexAttribute {
                         format: wgpu::VertexFormat::Float32x4,
@@ -671,7 +648,7 @@ impl Gpu {
                     self.device
                         .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                             label: Some("raster"),
-                            layout: Some(&layout),
+                            layout: Some(&layout.pipeline),
                             vertex: wgpu::VertexState {
                                 module: &shader,
                                 entry_point: Some(&desc.vertex_entry),
@@ -710,8 +687,8 @@ impl Gpu {
                         });
                 RenderEntry {
                     pipeline,
-                    group0,
-                    group1,
+                    group0: layout.group0,
+                    group1: layout.group1,
                     units: units.clone(),
                 }
             })

@@ -422,45 +422,15 @@ impl Gpu {
         let entry = self.cache.render(key, || {
             self.scoped("creating render pipeline vp_main + fp_main", || {
                 let vis = wgpu::ShaderStages::VERTEX;
-                let group0 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("render group 0"),
-                            entries: &[
-                                storage_entry(
-                                    0,
-                                    vis,
-                                    true,
-                                    wgpu::BufferSize::new(VP_CONSTANTS as u64 * VEC4),
-                                ),
-                                uniform_entry(1, vis),
-                            ],
-                        });
-                let group1 =
-                    self.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("render group 1 (no textures)"),
-                            entries: &[],
-                        });
-                let layout = self
-                    .device
-                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some("render_triangles"),
-                        bind_group_layouts: &[Some(&group0), Some(&group1)],
-                        immediate_size: 0,
-                    });
-                let vs = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("vertex program"),
-                        source: wgpu::ShaderSource::Wgsl(vp_module.source.as_str().into()),
-                    });
-                let fs = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("fragment program"),
-                        source: wgpu::ShaderSource::Wgsl(fp_module.source.as_str().into()),
-                    });
+                let constants = wgpu::BufferSize::new(VP_CONSTANTS as u64 * VEC4);
+                let group0 = [
+                    storage_entry(0, vis, true, constants),
+                    uniform_entry(1, vis),
+                ];
+                // Group 1 is empty: this path binds no textures.
+                let layout = self.two_group_layout("render_triangles", &group0, &[]);
+                let vs = self.wgsl_module("vertex program", &vp_module.source);
+                let fs = self.wgsl_module("fragment program", &fp_module.source);
                 let attributes: [wgpu::VertexAttribute; VP_INPUTS] =
                     std::array::from_fn(|a| wgpu::VertexAttribute {
                         format: wgpu::VertexFormat::Float32x4,
@@ -485,7 +455,7 @@ impl Gpu {
                     self.device
                         .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                             label: Some("render_triangles"),
-                            layout: Some(&layout),
+                            layout: Some(&layout.pipeline),
                             vertex: wgpu::VertexState {
                                 module: &vs,
                                 entry_point: Some("vp_main"),
@@ -516,8 +486,8 @@ impl Gpu {
                         });
                 RenderEntry {
                     pipeline,
-                    group0,
-                    group1,
+                    group0: layout.group0,
+                    group1: layout.group1,
                     units: Vec::new(),
                 }
             })

@@ -492,12 +492,7 @@ impl Gpu {
                         bind_group_layouts: &layouts,
                         immediate_size: 0,
                     });
-                let shader = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("vertex program"),
-                        source: wgpu::ShaderSource::Wgsl(module.source.as_str().into()),
-                    });
+                let shader = self.wgsl_module("vertex program", &module.source);
                 let pipeline =
                     self.device
                         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
