@@ -72,11 +72,19 @@ fn attach_report(capture: &mut Capture, offset: u32, value: u32) {
 ///   B (drawn), 5 green on main-area report 0x30 that memory holds as 0 (not drawn), 6 blue
 ///   on main-area report 0x40 nobody wrote and memory lacks (unknown: drawn), 7 blue on
 ///   main-area report 0x50 that memory holds as 3 (drawn).
+///
+/// Z-cull is on, as games keep it.
 fn capture() -> Capture {
+    capture_with_zcull(true)
+}
+
+/// [`capture`] with Z-cull (`SET_ZCULL_EN`) on or off.
+fn capture_with_zcull(zcull: bool) -> Capture {
     let mut b = pixel_scene("conditional.rrc", 8, 2);
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();
     b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.set_zcull(zcull, zcull);
     b.set_depth(true, LESS, true);
     quad(&mut b, 0x1_0000, [0.0, 0.0, 8.0, 8.0], 0.2, RED);
     b.set_color_mask(0);
@@ -135,6 +143,7 @@ fn decided(
         samples,
         exact: samples.is_some(),
         drawn,
+        counted_with_zcull_off: false,
     }
 }
 
@@ -345,6 +354,54 @@ fn queries_decide_conditional_draws_on_the_gpu() {
     };
     let out = gpu(&g, &capture(), &RenderOptions::default());
     check_whole_frame(&out, "GPU");
+}
+
+/// With Z-cull off the queries count as before (no source ties the hardware's count to
+/// Z-cull), but RPCS3 counts nothing (`ZCULL_control::check_state`): the draw drawn on
+/// query B's samples is marked and warned about on both renderers; the one left out on
+/// query A's 0 is not (RPCS3 leaves it out too).
+#[test]
+fn counts_made_with_zcull_off_are_marked_as_rpcs3_would_not_count_them() {
+    let capture = capture_with_zcull(false);
+    let frame = Frame::from_capture(&capture).unwrap();
+    assert!(frame.draws.iter().all(|d| !d.raster.occlusion.zcull));
+    assert!(Frame::from_capture(&capture_with_zcull(true))
+        .unwrap()
+        .draws
+        .iter()
+        .all(|d| d.raster.occlusion.zcull));
+    let check = |out: &RenderedFrame, what: &str| {
+        let marks: Vec<(usize, bool, bool)> = out
+            .conditional
+            .iter()
+            .map(|c| (c.draw, c.drawn, c.counted_with_zcull_off))
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                (3, false, true),
+                (4, true, true),
+                (5, false, false),
+                (6, true, false),
+                (7, true, false)
+            ],
+            "{what}"
+        );
+        let zcull: Vec<_> = out
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("SET_ZCULL_EN off"))
+            .collect();
+        assert_eq!(zcull.len(), 1, "{what}: {:?}", out.warnings);
+        assert_eq!(zcull[0].draw, Some(4), "{what}");
+        assert!(zcull[0].message.contains("RPCS3"), "{what}");
+        // The image is the same as with Z-cull on.
+        assert_eq!(out.image.pixel(5, 1), Some(BLUE8), "{what}");
+    };
+    check(&cpu(&capture, &RenderOptions::default()), "CPU");
+    if let Some(g) = gpu_support::gpu("counts_made_with_zcull_off") {
+        check(&gpu(&g, &capture, &RenderOptions::default()), "GPU");
+    }
 }
 
 /// A range that starts after the queries rendered none of the draws they counted: their

@@ -224,6 +224,8 @@ registers! {
     CLEAR_REPORT_VALUE;
     /// `SET_ZPASS_PIXEL_COUNT_ENABLE`.
     SET_ZPASS_PIXEL_COUNT_ENABLE;
+    /// `SET_ZCULL_EN`: Z-cull (bit 0 depth, bit 1 stencil).
+    SET_ZCULL_EN;
     /// `GET_REPORT`: type in bits 24..31, offset in bits 0..23.
     GET_REPORT;
     /// `SET_RENDER_ENABLE`: mode in bits 24..31, report offset in bits 0..23.

@@ -189,6 +189,12 @@ impl CaptureBuilder {
         self.record(m::SET_FRONT_FACE, front_face);
     }
 
+    /// SET_ZCULL_EN(`depth` | `stencil` << 1): Z-cull, which games keep on (libgcm's
+    /// `cellGcmSetZcullEnable`) and RPCS3 needs to count an occlusion query's samples.
+    pub fn set_zcull(&mut self, depth: bool, stencil: bool) {
+        self.record(m::SET_ZCULL_EN, u32::from(depth) | u32::from(stencil) << 1);
+    }
+
     /// The start of an occlusion query: SET_CONTEXT_DMA_REPORT(`report_dma`, e.g.
     /// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL` 0x66626660), CLEAR_REPORT_VALUE(1,
     /// `ZPASS_PIXEL_CNT`) and SET_ZPASS_PIXEL_COUNT_ENABLE(1): the draws until

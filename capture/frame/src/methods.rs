@@ -150,6 +150,7 @@ pub mod reg {
     pub const SET_CONTEXT_DMA_REPORT: u16 = 0x01A8 >> 2;
     pub const CLEAR_REPORT_VALUE: u16 = 0x17C8 >> 2;
     pub const SET_ZPASS_PIXEL_COUNT_ENABLE: u16 = 0x17CC >> 2;
+    pub const SET_ZCULL_EN: u16 = 0x1D84 >> 2;
     pub const GET_REPORT: u16 = 0x1800 >> 2;
     pub const SET_ZSTENCIL_CLEAR_VALUE: u16 = 0x1D8C >> 2;
     pub const SET_COLOR_CLEAR_VALUE: u16 = 0x1D90 >> 2;

@@ -17,7 +17,8 @@ use std::borrow::Cow;
 /// once), with `draws.state`. 8: `program_constants` says what each register is to its program
 /// (`role`, `group_first`, `group_count`, `multiplies`); `draws.conditional_render` and
 /// `conditional_report`. 9: `draws.zpass_pixel_count` and `report_area` (occlusion queries).
-pub const SCHEMA_VERSION: i32 = 9;
+/// 10: `draws.zcull`.
+pub const SCHEMA_VERSION: i32 = 10;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -912,7 +912,8 @@ fn every_texture_unit_reads_its_own_binding_through_the_view() {
 
 /// `draws.zpass_pixel_count`, `report_area`, `conditional_render` and `conditional_report` on
 /// the occlusion scene: its two queries' draws counted, the three flares conditional on their
-/// reports, everything in the local report area.
+/// reports, everything in the local report area; `zcull` on for every draw (the scene turns
+/// it on before its first draw), off for every draw of the scene without it.
 #[test]
 fn occlusion_queries_and_the_draws_they_decide_are_columns() {
     use rsxtrace_capture::frame::state::REPORT_AREA_LOCAL;
@@ -943,4 +944,18 @@ fn occlusion_queries_and_the_draws_they_decide_are_columns() {
             (0, local, 1, report(UNKNOWN_REPORT)),
         ]
     );
+    let zcull: Vec<(i64,)> = query_rows(&db, "SELECT zcull FROM draws ORDER BY draw");
+    assert_eq!(zcull, vec![(1,); 6]);
+    let off = write(
+        dir.path(),
+        "occlusion-zcull-off.rrc",
+        &rrc::write_v6(&occlusion_capture_with(false)),
+    );
+    index_file(&mut db, &off, &|_| {}).unwrap();
+    let zcull: Vec<(i64,)> = query_rows(
+        &db,
+        "SELECT d.zcull FROM draws d JOIN captures c USING (capture_id) \
+         WHERE c.file_name = 'occlusion-zcull-off.rrc' ORDER BY d.draw",
+    );
+    assert_eq!(zcull, vec![(0,); 6]);
 }

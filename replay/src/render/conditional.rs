@@ -26,8 +26,10 @@
 //! replay does not know: such a count is known only as "at least", so a report of at least
 //! one sample still decides, and a report that may be zero falls back on memory, then on
 //! drawing with a warning. RPCS3 runs its host queries only while `SET_ZCULL_EN` is on as
-//! well; no source ties the hardware's count to Z-cull, so this one counts whenever
-//! `SET_ZPASS_PIXEL_COUNT_ENABLE` is on.
+//! well (`ZCULL_control::check_state`); no source ties the hardware's count to Z-cull, so
+//! this one counts whenever `SET_ZPASS_PIXEL_COUNT_ENABLE` is on, and a draw it lets render
+//! on samples counted with Z-cull off is marked (and warned about): RPCS3's replay counts
+//! none of those and may leave it out.
 
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{
@@ -86,6 +88,9 @@ pub struct ConditionalDraw {
     pub exact: bool,
     /// Whether it was drawn: the report holds samples, or its value is unknown.
     pub drawn: bool,
+    /// Whether the query's count includes draws with `SET_ZCULL_EN` off, which RPCS3 does
+    /// not count (`ZCULL_control::check_state`): when drawn, RPCS3's replay may leave it out.
+    pub counted_with_zcull_off: bool,
 }
 
 impl ConditionalDraw {
@@ -116,10 +121,19 @@ impl ConditionalDraw {
             "not drawn"
         } else if self.source == ReportSource::Unknown {
             "drawn as if it passed"
+        } else if self.counted_with_zcull_off {
+            "drawn (the count includes draws made with SET_ZCULL_EN off, which RPCS3 does not \
+             count, ZCULL_control::check_state: its replay may leave this draw out)"
         } else {
             "drawn"
         };
         format!("conditional rendering (SET_RENDER_ENABLE mode 2): {from}: {verdict}")
+    }
+
+    /// Whether the renderers warn about it: its report is unknown (drawn as if it passed),
+    /// or RPCS3 may decide otherwise ([`ConditionalDraw::counted_with_zcull_off`]).
+    pub fn warns(&self) -> bool {
+        self.source == ReportSource::Unknown || (self.drawn && self.counted_with_zcull_off)
     }
 }
 
@@ -130,6 +144,8 @@ impl ConditionalDraw {
 struct Tally {
     known: SampleCount,
     later: Range<usize>,
+    /// A draw counted into it had Z-cull off ([`ConditionalDraw::counted_with_zcull_off`]).
+    zcull_off: bool,
 }
 
 /// Conditional rendering as the last `SET_RENDER_ENABLE` set it.
@@ -211,6 +227,7 @@ impl OcclusionCounter {
                             exact: true,
                         },
                         later: self.later.len()..self.later.len(),
+                        zcull_off: false,
                     };
                 }
             }
@@ -303,6 +320,7 @@ impl OcclusionCounter {
         else {
             return None;
         };
+        let zcull_off = matches!(query, Some((Some(t), _)) if t.zcull_off);
         let (source, count) = match query {
             Some((tally, command)) => (
                 ReportSource::Query { command: *command },
@@ -327,6 +345,7 @@ impl OcclusionCounter {
             samples: None,
             exact: false,
             drawn: true,
+            counted_with_zcull_off: zcull_off,
         };
         Some(match count {
             Some(c) if c.at_least > 0 || c.exact => ConditionalDraw {
@@ -352,6 +371,7 @@ impl OcclusionCounter {
         if !draw.raster.occlusion.zpass_pixel_count {
             return;
         }
+        self.counter.zcull_off |= !draw.raster.occlusion.zcull;
         let known = &mut self.counter.known;
         match passed {
             Some(n) => known.at_least = known.at_least.saturating_add(n),
@@ -363,6 +383,7 @@ impl OcclusionCounter {
     /// ([`resolve`](Self::resolve)).
     pub fn count_later(&mut self, index: usize, draw: &Draw) {
         if draw.raster.occlusion.zpass_pixel_count {
+            self.counter.zcull_off |= !draw.raster.occlusion.zcull;
             // The counter's stretch runs to the end of the list: it grows with it.
             self.later.push(index);
             self.counter.later.end = self.later.len();

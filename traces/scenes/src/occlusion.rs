@@ -3,7 +3,8 @@
 //! the open right half (256 pass), then a flare drawn under conditional rendering on each
 //! report (`SET_RENDER_ENABLE` mode 2: the first is not drawn, the second is) and one on a
 //! report no query of the frame wrote (a query made before the capture: the replay draws it
-//! and warns). The queries write no colour and no depth.
+//! and warns). The queries write no colour and no depth. Z-cull is on, as games keep it
+//! (RPCS3 counts no sample without it); [`occlusion_capture_with`] can leave it off.
 //!
 //! Draws, in order: [`OCCLUDER`], [`HIDDEN_QUERY`], [`VISIBLE_QUERY`], then the flares
 //! [`HIDDEN_FLARE`], [`VISIBLE_FLARE`], [`UNKNOWN_FLARE`].
@@ -49,6 +50,11 @@ const LESS: u32 = 0x201;
 
 /// The frame (see the module).
 pub fn occlusion_capture() -> Capture {
+    occlusion_capture_with(true)
+}
+
+/// The frame with Z-cull on (`SET_ZCULL_EN` 3, depth and stencil) or off.
+pub fn occlusion_capture_with(zcull: bool) -> Capture {
     let mut b = CaptureBuilder::new("occlusion.rrc");
     square_target(&mut b, SIZE, [0; 4], 0x4_0000);
     b.set_scissor(0, 0, SIZE, SIZE);
@@ -68,6 +74,7 @@ pub fn occlusion_capture() -> Capture {
         at += 0x1000;
     };
     b.set_depth(true, LESS, true);
+    b.set_zcull(zcull, zcull);
     quad(&mut b, [-1.0, -1.0, 0.0, 1.0], 0.2, 0xFF00_00FF);
     // The queries: no colour, no depth written.
     b.set_color_mask(0);

@@ -409,6 +409,10 @@ pub struct Occlusion {
     /// which captures do not hold) or [`REPORT_AREA_MAIN`] (IO offset `0x0E000000` +
     /// offset).
     pub report_dma: u32,
+    /// `SET_ZCULL_EN` non-zero: Z-cull on. RPCS3 counts samples only while it is on
+    /// (`ZCULL_control::check_state` runs its host queries when both it and the pixel count
+    /// are on); no source ties the hardware's count to it.
+    pub zcull: bool,
 }
 
 /// `CELL_GCM_CONTEXT_DMA_REPORT_LOCATION_LOCAL` (RPCS3 `gcm_enums.h`).
@@ -624,6 +628,7 @@ impl RasterState {
             occlusion: Occlusion {
                 zpass_pixel_count: on(regs, reg::SET_ZPASS_PIXEL_COUNT_ENABLE),
                 report_dma: r(regs, reg::SET_CONTEXT_DMA_REPORT),
+                zcull: on(regs, reg::SET_ZCULL_EN),
             },
             color_clear_value: r(regs, reg::SET_COLOR_CLEAR_VALUE),
             zstencil_clear_value: r(regs, reg::SET_ZSTENCIL_CLEAR_VALUE),

@@ -191,6 +191,7 @@ fn columns<'a>() -> Vec<Column<DrawFacts<'a>>> {
         c("conditional_report", Integer, "`SET_RENDER_ENABLE` bits 0..23: the report's offset in the report area, when `conditional_render`; NULL otherwise.", |f| Cell::opt(f.draw.raster.render_enable.conditional().then(|| i64::from(f.draw.raster.render_enable.report_offset)))),
         c("zpass_pixel_count", Integer, "`SET_ZPASS_PIXEL_COUNT_ENABLE`: the samples it passes are counted for an occlusion query (`GET_REPORT` of `ZPASS_PIXEL_CNT`).", |f| f.draw.raster.occlusion.zpass_pixel_count.into()),
         c("report_area", Integer, "`SET_CONTEXT_DMA_REPORT`: 1717724768 (0x66626660) the RSX's report memory, 3134619648 (0xBAD68000) main memory.", |f| f.draw.raster.occlusion.report_dma.into()),
+        c("zcull", Integer, "`SET_ZCULL_EN` non-zero: Z-cull on (RPCS3 counts an occlusion query's samples only then).", |f| f.draw.raster.occlusion.zcull.into()),
         c("color_clear_value", Integer, "`SET_COLOR_CLEAR_VALUE` (ARGB8).", |f| f.draw.raster.color_clear_value.into()),
         c("zstencil_clear_value", Integer, "`SET_ZSTENCIL_CLEAR_VALUE`.", |f| f.draw.raster.zstencil_clear_value.into()),
         c("point_size", Real, "Point size, pixels.", |f| f.draw.raster.primitives.point_size.into()),

@@ -282,9 +282,10 @@ pub(crate) fn render_frame_watched(
     })
 }
 
-/// A conditional draw whose report the replay does not know is drawn, with a warning.
+/// A conditional draw whose report the replay does not know is drawn, with a warning; so is
+/// one RPCS3 may decide otherwise ([`ConditionalDraw::warns`]).
 fn note_conditional(c: &ConditionalDraw, warnings: &mut Vec<RenderWarning>) {
-    if c.source == super::conditional::ReportSource::Unknown {
+    if c.warns() {
         warnings.push(RenderWarning {
             draw: Some(c.draw),
             message: c.describe(),

@@ -70,7 +70,7 @@ mod shader;
 mod targets;
 mod vertex;
 
-use crate::render::conditional::{ConditionalDraw, OcclusionCounter, ReportSource};
+use crate::render::conditional::{ConditionalDraw, OcclusionCounter};
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -435,7 +435,7 @@ impl Renderer<'_> {
         let Some(c) = self.occlusion.decide(index, &base) else {
             return true;
         };
-        if c.source == ReportSource::Unknown {
+        if c.warns() {
             self.warn(Some(index), c.describe());
         }
         self.conditional.push(c);
