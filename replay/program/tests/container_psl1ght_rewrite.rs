@@ -109,6 +109,23 @@ fn a_name_after_the_microcode_is_refused() {
     assert!(matches!(e, RewriteError::NotLast), "{e}");
 }
 
+/// Found by the `container` fuzz target: an `rsxFragmentProgram` whose microcode starts at
+/// byte 0, over its own header. Writing the new header fields would change the microcode:
+/// refused.
+#[test]
+fn microcode_over_the_header_is_refused() {
+    let bytes = [
+        0x46, 0x50, 0x00, 0x01, 0x00, 0x00, 0x00, 0x1E, 0x00, 0x00, 0x00, 0x00, 0x31, 0x20, 0x00,
+        0x32, 0x00, 0x00, 0x0B, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xC5, 0x00, 0x20,
+        0x3A, 0x00, 0x00, 0x02,
+    ];
+    let p = fragment_of(&bytes);
+    assert_eq!(p.ucode_offset, 0);
+    let e = psl1ght_fragment_with_microcode(&bytes, &p, &p.ucode).expect_err("overlaps");
+    assert!(matches!(e, RewriteError::NotLast), "{e}");
+}
+
 #[test]
 fn a_new_fragment_program_moves_the_constant_tables() {
     let text = "0: MOVR R1, f[TEX1];\n1: KIL;\n2: MOVR R0, {0.0, 0.0, 1.0, 1.0}; END\n";

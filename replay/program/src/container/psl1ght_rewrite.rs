@@ -13,8 +13,9 @@
 //!   constant's slot becomes the k-th of the new microcode; another number of inline
 //!   constants is refused).
 //!
-//! A container that keeps anything after its microcode (which neither tool writes) is
-//! refused: the rewritten file is read back, and its tables must be the original's.
+//! A container that keeps anything after its microcode, or whose microcode overlaps its
+//! header (which neither tool writes), is refused: the rewritten file is read back, and its
+//! tables must be the original's and its microcode the new one.
 
 use super::psl1ght::{FpLayout, Psl1ghtFragmentProgram, Psl1ghtVertexProgram, VpLayout};
 use super::rewrite::{
@@ -72,7 +73,10 @@ pub fn psl1ght_vertex_with_microcode(
         put16(&mut out, 4, "num_regs", needed, &mut notes);
     }
     let back = Psl1ghtVertexProgram::parse(&out).map_err(|_| RewriteError::NotLast)?;
-    if back.attributes != original.attributes || back.constants != original.constants {
+    if back.attributes != original.attributes
+        || back.constants != original.constants
+        || back.ucode != ucode
+    {
         return Err(RewriteError::NotLast);
     }
     Ok((out, notes))
@@ -134,7 +138,8 @@ pub fn psl1ght_fragment_with_microcode(
     let texcoords = original.texcoords | ((p.inputs_read() >> 4) & 0x3FF);
     put16(&mut out, texcoords_at, "texcoords", texcoords, &mut notes);
     let back = Psl1ghtFragmentProgram::parse(&out).map_err(|_| RewriteError::NotLast)?;
-    if back.attributes != original.attributes || back.constants != constants {
+    if back.attributes != original.attributes || back.constants != constants || back.ucode != ucode
+    {
         return Err(RewriteError::NotLast);
     }
     Ok((out, notes))

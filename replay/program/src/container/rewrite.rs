@@ -62,10 +62,11 @@ pub enum RewriteError {
         layout: &'static str,
     },
     /// A PSL1GHT container whose tables or names lie after its microcode, where the new
-    /// microcode goes.
+    /// microcode goes, or whose microcode overlaps its header.
     #[error(
-        "the container keeps its tables or names after its microcode (cgcomp and Tiny3D write \
-         the microcode last), so new microcode cannot take its place"
+        "the container keeps its tables or names after its microcode, or its microcode \
+         overlaps its header (cgcomp and Tiny3D write the microcode last, after the rest), so \
+         new microcode cannot take its place"
     )]
     NotLast,
     /// More slots than the container's 16-bit count holds.
