@@ -19,9 +19,12 @@
 //!   `SET_TRANSFORM_PROGRAM` upload the new words at the chosen slot (in batches of 32
 //!   registers, as RPCS3 records uploads: rrc-format.md 3.2), then `SET_TRANSFORM_PROGRAM_START`
 //!   (its start slot) and, when given, the attribute input and output masks (the input mask with the
-//!   attributes the program reads added); after the run the overwritten slots
-//!   get their old words back (the frame's program memory at the run's last draw), and the
-//!   load pointer, start slot and masks their old values.
+//!   attributes the program reads added) and the constants the program's container uploads
+//!   with it (`SET_TRANSFORM_CONSTANT_LOAD`, `SET_TRANSFORM_CONSTANT`: a PSL1GHT container's
+//!   literals); after the run the overwritten slots get their old words back (the frame's
+//!   program memory at the run's last draw), those constants their old values where the
+//!   frame knows them, and the load pointers, start slot and masks their old values. A game's
+//!   write of a constant between two chosen clauses ends a run of a program with constants.
 //!
 //! A packet of several arguments that holds a chosen clause's BEGIN or END becomes one
 //! single-argument command per argument, so that commands can go before or after it.
@@ -103,6 +106,8 @@ pub struct VertexSwap {
     pub input_reads: u32,
     /// `SET_VERTEX_ATTRIB_OUTPUT_MASK` for it, or `None` to keep the game's.
     pub output_mask: Option<u32>,
+    /// Constants uploaded with it, `(register, x y z w bits)` (a container's literals).
+    pub constants: Vec<(u32, [u32; 4])>,
 }
 
 /// The new program of one replacement.
@@ -143,6 +148,9 @@ pub struct ReplacementReport {
     pub runs: usize,
     /// Commands added for it.
     pub commands_added: usize,
+    /// Constant registers it uploads whose value before it the frame does not know: after
+    /// its runs they keep its values.
+    pub constants_not_restored: Vec<u32>,
 }
 
 /// What editing did.
@@ -166,12 +174,24 @@ fn write(r: u16, value: u32) -> ReplayCommand {
 /// `SET_TRANSFORM_PROGRAM` uploads of `words`, in batches of 32 registers from the window's
 /// base, as RPCS3 records them (rrc-format.md 3.2).
 fn upload(words: &[u32]) -> Vec<ReplayCommand> {
+    upload_to(reg::SET_TRANSFORM_PROGRAM, words)
+}
+
+/// `SET_TRANSFORM_CONSTANT_LOAD(register)` and the four words of constant `register`.
+fn constant(register: u32, value: &[u32; 4]) -> Vec<ReplayCommand> {
+    let mut out = vec![write(reg::SET_TRANSFORM_CONSTANT_LOAD, register)];
+    out.extend(upload_to(reg::SET_TRANSFORM_CONSTANT, value));
+    out
+}
+
+/// Writes of `words` to the 32-register window at `base`, in batches from its base.
+fn upload_to(base: u16, words: &[u32]) -> Vec<ReplayCommand> {
     let mut out = Vec::with_capacity(words.len());
     for batch in words.chunks(32) {
         for (i, &w) in batch.iter().enumerate() {
             out.push(ReplayCommand {
                 first: if i == 0 {
-                    ((batch.len() as u32) << 18) | (u32::from(reg::SET_TRANSFORM_PROGRAM) << 2)
+                    ((batch.len() as u32) << 18) | (u32::from(base) << 2)
                 } else {
                     0
                 },
@@ -267,9 +287,10 @@ pub fn replace_programs(
         .filter(|&c| chosen[0][c].is_some() || chosen[1][c].is_some())
         .map(|c| clauses[c].begin)
         .collect();
-    // Per stage, the command indices (in order) of writes to the registers it sets.
-    let mut writes: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-    let stage_sets = [fragment_sets, vertex_sets];
+    // Per stage, the command indices (in order) of writes to the registers it sets; then
+    // those of constant writes (which end the runs of a vertex program with constants).
+    let mut writes: [Vec<usize>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let stage_sets = [fragment_sets, vertex_sets, constant_sets];
     for packet in packets(&capture.commands).flatten() {
         let first = packet.reg;
         if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
@@ -305,12 +326,17 @@ pub fn replace_programs(
             .collect();
         // Runs: a clause joins the run before it when nothing between them begins a draw or
         // writes a register this replacement sets.
+        let has_constants = matches!(&r.program, NewProgram::Vertex(v) if !v.constants.is_empty());
         let mut runs: Vec<(usize, usize)> = Vec::new();
         for &c in &mine {
-            let joins = runs.last().is_some_and(|&(_, last)| {
-                let w = &writes[stage];
+            let written_between = |w: &[usize], last: usize| {
                 let after_end = w.partition_point(|&at| at <= clauses[last].end);
-                last + 1 == c && w.get(after_end).is_none_or(|&at| at >= clauses[c].begin)
+                w.get(after_end).is_some_and(|&at| at < clauses[c].begin)
+            };
+            let joins = runs.last().is_some_and(|&(_, last)| {
+                last + 1 == c
+                    && !written_between(&writes[stage], last)
+                    && !(has_constants && written_between(&writes[2], last))
             });
             match runs.last_mut() {
                 Some(run) if joins => run.1 = c,
@@ -336,6 +362,7 @@ pub fn replace_programs(
             None
         };
         let mut added = 0usize;
+        let mut not_restored: Vec<u32> = Vec::new();
         for &(first, last) in &runs {
             let (begin, end) = (clauses[first].begin, clauses[last].end);
             let old = at_begin.get(&begin);
@@ -374,6 +401,22 @@ pub fn replace_programs(
                     setup.push(write(reg::SET_TRANSFORM_PROGRAM_START, v.start));
                     let mut restore = vec![write(reg::SET_TRANSFORM_PROGRAM_LOAD, v.slot)];
                     restore.extend(upload(old_words));
+                    // The container's constants, and back the values the frame had at the
+                    // run's last draw where it knows them.
+                    let had = &frame.draws[*clauses[last].draws.last().unwrap_or(&0)].constants;
+                    for (register, value) in &v.constants {
+                        setup.extend(constant(*register, value));
+                        match had.raw(*register as usize) {
+                            Some(old) => restore.extend(constant(*register, &old)),
+                            None => not_restored.push(*register),
+                        }
+                    }
+                    if !v.constants.is_empty() {
+                        restore.push(write(
+                            reg::SET_TRANSFORM_CONSTANT_LOAD,
+                            get(reg::SET_TRANSFORM_CONSTANT_LOAD),
+                        ));
+                    }
                     restore.push(write(
                         reg::SET_TRANSFORM_PROGRAM_START,
                         get(reg::SET_TRANSFORM_PROGRAM_START),
@@ -423,6 +466,11 @@ pub fn replace_programs(
             draws,
             runs: runs.len(),
             commands_added: added,
+            constants_not_restored: {
+                not_restored.sort_unstable();
+                not_restored.dedup();
+                not_restored
+            },
         });
     }
     let commands = splice_commands(capture, &splice);
@@ -443,13 +491,14 @@ pub fn replace_programs(
 }
 
 /// The registers whose values at a chosen BEGIN a run restores.
-const SAVED: [u16; 6] = [
+const SAVED: [u16; 7] = [
     reg::SET_SHADER_PROGRAM,
     reg::SET_SHADER_CONTROL,
     reg::SET_TRANSFORM_PROGRAM_LOAD,
     reg::SET_TRANSFORM_PROGRAM_START,
     reg::SET_VERTEX_ATTRIB_INPUT_MASK,
     reg::SET_VERTEX_ATTRIB_OUTPUT_MASK,
+    reg::SET_TRANSFORM_CONSTANT_LOAD,
 ];
 
 /// The registers a fragment replacement sets (a game's write to one ends a run).
@@ -464,6 +513,12 @@ fn vertex_sets(r: u16) -> bool {
         || r == reg::SET_VERTEX_ATTRIB_INPUT_MASK
         || r == reg::SET_VERTEX_ATTRIB_OUTPUT_MASK
         || (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&r)
+}
+
+/// The constant registers (a vertex replacement with constants sets them).
+fn constant_sets(r: u16) -> bool {
+    r == reg::SET_TRANSFORM_CONSTANT_LOAD
+        || (reg::SET_TRANSFORM_CONSTANT..reg::SET_TRANSFORM_CONSTANT + 32).contains(&r)
 }
 
 /// An id no entry of `used` has (one past the largest, or the first free one after a

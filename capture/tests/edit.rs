@@ -109,6 +109,7 @@ fn vertex_swap(slots: usize, slot: u32) -> NewProgram {
         input_mask: Some(0x7),
         input_reads: 0,
         output_mask: None,
+        constants: Vec::new(),
     })
 }
 
@@ -305,6 +306,7 @@ fn bad_requests_are_refused_by_name() {
         input_mask: None,
         input_reads: 0,
         output_mask: None,
+        constants: Vec::new(),
     });
     assert_eq!(
         refuse(&[one(empty, vec![0])]),
@@ -333,6 +335,7 @@ fn the_attributes_a_raw_vertex_program_reads_join_the_games_input_mask() {
         input_mask: None,
         input_reads: 0x100,
         output_mask: None,
+        constants: Vec::new(),
     });
     let (edited, _) = replace_programs(
         &b.c,
@@ -350,4 +353,82 @@ fn the_attributes_a_raw_vertex_program_reads_join_the_games_input_mask() {
         .map(|d| d.vertex_inputs.input_mask)
         .collect();
     assert_eq!(masks, [0x1, 0x1, 0x101, 0x1]);
+}
+
+const CONSTANT_LOAD: u32 = 0x1EFC;
+const TRANSFORM_CONSTANT: u32 = 0x1F00;
+
+/// The bits of `[x, y, z, w]`.
+fn bits(v: [f32; 4]) -> [u32; 4] {
+    v.map(f32::to_bits)
+}
+
+/// A vertex program's constants (a PSL1GHT container's literals): uploaded before each run,
+/// the frame's value put back after a run where the frame knows it (c[7], which the game
+/// wrote), kept and reported where it does not (c[9]), the load pointer put back; a game's
+/// constant write between two chosen draws ends the run, so the second draw still sees the
+/// program's values.
+#[test]
+fn a_vertex_programs_constants_are_uploaded_and_put_back() {
+    let game = bits([0.25, 0.5, 0.75, 1.0]);
+    let mut b = B::new();
+    b.put(PROGRAM_LOAD, &[4]);
+    b.put(TRANSFORM_PROGRAM, &vertex_program(2, 0xA));
+    b.put(PROGRAM_START, &[4]);
+    b.put(INPUT_MASK, &[0x1]);
+    b.put(SHADER_PROGRAM, &[GAME_FP | 1]);
+    b.put(CONSTANT_LOAD, &[7]);
+    b.put(TRANSFORM_CONSTANT, &game);
+    draw(&mut b, 0);
+    // The game uploads another constant between the chosen draws 1 and 2.
+    draw(&mut b, 3);
+    b.put(CONSTANT_LOAD, &[20]);
+    b.put(TRANSFORM_CONSTANT, &bits([9.0; 4]));
+    draw(&mut b, 6);
+    // And one with no load of its own: it goes where the game's load pointer (20) is.
+    b.put(TRANSFORM_CONSTANT, &bits([3.0; 4]));
+    draw(&mut b, 9);
+    let before = b.frame();
+    assert_eq!(before.draws.len(), 4, "{:?}", before.problems);
+    assert!(!before.draws[0].constants.is_known(9));
+    assert_eq!(before.draws[3].constants.raw(20), Some(bits([3.0; 4])));
+    let literals = vec![
+        (7, bits([1.0, 0.0, 0.0, 1.0])),
+        (9, bits([0.0, 2.0, 0.0, 0.0])),
+    ];
+    let NewProgram::Vertex(mut swap) = vertex_swap(2, 8) else {
+        unreachable!()
+    };
+    swap.constants = literals.clone();
+    let (edited, report) = replace_programs(
+        &b.c,
+        &before,
+        &[Replacement {
+            program: NewProgram::Vertex(swap),
+            draws: vec![1, 2],
+        }],
+    )
+    .unwrap();
+    let r = &report.replacements[0];
+    // Two runs: the game's upload between draws 1 and 2 ends the first.
+    assert_eq!((r.draws.clone(), r.runs), (vec![1, 2], 2));
+    assert_eq!(r.constants_not_restored, [9]);
+    let after = Frame::from_capture(&edited).unwrap();
+    assert!(after.problems.is_empty(), "{:?}", after.problems);
+    let c = |d: usize, i: usize| after.draws[d].constants.raw(i);
+    for d in [1, 2] {
+        assert_eq!(
+            (c(d, 7), c(d, 9)),
+            (Some(literals[0].1), Some(literals[1].1)),
+            "draw {d}"
+        );
+    }
+    assert_eq!(c(2, 20), Some(bits([9.0; 4])));
+    // Before and after the runs: the game's c[7]; c[9], unknown before, keeps the literal.
+    assert_eq!((c(0, 7), c(0, 9)), (Some(game), None));
+    assert_eq!((c(3, 7), c(3, 9)), (Some(game), Some(literals[1].1)));
+    // The load pointer is the game's again after the run: the upload with no load of its
+    // own still lands on c[20].
+    assert_eq!(c(3, 20), Some(bits([3.0; 4])));
+    assert_eq!(after.draws[3].vp_hash, before.draws[3].vp_hash);
 }

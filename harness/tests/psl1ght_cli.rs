@@ -213,3 +213,38 @@ fn asm_rewrites_a_psl1ght_program_in_place_inside_an_executable() {
         text_of(&o.stderr)
     );
 }
+
+#[test]
+fn edit_uploads_a_psl1ght_vertex_programs_literals() {
+    let dir = tempfile::tempdir().unwrap();
+    let vp = dir.path().join("v.vpo");
+    std::fs::write(&vp, vertex_2020()).unwrap();
+    let out = dir.path().join("edited.rrc.gz");
+    let o = rsxtrace(&[
+        "edit",
+        &crate::cli_support::sample(),
+        "--vertex",
+        &format!("all={}", s(&vp)),
+        "--out",
+        s(&out),
+    ]);
+    let text = text_of(&o.stdout);
+    assert!(o.status.success(), "{}", text_of(&o.stderr));
+    assert!(
+        text.contains("with the 1 constant its container's loader uploads (c[5])"),
+        "{text}"
+    );
+    let json = json_ok(&[
+        "edit",
+        &crate::cli_support::sample(),
+        "--vertex",
+        &format!("all={}", s(&vp)),
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    assert_eq!(
+        json["replacements"][0]["vertex_constants"],
+        serde_json::json!([5])
+    );
+}

@@ -213,6 +213,50 @@ fn psl1ght_2020_containers_load_as_their_loader_does() {
     }
 }
 
+/// A PSL1GHT vertex program whose literal lives in an internal constant (c[5], which
+/// PSL1GHT's loader uploads with the program): the edit uploads it before the chosen draw
+/// (and puts back the frame's value after, where known), so the draw sees it.
+#[test]
+fn a_psl1ght_vertex_programs_literals_are_uploaded_with_it() {
+    use rsxtrace_program::container::{psl1ght_vertex_with_microcode, Container};
+    use rsxtrace_testkit::psl1ght::{put32, vertex_2020};
+    // The testkit container with its literal c[5] made yellow, and the program
+    // `MOV o[COL0], c[5]; MOV o[HPOS], v[0]` written into it.
+    let mut bytes = vertex_2020();
+    for (i, v) in [1.0f32, 1.0, 0.0, 1.0].into_iter().enumerate() {
+        put32(&mut bytes, 0x4C + 12 + 4 * i, v.to_bits());
+    }
+    let text = "000: MOV o[COL0], c[5];\n001: MOV o[HPOS], v[0]; END\n";
+    let ucode =
+        rsxtrace_program::vertex::encode_bytes(&rsxtrace_program::vertex::assemble(text).unwrap());
+    let Ok(Container::Psl1ghtVertex(p)) = Container::parse(&bytes) else {
+        panic!("the fixture parses")
+    };
+    let (bytes, _) = psl1ght_vertex_with_microcode(&bytes, &p, &ucode, 0).unwrap();
+    let file = ProgramFile::parse(&bytes, Stage::Vertex).unwrap();
+    let yellow = [1.0f32, 1.0, 0.0, 1.0].map(f32::to_bits);
+    assert_eq!(file.vertex_constants, [(5, yellow)]);
+
+    let capture = scene();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let known = frame.draws[1].constants.raw(5);
+    let requests = [Request {
+        selector: Selector::parse("1").unwrap(),
+        program: file,
+    }];
+    let (edited_capture, summary) = edit_programs(&capture, &frame, &requests).unwrap();
+    let placed = &summary.placements[0];
+    assert_eq!(placed.vertex_constants, [5]);
+    let expected_not_restored: &[u32] = if known.is_some() { &[] } else { &[5] };
+    assert_eq!(placed.constants_not_restored, expected_not_restored);
+    let edited_capture = read_bytes(&write_v6(&edited_capture), "edited").unwrap();
+    let after = Frame::from_capture(&edited_capture).unwrap();
+    assert_eq!(after.draws[1].constants.raw(5), Some(yellow));
+    for (who, left, right) in halves("edit_psl1ght_literal", &edited_capture) {
+        assert_eq!((left, right), (RED, YELLOW), "{who}");
+    }
+}
+
 #[test]
 fn bad_requests_are_named() {
     let capture = scene();

@@ -203,6 +203,34 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
             if p.runs == 1 { "" } else { "s" },
             draw_list(&p.draws),
         );
+        if !p.vertex_constants.is_empty() {
+            let registers = |r: &[u32]| {
+                r.iter()
+                    .map(|c| format!("c[{c}]"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            outln!(
+                "  with the {} constant{} its container's loader uploads ({})",
+                p.vertex_constants.len(),
+                if p.vertex_constants.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                registers(&p.vertex_constants)
+            );
+            if !p.constants_not_restored.is_empty() {
+                let one = p.constants_not_restored.len() == 1;
+                outln!(
+                    "  {} {} the program's {} after its draws: the frame does not know the earlier {}",
+                    registers(&p.constants_not_restored),
+                    if one { "keeps" } else { "keep" },
+                    if one { "value" } else { "values" },
+                    if one { "one" } else { "ones" },
+                );
+            }
+        }
         if p.constants_kept > 0 {
             outln!(
                 "  {} of its {} inline constants as the draws have them: each draw keeps its own values ({} distinct set{})",

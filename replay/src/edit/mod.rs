@@ -74,6 +74,11 @@ pub struct Placement {
     pub runs: usize,
     /// Commands added for it.
     pub commands_added: usize,
+    /// The constant registers a vertex program's container uploads with it (its literals).
+    pub vertex_constants: Vec<u32>,
+    /// Of those, the ones whose value before the frame does not know: after its draws they
+    /// keep its values.
+    pub constants_not_restored: Vec<u32>,
 }
 
 /// Where a fragment program was placed.
@@ -238,6 +243,7 @@ pub fn edit_programs(
                     input_mask,
                     input_reads: r.program.vertex_inputs,
                     output_mask,
+                    constants: r.program.vertex_constants.clone(),
                 });
                 origin.push(index);
                 replacements.push(Replacement { program, draws });
@@ -345,6 +351,16 @@ fn check(
                     stage.name(),
                 )));
             }
+            if let NewProgram::Vertex(v) = &r.program {
+                for &(register, value) in &v.constants {
+                    let read = after.draws[d].constants.raw(register as usize);
+                    if read != Some(value) {
+                        return Err(EditProgramsError::Check(format!(
+                            "draw {d} reads c[{register}] as {read:?}, not its program's {value:?}"
+                        )));
+                    }
+                }
+            }
             chosen[s][d] = true;
         }
         let placement = match first {
@@ -377,6 +393,11 @@ fn check(
                     constants_kept,
                     runs: 0,
                     commands_added: 0,
+                    vertex_constants: match &r.program {
+                        NewProgram::Vertex(v) => v.constants.iter().map(|c| c.0).collect(),
+                        NewProgram::Fragment(_) => Vec::new(),
+                    },
+                    constants_not_restored: Vec::new(),
                 });
                 placements.last_mut().expect("just pushed")
             }
@@ -385,6 +406,11 @@ fn check(
         placement.variants += 1;
         placement.runs += rep.runs;
         placement.commands_added += rep.commands_added;
+        for &c in &rep.constants_not_restored {
+            if !placement.constants_not_restored.contains(&c) {
+                placement.constants_not_restored.push(c);
+            }
+        }
     }
     for p in &mut placements {
         p.draws.sort_unstable();

@@ -28,6 +28,10 @@ pub struct ProgramFile {
     /// For a vertex program, the input attributes it reads (bit n = `v[n]`; every one when
     /// it reads `v[A0 + n]`).
     pub vertex_inputs: u32,
+    /// For a vertex program, the constants its container's loader uploads with it
+    /// (`(register, x y z w bits)`, `Container::vertex_constants`: a PSL1GHT container's
+    /// literals).
+    pub vertex_constants: Vec<(u32, [u32; 4])>,
     /// Whether each chosen draw keeps the inline constants it patched in where this program
     /// left them unchanged (`super::constants`): true for a file, false for a program taken
     /// from a draw, which goes as that draw ran it.
@@ -179,6 +183,10 @@ impl ProgramFile {
             .filter(|_| stage == Stage::Vertex),
             instructions,
             vertex_inputs,
+            vertex_constants: match stage {
+                Stage::Vertex => parsed.vertex_constants(),
+                Stage::Fragment => Vec::new(),
+            },
             keeps_draw_constants: true,
             keeps_draw_encoding: format == ASSEMBLY,
             format,
@@ -228,6 +236,7 @@ impl ProgramFile {
                     vertex_load: None,
                     instructions: program.instructions.len(),
                     vertex_inputs: 0,
+                    vertex_constants: Vec::new(),
                     keeps_draw_constants: false,
                     keeps_draw_encoding: false,
                     format: "a draw's program",
@@ -260,6 +269,7 @@ impl ProgramFile {
                     }),
                     instructions: program.instructions.len(),
                     vertex_inputs: program.inputs_read(),
+                    vertex_constants: Vec::new(),
                     keeps_draw_constants: false,
                     keeps_draw_encoding: false,
                     format: "a draw's program",

@@ -359,6 +359,24 @@ impl Container {
         }
     }
 
+    /// The constants a vertex program's loader uploads with it, `(register, x y z w bits)`: a
+    /// PSL1GHT container's internal constants (the literals of its program) at `index +
+    /// const_start`, as PSL1GHT's `rsxLoadVertexProgram` does in both layouts (`commands.c`,
+    /// `commands_impl.h`); libreality (Tiny3D) marks the same literals `Internal` and is
+    /// taken alike. None for a CgBinaryProgram (libgcm's loader is not a public source), a
+    /// fragment program or raw microcode.
+    pub fn vertex_constants(&self) -> Vec<(u32, [u32; 4])> {
+        match self {
+            Self::Psl1ghtVertex(p) => p
+                .constants
+                .iter()
+                .filter(|c| c.internal)
+                .map(|c| (c.index.wrapping_add(u32::from(p.const_start)), c.values))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The slot a vertex program is loaded at and its branch targets assume: the
     /// container's load slot, or the first label of assembly text; `None` for fragment
     /// programs and raw microcode.
