@@ -127,7 +127,7 @@ fn stats_agree_with_draws_and_info() {
 
 /// The occlusion scene's queries: two results written, the two query draws counted, the
 /// three flares conditional; from draw 3 on, the second query's result (written after draw
-/// 2's END) and the flares.
+/// 2's END) and the flares; with Z-cull off, the counted draws RPCS3 would not count.
 #[test]
 fn stats_count_occlusion_queries_and_conditional_draws() {
     let dir = tempfile::tempdir().unwrap();
@@ -139,16 +139,29 @@ fn stats_count_occlusion_queries_and_conditional_draws() {
     let whole = json_ok(&["stats", s(&capture), "--json"]);
     assert_eq!(
         whole["occlusion"],
-        serde_json::json!({"reports": 2, "counted_draws": 2, "conditional_draws": 3})
+        serde_json::json!({"reports": 2, "counted_draws": 2, "counted_without_zcull": 0, "conditional_draws": 3})
     );
     let part = json_ok(&["stats", s(&capture), "--draws", "3..6", "--json"]);
     assert_eq!(
         part["occlusion"],
-        serde_json::json!({"reports": 1, "counted_draws": 0, "conditional_draws": 3})
+        serde_json::json!({"reports": 1, "counted_draws": 0, "counted_without_zcull": 0, "conditional_draws": 3})
     );
     let text = String::from_utf8(rsxtrace(&["stats", s(&capture)]).stdout).unwrap();
     assert!(
         text.contains("2 query results written, 2 draws counted, 3 conditional draws"),
+        "{text}"
+    );
+    // The scene with Z-cull off: both counted draws are ones RPCS3 does not count.
+    let off = scene_file(
+        dir.path(),
+        "occlusion-zcull-off.rrc",
+        &rsxtrace_scenes::occlusion::occlusion_capture_with(false),
+    );
+    let whole = json_ok(&["stats", s(&off), "--json"]);
+    assert_eq!(whole["occlusion"]["counted_without_zcull"], 2);
+    let text = String::from_utf8(rsxtrace(&["stats", s(&off)]).stdout).unwrap();
+    assert!(
+        text.contains("2 draws counted (2 with Z-cull off, which RPCS3 does not count)"),
         "{text}"
     );
 }

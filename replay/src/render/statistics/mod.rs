@@ -90,6 +90,9 @@ pub struct Occlusion {
     pub reports: usize,
     /// Draws whose samples are counted (`SET_ZPASS_PIXEL_COUNT_ENABLE`).
     pub counted_draws: usize,
+    /// Of those, the draws made with Z-cull off (`SET_ZCULL_EN` 0), which RPCS3 does not
+    /// count (`ZCULL_control::check_state`).
+    pub counted_without_zcull: usize,
     /// Draws under conditional rendering (`SET_RENDER_ENABLE` mode 2): rendered only when
     /// their report holds a sample.
     pub conditional_draws: usize,
@@ -142,6 +145,10 @@ pub fn statistics(
         counted_draws: draws
             .iter()
             .filter(|d| d.raster.occlusion.zpass_pixel_count)
+            .count(),
+        counted_without_zcull: draws
+            .iter()
+            .filter(|d| d.raster.occlusion.zpass_pixel_count && !d.raster.occlusion.zcull)
             .count(),
         conditional_draws: draws
             .iter()

@@ -100,9 +100,13 @@ impl FrameStatistics {
             (
                 "occlusion",
                 format!(
-                    "{} query results written, {} draws counted, {} conditional draws",
+                    "{} query results written, {} draws counted{}, {} conditional draws",
                     self.occlusion.reports,
                     self.occlusion.counted_draws,
+                    match self.occlusion.counted_without_zcull {
+                        0 => String::new(),
+                        n => format!(" ({n} with Z-cull off, which RPCS3 does not count)"),
+                    },
                     self.occlusion.conditional_draws
                 ),
             ),
