@@ -28,6 +28,7 @@ mod device;
 mod error;
 mod fragment;
 mod pipeline_parts;
+pub mod raster_draw;
 pub mod raster_pipeline;
 pub mod raster_target;
 pub mod render;
@@ -39,16 +40,14 @@ pub use abi::{TEXTURE_UNITS, VERTEX_TEXTURE_UNITS};
 pub use device::{Backend, Gpu, GpuInfo, GpuOptions};
 pub use error::GpuError;
 pub use fragment::{FragmentResult, FP_INPUTS};
+pub use raster_draw::{FaceRuns, RasterDraw, RasterTargets, RasterViewport, SampleCounts};
 pub use raster_pipeline::{
     BlendComponentDesc, BlendDesc, BlendFactor, BlendOperation, ColorTargetDesc, Compare, Cull,
     DepthBias, DepthFormat, DepthStencilDesc, RasterPipelineDesc, StencilDesc, StencilFaceDesc,
     StencilOperation, TargetFormat, Topology, Winding, COLOR_BEFORE_BINDING, DEPTH_BEFORE_BINDING,
     DEPTH_BOUNDS_BINDING, MAX_RASTER_TARGETS, MAX_VERTEX_ATTRIBUTES,
 };
-pub use raster_target::{
-    ColorTarget, DepthContents, DepthTarget, FaceRuns, RasterDraw, RasterTargets, RasterViewport,
-    SampleCounts, UploadedTexture,
-};
+pub use raster_target::{ColorTarget, DepthContents, DepthTarget, UploadedTexture};
 pub use shade::{shade_gpu, shade_inputs, GpuImage};
 pub use texture::{BorderColor, Filter, SamplerDesc, TextureBinding, TextureDimension, WrapMode};
 pub use vertex::{

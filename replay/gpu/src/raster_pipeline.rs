@@ -8,7 +8,7 @@
 //! every target slot that is `Some`. Textures are group 1 as in `replay/wgsl/ABI.md` (unit u
 //! at bindings 2u and 2u + 1); group 0 is empty. What varies per draw without a new pipeline
 //! (viewport, scissor, stencil reference, blend constant) is in
-//! [`RasterDraw`](crate::raster_target::RasterDraw).
+//! [`RasterDraw`](crate::raster_draw::RasterDraw).
 
 use std::hash::{Hash, Hasher};
 
