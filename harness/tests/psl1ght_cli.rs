@@ -1,6 +1,6 @@
 //! Programs built by a PSL1GHT of the last years (`cgcomp`'s layout since July 2020,
 //! `rsxtrace_testkit::psl1ght`), through the CLI: `disasm` names the layout and lists the
-//! parameters, `batch` finds both loose and inside an executable's bytes and checks them.
+//! parameters (and `--json` what the container states), `batch` finds both loose and inside an executable's bytes and checks them.
 
 use crate::cli_support::{json_ok, rsxtrace, s};
 use rsxtrace_testkit::psl1ght::{fragment_2020, vertex_2020};
@@ -33,6 +33,25 @@ fn disasm_reads_the_2020_layout() {
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }
+
+    // The JSON carries what the container states around the program.
+    let j = json_ok(&["disasm", s(&vp), "--json"]);
+    let c = &j["container"];
+    assert_eq!(
+        c["format"],
+        "PSL1GHT vertex program (cgcomp since July 2020)"
+    );
+    assert_eq!(c["parameters"][0]["name"], "position");
+    assert_eq!(c["parameters"][0]["binding"]["Attribute"]["index"], 0);
+    assert_eq!(c["vertex_load"]["output_mask"], 0x4020);
+    assert_eq!(c["vertex_constants"][0]["register"], 5);
+    assert_eq!(
+        c["vertex_constants"][0]["value"],
+        serde_json::json!([0.0, 0.5, 1.0, 0.0])
+    );
+    assert_eq!(c["control_word"], Value::Null);
+    let j = json_ok(&["disasm", s(&fp), "--json"]);
+    assert_eq!(j["container"]["control_word"], 0x0300_0440);
 
     let o = rsxtrace(&["disasm", s(&fp)]);
     let out = text_of(&o.stdout);

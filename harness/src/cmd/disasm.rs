@@ -1,15 +1,17 @@
 //! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
 //! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
 //! array of the vertex and the fragment program; for an executable or a folder, an array of
-//! every program found, each with its `origin` and `file_offset`).
+//! every program found, each with its `origin` and `file_offset`; a program from a container
+//! with what the container states, `container`).
 
-use super::program_input::{load, Program};
+use super::program_input::{load, Located, Program};
 use crate::cli::Stage;
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
-use rsxtrace_program::container::Binding;
+use rsxtrace_program::container::{Binding, Container};
 use rsxtrace_program::{fragment, vertex};
+use serde_json::{json, Value};
 use std::path::Path;
 
 pub fn run(
@@ -20,9 +22,15 @@ pub fn run(
     as_json: bool,
 ) -> anyhow::Result<Status> {
     let programs = load(path, stage, offset, draw)?;
-    let json_of = |p: &Program| match p {
-        Program::Vertex(v) => vertex::to_json(v),
-        Program::Fragment(f) => fragment::to_json(f),
+    let json_of = |p: &Located| {
+        let mut j = match &p.program {
+            Program::Vertex(v) => vertex::to_json(v),
+            Program::Fragment(f) => fragment::to_json(f),
+        };
+        if let (Some(o), Some(c)) = (j.as_object_mut(), &p.container) {
+            o.insert("container".into(), container_json(c));
+        }
+        j
     };
     if as_json {
         let found = path.is_dir() || programs.iter().any(|p| p.file_offset.is_some());
@@ -31,7 +39,7 @@ pub fn run(
             let all: Vec<_> = programs
                 .iter()
                 .map(|p| {
-                    let mut j = json_of(&p.program);
+                    let mut j = json_of(p);
                     if let Some(o) = j.as_object_mut() {
                         o.insert("origin".into(), p.origin.clone().into());
                         o.insert("file_offset".into(), p.file_offset.into());
@@ -41,10 +49,10 @@ pub fn run(
                 .collect();
             print_json(&all)?;
         } else if draw.is_some() && stage.is_none() {
-            let all: Vec<_> = programs.iter().map(|p| json_of(&p.program)).collect();
+            let all: Vec<_> = programs.iter().map(json_of).collect();
             print_json(&all)?;
         } else if let Some(p) = programs.first() {
-            print_json(&json_of(&p.program))?;
+            print_json(&json_of(p))?;
         }
         return Ok(Status::Success);
     }
@@ -84,6 +92,38 @@ pub fn run(
         }
     }
     Ok(Status::Success)
+}
+
+/// What a container states around its program (docs/json.md): its format, parameters, the
+/// fragment control word, a vertex program's load slot, masks and the constants its loader
+/// uploads.
+fn container_json(c: &Container) -> Value {
+    let parameters: Vec<Value> = c
+        .parameters()
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "semantic": p.semantic,
+                "binding": p.binding,
+                "default": p.default_value,
+            })
+        })
+        .collect();
+    json!({
+        "format": c.format_name(),
+        "parameters": parameters,
+        "control_word": c.control_word(),
+        "vertex_load": c.vertex_load().map(|(slot, input_mask, output_mask)| json!({
+            "slot": slot,
+            "input_mask": input_mask,
+            "output_mask": output_mask,
+        })),
+        "vertex_constants": c.vertex_constants().iter().map(|(register, bits)| json!({
+            "register": register,
+            "value": bits.map(f32::from_bits),
+        })).collect::<Vec<_>>(),
+    })
 }
 
 fn binding_text(b: &Binding) -> String {
