@@ -6,6 +6,7 @@ mod source_support;
 
 mod container_corpus;
 mod container_malformed;
+mod container_psl1ght_2011;
 mod container_psl1ght_2020;
 mod container_psl1ght_rewrite;
 mod container_rewrite;

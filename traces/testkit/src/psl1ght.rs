@@ -1,7 +1,8 @@
 //! PSL1GHT program containers in the layout `cgcomp` has written since July 2020 (PSL1GHT
-//! d0eea6e: `rsxVertexProgram` and `rsxFragmentProgram` with 36-byte headers), laid out byte
-//! by byte as `tools/cgcomp/source/main.cpp` lays them out (header, attributes, constant
-//! offset tables, constants, names, microcode 16-aligned last). The corpus has no program
+//! d0eea6e: `rsxVertexProgram` and `rsxFragmentProgram` with 36-byte headers) and in its
+//! early-2011 one (PSL1GHT e488c61: `realityVertexProgram`, `realityFragmentProgram`), laid
+//! out byte by byte as `tools/cgcomp/source/main.cpp` of each lays them out (header,
+//! attributes, constant offset tables, constants, names, microcode 16-aligned last). The corpus has no program
 //! built by a PSL1GHT of these years; these stand for one, written from the layout alone (no
 //! rsxtrace code), so a reader's mistake is not mirrored here.
 
@@ -129,6 +130,91 @@ pub fn fragment_2020() -> Vec<u8> {
     put_str(&mut b, 0x5A, "uColor");
     for (i, w) in FRAGMENT_INSTRUCTION.into_iter().enumerate() {
         put_fp_word(&mut b, 0x70 + 4 * i, w);
+    }
+    b
+}
+
+/// A 0x80-byte `realityVertexProgram` of cgcomp's early-2011 layout (PSL1GHT e488c61
+/// `reality_program.h`, `main.cpp`): the 32-byte header, 8-byte attributes.
+///
+/// ```text
+/// 0x00 header   'VP', 1 attrib @0x20, in 0x1, out 0x4000, const_start 0, 2 consts @0x28,
+///               start_insn 0, 1 insn @0x70
+/// 0x20 attrib   name @0x60 "position", index 0
+/// 0x28 const    name @0x69 "scale", index 4, type 3, internal 0, count 1, 2.0 2.0 2.0 1.0
+/// 0x44 const    name 0, index 5, type 3, internal 1, count 1, 1 1 0 1 (a literal)
+/// 0x60 strings  "position\0scale\0"; 0x70 ucode (16 B)
+/// ```
+pub fn vertex_reality() -> Vec<u8> {
+    let mut b = vec![0u8; 0x80];
+    put16(&mut b, 0, MAGIC_VERTEX);
+    put16(&mut b, 2, 1);
+    put32(&mut b, 4, 0x20);
+    put32(&mut b, 8, 0x1);
+    put32(&mut b, 12, 0x4000);
+    put16(&mut b, 18, 2);
+    put32(&mut b, 20, 0x28);
+    put16(&mut b, 26, 1);
+    put32(&mut b, 28, 0x70);
+    put32(&mut b, 0x20, 0x60);
+    let constants: [(u32, u32, u8, [f32; 4]); 2] = [
+        (0x69, 4, 0, [2.0, 2.0, 2.0, 1.0]),
+        (0, 5, 1, [1.0, 1.0, 0.0, 1.0]),
+    ];
+    for (k, (name, index, internal, values)) in constants.into_iter().enumerate() {
+        let at = 0x28 + 28 * k;
+        put32(&mut b, at, name);
+        put32(&mut b, at + 4, index);
+        b[at + 8] = 3;
+        b[at + 9] = internal;
+        b[at + 10] = 1;
+        for (i, v) in values.into_iter().enumerate() {
+            put32(&mut b, at + 12 + 4 * i, v.to_bits());
+        }
+    }
+    put_str(&mut b, 0x60, "position");
+    put_str(&mut b, 0x69, "scale");
+    for (i, w) in VERTEX_INSTRUCTION.into_iter().enumerate() {
+        put32(&mut b, 0x70 + 4 * i, w);
+    }
+    b
+}
+
+/// A 0x80-byte `realityFragmentProgram` of cgcomp's early-2011 layout: a 32-byte header
+/// without texture coordinate masks, 8-byte attributes, a constant whose `index` is its slot.
+///
+/// ```text
+/// 0x00 header  'FP', 1 attrib @0x20, num_regs 3, fp_control 0x40, 1 const @0x28,
+///              2 insns @0x60
+/// 0x20 attrib  name @0x44 "inTex", index 4
+/// 0x28 const   name @0x4A "uColor", index 16 (slot 1), type 3, count 1, 0 0 1 1
+/// 0x44 strings "inTex\0uColor\0"; 0x60 ucode (MOVR R0, c[0] + END; the constant)
+/// ```
+pub fn fragment_reality() -> Vec<u8> {
+    let mut b = vec![0u8; 0x80];
+    put16(&mut b, 0, MAGIC_FRAGMENT);
+    put16(&mut b, 2, 1);
+    put32(&mut b, 4, 0x20);
+    put32(&mut b, 8, 3);
+    put32(&mut b, 12, 0x40);
+    put16(&mut b, 18, 1);
+    put32(&mut b, 20, 0x28);
+    put16(&mut b, 24, 2);
+    put32(&mut b, 28, 0x60);
+    put32(&mut b, 0x20, 0x44);
+    put32(&mut b, 0x24, 4);
+    put32(&mut b, 0x28, 0x4A);
+    put32(&mut b, 0x2C, 16);
+    b[0x30] = 3;
+    b[0x32] = 1;
+    for (i, v) in FRAGMENT_CONSTANT.into_iter().enumerate() {
+        put32(&mut b, 0x34 + 4 * i, v.to_bits());
+        put_fp_word(&mut b, 0x70 + 4 * i, v.to_bits());
+    }
+    put_str(&mut b, 0x44, "inTex");
+    put_str(&mut b, 0x4A, "uColor");
+    for (i, w) in FRAGMENT_INSTRUCTION.into_iter().enumerate() {
+        put_fp_word(&mut b, 0x60 + 4 * i, w);
     }
     b
 }

@@ -361,12 +361,17 @@ impl Container {
 
     /// The constants a vertex program's loader uploads with it, `(register, x y z w bits)`: a
     /// PSL1GHT container's internal constants (the literals of its program) at `index +
-    /// const_start`, as PSL1GHT's `rsxLoadVertexProgram` does in both layouts (`commands.c`,
-    /// `commands_impl.h`); libreality (Tiny3D) marks the same literals `Internal` and is
-    /// taken alike. None for a CgBinaryProgram (libgcm's loader is not a public source), a
+    /// const_start`, as PSL1GHT's `rsxLoadVertexProgram` does in both `rsxVertexProgram`
+    /// layouts (`commands.c`, `commands_impl.h`); every constant of an early-2011
+    /// `realityVertexProgram` at its `index`, as `realityLoadVertexProgram` does (libreality
+    /// `commands.c` @ e488c61); libreality (Tiny3D) marks the literals `Internal` and is taken
+    /// as the first. None for a CgBinaryProgram (libgcm's loader is not a public source), a
     /// fragment program or raw microcode.
     pub fn vertex_constants(&self) -> Vec<(u32, [u32; 4])> {
         match self {
+            Self::Psl1ghtVertex(p) if p.layout == VpLayout::Reality => {
+                p.constants.iter().map(|c| (c.index, c.values)).collect()
+            }
             Self::Psl1ghtVertex(p) => p
                 .constants
                 .iter()
@@ -403,10 +408,12 @@ impl Container {
             Self::Cg(_) => "CgBinaryProgram",
             Self::Psl1ghtVertex(p) => match p.layout {
                 VpLayout::Libreality => "PSL1GHT vertex program (libreality, Tiny3D)",
+                VpLayout::Reality => "PSL1GHT vertex program (cgcomp of early 2011)",
                 VpLayout::RsxProgram => "PSL1GHT vertex program (cgcomp before July 2020)",
                 VpLayout::RsxProgram2020 => "PSL1GHT vertex program (cgcomp since July 2020)",
             },
             Self::Psl1ghtFragment(p) => match p.layout {
+                FpLayout::Reality => "PSL1GHT fragment program (cgcomp of early 2011)",
                 FpLayout::RsxProgram => "PSL1GHT fragment program (cgcomp before July 2020)",
                 FpLayout::RsxProgram2020 => "PSL1GHT fragment program (cgcomp since July 2020)",
             },

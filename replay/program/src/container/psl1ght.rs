@@ -1,15 +1,22 @@
 //! PSL1GHT/Tiny3D program containers (`.rvp`/`.vpo` vertex, `.rfp`/`.fpo` fragment), all
-//! big-endian. PSL1GHT's `cgcomp` changed its header layout on 2020-07-10 (PSL1GHT
-//! d0eea6e, "improve cgcomp"): homebrew built before that carries the first layout, anything
-//! built with a PSL1GHT of the last years the second.
+//! big-endian. PSL1GHT's `cgcomp` wrote three layouts: `reality_program.h`'s from January to
+//! April 2011 (PSL1GHT e488c61: `realityVertexProgram`, `realityFragmentProgram`), the
+//! `rsxVertexProgram`/`rsxFragmentProgram` of PSL1GHT V2 until 2020-07-10, and since then
+//! (PSL1GHT d0eea6e, "improve cgcomp") 36-byte headers: anything built with a PSL1GHT of the
+//! last years carries the last.
 //!
-//! Three vertex layouts share the magic `"VP"`:
+//! Four vertex layouts share the magic `"VP"`:
 //!
 //! * **libreality** (PSL1GHT v1, Tiny3D; Tiny3D `lib/source/realityVP.h`, `#pragma pack(1)`):
 //!   28-byte header `magic u16, NumInsts u16, UCodeOffset u32, NumConstants u16,
 //!   NumAttributes u16, ConstantsOffset u32, AttributesOffset u32, InputMask u32,
 //!   OutputMask u32`; attribute = `NameOffset u32, Index u32` (8 bytes); constant =
 //!   `NameOffset u32, Index u32, Type u8, Internal u8, Values[4] u32` (26 bytes).
+//! * **realityVertexProgram** (cgcomp of early 2011, `include/rsx/reality_program.h` and
+//!   `tools/cgcomp/source/main.cpp` @ e488c61): the 32-byte header below with 8-byte
+//!   attributes (`name_off u32, index u32`, no type); its loader (`libreality` `commands.c`
+//!   `realityLoadVertexProgram`) loads it at slot 0 and uploads *every* constant's values at
+//!   its `index`.
 //! * **rsxVertexProgram until July 2020** (PSL1GHT `ppu/include/rsx/rsx_program.h` @ fc31d59,
 //!   natural alignment): 32-byte header `magic u16, num_attrib u16, attrib_off u32,
 //!   input_mask u32, output_mask u32, const_start u16, num_const u16, const_off u32,
@@ -25,13 +32,18 @@
 //! between PSL1GHT versions (`PARAM_*`), so they are kept as stored.
 //!
 //! `cgcomp` (`tools/cgcomp/source/main.cpp`) always places the attribute table right after
-//! the header, so a `"VP"` file whose u32 at byte 4 is 32 is read as the first
-//! `rsxVertexProgram`, one whose u16 at byte 2 is 0 (the padding; libreality has its
-//! instruction count there) and whose u32 at byte 12 is 36 as the second, any other as
-//! libreality.
+//! the header and the constants right after it, so a `"VP"` file whose u32 at byte 4 is 32 is
+//! read as `realityVertexProgram` when its constants start 8 bytes per attribute after its
+//! attributes, else as the first `rsxVertexProgram`; one whose u16 at byte 2 is 0 (the
+//! padding; libreality has its instruction count there) and whose u32 at byte 12 is 36 as the
+//! second, any other as libreality.
 //!
-//! The fragment container `rsxFragmentProgram` (magic `"FP"`) has two layouts too: until July
-//! 2020 a 40-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
+//! The fragment container (magic `"FP"`) has three layouts too: `realityFragmentProgram`
+//! (early 2011) a 32-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
+//! fp_control u32, pad u16, num_const u16, const_off u32, num_insn u16, (pad 2), ucode_off
+//! u32` with 8-byte attributes, whose constants' `index` is the ucode byte offset of the
+//! constant's inline slot itself (`(slot + row) * 16`, the first use only; a negative one when
+//! unused); `rsxFragmentProgram` until July 2020 a 40-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
 //! fp_control u32, texcoords u16, texcoord2D u16, texcoord3D u16, pad u16, num_const u16,
 //! (pad 2), const_off u32, num_insn u16, (pad 2), ucode_off u32` (attributes at 40); since,
 //! a 36-byte header `magic u16, _pad0 u16, num_regs u16, num_attr u16, num_const u16,
@@ -39,7 +51,7 @@
 //! texcoord2D u16, texcoord3D u16, _pad1 u16` (attributes at 36). For fragment constants
 //! cgcomp stores in `index` the offset of an `rsxConstOffsetTable` (`num u32, offset[num]
 //! u32`): the ucode byte offsets of the inline-constant slots to patch (-1 when the constant
-//! is unused). The microcode is stored half-word swapped, exactly as the RSX reads it.
+//! is unused). An `"FP"` file whose attributes start at 32 is the early-2011 layout. The microcode is stored half-word swapped, exactly as the RSX reads it.
 //!
 //! Microcode is `num_insn` 16-byte slots at the ucode offset (16-aligned, last in the file).
 
@@ -55,6 +67,8 @@ pub const MAGIC_VERTEX: u16 = 0x5650;
 pub const MAGIC_FRAGMENT: u16 = 0x4650;
 
 const LIBREALITY_ATTRIBUTE: u64 = 8;
+/// `realityProgramAttrib` (early 2011): `name_off u32, index u32`.
+const REALITY_ATTRIBUTE: u64 = 8;
 const LIBREALITY_CONSTANT: u64 = 26;
 const RSX_ATTRIBUTE: u64 = 12;
 const RSX_CONSTANT: u64 = 28;
@@ -73,6 +87,8 @@ const CONTROL_BIT_10: u32 = 1 << 10;
 pub enum VpLayout {
     /// libreality / PSL1GHT v1 / Tiny3D `realityVP.h`.
     Libreality,
+    /// PSL1GHT `realityVertexProgram` (cgcomp of early 2011: 8-byte attributes).
+    Reality,
     /// PSL1GHT `rsxVertexProgram` until July 2020 (32-byte header).
     RsxProgram,
     /// PSL1GHT `rsxVertexProgram` since July 2020 (36-byte header with `num_regs`).
@@ -82,6 +98,9 @@ pub enum VpLayout {
 /// Which fragment container layout an `"FP"` file uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum FpLayout {
+    /// PSL1GHT `realityFragmentProgram` (cgcomp of early 2011: 32-byte header, 8-byte
+    /// attributes, constants naming their slot).
+    Reality,
     /// PSL1GHT `rsxFragmentProgram` until July 2020 (40-byte header).
     RsxProgram,
     /// PSL1GHT `rsxFragmentProgram` since July 2020 (36-byte header).
@@ -105,7 +124,14 @@ impl VpLayout {
         let r = Reader::new(bytes);
         let (pad, at4, at12) = (r.u16(2, "").ok()?, r.u32(4, "").ok()?, r.u32(12, "").ok()?);
         Some(if at4 == 32 {
-            Self::RsxProgram
+            // The constants follow the attributes: 8 bytes each early in 2011, 12 after.
+            let const_off = r.u32(20, "").ok()?;
+            let short = u64::from(at4) + u64::from(pad) * REALITY_ATTRIBUTE;
+            if pad > 0 && u64::from(const_off) == short {
+                Self::Reality
+            } else {
+                Self::RsxProgram
+            }
         } else if pad == 0 && at12 == RSX_2020_HEADER {
             Self::RsxProgram2020
         } else {
@@ -124,7 +150,7 @@ impl VpLayout {
                 num_insn: 2,
                 ucode_off: 4,
             },
-            Self::RsxProgram => Fields {
+            Self::Reality | Self::RsxProgram => Fields {
                 header: 32,
                 num_attr: 2,
                 attr_off: 4,
@@ -142,7 +168,7 @@ impl VpLayout {
     pub(crate) fn masks(self) -> (u64, u64, Option<(u64, u64)>) {
         match self {
             Self::Libreality => (20, 24, None),
-            Self::RsxProgram => (8, 12, Some((16, 24))),
+            Self::Reality | Self::RsxProgram => (8, 12, Some((16, 24))),
             Self::RsxProgram2020 => (24, 28, Some((32, 34))),
         }
     }
@@ -160,12 +186,14 @@ const RSX_2020_FIELDS: Fields = Fields {
 };
 
 impl FpLayout {
-    /// Byte offsets of `(num_regs, fp_control, texcoords)` (`num_regs` a u32 in the first
-    /// layout, a u16 since; `texcoord2D` and `texcoord3D` follow `texcoords`).
-    pub(crate) fn control_fields(self) -> (u64, u64, u64) {
+    /// Byte offsets of `(num_regs, fp_control, texcoords)` (`num_regs` a u32 until July 2020,
+    /// a u16 since; `texcoord2D` and `texcoord3D` follow `texcoords`, which the early-2011
+    /// layout has not).
+    pub(crate) fn control_fields(self) -> (u64, u64, Option<u64>) {
         match self {
-            Self::RsxProgram => (8, 12, 16),
-            Self::RsxProgram2020 => (4, 24, 28),
+            Self::Reality => (8, 12, None),
+            Self::RsxProgram => (8, 12, Some(16)),
+            Self::RsxProgram2020 => (4, 24, Some(28)),
         }
     }
 
@@ -175,7 +203,9 @@ impl FpLayout {
     pub fn detect(bytes: &[u8]) -> Option<Self> {
         let r = Reader::new(bytes);
         let (pad, at4, at12) = (r.u16(2, "").ok()?, r.u32(4, "").ok()?, r.u32(12, "").ok()?);
-        Some(if at4 != 40 && pad == 0 && at12 == RSX_2020_HEADER {
+        Some(if at4 == 32 {
+            Self::Reality
+        } else if at4 != 40 && pad == 0 && at12 == RSX_2020_HEADER {
             Self::RsxProgram2020
         } else {
             Self::RsxProgram
@@ -184,6 +214,15 @@ impl FpLayout {
 
     pub(crate) fn fields(self) -> Fields {
         match self {
+            Self::Reality => Fields {
+                header: 32,
+                num_attr: 2,
+                attr_off: 4,
+                num_const: 18,
+                const_off: 20,
+                num_insn: 24,
+                ucode_off: 28,
+            },
             Self::RsxProgram => Fields {
                 header: 40,
                 num_attr: 2,
@@ -322,7 +361,10 @@ impl Psl1ghtFragmentProgram {
     /// max(num_regs, 2) << 24 | 1 << 10` (`commands_impl.h` `LoadFragmentProgramLocation`).
     pub fn control_word(&self) -> u32 {
         match self.layout {
-            FpLayout::RsxProgram => self.fp_control | ((self.num_regs & 0xFF) << 24),
+            // libreality's `realityLoadFragmentProgram` (e488c61) writes it alike.
+            FpLayout::Reality | FpLayout::RsxProgram => {
+                self.fp_control | ((self.num_regs & 0xFF) << 24)
+            }
             FpLayout::RsxProgram2020 => {
                 self.fp_control | (self.num_regs.clamp(2, 0xFF) << 24) | CONTROL_BIT_10
             }
@@ -403,13 +445,30 @@ impl Psl1ghtVertexProgram {
             _ => None,
         };
         let ucode = ucode(&r, ucode_offset, instruction_count, f.ucode_off)?;
-        let (attributes, constants) = if layout == VpLayout::Libreality {
-            libreality_tables(&r, (attr_off, num_attr), (const_off, num_const), &f)?
-        } else {
-            (
+        let (attributes, constants) = match layout {
+            VpLayout::Libreality => {
+                libreality_tables(&r, (attr_off, num_attr), (const_off, num_const), &f)?
+            }
+            VpLayout::Reality => (
+                short_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                rsx_constants(
+                    &r,
+                    const_off,
+                    num_const,
+                    f.num_const,
+                    ConstantIndex::Register,
+                )?,
+            ),
+            _ => (
                 rsx_attributes(&r, attr_off, num_attr, f.num_attr)?,
-                rsx_constants(&r, const_off, num_const, f.num_const, None)?,
-            )
+                rsx_constants(
+                    &r,
+                    const_off,
+                    num_const,
+                    f.num_const,
+                    ConstantIndex::Register,
+                )?,
+            ),
         };
         Ok(Self {
             layout,
@@ -452,14 +511,7 @@ fn libreality_tables(
     (const_off, num_const): (u64, u16),
     f: &Fields,
 ) -> Result<(Vec<Psl1ghtAttribute>, Vec<Psl1ghtConstant>), ContainerError> {
-    r.check_array(
-        attr_off,
-        num_attr.into(),
-        LIBREALITY_ATTRIBUTE,
-        r.len(),
-        f.num_attr,
-        "NumAttributes",
-    )?;
+    let attributes = short_attributes(r, attr_off, num_attr, f.num_attr)?;
     r.check_array(
         const_off,
         num_const.into(),
@@ -468,15 +520,6 @@ fn libreality_tables(
         f.num_const,
         "NumConstants",
     )?;
-    let mut attributes = Vec::with_capacity(num_attr.into());
-    for i in 0..u64::from(num_attr) {
-        let at = attr_off + i * LIBREALITY_ATTRIBUTE;
-        attributes.push(Psl1ghtAttribute {
-            name: name_at(r, at, "attribute NameOffset")?,
-            index: r.u32(at + 4, "attribute Index")?,
-            ty: None,
-        });
-    }
     let mut constants = Vec::with_capacity(num_const.into());
     for i in 0..u64::from(num_const) {
         let at = const_off + i * LIBREALITY_CONSTANT;
@@ -491,6 +534,47 @@ fn libreality_tables(
         });
     }
     Ok((attributes, constants))
+}
+
+/// Attribute records of 8 bytes (`name_off u32, index u32`: libreality, early-2011
+/// `realityProgramAttrib`).
+fn short_attributes(
+    r: &Reader<'_>,
+    off: u64,
+    count: u16,
+    count_field_at: u64,
+) -> Result<Vec<Psl1ghtAttribute>, ContainerError> {
+    const _: () = assert!(LIBREALITY_ATTRIBUTE == REALITY_ATTRIBUTE);
+    r.check_array(
+        off,
+        count.into(),
+        REALITY_ATTRIBUTE,
+        r.len(),
+        count_field_at,
+        "num_attrib",
+    )?;
+    let mut out = Vec::with_capacity(count.into());
+    for i in 0..u64::from(count) {
+        let at = off + i * REALITY_ATTRIBUTE;
+        out.push(Psl1ghtAttribute {
+            name: name_at(r, at, "attribute name_off")?,
+            index: r.u32(at + 4, "attribute index")?,
+            ty: None,
+        });
+    }
+    Ok(out)
+}
+
+/// What a constant's `index` names.
+#[derive(Clone, Copy)]
+enum ConstantIndex {
+    /// A vertex program's constant register.
+    Register,
+    /// A fragment program's `rsxConstOffsetTable` (offset of; -1 unused); `ucode_size` bytes.
+    Table(u32),
+    /// A fragment program's inline-constant slot itself (ucode byte offset; early 2011): one
+    /// that is not a slot after the first (a negative offset) marks the constant unused.
+    Slot(u32),
 }
 
 fn rsx_attributes(
@@ -519,14 +603,14 @@ fn rsx_attributes(
     Ok(out)
 }
 
-/// Reads `rsxProgramConst` records. For fragment programs (`ucode_size` given) `index` is the
-/// offset of a `rsxConstOffsetTable` whose entries are checked as inline-constant slots.
+/// Reads `rsxProgramConst` records, `index` read as `kind` says (a table's entries are
+/// checked as inline-constant slots).
 fn rsx_constants(
     r: &Reader<'_>,
     off: u64,
     count: u16,
     count_field_at: u64,
-    ucode_size: Option<u32>,
+    kind: ConstantIndex,
 ) -> Result<Vec<Psl1ghtConstant>, ContainerError> {
     r.check_array(
         off,
@@ -540,9 +624,17 @@ fn rsx_constants(
     for i in 0..u64::from(count) {
         let at = off + i * RSX_CONSTANT;
         let index = r.u32(at + 4, "constant index")?;
-        let embedded_constants = match ucode_size {
+        let embedded_constants = match kind {
             // cgcomp writes -1 when no slot uses the constant.
-            Some(size) if index != u32::MAX => const_offset_table(r, index, size, at + 4)?,
+            ConstantIndex::Table(size) if index != u32::MAX => {
+                const_offset_table(r, index, size, at + 4)?
+            }
+            // Slot 0 is an instruction, never a constant's.
+            ConstantIndex::Slot(size)
+                if index >= SLOT_SIZE && check_constant_slot(index, size, 0, "").is_ok() =>
+            {
+                vec![index]
+            }
             _ => Vec::new(),
         };
         out.push(Psl1ghtConstant {
@@ -595,18 +687,32 @@ impl Psl1ghtFragmentProgram {
         // num_regs, fp_control and the three texture coordinate masks.
         let (regs_at, control_at, texcoords_at) = layout.control_fields();
         let num_regs = match layout {
-            FpLayout::RsxProgram => r.u32(regs_at, "num_regs")?,
             FpLayout::RsxProgram2020 => u32::from(r.u16(regs_at, "num_regs")?),
+            _ => r.u32(regs_at, "num_regs")?,
         };
         let fp_control = r.u32(control_at, "fp_control")?;
-        let texcoords = r.u16(texcoords_at, "texcoords")?;
-        let texcoord_2d = r.u16(texcoords_at + 2, "texcoord2D")?;
-        let texcoord_3d = r.u16(texcoords_at + 4, "texcoord3D")?;
+        let (texcoords, texcoord_2d, texcoord_3d) = match texcoords_at {
+            Some(at) => (
+                r.u16(at, "texcoords")?,
+                r.u16(at + 2, "texcoord2D")?,
+                r.u16(at + 4, "texcoord3D")?,
+            ),
+            None => (0, 0, 0),
+        };
 
         let ucode = ucode(&r, ucode_offset, instruction_count, f.ucode_off)?;
         let ucode_size = u32::from(instruction_count) * SLOT_SIZE;
-        let attributes = rsx_attributes(&r, attr_off, num_attr, f.num_attr)?;
-        let constants = rsx_constants(&r, const_off, num_const, f.num_const, Some(ucode_size))?;
+        let (attributes, kind) = match layout {
+            FpLayout::Reality => (
+                short_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                ConstantIndex::Slot(ucode_size),
+            ),
+            _ => (
+                rsx_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                ConstantIndex::Table(ucode_size),
+            ),
+        };
+        let constants = rsx_constants(&r, const_off, num_const, f.num_const, kind)?;
         Ok(Self {
             layout,
             num_regs,

@@ -4,14 +4,14 @@
 //! header fields follow the new program as a `CgBinaryProgram`'s do (`rewrite`):
 //!
 //! - `num_insn` counts the new slots (fragment: inline constants included);
-//! - vertex: the load slot (`start_insn`; libreality states none, so its program must load
-//!   at slot 0), `input_mask` and `output_mask` with every input read and output written
+//! - vertex: the load slot (`start_insn`; libreality states none and the early-2011 loader
+//!   loads at slot 0, so their programs must load there), `input_mask` and `output_mask` with every input read and output written
 //!   added, `num_regs` (the July 2020 layout) at least what the program needs;
 //! - fragment: `num_regs` at least what the program needs, `fp_control` with KIL (0x80) when
-//!   the program kills, `texcoords` with every texture coordinate it reads, and each
-//!   constant's `rsxConstOffsetTable` following its inline constants (the k-th inline
-//!   constant's slot becomes the k-th of the new microcode; another number of inline
-//!   constants is refused).
+//!   the program kills, `texcoords` (where the layout has it) with every texture coordinate
+//!   it reads, and each constant's `rsxConstOffsetTable`, or early in 2011 its `index` (the
+//!   slot itself), following its inline constants (the k-th inline constant's slot becomes
+//!   the k-th of the new microcode; another number of inline constants is refused).
 //!
 //! A container that keeps anything after its microcode, or whose microcode overlaps its
 //! header (which neither tool writes), is refused: the rewritten file is read back, and its
@@ -47,7 +47,7 @@ pub fn psl1ght_vertex_with_microcode(
     let (input_at, output_at, slots) = original.layout.masks();
     let count = slot_count(ucode)?;
     put16(&mut out, f.num_insn, "num_insn", count, &mut notes);
-    match slots {
+    match slots.filter(|_| original.layout != VpLayout::Reality) {
         Some((_, start_at)) => {
             let slot = u16::try_from(load_slot).map_err(|_| RewriteError::LoadSlot {
                 slot: load_slot,
@@ -56,10 +56,15 @@ pub fn psl1ght_vertex_with_microcode(
             put16(&mut out, start_at, "start_insn", slot, &mut notes);
         }
         None if load_slot != 0 => {
+            // libreality states no load slot; the early-2011 loader ignores it (slot 0).
             return Err(RewriteError::LoadSlot {
                 slot: load_slot,
-                layout: "libreality (Tiny3D)",
-            })
+                layout: if original.layout == VpLayout::Reality {
+                    "the early-2011 loader (realityLoadVertexProgram)"
+                } else {
+                    "libreality (Tiny3D)"
+                },
+            });
         }
         None => {}
     }
@@ -102,7 +107,13 @@ pub fn psl1ght_fragment_with_microcode(
         (name, &mut c.embedded_constants)
     });
     notes.moved_uniforms = follow_offsets(tables.collect(), &original.ucode, &p)?;
-    for (old, new) in original.constants.iter().zip(&constants) {
+    let f = original.layout.fields();
+    let const_off = bytes
+        .get(f.const_off as usize..f.const_off as usize + 4)
+        .map_or(0, |b| {
+            u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        });
+    for (n, (old, new)) in original.constants.iter().zip(&mut constants).enumerate() {
         for (k, (&before, &after)) in old
             .embedded_constants
             .iter()
@@ -110,12 +121,18 @@ pub fn psl1ght_fragment_with_microcode(
             .enumerate()
         {
             if before != after {
-                let at = u64::from(old.index) + 4 + 4 * k as u64;
+                // Early 2011 the constant's index is its slot; since, a table's entry.
+                let at = match original.layout {
+                    FpLayout::Reality => {
+                        new.index = after;
+                        const_off + 28 * n as u64 + 4
+                    }
+                    _ => u64::from(old.index) + 4 + 4 * k as u64,
+                };
                 write(&mut out, at, &after.to_be_bytes());
             }
         }
     }
-    let f = original.layout.fields();
     put16(
         &mut out,
         f.num_insn,
@@ -126,17 +143,19 @@ pub fn psl1ght_fragment_with_microcode(
     let (regs_at, control_at, texcoords_at) = original.layout.control_fields();
     let registers = original.num_regs.max(fragment_registers(&p));
     match original.layout {
-        FpLayout::RsxProgram => put32(&mut out, regs_at, "num_regs", registers, &mut notes),
         FpLayout::RsxProgram2020 => {
             let registers = u16::try_from(registers).unwrap_or(u16::MAX);
             put16(&mut out, regs_at, "num_regs", registers, &mut notes)
         }
+        _ => put32(&mut out, regs_at, "num_regs", registers, &mut notes),
     }
     let kills = p.instructions.iter().any(|i| i.opcode == FpOpcode::Kil);
     let control = original.fp_control | if kills { CONTROL_KIL } else { 0 };
     put32(&mut out, control_at, "fp_control", control, &mut notes);
-    let texcoords = original.texcoords | ((p.inputs_read() >> 4) & 0x3FF);
-    put16(&mut out, texcoords_at, "texcoords", texcoords, &mut notes);
+    if let Some(at) = texcoords_at {
+        let texcoords = original.texcoords | ((p.inputs_read() >> 4) & 0x3FF);
+        put16(&mut out, at, "texcoords", texcoords, &mut notes);
+    }
     let back = Psl1ghtFragmentProgram::parse(&out).map_err(|_| RewriteError::NotLast)?;
     if back.attributes != original.attributes || back.constants != constants || back.ucode != ucode
     {
