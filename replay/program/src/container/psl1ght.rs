@@ -38,20 +38,27 @@
 //! padding; libreality has its instruction count there) and whose u32 at byte 12 is 36 as the
 //! second, any other as libreality.
 //!
-//! The fragment container (magic `"FP"`) has three layouts too: `realityFragmentProgram`
-//! (early 2011) a 32-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
-//! fp_control u32, pad u16, num_const u16, const_off u32, num_insn u16, (pad 2), ucode_off
-//! u32` with 8-byte attributes, whose constants' `index` is the ucode byte offset of the
-//! constant's inline slot itself (`(slot + row) * 16`, the first use only; a negative one when
-//! unused); `rsxFragmentProgram` until July 2020 a 40-byte header `magic u16, num_attrib u16, attrib_off u32, num_regs u32,
-//! fp_control u32, texcoords u16, texcoord2D u16, texcoord3D u16, pad u16, num_const u16,
-//! (pad 2), const_off u32, num_insn u16, (pad 2), ucode_off u32` (attributes at 40); since,
-//! a 36-byte header `magic u16, _pad0 u16, num_regs u16, num_attr u16, num_const u16,
-//! num_insn u16, attr_off u32, const_off u32, ucode_off u32, fp_control u32, texcoords u16,
-//! texcoord2D u16, texcoord3D u16, _pad1 u16` (attributes at 36). For fragment constants
-//! cgcomp stores in `index` the offset of an `rsxConstOffsetTable` (`num u32, offset[num]
-//! u32`): the ucode byte offsets of the inline-constant slots to patch (-1 when the constant
-//! is unused). An `"FP"` file whose attributes start at 32 is the early-2011 layout. The microcode is stored half-word swapped, exactly as the RSX reads it.
+//! The fragment container (magic `"FP"`) has three layouts too:
+//!
+//! * **realityFragmentProgram** (early 2011): 32-byte header `magic u16, num_attrib u16,
+//!   attrib_off u32, num_regs u32, fp_control u32, pad u16, num_const u16, const_off u32,
+//!   num_insn u16, (pad 2), ucode_off u32`, 8-byte attributes; a constant's `index` is the
+//!   ucode byte offset of its inline slot itself (`(slot + row) * 16`, its first use only; a
+//!   negative one when unused).
+//! * **rsxFragmentProgram until July 2020**: 40-byte header `magic u16, num_attrib u16,
+//!   attrib_off u32, num_regs u32, fp_control u32, texcoords u16, texcoord2D u16,
+//!   texcoord3D u16, pad u16, num_const u16, (pad 2), const_off u32, num_insn u16, (pad 2),
+//!   ucode_off u32` (attributes at 40).
+//! * **rsxFragmentProgram since July 2020**: 36-byte header `magic u16, _pad0 u16,
+//!   num_regs u16, num_attr u16, num_const u16, num_insn u16, attr_off u32, const_off u32,
+//!   ucode_off u32, fp_control u32, texcoords u16, texcoord2D u16, texcoord3D u16,
+//!   _pad1 u16` (attributes at 36).
+//!
+//! An `"FP"` file whose attributes start at 32 is the early-2011 layout. In the two later
+//! ones cgcomp stores in a constant's `index` the offset of an `rsxConstOffsetTable` (`num
+//! u32, offset[num] u32`): the ucode byte offsets of the inline-constant slots to patch (-1
+//! when the constant is unused). The microcode is stored half-word swapped, exactly as the
+//! RSX reads it.
 //!
 //! Microcode is `num_insn` 16-byte slots at the ucode offset (16-aligned, last in the file).
 
