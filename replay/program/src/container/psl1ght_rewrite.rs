@@ -5,8 +5,9 @@
 //!
 //! - `num_insn` counts the new slots (fragment: inline constants included);
 //! - vertex: the load slot (`start_insn`; libreality states none and the early-2011 loader
-//!   loads at slot 0, so their programs must load there), `input_mask` and `output_mask` with every input read and output written
-//!   added, `num_regs` (the July 2020 layout) at least what the program needs;
+//!   loads at slot 0, so their programs must load there), `input_mask` and `output_mask`
+//!   with every input read and output written added, `num_regs` (the July 2020 layout) at
+//!   least what the program needs;
 //! - fragment: `num_regs` at least what the program needs, `fp_control` with KIL (0x80) when
 //!   the program kills, `texcoords` (where the layout has it) with every texture coordinate
 //!   it reads, and each constant's `rsxConstOffsetTable`, or early in 2011 its `index` (the
