@@ -364,8 +364,8 @@ impl Container {
     /// const_start`, as PSL1GHT's `rsxLoadVertexProgram` does in both `rsxVertexProgram`
     /// layouts (`commands.c`, `commands_impl.h`); every constant of an early-2011
     /// `realityVertexProgram` at its `index`, as `realityLoadVertexProgram` does (libreality
-    /// `commands.c` @ e488c61); libreality (Tiny3D) marks the literals `Internal` and is taken
-    /// as the first. None for a CgBinaryProgram (libgcm's loader is not a public source), a
+    /// `commands.c` @ e488c61); libreality (Tiny3D) marks the literals `Internal`, "unnamed
+    /// but needs to be set" (`realityVP.h` @ e488c61), and is taken as the first. None for a CgBinaryProgram (libgcm's loader is not a public source), a
     /// fragment program or raw microcode.
     pub fn vertex_constants(&self) -> Vec<(u32, [u32; 4])> {
         match self {
