@@ -90,7 +90,10 @@ fn batch_checks_them_loose_and_inside_an_executable() {
         .iter()
         .map(|p| {
             assert_eq!(p["status"], "recompiled", "{p}");
-            p["stage"].as_str().unwrap()
+            let stage = p["stage"].as_str().unwrap();
+            let format = format!("PSL1GHT {stage} program (cgcomp since July 2020)");
+            assert_eq!(p["formats"], serde_json::json!([format]), "{p}");
+            stage
         })
         .collect();
     stages.sort();

@@ -46,6 +46,9 @@ pub struct Entry {
     pub state_source: StateSource,
     /// What the sources say about how it was found (each note once).
     pub notes: Vec<Note>,
+    /// The container formats it was found in, each once (`Container::format_name`: a
+    /// CgBinaryProgram, a PSL1GHT layout); none for raw cache files.
+    pub formats: Vec<&'static str>,
 }
 
 impl Entry {
@@ -103,8 +106,14 @@ pub fn catalog(discovery: &Discovery) -> Vec<Entry> {
             control: 0,
             state_source: StateSource::Default,
             notes: Vec::new(),
+            formats: Vec::new(),
         });
         entry.origins.push(p.origin.clone());
+        if let Some(format) = p.container.as_ref().map(|c| c.format_name()) {
+            if !entry.formats.contains(&format) {
+                entry.formats.push(format);
+            }
+        }
         for n in &p.notes {
             if !entry.notes.contains(n) {
                 entry.notes.push(n.clone());

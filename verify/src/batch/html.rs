@@ -63,9 +63,14 @@ pub fn render(report: &BatchReport) -> String {
     h.push_str("<h2>Programs</h2><table><tr><th>status</th><th>stage</th><th>key</th><th>sources</th><th>worst error</th><th>program</th></tr>");
     for p in &report.programs {
         let sources: Vec<String> = p
-            .sources
+            .formats
             .iter()
-            .map(|o| esc(&serde_json::to_string(o).unwrap_or_default()))
+            .map(|f| format!("<small>{}</small>", esc(f)))
+            .chain(
+                p.sources
+                    .iter()
+                    .map(|o| esc(&serde_json::to_string(o).unwrap_or_default())),
+            )
             .collect();
         let _ = write!(
             h,

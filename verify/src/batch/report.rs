@@ -25,6 +25,9 @@ pub struct ProgramReport {
     pub name: String,
     /// Every place the program was found.
     pub sources: Vec<Origin>,
+    /// The container formats it was found in (`CgBinaryProgram`, `PSL1GHT fragment program
+    /// (cgcomp since July 2020)`...), each once; empty for raw cache files.
+    pub formats: Vec<&'static str>,
     /// Where the state it was checked with came from.
     pub state_source: StateSource,
     /// The first RPCS3 pipeline state recorded with it.

@@ -66,6 +66,7 @@ fn program_report(e: &Entry, c: &Checked, exported: Exported) -> ProgramReport {
         stage: e.stage,
         name: e.name(),
         sources: e.origins.clone(),
+        formats: e.formats.clone(),
         state_source: e.state_source.clone(),
         state: e.state.clone(),
         notes: e.notes.clone(),
