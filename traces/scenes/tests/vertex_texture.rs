@@ -225,6 +225,7 @@ fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
         control: 0,
         state_source: StateSource::Default,
         notes: Vec::new(),
+        formats: Vec::new(),
     };
     let cx = Context::new(&gpu, Tolerances::default(), 1024);
     let checked = check(0, &entry, Some(&cx));
