@@ -30,6 +30,8 @@ fn disasm_reads_the_2020_layout() {
         "scale",
         "constant 4",
         "MOV o[HPOS], v[POS]; END",
+        "; loads at slot 0, input mask 0x1, output mask 0x4020",
+        "; uploads c[5] = [0.0, 0.5, 1.0, 0.0] with the program",
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }
@@ -61,6 +63,10 @@ fn disasm_reads_the_2020_layout() {
         "{out}"
     );
     assert!(out.contains("MOVR R0, {0.0, 0.0, 1.0, 1.0}; END"), "{out}");
+    assert!(
+        out.contains("; SHADER_CONTROL 0x03000440 when loaded"),
+        "{out}"
+    );
 }
 
 #[test]

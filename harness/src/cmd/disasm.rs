@@ -85,6 +85,9 @@ pub fn run(
                     }
                 }
             }
+            for line in loader_lines(container) {
+                outln!("; {line}");
+            }
         }
         match &p.program {
             Program::Vertex(v) => out!("{}", vertex::disassemble(v)),
@@ -92,6 +95,27 @@ pub fn run(
         }
     }
     Ok(Status::Success)
+}
+
+/// What the container's loader writes with the program, as comment lines: the fragment
+/// control word, a vertex program's load slot and masks, the constants it uploads.
+fn loader_lines(c: &Container) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(control) = c.control_word() {
+        out.push(format!("SHADER_CONTROL {control:#010x} when loaded"));
+    }
+    if let Some((slot, input, output)) = c.vertex_load() {
+        out.push(format!(
+            "loads at slot {slot}, input mask {input:#x}, output mask {output:#x}"
+        ));
+    }
+    for (register, bits) in c.vertex_constants() {
+        out.push(format!(
+            "uploads c[{register}] = {:?} with the program",
+            bits.map(f32::from_bits)
+        ));
+    }
+    out
 }
 
 /// What a container states around its program (docs/json.md): its format, parameters, the
