@@ -10,8 +10,9 @@
 //!
 //! - **Fragment program**: before the run's first `SET_BEGIN_END(primitive)`,
 //!   `SET_SHADER_PROGRAM` points at the new microcode and `SET_SHADER_CONTROL` takes the new
-//!   program's control word (when it has one); after the run's last END both get back the
-//!   values the game had written. The microcode is a new memory block attached to every
+//!   program's control word (when it has one), and `SET_TEX_COORD_CONTROL` the words its
+//!   container's loader writes (a PSL1GHT container's); after the run's last END they get
+//!   back the values the game had written. The microcode is a new memory block attached to every
 //!   chosen draw's END command, first in its list, where RPCS3 attaches a draw's fragment
 //!   program (`capture_draw_memory`, `Capture/rsx_capture.cpp`; rrc-format.md 3.3), at an
 //!   address the caller chose in memory the frame does not otherwise use.
@@ -88,6 +89,9 @@ pub struct FragmentSwap {
     pub offset: u32,
     /// `SET_SHADER_CONTROL` for it, or `None` to keep the game's.
     pub control: Option<u32>,
+    /// `SET_TEX_COORD_CONTROL` words for it, `(coordinate 0..=9, value)` (a PSL1GHT
+    /// container's loader writes them); the others keep the game's.
+    pub texcoord_controls: Vec<(u8, u32)>,
 }
 
 /// A new vertex program and where it goes.
@@ -382,6 +386,11 @@ pub fn replace_programs(
                         setup.push(write(reg::SET_SHADER_CONTROL, control));
                         restore.push(write(reg::SET_SHADER_CONTROL, get(reg::SET_SHADER_CONTROL)));
                     }
+                    for &(n, value) in f.texcoord_controls.iter().filter(|c| c.0 < 10) {
+                        let r = reg::SET_TEX_COORD_CONTROL + u16::from(n);
+                        setup.push(write(r, value));
+                        restore.push(write(r, get(r)));
+                    }
                     (setup, restore)
                 }
                 NewProgram::Vertex(v) => {
@@ -491,7 +500,7 @@ pub fn replace_programs(
 }
 
 /// The registers whose values at a chosen BEGIN a run restores.
-const SAVED: [u16; 7] = [
+const SAVED: [u16; 17] = [
     reg::SET_SHADER_PROGRAM,
     reg::SET_SHADER_CONTROL,
     reg::SET_TRANSFORM_PROGRAM_LOAD,
@@ -499,11 +508,23 @@ const SAVED: [u16; 7] = [
     reg::SET_VERTEX_ATTRIB_INPUT_MASK,
     reg::SET_VERTEX_ATTRIB_OUTPUT_MASK,
     reg::SET_TRANSFORM_CONSTANT_LOAD,
+    reg::SET_TEX_COORD_CONTROL,
+    reg::SET_TEX_COORD_CONTROL + 1,
+    reg::SET_TEX_COORD_CONTROL + 2,
+    reg::SET_TEX_COORD_CONTROL + 3,
+    reg::SET_TEX_COORD_CONTROL + 4,
+    reg::SET_TEX_COORD_CONTROL + 5,
+    reg::SET_TEX_COORD_CONTROL + 6,
+    reg::SET_TEX_COORD_CONTROL + 7,
+    reg::SET_TEX_COORD_CONTROL + 8,
+    reg::SET_TEX_COORD_CONTROL + 9,
 ];
 
 /// The registers a fragment replacement sets (a game's write to one ends a run).
 fn fragment_sets(r: u16) -> bool {
-    r == reg::SET_SHADER_PROGRAM || r == reg::SET_SHADER_CONTROL
+    r == reg::SET_SHADER_PROGRAM
+        || r == reg::SET_SHADER_CONTROL
+        || (reg::SET_TEX_COORD_CONTROL..reg::SET_TEX_COORD_CONTROL + 10).contains(&r)
 }
 
 /// The registers a vertex replacement sets.

@@ -98,6 +98,7 @@ fn fragment_swap() -> NewProgram {
         location: Location::Local,
         offset: 0x0800_0000,
         control: Some(0x0400_0040),
+        texcoord_controls: Vec::new(),
     })
 }
 
@@ -431,4 +432,32 @@ fn a_vertex_programs_constants_are_uploaded_and_put_back() {
     // own still lands on c[20].
     assert_eq!(c(3, 20), Some(bits([3.0; 4])));
     assert_eq!(after.draws[3].vp_hash, before.draws[3].vp_hash);
+}
+
+/// The `TEX_COORD_CONTROL` words a fragment program's container has its loader write: set
+/// for the chosen draws, the game's again after them.
+#[test]
+fn a_fragment_programs_texcoord_controls_are_set_and_put_back() {
+    let b = four_draws();
+    let before = b.frame();
+    let NewProgram::Fragment(mut swap) = fragment_swap() else {
+        unreachable!()
+    };
+    swap.texcoord_controls = vec![(2, 1), (9, 0x11)];
+    let (edited, _) = replace_programs(
+        &b.c,
+        &before,
+        &[Replacement {
+            program: NewProgram::Fragment(swap),
+            draws: vec![1],
+        }],
+    )
+    .unwrap();
+    let after = Frame::from_capture(&edited).unwrap();
+    let two_d: Vec<u16> = after
+        .draws
+        .iter()
+        .map(|d| d.raster.shading.texcoord_2d)
+        .collect();
+    assert_eq!(two_d, [0, (1 << 2) | (1 << 9), 0, 0]);
 }

@@ -189,12 +189,15 @@ fn the_fragment_program_goes_where_the_frame_reads_and_writes_nothing() {
 
 /// PSL1GHT containers of `cgcomp`'s layout since July 2020 load as that PSL1GHT's loader
 /// loads them: the fragment program's `SHADER_CONTROL` with bit 10 and at least two
-/// registers, the vertex program's output mask with the point size.
+/// registers and its texture coordinates' `TEX_COORD_CONTROL`, the vertex program's output
+/// mask with the point size.
 #[test]
 fn psl1ght_2020_containers_load_as_their_loader_does() {
     use rsxtrace_testkit::psl1ght::{fragment_2020, vertex_2020};
     let fp = ProgramFile::parse(&fragment_2020(), Stage::Fragment).unwrap();
     assert_eq!(fp.control, Some(0x0300_0440));
+    // TEX0 is a coordinate it reads, two-dimensional: TEX_COORD_CONTROL(0) = 1.
+    assert_eq!(fp.texcoord_controls, [(0, 1)]);
     assert_eq!(
         fp.format,
         "PSL1GHT fragment program (cgcomp since July 2020)"
@@ -208,6 +211,10 @@ fn psl1ght_2020_containers_load_as_their_loader_does() {
     let capture = edited(&scene(), &[request("1", Stage::Fragment, &fragment_2020())]);
     let frame = Frame::from_capture(&capture).unwrap();
     assert_eq!(frame.draws[1].shader_control.raw, 0x0300_0440);
+    let before = Frame::from_capture(&scene()).unwrap();
+    assert_eq!(before.draws[1].raster.shading.texcoord_2d & 1, 0);
+    assert_eq!(frame.draws[1].raster.shading.texcoord_2d & 1, 1);
+    assert_eq!(frame.draws[0].raster.shading.texcoord_2d & 1, 0);
     for (who, left, right) in halves("edit_psl1ght_2020", &capture) {
         assert_eq!((left, right), (RED, BLUE), "{who}");
     }

@@ -207,6 +207,7 @@ pub fn edit_programs(
                         location: Location::Local,
                         offset,
                         control: r.program.control,
+                        texcoord_controls: r.program.texcoord_controls.clone(),
                     });
                     origin.push(index);
                     replacements.push(Replacement { program, draws });

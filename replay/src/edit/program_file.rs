@@ -28,6 +28,9 @@ pub struct ProgramFile {
     /// For a vertex program, the input attributes it reads (bit n = `v[n]`; every one when
     /// it reads `v[A0 + n]`).
     pub vertex_inputs: u32,
+    /// For a fragment program, the `SET_TEX_COORD_CONTROL` words its container's loader
+    /// writes (`(coordinate, value)`, `Container::texcoord_controls`: a PSL1GHT container's).
+    pub texcoord_controls: Vec<(u8, u32)>,
     /// For a vertex program, the constants its container's loader uploads with it
     /// (`(register, x y z w bits)`, `Container::vertex_constants`: a PSL1GHT container's
     /// literals).
@@ -187,6 +190,10 @@ impl ProgramFile {
                 Stage::Vertex => parsed.vertex_constants(),
                 Stage::Fragment => Vec::new(),
             },
+            texcoord_controls: match stage {
+                Stage::Fragment => parsed.texcoord_controls(),
+                Stage::Vertex => Vec::new(),
+            },
             keeps_draw_constants: true,
             keeps_draw_encoding: format == ASSEMBLY,
             format,
@@ -237,6 +244,7 @@ impl ProgramFile {
                     instructions: program.instructions.len(),
                     vertex_inputs: 0,
                     vertex_constants: Vec::new(),
+                    texcoord_controls: Vec::new(),
                     keeps_draw_constants: false,
                     keeps_draw_encoding: false,
                     format: "a draw's program",
@@ -270,6 +278,7 @@ impl ProgramFile {
                     instructions: program.instructions.len(),
                     vertex_inputs: program.inputs_read(),
                     vertex_constants: Vec::new(),
+                    texcoord_controls: Vec::new(),
                     keeps_draw_constants: false,
                     keeps_draw_encoding: false,
                     format: "a draw's program",

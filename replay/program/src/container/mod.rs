@@ -382,6 +382,26 @@ impl Container {
         }
     }
 
+    /// The `SET_TEX_COORD_CONTROL` words a fragment program's loader writes with it,
+    /// `(coordinate, value)`: for each coordinate of a PSL1GHT container's `texcoords` mask
+    /// (0..=9), `texcoord3D` bit << 4 | `texcoord2D` bit, as PSL1GHT's
+    /// `rsxLoadFragmentProgramLocation` does in both `rsxFragmentProgram` layouts
+    /// (`commands.c` @ fc31d59, `commands_impl.h`). None for the early-2011 layout (no masks;
+    /// libreality's loader writes none), a CgBinaryProgram (libgcm's loader is no public
+    /// source), a vertex program or raw microcode.
+    pub fn texcoord_controls(&self) -> Vec<(u8, u32)> {
+        match self {
+            Self::Psl1ghtFragment(p) => (0..10u8)
+                .filter(|&n| p.texcoords >> n & 1 != 0)
+                .map(|n| {
+                    let bit = |mask: u16| u32::from(mask >> n & 1);
+                    (n, bit(p.texcoord_3d) << 4 | bit(p.texcoord_2d))
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The slot a vertex program is loaded at and its branch targets assume: the
     /// container's load slot, or the first label of assembly text; `None` for fragment
     /// programs and raw microcode.
