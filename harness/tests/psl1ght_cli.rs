@@ -54,6 +54,10 @@ fn disasm_reads_the_2020_layout() {
     assert_eq!(c["control_word"], Value::Null);
     let j = json_ok(&["disasm", s(&fp), "--json"]);
     assert_eq!(j["container"]["control_word"], 0x0300_0440);
+    assert_eq!(
+        j["container"]["texcoord_controls"],
+        serde_json::json!([{"coordinate": 0, "value": 1}])
+    );
 
     let o = rsxtrace(&["disasm", s(&fp)]);
     let out = text_of(&o.stdout);
@@ -65,6 +69,10 @@ fn disasm_reads_the_2020_layout() {
     assert!(out.contains("MOVR R0, {0.0, 0.0, 1.0, 1.0}; END"), "{out}");
     assert!(
         out.contains("; SHADER_CONTROL 0x03000440 when loaded"),
+        "{out}"
+    );
+    assert!(
+        out.contains("; TEX_COORD_CONTROL[0] 0x1 when loaded"),
         "{out}"
     );
 }

@@ -104,6 +104,9 @@ fn loader_lines(c: &Container) -> Vec<String> {
     if let Some(control) = c.control_word() {
         out.push(format!("SHADER_CONTROL {control:#010x} when loaded"));
     }
+    for (n, value) in c.texcoord_controls() {
+        out.push(format!("TEX_COORD_CONTROL[{n}] {value:#x} when loaded"));
+    }
     if let Some((slot, input, output)) = c.vertex_load() {
         out.push(format!(
             "loads at slot {slot}, input mask {input:#x}, output mask {output:#x}"
@@ -138,6 +141,10 @@ fn container_json(c: &Container) -> Value {
         "format": c.format_name(),
         "parameters": parameters,
         "control_word": c.control_word(),
+        "texcoord_controls": c.texcoord_controls().iter().map(|(n, value)| json!({
+            "coordinate": n,
+            "value": value,
+        })).collect::<Vec<_>>(),
         "vertex_load": c.vertex_load().map(|(slot, input_mask, output_mask)| json!({
             "slot": slot,
             "input_mask": input_mask,
