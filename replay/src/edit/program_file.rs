@@ -186,14 +186,9 @@ impl ProgramFile {
             .filter(|_| stage == Stage::Vertex),
             instructions,
             vertex_inputs,
-            vertex_constants: match stage {
-                Stage::Vertex => parsed.vertex_constants(),
-                Stage::Fragment => Vec::new(),
-            },
-            texcoord_controls: match stage {
-                Stage::Fragment => parsed.texcoord_controls(),
-                Stage::Vertex => Vec::new(),
-            },
+            // Each empty for the other stage (the container's stage is `stage`, checked above).
+            vertex_constants: parsed.vertex_constants(),
+            texcoord_controls: parsed.texcoord_controls(),
             keeps_draw_constants: true,
             keeps_draw_encoding: format == ASSEMBLY,
             format,
