@@ -214,12 +214,7 @@ impl Like {
     /// microcode (always last).
     fn bytes(&self) -> &[u8] {
         let at = self.offset.unwrap_or(0);
-        let len = match &self.container {
-            Container::Cg(cg) => cg.total_size as usize,
-            Container::Psl1ghtVertex(p) => p.ucode_offset as usize + p.ucode.len(),
-            Container::Psl1ghtFragment(p) => p.ucode_offset as usize + p.ucode.len(),
-            Container::Raw(_) => 0,
-        };
+        let len = self.container.extent().unwrap_or(0) as usize;
         self.file
             .get(at..at.saturating_add(len))
             .unwrap_or_default()

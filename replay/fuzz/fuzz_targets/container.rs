@@ -69,11 +69,11 @@ fuzz_target!(|data: &[u8]| {
     let own = match Container::parse(data) {
         Ok(Container::Psl1ghtVertex(p)) => {
             let slot = u32::from(p.start_insn);
-            let through = p.ucode_offset as usize + p.ucode.len();
+            let through = p.extent() as usize;
             psl1ght_vertex_with_microcode(data, &p, &p.ucode, slot).map(|r| (r, through))
         }
         Ok(Container::Psl1ghtFragment(p)) => {
-            let through = p.ucode_offset as usize + p.ucode.len();
+            let through = p.extent() as usize;
             psl1ght_fragment_with_microcode(data, &p, &p.ucode).map(|r| (r, through))
         }
         _ => return,

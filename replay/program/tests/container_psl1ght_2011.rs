@@ -117,6 +117,7 @@ fn the_scanner_finds_them_and_asm_writes_over_them() {
     // Its loader loads at slot 0 whatever start_insn says.
     let e = psl1ght_vertex_with_microcode(&v, &vp, &vp.ucode, 8).expect_err("slot 8");
     assert!(matches!(e, RewriteError::LoadSlot { slot: 8, .. }), "{e}");
+    assert!(e.to_string().ends_with("ignores: it loads at 0"), "{e}");
     let f = fragment_reality();
     let Ok(Container::Psl1ghtFragment(fp)) = Container::parse(&f) else {
         panic!()

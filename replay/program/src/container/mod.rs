@@ -441,6 +441,17 @@ impl Container {
         }
     }
 
+    /// Bytes of its file the container covers (a CgBinaryProgram's `totalSize`, a PSL1GHT
+    /// container through its microcode); `None` for raw microcode.
+    pub fn extent(&self) -> Option<u64> {
+        match self {
+            Self::Cg(p) => Some(u64::from(p.total_size)),
+            Self::Psl1ghtVertex(p) => Some(p.extent()),
+            Self::Psl1ghtFragment(p) => Some(p.extent()),
+            Self::Raw(_) => None,
+        }
+    }
+
     /// Number of 16-byte slots in the microcode.
     pub fn slot_count(&self) -> usize {
         self.ucode().len() / SLOT_SIZE as usize

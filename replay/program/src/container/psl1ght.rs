@@ -73,9 +73,9 @@ pub const MAGIC_VERTEX: u16 = 0x5650;
 /// `'F' << 8 | 'P'` (cgcomp main.cpp).
 pub const MAGIC_FRAGMENT: u16 = 0x4650;
 
-const LIBREALITY_ATTRIBUTE: u64 = 8;
-/// `realityProgramAttrib` (early 2011): `name_off u32, index u32`.
-const REALITY_ATTRIBUTE: u64 = 8;
+/// An attribute record without a type (`name_off u32, index u32`): libreality's, and
+/// `realityProgramAttrib` of early 2011.
+const SHORT_ATTRIBUTE: u64 = 8;
 const LIBREALITY_CONSTANT: u64 = 26;
 const RSX_ATTRIBUTE: u64 = 12;
 const RSX_CONSTANT: u64 = 28;
@@ -133,7 +133,7 @@ impl VpLayout {
         Some(if at4 == 32 {
             // The constants follow the attributes: 8 bytes each early in 2011, 12 after.
             let const_off = r.u32(20, "").ok()?;
-            let short = u64::from(at4) + u64::from(pad) * REALITY_ATTRIBUTE;
+            let short = u64::from(at4) + u64::from(pad) * SHORT_ATTRIBUTE;
             if pad > 0 && u64::from(const_off) == short {
                 Self::Reality
             } else {
@@ -204,9 +204,9 @@ impl FpLayout {
         }
     }
 
-    /// The layout of an `"FP"` file (module docs): the July 2020 one when its padding at byte
-    /// 2 is 0 and its attributes start at 36 (byte 12), else the first; `None` when it is
-    /// shorter than 16 bytes.
+    /// The layout of an `"FP"` file (module docs): early 2011's when its attributes start at
+    /// 32 (byte 4), the July 2020 one when its padding at byte 2 is 0 and its attributes start
+    /// at 36 (byte 12), else V2's of 2011; `None` when it is shorter than 16 bytes.
     pub fn detect(bytes: &[u8]) -> Option<Self> {
         let r = Reader::new(bytes);
         let (pad, at4, at12) = (r.u16(2, "").ok()?, r.u32(4, "").ok()?, r.u32(12, "").ok()?);
@@ -362,6 +362,11 @@ pub struct Psl1ghtFragmentProgram {
 }
 
 impl Psl1ghtFragmentProgram {
+    /// Bytes the container covers: through its microcode, which cgcomp writes last.
+    pub fn extent(&self) -> u64 {
+        u64::from(self.ucode_offset) + self.ucode.len() as u64
+    }
+
     /// SHADER_CONTROL as the PSL1GHT of the container's layout loads it
     /// (rsx-microcode.md B.6 TEMP_COUNT): until July 2020 `fp_control | num_regs << 24`
     /// (`commands.c` `rsxLoadFragmentProgramLocation` @ fc31d59); since, `fp_control |
@@ -492,6 +497,11 @@ impl Psl1ghtVertexProgram {
         })
     }
 
+    /// Bytes the container covers: through its microcode, which cgcomp and Tiny3D write last.
+    pub fn extent(&self) -> u64 {
+        u64::from(self.ucode_offset) + self.ucode.len() as u64
+    }
+
     /// The output mask PSL1GHT's loader of the container's layout writes to
     /// `SET_VERTEX_ATTRIB_OUTPUT_MASK`: as stored until July 2020 (`commands.c` @ fc31d59),
     /// with the point size added since (`commands_impl.h` `LoadVertexProgramBlock`).
@@ -551,18 +561,17 @@ fn short_attributes(
     count: u16,
     count_field_at: u64,
 ) -> Result<Vec<Psl1ghtAttribute>, ContainerError> {
-    const _: () = assert!(LIBREALITY_ATTRIBUTE == REALITY_ATTRIBUTE);
     r.check_array(
         off,
         count.into(),
-        REALITY_ATTRIBUTE,
+        SHORT_ATTRIBUTE,
         r.len(),
         count_field_at,
         "num_attrib",
     )?;
     let mut out = Vec::with_capacity(count.into());
     for i in 0..u64::from(count) {
-        let at = off + i * REALITY_ATTRIBUTE;
+        let at = off + i * SHORT_ATTRIBUTE;
         out.push(Psl1ghtAttribute {
             name: name_at(r, at, "attribute name_off")?,
             index: r.u32(at + 4, "attribute index")?,

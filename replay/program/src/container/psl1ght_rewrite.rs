@@ -52,7 +52,7 @@ pub fn psl1ght_vertex_with_microcode(
         Some((_, start_at)) => {
             let slot = u16::try_from(load_slot).map_err(|_| RewriteError::LoadSlot {
                 slot: load_slot,
-                layout: "a 16-bit start_insn",
+                layout: "a 16-bit start_insn cannot hold",
             })?;
             put16(&mut out, start_at, "start_insn", slot, &mut notes);
         }
@@ -61,9 +61,9 @@ pub fn psl1ght_vertex_with_microcode(
             return Err(RewriteError::LoadSlot {
                 slot: load_slot,
                 layout: if original.layout == VpLayout::Reality {
-                    "the early-2011 loader (realityLoadVertexProgram)"
+                    "the early-2011 loader (realityLoadVertexProgram) ignores: it loads at 0"
                 } else {
-                    "libreality (Tiny3D)"
+                    "libreality (Tiny3D) states no field for: it loads at 0"
                 },
             });
         }

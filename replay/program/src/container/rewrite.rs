@@ -54,11 +54,11 @@ pub enum RewriteError {
         new: usize,
     },
     /// A load slot the container cannot state.
-    #[error("the program loads at slot {slot}, which {layout} cannot state (it loads at 0)")]
+    #[error("the program loads at slot {slot}, which {layout}")]
     LoadSlot {
         /// The program's load slot.
         slot: u32,
-        /// The container layout.
+        /// Why the container cannot state it.
         layout: &'static str,
     },
     /// A PSL1GHT container whose tables or names lie after its microcode, where the new

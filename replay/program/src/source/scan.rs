@@ -167,8 +167,8 @@ fn ucode_span(blob: &[u8], off: u32, count: u16, header: u64) -> Option<&[u8]> {
     blob.get(off as usize..end as usize)
 }
 
-/// The header of a PSL1GHT container found at `at` whose tables lie after its header and
-/// whose microcode is 16-aligned after them and inside the bytes (§5.2): its microcode.
+/// The microcode of the PSL1GHT container whose header `spans` gives, when its tables lie
+/// after its header and its microcode 16-aligned after them, inside `blob` (§5.2).
 fn psl1ght_ucode(blob: &[u8], spans: HeaderSpans) -> Option<&[u8]> {
     let (header, tables, ucode_off, count) = spans;
     if !tables
@@ -188,7 +188,7 @@ fn psl1ght_vertex_at(bytes: &[u8], at: u64) -> Option<Hit> {
     let container = Psl1ghtVertexProgram::parse(blob).ok()?;
     Some(Hit {
         offset: at,
-        len: u64::from(container.ucode_offset) + container.ucode.len() as u64,
+        len: container.extent(),
         container: Container::Psl1ghtVertex(container),
     })
 }
@@ -201,7 +201,7 @@ fn psl1ght_fragment_at(bytes: &[u8], at: u64) -> Option<Hit> {
     let container = Psl1ghtFragmentProgram::parse(blob).ok()?;
     Some(Hit {
         offset: at,
-        len: u64::from(container.ucode_offset) + container.ucode.len() as u64,
+        len: container.extent(),
         container: Container::Psl1ghtFragment(container),
     })
 }
