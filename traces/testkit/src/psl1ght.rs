@@ -32,6 +32,24 @@ pub fn put_fp_word(buf: &mut [u8], at: usize, w: u32) {
     put32(buf, at, w.rotate_left(16));
 }
 
+/// A 28-byte `rsxProgramConst` at `at`: `(name_off, index, type, is_internal)`, count 1, the
+/// four values.
+fn put_constant(
+    b: &mut [u8],
+    at: usize,
+    (name, index, ty, internal): (u32, u32, u8, u8),
+    values: [f32; 4],
+) {
+    put32(b, at, name);
+    put32(b, at + 4, index);
+    b[at + 8] = ty;
+    b[at + 9] = internal;
+    b[at + 10] = 1;
+    for (i, v) in values.into_iter().enumerate() {
+        put32(b, at + 12 + 4 * i, v.to_bits());
+    }
+}
+
 /// `MOV o[HPOS], v[0]; END` (big-endian words), the vertex fixture's one instruction.
 pub const VERTEX_INSTRUCTION: [u32; 4] = [0x401F_9C6C, 0x0040_000D, 0x8106_C083, 0x6041_FF81];
 
@@ -64,15 +82,7 @@ pub fn vertex_2020() -> Vec<u8> {
         (0, 5, 1, [0.0, 0.5, 1.0, 0.0]),
     ];
     for (k, (name, index, internal, values)) in constants.into_iter().enumerate() {
-        let at = 0x30 + 28 * k;
-        put32(&mut b, at, name);
-        put32(&mut b, at + 4, index);
-        b[at + 8] = 9;
-        b[at + 9] = internal;
-        b[at + 10] = 1;
-        for (i, v) in values.into_iter().enumerate() {
-            put32(&mut b, at + 12 + 4 * i, v.to_bits());
-        }
+        put_constant(&mut b, 0x30 + 28 * k, (name, index, 9, internal), values);
     }
     put_str(&mut b, 0x68, "position");
     put_str(&mut b, 0x71, "scale");
@@ -162,15 +172,7 @@ pub fn vertex_reality() -> Vec<u8> {
         (0, 5, 1, [1.0, 1.0, 0.0, 1.0]),
     ];
     for (k, (name, index, internal, values)) in constants.into_iter().enumerate() {
-        let at = 0x28 + 28 * k;
-        put32(&mut b, at, name);
-        put32(&mut b, at + 4, index);
-        b[at + 8] = 3;
-        b[at + 9] = internal;
-        b[at + 10] = 1;
-        for (i, v) in values.into_iter().enumerate() {
-            put32(&mut b, at + 12 + 4 * i, v.to_bits());
-        }
+        put_constant(&mut b, 0x28 + 28 * k, (name, index, 3, internal), values);
     }
     put_str(&mut b, 0x60, "position");
     put_str(&mut b, 0x69, "scale");
