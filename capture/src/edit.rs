@@ -12,7 +12,8 @@
 //!   `SET_SHADER_PROGRAM` points at the new microcode and `SET_SHADER_CONTROL` takes the new
 //!   program's control word (when it has one), and `SET_TEX_COORD_CONTROL` the words its
 //!   container's loader writes (a PSL1GHT container's); after the run's last END they get
-//!   back the values the game had written. The microcode is a new memory block attached to every
+//!   back the values the game had written. A game's write of one of those controls between
+//!   two chosen clauses ends a run of a program that sets them. The microcode is a new memory block attached to every
 //!   chosen draw's END command, first in its list, where RPCS3 attaches a draw's fragment
 //!   program (`capture_draw_memory`, `Capture/rsx_capture.cpp`; rrc-format.md 3.3), at an
 //!   address the caller chose in memory the frame does not otherwise use.
@@ -292,9 +293,15 @@ pub fn replace_programs(
         .map(|c| clauses[c].begin)
         .collect();
     // Per stage, the command indices (in order) of writes to the registers it sets; then
-    // those of constant writes (which end the runs of a vertex program with constants).
-    let mut writes: [Vec<usize>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let stage_sets = [fragment_sets, vertex_sets, constant_sets];
+    // those of constant writes and of texture coordinate control writes (which end the runs
+    // of a replacement that sets those too).
+    let mut writes: [Vec<usize>; 4] = Default::default();
+    let stage_sets = [
+        fragment_sets,
+        vertex_sets,
+        constant_sets,
+        texcoord_control_sets,
+    ];
     for packet in packets(&capture.commands).flatten() {
         let first = packet.reg;
         if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
@@ -330,7 +337,13 @@ pub fn replace_programs(
             .collect();
         // Runs: a clause joins the run before it when nothing between them begins a draw or
         // writes a register this replacement sets.
-        let has_constants = matches!(&r.program, NewProgram::Vertex(v) if !v.constants.is_empty());
+        // What else it sets, whose writes by the game end its runs too: constants, texture
+        // coordinate controls.
+        let extra = match &r.program {
+            NewProgram::Vertex(v) if !v.constants.is_empty() => Some(2),
+            NewProgram::Fragment(f) if !f.texcoord_controls.is_empty() => Some(3),
+            _ => None,
+        };
         let mut runs: Vec<(usize, usize)> = Vec::new();
         for &c in &mine {
             let written_between = |w: &[usize], last: usize| {
@@ -340,7 +353,7 @@ pub fn replace_programs(
             let joins = runs.last().is_some_and(|&(_, last)| {
                 last + 1 == c
                     && !written_between(&writes[stage], last)
-                    && !(has_constants && written_between(&writes[2], last))
+                    && !extra.is_some_and(|w| written_between(&writes[w], last))
             });
             match runs.last_mut() {
                 Some(run) if joins => run.1 = c,
@@ -522,9 +535,12 @@ const SAVED: [u16; 17] = [
 
 /// The registers a fragment replacement sets (a game's write to one ends a run).
 fn fragment_sets(r: u16) -> bool {
-    r == reg::SET_SHADER_PROGRAM
-        || r == reg::SET_SHADER_CONTROL
-        || (reg::SET_TEX_COORD_CONTROL..reg::SET_TEX_COORD_CONTROL + 10).contains(&r)
+    r == reg::SET_SHADER_PROGRAM || r == reg::SET_SHADER_CONTROL
+}
+
+/// The texture coordinate controls (a fragment replacement that has them sets them).
+fn texcoord_control_sets(r: u16) -> bool {
+    (reg::SET_TEX_COORD_CONTROL..reg::SET_TEX_COORD_CONTROL + 10).contains(&r)
 }
 
 /// The registers a vertex replacement sets.

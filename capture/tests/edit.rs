@@ -461,3 +461,44 @@ fn a_fragment_programs_texcoord_controls_are_set_and_put_back() {
         .collect();
     assert_eq!(two_d, [0, (1 << 2) | (1 << 9), 0, 0]);
 }
+
+/// A game's `TEX_COORD_CONTROL` write between two chosen draws ends the run of a fragment
+/// program that sets those controls (so the second draw still gets its words), not of one
+/// that sets none.
+#[test]
+fn a_games_texcoord_control_write_ends_only_the_runs_that_set_them() {
+    const TEX_COORD_CONTROL_2: u32 = 0x0B40 + 2 * 4;
+    let mut b = B::new();
+    b.put(PROGRAM_LOAD, &[4]);
+    b.put(TRANSFORM_PROGRAM, &vertex_program(2, 0xA));
+    b.put(PROGRAM_START, &[4]);
+    b.put(INPUT_MASK, &[0x1]);
+    b.put(SHADER_PROGRAM, &[GAME_FP | 1]);
+    draw(&mut b, 0);
+    b.put(TEX_COORD_CONTROL_2, &[0]);
+    draw(&mut b, 3);
+    let before = b.frame();
+    assert_eq!(before.draws.len(), 2, "{:?}", before.problems);
+    let edit = |controls: Vec<(u8, u32)>| {
+        let NewProgram::Fragment(mut swap) = fragment_swap() else {
+            unreachable!()
+        };
+        swap.texcoord_controls = controls;
+        let replacement = Replacement {
+            program: NewProgram::Fragment(swap),
+            draws: vec![0, 1],
+        };
+        replace_programs(&b.c, &before, &[replacement]).unwrap()
+    };
+    let (edited, report) = edit(vec![(2, 1)]);
+    assert_eq!(report.replacements[0].runs, 2);
+    let after = Frame::from_capture(&edited).unwrap();
+    let two_d: Vec<u16> = after
+        .draws
+        .iter()
+        .map(|d| d.raster.shading.texcoord_2d)
+        .collect();
+    assert_eq!(two_d, [1 << 2, 1 << 2]);
+    let (_, report) = edit(Vec::new());
+    assert_eq!(report.replacements[0].runs, 1);
+}
