@@ -33,7 +33,7 @@
 
 use crate::frame::methods::reg;
 use crate::frame::stream::packets;
-use crate::frame::transform::TransformState;
+use crate::frame::transform::{TransformState, CONSTANT_COUNT};
 use crate::frame::Frame;
 use crate::rrc::{Capture, Entry, Location, MemoryBlock, ReplayCommand};
 use std::collections::{BTreeMap, HashSet};
@@ -428,6 +428,11 @@ pub fn replace_programs(
                     let had = &frame.draws[*clauses[last].draws.last().unwrap_or(&0)].constants;
                     for (register, value) in &v.constants {
                         setup.extend(constant(*register, value));
+                        // Past the 468 registers the write is dropped (the frame model
+                        // counts it): nothing to put back.
+                        if *register as usize >= CONSTANT_COUNT {
+                            continue;
+                        }
                         match had.raw(*register as usize) {
                             Some(old) => restore.extend(constant(*register, &old)),
                             None => not_restored.push(*register),

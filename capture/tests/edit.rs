@@ -393,9 +393,11 @@ fn a_vertex_programs_constants_are_uploaded_and_put_back() {
     assert_eq!(before.draws.len(), 4, "{:?}", before.problems);
     assert!(!before.draws[0].constants.is_known(9));
     assert_eq!(before.draws[3].constants.raw(20), Some(bits([3.0; 4])));
+    // c[500] lies past the 468 registers: its upload is dropped, with nothing to put back.
     let literals = vec![
         (7, bits([1.0, 0.0, 0.0, 1.0])),
         (9, bits([0.0, 2.0, 0.0, 0.0])),
+        (500, bits([5.0; 4])),
     ];
     let NewProgram::Vertex(mut swap) = vertex_swap(2, 8) else {
         unreachable!()

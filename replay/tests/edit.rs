@@ -262,6 +262,18 @@ fn a_psl1ght_vertex_programs_literals_are_uploaded_with_it() {
     for (who, left, right) in halves("edit_psl1ght_literal", &edited_capture) {
         assert_eq!((left, right), (RED, YELLOW), "{who}");
     }
+    // A literal past the 468 registers: its upload is dropped, as the loader's would be; the
+    // edit goes on, with nothing to read back or put back.
+    let mut far = vertex_2020();
+    put32(&mut far, 0x4C + 4, 500);
+    let file = ProgramFile::parse(&far, Stage::Vertex).unwrap();
+    let requests = [Request {
+        selector: Selector::parse("1").unwrap(),
+        program: file,
+    }];
+    let (_, summary) = edit_programs(&capture, &frame, &requests).expect("edits");
+    assert_eq!(summary.placements[0].vertex_constants, [500]);
+    assert!(summary.placements[0].constants_not_restored.is_empty());
 }
 
 #[test]

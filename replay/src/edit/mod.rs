@@ -27,6 +27,7 @@ use memory::{free_local_range, used_memory};
 use rsxtrace_capture::edit::{
     replace_programs, EditError, EditReport, FragmentSwap, NewProgram, Replacement, VertexSwap,
 };
+use rsxtrace_capture::frame::transform::CONSTANT_COUNT;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_program::kept_encoding::keep_vertex_from_memory;
@@ -353,7 +354,13 @@ fn check(
                 )));
             }
             if let NewProgram::Vertex(v) = &r.program {
-                for &(register, value) in &v.constants {
+                // A register past the 468 takes no write (its upload is dropped, as the loader's
+                // would be), so only the others are read back.
+                let held = v
+                    .constants
+                    .iter()
+                    .filter(|c| (c.0 as usize) < CONSTANT_COUNT);
+                for &(register, value) in held {
                     let read = after.draws[d].constants.raw(register as usize);
                     if read != Some(value) {
                         return Err(EditProgramsError::Check(format!(
