@@ -5,8 +5,8 @@
 use rsxtrace_capture::frame::TransformConstants;
 use serde::Serialize;
 
-/// Number of transform constants (RPCS3 `vc[468]`, rsx-microcode.md B.8 "Constants").
-pub const CONSTANT_COUNT: usize = 468;
+/// Number of transform constants (the frame model's, RPCS3 `vc[468]`).
+pub use rsxtrace_capture::frame::CONSTANT_COUNT;
 
 /// The transform constants: `None` where the capture never set the constant.
 #[derive(Clone, Debug, PartialEq)]
