@@ -7,8 +7,9 @@
 //! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member).
 //!
 //! Modules: `compression` (sniffing, one-pass decompression), `cursor` (bounded reads,
-//! varints), `serial` (v5/v6), `cereal` (v3/v4 and the v3 normalisation), `structs` (the fixed
-//! bitwise structs), `tail` (register state), `writer` (v6 output), `error`.
+//! varints), [`regions`] (tile and Z-cull regions decoded from their packed words), `serial`
+//! (v5/v6), `cereal` (v3/v4 and the v3 normalisation), `structs` (the fixed bitwise structs),
+//! `tail` (register state), `writer` (v6 output), `error`.
 //!
 //! Memory blobs are never copied: the decompressed stream becomes one [`bytes::Bytes`] and each
 //! `memory_data_map` entry is a slice of it.
@@ -31,6 +32,7 @@ mod cursor;
 mod error;
 pub mod model;
 mod parallel_gzip;
+pub mod regions;
 #[cfg(test)]
 mod robustness;
 mod serial;
@@ -41,6 +43,7 @@ mod writer;
 
 pub use error::RrcError;
 pub use model::*;
+pub use regions::{compression_name, TileRegion, ZcullRegion};
 pub use writer::{write_v6, write_v6_uncompressed};
 
 use std::path::Path;
