@@ -10,6 +10,7 @@ use crate::memory::{MemoryIndex, MemoryView};
 use crate::methods::{method_def, reg};
 use crate::problem::FrameProblem;
 use crate::push_buffer::PushBuffers;
+use crate::regions::Regions;
 use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
 use crate::stream::packets;
@@ -62,6 +63,8 @@ pub struct Frame {
     pub dropped_constant_writes: u64,
     /// The register file after the whole stream.
     pub final_registers: Vec<u32>,
+    /// The tile and Z-cull regions bound through the frame.
+    pub regions: Regions,
     memory: MemoryIndex,
     memory_data_bytes: u64,
 }
@@ -120,7 +123,9 @@ impl Frame {
                 expected: "2176 or 2048",
             });
         }
-        let (memory, memory_problems) = MemoryIndex::build(capture);
+        let (memory, mut memory_problems) = MemoryIndex::build(capture);
+        let (regions, region_problems) = Regions::from_capture(capture);
+        memory_problems.extend(region_problems);
         let mut m = Machine {
             regs: rs.registers.clone(),
             transform: TransformState::new(
@@ -182,6 +187,7 @@ impl Frame {
             method_call_count: calls,
             dropped_constant_writes: transform.dropped_constant_writes,
             final_registers: regs,
+            regions,
             memory,
             memory_data_bytes,
         })

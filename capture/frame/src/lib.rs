@@ -48,6 +48,7 @@ pub mod memory;
 pub mod methods;
 pub mod problem;
 pub mod push_buffer;
+pub mod regions;
 pub mod search;
 pub mod state;
 pub mod stream;
@@ -57,7 +58,7 @@ pub mod transform;
 /// counts, the draw summaries, the problems). A trace's frame index records the version that
 /// computed it, and readers use the index only when it equals this one; raise it whenever a
 /// change to the frame model changes any of those, so older indexes are recomputed.
-pub const MODEL_VERSION: u32 = 4;
+pub const MODEL_VERSION: u32 = 5;
 
 pub use decode::{decode_argument, method_record, MethodRecord};
 pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};
@@ -67,5 +68,6 @@ pub use frame::{Frame, FrameStats};
 pub use memory::{BlockRef, BlockSource, MemoryIndex, MemoryView};
 pub use methods::{method_name, reg};
 pub use problem::FrameProblem;
+pub use regions::{BoundRegions, Regions, SurfaceRegions};
 pub use stream::{collect_method_calls, method_calls, packets, MethodCall, Packet};
 pub use transform::{TransformConstants, CONSTANT_COUNT};

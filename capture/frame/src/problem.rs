@@ -60,6 +60,15 @@ pub enum FrameProblem {
         /// The id.
         id: u64,
     },
+    /// A command carries a tile state id that is not in the tile map; the tile and Z-cull
+    /// regions stay as they were.
+    #[error("command {command}: tile state id 0x{id:x} is not in the tile map; the regions stay as they were")]
+    UnknownTileState {
+        /// The command carrying the id.
+        command: usize,
+        /// The id.
+        id: u64,
+    },
     /// A memory block names a data id that is not in the data map; left out.
     #[error("command {command}: memory block id 0x{id:x} names data id 0x{data_id:x}, which is not in the data map; left out")]
     UnknownData {
@@ -117,6 +126,7 @@ impl FrameProblem {
             | FrameProblem::InvalidPrimitive { command, .. }
             | FrameProblem::DrawMethodOutsideScope { command, .. }
             | FrameProblem::UnknownBlock { command, .. }
+            | FrameProblem::UnknownTileState { command, .. }
             | FrameProblem::UnknownData { command, .. }
             | FrameProblem::BadLocation { command, .. }
             | FrameProblem::BlockOverflow { command, .. }
