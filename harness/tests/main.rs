@@ -26,6 +26,7 @@ mod mvp_cli;
 mod primitives;
 mod probe_cli;
 mod psl1ght_cli;
+mod regions_cli;
 mod replay_cli;
 mod replay_shard_cli;
 mod report_cli;

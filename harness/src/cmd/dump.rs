@@ -2,7 +2,8 @@
 //!
 //! JSON (`--json`): `{"draw": <draws --json object>, "state": <the full decoded state>,
 //! "problems": [..], "vertices": [{"index", "attributes": {"<n>": [x, y, z, w] or null}}] or
-//! null, "restarts": [..], "unknown_attributes": [..], "fetch_error": null or a message}`
+//! null, "restarts": [..], "unknown_attributes": [..], "fetch_error": null or a message,
+//! "regions": {"tiles", "zculls", "surface"} or null}`
 //! (docs/json.md). An attribute value the capture does not hold (set before the captured
 //! frame) is `null` in JSON and named in a warning in text; it is not an error.
 
@@ -10,7 +11,8 @@ use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices};
-use rsxtrace_capture::frame::{Draw, DrawSummary};
+use rsxtrace_capture::frame::{BoundRegions, Draw, DrawSummary, SurfaceRegions};
+use rsxtrace_capture::rrc::compression_name;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::path::Path;
 
@@ -26,6 +28,10 @@ pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Stat
     let fetched =
         fetch_draw(&draw.vertex_inputs, &memory).map_err(|e| format!("draw {draw_index}: {e}"));
     let problems: Vec<String> = draw.problems.iter().map(|p| p.to_string()).collect();
+    let regions = frame.regions.at(draw.end_command).map(|bound| DrawRegions {
+        surface: bound.of_surface(&draw.surface),
+        bound,
+    });
 
     if as_json {
         print_json(&DumpJson {
@@ -39,9 +45,10 @@ pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Stat
                 .map(|v| v.unknown_attributes())
                 .unwrap_or_default(),
             fetch_error: fetched.as_ref().err(),
+            regions,
         })?;
     } else {
-        print_text(draw, &problems, &fetched)?;
+        print_text(draw, &problems, regions.as_ref(), &fetched)?;
     }
     match fetched {
         Ok(_) => Ok(Status::Success),
@@ -63,6 +70,15 @@ struct DumpJson<'a> {
     restarts: Option<&'a [usize]>,
     unknown_attributes: Vec<u8>,
     fetch_error: Option<&'a String>,
+    regions: Option<DrawRegions<'a>>,
+}
+
+/// The tile and Z-cull regions bound at the draw, and which of them hold its targets.
+#[derive(serde::Serialize)]
+struct DrawRegions<'a> {
+    #[serde(flatten)]
+    bound: &'a BoundRegions,
+    surface: SurfaceRegions,
 }
 
 /// One object per submitted vertex: `{"index", "attributes": {"<n>": [x, y, z, w] or null}}`
@@ -99,6 +115,7 @@ impl Serialize for VertexAttributes<'_> {
 fn print_text(
     draw: &Draw,
     problems: &[String],
+    regions: Option<&DrawRegions<'_>>,
     fetched: &Result<FetchedVertices, String>,
 ) -> anyhow::Result<()> {
     let s = draw.summary();
@@ -193,6 +210,9 @@ fn print_text(
             enabled.join(", ")
         }
     );
+    if let Some(line) = regions.and_then(regions_line) {
+        outln!("{line}");
+    }
     for p in problems {
         outln!("problem: {p}");
     }
@@ -225,4 +245,33 @@ fn print_text(
         Err(e) => outln!("vertices: {e}"),
     }
     Ok(())
+}
+
+/// The regions holding the draw's targets, e.g. `tile regions: colour A in tile 0 (C32_2X2),
+/// depth in tile 1 (Z32_SEPSTENCIL_REGULAR), Z-cull region 0`; `None` when none does.
+fn regions_line(regions: &DrawRegions<'_>) -> Option<String> {
+    let tile = |index: usize| {
+        let mode = regions
+            .bound
+            .tiles
+            .iter()
+            .find(|t| t.index == index)
+            .map(|t| t.region.compression);
+        let name = mode.and_then(compression_name).map_or_else(
+            || format!("mode {}", mode.unwrap_or_default()),
+            str::to_string,
+        );
+        format!("tile {index} ({name})")
+    };
+    let s = &regions.surface;
+    let mut parts: Vec<String> = (s.color.iter().zip(["A", "B", "C", "D"]))
+        .filter_map(|(t, name)| Some(format!("colour {name} in {}", tile((*t)?))))
+        .collect();
+    if let Some(t) = s.depth {
+        parts.push(format!("depth in {}", tile(t)));
+    }
+    if let Some(z) = s.zcull {
+        parts.push(format!("Z-cull region {z}"));
+    }
+    (!parts.is_empty()).then(|| format!("tile regions: {}", parts.join(", ")))
 }

@@ -1,14 +1,15 @@
 //! `rsxtrace targets`: every render target of a frame (colour targets, and depth surfaces a
 //! draw tests against), with the draws that render into each, whether it is the output
-//! image, and the later draws that sample it as a texture: the addresses `replay --target`
-//! and `history --target` take (`rsxtrace_replay::render::target::frame_targets`).
+//! image, the later draws that sample it as a texture, and the tile and Z-cull regions the
+//! game bound over it: the addresses `replay --target` and `history --target` take
+//! (`rsxtrace_replay::render::target::frame_targets`).
 
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use clap::Args;
 use rsxtrace_replay::render::surface::output_surface;
-use rsxtrace_replay::render::target::frame_targets;
+use rsxtrace_replay::render::target::{frame_targets, FrameTarget};
 use rsxtrace_replay::render::Scene;
 use std::path::PathBuf;
 
@@ -39,6 +40,7 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
         "draws",
         "first..last",
         "sampled by",
+        "tile",
         "notes",
     ]);
     for t in &targets {
@@ -58,13 +60,16 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
                 Some(first) => format!("{} draws from {first}", t.sampled_by),
                 None => "-".to_string(),
             },
-            if t.output {
-                "output".to_string()
-            } else if t.stencil_writes > 0 {
-                format!("stencil written by {} draws", t.stencil_writes)
-            } else {
-                String::new()
+            match t.tile {
+                Some(tile) => format!(
+                    "{} {}",
+                    tile.index,
+                    tile.compression_name
+                        .map_or_else(|| format!("mode {}", tile.compression), str::to_string)
+                ),
+                None => "-".to_string(),
             },
+            notes(t),
         ]);
     }
     outln!("{}", table.render().trim_end());
@@ -74,4 +79,19 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
         args.file.display()
     );
     Ok(Status::Success)
+}
+
+/// The notes column: the output image, stencil writes, the Z-cull region.
+fn notes(t: &FrameTarget) -> String {
+    let mut notes = Vec::new();
+    if t.output {
+        notes.push("output".to_string());
+    }
+    if t.stencil_writes > 0 {
+        notes.push(format!("stencil written by {} draws", t.stencil_writes));
+    }
+    if let Some(zcull) = t.zcull {
+        notes.push(format!("Z-cull region {zcull}"));
+    }
+    notes.join(", ")
 }

@@ -20,7 +20,7 @@ use crate::render::Rgba8Image;
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::state::{RasterState, StencilFace, Surface};
 use rsxtrace_capture::frame::{Draw, Frame};
-use rsxtrace_capture::rrc::Location;
+use rsxtrace_capture::rrc::{compression_name, Location};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -246,6 +246,23 @@ pub struct FrameTarget {
     pub sampled_by: usize,
     /// The first of them.
     pub first_sampled_by: Option<usize>,
+    /// The tile region holding its first byte at the last draw that renders into it (the
+    /// capture's tile state, `rsxtrace_capture::frame::regions`), or `None`.
+    pub tile: Option<TargetTile>,
+    /// For a depth surface, the Z-cull region bound to it at that draw (RPCS3's rule:
+    /// `BoundRegions::zcull_of`), by index; `None` otherwise.
+    pub zcull: Option<usize>,
+}
+
+/// The tile region a target lies in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TargetTile {
+    /// Its index (0..15).
+    pub index: usize,
+    /// Its compression mode (`CELL_GCM_COMPMODE_*`).
+    pub compression: u8,
+    /// The mode's name (`C32_2X2`, ...), or `None` for an undocumented value.
+    pub compression_name: Option<&'static str>,
 }
 
 /// Every render target of `frame`, in the order the frame first renders into them.
@@ -279,6 +296,7 @@ pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<Frame
         .into_iter()
         .map(|(t, draws, first_draw, last_draw, stencil_writes)| {
             let l = t.layout;
+            let (tile, zcull) = target_regions(frame, last_draw, l.location, l.offset, t.format);
             let target = FrameTarget {
                 location: l.location.name(),
                 address: l.offset,
@@ -297,6 +315,8 @@ pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<Frame
                 sampled_by: 0,
                 first_sampled_by: None,
                 stencil_writes,
+                tile,
+                zcull,
             };
             (target, l)
         })
@@ -317,6 +337,33 @@ pub fn frame_targets(frame: &Frame, output: Option<&SurfaceLayout>) -> Vec<Frame
         }
     }
     targets.into_iter().map(|(t, _)| t).collect()
+}
+
+/// The tile region holding `offset` of `location` and, for a depth surface, its Z-cull
+/// region, as bound at draw `draw`.
+fn target_regions(
+    frame: &Frame,
+    draw: usize,
+    location: Location,
+    offset: u32,
+    format: TargetFormat,
+) -> (Option<TargetTile>, Option<usize>) {
+    let Some(draw) = frame.draws.get(draw) else {
+        return (None, None);
+    };
+    let Some(bound) = frame.regions.at(draw.end_command) else {
+        return (None, None);
+    };
+    let tile = bound.tile_at(location, offset).map(|t| TargetTile {
+        index: t.index,
+        compression: t.region.compression,
+        compression_name: compression_name(t.region.compression),
+    });
+    let zcull = format
+        .is_depth()
+        .then(|| bound.zcull_of(&draw.surface).map(|z| z.index))
+        .flatten();
+    (tile, zcull)
 }
 
 /// The target in `memory` as 8-bit RGBA, resolved when multisampled (each pixel the mean of

@@ -1,0 +1,135 @@
+//! Tile and Z-cull regions as a game binds them, in a capture laid out as RPCS3 writes it:
+//! the game sample with its tile states replaced by one that tiles its colour buffer
+//! (C32_2X2) and its depth buffer (Z32_SEPSTENCIL_REGULAR) and binds a Z-cull region to the
+//! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `targets` and
+//! `dump` name the regions; a tile state id the capture's map lacks is a frame problem that
+//! stops nothing.
+
+use crate::cli_support;
+use cli_support::*;
+use rsxtrace_capture::rrc::{self, Capture, Location, TileInfo, TileRegion, ZcullRegion};
+
+/// The game sample's colour buffer (local 0, 1280x720 A8R8G8B8) and depth buffer (local
+/// 0x384000, Z24S8), as `rsxtrace targets` lists them.
+const COLOR: u32 = 0;
+const DEPTH: u32 = 0x38_4000;
+
+fn tiled_game() -> Capture {
+    let mut capture =
+        rrc::read_file(&rsxtrace_testkit::workspace!().sample("game.rrc.gz")).expect("sample");
+    let tile = |offset, size, pitch, compression, base_tag| TileRegion {
+        location: Location::Local,
+        offset,
+        size,
+        pitch,
+        compression,
+        base_tag,
+        bank: 0,
+    };
+    assert!(!capture.tiles.is_empty(), "the sample carries tile states");
+    for entry in &mut capture.tiles {
+        let state = &mut entry.value;
+        for t in &mut state.tiles {
+            // Unbound, as RPCS3 writes an unbound tile.
+            *t = TileInfo {
+                tile: 1,
+                ..TileInfo::default()
+            };
+        }
+        // Tile regions start on 64 KiB: the depth buffer's lies from 0x380000.
+        state.tiles[0] = tile(COLOR, 0x38_0000, 5120, 8, 0).pack();
+        state.tiles[1] = tile(0x38_0000, 0x39_0000, 5120, 10, 0x100).pack();
+        state.zculls[2] = ZcullRegion {
+            offset: DEPTH,
+            width: 1280,
+            height: 768,
+            cull_start: 0,
+            depth_format: 2,
+            antialias: 0,
+            direction: 0,
+            format: 1,
+            stencil_func: 0,
+            stencil_ref: 0,
+            stencil_mask: 0,
+        }
+        .pack();
+    }
+    capture
+}
+
+#[test]
+fn targets_and_dump_name_the_regions_over_the_surfaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = scene_file(dir.path(), "tiled.rrc.gz", &tiled_game());
+    let targets = json_ok(&["targets", s(&path), "--json"]);
+    let targets = targets.as_array().unwrap();
+    let colour = targets.iter().find(|t| t["address"] == COLOR).unwrap();
+    assert_eq!(colour["tile"]["index"], 0);
+    assert_eq!(colour["tile"]["compression_name"], "C32_2X2");
+    assert!(colour["zcull"].is_null());
+    let depth = targets.iter().find(|t| t["address"] == DEPTH).unwrap();
+    assert_eq!(depth["tile"]["index"], 1);
+    assert_eq!(depth["tile"]["compression_name"], "Z32_SEPSTENCIL_REGULAR");
+    assert_eq!(depth["zcull"], 2);
+
+    let text = rsxtrace(&["targets", s(&path)]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("0 C32_2X2"), "{text}");
+    assert!(text.contains("Z-cull region 2"), "{text}");
+
+    let dump = json_ok(&["dump", s(&path), "--draw", "0", "--json"]);
+    let regions = &dump["regions"];
+    assert_eq!(regions["tiles"].as_array().unwrap().len(), 2);
+    assert_eq!(regions["tiles"][1]["offset"], 0x38_0000);
+    assert_eq!(regions["tiles"][1]["size"], 0x39_0000);
+    assert_eq!(regions["zculls"][0]["index"], 2);
+    assert_eq!(regions["zculls"][0]["width"], 1280);
+    assert_eq!(regions["surface"]["color"][0], 0);
+    assert_eq!(regions["surface"]["depth"], 1);
+    assert_eq!(regions["surface"]["zcull"], 2);
+    let text = rsxtrace(&["dump", s(&path), "--draw", "0"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(
+            "tile regions: colour A in tile 0 (C32_2X2), depth in tile 1 \
+             (Z32_SEPSTENCIL_REGULAR), Z-cull region 2"
+        ),
+        "{text}"
+    );
+
+    // The sample as bundled binds no region: nothing named, no line.
+    let game = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
+    let dump = json_ok(&["dump", s(&game), "--draw", "0", "--json"]);
+    assert_eq!(dump["regions"]["tiles"].as_array().unwrap().len(), 0);
+    assert!(dump["regions"]["surface"]["zcull"].is_null());
+}
+
+#[test]
+fn an_unknown_tile_state_is_a_frame_problem_that_stops_nothing() {
+    let mut capture = tiled_game();
+    // The last draw's END names a tile state the map lacks: the regions stay as they were.
+    let last_end = capture
+        .commands
+        .iter()
+        .rposition(|c| c.tile_state != 0)
+        .unwrap();
+    capture.commands[last_end].tile_state = 0xDEAD;
+    let dir = tempfile::tempdir().unwrap();
+    let path = scene_file(dir.path(), "unknown.rrc.gz", &capture);
+    let info = json_ok(&["info", s(&path), "--json"]);
+    let problems: Vec<&str> = info["frame_problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        problems,
+        [format!(
+            "command {last_end}: tile state id 0xdead is not in the tile map; the regions stay \
+             as they were"
+        )]
+    );
+    let targets = json_ok(&["targets", s(&path), "--json"]);
+    assert_eq!(targets[0]["tile"]["index"], 0);
+}
