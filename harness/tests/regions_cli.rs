@@ -1,8 +1,8 @@
 //! Tile and Z-cull regions as a game binds them, in a capture laid out as RPCS3 writes it:
 //! the game sample with its tile states replaced by one that tiles its colour buffer
 //! (C32_2X2) and its depth buffer (Z32_SEPSTENCIL_REGULAR) and binds a Z-cull region to the
-//! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `targets` and
-//! `dump` name the regions; a tile state id the capture's map lacks is a frame problem that
+//! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `targets`,
+//! `dump` and `index` name the regions; a tile state id the capture's map lacks is a frame problem that
 //! stops nothing.
 
 use crate::cli_support;
@@ -96,6 +96,27 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         ),
         "{text}"
     );
+
+    // The index: each draw's tile regions and their compression, a query away.
+    let db = dir.path().join("regions.sqlite");
+    let out = rsxtrace(&["index", s(&path), "--db", s(&db), "--quiet"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (draws, tiled): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(*) FILTER (WHERE color_a_compression = 'C32_2X2' \
+             AND zeta_compression = 'Z32_SEPSTENCIL_REGULAR' AND color_a_tile = 0 \
+             AND zeta_tile = 1 AND zcull_region = 2) FROM draws",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((draws, tiled), (2400, 2400));
 
     // The sample as bundled binds no region: nothing named, no line.
     let game = rsxtrace_testkit::workspace!().sample("game.rrc.gz");

@@ -17,8 +17,9 @@ use std::borrow::Cow;
 /// once), with `draws.state`. 8: `program_constants` says what each register is to its program
 /// (`role`, `group_first`, `group_count`, `multiplies`); `draws.conditional_render` and
 /// `conditional_report`. 9: `draws.zpass_pixel_count` and `report_area` (occlusion queries).
-/// 10: `draws.zcull`.
-pub const SCHEMA_VERSION: i32 = 10;
+/// 10: `draws.zcull`. 11: `draws.color_a_tile`, `color_a_compression`, `zeta_tile`,
+/// `zeta_compression`, `zcull_region` (tile and Z-cull regions).
+pub const SCHEMA_VERSION: i32 = 11;
 
 /// A column's SQL type (its affinity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -425,6 +425,7 @@ fn write_rows(
             draw,
             pass: f.pass,
             state: 0,
+            regions: frame.regions.at(draw.end_command),
         })
         .collect();
     let (states, first_of_state) = tables::draws::states(&draws);

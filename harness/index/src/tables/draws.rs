@@ -7,8 +7,10 @@ use crate::cell::Cell;
 use crate::facts::pass::Pass;
 use crate::schema::{col, Column, Table, Ty, View};
 use rsxtrace_capture::fetch::{IndexType, VertexSource};
+use rsxtrace_capture::frame::regions::Indexed;
 use rsxtrace_capture::frame::state::SurfaceTarget;
-use rsxtrace_capture::frame::Draw;
+use rsxtrace_capture::frame::{BoundRegions, Draw};
+use rsxtrace_capture::rrc::{compression_name, TileRegion};
 use std::sync::Arc;
 
 /// One draw and what the index derives from it.
@@ -22,11 +24,29 @@ pub struct DrawFacts<'a> {
     pub pass: Pass,
     /// Its surface and raster state's number in the capture ([`states`]).
     pub state: usize,
+    /// The tile and Z-cull regions bound at its END, when the capture records them.
+    pub regions: Option<&'a BoundRegions>,
 }
 
 impl DrawFacts<'_> {
     fn color(&self, k: usize) -> &SurfaceTarget {
         &self.draw.surface.color[k]
+    }
+
+    /// The tile region holding target `k` (colour 0..4, else the depth surface).
+    fn tile(&self, k: usize) -> Option<&Indexed<TileRegion>> {
+        self.regions?.tile_of(&self.draw.surface, k)
+    }
+
+    /// A tile region's compression mode: its name, or its number when it has none.
+    fn compression(&self, k: usize) -> Cell {
+        match self.tile(k) {
+            Some(t) => match compression_name(t.region.compression) {
+                Some(name) => name.into(),
+                None => t.region.compression.into(),
+            },
+            None => Cell::Null,
+        }
     }
 }
 
@@ -104,6 +124,11 @@ fn columns<'a>() -> Vec<Column<DrawFacts<'a>>> {
         c("zeta_offset", Integer, "Depth/stencil target offset, bytes.", |f| f.draw.surface.zeta.offset.into()),
         c("zeta_pitch", Integer, "Depth/stencil target pitch, bytes.", |f| f.draw.surface.zeta.pitch.into()),
         c("zeta_location", Text, "Depth/stencil target location.", |f| loc(f.draw.surface.zeta.location)),
+        c("color_a_tile", Integer, "The tile region (`cellGcmSetTileInfo` index, 0..15) holding colour target A's first byte, from the capture's tile state at the draw's END; NULL when none does.", |f| Cell::opt(f.tile(0).map(|t| t.index))),
+        c("color_a_compression", Any, "That tile region's compression mode (`CELL_GCM_COMPMODE_*` name: `DISABLED`, `C32_2X1`, `C32_2X2`, ...); NULL when not tiled.", |f| f.compression(0)),
+        c("zeta_tile", Integer, "The tile region holding the depth/stencil target's first byte; NULL when none does.", |f| Cell::opt(f.tile(4).map(|t| t.index))),
+        c("zeta_compression", Any, "That tile region's compression mode (`Z32_SEPSTENCIL_REGULAR`, ...); NULL when not tiled.", |f| f.compression(4)),
+        c("zcull_region", Integer, "The Z-cull region (`cellGcmBindZcull` index, 0..7) bound to the depth buffer: at its offset in local memory, with its depth format and antialiasing (RPCS3 `check_zcull_status`); NULL when none is.", |f| Cell::opt(f.regions.and_then(|r| r.zcull_of(&f.draw.surface)).map(|z| z.index))),
         c("window_offset_x", Integer, "`SET_WINDOW_OFFSET` x, pixels.", |f| f.draw.surface.window_offset_x.into()),
         c("window_offset_y", Integer, "`SET_WINDOW_OFFSET` y, pixels.", |f| f.draw.surface.window_offset_y.into()),
         c("viewport_x", Integer, "Viewport origin x, pixels.", |f| f.draw.raster.viewport.rect.x.into()),
@@ -311,5 +336,9 @@ pub fn states(draws: &[DrawFacts<'_>]) -> (Vec<usize>, Vec<usize>) {
     shared::numbers(draws, &state, |before, row| {
         Arc::ptr_eq(&before.draw.raster, &row.draw.raster)
             && before.draw.surface == row.draw.surface
+            && match (before.regions, row.regions) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
     })
 }
