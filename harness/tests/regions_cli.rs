@@ -2,7 +2,7 @@
 //! the game sample with its tile states replaced by one that tiles its colour buffer
 //! (C32_2X2) and its depth buffer (Z32_SEPSTENCIL_REGULAR) and binds a Z-cull region to the
 //! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `targets`,
-//! `dump` and `index` name the regions; a tile state id the capture's map lacks is a frame problem that
+//! `dump`, `index` and the report name the regions; a tile state id the capture's map lacks is a frame problem that
 //! stops nothing.
 
 use crate::cli_support;
@@ -118,6 +118,36 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         .unwrap();
     assert_eq!((draws, tiled), (2400, 2400));
 
+    // The report's draw page lists them under the output merger.
+    let site = dir.path().join("site");
+    let out = rsxtrace(&[
+        "report",
+        s(&path),
+        "--html",
+        s(&site),
+        "--draws",
+        "0..1",
+        "--cpu",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages: String = walk(&site)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    for fact in [
+        "tile 0: C32_2X2 at local+0x0, 0x380000 bytes, pitch 5120",
+        "tile 1: Z32_SEPSTENCIL_REGULAR at local+0x380000, 0x390000 bytes, pitch 5120",
+        "Z-cull region 2: 1280x768, cull start 0x0",
+    ] {
+        assert!(pages.contains(fact), "{fact}");
+    }
+
     // The sample as bundled binds no region: nothing named, no line.
     let game = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let dump = json_ok(&["dump", s(&game), "--draw", "0", "--json"]);
@@ -153,4 +183,18 @@ fn an_unknown_tile_state_is_a_frame_problem_that_stops_nothing() {
     );
     let targets = json_ok(&["targets", s(&path), "--json"]);
     assert_eq!(targets[0]["tile"]["index"], 0);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

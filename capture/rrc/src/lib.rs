@@ -43,7 +43,7 @@ mod writer;
 
 pub use error::RrcError;
 pub use model::*;
-pub use regions::{compression_name, TileRegion, ZcullRegion};
+pub use regions::{compression_label, compression_name, TileRegion, ZcullRegion};
 pub use writer::{write_v6, write_v6_uncompressed};
 
 use std::path::Path;

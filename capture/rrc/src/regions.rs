@@ -97,6 +97,11 @@ pub fn compression_name(mode: u8) -> Option<&'static str> {
     })
 }
 
+/// A compression mode as text: its name, or `mode N` for an undocumented value.
+pub fn compression_label(mode: u8) -> String {
+    compression_name(mode).map_or_else(|| format!("mode {mode}"), str::to_string)
+}
+
 impl TileInfo {
     /// The region, when bound. A limit below the offset (not a word `pack` writes) reads as
     /// one 64 KiB unit.
@@ -217,6 +222,7 @@ mod tests {
         assert!(!region.contains(Location::Local, 0x013A_0000));
         assert!(!region.contains(Location::Main, 0x0100_0000));
         assert_eq!(compression_name(region.compression), Some("C32_2X2"));
+        assert_eq!(compression_label(3), "mode 3");
         // Main memory sets bit 31 of both address words.
         let main = TileRegion {
             location: Location::Main,

@@ -12,7 +12,7 @@ use crate::output::print_json;
 use crate::table::Table;
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices};
 use rsxtrace_capture::frame::{BoundRegions, Draw, DrawSummary, SurfaceRegions};
-use rsxtrace_capture::rrc::compression_name;
+use rsxtrace_capture::rrc::compression_label;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::path::Path;
 
@@ -250,18 +250,9 @@ fn print_text(
 /// The regions holding the draw's targets, e.g. `tile regions: colour A in tile 0 (C32_2X2),
 /// depth in tile 1 (Z32_SEPSTENCIL_REGULAR), Z-cull region 0`; `None` when none does.
 fn regions_line(regions: &DrawRegions<'_>) -> Option<String> {
-    let tile = |index: usize| {
-        let mode = regions
-            .bound
-            .tiles
-            .iter()
-            .find(|t| t.index == index)
-            .map(|t| t.region.compression);
-        let name = mode.and_then(compression_name).map_or_else(
-            || format!("mode {}", mode.unwrap_or_default()),
-            str::to_string,
-        );
-        format!("tile {index} ({name})")
+    let tile = |index: usize| match regions.bound.tiles.iter().find(|t| t.index == index) {
+        Some(t) => format!("tile {index} ({})", compression_label(t.region.compression)),
+        None => format!("tile {index}"),
     };
     let s = &regions.surface;
     let mut parts: Vec<String> = (s.color.iter().zip(["A", "B", "C", "D"]))

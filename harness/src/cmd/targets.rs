@@ -8,6 +8,7 @@ use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use clap::Args;
+use rsxtrace_capture::rrc::compression_label;
 use rsxtrace_replay::render::surface::output_surface;
 use rsxtrace_replay::render::target::{frame_targets, FrameTarget};
 use rsxtrace_replay::render::Scene;
@@ -61,12 +62,7 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Status> {
                 None => "-".to_string(),
             },
             match t.tile {
-                Some(tile) => format!(
-                    "{} {}",
-                    tile.index,
-                    tile.compression_name
-                        .map_or_else(|| format!("mode {}", tile.compression), str::to_string)
-                ),
+                Some(tile) => format!("{} {}", tile.index, compression_label(tile.compression)),
                 None => "-".to_string(),
             },
             notes(t),

@@ -15,7 +15,8 @@ use crate::snapshot::{StateImages, TargetShot, TextureShot};
 use crate::Report;
 use maud::{html, Markup};
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices, ImmediateValue, VertexSource};
-use rsxtrace_capture::frame::Draw;
+use rsxtrace_capture::frame::{BoundRegions, Draw};
+use rsxtrace_capture::rrc::compression_label;
 use rsxtrace_replay::program::vertex::InputAttribute;
 use rsxtrace_replay::render::conditional::ReportSource;
 use rsxtrace_replay::texture::decode::texel_format;
@@ -94,7 +95,7 @@ pub fn page(report: &Report<'_>, d: usize, path: &SitePath) -> Markup {
                 "Surface: " (surface_text(&draw.surface)) ", window offset ("
                 (draw.surface.window_offset_x) ", " (draw.surface.window_offset_y) ")"
             }
-            (groups(&output_rows(draw)))
+            (groups(&output_rows(draw, report.loaded.scene.regions.at(draw.end_command))))
         }
         @if report.verify.is_some() {
             section #verify { h2 { "Verification" } (verify(report.verify_of(d))) }
@@ -572,7 +573,7 @@ fn rasterizer_rows(draw: &Draw) -> Vec<(String, String)> {
     out
 }
 
-fn output_rows(draw: &Draw) -> Vec<(String, String)> {
+fn output_rows(draw: &Draw, regions: Option<&BoundRegions>) -> Vec<(String, String)> {
     let r = &draw.raster;
     let mut out = rows("blend", &r.blend);
     out.extend(rows("depth", &r.depth));
@@ -588,6 +589,51 @@ fn output_rows(draw: &Draw) -> Vec<(String, String)> {
         "clear_values.zstencil".into(),
         format!("0x{:08x}", r.zstencil_clear_value),
     ));
+    if let Some(regions) = regions {
+        out.extend(region_rows(draw, regions));
+    }
+    out
+}
+
+/// The tile regions holding the draw's targets and its depth buffer's Z-cull region, as the
+/// game bound them (`dump`'s `regions`).
+fn region_rows(draw: &Draw, regions: &BoundRegions) -> Vec<(String, String)> {
+    let held = regions.of_surface(&draw.surface);
+    let tile = |index: usize| {
+        regions.tiles.iter().find(|t| t.index == index).map(|t| {
+            let r = &t.region;
+            format!(
+                "tile {index}: {} at {}+0x{:x}, 0x{:x} bytes, pitch {}",
+                compression_label(r.compression),
+                r.location.name(),
+                r.offset,
+                r.size,
+                r.pitch
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        if let Some(text) = held.color[k].and_then(tile) {
+            out.push((format!("regions.color_{name}"), text));
+        }
+    }
+    if let Some(text) = held.depth.and_then(tile) {
+        out.push(("regions.depth".into(), text));
+    }
+    if let Some(z) = held
+        .zcull
+        .and_then(|i| regions.zculls.iter().find(|z| z.index == i))
+    {
+        let r = &z.region;
+        out.push((
+            "regions.zcull".into(),
+            format!(
+                "Z-cull region {}: {}x{}, cull start 0x{:x}",
+                z.index, r.width, r.height, r.cull_start
+            ),
+        ));
+    }
     out
 }
 
