@@ -136,14 +136,16 @@ impl Regions {
             if c.tile_state == 0 || current == Some(c.tile_state) {
                 continue;
             }
+            current = Some(c.tile_state);
             let Some(state) = states.get(&c.tile_state) else {
+                // Named where it begins: RPCS3 repeats a state's id on every END until the
+                // regions change.
                 problems.push(FrameProblem::UnknownTileState {
                     command,
                     id: c.tile_state,
                 });
                 continue;
             };
-            current = Some(c.tile_state);
             let bound = decoded
                 .entry(c.tile_state)
                 .or_insert_with(|| Arc::new(BoundRegions::of(state)))
@@ -233,6 +235,8 @@ mod tests {
             command(9),
             command(0),
             command(5),
+            command(5),
+            command(9),
         ];
         let (regions, problems) = Regions::from_capture(&capture);
         assert_eq!(
@@ -244,7 +248,9 @@ mod tests {
             [0, 3]
         );
         assert_eq!(regions.at(2).unwrap().tiles.len(), 1);
-        let later = regions.at(5).unwrap();
+        // The unknown id repeated is one problem; the regions stayed as they were.
+        assert_eq!(regions.at(6).unwrap().tiles.len(), 2);
+        let later = regions.at(7).unwrap();
         assert_eq!(later.tiles.len(), 2);
         assert_eq!(later.tile_at(Location::Local, 0x4F_FFFF).unwrap().index, 3);
         assert!(later.tile_at(Location::Local, 0x50_0000).is_none());
