@@ -6,7 +6,7 @@
 
 use crate::cli_support;
 
-use cli_support::{json_ok, rsxtrace, s};
+use cli_support::{frame_problems, json_ok, rsxtrace, s};
 use rsxtrace_capture::builder::damage::damage;
 use rsxtrace_capture::rrc::{self, Capture, ReplayCommand};
 use std::path::{Path, PathBuf};
@@ -76,13 +76,7 @@ fn each_kind_of_damage_is_named_and_every_command_goes_on() {
     let (capture, named) = damaged_by_hand();
     let path = write(dir.path(), "damaged.rrc", &capture);
 
-    let info = json_ok(&["info", s(&path), "--json"]);
-    let problems: Vec<&str> = info["frame_problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap())
-        .collect();
+    let problems = frame_problems(s(&path));
     assert_eq!(problems.len(), named.len(), "{problems:#?}");
     for ((command, what), problem) in named.iter().zip(&problems) {
         assert!(

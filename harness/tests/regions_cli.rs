@@ -167,15 +167,8 @@ fn an_unknown_tile_state_is_a_frame_problem_that_stops_nothing() {
     capture.commands[last_end].tile_state = 0xDEAD;
     let dir = tempfile::tempdir().unwrap();
     let path = scene_file(dir.path(), "unknown.rrc.gz", &capture);
-    let info = json_ok(&["info", s(&path), "--json"]);
-    let problems: Vec<&str> = info["frame_problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap())
-        .collect();
     assert_eq!(
-        problems,
+        frame_problems(s(&path)),
         [format!(
             "command {last_end}: tile state id 0xdead is not in the tile map; the regions stay \
              as they were"

@@ -57,3 +57,13 @@ pub fn scene_file(dir: &Path, name: &str, capture: &rsxtrace_capture::rrc::Captu
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// `info --json`'s `frame_problems` of `path`, as text.
+pub fn frame_problems(path: &str) -> Vec<String> {
+    json_ok(&["info", path, "--json"])["frame_problems"]
+        .as_array()
+        .expect("frame_problems")
+        .iter()
+        .map(|p| p.as_str().expect("a problem's text").to_string())
+        .collect()
+}
