@@ -271,3 +271,48 @@ fn static_test3_on_the_device_agrees_with_the_interpreter() {
 fn static_test4_on_the_device_agrees_with_the_interpreter() {
     device_agrees("rsx_fp_static_test4", 5, 99.8);
 }
+
+/// Dot products: each product and sum rounded (the default) or a chain of fused
+/// multiply-adds from the last component down (`FragmentOptions::fused_dot`, RPCS3's
+/// `DP3_PRECISE` of 3aac7d7, 2026-08, offered at its highest precision preset). Of the programs
+/// with hardware images only test2 has dot products (DP2R, in its distances): the two forms
+/// move 11 pixels' float colours there and no stored byte, so the seen images cannot decide
+/// and the default stays. Measured 2026-12-07 on the unseen programs (interpreter, the two
+/// forms against each other): test3 99.977% of pixels equal, test4 99.317% (its DP3R results
+/// feed a hash that scales them by 17143).
+#[test]
+fn static_test2_cannot_tell_the_dot_product_roundings_apart() {
+    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
+        return;
+    };
+    let dir = dir.path("ps3autotests");
+    let name = "rsx_fp_static_test2";
+    let p = load(&dir, name);
+    let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
+    let floats = |fused| cpu_with(&p, |o| o.fused_dot = fused);
+    let (rounded, fused) = (floats(false), floats(true));
+    let moved = rounded.iter().zip(&fused).filter(|(r, f)| r != f).count();
+    println!("{name}: {moved} pixels' float colours differ");
+    let (rounded, fused) = (bytes(&rounded, unorm8), bytes(&fused, unorm8));
+    let (mut differ, mut rounded_right, mut fused_right) = (0usize, 0usize, 0usize);
+    for ((r, f), h) in rounded
+        .chunks(4)
+        .zip(fused.chunks(4))
+        .zip(expected.chunks(4))
+    {
+        if r != f {
+            differ += 1;
+            rounded_right += usize::from(r == h);
+            fused_right += usize::from(f == h);
+        }
+    }
+    println!(
+        "{name}: {differ} pixels differ between the dot product roundings; the hardware agrees \
+         with the rounded sums at {rounded_right}, with the fused chain at {fused_right}"
+    );
+    assert!(moved > 0, "the fused chain changes some float colours");
+    assert_eq!(
+        differ, 0,
+        "test2 now tells the dot product roundings apart: decide"
+    );
+}

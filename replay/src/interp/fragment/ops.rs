@@ -99,6 +99,14 @@ fn unpack_unorm4x8(bits: u32) -> [f32; 4] {
 pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Option<V<T>> {
     let [a, b, c] = *s;
     let dot = |n: usize| -> T {
+        if opts.fused_dot {
+            // fma(a0, b0, fma(a1, b1, ... a[n-1] * b[n-1])).
+            let mut acc = a[n - 1] * b[n - 1];
+            for i in (0..n - 1).rev() {
+                acc = a[i].fma(b[i], acc);
+            }
+            return acc;
+        }
         let mut acc = T::ZERO;
         for i in 0..n {
             acc = acc + a[i] * b[i];
@@ -121,6 +129,7 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
         FpOpcode::Dp3 => splat(dot(3)),
         FpOpcode::Dp4 => splat(dot(4)),
         // dot(src0.xy, src1.xy) + src2.x (B.7).
+        FpOpcode::Dp2a if opts.fused_dot => splat(a[0].fma(b[0], a[1].fma(b[1], c[0]))),
         FpOpcode::Dp2a => splat(dot(2) + c[0]),
         // (1, s0.y·s1.y, s0.z, s1.w) (B.7).
         FpOpcode::Dst => [T::ONE, a[1] * b[1], a[2], b[3]],

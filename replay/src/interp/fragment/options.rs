@@ -40,6 +40,10 @@ pub struct FragmentOptions {
     pub loop_counter: LoopCounter,
     /// MAD rounds once (`fma`, RPCS3) when true, twice when false.
     pub fused_mad: bool,
+    /// DP2, DP3, DP4 and DP2A sum their products as a chain of fused multiply-adds from the
+    /// last component down (RPCS3's `DP3_PRECISE`, `fma(x0, x1, fma(y0, y1, z0 * z1))`) when
+    /// true; each product and sum rounded when false.
+    pub fused_dot: bool,
     /// Upper bound of instructions executed per quad (loops can nest 255^n iterations).
     pub max_steps: u64,
     /// Conditioning runs only: transcendental results moved ([`super::skew`]).
@@ -59,6 +63,7 @@ impl Default for FragmentOptions {
             perspective: PerspectiveFlag::MultiplyByWposW,
             loop_counter: LoopCounter::Iteration,
             fused_mad: true,
+            fused_dot: false,
             max_steps: 1 << 24,
             transcendental_skew: TranscendentalSkew::None,
         }

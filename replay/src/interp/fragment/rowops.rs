@@ -130,11 +130,11 @@ fn alu_rows_portable<T: Real>(
                 }
             }
         }
-        FpOpcode::Dp2 => dot(out, a, b, 2, None, mask),
-        FpOpcode::Dp3 => dot(out, a, b, 3, None, mask),
-        FpOpcode::Dp4 => dot(out, a, b, 4, None, mask),
+        FpOpcode::Dp2 => dot(out, a, b, 2, None, mask, opts.fused_dot),
+        FpOpcode::Dp3 => dot(out, a, b, 3, None, mask, opts.fused_dot),
+        FpOpcode::Dp4 => dot(out, a, b, 4, None, mask, opts.fused_dot),
         // dot(src0.xy, src1.xy) + src2.x (B.7).
-        FpOpcode::Dp2a => dot(out, a, b, 2, Some(&c[0]), mask),
+        FpOpcode::Dp2a => dot(out, a, b, 2, Some(&c[0]), mask, opts.fused_dot),
         FpOpcode::Min => match opts.min_max_nan {
             MinMaxNan::OtherOperand => per_component(out, a, b, mask, T::min_num),
             MinMaxNan::Propagate => per_component(out, a, b, mask, |x, y| {
@@ -231,9 +231,29 @@ fn dot<T: Real>(
     n: usize,
     add: Option<&Row<T>>,
     mask: u8,
+    fused: bool,
 ) {
+    let n = n.clamp(1, 4);
+    if fused {
+        // fma(a0, b0, fma(a1, b1, ... last)), last = a[n-1]·b[n-1], or fma(a[n-1], b[n-1],
+        // c) with an addend (ops::alu).
+        let mut acc = [T::ZERO; LANES];
+        for l in 0..LANES {
+            acc[l] = match add {
+                Some(c) => a[n - 1][l].fma(b[n - 1][l], c[l]),
+                None => a[n - 1][l] * b[n - 1][l],
+            };
+        }
+        for k in (0..n - 1).rev() {
+            for l in 0..LANES {
+                acc[l] = a[k][l].fma(b[k][l], acc[l]);
+            }
+        }
+        splat_row(out, &acc, mask);
+        return;
+    }
     let mut acc = [T::ZERO; LANES];
-    for k in 0..n.min(4) {
+    for k in 0..n {
         let (x, y) = (&a[k], &b[k]);
         for l in 0..LANES {
             acc[l] = acc[l] + x[l] * y[l];
@@ -295,6 +315,34 @@ mod tests {
     }
 
     #[test]
+    fn dot_products_on_rows_are_the_lane_rule_either_rounding() {
+        let mut seed = 0x9E37_79B9;
+        for fused_dot in [false, true] {
+            let opts = FragmentOptions {
+                fused_dot,
+                ..FragmentOptions::default()
+            };
+            for _ in 0..20 {
+                let s = [rows(&mut seed), rows(&mut seed), rows(&mut seed)];
+                for op in [FpOpcode::Dp2, FpOpcode::Dp3, FpOpcode::Dp4, FpOpcode::Dp2a] {
+                    let mut out = [[0f32; LANES]; 4];
+                    alu_rows_portable(op, &s, &mut out, 0xF, &opts);
+                    for l in 0..LANES {
+                        let lane = |r: &Rows<f32>| [r[0][l], r[1][l], r[2][l], r[3][l]];
+                        let want = super::super::ops::alu(op, &s.each_ref().map(lane), &opts)
+                            .expect("an ALU opcode")[0];
+                        let got = out[0][l];
+                        assert!(
+                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                            "{op:?} fused {fused_dot} lane {l}: {got:e} vs {want:e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_avx2_build_gives_the_portable_bits() {
         if !(std::arch::is_x86_feature_detected!("avx2")
@@ -303,7 +351,6 @@ mod tests {
             eprintln!("no AVX2 and FMA on this CPU: only the portable build runs here");
             return;
         }
-        let opts = FragmentOptions::default();
         let ops = [
             FpOpcode::Mov,
             FpOpcode::Mul,
@@ -333,6 +380,10 @@ mod tests {
         ];
         let mut seed = 0x1234_5678;
         for round in 0..40 {
+            let opts = FragmentOptions {
+                fused_dot: round % 2 == 1,
+                ..FragmentOptions::default()
+            };
             let s = [rows(&mut seed), rows(&mut seed), rows(&mut seed)];
             for op in ops {
                 let (mut portable, mut fast) = ([[0f32; LANES]; 4], [[0f32; LANES]; 4]);
