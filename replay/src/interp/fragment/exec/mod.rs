@@ -11,23 +11,26 @@
 //! its quads, so [`Engine::run_block`] re-runs a failing block quad by quad and reports the
 //! first quad's own error (or its results, when no quad fails on its own).
 
-use rsxtrace_program::fragment::{FpOpcode, PrecisionModifier, Relation};
+mod flow;
+mod observe;
+mod texture;
+
+use rsxtrace_program::fragment::{PrecisionModifier, Relation};
 
 use super::carry;
-use super::compile::{Clamp, Compiled, Cond, Kind, Op, Read};
+use super::compile::{Clamp, Compiled, Kind, Op, Read};
 use super::error::FragmentExecError;
 use super::io::{attr, QuadInputs, QuadOutputs, ATTRIBUTE_COUNT};
 use super::ops;
 use super::options::{
-    FragmentOptions, FragmentState, HalfRounding, LodOperand, LoopCounter, CONTROL_32_BIT_EXPORTS,
-    CONTROL_DEPTH_EXPORT,
+    FragmentOptions, FragmentState, HalfRounding, CONTROL_32_BIT_EXPORTS, CONTROL_DEPTH_EXPORT,
 };
-use super::precision::{fx12, fx9, saturate_row, source_modifier, to_half, to_half_row};
-use super::real::{idx4, map4, Real};
-use super::regfile::{masked_copy, BlockRegisters, Row, LANES, R_COUNT};
+use super::precision::{fx12, fx9, saturate_row, source_modifier, to_half_row};
+use super::real::{idx4, Real};
+use super::regfile::{masked_copy, BlockRegisters, Row, LANES};
 use super::rowops::{alu_rows, Rows};
-use super::trace::{Patch, QuadValue, RegisterSnapshot, Step, Written};
-use crate::texture::{LodSource, SampleRequest, Sampler};
+use super::trace::{Patch, Step};
+use crate::texture::Sampler;
 
 /// Deepest IF/LOOP nesting accepted (CG-FP40 allows four loop levels; IFs nest deeper).
 pub const MAX_NESTING: usize = 64;
@@ -129,115 +132,6 @@ impl<'a, T: Real> Engine<'a, T> {
         }
     }
 
-    /// Each reported [`Step`] carries the register file of quad 0's lane `lane` (debuggers).
-    pub fn snapshot_lane(&mut self, lane: usize) {
-        self.snapshot_lane = Some(lane & 3);
-    }
-
-    /// Makes each patch's register write just before the instruction numbered `patch.step`
-    /// (debuggers: a register written by the user takes effect).
-    pub fn patch(&mut self, patches: Vec<Patch>) {
-        self.patches = patches;
-    }
-
-    /// The patches due before step `step`.
-    fn apply_patches(&mut self, step: u64) {
-        for k in 0..self.patches.len() {
-            let p = self.patches[k];
-            if p.step != step {
-                continue;
-            }
-            let lanes = 1u64 << (p.lane & 3);
-            for c in 0..4 {
-                let mut row = [T::ZERO; LANES];
-                let v = T::from_f64(p.value[c]);
-                if let Some(x) = row.get_mut(p.lane & 3) {
-                    *x = if p.fp16 {
-                        to_half(v, HalfRounding::Nearest)
-                    } else {
-                        v
-                    };
-                }
-                if p.fp16 {
-                    self.regs.write_h_row(p.index, c, &row, lanes);
-                } else {
-                    self.regs.write_r_row(p.index, c, &row, lanes);
-                }
-            }
-        }
-    }
-
-    /// The register file of quad 0's lane `lane`.
-    fn snapshot(&self, lane: usize) -> RegisterSnapshot {
-        RegisterSnapshot {
-            r: (0..R_COUNT as u8)
-                .map(|r| std::array::from_fn(|c| self.regs.read_r(r, c, lane).to_f64()))
-                .collect(),
-            h: (0..(2 * R_COUNT) as u8)
-                .map(|h| std::array::from_fn(|c| self.regs.read_h(h, c, lane).to_f64()))
-                .collect(),
-        }
-    }
-
-    /// Calls `observer` with quad 0's [`Step`] after every executed instruction (tracing
-    /// and debugging; one quad per block is what they run).
-    pub fn observe(&mut self, observer: Observer<'a>) {
-        self.observer = Some(observer);
-    }
-
-    /// Quad 0's four lanes of `rows`.
-    fn quad0(rows: &Rows<T>) -> QuadValue {
-        std::array::from_fn(|l| std::array::from_fn(|c| rows[c][l].to_f64()))
-    }
-
-    /// Reports `op` to the observer, if any.
-    fn report(&mut self, op: &Op<T>, active: u64, branch: Option<String>) {
-        let Some(mut observer) = self.observer.take() else {
-            return;
-        };
-        let d = op.dst;
-        let flow = matches!(
-            op.kind,
-            Kind::Ife { .. } | Kind::Loop { .. } | Kind::Brk | Kind::Ret | Kind::Cal | Kind::Kil
-        );
-        let written = (!flow && d.write && !d.skip).then(|| Written {
-            register: format!("{}{}", if d.fp16 { "H" } else { "R" }, d.index),
-            mask: d.mask,
-            value: std::array::from_fn(|l| {
-                std::array::from_fn(|c| {
-                    if d.fp16 {
-                        self.regs.read_h(d.index, c, l).to_f64()
-                    } else {
-                        self.regs.read_r(d.index, c, l).to_f64()
-                    }
-                })
-            }),
-        });
-        let sources: Vec<QuadValue> = if flow {
-            Vec::new()
-        } else {
-            (0..op.sources).map(|k| Self::quad0(&self.src[k])).collect()
-        };
-        let source_components = (0..sources.len()).map(|k| op.need[k]).collect();
-        let registers = self.snapshot_lane.map(|l| Box::new(self.snapshot(l)));
-        observer(Step {
-            registers,
-            step: self.steps.saturating_sub(1),
-            slot: op.slot,
-            opcode: op.opcode,
-            active: (active & 0xF) as u8,
-            sources,
-            source_components,
-            written,
-            cc: [Self::quad0(&self.cc[0]), Self::quad0(&self.cc[1])],
-            a0: self.a0,
-            depth: self.depth,
-            killed: (self.killed & 0xF) as u8,
-            branch,
-        });
-        self.observer = Some(observer);
-    }
-
     /// Runs the quads `first..first + out.len()` (at most [`QUADS_PER_BLOCK`]; `inputs(i)`
     /// is called once for each) and stores their outputs in `out`.
     pub fn run_block(
@@ -329,181 +223,6 @@ impl<'a, T: Real> Engine<'a, T> {
                 lo.covered = quad.coverage & (1 << l) != 0;
             }
         }
-    }
-
-    /// Executes instructions from index `i` while their slot is below `end_slot`, for the
-    /// lanes in `mask`.
-    fn block(&mut self, mut i: usize, end_slot: u32, mask: u64) -> Result<(), FragmentExecError> {
-        let prog = self.prog;
-        while let Some(op) = prog.ops.get(i) {
-            if op.slot >= end_slot {
-                break;
-            }
-            let active = mask & !self.returned & !self.broken & !self.ended;
-            if active == 0 {
-                break;
-            }
-            self.steps += 1;
-            if self.steps > self.opts.max_steps {
-                return Err(FragmentExecError::StepLimit {
-                    slot: op.slot,
-                    limit: self.opts.max_steps,
-                });
-            }
-            if !self.patches.is_empty() {
-                self.apply_patches(self.steps - 1);
-            }
-            match op.kind {
-                Kind::Ife {
-                    else_slot,
-                    end_slot: end,
-                    else_index,
-                    end_index,
-                } => {
-                    let taken = self.flow_test(&op.cond, active);
-                    if self.observer.is_some() {
-                        let why = format!("IF: lanes {:#06b} take the IF branch", taken & 0xF);
-                        self.report(op, active, Some(why));
-                    }
-                    if taken != 0 {
-                        self.nested(op, |e| e.block(i + 1, else_slot, taken))?;
-                    }
-                    let other = active & !taken;
-                    if other != 0 && else_slot < end {
-                        self.nested(op, |e| e.block(else_index, end, other))?;
-                    }
-                    if op.end {
-                        self.ended |= whole_quads(active);
-                    }
-                    i = end_index;
-                    continue;
-                }
-                Kind::Loop {
-                    count,
-                    init,
-                    increment,
-                    end_slot: end,
-                    end_index,
-                } => {
-                    self.run_loop(op, i, (count, init, increment, end), active)?;
-                    if op.end {
-                        self.ended |= whole_quads(active);
-                    }
-                    i = end_index;
-                    continue;
-                }
-                // BRK leaves the innermost loop (B.5); outside a loop it stops the lanes like
-                // RET.
-                Kind::Brk => {
-                    let lanes = self.flow_test(&op.cond, active);
-                    self.broken |= lanes;
-                    if self.observer.is_some() {
-                        self.report(op, active, Some(format!("BRK: lanes {:#06b}", lanes & 0xF)));
-                    }
-                }
-                // RET outside a subroutine ends the program for the passing lanes (B.5).
-                Kind::Ret => {
-                    let lanes = self.flow_test(&op.cond, active);
-                    self.returned |= lanes;
-                    if self.observer.is_some() {
-                        self.report(op, active, Some(format!("RET: lanes {:#06b}", lanes & 0xF)));
-                    }
-                }
-                Kind::Cal => {
-                    return Err(FragmentExecError::UnsupportedOpcode {
-                        slot: op.slot,
-                        opcode: op.opcode,
-                    })
-                }
-                _ => {
-                    self.instruction(op, active)?;
-                    if self.observer.is_some() {
-                        let why = (op.kind == Kind::Kil)
-                            .then(|| format!("KIL: lanes {:#06b} killed", self.killed & 0xF));
-                        self.report(op, active, why);
-                    }
-                }
-            }
-            // END stops the program after this instruction (B.5), for the whole quad.
-            if op.end {
-                self.ended |= whole_quads(active);
-            }
-            i += 1;
-        }
-        Ok(())
-    }
-
-    fn nested(
-        &mut self,
-        op: &Op<T>,
-        f: impl FnOnce(&mut Self) -> Result<(), FragmentExecError>,
-    ) -> Result<(), FragmentExecError> {
-        if self.depth >= MAX_NESTING {
-            return Err(FragmentExecError::NestingTooDeep {
-                slot: op.slot,
-                limit: MAX_NESTING,
-            });
-        }
-        self.depth += 1;
-        let r = f(self);
-        self.depth -= 1;
-        r
-    }
-
-    /// LOOP/REP: `count` iterations of the body (B.5; RPCS3 `for (i = 0; i < count; i++)`),
-    /// A0 per [`LoopCounter`]; BRK removes lanes until the loop ends.
-    fn run_loop(
-        &mut self,
-        op: &Op<T>,
-        i: usize,
-        (count, init, increment, end_slot): (u8, u8, i8, u32),
-        active: u64,
-    ) -> Result<(), FragmentExecError> {
-        let saved_broken = self.broken;
-        let saved_a0 = self.a0;
-        self.broken = 0;
-        for k in 0..i64::from(count) {
-            let m = active & !self.returned & !self.broken & !self.ended;
-            if m == 0 {
-                break;
-            }
-            self.a0 = match self.opts.loop_counter {
-                LoopCounter::Iteration => k,
-                LoopCounter::InitIncrement => i64::from(init) + k * i64::from(increment),
-            };
-            if self.observer.is_some() {
-                let why = format!("LOOP: iteration {k} of {count}, lanes {:#06b}", m & 0xF);
-                self.report(op, active, Some(why));
-            }
-            self.nested(op, |e| e.block(i + 1, end_slot, m))?;
-        }
-        self.broken = saved_broken;
-        self.a0 = saved_a0;
-        Ok(())
-    }
-
-    /// Lanes where the condition passes for component `c` (B.2; IEEE comparisons: a NaN
-    /// passes only NE and TR).
-    #[inline]
-    fn cond_lanes(&self, cond: &Cond, c: usize) -> u64 {
-        let sel = usize::from(cond.swizzle[c & 3] & 3);
-        let row = &self.cc[usize::from(cond.cc & 1)][sel];
-        match cond.relation {
-            Relation::Fl => 0,
-            Relation::Tr => u64::MAX,
-            Relation::Lt => lanes_where(row, |v| v < T::ZERO),
-            Relation::Eq => lanes_where(row, |v| v == T::ZERO),
-            Relation::Le => lanes_where(row, |v| v <= T::ZERO),
-            Relation::Gt => lanes_where(row, |v| v > T::ZERO),
-            Relation::Ne => lanes_where(row, |v| v != T::ZERO),
-            Relation::Ge => lanes_where(row, |v| v >= T::ZERO),
-        }
-    }
-
-    /// The lanes of `active` where any swizzled component passes (flow ops and KIL use
-    /// `any()`, B.2 / RPCS3 `AddFlowOp`).
-    fn flow_test(&self, cond: &Cond, active: u64) -> u64 {
-        active & (0..4).fold(0, |m, c| m | self.cond_lanes(cond, c))
     }
 
     fn instruction(&mut self, op: &Op<T>, active: u64) -> Result<(), FragmentExecError> {
@@ -661,99 +380,6 @@ impl<'a, T: Real> Engine<'a, T> {
         Ok(())
     }
 
-    /// TEX, TXP, TXD, TXL, TXB, TEXBEM, TXPBEM (B.4), quad by quad.
-    fn texture(&mut self, op: &Op<T>, active: u64) -> Result<(), FragmentExecError> {
-        for k in 0..op.sources {
-            self.fetch(op, k)?;
-        }
-        let opcode = op.opcode;
-        for q in 0..QUADS_PER_BLOCK {
-            let quad_active = (active >> (q * 4)) & 0xF;
-            if quad_active == 0 {
-                continue;
-            }
-            let src: [[[T; 4]; 3]; 4] =
-                idx4(|l| [0, 1, 2].map(|k| idx4(|c| self.src[k][c][(q * 4 + l) % LANES])));
-            let coords: [[T; 4]; 4] = src.map(|[a, b, c]| {
-                let base = match opcode {
-                    // x2d = src0.xyxy + src1.xxxx·src2.xzxz + src1.yyyy·src2.ywyw, then
-                    // TEX/TXP with it (RPCS3, "untested", B.4).
-                    FpOpcode::Texbem | FpOpcode::Txpbem => {
-                        let x = ops::bem(a, b, c);
-                        // The projective variant keeps src0's q.
-                        [x[0], x[1], a[2], a[3]]
-                    }
-                    _ => a,
-                };
-                match opcode {
-                    // TXP divides xyz by q before sampling (RPCS3 interpreter, B.4).
-                    FpOpcode::Txp | FpOpcode::Txpbem => [
-                        base[0] / base[3],
-                        base[1] / base[3],
-                        base[2] / base[3],
-                        base[3],
-                    ],
-                    _ => base,
-                }
-            });
-            let top = idx4(|c| coords[1][c] - coords[0][c]);
-            let bottom = idx4(|c| coords[3][c] - coords[2][c]);
-            let dx = [top, top, bottom, bottom];
-            let left = idx4(|c| coords[2][c] - coords[0][c]);
-            let right = idx4(|c| coords[3][c] - coords[1][c]);
-            let dy = [left, right, left, right];
-            for l in (0..4).filter(|l| (quad_active >> l) & 1 != 0) {
-                let [a, b, c] = src[l];
-                let lod_value = match self.opts.lod_operand {
-                    LodOperand::Src1X => b[0],
-                    LodOperand::Src0W => a[3],
-                };
-                let lod = match opcode {
-                    FpOpcode::Txl => LodSource::Explicit(lod_value.to_f32()),
-                    FpOpcode::Txb => LodSource::Bias(lod_value.to_f32()),
-                    // TXD: src1 = d/dx, src2 = d/dy (B.4).
-                    FpOpcode::Txd => LodSource::Gradients {
-                        ddx: map4(b, T::to_f32),
-                        ddy: map4(c, T::to_f32),
-                    },
-                    _ => LodSource::Implicit,
-                };
-                let request = SampleRequest {
-                    coord: map4(coords[l], T::to_f32),
-                    ddx: map4(dx[l], T::to_f32),
-                    ddy: map4(dy[l], T::to_f32),
-                    lod,
-                };
-                // A unit's alpha kill discards the lane as KIL does (rsxtrace_semantics::shadow);
-                // bx2 expands the texel before its gamma and bias (`Sampler::sample_for_bx2`).
-                let (texel, kill) = if op.exp_tex {
-                    self.sampler.sample_for_bx2(op.texture_unit, &request)
-                } else {
-                    self.sampler.sample_killing(op.texture_unit, &request)
-                };
-                if kill {
-                    self.killed |= 1 << (q * 4 + l);
-                }
-                let mut v = map4(texel, T::from_f32);
-                if op.exp_tex {
-                    // bx2: 2x − 1 on the unit's expandable channels (B.4, RPCS3
-                    // `_enable_texture_expand`; `TextureLod::bx2`).
-                    let channels = self.sampler.bx2_channels(op.texture_unit);
-                    for (c, x) in v.iter_mut().enumerate() {
-                        if channels >> c & 1 != 0 {
-                            *x = T::from_f32(2.0) * *x - T::ONE;
-                        }
-                    }
-                }
-                for (row, x) in self.res.iter_mut().zip(v) {
-                    row[(q * 4 + l) % LANES] = x;
-                }
-            }
-        }
-        self.write(op, active);
-        Ok(())
-    }
-
     /// Writes `self.res` following RPCS3's `SetDst` order (B.2): FL skips; scale; H
     /// destination converts to fp16 (truncation or nearest, [`FragmentOptions::half_rounding`]); saturate (NaN → 0) or the precision clamp (with the B.2
     /// exceptions); masked, per-component conditional write; CC update with the same value.
@@ -885,7 +511,7 @@ fn read_input<T: Real>(
 #[cfg(test)]
 mod tests {
     use rsxtrace_program::fragment::{
-        AluOperands, Condition, Destination, FlowKind, FlowOperands, FragmentInstruction,
+        AluOperands, Condition, Destination, FlowKind, FlowOperands, FpOpcode, FragmentInstruction,
         FragmentProgram, InlineConstant, InputAttribute, Operands, OutputScale, Precision,
         Relation, Source, SourceKind, Swizzle, WriteMask,
     };
