@@ -243,6 +243,23 @@ mod tests {
             format: 0,
         };
         assert_eq!(tile.region(), None);
+        // A tile unbound after use keeps its address words: still unbound.
+        let was_bound = TileRegion {
+            location: Location::Main,
+            offset: 0x20_0000,
+            size: 0x10_0000,
+            pitch: 0x800,
+            compression: 7,
+            base_tag: 0,
+            bank: 2,
+        }
+        .pack();
+        let unbound = TileInfo {
+            pitch: 0,
+            format: 0,
+            ..was_bound
+        };
+        assert_eq!(unbound.region(), None);
         let zcull = ZcullInfo {
             region: 1,
             size: 0,
