@@ -76,7 +76,7 @@ impl TileRegion {
             limit: ((self.offset.wrapping_add(last) / TILE_UNIT) << 16) | (loc << 31),
             pitch: (self.pitch / 0x100) << 8,
             format: self.base_tag
-                | ((self.base_tag + last / TILE_UNIT) << 13)
+                | ((self.base_tag.wrapping_add(last / TILE_UNIT)) << 13)
                 | (u32::from(self.compression) << 26)
                 | TILE_BOUND,
         }
