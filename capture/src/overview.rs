@@ -6,7 +6,7 @@
 
 use crate::frame::draw::{DrawSummary, FpRef, Primitive};
 use crate::frame::transform::hash_hex;
-use crate::frame::{Frame, FrameError, FrameStats, MODEL_VERSION};
+use crate::frame::{BoundRegions, Frame, FrameError, FrameStats, MODEL_VERSION};
 use crate::open::{file_kind, open_capture, FileKind, OpenError};
 use crate::rrc::{Capture, Location, Provenance};
 use crate::trace::{IndexCounts, IndexWidth, IndexedDraw, Trace, TraceError, TraceIndex};
@@ -33,6 +33,8 @@ pub struct Overview {
     pub constants_in_file: bool,
     pub memory_data_entries: usize,
     pub tile_states: usize,
+    /// Every tile and Z-cull region bound in any of the capture's tile states.
+    pub regions: BoundRegions,
     pub display_buffer_states: usize,
     pub stats: FrameStats,
     /// Frame-level problems, as text.
@@ -187,6 +189,7 @@ fn from_trace_index(trace: &Trace, draws: bool) -> Result<Option<Overview>, Trac
         constants_in_file: sizes.constants_in_file,
         memory_data_entries: sizes.data as usize,
         tile_states: sizes.tiles as usize,
+        regions: BoundRegions::all_of(&view.tile_states()?),
         display_buffer_states: sizes.display_buffers as usize,
         stats: FrameStats {
             commands: n(c.commands),
@@ -214,6 +217,7 @@ pub fn from_frame(capture: &Capture, frame: &Frame, draws: bool) -> Overview {
         constants_in_file: capture.reg_state.transform_constants.is_some(),
         memory_data_entries: capture.data.len(),
         tile_states: capture.tiles.len(),
+        regions: BoundRegions::all_of(capture.tiles.iter().map(|e| &e.value)),
         display_buffer_states: capture.display_buffers.len(),
         stats: frame.stats(),
         frame_problems: frame.problems.iter().map(|p| p.to_string()).collect(),

@@ -1,8 +1,8 @@
 //! Tile and Z-cull regions as a game binds them, in a capture laid out as RPCS3 writes it:
 //! the game sample with its tile states replaced by one that tiles its colour buffer
 //! (C32_2X2) and its depth buffer (Z32_SEPSTENCIL_REGULAR) and binds a Z-cull region to the
-//! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `targets`,
-//! `dump`, `index` and the report name the regions; a tile state id the capture's map lacks is a frame problem that
+//! depth buffer, as games do with `cellGcmSetTileInfo` and `cellGcmBindZcull`. `info`,
+//! `targets`, `dump`, `index` and the report name the regions; a tile state id the capture's map lacks is a frame problem that
 //! stops nothing.
 
 use crate::cli_support;
@@ -118,6 +118,31 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         .unwrap();
     assert_eq!((draws, tiled), (2400, 2400));
 
+    // `info` lists every region the capture binds, the same from the converted trace
+    // (answered from its frame index, with the tile map read alone).
+    let info = json_ok(&["info", s(&path), "--json"]);
+    let regions = &info["regions"];
+    assert_eq!(regions["tiles"].as_array().unwrap().len(), 2);
+    assert_eq!(regions["tiles"][0]["compression"], 8);
+    assert_eq!(regions["zculls"][0]["offset"], DEPTH);
+    let trace = dir.path().join("tiled.rsxt");
+    let out = rsxtrace(&["convert", s(&path), s(&trace), "--to", "trace"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_ok(&["info", s(&trace), "--json"])["regions"], *regions);
+    let text = String::from_utf8(rsxtrace(&["info", s(&trace)]).stdout).unwrap();
+    for fact in [
+        "0: local+0x0 0x380000 bytes, pitch 5120, C32_2X2; 1: local+0x380000 0x390000 bytes, \
+         pitch 5120, Z32_SEPSTENCIL_REGULAR",
+        "2: local+0x384000 1280x768",
+    ] {
+        assert!(text.contains(fact), "{fact}\n{text}");
+    }
+
     // The report's draw page lists them under the output merger.
     let site = dir.path().join("site");
     let out = rsxtrace(&[
@@ -152,6 +177,8 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
     let game = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let dump = json_ok(&["dump", s(&game), "--draw", "0", "--json"]);
     assert_eq!(dump["regions"]["tiles"].as_array().unwrap().len(), 0);
+    let text = String::from_utf8(rsxtrace(&["info", s(&game)]).stdout).unwrap();
+    assert!(text.contains("tile regions       none bound"), "{text}");
     assert!(dump["regions"]["surface"]["zcull"].is_null());
 }
 

@@ -57,6 +57,27 @@ impl BoundRegions {
         }
     }
 
+    /// Every region bound in any of `states`, each distinct (index, region) once, by index.
+    pub fn all_of<'s>(states: impl IntoIterator<Item = &'s TileState>) -> BoundRegions {
+        let mut all = BoundRegions::default();
+        for state in states {
+            let b = BoundRegions::of(state);
+            for t in b.tiles {
+                if !all.tiles.contains(&t) {
+                    all.tiles.push(t);
+                }
+            }
+            for z in b.zculls {
+                if !all.zculls.contains(&z) {
+                    all.zculls.push(z);
+                }
+            }
+        }
+        all.tiles.sort_by_key(|t| t.index);
+        all.zculls.sort_by_key(|z| z.index);
+        all
+    }
+
     /// The tile region holding the byte at `offset` of `location`, if one does.
     pub fn tile_at(&self, location: Location, offset: u32) -> Option<&Indexed<TileRegion>> {
         self.tiles

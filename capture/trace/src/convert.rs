@@ -187,14 +187,11 @@ fn reg_state(r: reg_state::Reader<'_>) -> Result<RegState, TraceError> {
 }
 
 /// Build the whole capture from one view.
-pub(crate) fn to_capture(view: &TraceView<'_>) -> Result<Capture, TraceError> {
-    let total_words = view.trace().total_words();
-    let root = view.root()?;
-    let provenance = provenance(root)?;
-
-    let list = root.get_tiles().field(|| "tiles")?;
-    check_struct_list("tiles", list.len(), total_words)?;
-    let tiles = (0..list.len())
+/// The trace's tile map (`tiles`), as the capture holds it.
+pub(crate) fn tile_entries(view: &TraceView<'_>) -> Result<Vec<Entry<TileState>>, TraceError> {
+    let list = view.root()?.get_tiles().field(|| "tiles")?;
+    check_struct_list("tiles", list.len(), view.trace().total_words())?;
+    (0..list.len())
         .zip(list.iter())
         .map(|(i, e)| {
             Ok(Entry {
@@ -202,7 +199,15 @@ pub(crate) fn to_capture(view: &TraceView<'_>) -> Result<Capture, TraceError> {
                 value: tile_state(i, e)?,
             })
         })
-        .collect::<Result<Vec<_>, TraceError>>()?;
+        .collect()
+}
+
+pub(crate) fn to_capture(view: &TraceView<'_>) -> Result<Capture, TraceError> {
+    let total_words = view.trace().total_words();
+    let root = view.root()?;
+    let provenance = provenance(root)?;
+
+    let tiles = tile_entries(view)?;
 
     let list = root.get_blocks().field(|| "blocks")?;
     check_struct_list("blocks", list.len(), total_words)?;

@@ -227,6 +227,14 @@ pub struct TraceSizes {
 }
 
 impl TraceView<'_> {
+    /// The tile and Z-cull states of the trace's tile map (no commands or memory read).
+    pub fn tile_states(&self) -> Result<Vec<rsxtrace_rrc::TileState>, TraceError> {
+        Ok(crate::convert::tile_entries(self)?
+            .into_iter()
+            .map(|e| e.value)
+            .collect())
+    }
+
     /// The sizes of the trace's maps and register-state tail (O(1)).
     pub fn sizes(&self) -> Result<TraceSizes, TraceError> {
         use crate::trace_capnp::reg_state::transform_constants::Which;

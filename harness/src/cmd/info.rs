@@ -4,7 +4,8 @@
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
-use rsxtrace_capture::rrc::Compression;
+use rsxtrace_capture::frame::BoundRegions;
+use rsxtrace_capture::rrc::{compression_label, Compression};
 use serde_json::json;
 use std::path::Path;
 
@@ -30,6 +31,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             "stats": stats,
             "memory_data_entries": overview.memory_data_entries,
             "tile_states": overview.tile_states,
+            "regions": overview.regions,
             "display_buffer_states": overview.display_buffer_states,
             "frame_problems": overview.frame_problems,
         }))?;
@@ -73,6 +75,8 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             stats.distinct_vertex_programs, stats.distinct_fragment_programs
         ),
     );
+    row("tile regions", tile_regions(&overview.regions));
+    row("Z-cull regions", zcull_regions(&overview.regions));
     row(
         "problems",
         format!(
@@ -85,4 +89,44 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
         outln!("frame problem: {problem}");
     }
     Ok(Status::Success)
+}
+
+/// The tile regions the capture binds, one `index: memory+offset size, pitch, compression`
+/// each (`none bound` when none is).
+fn tile_regions(regions: &BoundRegions) -> String {
+    if regions.tiles.is_empty() {
+        return "none bound".into();
+    }
+    let each: Vec<String> = (regions.tiles.iter())
+        .map(|t| {
+            let r = &t.region;
+            format!(
+                "{}: {}+0x{:x} 0x{:x} bytes, pitch {}, {}",
+                t.index,
+                r.location.name(),
+                r.offset,
+                r.size,
+                r.pitch,
+                compression_label(r.compression)
+            )
+        })
+        .collect();
+    each.join("; ")
+}
+
+/// The Z-cull regions the capture binds, one `index: local+offset WxH` each.
+fn zcull_regions(regions: &BoundRegions) -> String {
+    if regions.zculls.is_empty() {
+        return "none bound".into();
+    }
+    let each: Vec<String> = (regions.zculls.iter())
+        .map(|z| {
+            let r = &z.region;
+            format!(
+                "{}: local+0x{:x} {}x{}",
+                z.index, r.offset, r.width, r.height
+            )
+        })
+        .collect();
+    each.join("; ")
 }
