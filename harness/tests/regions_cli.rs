@@ -136,9 +136,9 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
     assert_eq!(json_ok(&["info", s(&trace), "--json"])["regions"], *regions);
     let text = String::from_utf8(rsxtrace(&["info", s(&trace)]).stdout).unwrap();
     for fact in [
-        "0: local+0x0 0x380000 bytes, pitch 5120, C32_2X2; 1: local+0x380000 0x390000 bytes, \
-         pitch 5120, Z32_SEPSTENCIL_REGULAR",
-        "2: local+0x384000 1280x768",
+        "0: local+0x0, 0x380000 bytes, pitch 5120, C32_2X2; 1: local+0x380000, 0x390000 \
+         bytes, pitch 5120, Z32_SEPSTENCIL_REGULAR",
+        "2: local+0x384000, 1280x768, cull start 0x0",
     ] {
         assert!(text.contains(fact), "{fact}\n{text}");
     }
@@ -166,9 +166,9 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     for fact in [
-        "tile 0: C32_2X2 at local+0x0, 0x380000 bytes, pitch 5120",
-        "tile 1: Z32_SEPSTENCIL_REGULAR at local+0x380000, 0x390000 bytes, pitch 5120",
-        "Z-cull region 2: 1280x768, cull start 0x0",
+        "tile 0: local+0x0, 0x380000 bytes, pitch 5120, C32_2X2",
+        "tile 1: local+0x380000, 0x390000 bytes, pitch 5120, Z32_SEPSTENCIL_REGULAR",
+        "Z-cull region 2: local+0x384000, 1280x768, cull start 0x0",
     ] {
         assert!(pages.contains(fact), "{fact}");
     }

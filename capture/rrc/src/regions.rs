@@ -83,6 +83,21 @@ impl TileRegion {
     }
 }
 
+impl std::fmt::Display for TileRegion {
+    /// `local+0x0, 0x380000 bytes, pitch 5120, C32_2X2`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}+0x{:x}, 0x{:x} bytes, pitch {}, {}",
+            self.location.name(),
+            self.offset,
+            self.size,
+            self.pitch,
+            compression_label(self.compression)
+        )
+    }
+}
+
 /// The name of a compression mode (`CELL_GCM_COMPMODE_*`, RPCS3 `gcm_enums.h`).
 pub fn compression_name(mode: u8) -> Option<&'static str> {
     Some(match mode {
@@ -172,6 +187,17 @@ impl ZcullRegion {
     }
 }
 
+impl std::fmt::Display for ZcullRegion {
+    /// `local+0x384000, 1280x768, cull start 0x0`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "local+0x{:x}, {}x{}, cull start 0x{:x}",
+            self.offset, self.width, self.height, self.cull_start
+        )
+    }
+}
+
 impl ZcullInfo {
     /// The region, when bound.
     pub fn region(&self) -> Option<ZcullRegion> {
@@ -223,6 +249,10 @@ mod tests {
         assert!(!region.contains(Location::Main, 0x0100_0000));
         assert_eq!(compression_name(region.compression), Some("C32_2X2"));
         assert_eq!(compression_label(3), "mode 3");
+        assert_eq!(
+            region.to_string(),
+            "local+0x1000000, 0x3a0000 bytes, pitch 5120, C32_2X2"
+        );
         // Main memory sets bit 31 of both address words.
         let main = TileRegion {
             location: Location::Main,
@@ -293,5 +323,9 @@ mod tests {
         assert_eq!(words.status0, 0xFF80_7004);
         assert_eq!(words.status1, 0x0020_2000);
         assert_eq!(words.region(), Some(region));
+        assert_eq!(
+            region.to_string(),
+            "local+0x2000000, 1280x704, cull start 0x1000"
+        );
     }
 }

@@ -186,7 +186,6 @@ fn reg_state(r: reg_state::Reader<'_>) -> Result<RegState, TraceError> {
     })
 }
 
-/// Build the whole capture from one view.
 /// The trace's tile map (`tiles`), as the capture holds it.
 pub(crate) fn tile_entries(view: &TraceView<'_>) -> Result<Vec<Entry<TileState>>, TraceError> {
     let list = view.root()?.get_tiles().field(|| "tiles")?;
@@ -202,6 +201,7 @@ pub(crate) fn tile_entries(view: &TraceView<'_>) -> Result<Vec<Entry<TileState>>
         .collect()
 }
 
+/// Build the whole capture from one view.
 pub(crate) fn to_capture(view: &TraceView<'_>) -> Result<Capture, TraceError> {
     let total_words = view.trace().total_words();
     let root = view.root()?;

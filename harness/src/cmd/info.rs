@@ -5,7 +5,7 @@ use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use rsxtrace_capture::frame::BoundRegions;
-use rsxtrace_capture::rrc::{compression_label, Compression};
+use rsxtrace_capture::rrc::Compression;
 use serde_json::json;
 use std::path::Path;
 
@@ -91,42 +91,25 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
-/// The tile regions the capture binds, one `index: memory+offset size, pitch, compression`
-/// each (`none bound` when none is).
+/// The tile regions the capture binds, `index: memory+offset, size, pitch, compression` each
+/// (`none bound` when none is).
 fn tile_regions(regions: &BoundRegions) -> String {
     if regions.tiles.is_empty() {
         return "none bound".into();
     }
     let each: Vec<String> = (regions.tiles.iter())
-        .map(|t| {
-            let r = &t.region;
-            format!(
-                "{}: {}+0x{:x} 0x{:x} bytes, pitch {}, {}",
-                t.index,
-                r.location.name(),
-                r.offset,
-                r.size,
-                r.pitch,
-                compression_label(r.compression)
-            )
-        })
+        .map(|t| format!("{}: {}", t.index, t.region))
         .collect();
     each.join("; ")
 }
 
-/// The Z-cull regions the capture binds, one `index: local+offset WxH` each.
+/// The Z-cull regions the capture binds, `index: local+offset, WxH, cull start` each.
 fn zcull_regions(regions: &BoundRegions) -> String {
     if regions.zculls.is_empty() {
         return "none bound".into();
     }
     let each: Vec<String> = (regions.zculls.iter())
-        .map(|z| {
-            let r = &z.region;
-            format!(
-                "{}: local+0x{:x} {}x{}",
-                z.index, r.offset, r.width, r.height
-            )
-        })
+        .map(|z| format!("{}: {}", z.index, z.region))
         .collect();
     each.join("; ")
 }

@@ -16,7 +16,6 @@ use crate::Report;
 use maud::{html, Markup};
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices, ImmediateValue, VertexSource};
 use rsxtrace_capture::frame::{BoundRegions, Draw};
-use rsxtrace_capture::rrc::compression_label;
 use rsxtrace_replay::program::vertex::InputAttribute;
 use rsxtrace_replay::render::conditional::ReportSource;
 use rsxtrace_replay::texture::decode::texel_format;
@@ -600,17 +599,9 @@ fn output_rows(draw: &Draw, regions: Option<&BoundRegions>) -> Vec<(String, Stri
 fn region_rows(draw: &Draw, regions: &BoundRegions) -> Vec<(String, String)> {
     let held = regions.of_surface(&draw.surface);
     let tile = |index: usize| {
-        regions.tiles.iter().find(|t| t.index == index).map(|t| {
-            let r = &t.region;
-            format!(
-                "tile {index}: {} at {}+0x{:x}, 0x{:x} bytes, pitch {}",
-                compression_label(r.compression),
-                r.location.name(),
-                r.offset,
-                r.size,
-                r.pitch
-            )
-        })
+        (regions.tiles.iter())
+            .find(|t| t.index == index)
+            .map(|t| format!("tile {index}: {}", t.region))
     };
     let mut out = Vec::new();
     for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
@@ -625,13 +616,9 @@ fn region_rows(draw: &Draw, regions: &BoundRegions) -> Vec<(String, String)> {
         .zcull
         .and_then(|i| regions.zculls.iter().find(|z| z.index == i))
     {
-        let r = &z.region;
         out.push((
             "regions.zcull".into(),
-            format!(
-                "Z-cull region {}: {}x{}, cull start 0x{:x}",
-                z.index, r.width, r.height, r.cull_start
-            ),
+            format!("Z-cull region {}: {}", z.index, z.region),
         ));
     }
     out
