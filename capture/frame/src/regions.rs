@@ -78,6 +78,16 @@ impl BoundRegions {
         all
     }
 
+    /// The bound tile region of index `index`.
+    pub fn tile(&self, index: usize) -> Option<&Indexed<TileRegion>> {
+        self.tiles.iter().find(|t| t.index == index)
+    }
+
+    /// The bound Z-cull region of index `index`.
+    pub fn zcull(&self, index: usize) -> Option<&Indexed<ZcullRegion>> {
+        self.zculls.iter().find(|z| z.index == index)
+    }
+
     /// The tile region holding the byte at `offset` of `location`, if one does.
     pub fn tile_at(&self, location: Location, offset: u32) -> Option<&Indexed<TileRegion>> {
         self.tiles

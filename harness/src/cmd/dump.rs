@@ -250,7 +250,7 @@ fn print_text(
 /// The regions holding the draw's targets, e.g. `tile regions: colour A in tile 0 (C32_2X2),
 /// depth in tile 1 (Z32_SEPSTENCIL_REGULAR), Z-cull region 0`; `None` when none does.
 fn regions_line(regions: &DrawRegions<'_>) -> Option<String> {
-    let tile = |index: usize| match regions.bound.tiles.iter().find(|t| t.index == index) {
+    let tile = |index: usize| match regions.bound.tile(index) {
         Some(t) => format!("tile {index} ({})", compression_label(t.region.compression)),
         None => format!("tile {index}"),
     };

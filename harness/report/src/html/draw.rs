@@ -598,11 +598,7 @@ fn output_rows(draw: &Draw, regions: Option<&BoundRegions>) -> Vec<(String, Stri
 /// game bound them (`dump`'s `regions`).
 fn region_rows(draw: &Draw, regions: &BoundRegions) -> Vec<(String, String)> {
     let held = regions.of_surface(&draw.surface);
-    let tile = |index: usize| {
-        (regions.tiles.iter())
-            .find(|t| t.index == index)
-            .map(|t| format!("tile {index}: {}", t.region))
-    };
+    let tile = |index: usize| (regions.tile(index)).map(|t| format!("tile {index}: {}", t.region));
     let mut out = Vec::new();
     for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
         if let Some(text) = held.color[k].and_then(tile) {
@@ -612,10 +608,7 @@ fn region_rows(draw: &Draw, regions: &BoundRegions) -> Vec<(String, String)> {
     if let Some(text) = held.depth.and_then(tile) {
         out.push(("regions.depth".into(), text));
     }
-    if let Some(z) = held
-        .zcull
-        .and_then(|i| regions.zculls.iter().find(|z| z.index == i))
-    {
+    if let Some(z) = held.zcull.and_then(|i| regions.zcull(i)) {
         out.push((
             "regions.zcull".into(),
             format!("Z-cull region {}: {}", z.index, z.region),
