@@ -173,6 +173,20 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         assert!(pages.contains(fact), "{fact}");
     }
 
+    // A capture trimmed to a later draw keeps the regions bound there.
+    let cut = dir.path().join("cut.rrc.gz");
+    let out = rsxtrace(&["trim", s(&path), "--draws", "100..101", "--out", s(&cut)]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dump = json_ok(&["dump", s(&cut), "--draw", "0", "--json"]);
+    let before = json_ok(&["dump", s(&path), "--draw", "100", "--json"]);
+    assert_eq!(dump["regions"]["surface"]["depth"], 1);
+    assert_eq!(dump["regions"], before["regions"]);
+
     // The sample as bundled binds no region: nothing named, no line.
     let game = rsxtrace_testkit::workspace!().sample("game.rrc.gz");
     let dump = json_ok(&["dump", s(&game), "--draw", "0", "--json"]);
