@@ -1,7 +1,7 @@
 //! The tile and Z-cull regions bound through the frame ([`Regions`]): the `tile_state` each
-//! command carries (0: no change; rrc-format.md 1.5, set on the capture's first command and
-//! where the game changed its regions), decoded ([`rsxtrace_rrc::regions`]), and which of them
-//! holds a given surface.
+//! command carries (0: no change; rrc-format.md 1.5 and 3.3: set on the capture's first
+//! command and on every draw's END, the same id until the game changes its regions),
+//! decoded ([`rsxtrace_rrc::regions`]), and which of them holds a given surface.
 //!
 //! RPCS3 applies a command's tile state before the command (`rsx_replay.cpp` `apply_frame_state`,
 //! `sys_rsx_context_attribute` 0x300/0x301), and finds the Z-cull region of the depth buffer
