@@ -143,7 +143,8 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         assert!(text.contains(fact), "{fact}\n{text}");
     }
 
-    // The report's draw page lists them under the output merger.
+    // The report lists them on its index page (as `info`) and, per draw, under the output
+    // merger.
     let site = dir.path().join("site");
     let out = rsxtrace(&[
         "report",
@@ -166,6 +167,8 @@ fn targets_and_dump_name_the_regions_over_the_surfaces() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     for fact in [
+        "0: local+0x0, 0x380000 bytes, pitch 5120, C32_2X2; 1: local+0x380000, 0x390000 \
+         bytes, pitch 5120, Z32_SEPSTENCIL_REGULAR",
         "tile 0: local+0x0, 0x380000 bytes, pitch 5120, C32_2X2",
         "tile 1: local+0x380000, 0x390000 bytes, pitch 5120, Z32_SEPSTENCIL_REGULAR",
         "Z-cull region 2: local+0x384000, 1280x768, cull start 0x0",

@@ -78,6 +78,25 @@ impl BoundRegions {
         all
     }
 
+    /// The tile regions as one line, `index: memory+offset, size, pitch, compression` each
+    /// (`none bound` when there is none), as `info` prints them.
+    pub fn tiles_line(&self) -> String {
+        line(
+            self.tiles
+                .iter()
+                .map(|t| format!("{}: {}", t.index, t.region)),
+        )
+    }
+
+    /// The Z-cull regions as one line, `index: local+offset, WxH, cull start` each.
+    pub fn zculls_line(&self) -> String {
+        line(
+            self.zculls
+                .iter()
+                .map(|z| format!("{}: {}", z.index, z.region)),
+        )
+    }
+
     /// The bound tile region of index `index`.
     pub fn tile(&self, index: usize) -> Option<&Indexed<TileRegion>> {
         self.tiles.iter().find(|t| t.index == index)
@@ -113,6 +132,16 @@ impl BoundRegions {
                 && u32::from(z.region.depth_format) == surface.format.depth_format.raw
                 && u32::from(z.region.antialias) == surface.format.antialias.raw
         })
+    }
+}
+
+/// `items` joined by `; `, or `none bound`.
+fn line(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    if items.is_empty() {
+        "none bound".into()
+    } else {
+        items.join("; ")
     }
 }
 

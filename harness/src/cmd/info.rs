@@ -4,7 +4,6 @@
 use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
-use rsxtrace_capture::frame::BoundRegions;
 use rsxtrace_capture::rrc::Compression;
 use serde_json::json;
 use std::path::Path;
@@ -75,8 +74,8 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
             stats.distinct_vertex_programs, stats.distinct_fragment_programs
         ),
     );
-    row("tile regions", tile_regions(&overview.regions));
-    row("Z-cull regions", zcull_regions(&overview.regions));
+    row("tile regions", overview.regions.tiles_line());
+    row("Z-cull regions", overview.regions.zculls_line());
     row(
         "problems",
         format!(
@@ -89,27 +88,4 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Status> {
         outln!("frame problem: {problem}");
     }
     Ok(Status::Success)
-}
-
-/// The tile regions the capture binds, `index: memory+offset, size, pitch, compression` each
-/// (`none bound` when none is).
-fn tile_regions(regions: &BoundRegions) -> String {
-    if regions.tiles.is_empty() {
-        return "none bound".into();
-    }
-    let each: Vec<String> = (regions.tiles.iter())
-        .map(|t| format!("{}: {}", t.index, t.region))
-        .collect();
-    each.join("; ")
-}
-
-/// The Z-cull regions the capture binds, `index: local+offset, WxH, cull start` each.
-fn zcull_regions(regions: &BoundRegions) -> String {
-    if regions.zculls.is_empty() {
-        return "none bound".into();
-    }
-    let each: Vec<String> = (regions.zculls.iter())
-        .map(|z| format!("{}: {}", z.index, z.region))
-        .collect();
-    each.join("; ")
 }

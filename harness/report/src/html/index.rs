@@ -251,6 +251,8 @@ fn facts(report: &Report<'_>) -> Markup {
                 s.distinct_vertex_programs, s.distinct_fragment_programs
             ),
         ),
+        ("tile regions", o.regions.tiles_line()),
+        ("Z-cull regions", o.regions.zculls_line()),
         (
             "problems",
             format!(
