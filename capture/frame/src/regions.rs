@@ -1,5 +1,5 @@
 //! The tile and Z-cull regions bound through the frame ([`Regions`]): the `tile_state` each
-//! command carries (0: no change; rrc-format.md 1.5 and 3.3: set on the capture's first
+//! command carries (0: no change; rrc-format.md 1.5, 3.2, 3.3: set on the capture's first
 //! command and on every draw's END, the same id until the game changes its regions),
 //! decoded ([`rsxtrace_rrc::regions`]), and which of them holds a given surface.
 //!
