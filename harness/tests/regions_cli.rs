@@ -58,7 +58,7 @@ fn tiled_game() -> Capture {
 }
 
 #[test]
-fn targets_and_dump_name_the_regions_over_the_surfaces() {
+fn the_regions_a_game_binds_are_named_by_every_command_that_shows_surfaces() {
     let dir = tempfile::tempdir().unwrap();
     let path = scene_file(dir.path(), "tiled.rrc.gz", &tiled_game());
     let targets = json_ok(&["targets", s(&path), "--json"]);
