@@ -112,6 +112,20 @@ fn keep(name: &str, rgba: &[u8]) {
     );
 }
 
+/// Of the pixels where the RGBA8 images `a` and `b` differ: how many, and at how many of them
+/// `hardware` equals `a`, and `b`.
+fn sides(a: &[u8], b: &[u8], hardware: &[u8]) -> (usize, usize, usize) {
+    let (mut differ, mut a_right, mut b_right) = (0, 0, 0);
+    for ((x, y), h) in a.chunks(4).zip(b.chunks(4)).zip(hardware.chunks(4)) {
+        if x != y {
+            differ += 1;
+            a_right += usize::from(x == h);
+            b_right += usize::from(y == h);
+        }
+    }
+    (differ, a_right, b_right)
+}
+
 /// The agreement of `name` under both conversions; asserts the default's exact share.
 fn check(name: &str, min_exact: f64, on_device: bool) {
     let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
@@ -201,14 +215,7 @@ fn static_test2_sides_with_the_exact_reduction_against_a_rounded_product() {
     let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
     let image = |trig| bytes(&cpu_with(&p, |o| o.trig = trig), unorm8);
     let (exact, turns) = (image(TrigReduction::Exact), image(TrigReduction::Turns));
-    let (mut differ, mut exact_right, mut turns_right) = (0usize, 0usize, 0usize);
-    for ((e, t), h) in exact.chunks(4).zip(turns.chunks(4)).zip(expected.chunks(4)) {
-        if e != t {
-            differ += 1;
-            exact_right += usize::from(e == h);
-            turns_right += usize::from(t == h);
-        }
-    }
+    let (differ, exact_right, turns_right) = sides(&exact, &turns, &expected);
     println!(
         "{name}: {differ} pixels differ between the reductions; the hardware agrees with \
          Exact at {exact_right}, with Turns at {turns_right}"
@@ -294,18 +301,7 @@ fn static_test2_cannot_tell_the_dot_product_roundings_apart() {
     let moved = rounded.iter().zip(&fused).filter(|(r, f)| r != f).count();
     println!("{name}: {moved} pixels' float colours differ");
     let (rounded, fused) = (bytes(&rounded, unorm8), bytes(&fused, unorm8));
-    let (mut differ, mut rounded_right, mut fused_right) = (0usize, 0usize, 0usize);
-    for ((r, f), h) in rounded
-        .chunks(4)
-        .zip(fused.chunks(4))
-        .zip(expected.chunks(4))
-    {
-        if r != f {
-            differ += 1;
-            rounded_right += usize::from(r == h);
-            fused_right += usize::from(f == h);
-        }
-    }
+    let (differ, rounded_right, fused_right) = sides(&rounded, &fused, &expected);
     println!(
         "{name}: {differ} pixels differ between the dot product roundings; the hardware agrees \
          with the rounded sums at {rounded_right}, with the fused chain at {fused_right}"
