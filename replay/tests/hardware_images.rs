@@ -112,6 +112,15 @@ fn keep(name: &str, rgba: &[u8]) {
     );
 }
 
+/// Program `name` and its hardware image (RGBA8), when the corpus is here.
+fn with_hardware_image(name: &str) -> Option<(LoadedProgram, Vec<u8>)> {
+    let dir = rsxtrace_testkit::workspace!()
+        .corpus()?
+        .path("ps3autotests");
+    let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
+    Some((load(&dir, name), expected))
+}
+
 /// Of the pixels where the RGBA8 images `a` and `b` differ: how many, and at how many of them
 /// `hardware` equals `a`, and `b`.
 fn sides(a: &[u8], b: &[u8], hardware: &[u8]) -> (usize, usize, usize) {
@@ -206,13 +215,10 @@ fn static_test5_matches_the_hardware_image() {
 /// product kept whole, 20 pixels move, 10 right each way).
 #[test]
 fn static_test2_sides_with_the_exact_reduction_against_a_rounded_product() {
-    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
+    let name = "rsx_fp_static_test2";
+    let Some((p, expected)) = with_hardware_image(name) else {
         return;
     };
-    let dir = dir.path("ps3autotests");
-    let name = "rsx_fp_static_test2";
-    let p = load(&dir, name);
-    let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
     let image = |trig| bytes(&cpu_with(&p, |o| o.trig = trig), unorm8);
     let (exact, turns) = (image(TrigReduction::Exact), image(TrigReduction::Turns));
     let (differ, exact_right, turns_right) = sides(&exact, &turns, &expected);
@@ -289,13 +295,10 @@ fn static_test4_on_the_device_agrees_with_the_interpreter() {
 /// feed a hash that scales them by 17143).
 #[test]
 fn static_test2_cannot_tell_the_dot_product_roundings_apart() {
-    let Some(dir) = rsxtrace_testkit::workspace!().corpus() else {
+    let name = "rsx_fp_static_test2";
+    let Some((p, expected)) = with_hardware_image(name) else {
         return;
     };
-    let dir = dir.path("ps3autotests");
-    let name = "rsx_fp_static_test2";
-    let p = load(&dir, name);
-    let expected = read_png(&dir.join(format!("{name}.expected.png"))).rgba;
     let floats = |fused| cpu_with(&p, |o| o.fused_dot = fused);
     let (rounded, fused) = (floats(false), floats(true));
     let moved = rounded.iter().zip(&fused).filter(|(r, f)| r != f).count();
