@@ -462,7 +462,7 @@ impl Psl1ghtVertexProgram {
                 libreality_tables(&r, (attr_off, num_attr), (const_off, num_const), &f)?
             }
             VpLayout::Reality => (
-                short_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                attributes(&r, attr_off, num_attr, f.num_attr, false)?,
                 rsx_constants(
                     &r,
                     const_off,
@@ -472,7 +472,7 @@ impl Psl1ghtVertexProgram {
                 )?,
             ),
             _ => (
-                rsx_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                attributes(&r, attr_off, num_attr, f.num_attr, true)?,
                 rsx_constants(
                     &r,
                     const_off,
@@ -528,7 +528,7 @@ fn libreality_tables(
     (const_off, num_const): (u64, u16),
     f: &Fields,
 ) -> Result<(Vec<Psl1ghtAttribute>, Vec<Psl1ghtConstant>), ContainerError> {
-    let attributes = short_attributes(r, attr_off, num_attr, f.num_attr)?;
+    let attributes = attributes(r, attr_off, num_attr, f.num_attr, false)?;
     r.check_array(
         const_off,
         num_const.into(),
@@ -553,29 +553,40 @@ fn libreality_tables(
     Ok((attributes, constants))
 }
 
-/// Attribute records of 8 bytes (`name_off u32, index u32`: libreality, early-2011
-/// `realityProgramAttrib`).
-fn short_attributes(
+/// Attribute records: `name_off u32, index u32` (8 bytes: libreality, early-2011
+/// `realityProgramAttrib`), or with a type byte after them (`typed`, 12 bytes:
+/// `rsxProgramAttrib`).
+fn attributes(
     r: &Reader<'_>,
     off: u64,
     count: u16,
     count_field_at: u64,
+    typed: bool,
 ) -> Result<Vec<Psl1ghtAttribute>, ContainerError> {
+    let record = if typed {
+        RSX_ATTRIBUTE
+    } else {
+        SHORT_ATTRIBUTE
+    };
     r.check_array(
         off,
         count.into(),
-        SHORT_ATTRIBUTE,
+        record,
         r.len(),
         count_field_at,
         "num_attrib",
     )?;
     let mut out = Vec::with_capacity(count.into());
     for i in 0..u64::from(count) {
-        let at = off + i * SHORT_ATTRIBUTE;
+        let at = off + i * record;
         out.push(Psl1ghtAttribute {
             name: name_at(r, at, "attribute name_off")?,
             index: r.u32(at + 4, "attribute index")?,
-            ty: None,
+            ty: if typed {
+                Some(r.u8(at + 8, "attribute type")?)
+            } else {
+                None
+            },
         });
     }
     Ok(out)
@@ -591,32 +602,6 @@ enum ConstantIndex {
     /// A fragment program's inline-constant slot itself (ucode byte offset; early 2011): one
     /// that is not a slot after the first (a negative offset) marks the constant unused.
     Slot(u32),
-}
-
-fn rsx_attributes(
-    r: &Reader<'_>,
-    off: u64,
-    count: u16,
-    count_field_at: u64,
-) -> Result<Vec<Psl1ghtAttribute>, ContainerError> {
-    r.check_array(
-        off,
-        count.into(),
-        RSX_ATTRIBUTE,
-        r.len(),
-        count_field_at,
-        "num_attrib",
-    )?;
-    let mut out = Vec::with_capacity(count.into());
-    for i in 0..u64::from(count) {
-        let at = off + i * RSX_ATTRIBUTE;
-        out.push(Psl1ghtAttribute {
-            name: name_at(r, at, "attribute name_off")?,
-            index: r.u32(at + 4, "attribute index")?,
-            ty: Some(r.u8(at + 8, "attribute type")?),
-        });
-    }
-    Ok(out)
 }
 
 /// Reads `rsxProgramConst` records, `index` read as `kind` says (a table's entries are
@@ -720,11 +705,11 @@ impl Psl1ghtFragmentProgram {
         let ucode_size = u32::from(instruction_count) * SLOT_SIZE;
         let (attributes, kind) = match layout {
             FpLayout::Reality => (
-                short_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                attributes(&r, attr_off, num_attr, f.num_attr, false)?,
                 ConstantIndex::Slot(ucode_size),
             ),
             _ => (
-                rsx_attributes(&r, attr_off, num_attr, f.num_attr)?,
+                attributes(&r, attr_off, num_attr, f.num_attr, true)?,
                 ConstantIndex::Table(ucode_size),
             ),
         };
