@@ -74,15 +74,22 @@ fn draw(b: &mut B, first: u32) {
     attach_game_fp(b);
 }
 
-/// Four draws with the game's vertex program (2 slots at slot 4) and fragment program; the
-/// game writes `SET_SHADER_PROGRAM` again between draws 1 and 2.
-fn four_draws() -> B {
+/// The game's vertex program (2 slots at slot 4, reading attribute 0) loaded and started,
+/// and its fragment program set.
+fn game_programs() -> B {
     let mut b = B::new();
     b.put(PROGRAM_LOAD, &[4]);
     b.put(TRANSFORM_PROGRAM, &vertex_program(2, 0xA));
     b.put(PROGRAM_START, &[4]);
     b.put(INPUT_MASK, &[0x1]);
     b.put(SHADER_PROGRAM, &[GAME_FP | 1]);
+    b
+}
+
+/// Four draws with the game's vertex program (2 slots at slot 4) and fragment program; the
+/// game writes `SET_SHADER_PROGRAM` again between draws 1 and 2.
+fn four_draws() -> B {
+    let mut b = game_programs();
     b.put(SHADER_CONTROL, &[0x0200_0040]);
     draw(&mut b, 0);
     draw(&mut b, 3);
@@ -372,12 +379,7 @@ fn bits(v: [f32; 4]) -> [u32; 4] {
 #[test]
 fn a_vertex_programs_constants_are_uploaded_and_put_back() {
     let game = bits([0.25, 0.5, 0.75, 1.0]);
-    let mut b = B::new();
-    b.put(PROGRAM_LOAD, &[4]);
-    b.put(TRANSFORM_PROGRAM, &vertex_program(2, 0xA));
-    b.put(PROGRAM_START, &[4]);
-    b.put(INPUT_MASK, &[0x1]);
-    b.put(SHADER_PROGRAM, &[GAME_FP | 1]);
+    let mut b = game_programs();
     b.put(CONSTANT_LOAD, &[7]);
     b.put(TRANSFORM_CONSTANT, &game);
     draw(&mut b, 0);
@@ -470,12 +472,7 @@ fn a_fragment_programs_texcoord_controls_are_set_and_put_back() {
 #[test]
 fn a_games_texcoord_control_write_ends_only_the_runs_that_set_them() {
     const TEX_COORD_CONTROL_2: u32 = 0x0B40 + 2 * 4;
-    let mut b = B::new();
-    b.put(PROGRAM_LOAD, &[4]);
-    b.put(TRANSFORM_PROGRAM, &vertex_program(2, 0xA));
-    b.put(PROGRAM_START, &[4]);
-    b.put(INPUT_MASK, &[0x1]);
-    b.put(SHADER_PROGRAM, &[GAME_FP | 1]);
+    let mut b = game_programs();
     draw(&mut b, 0);
     b.put(TEX_COORD_CONTROL_2, &[0]);
     draw(&mut b, 3);
