@@ -256,29 +256,16 @@ fn edit_uploads_a_psl1ght_vertex_programs_literals() {
     let vp = dir.path().join("v.vpo");
     std::fs::write(&vp, vertex_2020()).unwrap();
     let out = dir.path().join("edited.rrc.gz");
-    let o = rsxtrace(&[
-        "edit",
-        &crate::cli_support::sample(),
-        "--vertex",
-        &format!("all={}", s(&vp)),
-        "--out",
-        s(&out),
-    ]);
+    let (sample, vertex) = (crate::cli_support::sample(), format!("all={}", s(&vp)));
+    let args = ["edit", &sample, "--vertex", &vertex, "--out", s(&out)];
+    let o = rsxtrace(&args);
     let text = text_of(&o.stdout);
     assert!(o.status.success(), "{}", text_of(&o.stderr));
     assert!(
         text.contains("with the 1 constant its container's loader uploads (c[5])"),
         "{text}"
     );
-    let json = json_ok(&[
-        "edit",
-        &crate::cli_support::sample(),
-        "--vertex",
-        &format!("all={}", s(&vp)),
-        "--out",
-        s(&out),
-        "--json",
-    ]);
+    let json = json_ok(&[&args[..], &["--json"]].concat());
     assert_eq!(
         json["replacements"][0]["vertex_constants"],
         serde_json::json!([5])
