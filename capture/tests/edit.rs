@@ -9,7 +9,7 @@ use rsxtrace_capture::edit::{
     replace_programs, EditError, FragmentSwap, NewProgram, Replacement, VertexSwap,
 };
 use rsxtrace_capture::frame::{reg, Frame};
-use rsxtrace_capture::rrc::{Entry, Location, MemoryBlock};
+use rsxtrace_capture::rrc::{Capture, Entry, Location, MemoryBlock};
 
 use crate::stream_support;
 use stream_support::B;
@@ -457,12 +457,7 @@ fn a_fragment_programs_texcoord_controls_are_set_and_put_back() {
         }],
     )
     .unwrap();
-    let after = Frame::from_capture(&edited).unwrap();
-    let two_d: Vec<u16> = after
-        .draws
-        .iter()
-        .map(|d| d.raster.shading.texcoord_2d)
-        .collect();
+    let two_d = texcoord_2d(&edited);
     assert_eq!(two_d, [0, (1 << 2) | (1 << 9), 0, 0]);
 }
 
@@ -491,13 +486,18 @@ fn a_games_texcoord_control_write_ends_only_the_runs_that_set_them() {
     };
     let (edited, report) = edit(vec![(2, 1)]);
     assert_eq!(report.replacements[0].runs, 2);
-    let after = Frame::from_capture(&edited).unwrap();
-    let two_d: Vec<u16> = after
-        .draws
-        .iter()
-        .map(|d| d.raster.shading.texcoord_2d)
-        .collect();
+    let two_d = texcoord_2d(&edited);
     assert_eq!(two_d, [1 << 2, 1 << 2]);
     let (_, report) = edit(Vec::new());
     assert_eq!(report.replacements[0].runs, 1);
+}
+
+/// Each draw's `SET_TEX_COORD_CONTROL` two-dimensional mask in `capture`.
+fn texcoord_2d(capture: &Capture) -> Vec<u16> {
+    let frame = Frame::from_capture(capture).unwrap();
+    frame
+        .draws
+        .iter()
+        .map(|d| d.raster.shading.texcoord_2d)
+        .collect()
 }

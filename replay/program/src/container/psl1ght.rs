@@ -461,18 +461,15 @@ impl Psl1ghtVertexProgram {
             VpLayout::Libreality => {
                 libreality_tables(&r, (attr_off, num_attr), (const_off, num_const), &f)?
             }
-            VpLayout::Reality => (
-                attributes(&r, attr_off, num_attr, f.num_attr, false)?,
-                rsx_constants(
-                    &r,
-                    const_off,
-                    num_const,
-                    f.num_const,
-                    ConstantIndex::Register,
-                )?,
-            ),
+            // Early 2011 has 8-byte attribute records, the later layouts 12-byte ones.
             _ => (
-                attributes(&r, attr_off, num_attr, f.num_attr, true)?,
+                attributes(
+                    &r,
+                    attr_off,
+                    num_attr,
+                    f.num_attr,
+                    layout != VpLayout::Reality,
+                )?,
                 rsx_constants(
                     &r,
                     const_off,
