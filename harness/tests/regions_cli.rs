@@ -222,6 +222,70 @@ fn an_unknown_tile_state_is_a_frame_problem_that_stops_nothing() {
     assert_eq!(targets[0]["tile"]["index"], 0);
 }
 
+/// A tile region over local 0x1040000..0x1050000, where the game sample keeps two of its
+/// textures (an A8R8G8B8 one from 0x1041f80, first used by draw 68, and a DXT5 one ending
+/// at 0x1041f00, first used by draw 212), bound
+/// at every command beside the colour and depth buffers' regions.
+fn textures_tiled() -> Capture {
+    let mut capture = tiled_game();
+    for entry in &mut capture.tiles {
+        entry.value.tiles[2] = TileRegion {
+            location: Location::Local,
+            offset: 0x104_0000,
+            size: 0x1_0000,
+            pitch: 1024,
+            compression: 0,
+            base_tag: 0,
+            bank: 0,
+        }
+        .pack();
+    }
+    capture
+}
+
+#[test]
+fn captured_bytes_read_in_a_tile_region_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = scene_file(dir.path(), "textures.rrc.gz", &textures_tiled());
+    // The dump names the region of the two textures it reads there, and no other.
+    let out = dir.path().join("dump");
+    std::fs::create_dir(&out).unwrap();
+    let index = json_ok(&["textures", s(&path), "--dump", s(&out), "--json"]);
+    let tiled: Vec<(u64, u64)> = (index["textures"].as_array().unwrap().iter())
+        .filter(|t| !t["tile_region"].is_null())
+        .map(|t| {
+            (
+                t["offset"].as_u64().unwrap(),
+                t["tile_region"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(tiled, [(0x104_1f80, 2), (0x103_df00, 2)]);
+    let text = rsxtrace(&["textures", s(&path), "--dump", s(&out)]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    let warned = text
+        .lines()
+        .filter(|l| l.contains("lies in tile region 2"))
+        .count();
+    assert_eq!(warned, 2, "{text}");
+    // The render warns once per texture unit reading there, naming the region; the colour
+    // buffer's region (0) is cleared before it is drawn into, so it is not named.
+    let png = dir.path().join("frame.png");
+    let replay = json_ok(&["replay", s(&path), "--cpu", "--out", s(&png), "--json"]);
+    let warnings: Vec<&str> = (replay["warnings"].as_array().unwrap().iter())
+        .filter_map(|w| w["message"].as_str())
+        .filter(|m| m.contains("tile region"))
+        .collect();
+    assert!(!warnings.is_empty());
+    for w in &warnings {
+        assert!(w.starts_with("texture unit "), "{w}");
+        assert!(
+            w.contains("tile region 2 (local+0x1040000, 0x10000 bytes"),
+            "{w}"
+        );
+    }
+}
+
 /// Every file under `dir`.
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();

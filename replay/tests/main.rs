@@ -40,6 +40,7 @@ mod render_narrow_pitch;
 mod render_shading;
 mod render_srgb;
 mod render_texture_units;
+mod render_tile_regions;
 mod render_tiles;
 mod render_transfer;
 mod render_window_offset;

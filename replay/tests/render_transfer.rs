@@ -21,16 +21,16 @@ use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
-const W: u16 = 8;
-const H: u16 = 8;
-const COLOR: u32 = 0x0010_0000;
+pub(crate) const W: u16 = 8;
+pub(crate) const H: u16 = 8;
+pub(crate) const COLOR: u32 = 0x0010_0000;
 const ZETA: u32 = 0x0020_0000;
 /// The rendered source surface (8×8 A8R8G8B8, pitch 32).
-const SOURCE: u32 = 0x0030_0000;
+pub(crate) const SOURCE: u32 = 0x0030_0000;
 /// The pattern texture draw 0 copies into SOURCE.
-const PATTERN: u32 = 0x0038_0000;
+pub(crate) const PATTERN: u32 = 0x0038_0000;
 /// Transfer destinations.
-const DEST: u32 = 0x0040_0000;
+pub(crate) const DEST: u32 = 0x0040_0000;
 
 /// `MOV o[COL0], v[3]; MOV o[TEX0], v[8]; MOV o[HPOS], v[0]`.
 fn target(offset: u32, pitch: u32) -> SurfaceTarget {
@@ -42,7 +42,7 @@ fn target(offset: u32, pitch: u32) -> SurfaceTarget {
 }
 
 /// An 8×8 A8R8G8B8 surface at `offset` (pitch 32), no depth test.
-fn surface(offset: u32) -> SurfaceDesc {
+pub(crate) fn surface(offset: u32) -> SurfaceDesc {
     SurfaceDesc {
         color_format: 8,
         depth_format: 2,
@@ -82,7 +82,7 @@ fn texel(p: &[u8], x: usize, y: usize) -> [u8; 4] {
 
 /// A full-surface quad with texture coordinates = pixel position / 8 (each pixel centre reads
 /// the texel under it), vertex data at `at` in main memory.
-fn quad(b: &mut CaptureBuilder, at: u32) {
+pub(crate) fn quad(b: &mut CaptureBuilder, at: u32) {
     let vertices = corners([0.0, 0.0, 8.0, 8.0])
         .map(|(x, y)| [[x, y, 0.5, 1.0], [1.0; 4], [x / 8.0, y / 8.0, 0.0, 1.0]]);
     draw_vertices(b, at, 8, &vertices);
@@ -92,7 +92,7 @@ fn quad(b: &mut CaptureBuilder, at: u32) {
 /// (`linear` sets the LN flag), with zero bytes placed there (the capture attaches them; the
 /// render reads what the frame rendered or copied on top).
 #[allow(clippy::too_many_arguments)]
-fn bind(
+pub(crate) fn bind(
     b: &mut CaptureBuilder,
     offset: u32,
     format: u8,
@@ -120,7 +120,7 @@ fn bind(
 
 /// Draw 0 renders the pattern into SOURCE (a nearest read of the pattern texture at every
 /// pixel centre), then `transfer` runs, then draw 1 renders COLOR sampling `sample`.
-fn scene(
+pub(crate) fn scene(
     name: &str,
     transfer: impl FnOnce(&mut CaptureBuilder),
     sample: impl FnOnce(&mut CaptureBuilder),
@@ -134,7 +134,7 @@ fn scene(
 }
 
 /// A capture whose draw 0 renders the pattern into SOURCE.
-fn source_pass(name: &str) -> CaptureBuilder {
+pub(crate) fn source_pass(name: &str) -> CaptureBuilder {
     let mut b = CaptureBuilder::new(name);
     b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, W, H);
@@ -159,7 +159,7 @@ fn source_pass(name: &str) -> CaptureBuilder {
     b
 }
 
-fn cpu(capture: &Capture) -> RenderedFrame {
+pub(crate) fn cpu(capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame);
     let out = cpu_render_tiled(&frame, &events, &RenderOptions::default()).expect("CPU render");
@@ -167,7 +167,7 @@ fn cpu(capture: &Capture) -> RenderedFrame {
     out
 }
 
-fn gpu(gpu: &rsxtrace_gpu::Gpu, capture: &Capture) -> RenderedFrame {
+pub(crate) fn gpu(gpu: &rsxtrace_gpu::Gpu, capture: &Capture) -> RenderedFrame {
     let frame = Frame::from_capture(capture).expect("frame");
     let events = FrameEvents::from_capture(capture, &frame);
     let out =
@@ -184,7 +184,7 @@ fn rgba(argb: [u8; 4]) -> [u8; 4] {
 
 /// A scaled image from SOURCE (8×8, pitch 32, A8R8G8B8, corner origin, point 0) with steps
 /// `ratio` (11.20) into the last transfer surface, output `out`.
-fn scaled(ratio: u32, interpolator: u8, out: (u16, u16, u16, u16)) -> ScaledImageDesc {
+pub(crate) fn scaled(ratio: u32, interpolator: u8, out: (u16, u16, u16, u16)) -> ScaledImageDesc {
     ScaledImageDesc {
         src: (Location::Local, SOURCE),
         conversion: 1,

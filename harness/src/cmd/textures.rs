@@ -122,6 +122,15 @@ fn dump(args: &TexturesArgs, dir: &Path, frame: &Frame) -> anyhow::Result<Status
         ]);
     }
     out!("{}", t.render());
+    for tex in &index.textures {
+        if let Some(region) = tex.tile_region {
+            outln!(
+                "warning: texture {} lies in tile region {region}: RPCS3 keeps that memory in \
+                 the tiled order and the dump reads it linearly, so its image may be scrambled",
+                tex.name
+            );
+        }
+    }
     for s in &index.skipped {
         match (s.stage, s.unit) {
             (Some(stage), Some(unit)) => outln!(

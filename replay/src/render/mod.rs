@@ -16,6 +16,8 @@
 //! - [`target`]: any colour or depth target as an image (`replay --target`, the report).
 //! - [`overdraw`]: the fragments the draws rasterize per pixel of a target (`overdraw`), and
 //!   those that pass (counted by the CPU render).
+//! - [`tile_regions`]: captured bytes a render reads inside a bound tile region (stored
+//!   tiled by RPCS3, read linearly here), warned about by both renderers.
 //! - [`band`]: one band of rows of the output image ([`RenderOptions::band`]), for a frame
 //!   split across machines, and the merge of the bands.
 
@@ -36,6 +38,7 @@ pub mod state;
 pub mod statistics;
 pub mod surface;
 pub mod target;
+pub mod tile_regions;
 pub mod transfer;
 
 pub use observe::{Both, DrawObserver, NoObserver};

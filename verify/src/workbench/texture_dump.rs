@@ -14,6 +14,9 @@
 //! - **Decoding**: the format's own channels, through the default remap (`0xAAE4`, which the
 //!   model rewrites for the 16-bit and float formats, as the hardware does); the unit's own
 //!   remap, sign, gamma and bias rules are per use, recorded in the index, not applied.
+//! - **Tiled memory**: a texture whose bytes lie in a tile region bound at its first use
+//!   names it (`tile_region`): RPCS3 stores such memory in the tiled order and the dump reads
+//!   it linearly, so its image may be scrambled.
 //! - **Files**: `<name>.png` for level 0; `-px`, `-nx`, `-py`, `-ny`, `-pz`, `-nz` for the
 //!   faces of a cube map; `-z<k>` for slice k of a 3D texture; `-mip<n>` for level n > 0 (only
 //!   with [`DumpOptions::mips`]). RGBA PNG, 8 bits per channel, or 16 for formats wider than 8
@@ -30,7 +33,7 @@
 //!     {"name": "9c1e...", "hash": "9c1e...", "format": "a8r8g8b8", "format_code": 133,
 //!      "dimension": "2d", "width": 4, "height": 4, "depth": 1, "layers": 1, "levels": 1,
 //!      "layout": "linear", "location": "local", "offset": 4194304, "bytes": 64,
-//!      "bit_depth": 8, "clamped": false,
+//!      "tile_region": null, "bit_depth": 8, "clamped": false,
 //!      "files": [{"file": "9c1e....png", "layer": 0, "slice": 0, "level": 0,
 //!                 "width": 4, "height": 4}],
 //!      "dds": null,
@@ -145,6 +148,10 @@ pub struct DumpedTexture {
     pub offset: u32,
     /// Stored bytes hashed.
     pub bytes: u64,
+    /// The tile region (its index) bound over these bytes at the first use, if any: RPCS3
+    /// keeps a tiled region's memory in the tiled order, so the image may be scrambled
+    /// (`rsxtrace_replay::render::tile_regions`).
+    pub tile_region: Option<usize>,
     /// PNG bits per channel: 8 or 16.
     pub bit_depth: u8,
     /// Some decoded value was outside 0..1 (or not a number) and was clamped in the PNG.
@@ -325,6 +332,7 @@ pub fn dump_textures(
                 }
             };
             let mut dumped = describe(&name, &stored, texture, identity.hash);
+            dumped.tile_region = tile_region(frame, draw, &dumped);
             write_images(&decoded, &mut dumped, options.mips, dir)?;
             if stored.format.is_dxt() {
                 dumped.dds = Some(write_dds(&stored, &name, dir)?);
@@ -342,6 +350,17 @@ pub fn dump_textures(
     text.push('\n');
     std::fs::write(&path, text).map_err(|source| DumpError::Write { path, source })?;
     Ok(index)
+}
+
+/// The tile region bound at `draw` over the texture's bytes.
+fn tile_region(frame: &Frame, draw: &Draw, t: &DumpedTexture) -> Option<usize> {
+    let end = u64::from(t.offset) + t.bytes;
+    let bound = frame.regions.at(draw.end_command)?;
+    let tile = bound.tiles.iter().find(|tile| {
+        let r = &tile.region;
+        r.location == t.location && u64::from(r.offset) < end && r.end() > u64::from(t.offset)
+    })?;
+    Some(tile.index)
 }
 
 fn identity(stored: &StoredTexture<'_>, texture: &Texture) -> Identity {
@@ -425,6 +444,7 @@ fn describe(name: &str, stored: &StoredTexture<'_>, texture: &Texture, hash: u64
         location: stored.location,
         offset: stored.offset,
         bytes: stored.bytes().map(|b| b.len() as u64).sum(),
+        tile_region: None,
         bit_depth: if wide(stored.format) { 16 } else { 8 },
         clamped: false,
         files: Vec::new(),

@@ -43,6 +43,7 @@ use super::msaa::{alpha_to_coverage_note, msaa_note, sample_passes};
 use super::observe::{DrawObserver, NoObserver};
 use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
+use super::tile_regions;
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
     DrawShading, DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning,
@@ -253,6 +254,9 @@ pub(crate) fn render_frame_watched(
         b.mask(&mut image);
     }
     timings.readback += t.elapsed().as_secs_f64();
+    warnings.extend(tile_regions::warnings(&tile_regions::tiled_reads(
+        frame, events, range,
+    )));
     if !between.is_empty() || rendered > 0 {
         let stale = surfaces.take_stale_reads();
         if stale > 0 {

@@ -257,6 +257,9 @@ pub fn render_frame_observed(
     } else {
         Vec::new()
     };
+    (r.warnings).extend(super::tile_regions::warnings(
+        &super::tile_regions::tiled_reads(frame, events, range.clone()),
+    ));
     let stale = r.surfaces.take_stale_reads();
     if stale > 0 {
         r.warnings.push(RenderWarning {
