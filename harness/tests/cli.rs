@@ -259,6 +259,18 @@ fn disasm_and_flow_of_corpus_programs() {
         .unwrap()
         .iter()
         .any(|i| i["opcode"] == "FENCT"));
+    // The same container swapped to little-endian, as RPCS3 also accepts it: the same program.
+    let swapped = tempfile::tempdir().unwrap();
+    let le = swapped.path().join("test2_le.fpo");
+    std::fs::write(
+        &le,
+        rsxtrace_testkit::cg_little_endian::cg_little_endian(&std::fs::read(&fp).unwrap()),
+    )
+    .unwrap();
+    let lej = json(&["disasm", le.to_str().unwrap(), "--json"]);
+    assert_eq!(lej["instructions"], fpj["instructions"]);
+    assert!(fpj["container"]["parameters"].is_array());
+    assert_eq!(lej["container"], fpj["container"]);
     let tex = corpus.join("ps3autotests/texture_formats.fpo");
     let flow = json(&["flow", tex.to_str().unwrap(), "--json"]);
     assert_eq!(flow["outputs"][0]["register"], "R0");

@@ -5,6 +5,7 @@
 mod source_support;
 
 mod container_corpus;
+mod container_little_endian;
 mod container_malformed;
 mod container_psl1ght_2011;
 mod container_psl1ght_2020;

@@ -13,6 +13,7 @@
 //!
 //! It depends on no rsxtrace crate, so any crate can take it as a dev-dependency.
 
+pub mod cg_little_endian;
 pub mod ci;
 pub mod corpus;
 pub mod device;

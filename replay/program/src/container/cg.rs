@@ -14,12 +14,22 @@
 //!
 //! Offsets are from the start of the program; every one is checked against `totalSize` and the
 //! real buffer length.
+//!
+//! **Byte order.** `sce-cgc` writes big-endian containers, and the profile word tells the order
+//! ("BE/LE as well", RPCS3 `CgBinaryProgram.h`). RPCS3 also accepts one already swapped to
+//! little-endian (`CgBinaryDisasm::BuildShaderBody`): the header, the parameter records and
+//! the stage descriptor's fields read little-endian, and so does every 32-bit word from the
+//! microcode to the end of the file (`ConvertToLE` swaps exactly those). A little-endian
+//! container parses to the same [`CgProgram`] as its big-endian form: the microcode is given
+//! in the big-endian layout (each word's bytes reversed back). Embedded-constant tables and
+//! default values stay big-endian, as `ConvertToLE` leaves them (`CgBinaryEmbeddedConstant`
+//! is `be_t`, and RPCS3 reads the tables' offsets big-endian, `GetCgParamValue`).
 
 use serde::Serialize;
 
 use super::cg_enums::{CgDirection, CgResource, CgType, CgVariability};
 use super::error::{ContainerError, ContainerErrorKind};
-use super::reader::Reader;
+use super::reader::{ByteOrder, Reader};
 use super::Stage;
 
 /// `CG_PROFILE_SCE_VP_RSX` (RPCS3 CgBinaryProgram.h / corpus `.vpo` files).
@@ -190,6 +200,8 @@ impl CgProgram {
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
         let r = Reader::new(bytes);
         r.bytes(0, HEADER_SIZE, "CgBinaryProgram header")?;
+        let order = byte_order(bytes).unwrap_or(ByteOrder::Big);
+        let r = r.in_order(order);
         let profile = r.u32(0, "profile")?;
         let revision = r.u32(4, "binaryFormatRevision")?;
         let total_size = r.u32(8, "totalSize")?;
@@ -281,7 +293,7 @@ impl CgProgram {
                 },
             ));
         }
-        let ucode = r
+        let mut ucode = r
             .range(
                 u64::from(ucode_offset),
                 u64::from(ucode_size),
@@ -290,6 +302,11 @@ impl CgProgram {
                 "ucode",
             )?
             .to_vec();
+        if order == ByteOrder::Little {
+            for word in ucode.chunks_exact_mut(4) {
+                word.reverse();
+            }
+        }
 
         // Parameters: check the whole array fits before allocating for it.
         let array = u64::from(parameter_array);
@@ -351,6 +368,8 @@ fn parse_parameter(
     let is_referenced = r.u32(at + 40, "parameter isReferenced")? != 0;
     let is_shared = r.u32(at + 44, "parameter isShared")? != 0;
 
+    // Default values and embedded-constant tables are big-endian in either byte order.
+    let data = r.in_order(ByteOrder::Big);
     let default_value = match (default_offset, ty.components()) {
         (0, _) | (_, None) => None,
         (off, Some(n)) => {
@@ -365,7 +384,7 @@ fn parse_parameter(
             )?;
             let mut v = Vec::with_capacity(n as usize);
             for k in 0..u64::from(n) {
-                v.push(r.f32(off + 4 * k, "default value")?);
+                v.push(data.f32(off + 4 * k, "default value")?);
             }
             Some(v)
         }
@@ -374,18 +393,7 @@ fn parse_parameter(
     let embedded_constants = if embedded_offset == 0 {
         Vec::new()
     } else {
-        let e = u64::from(embedded_offset);
-        r.range(e, 4, total, at + 24, "parameter embeddedConst")?;
-        let count = r.u32(e, "ucodeCount")?;
-        r.check_array(e + 4, u64::from(count), 4, total, e, "ucodeCount")?;
-        let mut offsets = Vec::with_capacity(count as usize);
-        for k in 0..u64::from(count) {
-            let field_at = e + 4 + 4 * k;
-            let off = r.u32(field_at, "ucodeOffset")?;
-            check_constant_slot(off, ucode_size, field_at, "ucodeOffset")?;
-            offsets.push(off);
-        }
-        offsets
+        embedded_table(&data, u64::from(embedded_offset), at, total, ucode_size)?
     };
 
     Ok(CgParameter {
@@ -403,6 +411,41 @@ fn parse_parameter(
         is_referenced,
         is_shared,
     })
+}
+
+/// The embedded-constant table at `e` (of the parameter record at `at`): its slot offsets.
+fn embedded_table(
+    r: &Reader<'_>,
+    e: u64,
+    at: u64,
+    total: u64,
+    ucode_size: u32,
+) -> Result<Vec<u32>, ContainerError> {
+    r.range(e, 4, total, at + 24, "parameter embeddedConst")?;
+    let count = r.u32(e, "ucodeCount")?;
+    r.check_array(e + 4, u64::from(count), 4, total, e, "ucodeCount")?;
+    let mut offsets = Vec::with_capacity(count as usize);
+    for k in 0..u64::from(count) {
+        let field_at = e + 4 + 4 * k;
+        let off = r.u32(field_at, "ucodeOffset")?;
+        check_constant_slot(off, ucode_size, field_at, "ucodeOffset")?;
+        offsets.push(off);
+    }
+    Ok(offsets)
+}
+
+/// The byte order of a `CgBinaryProgram`: the order its first word reads as a Cg profile
+/// (7003 or 7004) in; `None` when it is neither (not a Cg container).
+pub(crate) fn byte_order(bytes: &[u8]) -> Option<ByteOrder> {
+    let word: [u8; 4] = bytes.get(..4)?.try_into().ok()?;
+    let is_profile = |v: u32| v == PROFILE_VERTEX || v == PROFILE_FRAGMENT;
+    if is_profile(u32::from_be_bytes(word)) {
+        Some(ByteOrder::Big)
+    } else if is_profile(u32::from_le_bytes(word)) {
+        Some(ByteOrder::Little)
+    } else {
+        None
+    }
 }
 
 /// An inline-constant slot offset must be slot-aligned and lie inside the microcode.

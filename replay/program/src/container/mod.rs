@@ -158,13 +158,11 @@ fn constant_ref(c: &Psl1ghtConstant) -> ParameterRef<'_> {
 
 impl Container {
     /// Parses a container, detecting the format by content: a Cg profile (7003/7004) in the
-    /// first big-endian word, or a PSL1GHT `"VP"`/`"FP"` magic in the first two bytes.
+    /// first word, big-endian or little-endian ([`cg`]'s byte order), or a PSL1GHT
+    /// `"VP"`/`"FP"` magic in the first two bytes.
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
-        if let Some(&[a, b, c, d]) = bytes.get(..4) {
-            let word = u32::from_be_bytes([a, b, c, d]);
-            if word == PROFILE_VERTEX || word == PROFILE_FRAGMENT {
-                return CgProgram::parse(bytes).map(Self::Cg);
-            }
+        if cg::byte_order(bytes).is_some() {
+            return CgProgram::parse(bytes).map(Self::Cg);
         }
         if let Some(&[a, b]) = bytes.get(..2) {
             match u16::from_be_bytes([a, b]) {

@@ -9,13 +9,19 @@
 //! offsets (same count each), and the microcode keeps its size or ends the file (`sce-cgc`
 //! puts it last: every corpus container).
 
-use super::cg::{CgProgram, CgStageInfo};
+use super::cg::{byte_order, CgProgram, CgStageInfo};
+use super::reader::ByteOrder;
 
 /// `program` (the parse of `original` with other microcode, stage descriptor or
 /// embedded-constant offsets, as [`super::with_microcode`] makes it) written over
 /// `original`'s bytes; `None` when it cannot be done in place (another parameter table,
-/// microcode of another size that does not end the file, or structures that overlap it).
+/// microcode of another size that does not end the file, structures that overlap it, or a
+/// little-endian original).
 pub fn write_over(original: &[u8], program: &CgProgram) -> Option<Vec<u8>> {
+    // A little-endian original (see `cg`) is laid out anew, big-endian, as `sce-cgc` writes.
+    if byte_order(original) != Some(ByteOrder::Big) {
+        return None;
+    }
     let old = CgProgram::parse(original).ok()?;
     let same_parameters = old.parameters.len() == program.parameters.len()
         && old

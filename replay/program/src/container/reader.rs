@@ -1,17 +1,39 @@
-//! Bounds-checked big-endian reads over an untrusted container buffer. Every read either
-//! succeeds or returns a [`ContainerError`] naming the offset and field; nothing here panics.
+//! Bounds-checked reads over an untrusted container buffer, big-endian unless the container
+//! says otherwise. Every read either succeeds or returns a [`ContainerError`] naming the
+//! offset and field; nothing here panics.
 
 use super::error::{ContainerError, ContainerErrorKind};
+
+/// The byte order of a container's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ByteOrder {
+    /// As the PS3 and `sce-cgc` write them.
+    Big,
+    /// A `CgBinaryProgram` already swapped to the host's order ([`super::cg`]).
+    Little,
+}
 
 /// A read-only view of a container buffer with checked accessors.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
+    order: ByteOrder,
 }
 
 impl<'a> Reader<'a> {
+    /// Big-endian reads.
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes }
+        Self::with_order(bytes, ByteOrder::Big)
+    }
+
+    /// Reads in `order`.
+    pub(crate) fn with_order(bytes: &'a [u8], order: ByteOrder) -> Self {
+        Self { bytes, order }
+    }
+
+    /// The same bytes read in `order`.
+    pub(crate) fn in_order(&self, order: ByteOrder) -> Self {
+        Self::with_order(self.bytes, order)
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -74,14 +96,20 @@ impl<'a> Reader<'a> {
         let b = self.bytes(offset, 2, field)?;
         let mut a = [0u8; 2];
         a.copy_from_slice(b);
-        Ok(u16::from_be_bytes(a))
+        Ok(match self.order {
+            ByteOrder::Big => u16::from_be_bytes(a),
+            ByteOrder::Little => u16::from_le_bytes(a),
+        })
     }
 
     pub(crate) fn u32(&self, offset: u64, field: &'static str) -> Result<u32, ContainerError> {
         let b = self.bytes(offset, 4, field)?;
         let mut a = [0u8; 4];
         a.copy_from_slice(b);
-        Ok(u32::from_be_bytes(a))
+        Ok(match self.order {
+            ByteOrder::Big => u32::from_be_bytes(a),
+            ByteOrder::Little => u32::from_le_bytes(a),
+        })
     }
 
     pub(crate) fn i32(&self, offset: u64, field: &'static str) -> Result<i32, ContainerError> {
