@@ -7,9 +7,9 @@
 
 use crate::gpu_support;
 use crate::render_transfer::{
-    bind, cpu, gpu, scaled, scene, source_pass, COLOR, DEST, PATTERN, SOURCE,
+    bind, cpu, gpu, scaled, scene, source_pass, whole_copy, COLOR, DEST, PATTERN, SOURCE,
 };
-use rsxtrace_capture::builder::{MemoryCopyDesc, TransferSurfaceDesc};
+use rsxtrace_capture::builder::TransferSurfaceDesc;
 use rsxtrace_capture::frame::Frame;
 use rsxtrace_capture::rrc::{Capture, Location, TileRegion};
 use rsxtrace_replay::render::state::FrameEvents;
@@ -114,15 +114,7 @@ fn only_captured_bytes_in_a_tile_region_are_tiled_reads() {
 fn a_transfer_from_captured_bytes_in_a_tile_region_is_a_tiled_read() {
     // An NV0039 copy of the captured pattern into DEST, before draw 1.
     let mut b = source_pass("tile_regions_copy.rrc");
-    b.transfer_memory(&MemoryCopyDesc {
-        src: (Location::Local, PATTERN),
-        dst: (Location::Local, DEST),
-        pitch: (32, 32),
-        line_length: 32,
-        line_count: 8,
-        strides: (1, 1),
-    })
-    .unwrap();
+    b.transfer_memory(&whole_copy(PATTERN, DEST)).unwrap();
     b.set_surface(&crate::render_transfer::surface(COLOR));
     bind(&mut b, DEST, 0x85, true, 8, 8, 32, 256);
     crate::render_transfer::quad(&mut b, 0x2_0000);

@@ -201,6 +201,19 @@ pub(crate) fn scaled(ratio: u32, interpolator: u8, out: (u16, u16, u16, u16)) ->
     }
 }
 
+/// An `NV0039` copy of a whole 8×8 A8R8G8B8 image (8 lines of 32 bytes, pitch 32) from `src`
+/// to `dst` in local memory.
+pub(crate) fn whole_copy(src: u32, dst: u32) -> MemoryCopyDesc {
+    MemoryCopyDesc {
+        src: (Location::Local, src),
+        dst: (Location::Local, dst),
+        pitch: (32, 32),
+        line_length: 32,
+        line_count: 8,
+        strides: (1, 1),
+    }
+}
+
 /// The scenes and their expected image pixels `(x, y, rgba)`.
 struct Case {
     name: &'static str,
@@ -499,15 +512,7 @@ fn frame_events_list_transfers_in_order_with_clears() {
         "transfer_events.rrc",
         |b| {
             b.clear_surface(0xF0, 0, 0);
-            b.transfer_memory(&MemoryCopyDesc {
-                src: (Location::Local, SOURCE),
-                dst: (Location::Local, DEST),
-                pitch: (32, 32),
-                line_length: 32,
-                line_count: 8,
-                strides: (1, 1),
-            })
-            .unwrap();
+            b.transfer_memory(&whole_copy(SOURCE, DEST)).unwrap();
         },
         |b| bind(b, DEST, 0x85, true, 8, 8, 32, 256),
     );

@@ -393,7 +393,13 @@ fn parse_parameter(
     let embedded_constants = if embedded_offset == 0 {
         Vec::new()
     } else {
-        embedded_table(&data, u64::from(embedded_offset), at, total, ucode_size)?
+        let names = TableFields {
+            table: "parameter embeddedConst",
+            count: "ucodeCount",
+            offset: "ucodeOffset",
+        };
+        let e = u64::from(embedded_offset);
+        slot_table(&data, e, total, at + 24, ucode_size, &names)?
     };
 
     Ok(CgParameter {
@@ -413,22 +419,36 @@ fn parse_parameter(
     })
 }
 
-/// The embedded-constant table at `e` (of the parameter record at `at`): its slot offsets.
-fn embedded_table(
+/// The names of a slot-offset table's fields, as errors give them.
+pub(crate) struct TableFields {
+    /// The table (where its offset was read).
+    pub table: &'static str,
+    /// Its count.
+    pub count: &'static str,
+    /// Each offset.
+    pub offset: &'static str,
+}
+
+/// A table of inline-constant slots at `at`, below `limit`: a u32 count, then that many u32
+/// byte offsets into the microcode, each a slot there ([`check_constant_slot`]). A
+/// `CgBinaryEmbeddedConstant`, a PSL1GHT `rsxConstOffsetTable`. `field_at` is where the
+/// table's offset was read.
+pub(crate) fn slot_table(
     r: &Reader<'_>,
-    e: u64,
     at: u64,
-    total: u64,
+    limit: u64,
+    field_at: u64,
     ucode_size: u32,
+    names: &TableFields,
 ) -> Result<Vec<u32>, ContainerError> {
-    r.range(e, 4, total, at + 24, "parameter embeddedConst")?;
-    let count = r.u32(e, "ucodeCount")?;
-    r.check_array(e + 4, u64::from(count), 4, total, e, "ucodeCount")?;
+    r.range(at, 4, limit, field_at, names.table)?;
+    let count = r.u32(at, names.count)?;
+    r.check_array(at + 4, u64::from(count), 4, limit, at, names.count)?;
     let mut offsets = Vec::with_capacity(count as usize);
     for k in 0..u64::from(count) {
-        let field_at = e + 4 + 4 * k;
-        let off = r.u32(field_at, "ucodeOffset")?;
-        check_constant_slot(off, ucode_size, field_at, "ucodeOffset")?;
+        let entry = at + 4 + 4 * k;
+        let off = r.u32(entry, names.offset)?;
+        check_constant_slot(off, ucode_size, entry, names.offset)?;
         offsets.push(off);
     }
     Ok(offsets)

@@ -64,7 +64,7 @@
 
 use serde::Serialize;
 
-use super::cg::{check_constant_slot, SLOT_SIZE};
+use super::cg::{check_constant_slot, slot_table, TableFields, SLOT_SIZE};
 use super::error::{ContainerError, ContainerErrorKind};
 use super::reader::Reader;
 
@@ -654,18 +654,12 @@ fn const_offset_table(
     ucode_size: u32,
     field_at: u64,
 ) -> Result<Vec<u32>, ContainerError> {
-    let t = u64::from(table);
-    r.range(t, 4, r.len(), field_at, "rsxConstOffsetTable")?;
-    let num = r.u32(t, "rsxConstOffsetTable num")?;
-    r.check_array(t + 4, num.into(), 4, r.len(), t, "rsxConstOffsetTable num")?;
-    let mut out = Vec::with_capacity(num as usize);
-    for k in 0..u64::from(num) {
-        let at = t + 4 + 4 * k;
-        let o = r.u32(at, "rsxConstOffsetTable offset")?;
-        check_constant_slot(o, ucode_size, at, "rsxConstOffsetTable offset")?;
-        out.push(o);
-    }
-    Ok(out)
+    let names = TableFields {
+        table: "rsxConstOffsetTable",
+        count: "rsxConstOffsetTable num",
+        offset: "rsxConstOffsetTable offset",
+    };
+    slot_table(r, u64::from(table), r.len(), field_at, ucode_size, &names)
 }
 
 impl Psl1ghtFragmentProgram {
