@@ -268,6 +268,24 @@ fn captured_bytes_read_in_a_tile_region_are_warned_about() {
         .filter(|l| l.contains("lies in tile region 2"))
         .count();
     assert_eq!(warned, 2, "{text}");
+    // `dump` names the reads of a draw: draw 68 is the first to sample the A8R8G8B8
+    // texture; draw 0 reads nothing captured in a region.
+    let dump = json_ok(&["dump", s(&path), "--draw", "68", "--json"]);
+    let reads = dump["regions"]["captured_reads"].as_array().unwrap();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    assert!(reads[0]["use"]
+        .as_str()
+        .unwrap()
+        .starts_with("texture unit "));
+    assert_eq!(reads[0]["tile"], 2);
+    assert!(reads[0]["bytes"].as_u64().unwrap() > 0);
+    let dump = json_ok(&["dump", s(&path), "--draw", "0", "--json"]);
+    assert_eq!(dump["regions"]["captured_reads"], serde_json::json!([]));
+    let text = String::from_utf8(rsxtrace(&["dump", s(&path), "--draw", "68"]).stdout).unwrap();
+    assert!(
+        text.contains("captured bytes in tile region 2 linearly"),
+        "{text}"
+    );
     // The render warns once per texture unit reading there, naming the region; the colour
     // buffer's region (0) is cleared before it is drawn into, so it is not named.
     let png = dir.path().join("frame.png");

@@ -3,7 +3,7 @@
 //! JSON (`--json`): `{"draw": <draws --json object>, "state": <the full decoded state>,
 //! "problems": [..], "vertices": [{"index", "attributes": {"<n>": [x, y, z, w] or null}}] or
 //! null, "restarts": [..], "unknown_attributes": [..], "fetch_error": null or a message,
-//! "regions": {"tiles", "zculls", "surface"} or null}`
+//! "regions": {"tiles", "zculls", "surface", "captured_reads"} or null}`
 //! (docs/json.md). An attribute value the capture does not hold (set before the captured
 //! frame) is `null` in JSON and named in a warning in text; it is not an error.
 
@@ -11,8 +11,10 @@ use crate::exit::Status;
 use crate::output::print_json;
 use crate::table::Table;
 use rsxtrace_capture::fetch::{fetch_draw, FetchedVertices};
-use rsxtrace_capture::frame::{BoundRegions, Draw, DrawSummary, SurfaceRegions};
-use rsxtrace_capture::rrc::compression_label;
+use rsxtrace_capture::frame::{BoundRegions, Draw, DrawSummary, Frame, SurfaceRegions};
+use rsxtrace_capture::rrc::{compression_label, Capture};
+use rsxtrace_replay::render::state::FrameEvents;
+use rsxtrace_replay::render::tile_regions::{binds_tiles, tiled_reads};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::path::Path;
 
@@ -20,7 +22,7 @@ use std::path::Path;
 const TEXT_VERTEX_LIMIT: usize = 64;
 
 pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Status> {
-    let (_capture, frame) = super::load_frame(path)?;
+    let (capture, frame) = super::load_frame(path)?;
     let draw = super::draw_at(&frame, draw_index)?;
     let memory = frame
         .memory(draw_index)
@@ -31,6 +33,7 @@ pub fn run(path: &Path, draw_index: usize, as_json: bool) -> anyhow::Result<Stat
     let regions = frame.regions.at(draw.end_command).map(|bound| DrawRegions {
         surface: bound.of_surface(&draw.surface),
         bound,
+        captured_reads: captured_reads(&capture, &frame, draw_index),
     });
 
     if as_json {
@@ -73,12 +76,44 @@ struct DumpJson<'a> {
     regions: Option<DrawRegions<'a>>,
 }
 
-/// The tile and Z-cull regions bound at the draw, and which of them hold its targets.
+/// The tile and Z-cull regions bound at the draw, which of them hold its targets, and the
+/// captured bytes it reads inside them.
 #[derive(serde::Serialize)]
 struct DrawRegions<'a> {
     #[serde(flatten)]
     bound: &'a BoundRegions,
     surface: SurfaceRegions,
+    captured_reads: Vec<CapturedRead>,
+}
+
+/// Captured bytes the draw reads inside a bound tile region when the whole frame renders
+/// (`render::tile_regions`).
+#[derive(serde::Serialize)]
+struct CapturedRead {
+    /// "texture unit 0", "colour target A", "depth target", "transfer source".
+    #[serde(rename = "use")]
+    what: String,
+    /// The tile region's index.
+    tile: usize,
+    /// The bytes read there that the render had not written.
+    bytes: u64,
+}
+
+/// The reads of draw `index` ([`CapturedRead`]).
+fn captured_reads(capture: &Capture, frame: &Frame, index: usize) -> Vec<CapturedRead> {
+    if !binds_tiles(frame) {
+        return Vec::new();
+    }
+    let events = FrameEvents::from_capture(capture, frame);
+    tiled_reads(frame, &events, 0..frame.draws.len())
+        .into_iter()
+        .filter(|r| r.draw == Some(index))
+        .map(|r| CapturedRead {
+            what: r.what.describe(),
+            tile: r.tile.index,
+            bytes: r.bytes,
+        })
+        .collect()
 }
 
 /// One object per submitted vertex: `{"index", "attributes": {"<n>": [x, y, z, w] or null}}`
@@ -212,6 +247,15 @@ fn print_text(
     );
     if let Some(line) = regions.and_then(regions_line) {
         outln!("{line}");
+    }
+    for r in regions.iter().flat_map(|r| &r.captured_reads) {
+        outln!(
+            "warning: {} reads {} captured bytes in tile region {} linearly (RPCS3 keeps that \
+             memory in the tiled order)",
+            r.what,
+            r.bytes,
+            r.tile
+        );
     }
     for p in problems {
         outln!("problem: {p}");

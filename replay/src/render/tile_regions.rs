@@ -76,7 +76,7 @@ pub struct TiledRead {
 /// rendered (the clears and transfers before the range's first draw applied too, as both
 /// renderers apply them), in stream order. Empty at once when the frame binds no tile region.
 pub fn tiled_reads(frame: &Frame, events: &FrameEvents, draws: Range<usize>) -> Vec<TiledRead> {
-    if frame.regions.changes().all(|(_, b)| b.tiles.is_empty()) {
+    if !binds_tiles(frame) {
         return Vec::new();
     }
     let mut walk = Walk {
@@ -101,6 +101,11 @@ pub fn tiled_reads(frame: &Frame, events: &FrameEvents, draws: Range<usize>) -> 
         }
     }
     walk.reads
+}
+
+/// Whether any command of `frame` has a tile region bound (no read can be tiled otherwise).
+pub fn binds_tiles(frame: &Frame) -> bool {
+    frame.regions.changes().any(|(_, b)| !b.tiles.is_empty())
 }
 
 /// The warnings of `reads`: one per use and region, at the first read's draw, naming its
