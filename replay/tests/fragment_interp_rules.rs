@@ -587,6 +587,46 @@ fn loop_count_and_brk() {
 }
 
 #[test]
+fn a_loop_runs_on_the_lanes_its_condition_passes() {
+    // CC0.x = COL0.x - 0.5; REP 3 if GT.x: R0.x += 1; LOOP 2 if FL (never): R0.y += 1;
+    // R0.z = 1. RPCS3 wraps LOOP and REP in `if (cond)`, as IFE.
+    let fields = |count, end| LoopFields {
+        count,
+        init: 0,
+        increment: 1,
+        end_slot: end,
+    };
+    let mut cc = masked(dest(1), 0b0001);
+    cc.no_dest = true;
+    let p = program(vec![
+        set_cond(
+            with_const(with_input(op(Add, cc, &[input(), konst()]), 1), [-0.5; 4]),
+            0,
+        ),
+        with_cond(flow(FlowKind::Rep(fields(3, 5))), Relation::Gt, XXXX, 0),
+        with_const(op(Add, masked(dest(0), 1), &[r(0), konst()]), [1.0; 4]),
+        with_cond(flow(FlowKind::Loop(fields(2, 8))), Relation::Fl, XXXX, 0),
+        with_const(op(Add, masked(dest(0), 2), &[r(0), konst()]), [1.0; 4]),
+        with_const(op(Mov, masked(dest(0), 4), &[konst()]), [1.0; 4]),
+    ]);
+    let out = run_quad(
+        &p,
+        &FragmentState::new(0x40),
+        &quad_col0_x([1.0, 0.0, 0.75, 0.5]),
+    );
+    let x: Vec<[f64; 4]> = out.lanes.iter().map(|l| l.colors[0]).collect();
+    assert_eq!(
+        x,
+        [
+            [3.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [3.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0]
+        ]
+    );
+}
+
+#[test]
 fn loop_counter_indexes_inputs() {
     // LOOP count=3 (A0 = 0,1,2): R0 += TEX[A0 + 1], i.e. TEX1 + TEX2 + TEX3.
     let mut add = op(Add, dest(0), &[r(0), input()]);

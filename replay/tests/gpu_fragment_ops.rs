@@ -943,6 +943,29 @@ fn conditions_flow_and_kil_match_the_interpreter() {
         &no_tex,
         &exact,
     ));
+    // A REP under a condition runs on the pixels whose CC passes it (RPCS3 `if (cond)`):
+    // CC0 = R1; REP 3 if GT.x: R0 += R2; LOOP 2 if FL (never): R0 = R3; R0.w = R2.w.
+    let mut cc = masked(dest(7), 0b1111);
+    cc.no_dest = true;
+    let insns = vec![
+        set_cond(op(Op::Mov, cc, &[r(1)]), 0),
+        // Slot 4 (after the three operand MOVs and this one): the REP ends at the LOOP.
+        with_cond(flow(FlowKind::Rep(fields(3, 6))), Relation::Gt, XXXX, 0),
+        op(Op::Add, dest(0), &[r(0), r(2)]),
+        with_cond(flow(FlowKind::Loop(fields(2, 8))), Relation::Fl, XXXX, 0),
+        op(Op::Mov, dest(0), &[r(3)]),
+        op(Op::Mov, masked(dest(0), 0b1000), &[r(2)]),
+    ];
+    bad.extend(compare(
+        &gpu,
+        "REP and LOOP under a condition",
+        with_operands(insns),
+        0x40,
+        &pixels,
+        &NoTextures,
+        &no_tex,
+        &exact,
+    ));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

@@ -279,7 +279,8 @@ impl<'a> Emitter<'a> {
                             insn.slot, insn.opcode, l.count, l.init, l.increment
                         ));
                         self.indent += 1;
-                        self.line(&format!("let lm{n} = {act};"));
+                        // Entered on the lanes its condition passes (`any()`, as IFE).
+                        self.line(&format!("let lm{n} = ({act}) && any({});", condition(insn)));
                         self.line(&format!("let sa{n} = a0;"));
                         self.line(&format!("var brk{n} = false;"));
                         self.line(&format!(

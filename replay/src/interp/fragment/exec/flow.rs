@@ -69,7 +69,10 @@ impl<'a, T: Real> Engine<'a, T> {
                     end_slot: end,
                     end_index,
                 } => {
-                    self.run_loop(op, i, (count, init, increment, end), active)?;
+                    // The loop runs on the lanes its condition passes (`any()`, as IFE's;
+                    // RPCS3 `FragmentProgramDecompiler` wraps LOOP and REP in `if (cond)`).
+                    let entering = self.flow_test(&op.cond, active);
+                    self.run_loop(op, i, (count, init, increment, end), entering)?;
                     if op.end {
                         self.ended |= whole_quads(active);
                     }
