@@ -296,6 +296,48 @@ fn wide_texels_are_swizzled_as_four_byte_words() {
 }
 
 #[test]
+fn wide_texels_with_border_texels_are_swizzled_as_words_of_the_padded_grid() {
+    // A swizzled 2x2 W16_Z16_Y16_X16_FLOAT texture with border texels (FORMAT bit 3 clear)
+    // is padded to next_pow2(2 + 2·4) = 16 texels a side and swizzled as a 32x16 grid of
+    // 4-byte words (RPCS3 3574677): word j of texel (x, y) is grid word ((x + 4)·2 + j,
+    // y + 4) in Z-order (x and y bits alternating from the lowest, x first, the wider x's
+    // last bit on top).
+    fn morton(mut x: u64, mut y: u64, mut lw: u32, mut lh: u32) -> u64 {
+        let (mut out, mut shift) = (0, 0);
+        while lw > 0 || lh > 0 {
+            if lw > 0 {
+                out |= (x & 1) << shift;
+                (x, shift, lw) = (x >> 1, shift + 1, lw - 1);
+            }
+            if lh > 0 {
+                out |= (y & 1) << shift;
+                (y, shift, lh) = (y >> 1, shift + 1, lh - 1);
+            }
+        }
+        out
+    }
+    let half = |v: f32| half::f16::from_f32(v).to_bits().to_be_bytes();
+    let mut bytes = vec![0u8; 16 * 16 * 8];
+    for (x, y, v) in [(0, 0, 0.25f32), (1, 0, 0.5), (0, 1, 0.75), (1, 1, 1.0)] {
+        for j in 0..2 {
+            let at = (morton((x + 4) * 2 + j, y + 4, 5, 4) * 4) as usize;
+            bytes[at..at + 2].copy_from_slice(&half(v));
+            bytes[at + 2..at + 4].copy_from_slice(&half(v));
+        }
+    }
+    let mut regs = Tex::new(0x9A, 2, 2).regs();
+    regs.format &= !(1 << 3);
+    let tex = rsxtrace_capture::frame::state::Texture::from_regs(&regs);
+    let mem = Mem::local(0, bytes);
+    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
+    assert_close(c(0, 0), [0.25; 4]);
+    assert_close(c(1, 0), [0.5; 4]);
+    assert_close(c(0, 1), [0.75; 4]);
+    assert_close(c(1, 1), [1.0; 4]);
+}
+
+#[test]
 fn depth24_d8_float_reads_the_24_bit_float() {
     // Bits 8..31 hold exponent (8 bits) and mantissa (16 bits): 1.0 = 0x7F0000, 0.75 =
     // 0x7E8000 (exponent 126, mantissa 0.5); the stencil byte is ignored.

@@ -73,6 +73,9 @@ pub struct Subresource {
     pub rows: u64,
     /// Border size in blocks on each side.
     pub border: u64,
+    /// Border size in blocks at each end of a row: [`Self::border`], but for a
+    /// [`word layout`](Self::word_layout) `k` times it (a bordered texel is `k` words).
+    pub column_border: u64,
     /// Whether texels are in Z-order.
     pub morton: bool,
     /// Whether DXT blocks are in VTC order (a 3D level whose width and height are powers of
@@ -179,13 +182,15 @@ impl Subresource {
     /// Wider blocks are stored as multiple texels" (RPCS3 `TextureUtils.cpp`, which swizzles
     /// them as a grid `block_bytes / 4` times wider of 4-byte words, on both of its upload
     /// paths): word `j` of texel `(x, y, z)` is the 4-byte block `(x·k + j, y, z)` of the
-    /// returned sub-resource, `k = block_bytes / 4`. `None` for other levels (and for swizzled
-    /// levels with border texels, kept whole).
+    /// returned sub-resource, `k = block_bytes / 4`. A level with border texels is padded as
+    /// a texel grid and swizzled as the words of it (RPCS3 3574677, April 2026), so its rows
+    /// start `k` words per border texel in. `None` for other levels.
     pub fn word_layout(&self, block_bytes: u64) -> Option<Subresource> {
         let k = block_bytes / 4;
-        (self.morton && k > 1 && self.border == 0).then(|| Subresource {
+        (self.morton && k > 1).then(|| Subresource {
             width: self.width.saturating_mul(k as u32),
             pitch_in_block: self.pitch_in_block * k,
+            column_border: self.border * k,
             ..*self
         })
     }
@@ -201,7 +206,7 @@ impl Subresource {
     /// of x in Z-order ([`z_index`] places each coordinate's bits apart), or x in a pitch
     /// layout (times the row's [`RowStart::column_scale`]).
     fn column_part(&self, bx: u64, block_bytes: u64) -> u64 {
-        let x = bx + self.border;
+        let x = bx + self.column_border;
         let index = if self.morton {
             let (lw, lh, ld) = self.log2_extents();
             z_index(x, 0, 0, lw, lh, ld)
@@ -366,6 +371,7 @@ pub fn subresources(g: &Geometry) -> Vec<Subresource> {
                 pitch_in_block,
                 rows,
                 border,
+                column_border: border,
                 morton,
                 vtc,
                 offset,
@@ -431,6 +437,7 @@ mod tests {
             pitch_in_block: 24 + 2 * border,
             rows: 12 + 2 * border,
             border,
+            column_border: border,
             morton,
             vtc: false,
             offset: 0,

@@ -20,9 +20,10 @@
 //!   (1, x, 1, x): the channels X16 lacks read 1, as on the hardware (ps3autotests
 //!   `texture_formats.expected.png`: the X16 quad is (1, x, 1)).
 //!
-//! Conversions after filtering (RPCS3 `RSXFragmentTextureOps.glsl` `_process_texel`, flags
-//! from `RSXTexture.cpp` `format_ex`), only where the format's features allow them
-//! ([`Features`](super::format::Features)), precedence sign > gamma > bias:
+//! Conversions (RPCS3 `RSXFragmentTextureOps.glsl` `_process_texel`, flags from
+//! `RSXTexture.cpp` `format_ex`), only where the format's features allow them
+//! ([`Features`](super::format::Features)), precedence sign > gamma > bias; the sign is applied
+//! to each texel before filtering, gamma and bias after it ([`Conversions`]):
 //! * FILTER bits 28..31 (A, R, G, B signed): reinterpret the stored value as signed,
 //!   `bits = floor(x * M + 0.5)` with `M` = 255 (65535 for 16-bit channels), sign-extended
 //!   from 8 (16) bits, divided by 127 (32767) (`_sext_unorm8x4` / `_sext_unorm16x4`; -128
