@@ -4,7 +4,8 @@
 //! after writing its bound targets back).
 //!
 //! **NV0039** copies bytes exactly as [`MemoryCopy`] says (RPCS3 `nv0039.cpp`; overlapping
-//! ranges copy as if through a temporary buffer, as RPCS3's `memmove` path does).
+//! ranges copy as if through a temporary buffer, as RPCS3's `memmove` path does, except with
+//! a stride above 1, which RPCS3 copies in place, byte after byte).
 //!
 //! **NV308A** writes one pixel per `COLOR` word ([`InlinePixel`]).
 //!
@@ -248,6 +249,32 @@ fn memory_copy(
         }
         _ => None,
     };
+    // With a stride above 1, RPCS3 copies in place, byte by byte in order, even over an
+    // overlapping source (`nv0039.cpp` `block2d_copy_with_stride`: "very rare"); with strides
+    // of 1 an overlap copies as through a temporary buffer (below).
+    if (ss > 1 || ds > 1) && c.src == c.dst && s0 < d1 && d0 < s1 {
+        let (u0, u1) = (s0.min(d0), s1.max(d1));
+        let (at, len) = span("NV0039 source and destination", u0, u1)?;
+        let both = surfaces
+            .range_mut(c.dst, at, len, base)
+            .ok_or_else(|| "NV0039 destination cannot be written; skipped".to_string())?;
+        for line in 0..=last {
+            let from = i64::from(c.src_offset) + line * i64::from(c.src_pitch) - u0;
+            let to = i64::from(c.dst_offset) + line * i64::from(c.dst_pitch) - u0;
+            for k in 0..bytes {
+                let (Ok(f), Ok(t)) = (usize::try_from(from + k * ss), usize::try_from(to + k * ds))
+                else {
+                    continue;
+                };
+                if let Some(&b) = both.get(f) {
+                    if let Some(d) = both.get_mut(t) {
+                        *d = b;
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
     let (src, s0, src_pitch) = match packed {
         Some(bytes) => (bytes, i64::from(c.src_offset), i64::from(c.line_length)),
         None => (
@@ -611,6 +638,36 @@ mod tests {
         fn read(&self, _: Location, _: u32, _: u32) -> Option<&[u8]> {
             None
         }
+    }
+
+    #[test]
+    fn an_overlapping_strided_copy_runs_in_place_in_order() {
+        // One line of 4 columns read with stride 1 at 0x100 and written with stride 2 at
+        // 0x101: RPCS3 copies byte after byte in place, so column 1 reads byte 0x101, which
+        // column 0 has just written, and column 3 reads byte 0x103, which column 1 wrote.
+        let mut surfaces = SurfaceMemory::new();
+        let bytes = surfaces
+            .range_mut(Location::Local, 0x100, 8, &NoMemory)
+            .unwrap();
+        bytes.copy_from_slice(&[10, 11, 12, 13, 14, 15, 16, 17]);
+        let copy = MemoryCopy {
+            src: Location::Local,
+            src_offset: 0x100,
+            src_pitch: 8,
+            dst: Location::Local,
+            dst_offset: 0x101,
+            dst_pitch: 8,
+            line_length: 4,
+            line_count: 1,
+            src_stride: 1,
+            dst_stride: 2,
+        };
+        let notes = apply_transfer(&Transfer::Copy(copy), &mut surfaces, &NoMemory);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(
+            surfaces.read_rendered(Location::Local, 0x100, 8),
+            Some(&[10, 10, 12, 10, 14, 12, 16, 10][..])
+        );
     }
 
     #[test]
