@@ -16,9 +16,10 @@
 //! from the captured bytes), and a transfer's source. Both renderers warn about them once
 //! per use and region ([`warnings`]).
 
+use crate::raster::PixelRect;
 use crate::render::extent::{DrawTargets, Extent};
-use crate::render::state::FrameEvents;
-use crate::render::surface::SurfaceLayout;
+use crate::render::state::{color_targets, ClearEvent, ColorFormat, DepthFormat, FrameEvents};
+use crate::render::surface::{bytes_per_pixel, depth_bytes_per_pixel, SurfaceLayout};
 use crate::render::transfer::{destination_extent, source_extent, BetweenDraws};
 use crate::render::RenderWarning;
 use crate::texture::decode::texture_spans;
@@ -281,7 +282,7 @@ fn units_read(draw: &Draw) -> Vec<u8> {
 
 /// The target number (0..4 = A..D) of the `n`th colour target `draw` writes.
 fn color_target_name(draw: &Draw, n: usize) -> u8 {
-    crate::render::state::color_targets(draw.surface.color_target.raw)
+    color_targets(draw.surface.color_target.raw)
         .unwrap_or_default()
         .get(n)
         .map_or(0, |&t| t as u8)
@@ -289,9 +290,7 @@ fn color_target_name(draw: &Draw, n: usize) -> u8 {
 
 /// The layouts a clear writes: its colour targets when it clears a colour channel of a
 /// format it clears, its depth target when it clears depth or stencil.
-fn cleared_layouts(c: &crate::render::state::ClearEvent) -> Vec<SurfaceLayout> {
-    use crate::render::state::{ColorFormat, DepthFormat};
-    use crate::render::surface::{bytes_per_pixel, depth_bytes_per_pixel};
+fn cleared_layouts(c: &ClearEvent) -> Vec<SurfaceLayout> {
     let s = &c.surface;
     let mut out = Vec::new();
     if c.mask.any_color() {
@@ -317,7 +316,7 @@ fn cleared_layouts(c: &crate::render::state::ClearEvent) -> Vec<SurfaceLayout> {
 
 /// The rows of `layout` a clear's area covers from side to side (`None` when it leaves any
 /// column of them).
-fn area_rows(area: &crate::raster::PixelRect, layout: &SurfaceLayout) -> Option<Range<u32>> {
+fn area_rows(area: &PixelRect, layout: &SurfaceLayout) -> Option<Range<u32>> {
     (area.x0 == 0 && area.x1 >= layout.width && area.y0 < area.y1)
         .then(|| area.y0..area.y1.min(layout.height))
 }
@@ -354,4 +353,62 @@ fn unwritten(range: &Extent, written: &[Extent]) -> u64 {
         at = at.max(e);
     }
     left + range.end.saturating_sub(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rsxtrace_capture::rrc::Location;
+
+    fn e(start: u64, end: u64) -> Extent {
+        Extent {
+            location: Location::Local,
+            start,
+            end,
+        }
+    }
+
+    #[test]
+    fn unwritten_counts_the_bytes_no_written_extent_holds() {
+        let range = e(100, 200);
+        assert_eq!(unwritten(&range, &[]), 100);
+        // Overlapping and unordered extents, one outside, one in main memory.
+        let main = Extent {
+            location: Location::Main,
+            ..e(100, 200)
+        };
+        let written = [e(150, 170), e(90, 120), e(160, 180), e(300, 400), main];
+        // Left: 120..150 and 180..200.
+        assert_eq!(unwritten(&range, &written), 50);
+        assert_eq!(unwritten(&range, &[e(0, 1000)]), 0);
+    }
+
+    #[test]
+    fn a_clear_writes_the_rows_it_covers_from_side_to_side() {
+        let layout = SurfaceLayout {
+            location: Location::Local,
+            offset: 0x1000,
+            pitch: 64,
+            bpp: 4,
+            width: 16,
+            height: 8,
+            swizzle: None,
+        };
+        let rect = |x0, y0, x1, y1| PixelRect { x0, y0, x1, y1 };
+        // Rows 2..5 whole: bytes 0x1000 + 2·64 .. 0x1000 + 5·64.
+        let rows = whole_rows(&layout, area_rows(&rect(0, 2, 16, 5), &layout));
+        assert_eq!(rows, Some(e(0x1080, 0x1140)));
+        // Past the last row: up to the surface's end.
+        let rows = whole_rows(&layout, area_rows(&rect(0, 0, 20, 30), &layout));
+        assert_eq!(rows, Some(Extent::of_layout(&layout)));
+        // A column left out: no row is whole.
+        assert_eq!(area_rows(&rect(1, 0, 16, 8), &layout), None);
+        // A swizzled surface's rows are not contiguous.
+        let swizzled = SurfaceLayout {
+            swizzle: Some((4, 3)),
+            ..layout
+        };
+        let rows = area_rows(&rect(0, 0, 16, 8), &swizzled);
+        assert_eq!(whole_rows(&swizzled, rows), None);
+    }
 }
