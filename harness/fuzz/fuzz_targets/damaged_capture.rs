@@ -2,6 +2,7 @@
 //! input chooses the sample, the seed and the number of edits), then what the commands do
 //! with it in process: the frame model, every draw's vertex fetch, the CPU render of two of
 //! its draws (grabbing the first one's depth surface at the end, as `replay --target` does),
+//! the captured reads inside tile regions (one sample binds one over its local memory),
 //! the frame's statistics, how two draws' vertex programs read their constants (`probe
 //! constants`; a skinned scene is among the samples, and occlusion queries deciding
 //! conditional draws), the index, and edits that give every
@@ -20,6 +21,7 @@ use rsxtrace_replay::render::cpu::{render_frame, render_frame_observed};
 use rsxtrace_replay::render::overdraw::{draw_coverage, overdraw};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::statistics::statistics;
+use rsxtrace_replay::render::tile_regions::{tiled_reads, warnings};
 use rsxtrace_replay::render::target::{depth_target_at, target_at, TargetGrab};
 use rsxtrace_replay::render::RenderOptions;
 use rsxtrace_verify::probe::constant_layout::constant_layout;
@@ -43,6 +45,22 @@ fn samples() -> &'static [Capture] {
         read.push(rsxtrace_scenes::skinned::skinned_capture(true));
         // Occlusion queries deciding conditional draws.
         read.push(rsxtrace_scenes::occlusion::occlusion_capture());
+        // Texture formats with a tile region bound over the first 16 MiB of local memory:
+        // every captured local byte a render reads is a tiled read.
+        let mut tiled = read[2].clone();
+        for entry in &mut tiled.tiles {
+            entry.value.tiles[1] = rrc::TileRegion {
+                location: rrc::Location::Local,
+                offset: 0,
+                size: 16 << 20,
+                pitch: 1024,
+                compression: 8,
+                base_tag: 0,
+                bank: 0,
+            }
+            .pack();
+        }
+        read.push(tiled);
         read
     })
 }
@@ -65,6 +83,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let events = FrameEvents::from_capture(&capture, &frame);
     let _ = statistics(&frame, &events, &capture.commands, None);
+    let _ = warnings(&tiled_reads(&frame, &events, 0..frame.draws.len()));
     // Two draws per input, from the one the input chooses (a whole frame per input would
     // leave the fuzzer a few runs a second).
     let first = usize::from(data[1] >> 4);
