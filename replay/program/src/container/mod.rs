@@ -158,8 +158,8 @@ fn constant_ref(c: &Psl1ghtConstant) -> ParameterRef<'_> {
 
 impl Container {
     /// Parses a container, detecting the format by content: a Cg profile (7003/7004) in the
-    /// first word, big-endian or little-endian ([`cg`]'s byte order), or a PSL1GHT
-    /// `"VP"`/`"FP"` magic in the first two bytes.
+    /// first word, read big-endian or little-endian (a container already swapped, as RPCS3
+    /// accepts: [`CgProgram::parse`]), or a PSL1GHT `"VP"`/`"FP"` magic in the first two bytes.
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
         if cg::byte_order(bytes).is_some() {
             return CgProgram::parse(bytes).map(Self::Cg);
