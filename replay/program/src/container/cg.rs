@@ -195,8 +195,9 @@ impl CgProgram {
             .find(|p| p.name.as_deref() == Some(name))
     }
 
-    /// Parses a `CgBinaryProgram`. The buffer may be longer than `totalSize`; bytes past it
-    /// are ignored.
+    /// Parses a `CgBinaryProgram`, big-endian as `sce-cgc` writes it or already swapped to
+    /// little-endian as RPCS3 also accepts (the module's "Byte order": either gives the same
+    /// program). The buffer may be longer than `totalSize`; bytes past it are ignored.
     pub fn parse(bytes: &[u8]) -> Result<Self, ContainerError> {
         let r = Reader::new(bytes);
         r.bytes(0, HEADER_SIZE, "CgBinaryProgram header")?;
