@@ -59,12 +59,16 @@ fn damaged_by_hand() -> (Capture, Vec<(usize, &'static str)>) {
             ..entry(0x0004_0100, 0)
         },
     );
+    // 7: SET_BLEND_FUNC_SFACTOR with 0x00FF in its low half, no blend factor: refused, the
+    // register keeps its value (RPCS3 `nv4097::set_blend_factor`).
+    c.commands.insert(7, entry(0x0004_0314, 0x0302_00FF));
     let named = vec![
         (2, "continuation entry"),
         (3, "is not a method header"),
         (4, "program memory"),
         (5, "not in the memory map"),
         (6, "invalid location"),
+        (7, "is not a valid value; the register keeps"),
     ];
     (c, named)
 }
@@ -85,7 +89,7 @@ fn each_kind_of_damage_is_named_and_every_command_goes_on() {
         );
     }
 
-    // The draws are all there, shifted by the six inserted commands.
+    // The draws are all there, shifted by the seven inserted commands.
     let draws = json_ok(&["draws", s(&path), "--json"]);
     let clean_draws = json_ok(&["draws", s(&clean), "--json"]);
     let ends = |v: &serde_json::Value| -> Vec<u64> {
@@ -95,7 +99,7 @@ fn each_kind_of_damage_is_named_and_every_command_goes_on() {
             .map(|d| d["end_command"].as_u64().unwrap())
             .collect()
     };
-    let shifted: Vec<u64> = ends(&clean_draws).iter().map(|e| e + 6).collect();
+    let shifted: Vec<u64> = ends(&clean_draws).iter().map(|e| e + 7).collect();
     assert_eq!(ends(&draws), shifted);
 
     // Each command exits without error and names the frame's problems in warnings.
@@ -107,12 +111,15 @@ fn each_kind_of_damage_is_named_and_every_command_goes_on() {
         let out = rsxtrace(&args);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        for (command, _) in &named {
+        // The first five are named (`FRAME_PROBLEMS_SHOWN`), the rest counted.
+        for (command, _) in named.iter().take(5) {
             assert!(
                 stderr.contains(&format!("warning: {}: command {command}: ", s(&path))),
                 "{args:?}: {stderr}"
             );
         }
+        let more = format!("{} more frame problems", named.len() - 5);
+        assert!(stderr.contains(&more), "{args:?}: {stderr}");
     }
     // The frame renders as the clean one does: the damage touched nothing a draw reads.
     let clean_png = dir.path().join("clean.png");

@@ -15,6 +15,7 @@ use crate::state::vertex::{inline_stride, vertex_inputs};
 use crate::state::{r, RasterState, ShaderControl, Surface, Texture};
 use crate::stream::packets;
 use crate::transform::{scan_vertex_program, TransformConstants, TransformState, VpScan};
+use crate::write_rules;
 use rsxtrace_fetch::{DrawRange, IndexArray, IndexType, VertexSource};
 use rsxtrace_rrc::{
     Capture, Location, REGISTER_COUNT, TRANSFORM_PROGRAM_WORDS, TRANSFORM_PROGRAM_WORDS_OLD,
@@ -245,6 +246,18 @@ struct Machine<'a> {
 
 impl Machine<'_> {
     fn call(&mut self, command: usize, reg_index: u16, value: u32) {
+        if write_rules::refused(reg_index, value) {
+            let kept = r(&self.regs, reg_index);
+            if kept != value {
+                self.problems.push(FrameProblem::RefusedWrite {
+                    command,
+                    method: method_def(reg_index).map_or("?", |(def, _)| def.name),
+                    value,
+                    kept,
+                });
+            }
+            return;
+        }
         if self.ends_part(reg_index) {
             self.close_part();
         }

@@ -52,6 +52,19 @@ pub enum FrameProblem {
     /// a batch that runs off the end, its entries left applied ([`StreamError::outcome`]).
     #[error("{error}; {outcome}", error = .0, outcome = .0.outcome())]
     Stream(StreamError),
+    /// A write the RSX front end refuses ([`crate::write_rules`]): an invalid blend, stencil,
+    /// face, colour mask or index array value; the register keeps its value.
+    #[error("command {command}: {method} 0x{value:08x} is not a valid value; the register keeps 0x{kept:08x}, as RPCS3 rolls such a write back")]
+    RefusedWrite {
+        /// The command.
+        command: usize,
+        /// Method name.
+        method: &'static str,
+        /// The value written.
+        value: u32,
+        /// The value the register keeps.
+        kept: u32,
+    },
     /// A command attaches a memory block id that is not in the memory map; left out.
     #[error("command {command}: memory block id 0x{id:x} is not in the memory map; left out")]
     UnknownBlock {
@@ -125,6 +138,7 @@ impl FrameProblem {
             | FrameProblem::EndWithoutBegin { command }
             | FrameProblem::InvalidPrimitive { command, .. }
             | FrameProblem::DrawMethodOutsideScope { command, .. }
+            | FrameProblem::RefusedWrite { command, .. }
             | FrameProblem::UnknownBlock { command, .. }
             | FrameProblem::UnknownTileState { command, .. }
             | FrameProblem::UnknownData { command, .. }

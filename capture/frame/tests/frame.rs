@@ -197,6 +197,73 @@ fn program_upload_past_memory_writes_what_fits_and_names_the_command() {
     assert_eq!(&f.draws[0].vertex_program[2172..], &[1, 2, 3, 4]);
 }
 
+#[test]
+fn writes_the_front_end_refuses_leave_their_registers_as_they_were() {
+    // Draw 0 with blending SRC_ALPHA / ONE_MINUS_SRC_ALPHA, a colour mask of RGB and culling
+    // of back faces; then an invalid source factor (0x00FF is no factor), a colour mask with a
+    // bit outside its channel bits, a cull face of 0x406 and a blend equation of 0, and a
+    // stencil operation written valid: draw 1 keeps the first four as they were (RPCS3 rolls
+    // such writes back, nv4097.cpp), each named once among the frame's problems.
+    let mut b = B::new();
+    b.m(0x0310, 1);
+    b.m(0x0314, 0x0302_0302);
+    b.m(0x0318, 0x0303_0303);
+    b.m(0x0320, 0x8006_8006);
+    b.m(0x0324, 0x0001_0101);
+    b.m(0x1830, 0x0405);
+    b.draw_arrays(5, &[(0, 3)]);
+    let bad_factor = b.m(0x0314, 0x0302_00FF);
+    let bad_mask = b.m(0x0324, 0x00FF_0000);
+    let bad_cull = b.m(0x1830, 0x0406);
+    let bad_equation = b.m(0x0320, 0);
+    b.m(0x0344, 0x1E01);
+    // The same invalid value again is refused again, and named again.
+    let again = b.m(0x0314, 0x0302_00FF);
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let (d0, d1) = (&f.draws[0].raster, &f.draws[1].raster);
+    assert_eq!(d1.blend, d0.blend);
+    assert_eq!(d1.color_mask, d0.color_mask);
+    assert_eq!(d1.modes, d0.modes);
+    assert_ne!(d1.stencil, d0.stencil, "a valid write is taken");
+    let refused: Vec<(usize, &str, u32, u32)> = f
+        .problems
+        .iter()
+        .map(|p| match p {
+            FrameProblem::RefusedWrite {
+                command,
+                method,
+                value,
+                kept,
+            } => (*command, *method, *value, *kept),
+            other => panic!("unexpected problem {other}"),
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            (
+                bad_factor,
+                "NV4097_SET_BLEND_FUNC_SFACTOR",
+                0x0302_00FF,
+                0x0302_0302
+            ),
+            (bad_mask, "NV4097_SET_COLOR_MASK", 0x00FF_0000, 0x0001_0101),
+            (bad_cull, "NV4097_SET_CULL_FACE", 0x0406, 0x0405),
+            (bad_equation, "NV4097_SET_BLEND_EQUATION", 0, 0x8006_8006),
+            (
+                again,
+                "NV4097_SET_BLEND_FUNC_SFACTOR",
+                0x0302_00FF,
+                0x0302_0302
+            ),
+        ]
+    );
+    assert!(f.problems[0]
+        .to_string()
+        .ends_with("the register keeps 0x03020302, as RPCS3 rolls such a write back"));
+}
+
 fn mvp_upload(b: &mut B, load: u32, rows: usize) {
     b.m(0x1EFC, load);
     let words: Vec<u32> = (0..rows * 4).map(|i| (i as f32 + 1.0).to_bits()).collect();
