@@ -1,7 +1,8 @@
 //! Colour clears per surface format on both renderers, against RPCS3's rules
 //! (`VKGSRender::clear_surface`, `color_utils.h`: "RSX clear color is just a memcpy"): the
 //! clear value lands in the pixel as it is, so an R5G6B5 target takes its low 16 bits and an
-//! A8B8G8R8 target the bytes in ARGB order; a float target is not cleared.
+//! A8B8G8R8 target the bytes in ARGB order; a float target is not cleared. A stencil clear
+//! writes through the stencil write mask.
 
 use crate::gpu_support;
 
@@ -30,6 +31,20 @@ fn scene_with_zeta(
     zeta_pitch: u32,
     depth_test: bool,
 ) -> Capture {
+    scene_with(color_format, zeta_pitch, depth_test, |b| {
+        for &(mask, value) in clears {
+            b.clear_surface(mask, value, 0);
+        }
+    })
+}
+
+/// [`scene_with_zeta`] with the commands `before_draw` records in place of its clears.
+fn scene_with(
+    color_format: u32,
+    zeta_pitch: u32,
+    depth_test: bool,
+    before_draw: impl FnOnce(&mut CaptureBuilder),
+) -> Capture {
     let bpp = ColorFormat::from_raw(color_format).map_or(4, bytes_per_pixel);
     let target = |offset, pitch| SurfaceTarget {
         location: Location::Local,
@@ -54,9 +69,7 @@ fn scene_with_zeta(
         clip: (0, 0, W, W),
     });
     b.set_scissor(0, 0, W, W);
-    for &(mask, value) in clears {
-        b.clear_surface(mask, value, 0);
-    }
+    before_draw(&mut b);
     // A draw (the renderers render up to a draw) that covers no pixel: all corners at one
     // point (unless it tests depth).
     b.set_viewport(0, 0, W, W, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
@@ -156,5 +169,48 @@ fn a_depth_surface_past_its_memory_is_refused_not_allocated() {
             "{name}: {:?}",
             r.skipped
         );
+    }
+}
+
+#[test]
+fn a_stencil_clear_writes_through_the_stencil_write_mask() {
+    use rsxtrace_capture::frame::Frame;
+    use rsxtrace_replay::render::state::FrameEvents;
+    use rsxtrace_replay::render::target::{depth_target_at, TargetGrab};
+    use rsxtrace_replay::render::RenderOptions;
+    // SET_STENCIL_MASK (0x032C): RPCS3 clears the stencil through it, and not at all when it
+    // is 0 (`VKGSRender::clear_surface`), as GL's clear honours the stencil write mask.
+    const STENCIL_MASK: u32 = 0x032C >> 2;
+    let capture = scene_with(8, 32, true, |b| {
+        // Depth 1.0 and stencil 0xA5 everywhere; then stencil 0x3C through mask 0x0F: 0xAC;
+        // then stencil 0 through mask 0: nothing.
+        b.clear_surface(0x03, 0, 0xFFFF_FFA5);
+        b.method(STENCIL_MASK, 0x0F).unwrap();
+        b.clear_surface(0x02, 0, 0x3C);
+        b.method(STENCIL_MASK, 0).unwrap();
+        b.clear_surface(0x02, 0, 0);
+    });
+    let frame = Frame::from_capture(&capture).expect("frame");
+    let events = FrameEvents::from_capture(&capture, &frame);
+    assert!(
+        !events.clears[2].mask.stencil,
+        "a stencil clear through mask 0 is dropped"
+    );
+    let options = RenderOptions::default();
+    let stencil = || {
+        let target = depth_target_at(&frame, Location::Local, 0x20_0000).expect("depth");
+        TargetGrab::new(target.stencil().expect("Z24S8 has a stencil"))
+    };
+    let mut grab = stencil();
+    rsxtrace_replay::render::cpu::render_frame_observed(&frame, &events, &options, &mut grab)
+        .expect("CPU");
+    assert_eq!(grab.stencil_values(), Some(vec![(0xAC, 64)]), "CPU");
+    if let Some(gpu) = gpu_support::gpu("a_stencil_clear_writes_through_the_stencil_write_mask") {
+        let mut grab = stencil();
+        rsxtrace_replay::render::gpu::render_frame_observed(
+            &gpu, &frame, &events, &options, &mut grab,
+        )
+        .expect("GPU");
+        assert_eq!(grab.stencil_values(), Some(vec![(0xAC, 64)]), "GPU");
     }
 }

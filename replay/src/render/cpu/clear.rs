@@ -97,7 +97,12 @@ fn clear_zeta(
                 for_each_pixel(&layout, rect, bytes, |px| {
                     let (oz, os) = decode_depth(format, px).unwrap_or((0, 0));
                     let nz = if clear.mask.depth { z } else { oz };
-                    let ns = if clear.mask.stencil { st } else { os };
+                    let m = clear.stencil_write_mask;
+                    let ns = if clear.mask.stencil {
+                        (os & !m) | (st & m)
+                    } else {
+                        os
+                    };
                     encode_depth(format, nz, ns, px);
                 });
             }

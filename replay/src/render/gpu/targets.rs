@@ -668,7 +668,7 @@ impl SurfaceSet {
                     front: replace,
                     back: replace,
                     read_mask: 0xFF,
-                    write_mask: 0xFF,
+                    write_mask: clear.stencil_write_mask,
                 }),
                 bias: Default::default(),
             }),

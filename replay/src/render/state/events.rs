@@ -56,6 +56,11 @@ pub struct ClearEvent {
     pub color_value: u32,
     /// `SET_ZSTENCIL_CLEAR_VALUE` (Z24S8: depth << 8 | stencil; Z16: low 16 bits).
     pub zstencil_value: u32,
+    /// `SET_STENCIL_MASK` (low 8 bits): the stencil bits the clear writes. RPCS3 clears the
+    /// stencil through it and drops a stencil clear when it is 0, as GL's clear honours the
+    /// stencil write mask (`VKGSRender::clear_surface`, `stencil_clear_pass`); `mask.stencil`
+    /// is then false.
+    pub stencil_write_mask: u8,
 }
 
 impl ClearEvent {
@@ -231,10 +236,13 @@ impl FrameEvents {
                 *x = call.value;
             }
             if call.reg == reg::CLEAR_SURFACE {
+                let stencil_write_mask = (r(&regs, reg::SET_STENCIL_MASK) & 0xFF) as u8;
+                let mut mask = ClearMask::from_raw(call.value);
+                mask.stencil &= stencil_write_mask != 0;
                 clears.push(ClearEvent {
                     command: call.command_index,
                     before_draw: next_draw,
-                    mask: ClearMask::from_raw(call.value),
+                    mask,
                     surface: Surface::from_regs(&regs),
                     scissor: Rect::from_regs(
                         r(&regs, reg::SET_SCISSOR_HORIZONTAL),
@@ -242,6 +250,7 @@ impl FrameEvents {
                     ),
                     color_value: r(&regs, reg::SET_COLOR_CLEAR_VALUE),
                     zstencil_value: r(&regs, reg::SET_ZSTENCIL_CLEAR_VALUE),
+                    stencil_write_mask,
                 });
             }
             if let Some(op) = ReportOp::decode(call.reg, call.value, &regs) {
