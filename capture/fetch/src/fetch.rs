@@ -35,10 +35,11 @@ const VERTEX_OFFSET_MASK: u32 = 0x0FFF_FFFF;
 /// * Immediate mode: vertex `p` has index `p`; each attribute of the input mask takes its
 ///   stream's value for the vertex, or its immediate value; arrays are not read.
 ///
-/// The frequency divider (divide or modulo) applies to the vertex index after the base index:
-/// RPCS3 draws indexed geometry with the base index as the host `vertexOffset`
-/// (VKVertexBuffers.cpp), so the `gl_VertexIndex` that `RSXVertexFetch.glsl` divides already
-/// includes it.
+/// The frequency divider (divide or modulo) applies to the vertex index itself, after the
+/// base index. RPCS3 instead divides the index relative to the draw's first vertex (or lowest
+/// index) and reads from a window that starts at that vertex divided by the frequency
+/// (`RSXDrawCommands.cpp`, `VKVertexBuffers.cpp`), an artefact of how it uploads only the
+/// vertices a draw spans; the two agree when a draw starts at 0 (docs/raster.md).
 pub fn fetch_draw(
     inputs: &VertexInputs,
     mem: &impl GuestMemory,
