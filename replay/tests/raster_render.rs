@@ -54,7 +54,7 @@ fn scene(name: &str, program: &[u8]) -> CaptureBuilder {
         [h, -h, 0.5, 0.0],
     );
     b.set_scissor(0, 0, SIZE, SIZE);
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     b.set_depth(false, 0x201, false);
     b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1001, 0b1)
         .unwrap();

@@ -840,8 +840,10 @@ fn scissor_limits_the_draw() {
 
 #[test]
 fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
+    // 0x1234 lies in the range of values RPCS3's handler lets through (`to_blend_factor`
+    // checks SRC_COLOR..ONE_MINUS_CONSTANT_ALPHA) but names no factor.
     let mut b = builder("bad_state.rrc", 8);
-    b.set_blend(true, (0x9999, 1), (0, 0), (0x8006, 0x8006));
+    b.set_blend(true, (0x1234, 1), (0, 0), (0x8006, 0x8006));
     quad(&mut b, 0x1_0000, FULL, 0.5, [1.0; 4]);
     let capture = b.finish();
     let frame = Frame::from_capture(&capture).unwrap();
@@ -853,7 +855,7 @@ fn a_draw_with_invalid_state_is_skipped_naming_the_register() {
     assert!(
         out.skipped[0]
             .1
-            .contains("NV4097_SET_BLEND_FUNC_SFACTOR (rgb) = 0x9999"),
+            .contains("NV4097_SET_BLEND_FUNC_SFACTOR (rgb) = 0x1234"),
         "{}",
         out.skipped[0].1
     );

@@ -111,7 +111,7 @@ fn scene(name: &str, constants: bool) -> CaptureBuilder {
     b.set_surface(&surface(SIZE, SIZE, COLOR_BASE, ZETA_BASE));
     viewport(&mut b, SIZE, SIZE);
     b.set_scissor(0, 0, 4095, 4095);
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     b.set_depth(false, LESS, false);
     b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1001, 0b1)
         .unwrap();
@@ -248,7 +248,7 @@ fn stencil_scene() -> Capture {
         &quad(-1.0, 0.0, 0.0, 1.0, 0.0, [255, 255, 255, 255]),
     );
     // Draw 1: a full-screen quad where stencil EQUAL 1.
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     set(&mut b, reg::SET_STENCIL_FUNC, 0x202); // EQUAL
     set(&mut b, reg::SET_STENCIL_OP_ZPASS, 0x1E00);
     draw(
@@ -657,7 +657,7 @@ fn two_sided_stencil_scene() -> Capture {
     set(&mut b, reg::SET_TWO_SIDED_STENCIL_TEST_ENABLE, 0);
     set(&mut b, reg::SET_STENCIL_FUNC, 0x202); // EQUAL
     set(&mut b, reg::SET_STENCIL_OP_ZPASS, 0x1E00);
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     for (page, (value, colour)) in [
         (1, [255, 0, 0, 255]),
         (2, [0, 255, 0, 255]),

@@ -715,7 +715,7 @@ fn a_full_screen_grid_is_a_full_screen_pass() {
         },
         clip: (0, 0, 256, 256),
     });
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     b.set_vertex_program(&PASS_THROUGH, 0, 0, 0b1, 0b1).unwrap();
     b.set_fragment_program(Location::Local, 0x0080_0000, &FRAGMENT_MOV_COL0, 0x40)
         .unwrap();

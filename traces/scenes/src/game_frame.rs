@@ -499,7 +499,7 @@ impl ShadowPass<'_> {
             }
         }
         set_up_surface(b);
-        b.set_color_mask(0xFFFF_FFFF);
+        b.set_color_mask(0x0101_0101);
         Ok(self.draws)
     }
 }

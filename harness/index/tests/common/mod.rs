@@ -131,7 +131,7 @@ pub fn scene() -> (rsxtrace_capture::rrc::Capture, SceneTruth) {
         },
         clip: (0, 0, 256, 256),
     });
-    b.set_color_mask(0xFFFF_FFFF);
+    b.set_color_mask(0x0101_0101);
     b.set_vertex_program(&indexed_vertex_program(), 0, 0, 0b1, 0b1)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x0080_0100, &fogc_fragment_program(), 0x40)
