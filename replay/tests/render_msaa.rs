@@ -11,7 +11,8 @@
 //!   2:1 FOH scaled image (the mean of each 2×2 block of the grid);
 //! - `SET_ANTI_ALIASING_CONTROL`: the sample mask keeps its samples' grid positions only,
 //!   alpha to one blends with alpha 1, alpha to coverage keeps the samples of its ordered
-//!   dither (on one-sample surfaces too) and is warned.
+//!   dither (on one-sample surfaces too) and is warned;
+//! - WPOS counts pixels, not samples, whatever the shader window's origin.
 
 use crate::gpu_support;
 
@@ -538,5 +539,58 @@ fn alpha_to_coverage_keeps_the_samples_of_the_ordered_dither() {
     check_alpha_to_coverage(None);
     if let Some(g) = gpu_support::gpu("alpha_to_coverage_keeps_the_samples_of_the_ordered_dither") {
         check_alpha_to_coverage(Some(&g));
+    }
+}
+
+/// `COL0 = WPOS · (1/8, 1/8, 0, 0) + (0, 0, 0, 1)`, as `disasm` writes it.
+fn wpos_program() -> Vec<u8> {
+    let text = "0: MULR R0, f[WPOS], {0.125, 0.125, 0.0, 0.0};\n\
+                2: ADDR R0.w, R0, {0.0, 0.0, 0.0, 1.0}.wwww; END\n";
+    let program = rsxtrace_program::fragment::assemble(text).expect("assembles");
+    rsxtrace_program::fragment::encode(&program)
+}
+
+fn check_wpos(device: Option<&rsxtrace_gpu::Gpu>) {
+    // A full-surface quad into the 4×4-pixel, 4-sample surface (half-pixel centre): the RSX
+    // shades a pixel once, and WPOS counts pixels, not samples (RPCS3 gives the host's pixel
+    // position). So every sample of pixel (x, y) holds ((x + ½)/8, (y' + ½)/8, 0, 1), y' = y
+    // with the shader window's origin at the top, 3 − y with it at the bottom of its 4-pixel
+    // height, and so does the resolved pixel; WPOS on the sample grid would give about twice.
+    for origin_bottom in [false, true] {
+        let mut b = aa_setup("msaa_wpos.rrc");
+        // SET_SHADER_WINDOW: height 4 pixels, the origin, half-pixel centre.
+        b.method(0x1D88 >> 2, 4 | u32::from(origin_bottom) << 12)
+            .unwrap();
+        b.set_fragment_program(Location::Local, 0x2000, &wpos_program(), 0x40)
+            .unwrap();
+        draw(
+            &mut b,
+            0x1_0000,
+            7,
+            &[(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)],
+        );
+        let out = render(&b.finish(), device);
+        let byte = |v: f64| (v * 255.0).round() as u8;
+        for y in 0..4 {
+            let wy = if origin_bottom { 3 - y } else { y };
+            for x in 0..4 {
+                let want = [
+                    byte((f64::from(x) + 0.5) / 8.0),
+                    byte((f64::from(wy) + 0.5) / 8.0),
+                    0,
+                    255,
+                ];
+                let at = format!("({x}, {y}), origin bottom {origin_bottom}");
+                assert_eq!(out.image.pixel(x, y), Some(want), "{at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn wpos_counts_pixels_on_a_multisampled_surface() {
+    check_wpos(None);
+    if let Some(device) = gpu_support::gpu("wpos_counts_pixels_on_a_multisampled_surface") {
+        check_wpos(Some(&device));
     }
 }

@@ -95,12 +95,16 @@ pub fn polygon_stipple_keeps(
 }
 
 /// Keep the pixels of a filled polygon the pattern keeps.
+/// Positions are on the sample grid `(gx, gy)` of a multisampled surface ((1, 1) otherwise);
+/// the pattern counts pixels.
 pub fn retain_polygon_stipple(
     covered: &mut Vec<Covered>,
     stipple: &PolygonStipple,
     window: &ShaderWindow,
+    (gx, gy): (u32, u32),
 ) {
-    covered.retain(|c| polygon_stipple_keeps(stipple, window, c.x, c.y));
+    let (gx, gy) = (gx.max(1), gy.max(1));
+    covered.retain(|c| polygon_stipple_keeps(stipple, window, c.x / gx, c.y / gy));
 }
 
 #[cfg(test)]

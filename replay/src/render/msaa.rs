@@ -17,9 +17,12 @@
 //! `NV3089` 2:1 scaled image ([`super::transfer`]).
 //!
 //! **Rendering.** Both renderers draw into the grid at sample resolution: the viewport,
-//! scissor, surface clip, window offset, shader window height, line width and point size of
-//! the draw are scaled by `(sx, sy)` ([`to_sample_grid`]), so every sample is covered (and
-//! shaded) at the centre of its grid cell, `((i mod sx + ½)/sx, (i div sx + ½)/sy)` within
+//! scissor, surface clip, window offset, line width and point size of the draw are scaled by
+//! `(sx, sy)` ([`to_sample_grid`]), so every sample is covered (and shaded) at the centre of
+//! its grid cell. WPOS and the polygon stipple still count pixels, as the RSX shades a pixel
+//! once (RPCS3 derives WPOS from the host's pixel position): a grid position is divided back
+//! to its pixel (`DrawState::sample_grid`), and the shader window stays in pixels. A cell
+//! centre lies `((i mod sx + ½)/sx, (i div sx + ½)/sy)` within
 //! its pixel: for 4 samples square centred (mode 4) that is the mode's pattern, (¼, ¼),
 //! (¾, ¼), (¼, ¾), (¾, ¾).
 //!
@@ -268,10 +271,6 @@ pub fn msaa_note(surface: &Surface) -> Option<String> {
     None
 }
 
-fn scale16(v: u16, by: u32) -> u16 {
-    u16::try_from(u32::from(v) * by).unwrap_or(u16::MAX)
-}
-
 /// `r` in grid units (each pixel `sx` × `sy` samples).
 pub fn grid_pixels(r: PixelRect, (sx, sy): (u32, u32)) -> PixelRect {
     PixelRect {
@@ -299,7 +298,10 @@ pub fn to_sample_grid(state: &mut DrawState, aa: Antialias) {
         state.window_offset.0.saturating_mul(sx),
         state.window_offset.1.saturating_mul(sy),
     );
-    state.shader_window.height = scale16(state.shader_window.height, sy);
+    // The shader window stays in pixels: the RSX shades a pixel once, and WPOS counts
+    // pixels (RPCS3 derives it from the host's pixel position, `RSXDrawCommands.cpp`); the
+    // grid positions are divided back (`DrawState::sample_grid`).
+    state.sample_grid = (sx, sy);
     // Lines and points keep their size in pixels: the grid is finer along x (and y).
     state.primitives.line_width *= fx.max(fy);
     state.primitives.point_size *= fx.max(fy);

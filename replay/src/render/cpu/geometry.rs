@@ -89,6 +89,8 @@ pub struct CoverRules {
     pub polygon_stipple: Option<PolygonStipple>,
     /// `SET_SHADER_WINDOW`: the polygon stipple counts rows as WPOS does.
     pub window: ShaderWindow,
+    /// The sample grid (`DrawState::sample_grid`): the stipple counts pixels.
+    pub grid: (u32, u32),
 }
 
 impl CoverRules {
@@ -101,6 +103,7 @@ impl CoverRules {
             line_stipple: p.line_stipple.enabled.then_some(p.line_stipple),
             polygon_stipple: p.polygon_stipple.enabled.then_some(p.polygon_stipple),
             window: state.shader_window,
+            grid: state.sample_grid,
         }
     }
 
@@ -142,7 +145,7 @@ pub fn covered_pixels(
                 rasterize_triangle_facing(prim.verts, bounds, prim.front, out);
             }
             if let Some(p) = &rules.polygon_stipple {
-                retain_polygon_stipple(out, p, &rules.window);
+                retain_polygon_stipple(out, p, &rules.window, rules.grid);
             }
         }
         RasterKind::Line => {

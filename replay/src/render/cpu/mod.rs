@@ -539,6 +539,7 @@ fn render_pass(
             prims: &prims,
             outputs: &shaded.outputs,
             window: state.shader_window,
+            grid: state.sample_grid,
             varyings: state.shading.varyings(),
             sprite: state.primitives.point_sprite,
         },

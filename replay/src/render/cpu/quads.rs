@@ -108,6 +108,9 @@ pub struct InputContext<'a> {
     pub outputs: &'a PositionOutputs,
     /// `SET_SHADER_WINDOW`.
     pub window: ShaderWindow,
+    /// The sample grid (`DrawState::sample_grid`): WPOS counts pixels, so a window position
+    /// on the grid is divided by it.
+    pub grid: (u32, u32),
     /// Flat colours, two-sided colour and fog (`ShadingRules::varyings`).
     pub varyings: VaryingOptions,
     /// `SET_POINT_SPRITE_CONTROL`: texture coordinates points replace.
@@ -164,7 +167,8 @@ impl InputContext<'_> {
         // Flat colours are the primitive's provoking vertex's, which a quad's first triangle
         // does not contain.
         let o = prim.src.map(get);
-        let window = wpos(x, y, c.z, c.inv_w, &self.window);
+        let (gx, gy) = self.grid;
+        let window = wpos(x / gx.max(1), y / gy.max(1), c.z, c.inv_w, &self.window);
         let mut lane = fragment_inputs_with(
             o,
             get(prim.provoking),

@@ -850,6 +850,7 @@ impl Renderer<'_> {
                 origin_bottom: sw.origin == 1,
                 height: f32::from(sw.height),
                 centre: if sw.pixel_center == 1 { 0.0 } else { 0.5 },
+                grid: state.sample_grid,
             },
             fog: state.shading.fog,
             texcoord_2d: state.shading.texcoord_2d,

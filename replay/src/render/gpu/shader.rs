@@ -81,6 +81,9 @@ pub(crate) struct WposRule {
     pub height: f32,
     /// 0.5 (half-pixel centre) or 0 (integer centre).
     pub centre: f32,
+    /// The sample grid the target is drawn on (`DrawState::sample_grid`): a window position
+    /// on it is divided back to its pixel, as WPOS counts pixels.
+    pub grid: (u32, u32),
 }
 
 /// How the stored depth is computed (when the draw has a depth target), as the reference
@@ -304,11 +307,17 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
     }
     s.push_str("}\n\n@fragment\nfn rsx_render_fs(v: RsxRenderVaryings) -> RsxRenderTargets {\n");
     let w = &o.wpos;
+    let mut col = format!("v.pos.x - 0.5 + {}", lit(w.x_offset));
+    let mut row = format!("v.pos.y - 0.5 + {}", lit(w.y_offset));
+    if w.grid != (1, 1) {
+        // The pixel of the window position on the sample grid (whole numbers of cells).
+        let (gx, gy) = w.grid;
+        col = format!("floor(({col}) / {})", lit(gx as f32));
+        row = format!("floor(({row}) / {})", lit(gy as f32));
+    }
     let _ = writeln!(
         s,
-        "    let col = v.pos.x - 0.5 + {};\n    let row = v.pos.y - 0.5 + {};\n    let wz = v.wz.x + v.misc.y;",
-        lit(w.x_offset),
-        lit(w.y_offset)
+        "    let col = {col};\n    let row = {row};\n    let wz = v.wz.x + v.misc.y;"
     );
     let y = if w.origin_bottom {
         format!("{} - 1.0 - row + {}", lit(w.height), lit(w.centre))
@@ -492,6 +501,7 @@ mod tests {
                 origin_bottom: false,
                 height: 0.0,
                 centre: 0.5,
+                grid: (1, 1),
             },
             fog: FogRule::default(),
             texcoord_2d: 0,

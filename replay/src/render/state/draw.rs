@@ -255,6 +255,10 @@ pub struct DrawState {
     pub srgb_output: bool,
     /// The samples a draw into a multisampled surface may write (`None`: every one).
     pub sample_mask: Option<SampleMask>,
+    /// The sample grid the window-space state is scaled to (`msaa::to_sample_grid`): (1, 1),
+    /// or (2, 1) and (2, 2) on a multisampled surface. WPOS and the polygon stipple still
+    /// count pixels, so they divide window positions by it; `shader_window` stays in pixels.
+    pub sample_grid: (u32, u32),
     /// `SET_ANTI_ALIASING_CONTROL` alpha to one on a multisampled surface: after the alpha
     /// test, every colour output's alpha is replaced by 1 (GL 4.6 14.9.3; RPCS3 sets the
     /// host's alpha-to-one, whose alpha test ran in its shader before).
@@ -450,6 +454,7 @@ impl DrawState {
                 && draw.shader_control.raw & 0x40 == 0
                 && color_format.is_some_and(|f| !f.is_float()),
             sample_mask: None,
+            sample_grid: (1, 1),
             alpha_to_one: false,
             alpha_to_coverage: r.anti_aliasing.alpha_to_coverage,
             antialias: Antialias::Center1,
