@@ -4,7 +4,7 @@
 
 use crate::raster::PixelRect;
 use rsxtrace_capture::frame::state::{Rect, Surface};
-use rsxtrace_capture::frame::{method_calls, reg, Frame};
+use rsxtrace_capture::frame::{method_calls, reg, write_rules, Frame};
 use rsxtrace_capture::rrc::{BufferState, Capture};
 
 use super::{color_targets, rect_pixels, window_clip, ColorFormat};
@@ -232,7 +232,11 @@ impl FrameEvents {
                 }
                 next_draw += 1;
             }
-            if let Some(x) = regs.get_mut(usize::from(call.reg)) {
+            // A write the front end refuses leaves the register as the frame model does.
+            if let Some(x) = regs
+                .get_mut(usize::from(call.reg))
+                .filter(|_| !write_rules::refused(call.reg, call.value))
+            {
                 *x = call.value;
             }
             if call.reg == reg::CLEAR_SURFACE {
