@@ -164,6 +164,26 @@ fn a_depth_unit_with_a_compare_function_reads_the_comparison() {
 }
 
 #[test]
+fn a_fixed_point_shadow_map_clamps_its_reference() {
+    // DEPTH24_D8 texels at depth 1.0 (0xFFFFFF) in columns 0..4, 0.25 in the others;
+    // GEQUAL with a reference of 1.5: on a fixed-point depth format the reference is clamped
+    // to 1 (GL 4.6 8.23.1; RPCS3 `min(z, 1)`), so columns 0..4 pass. Unclamped, none would.
+    let texels: Vec<u8> = (0..64u32)
+        .flat_map(|i| {
+            let d: u32 = if i % 8 < 4 { 0xFF_FFFF } else { 0x40_0000 };
+            (d << 8).to_be_bytes()
+        })
+        .collect();
+    let capture = scene(depth_unit(6, NEAREST), &texels, 0.0, 1.5);
+    for (name, image) in render("a_fixed_point_shadow_map_clamps_its_reference", &capture) {
+        for x in 0..8 {
+            let v = if x < 4 { 255 } else { 0 };
+            assert_eq!(image.pixel(x, 3).unwrap(), [v; 4], "{name}: at x {x}");
+        }
+    }
+}
+
+#[test]
 fn a_linear_filter_blends_the_compared_texels() {
     // Pixel x samples halfway between texels x and x + 1 (the last clamps to texel 7):
     // LESS 0.5 passes texels 0..4, so x < 3 reads 1, x = 3 reads ½ (texel 3 passes, texel 4

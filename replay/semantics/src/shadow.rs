@@ -11,7 +11,10 @@
 //! stored texture function is reversed"). Linear filtering blends the four results (a host's
 //! percentage-closer filtering); all four channels read the blend and no sign, gamma or bias
 //! applies (RPCS3 samples `TEX2D_SHADOW(...)` without `_process_texel`); the texel compared is
-//! the decoded one's R (the depth, with the identity remap). Only 2D units
+//! the decoded one's R (the depth, with the identity remap). On a fixed-point format (DEPTH16,
+//! DEPTH24_D8) the reference is clamped to [0, 1] first, as GL and Vulkan do for a fixed-point
+//! depth texture (GL 4.6 8.23.1) and RPCS3's emulated comparison writes `min(z, 1)`
+//! (`RSXFragmentTextureOps.glsl`); a float format compares it as it is. Only 2D units
 //! compare: RPCS3 leaves 1D shadow sampling unimplemented, and 3D and cube depth textures are
 //! read as depth here.
 //!
@@ -35,6 +38,8 @@ pub struct DepthCompare {
     pub mag_linear: bool,
     /// The min filter blends four texels (within a level; the mip filter is the LOD rule's).
     pub min_linear: bool,
+    /// A fixed-point depth format: the reference is clamped to [0, 1] before the comparison.
+    pub clamp_reference: bool,
 }
 
 impl DepthCompare {
@@ -50,11 +55,27 @@ impl DepthCompare {
             func: zfunc as u8,
             mag_linear,
             min_linear,
+            clamp_reference: false,
         })
     }
 
-    /// 1 where `texel ZFUNC reference` holds, else 0.
+    /// The same, for a unit whose depth format is fixed-point (`fixed_point`: DEPTH16,
+    /// DEPTH24_D8) or float.
+    pub fn with_fixed_point(self, fixed_point: bool) -> DepthCompare {
+        DepthCompare {
+            clamp_reference: fixed_point,
+            ..self
+        }
+    }
+
+    /// 1 where `texel ZFUNC reference` holds (the reference clamped to [0, 1] first on a
+    /// fixed-point format), else 0.
     pub fn compare(self, texel: f32, reference: f32) -> f32 {
+        let reference = if self.clamp_reference {
+            reference.clamp(0.0, 1.0)
+        } else {
+            reference
+        };
         let pass = match self.func {
             1 => texel < reference,
             2 => texel == reference,
@@ -144,5 +165,10 @@ mod tests {
         assert!(DepthCompare::of_unit(0, false, false, false).is_none());
         assert!(DepthCompare::of_unit(7, false, false, false).is_none());
         assert!(DepthCompare::of_unit(1, true, false, false).is_none());
+        // A reference past 1 compares as 1 on a fixed-point format, as it is on a float one.
+        let fixed = gequal.with_fixed_point(true);
+        assert_eq!(fixed.compare(1.0, 1.5), 1.0);
+        assert_eq!(gequal.compare(1.0, 1.5), 0.0);
+        assert_eq!(fixed.compare(0.0, -0.5), 1.0);
     }
 }

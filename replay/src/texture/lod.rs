@@ -54,6 +54,12 @@ pub fn unit_lod(texture: &Texture) -> TextureLod {
             mag_filter(texture.filter.mag.raw) == TexelFilter::Linear,
             min == TexelFilter::Linear,
         )
+        .map(|c| {
+            c.with_fixed_point(matches!(
+                format,
+                TexelFormat::Depth16 | TexelFormat::Depth24D8
+            ))
+        })
     } else {
         None
     };

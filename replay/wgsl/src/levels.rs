@@ -193,6 +193,12 @@ pub(crate) fn compare_chosen(
     out: &str,
 ) -> Vec<String> {
     let mut lines = vec![format!("let cz = {coord};")];
+    // A fixed-point depth format clamps the reference (`DepthCompare::clamp_reference`).
+    lines.push(if cmp.clamp_reference {
+        "let rz = clamp(cz.z, 0.0, 1.0);".to_string()
+    } else {
+        "let rz = cz.z;".to_string()
+    });
     // A border colour the device cannot hold: its first channel, on the border axes.
     let (bord, bz) = match state.border {
         Some(b) => (
@@ -203,7 +209,7 @@ pub(crate) fn compare_chosen(
     };
     let level = |v: &str, name: &str| {
         format!(
-            "let {name} = rsx_shadow_level({tex}, {smp}, cz.xy, cz.z, i32(max({v}, 0.0)), \
+            "let {name} = rsx_shadow_level({tex}, {smp}, cz.xy, rz, i32(max({v}, 0.0)), \
              select({v} + 0.25, 0.0, {v} < 0.0), select({min}, {mag}, {v} < 0.0), {f}u, \
              {bord}, {bz:?});",
             min = cmp.min_linear,
