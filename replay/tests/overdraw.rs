@@ -113,7 +113,7 @@ fn two_sample_quad(control: Option<u32>) -> rsxtrace_replay::render::overdraw::O
     b.set_viewport(0, 0, 4, 4, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 4, 4);
     b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0x4003)
         .unwrap();
     mov_col0(&mut b);
     if let Some(control) = control {

@@ -197,7 +197,7 @@ fn builder(name: &str) -> CaptureBuilder {
     b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, W, H);
     b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0x4003)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();

@@ -76,7 +76,7 @@ fn scene_with(
     if depth_test {
         b.set_depth(true, 0x201, true); // LESS, write
     }
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0x4003)
         .unwrap();
     b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
         .unwrap();

@@ -74,7 +74,7 @@ fn builder(name: &str) -> CaptureBuilder {
     b.set_viewport(0, 0, 8, 8, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, 8, 8);
     b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0x4003)
         .unwrap();
     for at in [A, ZA, B, ZB, C, ZC, D] {
         b.put_memory(Location::Local, at, &[0u8; 512]).unwrap();

@@ -40,6 +40,6 @@ pub use primitive::{
 };
 pub use shading::{FogRule, ShadingRules, UserClip};
 pub use varyings::{
-    apply_texcoord_2d, fragment_inputs, fragment_inputs_with, wpos, VaryingOptions,
+    apply_texcoord_2d, fragment_inputs, fragment_inputs_with, output_sent, wpos, VaryingOptions,
 };
 pub use window::{to_window, ViewportTransform, WindowVertex};

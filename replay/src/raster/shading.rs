@@ -307,6 +307,8 @@ pub struct ShadingRules {
     /// `SET_TEX_COORD_CONTROL`: bit `n` makes TEXn two-dimensional
     /// ([`super::varyings::apply_texcoord_2d`]).
     pub texcoord_2d: u16,
+    /// The clear bits of `SET_VERTEX_ATTRIB_OUTPUT_MASK` ([`super::varyings::output_sent`]).
+    pub outputs_off: u32,
     /// Unknown register values and ignored planes (one message each).
     pub warnings: Vec<String>,
 }
@@ -335,6 +337,7 @@ impl ShadingRules {
             fog,
             clip,
             texcoord_2d: s.texcoord_2d,
+            outputs_off: !draw.output_mask,
             warnings,
         }
     }
@@ -346,6 +349,7 @@ impl ShadingRules {
             flat: self.flat,
             fog: self.fog,
             texcoord_2d: self.texcoord_2d,
+            outputs_off: self.outputs_off,
         }
     }
 }

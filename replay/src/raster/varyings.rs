@@ -38,6 +38,29 @@ pub struct VaryingOptions {
     /// [`apply_texcoord_2d`] after the point sprite (not by [`fragment_inputs_with`], whose
     /// values the GPU render also interpolates from vertices).
     pub texcoord_2d: u16,
+    /// The `SET_VERTEX_ATTRIB_OUTPUT_MASK` bits that are clear (its complement; 0, the
+    /// default: every output sent). An output none of whose bits is set reaches the fragment
+    /// program as (0, 0, 0, 1), whatever the vertex program wrote ([`output_sent`]).
+    pub outputs_off: u32,
+}
+
+/// Whether vertex output register `register` reaches the fragment program when the output
+/// mask's clear bits are `outputs_off`: when any of its `CELL_GCM_ATTRIB_OUTPUT_MASK_*` bits
+/// is set (RPCS3 `GLVertexProgram.cpp`/`VKVertexProgram.cpp` `reg_table` and
+/// `vertex_reg_info::test`, "any bit set"; a masked output reads `vec4(0, 0, 0, 1)`): o1 and
+/// o3 front or back diffuse (bits 0, 2), o2 and o4 front or back specular (1, 3), o5 fog (4),
+/// o6 TEX9 (13), o7..o14 TEX0..TEX7 (14..21), o15 TEX8 (12). Other registers always do.
+pub fn output_sent(register: usize, outputs_off: u32) -> bool {
+    let bits: u32 = match register {
+        1 | 3 => 0b0101,
+        2 | 4 => 0b1010,
+        5 => 1 << 4,
+        6 => 1 << 13,
+        7..=14 => 1 << (14 + register - 7),
+        15 => 1 << 12,
+        _ => return true,
+    };
+    outputs_off & bits != bits
 }
 
 /// WPOS of pixel (`x`, `row`) under `SET_SHADER_WINDOW` (rrc-format.md 4.6; RPCS3
@@ -91,6 +114,7 @@ pub fn fragment_inputs(
         flat: flat_provoking.is_some(),
         fog: FogRule::default(),
         texcoord_2d: 0,
+        outputs_off: 0,
     };
     let provoking = outputs[flat_provoking.unwrap_or(2).min(2)];
     fragment_inputs_with(outputs, provoking, weights, window, front_facing, &options)
@@ -107,6 +131,9 @@ pub fn fragment_inputs_with(
     options: &VaryingOptions,
 ) -> LaneInputs {
     let at = |register: usize| -> [f32; 4] {
+        if !output_sent(register, options.outputs_off) {
+            return [0.0, 0.0, 0.0, 1.0];
+        }
         let mut v = [0f32; 4];
         for (vertex, &w) in outputs.iter().zip(&weights) {
             if w == 0.0 {
@@ -121,7 +148,9 @@ pub fn fragment_inputs_with(
         v
     };
     let color = |register: usize| -> [f32; 4] {
-        if options.flat {
+        if !output_sent(register, options.outputs_off) {
+            [0.0, 0.0, 0.0, 1.0]
+        } else if options.flat {
             provoking.get(register).copied().unwrap_or_default()
         } else {
             at(register)
@@ -141,4 +170,41 @@ pub fn fragment_inputs_with(
     a[attr::TEX0 + 9] = at(6);
     a[attr::FACING] = [if front_facing { 1.0 } else { -1.0 }, 0.0, 0.0, 0.0];
     lane
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_the_mask_leaves_out_reads_0001() {
+        // Every output register r of the three vertices holds (r, r, r, r).
+        let regs: [[f32; 4]; 16] = std::array::from_fn(|r| [r as f32; 4]);
+        let outputs = [&regs, &regs, &regs];
+        let weights = [1.0, 0.0, 0.0];
+        // The mask keeps back diffuse (bit 2) and TEX1 (bit 15) only: COL0 still comes
+        // from o1 (either diffuse bit sends it), COL1 (o2), TEX0 (o7) and TEX9 (o6) read
+        // (0, 0, 0, 1), TEX1 (o8) its value.
+        let mask: u32 = 1 << 2 | 1 << 15;
+        let options = VaryingOptions {
+            outputs_off: !mask,
+            ..VaryingOptions::default()
+        };
+        let lane = fragment_inputs_with(outputs, &regs, weights, [0.0; 4], true, &options);
+        let a = &lane.attributes;
+        let unset = [0.0, 0.0, 0.0, 1.0];
+        assert_eq!(a[attr::COL0], [1.0; 4]);
+        assert_eq!(a[attr::COL1], unset);
+        assert_eq!(a[attr::TEX0], unset);
+        assert_eq!(a[attr::TEX0 + 1], [8.0; 4]);
+        assert_eq!(a[attr::TEX0 + 9], unset);
+        // The default sends every output.
+        let options = VaryingOptions::default();
+        let all = fragment_inputs_with(outputs, &regs, weights, [0.0; 4], true, &options);
+        assert_eq!(all.attributes[attr::TEX0], [7.0; 4]);
+        assert_eq!(all.attributes[attr::COL1], [2.0; 4]);
+        // TEX8 (o15) is bit 12, TEX9 (o6) bit 13; HPOS (o0) is always sent.
+        assert!(!output_sent(15, !0u32 ^ 1 << 13) && output_sent(15, !0u32 ^ 1 << 12));
+        assert!(output_sent(0, !0) && output_sent(3, !0u32 ^ 1));
+    }
 }

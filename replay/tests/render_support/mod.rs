@@ -171,7 +171,7 @@ pub fn pixel_scene(
     b.set_viewport(0, 0, size, size, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, size, size);
     b.set_color_mask(0x0101_0101);
-    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0b11)
+    b.set_vertex_program(&vertex_program(), 0, 0, 0b1_0000_1001, 0x4003)
         .unwrap();
     b
 }
