@@ -190,6 +190,19 @@ impl VertexInstruction {
     pub fn scalar_active(&self) -> bool {
         self.scalar != ScalarOpcode::Nop
     }
+
+    /// The output register it writes, if any: the vector unit's when it is the output
+    /// writer (`vec_result`, not ARL), else the scalar unit's (not a flow operation), each
+    /// only when active.
+    pub fn output_written(&self) -> Option<u8> {
+        let o = self.output?;
+        let writes = if self.vec_result {
+            self.vector_active() && self.vector != VectorOpcode::Arl
+        } else {
+            self.scalar_active() && !self.scalar.is_flow()
+        };
+        writes.then_some(o.0)
+    }
 }
 
 impl Serialize for VertexInstruction {

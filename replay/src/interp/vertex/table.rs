@@ -9,7 +9,7 @@ use super::math::{self, Vec4};
 use super::output::OUTPUT_COUNT;
 use super::real::Real;
 use rsxtrace_program::vertex::{
-    memory_slots, BooleanBranch, CcRegister, MemorySlot, Relation, VectorOpcode, VertexDecodeError,
+    memory_slots, BooleanBranch, CcRegister, MemorySlot, Relation, VertexDecodeError,
     VertexInstruction, VertexProgram, WriteMask,
 };
 
@@ -143,11 +143,9 @@ impl Prepared {
 
     /// The output register a unit would write past `o[15]` (an error when reached), if any.
     pub fn output_out_of_range(&self) -> Option<u8> {
-        let i = &self.insn;
-        let o = i.output?;
-        let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
-        let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
-        (usize::from(o.0) >= OUTPUT_COUNT && (vec_writes || sca_writes)).then_some(o.0)
+        self.insn
+            .output_written()
+            .filter(|&o| usize::from(o) >= OUTPUT_COUNT)
     }
 }
 

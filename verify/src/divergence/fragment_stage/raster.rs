@@ -181,7 +181,7 @@ fn shapes(d: &Draw, outputs: &[[[f32; 4]; 16]], vi: &VertexInterp) -> Vec<([usiz
     };
     let rules = CoverRules::from_state(&state);
     let varyings = state.shading.varyings();
-    let point_size_from_vertex = d.output_mask & (1 << 5) != 0;
+    let point_size_from_vertex = rsxtrace_replay::render::cpu::vertex::point_size_from_vertex(d);
     build_primitives(&state, outputs, &starts, point_size_from_vertex)
         .into_iter()
         .map(|prim| {
