@@ -267,16 +267,8 @@ fn wide_texels_are_swizzled_as_four_byte_words() {
             bytes[k..k + 2].copy_from_slice(&half(v));
         }
     }
-    // Texels (0, 0), (1, 0), (0, 1), (1, 1) read 0.25, 0.5, 0.75, 1 in every channel.
     let check = |format: u8, bytes: Vec<u8>| {
-        let tex = Tex::new(format, 2, 2).texture();
-        let mem = Mem::local(0, bytes);
-        let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
-        let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
-        assert_close(c(0, 0), [0.25; 4]);
-        assert_close(c(1, 0), [0.5; 4]);
-        assert_close(c(0, 1), [0.75; 4]);
-        assert_close(c(1, 1), [1.0; 4]);
+        assert_quarter_steps(&Tex::new(format, 2, 2).texture(), bytes);
     };
     check(0x9A, bytes);
     // W32_Z32_Y32_X32_FLOAT: 2x2 texels, 8x2 words; texel (1, 0) is words (4..8, 0) = Z-order
@@ -328,8 +320,14 @@ fn wide_texels_with_border_texels_are_swizzled_as_words_of_the_padded_grid() {
     let mut regs = Tex::new(0x9A, 2, 2).regs();
     regs.format &= !(1 << 3);
     let tex = rsxtrace_capture::frame::state::Texture::from_regs(&regs);
+    assert_quarter_steps(&tex, bytes);
+}
+
+/// The 2x2 texture `tex` over `bytes` reads 0.25, 0.5, 0.75 and 1 in every channel at texels
+/// (0, 0), (1, 0), (0, 1) and (1, 1).
+fn assert_quarter_steps(tex: &rsxtrace_capture::frame::state::Texture, bytes: Vec<u8>) {
     let mem = Mem::local(0, bytes);
-    let unit = UnitSampler::new(0, &tex, &mem).expect("decodes");
+    let unit = UnitSampler::new(0, tex, &mem).expect("decodes");
     let c = |x, y| unit.sample(&at2(centre(x, 2), centre(y, 2)));
     assert_close(c(0, 0), [0.25; 4]);
     assert_close(c(1, 0), [0.5; 4]);

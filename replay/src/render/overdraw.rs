@@ -170,15 +170,10 @@ fn for_each_fragment(
     let per_sample = !passes.is_empty();
     let passes = if per_sample { passes } else { vec![state] };
     let mut covered = Vec::new();
+    let psz = point_size_from_vertex(draw);
     for state in &passes {
         let bounds = state.window_bounds();
-        let prims = build_within(
-            state,
-            &shaded.outputs,
-            &shaded.starts,
-            point_size_from_vertex(draw),
-            bounds,
-        );
+        let prims = build_within(state, &shaded.outputs, &shaded.starts, psz, bounds);
         let rules = CoverRules::from_state(state);
         let (ox, oy) = state.window_offset;
         for prim in &prims {

@@ -406,13 +406,14 @@ fn render_draw(
         return render_pass(ctx, state, &vertices, prims, surfaces, timings, stats);
     }
     let mut warnings: Vec<String> = Vec::new();
+    let psz = vertex::point_size_from_vertex(ctx.draw);
     for state in passes {
         let prims = match &vertices {
             Ok(shaded) => geometry::build_within(
                 &state,
                 &shaded.outputs,
                 &shaded.starts,
-                vertex::point_size_from_vertex(ctx.draw),
+                psz,
                 state.window_bounds(),
             ),
             Err(_) => Vec::new(),

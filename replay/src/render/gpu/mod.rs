@@ -344,6 +344,8 @@ struct Pass<'a> {
     /// The draw's window bounds before a band restricts them.
     whole_bounds: crate::raster::PixelRect,
     with_depth: bool,
+    /// Points take their size from PSZ (`cpu::vertex::point_size_from_vertex`).
+    point_size_from_vertex: bool,
 }
 
 /// Seconds since `t`.
@@ -779,6 +781,7 @@ impl Renderer<'_> {
             size: (width, height),
             whole_bounds,
             with_depth,
+            point_size_from_vertex: crate::render::cpu::vertex::point_size_from_vertex(draw),
         };
         for state in &passes {
             self.draw_pass(&pass, state)?;
@@ -797,6 +800,7 @@ impl Renderer<'_> {
             size: (width, height),
             whole_bounds,
             with_depth,
+            point_size_from_vertex,
         } = *pass;
         let draw = &self.frame.draws[index];
         // Geometry.
@@ -810,7 +814,7 @@ impl Renderer<'_> {
             state,
             &stage.outputs,
             &stage.starts,
-            crate::render::cpu::vertex::point_size_from_vertex(draw),
+            point_size_from_vertex,
             &map,
             varyings,
             whole_bounds,
