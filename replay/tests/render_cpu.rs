@@ -43,6 +43,8 @@ mod reg {
     pub const STENCIL_OP_FAIL: u32 = 0x033C / 4;
     pub const STENCIL_OP_ZFAIL: u32 = 0x0340 / 4;
     pub const STENCIL_OP_ZPASS: u32 = 0x0344 / 4;
+    pub const SET_POLY_OFFSET_FILL_ENABLE: u32 = 0x0A68 / 4;
+    pub const SET_POLYGON_OFFSET_BIAS: u32 = 0x0A7C / 4;
 }
 
 fn target(offset: u32, pitch: u32) -> SurfaceTarget {
@@ -652,6 +654,31 @@ fn without_clip_or_clamp_the_depth_is_clamped_to_the_range() {
     quad(&mut b, 0x2_0000, FULL, 0.6, [0.0, 1.0, 0.0, 1.0]);
     let out = render(&b.finish());
     assert_eq!(out.image.pixel(3, 3), Some([255, 0, 0, 255]));
+}
+
+#[test]
+fn the_depth_range_clips_before_the_polygon_offset() {
+    // ZMIN_MAX_CONTROL = 1 (clip, RPCS3's reset value), range [0, 1]: a red quad at window z
+    // 1e-5 (about 168 Z24 units) with a fill offset of -1000 units lies inside the range, so
+    // it is drawn, its depth 1e-5 - 1000 / 2^24 below 0 saturating to 0 (GL 4.6 14.6.5: the
+    // offset is added to the fragments of the clipped primitive; RPCS3's host depth bias).
+    // A green quad at 0.5 under LESS then fails against 0. Clipping the offset depth would
+    // drop the red quad and let the green one pass.
+    let mut b = builder("offset_clip.rrc", 8);
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    b.method(0x1D78 >> 2, 1).unwrap(); // SET_ZMIN_MAX_CONTROL: clip
+    b.method(reg::SET_POLY_OFFSET_FILL_ENABLE, 1).unwrap();
+    b.method(reg::SET_POLYGON_OFFSET_BIAS, (-1000.0f32).to_bits())
+        .unwrap();
+    b.set_depth(true, 0x207, true); // ALWAYS, written
+    quad(&mut b, 0x1_0000, FULL, 1e-5, [1.0, 0.0, 0.0, 1.0]);
+    b.method(reg::SET_POLY_OFFSET_FILL_ENABLE, 0).unwrap();
+    b.set_depth(true, 0x201, false); // LESS
+    quad(&mut b, 0x2_0000, FULL, 0.5, [0.0, 1.0, 0.0, 1.0]);
+    let capture = b.finish();
+    for (name, image) in gpu_support::both_images("offset_clip", &capture, cpu_render_tiled) {
+        assert_eq!(image.pixel(3, 3), Some([255, 0, 0, 255]), "{name}");
+    }
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! x and y are not clipped: the rasterizer bounds coverage by the pixel rectangle and works in
 //! f64, so a guard band is not needed. The z range is not clipped here either: the CPU render
 //! applies `SET_ZMIN_MAX_CONTROL` per fragment on window z (a depth-clip discard or a clamp),
-//! which covers the same pixels as clipping the primitive would.
+//! which covers the same pixels as clipping the primitive would: the clip tests the
+//! interpolated z, before the polygon offset (`render::cpu::rop::depth_range`).
 //!
 //! Algorithm: Sutherland–Hodgman on the polygon of (weights, distances), plane after plane,
 //! then a fan from the first vertex, which keeps the input winding.

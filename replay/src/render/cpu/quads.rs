@@ -6,6 +6,7 @@
 //! a line's or point's copy the first covered lane's (zero derivatives across them).
 
 use super::geometry::{covered_pixels, CoverRules, RasterKind, RasterPrim};
+use super::rop::WindowDepth;
 use super::vertex::{OutputsByPosition, PositionOutputs, VertexOutputs};
 use crate::interp::fragment::{LaneInputs, QuadInputs};
 use crate::raster::sprite::{apply_point_sprite, sprite_coord};
@@ -21,8 +22,8 @@ use rsxtrace_capture::frame::state::{PointSprite, ShaderWindow};
 pub struct LaneCover {
     /// Weights over `RasterPrim::verts`.
     pub weights: [f32; 3],
-    /// Window z with the polygon offset.
-    pub z: f32,
+    /// Window z: interpolated, and the primitive's polygon offset.
+    pub z: WindowDepth,
     /// 1/w.
     pub inv_w: f32,
     /// The fraction of the pixel covered (smooth lines and polygons; else 1): multiplies the
@@ -68,7 +69,10 @@ pub fn cover(
         let lane = ((c.y & 1) * 2 + (c.x & 1)) as usize;
         let cover = LaneCover {
             weights: c.weights,
-            z: c.z + prim.z_offset,
+            z: WindowDepth {
+                interpolated: c.z,
+                offset: prim.z_offset,
+            },
             inv_w: c.inv_w,
             coverage: c.coverage,
         };
@@ -139,7 +143,10 @@ impl InputContext<'_> {
                         triangle_weights_at(&prim.verts, x, y).map(|(weights, z, inv_w)| {
                             LaneCover {
                                 weights,
-                                z: z + prim.z_offset,
+                                z: WindowDepth {
+                                    interpolated: z,
+                                    offset: prim.z_offset,
+                                },
                                 inv_w,
                                 coverage: 1.0,
                             }
@@ -168,7 +175,13 @@ impl InputContext<'_> {
         // does not contain.
         let o = prim.src.map(get);
         let (gx, gy) = self.grid;
-        let window = wpos(x / gx.max(1), y / gy.max(1), c.z, c.inv_w, &self.window);
+        let window = wpos(
+            x / gx.max(1),
+            y / gy.max(1),
+            c.z.with_offset(),
+            c.inv_w,
+            &self.window,
+        );
         let mut lane = fragment_inputs_with(
             o,
             get(prim.provoking),

@@ -317,14 +317,14 @@ impl<'a> TileTargets<'a> {
     }
 
     /// Run the per-fragment operations for one covered, shaded lane at surface pixel
-    /// (`sx`, `sy`) with interpolated window depth `z`, from `source`; what happened to it.
+    /// (`sx`, `sy`) with window depth `z`, from `source`; what happened to it.
     /// The pixel must lie in the tile's rows (others are dropped).
     pub fn fragment(
         &mut self,
         state: &DrawState,
         sx: u32,
         sy: u32,
-        z: f32,
+        z: WindowDepth,
         source: FragmentSource,
         out: &LaneOutputs,
     ) -> FragmentOutcome {
@@ -398,7 +398,7 @@ impl<'a> TileTargets<'a> {
         state: &DrawState,
         sx: u32,
         sy: u32,
-        z: f32,
+        z: WindowDepth,
         front: bool,
         out: &LaneOutputs,
     ) -> FragmentOutcome {
@@ -486,26 +486,48 @@ impl<'a> TileTargets<'a> {
     }
 }
 
-/// The depth a fragment at interpolated depth `z` is tested and written with: `None` when the
-/// depth range clips the interpolated depth (RPCS3 clips primitives at the near and far
-/// planes), else the depth the program exports, clamped only by the clamp bit, or the
-/// interpolated depth after the range.
-fn fragment_depth(state: &DrawState, z: f32, out: &LaneOutputs) -> Option<f32> {
+/// A fragment's window depth: interpolated over its primitive, and the polygon offset the
+/// primitive adds to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowDepth {
+    /// The primitive's window z at the fragment.
+    pub interpolated: f32,
+    /// The polygon offset (0 when off).
+    pub offset: f32,
+}
+
+impl WindowDepth {
+    /// The depth with the polygon offset.
+    pub fn with_offset(self) -> f32 {
+        self.interpolated + self.offset
+    }
+}
+
+/// The depth a fragment at window depth `z` is tested and written with: `None` when the depth
+/// range clips it (RPCS3 clips primitives at the near and far planes), else the depth the
+/// program exports, clamped only by the clamp bit, or the window depth after the range.
+fn fragment_depth(state: &DrawState, z: WindowDepth, out: &LaneOutputs) -> Option<f32> {
     let z = depth_range(state, z)?;
     Some(out.depth.map_or(z, |d| exported_depth(state, d as f32)))
 }
 
-/// The fragment's window depth after the depth range (`SET_ZMIN_MAX_CONTROL`): clamped, or
-/// `None` when clipped.
-pub fn depth_range(state: &DrawState, z: f32) -> Option<f32> {
+/// The fragment's window depth after the depth range (`SET_ZMIN_MAX_CONTROL`): `None` when
+/// clipped, else with the polygon offset, clamped to the range by the clamp bit.
+///
+/// The clip tests the interpolated depth, before the offset: the range clips the primitive,
+/// and the offset is added to the depth of the fragments rasterized from what is left (GL 4.6
+/// 14.6.5; RPCS3 hands the clip to the host's clipper and the offset to its depth bias, and
+/// clamps with the host's depth clamp, after the bias). A fragment the offset moves out of
+/// the range is drawn; the depth format saturates it.
+pub fn depth_range(state: &DrawState, z: WindowDepth) -> Option<f32> {
     let (lo, hi) = state.depth_range;
     let (lo, hi) = (lo.min(hi), lo.max(hi));
     if state.depth_clamp {
-        Some(z.clamp(lo, hi))
-    } else if state.depth_clip && !(z >= lo && z <= hi) {
+        Some(z.with_offset().clamp(lo, hi))
+    } else if state.depth_clip && !(z.interpolated >= lo && z.interpolated <= hi) {
         None
     } else {
-        Some(z)
+        Some(z.with_offset())
     }
 }
 

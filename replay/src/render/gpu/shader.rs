@@ -424,8 +424,9 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             }
         }
         Some(d) => {
-            // The range clips the interpolated depth; an exported depth is only clamped
-            // (`render::cpu::rop`).
+            // The range clips the interpolated depth before the polygon offset (`wz` has it);
+            // the clamp bit clamps after it; an exported depth is only clamped
+            // (`render::cpu::rop::depth_range`).
             s.push_str("    var z = wz;\n");
             let range = |(a, b): (f32, f32)| (a.min(b), a.max(b));
             if let Some((lo, hi)) = d.clamp.map(range) {
@@ -433,7 +434,7 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             } else if let Some((lo, hi)) = d.clip.map(range) {
                 let _ = writeln!(
                     s,
-                    "    if (!(z >= {} && z <= {})) {{\n        discard;\n    }}",
+                    "    if (!(v.wz.x >= {} && v.wz.x <= {})) {{\n        discard;\n    }}",
                     lit(lo),
                     lit(hi)
                 );
