@@ -61,7 +61,8 @@ pub fn vertex_inputs(
         base_offset: r(regs, reg::SET_VERTEX_DATA_BASE_OFFSET),
         base_index: r(regs, reg::SET_VERTEX_DATA_BASE_INDEX),
         restart: Restart {
-            enabled: r(regs, reg::SET_RESTART_INDEX_ENABLE) & 1 != 0,
+            // Any non-zero value enables it (RPCS3 rsx_decode.h `bool(enabled)`).
+            enabled: r(regs, reg::SET_RESTART_INDEX_ENABLE) != 0,
             index: r(regs, reg::SET_RESTART_INDEX),
         },
         source,
@@ -119,6 +120,13 @@ mod tests {
             }
         );
         assert_eq!(inline_stride(&v.arrays), 12);
+        regs[0x1DAC / 4] = 2;
+        let (v, _) = vertex_inputs(
+            &regs,
+            [ImmediateValue::Unknown; 16],
+            VertexSource::Arrays { ranges: vec![] },
+        );
+        assert!(v.restart.enabled, "any non-zero value enables restart");
     }
 
     #[test]
