@@ -18,6 +18,7 @@ use crate::frame::{Draw, FragmentProgram, Frame, Primitive, ProgramAddress, CONS
 use serde::Serialize;
 use serde_json::Value;
 use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -603,11 +604,11 @@ fn read_bytes<'m>(
     index: usize,
     view: &'m crate::frame::MemoryView<'m>,
     options: DiffOptions<'_>,
-) -> Vec<(String, Option<Vec<&'m [u8]>>)> {
+) -> Vec<(String, Option<Vec<Cow<'m, [u8]>>>)> {
     let d = &frame.draws[index];
     let spans: FetchSpans = fetch_spans(&d.vertex_inputs, view).unwrap_or_default();
     let read = |s: &Span| view.read(s.location, s.offset, s.len);
-    let mut out: Vec<(String, Option<Vec<&[u8]>>)> = spans
+    let mut out: Vec<(String, Option<Vec<Cow<'m, [u8]>>>)> = spans
         .index_ranges
         .iter()
         .enumerate()
@@ -644,19 +645,27 @@ struct ByteComparer {
 }
 
 impl ByteComparer {
-    fn same(&mut self, x: Option<&[&[u8]]>, y: Option<&[&[u8]]>) -> bool {
+    fn same(&mut self, x: Option<&[Cow<'_, [u8]>]>, y: Option<&[Cow<'_, [u8]>]>) -> bool {
         let (Some(x), Some(y)) = (x, y) else {
             return x.is_none() && y.is_none();
         };
         x.len() == y.len()
-            && x.iter().zip(y).all(|(p, q)| {
-                let key = (p.as_ptr() as usize, p.len(), q.as_ptr() as usize, q.len());
-                *self.equal.entry(key).or_insert_with(|| p == q)
+            && x.iter().zip(y).all(|(p, q)| match (p, q) {
+                // Slices of the captures' blocks live as long as the frames: their addresses
+                // name them. Bytes assembled for one read are compared each time.
+                (Cow::Borrowed(p), Cow::Borrowed(q)) => {
+                    let key = (p.as_ptr() as usize, p.len(), q.as_ptr() as usize, q.len());
+                    *self.equal.entry(key).or_insert_with(|| p == q)
+                }
+                _ => p == q,
             })
     }
 }
 
-fn find<'s, 'm>(side: &'s [(String, Option<Vec<&'m [u8]>>)], what: &str) -> Option<&'s [&'m [u8]]> {
+fn find<'s, 'm>(
+    side: &'s [(String, Option<Vec<Cow<'m, [u8]>>>)],
+    what: &str,
+) -> Option<&'s [Cow<'m, [u8]>]> {
     side.iter()
         .find(|(w, _)| w == what)
         .and_then(|(_, b)| b.as_deref())
@@ -675,7 +684,7 @@ fn data(
     };
     let bytes_a = read_bytes(a, ia, &view_a, options);
     let bytes_b = read_bytes(b, ib, &view_b, options);
-    let hash = |bytes: Option<&[&[u8]]>| {
+    let hash = |bytes: Option<&[Cow<'_, [u8]>]>| {
         bytes.map(|parts| {
             let mut h = Xxh3::new();
             for p in parts {

@@ -79,11 +79,17 @@ fn bench(c: &mut Criterion) {
 struct Local(Vec<u8>);
 
 impl GuestMemory for Local {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         let start = offset as usize;
         (location == Location::Local)
             .then(|| self.0.get(start..start.checked_add(len as usize)?))
             .flatten()
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

@@ -11,10 +11,16 @@ use rsxtrace_replay::texture::{CaptureSampler, LodSource, SampleRequest, Sampler
 struct Mem(Vec<u8>);
 
 impl GuestMemory for Mem {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         (location == Location::Local).then_some(())?;
         self.0
             .get(offset as usize..(offset as usize).checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

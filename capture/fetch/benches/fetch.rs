@@ -16,12 +16,19 @@ const UNIQUE: u32 = 50_000;
 struct FlatMemory(Vec<u8>);
 
 impl GuestMemory for FlatMemory {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         if location != Location::Local {
             return None;
         }
         let start = offset as usize;
-        self.0.get(start..start.checked_add(len as usize)?)
+        self.0
+            .get(start..start.checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

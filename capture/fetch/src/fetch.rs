@@ -218,7 +218,7 @@ fn fetch_array(
     };
     let read_one = |offset: u32| -> Result<[f32; 4], FetchError> {
         mem.read(array.location, offset, read_len)
-            .and_then(|bytes| decode_element(format, bytes))
+            .and_then(|bytes| decode_element(format, &bytes))
             .ok_or_else(|| missing(offset))
     };
 
@@ -235,7 +235,7 @@ fn fetch_array(
     // Fast path: one read covering every element, when it does not wrap the 32-bit space.
     if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
         if let Some(bytes) = mem.read(array.location, start, len) {
-            if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
+            if let Some(values) = decode_from_block(array, format, min, &bytes, indices) {
                 return Ok(values);
             }
         }
@@ -250,7 +250,7 @@ fn fetch_array(
                 let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));
                 let value = blocks
                     .read(offset, read_len)
-                    .and_then(|bytes| decode_element(format, bytes))
+                    .and_then(|bytes| decode_element(format, &bytes))
                     .ok_or_else(|| missing(offset))?;
                 values.push(value);
             }

@@ -24,14 +24,15 @@
 //! ```
 //! use rsxtrace_fetch::*;
 //! use rsxtrace_rrc::Location;
+//! use std::borrow::Cow;
 //!
 //! /// One block of local memory at offset 0x100.
 //! struct Mem(Vec<u8>);
 //! impl GuestMemory for Mem {
-//!     fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+//!     fn read(&self, location: Location, offset: u32, len: u32) -> Option<Cow<'_, [u8]>> {
 //!         let start = (offset as usize).checked_sub(0x100)?;
 //!         (location == Location::Local).then_some(())?;
-//!         self.0.get(start..start.checked_add(len as usize)?)
+//!         self.0.get(start..start.checked_add(len as usize)?).map(Cow::Borrowed)
 //!     }
 //! }
 //!
@@ -81,15 +82,17 @@ pub use format::ElementFormat;
 pub use input::*;
 pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};
 pub use spans::{fetch_spans, AttributeSpan, FetchSpans, Span};
-pub use visible::{VisibleBlock, VisibleBlocks};
+pub use visible::{compose, VisibleBlock, VisibleBlocks};
 
 use rsxtrace_rrc::Location;
+use std::borrow::Cow;
 
 /// Read access to captured guest memory, as seen by one draw.
 pub trait GuestMemory {
     /// The `len` bytes at `offset` in `location`, or `None` when the capture does not hold all
-    /// of them.
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]>;
+    /// of them: borrowed when one captured block holds them, assembled when several do
+    /// ([`compose`]'s rule).
+    fn read(&self, location: Location, offset: u32, len: u32) -> Option<Cow<'_, [u8]>>;
 
     /// The blocks visible over `len` bytes at `offset`, for many small reads inside them
     /// that [`read`](Self::read) would answer the same ([`VisibleBlocks::read`]); `None`

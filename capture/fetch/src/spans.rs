@@ -10,7 +10,7 @@
 //!
 //! struct NoMemory;
 //! impl GuestMemory for NoMemory {
-//!     fn read(&self, _: Location, _: u32, _: u32) -> Option<&[u8]> {
+//!     fn read(&self, _: Location, _: u32, _: u32) -> Option<std::borrow::Cow<'_, [u8]>> {
 //!         None
 //!     }
 //! }
@@ -152,9 +152,16 @@ mod tests {
     /// Local memory from 0 holding `bytes`.
     struct Flat(Vec<u8>);
     impl GuestMemory for Flat {
-        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(
+            &self,
+            location: Location,
+            offset: u32,
+            len: u32,
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             (location == Location::Local).then_some(())?;
-            self.0.get(offset as usize..offset as usize + len as usize)
+            self.0
+                .get(offset as usize..offset as usize + len as usize)
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 

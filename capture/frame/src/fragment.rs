@@ -155,7 +155,7 @@ pub fn read_fragment_program(
             Some(v) if slot < WINDOW_SLOTS => v.read(addr, 16),
             _ => memory.read(location, addr, 16),
         }
-        .map(slot_words)
+        .map(|b| slot_words(&b))
         .ok_or(missing)
     };
     let mut ucode = Vec::with_capacity(1024);
@@ -239,12 +239,19 @@ mod tests {
 
     struct Flat(u32, Vec<u8>);
     impl GuestMemory for Flat {
-        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(
+            &self,
+            location: Location,
+            offset: u32,
+            len: u32,
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             if location != Location::Local {
                 return None;
             }
             let from = offset.checked_sub(self.0)? as usize;
-            self.1.get(from..from + len as usize)
+            self.1
+                .get(from..from + len as usize)
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 

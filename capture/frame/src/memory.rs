@@ -4,11 +4,12 @@
 //! two sparse spaces, local and main (rrc-format.md 3.4, 4.1). A draw sees every block attached
 //! to commands up to and including its END command.
 //!
-//! **Lookup rule.** A read of `len` bytes at `offset` looks at every block attached at or before
-//! the view's command that overlaps the range, and takes the newest (latest command, then latest
-//! in attach order). If that block holds the whole range, its bytes are returned; if it only
-//! partly overlaps the range, the read gives `None` even when an older block holds the whole
-//! range, because no single block then gives the bytes the guest would have seen.
+//! **Lookup rule.** A read of `len` bytes at `offset` sees guest memory as RPCS3's replay leaves
+//! it after copying every block attached at or before the view's command into it, in order
+//! (`rsx_replay.cpp`): each byte is the newest overlapping block's (latest command, then latest
+//! in attach order). When the newest block holds the whole range the read borrows its bytes;
+//! otherwise they are assembled from the blocks that hold them (an older block around a newer,
+//! smaller one, or blocks side by side), and a range with a byte in no block reads `None`.
 //!
 //! **Index.** Blocks with the same (location, offset, length) are grouped into one extent with
 //! a list of versions sorted by attach order. Extents are sorted by offset, with a max-end
@@ -19,8 +20,9 @@
 use crate::problem::FrameProblem;
 use bytes::Bytes;
 use rsxtrace_fetch::visible::MAX_VISIBLE_BLOCKS;
-use rsxtrace_fetch::{GuestMemory, VisibleBlock, VisibleBlocks};
+use rsxtrace_fetch::{compose, GuestMemory, VisibleBlock, VisibleBlocks};
 use rsxtrace_rrc::{Capture, Location, MemoryBlock};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// One attachment of an extent.
@@ -262,25 +264,41 @@ impl MemoryIndex {
     }
 
     /// The `len` bytes at `offset` as seen after the blocks of commands `0..=command` were
-    /// applied, by the rule in the module docs.
+    /// applied, by the rule in the module docs: borrowed from the newest overlapping block when
+    /// it holds the whole range, assembled from the visible blocks otherwise.
     pub fn read_at(
         &self,
         command: usize,
         location: Location,
         offset: u32,
         len: u32,
-    ) -> Option<&[u8]> {
+    ) -> Option<Cow<'_, [u8]>> {
         if len == 0 {
-            return Some(&[]);
+            return Some(Cow::Borrowed(&[]));
         }
         let start = offset as u64;
-        let (v, e) = self.holder(command, location, start, start + len as u64)?;
-        let from = (start - e.offset as u64) as usize;
-        v.data.get(from..from + len as usize)
+        let end = start + len as u64;
+        if let Some((v, e)) = self.holder(command, location, start, end) {
+            let from = (start - e.offset as u64) as usize;
+            return v.data.get(from..from + len as usize).map(Cow::Borrowed);
+        }
+        let mut found: Vec<(u32, VisibleBlock<'_>)> = Vec::new();
+        self.space(location).overlapping(start, end, &mut |e| {
+            if let Some(v) = e.newest_at(command) {
+                let block = VisibleBlock {
+                    offset: e.offset as u64,
+                    bytes: &v.data,
+                };
+                found.push((v.seq, block));
+            }
+        });
+        found.sort_by_key(|(seq, _)| *seq);
+        let blocks: Vec<VisibleBlock<'_>> = found.into_iter().map(|(_, b)| b).collect();
+        compose(&blocks, start, len)
     }
 
     /// The block that [`read_at`](Self::read_at) takes the same non-empty range from, or
-    /// `None` when it gives no bytes.
+    /// `None` when it gives no bytes or assembles them from several blocks.
     pub fn source_at(
         &self,
         command: usize,
@@ -298,8 +316,8 @@ impl MemoryIndex {
 
     /// Every block visible at `command` that overlaps the range, oldest attachment first:
     /// for each group of blocks with the same place and length, the newest attached at or
-    /// before `command`. A read of the range would see the newest of these (and no bytes
-    /// when it does not hold the whole range); a write to it (a render target) lands on all.
+    /// before `command`. A read of the range sees, byte by byte, the newest of these that
+    /// holds it; a write to it (a render target) lands on all.
     pub fn overlapping_at(
         &self,
         command: usize,
@@ -448,7 +466,12 @@ impl MemoryView<'_> {
 }
 
 impl GuestMemory for MemoryView<'_> {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         self.index.read_at(self.command, location, offset, len)
     }
 
@@ -492,7 +515,7 @@ mod tests {
     }
 
     #[test]
-    fn newest_wins_and_partial_overlap_is_none() {
+    fn each_byte_is_the_newest_blocks() {
         let c = capture(
             &[
                 (1, 0, 0x100, vec![1; 16]),
@@ -511,8 +534,23 @@ mod tests {
         assert_eq!(at(2, Location::Local, 0x100, 17), None);
         // The newer block holds the range: it wins.
         assert_eq!(at(3, Location::Local, 0x104, 4), Some(vec![2; 4]));
-        // The newer block overlaps part of the range: no single block gives it.
-        assert_eq!(at(3, Location::Local, 0x100, 8), None);
+        // The newer block overlaps part of the range: each byte from the newest block that
+        // holds it, as RPCS3's replay copies the blocks in order.
+        assert_eq!(
+            at(3, Location::Local, 0x100, 8),
+            Some(vec![1, 1, 1, 1, 2, 2, 2, 2])
+        );
+        assert_eq!(
+            at(3, Location::Local, 0x100, 16),
+            Some([vec![1; 4], vec![2; 4], vec![1; 8]].concat())
+        );
+        assert_eq!(
+            m.source_at(3, Location::Local, 0x100, 8),
+            None,
+            "no one block"
+        );
+        // A byte in no block: nothing.
+        assert_eq!(at(3, Location::Local, 0x10C, 8), None);
         // A range the newer block does not touch still comes from the older one.
         assert_eq!(at(3, Location::Local, 0x108, 8), Some(vec![1; 8]));
         // Main is a separate space (0xFEED0001 normalises to main).
@@ -553,7 +591,7 @@ mod tests {
             .visible_at(5, Location::Local, 0x200, 0x60)
             .unwrap()
             .read(0x230, 4)
-            .is_some_and(|b| b == [9; 4]));
+            .is_some_and(|b| *b == [9; 4]));
     }
 
     #[test]
@@ -636,7 +674,7 @@ mod tests {
         let m = MemoryIndex::build(&capture(&blocks, 100)).0;
         for i in 0..50 {
             assert_eq!(
-                m.read_at(i * 2 + 1, Location::Local, 0x1010, 4),
+                m.read_at(i * 2 + 1, Location::Local, 0x1010, 4).as_deref(),
                 Some(&[i as u8; 4][..])
             );
         }
@@ -695,7 +733,8 @@ mod tests {
 
     #[test]
     fn overlap_query_against_brute_force() {
-        // Pseudo-random blocks; compare with a direct scan.
+        // Pseudo-random blocks; compare with a direct scan, byte by byte: the newest block
+        // attached at or before the command that holds the byte.
         let mut x: u32 = 99;
         let mut rnd = || {
             x ^= x << 13;
@@ -719,21 +758,26 @@ mod tests {
             let cmd = (rnd() % 200) as usize;
             let off = rnd() % 4400;
             let len = rnd() % 64 + 1;
-            let mut best: Option<&(usize, u32, u32, Vec<u8>)> = None;
-            for b in blocks.iter().filter(|b| b.0 <= cmd) {
-                let (s, e) = (b.2 as u64, b.2 as u64 + b.3.len() as u64);
-                if s < off as u64 + len as u64 && e > off as u64 {
-                    best = Some(b);
-                }
-            }
-            let expect = best.and_then(|b| {
-                let from = off.checked_sub(b.2)? as usize;
-                b.3.get(from..from + len as usize)
-            });
+            let expect: Option<Vec<u8>> = (off..off + len)
+                .map(|a| {
+                    blocks
+                        .iter()
+                        .filter(|b| b.0 <= cmd)
+                        .rev()
+                        .find_map(|b| b.3.get(a.checked_sub(b.2)? as usize).copied())
+                })
+                .collect();
+            let got = m.read_at(cmd, Location::Local, off, len);
             assert_eq!(
-                m.read_at(cmd, Location::Local, off, len),
-                expect,
+                got.as_deref(),
+                expect.as_deref(),
                 "cmd {cmd} off {off} len {len}"
+            );
+            let newest_holds = m.source_at(cmd, Location::Local, off, len).is_some();
+            assert_eq!(
+                matches!(got, Some(Cow::Borrowed(_))),
+                newest_holds,
+                "borrowed exactly when one block gives the range"
             );
         }
     }

@@ -97,13 +97,13 @@ impl TargetPlace {
     }
 
     /// The target's bytes in `memory` now, or `None` when memory does not hold them whole.
-    pub fn read<'m>(&self, memory: &'m dyn GuestMemory) -> Option<&'m [u8]> {
+    pub fn read<'m>(&self, memory: &'m dyn GuestMemory) -> Option<std::borrow::Cow<'m, [u8]>> {
         memory.read(self.layout.location, self.layout.offset, self.byte_len()?)
     }
 
     /// A hash of the target's bytes in `memory` (with its place), or `None` as [`Self::read`].
     pub fn hash(&self, memory: &dyn GuestMemory) -> Option<u128> {
-        self.read(memory).map(|b| self.hash_bytes(b))
+        self.read(memory).map(|b| self.hash_bytes(&b))
     }
 
     fn hash_bytes(&self, bytes: &[u8]) -> u128 {
@@ -138,7 +138,7 @@ impl TargetPlace {
         let bytes = self.read(memory)?;
         Some(Arc::new(TargetBytes {
             place: *self,
-            hash: self.hash_bytes(bytes),
+            hash: self.hash_bytes(&bytes),
             bytes: bytes.to_vec(),
             image: OnceLock::new(),
             view: OnceLock::new(),
@@ -190,12 +190,19 @@ impl TargetBytes {
 }
 
 impl GuestMemory for TargetBytes {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         if location != self.place.layout.location {
             return None;
         }
         let start = offset.checked_sub(self.place.layout.offset)? as usize;
-        self.bytes.get(start..start.checked_add(len as usize)?)
+        self.bytes
+            .get(start..start.checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 
@@ -208,11 +215,17 @@ mod tests {
     struct Local(Vec<u8>);
 
     impl GuestMemory for Local {
-        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(
+            &self,
+            location: Location,
+            offset: u32,
+            len: u32,
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             let start = offset as usize;
             (location == Location::Local)
                 .then(|| self.0.get(start..start.checked_add(len as usize)?))
                 .flatten()
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 

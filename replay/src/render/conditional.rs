@@ -402,5 +402,5 @@ fn report_in_memory(report_dma: u32, offset: u32, memory: &dyn GuestMemory) -> O
         .checked_add(offset)?
         .checked_add(8)?;
     let bytes = memory.read(Location::Main, at, 4)?;
-    Some(u32::from_be_bytes(bytes.try_into().ok()?))
+    Some(u32::from_be_bytes(bytes[..].try_into().ok()?))
 }

@@ -288,7 +288,7 @@ impl PixelWatch {
     pub(crate) fn value(&self, memory: &dyn GuestMemory) -> Option<[f32; 4]> {
         let first = *self.samples.first()?;
         let bytes = memory.read(self.location, first, self.format.bytes_per_pixel())?;
-        self.format.decode(bytes)
+        self.format.decode(&bytes)
     }
 
     /// The watched bytes in `memory` (`None` where the capture lacks them), to tell whether an
@@ -297,7 +297,7 @@ impl PixelWatch {
         let n = self.format.bytes_per_pixel();
         self.samples
             .iter()
-            .map(|&a| memory.read(self.location, a, n).map(<[u8]>::to_vec))
+            .map(|&a| memory.read(self.location, a, n).map(|b| b.into_owned()))
             .collect()
     }
 

@@ -528,7 +528,7 @@ fn for_each_sample(
     let bpp = layout.bpp as usize;
     let width = layout.width as usize;
     for y in 0..layout.height {
-        let row = match (whole, layout.swizzle) {
+        let row = match (&whole, layout.swizzle) {
             (Some(bytes), None) => {
                 let start = y as usize * layout.pitch as usize;
                 bytes.get(start..start + width * bpp)
@@ -544,6 +544,7 @@ fn for_each_sample(
         for x in 0..layout.width {
             visit(
                 whole
+                    .as_deref()
                     .zip(layout.pixel_offset(x, y))
                     .and_then(|(bytes, at)| bytes.get(at..at + bpp))
                     .and_then(|b| decode_depth(format, b)),
@@ -621,11 +622,17 @@ mod tests {
     struct Local(Vec<u8>);
 
     impl GuestMemory for Local {
-        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(
+            &self,
+            location: Location,
+            offset: u32,
+            len: u32,
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             let start = offset as usize;
             (location == Location::Local)
                 .then(|| self.0.get(start..start.checked_add(len as usize)?))
                 .flatten()
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 

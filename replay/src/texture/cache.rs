@@ -59,7 +59,7 @@ fn decoded_bytes(t: &DecodedTexture) -> usize {
 }
 
 /// The key of a decode: the plan's fields that shape the texels, then the bytes.
-fn key(plan: &DecodePlan, slices: &[&[u8]]) -> u128 {
+fn key<S: AsRef<[u8]>>(plan: &DecodePlan, slices: &[S]) -> u128 {
     let g = &plan.geometry;
     let mut h = Xxh3::new();
     for v in [
@@ -77,6 +77,7 @@ fn key(plan: &DecodePlan, slices: &[&[u8]]) -> u128 {
         h.update(&v.to_le_bytes());
     }
     for s in slices {
+        let s = s.as_ref();
         h.update(&(s.len() as u64).to_le_bytes());
         h.update(s);
     }

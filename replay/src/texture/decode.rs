@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use rsxtrace_capture::fetch::{GuestMemory, Span};
 use rsxtrace_capture::frame::state::Texture;
 use rsxtrace_capture::rrc::Location;
+use std::borrow::Cow;
 
 /// Levels of at least this many texels are decoded in bands of rows in parallel.
 const PARALLEL_DECODE_TEXELS: u64 = 1 << 16;
@@ -136,7 +137,7 @@ pub struct StoredTexture<'m> {
     /// Offset of the texture's first byte (the unit's base offset).
     pub offset: u32,
     /// Each sub-resource with the bytes it occupies (from its first block to its last).
-    pub subresources: Vec<(Subresource, &'m [u8])>,
+    pub subresources: Vec<(Subresource, Cow<'m, [u8]>)>,
 }
 
 impl StoredTexture<'_> {
@@ -165,7 +166,7 @@ impl StoredTexture<'_> {
 
     /// Every stored byte, sub-resource after sub-resource.
     pub fn bytes(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.subresources.iter().map(|(_, b)| *b)
+        self.subresources.iter().map(|(_, b)| &b[..])
     }
 }
 
@@ -284,7 +285,7 @@ impl DecodePlan {
     pub(crate) fn read<'m, M: GuestMemory + ?Sized>(
         &self,
         memory: &'m M,
-    ) -> Result<Vec<&'m [u8]>, TextureError> {
+    ) -> Result<Vec<Cow<'m, [u8]>>, TextureError> {
         self.subs
             .iter()
             .map(|sub| read_subresource(self.unit, self.base, self.location, sub, memory))
@@ -292,7 +293,10 @@ impl DecodePlan {
     }
 
     /// Decode the image from the bytes [`read`](Self::read) gave.
-    pub(crate) fn decode(&self, slices: &[&[u8]]) -> Result<DecodedTexture, TextureError> {
+    pub(crate) fn decode<S: AsRef<[u8]>>(
+        &self,
+        slices: &[S],
+    ) -> Result<DecodedTexture, TextureError> {
         let mut images = Vec::with_capacity(self.subs.len());
         for (sub, bytes) in self.subs.iter().zip(slices) {
             images.push(decode_level(
@@ -302,7 +306,7 @@ impl DecodePlan {
                 self.format,
                 &self.remap,
                 sub,
-                bytes,
+                bytes.as_ref(),
             )?);
         }
         let levels = self.subs.iter().map(|s| s.level + 1).max().unwrap_or(1);
@@ -359,7 +363,7 @@ fn read_subresource<'m, M: GuestMemory + ?Sized>(
     location: Location,
     sub: &Subresource,
     memory: &'m M,
-) -> Result<&'m [u8], TextureError> {
+) -> Result<Cow<'m, [u8]>, TextureError> {
     let (offset, len) = subresource_span(unit, base, sub)?;
     memory
         .read(location, offset, len)

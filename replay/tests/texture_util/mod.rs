@@ -23,14 +23,22 @@ impl Mem {
 }
 
 impl GuestMemory for Mem {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
-        self.blocks.iter().find_map(|(l, start, bytes)| {
-            if *l != location {
-                return None;
-            }
-            let rel = offset.checked_sub(*start)? as usize;
-            bytes.get(rel..rel.checked_add(len as usize)?)
-        })
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
+        self.blocks
+            .iter()
+            .find_map(|(l, start, bytes)| {
+                if *l != location {
+                    return None;
+                }
+                let rel = offset.checked_sub(*start)? as usize;
+                bytes.get(rel..rel.checked_add(len as usize)?)
+            })
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

@@ -32,12 +32,19 @@ const FORMAT_DEPTH24_LINEAR: u32 = 0xB0;
 pub struct PatternMemory(Vec<u8>);
 
 impl GuestMemory for PatternMemory {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         if location != Location::Local {
             return None;
         }
         let start = offset as usize;
-        self.0.get(start..start.checked_add(len as usize)?)
+        self.0
+            .get(start..start.checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

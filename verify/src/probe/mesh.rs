@@ -166,22 +166,26 @@ pub fn draw_vertex_bytes(frame: &Frame, draw: &Draw) -> Option<VertexBytes> {
         let from = b + u64::from(lo) * stride;
         let read_len = (vertices - 1) * stride + elem;
         let at = usize::try_from(from - start).ok()?;
-        // One read per array when one block holds it all; element by element otherwise (the
-        // capture attaches one block per array, and overlapping interleaved blocks hide each
-        // other's edges in the memory index).
+        // One read per array when the capture holds it all (from one block or several
+        // overlapping ones); element by element otherwise, so that elements the capture holds
+        // are known even when bytes between them are not.
         let whole = u32::try_from(read_len)
             .ok()
             .zip(u32::try_from(from).ok())
             .and_then(|(l, f)| memory.read(first.location, f, l));
         for v in 0..vertices {
             let rel = usize::try_from(v * stride).ok()?;
-            let src = match whole {
+            let element;
+            let src = match &whole {
                 Some(bytes) => bytes.get(rel..rel + elem as usize)?,
-                None => memory.read(
-                    first.location,
-                    u32::try_from(from + v * stride).ok()?,
-                    u32::try_from(elem).ok()?,
-                )?,
+                None => {
+                    element = memory.read(
+                        first.location,
+                        u32::try_from(from + v * stride).ok()?,
+                        u32::try_from(elem).ok()?,
+                    )?;
+                    &element[..]
+                }
             };
             let dst = at + rel;
             out.bytes

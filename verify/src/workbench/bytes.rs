@@ -1,11 +1,13 @@
-//! The bytes of a range as one draw sees them, even when no single block holds the whole range.
+//! The bytes of a range as one draw sees them, and the captured slices they are made of.
 //!
-//! The frame model reads a range from the newest block that overlaps it and gives nothing when
-//! that block holds only part of it (`rsxtrace_capture::frame::memory`). Captures often hold
-//! one buffer in several overlapping blocks (RPCS3 attaches each vertex array's range on its
-//! own, so an interleaved buffer comes as one block per attribute, offset by a few bytes). A
-//! buffer region is then read piece by piece: the range is split in halves until every piece
-//! comes from one block, each piece by the frame model's rule.
+//! The frame model reads a range byte by byte from the newest block that holds each byte
+//! (`rsxtrace_capture::frame::memory`), borrowing one block's bytes when it holds the whole
+//! range and assembling them otherwise. Captures often hold one buffer in several overlapping
+//! blocks (RPCS3 attaches each vertex array's range on its own, so an interleaved buffer comes
+//! as one block per attribute, offset by a few bytes). [`pieces`] names the slices of the
+//! captured blocks a range is made of: the range is split in halves until every piece comes
+//! from one block, so that equal ranges of many draws are recognised by their slices without
+//! reading them.
 
 use rsxtrace_capture::frame::MemoryIndex;
 use rsxtrace_capture::rrc::Location;
@@ -37,12 +39,14 @@ fn split<'a>(
     len: u32,
     out: &mut Vec<&'a [u8]>,
 ) -> Option<()> {
-    if let Some(bytes) = index.read_at(command, location, offset, len) {
-        out.push(bytes);
-        return Some(());
-    }
-    if len <= 1 {
-        return None;
+    match index.read_at(command, location, offset, len)? {
+        Cow::Borrowed(bytes) => {
+            out.push(bytes);
+            return Some(());
+        }
+        // Assembled from several blocks: split until each piece is one block's.
+        Cow::Owned(_) if len > 1 => {}
+        Cow::Owned(_) => return None,
     }
     let half = len / 2;
     split(index, command, location, offset, half, out)?;
@@ -58,11 +62,10 @@ pub fn read_range<'a>(
     offset: u32,
     len: u64,
 ) -> Option<Cow<'a, [u8]>> {
-    let parts = pieces(index, command, location, offset, len)?;
-    match parts.as_slice() {
-        [one] => Some(Cow::Borrowed(one)),
-        _ => Some(Cow::Owned(parts.concat())),
+    if u64::from(offset) + len > 1 << 32 {
+        return None;
     }
+    index.read_at(command, location, offset, u32::try_from(len).ok()?)
 }
 
 /// Whether command `command` sees `expected` at `offset`.

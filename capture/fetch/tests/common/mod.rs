@@ -24,13 +24,20 @@ impl TestMemory {
 }
 
 impl GuestMemory for TestMemory {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         let ((_, start), bytes) = self
             .blocks
             .range((location, 0)..=(location, offset))
             .next_back()?;
         let rel = (offset - start) as usize;
-        bytes.get(rel..rel.checked_add(len as usize)?)
+        bytes
+            .get(rel..rel.checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

@@ -42,12 +42,19 @@ fn vertex(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
 struct Flat<'a>(&'a [u8]);
 
 impl GuestMemory for Flat<'_> {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         if location != Location::Local {
             return None;
         }
         let start = offset as usize;
-        self.0.get(start..start.checked_add(len as usize)?)
+        self.0
+            .get(start..start.checked_add(len as usize)?)
+            .map(std::borrow::Cow::Borrowed)
     }
 }
 

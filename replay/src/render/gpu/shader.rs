@@ -564,7 +564,10 @@ mod tests {
         let s = wrapper_source(&o);
         assert!(s.contains("let wz = v.wz.x + v.misc.y;"), "{s}");
         assert!(s.contains("var z = wz;"), "{s}");
-        assert!(s.contains("if (!(v.wz.x >= 0.0f && v.wz.x <= 1.0f))"), "{s}");
+        assert!(
+            s.contains("if (!(v.wz.x >= 0.0f && v.wz.x <= 1.0f))"),
+            "{s}"
+        );
         assert!(s.contains("frag_depth"), "{s}");
         o.depth = Some(DepthRule {
             export: true,

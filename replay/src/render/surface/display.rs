@@ -107,7 +107,7 @@ pub fn to_rgba8(
     let whole = u32::try_from(layout.byte_len())
         .ok()
         .and_then(|len| memory.read(layout.location, layout.offset, len));
-    if let (Some(bytes), Some(order)) = (whole, byte_order(format)) {
+    if let (Some(bytes), Some(order)) = (&whole, byte_order(format)) {
         if layout.swizzle.is_none() && layout.bpp == 4 {
             copy_rows(layout, bytes, order, &mut image);
             return image;
@@ -119,7 +119,7 @@ pub fn to_rgba8(
             let Some(at) = layout.pixel_offset(x, y) else {
                 continue;
             };
-            let px = match whole {
+            let px = match &whole {
                 Some(w) => w.get(at..at + bpp).and_then(|b| decode(format, b)),
                 None => memory
                     .read(
@@ -127,7 +127,7 @@ pub fn to_rgba8(
                         layout.offset.wrapping_add(at as u32),
                         layout.bpp,
                     )
-                    .and_then(|b| decode(format, b)),
+                    .and_then(|b| decode(format, &b)),
             };
             if let Some(c) = px {
                 let i = (y as usize * layout.width as usize + x as usize) * 4;

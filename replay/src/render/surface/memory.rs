@@ -188,20 +188,25 @@ impl SurfaceMemory {
         let offset = u32::try_from(start).ok()?;
         let len = u32::try_from(end - start).ok()?;
         let mut bytes = match base.read(location, offset, len) {
-            Some(b) => b.to_vec(),
+            Some(b) => b.into_owned(),
             None => {
-                // Fill what the capture holds, row-sized pieces at a time.
+                // Fill what the capture holds: byte for byte from the blocks over the range
+                // when the memory names them, else row-sized pieces at a time.
                 let mut v = vec![0u8; len as usize];
-                let chunk = 4096u32;
-                let mut at = 0u32;
-                while at < len {
-                    let n = chunk.min(len - at);
-                    if let Some(b) = base.read(location, offset + at, n) {
-                        if let Some(d) = v.get_mut(at as usize..(at + n) as usize) {
-                            d.copy_from_slice(b);
+                if let Some(blocks) = base.visible_blocks(location, offset, len) {
+                    blocks.copy_into(u64::from(offset), &mut v);
+                } else {
+                    let chunk = 4096u32;
+                    let mut at = 0u32;
+                    while at < len {
+                        let n = chunk.min(len - at);
+                        if let Some(b) = base.read(location, offset + at, n) {
+                            if let Some(d) = v.get_mut(at as usize..(at + n) as usize) {
+                                d.copy_from_slice(&b);
+                            }
                         }
+                        at += n;
                     }
-                    at += n;
                 }
                 v
             }
@@ -275,9 +280,14 @@ pub struct Overlay<'a> {
 }
 
 impl GuestMemory for Overlay<'_> {
-    fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+    fn read(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<std::borrow::Cow<'_, [u8]>> {
         if let Some(b) = self.surfaces.read_rendered(location, offset, len) {
-            return Some(b);
+            return Some(std::borrow::Cow::Borrowed(b));
         }
         if self.surfaces.overlaps(location, offset, len) {
             self.surfaces.stale_reads.fetch_add(1, Ordering::Relaxed);
@@ -345,5 +355,48 @@ mod tests {
         assert!(memory
             .lend(&[(Location::Local, u32::MAX, 2)], &base)
             .is_none());
+    }
+    /// Captured memory holding one block, `bytes` at `at`, that names it to `visible_blocks`.
+    struct OneBlock {
+        at: u32,
+        bytes: Vec<u8>,
+    }
+
+    impl GuestMemory for OneBlock {
+        fn read(&self, _: Location, offset: u32, len: u32) -> Option<std::borrow::Cow<'_, [u8]>> {
+            let from = offset.checked_sub(self.at)? as usize;
+            self.bytes
+                .get(from..from.checked_add(len as usize)?)
+                .map(std::borrow::Cow::Borrowed)
+        }
+
+        fn visible_blocks(
+            &self,
+            _: Location,
+            _: u32,
+            _: u32,
+        ) -> Option<rsxtrace_capture::fetch::VisibleBlocks<'_>> {
+            rsxtrace_capture::fetch::VisibleBlocks::new(vec![
+                rsxtrace_capture::fetch::VisibleBlock {
+                    offset: u64::from(self.at),
+                    bytes: &self.bytes,
+                },
+            ])
+        }
+    }
+
+    #[test]
+    fn a_range_the_capture_holds_in_part_keeps_the_part_it_holds() {
+        // The capture holds bytes 4..12 of 0..16: a region over all of it takes those bytes
+        // and zeros around them (not zeros for the whole row-sized piece).
+        let base = OneBlock {
+            at: 4,
+            bytes: (1..=8).collect(),
+        };
+        let mut memory = SurfaceMemory::new();
+        let region = memory.range_mut(Location::Local, 0, 16, &base).unwrap();
+        let mut want = vec![0u8; 16];
+        want[4..12].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(&region[..], &want[..]);
     }
 }

@@ -238,11 +238,17 @@ mod test_support {
     pub(super) struct Captured(pub(super) Vec<u8>);
 
     impl GuestMemory for Captured {
-        fn read(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(
+            &self,
+            location: Location,
+            offset: u32,
+            len: u32,
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             let start = offset as usize;
             (location == Location::Local)
                 .then(|| self.0.get(start..start.checked_add(len as usize)?))
                 .flatten()
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 }

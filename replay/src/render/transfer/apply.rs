@@ -245,7 +245,7 @@ fn memory_copy(
                 && ss == 1
                 && !surfaces.overlaps(c.src, s_at, s_len) =>
         {
-            base.read(c.src, c.src_offset, len).map(<[u8]>::to_vec)
+            base.read(c.src, c.src_offset, len).map(|b| b.into_owned())
         }
         _ => None,
     };
@@ -635,7 +635,7 @@ mod tests {
     struct NoMemory;
 
     impl GuestMemory for NoMemory {
-        fn read(&self, _: Location, _: u32, _: u32) -> Option<&[u8]> {
+        fn read(&self, _: Location, _: u32, _: u32) -> Option<std::borrow::Cow<'_, [u8]>> {
             None
         }
     }
@@ -776,9 +776,11 @@ mod tests {
     }
 
     impl GuestMemory for Captured {
-        fn read(&self, _: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        fn read(&self, _: Location, offset: u32, len: u32) -> Option<std::borrow::Cow<'_, [u8]>> {
             let from = usize::try_from(offset.checked_sub(self.at)?).ok()?;
-            self.bytes.get(from..from + len as usize)
+            self.bytes
+                .get(from..from + len as usize)
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 

@@ -566,11 +566,12 @@ mod tests {
             location: rsxtrace_capture::rrc::Location,
             offset: u32,
             len: u32,
-        ) -> Option<&[u8]> {
+        ) -> Option<std::borrow::Cow<'_, [u8]>> {
             let start = offset as usize;
             (location == rsxtrace_capture::rrc::Location::Local)
                 .then(|| self.0.get(start..start.checked_add(len as usize)?))
                 .flatten()
+                .map(std::borrow::Cow::Borrowed)
         }
     }
 
