@@ -437,12 +437,14 @@ impl SourceAxis {
         }
     }
 
-    /// The lowest and highest column (or row) any texel lies at.
+    /// The lowest and highest column (or row) any texel lies at. Forward, the walk starts at
+    /// the first texel: bytes before it are not read (RPCS3's recorder attaches the source from
+    /// the `IMAGE_IN` point on, `capture_image_in`, so a capture may hold nothing before it).
     fn reach(&self) -> (i64, i64) {
         if self.mirrored {
             (self.first - (self.size - 1), self.first)
         } else {
-            (0, self.size - 1)
+            (self.first.min(self.size - 1), self.size - 1)
         }
     }
 }
@@ -516,9 +518,10 @@ fn scaled_image(
     let s_end = i64::from(s.src_offset) + y_hi * pitch + (x_hi + 1) * i64::from(sbpp);
     let (s_at, s_len) = span("NV3089 source", first, s_end)?;
     let src = read(surfaces, base, s.src, s_at, s_len)?;
-    // Texel (kx, ky) of the source image as the steps walk it.
+    // Texel (kx, ky) of the source image as the steps walk it; a filter tap before the first
+    // texel reads the first (RPCS3 filters the image from the `IMAGE_IN` point on).
     let fetch = |kx: i64, ky: i64| -> Channels {
-        let (tx, ty) = (axis_x.texel(kx), axis_y.texel(ky));
+        let (tx, ty) = (axis_x.texel(kx).max(x_lo), axis_y.texel(ky).max(y_lo));
         let at = (ty - y_lo) * pitch + (tx - x_lo) * i64::from(sbpp);
         let at = usize::try_from(at).unwrap_or(usize::MAX);
         texel(
@@ -882,6 +885,33 @@ mod tests {
         assert_eq!(row_copy(Origin::Center, 1.0), vec![0, 1, 2, 3]);
         assert_eq!(row_copy(Origin::Center, 1.5), vec![1, 2, 3, 3]);
         assert_eq!(row_copy(Origin::Center, 2.25), vec![1, 2, 3, 3]);
+    }
+
+    #[test]
+    fn a_source_captured_from_its_image_in_point_is_read_from_there() {
+        // RPCS3's recorder attaches an NV3089 source from the IMAGE_IN point on
+        // (`capture_image_in`): a 16×1 image at 0x1000 copied from texel 8 is captured as
+        // texels 8..15 at 0x1020. Reading from texel 0 found no bytes there and zeroed the
+        // copy; reading from the first texel gives texels 8..15 (texel k = bytes [k; 4]).
+        let captured = Captured {
+            at: 0x1020,
+            bytes: (8..16u8).flat_map(|k| [k; 4]).collect(),
+        };
+        for interpolator in [Interpolator::Zoh, Interpolator::Foh] {
+            let s = ScaledImage {
+                in_point: (8.0, 0.0),
+                in_size: (16, 1),
+                src_pitch: 64,
+                interpolator,
+                ..scaled_to_0x200(0x1000, (8, 1))
+            };
+            let mut surfaces = SurfaceMemory::new();
+            let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &captured);
+            assert!(notes.is_empty(), "{notes:?}");
+            let d = surfaces.read_rendered(Location::Local, 0x200, 32).unwrap();
+            let firsts: Vec<u8> = d.chunks(4).map(|p| p[0]).collect();
+            assert_eq!(firsts, (8..16).collect::<Vec<u8>>(), "{interpolator:?}");
+        }
     }
 
     /// A 4×2 A8R8G8B8 image at 0x140 (rows 0x140 and 0x150, texel byte 0 = 10·row + column)
