@@ -627,6 +627,28 @@ fn a_loop_runs_on_the_lanes_its_condition_passes() {
 }
 
 #[test]
+fn a_conditional_write_tests_the_cc_as_it_was_before_the_instruction() {
+    // CC0 starts at 0. MOVC R0.xy (EQ.xxxx), {1, 1, 1, 1}: both components test CC0.x as it
+    // was (0, so EQ passes) and both are written, though the instruction sets CC0.x to 1 on
+    // the way (RPCS3 AddCodeCond: one vector test, then the select; the recompiled shader
+    // does the same). Testing y against the CC x left would drop it.
+    let p = program(vec![
+        with_cond(
+            set_cond(
+                with_const(op(Mov, masked(dest(0), 0b0011), &[konst()]), [1.0; 4]),
+                0,
+            ),
+            Relation::Eq,
+            XXXX,
+            0,
+        ),
+        op(Mov, masked(dest(1), 0), &[r(0)]),
+    ]);
+    let out = run_quad(&p, &FragmentState::new(0x40), &QuadInputs::default());
+    assert_eq!(out.lanes[0].colors[0], [1.0, 1.0, 0.0, 0.0]);
+}
+
+#[test]
 fn loop_counter_indexes_inputs() {
     // LOOP count=3 (A0 = 0,1,2): R0 += TEX[A0 + 1], i.e. TEX1 + TEX2 + TEX3.
     let mut add = op(Add, dest(0), &[r(0), input()]);
@@ -650,6 +672,33 @@ fn loop_counter_indexes_inputs() {
     }
     let out = run_quad(&p, &FragmentState::new(0x40), &uniform_quad(lane));
     assert_eq!(out.lanes[0].colors[0], [60.0, 3.0, 0.0, 0.0]);
+}
+
+#[test]
+fn an_indexed_input_past_tex9_reads_0001() {
+    // LOOP count=3 (A0 = 0, 1, 2): R0 += TEX[A0 + 8], i.e. TEX8 + TEX9 + (0, 0, 0, 1): past
+    // TEX9 the read gives (0, 0, 0, 1), as RPCS3's `_indexed_load` returns.
+    let mut add = op(Add, dest(0), &[r(0), input()]);
+    if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
+        a.indexed_input = true;
+        a.input_displacement = 8;
+    }
+    let p = program(vec![
+        flow(FlowKind::Loop(LoopFields {
+            count: 3,
+            init: 0,
+            increment: 1,
+            end_slot: 2,
+        })),
+        add,
+        op(Mov, dest(1), &[r(0)]),
+    ]);
+    let mut lane = LaneInputs::default();
+    for t in 0..10 {
+        lane.attributes[attr::TEX0 + t] = [t as f32 * 10.0, 1.0, 0.0, 0.0];
+    }
+    let out = run_quad(&p, &FragmentState::new(0x40), &uniform_quad(lane));
+    assert_eq!(out.lanes[0].colors[0], [170.0, 2.0, 0.0, 1.0]);
 }
 
 #[test]

@@ -858,6 +858,15 @@ fn conditions_flow_and_kil_match_the_interpreter() {
                 [[0, 1, 2, 3], [3, 2, 1, 0], [0, 0, 1, 1]][n % 3],
                 (n % 2) as u8,
             ),
+            // A conditional write that updates the CC it tests: every component sees the CC
+            // as it was before the instruction.
+            with_cond(
+                set_cond(op(Op::Add, dest(6), &[r(2), r(3)]), 0),
+                *rel,
+                [0, 0, 0, 0],
+                0,
+            ),
+            op(Op::Add, dest(0), &[r(0), r(6)]),
         ];
         bad.extend(compare(
             &gpu,
@@ -966,6 +975,31 @@ fn conditions_flow_and_kil_match_the_interpreter() {
         &no_tex,
         &exact,
     ));
+    // Indexed inputs over a LOOP (A0 = 0, 1, 2): TEX[A0 + 1] reads TEX1..TEX3, TEX[A0 + 8]
+    // TEX8, TEX9 and past TEX9 (0, 0, 0, 1) (RPCS3 `_indexed_load`), on both sides.
+    for displacement in [1, 8] {
+        let mut add = op(Op::Add, dest(0), &[r(0), input()]);
+        if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
+            a.indexed_input = true;
+            a.input_displacement = displacement;
+        }
+        // Slot 3 the LOOP, 4 its body, 5 (where it ends) a MOV that changes nothing.
+        let insns = vec![
+            flow(FlowKind::Loop(fields(3, 5))),
+            add,
+            op(Op::Mov, masked(dest(0), 0b1000), &[r(0)]),
+        ];
+        bad.extend(compare(
+            &gpu,
+            &format!("indexed input TEX[A0 + {displacement}]"),
+            with_operands(insns),
+            0x40,
+            &pixels,
+            &NoTextures,
+            &no_tex,
+            &exact,
+        ));
+    }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

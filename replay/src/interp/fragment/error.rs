@@ -48,14 +48,6 @@ pub enum FragmentExecError {
         /// The attribute number.
         attribute: u8,
     },
-    /// An indexed input `TEX[A0 + n]` outside TEX0–TEX9.
-    #[error("slot {slot}: indexed input TEX[{index}] is outside TEX0-TEX9")]
-    IndexedInputOutOfRange {
-        /// Instruction slot.
-        slot: u32,
-        /// A0 + displacement.
-        index: i64,
-    },
     /// A flow-control target that is not the slot of an instruction.
     #[error("slot {slot}: flow target slot {target} holds no instruction")]
     FlowTarget {

@@ -153,11 +153,11 @@ fn input(
 ) -> Result<(String, bool), TranslateError> {
     let perspective = alu.perspective && opts.perspective == PerspectiveFlag::MultiplyByWposW;
     if alu.indexed_input {
-        // TEX[A0 + displacement] (B.3). The interpreter stops with an error outside TEX0..TEX9;
-        // here such reads give 0.
+        // TEX[A0 + displacement] (B.3); outside TEX0..TEX9 it reads (0, 0, 0, 1), as RPCS3's
+        // `_indexed_load` returns (the interpreter too).
         let d = alu.input_displacement;
         let mut e = format!(
-            "select(vec4<f32>(0.0), attr[u32(clamp({TEX0} + a0 + {d}, {TEX0}, {}))], a0 + {d} >= 0 && a0 + {d} <= 9)",
+            "select(vec4<f32>(0.0, 0.0, 0.0, 1.0), attr[u32(clamp({TEX0} + a0 + {d}, {TEX0}, {}))], a0 + {d} >= 0 && a0 + {d} <= 9)",
             TEX0 + 9
         );
         if perspective {

@@ -338,23 +338,32 @@ impl<'a, T: Real> Engine<'a, T> {
                 displacement,
                 perspective,
             } => {
-                // TEX[A0 + displacement] (B.3; RPCS3 `_indexed_load(i + addr_reg)`).
+                // TEX[A0 + displacement] (B.3; RPCS3 `_indexed_load(i + addr_reg)`); outside
+                // TEX0..TEX9 it reads (0, 0, 0, 1), as RPCS3's `_indexed_load` returns.
                 let t = self.a0 + i64::from(displacement);
-                let index = usize::try_from(t).ok().filter(|&t| t <= 9).ok_or(
-                    FragmentExecError::IndexedInputOutOfRange {
-                        slot: op.slot,
-                        index: t,
-                    },
-                )?;
-                read_input(
-                    &self.inputs,
-                    attr::TEX0 + index,
-                    perspective,
-                    sw,
-                    need,
-                    dst,
-                    op.slot,
-                )?;
+                match usize::try_from(t).ok().filter(|&t| t <= 9) {
+                    Some(index) => read_input(
+                        &self.inputs,
+                        attr::TEX0 + index,
+                        perspective,
+                        sw,
+                        need,
+                        dst,
+                        op.slot,
+                    )?,
+                    None => {
+                        let w = self.inputs.get(attr::WPOS).map(|p| p[3]);
+                        for c in comps(need) {
+                            let v = if sw[c] & 3 == 3 { T::ONE } else { T::ZERO };
+                            dst[c] = [v; LANES];
+                            if let (true, Some(w)) = (perspective, w) {
+                                for (x, w) in dst[c].iter_mut().zip(w) {
+                                    *x = *x * w;
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         if s.abs {
@@ -383,8 +392,10 @@ impl<'a, T: Real> Engine<'a, T> {
     /// Writes `self.res` following RPCS3's `SetDst` order (B.2): FL skips; scale; H
     /// destination converts to fp16 (truncation or nearest, [`FragmentOptions::half_rounding`]); saturate (NaN → 0) or the precision clamp (with the B.2
     /// exceptions); masked, per-component conditional write; CC update with the same value.
-    /// Components go in x, y, z, w order, each tested against the CC as left by the
-    /// previous one. Compiled for AVX2 where the CPU has it, as `rowops::alu_rows` is (the
+    /// The condition is tested on the CC as it was before the instruction, for every
+    /// component (RPCS3 `AddCodeCond` selects with one vector test; the recompiled shader
+    /// does the same), so a CC the instruction updates does not steer its own later
+    /// components. Compiled for AVX2 where the CPU has it, as `rowops::alu_rows` is (the
     /// same operations lane by lane, so the same bits but for which NaN a NaN is).
     fn write(&mut self, op: &Op<T>, active: u64) {
         #[cfg(target_arch = "x86_64")]
@@ -419,6 +430,12 @@ impl<'a, T: Real> Engine<'a, T> {
             && op.kind == Kind::Alu
             && self.opts.half_rounding == HalfRounding::Truncate
             && carry::carries(op.opcode);
+        let mut cond_lanes = [active; 4];
+        if conditional {
+            for c in comps(d.mask) {
+                cond_lanes[c] = active & self.cond_lanes(&op.cond, c);
+            }
+        }
         for c in comps(d.mask) {
             let v = &mut self.res[c];
             if let Some(f) = d.scale {
@@ -446,11 +463,7 @@ impl<'a, T: Real> Engine<'a, T> {
                     }
                 }
             }
-            let lanes = if conditional {
-                active & self.cond_lanes(&op.cond, c)
-            } else {
-                active
-            };
+            let lanes = cond_lanes[c];
             if lanes == 0 {
                 continue;
             }
