@@ -153,8 +153,10 @@ impl Frame {
             let first = packet.reg;
             if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
                 let mut load = m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize];
-                if let Some(problem) = m.transform.upload_program(&packet, &mut load) {
-                    m.problems.push(problem);
+                for piece in packet.uploads() {
+                    if let Some(problem) = m.transform.upload_program(&piece, &mut load) {
+                        m.problems.push(problem);
+                    }
                 }
                 m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize] = load;
                 for c in packet.calls() {

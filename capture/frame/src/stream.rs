@@ -6,6 +6,14 @@
 //! `second` is argument 0. The next `count - 1` entries are continuation entries that contribute
 //! only their `second`. In increment mode the register advances by one per argument. A header
 //! with count 0 is a NOP (this covers the initial `(0x40, 0)` entry of every capture).
+//!
+//! Non-increment batches to the block-upload registers (`SET_TRANSFORM_PROGRAM[32]`,
+//! `SET_TRANSFORM_CONSTANT[32]`, `NV308A_COLOR[0x700]`) fill consecutive registers too: RPCS3's
+//! handlers for them (`set_transform_program`, `set_transform_constant`, `nv308a::color`) take
+//! the batch's following arguments as the next registers, up to the end of the register block,
+//! and its replay of a capture feeds a recorded batch through them, so argument `i` of a batch
+//! at register `r` goes to `r + i mod (block end − r)`. Other registers take every argument of
+//! a non-increment batch.
 
 use crate::error::StreamError;
 use rsxtrace_rrc::ReplayCommand;
@@ -17,6 +25,26 @@ const NON_METHOD_MASK: u32 = 0xA003_0003;
 const NON_INCREMENT: u32 = 0x4000_0000;
 /// Highest register index (the register file has 0x4000 words).
 const MAX_REG: u32 = 0x3FFF;
+
+/// The register blocks whose handlers take a batch's arguments into consecutive registers
+/// (module docs): first register and count.
+const BLOCK_UPLOADS: [(u16, u16); 3] = [
+    (crate::methods::reg::SET_TRANSFORM_PROGRAM, 32),
+    (crate::methods::reg::SET_TRANSFORM_CONSTANT, 32),
+    (
+        crate::methods::reg::NV308A_COLOR,
+        crate::methods::reg::NV308A_COLOR_COUNT,
+    ),
+];
+
+/// For a register inside a block of [`BLOCK_UPLOADS`], the registers from it to the block's
+/// end.
+fn block_span(reg: u16) -> Option<u16> {
+    BLOCK_UPLOADS
+        .iter()
+        .find(|(first, count)| (*first..first + count).contains(&reg))
+        .map(|(first, count)| first + count - reg)
+}
 
 /// One method call: a value written to a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,15 +89,43 @@ impl<'a> Packet<'a> {
 
     /// The packet as individual calls. The register cannot overflow: [`Packets`] checks it.
     pub fn calls(&self) -> impl Iterator<Item = MethodCall> + 'a {
-        let (base, reg, step) = (self.command_index, self.reg, !self.non_increment as u16);
+        let (base, reg) = (self.command_index, self.reg);
+        // Increment: one register per argument; non-increment: the same register, or round the
+        // rest of a block-upload block (module docs).
+        let span = match (self.non_increment, block_span(reg)) {
+            (false, _) => None,
+            (true, Some(span)) => Some(usize::from(span)),
+            (true, None) => Some(1),
+        };
         self.entries
             .iter()
             .enumerate()
             .map(move |(i, e)| MethodCall {
                 command_index: base + i,
-                // i < count and reg + count - 1 <= 0x3FFF was checked when the packet was built.
-                reg: reg.wrapping_add(step.wrapping_mul(i as u16)),
+                // i < count and reg + count - 1 <= 0x3FFF was checked when the packet was
+                // built; a span keeps the register inside its block.
+                reg: reg.wrapping_add(span.map_or(i, |s| i % s) as u16),
                 value: e.second,
+            })
+    }
+
+    /// The packet cut where RPCS3's handler of a block upload starts again (module docs): an
+    /// increment packet, or one to another register, is one piece; a non-increment packet to
+    /// a block-upload register is cut every `block end − reg` arguments.
+    pub fn uploads(&self) -> impl Iterator<Item = Packet<'a>> + 'a {
+        let span = match (self.non_increment, block_span(self.reg)) {
+            (true, Some(span)) => usize::from(span),
+            _ => self.entries.len().max(1),
+        };
+        let (base, reg, non_increment) = (self.command_index, self.reg, self.non_increment);
+        self.entries
+            .chunks(span)
+            .enumerate()
+            .map(move |(k, entries)| Packet {
+                command_index: base + k * span,
+                reg,
+                non_increment,
+                entries,
             })
     }
 }
@@ -270,15 +326,52 @@ mod tests {
     #[test]
     fn non_increment_batch_keeps_register() {
         assert_eq!(hdr(0x2E0, 2, true), 0x4008_0B80);
-        let cmds = [cmd(0x4008_0B80, 1), cmd(0, 2)];
+        // SET_COLOR_MASK (0x0324 >> 2 = 0xC9): every argument to the one register.
+        let cmds = [cmd(hdr(0xC9, 2, true), 1), cmd(0, 2)];
         let calls = collect_method_calls(&cmds).unwrap();
-        assert_eq!(calls[0].reg, 0x2E0);
-        assert_eq!(calls[1].reg, 0x2E0);
+        assert_eq!(calls[0].reg, 0xC9);
+        assert_eq!(calls[1].reg, 0xC9);
         assert_eq!(calls[1].command_index, 1);
         let p: Vec<_> = packets(&cmds).collect::<Result<_, _>>().unwrap();
         assert_eq!(p.len(), 1);
         assert!(p[0].non_increment);
         assert_eq!(p[0].values().collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(p[0].uploads().count(), 1);
+    }
+
+    #[test]
+    fn non_increment_block_uploads_fill_the_block_from_their_register() {
+        // SET_TRANSFORM_CONSTANT[30] (0x7DE), four arguments, non-increment: registers 30, 31,
+        // then 30, 31 again (RPCS3's handler takes up to the block's end, the next argument
+        // starts again at the batch's register).
+        let cmds = [cmd(hdr(0x7DE, 4, true), 1), cmd(0, 2), cmd(0, 3), cmd(0, 4)];
+        let regs: Vec<u16> = collect_method_calls(&cmds)
+            .unwrap()
+            .iter()
+            .map(|c| c.reg)
+            .collect();
+        assert_eq!(regs, vec![0x7DE, 0x7DF, 0x7DE, 0x7DF]);
+        let p = packets(&cmds).next().unwrap().unwrap();
+        let pieces: Vec<(usize, Vec<u32>)> = p
+            .uploads()
+            .map(|u| (u.command_index, u.values().collect()))
+            .collect();
+        assert_eq!(pieces, vec![(0, vec![1, 2]), (2, vec![3, 4])]);
+        // SET_TRANSFORM_PROGRAM[0] and NV308A_COLOR[0], non-increment: consecutive registers.
+        let cmds = [cmd(hdr(0x2E0, 3, true), 1), cmd(0, 2), cmd(0, 3)];
+        let regs: Vec<u16> = collect_method_calls(&cmds)
+            .unwrap()
+            .iter()
+            .map(|c| c.reg)
+            .collect();
+        assert_eq!(regs, vec![0x2E0, 0x2E1, 0x2E2]);
+        let cmds = [cmd(hdr(0x2900, 2, true), 1), cmd(0, 2)];
+        let regs: Vec<u16> = collect_method_calls(&cmds)
+            .unwrap()
+            .iter()
+            .map(|c| c.reg)
+            .collect();
+        assert_eq!(regs, vec![0x2900, 0x2901]);
     }
 
     #[test]

@@ -281,7 +281,8 @@ fn constants_load_not_advanced_and_known_flags() {
     // Constant 467 is the last writable one: load 466, 3 vec4s -> c466, c467, c468 dropped.
     b.m(0x1EFC, 466);
     b.batch(0x1F00, &[1; 12], false);
-    // Non-increment: 3 writes to register 0x1F04 -> c(load)[1].
+    // Non-increment: 3 arguments to register 0x1F04 fill c(load)[1..4], as RPCS3's
+    // set_transform_constant takes a batch's arguments into the next registers.
     b.m(0x1EFC, 100);
     b.batch(0x1F04, &[1, 2, 3], true);
     b.draw_arrays(5, &[(0, 3)]);
@@ -304,7 +305,25 @@ fn constants_load_not_advanced_and_known_flags() {
     let d2 = &f.draws[2];
     assert!(d2.constants.is_known(466) && d2.constants.is_known(467));
     assert_eq!(f.dropped_constant_writes, 4);
-    assert_eq!(d2.constants.raw(100), Some([0, 3, 0, 0]));
+    assert_eq!(d2.constants.raw(100), Some([0, 1, 2, 3]));
+}
+
+#[test]
+fn a_non_increment_program_upload_restarts_at_its_register_past_the_block() {
+    // 33 words to SET_TRANSFORM_PROGRAM[1], non-increment, load 0. RPCS3's handler writes up
+    // to the block's end (31 words at word 1, load += (31 + 1) / 4 = 8), then the next handler
+    // call the 2 left at word 8 * 4 + 1 (load += (2 + 1) / 4): words 1..=31 and 33..=34; word
+    // 32 is not written.
+    let mut b = B::new();
+    b.m(0x1E9C, 0);
+    let words: Vec<u32> = (1..=33).collect();
+    b.batch(0x0B84, &words, true);
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let p = &f.draws[0].vertex_program;
+    assert_eq!(&p[1..32], &words[..31]);
+    assert_eq!(p[32], 0);
+    assert_eq!(&p[33..35], &[32, 33]);
 }
 
 #[test]
