@@ -54,9 +54,16 @@ pub(crate) fn check_range(what: &'static str, value: u64, limit: u64) -> Result<
 }
 
 /// The register file a capture starts from when nothing set a register: the RSX's state after
-/// reset, for the registers whose reset value is not zero. Values are facts from RPCS3's
-/// `rsx_state::init` (rsx_methods.cpp), which records the hardware's power-on register dump;
-/// genuine captures carry them in `reg_state`. `(byte offset, value)`.
+/// reset, for the rendering registers whose reset value is not zero. Values are facts from
+/// RPCS3's `rsx_state::init` (rsx_methods.cpp), which records the hardware's power-on register
+/// dump; genuine captures carry them in `reg_state`. `(byte offset, value)`.
+///
+/// Not all of `rsx_state::init`: it sets about 150 more registers that a builder capture
+/// starts at 0 unless a builder method writes them (the fragment and vertex texture units'
+/// FORMAT, CONTROL1, CONTROL3 and IMAGE_RECT, the surface format, pitches, targets and DMAs,
+/// `SET_SHADER_PROGRAM`, `SET_RENDER_ENABLE`, `SET_VERTEX_ATTRIB_INPUT_MASK` = 0xFFFF, the
+/// Z-cull and S-cull controls, the report DMA, and the transfer classes' objects, DMAs and
+/// formats). The bundled samples are made this way (`harness/tests/samples_current.rs`).
 pub const RESET_REGISTERS: &[(u32, u32)] = &[
     (0x0308, 0x0207),      // ALPHA_FUNC = ALWAYS
     (0x0314, 0x0001_0001), // BLEND_FUNC_SFACTOR = ONE, ONE
