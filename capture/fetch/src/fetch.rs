@@ -232,10 +232,12 @@ fn fetch_array(
     }
 
     let (min, max) = element_bounds(array, indices);
-    // Fast path: one read covering every element, when it does not wrap the 32-bit space.
+    // Fast path: one block holding every element, when the span does not wrap the 32-bit
+    // space (interleaved attributes, each in its own block, go element by element below
+    // rather than copying the span together).
     if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
-        if let Some(bytes) = mem.read(array.location, start, len) {
-            if let Some(values) = decode_from_block(array, format, min, &bytes, indices) {
+        if let Some(bytes) = mem.read_held(array.location, start, len) {
+            if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
                 return Ok(values);
             }
         }

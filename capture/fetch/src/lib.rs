@@ -94,6 +94,16 @@ pub trait GuestMemory {
     /// ([`compose`]'s rule).
     fn read(&self, location: Location, offset: u32, len: u32) -> Option<Cow<'_, [u8]>>;
 
+    /// The `len` bytes at `offset` when one captured block holds them all (what
+    /// [`read`](Self::read) borrows), without assembling them from several: for a fast path
+    /// that has a cheaper way than copying a large range (the default asks `read`).
+    fn read_held(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        match self.read(location, offset, len)? {
+            Cow::Borrowed(bytes) => Some(bytes),
+            Cow::Owned(_) => None,
+        }
+    }
+
     /// The blocks visible over `len` bytes at `offset`, for many small reads inside them
     /// that [`read`](Self::read) would answer the same ([`VisibleBlocks::read`]); `None`
     /// when the memory has nothing cheaper than a `read` per element (the default).

@@ -278,9 +278,8 @@ impl MemoryIndex {
         }
         let start = offset as u64;
         let end = start + len as u64;
-        if let Some((v, e)) = self.holder(command, location, start, end) {
-            let from = (start - e.offset as u64) as usize;
-            return v.data.get(from..from + len as usize).map(Cow::Borrowed);
+        if let Some(bytes) = self.read_held_at(command, location, offset, len) {
+            return Some(Cow::Borrowed(bytes));
         }
         let mut found: Vec<(u32, VisibleBlock<'_>)> = Vec::new();
         self.space(location).overlapping(start, end, &mut |e| {
@@ -295,6 +294,24 @@ impl MemoryIndex {
         found.sort_by_key(|(seq, _)| *seq);
         let blocks: Vec<VisibleBlock<'_>> = found.into_iter().map(|(_, b)| b).collect();
         compose(&blocks, start, len)
+    }
+
+    /// The `len` bytes at `offset` when the newest block overlapping them holds them all (the
+    /// bytes [`read_at`](Self::read_at) borrows), else `None`, without assembling anything.
+    pub fn read_held_at(
+        &self,
+        command: usize,
+        location: Location,
+        offset: u32,
+        len: u32,
+    ) -> Option<&[u8]> {
+        if len == 0 {
+            return Some(&[]);
+        }
+        let start = offset as u64;
+        let (v, e) = self.holder(command, location, start, start + len as u64)?;
+        let from = (start - e.offset as u64) as usize;
+        v.data.get(from..from + len as usize)
     }
 
     /// The block that [`read_at`](Self::read_at) takes the same non-empty range from, or
@@ -473,6 +490,10 @@ impl GuestMemory for MemoryView<'_> {
         len: u32,
     ) -> Option<std::borrow::Cow<'_, [u8]>> {
         self.index.read_at(self.command, location, offset, len)
+    }
+
+    fn read_held(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        self.index.read_held_at(self.command, location, offset, len)
     }
 
     fn visible_blocks(
@@ -779,6 +800,11 @@ mod tests {
                 newest_holds,
                 "borrowed exactly when one block gives the range"
             );
+            let held = m.read_held_at(cmd, Location::Local, off, len);
+            match &got {
+                Some(Cow::Borrowed(b)) => assert_eq!(held, Some(*b)),
+                _ => assert_eq!(held, None),
+            }
         }
     }
 }

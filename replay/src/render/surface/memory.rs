@@ -294,6 +294,16 @@ impl GuestMemory for Overlay<'_> {
         }
         self.base.read(location, offset, len)
     }
+
+    fn read_held(&self, location: Location, offset: u32, len: u32) -> Option<&[u8]> {
+        if let Some(b) = self.surfaces.read_rendered(location, offset, len) {
+            return Some(b);
+        }
+        if self.surfaces.overlaps(location, offset, len) {
+            self.surfaces.stale_reads.fetch_add(1, Ordering::Relaxed);
+        }
+        self.base.read_held(location, offset, len)
+    }
 }
 
 #[cfg(test)]
