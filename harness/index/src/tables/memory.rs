@@ -57,8 +57,9 @@ pub fn uses_table<'a>() -> Table<UseRow<'a>> {
         name: "block_uses",
         doc: "One row per (draw, block, role): which captured block holds the bytes a draw \
               reads as what, or lies under a render target it writes. A draw reads each \
-              range from the newest block visible at its END that holds it whole; a range \
-              no one block holds maps to every visible block overlapping it.",
+              byte from the newest block visible at its END that holds it; a range one \
+              block holds whole maps to that block, a range assembled from several maps to \
+              every visible block overlapping it.",
         primary_key: &[],
         indexes: &[&["capture_id", "draw"], &["capture_id", "block"]],
         columns: vec![
