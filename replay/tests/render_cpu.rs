@@ -1365,7 +1365,9 @@ fn depth_is_read_back_as_colour() {
 fn textures_in_several_formats_are_sampled() {
     // 2×2 textures; pixel (1, 1) reads texel (0, 0), (6, 1) texel (1, 0), (1, 6) texel (0, 1),
     // (6, 6) texel (1, 1). Expected colours from the texel bits, by hand.
-    let c5 = |v: u16| f64::from(v) / 31.0;
+    // 5- and 6-bit channels read at 8-bit precision: ⌊v·255 / (2^bits − 1)⌋ / 255.
+    let c5 = |v: u16| f64::from(u32::from(v) * 255 / 31) / 255.0;
+    let c6 = |v: u16| f64::from(u32::from(v) * 255 / 63) / 255.0;
     let c4 = |v: u16| f64::from(v) / 15.0;
     let c8 = |v: u8| f64::from(v) / 255.0;
     // (format, bytes per texel, texels big-endian, expected RGBA per texel)
@@ -1389,14 +1391,7 @@ fn textures_in_several_formats_are_sampled() {
             0x84, // R5G6B5
             2,
             r5g6b5.iter().flat_map(|v| v.to_be_bytes()).collect(),
-            r5g6b5.map(|v| {
-                [
-                    c5(v >> 11),
-                    f64::from((v >> 5) & 63) / 63.0,
-                    c5(v & 31),
-                    1.0,
-                ]
-            }),
+            r5g6b5.map(|v| [c5(v >> 11), c6((v >> 5) & 63), c5(v & 31), 1.0]),
         ),
         (
             0x83, // A4R4G4B4

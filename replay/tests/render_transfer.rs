@@ -327,7 +327,8 @@ fn cases() -> Vec<Case> {
     });
 
     // NV3089 1:1 ZOH into an R5G6B5 NV3062 surface (truncation), read back as an R5G6B5
-    // texture: each channel is (c8 >> 3) / 31 (or >> 2, / 63), written to the 8-bit target by
+    // texture: each channel is (c8 >> 3) at 8-bit precision, ⌊v·255/31⌋ / 255 (or >> 2, 63:
+    // the texture model's rule for channels under 8 bits), written to the 8-bit target by
     // RPCS3's rule (rsx-microcode.md B.9: low 12 mantissa bits cleared, then
     // floor(v · 255 + 0.5)).
     let capture = scene(
@@ -350,7 +351,7 @@ fn cases() -> Vec<Case> {
             let t = texel(&p, x as usize, y as usize);
             let q = |v: u8, bits: u32| {
                 let max = (1u32 << bits) - 1;
-                let unorm = (u32::from(v) >> (8 - bits)) as f32 / max as f32;
+                let unorm = ((u32::from(v) >> (8 - bits)) * 255 / max) as f32 / 255.0;
                 let cut = f32::from_bits(unorm.to_bits() & !0xFFF);
                 (cut * 255.0 + 0.5).floor() as u8
             };

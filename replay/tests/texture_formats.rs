@@ -26,6 +26,17 @@ fn n8(v: u32) -> f32 {
     v as f32 / 255.0
 }
 
+/// A 5-bit channel at the 8-bit precision the hardware reads it with: ⌊v·255/31⌋ / 255 (16
+/// reads 131/255, not 16/31).
+fn n5(v: u32) -> f32 {
+    n8(v * 255 / 31)
+}
+
+/// A 6-bit channel, likewise: ⌊v·255/63⌋ / 255.
+fn n6(v: u32) -> f32 {
+    n8(v * 255 / 63)
+}
+
 #[test]
 fn b8_replicates_to_rgb_with_alpha_one() {
     let t = two_texels(0x81, 1, vec![0x33, 0xCC]);
@@ -37,8 +48,8 @@ fn b8_replicates_to_rgb_with_alpha_one() {
 fn a1r5g5b5() {
     // 1 10000 01000 00100 = 0xC104 ; 0 00001 11111 00000 = 0x07E0
     let t = two_texels(0x82, 2, vec![0xC1, 0x04, 0x07, 0xE0]);
-    assert_close(t[0], [16.0 / 31.0, 8.0 / 31.0, 4.0 / 31.0, 1.0]);
-    assert_close(t[1], [1.0 / 31.0, 1.0, 0.0, 0.0]);
+    assert_close(t[0], [n5(16), n5(8), n5(4), 1.0]);
+    assert_close(t[1], [n5(1), 1.0, 0.0, 0.0]);
 }
 
 #[test]
@@ -53,8 +64,8 @@ fn a4r4g4b4() {
 fn r5g6b5() {
     // 10000 100000 00001 = 0x8401 ; 00011 000111 11111 = 0x18FF
     let t = two_texels(0x84, 2, vec![0x84, 0x01, 0x18, 0xFF]);
-    assert_close(t[0], [16.0 / 31.0, 32.0 / 63.0, 1.0 / 31.0, 1.0]);
-    assert_close(t[1], [3.0 / 31.0, 7.0 / 63.0, 1.0, 1.0]);
+    assert_close(t[0], [n5(16), n6(32), n5(1), 1.0]);
+    assert_close(t[1], [n5(3), n6(7), 1.0, 1.0]);
 }
 
 #[test]
@@ -80,7 +91,7 @@ fn g8b8() {
 fn r6g5b5() {
     // 100000 10000 00001 = 0x8201
     let t = two_texels(0x8F, 2, vec![0x82, 0x01, 0xFF, 0xFF]);
-    assert_close(t[0], [32.0 / 63.0, 16.0 / 31.0, 1.0 / 31.0, 1.0]);
+    assert_close(t[0], [n6(32), n5(16), n5(1), 1.0]);
     assert_close(t[1], [1.0, 1.0, 1.0, 1.0]);
 }
 
@@ -137,7 +148,7 @@ fn y16_x16_reads_r_g_r_g() {
 fn r5g5b5a1() {
     // 10000 01000 00100 1 = 0x8209
     let t = two_texels(0x97, 2, vec![0x82, 0x09, 0x00, 0x3E]);
-    assert_close(t[0], [16.0 / 31.0, 8.0 / 31.0, 4.0 / 31.0, 1.0]);
+    assert_close(t[0], [n5(16), n5(8), n5(4), 1.0]);
     // 00000 00000 11111 0
     assert_close(t[1], [0.0, 0.0, 1.0, 0.0]);
 }
@@ -195,7 +206,7 @@ fn x32_float_replicates() {
 fn d1r5g5b5_and_d8r8g8b8_force_alpha_one() {
     // D bit 0, R=31 G=0 B=16: 0 11111 00000 10000 = 0x7C10
     let t = two_texels(0x9D, 2, vec![0x7C, 0x10, 0x00, 0x00]);
-    assert_close(t[0], [1.0, 0.0, 16.0 / 31.0, 1.0]);
+    assert_close(t[0], [1.0, 0.0, n5(16), 1.0]);
     assert_close(t[1], [0.0, 0.0, 0.0, 1.0]);
     let t = two_texels(
         0x9E,

@@ -24,6 +24,16 @@
 //! | W16Z16Y16X16_FLOAT, W32Z32Y32X32_FLOAT | 4th, 1st, 2nd, 3rd component in memory (R = W) |
 //! | X32_FLOAT | x, x, x, x |
 //!
+//! The channels of fewer than 8 bits (A1R5G5B5, R5G5B5A1, D1R5G5B5, R5G6B5, R6G5B5; A4R4G4B4 and
+//! the 1-bit alphas are exact either way) read at 8-bit precision, rounded down:
+//! `⌊v·255 / (2^bits − 1)⌋ / 255`, so a 5-bit 16 reads 131/255, not 16/31. NV hardware expands
+//! such texels to 8 bits this way (RPCS3 f7842b765f, "NV hardware performs integer
+//! normalization at 8 bits if the size is less than 8"; `VKGSRender.cpp`: "On NVIDIA cards going
+//! back decades (including the PS3) there is a slight normalization inaccuracy in compressed
+//! formats. Confirmed in BLES01916 (The Evil Within) which uses RGB565"). RPCS3 emulates it on
+//! other hosts by flooring the filtered value (`RENORMALIZE`, noting that expanding the texels
+//! to 8 bits first is the proper fix); here each texel is expanded, before filtering.
+//!
 //! With the remap rewrites of [`remap`](super::remap) (0xE4 becomes 0x66 for the two-channel
 //! formats) this gives, for the default remap: Y16_X16 / HILO8 / HILO_S8 = (c0, c1, c0, c1),
 //! Y16_X16_FLOAT = (c1, c0, c1, c0) in R, G, B, A, and X16 = (1, x, 1, x). The hardware image
@@ -329,9 +339,12 @@ impl TexelFormat {
                 *b.get(i + 3)?,
             ]))
         };
+        // A channel of fewer than 8 bits reads at 8-bit precision: v·255 / (2^bits − 1),
+        // rounded down (module docs).
         let field = |v: u16, shift: u32, bits: u32| -> f32 {
             let max = (1u32 << bits) - 1;
-            ((u32::from(v) >> shift) & max) as f32 / max as f32
+            let v = (u32::from(v) >> shift) & max;
+            (v * 255 / max) as f32 / 255.0
         };
         let u16n = |v: u16| f32::from(v) / 65535.0;
         let half = |v: u16| half::f16::from_bits(v).to_f32();
