@@ -17,7 +17,7 @@ use rsxtrace_capture::builder::{
     TransferSurfaceDesc, TransferSwizzleDesc,
 };
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_capture::rrc::{BufferState, Capture, DisplayBuffersState, Location};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
 
@@ -135,7 +135,11 @@ pub(crate) fn scene(
 
 /// A capture whose draw 0 renders the pattern into SOURCE.
 pub(crate) fn source_pass(name: &str) -> CaptureBuilder {
-    let mut b = CaptureBuilder::new(name);
+    source_pass_on(CaptureBuilder::new(name))
+}
+
+/// Draw 0 of [`source_pass`] on `b`.
+fn source_pass_on(mut b: CaptureBuilder) -> CaptureBuilder {
     b.set_viewport(0, 0, W, H, (0.0, 1.0), [0.0; 4], [1.0, 1.0, 1.0, 0.0]);
     b.set_scissor(0, 0, W, H);
     b.set_color_mask(0x0101_0101);
@@ -472,6 +476,54 @@ fn transfers_are_seen_by_later_draws_on_the_gpu() {
         // The GPU texture path is exact for 8-bit channels; 5/6-bit channels expand through
         // the device's unorm conversion (one step of rounding).
         check("GPU", &case, &out, 1);
+    }
+}
+
+#[test]
+fn a_frame_scaled_into_its_display_buffer_after_the_last_draw_is_the_output() {
+    // Draw 0 renders the 8×8 pattern into SOURCE; then an NV3089 2:1 magnification (ZOH) into
+    // the display buffer at DEST, 16×16 with pitch 64, as games scale or resolve their frame
+    // into it after the last draw. The output is that buffer (RPCS3 shows it at the flip):
+    // pixel (x, y) is the pattern's texel (x / 2, y / 2). Before, the output was the last
+    // draw's target, SOURCE.
+    let mut b = CaptureBuilder::new("display_transfer.rrc");
+    let mut display = DisplayBuffersState {
+        count: 1,
+        ..DisplayBuffersState::default()
+    };
+    display.buffers[0] = BufferState {
+        width: 16,
+        height: 16,
+        pitch: 64,
+        offset: DEST,
+    };
+    b.set_display_buffers(display);
+    let mut b = source_pass_on(b);
+    b.set_transfer_surface(&TransferSurfaceDesc {
+        location: Location::Local,
+        offset: DEST,
+        pitch: 64,
+        format: 0xA,
+    });
+    b.transfer_scaled(&scaled(1 << 19, 0, (0, 0, 16, 16)))
+        .unwrap();
+    let capture = b.finish();
+    let p = pattern();
+    let check = |name: &str, out: &RenderedFrame| {
+        assert_eq!(
+            out.source,
+            rsxtrace_replay::render::OutputSource::Displayed { address: DEST },
+            "{name}"
+        );
+        assert_eq!((out.image.width, out.image.height), (16, 16), "{name}");
+        for (x, y) in [(0, 0), (3, 1), (15, 15), (8, 5), (1, 14)] {
+            let want = rgba(texel(&p, x as usize / 2, y as usize / 2));
+            assert_eq!(out.image.pixel(x, y), Some(want), "{name} ({x}, {y})");
+        }
+    };
+    check("cpu", &cpu(&capture));
+    if let Some(device) = gpu_support::gpu("display_transfer") {
+        check("gpu", &gpu(&device, &capture));
     }
 }
 

@@ -3,9 +3,10 @@
 use crate::render::msaa::{resolve, Antialias};
 use crate::render::output::{OutputSource, Rgba8Image};
 use crate::render::state::{color_targets, ColorFormat, FrameEvents};
+use crate::render::transfer::{ContextSurface, DestinationFormat, Transfer};
 use rsxtrace_capture::fetch::GuestMemory;
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_capture::rrc::Location;
+use rsxtrace_capture::rrc::{BufferState, Location};
 
 use super::{bytes_per_pixel, decode, unorm, SurfaceLayout, MAX_SURFACE_SIDE};
 
@@ -32,12 +33,29 @@ pub fn output_image(output: &OutputSurface, memory: &dyn GuestMemory) -> Rgba8Im
     )
 }
 
-/// Choose the output surface of a frame: the colour target of the last draw that writes
-/// colour whose offset is one of the capture's display buffers (local memory, rrc-format.md
-/// 1.4 `display_buffers_state`) — the displayed buffer, sized as the display buffer says —
-/// or else the first colour target of the last draw that writes colour. `None` when no draw
-/// writes a usable colour target.
+/// Choose the output surface of a frame: the display buffer (local memory, rrc-format.md 1.4
+/// `display_buffers_state`) written last, sized as the display buffer says, by a draw that
+/// renders colour into it or by an `NV3089` scaled image into it (games resolve a
+/// multisampled frame or scale a smaller one into the display buffer that way, after their
+/// last draw; RPCS3 shows the buffer as it is at the flip); or else the first colour target of
+/// the last draw that writes colour. `None` when nothing writes a usable colour target.
 pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurface> {
+    let drawn = drawn_output(frame, events);
+    let shown_by_draw = match &drawn {
+        Some((Some(command), _)) => Some(*command),
+        _ => None,
+    };
+    if let Some((command, transferred)) = transferred_output(events) {
+        if shown_by_draw.is_none_or(|c| command > c) {
+            return Some(transferred);
+        }
+    }
+    drawn.map(|(_, output)| output)
+}
+
+/// The display buffer a draw writes last with its draw's END command, else the first colour
+/// target of the last draw that writes colour (no command).
+fn drawn_output(frame: &Frame, events: &FrameEvents) -> Option<(Option<usize>, OutputSurface)> {
     let mut last: Option<OutputSurface> = None;
     for draw in frame.draws.iter().rev() {
         let s = &draw.surface;
@@ -52,24 +70,22 @@ pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurfa
             let Ok(layout) = SurfaceLayout::of_target(s, t, bpp) else {
                 continue;
             };
-            let shown = events.display_buffers.iter().find(|d| {
-                layout.location == Location::Local && d.offset == layout.offset && d.width > 0
-            });
-            if let Some(d) = shown {
+            if let Some(d) = shown_buffer(events, layout.location, layout.offset) {
                 let mut l = layout;
                 l.width = d.width.min(MAX_SURFACE_SIDE);
                 l.height = d.height.min(MAX_SURFACE_SIDE);
                 if l.swizzle.is_none() && d.pitch >= l.width * bpp {
                     l.pitch = d.pitch;
                 }
-                return Some(OutputSurface {
+                let output = OutputSurface {
                     source: OutputSource::Displayed {
                         address: layout.offset,
                     },
                     layout: l,
                     format,
                     antialias: Antialias::Center1,
-                });
+                };
+                return Some((Some(draw.end_command), output));
             }
             if last.is_none() {
                 last = Some(OutputSurface {
@@ -87,7 +103,54 @@ pub fn output_surface(frame: &Frame, events: &FrameEvents) -> Option<OutputSurfa
             break;
         }
     }
-    last
+    last.map(|output| (None, output))
+}
+
+/// The display buffer at `offset` of `location`, if it is one (local memory, non-empty).
+fn shown_buffer(events: &FrameEvents, location: Location, offset: u32) -> Option<&BufferState> {
+    events
+        .display_buffers
+        .iter()
+        .find(|d| location == Location::Local && d.offset == offset && d.width > 0)
+}
+
+/// The display buffer the last `NV3089` scaled image into an `NV3062` surface at a display
+/// buffer's offset writes, with that transfer's command.
+fn transferred_output(events: &FrameEvents) -> Option<(usize, OutputSurface)> {
+    events.transfers.iter().rev().find_map(|t| {
+        let Ok(Transfer::Scaled(s)) = &t.transfer else {
+            return None;
+        };
+        let ContextSurface::Surface2d {
+            location, offset, ..
+        } = s.destination
+        else {
+            return None;
+        };
+        let d = shown_buffer(events, location, offset)?;
+        let format = match s.dst_format {
+            DestinationFormat::R5G6B5 => ColorFormat::R5G6B5,
+            DestinationFormat::A8R8G8B8 | DestinationFormat::Y32 => ColorFormat::A8R8G8B8,
+        };
+        let bpp = bytes_per_pixel(format);
+        let width = d.width.min(MAX_SURFACE_SIDE);
+        let layout = SurfaceLayout {
+            location,
+            offset,
+            width,
+            height: d.height.min(MAX_SURFACE_SIDE),
+            pitch: d.pitch.max(width * bpp),
+            bpp,
+            swizzle: None,
+        };
+        let output = OutputSurface {
+            source: OutputSource::Displayed { address: offset },
+            layout,
+            format,
+            antialias: Antialias::Center1,
+        };
+        Some((t.command, output))
+    })
 }
 
 /// Read a colour surface from `memory` into an 8-bit RGBA image (channels as [`decode`]
