@@ -596,6 +596,10 @@ fn inline_constants(a: &Draw, b: &Draw) -> Vec<InlineChange> {
         .collect()
 }
 
+/// One thing a draw reads (`index_range 0`, `attribute 3`, `texture fragment 0`) and its bytes,
+/// piece by piece; `None` where the capture lacks some of them.
+type DrawBytes<'m> = (String, Option<Vec<Cow<'m, [u8]>>>);
+
 /// The bytes a draw reads, by what reads them: each index range and attribute array of its
 /// vertex fetch and, with [`DiffOptions::texture_spans`], each enabled texture unit's
 /// sub-resources; `None` where the capture lacks some of them.
@@ -604,11 +608,11 @@ fn read_bytes<'m>(
     index: usize,
     view: &'m crate::frame::MemoryView<'m>,
     options: DiffOptions<'_>,
-) -> Vec<(String, Option<Vec<Cow<'m, [u8]>>>)> {
+) -> Vec<DrawBytes<'m>> {
     let d = &frame.draws[index];
     let spans: FetchSpans = fetch_spans(&d.vertex_inputs, view).unwrap_or_default();
     let read = |s: &Span| view.read(s.location, s.offset, s.len);
-    let mut out: Vec<(String, Option<Vec<Cow<'m, [u8]>>>)> = spans
+    let mut out: Vec<DrawBytes<'m>> = spans
         .index_ranges
         .iter()
         .enumerate()
@@ -662,10 +666,7 @@ impl ByteComparer {
     }
 }
 
-fn find<'s, 'm>(
-    side: &'s [(String, Option<Vec<Cow<'m, [u8]>>>)],
-    what: &str,
-) -> Option<&'s [Cow<'m, [u8]>]> {
+fn find<'s, 'm>(side: &'s [DrawBytes<'m>], what: &str) -> Option<&'s [Cow<'m, [u8]>]> {
     side.iter()
         .find(|(w, _)| w == what)
         .and_then(|(_, b)| b.as_deref())

@@ -405,7 +405,7 @@ mod tests {
         };
         let mut memory = SurfaceMemory::new();
         let region = memory.range_mut(Location::Local, 0, 16, &base).unwrap();
-        let mut want = vec![0u8; 16];
+        let mut want = [0u8; 16];
         want[4..12].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(&region[..], &want[..]);
     }
