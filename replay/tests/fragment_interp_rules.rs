@@ -648,13 +648,13 @@ fn a_conditional_write_tests_the_cc_as_it_was_before_the_instruction() {
     assert_eq!(out.lanes[0].colors[0], [1.0, 1.0, 0.0, 0.0]);
 }
 
-#[test]
-fn loop_counter_indexes_inputs() {
-    // LOOP count=3 (A0 = 0,1,2): R0 += TEX[A0 + 1], i.e. TEX1 + TEX2 + TEX3.
+/// A LOOP of count 3 (A0 = 0, 1, 2) adding TEX[A0 + `displacement`] into R0, with TEXn =
+/// (10n, 1, 0, 0): the sum, as COL0.
+fn indexed_loop_sum(displacement: u16) -> [f64; 4] {
     let mut add = op(Add, dest(0), &[r(0), input()]);
     if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
         a.indexed_input = true;
-        a.input_displacement = 1;
+        a.input_displacement = displacement;
     }
     let p = program(vec![
         flow(FlowKind::Loop(LoopFields {
@@ -671,34 +671,20 @@ fn loop_counter_indexes_inputs() {
         lane.attributes[attr::TEX0 + t] = [t as f32 * 10.0, 1.0, 0.0, 0.0];
     }
     let out = run_quad(&p, &FragmentState::new(0x40), &uniform_quad(lane));
-    assert_eq!(out.lanes[0].colors[0], [60.0, 3.0, 0.0, 0.0]);
+    out.lanes[0].colors[0]
+}
+
+#[test]
+fn loop_counter_indexes_inputs() {
+    // TEX1 + TEX2 + TEX3.
+    assert_eq!(indexed_loop_sum(1), [60.0, 3.0, 0.0, 0.0]);
 }
 
 #[test]
 fn an_indexed_input_past_tex9_reads_0001() {
-    // LOOP count=3 (A0 = 0, 1, 2): R0 += TEX[A0 + 8], i.e. TEX8 + TEX9 + (0, 0, 0, 1): past
-    // TEX9 the read gives (0, 0, 0, 1), as RPCS3's `_indexed_load` returns.
-    let mut add = op(Add, dest(0), &[r(0), input()]);
-    if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
-        a.indexed_input = true;
-        a.input_displacement = 8;
-    }
-    let p = program(vec![
-        flow(FlowKind::Loop(LoopFields {
-            count: 3,
-            init: 0,
-            increment: 1,
-            end_slot: 2,
-        })),
-        add,
-        op(Mov, dest(1), &[r(0)]),
-    ]);
-    let mut lane = LaneInputs::default();
-    for t in 0..10 {
-        lane.attributes[attr::TEX0 + t] = [t as f32 * 10.0, 1.0, 0.0, 0.0];
-    }
-    let out = run_quad(&p, &FragmentState::new(0x40), &uniform_quad(lane));
-    assert_eq!(out.lanes[0].colors[0], [170.0, 2.0, 0.0, 1.0]);
+    // TEX8 + TEX9 + (0, 0, 0, 1): past TEX9 the read gives (0, 0, 0, 1), as RPCS3's
+    // `_indexed_load` returns.
+    assert_eq!(indexed_loop_sum(8), [170.0, 2.0, 0.0, 1.0]);
 }
 
 #[test]

@@ -276,23 +276,11 @@ impl MemoryIndex {
         if len == 0 {
             return Some(Cow::Borrowed(&[]));
         }
-        let start = offset as u64;
-        let end = start + len as u64;
         if let Some(bytes) = self.read_held_at(command, location, offset, len) {
             return Some(Cow::Borrowed(bytes));
         }
-        let mut found: Vec<(u32, VisibleBlock<'_>)> = Vec::new();
-        self.space(location).overlapping(start, end, &mut |e| {
-            if let Some(v) = e.newest_at(command) {
-                let block = VisibleBlock {
-                    offset: e.offset as u64,
-                    bytes: &v.data,
-                };
-                found.push((v.seq, block));
-            }
-        });
-        found.sort_by_key(|(seq, _)| *seq);
-        let blocks: Vec<VisibleBlock<'_>> = found.into_iter().map(|(_, b)| b).collect();
+        let start = offset as u64;
+        let blocks = self.visible(command, location, start, start + len as u64, usize::MAX)?;
         compose(&blocks, start, len)
     }
 
@@ -369,29 +357,43 @@ impl MemoryIndex {
         len: u64,
     ) -> Option<VisibleBlocks<'_>> {
         let start = offset as u64;
+        let blocks = self.visible(command, location, start, start + len, MAX_VISIBLE_BLOCKS)?;
+        VisibleBlocks::new(blocks)
+    }
+
+    /// The newest version visible at `command` of each extent overlapping `start..end` with
+    /// its bytes, oldest attachment first; `None` when more than `limit` overlap it (the
+    /// search stops there).
+    fn visible(
+        &self,
+        command: usize,
+        location: Location,
+        start: u64,
+        end: u64,
+        limit: usize,
+    ) -> Option<Vec<VisibleBlock<'_>>> {
         let mut found: Vec<(u32, VisibleBlock<'_>)> = Vec::new();
         let mut too_many = false;
-        if len > 0 {
-            self.space(location)
-                .overlapping(start, start + len, &mut |e| {
-                    if found.len() > MAX_VISIBLE_BLOCKS {
-                        too_many = true;
-                        return;
-                    }
-                    if let Some(v) = e.newest_at(command) {
-                        let block = VisibleBlock {
-                            offset: e.offset as u64,
-                            bytes: &v.data,
-                        };
-                        found.push((v.seq, block));
-                    }
-                });
+        if end > start {
+            self.space(location).overlapping(start, end, &mut |e| {
+                if found.len() > limit {
+                    too_many = true;
+                    return;
+                }
+                if let Some(v) = e.newest_at(command) {
+                    let block = VisibleBlock {
+                        offset: e.offset as u64,
+                        bytes: &v.data,
+                    };
+                    found.push((v.seq, block));
+                }
+            });
         }
         if too_many {
             return None;
         }
         found.sort_by_key(|(seq, _)| *seq);
-        VisibleBlocks::new(found.into_iter().map(|(_, b)| b).collect())
+        Some(found.into_iter().map(|(_, b)| b).collect())
     }
 
     /// Every attachment of every block, local memory first, then main, each space in
