@@ -29,10 +29,10 @@
 //! `cargo bench -p rsxtrace-replay --bench replay_cpu`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::fetch::FlatMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
 use rsxtrace_capture::frame::Frame;
-use rsxtrace_capture::rrc::{read_file, Location};
+use rsxtrace_capture::rrc::read_file;
 use rsxtrace_replay::render::band::{self, Band, PartInfo};
 use rsxtrace_replay::render::cpu::render_frame;
 use rsxtrace_replay::render::cpu::vertex::{shade_vertices, OutputsByPosition};
@@ -75,24 +75,6 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// Local memory from offset 0.
-struct Local(Vec<u8>);
-
-impl GuestMemory for Local {
-    fn read(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<std::borrow::Cow<'_, [u8]>> {
-        let start = offset as usize;
-        (location == Location::Local)
-            .then(|| self.0.get(start..start.checked_add(len as usize)?))
-            .flatten()
-            .map(std::borrow::Cow::Borrowed)
-    }
-}
-
 fn unit(c: &mut Criterion) {
     // A8R8G8B8 (0x85), swizzled, 2D, 11 levels, no border texels, 1024x1024, nearest
     // (rrc-format.md 4.7 register layout).
@@ -109,7 +91,7 @@ fn unit(c: &mut Criterion) {
         control3: 0,
     });
     let mut x = 0x9E37_79B9u32;
-    let memory = Local(
+    let memory: FlatMemory = FlatMemory::local(
         (0..6 << 20)
             .map(|_| {
                 x ^= x << 13;

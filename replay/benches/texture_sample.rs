@@ -3,26 +3,9 @@
 //! with anisotropic filtering x4 under a 4:1 footprint (four bilinear samples a request).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::fetch::FlatMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
-use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::texture::{CaptureSampler, LodSource, SampleRequest, Sampler};
-
-struct Mem(Vec<u8>);
-
-impl GuestMemory for Mem {
-    fn read(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<std::borrow::Cow<'_, [u8]>> {
-        (location == Location::Local).then_some(())?;
-        self.0
-            .get(offset as usize..(offset as usize).checked_add(len as usize)?)
-            .map(std::borrow::Cow::Borrowed)
-    }
-}
 
 /// The texture, its CONTROL0 max anisotropy field `aniso` (0 = x1, 2 = x4).
 fn texture(aniso: u32) -> Texture {
@@ -47,7 +30,7 @@ fn bench(c: &mut Criterion) {
     let bytes: Vec<u8> = (0..256 * 256 * 4)
         .map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
-    let mem = Mem(bytes);
+    let mem = FlatMemory::local(bytes);
     let mut textures = [texture(0); 16];
     for t in textures.iter_mut().skip(2) {
         t.control0.enabled = false;

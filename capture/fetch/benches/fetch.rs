@@ -12,26 +12,6 @@ const VERTICES: u32 = 100_000;
 /// Distinct vertices referenced by the index buffer.
 const UNIQUE: u32 = 50_000;
 
-/// Local memory as one flat block from offset 0.
-struct FlatMemory(Vec<u8>);
-
-impl GuestMemory for FlatMemory {
-    fn read(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<std::borrow::Cow<'_, [u8]>> {
-        if location != Location::Local {
-            return None;
-        }
-        let start = offset as usize;
-        self.0
-            .get(start..start.checked_add(len as usize)?)
-            .map(std::borrow::Cow::Borrowed)
-    }
-}
-
 fn setup() -> (VertexInputs, FlatMemory) {
     // Interleaved vertex: F x3 (12) + UB x4 (4) + SF x2 (4) + S1 x3 (6, padded to 8) = 28 bytes.
     let stride = 28u32;
@@ -94,7 +74,7 @@ fn setup() -> (VertexInputs, FlatMemory) {
             }],
         },
     };
-    (inputs, FlatMemory(bytes))
+    (inputs, FlatMemory::local(bytes))
 }
 
 fn bench_fetch(c: &mut Criterion) {

@@ -148,22 +148,7 @@ pub fn fetch_spans(
 mod tests {
     use super::*;
     use crate::input::*;
-
-    /// Local memory from 0 holding `bytes`.
-    struct Flat(Vec<u8>);
-    impl GuestMemory for Flat {
-        fn read(
-            &self,
-            location: Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            (location == Location::Local).then_some(())?;
-            self.0
-                .get(offset as usize..offset as usize + len as usize)
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
+    use crate::FlatMemory;
 
     fn array(ty: VertexType, size: u8, stride: u8, offset: u32) -> Option<VertexArray> {
         Some(VertexArray {
@@ -210,7 +195,7 @@ mod tests {
             },
             ranges: vec![DrawRange { first: 1, count: 4 }],
         };
-        let spans = fetch_spans(&inputs(source.clone()), &Flat(mem.clone())).unwrap();
+        let spans = fetch_spans(&inputs(source.clone()), &FlatMemory::local(mem.clone())).unwrap();
         let local = |offset, len| Span {
             location: Location::Local,
             offset,
@@ -233,9 +218,11 @@ mod tests {
         );
         // The fetch reads exactly those bytes: it succeeds on them, and fails without one
         // of the last element's bytes.
-        assert!(crate::fetch_draw(&inputs(source.clone()), &Flat(mem.clone())).is_ok());
+        assert!(
+            crate::fetch_draw(&inputs(source.clone()), &FlatMemory::local(mem.clone())).is_ok()
+        );
         let end = 0x100 + 32 + 7 * 16 + 12;
-        let short = Flat(mem[..end - 1].to_vec());
+        let short = FlatMemory::local(mem[..end - 1].to_vec());
         let spans_short = fetch_spans(&inputs(source.clone()), &short);
         assert!(spans_short.is_ok(), "spans read only the index buffer");
         assert!(crate::fetch_draw(&inputs(source), &short).is_err());
@@ -252,12 +239,12 @@ mod tests {
             ranges: vec![DrawRange { first: 0, count: 3 }],
         };
         assert!(matches!(
-            fetch_spans(&inputs(source), &Flat(vec![0; 16])),
+            fetch_spans(&inputs(source), &FlatMemory::local(vec![0; 16])),
             Err(FetchError::IndexMemory { .. })
         ));
         let inline = fetch_spans(
             &inputs(VertexSource::Inline { words: vec![0; 8] }),
-            &Flat(Vec::new()),
+            &FlatMemory::local(Vec::new()),
         )
         .unwrap();
         assert_eq!(inline, FetchSpans::default());

@@ -236,24 +236,7 @@ pub fn read_fragment_program(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Flat(u32, Vec<u8>);
-    impl GuestMemory for Flat {
-        fn read(
-            &self,
-            location: Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            if location != Location::Local {
-                return None;
-            }
-            let from = offset.checked_sub(self.0)? as usize;
-            self.1
-                .get(from..from + len as usize)
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
+    use rsxtrace_fetch::FlatMemory;
 
     fn le(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -266,13 +249,13 @@ mod tests {
         // flow exemption slot 1 would be taken as slot 0's constant and the scan would run on.
         let flow = [0x0002_0000, 0x0000_0200, 0x0080_0200, 0x0000_0200];
         let end = [0x0001_0100, 0, 0, 0];
-        let mem = Flat(0x100, le(&[flow, end].concat()));
+        let mem = FlatMemory::at(Location::Local, 0x100, le(&[flow, end].concat()));
         let p = read_fragment_program(&mem, ProgramAddress::from_raw(0x101).unwrap()).unwrap();
         assert_eq!(p.slot_count, 2);
         assert!(p.constant_slots.is_empty());
         // The same word without the flow bit does take the next slot as a constant.
         let alu = [0x0002_0000, 0x0000_0200, 0x0000_0200, 0x0000_0200];
-        let mem = Flat(0x100, le(&[alu, end, end].concat()));
+        let mem = FlatMemory::at(Location::Local, 0x100, le(&[alu, end, end].concat()));
         let p = read_fragment_program(&mem, ProgramAddress::from_raw(0x101).unwrap()).unwrap();
         assert_eq!(
             (p.slot_count, p.constant_slots.as_slice()),
@@ -307,7 +290,7 @@ mod tests {
             0x3e, 0x01, 0x01, 0x00, 0xc8, 0x01, 0x1c, 0x9d, 0xc8, 0x00, 0x00, 0x01, 0xc8, 0x00,
             0x3f, 0xe1,
         ];
-        let m = Flat(0x40, bytes.clone());
+        let m = FlatMemory::at(Location::Local, 0x40, bytes.clone());
         let p = read_fragment_program(
             &m,
             ProgramAddress {
@@ -353,7 +336,7 @@ mod tests {
             0xFFFF_FFFF,
             0xFFFF_FFFF,
         ];
-        let m = Flat(0x1000, le(&words));
+        let m = FlatMemory::at(Location::Local, 0x1000, le(&words));
         let addr = ProgramAddress {
             location: Location::Local,
             offset: 0x1000,
@@ -371,7 +354,8 @@ mod tests {
         let mut other = words;
         other[8] = 0x4040_0000;
         other[16] = 0;
-        let q = read_fragment_program(&Flat(0x1000, le(&other)), addr).unwrap();
+        let q = read_fragment_program(&FlatMemory::at(Location::Local, 0x1000, le(&other)), addr)
+            .unwrap();
         assert_eq!(q.hash, p.hash);
         assert_ne!(q.ucode, p.ucode);
     }
@@ -382,10 +366,18 @@ mod tests {
             location: Location::Local,
             offset: 0,
         };
-        let p = read_fragment_program(&Flat(0, le(&[0, 0, 0, 0, 0x100, 0, 0, 0])), addr).unwrap();
+        let p = read_fragment_program(
+            &FlatMemory::at(Location::Local, 0, le(&[0, 0, 0, 0, 0x100, 0, 0, 0])),
+            addr,
+        )
+        .unwrap();
         assert_eq!((p.start_slot, p.slot_count), (1, 1));
         // Program runs off the captured bytes.
-        let e = read_fragment_program(&Flat(0, le(&[0x0001_0000, 0, 0, 0])), addr).unwrap_err();
+        let e = read_fragment_program(
+            &FlatMemory::at(Location::Local, 0, le(&[0x0001_0000, 0, 0, 0])),
+            addr,
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             FragmentError::MissingMemory {
@@ -400,13 +392,13 @@ mod tests {
             offset: 0,
         };
         assert!(matches!(
-            read_fragment_program(&Flat(0, vec![]), main),
+            read_fragment_program(&FlatMemory::at(Location::Local, 0, vec![]), main),
             Err(FragmentError::MissingMemory { slot: 0, .. })
         ));
         // No END within the bound.
         let big = le(&[0x0001_0000, 0, 0, 0].repeat(MAX_FRAGMENT_SLOTS as usize + 1));
         assert!(matches!(
-            read_fragment_program(&Flat(0, big), addr),
+            read_fragment_program(&FlatMemory::at(Location::Local, 0, big), addr),
             Err(FragmentError::NoEnd { .. })
         ));
         // Offset near 4 GiB does not overflow.
@@ -414,6 +406,6 @@ mod tests {
             location: Location::Local,
             offset: 0xFFFF_FFF0,
         };
-        assert!(read_fragment_program(&Flat(0, vec![]), high).is_err());
+        assert!(read_fragment_program(&FlatMemory::at(Location::Local, 0, vec![]), high).is_err());
     }
 }

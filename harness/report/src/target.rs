@@ -209,25 +209,8 @@ impl GuestMemory for TargetBytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rsxtrace_capture::fetch::FlatMemory;
     use rsxtrace_capture::frame::state::{color_target, Rect, SurfaceFormat, SurfaceTarget};
-
-    /// Guest memory holding `bytes` at local offset 0.
-    struct Local(Vec<u8>);
-
-    impl GuestMemory for Local {
-        fn read(
-            &self,
-            location: Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            let start = offset as usize;
-            (location == Location::Local)
-                .then(|| self.0.get(start..start.checked_add(len as usize)?))
-                .flatten()
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
 
     fn surface_2x2_argb8() -> Surface {
         let target = SurfaceTarget {
@@ -263,7 +246,7 @@ mod tests {
             255, 255, 0, 0, 255, 0, 255, 0, //
             255, 0, 0, 255, 255, 255, 255, 255,
         ];
-        let memory = Local(bytes.clone());
+        let memory = FlatMemory::local(bytes.clone());
         let copy = place.copy(&memory).expect("readable");
         assert_eq!(Some(copy.hash), place.hash(&memory));
         let image = copy.image();
@@ -271,8 +254,11 @@ mod tests {
         assert_eq!(image.pixel(0, 0), Some([255, 0, 0, 255]));
         assert_eq!(image.pixel(1, 1), Some([255, 255, 255, 255]));
         bytes[1] = 0;
-        assert_ne!(place.hash(&Local(bytes)), Some(copy.hash));
-        assert!(place.hash(&Local(vec![0; 4])).is_none(), "too short");
+        assert_ne!(place.hash(&FlatMemory::local(bytes)), Some(copy.hash));
+        assert!(
+            place.hash(&FlatMemory::local(vec![0; 4])).is_none(),
+            "too short"
+        );
     }
 
     #[test]
@@ -356,7 +342,7 @@ mod tests {
             for s in stencils {
                 memory.extend_from_slice(&((depth << 8) | u32::from(s)).to_be_bytes());
             }
-            Local(memory)
+            FlatMemory::local(memory)
         };
         let copy = stencil.copy(&words(5, [1, 1, 2, 3])).expect("readable");
         assert_eq!(copy.image().pixel(0, 0), Some([0, 0, 0, 255]));
@@ -392,7 +378,9 @@ mod tests {
         for (depth, stencil) in depths {
             memory.extend_from_slice(&word(depth, stencil));
         }
-        let copy = place.copy(&Local(memory.clone())).expect("readable");
+        let copy = place
+            .copy(&FlatMemory::local(memory.clone()))
+            .expect("readable");
         let image = copy.image();
         // 0.25 .. 1.0 fitted to black .. white.
         assert_eq!(image.pixel(0, 0), Some([0, 0, 0, 255]));
@@ -411,7 +399,7 @@ mod tests {
         // The stored bits tell states apart where the fitted grey would not: another stencil.
         let mut other = memory.clone();
         other[32 + 3] = 9;
-        let changed = place.copy(&Local(other)).unwrap();
+        let changed = place.copy(&FlatMemory::local(other)).unwrap();
         assert_eq!(changed.image().pixels, copy.image().pixels);
         assert_ne!(changed.compared().pixels, copy.compared().pixels);
         // One depth everywhere: mid grey.
@@ -419,7 +407,7 @@ mod tests {
             .into_iter()
             .chain((0..4).flat_map(|_| word(full / 3, 0)))
             .collect();
-        let flat = place.copy(&Local(flat)).unwrap();
+        let flat = place.copy(&FlatMemory::local(flat)).unwrap();
         assert!(flat
             .image()
             .pixels

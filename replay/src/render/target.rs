@@ -617,24 +617,7 @@ impl DrawObserver for TargetGrab {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Guest memory holding `bytes` at local offset 0.
-    struct Local(Vec<u8>);
-
-    impl GuestMemory for Local {
-        fn read(
-            &self,
-            location: Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            let start = offset as usize;
-            (location == Location::Local)
-                .then(|| self.0.get(start..start.checked_add(len as usize)?))
-                .flatten()
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
+    use rsxtrace_capture::fetch::FlatMemory;
 
     fn z24s8_2x2() -> SurfaceLayout {
         SurfaceLayout {
@@ -659,7 +642,7 @@ mod tests {
     #[test]
     fn depth_shows_as_grey_levels_fitted_to_its_range() {
         let full = 0xFF_FFFF;
-        let memory = Local(words(&[
+        let memory = FlatMemory::local(words(&[
             (0x40_0000, 1),
             (full / 2, 2),
             (full, 3),
@@ -674,25 +657,29 @@ mod tests {
             assert!((84..=86).contains(&grey), "({x}, {y}): {grey}");
         }
         // The bits tell another stencil apart; the grey levels do not show it.
-        let mut other = memory.0.clone();
+        let mut other = memory.bytes.clone();
         other[3] = 9;
-        let other = Local(other);
+        let other = FlatMemory::local(other);
         assert_eq!(depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &other), image);
         assert_ne!(
             depth_bits(&z24s8_2x2(), DepthFormat::Z24S8, &other),
             depth_bits(&z24s8_2x2(), DepthFormat::Z24S8, &memory)
         );
         // One depth everywhere: mid grey; memory that lacks the surface: transparent.
-        let flat = Local(words(&[(full / 3, 0); 4]));
+        let flat = FlatMemory::local(words(&[(full / 3, 0); 4]));
         let flat = depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &flat);
         assert!(flat.pixels.chunks(4).all(|p| p == [128, 128, 128, 255]));
-        let missing = depth_grey(&z24s8_2x2(), DepthFormat::Z24S8, &Local(vec![0; 4]));
+        let missing = depth_grey(
+            &z24s8_2x2(),
+            DepthFormat::Z24S8,
+            &FlatMemory::local(vec![0; 4]),
+        );
         assert!(missing.pixels.iter().all(|&b| b == 0));
     }
 
     #[test]
     fn a_grab_reads_the_target_when_the_render_ends() {
-        let memory = Local(words(&[(0, 0), (1, 0), (2, 0), (3, 0)]));
+        let memory = FlatMemory::local(words(&[(0, 0), (1, 0), (2, 0), (3, 0)]));
         let mut grab = TargetGrab::new(NamedTarget {
             index: DEPTH_TARGET,
             layout: z24s8_2x2(),
@@ -715,7 +702,7 @@ mod tests {
             format: TargetFormat::Depth(DepthFormat::Z24S8),
             antialias: Antialias::Center1,
         };
-        let memory = Local(words(&[(7, 1), (7, 3), (7, 3), (7, 2)]));
+        let memory = FlatMemory::local(words(&[(7, 1), (7, 3), (7, 3), (7, 2)]));
         let mut grab = TargetGrab::new(target.stencil().expect("Z24S8 has stencil"));
         grab.finished(&memory);
         let image = grab.image().expect("grabbed");
@@ -727,7 +714,7 @@ mod tests {
         let (flat, counts) = stencil_grey(
             &z24s8_2x2(),
             DepthFormat::Z24S8,
-            &Local(words(&[(0, 5); 4])),
+            &FlatMemory::local(words(&[(0, 5); 4])),
         );
         assert!(flat.pixels.chunks(4).all(|p| p == [128, 128, 128, 255]));
         assert_eq!(counts[5], 4);

@@ -11,9 +11,8 @@
 
 use crate::divergence::mutate::XorShift;
 use crate::divergence::textures::{bind, bind_vertex, Bound, BoundVertex};
-use rsxtrace_capture::fetch::GuestMemory;
+use rsxtrace_capture::fetch::FlatMemory;
 use rsxtrace_capture::frame::state::{Texture, TextureRegs};
-use rsxtrace_capture::rrc::Location;
 use rsxtrace_replay::texture::cache::TextureCache;
 use rsxtrace_replay::texture::vertex_units::VERTEX_UNITS;
 
@@ -27,26 +26,6 @@ const UNIT_SPAN: u32 = 64 * 1024;
 const FORMAT_ARGB8_LINEAR: u32 = 0xA5;
 /// `FORMAT` colour format: DEPTH24_D8 (0x90) | linear (0x20).
 const FORMAT_DEPTH24_LINEAR: u32 = 0xB0;
-
-/// A flat local memory holding every unit's texels.
-pub struct PatternMemory(Vec<u8>);
-
-impl GuestMemory for PatternMemory {
-    fn read(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<std::borrow::Cow<'_, [u8]>> {
-        if location != Location::Local {
-            return None;
-        }
-        let start = offset as usize;
-        self.0
-            .get(start..start.checked_add(len as usize)?)
-            .map(std::borrow::Cow::Borrowed)
-    }
-}
 
 /// The RSX dimension of unit `unit` from a pipeline's 2-bit field (0 1D, 1 2D, 2 cube, 3 3D;
 /// `rpcs3-shader-cache.md` 3.2), as (dimension register value, cube map).
@@ -83,7 +62,7 @@ fn pattern_units(
     units: u16,
     dims: Option<u32>,
     shadow: u16,
-) -> ([Texture; 16], PatternMemory) {
+) -> ([Texture; 16], FlatMemory) {
     let mut memory = vec![0u8; UNIT_SPAN as usize * 16];
     let mut textures: [Texture; 16] =
         std::array::from_fn(|_| Texture::from_regs(&TextureRegs::default()));
@@ -139,7 +118,7 @@ fn pattern_units(
         };
         *texture = Texture::from_regs(&regs);
     }
-    (textures, PatternMemory(memory))
+    (textures, FlatMemory::local(memory))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! here equals the one a capture's draw carries.
 
 use crate::container::Stage;
-use rsxtrace_fetch::GuestMemory;
+use rsxtrace_fetch::FlatMemory;
 use rsxtrace_frame::fragment::{read_fragment_program, ProgramAddress};
 use rsxtrace_frame::transform::scan_vertex_program;
 use rsxtrace_rrc::Location;
@@ -38,32 +38,12 @@ fn vertex(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
     Ok((ucode[..len].to_vec(), scan.hash))
 }
 
-/// The microcode as local memory at offset 0.
-struct Flat<'a>(&'a [u8]);
-
-impl GuestMemory for Flat<'_> {
-    fn read(
-        &self,
-        location: Location,
-        offset: u32,
-        len: u32,
-    ) -> Option<std::borrow::Cow<'_, [u8]>> {
-        if location != Location::Local {
-            return None;
-        }
-        let start = offset as usize;
-        self.0
-            .get(start..start.checked_add(len as usize)?)
-            .map(std::borrow::Cow::Borrowed)
-    }
-}
-
 fn fragment(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
     let address = ProgramAddress {
         location: Location::Local,
         offset: 0,
     };
-    let p = read_fragment_program(&Flat(ucode), address)
+    let p = read_fragment_program(&FlatMemory::local(ucode), address)
         .map_err(|e| format!("fragment program: {e}"))?;
     Ok((p.ucode, p.hash))
 }

@@ -557,24 +557,6 @@ mod tests {
         assert_eq!(l.bytes.len(), 32 * 15);
     }
 
-    /// Local memory from offset 0.
-    struct Local(Vec<u8>);
-
-    impl rsxtrace_capture::fetch::GuestMemory for Local {
-        fn read(
-            &self,
-            location: rsxtrace_capture::rrc::Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            let start = offset as usize;
-            (location == rsxtrace_capture::rrc::Location::Local)
-                .then(|| self.0.get(start..start.checked_add(len as usize)?))
-                .flatten()
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
-
     /// Every format's chain, laid out here, decoded by the replay's texture model from the
     /// register words a draw would hold: every level of the chain comes back as the image it
     /// was made from, exactly for 8-bit channels, within a step of the format's precision for
@@ -609,7 +591,7 @@ mod tests {
                 border_color: 0,
                 control3: t.desc.control3(),
             };
-            let memory = Local(expected.bytes);
+            let memory = rsxtrace_capture::fetch::FlatMemory::local(expected.bytes);
             let decoded = decode_texture(0, &UnitState::from_regs(&regs), &memory)
                 .unwrap_or_else(|e| panic!("{format:?}: {e}"));
             assert_eq!(decoded.levels as usize, expected.levels.len(), "{format:?}");
