@@ -264,7 +264,7 @@ fn copy_rows_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::surface::test_support::Captured;
+    use rsxtrace_capture::fetch::FlatMemory;
 
     #[test]
     fn the_byte_copy_of_8_bit_formats_equals_the_decode() {
@@ -288,7 +288,7 @@ mod tests {
             ColorFormat::X8B8G8R8Z8B8G8R8,
             ColorFormat::X8B8G8R8O8B8G8R8,
         ] {
-            let fast = to_rgba8(&layout, format, &Captured(bytes.clone()));
+            let fast = to_rgba8(&layout, format, &FlatMemory::local(bytes.clone()));
             for y in 0..height {
                 for x in 0..width {
                     let at = layout.pixel_offset(x, y).unwrap();

@@ -309,11 +309,11 @@ impl GuestMemory for Overlay<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::surface::test_support::Captured;
+    use rsxtrace_capture::fetch::FlatMemory;
 
     #[test]
     fn lent_regions_are_written_in_place_and_given_back() {
-        let base = Captured((0..64).collect());
+        let base = FlatMemory::local((0..64).collect::<Vec<u8>>());
         let mut memory = SurfaceMemory::new();
         // An earlier render at 8..16, then two targets: 4..20 (overlapping it, so merged) and
         // 40..48 (its own region).
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn two_targets_in_one_region_share_it() {
-        let base = Captured(vec![0; 64]);
+        let base = FlatMemory::local(vec![0u8; 64]);
         let mut memory = SurfaceMemory::new();
         let ranges = [(Location::Local, 0, 32), (Location::Local, 16, 8)];
         let (mut lent, places) = memory.lend(&ranges, &base).unwrap();

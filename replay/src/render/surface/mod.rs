@@ -227,28 +227,3 @@ impl SurfaceLayout {
         usize::try_from(at).ok()
     }
 }
-
-/// What the parts' tests share.
-#[cfg(test)]
-mod test_support {
-    use rsxtrace_capture::fetch::GuestMemory;
-    use rsxtrace_capture::rrc::Location;
-
-    /// Guest memory holding `bytes` at local offset 0.
-    pub(super) struct Captured(pub(super) Vec<u8>);
-
-    impl GuestMemory for Captured {
-        fn read(
-            &self,
-            location: Location,
-            offset: u32,
-            len: u32,
-        ) -> Option<std::borrow::Cow<'_, [u8]>> {
-            let start = offset as usize;
-            (location == Location::Local)
-                .then(|| self.0.get(start..start.checked_add(len as usize)?))
-                .flatten()
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
-}
