@@ -20,6 +20,9 @@
 //!   malformed array state. An attribute whose value was set before the captured frame takes
 //!   what RPCS3's replay reads ([`UNSET_ATTRIBUTE`], [`ImmediateValue::replayed`]) and is
 //!   marked in [`UnknownValues`]; it never stops the fetch.
+//! * [`GuestMemory`]: what the fetch reads memory through; [`compose`] ([`visible`]) is the
+//!   rule that reads a range from overlapping captured blocks, byte by byte the newest's;
+//!   [`FlatMemory`] ([`flat`]) is one run of bytes in one location.
 //!
 //! ```
 //! use rsxtrace_fetch::*;
