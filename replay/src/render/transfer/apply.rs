@@ -615,6 +615,7 @@ fn scaled_image(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rsxtrace_capture::fetch::FlatMemory;
 
     #[test]
     fn channel_conversions() {
@@ -772,30 +773,12 @@ mod tests {
         assert_eq!(destination_extent(&Transfer::Scaled(s)), None);
     }
 
-    /// Captured memory holding `bytes` at one place.
-    struct Captured {
-        at: u32,
-        bytes: Vec<u8>,
-    }
-
-    impl GuestMemory for Captured {
-        fn read(&self, _: Location, offset: u32, len: u32) -> Option<std::borrow::Cow<'_, [u8]>> {
-            let from = usize::try_from(offset.checked_sub(self.at)?).ok()?;
-            self.bytes
-                .get(from..from + len as usize)
-                .map(std::borrow::Cow::Borrowed)
-        }
-    }
-
     #[test]
     fn a_captured_source_is_read_packed_not_at_its_pitch() {
         // Two lines of 4 bytes at source pitch 16: RPCS3 records them packed (8 bytes at
         // 0x100: 10 11 12 13 20 21 22 23), so line 1 is bytes 4..8 of the block, not the bytes
         // 16 further on (which the capture does not hold).
-        let base = Captured {
-            at: 0x100,
-            bytes: vec![10, 11, 12, 13, 20, 21, 22, 23],
-        };
+        let base = FlatMemory::at(Location::Local, 0x100, vec![10, 11, 12, 13, 20, 21, 22, 23]);
         let copy = MemoryCopy {
             src: Location::Local,
             src_offset: 0x100,
@@ -893,10 +876,11 @@ mod tests {
         // (`capture_image_in`): a 16×1 image at 0x1000 copied from texel 8 is captured as
         // texels 8..15 at 0x1020. Reading from texel 0 found no bytes there and zeroed the
         // copy; reading from the first texel gives texels 8..15 (texel k = bytes [k; 4]).
-        let captured = Captured {
-            at: 0x1020,
-            bytes: (8..16u8).flat_map(|k| [k; 4]).collect(),
-        };
+        let captured = FlatMemory::at(
+            Location::Local,
+            0x1020,
+            (8..16u8).flat_map(|k| [k; 4]).collect::<Vec<u8>>(),
+        );
         for interpolator in [Interpolator::Zoh, Interpolator::Foh] {
             let s = ScaledImage {
                 in_point: (8.0, 0.0),
