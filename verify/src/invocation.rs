@@ -182,8 +182,7 @@ pub fn program_vertex(
             "vertex {k} does not exist: a standalone program runs on {VERTEX_SETS} input sets (0..{VERTEX_SETS})"
         ));
     }
-    let (program, words) =
-        load_vertex(&entry.ucode).map_err(|e| format!("{}: {e}", entry.name()))?;
+    let (program, words) = load_vertex(entry).map_err(|e| format!("{}: {e}", entry.name()))?;
     Ok((
         Box::new(vertex_interp(entry, program, words)),
         k,

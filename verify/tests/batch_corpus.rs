@@ -205,3 +205,52 @@ fn shards_partition_the_programs() {
     want.sort();
     assert_eq!(keys, want);
 }
+
+/// A vertex program whose subroutine lies after its END, and one whose dispatch block comes
+/// after its subroutine (RPCS3 cache files keep both: `rpcs3-shader-cache.md` §2.1), are
+/// checked whole from their entry slot: interpreted and recompiled, and proven on a device.
+#[test]
+fn vertex_programs_with_subroutines_are_checked_from_their_entry() {
+    use rsxtrace_verify::batch::catalog::{Entry, StateSource};
+    use rsxtrace_verify::batch::check::check;
+    use rsxtrace_verify::divergence::context::Context;
+    use rsxtrace_verify::divergence::tolerance::Tolerances;
+    let after = "000: CAL 3\n001: MOV o[COL0], v[WEIGHT]\n\
+                 002: DP4 o[HPOS].x, v[POS], c[256]; END\n\
+                 003: MOV o[TEX0], v[NORMAL]\n004: RET\n";
+    let before = "000: MOV o[TEX0], v[NORMAL]\n001: RET\n002: CAL 0\n\
+                  003: MOV o[COL0], v[WEIGHT]\n004: DP4 o[HPOS].x, v[POS], c[256]; END\n";
+    let gpu = gpu("vertex_programs_with_subroutines_are_checked_from_their_entry");
+    for (text, start) in [(after, 0), (before, 2)] {
+        let program = rsxtrace_program::vertex::assemble(text).expect("assembles");
+        let entry = Entry {
+            stage: rsxtrace_verify::divergence::Stage::Vertex,
+            key: 0x5ab,
+            ucode: rsxtrace_program::vertex::encode_bytes(&program),
+            entry: start,
+            origins: Vec::new(),
+            state: None,
+            control: 0,
+            state_source: StateSource::Default,
+            notes: Vec::new(),
+            formats: Vec::new(),
+        };
+        let checked = check(0, &entry, None);
+        assert_eq!(
+            checked.status,
+            Status::Recompiled,
+            "{text}: {:?}",
+            checked.reason
+        );
+        if let Some(gpu) = &gpu {
+            let cx = Context::new(gpu, Tolerances::default(), 1024);
+            let checked = check(0, &entry, Some(&cx));
+            assert_eq!(
+                checked.status,
+                Status::Proven,
+                "{text}: {:?}",
+                checked.reason
+            );
+        }
+    }
+}

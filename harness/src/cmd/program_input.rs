@@ -203,8 +203,8 @@ fn from_found(
                     .as_ref()
                     .and_then(Container::load_slot)
                     .map_or(0, |s| s as usize);
-                match vertex::decode_bytes(&f.ucode) {
-                    Ok(p) => Program::Vertex(p.loaded_at(slot)),
+                match vertex::decode_image(&f.ucode, f.entry as usize) {
+                    Ok((p, _)) => Program::Vertex(p.loaded_at(slot)),
                     Err(e) => {
                         eprintln!("warning: {origin}: cannot decode: {e}");
                         continue;

@@ -236,10 +236,11 @@ fn a_cache_is_joined_with_its_pipeline_files() {
         (100, 101)
     );
     assert_eq!(
-        tail.ucode,
-        whole.ucode[16..],
-        "canonical ucode starts at the entry slot"
+        (tail.entry, whole.entry),
+        (1, 0),
+        "the entry slot is vp_entry - vp_base_address"
     );
+    assert_eq!(tail.ucode, whole.ucode, "the file is kept whole");
 
     // Cube VP: FNV era, layout A, whose single vp_ctrl is the output mask.
     let cube_vp = from(&d, "raw/9239379924BA9D7D.vp");
@@ -352,4 +353,55 @@ fn a_shaders_cache_folder_given_directly_is_a_cache() {
         }
     ));
     assert_eq!(d.programs[0].notes, vec![Note::DefaultState]);
+}
+
+/// The two layouts of `rpcs3-shader-cache.md` §2.1 that a program with subroutines gives: a
+/// subroutine after the main END, and the dispatch block after its subroutines (the entry
+/// above the file's first slot, RPCS3 `analyse_vertex_program`). Each file is kept whole and
+/// run from `vp_entry − vp_base_address`, so every call lands on its subroutine.
+#[test]
+fn cached_vertex_programs_with_subroutines_run_from_their_entry() {
+    use rsxtrace_program::vertex::{assemble, decode_image, encode_bytes};
+    let after = "000: CAL 3\n\
+                 001: MOV o[COL0], v[WEIGHT]\n\
+                 002: DP4 o[HPOS].x, v[POS], c[256]; END\n\
+                 003: MOV o[TEX0], v[NORMAL]\n\
+                 004: RET\n";
+    let before = "000: MOV o[TEX0], v[NORMAL]\n\
+                  001: RET\n\
+                  002: CAL 0\n\
+                  003: MOV o[COL0], v[WEIGHT]\n\
+                  004: DP4 o[HPOS].x, v[POS], c[256]; END\n";
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("shaders_cache");
+    let mut images = Vec::new();
+    for (name, text, entry) in [("A1", after, 0u32), ("B2", before, 2)] {
+        let image = encode_bytes(&assemble(text).expect("assembles"));
+        assert_eq!(image.len(), 5 * 16);
+        write(&cache, &format!("raw/{name}.vp"), &vp_file(&image));
+        let state = Pipeline {
+            vp_hash: u64::from_str_radix(name, 16).expect("hex"),
+            fp_hash: 0xF,
+            base: 40,
+            entry: 40 + entry,
+            ..Pipeline::default()
+        };
+        write(
+            &cache,
+            &format!("pipelines/vulkan/v1.95/{name}.bin"),
+            &state.layout_e(true, true),
+        );
+        images.push((name, image, entry));
+    }
+    let d = discover(&[cache]);
+    for (name, image, entry) in images {
+        let found = from(&d, &format!("raw/{name}.vp"));
+        assert_eq!(found.len(), 1, "{name}: {:?}", d.problems);
+        assert_eq!((&found[0].ucode, found[0].entry), (&image, entry), "{name}");
+        let (program, _) =
+            decode_image(&found[0].ucode, entry as usize).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let slots: Vec<usize> = program.instructions.iter().map(|i| i.slot).collect();
+        assert_eq!(slots, [0, 1, 2, 3, 4], "{name}: every slot is reached");
+        assert_eq!(program.start_slot, entry as usize);
+    }
 }

@@ -225,7 +225,7 @@ pub fn write_generated_library(
     let mut fragment_ucode: Vec<(Vec<u8>, u32)> = Vec::new();
     let mut take_vertex = |words: Vec<u32>, out: &mut Vec<Vec<u32>>| {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-        if let Ok((_, key)) = canonical(Stage::Vertex, &bytes) {
+        if let Ok((_, key)) = canonical(Stage::Vertex, &bytes, 0) {
             if keys.insert((Stage::Vertex, key)) {
                 out.push(words);
             }
@@ -244,7 +244,7 @@ pub fn write_generated_library(
         }
     }
     let mut take_fragment = |ucode: Vec<u8>, control: u32, out: &mut Vec<(Vec<u8>, u32)>| {
-        if let Ok((_, key)) = canonical(Stage::Fragment, &ucode) {
+        if let Ok((_, key)) = canonical(Stage::Fragment, &ucode, 0) {
             if keys.insert((Stage::Fragment, key)) {
                 out.push((ucode, control));
             }
@@ -312,7 +312,7 @@ fn copy_corpus(
         let Ok(container) = Container::parse(&bytes) else {
             continue;
         };
-        let Ok((_, key)) = canonical(container.stage(), container.ucode()) else {
+        let Ok((_, key)) = canonical(container.stage(), container.ucode(), 0) else {
             continue;
         };
         if !keys.insert((container.stage(), key)) {

@@ -220,6 +220,7 @@ fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
         stage: rsxtrace_verify::divergence::Stage::Vertex,
         key: 0x7e57,
         ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
+        entry: 0,
         origins: Vec::new(),
         state: None,
         control: 0,

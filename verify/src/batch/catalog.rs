@@ -34,8 +34,11 @@ pub struct Entry {
     pub stage: Stage,
     /// Content key (`rsxtrace_program::source` module docs).
     pub key: u64,
-    /// Canonical microcode.
+    /// Canonical microcode (`FoundProgram::ucode`).
     pub ucode: Vec<u8>,
+    /// The slot of `ucode` a vertex program starts at (`FoundProgram::entry`); 0 for
+    /// fragment programs.
+    pub entry: u32,
     /// Every place it was found, in discovery order.
     pub origins: Vec<Origin>,
     /// The first pipeline state recorded with it.
@@ -101,6 +104,7 @@ pub fn catalog(discovery: &Discovery) -> Vec<Entry> {
             stage,
             key: p.key,
             ucode: p.ucode.clone(),
+            entry: p.entry,
             origins: Vec::new(),
             state: None,
             control: 0,

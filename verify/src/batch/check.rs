@@ -15,16 +15,13 @@ use crate::divergence::report::model::{Outcome, Stage, StageReport};
 use crate::divergence::vertex_stage::{self, VertexInterp};
 use rsxtrace_program::flow::{analyze, FragmentFlow};
 use rsxtrace_program::fragment::{self, FragmentProgram};
-use rsxtrace_program::vertex::{self, decode_from_memory, VertexProgram};
+use rsxtrace_program::vertex::{self, VertexProgram};
 use rsxtrace_replay::interp::vertex::ConstantBank;
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::texture::vertex_units::txl_units;
 use rsxtrace_replay::wgsl::fragment::FragmentTranslateOptions;
 use rsxtrace_replay::wgsl::WgslModule;
 use serde::Serialize;
-
-/// Words of transform program memory (544 slots of 4 words; rsx-microcode.md A).
-const TRANSFORM_PROGRAM_WORDS: usize = 544 * 4;
 
 /// Where a program ended up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -182,23 +179,15 @@ pub fn vertex_interp(entry: &Entry, program: VertexProgram, words: Vec<u32>) -> 
     }
 }
 
-/// A vertex program's microcode loaded at slot 0 of transform program memory (the rest zero)
-/// and decoded from there: the program and the memory's words.
-pub fn load_vertex(ucode: &[u8]) -> Result<(VertexProgram, Vec<u32>), String> {
-    let mut words = rsxtrace_program::vertex::words_of(ucode);
-    if words.len() > TRANSFORM_PROGRAM_WORDS {
-        return Err(format!(
-            "{} instructions do not fit the 544-slot transform program memory",
-            words.len() / 4
-        ));
-    }
-    words.resize(TRANSFORM_PROGRAM_WORDS, 0);
-    let program = decode_from_memory(&words, 0).map_err(|e| e.to_string())?;
-    Ok((program, words))
+/// A vertex program's image loaded at slot 0 of transform program memory (the rest zero)
+/// and decoded from its entry slot: the program and the memory's words.
+pub fn load_vertex(entry: &Entry) -> Result<(VertexProgram, Vec<u32>), String> {
+    rsxtrace_program::vertex::decode_image(&entry.ucode, entry.entry as usize)
+        .map_err(|e| e.to_string())
 }
 
 fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checked {
-    let (program, words) = match load_vertex(&entry.ucode) {
+    let (program, words) = match load_vertex(entry) {
         Ok(p) => p,
         Err(e) => return Checked::stopped(Status::Undecodable, e),
     };

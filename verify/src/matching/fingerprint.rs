@@ -65,18 +65,28 @@ pub struct FingerprintError {
 }
 
 impl Fingerprint {
-    /// The fingerprint of a program in canonical form (`FoundProgram::ucode`: vertex programs as
-    /// big-endian words, fragment programs as guest-memory bytes).
-    pub fn of_program(stage: Stage, ucode: &[u8]) -> Result<Fingerprint, FingerprintError> {
+    /// The fingerprint of a program in canonical form (`FoundProgram::ucode` and `entry`:
+    /// vertex programs as big-endian words, fingerprinted from the entry slot through the
+    /// first END as a capture's draw holds them; fragment programs as guest-memory bytes).
+    pub fn of_program(
+        stage: Stage,
+        ucode: &[u8],
+        entry: u32,
+    ) -> Result<Fingerprint, FingerprintError> {
         match stage {
             Stage::Vertex => {
-                let words = rsxtrace_program::vertex::words_of(ucode);
-                if ucode.len() % 4 != 0 {
+                if ucode.len() % 16 != 0 {
                     return Err(FingerprintError {
                         stage: "vertex",
-                        reason: format!("{} bytes are not whole words", ucode.len()),
+                        reason: format!("{} bytes are not whole instructions", ucode.len()),
                     });
                 }
+                let from = (entry as usize * 16).min(ucode.len());
+                let end = ucode[from..]
+                    .chunks_exact(16)
+                    .position(|slot| slot[15] & 1 != 0)
+                    .map_or(ucode.len(), |s| from + (s + 1) * 16);
+                let words = rsxtrace_program::vertex::words_of(&ucode[from..end]);
                 Fingerprint::of_vertex_words(&words)
             }
             Stage::Fragment => Fingerprint::of_fragment_ucode(ucode),
@@ -345,8 +355,8 @@ mod tests {
 
     #[test]
     fn undecodable_programs_are_errors_not_panics() {
-        assert!(Fingerprint::of_program(Stage::Vertex, &[1, 2, 3]).is_err());
-        assert!(Fingerprint::of_program(Stage::Vertex, &[]).is_err());
-        assert!(Fingerprint::of_program(Stage::Fragment, &[0xFF; 7]).is_err());
+        assert!(Fingerprint::of_program(Stage::Vertex, &[1, 2, 3], 0).is_err());
+        assert!(Fingerprint::of_program(Stage::Vertex, &[], 0).is_err());
+        assert!(Fingerprint::of_program(Stage::Fragment, &[0xFF; 7], 0).is_err());
     }
 }

@@ -108,7 +108,7 @@ impl Library {
                     stage: found.stage,
                     key: found.key,
                     sources: vec![source],
-                    fingerprint: Fingerprint::of_program(found.stage, &found.ucode),
+                    fingerprint: Fingerprint::of_program(found.stage, &found.ucode, found.entry),
                 });
             }
         }
@@ -137,10 +137,11 @@ mod tests {
     use std::path::PathBuf;
 
     fn found(stage: Stage, ucode: &[u8], path: &str, offset: u64) -> FoundProgram {
-        let (ucode, key) = canonical(stage, ucode).unwrap();
+        let (ucode, key) = canonical(stage, ucode, 0).unwrap();
         FoundProgram {
             stage,
             ucode,
+            entry: 0,
             key,
             origin: Origin::Loose {
                 path: PathBuf::from(path),

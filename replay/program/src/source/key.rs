@@ -4,38 +4,71 @@
 //! here equals the one a capture's draw carries.
 
 use crate::container::Stage;
+use crate::vertex::MEMORY_SLOTS;
 use rsxtrace_fetch::FlatMemory;
 use rsxtrace_frame::fragment::{read_fragment_program, ProgramAddress};
 use rsxtrace_frame::transform::scan_vertex_program;
 use rsxtrace_rrc::Location;
 
-/// Canonical microcode and content key of `ucode` as stored in a container (vertex programs
-/// as big-endian words starting at the entry slot; fragment programs as guest-memory bytes).
+/// Canonical microcode and content key of `ucode` as stored in a container or a cache file
+/// (vertex programs as big-endian words, executed from slot `entry`; fragment programs as
+/// guest-memory bytes, `entry` 0).
 ///
-/// Vertex programs are cut after the first slot with END; one without END is refused.
+/// Vertex programs are kept whole: a subroutine after END, or before the entry (RPCS3 cache
+/// files run from the lowest slot the program reaches, `rpcs3-shader-cache.md` §2.1), is part
+/// of what runs. The key is the frame model's `vp_hash` of the slots from the entry through
+/// the first END, as a capture's draw has it. An image longer than the 544-slot transform
+/// program memory, an entry outside the image, or no END from the entry is refused.
 /// Fragment programs are delimited by the frame model's walk (leading NOP slots skipped,
 /// inline-constant slots followed, END's constant slot included); one without END is refused.
-pub fn canonical(stage: Stage, ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
+pub fn canonical(stage: Stage, ucode: &[u8], entry: u32) -> Result<(Vec<u8>, u64), String> {
     match stage {
-        Stage::Vertex => vertex(ucode),
+        Stage::Vertex => vertex(ucode, entry),
+        Stage::Fragment if entry != 0 => Err(format!(
+            "fragment programs start at their first slot, not at slot {entry}"
+        )),
         Stage::Fragment => fragment(ucode),
     }
 }
 
-fn vertex(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
+/// The slots of vertex microcode of unknown extent (a blob recovered through a symbol,
+/// whose bytes run to the blob's end) through the first END, or all of them when none has
+/// END (which [`canonical`] then refuses).
+pub(crate) fn vertex_through_end(ucode: &[u8]) -> &[u8] {
+    let end = ucode
+        .chunks_exact(16)
+        .position(|slot| slot[15] & 1 != 0)
+        .map_or(ucode.len(), |s| (s + 1) * 16);
+    &ucode[..end]
+}
+
+fn vertex(ucode: &[u8], entry: u32) -> Result<(Vec<u8>, u64), String> {
     if ucode.is_empty() || ucode.len() % 16 != 0 {
         return Err(format!(
             "vertex microcode of {} bytes is not a whole number of 16-byte instructions",
             ucode.len()
         ));
     }
+    let slots = ucode.len() / 16;
+    if slots > MEMORY_SLOTS {
+        return Err(format!(
+            "vertex program of {slots} instructions does not fit the {MEMORY_SLOTS}-slot \
+             transform program memory"
+        ));
+    }
+    if entry as usize >= slots {
+        return Err(format!(
+            "entry slot {entry} is outside the program's {slots} instructions"
+        ));
+    }
     let words = crate::vertex::words_of(ucode);
-    let scan = scan_vertex_program(&words, 0);
-    let end = scan
-        .end_slot
-        .ok_or_else(|| "vertex program has no instruction with END".to_string())?;
-    let len = (end as usize + 1) * 16;
-    Ok((ucode[..len].to_vec(), scan.hash))
+    let scan = scan_vertex_program(&words, entry);
+    if scan.end_slot.is_none() {
+        return Err(format!(
+            "vertex program has no instruction with END from slot {entry}"
+        ));
+    }
+    Ok((ucode.to_vec(), scan.hash))
 }
 
 fn fragment(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
@@ -53,25 +86,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vertex_program_is_cut_after_end() {
+    fn a_vertex_program_is_kept_whole_and_keyed_from_its_entry_to_end() {
+        // Slot 0: a subroutine before the entry; slot 1: END; slot 2: one after END.
         let mut ucode = vec![0u8; 48];
+        ucode[..16].fill(0x11);
         ucode[16 + 15] = 1; // slot 1, word 3 bit 0
-        let (canon, key) = canonical(Stage::Vertex, &ucode).unwrap();
-        assert_eq!(canon.len(), 32);
-        let words: Vec<u32> = canon
-            .chunks_exact(4)
-            .map(|c| u32::from_be_bytes(c.try_into().unwrap()))
-            .collect();
-        assert_eq!(key, scan_vertex_program(&words, 0).hash);
+        ucode[32..].fill(0x22);
+        let (canon, key) = canonical(Stage::Vertex, &ucode, 1).unwrap();
+        assert_eq!(canon, ucode);
+        let words = crate::vertex::words_of(&ucode);
+        assert_eq!(key, scan_vertex_program(&words, 1).hash);
+        assert_eq!(key, scan_vertex_program(&words[4..8], 0).hash);
+        assert!(canonical(Stage::Vertex, &ucode, 3).is_err());
+        assert!(canonical(Stage::Vertex, &vec![0u8; 16 * (MEMORY_SLOTS + 1)], 0).is_err());
     }
 
     #[test]
     fn programs_without_end_are_refused() {
-        assert!(canonical(Stage::Vertex, &[0u8; 32]).is_err());
-        assert!(canonical(Stage::Vertex, &[0u8; 20]).is_err());
+        assert!(canonical(Stage::Vertex, &[0u8; 32], 0).is_err());
+        assert!(canonical(Stage::Vertex, &[0u8; 20], 0).is_err());
         let mut fp = vec![0u8; 32];
         fp[2] = 1; // opcode 1 in both slots, no END
         fp[18] = 1;
-        assert!(canonical(Stage::Fragment, &fp).is_err());
+        assert!(canonical(Stage::Fragment, &fp, 0).is_err());
     }
 }

@@ -51,7 +51,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>
         });
     }
     for (offset, c) in hits {
-        let found = program(c.stage(), c.ucode(), origin(offset), None, Vec::new());
+        let found = program(c.stage(), (c.ucode(), 0), origin(offset), None, Vec::new());
         match found.map(|p| FoundProgram {
             container: Some(c),
             ..p

@@ -37,10 +37,15 @@ use std::path::{Path, PathBuf};
 pub struct FoundProgram {
     /// Vertex or fragment.
     pub stage: Stage,
-    /// Canonical microcode: vertex programs as big-endian words from the entry slot through the
-    /// END slot; fragment programs as guest-memory bytes from the first instruction slot
+    /// Canonical microcode: vertex programs as big-endian words, the whole image as stored
+    /// (subroutines before [`FoundProgram::entry`] and after END included; at most 544
+    /// slots); fragment programs as guest-memory bytes from the first instruction slot
     /// through the END instruction and its constant slot.
     pub ucode: Vec<u8>,
+    /// The slot of `ucode` where a vertex program starts: an RPCS3 cache file's
+    /// `vp_entry − vp_base_address` (`rpcs3-shader-cache.md` §2.1), 0 for containers;
+    /// always 0 for fragment programs.
+    pub entry: u32,
     /// Content key (see the module docs).
     pub key: u64,
     /// Where it was found.
@@ -286,15 +291,16 @@ fn read_file(path: &Path, options: &Options) -> Discovery {
 /// microcode has no canonical form.
 pub(crate) fn program(
     stage: Stage,
-    ucode: &[u8],
+    (ucode, entry): (&[u8], u32),
     origin: Origin,
     container: Option<Container>,
     notes: Vec<Note>,
 ) -> Result<FoundProgram, String> {
-    let (ucode, key) = key::canonical(stage, ucode)?;
+    let (ucode, key) = key::canonical(stage, ucode, entry)?;
     Ok(FoundProgram {
         stage,
         ucode,
+        entry,
         key,
         origin,
         state: None,

@@ -77,6 +77,14 @@ pub enum VertexDecodeError {
         /// Words expected.
         expected: usize,
     },
+    /// A program image longer than the memory ([`super::decode_image`]).
+    #[error("vertex program image of {slots} slots does not fit the {limit}-slot transform program memory")]
+    ImageTooLong {
+        /// Slots in the image.
+        slots: usize,
+        /// Memory size in slots.
+        limit: usize,
+    },
     /// Start slot outside the memory.
     #[error("start slot {start} is beyond the {limit}-slot transform program memory")]
     StartOutOfRange {

@@ -29,6 +29,37 @@ use super::opcode::ScalarOpcode;
 use super::operand::Relation;
 use super::MEMORY_SLOTS;
 
+/// A program image as a container or an RPCS3 cache file holds it (big-endian words,
+/// subroutines before the entry and after END included, branch targets counted from the
+/// image's first slot) loaded at slot 0 of a zeroed transform program memory and decoded from
+/// `entry` by [`decode_from_memory`]: the program and the memory's words. An image longer
+/// than the memory is refused.
+pub fn decode_image(
+    be: &[u8],
+    entry: usize,
+) -> Result<(VertexProgram, Vec<u32>), VertexDecodeError> {
+    if be.is_empty() {
+        return Err(VertexDecodeError::Empty);
+    }
+    if be.len() % 16 != 0 {
+        return Err(VertexDecodeError::TrailingBytes {
+            offset: be.len() - be.len() % 16,
+            len: be.len(),
+        });
+    }
+    let slots = be.len() / 16;
+    if slots > MEMORY_SLOTS {
+        return Err(VertexDecodeError::ImageTooLong {
+            slots,
+            limit: MEMORY_SLOTS,
+        });
+    }
+    let mut words = super::words_of(be);
+    words.resize(MEMORY_SLOTS * 4, 0);
+    let program = decode_from_memory(&words, entry)?;
+    Ok((program, words))
+}
+
 /// Decode the program that starts at `start_slot` in `transform_program` (exactly
 /// 544 × 4 words, RPCS3 `max_vertex_program_instructions`), following the extent rule in the
 /// module documentation. Slots in the result are absolute.

@@ -43,7 +43,7 @@ pub use encode::{
     words_of,
 };
 pub use error::VertexDecodeError;
-pub use extent::decode_from_memory;
+pub use extent::{decode_from_memory, decode_image};
 pub use instruction::{BooleanBranch, CcRegister, VertexInstruction, VertexProgram};
 pub use memory_slots::{memory_slots, MemorySlot};
 pub use opcode::{ScalarOpcode, VectorOpcode};

@@ -11,7 +11,7 @@ mod symbols;
 
 use super::scan::scan;
 use super::{program, FoundProgram, Note, Origin, SourceProblem};
-use crate::container::Container;
+use crate::container::{Container, Stage};
 use std::path::Path;
 
 /// Whether `bytes` start like an executable this module reads (ELF or SELF).
@@ -82,7 +82,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>
         let c = &hit.container;
         let found = program(
             c.stage(),
-            c.ucode(),
+            (c.ucode(), 0),
             origin(hit.offset, None),
             Some(c.clone()),
             notes,
@@ -135,13 +135,13 @@ pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>
             ucode_offset: start as u64,
         }];
         let origin = origin(offset, Some(blob.symbol.clone()));
-        match program(
-            blob.stage,
-            &bytes[start..],
-            origin,
-            None::<Container>,
-            notes,
-        ) {
+        // The blob runs to its symbol's end, past the program: a vertex program is taken
+        // through its first END.
+        let ucode = match blob.stage {
+            Stage::Vertex => super::key::vertex_through_end(&bytes[start..]),
+            Stage::Fragment => &bytes[start..],
+        };
+        match program(blob.stage, (ucode, 0), origin, None::<Container>, notes) {
             Ok(p) => programs.push(p),
             Err(reason) => problem(image_offset + offset, reason),
         }

@@ -223,7 +223,7 @@ fn read_raw(path: &Path, records: &[PipelineRecord]) -> Discovery {
         } else {
             Vec::new()
         };
-        match program(stage, &ucode[start..], origin.clone(), None, notes) {
+        match program(stage, (&ucode, entry_slot), origin.clone(), None, notes) {
             Ok(mut p) => {
                 p.state = group.first().map(|s| (*s).clone());
                 p.states = group.into_iter().cloned().collect();
