@@ -405,3 +405,98 @@ fn cached_vertex_programs_with_subroutines_run_from_their_entry() {
         assert_eq!(program.start_slot, entry as usize);
     }
 }
+
+/// A cache whose raw files and version folder are links, a link to a whole cache, and a link
+/// cycle: links are followed as RPCS3 follows them, and a folder reached twice is named once
+/// as a problem.
+#[cfg(unix)]
+#[test]
+fn links_in_and_to_a_cache_are_followed() {
+    use std::os::unix::fs::symlink;
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let store = tmp.path().join("store");
+    let (_, vp) = raw_form(&corpus, "primitives.vpo");
+    let (_, fp) = raw_form(&corpus, "primitives.fpo");
+    let vp_path = write(&store, "FC75CDCEBCD91A9A.vp", &vp);
+    let fp_path = write(&store, "DBB822C008101A2.fp", &fp);
+    let state = Pipeline {
+        vp_hash: 0xFC75CDCEBCD91A9A,
+        fp_hash: 0xDBB822C008101A2,
+        fp_ctrl: 0x40,
+        ..Pipeline::default()
+    };
+    write(&store, "v1.95/p.bin", &state.layout_e(true, true));
+    // Cache one: raw files and the version folder are links into the store.
+    let one = tmp.path().join("games/one/shaders_cache");
+    std::fs::create_dir_all(one.join("raw")).expect("mkdir");
+    std::fs::create_dir_all(one.join("pipelines/vulkan")).expect("mkdir");
+    symlink(&vp_path, one.join("raw/FC75CDCEBCD91A9A.vp")).expect("link");
+    symlink(&fp_path, one.join("raw/DBB822C008101A2.fp")).expect("link");
+    symlink(store.join("v1.95"), one.join("pipelines/vulkan/v1.95")).expect("link");
+    // Cache two: a link to a cache kept outside the folder walked.
+    let elsewhere = tmp.path().join("elsewhere/shaders_cache");
+    write(&elsewhere, "raw/FC75CDCEBCD91A9A.vp", &vp);
+    write(&elsewhere, "raw/DBB822C008101A2.fp", &fp);
+    write(
+        &elsewhere,
+        "pipelines/vulkan/v1.95/p.bin",
+        &state.layout_e(true, true),
+    );
+    std::fs::create_dir_all(tmp.path().join("games/two")).expect("mkdir");
+    symlink(&elsewhere, tmp.path().join("games/two/shaders_cache")).expect("link");
+    // A cycle.
+    symlink(tmp.path().join("games"), tmp.path().join("games/one/back")).expect("link");
+
+    let d = discover(&[tmp.path().join("games")]);
+    for cache in ["one", "two"] {
+        let suffix = format!("{cache}/shaders_cache/raw/FC75CDCEBCD91A9A.vp");
+        let vps = from(&d, &suffix);
+        assert_eq!(vps.len(), 1, "{cache}: {:?}", d.problems);
+        assert_eq!(
+            vps[0].states.len(),
+            1,
+            "{cache}: the linked pipeline folder is read"
+        );
+        let fps = from(&d, &format!("{cache}/shaders_cache/raw/DBB822C008101A2.fp"));
+        assert_eq!(fps.len(), 1, "{cache}");
+    }
+    let cycles: Vec<&str> = d
+        .problems
+        .iter()
+        .map(|p| p.reason.as_str())
+        .filter(|r| r.contains("walked already"))
+        .collect();
+    assert_eq!(cycles.len(), 1, "{:?}", d.problems);
+}
+
+/// A raw vertex file longer than the 544 instructions RPCS3 stores is refused before it is
+/// read, naming its size; a fragment file is bounded by the caller's file limit.
+#[test]
+fn raw_files_past_their_limit_are_not_read() {
+    use rsxtrace_program::source::{discover_with, Options};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("shaders_cache");
+    let vp = write(&cache, "raw/A.vp", &[]);
+    std::fs::File::options()
+        .write(true)
+        .open(&vp)
+        .and_then(|f| f.set_len(545 * 16))
+        .expect("sized");
+    write(&cache, "raw/B.fp", &[0u8; 4096]);
+    let d = discover_with(
+        &[cache],
+        &Options {
+            max_file_bytes: 1024,
+        },
+    );
+    assert!(d.programs.is_empty());
+    for (file, size) in [("raw/A.vp", 8720), ("raw/B.fp", 4096)] {
+        let problems = problems_of(&d, file);
+        assert_eq!(problems.len(), 1, "{file}: {:?}", d.problems);
+        assert!(
+            problems[0].starts_with(&format!("{size} bytes is over the")),
+            "{problems:?}"
+        );
+    }
+}

@@ -233,3 +233,58 @@ fn encrypted_self_is_a_problem_not_a_scan() {
     assert_eq!(problems.len(), 1);
     assert!(problems[0].reason.contains("encrypted"), "{problems:?}");
 }
+
+/// A program header whose segment would wrap the address space is a problem naming the header;
+/// the programs are still found by the scan, without made-up addresses.
+#[test]
+fn a_segment_outside_the_address_space_is_a_problem() {
+    let Some(corpus) = corpus() else { return };
+    let Some(mut elf) = corpus.file(
+        "ps3autotests/elf/primitives.ppu.elf",
+        rsxtrace_testkit::in_ci(),
+    ) else {
+        return;
+    };
+    let be_u64 = |b: &[u8], at: usize| u64::from_be_bytes(b[at..at + 8].try_into().unwrap());
+    let phoff = be_u64(&elf, 0x20) as usize;
+    let load = (0..16)
+        .map(|i| phoff + i * 56)
+        .find(|&at| elf[at..at + 4] == [0, 0, 0, 1])
+        .expect("a PT_LOAD header");
+    elf[load + 16..load + 24].copy_from_slice(&0xFFFF_FFFF_FFFF_FFF0u64.to_be_bytes());
+    let (programs, problems) = executable::read(std::path::Path::new("wrap.elf"), &elf);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].offset, Some(load as u64));
+    assert!(problems[0].reason.contains("address space"), "{problems:?}");
+    assert_eq!(programs.len(), 2);
+    for p in &programs {
+        assert!(
+            matches!(p.origin, Origin::Executable { vaddr: None, .. }),
+            "{:?}",
+            p.origin
+        );
+    }
+}
+
+/// A damaged container in an executable with no symbols (a stripped retail EBOOT) is named as
+/// a problem at its offset; stray profile words elsewhere in the image are not.
+#[test]
+fn a_damaged_container_in_a_stripped_executable_is_a_problem() {
+    let Some(corpus) = corpus() else { return };
+    let Some(mut elf) = corpus.file(
+        "ps3autotests/elf/primitives.ppu.elf",
+        rsxtrace_testkit::in_ci(),
+    ) else {
+        return;
+    };
+    let (clean_programs, clean_problems) = executable::read(std::path::Path::new("p.elf"), &elf);
+    assert_eq!((clean_programs.len(), clean_problems.len()), (2, 0));
+    elf[0x3C..0x3E].fill(0); // e_shnum: no section headers, no symbols
+    let fp = 0x204d4;
+    elf[fp + 8..fp + 12].copy_from_slice(&0x7FFF_FFFFu32.to_be_bytes()); // totalSize
+    let (programs, problems) = executable::read(std::path::Path::new("p.elf"), &elf);
+    assert_eq!(programs.len(), 1, "the vertex program is still found");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].offset, Some(fp as u64));
+    assert!(problems[0].reason.contains("totalSize"), "{problems:?}");
+}

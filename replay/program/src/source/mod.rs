@@ -1,8 +1,8 @@
 //! Sources of programs for whole-game work (`rsxtrace batch`, `rsxtrace match`): every RSX
 //! program found under a set of paths, recognised by content, with where it came from.
 //!
-//! [`discover`] walks files and folders recursively (symbolic links to folders are not
-//! followed) and sorts what it finds by path:
+//! [`discover`] walks files and folders recursively (symbolic links followed, a folder
+//! reached twice walked once) and sorts what it finds by path:
 //! - a folder named `shaders_cache` is an RPCS3 shader cache ([`rpcs3_cache`]), as RPCS3
 //!   itself finds caches by that name (`rpcs3-shader-cache.md` §1.1);
 //! - a file starting with `\x7fELF` or `SCE\0` is an executable ([`executable`]);
@@ -242,7 +242,7 @@ pub fn discover_with(paths: &[PathBuf], options: &Options) -> Discovery {
     let parts: Vec<Discovery> = units
         .par_iter()
         .map(|unit| match unit {
-            walk::Unit::Cache(dir) => rpcs3_cache::read(dir),
+            walk::Unit::Cache(dir) => rpcs3_cache::read(dir, options.max_file_bytes),
             walk::Unit::File(path) => read_file(path, options),
         })
         .collect();

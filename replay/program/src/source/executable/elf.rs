@@ -72,6 +72,21 @@ impl Elf {
                 let offset = be_u64(image, at + 8).ok_or(short(at))?;
                 let vaddr = be_u64(image, at + 16).ok_or(short(at))?;
                 let filesz = be_u64(image, at + 32).ok_or(short(at))?;
+                // A segment must lie in the image and in the address space, so that mapping
+                // an offset to an address (or back) cannot wrap.
+                let in_image = offset
+                    .checked_add(filesz)
+                    .is_some_and(|end| end <= image.len() as u64);
+                if !in_image || vaddr.checked_add(filesz).is_none() {
+                    return Err((
+                        at,
+                        format!(
+                            "program header {i}: a segment of {filesz:#x} bytes at file offset \
+                             {offset:#x}, address {vaddr:#x}, lies outside the image or the \
+                             address space"
+                        ),
+                    ));
+                }
                 if filesz > 0 {
                     elf.segments.push(Segment {
                         offset,

@@ -14,6 +14,9 @@ use super::{program, FoundProgram, Note, Origin, SourceProblem};
 use crate::container::{Container, Stage};
 use std::path::Path;
 
+/// `binaryFormatRevision` of every CgBinaryProgram found (`rpcs3-shader-cache.md` §5.1).
+const CG_REVISION: u32 = 6;
+
 /// Whether `bytes` start like an executable this module reads (ELF or SELF).
 pub fn is_executable(bytes: &[u8]) -> bool {
     let head = bytes.get(..4);
@@ -60,7 +63,23 @@ pub fn read(path: &Path, bytes: &[u8]) -> (Vec<FoundProgram>, Vec<SourceProblem>
     };
 
     let mut programs = Vec::new();
-    let hits = scan(image).hits;
+    let report = scan(image);
+    // A profile word followed by CgBinary revision 6 (§5.1: "6 in every blob found") is a
+    // container header whose checks failed: a damaged program, said even when no symbol
+    // names it (a stripped executable). Other rejected profile words are stray data.
+    for r in &report.rejected {
+        let revision = super::bytes::be_u32(image, r.offset + 4);
+        if revision == Some(CG_REVISION) && !named.iter().any(|b| b.offset == Some(r.offset)) {
+            problem(
+                image_offset + r.offset,
+                format!(
+                    "a CgBinaryProgram header that fails the checks of §5.4 ({}); not read",
+                    r.reason
+                ),
+            );
+        }
+    }
+    let hits = report.hits;
     for hit in &hits {
         let mut notes = Vec::new();
         if let Some(blob) = named.iter().find(|b| b.offset == Some(hit.offset)) {

@@ -5,10 +5,10 @@
 //! `fragment_program_hash` (read inside the file, §3.1) equals the hash in its name.
 //!
 //! * A fragment program gives one [`FoundProgram`](super::FoundProgram) holding every joined state.
-//! * A vertex program gives one [`FoundProgram`](super::FoundProgram) per distinct entry point among its states,
-//!   because the canonical microcode starts at the entry slot (`vp_entry − vp_base_address`,
-//!   §2.1), so two entries are two programs with two keys; each holds the states with that
-//!   entry.
+//! * A vertex program gives one [`FoundProgram`](super::FoundProgram) per distinct entry point among its states
+//!   (`vp_entry − vp_base_address`, §2.1): the key is hashed from the entry slot, so two
+//!   entries are two programs with two keys; each holds the whole file and the states with
+//!   that entry.
 //! * A raw program that no pipeline file joins is read with entry 0 and carries
 //!   [`Note::DefaultState`] (§5.1 defaults, §6 issue #7255).
 //!
@@ -26,6 +26,7 @@ pub use pipeline::{read_pipeline, PipelineRecord};
 
 use super::{program, Discovery, Note, Origin, PipelineState};
 use crate::container::Stage;
+use crate::vertex::MEMORY_SLOTS;
 use layout::Backend;
 use raw::problem;
 use rayon::prelude::*;
@@ -35,14 +36,15 @@ use std::path::{Path, PathBuf};
 /// The folder name RPCS3 gives a cache (§1.1).
 pub(crate) const FOLDER: &str = "shaders_cache";
 
-/// Reads the cache folder `dir` (named `shaders_cache`).
-pub(crate) fn read(dir: &Path) -> Discovery {
+/// Reads the cache folder `dir` (named `shaders_cache`); no raw file larger than
+/// `max_file_bytes` is read.
+pub(crate) fn read(dir: &Path, max_file_bytes: u64) -> Discovery {
     let mut found = Discovery::default();
     let records = read_pipelines(&dir.join("pipelines"), &mut found);
     let raw_files = sorted_files(&dir.join("raw"), &mut found, true);
     let parts: Vec<Discovery> = raw_files
         .par_iter()
-        .map(|path| read_raw(path, &records))
+        .map(|path| read_raw(path, &records, max_file_bytes))
         .collect();
     for part in parts {
         found.append(part);
@@ -67,13 +69,13 @@ fn sorted_entries(
             return Vec::new();
         }
     };
+    // Links are followed, as RPCS3 lists a cache (`fs::dir` stats the target).
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_type()
-                .is_ok_and(|t| if want_dirs { t.is_dir() } else { t.is_file() })
-        })
         .map(|e| e.path())
+        .filter(|path| {
+            std::fs::metadata(path).is_ok_and(|t| if want_dirs { t.is_dir() } else { t.is_file() })
+        })
         .collect();
     out.sort();
     out
@@ -179,11 +181,33 @@ fn joined(records: &[PipelineRecord], stage: Stage, name: Option<u64>) -> Vec<&P
         .collect()
 }
 
-fn read_raw(path: &Path, records: &[PipelineRecord]) -> Discovery {
+fn read_raw(path: &Path, records: &[PipelineRecord], max_file_bytes: u64) -> Discovery {
     let mut found = Discovery::default();
     let Some((stem, stage)) = stem_and_stage(path) else {
         return found; // not a program file
     };
+    // RPCS3 stores at most 544 vertex instructions (`program_util.h`,
+    // `max_vertex_program_instructions`); no file is read past the caller's limit.
+    let limit = match stage {
+        Stage::Vertex => (MEMORY_SLOTS * 16) as u64,
+        Stage::Fragment => max_file_bytes,
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > limit => {
+            let reason = format!(
+                "{} bytes is over the {limit} byte limit of a raw {} program file; not read",
+                m.len(),
+                stage.name()
+            );
+            found.problems.push(problem(path, None, reason));
+            return found;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            found.problems.push(problem(path, None, e.to_string()));
+            return found;
+        }
+    }
     let file = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
