@@ -2,7 +2,7 @@
 //! recommends sniffing, because files from 2023-11-09..15 were gzipped but named `.rrc`), and
 //! decompress in one pass into a single buffer sized from the container's own size hint.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 
 use crate::error::RrcError;
 use crate::model::Compression;
@@ -43,15 +43,79 @@ fn gzip_isize(bytes: &[u8]) -> u64 {
     }
 }
 
-/// Decompress a whole gzip stream (every member, like `gzip -dc`).
+/// A reader that counts the bytes its consumer takes, so that a decompression error can name
+/// the compressed byte the decoder had reached.
+struct Counted<R> {
+    inner: R,
+    taken: u64,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.taken += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+        self.taken += n as u64;
+    }
+}
+
+/// Decode every gzip member of `input` into `out`, as `gzip -dc` does. A member follows
+/// another only where the next byte starts the gzip magic; bytes after the last member that
+/// do not are ignored, as zlib (whose inflate RPCS3's reader stops at `Z_STREAM_END`, rrc-format.md
+/// 1.1) and `gzip -d` ("trailing garbage ignored") ignore them.
+fn gunzip_into(input: impl BufRead, out: &mut Vec<u8>) -> Result<(), RrcError> {
+    let mut input = Counted {
+        inner: input,
+        taken: 0,
+    };
+    loop {
+        let member = flate2::bufread::GzDecoder::new(&mut input).read_to_end(out);
+        member.map_err(|e| decompress_error(Compression::Gzip, input.taken, e))?;
+        let taken = input.taken;
+        let next = input
+            .fill_buf()
+            .map_err(|e| decompress_error(Compression::Gzip, taken, e))?;
+        if next.first() != Some(&GZIP_MAGIC[0]) {
+            return Ok(());
+        }
+    }
+}
+
+/// Decode every zstd frame of `input` into `out`.
+fn unzstd_into(input: impl BufRead, out: &mut Vec<u8>) -> Result<(), RrcError> {
+    let mut input = Counted {
+        inner: input,
+        taken: 0,
+    };
+    let decoded =
+        zstd::stream::read::Decoder::with_buffer(&mut input).and_then(|mut d| d.read_to_end(out));
+    decoded.map_err(|e| decompress_error(Compression::Zstd, input.taken, e))?;
+    Ok(())
+}
+
+fn decompress_error(compression: Compression, offset: u64, e: std::io::Error) -> RrcError {
+    RrcError::Decompress {
+        compression,
+        offset,
+        message: e.to_string(),
+    }
+}
+
+/// Decompress a whole gzip stream (every member, like `gzip -dc`; bytes after the last
+/// member ignored).
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, RrcError> {
     let mut out = Vec::with_capacity(bounded_hint(gzip_isize(bytes), bytes.len()));
-    flate2::bufread::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut out)
-        .map_err(|e| RrcError::Decompress {
-            compression: Compression::Gzip,
-            message: e.to_string(),
-        })?;
+    gunzip_into(bytes, &mut out)?;
     Ok(out)
 }
 
@@ -62,14 +126,7 @@ pub fn unzstd(bytes: &[u8]) -> Result<Vec<u8>, RrcError> {
         .flatten()
         .unwrap_or(0);
     let mut out = Vec::with_capacity(bounded_hint(hint, bytes.len()));
-    let err = |e: std::io::Error| RrcError::Decompress {
-        compression: Compression::Zstd,
-        message: e.to_string(),
-    };
-    zstd::stream::read::Decoder::with_buffer(bytes)
-        .map_err(err)?
-        .read_to_end(&mut out)
-        .map_err(err)?;
+    unzstd_into(bytes, &mut out)?;
     Ok(out)
 }
 
@@ -80,21 +137,18 @@ pub(crate) fn decode_into(
     compression: Compression,
     out: &mut Vec<u8>,
 ) -> Result<(), RrcError> {
-    let err = |e: std::io::Error| RrcError::Decompress {
-        compression,
-        message: e.to_string(),
-    };
+    let buffered = std::io::BufReader::with_capacity(1 << 16, input);
     match compression {
-        Compression::Gzip => flate2::read::MultiGzDecoder::new(input)
-            .read_to_end(out)
-            .map_err(err)?,
-        Compression::Zstd => zstd::stream::read::Decoder::new(input)
-            .map_err(err)?
-            .read_to_end(out)
-            .map_err(err)?,
-        Compression::None => input.read_to_end(out).map_err(err)?,
-    };
-    Ok(())
+        Compression::Gzip => gunzip_into(buffered, out),
+        Compression::Zstd => unzstd_into(buffered, out),
+        Compression::None => {
+            let mut input = buffered;
+            input
+                .read_to_end(out)
+                .map(drop)
+                .map_err(|e| decompress_error(compression, 0, e))
+        }
+    }
 }
 
 /// Decompress according to `compression`; `None` copies the bytes.

@@ -9,9 +9,11 @@ use crate::model::Compression;
 pub enum RrcError {
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
-    #[error("decompression failed ({compression:?}): {message}")]
+    /// `offset`: the byte of the compressed file the decoder had read up to.
+    #[error("at compressed byte {offset}: decompression failed ({compression:?}): {message}")]
     Decompress {
         compression: Compression,
+        offset: u64,
         message: String,
     },
     #[error("at byte {offset}: {message}")]
@@ -57,6 +59,7 @@ impl RrcError {
     /// The byte offset in the decompressed stream this error names, if it concerns the stream.
     pub fn offset(&self) -> Option<u64> {
         match self {
+            // A decompression error names a byte of the compressed file, not of the stream.
             RrcError::Io(_) | RrcError::Decompress { .. } => None,
             RrcError::Malformed { offset, .. }
             | RrcError::UnsupportedVersion { offset, .. }

@@ -4,7 +4,11 @@
 //! - [`model`] holds [`Capture`], the version-independent in-memory form of a file.
 //! - [`read_file`] / [`read_bytes`] recognise gzip, zstd or no compression by content (not by
 //!   name), then parse the `utils::serial` family (v5, v6) or the cereal family (v3, v4).
-//! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member).
+//!   Every gzip member is read; bytes after the last one that start no member are ignored, as
+//!   zlib and `gzip -d` ignore them. A decompression error names the compressed byte reached.
+//! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member), with
+//!   the register-state tail RPCS3 HEAD reads (a 512-slot program of an older capture padded
+//!   to 544 slots: `tail::v6_layout`).
 //!
 //! Modules: `compression` (sniffing, one-pass decompression), `cursor` (bounded reads,
 //! varints), [`regions`] (tile and Z-cull regions decoded from their packed words), `serial`

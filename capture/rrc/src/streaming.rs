@@ -127,12 +127,8 @@ pub fn read_path(path: &Path) -> Result<(Compression, [u8; 32], Vec<u8>), RrcErr
         let decoded = compression::decode_into(&mut chunks, compression, &mut stream);
         // Whatever the decoder left unread (bytes after the last member or frame) is still
         // part of the stored file: drain it so the digest covers every byte.
-        let drained = decoded.and_then(|()| {
-            io::copy(&mut chunks, &mut io::sink()).map_err(|e| RrcError::Decompress {
-                compression,
-                message: e.to_string(),
-            })
-        });
+        let drained =
+            decoded.and_then(|()| io::copy(&mut chunks, &mut io::sink()).map_err(RrcError::Io));
         drop(chunks);
         let digest = reader
             .join()

@@ -105,16 +105,27 @@ fn put_words(out: &mut Vec<u8>, words: impl Iterator<Item = u32>, len: usize) {
     out.resize(out.len() + (len - n) * 4, 0);
 }
 
-/// Append the tail in the layout [`RegState::tail_layout`] names: program, constants when that
-/// layout has them, registers. Each array is written at exactly the layout's length
-/// (zero-padded or cut), so the result always matches one of the three known tail lengths.
+/// The layout a version 6 file stores `s` in: [`RegState::tail_layout`], except that a
+/// 512-slot program (v3, v4, early v5) is padded to 544 slots. RPCS3 HEAD reads a v6 tail as
+/// 8704 program bytes, then the registers (`RSXThread.cpp`, `serialize<rsx::rsx_state>`;
+/// rrc-format.md 1.6), so a 73728-byte tail in a v6 file would not load there.
+pub fn v6_layout(s: &RegState) -> TailLayout {
+    match s.tail_layout() {
+        TailLayout::Program512 => TailLayout::Program544,
+        layout => layout,
+    }
+}
+
+/// Append the tail in the layout [`v6_layout`] names: program, constants when that layout
+/// has them, registers. Each array is written at exactly the layout's length (zero-padded or
+/// cut), so the result always matches one of the known tail lengths.
 pub fn write(out: &mut Vec<u8>, s: &RegState) {
-    let layout = s.tail_layout();
-    let program_words = match layout {
-        TailLayout::Program512 => TRANSFORM_PROGRAM_WORDS_OLD,
-        _ => TRANSFORM_PROGRAM_WORDS,
-    };
-    put_words(out, s.transform_program.iter().copied(), program_words);
+    let layout = v6_layout(s);
+    put_words(
+        out,
+        s.transform_program.iter().copied(),
+        TRANSFORM_PROGRAM_WORDS,
+    );
     if layout == TailLayout::Program544WithConstants {
         let constants = s.transform_constants.as_deref().unwrap_or(&[]);
         put_words(

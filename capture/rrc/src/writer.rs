@@ -4,8 +4,10 @@
 //!
 //! It writes whatever the model holds, in the model's order, so a v3/v4/v5 capture comes out as
 //! v6 (v5 hash ids are kept as they are: ids are opaque). The tail follows
-//! [`crate::RegState::tail_layout`]; each of its arrays is written at exactly the layout's length
-//! (zero-padded or cut), so the output is always a readable file.
+//! [`crate::tail::v6_layout`]: the state's own layout, with a 512-slot program (v3, v4, early
+//! v5) padded to the 544 slots every v6 reader expects. Each of its arrays is written at
+//! exactly the layout's length (zero-padded or cut), so the output is always a file RPCS3
+//! reads.
 
 use crate::model::Capture;
 use crate::parallel_gzip::ParallelGzip;
@@ -136,7 +138,7 @@ fn stream_len(c: &Capture) -> usize {
     for cmd in &c.commands {
         n += 24 + vlen(cmd.memory.len() as u64) + cmd.memory.len() * 8;
     }
-    n + c.reg_state.tail_layout().byte_len()
+    n + tail::v6_layout(&c.reg_state).byte_len()
 }
 
 /// The uncompressed v6 stream.

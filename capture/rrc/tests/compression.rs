@@ -53,6 +53,49 @@ fn two_gzip_members_are_one_stream() {
     assert_eq!(c.commands.len(), 4);
 }
 
+/// Bytes after the last gzip member that start no member (a file padded in transfer) are
+/// ignored, as zlib, RPCS3's reader and `gzip -d` ignore them; read whole and streamed alike.
+#[test]
+fn bytes_after_the_last_gzip_member_are_ignored() {
+    let plain = serial_file(6, Tail::P544);
+    let clean = read_bytes(&gzip(&plain), "x").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, tail) in [("junk", &b"\x00junk!!"[..]), ("zeros", &[0u8; 512][..])] {
+        let mut padded = gzip(&plain);
+        padded.extend_from_slice(tail);
+        let whole = read_bytes(&padded, "x").unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(whole.commands, clean.commands, "{name}");
+        assert_eq!(whole.reg_state, clean.reg_state, "{name}");
+        let path = dir.path().join(format!("{name}.rrc.gz"));
+        std::fs::write(&path, &padded).unwrap();
+        let streamed = read_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(streamed.commands, clean.commands, "{name}");
+        // The digest covers every stored byte, the padding too.
+        assert_eq!(
+            streamed.provenance.sha256,
+            <[u8; 32]>::from(Sha256::digest(&padded)),
+            "{name}"
+        );
+    }
+}
+
+/// A decompression error names the compressed byte the decoder had reached.
+#[test]
+fn a_gzip_cut_short_names_the_compressed_byte() {
+    let gz = gzip(&serial_file(6, Tail::P544));
+    let cut = &gz[..gz.len() / 2];
+    let err = read_bytes(cut, "x").unwrap_err();
+    let rsxtrace_rrc::RrcError::Decompress { offset, .. } = err else {
+        panic!("{err}");
+    };
+    assert!(
+        offset > 0 && offset <= cut.len() as u64,
+        "{offset} of {}",
+        cut.len()
+    );
+    assert!(err.to_string().starts_with("at compressed byte"), "{err}");
+}
+
 #[test]
 fn corrupt_gzip_is_an_error() {
     let mut gz = gzip(&serial_file(6, Tail::P544));
