@@ -51,6 +51,13 @@ pub enum FetchError {
     /// The draw submits more vertices than [`crate::MAX_VERTICES`].
     #[error("draw submits {count} vertices, more than the limit of {limit}")]
     TooManyVertices { count: u64, limit: u64 },
+    /// The draw's attribute columns would be larger than [`crate::MAX_FETCH_BYTES`].
+    #[error(
+        "draw submits {count} vertices of {attributes} attributes: {} bytes of values, more than the limit of {}",
+        u64::from(*count) * u64::from(*attributes) * 16,
+        crate::MAX_FETCH_BYTES
+    )]
+    TooManyValues { count: u32, attributes: u8 },
 }
 
 #[cfg(test)]

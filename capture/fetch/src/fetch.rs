@@ -20,6 +20,12 @@ use crate::GuestMemory;
 /// far above what the RSX FIFO can describe in one frame.
 pub const MAX_VERTICES: u64 = 1 << 24;
 
+/// Most bytes of attribute columns one draw may fetch: 1 GiB of 16-byte values (a 2^24-vertex
+/// draw of four attributes; 64 M vertex-attributes). A draw's vertex count comes from
+/// registers, and an attribute with no array repeats its immediate value without bytes behind
+/// it, so the columns are bounded here rather than by the capture's size.
+pub const MAX_FETCH_BYTES: u64 = 1 << 30;
+
 /// Mask applied to `VERTEX_DATA_BASE_OFFSET + ARRAY_OFFSET` (rrc-format.md 3.3 / 4.2, RPCS3
 /// `rsx_utils.h` `get_vertex_offset_from_base`).
 const VERTEX_OFFSET_MASK: u32 = 0x0FFF_FFFF;
@@ -117,6 +123,7 @@ pub(crate) fn array_columns(
     indices: &[u32],
     mem: &impl GuestMemory,
 ) -> Result<Vec<AttributeData>, FetchError> {
+    check_columns(indices.len(), inputs.input_mask)?;
     let mut attributes = Vec::new();
     for attribute in attributes_in(inputs.input_mask) {
         let column = match &inputs.arrays[usize::from(attribute)] {
@@ -147,6 +154,21 @@ pub(crate) fn check_count(count: u64) -> Result<(), FetchError> {
         return Err(FetchError::TooManyVertices {
             count,
             limit: MAX_VERTICES,
+        });
+    }
+    Ok(())
+}
+
+/// Refuse columns of `count` vertices for every attribute of `mask` larger than
+/// [`MAX_FETCH_BYTES`], before any is allocated.
+pub(crate) fn check_columns(count: usize, mask: u16) -> Result<(), FetchError> {
+    let attributes = mask.count_ones();
+    let bytes = (count as u64).saturating_mul(u64::from(attributes) * 16);
+    if bytes > MAX_FETCH_BYTES {
+        return Err(FetchError::TooManyValues {
+            // At most MAX_VERTICES (checked before), so it fits.
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+            attributes: attributes as u8,
         });
     }
     Ok(())
@@ -374,6 +396,7 @@ fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices,
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
     let count = bytes.len() / stride;
     check_count(count as u64)?;
+    check_columns(count, inputs.input_mask)?;
 
     let mut attributes = Vec::new();
     for attribute in attributes_in(inputs.input_mask) {
@@ -415,6 +438,7 @@ fn fetch_immediate(
     streams: &[ImmediateStream],
 ) -> Result<FetchedVertices, FetchError> {
     check_count(u64::from(count))?;
+    check_columns(count as usize, inputs.input_mask)?;
     let n = count as usize;
     let mut attributes = Vec::new();
     for attribute in attributes_in(inputs.input_mask) {

@@ -81,7 +81,7 @@ pub mod visible;
 
 pub use distinct::{distinct_count, fetch_distinct, DistinctVertices};
 pub use error::FetchError;
-pub use fetch::{fetch_draw, positions, MAX_VERTICES};
+pub use fetch::{fetch_draw, positions, MAX_FETCH_BYTES, MAX_VERTICES};
 pub use flat::FlatMemory;
 pub use format::ElementFormat;
 pub use input::*;

@@ -626,6 +626,34 @@ fn too_many_vertices_is_refused_before_allocating() {
     );
 }
 
+/// Sixteen attributes with no array over 2^24 vertices would be 4 GiB of values the capture
+/// holds no bytes for: refused before a column is allocated, and a draw within the bound is
+/// fetched.
+#[test]
+fn too_many_values_are_refused_before_allocating() {
+    let mut inp = inputs(0xFFFF, arrays(&[(0, 1 << 24)]));
+    inp.immediate = [ImmediateValue::Known([1.0; 4]); 16];
+    assert_eq!(
+        fetch_draw(&inp, &TestMemory::new()),
+        Err(FetchError::TooManyValues {
+            count: 1 << 24,
+            attributes: 16
+        })
+    );
+    let message = fetch_draw(&inp, &TestMemory::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains(&format!("{} bytes of values", 1u64 << 32)),
+        "{message}"
+    );
+    assert!(message.contains(&MAX_FETCH_BYTES.to_string()), "{message}");
+    let mut small = inputs(0xFFFF, arrays(&[(0, 1 << 10)]));
+    small.immediate = inp.immediate;
+    let out = fetch_draw(&small, &TestMemory::new()).expect("within the bound");
+    assert_eq!(out.attributes.len(), 16);
+}
+
 #[test]
 fn vertex_address_wraps_the_32_bit_space() {
     // Base 0x0FFF_FFFC, stride 255, vertex 0x0101_0101: 0x0101_0101 * 255 = 0xFFFF_FFFF, and
