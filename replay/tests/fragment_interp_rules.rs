@@ -11,7 +11,7 @@ use rsxtrace_program::fragment::{
 };
 use rsxtrace_replay::interp::fragment::{
     attr, run_fragment, run_single_quad, FixedPointMode, FragmentExecError, FragmentState,
-    HalfRounding, LaneInputs, LodOperand, QuadInputs,
+    HalfRounding, LaneInputs, LodOperand, LoopCounter, QuadInputs,
 };
 use rsxtrace_replay::interp::Arithmetic;
 use rsxtrace_replay::texture::{LodSource, NoTextures, SampleRequest, Sampler};
@@ -651,6 +651,16 @@ fn a_conditional_write_tests_the_cc_as_it_was_before_the_instruction() {
 /// A LOOP of count 3 (A0 = 0, 1, 2) adding TEX[A0 + `displacement`] into R0, with TEXn =
 /// (10n, 1, 0, 0): the sum, as COL0.
 fn indexed_loop_sum(displacement: u16) -> [f64; 4] {
+    indexed_loop_sum_from(0, 1, displacement, &FragmentState::new(0x40))
+}
+
+/// The same with the loop's own initial value and increment.
+fn indexed_loop_sum_from(
+    init: u8,
+    increment: i8,
+    displacement: u16,
+    state: &FragmentState,
+) -> [f64; 4] {
     let mut add = op(Add, dest(0), &[r(0), input()]);
     if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
         a.indexed_input = true;
@@ -659,8 +669,8 @@ fn indexed_loop_sum(displacement: u16) -> [f64; 4] {
     let p = program(vec![
         flow(FlowKind::Loop(LoopFields {
             count: 3,
-            init: 0,
-            increment: 1,
+            init,
+            increment,
             end_slot: 2,
         })),
         add,
@@ -670,8 +680,26 @@ fn indexed_loop_sum(displacement: u16) -> [f64; 4] {
     for t in 0..10 {
         lane.attributes[attr::TEX0 + t] = [t as f32 * 10.0, 1.0, 0.0, 0.0];
     }
-    let out = run_quad(&p, &FragmentState::new(0x40), &uniform_quad(lane));
+    let out = run_quad(&p, state, &uniform_quad(lane));
     out.lanes[0].colors[0]
+}
+
+#[test]
+fn the_loop_index_starts_at_init_and_steps_by_increment() {
+    // LOOP {count 3, init 2, increment 3}: A0 = 2, 5, 8 (NV_fragment_program2's loop index),
+    // so TEX[A0] reads TEX2 + TEX5 + TEX8.
+    let state = FragmentState::new(0x40);
+    assert_eq!(
+        indexed_loop_sum_from(2, 3, 0, &state),
+        [150.0, 3.0, 0.0, 0.0]
+    );
+    // RPCS3's iteration number (A0 = 0, 1, 2) reads TEX0 + TEX1 + TEX2.
+    let mut rpcs3 = state.clone();
+    rpcs3.options.loop_counter = LoopCounter::Iteration;
+    assert_eq!(
+        indexed_loop_sum_from(2, 3, 0, &rpcs3),
+        [30.0, 3.0, 0.0, 0.0]
+    );
 }
 
 #[test]

@@ -976,8 +976,9 @@ fn conditions_flow_and_kil_match_the_interpreter() {
         &exact,
     ));
     // Indexed inputs over a LOOP (A0 = 0, 1, 2): TEX[A0 + 1] reads TEX1..TEX3, TEX[A0 + 8]
-    // TEX8, TEX9 and past TEX9 (0, 0, 0, 1) (RPCS3 `_indexed_load`), on both sides.
-    for displacement in [1, 8] {
+    // TEX8, TEX9 and past TEX9 (0, 0, 0, 1) (RPCS3 `_indexed_load`), on both sides; a loop
+    // of init 2 and increment 3 (A0 = 2, 5, 8) reads TEX2, TEX5 and TEX8.
+    for (displacement, init, increment) in [(1, 0, 1), (8, 0, 1), (0, 2, 3)] {
         let mut add = op(Op::Add, dest(0), &[r(0), input()]);
         if let rsxtrace_program::fragment::Operands::Alu(a) = &mut add.operands {
             a.indexed_input = true;
@@ -985,13 +986,17 @@ fn conditions_flow_and_kil_match_the_interpreter() {
         }
         // Slot 3 the LOOP, 4 its body, 5 (where it ends) a MOV that changes nothing.
         let insns = vec![
-            flow(FlowKind::Loop(fields(3, 5))),
+            flow(FlowKind::Loop(LoopFields {
+                init,
+                increment,
+                ..fields(3, 5)
+            })),
             add,
             op(Op::Mov, masked(dest(0), 0b1000), &[r(0)]),
         ];
         bad.extend(compare(
             &gpu,
-            &format!("indexed input TEX[A0 + {displacement}]"),
+            &format!("indexed input TEX[A0 + {displacement}], A0 from {init} by {increment}"),
             with_operands(insns),
             0x40,
             &pixels,

@@ -403,17 +403,17 @@ fn option_variants_match_the_interpreter() {
             },
         ),
         (
-            "RCC signed magnitude",
+            "RCC as RPCS3 clamps it",
             sca_op(S::Rcc),
             iv::VertexOptions {
                 rules: iv::VertexRules {
-                    rcc: iv::RccClamp::SignedMagnitude,
+                    rcc: iv::RccClamp::Rpcs3,
                     ..d.rules
                 },
                 ..d
             },
             tv::VertexTranslateOptions {
-                rcc: tv::RccClamp::SignedMagnitude,
+                rcc: tv::RccClamp::Rpcs3,
                 ..t
             },
         ),

@@ -522,26 +522,28 @@ fn reciprocal_family() {
         [f32::NEG_INFINITY; 4]
     );
     assert_eq!(scalar(S::Rcp, [4.0; 4], "xxxx", &d), [0.25; 4]);
-    // RCC, RPCS3: clamp(1/x, 5.42101e-20, 1.884467e19) — negatives become the lower bound.
-    assert_eq!(scalar(S::Rcc, [0.0; 4], "xxxx", &d), [1.884467e19; 4]);
-    assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &d), [5.42101e-20; 4]);
+    // RCC by default as NV_vertex_program1_1: the magnitude clamped to [2^-64, 2^64], the
+    // sign kept.
     assert_eq!(scalar(S::Rcc, [2.0; 4], "xxxx", &d), [0.5; 4]);
-    let spec = VertexOptions {
+    assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &d), [-0.5; 4]);
+    assert_eq!(scalar(S::Rcc, [0.0; 4], "xxxx", &d), [2f32.powi(64); 4]);
+    assert_eq!(scalar(S::Rcc, [-0.0; 4], "xxxx", &d), [-(2f32.powi(64)); 4]);
+    assert_eq!(scalar(S::Rcc, [1e30; 4], "xxxx", &d), [2f32.powi(-64); 4]);
+    assert_eq!(
+        scalar(S::Rcc, [-1e30; 4], "xxxx", &d),
+        [-(2f32.powi(-64)); 4]
+    );
+    // RPCS3: clamp(1/x, 5.42101e-20, 1.884467e19) — negatives become the lower bound.
+    let rpcs3 = VertexOptions {
         rules: VertexRules {
-            rcc: RccClamp::SignedMagnitude,
+            rcc: RccClamp::Rpcs3,
             ..d.rules
         },
         ..d
     };
-    assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &spec), [-0.5; 4]);
-    assert_eq!(
-        scalar(S::Rcc, [-0.0; 4], "xxxx", &spec),
-        [-(2f32.powi(64)); 4]
-    );
-    assert_eq!(
-        scalar(S::Rcc, [1e30; 4], "xxxx", &spec),
-        [2f32.powi(-64); 4]
-    );
+    assert_eq!(scalar(S::Rcc, [0.0; 4], "xxxx", &rpcs3), [1.884467e19; 4]);
+    assert_eq!(scalar(S::Rcc, [-2.0; 4], "xxxx", &rpcs3), [5.42101e-20; 4]);
+    assert_eq!(scalar(S::Rcc, [2.0; 4], "xxxx", &rpcs3), [0.5; 4]);
     // RSQ: default 1/sqrt(|x|).
     assert_eq!(scalar(S::Rsq, [-4.0; 4], "xxxx", &d), [0.5; 4]);
     assert_eq!(scalar(S::Rsq, [0.0; 4], "xxxx", &d), [f32::INFINITY; 4]);

@@ -57,14 +57,19 @@ pub enum PerspectiveFlag {
     Ignore,
 }
 
-/// The loop counter A0 used by indexed input reads (rsx-microcode.md B.5).
+/// The loop counter A0 used by indexed input reads (rsx-microcode.md B.3, B.5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoopCounter {
-    /// RPCS3: the iteration number `i` (0, 1, 2, ...), ignoring init/increment.
-    #[default]
+    /// RPCS3: the iteration number `i` (0, 1, 2, ...), ignoring init/increment
+    /// (`FragmentProgramDecompiler.cpp`: `for (int i = 0; i < count; i++)`,
+    /// `_indexed_load(i + addr_reg)`).
     Iteration,
-    /// NV_fragment_program2: `init + i × increment`.
+    /// NV_fragment_program2's loop index: `init + i × increment`, the LOOP/REP instruction's
+    /// own fields (a Cg loop `for (i = 2; i < 8; i += 2)` over texture coordinates). Default:
+    /// the documented rule; the two agree for the `{count, 0, 1}` loops Sony's compiler emits in
+    /// the corpus.
+    #[default]
     InitIncrement,
 }
 

@@ -33,11 +33,12 @@ pub enum ExpLog {
 #[serde(rename_all = "snake_case")]
 pub enum RccClamp {
     /// RPCS3: `clamp(1/x, 5.42101e-20, 1.884467e19)`, so every negative result becomes
-    /// +5.42101e-20 (`VertexProgramDecompiler.cpp`). Default.
-    #[default]
+    /// +5.42101e-20 (`VertexProgramDecompiler.cpp`), a known deviation from the NV rule
+    /// (rsx-microcode.md B.8 RCC row).
     Rpcs3,
     /// NV_vertex_program1_1: clamp the magnitude to [2^-64, 2^64] and keep the sign
-    /// (rsx-microcode.md B.8 RCC row).
+    /// (rsx-microcode.md B.8 RCC row): the documented hardware rule. Default.
+    #[default]
     SignedMagnitude,
 }
 
@@ -176,12 +177,14 @@ impl Default for VertexRules {
 
 impl VertexRules {
     /// Every disputed rule set to what RPCS3 computes (decompiler path, its default): ARL
-    /// truncation, natural EXP/LOG, RSQ clamped at 1e-10, relative inputs ignored, saturate
-    /// keeping NaN. Useful to tell "RPCS3 differs from the spec" from "RPCS3 is wrong".
+    /// truncation, natural EXP/LOG, RCC's signed clamp, RSQ clamped at 1e-10, relative inputs
+    /// ignored, saturate keeping NaN. Useful to tell "RPCS3 differs from the spec" from
+    /// "RPCS3 is wrong".
     pub fn rpcs3() -> Self {
         VertexRules {
             arl: ArlRounding::Truncate,
             exp_log: ExpLog::Natural,
+            rcc: RccClamp::Rpcs3,
             rsq: RsqGuard::Clamp,
             relative_inputs: false,
             saturate_nan: SaturateNan::Keep,

@@ -110,10 +110,10 @@ fn every_option_variant_validates_and_changes_the_wgsl() {
         ),
         (
             VertexTranslateOptions {
-                rcc: RccClamp::SignedMagnitude,
+                rcc: RccClamp::Rpcs3,
                 ..d
             },
-            "select(select(m, -m, neg), r, rsx_isnan(r))",
+            "return rsx_min_num(rsx_max_num(r, vec4<f32>(",
         ),
         (
             VertexTranslateOptions {

@@ -61,7 +61,7 @@ impl Default for FragmentOptions {
             lod_operand: LodOperand::Src1X,
             min_max_nan: MinMaxNan::OtherOperand,
             perspective: PerspectiveFlag::MultiplyByWposW,
-            loop_counter: LoopCounter::Iteration,
+            loop_counter: LoopCounter::default(),
             fused_mad: true,
             fused_dot: false,
             max_steps: 1 << 24,

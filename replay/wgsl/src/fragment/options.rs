@@ -88,7 +88,7 @@ impl Default for FragmentTranslateOptions {
             lod_operand: LodOperand::Src1X,
             min_max_nan: MinMaxNan::OtherOperand,
             perspective: PerspectiveFlag::MultiplyByWposW,
-            loop_counter: LoopCounter::Iteration,
+            loop_counter: LoopCounter::default(),
             fused_mad: true,
             instrument: false,
         }
