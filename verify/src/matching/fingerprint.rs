@@ -82,11 +82,8 @@ impl Fingerprint {
                     });
                 }
                 let from = (entry as usize * 16).min(ucode.len());
-                let end = ucode[from..]
-                    .chunks_exact(16)
-                    .position(|slot| slot[15] & 1 != 0)
-                    .map_or(ucode.len(), |s| from + (s + 1) * 16);
-                let words = rsxtrace_program::vertex::words_of(&ucode[from..end]);
+                let span = rsxtrace_program::source::key::vertex_through_end(&ucode[from..]);
+                let words = rsxtrace_program::vertex::words_of(span);
                 Fingerprint::of_vertex_words(&words)
             }
             Stage::Fragment => Fingerprint::of_fragment_ucode(ucode),

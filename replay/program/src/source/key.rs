@@ -31,10 +31,10 @@ pub fn canonical(stage: Stage, ucode: &[u8], entry: u32) -> Result<(Vec<u8>, u64
     }
 }
 
-/// The slots of vertex microcode of unknown extent (a blob recovered through a symbol,
-/// whose bytes run to the blob's end) through the first END, or all of them when none has
-/// END (which [`canonical`] then refuses).
-pub(crate) fn vertex_through_end(ucode: &[u8]) -> &[u8] {
+/// The slots of vertex microcode (big-endian words) through the first END, or all of them
+/// when none has END: what the key hashes from an entry slot, and the extent of microcode
+/// whose end is unknown (a blob recovered through a symbol runs to the blob's end).
+pub fn vertex_through_end(ucode: &[u8]) -> &[u8] {
     let end = ucode
         .chunks_exact(16)
         .position(|slot| slot[15] & 1 != 0)
