@@ -39,7 +39,8 @@ pub enum OpenError {
         source: RrcError,
     },
     #[error(
-        "{} is neither an RPCS3 capture (.rrc, .rrc.gz, .rrc.zst) nor an rsxtrace trace",
+        "{} is neither an RPCS3 capture (.rrc, .rrc.gz, .rrc.zst) nor an rsxtrace trace: \
+         its first bytes (at byte 0) are no RRC, gzip, zstd or trace magic",
         path.display()
     )]
     Unrecognised { path: PathBuf },
