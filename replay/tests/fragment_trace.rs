@@ -76,7 +76,7 @@ fn loops_record_every_iteration() {
             .branch
             .as_deref()
             .unwrap()
-            .starts_with(&format!("LOOP: iteration {k} of 150")));
+            .starts_with(&format!("LOOP: iteration {k} of 150, A0 = {k},")));
         assert_eq!(s.depth, 0);
     }
     // The body runs one nesting level deeper.

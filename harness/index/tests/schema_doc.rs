@@ -35,7 +35,10 @@ fn the_document_holds_the_generated_schema() {
 #[test]
 fn the_document_names_the_current_schema_version() {
     let text = std::fs::read_to_string(doc_path()).unwrap();
-    let current = format!("Version {}\n  (this one)", rsxtrace_index::schema::SCHEMA_VERSION);
+    let current = format!(
+        "Version {}\n  (this one)",
+        rsxtrace_index::schema::SCHEMA_VERSION
+    );
     assert!(
         text.contains(&current),
         "docs/index.md does not say {current:?}: describe what the new version adds"

@@ -137,8 +137,8 @@ impl<'a, T: Real> Engine<'a, T> {
         r
     }
 
-    /// LOOP/REP: `count` iterations of the body (B.5; RPCS3 `for (i = 0; i < count; i++)`),
-    /// A0 per [`LoopCounter`]; BRK removes lanes until the loop ends.
+    /// LOOP/REP: `count` iterations of the body (B.5), A0 per [`LoopCounter`] (by default
+    /// `init + k × increment`); BRK removes lanes until the loop ends.
     pub(super) fn run_loop(
         &mut self,
         op: &Op<T>,
@@ -159,7 +159,11 @@ impl<'a, T: Real> Engine<'a, T> {
                 LoopCounter::InitIncrement => i64::from(init) + k * i64::from(increment),
             };
             if self.observer.is_some() {
-                let why = format!("LOOP: iteration {k} of {count}, lanes {:#06b}", m & 0xF);
+                let why = format!(
+                    "LOOP: iteration {k} of {count}, A0 = {}, lanes {:#06b}",
+                    self.a0,
+                    m & 0xF
+                );
                 self.report(op, active, Some(why));
             }
             self.nested(op, |e| e.block(i + 1, end_slot, m))?;
