@@ -22,6 +22,19 @@ pub enum StreamError {
         /// Entries left in the capture, header included.
         available: usize,
     },
+    /// A batch header announced more arguments than continuation entries follow it: RPCS3's
+    /// recorder stops copying a batch's arguments at the FIFO's PUT (`RSXFIFO.cpp`,
+    /// rrc-format.md 3.2), so the header's count can exceed what it recorded. The batch takes
+    /// the recorded arguments; the next entry with a header word starts the next packet.
+    #[error("command {command}: batch header announces {count} arguments but {recorded} were recorded (the recorder stopped at the FIFO's PUT); the next header is read as one")]
+    ShortBatch {
+        /// Index of the batch header.
+        command: usize,
+        /// The count the header announced.
+        count: u32,
+        /// Arguments recorded: the header's and its continuation entries.
+        recorded: u32,
+    },
     /// The header word has jump, call or return bits set; those never appear in a capture.
     #[error("command {command}: 0x{first:08x} is not a method header")]
     NotAMethod {
@@ -49,6 +62,7 @@ impl StreamError {
             StreamError::DanglingContinuation { command }
             | StreamError::NotAMethod { command, .. }
             | StreamError::UnterminatedBatch { command, .. }
+            | StreamError::ShortBatch { command, .. }
             | StreamError::RegisterOverflow { command, .. } => command,
         }
     }

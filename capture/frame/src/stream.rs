@@ -132,16 +132,18 @@ impl<'a> Packet<'a> {
 
 /// Iterator over the packets of a command list. A malformed stretch yields one error and is
 /// skipped: the entry the error names and the continuation entries (`first == 0`) after it;
-/// the stream goes on at the next header (a batch that runs off the end is the exception:
-/// its error is followed by the packet of the entries left, as the reader's countdown takes
-/// them), as RPCS3 ignores broken or garbage commands and
+/// the stream goes on at the next header. Two batches are the exception, their error followed
+/// by the packet of the arguments they hold: one that runs off the end, and one cut short by
+/// a header inside its countdown (the recorder stopped at PUT). RPCS3 ignores broken or
+/// garbage commands and
 /// goes on (`invalid_method` in `rsx_methods.cpp`: "Don't throw, gather information and
 /// ignore broken/garbage commands").
 #[derive(Clone, Debug)]
 pub struct Packets<'a> {
     commands: &'a [ReplayCommand],
     pos: usize,
-    /// The arguments of a batch that runs off the end, yielded after its error.
+    /// The arguments of a batch that runs off the end or is cut short, yielded after its
+    /// error.
     pending: Option<Packet<'a>>,
 }
 
@@ -195,6 +197,27 @@ impl<'a> Iterator for Packets<'a> {
                 continue;
             }
             let non_increment = first & NON_INCREMENT != 0;
+            // A continuation entry's `first` is always 0 (rrc-format.md 3.2): an entry with a
+            // header word inside the countdown means the recorder stopped at PUT before the
+            // batch's last argument. The batch ends there and that entry is the next header.
+            let window = &self.commands[pos + 1..(pos + count as usize).min(self.commands.len())];
+            if let Some(k) = window.iter().position(|c| c.first != 0) {
+                let cut = pos + 1 + k;
+                if non_increment || reg + (cut - pos) as u32 - 1 <= MAX_REG {
+                    self.pending = Some(Packet {
+                        command_index: pos,
+                        reg: reg as u16,
+                        non_increment,
+                        entries: &self.commands[pos..cut],
+                    });
+                }
+                self.pos = cut;
+                return Some(Err(StreamError::ShortBatch {
+                    command: pos,
+                    count,
+                    recorded: (cut - pos) as u32,
+                }));
+            }
             let available = self.commands.len() - pos;
             if count as usize > available {
                 // The reader's countdown runs off the end: the entries left are the batch's
@@ -393,6 +416,40 @@ mod tests {
                 count: 4,
                 available: 2
             })
+        );
+    }
+
+    #[test]
+    fn a_header_inside_a_countdown_ends_the_batch_there() {
+        // A transform-constant batch announcing 4 arguments, of which the recorder kept 2
+        // (it stops at PUT), then a header: the batch takes its 2 arguments, after the error
+        // that names it, and the header is read as one.
+        let cmds = [
+            cmd(0x40, 0),
+            cmd(hdr(0x7C0, 4, false), 5),
+            cmd(0, 6),
+            cmd(hdr(0x602, 1, false), 7),
+        ];
+        let items: Vec<_> = method_calls(&cmds).collect();
+        let call = |command_index, reg, value| {
+            Ok(MethodCall {
+                command_index,
+                reg,
+                value,
+            })
+        };
+        assert_eq!(
+            items,
+            vec![
+                Err(StreamError::ShortBatch {
+                    command: 1,
+                    count: 4,
+                    recorded: 2
+                }),
+                call(1, 0x7C0, 5),
+                call(2, 0x7C1, 6),
+                call(3, 0x602, 7),
+            ]
         );
     }
 
