@@ -8,4 +8,5 @@ mod stream_support;
 mod diff;
 mod edit;
 mod overview;
+mod rpcs3_form;
 mod trim;

@@ -391,6 +391,27 @@ fn every_program_reassembled_draws_the_same_frame() {
     for r in kept_report["replacements"].as_array().unwrap() {
         assert_eq!(r["replaced"], serde_json::json!([r["hash"]]), "{r}");
     }
+    // Every new program is bytes the game already holds: RPCS3 keys its maps by content and
+    // would drop a second entry of the same bytes, then stop at the first command naming its
+    // id, so the file holds each content once and every id a block or command names exists.
+    let file = rsxtrace_capture::rrc::read_file(&kept).unwrap();
+    let contents: std::collections::HashSet<&[u8]> =
+        file.data.iter().map(|d| &d.value[..]).collect();
+    assert_eq!(
+        contents.len(),
+        file.data.len(),
+        "one data entry per content"
+    );
+    let data_ids: std::collections::HashSet<u64> = file.data.iter().map(|d| d.id).collect();
+    let block_ids: std::collections::HashSet<u64> = file.blocks.iter().map(|b| b.id).collect();
+    assert!(file
+        .blocks
+        .iter()
+        .all(|b| data_ids.contains(&b.value.data_id)));
+    assert!(file
+        .commands
+        .iter()
+        .all(|c| c.memory.iter().all(|id| block_ids.contains(id))));
     let edited = dir.path().join("reassembled.rrc.gz");
     args.extend([
         "--canonical".into(),

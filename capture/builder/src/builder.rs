@@ -250,7 +250,10 @@ impl CaptureBuilder {
     }
 
     /// Write (or, with `None`, omit) the optional transform-constants block of the tail
-    /// (rrc-format.md 1.9). Constants past those given are zero; at most 512.
+    /// (rrc-format.md 1.9). Constants past those given are zero; at most 512. The capture
+    /// holds it as RPCS3 wrote it in a savestate-booted session; a file written from it
+    /// uploads the constants by commands instead (`rsxtrace_rrc::rpcs3_form`), since RPCS3
+    /// would read the block as registers.
     pub fn initial_transform_constants(
         &mut self,
         constants: Option<&[[f32; 4]]>,

@@ -6,9 +6,9 @@
 //!   name), then parse the `utils::serial` family (v5, v6) or the cereal family (v3, v4).
 //!   Every gzip member is read; bytes after the last one that start no member are ignored, as
 //!   zlib and `gzip -d` ignore them. A decompression error names the compressed byte reached.
-//! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member), with
-//!   the register-state tail RPCS3 HEAD reads (a 512-slot program of an older capture padded
-//!   to 544 slots: `tail::v6_layout`).
+//! - [`write_v6`] writes a capture the way RPCS3's serializer does (one gzip member), as RPCS3
+//!   HEAD reads it ([`rpcs3_form`]: one map entry per content, a constants block uploaded by
+//!   commands; a 512-slot program of an older capture padded to 544 slots).
 //!
 //! Modules: `compression` (sniffing, one-pass decompression), `cursor` (bounded reads,
 //! varints), [`regions`] (tile and Z-cull regions decoded from their packed words), `serial`
@@ -39,6 +39,7 @@ mod parallel_gzip;
 pub mod regions;
 #[cfg(test)]
 mod robustness;
+pub mod rpcs3_form;
 mod serial;
 mod streaming;
 mod structs;

@@ -3,14 +3,16 @@
 //! level 8 as `compressed_serialization_file_handler` does (rrc-format.md 1.1).
 //!
 //! It writes whatever the model holds, in the model's order, so a v3/v4/v5 capture comes out as
-//! v6 (v5 hash ids are kept as they are: ids are opaque). The tail follows
-//! [`crate::tail::v6_layout`]: the state's own layout, with a 512-slot program (v3, v4, early
-//! v5) padded to the 544 slots every v6 reader expects. Each of its arrays is written at
-//! exactly the layout's length (zero-padded or cut), so the output is always a file RPCS3
-//! reads.
+//! v6 (v5 hash ids are kept as they are: ids are opaque), after the changes RPCS3 HEAD's reader
+//! needs ([`crate::rpcs3_form`]: one map entry per content, a constants block uploaded by
+//! commands). The tail follows [`crate::tail::v6_layout`]: the state's own layout, with a
+//! 512-slot program (v3, v4, early v5) padded to the 544 slots every v6 reader expects. Each
+//! of its arrays is written at exactly the layout's length (zero-padded or cut), so the output
+//! is always a file RPCS3 reads.
 
 use crate::model::Capture;
 use crate::parallel_gzip::ParallelGzip;
+use crate::rpcs3_form::for_rpcs3;
 use crate::structs;
 use crate::tail;
 
@@ -141,18 +143,21 @@ fn stream_len(c: &Capture) -> usize {
     n + tail::v6_layout(&c.reg_state).byte_len()
 }
 
-/// The uncompressed v6 stream.
+/// The uncompressed v6 stream, of the capture as RPCS3 HEAD reads it
+/// ([`crate::rpcs3_form::for_rpcs3`]).
 pub fn write_v6_uncompressed(capture: &Capture) -> Vec<u8> {
-    let mut out = Vec::with_capacity(stream_len(capture));
-    serialize(capture, &mut out);
+    let capture = for_rpcs3(capture);
+    let mut out = Vec::with_capacity(stream_len(&capture));
+    serialize(&capture, &mut out);
     out
 }
 
 /// The v6 stream in one gzip member, level 8, OS byte 3 and mtime 0 as zlib writes it,
 /// deflated on every core (pigz's scheme: `parallel_gzip`).
 pub fn write_v6(capture: &Capture) -> Vec<u8> {
-    let mut sink = ParallelGzip::new(8, 3, stream_len(capture) / 2);
-    serialize(capture, &mut sink);
+    let capture = for_rpcs3(capture);
+    let mut sink = ParallelGzip::new(8, 3, stream_len(&capture) / 2);
+    serialize(&capture, &mut sink);
     sink.finish()
 }
 
