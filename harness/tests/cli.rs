@@ -189,6 +189,23 @@ fn convert_json_says_what_it_wrote() {
         assert_eq!(report["frame_index"], frame_index, "{report}");
         assert_eq!(report["warnings"], serde_json::json!([]));
     }
+    // An explicit format the name contradicts is written, with a warning: RPCS3 would read
+    // the file by its name.
+    let out = dir.path().join("misnamed.rrc");
+    let report = json(&[
+        "convert",
+        &sample(),
+        out.to_str().unwrap(),
+        "--to",
+        "rrc",
+        "--json",
+    ]);
+    assert_eq!(report["format"], "rrc", "{report}");
+    let warning = report["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("as uncompressed, but it holds gzip"),
+        "{report}"
+    );
 }
 
 #[test]

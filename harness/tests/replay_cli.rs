@@ -900,4 +900,27 @@ fn a_trimmed_capture_replays_its_draws_as_the_whole_file_does() {
     assert!(
         failure(&["trim", &game, "--draws", "2399..2401", "--out", s(&small)]).contains("2400")
     );
+    // Compressed as the name says, since RPCS3 picks its reader by name; every form reads
+    // back as the same capture.
+    let gz = rsxtrace_capture::rrc::read_file(&small).unwrap();
+    for (name, magic) in [
+        ("small.rrc", &b"RRC\0"[..]),
+        ("small.rrc.zst", &[0x28, 0xB5, 0x2F, 0xFD][..]),
+        ("small.rrc.gz", &[0x1F, 0x8B][..]),
+    ] {
+        let out = dir.path().join(name);
+        json_ok(&[
+            "trim",
+            &game,
+            "--draws",
+            "100..120",
+            "--out",
+            s(&out),
+            "--json",
+        ]);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.starts_with(magic), "{name}");
+        let back = rsxtrace_capture::rrc::read_file(&out).unwrap();
+        assert_eq!(back.commands, gz.commands, "{name}");
+    }
 }

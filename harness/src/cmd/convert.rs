@@ -4,12 +4,13 @@ use crate::cli::ConvertFormat;
 use crate::exit::Status;
 use anyhow::Context;
 use clap::ValueEnum;
-use rsxtrace_capture::{rrc, trace};
+use rsxtrace_capture::trace;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
 
-/// The output format: as asked, or from the output file name.
+/// The output format: as asked, or from the output file name (an RRC name as RPCS3 reads it,
+/// `super::rrc_out`; any other name a trace).
 fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
     if let Some(f) = to {
         return f;
@@ -18,12 +19,8 @@ fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    if name.ends_with(".rrc.gz") || name.ends_with(".gz") {
-        ConvertFormat::Rrc
-    } else if name.ends_with(".rrc.zst") || name.ends_with(".zst") {
-        ConvertFormat::RrcZst
-    } else if name.ends_with(".rrc") {
-        ConvertFormat::RrcRaw
+    if name.ends_with(".gz") || name.ends_with(".zst") || name.ends_with(".rrc") {
+        super::rrc_out::format_for_name(output)
     } else {
         ConvertFormat::Trace
     }
@@ -63,12 +60,22 @@ pub fn run(
             .with_context(|| format!("cannot write {}", output.display()))?;
         std::fs::metadata(output)?.len()
     } else {
-        let bytes = match format {
-            ConvertFormat::Rrc => rrc::write_v6(&capture),
-            ConvertFormat::RrcRaw => rrc::write_v6_uncompressed(&capture),
-            _ => zstd::encode_all(&rrc::write_v6_uncompressed(&capture)[..], 3)
-                .context("zstd compression failed")?,
-        };
+        let named = super::rrc_out::format_for_name(output);
+        if format != named {
+            let kind = |f: ConvertFormat| match f {
+                ConvertFormat::Rrc => "gzip",
+                ConvertFormat::RrcZst => "zstd",
+                _ => "uncompressed",
+            };
+            warnings.push(format!(
+                "RPCS3 opens a capture by its name and would read {} as {}, but it holds {}: \
+                 name it .rrc.gz, .rrc.zst or .rrc as its format is",
+                output.display(),
+                kind(named),
+                kind(format)
+            ));
+        }
+        let bytes = super::rrc_out::encode(&capture, format)?;
         std::fs::write(output, &bytes)
             .with_context(|| format!("cannot write {}", output.display()))?;
         bytes.len() as u64

@@ -128,9 +128,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         );
     }
     let (edited, summary) = edit_programs(&capture, &frame, &requests)?;
-    let bytes = rsxtrace_capture::rrc::write_v6(&edited);
-    std::fs::write(&args.out, &bytes)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let written = super::rrc_out::write(&edited, &args.out)?;
     for &u in &summary.unmatched {
         eprintln!(
             "warning: no draw matches {} {}; {} was not used",
@@ -163,7 +161,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
                 "files": f,
             })).collect::<Vec<_>>(),
             "commands": [summary.commands.0, summary.commands.1],
-            "file_bytes": bytes.len(),
+            "file_bytes": written,
         }))?;
         return Ok(Status::Success);
     }
@@ -172,7 +170,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<Status> {
         args.out.display(),
         summary.commands.1,
         summary.commands.0,
-        bytes.len()
+        written
     );
     for (u, f) in uniforms.iter().zip(&uniforms_written) {
         outln!(

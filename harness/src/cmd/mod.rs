@@ -25,6 +25,7 @@ pub mod probe;
 mod program_input;
 pub mod replay;
 pub mod report;
+mod rrc_out;
 mod shade;
 pub mod stats;
 pub mod targets;

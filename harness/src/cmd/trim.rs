@@ -34,9 +34,7 @@ pub fn run(args: &TrimArgs) -> anyhow::Result<Status> {
         .with_context(|| format!("cannot decode the frame of {}", args.file.display()))?;
     let range = args.draws.resolve(frame.draws.len())?;
     let (trimmed, report) = trim(&capture, &frame, range)?;
-    let bytes = rsxtrace_capture::rrc::write_v6(&trimmed);
-    std::fs::write(&args.out, &bytes)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let written = super::rrc_out::write(&trimmed, &args.out)?;
     let file_bytes = std::fs::metadata(&args.file).map(|m| m.len()).ok();
     if args.json {
         print_json(&json!({
@@ -45,7 +43,7 @@ pub fn run(args: &TrimArgs) -> anyhow::Result<Status> {
             "commands": [report.commands.0, report.commands.1],
             "blocks": [report.blocks.0, report.blocks.1],
             "data_bytes": [report.data_bytes.0, report.data_bytes.1],
-            "file_bytes": [file_bytes, bytes.len()],
+            "file_bytes": [file_bytes, written],
         }))?;
     } else {
         let r = &report;
@@ -62,7 +60,7 @@ pub fn run(args: &TrimArgs) -> anyhow::Result<Status> {
             r.blocks.0,
             r.data_bytes.1,
             r.data_bytes.0,
-            bytes.len(),
+            written,
             file_bytes.map_or(String::new(), |f| format!(" (was {f})")),
         );
     }
