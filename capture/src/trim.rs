@@ -11,7 +11,9 @@
 //! `Capture/rsx_capture.cpp`, called per draw from `RSXThread.cpp`, puts each draw's blocks in
 //! the last replay command's `memory_state`; rrc-format.md 3.3), so the removed draws' memory
 //! goes with them; blocks and data no kept command refers to are dropped. Tile and
-//! display-buffer state changes carried by a removed command move to the next kept one. A
+//! display-buffer state changes carried by a removed command move to the next kept one. After
+//! the cut, the frame's last flip (`GCM_FLIP_COMMAND`) is kept as one command, so that RPCS3
+//! shows the buffer the game flipped (without a flip it shows buffer 1). A
 //! batch (one header, several arguments) that mixes removed and kept writes becomes one
 //! single-argument command per kept write.
 //!
@@ -65,6 +67,33 @@ const DRAW_METHODS: [u16; 6] = [
     reg::ARRAY_ELEMENT16,
     reg::ARRAY_ELEMENT32,
 ];
+
+/// The frame's last flip after command `cut`, as one single-argument command carrying the
+/// latest tile and display-buffer states recorded after `cut` up to it: without a flip
+/// RPCS3's replay shows display buffer 1 (`request_emu_flip(1)` in its replay thread), not
+/// the buffer the game flipped.
+fn final_flip(commands: &[ReplayCommand], cut: usize) -> Option<ReplayCommand> {
+    let after = commands.get(cut + 1..)?;
+    let flip = packets(after)
+        .flatten()
+        .flat_map(|p| p.calls().collect::<Vec<_>>())
+        .filter(|c| c.reg == reg::GCM_FLIP_COMMAND)
+        .last()?;
+    let mut out = ReplayCommand {
+        first: (1 << 18) | (u32::from(reg::GCM_FLIP_COMMAND) << 2),
+        second: flip.value,
+        ..ReplayCommand::default()
+    };
+    for c in &after[..=flip.command_index] {
+        if c.tile_state != 0 {
+            out.tile_state = c.tile_state;
+        }
+        if c.display_buffer_state != 0 {
+            out.display_buffer_state = c.display_buffer_state;
+        }
+    }
+    Some(out)
+}
 
 /// `capture` (decoded as `frame`) trimmed to the draws `range` (see the module documentation).
 pub fn trim(
@@ -156,6 +185,7 @@ pub fn trim(
         (tile, display) = (0, 0);
         out.push(kept);
     }
+    out.extend(final_flip(&capture.commands, cut));
     let used: HashSet<u64> = out.iter().flat_map(|c| c.memory.iter().copied()).collect();
     let blocks: Vec<_> = capture
         .blocks

@@ -106,6 +106,27 @@ fn kept_draws_decode_as_in_the_whole_frame() {
     );
 }
 
+/// The frame's flip after the cut is kept, with the display-buffer state the commands after
+/// the cut carried, so that RPCS3 shows the buffer the game flipped.
+#[test]
+fn the_frames_last_flip_is_kept() {
+    let mut b = three_draws();
+    b.put(0xFEAC, &[1]);
+    let n = b.c.commands.len();
+    b.c.commands[n - 1].display_buffer_state = 11;
+    let whole = b.frame();
+    let (trimmed, _) = trim(&b.c, &whole, 0..1).expect("trim");
+    let last = trimmed.commands.last().unwrap();
+    assert_eq!((last.first, last.second), (0xFEAC | (1 << 18), 1));
+    assert_eq!(last.display_buffer_state, 11);
+    let t = Frame::from_capture(&trimmed).expect("trimmed frame decodes");
+    assert_eq!(t.draws.len(), 1, "{:?}", t.problems);
+    // Without a flip after the cut nothing is added.
+    let plain = three_draws();
+    let (trimmed, _) = trim(&plain.c, &plain.frame(), 0..1).unwrap();
+    assert!(trimmed.commands.iter().all(|c| c.first & 0xFFFC != 0xFEAC));
+}
+
 #[test]
 fn the_parts_of_one_begin_end_stay_together() {
     // One BEGIN/END in two parts (the base offset changes between its ranges), then a draw.

@@ -248,6 +248,8 @@ pub mod reg {
     pub const NV3089_IN_OFFSET: u16 = 0xC408 / 4;
     /// `NV3089_IMAGE_IN`: starts a scaled image transfer.
     pub const NV3089_IMAGE_IN: u16 = 0xC40C / 4;
+    /// `GCM_FLIP_COMMAND`: RPCS3's flip of the display buffer its argument names.
+    pub const GCM_FLIP_COMMAND: u16 = 0xFEAC / 4;
 }
 
 /// `CELL_GCM_CONTEXT_SURFACE2D` (gcm_enums.h): `NV3089_SET_CONTEXT_SURFACE` value naming the
