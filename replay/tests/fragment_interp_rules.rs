@@ -694,7 +694,7 @@ fn the_loop_index_starts_at_init_and_steps_by_increment() {
         [150.0, 3.0, 0.0, 0.0]
     );
     // RPCS3's iteration number (A0 = 0, 1, 2) reads TEX0 + TEX1 + TEX2.
-    let mut rpcs3 = state.clone();
+    let mut rpcs3 = state;
     rpcs3.options.loop_counter = LoopCounter::Iteration;
     assert_eq!(
         indexed_loop_sum_from(2, 3, 0, &rpcs3),
