@@ -214,7 +214,7 @@ fn shards_partition_the_programs() {
 /// checked whole from their entry slot: interpreted and recompiled, and proven on a device.
 #[test]
 fn vertex_programs_with_subroutines_are_checked_from_their_entry() {
-    use rsxtrace_verify::batch::catalog::{Entry, StateSource};
+    use rsxtrace_verify::batch::catalog::Entry;
     use rsxtrace_verify::batch::check::check;
     use rsxtrace_verify::divergence::context::Context;
     use rsxtrace_verify::divergence::tolerance::Tolerances;
@@ -226,18 +226,12 @@ fn vertex_programs_with_subroutines_are_checked_from_their_entry() {
     let gpu = gpu("vertex_programs_with_subroutines_are_checked_from_their_entry");
     for (text, start) in [(after, 0), (before, 2)] {
         let program = rsxtrace_program::vertex::assemble(text).expect("assembles");
-        let entry = Entry {
-            stage: rsxtrace_verify::divergence::Stage::Vertex,
-            key: 0x5ab,
-            ucode: rsxtrace_program::vertex::encode_bytes(&program),
-            entry: start,
-            origins: Vec::new(),
-            state: None,
-            control: 0,
-            state_source: StateSource::Default,
-            notes: Vec::new(),
-            formats: Vec::new(),
-        };
+        let entry = Entry::new(
+            rsxtrace_verify::divergence::Stage::Vertex,
+            0x5ab,
+            rsxtrace_program::vertex::encode_bytes(&program),
+            start,
+        );
         let checked = check(0, &entry, None);
         assert_eq!(
             checked.status,

@@ -234,15 +234,19 @@ fn encrypted_self_is_a_problem_not_a_scan() {
     assert!(problems[0].reason.contains("encrypted"), "{problems:?}");
 }
 
+/// The corpus's `primitives.ppu.elf`, when the corpus is here.
+fn primitives_elf() -> Option<Vec<u8>> {
+    corpus()?.file(
+        "ps3autotests/elf/primitives.ppu.elf",
+        rsxtrace_testkit::in_ci(),
+    )
+}
+
 /// A program header whose segment would wrap the address space is a problem naming the header;
 /// the programs are still found by the scan, without made-up addresses.
 #[test]
 fn a_segment_outside_the_address_space_is_a_problem() {
-    let Some(corpus) = corpus() else { return };
-    let Some(mut elf) = corpus.file(
-        "ps3autotests/elf/primitives.ppu.elf",
-        rsxtrace_testkit::in_ci(),
-    ) else {
+    let Some(mut elf) = primitives_elf() else {
         return;
     };
     let be_u64 = |b: &[u8], at: usize| u64::from_be_bytes(b[at..at + 8].try_into().unwrap());
@@ -270,11 +274,7 @@ fn a_segment_outside_the_address_space_is_a_problem() {
 /// a problem at its offset; stray profile words elsewhere in the image are not.
 #[test]
 fn a_damaged_container_in_a_stripped_executable_is_a_problem() {
-    let Some(corpus) = corpus() else { return };
-    let Some(mut elf) = corpus.file(
-        "ps3autotests/elf/primitives.ppu.elf",
-        rsxtrace_testkit::in_ci(),
-    ) else {
+    let Some(mut elf) = primitives_elf() else {
         return;
     };
     let (clean_programs, clean_problems) = executable::read(std::path::Path::new("p.elf"), &elf);

@@ -207,7 +207,7 @@ fn a_vertex_unit_that_cannot_be_decoded_reads_zeros_on_both_renderers() {
 
 #[test]
 fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
-    use rsxtrace_verify::batch::catalog::{Entry, StateSource};
+    use rsxtrace_verify::batch::catalog::Entry;
     use rsxtrace_verify::batch::check::check;
     use rsxtrace_verify::batch::Status;
     use rsxtrace_verify::divergence::context::Context;
@@ -216,18 +216,12 @@ fn batch_proves_a_vertex_program_with_txl_on_pattern_textures() {
         return;
     };
     let words = rsxtrace_program::vertex::encode(&rsxtrace_scenes::vertex_texture::program());
-    let entry = Entry {
-        stage: rsxtrace_verify::divergence::Stage::Vertex,
-        key: 0x7e57,
-        ucode: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
-        entry: 0,
-        origins: Vec::new(),
-        state: None,
-        control: 0,
-        state_source: StateSource::Default,
-        notes: Vec::new(),
-        formats: Vec::new(),
-    };
+    let entry = Entry::new(
+        rsxtrace_verify::divergence::Stage::Vertex,
+        0x7e57,
+        words.iter().flat_map(|w| w.to_be_bytes()).collect(),
+        0,
+    );
     let cx = Context::new(&gpu, Tolerances::default(), 1024);
     let checked = check(0, &entry, Some(&cx));
     assert_eq!(checked.status, Status::Proven, "{:?}", checked.reason);

@@ -55,6 +55,22 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A program found nowhere yet, with no state: checked with the documented defaults.
+    pub fn new(stage: Stage, key: u64, ucode: Vec<u8>, entry: u32) -> Entry {
+        Entry {
+            stage,
+            key,
+            ucode,
+            entry,
+            origins: Vec::new(),
+            state: None,
+            control: 0,
+            state_source: StateSource::Default,
+            notes: Vec::new(),
+            formats: Vec::new(),
+        }
+    }
+
     /// The key as 16 lowercase hex digits (the frame model's `vp_hash`/`fp_hash` text).
     pub fn key_hex(&self) -> String {
         format!("{:016x}", self.key)
@@ -100,18 +116,9 @@ pub fn catalog(discovery: &Discovery) -> Vec<Entry> {
             ProgramStage::Vertex => Stage::Vertex,
             ProgramStage::Fragment => Stage::Fragment,
         };
-        let entry = entries.entry((stage, p.key)).or_insert_with(|| Entry {
-            stage,
-            key: p.key,
-            ucode: p.ucode.clone(),
-            entry: p.entry,
-            origins: Vec::new(),
-            state: None,
-            control: 0,
-            state_source: StateSource::Default,
-            notes: Vec::new(),
-            formats: Vec::new(),
-        });
+        let entry = entries
+            .entry((stage, p.key))
+            .or_insert_with(|| Entry::new(stage, p.key, p.ucode.clone(), p.entry));
         entry.origins.push(p.origin.clone());
         if let Some(format) = p.container.as_ref().map(|c| c.format_name()) {
             if !entry.formats.contains(&format) {
