@@ -143,10 +143,7 @@ pub(crate) fn decode_into(
         Compression::Zstd => unzstd_into(buffered, out),
         Compression::None => {
             let mut input = buffered;
-            input
-                .read_to_end(out)
-                .map(drop)
-                .map_err(|e| decompress_error(compression, 0, e))
+            input.read_to_end(out).map(drop).map_err(RrcError::Io)
         }
     }
 }
