@@ -790,7 +790,7 @@ fn pixel_history_of_the_sample() {
         "{t}"
     );
     assert_eq!(t["value"], events[3]["after"]);
-    assert_eq!(h["surface"]["output"]["kind"], "last_color_target");
+    assert_eq!(h["surface"]["output"]["kind"], "displayed");
     // The sample's depth buffer (local 0x200000): the same fragments, on depth values.
     let z = json_ok(&[
         "history",

@@ -15,6 +15,7 @@ fn check_current(built: &Capture, name: &str) {
         std::fs::write(&path, rrc::write_v6(built)).unwrap();
         eprintln!("wrote {}", path.display());
     }
+    shows_a_frame_in_rpcs3(built, name);
     let stored = rrc::read_file(&path).unwrap_or_else(|e| {
         panic!(
             "cannot read {}: {e}; regenerate with RSXTRACE_UPDATE_SAMPLES=1",
@@ -41,6 +42,25 @@ fn check_current(built: &Capture, name: &str) {
         ),
         "{} is stale: regenerate with RSXTRACE_UPDATE_SAMPLES=1 cargo test -p rsxtrace --test integration samples_current::",
         path.display()
+    );
+}
+
+/// RPCS3's replay presents the buffer the frame flips, and nothing when the capture has no
+/// sized display buffer (its flip then asks for buffer 1): each sample describes its colour
+/// target as display buffer 0 from the first command and ends with a flip of it.
+fn shows_a_frame_in_rpcs3(built: &Capture, name: &str) {
+    let first = built.commands[0].display_buffer_state;
+    let display = built.display_buffers.iter().find(|d| d.id == first);
+    let display = display.unwrap_or_else(|| panic!("{name}: no display state on command 0"));
+    assert!(
+        display.value.count >= 1 && display.value.buffers[0].width > 0,
+        "{name}"
+    );
+    let last = built.commands.last().unwrap();
+    assert_eq!(
+        (last.first, last.second),
+        (0xFEAC | 1 << 18, 0),
+        "{name}: ends with a flip"
     );
 }
 

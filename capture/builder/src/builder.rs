@@ -288,6 +288,12 @@ impl CaptureBuilder {
         self.display = state;
     }
 
+    /// Show display buffer `buffer` (`GCM_FLIP_COMMAND`, as RPCS3 records a frame's flip):
+    /// RPCS3's replay presents that buffer; with no flip it presents buffer 1.
+    pub fn flip(&mut self, buffer: u32) {
+        self.record(methods::GCM_FLIP_COMMAND, buffer);
+    }
+
     /// Place `bytes` in guest memory. Nothing is recorded: a draw's END attaches the parts it
     /// uses, as RPCS3 does (rrc-format.md 3.3).
     pub fn put_memory(

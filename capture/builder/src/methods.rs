@@ -20,6 +20,8 @@ macro_rules! registers {
 registers! {
     /// `NV4097_NO_OPERATION`; the first command of every capture is `(0x40, 0)`.
     NO_OPERATION;
+    /// `GCM_FLIP_COMMAND`: RPCS3 flips the display buffer its argument names.
+    GCM_FLIP_COMMAND;
 
     // --- Draw control (rrc-format.md 4.2) ---
     /// `SET_BEGIN_END`: primitive, or 0 = END.

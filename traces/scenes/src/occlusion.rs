@@ -56,6 +56,8 @@ pub fn occlusion_capture() -> Capture {
 /// The frame with Z-cull on (`SET_ZCULL_EN` 3, depth and stencil) or off.
 pub fn occlusion_capture_with(zcull: bool) -> Capture {
     let mut b = CaptureBuilder::new("occlusion.rrc");
+    let side = u32::from(SIZE);
+    crate::samples::show_target(&mut b, side, side, side * 4, 0);
     square_target(&mut b, SIZE, [0; 4], 0x4_0000);
     b.set_scissor(0, 0, SIZE, SIZE);
     b.set_color_mask(0x0101_0101);
@@ -97,6 +99,7 @@ pub fn occlusion_capture_with(zcull: bool) -> Capture {
         quad(&mut b, rect, 0.1, rgba);
     }
     b.set_conditional_render(None);
+    b.flip(0);
     b.finish()
 }
 

@@ -153,6 +153,7 @@ pub fn primitives() -> Result<Capture, BuildError> {
     let (w, h) = (WIDTH, HEIGHT);
     let pitch = u32::from(w) * 4;
     let mut b = CaptureBuilder::new(PRIMITIVES);
+    crate::samples::show_target(&mut b, w.into(), h.into(), pitch, 0);
     let target = |offset| SurfaceTarget {
         location: Location::Local,
         offset,
@@ -252,5 +253,6 @@ pub fn primitives() -> Result<Capture, BuildError> {
     }
     draw(&mut b, 13)?;
     b.method(regs::SET_POLYGON_STIPPLE, 0)?;
+    b.flip(0);
     Ok(b.finish())
 }

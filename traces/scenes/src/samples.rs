@@ -8,7 +8,7 @@ use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
 use rsxtrace_capture::builder::{
     BuildError, CaptureBuilder, IndexType, SurfaceDesc, SurfaceTarget, TextureDesc,
 };
-use rsxtrace_capture::rrc::{Capture, Location};
+use rsxtrace_capture::rrc::{BufferState, Capture, DisplayBuffersState, Location};
 use rsxtrace_program::fragment::{self, FpOpcode, InputAttribute as FpInput};
 use rsxtrace_program::vertex::{self, InputAttribute as VpInput, OutputRegister};
 
@@ -109,6 +109,7 @@ fn checkerboard() -> Vec<u8> {
 /// Every draw has its model-view-projection in c32..c35, uploaded in the frame.
 pub fn basic() -> Result<Capture, BuildError> {
     let mut b = CaptureBuilder::new(BASIC);
+    show_target(&mut b, 256, 256, 1024, 0);
     b.set_surface(&SurfaceDesc {
         color_format: 8, // A8R8G8B8
         depth_format: 2, // Z24S8
@@ -237,5 +238,24 @@ pub fn basic() -> Result<Capture, BuildError> {
         },
     )?;
     b.draw_arrays(QUADS, &[(0, 4)])?;
+    b.flip(0);
     Ok(b.finish())
+}
+
+/// Describe the colour target at local `offset` as display buffer 0, the one the frame's flip
+/// shows: RPCS3's replay presents a flipped buffer, and shows nothing for a capture without
+/// display buffers (`VKPresent.cpp`, `GLPresent.cpp` need a sized buffer). Set before the
+/// first command, which carries the initial display state.
+pub fn show_target(b: &mut CaptureBuilder, width: u32, height: u32, pitch: u32, offset: u32) {
+    let mut display = DisplayBuffersState {
+        count: 1,
+        ..Default::default()
+    };
+    display.buffers[0] = BufferState {
+        width,
+        height,
+        pitch,
+        offset,
+    };
+    b.set_display_buffers(display);
 }

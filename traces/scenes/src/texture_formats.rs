@@ -392,6 +392,7 @@ fn target(offset: u32) -> SurfaceTarget {
 /// Build the sample: a clear, then one draw per [`cells`] entry.
 pub fn build() -> Result<Capture, BuildError> {
     let mut b = CaptureBuilder::new(FILE);
+    crate::samples::show_target(&mut b, SURFACE, SURFACE, SURFACE * 4, 0);
     b.set_surface(&SurfaceDesc {
         color_format: 8, // A8R8G8B8
         depth_format: 2, // Z24S8
@@ -494,6 +495,7 @@ pub fn build() -> Result<Capture, BuildError> {
         )?;
         b.draw_arrays(QUADS, &[(index as u32 * 4, 4)])?;
     }
+    b.flip(0);
     Ok(b.finish())
 }
 
