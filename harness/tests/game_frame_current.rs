@@ -37,6 +37,7 @@ fn game_frame_is_current_and_at_game_scale() {
         "{} is {size} bytes, over 8 MiB",
         path.display()
     );
+    crate::samples_current::shows_a_frame_in_rpcs3(&built, GAME);
     let stored = rrc::read_file(&path).unwrap();
     assert_eq!(stored.provenance.rrc_version, 6);
     assert!(

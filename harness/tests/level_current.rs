@@ -13,6 +13,7 @@ fn level_dir() -> PathBuf {
 #[test]
 fn level_files_are_current() {
     let built = level::build(&LevelOptions::default()).expect("build the level");
+    crate::samples_current::shows_a_frame_in_rpcs3(&built.capture, level::CAPTURE_FILE);
     let dir = level_dir();
     if std::env::var_os("RSXTRACE_UPDATE_SAMPLES").is_some() {
         level::write(&built, &dir).expect("write the level");

@@ -48,7 +48,7 @@ fn check_current(built: &Capture, name: &str) {
 /// RPCS3's replay presents the buffer the frame flips, and nothing when the capture has no
 /// sized display buffer (its flip then asks for buffer 1): each sample describes its colour
 /// target as display buffer 0 from the first command and ends with a flip of it.
-fn shows_a_frame_in_rpcs3(built: &Capture, name: &str) {
+pub fn shows_a_frame_in_rpcs3(built: &Capture, name: &str) {
     let first = built.commands[0].display_buffer_state;
     let display = built.display_buffers.iter().find(|d| d.id == first);
     let display = display.unwrap_or_else(|| panic!("{name}: no display state on command 0"));

@@ -532,6 +532,7 @@ pub(crate) fn build_logged(
         location: Location::Main,
         next: 0x0010_0000,
     };
+    crate::samples::show_target(&mut b, 1280, 720, 5120, 0);
     set_up_surface(&mut b);
 
     let (mut vps, mut fps) = our_programs(&mut rng)?;
@@ -822,6 +823,7 @@ pub(crate) fn build_logged(
             drawn += 1;
         }
     }
+    b.flip(0);
     Ok((b.finish(), streamed))
 }
 

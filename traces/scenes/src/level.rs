@@ -397,6 +397,8 @@ pub fn build(options: &LevelOptions) -> Result<Level, LevelError> {
     let sky = geometry::sky_dome();
 
     let mut b = CaptureBuilder::new(CAPTURE_FILE);
+    let (width, height) = (u32::from(WIDTH), u32::from(HEIGHT));
+    crate::samples::show_target(&mut b, width, height, width * 4, 0);
     b.set_surface(&surface());
     let (w, h) = (f32::from(WIDTH), f32::from(HEIGHT));
     b.set_viewport(
@@ -568,6 +570,7 @@ pub fn build(options: &LevelOptions) -> Result<Level, LevelError> {
         mesh: None,
         verdict: None,
     });
+    b.flip(0);
     let capture = b.finish();
 
     // The placements file, with the optional moved placement.
