@@ -487,17 +487,12 @@ fn a_frame_scaled_into_its_display_buffer_after_the_last_draw_is_the_output() {
     // pixel (x, y) is the pattern's texel (x / 2, y / 2). Before, the output was the last
     // draw's target, SOURCE.
     let mut b = CaptureBuilder::new("display_transfer.rrc");
-    let mut display = DisplayBuffersState {
-        count: 1,
-        ..DisplayBuffersState::default()
-    };
-    display.buffers[0] = BufferState {
+    b.set_display_buffers(DisplayBuffersState::of(&[BufferState {
         width: 16,
         height: 16,
         pitch: 64,
         offset: DEST,
-    };
-    b.set_display_buffers(display);
+    }]));
     let mut b = source_pass_on(b);
     b.set_transfer_surface(&TransferSurfaceDesc {
         location: Location::Local,

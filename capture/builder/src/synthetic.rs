@@ -80,23 +80,13 @@ fn build(draws: usize, approx_bytes: usize, seed: u64) -> Result<Capture, BuildE
     let mut b = CaptureBuilder::new(&format!(
         "synthetic_{draws}_{approx_bytes}_{seed}_capture.rrc.gz"
     ));
-    let mut display = DisplayBuffersState {
-        count: 2,
-        ..Default::default()
-    };
-    display.buffers[0] = BufferState {
+    let buffer = |offset| BufferState {
         width: 1280,
         height: 720,
         pitch: 5120,
-        offset: 0,
+        offset,
     };
-    display.buffers[1] = BufferState {
-        width: 1280,
-        height: 720,
-        pitch: 5120,
-        offset: 0x0038_4000,
-    };
-    b.set_display_buffers(display);
+    b.set_display_buffers(DisplayBuffersState::of(&[buffer(0), buffer(0x0038_4000)]));
     b.initial_transform_program(0, &mvp_vertex_program(MVP_CONSTANT))?;
 
     let mut local = Bump {

@@ -159,6 +159,19 @@ pub struct DisplayBuffersState {
     pub count: u32,
 }
 
+impl DisplayBuffersState {
+    /// The state with `buffers` as buffers 0, 1, ... (at most eight are kept) and `count`
+    /// their number, as `cellGcmSetDisplayBuffer` calls leave it.
+    pub fn of(buffers: &[BufferState]) -> DisplayBuffersState {
+        let mut state = DisplayBuffersState::default();
+        for (slot, b) in state.buffers.iter_mut().zip(buffers) {
+            *slot = *b;
+        }
+        state.count = buffers.len().min(8) as u32;
+        state
+    }
+}
+
 /// One recorded FIFO entry and the state attached to it (rrc-format.md 1.5, 3.2).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ReplayCommand {

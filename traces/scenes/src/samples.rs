@@ -247,15 +247,10 @@ pub fn basic() -> Result<Capture, BuildError> {
 /// display buffers (`VKPresent.cpp`, `GLPresent.cpp` need a sized buffer). Set before the
 /// first command, which carries the initial display state.
 pub fn show_target(b: &mut CaptureBuilder, width: u32, height: u32, pitch: u32, offset: u32) {
-    let mut display = DisplayBuffersState {
-        count: 1,
-        ..Default::default()
-    };
-    display.buffers[0] = BufferState {
+    b.set_display_buffers(DisplayBuffersState::of(&[BufferState {
         width,
         height,
         pitch,
         offset,
-    };
-    b.set_display_buffers(display);
+    }]));
 }
