@@ -682,6 +682,46 @@ fn the_depth_range_clips_before_the_polygon_offset() {
 }
 
 #[test]
+fn the_depth_range_clips_draws_that_do_not_test_depth() {
+    // ZMIN_MAX_CONTROL = 1 (clip), range [0, 1], the depth test off: a red quad at window z
+    // 1.25 lies outside the range and is clipped, with or without a depth surface (RPCS3 maps
+    // the range to the host's clip volume in its vertex epilogue, `apply_zclip_xform`, for
+    // every draw); a green one at 0.75 is drawn. Both renderers.
+    for depth_surface in [true, false] {
+        let mut b = builder("clip_nodepth.rrc", 8);
+        if !depth_surface {
+            // A zeta pitch of 64 or less binds no depth surface (RPCS3 `get_framebuffer_layout`).
+            let mut s = surface(8, COLOR);
+            s.zeta = target(ZETA, 64);
+            b.set_surface(&s);
+        }
+        b.clear_surface(0xF0, 0xFF00_0000, 0);
+        b.method(0x1D78 >> 2, 1).unwrap(); // SET_ZMIN_MAX_CONTROL: clip
+        b.set_depth(false, 0x207, false);
+        quad(
+            &mut b,
+            0x1_0000,
+            [0.0, 0.0, 4.0, 8.0],
+            1.25,
+            [1.0, 0.0, 0.0, 1.0],
+        );
+        quad(
+            &mut b,
+            0x2_0000,
+            [4.0, 0.0, 8.0, 8.0],
+            0.75,
+            [0.0, 1.0, 0.0, 1.0],
+        );
+        let capture = b.finish();
+        for (name, image) in gpu_support::both_images("clip_nodepth", &capture, cpu_render_tiled) {
+            let what = format!("{name}, depth surface {depth_surface}");
+            assert_eq!(image.pixel(1, 1), Some([0, 0, 0, 255]), "clipped: {what}");
+            assert_eq!(image.pixel(6, 1), Some([0, 255, 0, 255]), "drawn: {what}");
+        }
+    }
+}
+
+#[test]
 fn the_depth_bounds_test_reads_the_stored_depth() {
     // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF); a first quad over the left half,
     // depth test ALWAYS and written, stores 0.3 there. Then, depth test off, a red quad at z

@@ -840,9 +840,10 @@ impl Renderer<'_> {
                 .alpha_test
                 .map(|a| (pipeline::compare(a.func), a.reference)),
             alpha_quantised: eight_bit,
+            // The clamp takes precedence over the clip (`rop::depth_range`).
+            depth_clip: (state.depth_clip && !state.depth_clamp).then_some(state.depth_range),
             depth: with_depth.then(|| DepthRule {
                 export: draw.shader_control.depth_export,
-                clip: state.depth_clip.then_some(state.depth_range),
                 clamp: state.depth_clamp.then_some(state.depth_range),
                 format: state
                     .depth_format

@@ -22,9 +22,10 @@
 //!   `raster::apply_texcoord_2d`), runs `rsx_fragment`, discards killed fragments, applies the
 //!   alpha test and the depth bounds test (on a copy of the depth target from before the
 //!   draw, group 0), applies a logic operation to the colour outputs (with copies of the
-//!   colour targets from before the draw), and computes the stored depth itself (that z, or
-//!   the exported depth; the depth-range clamp or clip of `SET_ZMIN_MAX_CONTROL`; then
-//!   [0, 1]) and writes it as `frag_depth`. None of these is in the recompiled program: they
+//!   colour targets from before the draw), discards fragments the depth range clips
+//!   (`SET_ZMIN_MAX_CONTROL`, with or without a depth target), and computes the stored depth
+//!   itself (that z, or the exported depth; the depth-range clamp; then [0, 1]) and writes it
+//!   as `frag_depth`. None of these is in the recompiled program: they
 //!   are fixed function on the RSX.
 //!
 //! Everything that varies (alpha function and reference, the WPOS rule, the depth rules) is
@@ -88,14 +89,13 @@ pub(crate) struct WposRule {
 
 /// How the stored depth is computed (when the draw has a depth target), as the reference
 /// render's `rop.rs` does: window z plus the primitive's polygon offset (location 14, y), or
-/// the exported depth; then the clamp, or else the clip, to the depth range; then [0, 1].
+/// the exported depth; then the clamp to the depth range; then [0, 1]. The range's clip is
+/// [`WrapperOptions::depth_clip`], which applies with or without a depth target.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct DepthRule {
     /// The program exports depth (`SHADER_CONTROL` 0xE): its depth replaces window z.
     pub export: bool,
-    /// Discard fragments whose depth lies outside this range.
-    pub clip: Option<(f32, f32)>,
-    /// Clamp the depth into this range (takes precedence over `clip`).
+    /// Clamp the depth into this range.
     pub clamp: Option<(f32, f32)>,
     /// The depth buffer's format: depth is rounded to the values it stores
     /// (`render::surface::depth_to_fixed`: a unorm grid, or a float's bits truncated) before
@@ -137,6 +137,12 @@ pub(crate) struct WrapperOptions {
     /// The alpha test and alpha to coverage see colour 0's alpha after the 8-bit write rule
     /// (a fixed-point surface, `render::cpu::rop`).
     pub alpha_quantised: bool,
+    /// Discard fragments whose interpolated window depth lies outside this range (the clip of
+    /// `SET_ZMIN_MAX_CONTROL` without its clamp), whether or not the draw has a depth target:
+    /// the clip is geometric (RPCS3 maps the range to the host's clip volume in its vertex
+    /// epilogue, `apply_zclip_xform`, for every draw), as the reference render's
+    /// `rop::depth_range` clips every fragment.
+    pub depth_clip: Option<(f32, f32)>,
     /// Depth (`None`: no depth target, nothing written).
     pub depth: Option<DepthRule>,
     /// WPOS.
@@ -417,6 +423,17 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             }
         }
     }
+    let range = |(a, b): (f32, f32)| (a.min(b), a.max(b));
+    if let Some((lo, hi)) = o.depth_clip.map(range) {
+        // The range clips the interpolated depth, before the polygon offset
+        // (`render::cpu::rop::depth_range`).
+        let _ = writeln!(
+            s,
+            "    if (!(v.wz.x >= {} && v.wz.x <= {})) {{\n        discard;\n    }}",
+            lit(lo),
+            lit(hi)
+        );
+    }
     match o.depth {
         None => {
             if o.targets == 0 {
@@ -424,20 +441,11 @@ pub(crate) fn wrapper_source(o: &WrapperOptions) -> String {
             }
         }
         Some(d) => {
-            // The range clips the interpolated depth before the polygon offset (`wz` has it);
-            // the clamp bit clamps after it; an exported depth is only clamped
-            // (`render::cpu::rop::depth_range`).
+            // The clamp bit clamps after the polygon offset (`wz` has it); an exported depth
+            // is only clamped (`render::cpu::rop::depth_range`).
             s.push_str("    var z = wz;\n");
-            let range = |(a, b): (f32, f32)| (a.min(b), a.max(b));
             if let Some((lo, hi)) = d.clamp.map(range) {
                 let _ = writeln!(s, "    z = clamp(z, {}, {});", lit(lo), lit(hi));
-            } else if let Some((lo, hi)) = d.clip.map(range) {
-                let _ = writeln!(
-                    s,
-                    "    if (!(v.wz.x >= {} && v.wz.x <= {})) {{\n        discard;\n    }}",
-                    lit(lo),
-                    lit(hi)
-                );
             }
             if d.export {
                 s.push_str("    z = r.depth;\n");
@@ -495,6 +503,7 @@ mod tests {
             srgb: false,
             alpha_test: None,
             alpha_quantised: false,
+            depth_clip: None,
             depth: None,
             wpos: WposRule {
                 x_offset: 0.0,
@@ -555,9 +564,9 @@ mod tests {
         assert!(s.contains("fn rsx_unorm8("), "{s}");
         o.alpha_quantised = false;
         assert!(!s.contains("frag_depth"), "{s}");
+        o.depth_clip = Some((1.0, 0.0));
         o.depth = Some(DepthRule {
             export: false,
-            clip: Some((1.0, 0.0)),
             clamp: None,
             format: DepthFormat::Z24S8,
         });
@@ -569,16 +578,16 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("frag_depth"), "{s}");
+        o.depth_clip = None;
         o.depth = Some(DepthRule {
             export: true,
-            clip: Some((0.0, 1.0)),
             clamp: Some((0.25, 0.75)),
             format: DepthFormat::Z16,
         });
         let s = wrapper_source(&o);
         assert!(s.contains("z = r.depth;"), "{s}");
         assert!(s.contains("z = clamp(z, 0.25f, 0.75f);"), "{s}");
-        assert!(!s.contains("z <= 1.0f"), "the clamp takes precedence: {s}");
+        assert!(!s.contains("z.x <= 1.0f"), "no clip was asked for: {s}");
         o.wpos.origin_bottom = true;
         o.wpos.height = 720.0;
         let s = wrapper_source(&o);
