@@ -141,6 +141,8 @@ impl Frame {
             memory: &memory,
         };
         let mut calls = 0usize;
+        // The last program upload, to recognise the recorder's copies of its tail.
+        let mut last_program = None;
         for packet in packets(&capture.commands) {
             let packet = match packet {
                 Ok(packet) => packet,
@@ -152,6 +154,16 @@ impl Frame {
             calls += packet.len();
             let first = packet.reg;
             if (reg::SET_TRANSFORM_PROGRAM..reg::SET_TRANSFORM_PROGRAM + 32).contains(&first) {
+                // A copy of a non-increment upload's tail made by RPCS3's recorder: the live
+                // run uploaded those words once (RPCS3's own replay uploads them again, past
+                // the program, `Packet::repeats_tail_of`).
+                let repeat = last_program
+                    .as_ref()
+                    .is_some_and(|previous| packet.repeats_tail_of(previous));
+                last_program = Some(packet);
+                if repeat {
+                    continue;
+                }
                 let mut load = m.regs[reg::SET_TRANSFORM_PROGRAM_LOAD as usize];
                 for piece in packet.uploads() {
                     if let Some(problem) = m.transform.upload_program(&piece, &mut load) {

@@ -59,7 +59,7 @@ pub mod write_rules;
 /// counts, the draw summaries, the problems). A trace's frame index records the version that
 /// computed it, and readers use the index only when it equals this one; raise it whenever a
 /// change to the frame model changes any of those, so older indexes are recomputed.
-pub const MODEL_VERSION: u32 = 8;
+pub const MODEL_VERSION: u32 = 9;
 
 pub use decode::{decode_argument, method_record, MethodRecord};
 pub use draw::{Draw, DrawProblem, DrawSummary, FpRef, Primitive};

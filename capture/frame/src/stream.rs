@@ -109,6 +109,27 @@ impl<'a> Packet<'a> {
             })
     }
 
+    /// Whether this packet is a copy RPCS3's recorder made of `previous`'s tail rather than a
+    /// batch of its own: both are non-increment batches to one block-upload register, this one
+    /// follows `previous` directly and holds exactly its arguments after the first
+    /// `block end − reg`. The recorder (`RSXFIFO.cpp` `run_FIFO`) records a header and every
+    /// argument left each time the FIFO reaches a method, and a block upload's handler takes
+    /// only `block end − reg` arguments per call (`set_transform_program::impl`), so a
+    /// non-increment batch of `n` arguments is recorded as batches of `n`, `n − span`,
+    /// `n − 2·span`... The game sent the arguments once.
+    pub fn repeats_tail_of(&self, previous: &Packet<'_>) -> bool {
+        let Some(span) = block_span(self.reg).map(usize::from) else {
+            return false;
+        };
+        self.non_increment
+            && previous.non_increment
+            && self.reg == previous.reg
+            && self.command_index == previous.command_index + previous.len()
+            && previous.len() > span
+            && self.len() == previous.len() - span
+            && self.values().eq(previous.values().skip(span))
+    }
+
     /// The packet cut where RPCS3's handler of a block upload starts again (module docs): an
     /// increment packet, or one to another register, is one piece; a non-increment packet to
     /// a block-upload register is cut every `block end − reg` arguments.

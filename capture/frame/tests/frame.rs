@@ -327,6 +327,44 @@ fn a_non_increment_program_upload_restarts_at_its_register_past_the_block() {
 }
 
 #[test]
+fn the_recorders_copies_of_a_non_increment_program_upload_are_not_uploaded_again() {
+    // 20 words to SET_TRANSFORM_PROGRAM[28], non-increment, load 0: the live run writes them
+    // 4 at a time to words 0..20 (5 slots) and leaves load at 5. RPCS3's recorder records the
+    // batch again, from the argument reached, at each handler call: 20, 16, 12, 8 and 4
+    // arguments. A program already at slot 5 must keep its words.
+    let mut b = B::new();
+    b.m(0x1E9C, 5);
+    b.batch(
+        0x0B80,
+        &[0xAAAA_0000, 0xAAAA_0001, 0xAAAA_0002, 0xAAAA_0003],
+        false,
+    );
+    b.m(0x1E9C, 0);
+    let words: Vec<u32> = (1..=20).collect();
+    for start in (0..20).step_by(4) {
+        b.batch(0x0B80 + 28 * 4, &words[start..], true);
+    }
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let p = &f.draws[0].vertex_program;
+    assert_eq!(&p[..20], &words[..]);
+    assert_eq!(
+        &p[20..24],
+        &[0xAAAA_0000, 0xAAAA_0001, 0xAAAA_0002, 0xAAAA_0003]
+    );
+    assert_eq!(f.final_registers[0x1E9C / 4], 5, "load advanced once");
+    // A batch of its own that repeats the tail (not directly after, or not a tail) is uploaded.
+    let mut b = B::new();
+    b.m(0x1E9C, 0);
+    b.batch(0x0B80 + 28 * 4, &words, true);
+    b.m(0x1EA0, 0); // SET_TRANSFORM_PROGRAM_START between the two
+    b.batch(0x0B80 + 28 * 4, &words[4..], true);
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    assert_eq!(&f.draws[0].vertex_program[20..36], &words[4..]);
+}
+
+#[test]
 fn mvp_null_when_one_row_unknown_and_block_makes_all_known() {
     let mut b = B::new();
     mvp_upload(&mut b, 32, 3); // c32..c34 only
