@@ -722,6 +722,42 @@ fn the_depth_range_clips_draws_that_do_not_test_depth() {
 }
 
 #[test]
+fn a_unorm_depth_is_rounded_exactly_on_both_renderers() {
+    // Depth cleared to round(z · (2^k − 1)) (the exact product, half away from zero), then a
+    // quad at window z under EQUAL: it is drawn where the fragment's stored depth is the same
+    // grid point. These z are ones where rounding the f32 product first lands one step high
+    // (0.8374691 · 16777215 = 14050399.4..., rounded in f32 to 14050400), and 0.5, whose Z24
+    // product is a tie (8388607.5, rounded up).
+    let cases: [(u32, u32, f32); 6] = [
+        (2, 16_777_215, f32::from_bits(0x3f56_6460)),
+        (2, 16_777_215, f32::from_bits(0x3f7e_e294)),
+        (2, 16_777_215, 0.5),
+        (1, 65_535, f32::from_bits(0x3f5b_045b)),
+        (1, 65_535, f32::from_bits(0x3ebf_03bf)),
+        (1, 65_535, 0.5),
+    ];
+    for (depth_format, top, z) in cases {
+        let n = (f64::from(z) * f64::from(top)).round() as u32;
+        let mut b = builder("depth_round.rrc", 8);
+        let mut s = surface(8, COLOR);
+        s.depth_format = depth_format;
+        if depth_format == 1 {
+            s.zeta = target(ZETA, u32::from(W) * 2);
+        }
+        b.set_surface(&s);
+        let clear = if depth_format == 2 { n << 8 } else { n };
+        b.clear_surface(0xF3, 0xFF00_0000, clear);
+        b.set_depth(true, 0x202, false); // EQUAL
+        quad(&mut b, 0x1_0000, FULL, z, [0.0, 1.0, 0.0, 1.0]);
+        let capture = b.finish();
+        for (name, image) in gpu_support::both_images("depth_round", &capture, cpu_render_tiled) {
+            let what = format!("{name}, depth format {depth_format}, z {z} = {n} / {top}");
+            assert_eq!(image.pixel(3, 3), Some([0, 255, 0, 255]), "{what}");
+        }
+    }
+}
+
+#[test]
 fn the_depth_bounds_test_reads_the_stored_depth() {
     // Depth cleared to 0.9 (Z24S8 value 0.9 · 0xFFFFFF); a first quad over the left half,
     // depth test ALWAYS and written, stores 0.3 there. Then, depth test off, a red quad at z
