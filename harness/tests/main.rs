@@ -19,6 +19,7 @@ mod explain_cli;
 mod game_frame_current;
 mod game_without_constants;
 mod index_cli;
+mod instanced_cli;
 mod layout;
 mod level_current;
 mod match_cli;

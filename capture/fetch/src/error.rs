@@ -1,6 +1,7 @@
-//! Errors of vertex and index fetch: missing captured memory (naming the attribute or the index
-//! buffer, the location and the address range) and malformed vertex-array state. Attributes
-//! whose value was set before the captured frame are not errors (see [`crate::UnknownValues`]).
+//! Errors of vertex and index fetch: missing index memory (naming the range, the location and
+//! the address range) and malformed vertex-array state. Attributes whose value was set before
+//! the captured frame, or whose array elements the capture lacks, are not errors (see
+//! [`crate::UnknownValues`]).
 
 use rsxtrace_rrc::Location;
 use thiserror::Error;
@@ -9,14 +10,6 @@ use thiserror::Error;
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum FetchError {
-    /// Vertex data the draw reads is not held by the capture.
-    #[error("attribute {attribute}: {len} bytes at {}+{offset:#010x} not in the capture", .location.name())]
-    AttributeMemory {
-        attribute: u8,
-        location: Location,
-        offset: u32,
-        len: u32,
-    },
     /// Index data the draw reads is not held by the capture.
     #[error("index range {range}: {len} bytes at {}+{offset:#010x} not in the capture", .location.name())]
     IndexMemory {

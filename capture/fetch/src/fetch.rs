@@ -12,7 +12,9 @@ use crate::input::{
     DrawRange, FrequencyOp, ImmediateStream, ImmediateValue, IndexArray, VertexArray, VertexInputs,
     VertexSource, VertexType,
 };
-use crate::output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues};
+use crate::output::{
+    AttributeData, AttributeSource, FetchedVertices, MissingElement, UnknownValues,
+};
 use crate::GuestMemory;
 
 /// Most vertices one draw may submit. Array draws are not backed by bytes in the capture (their
@@ -127,12 +129,7 @@ pub(crate) fn array_columns(
     let mut attributes = Vec::new();
     for attribute in attributes_in(inputs.input_mask) {
         let column = match &inputs.arrays[usize::from(attribute)] {
-            Some(array) => AttributeData {
-                attribute,
-                source: AttributeSource::Array,
-                values: fetch_array(attribute, array, inputs.base_offset, indices, mem)?,
-                unknown: UnknownValues::None,
-            },
+            Some(array) => fetch_array(attribute, array, inputs.base_offset, indices, mem)?,
             None => immediate_column(inputs, attribute, indices.len()),
         };
         attributes.push(column);
@@ -203,6 +200,7 @@ fn immediate_column(inputs: &VertexInputs, attribute: u8, count: usize) -> Attri
         source,
         values: vec![value.replayed(); count],
         unknown,
+        missing: None,
     }
 }
 
@@ -221,36 +219,64 @@ fn element_of(array: &VertexArray, vid: u32) -> u32 {
 }
 
 /// Decode attribute `attribute` from its array for every vertex index in `indices`.
+///
+/// An element whose bytes the capture does not hold is decoded from zero bytes and marked
+/// unknown: RPCS3's replay reads memory no captured block wrote as zeros (it allocates the
+/// replay's memory fresh, `rsx_replay.cpp`), and its recorder leaves out elements a draw
+/// reads, for example those of an attribute with a frequency divider outside the draw's own
+/// vertex range (`rsx_capture.cpp` `capture_draw_memory` records `first..first + count`).
 fn fetch_array(
     attribute: u8,
     array: &VertexArray,
     base_offset: u32,
     indices: &[u32],
     mem: &impl GuestMemory,
-) -> Result<Vec<[f32; 4]>, FetchError> {
+) -> Result<AttributeData, FetchError> {
     let format = ElementFormat::new(attribute, array.ty, array.size)?;
     let base = array_base(array, base_offset);
     let read_len = format.read_bytes();
     let stride = u32::from(array.stride);
-    let missing = |offset: u32| FetchError::AttributeMemory {
-        attribute,
-        location: array.location,
-        offset,
-        len: read_len,
+    let column = |values: Vec<[f32; 4]>, gaps: Gaps| {
+        let unknown = match gaps.positions.len() {
+            0 => UnknownValues::None,
+            n if n == values.len() => UnknownValues::All,
+            _ => UnknownValues::Positions(gaps.positions),
+        };
+        AttributeData {
+            attribute,
+            source: AttributeSource::Array,
+            values,
+            unknown,
+            missing: gaps.first.map(|offset| MissingElement {
+                location: array.location,
+                offset,
+                len: read_len,
+            }),
+        }
     };
-    let read_one = |offset: u32| -> Result<[f32; 4], FetchError> {
+    // What zero bytes decode to (a missing element's value).
+    let zero = decode_element(format, &[0u8; 16]).unwrap_or([0.0; 4]);
+    let read_one = |offset: u32| -> Option<[f32; 4]> {
         mem.read(array.location, offset, read_len)
             .and_then(|bytes| decode_element(format, &bytes))
-            .ok_or_else(|| missing(offset))
     };
 
     if indices.is_empty() {
-        return Ok(Vec::new());
+        return Ok(column(Vec::new(), Gaps::default()));
     }
     if stride == 0 {
         // One element shared by all vertices (rrc-format.md 4.3; RPCS3 sets frequency 0,
         // i.e. vertex id 0, for stride-0 arrays).
-        return Ok(vec![read_one(base)?; indices.len()]);
+        let mut gaps = Gaps::default();
+        let value = match read_one(base) {
+            Some(v) => v,
+            None => {
+                gaps.first = Some(base);
+                gaps.positions = (0..indices.len()).collect();
+                zero
+            }
+        };
+        return Ok(column(vec![value; indices.len()], gaps));
     }
 
     let (min, max) = element_bounds(array, indices);
@@ -260,33 +286,40 @@ fn fetch_array(
     if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
         if let Some(bytes) = mem.read_held(array.location, start, len) {
             if let Some(values) = decode_from_block(array, format, min, bytes, indices) {
-                return Ok(values);
+                return Ok(column(values, Gaps::default()));
             }
         }
     }
-    // Element by element, so a gap is reported at its exact address; over the few blocks
+    // Element by element, so a gap is found at its exact address; over the few blocks
     // visible across the span when the memory gives them (interleaved attributes, each in
     // its own block, come here: see `visible`).
-    if let Some((start, len)) = element_span(base, stride, read_len, min, max) {
-        if let Some(blocks) = mem.visible_blocks(array.location, start, len) {
-            let mut values = Vec::with_capacity(indices.len());
-            for &vid in indices {
-                let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));
-                let value = blocks
-                    .read(offset, read_len)
-                    .and_then(|bytes| decode_element(format, &bytes))
-                    .ok_or_else(|| missing(offset))?;
-                values.push(value);
-            }
-            return Ok(values);
-        }
-    }
+    let blocks = element_span(base, stride, read_len, min, max)
+        .and_then(|(start, len)| mem.visible_blocks(array.location, start, len));
     let mut values = Vec::with_capacity(indices.len());
-    for &vid in indices {
+    let mut gaps = Gaps::default();
+    for (position, &vid) in indices.iter().enumerate() {
         let offset = base.wrapping_add(element_of(array, vid).wrapping_mul(stride));
-        values.push(read_one(offset)?);
+        let value = match &blocks {
+            Some(blocks) => blocks
+                .read(offset, read_len)
+                .and_then(|bytes| decode_element(format, &bytes)),
+            None => read_one(offset),
+        };
+        values.push(value.unwrap_or_else(|| {
+            gaps.first.get_or_insert(offset);
+            gaps.positions.push(position);
+            zero
+        }));
     }
-    Ok(values)
+    Ok(column(values, gaps))
+}
+
+/// The elements of a column the capture lacks: their output positions (ascending) and the
+/// first one's address.
+#[derive(Default)]
+struct Gaps {
+    positions: Vec<usize>,
+    first: Option<u32>,
 }
 
 /// The lowest and highest element `indices` read from `array` (`(u32::MAX, 0)` for none).
@@ -413,6 +446,7 @@ fn fetch_inline(inputs: &VertexInputs, words: &[u32]) -> Result<FetchedVertices,
                     source: AttributeSource::Inline,
                     values,
                     unknown: UnknownValues::None,
+                    missing: None,
                 }
             }
             None => immediate_column(inputs, attribute, count),
@@ -465,6 +499,7 @@ fn fetch_immediate(
                     source: AttributeSource::PushBuffer,
                     values,
                     unknown,
+                    missing: None,
                 }
             }
             None => immediate_column(inputs, attribute, n),

@@ -85,7 +85,9 @@ pub use fetch::{fetch_draw, positions, MAX_FETCH_BYTES, MAX_VERTICES};
 pub use flat::FlatMemory;
 pub use format::ElementFormat;
 pub use input::*;
-pub use output::{AttributeData, AttributeSource, FetchedVertices, UnknownValues, VertexView};
+pub use output::{
+    AttributeData, AttributeSource, FetchedVertices, MissingElement, UnknownValues, VertexView,
+};
 pub use spans::{fetch_spans, AttributeSpan, FetchSpans, Span};
 pub use visible::{compose, VisibleBlock, VisibleBlocks};
 

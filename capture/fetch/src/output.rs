@@ -36,6 +36,16 @@ pub enum UnknownValues {
     Positions(Vec<usize>),
 }
 
+/// The first element of a vertex array that the capture's memory does not hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MissingElement {
+    pub location: rsxtrace_rrc::Location,
+    /// Its address in `location`.
+    pub offset: u32,
+    /// The bytes one element reads.
+    pub len: u32,
+}
+
 /// The values of one attribute, one per submitted vertex.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AttributeData {
@@ -46,6 +56,10 @@ pub struct AttributeData {
     pub values: Vec<[f32; 4]>,
     /// Values the capture does not determine (substituted with RPCS3's replay value).
     pub unknown: UnknownValues,
+    /// For an array, the first element read whose bytes the capture lacks (its values are
+    /// among `unknown`, read from zero bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<MissingElement>,
 }
 
 impl AttributeData {
@@ -67,6 +81,19 @@ impl AttributeData {
     /// prints it after `warning: `), `None` when every value is known.
     pub fn unknown_note(&self) -> Option<String> {
         let a = self.attribute;
+        if let (Some(m), AttributeSource::Array) = (self.missing, self.source) {
+            let vertices = match &self.unknown {
+                UnknownValues::Positions(p) if p.len() == 1 => "1 vertex reads".to_string(),
+                UnknownValues::Positions(p) => format!("{} vertices read", p.len()),
+                _ => "every vertex reads".to_string(),
+            };
+            return Some(format!(
+                "attribute {a}: {vertices} array memory the capture does not hold (first {} bytes at {}+{:#010x}); read as zero bytes, as RPCS3's replay reads memory no captured block wrote",
+                m.len,
+                m.location.name(),
+                m.offset
+            ));
+        }
         match (&self.unknown, self.source) {
             (UnknownValues::None, _) => None,
             (UnknownValues::All, AttributeSource::Unset) => Some(format!(
@@ -225,6 +252,7 @@ mod tests {
             source,
             values: vec![[0.0; 4]; 2],
             unknown,
+            missing: None,
         }
     }
 

@@ -216,16 +216,21 @@ mod tests {
                 (5, 0, local(0x400, 8)),
             ]
         );
-        // The fetch reads exactly those bytes: it succeeds on them, and fails without one
-        // of the last element's bytes.
-        assert!(
-            crate::fetch_draw(&inputs(source.clone()), &FlatMemory::local(mem.clone())).is_ok()
-        );
+        // The fetch reads exactly those bytes: every value is known with them, and the last
+        // element is unknown without one of its bytes.
+        let full = crate::fetch_draw(&inputs(source.clone()), &FlatMemory::local(mem.clone()));
+        assert!(full.expect("fetched").unknown_attributes().is_empty());
         let end = 0x100 + 32 + 7 * 16 + 12;
         let short = FlatMemory::local(mem[..end - 1].to_vec());
         let spans_short = fetch_spans(&inputs(source.clone()), &short);
         assert!(spans_short.is_ok(), "spans read only the index buffer");
-        assert!(crate::fetch_draw(&inputs(source), &short).is_err());
+        let fetched = crate::fetch_draw(&inputs(source), &short).expect("fetched");
+        // Attributes 3 and 5 lie past the cut too.
+        assert_eq!(fetched.unknown_attributes(), vec![0, 3, 5]);
+        assert!(matches!(
+            fetched.attribute(0).unwrap().unknown,
+            crate::UnknownValues::Positions(_)
+        ));
     }
 
     #[test]

@@ -231,14 +231,18 @@ fn a_grid_mesh_names_each_vertex_many_times() {
         0x1000,
         be_f32(&positions[..30]),
     );
-    let err = fetch_draw(&inp, &short).unwrap_err();
+    let cut = fetch_draw(&inp, &short).expect("fetched");
+    let notes = cut.unknown_notes();
     assert!(
-        err.to_string()
-            .contains("attribute 0: 8 bytes at local+0x00001078"),
-        "the error names element 15's address: {err}"
+        notes[0].contains("(first 8 bytes at local+0x00001078)"),
+        "the note names element 15's address: {notes:?}"
     );
-    // Each distinct vertex fetched once gives the same error.
-    assert_eq!(fetch_distinct(&inp, &short).unwrap_err(), err);
+    // Each distinct vertex fetched once names the same element.
+    let distinct = fetch_distinct(&inp, &short).expect("fetched");
+    assert_eq!(
+        distinct.vertices.attribute(0).unwrap().missing,
+        cut.attribute(0).unwrap().missing
+    );
     assert_same_vertices(&inp, &mem, Some(16));
 }
 
@@ -543,33 +547,67 @@ fn several_array_ranges_in_separate_blocks() {
 fn missing_vertex_memory_names_attribute_location_and_address() {
     let mut inp = inputs(1 << 3, arrays(&[(0, 1)]));
     inp.arrays[3] = Some(array(VertexType::F, 3, 12, 0x0012_3450, Main));
-    let err = fetch_draw(&inp, &TestMemory::new()).expect_err("no memory");
+    let out = fetch_draw(&inp, &TestMemory::new()).expect("fetched");
     assert_eq!(
-        err.to_string(),
-        "attribute 3: 12 bytes at main+0x00123450 not in the capture"
+        out.unknown_notes(),
+        vec!["attribute 3: every vertex reads array memory the capture does not hold (first 12 bytes at main+0x00123450); read as zero bytes, as RPCS3's replay reads memory no captured block wrote".to_string()]
     );
 }
 
 #[test]
-fn partial_vertex_memory_reports_the_first_missing_element() {
-    // Vertices 0 and 1 present, vertex 2 (at 0x100 + 2 * 8) missing.
+fn vertex_elements_the_capture_lacks_read_as_zero_bytes_and_are_unknown() {
+    // Vertices 0 and 1 present, vertex 2 (at 0x100 + 2 * 8) missing: the draw is fetched,
+    // vertex 2 reads zero bytes (F size 2: (0, 0, 0, 1)) and is unknown, and the note names
+    // the first missing element.
     let mem = TestMemory::new().with(Local, 0x100, be_f32(&[1.0, 2.0, 3.0, 4.0]));
     let mut inp = inputs(1, arrays(&[(0, 3)]));
     inp.arrays[0] = Some(array(VertexType::F, 2, 8, 0x100, Local));
-    let err = fetch_draw(&inp, &mem).expect_err("vertex 2 missing");
+    let v = fetch_draw(&inp, &mem).expect("fetched");
+    let a = v.attribute(0).unwrap();
     assert_eq!(
-        err,
-        FetchError::AttributeMemory {
-            attribute: 0,
+        a.values,
+        vec![
+            [1.0, 2.0, 0.0, 1.0],
+            [3.0, 4.0, 0.0, 1.0],
+            [0.0, 0.0, 0.0, 1.0]
+        ]
+    );
+    assert_eq!(a.unknown, UnknownValues::Positions(vec![2]));
+    assert_eq!(
+        a.missing,
+        Some(MissingElement {
             location: Local,
             offset: 0x110,
             len: 8
-        }
+        })
     );
+    assert_eq!(v.unknown_attributes(), vec![0]);
+    assert_eq!(v.vertex(2).unwrap().get_known(0), Some(None));
     assert_eq!(
-        err.to_string(),
-        "attribute 0: 8 bytes at local+0x00000110 not in the capture"
+        v.unknown_notes(),
+        vec![
+            "attribute 0: 1 vertex reads array memory the capture does not hold (first 8 bytes at local+0x00000110); read as zero bytes, as RPCS3's replay reads memory no captured block wrote"
+                .to_string()
+        ]
     );
+    // An instanced attribute (divide by 2) of a draw from vertex 4: RPCS3's recorder keeps
+    // elements 4..6 of the array, the draw reads elements 2 and 3; CMP zero bytes are
+    // (0, 0, 0, 1). A stride-0 array with no bytes at all is unknown at every vertex.
+    let mem = TestMemory::new().with(Local, 0x200, vec![0x40; 8]);
+    let mut inp = inputs(0b11, arrays(&[(4, 2)]));
+    let mut divided = array(VertexType::CMP, 1, 4, 0x1F0, Local);
+    divided.frequency = 2;
+    divided.frequency_op = FrequencyOp::Divide;
+    inp.arrays[0] = Some(divided);
+    inp.arrays[1] = Some(array(VertexType::F, 1, 0, 0x300, Local));
+    let v = fetch_draw(&inp, &mem).expect("fetched");
+    let a0 = v.attribute(0).unwrap();
+    assert_eq!(a0.unknown, UnknownValues::All);
+    assert_eq!(a0.values, vec![[0.0, 0.0, 0.0, 1.0]; 2]);
+    assert_eq!(a0.missing.map(|m| m.offset), Some(0x1F8));
+    let a1 = v.attribute(1).unwrap();
+    assert_eq!(a1.unknown, UnknownValues::All);
+    assert!(v.unknown_notes()[1].starts_with("attribute 1: every vertex reads array memory"));
 }
 
 #[test]
