@@ -806,4 +806,63 @@ fn points_take_psz_only_from_a_program_that_writes_it() {
     };
     assert!(with_psz(&vertex_program()));
     assert!(!with_psz(&render_support::vertex_program()));
+    // The same program with its o[6] write under the condition FL (D0 bits 10..12 = 0), which
+    // writes nothing: RPCS3's decompiler never declares o[6], so SET_POINT_SIZE applies.
+    let mut never = vertex_program();
+    never[3 * 4] &= !(7 << 10);
+    assert!(!with_psz(&never));
+}
+
+#[test]
+fn a_clip_plane_whose_distance_register_is_never_written_does_not_clip() {
+    // Plane 2 LT with its output bit set, but a program that writes only HPOS, COL0 and TEX0:
+    // o[5] holds (0, 0, 0, 1), so LT (−d ≥ 0 with d = 1) would drop every vertex. RPCS3 assigns
+    // gl_ClipDistance only from a register the program writes: nothing is clipped, and a
+    // warning says why.
+    let mut b = scene("clip_unwritten.rrc", IN_COL0, 0xFF00_0000);
+    b.set_vertex_program(
+        &render_support::vertex_program(),
+        0,
+        0,
+        0b1_0111_1001,
+        OUTPUTS | 1 << 8,
+    )
+    .unwrap();
+    set(&mut b, SET_USER_CLIP_PLANE_CONTROL, 1 << 8); // plane 2 LT
+    draw(&mut b, 0, TRIANGLES, &full_target(|x, y| v(x, y, GREEN)));
+    let capture = b.finish();
+    for r in render_both(&capture, "clip plane without its register") {
+        assert_px(&r, 5, 9, [0.0, 1.0, 0.0, 1.0], "not clipped");
+        assert!(
+            r.1.warnings
+                .iter()
+                .any(|w| w.message.contains("never writes o[5]")),
+            "{:?}",
+            r.1.warnings
+        );
+    }
+}
+
+#[test]
+fn a_write_to_an_output_past_o15_is_dropped_and_named() {
+    // The scene's program with its BFC0 move retargeted to o[16]: RPCS3 declares the register,
+    // nothing reads it, and the draw renders (the COL0 it shows is unchanged).
+    let mut program = vertex_program();
+    let d3 = &mut program[4 + 3];
+    *d3 = (*d3 & !(0x1F << 2)) | (16 << 2);
+    let mut b = scene("o16.rrc", IN_COL0, 0xFF00_0000);
+    b.set_vertex_program(&program, 0, 0, 0b1_0111_1001, OUTPUTS)
+        .unwrap();
+    draw(&mut b, 0, TRIANGLES, &full_target(|x, y| v(x, y, GREEN)));
+    let capture = b.finish();
+    for r in render_both(&capture, "a write to o[16]") {
+        assert_px(&r, 5, 9, [0.0, 1.0, 0.0, 1.0], "drawn");
+        assert!(
+            r.1.warnings.iter().any(|w| w
+                .message
+                .contains("slot 1 writes o[16], which does not exist")),
+            "{:?}",
+            r.1.warnings
+        );
+    }
 }

@@ -166,6 +166,20 @@ pub fn clip_distance_register(n: usize) -> (usize, usize) {
     }
 }
 
+/// Whether `draw`'s vertex program writes output register `register` at all: RPCS3 routes
+/// the point size and the clip distances from a register only when the decompiled program
+/// declares it, which a write under the condition FL does not (`VKVertexProgram.cpp`
+/// `insertMainEnd`, `HasParam`; `SetDST`). A program that does not decode counts as writing
+/// it.
+pub fn vertex_program_writes(draw: &Draw, register: u8) -> bool {
+    rsxtrace_program::vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+        .map_or(true, |p| {
+            p.instructions
+                .iter()
+                .any(|i| i.output_written() == Some(register))
+        })
+}
+
 /// The user clip planes that apply to a draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct UserClip {
@@ -174,9 +188,14 @@ pub struct UserClip {
 }
 
 impl UserClip {
-    /// Decode from the control fields and the vertex output mask; the warnings name unknown
-    /// values and planes whose distance the program does not export.
-    pub fn from_state(s: &ShadingState, output_mask: u32) -> (UserClip, Vec<String>) {
+    /// Decode from the control fields, the vertex output mask and `writes` (whether the
+    /// vertex program writes an output register, [`vertex_program_writes`]); the warnings
+    /// name unknown values and planes whose distance the program does not export.
+    pub fn from_state(
+        s: &ShadingState,
+        output_mask: u32,
+        writes: impl Fn(u8) -> bool,
+    ) -> (UserClip, Vec<String>) {
         let mut clip = UserClip::default();
         let mut warnings = Vec::new();
         for (n, field) in s.user_clip_planes.iter().enumerate() {
@@ -198,6 +217,14 @@ impl UserClip {
                     "user clip plane {n} is enabled but the vertex program does not export its \
                      distance (SET_VERTEX_ATTRIB_OUTPUT_MASK bit {}): not clipped",
                     6 + n
+                ));
+                continue;
+            }
+            let (register, _) = clip_distance_register(n);
+            if !writes(register as u8) {
+                // RPCS3 assigns gl_ClipDistance[n] only from a register the program writes.
+                warnings.push(format!(
+                    "user clip plane {n} is enabled but the vertex program never writes o[{register}],                      which holds its distance: not clipped, as RPCS3 does not clip"
                 ));
                 continue;
             }
@@ -328,7 +355,8 @@ impl ShadingRules {
         }
         let (fog, fog_warning) = FogRule::from_state(s);
         warnings.extend(fog_warning);
-        let (clip, clip_warnings) = UserClip::from_state(s, draw.output_mask);
+        let (clip, clip_warnings) =
+            UserClip::from_state(s, draw.output_mask, |r| vertex_program_writes(draw, r));
         warnings.extend(clip_warnings);
         ShadingRules {
             flat: shade == 0x1D00,

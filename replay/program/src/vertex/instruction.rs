@@ -193,9 +193,13 @@ impl VertexInstruction {
 
     /// The output register it writes, if any: the vector unit's when it is the output
     /// writer (`vec_result`, not ARL), else the scalar unit's (not a flow operation), each
-    /// only when active.
+    /// only when active, and none under the condition FL, which writes nothing (RPCS3
+    /// `SetDST` returns before it; rsx-microcode.md B.8).
     pub fn output_written(&self) -> Option<u8> {
         let o = self.output?;
+        if self.condition.relation == Relation::FL {
+            return None;
+        }
         let writes = if self.vec_result {
             self.vector_active() && self.vector != VectorOpcode::Arl
         } else {

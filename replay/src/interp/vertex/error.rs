@@ -73,14 +73,6 @@ pub enum VertexExecError {
         /// The vector destination field (`None` = 0x3F).
         dst: Option<u8>,
     },
-    /// A write to an output register number no source names (16..=30).
-    #[error("slot {slot}: output register o[{register}] does not exist")]
-    OutputOutOfRange {
-        /// Slot.
-        slot: usize,
-        /// Register number.
-        register: u8,
-    },
     /// BRB/CLB without known transform branch bits.
     #[error("slot {slot}: branch on boolean b[{index}] but the transform branch bits are unknown")]
     UnknownBranchBits {

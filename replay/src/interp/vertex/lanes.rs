@@ -305,9 +305,6 @@ impl<'a, T: Real> Group<'a, T> {
             }
             _ => {}
         }
-        if let Some(register) = p.output_out_of_range() {
-            return Err(VertexExecError::OutputOutOfRange { slot, register });
-        }
         Ok(())
     }
 

@@ -56,7 +56,10 @@ pub use options::{
     ArlRounding, ExpLog, Lg2Guard, MadRounding, MinMaxNan, RccClamp, Reassociation, RsqGuard,
     SaturateNan, ScalarOperand, VertexOptions, VertexRules,
 };
-pub use output::{output_name, LaneOutput, VertexBatchOutput, OUTPUT_COUNT, OUTPUT_DEFAULT};
+pub use output::{
+    nonexistent_output_notes, output_name, LaneOutput, VertexBatchOutput, OUTPUT_COUNT,
+    OUTPUT_DEFAULT,
+};
 pub use sampler::VertexTextureSampler;
 pub use table::ProgramTable;
 

@@ -68,8 +68,7 @@ pub(crate) fn row_program(table: &ProgramTable) -> Option<RowProgram<'_>> {
             i.scalar,
             ScalarOpcode::Psh | ScalarOpcode::Pop | ScalarOpcode::Bra
         );
-        let output_ok = p.output_out_of_range().is_none();
-        if !(vector_ok && scalar_ok && output_ok) {
+        if !(vector_ok && scalar_ok) {
             return None;
         }
         let mut name = |t: usize| {

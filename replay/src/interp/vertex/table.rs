@@ -6,7 +6,6 @@
 //! and the TXL unit (these alias other fields and are derived once here, not per vertex).
 
 use super::math::{self, Vec4};
-use super::output::OUTPUT_COUNT;
 use super::real::Real;
 use rsxtrace_program::vertex::{
     memory_slots, BooleanBranch, CcRegister, MemorySlot, Relation, VertexDecodeError,
@@ -139,13 +138,6 @@ impl Prepared {
     #[inline]
     pub fn writes_cc(&self, temp: Option<u8>, is_writer: bool) -> bool {
         self.insn.cc_update.any() || (temp.is_none() && !is_writer)
-    }
-
-    /// The output register a unit would write past `o[15]` (an error when reached), if any.
-    pub fn output_out_of_range(&self) -> Option<u8> {
-        self.insn
-            .output_written()
-            .filter(|&o| usize::from(o) >= OUTPUT_COUNT)
     }
 }
 

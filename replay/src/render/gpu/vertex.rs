@@ -22,6 +22,7 @@ use rsxtrace_program::vertex::{decode_from_memory, RegisterType, VertexProgram};
 use rsxtrace_wgsl::WgslModule;
 
 use super::kept::KeptModules;
+use crate::interp::vertex::nonexistent_output_notes;
 use crate::raster::primitive_starts_distinct;
 use crate::render::cpu::vertex::PositionOutputs;
 use crate::texture::vertex_units::{translation_state, txl_units, VERTEX_UNITS};
@@ -36,7 +37,8 @@ pub(crate) struct VertexStage {
     /// Unknown constants the program may read (a warning for the draw).
     pub unknown_constants: Option<String>,
     /// One warning per input attribute whose value the capture does not hold (read as
-    /// RPCS3's replay reads it; `rsxtrace_capture::fetch::AttributeData::unknown_note`).
+    /// RPCS3's replay reads it; `rsxtrace_capture::fetch::AttributeData::unknown_note`), and
+    /// per write to an output register that does not exist.
     pub attribute_warnings: Vec<String>,
 }
 
@@ -111,6 +113,8 @@ pub(crate) fn unknown_constant_warning(
 pub(crate) struct CompiledVertex {
     pub module: WgslModule,
     pub reads: ConstantReads,
+    /// Warnings about the program itself (`interp::vertex::nonexistent_output_notes`).
+    pub notes: Vec<String>,
     /// Bit u: a TXL samples vertex texture unit u.
     pub txl_units: u8,
 }
@@ -187,6 +191,7 @@ impl VertexPrograms {
             Ok(std::sync::Arc::new(CompiledVertex {
                 module,
                 reads: constants_read(&program),
+                notes: nonexistent_output_notes(&program),
                 txl_units: units,
             }))
         })?;
@@ -315,7 +320,11 @@ pub(crate) fn prepare(
         branch_bits: draw.transform_branch_bits,
         starts: primitive_starts_distinct(&fetched),
         unknown_constants,
-        attribute_warnings: vertices.unknown_notes(),
+        attribute_warnings: vertices
+            .unknown_notes()
+            .into_iter()
+            .chain(entry.notes.iter().cloned())
+            .collect(),
         rows: fetched.rows,
     })
 }

@@ -44,13 +44,6 @@ pub(crate) fn static_fault(i: &VertexInstruction) -> Option<(String, bool)> {
     if matches!(i.scalar, ScalarOpcode::Psh | ScalarOpcode::Pop) {
         return Some((format!("scalar opcode {}", i.scalar.name()), true));
     }
-    if let Some(o) = i.output {
-        let vec_writes = i.vec_result && i.vector_active() && i.vector != VectorOpcode::Arl;
-        let sca_writes = !i.vec_result && i.scalar_active() && !i.scalar.is_flow();
-        if usize::from(o.0) >= OUTPUT_COUNT && (vec_writes || sca_writes) {
-            return Some((format!("output register o[{}] does not exist", o.0), false));
-        }
-    }
     None
 }
 

@@ -30,8 +30,9 @@
 //!   goes on (the interpreter fails with ConstantOutOfRange / InputOutOfRange);
 //! - the step limit, a call beyond the stack depth, a BRA outside the slot table, a slot with
 //!   no decodable instruction, and a slot the interpreter refuses to run (ARL to a register
-//!   other than A0/A1, a write to o[16..31], or ARR/ARA/PSH/POP in memory outside the
-//!   decoded program) end the vertex.
+//!   other than A0/A1, or ARR/ARA/PSH/POP in memory outside the decoded program) end the
+//!   vertex. A write to o[16..31] is dropped, as the interpreter drops it (RPCS3 declares
+//!   those registers and no output reads them).
 //!
 //! Not modelled (the GPU executor's side): unknown constants (the buffer holds whatever the
 //! executor put for them), missing inputs (whatever it bound) and unknown branch bits (BRB/CLB
