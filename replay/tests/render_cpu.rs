@@ -862,6 +862,20 @@ fn a_logic_operation_replaces_blending() {
     for (name, image) in gpu_support::both_images("logic_op_twice", &capture, cpu_render_tiled) {
         assert_eq!(image.pixel(3, 3), Some(d), "{name}: XOR twice");
     }
+    // A float target (F_W16Z16Y16X16, 11) with a logic operation and blending ONE/ONE: the
+    // operation turns blending off and the float target ignores the operation, so the second
+    // quad's 0.25 is written as it is, not added to the first's (RPCS3: "LogicOp takes
+    // precedence", never enabling blending; the host ignores it on float targets).
+    let mut b = builder("logic_op_f16.rrc", 11);
+    quad(&mut b, 0x1_0000, FULL, 0.5, [0.25; 4]);
+    b.method(0x0374 >> 2, 1).unwrap();
+    b.method(0x0378 >> 2, 0x150C).unwrap(); // COPY_INVERTED
+    b.method(0x0310 >> 2, 1).unwrap(); // SET_BLEND_ENABLE (ONE, ONE)
+    quad(&mut b, 0x2_0000, FULL, 0.5, [0.25; 4]);
+    let capture = b.finish();
+    for (name, image) in gpu_support::both_images("logic_op_f16", &capture, cpu_render_tiled) {
+        assert_eq!(image.pixel(3, 3), Some([64; 4]), "{name}: float target");
+    }
     // On a 5- or 6-bit surface the operation works on the stored bits (each field of the
     // packed word), on both renderers (the GPU's 8-bit device value rounds to them). The clear
     // stores the clear word's low half, 0xFF00 (R 31, G 56, B 0; RPCS3 copies the raw word to

@@ -244,8 +244,9 @@ pub struct DrawState {
     /// before the stencil test; it needs a depth buffer, not the depth test).
     pub depth_bounds: Option<(f32, f32)>,
     /// The colour logic operation (a GL logic op, 0x1500..0x150F), `None` when off: it
-    /// replaces blending on fixed-point targets (RPCS3 `GLDraw.cpp`: "LogicOp and Blend are
-    /// mutually exclusive. If both are enabled, LogicOp takes precedence").
+    /// replaces blending (RPCS3 `GLDraw.cpp`: "LogicOp and Blend are mutually exclusive. If
+    /// both are enabled, LogicOp takes precedence"; `blend` is then `None`) and applies on
+    /// fixed-point targets; a float target takes the fragment's colour.
     pub logic_op: Option<u32>,
     /// The colour outputs' R, G and B are encoded to sRGB before the 8-bit write rule, the
     /// alpha test and blending (`render::color8::linear_to_srgb`): `SET_SHADER_PACKER` is
@@ -381,7 +382,15 @@ impl DrawState {
         } else {
             None
         };
-        let blend = blend_settings(draw, color_format)?;
+        // "LogicOp and Blend are mutually exclusive. If both are enabled, LogicOp takes
+        // precedence" (RPCS3 `GLDraw.cpp`, `VKGSRender.cpp` `decode_rsx_state`): with a logic
+        // operation nothing blends, on a float target too, where the host then ignores the
+        // operation and writes the fragment's colour.
+        let blend = if r.logic_op.enabled {
+            None
+        } else {
+            blend_settings(draw, color_format)?
+        };
         let mrt = r.color_mask_mrt;
         let nibble = |i: u32| {
             let n = (mrt >> (4 * i)) & 0xF;
