@@ -21,7 +21,7 @@ use render_support::*;
 use rsxtrace_capture::builder::{
     CaptureBuilder, ScaledImageDesc, SurfaceDesc, SurfaceTarget, TextureDesc, TransferSurfaceDesc,
 };
-use rsxtrace_capture::frame::Frame;
+use rsxtrace_capture::frame::{reg, Frame};
 use rsxtrace_capture::rrc::{Capture, Location};
 use rsxtrace_replay::render::state::FrameEvents;
 use rsxtrace_replay::render::{RenderOptions, RenderedFrame};
@@ -592,5 +592,64 @@ fn wpos_counts_pixels_on_a_multisampled_surface() {
     check_wpos(None);
     if let Some(device) = gpu_support::gpu("wpos_counts_pixels_on_a_multisampled_surface") {
         check_wpos(Some(&device));
+    }
+}
+
+/// A plane with depth `0.5 + x / 256 + dz` (window pixels) over the whole 4×4 surface of
+/// `antialias`, in colour `rgba`, its vertices at `at`.
+fn sloped_plane(b: &mut CaptureBuilder, at: u32, dz: f32, rgba: [f32; 4]) {
+    let z = |x: f32| 0.5 + x / 256.0 + dz;
+    let corners = [
+        (0.0, 0.0),
+        (4.0, 0.0),
+        (0.0, 4.0),
+        (4.0, 0.0),
+        (4.0, 4.0),
+        (0.0, 4.0),
+    ];
+    let vertices: Vec<TestVertex> = corners
+        .iter()
+        .map(|&(x, y)| [[x, y, z(x), 1.0], rgba, [0.0, 0.0, 0.0, 1.0]])
+        .collect();
+    draw_vertices(b, at, 5, &vertices);
+}
+
+fn check_polygon_offset_slope(device: Option<&rsxtrace_gpu::Gpu>) {
+    let what = if device.is_some() { "GPU" } else { "CPU" };
+    // A blue plane of slope 1/256 per pixel, then the same plane 0.75/256 behind it with a
+    // slope factor of -1 under LESS: the offset is -1/256 (the slope per window pixel, GL 4.6
+    // 14.6.5; RPCS3 leaves it to the host's depth bias at pixel resolution), so the green
+    // plane lands 0.25/256 in front and is drawn, on one-sample and multisampled surfaces
+    // alike. Measured on the sample grid, the 2×-wide grid would halve the slope and reject it.
+    for antialias in [0, 3, 4] {
+        let mut b = setup("offset_slope.rrc", surface(AA, AA_ZETA, 4, antialias));
+        b.set_depth(true, 0x201, true); // LESS, written
+        sloped_plane(&mut b, 0x1_0000, 0.0, [0.0, 0.0, 1.0, 1.0]);
+        b.method(u32::from(reg::SET_POLY_OFFSET_FILL_ENABLE), 1)
+            .unwrap();
+        b.method(
+            u32::from(reg::SET_POLYGON_OFFSET_SCALE_FACTOR),
+            (-1.0f32).to_bits(),
+        )
+        .unwrap();
+        sloped_plane(&mut b, 0x2_0000, 0.75 / 256.0, [0.0, 1.0, 0.0, 1.0]);
+        let out = render_warned(&b.finish(), device);
+        for (x, y) in [(1, 1), (2, 3)] {
+            assert_eq!(
+                out.image.pixel(x, y),
+                Some([0, 255, 0, 255]),
+                "{what}, antialias {antialias}: pixel ({x}, {y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_polygon_offset_slope_is_per_pixel_on_multisampled_surfaces() {
+    check_polygon_offset_slope(None);
+    if let Some(device) =
+        gpu_support::gpu("the_polygon_offset_slope_is_per_pixel_on_multisampled_surfaces")
+    {
+        check_polygon_offset_slope(Some(&device));
     }
 }

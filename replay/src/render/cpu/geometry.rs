@@ -425,7 +425,10 @@ fn clip_line(
 }
 
 /// Polygon offset of a triangle: `factor × max(|dz/dx|, |dz/dy|) + units × r` (GL 2.1
-/// section 3.5.5; r is the depth format's resolution at the triangle's largest depth).
+/// section 3.5.5; r is the depth format's resolution at the triangle's largest depth). The
+/// slope is per window pixel: on a multisampled surface the vertices are on the sample grid
+/// (`DrawState::sample_grid`), so each derivative is scaled back to pixels (RPCS3 renders
+/// such a surface at pixel resolution and leaves the slope to the host's depth bias).
 fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     let po = &state.polygon_offset;
     let p = v.map(|v| (f64::from(v.x), f64::from(v.y), f64::from(v.z)));
@@ -433,8 +436,9 @@ fn polygon_offset(state: &DrawState, v: &[WindowVertex; 3]) -> f32 {
     let (x2, y2, z2) = (p[2].0 - p[0].0, p[2].1 - p[0].1, p[2].2 - p[0].2);
     let det = x1 * y2 - x2 * y1;
     let slope = if det != 0.0 {
-        let dzdx = (z1 * y2 - z2 * y1) / det;
-        let dzdy = (x1 * z2 - x2 * z1) / det;
+        let (gx, gy) = state.sample_grid;
+        let dzdx = (z1 * y2 - z2 * y1) / det * f64::from(gx);
+        let dzdy = (x1 * z2 - x2 * z1) / det * f64::from(gy);
         dzdx.abs().max(dzdy.abs())
     } else {
         0.0
