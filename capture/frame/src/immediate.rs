@@ -2,9 +2,11 @@
 //! (rrc-format.md 4.4; RPCS3 `nv4097.h` `set_vertex_data_impl`).
 //!
 //! Values set before the captured frame are not in the file (rrc-format.md 3.4), so an
-//! attribute is known only once every word of the family last written to it has been written
-//! during the frame. The attribute takes the type and size of the last family written; writing
-//! a different family forgets the words written through the previous one.
+//! attribute is known only once every word the family last written to it reads has been
+//! written during the frame. As RPCS3 keeps it (`NV47/HW/common.cpp` `push_vertex_data`), an
+//! attribute is four raw words and the type and size of the last family written: a write
+//! replaces one word and keeps the others, whichever family wrote them, and the value is the
+//! words decoded as that family.
 
 use rsxtrace_fetch::ImmediateValue;
 
@@ -38,6 +40,11 @@ impl Family {
             Family::F3 => 3,
             Family::F4 => 4,
         }
+    }
+
+    /// The words it reads, bit k for word k.
+    pub fn word_mask(self) -> u8 {
+        (1u8 << self.words()) - 1
     }
 }
 
@@ -86,12 +93,7 @@ impl ImmediateAttributes {
         if word >= family.words() {
             return true; // padding word of DATA3F
         }
-        if slot.family != Some(family) {
-            *slot = Slot {
-                family: Some(family),
-                ..Slot::default()
-            };
-        }
+        slot.family = Some(family);
         slot.words[word] = value;
         slot.written |= 1 << word;
         true
@@ -107,7 +109,7 @@ impl ImmediateAttributes {
         let Some(family) = slot.family else {
             return ImmediateValue::Unknown;
         };
-        if slot.written.count_ones() as usize != family.words() {
+        if slot.written & family.word_mask() != family.word_mask() {
             // RPCS3's replay starts from zeroed register data (rrc-format.md 3.4 item 4) and
             // reads the register once any word is written (`register_vertex_info.size > 0`,
             // RSXDrawCommands.cpp `analyse_inputs_interleaved`): unwritten words read as 0.
@@ -118,12 +120,12 @@ impl ImmediateAttributes {
         ImmediateValue::Known(decode(family, &slot.words))
     }
 
-    /// The family and raw words of attribute `i`, when every word of its family was written
-    /// in the frame (the words past the family's count are 0).
-    pub fn raw(&self, i: usize) -> Option<(Family, [u32; 4])> {
-        let slot = self.slots.get(i)?;
-        let family = slot.family?;
-        (slot.written.count_ones() as usize == family.words()).then_some((family, slot.words))
+    /// The raw words of attribute `i` and which of them were written in the frame (bit k:
+    /// word k); words never written are 0, as in RPCS3's replay.
+    pub fn words(&self, i: usize) -> ([u32; 4], u8) {
+        self.slots
+            .get(i)
+            .map_or(([0; 4], 0), |slot| (slot.words, slot.written))
     }
 
     /// All 16 values.
@@ -239,22 +241,34 @@ mod tests {
     }
 
     #[test]
-    fn last_family_wins() {
+    fn the_last_family_reads_every_word_written() {
         let mut a = ImmediateAttributes::default();
         for j in 0..4 {
-            a.write(reg(0x1C00 + 4 * j), 1.0f32.to_bits());
+            a.write(reg(0x1C00 + 4 * j), (1.0 + j as f32).to_bits());
         }
-        assert_eq!(a.value(0), ImmediateValue::Known([1.0; 4]));
-        // Switching attribute 0 to 2F forgets the 4F words until both 2F words are written.
-        a.write(reg(0x1880), 3.0f32.to_bits());
+        assert_eq!(a.value(0), ImmediateValue::Known([1.0, 2.0, 3.0, 4.0]));
+        // 2F x alone on attribute 0: the attribute is F size 2 and keeps the 4F words, so y
+        // is the 4F's 2 (RPCS3 `push_vertex_data` replaces one word).
+        a.write(reg(0x1880), 9.0f32.to_bits());
+        assert_eq!(a.value(0), ImmediateValue::Known([9.0, 2.0, 0.0, 1.0]));
+        // 1F, then 4F x alone: the 4F reads words 1..3 as written in the frame.
+        a.write(reg(0x1E40), 7.0f32.to_bits());
+        assert_eq!(a.value(0), ImmediateValue::Known([7.0, 0.0, 0.0, 1.0]));
+        a.write(reg(0x1C00), 5.0f32.to_bits());
+        assert_eq!(a.value(0), ImmediateValue::Known([5.0, 2.0, 3.0, 4.0]));
+        // Attribute 1: 1F, then 2F y alone: word 0 is the 1F's, both words are known.
+        a.write(reg(0x1E44), 3.0f32.to_bits());
+        a.write(reg(0x188C), 4.0f32.to_bits());
+        assert_eq!(a.value(1), ImmediateValue::Known([3.0, 4.0, 0.0, 1.0]));
+        // Attribute 2: 2F x alone, never y: partial, y read as RPCS3's zeroed word.
+        a.write(reg(0x1890), 6.0f32.to_bits());
         assert_eq!(
-            a.value(0),
+            a.value(2),
             ImmediateValue::Partial {
-                replayed: [3.0, 0.0, 0.0, 1.0]
+                replayed: [6.0, 0.0, 0.0, 1.0]
             }
         );
-        a.write(reg(0x1884), 4.0f32.to_bits());
-        assert_eq!(a.value(0), ImmediateValue::Known([3.0, 4.0, 0.0, 1.0]));
+        assert_eq!(a.words(2), ([6.0f32.to_bits(), 0, 0, 0], 0b1));
         assert!(!a.write(reg(0x1808), 5));
     }
 }

@@ -11,7 +11,10 @@
 //!   the vertex attribute 0 is about to complete;
 //! * `rsx_vertex_data.cpp` `push_buffer_vertex_info::set_vertex_data` / `pad_to`: a write to a
 //!   vertex past an attribute's last one fills the skipped vertices with the attribute's
-//!   register value (before this write) and starts the new vertex with zero words;
+//!   register value (before this write, its raw words whatever family wrote them). RPCS3
+//!   leaves the words of the new vertex this write does not set uninitialised (its
+//!   `simple_array` does not zero); here they are the register's words too, as a write to the
+//!   register itself keeps them (the hardware's push buffer behaves like register writes);
 //! * `nv4097.cpp` `set_begin_end`: a scope with no draw command draws attribute 0's vertex
 //!   count as one range `(0, count)`;
 //! * `RSXDrawCommands.cpp` `analyse_inputs_interleaved`: in such a draw, vertex arrays are
@@ -26,46 +29,60 @@
 use crate::immediate::{decode, Family, ImmediateAttributes};
 use rsxtrace_fetch::{ImmediateStream, ImmediateValue};
 
+/// One pushed vertex of one attribute: its raw words and which of them are known (written
+/// in the frame, here or in the register value it started from).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct VertexWords {
+    words: [u32; 4],
+    /// Bit k: word k is known.
+    known: u8,
+}
+
+impl VertexWords {
+    /// An attribute's register value (`ImmediateAttributes::words`).
+    fn register((words, known): ([u32; 4], u8)) -> VertexWords {
+        VertexWords { words, known }
+    }
+}
+
 /// One attribute's push buffer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct AttributeBuffer {
     /// Family of the last write.
     family: Option<Family>,
-    /// Raw words per vertex; `None` = the register value it was padded with is unknown.
-    vertices: Vec<Option<[u32; 4]>>,
+    /// Raw words per vertex.
+    vertices: Vec<VertexWords>,
     /// Words written (RPCS3 `dword_count`); only attribute 0's is used.
     words_written: u64,
 }
 
 impl AttributeBuffer {
-    /// Fill vertices up to `count` with the register value `register` (raw words of `family`),
-    /// unknown when the register holds another family or is not fully known.
-    fn pad_to(&mut self, count: usize, register: Option<(Family, [u32; 4])>) {
-        if self.vertices.len() >= count {
-            return;
+    /// Fill vertices up to `count` with the register value `register`: its raw words,
+    /// whichever family wrote them (RPCS3's `pad_to` copies the register's words).
+    fn pad_to(&mut self, count: usize, register: VertexWords) {
+        if self.vertices.len() < count {
+            self.vertices.resize(count, register);
         }
-        let fill = match (register, self.family) {
-            (Some((f, words)), Some(own)) if f == own => Some(words),
-            _ => None,
-        };
-        self.vertices.resize(count, fill);
     }
 
     fn decoded(&self, count: usize) -> Vec<ImmediateValue> {
         let Some(family) = self.family else {
             return vec![ImmediateValue::Unknown; count];
         };
+        let need = family.word_mask();
         self.vertices
             .iter()
             .take(count)
-            .map(|v| match v {
-                Some(words) => ImmediateValue::Known(decode(family, words)),
-                // Padded with a register value set before the frame: RPCS3's replay pads with
-                // its zeroed register data (rrc-format.md 3.4 item 4; rsx_vertex_data.cpp
-                // `pad_to` copies the register words), decoded with the buffer's family.
-                None => ImmediateValue::Partial {
-                    replayed: decode(family, &[0; 4]),
-                },
+            .map(|v| {
+                if v.known & need == need {
+                    ImmediateValue::Known(decode(family, &v.words))
+                } else {
+                    // A word set before the frame: RPCS3's replay pads with its zeroed register
+                    // data (rrc-format.md 3.4 item 4), and the unknown words are 0 here.
+                    ImmediateValue::Partial {
+                        replayed: decode(family, &v.words),
+                    }
+                }
             })
             .collect()
     }
@@ -106,19 +123,18 @@ impl PushBuffers {
         }
         // The vertex count is bounded by the number of writes, so it fits in memory.
         let required = usize::try_from(self.current_vertex()).map_or(usize::MAX, |v| v + 1);
-        let register = registers.raw(attribute);
+        let register = VertexWords::register(registers.words(attribute));
         let Some(buffer) = self.attributes.get_mut(attribute) else {
             return;
         };
         buffer.family = Some(family);
-        if buffer.vertices.len() < required {
-            // Skipped vertices take the register value, the new last vertex starts at zero.
-            buffer.pad_to(required - 1, register);
-            buffer.vertices.push(Some([0; 4]));
-        }
+        // Skipped vertices take the register value; so does the new vertex's part this write
+        // leaves alone (the words a write keeps, as for the register itself; RPCS3 leaves
+        // them uninitialised).
+        buffer.pad_to(required, register);
         if let Some(last) = buffer.vertices.last_mut() {
-            let words = last.get_or_insert([0; 4]);
-            words[word] = value;
+            last.words[word] = value;
+            last.known |= 1 << word;
         }
         buffer.words_written += 1;
     }
@@ -143,7 +159,10 @@ impl PushBuffers {
                 continue;
             }
             let mut buffer = buffer.clone();
-            buffer.pad_to(count, registers.raw(usize::from(attribute)));
+            buffer.pad_to(
+                count,
+                VertexWords::register(registers.words(usize::from(attribute))),
+            );
             streams.push(ImmediateStream {
                 attribute,
                 values: buffer.decoded(count),
@@ -260,9 +279,10 @@ mod tests {
     }
 
     #[test]
-    fn a_partly_written_vertex_keeps_zero_words() {
+    fn a_partly_written_vertex_keeps_the_register_words() {
         let (mut p, mut r) = (PushBuffers::default(), ImmediateAttributes::default());
-        // 4F attribute 0: vertex 0 complete, vertex 1 only x and y.
+        // 4F attribute 0: vertex 0 complete, vertex 1 only x and y: its z and w are the
+        // register's, which vertex 0's writes left at 3 and 4.
         for (j, v) in [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().enumerate() {
             put(&mut p, &mut r, 0x1C00 + 4 * (j as u16 % 4), f(*v), 1);
         }
@@ -271,9 +291,18 @@ mod tests {
             s[0].values,
             vec![
                 ImmediateValue::Known([1.0, 2.0, 3.0, 4.0]),
-                ImmediateValue::Known([5.0, 6.0, 0.0, 0.0]),
+                ImmediateValue::Known([5.0, 6.0, 3.0, 4.0]),
             ]
         );
+        // Attribute 0 as 2F over a register never written: vertex 0 has x only, unknown y.
+        let (mut p, mut r) = (PushBuffers::default(), ImmediateAttributes::default());
+        put(&mut p, &mut r, 0x1880, f(1.0), 1);
+        put(&mut p, &mut r, 0x1884, f(2.0), 1);
+        put(&mut p, &mut r, 0x1880, f(3.0), 1);
+        let s = p.streams(&r, 1);
+        assert_eq!(s[0].values[0], ImmediateValue::Known([1.0, 2.0, 0.0, 1.0]));
+        // Vertex 1 starts from the register (x 1, y 2) and writes x: y is known.
+        assert_eq!(s[0].values[1], ImmediateValue::Known([3.0, 2.0, 0.0, 1.0]));
     }
 
     #[test]
