@@ -38,6 +38,12 @@ fn quad(b: &mut CaptureBuilder, at: u32, rect: [f32; 4], z: f32, rgba: [f32; 4])
 /// capture's first command (RPCS3's captures attach only what draws read, so a report is in
 /// one only when a draw's data lies over it; a trace may hold it).
 fn attach_report(capture: &mut Capture, offset: u32, value: u32) {
+    attach_report_at(capture, 1, 0x0E00_0000 + offset, value);
+}
+
+/// A report holding `value` at `offset` of `location` (0 local, 1 main), attached to the
+/// capture's first command.
+fn attach_report_at(capture: &mut Capture, location: u32, offset: u32, value: u32) {
     let mut bytes = vec![0u8; 16];
     bytes[8..12].copy_from_slice(&value.to_be_bytes());
     let id = capture
@@ -55,8 +61,8 @@ fn attach_report(capture: &mut Capture, offset: u32, value: u32) {
     capture.blocks.push(Entry {
         id,
         value: MemoryBlock {
-            offset: 0x0E00_0000 + offset,
-            location: 1,
+            offset,
+            location,
             data_id: id,
         },
     });
@@ -536,4 +542,47 @@ fn counts_read_later_decide_once_read() {
     let (a, b) = run(&|d| (d == 2).then_some(4));
     assert_eq!((a.source, a.drawn), (ReportSource::Unknown, true));
     assert_eq!((b.samples, b.exact, b.drawn), (Some(4), true, true));
+}
+
+#[test]
+fn reports_in_main_and_local_memory_decide_as_rpcs3_reads_them() {
+    // The report context DMA may also name main memory (0xFEED0001: IO offset `offset`) or
+    // local memory (0xFEED0000: `offset`), as RPCS3's `rsx::get_address` resolves them; a
+    // report there is read from the captured memory. Four conditional quads: main and local
+    // reports holding 0 (not drawn) and 5 (drawn).
+    let mut b = pixel_scene("report_dmas.rrc", 8, 2);
+    b.set_fragment_program(Location::Local, 0x1000, &FP_MOV_COL0, 0x40)
+        .unwrap();
+    b.clear_surface(0xF3, 0xFF00_0000, 0xFFFF_FF00);
+    let cases = [
+        (0xFEED_0001, 0x100, [0.0, 0.0, 4.0, 4.0]),
+        (0xFEED_0000, 0x200, [4.0, 0.0, 8.0, 4.0]),
+        (0xFEED_0001, 0x300, [0.0, 4.0, 4.0, 8.0]),
+        (0xFEED_0000, 0x400, [4.0, 4.0, 8.0, 8.0]),
+    ];
+    for (k, (dma, offset, rect)) in cases.into_iter().enumerate() {
+        b.set_conditional_render(Some((dma, offset)));
+        quad(&mut b, 0x1_0000 * (k as u32 + 1), rect, 0.5, GREEN);
+    }
+    b.set_conditional_render(None);
+    let mut capture = b.finish();
+    attach_report_at(&mut capture, 1, 0x100, 0);
+    attach_report_at(&mut capture, 0, 0x200, 0);
+    attach_report_at(&mut capture, 1, 0x300, 5);
+    attach_report_at(&mut capture, 0, 0x400, 5);
+    let check = |out: &RenderedFrame, what: &str| {
+        for (x, y, drawn) in [(1, 1, false), (6, 1, false), (1, 6, true), (6, 6, true)] {
+            let want = if drawn {
+                [0, 255, 0, 255]
+            } else {
+                [0, 0, 0, 255]
+            };
+            assert_eq!(out.image.pixel(x, y), Some(want), "{what}: ({x}, {y})");
+        }
+    };
+    check(&cpu(&capture, &RenderOptions::default()), "cpu");
+    if let Some(g) = gpu_support::gpu("reports_in_main_and_local_memory_decide_as_rpcs3_reads_them")
+    {
+        check(&gpu(&g, &capture, &RenderOptions::default()), "gpu");
+    }
 }

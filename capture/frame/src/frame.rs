@@ -334,8 +334,24 @@ impl Machine<'_> {
     /// repeat of an earlier part's range is drawn again, not dropped as a duplicate.
     fn ends_part(&self, reg_index: u16) -> bool {
         self.scope.as_ref().is_some_and(|s| {
-            !(s.arrays.is_empty() && s.indexed.is_empty()) && crate::clause::defers(reg_index)
+            !(s.arrays.is_empty() && s.indexed.is_empty())
+                && crate::clause::defers(reg_index)
+                && self.constant_write_lands(reg_index)
         })
+    }
+
+    /// False for a `SET_TRANSFORM_CONSTANT` word past c[467], which RPCS3's handler drops
+    /// before it inserts the barrier (`set_transform_constant::impl`: "Out-of-bounds write is
+    /// a NOP"); true for every other register.
+    fn constant_write_lands(&self, reg_index: u16) -> bool {
+        let Some(k) = reg_index.checked_sub(reg::SET_TRANSFORM_CONSTANT) else {
+            return true;
+        };
+        if k >= 32 {
+            return true;
+        }
+        let load = u64::from(r(&self.regs, reg::SET_TRANSFORM_CONSTANT_LOAD));
+        load + u64::from(k / 4) < crate::transform::CONSTANT_COUNT as u64
     }
 
     /// Close the open clause's current part at a barrier: its ranges, with the deferred

@@ -377,7 +377,8 @@ pub static METHODS: &[MethodDef] = &[
     m(0x03B0, "NV4097_SET_CONTROL0"),
     m(0x03B8, "NV4097_SET_LINE_WIDTH"),
     m(0x03BC, "NV4097_SET_LINE_SMOOTH_ENABLE"),
-    m(0x03C0, "NV4097_SET_ANISO_SPREAD"),
+    // One per texture unit (RPCS3 `rsx_methods.cpp` binds 16).
+    a(0x03C0, 16, 4, "NV4097_SET_ANISO_SPREAD"),
     m(0x08C0, "NV4097_SET_SCISSOR_HORIZONTAL"),
     m(0x08C4, "NV4097_SET_SCISSOR_VERTICAL"),
     m(0x08CC, "NV4097_SET_FOG_MODE"),
@@ -658,6 +659,7 @@ mod tests {
             "NV4097_SET_TEXTURE_BORDER_COLOR[15]"
         );
         assert_eq!(method_name(0x0A3C / 4), "NV4097_SET_VIEWPORT_SCALE[3]");
+        assert_eq!(method_name(0x03FC / 4), "NV4097_SET_ANISO_SPREAD[15]");
         assert_eq!(method_name(0x2328 / 4), "NV0039_BUFFER_NOTIFY");
         assert_eq!(method_name(0xA400 / 4 + 0x6FF), "NV308A_COLOR[1791]");
         assert_eq!(method_name(0xC40C / 4), "NV3089_IMAGE_IN");

@@ -156,6 +156,31 @@ fn a_write_before_any_range_splits_nothing_and_an_unchanged_one_still_splits() {
     assert_eq!(bases, vec![0x80, 0x80, 0x80]);
 }
 
+#[test]
+fn a_constant_write_past_c467_is_no_barrier() {
+    // LOAD 470: the write lands nowhere, and RPCS3's handler returns before it inserts a
+    // barrier, so the repeated range is a duplicate of the same part and dropped (one draw).
+    let mut b = B::new();
+    b.put(CONSTANT_LOAD, &[470]);
+    b.put(BEGIN_END, &[TRIANGLES]);
+    b.put(DRAW_ARRAYS, &[range(0, 3)]);
+    b.put(CONSTANT, &f32s(&[1.0, 2.0, 3.0, 4.0]));
+    b.put(DRAW_ARRAYS, &[range(0, 3)]);
+    b.put(BEGIN_END, &[0]);
+    // LOAD 467: c[467] lands, a barrier; the range after it is a part of its own.
+    b.put(CONSTANT_LOAD, &[467]);
+    b.put(BEGIN_END, &[TRIANGLES]);
+    b.put(DRAW_ARRAYS, &[range(0, 3)]);
+    b.put(CONSTANT, &f32s(&[1.0, 2.0, 3.0, 4.0]));
+    b.put(DRAW_ARRAYS, &[range(0, 3)]);
+    b.put(BEGIN_END, &[0]);
+    let f = b.frame();
+    assert_eq!(
+        ranges(&f),
+        vec![(0, vec![r(0, 3)]), (0, vec![r(0, 3)]), (1, vec![r(0, 3)])]
+    );
+}
+
 fn f32s(values: &[f32]) -> Vec<u32> {
     values.iter().map(|v| v.to_bits()).collect()
 }

@@ -391,16 +391,21 @@ impl OcclusionCounter {
     }
 }
 
-/// The value of the report at `offset` of area `report_dma` in the captured memory: only
-/// the main report area is guest memory a capture may hold (IO offset `0x0E000000` + offset,
-/// RPCS3 `rsx::get_address`); the local one is the RSX's own report memory.
+/// The value of the report at `offset` of area `report_dma` in the captured memory (a
+/// report's value is its word at byte 8). The areas are resolved as RPCS3's
+/// `rsx::get_address` resolves a report's context DMA: the main report area at IO offset
+/// `0x0E000000` + offset; main memory (`CELL_GCM_CONTEXT_DMA_MEMORY_HOST_BUFFER`
+/// 0xFEED0001, or location 1) at IO offset `offset`; local memory (`..._FRAME_BUFFER`
+/// 0xFEED0000, or location 0) at `offset`. The local report area is the RSX's own report
+/// memory, which no capture holds.
 fn report_in_memory(report_dma: u32, offset: u32, memory: &dyn GuestMemory) -> Option<u32> {
-    if report_dma != REPORT_AREA_MAIN {
-        return None;
-    }
-    let at = REPORT_AREA_MAIN_IO_OFFSET
-        .checked_add(offset)?
-        .checked_add(8)?;
-    let bytes = memory.read(Location::Main, at, 4)?;
+    let (location, base) = match report_dma {
+        REPORT_AREA_MAIN => (Location::Main, REPORT_AREA_MAIN_IO_OFFSET),
+        0xFEED_0001 | 1 => (Location::Main, 0),
+        0xFEED_0000 | 0 => (Location::Local, 0),
+        _ => return None,
+    };
+    let at = base.checked_add(offset)?.checked_add(8)?;
+    let bytes = memory.read(location, at, 4)?;
     Some(u32::from_be_bytes(bytes[..].try_into().ok()?))
 }
