@@ -32,7 +32,19 @@ pub(crate) fn lod_fingerprint(l: &TextureLod, out: &mut Vec<u8>) {
     out.push(mip as u8);
     out.push(u8::from(unnormalized));
     match compare {
-        Some(c) => out.extend_from_slice(&[c.func, u8::from(c.mag_linear), u8::from(c.min_linear)]),
+        // Every field: each changes the emitted comparison (a fixed-point format's
+        // reference is clamped).
+        Some(DepthCompare {
+            func,
+            mag_linear,
+            min_linear,
+            clamp_reference,
+        }) => out.extend_from_slice(&[
+            func,
+            u8::from(mag_linear),
+            u8::from(min_linear),
+            u8::from(clamp_reference),
+        ]),
         None => out.push(0),
     }
     out.push(u8::from(alpha_kill));
@@ -225,4 +237,27 @@ pub(crate) fn compare_chosen(
         lines.push(format!("let {out} = vec4<f32>(za);"));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two units whose shaders differ must not share a fingerprint (a module cache keyed by
+    /// it would hand one's shader to the other): here a DEPTH16 and a DEPTH16_FLOAT shadow
+    /// unit, whose references are clamped and not.
+    #[test]
+    fn the_reference_clamp_is_part_of_the_fingerprint() {
+        let compare = DepthCompare::of_unit(1, false, true, true).unwrap();
+        let print = |fixed_point: bool| {
+            let lod = TextureLod {
+                compare: Some(compare.with_fixed_point(fixed_point)),
+                ..TextureLod::default()
+            };
+            let mut out = Vec::new();
+            lod_fingerprint(&lod, &mut out);
+            out
+        };
+        assert_ne!(print(true), print(false));
+    }
 }
