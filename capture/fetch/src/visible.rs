@@ -49,6 +49,17 @@ impl<'a> VisibleBlocks<'a> {
         compose(&self.blocks, u64::from(offset), len)
     }
 
+    /// The ranges `(start, end)` of `offset..offset + len` that some block holds, each block's
+    /// part (they may overlap one another).
+    pub fn held_ranges(&self, offset: u64, len: u64) -> Vec<(u64, u64)> {
+        let end = offset + len;
+        self.blocks
+            .iter()
+            .map(|b| (b.offset.max(offset), b.end().min(end)))
+            .filter(|(from, to)| from < to)
+            .collect()
+    }
+
     /// Copy into `dst` (the bytes from `offset` on) every byte some block holds, each the
     /// newest block's, leaving the bytes no block holds as they are: what the capture holds of
     /// a range that is not all captured.

@@ -9,11 +9,12 @@
 //!
 //! Non-increment batches to the block-upload registers (`SET_TRANSFORM_PROGRAM[32]`,
 //! `SET_TRANSFORM_CONSTANT[32]`, `NV308A_COLOR[0x700]`) fill consecutive registers too: RPCS3's
-//! handlers for them (`set_transform_program`, `set_transform_constant`, `nv308a::color`) take
-//! the batch's following arguments as the next registers, up to the end of the register block,
-//! and its replay of a capture feeds a recorded batch through them, so argument `i` of a batch
-//! at register `r` goes to `r + i mod (block end − r)`. Other registers take every argument of
-//! a non-increment batch.
+//! transform handlers (`set_transform_program`, `set_transform_constant`) take the batch's
+//! following arguments as the next registers, up to the end of the register block, and its
+//! replay of a capture feeds a recorded batch through them, so argument `i` of a batch at
+//! register `r` goes to `r + i mod (block end − r)`. `NV308A_COLOR` is read the same way, as
+//! the hardware streams an inline image (RPCS3's `nv308a::color` writes only the last word of
+//! each call; docs/ci.md). Other registers take every argument of a non-increment batch.
 
 use crate::error::StreamError;
 use rsxtrace_rrc::ReplayCommand;

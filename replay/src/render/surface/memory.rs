@@ -259,6 +259,63 @@ impl SurfaceMemory {
         self.stale_reads.swap(0, Ordering::Relaxed)
     }
 
+    /// How many of the `len` bytes at `offset` neither a region of this replay nor the
+    /// captured memory `base` holds (what a read of them fills with 0).
+    pub fn unheld_bytes(
+        &self,
+        location: Location,
+        offset: u32,
+        len: u32,
+        base: &dyn GuestMemory,
+    ) -> u64 {
+        let start = u64::from(offset);
+        let end = start + u64::from(len);
+        if len == 0 || base.read(location, offset, len).is_some() {
+            return 0;
+        }
+        let mut held: Vec<(u64, u64)> = self
+            .regions
+            .iter()
+            .filter(|r| r.location == location)
+            .map(|r| (u64::from(r.offset).max(start), r.end().min(end)))
+            .filter(|(a, b)| a < b)
+            .collect();
+        match base.visible_blocks(location, offset, len) {
+            Some(blocks) => held.extend(blocks.held_ranges(start, u64::from(len))),
+            None => {
+                // Held pieces of 64 bytes, a piece not wholly held looked at 4 bytes at a
+                // time (a partly held word counts as not held).
+                let mut pieces = |size: u32, from: u32, to: u32, failed: &mut Vec<u32>| {
+                    let mut at = from;
+                    while at < to {
+                        let n = size.min(to - at);
+                        if base.read(location, offset + at, n).is_some() {
+                            held.push((start + u64::from(at), start + u64::from(at + n)));
+                        } else {
+                            failed.push(at);
+                        }
+                        at += n;
+                    }
+                };
+                let mut failed = Vec::new();
+                pieces(64, 0, len, &mut failed);
+                for at in failed {
+                    pieces(4, at, (at + 64).min(len), &mut Vec::new());
+                }
+            }
+        }
+        held.sort_unstable();
+        let (mut covered, mut reach) = (0u64, start);
+        for (a, b) in held {
+            let a = a.max(reach);
+            if b > a {
+                covered += b - a;
+                reach = b;
+            }
+        }
+        u64::from(len) - covered
+    }
+
     /// Whether `len` bytes at `offset` overlap a region written in this replay.
     pub fn overlaps(&self, location: Location, offset: u32, len: u32) -> bool {
         let start = u64::from(offset);
@@ -308,6 +365,17 @@ impl GuestMemory for Overlay<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn unheld_bytes_count_what_neither_the_capture_nor_the_render_holds() {
+        // Captured 0x110..0x120, rendered 0x130..0x138: of 0x100..0x140, 0x100..0x110,
+        // 0x120..0x130 and 0x138..0x140 are held by neither (40 bytes).
+        let base = FlatMemory::at(Location::Local, 0x110, vec![1u8; 16]);
+        let mut m = SurfaceMemory::new();
+        m.range_mut(Location::Local, 0x130, 8, &base).unwrap();
+        assert_eq!(m.unheld_bytes(Location::Local, 0x100, 0x40, &base), 40);
+        assert_eq!(m.unheld_bytes(Location::Local, 0x110, 16, &base), 0);
+        assert_eq!(m.unheld_bytes(Location::Main, 0x110, 16, &base), 16);
+    }
     use super::*;
     use rsxtrace_capture::fetch::FlatMemory;
 

@@ -86,15 +86,13 @@ pub fn source_extent(transfer: &Transfer) -> Option<(Location, u64, u64)> {
             Some((c.src, start as u64, end as u64))
         }
         Transfer::Scaled(s) => {
-            let (in_w, in_h) = (u64::from(s.in_size.0), u64::from(s.in_size.1));
-            if in_w == 0 || in_h == 0 {
+            if s.in_size.0 == 0 || s.in_size.1 == 0 {
                 return None;
             }
-            let start = u64::from(s.src_offset);
-            let end = start
-                + (in_h - 1) * u64::from(s.src_pitch)
-                + in_w * u64::from(s.src_format.bytes());
-            Some((s.src, start, end))
+            // The bytes the walk reaches, a mirrored one before the offset too.
+            let (start, end) = scaled_source_range(s);
+            let start = start.max(0) as u64;
+            Some((s.src, start, (end.max(0) as u64).max(start)))
         }
         Transfer::Inline(_) => None,
     }
@@ -449,6 +447,22 @@ impl SourceAxis {
     }
 }
 
+/// The byte range `[start, end)` of the source a scaled image reads: from the first row and
+/// column its axes reach ([`SourceAxis::reach`]; a mirrored axis reaches back from its first
+/// texel, before the offset) to the last (may lie outside the address space).
+fn scaled_source_range(s: &ScaledImage) -> (i64, i64) {
+    let sbpp = i64::from(s.src_format.bytes());
+    let axis_x = SourceAxis::new(s.in_point.0, s.origin, s.step.0, s.in_size.0);
+    let axis_y = SourceAxis::new(s.in_point.1, s.origin, s.step.1, s.in_size.1);
+    let ((x_lo, x_hi), (y_lo, y_hi)) = (axis_x.reach(), axis_y.reach());
+    let pitch = i64::from(s.src_pitch);
+    let offset = i64::from(s.src_offset);
+    (
+        offset + y_lo * pitch + x_lo * sbpp,
+        offset + y_hi * pitch + (x_hi + 1) * sbpp,
+    )
+}
+
 /// The first source texel a scaled image reads along one axis, from the `IMAGE_IN` point
 /// and the step (source texels per destination pixel), as RPCS3 works it out
 /// (`nv3089.cpp` `decode_transfer_registers`, in f32 and 16-bit integers): a CORNER point's
@@ -512,11 +526,22 @@ fn scaled_image(
     let sbpp = s.src_format.bytes();
     let axis_x = SourceAxis::new(s.in_point.0, s.origin, s.step.0, s.in_size.0);
     let axis_y = SourceAxis::new(s.in_point.1, s.origin, s.step.1, s.in_size.1);
-    let ((x_lo, x_hi), (y_lo, y_hi)) = (axis_x.reach(), axis_y.reach());
+    let ((x_lo, _), (y_lo, _)) = (axis_x.reach(), axis_y.reach());
     let pitch = i64::from(s.src_pitch);
-    let first = i64::from(s.src_offset) + y_lo * pitch + x_lo * i64::from(sbpp);
-    let s_end = i64::from(s.src_offset) + y_hi * pitch + (x_hi + 1) * i64::from(sbpp);
+    let (first, s_end) = scaled_source_range(s);
     let (s_at, s_len) = span("NV3089 source", first, s_end)?;
+    // Bytes neither captured nor rendered read as 0, as in RPCS3's replay. RPCS3's recorder
+    // attaches the source before it applies the IMAGE_IN write, so from the previous
+    // transfer's point, with the raw point floored and the raw pitch (`RSXFIFO.cpp` records
+    // before it decodes the register; `capture_image_in`): a point that moved back, a CENTER
+    // point or a reduction can read bytes it left out.
+    let missing = surfaces.unheld_bytes(s.src, s_at, s_len, base);
+    if missing > 0 {
+        notes.push(format!(
+            "NV3089 source: {missing} of its {s_len} bytes at {}+0x{s_at:08x} are not in the capture (read as 0)",
+            s.src.name()
+        ));
+    }
     let src = read(surfaces, base, s.src, s_at, s_len)?;
     // Texel (kx, ky) of the source image as the steps walk it; a filter tap before the first
     // texel reads the first (RPCS3 filters the image from the `IMAGE_IN` point on).
@@ -896,6 +921,47 @@ mod tests {
             let firsts: Vec<u8> = d.chunks(4).map(|p| p[0]).collect();
             assert_eq!(firsts, (8..16).collect::<Vec<u8>>(), "{interpolator:?}");
         }
+    }
+
+    #[test]
+    fn source_bytes_the_capture_lacks_are_named() {
+        // RPCS3's recorder attached the source from the previous IMAGE_IN point (texel 4), so
+        // a copy from texel 0 finds texels 0..3 (16 bytes) in no block: a note names them.
+        let captured = FlatMemory::at(
+            Location::Local,
+            0x1010,
+            (4..8u8).flat_map(|k| [k; 4]).collect::<Vec<u8>>(),
+        );
+        let s = ScaledImage {
+            in_size: (8, 1),
+            src_pitch: 32,
+            ..scaled_to_0x200(0x1000, (8, 1))
+        };
+        let mut surfaces = SurfaceMemory::new();
+        let notes = apply_transfer(&Transfer::Scaled(s), &mut surfaces, &captured);
+        assert_eq!(
+            notes,
+            vec!["NV3089 source: 16 of its 32 bytes at local+0x00001000 are not in the capture (read as 0)"]
+        );
+    }
+
+    #[test]
+    fn the_source_extent_covers_a_mirrored_walk() {
+        // Mirrored from texel 1 of a 4×1 row at 0x140: the walk reads texels 1, 0, -1, -2, the
+        // last two before the offset; the extent the GPU render writes back over covers them.
+        let s = ScaledImage {
+            in_point: (1.0, 0.0),
+            step: (-1.0, 1.0),
+            ..scaled_to_0x200(0x140, (4, 1))
+        };
+        assert_eq!(
+            source_extent(&Transfer::Scaled(s)),
+            Some((Location::Local, 0x140 - 8, 0x140 + 8))
+        );
+        // Forward from texel 0: the image itself.
+        let forward = scaled_to_0x200(0x140, (4, 1));
+        let (_, start, end) = source_extent(&Transfer::Scaled(forward)).unwrap();
+        assert_eq!((start, end), (0x140, 0x140 + 16));
     }
 
     /// A 4×2 A8R8G8B8 image at 0x140 (rows 0x140 and 0x150, texel byte 0 = 10·row + column)
