@@ -5,7 +5,9 @@
 //! `set_stencil_op`, `set_face_property`, `set_color_mask`, `check_index_array_dma`, since
 //! 1792714 and 58d8c65, April 2024), and its replay of a capture goes through them; the valid
 //! values are those of its `gcm_enums.h` casts (`to_blend_factor`, `to_blend_equation`,
-//! `to_stencil_op`, `to_cull_face`, `to_front_face`: a list, or ranges of values).
+//! `to_stencil_op`, `to_cull_face`, `to_front_face`: a list, or ranges of values). For an
+//! invalid index array DMA RPCS3 also recovers its FIFO (`recover_fifo`: the queue rewinds
+//! and an open draw is dropped); the frame model keeps the register and draws on.
 
 use crate::methods::reg;
 
