@@ -44,6 +44,12 @@ pub enum OpenError {
         path.display()
     )]
     Unrecognised { path: PathBuf },
+    #[error(
+        "{} is not a regular file (a pipe, FIFO or device): inputs are read by their content, \
+         then opened again (a trace is mapped), so save it to a file first",
+        path.display()
+    )]
+    NotRegular { path: PathBuf },
 }
 
 /// Sniff the kind of a file from its first bytes (16 are enough).
@@ -57,12 +63,21 @@ pub fn kind_of(head: &[u8]) -> FileKind {
     }
 }
 
-/// The kind of the file at `path`, from its first 16 bytes.
+/// The kind of the file at `path`, from its first 16 bytes. A path that is not a regular
+/// file (a pipe, a FIFO, a device) is refused: its bytes could be read only once, and the
+/// file is opened again to be read (a FIFO whose writer is gone would block that open
+/// forever).
 pub fn file_kind(path: &Path) -> Result<FileKind, OpenError> {
     let io = |source| OpenError::Io {
         path: path.to_path_buf(),
         source,
     };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(OpenError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
     let mut head = [0u8; 16];
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut filled = 0;
@@ -110,6 +125,22 @@ mod tests {
         let err = open_capture(&path).unwrap_err();
         assert!(matches!(err, OpenError::Unrecognised { .. }), "{err}");
         assert!(err.to_string().contains("program.fpo"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_by_name_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("capture.rrc");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo");
+        assert!(status.success());
+        // No writer: opening the FIFO would block; the refusal comes before any open.
+        let err = open_capture(&path).unwrap_err();
+        assert!(matches!(err, OpenError::NotRegular { .. }), "{err}");
+        assert!(err.to_string().contains("capture.rrc"), "{err}");
     }
 
     #[test]
