@@ -206,6 +206,35 @@ fn convert_json_says_what_it_wrote() {
         warning.contains("as uncompressed, but it holds gzip"),
         "{report}"
     );
+    // A trace under a capture's name says so too.
+    let out = dir.path().join("trace.rrc.gz");
+    let report = json(&[
+        "convert",
+        &sample(),
+        out.to_str().unwrap(),
+        "--to",
+        "trace",
+        "--json",
+    ]);
+    let warning = report["warnings"][0].as_str().unwrap_or_default();
+    assert!(warning.contains("holds an rsxtrace trace"), "{report}");
+}
+
+#[test]
+fn convert_of_a_trace_onto_itself_keeps_it() {
+    // A trace input is mapped: the output is written beside it and renamed over it, so
+    // converting a trace onto its own path (the game sample's, large enough that the write
+    // reads the mapping after the file was first written) neither crashes nor empties it.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("game.rsxt");
+    let game = format!(
+        "{}/../traces/samples/game.rrc.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    ok_stdout(&["convert", &game, trace.to_str().unwrap()]);
+    let before = json(&["draws", trace.to_str().unwrap(), "--json"]);
+    ok_stdout(&["convert", trace.to_str().unwrap(), trace.to_str().unwrap()]);
+    assert_eq!(json(&["draws", trace.to_str().unwrap(), "--json"]), before);
 }
 
 #[test]

@@ -15,11 +15,7 @@ fn format_for(output: &Path, to: Option<ConvertFormat>) -> ConvertFormat {
     if let Some(f) = to {
         return f;
     }
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if name.ends_with(".gz") || name.ends_with(".zst") || name.ends_with(".rrc") {
+    if super::rrc_out::is_rrc_name(output) {
         super::rrc_out::format_for_name(output)
     } else {
         ConvertFormat::Trace
@@ -50,15 +46,33 @@ pub fn run(
             }
         };
         frame_index = Some(index.is_some());
-        // Streamed to the file: a trace is as large as the capture's memory, no second copy.
-        let file = std::fs::File::create(output)
-            .with_context(|| format!("cannot create {}", output.display()))?;
+        if super::rrc_out::is_rrc_name(output) {
+            warnings.push(format!(
+                "{} is named as an RPCS3 capture but holds an rsxtrace trace (--to trace)",
+                output.display()
+            ));
+        }
+        // Streamed to a new file beside the output, then renamed over it: a trace is as
+        // large as the capture's memory (no second copy), and a trace input is mapped, so
+        // truncating the output in place when it is the input would pull the bytes from
+        // under the capture being written.
+        let dir = output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let file = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("cannot create a file in {}", dir.display()))?;
         let mut out = std::io::BufWriter::new(file);
         trace::write_trace_indexed(&capture, index.as_ref(), &mut out)
             .context("cannot write the trace")?;
-        out.flush()
+        let file = out
+            .into_inner()
+            .map_err(|e| e.into_error())
             .with_context(|| format!("cannot write {}", output.display()))?;
-        std::fs::metadata(output)?.len()
+        let written = file.as_file().metadata()?.len();
+        file.persist(output)
+            .with_context(|| format!("cannot write {}", output.display()))?;
+        written
     } else {
         let named = super::rrc_out::format_for_name(output);
         if format != named {

@@ -23,6 +23,16 @@ pub fn format_for_name(path: &Path) -> ConvertFormat {
     }
 }
 
+/// Whether `path` is named as an RPCS3 capture (`.rrc`, `.rrc.gz`, `.rrc.zst`, or any
+/// `.gz`/`.zst`, which [`format_for_name`] reads as one).
+pub fn is_rrc_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".rrc") || name.ends_with(".gz") || name.ends_with(".zst")
+}
+
 /// `capture` as an RRC v6 file in `format`.
 pub fn encode(capture: &Capture, format: ConvertFormat) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
