@@ -149,7 +149,7 @@ impl TransformConstants {
 /// Vertex-program memory and the constant file as the method stream changes them.
 #[derive(Clone, Debug)]
 pub struct TransformState {
-    /// Program memory (2176 or 2048 words).
+    /// Program memory (2176 words: a 2048-word capture padded).
     pub program: Arc<Vec<u32>>,
     /// Bumped on every program write, to cache hashes.
     pub program_version: u64,
@@ -162,8 +162,15 @@ pub struct TransformState {
 impl TransformState {
     /// Start from the register-state snapshot.
     pub fn new(program: &[u32], constants: Option<&[[u32; 4]]>) -> TransformState {
+        // A capture of 512 slots (RRC v3 to early v5, when RPCS3 emulated 512) is program
+        // memory of 544 slots here, the last 32 empty: the RSX has 544 (rrc-format.md 1.6;
+        // rsxtrace writes such a file for RPCS3 padded the same way, `rsxtrace_rrc::tail`).
+        let mut program = program.to_vec();
+        if program.len() < rsxtrace_rrc::TRANSFORM_PROGRAM_WORDS {
+            program.resize(rsxtrace_rrc::TRANSFORM_PROGRAM_WORDS, 0);
+        }
         TransformState {
-            program: Arc::new(program.to_vec()),
+            program: Arc::new(program),
             program_version: 0,
             constants: Arc::new(TransformConstants::initial(constants)),
             dropped_constant_writes: 0,

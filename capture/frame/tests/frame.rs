@@ -365,6 +365,23 @@ fn the_recorders_copies_of_a_non_increment_program_upload_are_not_uploaded_again
 }
 
 #[test]
+fn a_512_slot_capture_has_544_slots_of_program_memory() {
+    // RRC v3 to early v5 record 512 slots (2048 words); the RSX has 544. A program uploaded
+    // at slot 520 lands there and a draw's program memory is 2176 words, which the vertex
+    // decoder takes (it refused 2048).
+    let mut b = B::new();
+    b.c.reg_state.transform_program = vec![0; 2048];
+    b.m(0x1E9C, 520);
+    b.batch(0x0B80, &[1, 2, 3, 4], false);
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let p = &f.draws[0].vertex_program;
+    assert_eq!(p.len(), 2176);
+    assert_eq!(&p[520 * 4..521 * 4], &[1, 2, 3, 4]);
+}
+
+#[test]
 fn mvp_null_when_one_row_unknown_and_block_makes_all_known() {
     let mut b = B::new();
     mvp_upload(&mut b, 32, 3); // c32..c34 only
