@@ -47,9 +47,13 @@ pub struct EditArgs {
 }
 
 fn parse_pair(s: &str) -> Result<(Selector, PathBuf), String> {
-    let (selector, file) = s
-        .split_once('=')
+    // The first '=' that is not the one of an inclusive range (`A..=B`).
+    let at = s
+        .match_indices('=')
+        .map(|(i, _)| i)
+        .find(|&i| !s[..i].ends_with(".."))
         .ok_or_else(|| format!("{s}: expected SELECTOR=FILE"))?;
+    let (selector, file) = (&s[..at], &s[at + 1..]);
     if file.is_empty() {
         return Err(format!("{s}: no file after '='"));
     }
@@ -271,4 +275,21 @@ fn draw_list(draws: &[usize]) -> String {
         i = j + 1;
     }
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inclusive_range_keeps_its_equals_sign() {
+        let (selector, file) = parse_pair("0..=1=program.fpo").unwrap();
+        assert_eq!(selector, Selector::parse("0..=1").unwrap());
+        assert_eq!(file, PathBuf::from("program.fpo"));
+        let (selector, file) = parse_pair("2=a=b.fpo").unwrap();
+        assert_eq!(selector, Selector::parse("2").unwrap());
+        assert_eq!(file, PathBuf::from("a=b.fpo"));
+        assert!(parse_pair("0..=1").is_err());
+        assert!(parse_pair("all=").is_err());
+    }
 }
