@@ -79,6 +79,34 @@ fn the_site_of_the_sample_holds_the_frame_and_every_draw() {
     assert!(site.join("draws/draw-00002.html").is_file());
 }
 
+#[cfg(unix)]
+#[test]
+fn json_names_a_folder_that_is_not_utf8() {
+    // The site is written and the JSON is whole, the folder's name read lossily (serde
+    // refuses a path that is not UTF-8; the output stopped after `"out":`).
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let site = tmp.path().join(std::ffi::OsStr::from_bytes(b"r\xff4"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rsxtrace"))
+        .args(["report", &sample(), "--quiet", "--json", "--html"])
+        .arg(&site)
+        .env("XDG_RUNTIME_DIR", runtime_dir())
+        .output()
+        .expect("run rsxtrace");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        summary["out"].as_str().unwrap().ends_with("r\u{fffd}4"),
+        "{summary}"
+    );
+    assert!(site.join("index.html").is_file());
+}
+
 #[test]
 fn a_folder_with_other_files_is_refused() {
     let tmp = tempfile::tempdir().expect("tempdir");

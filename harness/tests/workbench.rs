@@ -911,7 +911,8 @@ fn bad_draws_attributes_and_formats_are_left_out_and_named() {
         "0..5",
     ]);
     assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&out.stdout);
+    // Warnings go to standard error, as every command's do.
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("warning: draw 0 left out: the vertex program writes no position"),
         "{text}"
@@ -1234,7 +1235,7 @@ fn cube_faces_slices_and_mips_dump_as_separate_files() {
         plain.to_str().unwrap(),
     ]);
     assert_eq!(run_out.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&run_out.stdout);
+    let text = String::from_utf8_lossy(&run_out.stderr);
     assert!(
         text.contains("warning: draw 1 fragment texture unit 0 left out: texture unit 0: unsupported texture format 0x96"),
         "{text}"

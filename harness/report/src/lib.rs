@@ -157,10 +157,17 @@ impl ReportOptions {
     }
 }
 
+/// A path as text, any bytes that are not UTF-8 replaced.
+fn lossy_path<S: serde::Serializer>(path: &std::path::Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
 /// What was written.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ReportSummary {
-    /// The output folder.
+    /// The output folder (in JSON its name lossily as UTF-8, as other commands print paths:
+    /// serde refuses a path that is not UTF-8).
+    #[serde(serialize_with = "lossy_path")]
     pub out: PathBuf,
     /// Draws reported.
     pub draws: usize,

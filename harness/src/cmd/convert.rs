@@ -6,7 +6,6 @@ use anyhow::Context;
 use clap::ValueEnum;
 use rsxtrace_capture::trace;
 use serde_json::json;
-use std::io::Write;
 use std::path::Path;
 
 /// The output format: as asked, or from the output file name (an RRC name as RPCS3 reads it,

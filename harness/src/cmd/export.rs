@@ -146,15 +146,15 @@ fn gltf(args: &GltfArgs) -> anyhow::Result<Status> {
     }
     out!("{}", t.render());
     for w in &report.warnings {
-        outln!("warning: {w}");
+        eprintln!("warning: {w}");
     }
     for m in &report.meshes {
         for w in &m.warnings {
-            outln!("warning: draw {}: {w}", m.draw);
+            eprintln!("warning: draw {}: {w}", m.draw);
         }
     }
     for s in &report.skipped {
-        outln!("warning: draw {} left out: {}", s.draw, s.reason);
+        eprintln!("warning: draw {} left out: {}", s.draw, s.reason);
     }
     outln!(
         "wrote {} ({} meshes, {} bytes); attributes marked ? are guesses",

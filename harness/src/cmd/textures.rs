@@ -124,7 +124,7 @@ fn dump(args: &TexturesArgs, dir: &Path, frame: &Frame) -> anyhow::Result<Status
     out!("{}", t.render());
     for tex in &index.textures {
         if let Some(region) = tex.tile_region {
-            outln!(
+            eprintln!(
                 "warning: texture {} lies in tile region {region}: RPCS3 keeps that memory in \
                  the tiled order and the dump reads it linearly, so its image may be scrambled",
                 tex.name
@@ -133,7 +133,7 @@ fn dump(args: &TexturesArgs, dir: &Path, frame: &Frame) -> anyhow::Result<Status
     }
     for s in &index.skipped {
         match (s.stage, s.unit) {
-            (Some(stage), Some(unit)) => outln!(
+            (Some(stage), Some(unit)) => eprintln!(
                 "warning: draw {} {} texture unit {unit} left out: {}",
                 s.draw,
                 match stage {
@@ -142,7 +142,7 @@ fn dump(args: &TexturesArgs, dir: &Path, frame: &Frame) -> anyhow::Result<Status
                 },
                 s.reason
             ),
-            _ => outln!("warning: draw {} left out: {}", s.draw, s.reason),
+            _ => eprintln!("warning: draw {} left out: {}", s.draw, s.reason),
         }
     }
     outln!(
