@@ -245,6 +245,19 @@ fn malformed_packets_get_replies_not_a_crash() {
 }
 
 #[test]
+fn a_client_that_goes_away_without_detaching_ends_the_session_cleanly() {
+    // gdb killed, or any client closing its socket mid-session: the session is over as at a
+    // detach, and the server exits 0 (docs/debug.md), not with a connection error.
+    use std::io::Write;
+    let (mut child, addr) = server(&fog(), "3,5", "16x16");
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.write_all(b"+$?#3f").unwrap();
+    drop(s);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[test]
 fn a_captured_draw_is_served_with_its_inputs_and_textures() {
     let sample = rsxtrace_testkit::workspace!().sample("basic.rrc.gz");
     let (mut child, addr) = serve(&[sample.to_str().unwrap(), "--draw", "2", "--pixel", "189,76"]);

@@ -173,13 +173,17 @@ impl<I: Invocation> BlockingEventLoop for Loop<I> {
     }
 }
 
-/// Serves `invocation` to the gdb on `stream` until it disconnects or the program ends.
+/// Serves `invocation` to the gdb on `stream` until it disconnects or the program ends. A
+/// connection that breaks (gdb killed, the socket closed without a detach) ends the session
+/// as a disconnect does.
 pub fn serve<I: Invocation>(invocation: I, stream: TcpStream) -> Result<DisconnectReason, String> {
     let mut target = Debuggee {
         invocation,
         mode: Mode::Step,
     };
-    GdbStub::new(CheckedStream::new(stream))
-        .run_blocking::<Loop<I>>(&mut target)
-        .map_err(|e: GdbStubError<String, std::io::Error>| e.to_string())
+    match GdbStub::new(CheckedStream::new(stream)).run_blocking::<Loop<I>>(&mut target) {
+        Ok(reason) => Ok(reason),
+        Err(e) if e.is_connection_error() => Ok(DisconnectReason::Disconnect),
+        Err(e) => Err((e as GdbStubError<String, std::io::Error>).to_string()),
+    }
 }
