@@ -118,6 +118,15 @@ pub enum DrawProblem {
     /// An inline-array draw with no enabled attribute array (stride 0).
     #[error("inline array draw with no enabled vertex array")]
     InlineWithoutArrays,
+    /// A state register the draw uses holds no documented value: the renderers cannot draw
+    /// with it and skip the draw ([`crate::state::RasterState::invalid`]).
+    #[error("{method} 0x{value:08x} is not a valid value; the renderers skip the draw")]
+    InvalidState {
+        /// Method name.
+        method: &'static str,
+        /// The register's value.
+        value: u32,
+    },
 }
 
 /// One draw.

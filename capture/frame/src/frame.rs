@@ -604,6 +604,13 @@ impl Machine<'_> {
             },
         };
 
+        let raster = RasterState::from_regs(regs);
+        problems.extend(
+            raster
+                .invalid()
+                .into_iter()
+                .map(|(method, value)| DrawProblem::InvalidState { method, value }),
+        );
         Draw {
             index: self.draws.len(),
             begin_command: begin,
@@ -635,10 +642,7 @@ impl Machine<'_> {
                 std::array::from_fn(|i| Texture::vertex(regs, i as u16)),
             ),
             surface: Surface::from_regs(regs),
-            raster: shared(
-                self.draws.last().map(|d| &d.raster),
-                RasterState::from_regs(regs),
-            ),
+            raster: shared(self.draws.last().map(|d| &d.raster), raster),
             problems,
         }
     }

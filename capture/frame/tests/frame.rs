@@ -382,6 +382,29 @@ fn a_512_slot_capture_has_544_slots_of_program_memory() {
 }
 
 #[test]
+fn a_state_value_the_renderers_cannot_use_is_a_draw_problem() {
+    // Depth test on with SET_DEPTH_FUNC 0xdead, and a front polygon mode 0xdead: named on the
+    // draw (info and dump show it), which the renderers skip. The alpha function is checked
+    // only while the alpha test is on. (The first problem is this bare capture's missing
+    // fragment program.)
+    let mut b = B::new();
+    b.m(0x0A74, 1); // SET_DEPTH_TEST_ENABLE
+    b.m(0x0A6C, 0xDEAD); // SET_DEPTH_FUNC
+    b.m(0x1828, 0xDEAD); // SET_FRONT_POLYGON_MODE
+    b.m(0x0308, 0xDEAD); // SET_ALPHA_FUNC, the alpha test off
+    b.draw_arrays(5, &[(0, 3)]);
+    let f = b.frame();
+    let problems: Vec<String> = f.draws[0].problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        problems[1..],
+        [
+            "NV4097_SET_FRONT_POLYGON_MODE 0x0000dead is not a valid value; the renderers skip the draw",
+            "NV4097_SET_DEPTH_FUNC 0x0000dead is not a valid value; the renderers skip the draw",
+        ]
+    );
+}
+
+#[test]
 fn mvp_null_when_one_row_unknown_and_block_makes_all_known() {
     let mut b = B::new();
     mvp_upload(&mut b, 32, 3); // c32..c34 only

@@ -524,6 +524,43 @@ pub struct RasterState {
 }
 
 impl RasterState {
+    /// The state registers in use (the depth, alpha and stencil functions of the tests that
+    /// are on, the polygon modes) whose value is none of the documented ones: `(method,
+    /// value)`, for a draw problem, since the renderers cannot draw with them.
+    pub fn invalid(&self) -> Vec<(&'static str, u32)> {
+        let mut out = Vec::new();
+        let mut check = |on: bool, method: &'static str, field: &Named| {
+            if on && field.name.is_none() {
+                out.push((method, field.raw));
+            }
+        };
+        // A polygon mode of 0 (never written) reads as FILL, GL's default.
+        let (front, back) = (
+            &self.modes.front_polygon_mode,
+            &self.modes.back_polygon_mode,
+        );
+        check(front.raw != 0, "NV4097_SET_FRONT_POLYGON_MODE", front);
+        check(back.raw != 0, "NV4097_SET_BACK_POLYGON_MODE", back);
+        check(self.depth.test, "NV4097_SET_DEPTH_FUNC", &self.depth.func);
+        check(
+            self.alpha_test.enabled,
+            "NV4097_SET_ALPHA_FUNC",
+            &self.alpha_test.func,
+        );
+        let stencil = &self.stencil;
+        check(
+            stencil.enabled,
+            "NV4097_SET_STENCIL_FUNC",
+            &stencil.front.func,
+        );
+        check(
+            stencil.enabled && stencil.two_sided,
+            "NV4097_SET_BACK_STENCIL_FUNC",
+            &stencil.back.func,
+        );
+        out
+    }
+
     /// Decode from a register file.
     pub fn from_regs(regs: &[u32]) -> RasterState {
         let face = |func, reference, func_mask, write_mask, fail, zfail, zpass| StencilFace {
