@@ -426,6 +426,11 @@ fn capture_without_constants(path: &Path) {
 /// the identity and the triangle writes stencil 3 (ALWAYS, REPLACE); without, the vertex
 /// program's constants are missing from the capture.
 fn one_triangle(path: &Path, stencil: bool) {
+    triangle(path, stencil, 1);
+}
+
+/// [`one_triangle`] with colour target field `color_target` (0: none, a depth-only frame).
+fn triangle(path: &Path, stencil: bool, color_target: u32) {
     let mut b = CaptureBuilder::new("no-constants");
     let target = |offset| SurfaceTarget {
         location: Location::Local,
@@ -438,7 +443,7 @@ fn one_triangle(path: &Path, stencil: bool) {
         surface_type: 1,
         antialias: 0,
         log2_size: (6, 6),
-        color_target: 1,
+        color_target,
         colors: [
             target(0),
             target(0x1_0000),
@@ -496,6 +501,51 @@ fn one_triangle(path: &Path, stencil: bool) {
         .unwrap();
     b.draw_arrays(5, &[(0, 3)]).unwrap(); // triangles
     b.write_rrc(path).unwrap();
+}
+
+#[test]
+fn the_depth_surface_of_a_depth_only_frame_is_written_and_watched() {
+    // No draw writes colour (colour target field 0, a shadow map or depth pre-pass): there is
+    // no output image, but `--target` writes the depth surface (replay --help) and history
+    // watches it; without --target replay says there is nothing to show.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("depth_only.rrc.gz");
+    triangle(&path, true, 0);
+    let png = dir.path().join("z.png");
+    let out = rsxtrace(&[
+        "replay",
+        s(&path),
+        "--cpu",
+        "--target",
+        "0x40000",
+        "--out",
+        s(&png),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, _) = read_png(&png);
+    assert_eq!((w, h), (64, 64));
+    let out = rsxtrace(&[
+        "history",
+        s(&path),
+        "--pixel",
+        "32,40",
+        "--target",
+        "0x40000",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = rsxtrace(&["replay", s(&path), "--cpu", "--out", s(&png)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no draw writes a usable colour target"));
 }
 
 /// `replay` says which draws conditional rendering left out, on both renderers: the

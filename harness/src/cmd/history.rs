@@ -116,6 +116,7 @@ fn print_text(h: &PixelHistory) -> anyhow::Result<()> {
         Some(OutputSource::LastColorTarget { .. }) => {
             format!("the output image (the last colour target, {surface})")
         }
+        Some(OutputSource::NoColorTarget) => format!("the target {surface}"),
         None if s.depth => format!("the depth target {surface}"),
         None => format!("the colour target {surface}"),
     };

@@ -68,6 +68,15 @@ pub struct Rgba8Image {
 }
 
 impl Rgba8Image {
+    /// No pixels (0 × 0).
+    pub fn empty() -> Rgba8Image {
+        Rgba8Image {
+            width: 0,
+            height: 0,
+            pixels: Vec::new(),
+        }
+    }
+
     /// A `width` x `height` image filled with `rgba`.
     pub fn filled(width: u32, height: u32, rgba: [u8; 4]) -> Rgba8Image {
         let count = width as usize * height as usize;
@@ -161,6 +170,24 @@ pub enum OutputSource {
         /// RSX colour format name.
         format: String,
     },
+    /// No draw writes colour (a depth-only frame): there is no output image, only the
+    /// targets an observer reads (`replay --target`, `history --target`); the image is empty.
+    NoColorTarget,
+}
+
+/// The output surface a render needs: `None` (an empty image) is allowed only when something
+/// reads a target at the end of the render or watches a pixel instead of the output image.
+pub(crate) fn output_or_error(
+    output: Option<super::surface::OutputSurface>,
+    reads_targets: bool,
+) -> Result<Option<super::surface::OutputSurface>, super::RenderError> {
+    match output {
+        Some(o) => Ok(Some(o)),
+        None if reads_targets => Ok(None),
+        None => Err(super::RenderError::NothingToRender(
+            "no draw writes a usable colour target".into(),
+        )),
+    }
 }
 
 /// The output target after one draw.

@@ -204,6 +204,7 @@ fn output_source(report: &Report<'_>) -> String {
             "the last colour target drawn to, 0x{address:x} ({format}), {}x{} (the capture names no displayed buffer)",
             image.width, image.height
         ),
+        OutputSource::NoColorTarget => "none: no draw writes colour".to_string(),
     }
 }
 

@@ -46,8 +46,8 @@ use super::surface::{output_image, output_surface, OutputSurface, Overlay, Surfa
 use super::tile_regions;
 use super::transfer::{apply_event, BetweenDraws};
 use super::{
-    DrawShading, DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning,
-    RenderedFrame, ShadingStats, Tiling,
+    DrawShading, DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings,
+    RenderWarning, RenderedFrame, Rgba8Image, ShadingStats, Tiling,
 };
 use crate::interp::fragment::FragmentState;
 use crate::raster::PixelRect;
@@ -107,12 +107,21 @@ pub(crate) fn render_frame_watched(
             frame.draws.len()
         )));
     }
-    let output = output_surface(frame, events).ok_or_else(|| {
-        RenderError::NothingToRender("no draw writes a usable colour target".into())
-    })?;
-    let band = options
-        .band
-        .map(|band| BandPlan::new(frame, events, &output, range.clone(), band));
+    let output = crate::render::output::output_or_error(
+        output_surface(frame, events),
+        observer.looks_at_the_end() || watch.is_some(),
+    )?;
+    let band = match (options.band, &output) {
+        (Some(band), Some(output)) => {
+            Some(BandPlan::new(frame, events, output, range.clone(), band))
+        }
+        (Some(_), None) => {
+            return Err(RenderError::NothingToRender(
+                "no draw writes a usable colour target to cut into bands".into(),
+            ))
+        }
+        (None, _) => None,
+    };
     let mut timings = RenderTimings::default();
     let cache = (!options.no_texture_cache).then(TextureCache::default);
     let mut surfaces = SurfaceMemory::new();
@@ -207,9 +216,9 @@ pub(crate) fn render_frame_watched(
                 },
             );
             observer.drawn(index);
-            if options.per_draw {
+            if let (true, Some(output)) = (options.per_draw, &output) {
                 let t = Instant::now();
-                let mut image = read_output(&output, &surfaces, &base);
+                let mut image = read_output(output, &surfaces, &base);
                 if let Some(b) = &band {
                     b.mask(&mut image);
                 }
@@ -249,7 +258,9 @@ pub(crate) fn render_frame_watched(
         });
     }
     let t = Instant::now();
-    let mut image = read_output(&output, &surfaces, &base);
+    let mut image = output
+        .as_ref()
+        .map_or_else(Rgba8Image::empty, |o| read_output(o, &surfaces, &base));
     if let Some(b) = &band {
         b.mask(&mut image);
     }
@@ -270,7 +281,7 @@ pub(crate) fn render_frame_watched(
     }
     Ok(RenderedFrame {
         image,
-        source: output.source,
+        source: output.map_or(OutputSource::NoColorTarget, |o| o.source),
         draws_rendered: rendered,
         skipped,
         per_draw,

@@ -95,8 +95,8 @@ use super::observe::{DrawObserver, NoObserver};
 use super::state::{DrawState, FrameEvents};
 use super::surface::{output_image, output_surface, OutputSurface, Overlay, SurfaceMemory};
 use super::{
-    DrawShading, DrawSnapshot, RenderError, RenderOptions, RenderTimings, RenderWarning,
-    RenderedFrame, ShadingStats,
+    DrawShading, DrawSnapshot, OutputSource, RenderError, RenderOptions, RenderTimings,
+    RenderWarning, RenderedFrame, Rgba8Image, ShadingStats,
 };
 use geometry::TargetMapping;
 use resident::{BindError, Resident};
@@ -131,12 +131,21 @@ pub fn render_frame_observed(
             options.draws
         )));
     }
-    let output = output_surface(frame, events).ok_or_else(|| {
-        RenderError::NothingToRender("no draw writes a usable colour target".to_string())
-    })?;
-    let band = options
-        .band
-        .map(|band| BandPlan::new(frame, events, &output, range.clone(), band));
+    let output = crate::render::output::output_or_error(
+        output_surface(frame, events),
+        observer.looks_at_the_end(),
+    )?;
+    let band = match (options.band, &output) {
+        (Some(band), Some(output)) => {
+            Some(BandPlan::new(frame, events, output, range.clone(), band))
+        }
+        (Some(_), None) => {
+            return Err(RenderError::NothingToRender(
+                "no draw writes a usable colour target to cut into bands".into(),
+            ))
+        }
+        (None, _) => None,
+    };
     let mut r = Renderer {
         gpu,
         frame,
@@ -214,8 +223,8 @@ pub fn render_frame_observed(
                 r.observe(command, |memory| observer.after(index, memory))?;
             }
             observer.drawn(index);
-            if options.per_draw {
-                let mut image = r.output_image(&output, frame.draws[index].end_command)?;
+            if let (true, Some(output)) = (options.per_draw, &output) {
+                let mut image = r.output_image(output, frame.draws[index].end_command)?;
                 if let Some(b) = &r.band {
                     b.mask(&mut image);
                 }
@@ -238,7 +247,10 @@ pub fn render_frame_observed(
     if observer.looks_at_the_end() {
         r.observe(last, |memory| observer.finished(memory))?;
     }
-    let mut image = r.output_image(&output, last)?;
+    let mut image = match &output {
+        Some(o) => r.output_image(o, last)?,
+        None => Rgba8Image::empty(),
+    };
     if let Some(b) = &r.band {
         b.mask(&mut image);
     }
@@ -272,7 +284,7 @@ pub fn render_frame_observed(
     }
     Ok(RenderedFrame {
         image,
-        source: output.source,
+        source: output.map_or(OutputSource::NoColorTarget, |o| o.source),
         draws_rendered: rendered,
         skipped,
         per_draw,
