@@ -262,7 +262,8 @@ fn captured_bytes_read_in_a_tile_region_are_warned_about() {
         .collect();
     assert_eq!(tiled, [(0x104_1f80, 2), (0x103_df00, 2)]);
     let text = rsxtrace(&["textures", s(&path), "--dump", s(&out)]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    // Warnings go to standard error.
+    let text = String::from_utf8(text.stderr).unwrap();
     let warned = text
         .lines()
         .filter(|l| l.contains("lies in tile region 2"))
