@@ -224,7 +224,8 @@ impl UserClip {
             if !writes(register as u8) {
                 // RPCS3 assigns gl_ClipDistance[n] only from a register the program writes.
                 warnings.push(format!(
-                    "user clip plane {n} is enabled but the vertex program never writes o[{register}],                      which holds its distance: not clipped, as RPCS3 does not clip"
+                    "user clip plane {n} is enabled but the vertex program never writes \
+                     o[{register}], which holds its distance: not clipped, as RPCS3 does not clip"
                 ));
                 continue;
             }

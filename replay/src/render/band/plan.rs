@@ -71,6 +71,26 @@ pub struct BandPlan {
 }
 
 impl BandPlan {
+    /// [`BandPlan::new`] when a band was asked for; a band of a frame without an output
+    /// surface (no draw writes colour) is an error.
+    pub(crate) fn for_render(
+        frame: &Frame,
+        events: &FrameEvents,
+        output: Option<&OutputSurface>,
+        draws: Range<usize>,
+        band: Option<Band>,
+    ) -> Result<Option<BandPlan>, crate::render::RenderError> {
+        match (band, output) {
+            (Some(band), Some(output)) => {
+                Ok(Some(BandPlan::new(frame, events, output, draws, band)))
+            }
+            (Some(_), None) => Err(crate::render::RenderError::NothingToRender(
+                "no draw writes a usable colour target to cut into bands".into(),
+            )),
+            (None, _) => Ok(None),
+        }
+    }
+
     /// Plan `band` of the render of `draws` of `frame`, the output surface `output` (see
     /// [`crate::render::surface::output_surface`]).
     pub fn new(

@@ -111,17 +111,7 @@ pub(crate) fn render_frame_watched(
         output_surface(frame, events),
         observer.looks_at_the_end() || watch.is_some(),
     )?;
-    let band = match (options.band, &output) {
-        (Some(band), Some(output)) => {
-            Some(BandPlan::new(frame, events, output, range.clone(), band))
-        }
-        (Some(_), None) => {
-            return Err(RenderError::NothingToRender(
-                "no draw writes a usable colour target to cut into bands".into(),
-            ))
-        }
-        (None, _) => None,
-    };
+    let band = BandPlan::for_render(frame, events, output.as_ref(), range.clone(), options.band)?;
     let mut timings = RenderTimings::default();
     let cache = (!options.no_texture_cache).then(TextureCache::default);
     let mut surfaces = SurfaceMemory::new();

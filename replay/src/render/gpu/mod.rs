@@ -135,17 +135,7 @@ pub fn render_frame_observed(
         output_surface(frame, events),
         observer.looks_at_the_end(),
     )?;
-    let band = match (options.band, &output) {
-        (Some(band), Some(output)) => {
-            Some(BandPlan::new(frame, events, output, range.clone(), band))
-        }
-        (Some(_), None) => {
-            return Err(RenderError::NothingToRender(
-                "no draw writes a usable colour target to cut into bands".into(),
-            ))
-        }
-        (None, _) => None,
-    };
+    let band = BandPlan::for_render(frame, events, output.as_ref(), range.clone(), options.band)?;
     let mut r = Renderer {
         gpu,
         frame,
