@@ -32,6 +32,11 @@ pub trait DrawObserver {
     fn looks_at_the_end(&self) -> bool {
         self.active()
     }
+    /// Whether what it reads at the end stands in for the output image (a target grab,
+    /// `replay --target`): a frame no draw writes colour in is then rendered without one.
+    fn replaces_the_output(&self) -> bool {
+        false
+    }
 }
 
 /// Two observers as one: each is shown what it looks at, and hears of every draw.
@@ -68,6 +73,9 @@ impl DrawObserver for Both<'_> {
     }
     fn looks_at_the_end(&self) -> bool {
         self.0.looks_at_the_end() || self.1.looks_at_the_end()
+    }
+    fn replaces_the_output(&self) -> bool {
+        self.0.replaces_the_output() || self.1.replaces_the_output()
     }
 }
 

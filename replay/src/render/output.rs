@@ -175,8 +175,8 @@ pub enum OutputSource {
     NoColorTarget,
 }
 
-/// The output surface a render needs: `None` (an empty image) is allowed only when something
-/// reads a target at the end of the render or watches a pixel instead of the output image.
+/// The output surface a render needs: `None` (an empty image) is allowed only when a target
+/// read at the end of the render, or a watched pixel, stands in for the output image.
 pub(crate) fn output_or_error(
     output: Option<super::surface::OutputSurface>,
     reads_targets: bool,

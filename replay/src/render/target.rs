@@ -609,6 +609,9 @@ impl DrawObserver for TargetGrab {
             _ => self.image = Some(target_image(&self.target, memory)),
         }
     }
+    fn replaces_the_output(&self) -> bool {
+        true
+    }
     fn looks_at_the_end(&self) -> bool {
         true
     }

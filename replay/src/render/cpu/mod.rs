@@ -109,7 +109,7 @@ pub(crate) fn render_frame_watched(
     }
     let output = crate::render::output::output_or_error(
         output_surface(frame, events),
-        observer.looks_at_the_end() || watch.is_some(),
+        observer.replaces_the_output() || watch.is_some(),
     )?;
     let band = BandPlan::for_render(frame, events, output.as_ref(), range.clone(), options.band)?;
     let mut timings = RenderTimings::default();

@@ -133,7 +133,7 @@ pub fn render_frame_observed(
     }
     let output = crate::render::output::output_or_error(
         output_surface(frame, events),
-        observer.looks_at_the_end(),
+        observer.replaces_the_output(),
     )?;
     let band = BandPlan::for_render(frame, events, output.as_ref(), range.clone(), options.band)?;
     let mut r = Renderer {
