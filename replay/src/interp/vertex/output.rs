@@ -19,8 +19,8 @@ pub fn output_name(number: u8) -> Option<&'static str> {
     rsxtrace_program::vertex::OutputRegister(number).name()
 }
 
-/// One warning per instruction of `program` that writes an output register past o[15]: the
-/// 5-bit field allows o[16..31], which feed nothing. The write is dropped (RPCS3's
+/// One warning per instruction of `program` that writes an output register past `o[15]`: the
+/// 5-bit field allows `o[16..31]`, which feed nothing. The write is dropped (RPCS3's
 /// `VertexProgramDecompiler` logs "dst index out of range", declares the register and no
 /// output reads it) and the draw goes on.
 pub fn nonexistent_output_notes(program: &rsxtrace_program::vertex::VertexProgram) -> Vec<String> {
