@@ -5,10 +5,6 @@
 use crate::cli_support;
 use cli_support::*;
 
-use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
-use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
-use rsxtrace_capture::rrc::Location;
 use std::path::Path;
 
 /// Register indices (byte offset / 4).
@@ -19,19 +15,7 @@ const BASE_OFFSET: u32 = 0x1738 / 4;
 /// Six float3 positions (x = 0..6); draw 0 (all six) attaches them; then one clause draws
 /// vertices 0..3 at base 0 and again at base 3 vertices.
 fn split_clause(path: &Path) {
-    let mut b = CaptureBuilder::new("clause");
-    b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
-    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1, 0b1)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)
-        .unwrap();
-    let positions: Vec<u8> = (0..6)
-        .flat_map(|k| [k as f32, 0.0, 0.0])
-        .flat_map(|v| v.to_be_bytes())
-        .collect();
-    b.put_memory(Location::Main, 0x1_0000, &positions).unwrap();
-    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000) // float3
-        .unwrap();
+    let mut b = six_positions("clause", 0b1);
     b.draw_arrays(5, &[(0, 6)]).unwrap();
     b.method(BEGIN_END, 5).unwrap();
     b.method(DRAW_ARRAYS, 2 << 24).unwrap();

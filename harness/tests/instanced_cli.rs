@@ -8,9 +8,6 @@
 use crate::cli_support;
 use cli_support::*;
 
-use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
-use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
-use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
 use rsxtrace_capture::rrc::Location;
 use std::path::Path;
 
@@ -18,24 +15,12 @@ use std::path::Path;
 const COLOURS: u32 = 0x2_0000;
 
 fn instanced(path: &Path) {
-    let mut b = CaptureBuilder::new("instanced");
-    b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
-    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, 0b1001, 0b1)
-        .unwrap();
-    b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)
-        .unwrap();
-    let positions: Vec<u8> = (0..6)
-        .flat_map(|k| [k as f32, 0.0, 0.0])
-        .flat_map(|v| v.to_be_bytes())
-        .collect();
+    let mut b = six_positions("instanced", 0b1001);
     let colours: Vec<u8> = (0..6)
         .flat_map(|k| [k as f32 / 8.0, 0.0, 0.0, 1.0])
         .flat_map(|v| v.to_be_bytes())
         .collect();
-    b.put_memory(Location::Main, 0x1_0000, &positions).unwrap();
     b.put_memory(Location::Main, COLOURS, &colours).unwrap();
-    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000) // float3
-        .unwrap();
     // float4, frequency 2, divide (operation bit clear): vertex v reads element v / 2.
     b.set_vertex_array(3, 2, 4, 16, 2, Location::Main, COLOURS)
         .unwrap();

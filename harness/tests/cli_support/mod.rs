@@ -67,3 +67,27 @@ pub fn frame_problems(path: &str) -> Vec<String> {
         .map(|p| p.as_str().expect("a problem's text").to_string())
         .collect()
 }
+
+/// A 64×64 A8R8G8B8 surface, `mvp_vertex_program(32)` reading the attributes of `input_mask`,
+/// `MOV R0, f[COL0]`, and six float3 positions (x = 0..6) at main 0x10000 bound as attribute
+/// 0: the set-up of the small builder scenes of these tests.
+pub fn six_positions(name: &str, input_mask: u32) -> rsxtrace_capture::builder::CaptureBuilder {
+    use rsxtrace_capture::builder::synthetic::FRAGMENT_MOV_COL0;
+    use rsxtrace_capture::builder::vertex_ucode::mvp_vertex_program;
+    use rsxtrace_capture::builder::{CaptureBuilder, SurfaceDesc};
+    use rsxtrace_capture::rrc::Location;
+    let mut b = CaptureBuilder::new(name);
+    b.set_surface(&SurfaceDesc::argb8_square(6, 0, 0x4_0000));
+    b.set_vertex_program(&mvp_vertex_program(32), 0, 0, input_mask, 0b1)
+        .unwrap();
+    b.set_fragment_program(Location::Local, 0x5_0000, &FRAGMENT_MOV_COL0, 0x40)
+        .unwrap();
+    let positions: Vec<u8> = (0..6)
+        .flat_map(|k| [k as f32, 0.0, 0.0])
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    b.put_memory(Location::Main, 0x1_0000, &positions).unwrap();
+    b.set_vertex_array(0, 2, 3, 12, 0, Location::Main, 0x1_0000) // float3
+        .unwrap();
+    b
+}
