@@ -763,3 +763,36 @@ fn flow_control_matches_the_interpreter() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn a_program_that_never_ends_reports_the_step_limit_on_the_device() {
+    let Some(gpu) =
+        gpu_support::gpu("a_program_that_never_ends_reports_the_step_limit_on_the_device")
+    else {
+        return;
+    };
+    const HPOS: u8 = 0;
+    const COL0: u8 = 1;
+    // cc0 starts at zero, so the BRI to itself is taken every time. Under the default limit
+    // (65,536 steps) llvmpipe ends the loop itself after 65,535 iterations; under a small
+    // limit the step counter does.
+    let insns = [
+        I::vec_out(V::Mov, COL0, "xyzw").s0(v()),
+        I::flow(S::Bri, 1).when(Relation::EQ, "xxxx", 0),
+        I::vec_out(V::Mov, HPOS, "xyzw").s0(v()).end(),
+    ];
+    let p = program(&insns);
+    let c = Box::new([[0f32; 4]; VP_CONSTANTS]);
+    for step_limit in [100, tv::VertexTranslateOptions::default().step_limit] {
+        let options = tv::VertexTranslateOptions {
+            step_limit,
+            ..Default::default()
+        };
+        let module = tv::translate(&p, &[], &options).unwrap();
+        let out = gpu.run_vertex_compute(&module, &c, &[[[0.5f32; 4]; 16]; 3], 0);
+        match out {
+            Err(e) => assert!(e.to_string().contains("0x20002"), "limit {step_limit}: {e}"),
+            Ok(v) => panic!("limit {step_limit}: the device gave {v:?}"),
+        }
+    }
+}

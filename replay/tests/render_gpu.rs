@@ -1386,3 +1386,38 @@ fn targets_round_trip_their_contents() {
     assert_eq!(back.depth, depth);
     assert_eq!(back.stencil.as_deref(), Some(stencil.as_slice()));
 }
+
+/// A vertex program that never ends (a BRI to itself, taken while cc0 is zero) skips its
+/// draw on both renderers, with the step limit named: llvmpipe ends such a loop itself after
+/// 65,535 iterations, which the GPU render took for a vertex without HPOS and counted as drawn.
+#[test]
+fn a_vertex_program_that_never_ends_skips_its_draw_on_both_renderers() {
+    let Some(gpu) = gpu_support::gpu("vertex_program_never_ends") else {
+        return;
+    };
+    let text = "0: MOV o[COL0], v[3]\n1: NOP; BRI 1 (EQ.xxxx)\n2: MOV o[HPOS], v[0]; END\n";
+    let words = vertex::encode(&vertex::assemble(text).unwrap());
+    let mut b = scene("never_ends.rrc", true);
+    clear(&mut b, 0xFF00_0000);
+    let quad_vertices = quad(-1.0, -1.0, 1.0, 1.0, 0.0, [10, 20, 30, 40]);
+    draw(&mut b, 0, QUADS, &quad_vertices);
+    b.set_vertex_program(&words, 0, 0, 0b1001, 0b1).unwrap();
+    draw(&mut b, 1, QUADS, &quad_vertices);
+    let capture = b.finish();
+    let frame = Frame::from_capture(&capture).unwrap();
+    let events = FrameEvents::from_capture(&capture, &frame);
+    let options = RenderOptions::default();
+    let on_gpu = render_frame(&gpu, &frame, &events, &options).expect("GPU render");
+    let on_cpu =
+        rsxtrace_replay::render::cpu::render_frame(&frame, &events, &options).expect("CPU render");
+    for (name, out) in [("GPU", &on_gpu), ("CPU", &on_cpu)] {
+        assert_eq!(out.skipped.len(), 1, "{name}: {:?}", out.skipped);
+        let (draw, why) = &out.skipped[0];
+        assert_eq!(*draw, 1, "{name}");
+        assert!(
+            why.contains("step limit") || why.contains("without reaching END"),
+            "{name}: {why}"
+        );
+        assert_px(&out.image, 32, 32, [10, 20, 30, 40], 0, name);
+    }
+}

@@ -641,7 +641,10 @@ fn parse_vertex(bytes: &[u8], vertex: usize) -> Result<VertexResult, GpuError> {
         })?;
     let written = u16::try_from(bits).map_err(|_| GpuError::BadResult {
         at: format!("vertex {vertex}"),
-        what: format!("written mask {bits:#x} names registers past 15"),
+        what: format!(
+            "the vertex program faulted: {} (written mask {bits:#x})",
+            rsxtrace_wgsl::vertex::fault_names(bits).join(", ")
+        ),
     })?;
     Ok(VertexResult { registers, written })
 }
@@ -684,11 +687,12 @@ mod tests {
 
     #[test]
     fn bad_records_are_errors_naming_the_vertex() {
-        let bytes = record(|_| [0.0; 4], 0x1_0000);
+        let bytes = record(|_| [0.0; 4], 0x8002_0001);
         let err = parse_vertex(&bytes, 7).unwrap_err().to_string();
         assert_eq!(
             err,
-            "bad result at vertex 7: written mask 0x10000 names registers past 15"
+            "bad result at vertex 7: the vertex program faulted: the step limit reached \
+             without END, unknown fault bits 0x80000000 (written mask 0x80020001)"
         );
         let err = parse_vertex(&bytes[..100], 3).unwrap_err().to_string();
         assert!(err.contains("vertex 3") && err.contains("short"), "{err}");

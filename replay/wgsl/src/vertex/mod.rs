@@ -18,7 +18,9 @@
 //! blocks of consecutive slots (a block ends at a branch, an END, or before another block's
 //! leader), with an explicit return stack `array<u32, call_depth>` and a step counter checked
 //! before each block (exact: the block faults iff the interpreter would reach its step limit
-//! inside it). Branches: BRI/CAL/CLI/RET/BRA test `any()` of the swizzled CC, BRB/CLB test bit
+//! inside it). A loop still running after it ended is the step limit too: a driver may stop
+//! a long loop itself (llvmpipe after 65,535 iterations, so on lavapipe a vertex that runs
+//! 65,535 blocks or more reports the step limit a few steps early). Branches: BRI/CAL/CLI/RET/BRA test `any()` of the swizzled CC, BRB/CLB test bit
 //! `index` of `vp_params.branch_bits`; RET with an empty stack ends the vertex; END ends it
 //! after its instruction.
 //!
@@ -95,6 +97,39 @@ pub const FAULT_NO_INSTRUCTION: u32 = 1 << 20;
 pub const FAULT_INVALID_SLOT: u32 = 1 << 21;
 /// Every fault bit.
 pub const FAULT_MASK: u32 = 0xFFFF_0000;
+
+/// What the fault bits of a `written` word say, one phrase per bit set (unknown bits by
+/// number).
+pub fn fault_names(written: u32) -> Vec<String> {
+    const NAMES: [(u32, &str); 6] = [
+        (
+            FAULT_INDEX,
+            "a constant or input index out of range (clamped)",
+        ),
+        (FAULT_STEP_LIMIT, "the step limit reached without END"),
+        (FAULT_CALL_DEPTH, "a call past the return stack's depth"),
+        (FAULT_BRANCH_RANGE, "a BRA target outside the program"),
+        (
+            FAULT_NO_INSTRUCTION,
+            "a slot with no decodable instruction reached",
+        ),
+        (
+            FAULT_INVALID_SLOT,
+            "a slot the interpreter refuses to run reached",
+        ),
+    ];
+    let mut names: Vec<String> = NAMES
+        .iter()
+        .filter(|(bit, _)| written & bit != 0)
+        .map(|(_, name)| name.to_string())
+        .collect();
+    let known = NAMES.iter().fold(0, |m, (bit, _)| m | bit);
+    let unknown = written & FAULT_MASK & !known;
+    if unknown != 0 {
+        names.push(format!("unknown fault bits {unknown:#x}"));
+    }
+    names
+}
 
 /// Recompile `program` to a validated WGSL module.
 ///
@@ -343,6 +378,12 @@ fn emit_module(
         "            default: {{\n                written |= {FAULT_NO_INSTRUCTION}u;\n                running = false;\n            }}"
     );
     s.push_str("        }\n        if (!running) {\n            break;\n        }\n    }\n");
+    // A loop the driver ended (llvmpipe stops any loop after 65,535 iterations: Mesa
+    // gallivm's LP_MAX_TGSI_LOOP_ITERATIONS) still running: the step limit, not a result.
+    let _ = writeln!(
+        s,
+        "    if (running) {{\n        written |= {FAULT_STEP_LIMIT}u;\n    }}"
+    );
     s.push_str("    return VpResult(o, written);\n}\n\n");
     let function = s;
 
