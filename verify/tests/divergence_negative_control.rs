@@ -99,3 +99,29 @@ fn the_same_seed_gives_the_same_mutations() {
     .unwrap();
     assert_ne!(a.mutations, c.mutations);
 }
+
+/// A mutant runs once: its pipelines leave the device's cache after its run, so that
+/// `--mutate N` takes no more memory as N grows (it grew by about half a megabyte a mutant on
+/// lavapipe) and the frame's own pipelines stay.
+#[test]
+fn mutants_leave_no_pipelines_behind() {
+    let Some(gpu) = gpu("mutants_leave_no_pipelines_behind") else {
+        return;
+    };
+    let f = divergence_support::basic();
+    let plain = VerifyOptions::default();
+    verify_frame(&f, &plain, &gpu, None).unwrap();
+    let frame_pipelines = gpu.cached_pipelines();
+    assert!(frame_pipelines > 0);
+    let mutated = VerifyOptions {
+        mutate: 40,
+        seed: 7,
+        ..VerifyOptions::default()
+    };
+    let m = verify_frame(&f, &mutated, &gpu, None)
+        .unwrap()
+        .mutation
+        .unwrap();
+    assert!(m.applied >= 20, "{} mutations applied", m.applied);
+    assert_eq!(gpu.cached_pipelines(), frame_pipelines);
+}

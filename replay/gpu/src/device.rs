@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::cache::PipelineCache;
 use crate::error::GpuError;
+use rsxtrace_wgsl::WgslModule;
 
 /// Which wgpu backend to open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -242,6 +243,13 @@ impl Gpu {
     /// Number of pipelines in the cache (compute and render).
     pub fn cached_pipelines(&self) -> usize {
         self.cache.len()
+    }
+
+    /// Drops the cached pipelines built from `module`: for a module run once (a mutant of the
+    /// negative control), so that it does not take the place of pipelines used again. (The
+    /// cache keeps the most recently used pipelines of each kind in any case.)
+    pub fn forget_pipelines(&self, module: &WgslModule) {
+        self.cache.forget(module);
     }
 
     /// "adapter (backend)" for error messages.

@@ -113,6 +113,8 @@ pub fn run_batch(
         let mut cx = Context::new(g, options.tolerances, usize::MAX);
         cx.vertex_hook = options.vertex_hook;
         cx.fragment_hook = options.fragment_hook;
+        // Each program is checked once: its pipelines would only push others out.
+        cx.pipelines = crate::divergence::context::Pipelines::Forget;
         cx
     });
     let checked: Vec<Result<(Checked, Exported), BatchError>> = entries

@@ -41,6 +41,19 @@ pub struct Context<'a> {
     pub fragment_options_hook: Option<FragmentOptionsHook>,
     /// Decoded textures of the run, shared by its draws (`divergence::textures`).
     pub textures: TextureCache,
+    /// Whether the device keeps the pipelines of the programs checked (the draws of a frame
+    /// share programs) or drops each after its run (`batch` checks each program once).
+    pub pipelines: Pipelines,
+}
+
+/// What becomes of a checked program's device pipelines after its run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pipelines {
+    /// Kept in the device's cache (its most recently used pipelines) for the next draw.
+    #[default]
+    Keep,
+    /// Dropped after the run: the program will not run again.
+    Forget,
 }
 
 impl<'a> Context<'a> {
@@ -57,6 +70,15 @@ impl<'a> Context<'a> {
             fragment_hook: None,
             fragment_options_hook: None,
             textures: TextureCache::default(),
+            pipelines: Pipelines::Keep,
+        }
+    }
+
+    /// Drops `module`'s pipelines when this context forgets them, or when `once` (a mutant
+    /// of the negative control).
+    pub(crate) fn after_run(&self, module: &rsxtrace_replay::wgsl::WgslModule, once: bool) {
+        if once || self.pipelines == Pipelines::Forget {
+            self.gpu.forget_pipelines(module);
         }
     }
 

@@ -363,6 +363,24 @@ pub fn run_gpu(
     program: &VertexProgram,
     cx: &Context<'_>,
 ) -> Result<Vec<VertexResult>, Outcome> {
+    run_gpu_as(vi, program, cx, false)
+}
+
+/// [`run_gpu`] for a program run once (a mutant): its pipeline is dropped after the run.
+pub fn run_gpu_once(
+    vi: &VertexInterp,
+    program: &VertexProgram,
+    cx: &Context<'_>,
+) -> Result<Vec<VertexResult>, Outcome> {
+    run_gpu_as(vi, program, cx, true)
+}
+
+fn run_gpu_as(
+    vi: &VertexInterp,
+    program: &VertexProgram,
+    cx: &Context<'_>,
+    once: bool,
+) -> Result<Vec<VertexResult>, Outcome> {
     let module = cx
         .clock
         .time(Phase::Pipeline, || {
@@ -394,10 +412,19 @@ pub fn run_gpu(
         gpu.run_vertex_compute_textured(&module, &vi.constants, &[], vi.branch_bits, bound)
     })
     .map_err(failed)?;
-    cx.on_gpu(Phase::Gpu, |gpu| {
-        gpu.run_vertex_compute_textured(&module, &vi.constants, &vi.inputs, vi.branch_bits, bound)
-    })
-    .map_err(failed)
+    let results = cx
+        .on_gpu(Phase::Gpu, |gpu| {
+            gpu.run_vertex_compute_textured(
+                &module,
+                &vi.constants,
+                &vi.inputs,
+                vi.branch_bits,
+                bound,
+            )
+        })
+        .map_err(failed);
+    cx.after_run(&module, once);
+    results
 }
 
 /// `vi`'s vertex textures uploaded to `gpu` (none without TXL).

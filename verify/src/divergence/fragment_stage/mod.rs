@@ -177,6 +177,19 @@ pub fn run_gpu(
     hooked: Option<usize>,
     cx: &Context<'_>,
 ) -> Result<Vec<FragmentResult>, Outcome> {
+    run_gpu_as(control, program, quads, textures, hooked, cx, false)
+}
+
+/// [`run_gpu`], dropping the program's pipeline after the run when `once` (a mutant).
+fn run_gpu_as(
+    control: ShaderControl,
+    program: &FragmentProgram,
+    quads: &[Quad],
+    textures: &Bound,
+    hooked: Option<usize>,
+    cx: &Context<'_>,
+    once: bool,
+) -> Result<Vec<FragmentResult>, Outcome> {
     let mut options = FragmentTranslateOptions {
         texture_dims: textures.dims,
         texture_lod: textures.lod,
@@ -213,13 +226,13 @@ pub fn run_gpu(
         u32::try_from(w).unwrap_or(u32::MAX),
         u32::try_from(h).unwrap_or(u32::MAX),
     );
-    let pixels = cx
-        .on_gpu(Phase::Gpu, |gpu| {
-            gpu.run_fragment_eval(&module, w32, h32, &image, &textures.gpu)
-        })
-        .map_err(|e| Outcome::Failed {
-            error: format!("GPU fp_eval: {e}"),
-        })?;
+    let pixels = cx.on_gpu(Phase::Gpu, |gpu| {
+        gpu.run_fragment_eval(&module, w32, h32, &image, &textures.gpu)
+    });
+    cx.after_run(&module, once);
+    let pixels = pixels.map_err(|e| Outcome::Failed {
+        error: format!("GPU fp_eval: {e}"),
+    })?;
     // Back to quad order.
     let mut out = Vec::with_capacity(quads.len() * 4);
     for i in 0..quads.len() {
@@ -746,13 +759,14 @@ pub fn mutation_effect(
         }
         Err(_) => true,
     };
-    let gpu = run_gpu(
+    let gpu = run_gpu_as(
         control,
         mutated,
         &base.raster.quads,
         &base.textures,
         None,
         cx,
+        true,
     )?;
     let regs = compare(
         control,
