@@ -239,26 +239,7 @@ impl TextureBinding {
                 view_formats: &[],
             });
             for (l, texels) in (0u32..).zip(&self.levels) {
-                let (lw, lh, ld) = self.level_size(l);
-                gpu.queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &texture,
-                        mip_level: l,
-                        origin: wgpu::Origin3d::ZERO,
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    bytemuck::cast_slice(texels),
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(lw * TEXEL_BYTES),
-                        rows_per_image: Some(lh),
-                    },
-                    wgpu::Extent3d {
-                        width: lw,
-                        height: lh,
-                        depth_or_array_layers: ld,
-                    },
-                );
+                write_level(gpu, &texture, l, self.level_size(l), texels);
             }
             let view = texture.create_view(&wgpu::TextureViewDescriptor {
                 label: Some(name),
@@ -286,6 +267,70 @@ impl TextureBinding {
             });
             (texture, view, sampler)
         })
+    }
+}
+
+/// Bytes written to the device between waits when a level is larger: each write goes
+/// through a staging buffer as large as it, freed when its submission completes, so a
+/// 4096x4096 level (256 MiB of `Rgba32Float`) written at once doubled the upload's peak memory.
+const UPLOAD_BAND_BYTES: usize = 16 << 20;
+
+/// Writes level `level` (`size` texels wide, high and deep or layered) of `texture` from
+/// `texels`: at once when it fits [`UPLOAD_BAND_BYTES`], else in bands of rows of one slice,
+/// waiting for each band's submission so that one staging buffer of a band is alive at a time.
+fn write_level(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    level: u32,
+    (width, height, depth): (u32, u32, u32),
+    texels: &[[f32; 4]],
+) {
+    let row_texels = width as usize;
+    let bytes: &[u8] = bytemuck::cast_slice(texels);
+    let write = |y: u32, z: u32, rows: u32, layers: u32, data: &[u8]| {
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: level,
+                origin: wgpu::Origin3d { x: 0, y, z },
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(width * TEXEL_BYTES),
+                rows_per_image: Some(rows),
+            },
+            wgpu::Extent3d {
+                width,
+                height: rows,
+                depth_or_array_layers: layers,
+            },
+        );
+    };
+    if bytes.len() <= UPLOAD_BAND_BYTES {
+        write(0, 0, height, depth, bytes);
+        return;
+    }
+    let row_bytes = row_texels * TEXEL_BYTES as usize;
+    let band_rows = (UPLOAD_BAND_BYTES / row_bytes.max(1)).max(1);
+    let slice_bytes = row_bytes * height as usize;
+    for z in 0..depth {
+        let slice_start = z as usize * slice_bytes;
+        for y in (0..height as usize).step_by(band_rows) {
+            let rows = band_rows.min(height as usize - y);
+            let start = slice_start + y * row_bytes;
+            let Some(data) = bytes.get(start..start + rows * row_bytes) else {
+                return;
+            };
+            write(y as u32, z, rows as u32, 1, data);
+            let index = gpu.queue.submit([]);
+            // A failed wait only leaves the staging buffer alive longer.
+            let _ = gpu.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            });
+        }
     }
 }
 

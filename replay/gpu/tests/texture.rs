@@ -165,3 +165,61 @@ fn missing_and_mismatched_bindings_are_refused() {
         "{err}"
     );
 }
+
+/// A level larger than one upload band (16 MiB of `Rgba32Float`) is written in bands of rows
+/// (`texture::write_level`): every row, on both sides of each band's edge, holds its texels.
+#[test]
+fn a_level_larger_than_an_upload_band_arrives_whole() {
+    let Some(gpu) = common::gpu("a_level_larger_than_an_upload_band_arrives_whole") else {
+        return;
+    };
+    // 2048 x 700 texels of 16 bytes: 22.9 MB, bands of 512 rows.
+    let (w, h) = (2048u32, 700u32);
+    let texel = |x: u32, y: u32| [x as f32, y as f32, (x ^ y) as f32, 1.0];
+    let levels = vec![(0..h)
+        .flat_map(|y| (0..w).map(move |x| texel(x, y)))
+        .collect::<Vec<_>>()];
+    let t = TextureBinding {
+        dimension: TextureDimension::D2,
+        width: w,
+        height: h,
+        depth_or_layers: 1,
+        mip_levels: 1,
+        levels,
+        sampler: SamplerDesc {
+            wrap: [WrapMode::ClampToEdge; 3],
+            mag: Filter::Nearest,
+            min: Filter::Nearest,
+        },
+    };
+    // One pixel per chosen texel: rows 0, 511, 512, 699 and columns 0, 1000, 2047.
+    let picks: Vec<(u32, u32)> = [0u32, 511, 512, 699]
+        .into_iter()
+        .flat_map(|y| [0u32, 1000, 2047].into_iter().map(move |x| (x, y)))
+        .collect();
+    let inputs: Vec<[[f32; 4]; FP_INPUTS]> = picks
+        .iter()
+        .map(|&(x, y)| {
+            let mut i = [[0f32; 4]; FP_INPUTS];
+            i[4] = [
+                (x as f32 + 0.5) / w as f32,
+                (y as f32 + 0.5) / h as f32,
+                0.0,
+                1.0,
+            ];
+            i
+        })
+        .collect();
+    let out = gpu
+        .run_fragment_eval(
+            &sampling_module(),
+            picks.len() as u32,
+            1,
+            &inputs,
+            &units_with(1, t),
+        )
+        .expect("fp_eval runs");
+    for (n, &(x, y)) in picks.iter().enumerate() {
+        assert_eq!(out[n].colors[0], texel(x, y), "texel ({x}, {y})");
+    }
+}
