@@ -233,7 +233,23 @@ fn malformed_packets_get_replies_not_a_crash() {
     assert!(reply(b"$g#zz").starts_with('-'));
     let unknown = reply(&packet("Qbogus:1"));
     assert!(unknown.contains("$#00"), "{unknown}");
-    let g = reply(&packet("g"));
+    // Packets with good checksums that gdbstub cannot take (each used to end the session):
+    // a malformed register write, a register write too short, a memory read that is not hex,
+    // a breakpoint address past 32 bits, a monitor command that is not hex, and an unknown
+    // target description annex get error 01, and the session goes on.
+    for refused in [
+        "Gzzzz",
+        "G00",
+        "mzz,zz",
+        "Z0,ffffffffffffffff,1",
+        "qRcmd,zz",
+        "qXfer:features:read:nonexist.xml:0,10",
+    ] {
+        let r = reply(&packet(refused));
+        assert!(r.contains("$E01#a6"), "{refused}: {r}");
+    }
+    // Stray bytes outside a packet (and a '-' gdbstub cannot answer) are skipped.
+    let g = reply(&[b"garbage-".as_slice(), &packet("g")].concat());
     assert!(g.starts_with("+$"), "{g}");
     let _ = reply(&packet("k"));
     drop(s);

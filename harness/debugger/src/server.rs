@@ -1,9 +1,11 @@
 //! The gdbstub target over any [`Invocation`]: registers, memory reads, single steps,
 //! continue, software breakpoints on slots, and `monitor rsx ...` commands; one connection,
 //! served until gdb disconnects or the program ends. Incoming packets pass through
-//! [`CheckedStream`] first.
+//! [`super::conn::CheckedStream`] first; a packet gdbstub still refuses (a malformed `G` or
+//! `qRcmd`, a memory read too large for its buffer, an unknown `qXfer` annex) is answered
+//! with an error and the session goes on with a new gdbstub on the same connection.
 
-use super::conn::CheckedStream;
+use super::conn::SharedStream;
 use super::cursor::Stop;
 use super::invocation::Invocation;
 use gdbstub::arch::Arch;
@@ -144,16 +146,16 @@ struct Loop<I>(PhantomData<I>);
 
 impl<I: Invocation> BlockingEventLoop for Loop<I> {
     type Target = Debuggee<I>;
-    type Connection = CheckedStream;
+    type Connection = SharedStream;
     type StopReason = SingleThreadStopReason<u32>;
 
     #[allow(clippy::type_complexity)]
     fn wait_for_stop_reason(
         target: &mut Debuggee<I>,
-        _conn: &mut CheckedStream,
+        _conn: &mut SharedStream,
     ) -> Result<
         Event<Self::StopReason>,
-        WaitForStopReasonError<String, <CheckedStream as Connection>::Error>,
+        WaitForStopReasonError<String, <SharedStream as Connection>::Error>,
     > {
         let stop = match target.mode {
             Mode::Step => target.invocation.step(),
@@ -181,9 +183,32 @@ pub fn serve<I: Invocation>(invocation: I, stream: TcpStream) -> Result<Disconne
         invocation,
         mode: Mode::Step,
     };
-    match GdbStub::new(CheckedStream::new(stream)).run_blocking::<Loop<I>>(&mut target) {
-        Ok(reason) => Ok(reason),
-        Err(e) if e.is_connection_error() => Ok(DisconnectReason::Disconnect),
-        Err(e) => Err((e as GdbStubError<String, std::io::Error>).to_string()),
+    let stream = SharedStream::new(stream);
+    let mut refused = 0usize;
+    loop {
+        let e = match GdbStub::new(stream.clone()).run_blocking::<Loop<I>>(&mut target) {
+            Ok(reason) => return Ok(reason),
+            Err(e) => e as GdbStubError<String, std::io::Error>,
+        };
+        if e.is_connection_error() {
+            return Ok(DisconnectReason::Disconnect);
+        }
+        if e.is_target_error() || refused >= MAX_REFUSED_PACKETS {
+            return Err(e.to_string());
+        }
+        // A packet gdbstub could not take (it sent no reply): answered with an error; the
+        // target keeps its state for the next gdbstub.
+        refused += 1;
+        // gdbstub's own text, up to its first sentence's end (its unexpected-packet message
+        // goes on to ask for a bug report to gdbstub).
+        let text = e.to_string();
+        let first = text.split(". ").next().unwrap_or(&text);
+        eprintln!("rsxtrace debug: packet refused ({first}); answered E01");
+        if stream.reply_error().is_err() {
+            return Ok(DisconnectReason::Disconnect);
+        }
     }
 }
+
+/// Packets refused in one session before it ends (a client that sends nothing else).
+const MAX_REFUSED_PACKETS: usize = 10_000;
