@@ -931,6 +931,39 @@ fn bad_draws_attributes_and_formats_are_left_out_and_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to export"));
 }
 
+/// `--draws` that runs past the frame exports what exists and names the rest; one that starts
+/// past it is refused with the other commands' message.
+#[test]
+fn export_draws_past_the_frame() {
+    let basic = workspace().sample("basic.rrc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("b.glb");
+    let export = |range: &str| {
+        run(&[
+            "export",
+            "gltf",
+            basic.to_str().unwrap(),
+            "--out",
+            glb.to_str().unwrap(),
+            "--draws",
+            range,
+        ])
+    };
+    let out = export("1..100000");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("draws 3..100000 do not exist"), "{text}");
+    for range in ["3..", "7..9", "3"] {
+        let out = export(range);
+        assert_eq!(out.status.code(), Some(2), "{range}");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            text.contains("do not exist: the capture has 3 draws (0..3)"),
+            "{range}: {text}"
+        );
+    }
+}
+
 /// A vertex program that displaces a quad by a vertex texture (TXL R0 from unit 0 at v[0];
 /// ADD o[HPOS], v[0], R0) and the 2 x 2 W32_Z32_Y32_X32_FLOAT texture it samples, texel
 /// (i, j) = (0.1 (1 + i + 2 j), 0, 0.5, 0) with nearest filtering: each corner of the quad lies

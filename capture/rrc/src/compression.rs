@@ -91,16 +91,35 @@ fn gunzip_into(input: impl BufRead, out: &mut Vec<u8>) -> Result<(), RrcError> {
     }
 }
 
-/// Decode every zstd frame of `input` into `out`.
+/// Whether `next` starts a zstd frame or a skippable frame (magic 0x184D2A50..5F, RFC 8878
+/// 3.1.2).
+fn starts_zstd_frame(next: &[u8]) -> bool {
+    next.starts_with(&ZSTD_MAGIC)
+        || (next.len() >= 4 && next[0] & 0xF0 == 0x50 && next[1..4] == [0x2A, 0x4D, 0x18])
+}
+
+/// Decode every zstd frame of `input` into `out`. A frame follows another only where the
+/// next bytes start one; bytes after the last frame that do not are ignored, as they are
+/// after the last gzip member: RPCS3's zstd reader decompresses only as far as the capture's
+/// own structure reads (`compressed_zstd_serialization_file_handler::read_at`), so it never
+/// looks at them.
 fn unzstd_into(input: impl BufRead, out: &mut Vec<u8>) -> Result<(), RrcError> {
     let mut input = Counted {
         inner: input,
         taken: 0,
     };
-    let decoded =
-        zstd::stream::read::Decoder::with_buffer(&mut input).and_then(|mut d| d.read_to_end(out));
-    decoded.map_err(|e| decompress_error(Compression::Zstd, input.taken, e))?;
-    Ok(())
+    loop {
+        let frame = zstd::stream::read::Decoder::with_buffer(&mut input)
+            .and_then(|d| d.single_frame().read_to_end(out));
+        frame.map_err(|e| decompress_error(Compression::Zstd, input.taken, e))?;
+        let taken = input.taken;
+        let next = input
+            .fill_buf()
+            .map_err(|e| decompress_error(Compression::Zstd, taken, e))?;
+        if !starts_zstd_frame(next) {
+            return Ok(());
+        }
+    }
 }
 
 fn decompress_error(compression: Compression, offset: u64, e: std::io::Error) -> RrcError {
@@ -119,7 +138,7 @@ pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, RrcError> {
     Ok(out)
 }
 
-/// Decompress a whole zstd stream (every frame).
+/// Decompress a whole zstd stream (every frame; bytes after the last frame ignored).
 pub fn unzstd(bytes: &[u8]) -> Result<Vec<u8>, RrcError> {
     let hint = zstd::zstd_safe::get_frame_content_size(bytes)
         .ok()
@@ -188,6 +207,34 @@ mod tests {
         ));
         assert!(matches!(
             unzstd(&[0x28, 0xB5, 0x2F, 0xFD, 0xFF, 0xFF]),
+            Err(RrcError::Decompress {
+                compression: Compression::Zstd,
+                ..
+            })
+        ));
+    }
+
+    /// Frames are concatenated (a skippable frame between them adds nothing); bytes after the
+    /// last frame that start none are ignored, as after the last gzip member (they made the
+    /// whole file an error); a damaged frame after the first is still an error.
+    #[test]
+    fn zstd_frames_concatenate_and_trailing_bytes_are_ignored() {
+        let a = zstd::encode_all(&b"first frame "[..], 3).unwrap();
+        let b = zstd::encode_all(&b"second"[..], 3).unwrap();
+        let skippable = [0x5A, 0x2A, 0x4D, 0x18, 2, 0, 0, 0, 0xAA, 0xBB];
+        let joined = [a.as_slice(), &skippable, &b].concat();
+        assert_eq!(unzstd(&joined).unwrap(), b"first frame second");
+        for tail in [&b"garbage"[..], &[0u8; 3], &[0x28, 0xB5]] {
+            let trailing = [joined.as_slice(), tail].concat();
+            assert_eq!(
+                unzstd(&trailing).unwrap(),
+                b"first frame second",
+                "{tail:?}"
+            );
+        }
+        let damaged = [a.as_slice(), &[0x28, 0xB5, 0x2F, 0xFD, 0xFF, 0xFF]].concat();
+        assert!(matches!(
+            unzstd(&damaged),
             Err(RrcError::Decompress {
                 compression: Compression::Zstd,
                 ..

@@ -68,8 +68,15 @@ pub fn run(command: &ExportCommand) -> anyhow::Result<Status> {
 
 fn gltf(args: &GltfArgs) -> anyhow::Result<Status> {
     let (_capture, frame) = super::load_frame(&args.file)?;
-    // A range running past the last draw is exported as far as it goes (the rest is named).
+    // A range running past the last draw is exported as far as it goes (the rest is named);
+    // one that starts past it is refused as the other commands refuse it.
     let draws = match args.draws {
+        Some(r) if r.start >= frame.draws.len() => {
+            if let Err(e) = r.resolve(frame.draws.len()) {
+                anyhow::bail!(e);
+            }
+            r.start..r.start
+        }
         Some(r) => r.start..r.end.unwrap_or(frame.draws.len()),
         None => 0..frame.draws.len(),
     };
