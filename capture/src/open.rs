@@ -45,6 +45,11 @@ pub enum OpenError {
     )]
     Unrecognised { path: PathBuf },
     #[error(
+        "{} is empty (0 bytes): not an RPCS3 capture or an rsxtrace trace",
+        path.display()
+    )]
+    Empty { path: PathBuf },
+    #[error(
         "{} is not a regular file (a pipe, FIFO or device): inputs are read by their content, \
          then opened again (a trace is mapped), so save it to a file first",
         path.display()
@@ -105,6 +110,11 @@ pub fn open_capture(path: &Path) -> Result<Capture, OpenError> {
             path: path.to_path_buf(),
             source,
         }),
+        FileKind::Other if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) => {
+            Err(OpenError::Empty {
+                path: path.to_path_buf(),
+            })
+        }
         FileKind::Other => Err(OpenError::Unrecognised {
             path: path.to_path_buf(),
         }),
@@ -125,6 +135,16 @@ mod tests {
         let err = open_capture(&path).unwrap_err();
         assert!(matches!(err, OpenError::Unrecognised { .. }), "{err}");
         assert!(err.to_string().contains("program.fpo"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_file_is_called_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("frame.rrc.gz");
+        std::fs::write(&path, b"").unwrap();
+        let err = open_capture(&path).unwrap_err();
+        assert!(matches!(err, OpenError::Empty { .. }), "{err}");
+        assert!(err.to_string().contains("frame.rrc.gz is empty"), "{err}");
     }
 
     #[cfg(unix)]

@@ -81,7 +81,7 @@ pub enum Command {
         #[arg(long, value_enum)]
         stage: Option<Stage>,
         /// Byte offset of the program in a raw file.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, conflicts_with = "draw")]
         offset: usize,
         /// For a capture: the draw whose programs to disassemble.
         #[arg(long)]

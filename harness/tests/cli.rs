@@ -709,3 +709,77 @@ fn shade_on_the_gpu_matches_the_interpreter() {
         "GPU and interpreter images differ by up to {max_diff}/255"
     );
 }
+
+/// Options that cannot apply together are refused rather than one of them ignored: a raw
+/// file's `--offset` with a capture's `--draw`, `debug --json` without `--trace` (it started
+/// the GDB server), and two `--attr` for one glTF attribute (the second replaced the first).
+#[test]
+fn options_that_cannot_apply_together_are_refused() {
+    let s = sample();
+    let glb = std::env::temp_dir().join(format!("rsxtrace-attr-{}.glb", std::process::id()));
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["disasm", &s, "--draw", "0", "--offset", "16"],
+            "'--draw <DRAW>' cannot be used with '--offset <OFFSET>'",
+        ),
+        (
+            &["debug", &s, "--draw", "0", "--pixel", "1,1", "--json"],
+            "--trace",
+        ),
+        (
+            &[
+                "export",
+                "gltf",
+                &s,
+                "--out",
+                glb.to_str().unwrap(),
+                "--attr",
+                "position=15",
+                "--attr",
+                "POSITION=0",
+            ],
+            "--attr position=15 and --attr POSITION=0: one attribute per name",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = rsxtrace(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains(says), "{args:?}: {text}");
+    }
+    assert!(!glb.exists());
+}
+
+/// Messages that say what is wrong: an empty file is called empty (not "no magic"), as is an
+/// empty program file (not "0x0 is not a multiple of 16"), and a capture given to `debug`
+/// without `--draw` asks for the draw (it was read as a program container).
+#[test]
+fn empty_files_and_a_capture_without_its_draw_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("frame.rrc.gz");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = empty.to_str().unwrap();
+    let s = sample();
+    let cases: [(&[&str], &str); 5] = [
+        (&["info", empty], "frame.rrc.gz is empty (0 bytes)"),
+        (&["verify", empty], "frame.rrc.gz is empty (0 bytes)"),
+        (
+            &["disasm", empty, "--stage", "fragment"],
+            "the file is empty (a program has at least one 16-byte instruction)",
+        ),
+        (
+            &["debug", &s, "--pixel", "1,1"],
+            "is a capture: name the draw with --draw N (`rsxtrace history",
+        ),
+        (
+            &["debug", &s, "--vertex", "0", "--trace"],
+            "is a capture: name the draw with --draw N",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = rsxtrace(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains(says), "{args:?}: {text}");
+    }
+}

@@ -54,7 +54,7 @@ pub struct DebugArgs {
     #[arg(long)]
     pub trace: bool,
     /// One JSON object per step instead of text (with --trace).
-    #[arg(long)]
+    #[arg(long, requires = "trace")]
     pub json: bool,
     /// Address the GDB server listens on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:0")]
@@ -137,6 +137,14 @@ fn invocation(args: &DebugArgs, (x, y): (u32, u32)) -> anyhow::Result<Invocation
             if x >= w || y >= h {
                 bail!("pixel {x},{y} is outside the {w}x{h} image");
             }
+            refuse_capture_without_draw(
+                args,
+                &format!(
+                    " (`rsxtrace history {} --pixel {x},{y}` lists the draws that reached \
+                     that pixel)",
+                    args.file.display()
+                ),
+            )?;
             let uniforms: Vec<&str> = args.uniforms.iter().map(String::as_str).collect();
             let loaded = load_program_file(&args.file, &uniforms)
                 .with_context(|| format!("cannot load {}", args.file.display()))?;
@@ -222,7 +230,10 @@ fn debug_vertex(args: &DebugArgs, k: usize) -> anyhow::Result<Status> {
             let (vi, k) = draw_vertex(&frame, draw, k).map_err(|e| anyhow::anyhow!(e))?;
             (vi, k, format!("draw {draw}"))
         }
-        None => program_vertex(&args.file, k).map_err(|e| anyhow::anyhow!(e))?,
+        None => {
+            refuse_capture_without_draw(args, "")?;
+            program_vertex(&args.file, k).map_err(|e| anyhow::anyhow!(e))?
+        }
     };
     let options = interp_options(if args.f64 {
         Arithmetic::F64
@@ -288,6 +299,19 @@ fn debug_vertex(args: &DebugArgs, k: usize) -> anyhow::Result<Status> {
         );
     }
     Ok(Status::Success)
+}
+
+/// A capture holds many programs: without `--draw` there is no saying which to debug (it was
+/// read as a program container and refused with a container error).
+fn refuse_capture_without_draw(args: &DebugArgs, hint: &str) -> anyhow::Result<()> {
+    use rsxtrace_capture::open::{file_kind, FileKind};
+    if let Ok(FileKind::Capture | FileKind::Trace) = file_kind(&args.file) {
+        bail!(
+            "{} is a capture: name the draw with --draw N{hint}",
+            args.file.display()
+        );
+    }
+    Ok(())
 }
 
 pub fn run(args: &DebugArgs) -> anyhow::Result<Status> {

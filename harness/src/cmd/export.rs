@@ -80,6 +80,22 @@ fn gltf(args: &GltfArgs) -> anyhow::Result<Status> {
         Some(r) => r.start..r.end.unwrap_or(frame.draws.len()),
         None => 0..frame.draws.len(),
     };
+    // One attribute per name: a second `--attr NAME=N` would silently replace the first.
+    for (k, m) in args.attrs.iter().enumerate() {
+        let same = |o: &&Mapping| match (o.target, m.target) {
+            (Some(a), Some(b)) => a == b,
+            _ => o.name == m.name,
+        };
+        if let Some(first) = args.attrs[..k].iter().find(same) {
+            anyhow::bail!(
+                "--attr {}={} and --attr {}={}: one attribute per name",
+                first.name,
+                first.attribute,
+                m.name,
+                m.attribute
+            );
+        }
+    }
     let options = ExportOptions {
         draws,
         space: match args.space {

@@ -93,4 +93,7 @@ pub enum ContainerErrorKind {
     /// The bytes are none of the known container formats.
     #[error("not a CgBinaryProgram or PSL1GHT program container")]
     UnknownFormat,
+    /// There are no bytes at all.
+    #[error("the file is empty (a program has at least one 16-byte instruction)")]
+    Empty,
 }

@@ -226,7 +226,14 @@ impl Container {
 
     /// Wraps raw microcode; its length must be a non-zero multiple of 16 bytes.
     pub fn raw(stage: Stage, bytes: &[u8]) -> Result<Self, ContainerError> {
-        if bytes.is_empty() || bytes.len() % SLOT_SIZE as usize != 0 {
+        if bytes.is_empty() {
+            return Err(ContainerError::new(
+                0,
+                "raw microcode length",
+                ContainerErrorKind::Empty,
+            ));
+        }
+        if bytes.len() % SLOT_SIZE as usize != 0 {
             return Err(ContainerError::new(
                 bytes.len() as u64,
                 "raw microcode length",
