@@ -26,6 +26,7 @@ mod match_cli;
 mod mvp_cli;
 mod primitives;
 mod probe_cli;
+mod program_stages_cli;
 mod psl1ght_cli;
 mod regions_cli;
 mod replay_cli;

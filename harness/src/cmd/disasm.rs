@@ -1,6 +1,6 @@
 //! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
 //! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
-//! array of the vertex and the fragment program; for an executable or a folder, an array of
+//! array of the vertex and the fragment program, null for one the capture cannot give; for an executable or a folder, an array of
 //! every program found, each with its `origin` and `file_offset`; a program from a container
 //! with what the container states, `container`).
 
@@ -49,8 +49,14 @@ pub fn run(
                 .collect();
             print_json(&all)?;
         } else if draw.is_some() && stage.is_none() {
-            let all: Vec<_> = programs.iter().map(json_of).collect();
-            print_json(&all)?;
+            // [vertex, fragment], null for a stage the draw's capture cannot give.
+            let of = |vertex: bool| {
+                programs
+                    .iter()
+                    .find(|p| matches!(p.program, Program::Vertex(_)) == vertex)
+                    .map(json_of)
+            };
+            print_json(&[of(true), of(false)])?;
         } else if let Some(p) = programs.first() {
             print_json(&json_of(p))?;
         }

@@ -4,6 +4,7 @@
 
 use crate::cli::Stage;
 use anyhow::{bail, Context};
+use rsxtrace_capture::frame::Draw;
 use rsxtrace_capture::open::{file_kind, FileKind};
 use rsxtrace_program::assembly::assembly_text;
 use rsxtrace_program::container::{self, Container};
@@ -359,62 +360,91 @@ pub(super) fn assembled(
 fn from_draw(path: &Path, draw_index: usize, stage: Option<Stage>) -> anyhow::Result<Vec<Located>> {
     let (_capture, frame) = super::load_frame(path)?;
     let draw = super::draw_at(&frame, draw_index)?;
+    let stages: Vec<(&str, anyhow::Result<Located>)> = match stage {
+        Some(Stage::Vertex) => vec![("vertex", draw_vertex(draw, draw_index))],
+        Some(Stage::Fragment) => vec![("fragment", draw_fragment(draw, draw_index))],
+        None => vec![
+            ("vertex", draw_vertex(draw, draw_index)),
+            ("fragment", draw_fragment(draw, draw_index)),
+        ],
+    };
+    // Both stages asked for: one that cannot be had is named and the other still given.
+    let both = stages.len() > 1;
     let mut out = Vec::new();
-    if stage != Some(Stage::Fragment) {
-        let program = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
-            .with_context(|| format!("draw {draw_index}: cannot decode the vertex program"))?;
-        let vertex_textures = translation_state(&draw.vertex_textures, txl_units(&program));
-        out.push(Located {
-            origin: format!(
-                "draw {draw_index}: vertex program at slot {} (hash {:016x})",
-                draw.vp_start, draw.vp_hash
-            ),
-            program: Program::Vertex(program),
-            container: None,
-            control: None,
-            texture_dimensions: None,
-            texture_lod: None,
-            vertex_textures: Some(vertex_textures),
-            memory_words: draw.vertex_program.to_vec(),
-            file_offset: None,
-        });
+    let mut failed = Vec::new();
+    for (name, located) in stages {
+        match located {
+            Ok(l) => out.push(l),
+            Err(e) if both => failed.push((name, e)),
+            Err(e) => return Err(e),
+        }
     }
-    if stage != Some(Stage::Vertex) {
-        let Some(fp) = &draw.fragment_program else {
-            let why = draw
-                .problems
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join("; ");
-            bail!("draw {draw_index}: the fragment program is not in the capture ({why})")
-        };
-        let program = fragment::decode(&fp.ucode)
-            .with_context(|| format!("draw {draw_index}: cannot decode the fragment program"))?;
-        out.push(Located {
-            origin: format!(
-                "draw {draw_index}: fragment program at {}+0x{:08x} (hash {:016x}, shader control 0x{:08x})",
-                fp.address.location.name(),
-                fp.address.offset,
-                fp.hash,
-                draw.shader_control.raw
-            ),
-            program: Program::Fragment(program),
-            container: None,
-            control: Some(draw.shader_control.raw),
-            texture_dimensions: Some(std::array::from_fn(|u| {
-                let format = &draw.textures[u].format;
-                if format.cubemap {
-                    6
-                } else {
-                    format.dimension
-                }
-            })),
-            texture_lod: Some(std::array::from_fn(|u| unit_lod(&draw.textures[u]))),
-            vertex_textures: None,
-            memory_words: Vec::new(),
-            file_offset: None,
-        });
+    if out.is_empty() {
+        let why: Vec<String> = failed.iter().map(|(_, e)| format!("{e:#}")).collect();
+        bail!("{}", why.join("; "));
+    }
+    for (name, e) in failed {
+        eprintln!("warning: {e:#}; the {name} program is left out");
     }
     Ok(out)
+}
+
+/// A draw's vertex program, decoded from its transform program memory.
+fn draw_vertex(draw: &Draw, draw_index: usize) -> anyhow::Result<Located> {
+    let program = vertex::decode_from_memory(&draw.vertex_program, draw.vp_start as usize)
+        .with_context(|| format!("draw {draw_index}: cannot decode the vertex program"))?;
+    let vertex_textures = translation_state(&draw.vertex_textures, txl_units(&program));
+    Ok(Located {
+        origin: format!(
+            "draw {draw_index}: vertex program at slot {} (hash {:016x})",
+            draw.vp_start, draw.vp_hash
+        ),
+        program: Program::Vertex(program),
+        container: None,
+        control: None,
+        texture_dimensions: None,
+        texture_lod: None,
+        vertex_textures: Some(vertex_textures),
+        memory_words: draw.vertex_program.to_vec(),
+        file_offset: None,
+    })
+}
+
+/// A draw's fragment program, as the capture holds it.
+fn draw_fragment(draw: &Draw, draw_index: usize) -> anyhow::Result<Located> {
+    let Some(fp) = &draw.fragment_program else {
+        let why = draw
+            .problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
+        bail!("draw {draw_index}: the fragment program is not in the capture ({why})")
+    };
+    let program = fragment::decode(&fp.ucode)
+        .with_context(|| format!("draw {draw_index}: cannot decode the fragment program"))?;
+    Ok(Located {
+        origin: format!(
+            "draw {draw_index}: fragment program at {}+0x{:08x} (hash {:016x}, shader control 0x{:08x})",
+            fp.address.location.name(),
+            fp.address.offset,
+            fp.hash,
+            draw.shader_control.raw
+        ),
+        program: Program::Fragment(program),
+        container: None,
+        control: Some(draw.shader_control.raw),
+        texture_dimensions: Some(std::array::from_fn(|u| {
+            let format = &draw.textures[u].format;
+            if format.cubemap {
+                6
+            } else {
+                format.dimension
+            }
+        })),
+        texture_lod: Some(std::array::from_fn(|u| unit_lod(&draw.textures[u]))),
+        vertex_textures: None,
+        memory_words: Vec::new(),
+        file_offset: None,
+    })
 }
