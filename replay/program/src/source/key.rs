@@ -6,7 +6,7 @@
 use crate::container::Stage;
 use crate::vertex::MEMORY_SLOTS;
 use rsxtrace_fetch::FlatMemory;
-use rsxtrace_frame::fragment::{read_fragment_program, ProgramAddress};
+use rsxtrace_frame::fragment::{read_fragment_program, FragmentError, ProgramAddress};
 use rsxtrace_frame::transform::scan_vertex_program;
 use rsxtrace_rrc::Location;
 
@@ -76,8 +76,18 @@ fn fragment(ucode: &[u8]) -> Result<(Vec<u8>, u64), String> {
         location: Location::Local,
         offset: 0,
     };
-    let p = read_fragment_program(&FlatMemory::local(ucode), address)
-        .map_err(|e| format!("fragment program: {e}"))?;
+    // Said of the file, not of a capture's memory (the reader's own words).
+    let p = read_fragment_program(&FlatMemory::local(ucode), address).map_err(|e| match e {
+        FragmentError::MissingMemory { .. } if ucode.is_empty() => {
+            "fragment program: the file is empty".to_string()
+        }
+        FragmentError::MissingMemory { slot, .. } => {
+            format!("fragment program: no instruction with END in the file's {slot} instructions")
+        }
+        FragmentError::NoEnd { slots, .. } => {
+            format!("fragment program: no instruction with END within {slots} instructions")
+        }
+    })?;
     Ok((p.ucode, p.hash))
 }
 
@@ -98,6 +108,14 @@ mod tests {
         assert_eq!(key, scan_vertex_program(&words, 1).hash);
         assert_eq!(key, scan_vertex_program(&words[4..8], 0).hash);
         assert!(canonical(Stage::Vertex, &ucode, 3).is_err());
+        // A fragment program file is spoken of as a file, not as captured memory.
+        let empty = canonical(Stage::Fragment, &[], 0).unwrap_err();
+        assert_eq!(empty, "fragment program: the file is empty");
+        let no_end = canonical(Stage::Fragment, &[0u8; 32], 0).unwrap_err();
+        assert_eq!(
+            no_end,
+            "fragment program: no instruction with END in the file's 2 instructions"
+        );
         assert!(canonical(Stage::Vertex, &vec![0u8; 16 * (MEMORY_SLOTS + 1)], 0).is_err());
     }
 
