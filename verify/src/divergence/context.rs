@@ -41,6 +41,8 @@ pub struct Context<'a> {
     pub fragment_options_hook: Option<FragmentOptionsHook>,
     /// Decoded textures of the run, shared by its draws (`divergence::textures`).
     pub textures: TextureCache,
+    /// Recompiled modules of the run, shared by its draws.
+    pub modules: super::modules::Modules,
     /// Whether the device keeps the pipelines of the programs checked (the draws of a frame
     /// share programs) or drops each after its run (`batch` checks each program once).
     pub pipelines: Pipelines,
@@ -70,6 +72,7 @@ impl<'a> Context<'a> {
             fragment_hook: None,
             fragment_options_hook: None,
             textures: TextureCache::default(),
+            modules: Default::default(),
             pipelines: Pipelines::Keep,
         }
     }

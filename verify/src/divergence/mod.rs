@@ -12,6 +12,7 @@
 //!   per-pixel inputs through `fp_eval` and the fragment interpreter, compared per colour output.
 //! - [`textures`]: the units a fragment program samples, decoded once and bound on both
 //!   sides (or the reason the device cannot sample them as the interpreter does).
+//! - [`modules`]: the recompiled modules of the run, by content (translated once).
 //! - [`mutate`]: the negative control (`--mutate N`): one random field of a decoded program
 //!   changed on the GPU side only.
 //! - [`state_diff`]: what changed since the previous draw (keys of `Draw::summary`).
@@ -24,6 +25,7 @@ pub mod clock;
 pub mod compare;
 pub mod context;
 pub mod fragment_stage;
+pub mod modules;
 pub mod mutate;
 pub mod report;
 pub mod run;

@@ -17,7 +17,7 @@
 
 use super::clock::{Clock, Phase};
 use super::compare::{RegisterTally, Sample};
-use super::context::Context;
+use super::context::{Context, Pipelines};
 use super::mutate::XorShift;
 use super::report::model::{ConstantFill, Outcome, Stage, StageReport, Substitution};
 use super::textures::{bind_vertex, BoundVertex};
@@ -385,12 +385,14 @@ fn run_gpu_as(
         .clock
         .time(Phase::Pipeline, || {
             // The very rules the interpreter runs with (`VertexOptions::rules`).
-            translate_textured(
-                program,
-                &vi.memory_words,
-                &interp_options(Arithmetic::F32).rules,
-                &vi.texture_state(),
-            )
+            let rules = interp_options(Arithmetic::F32).rules;
+            let textures = vi.texture_state();
+            // A program checked once (a mutant, or any of batch's) is not kept.
+            let once = once || cx.pipelines == Pipelines::Forget;
+            cx.modules
+                .vertex(program, &vi.memory_words, &rules, &textures, once, || {
+                    translate_textured(program, &vi.memory_words, &rules, &textures)
+                })
         })
         .map_err(|e| match e {
             TranslateError::Unsupported { .. } => Outcome::Skipped {

@@ -43,7 +43,7 @@ pub use raster::{rasterize, Quad, Rasterized};
 
 use crate::divergence::clock::Phase;
 use crate::divergence::compare::{RegisterTally, Sample};
-use crate::divergence::context::Context;
+use crate::divergence::context::{Context, Pipelines};
 use crate::divergence::report::model::{Outcome, Stage, StageImages, StageReport};
 use crate::divergence::textures::{bind, Bound};
 use crate::divergence::tolerance::Class;
@@ -200,7 +200,12 @@ fn run_gpu_as(
     }
     let module = cx
         .clock
-        .time(Phase::Pipeline, || translate(program, &options))
+        .time(Phase::Pipeline, || {
+            // A program checked once (a mutant, or any of batch's) is not kept.
+            let once = once || cx.pipelines == Pipelines::Forget;
+            cx.modules
+                .fragment(program, &options, once, || translate(program, &options))
+        })
         .map_err(|e| match e {
             TranslateError::Unsupported { .. } => Outcome::Skipped {
                 reason: format!("fragment program not recompiled: {e}"),
