@@ -545,7 +545,13 @@ fn the_depth_surface_of_a_depth_only_frame_is_written_and_watched() {
     );
     let out = rsxtrace(&["replay", s(&path), "--cpu", "--out", s(&png)]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no draw writes a usable colour target"));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains(
+            "no draw writes colour (a depth-only frame: `--target` shows a depth target)"
+        ),
+        "{text}"
+    );
 }
 
 /// `replay` says which draws conditional rendering left out, on both renderers: the

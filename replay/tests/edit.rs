@@ -590,3 +590,32 @@ fn a_program_taken_from_a_draw_runs_as_that_draw_ran_it() {
         Err(ProgramFileError::NoSuchDraw { draw: 9, draws: 2 })
     ));
 }
+
+/// A fragment program longer than the frame model reads a capture's program to (4,096 slots)
+/// is refused when its file is read, naming the bound; one of 4,096 slots is taken. (It was
+/// written, then found missing from every edited draw: "program is None".)
+#[test]
+fn a_fragment_program_longer_than_a_capture_is_read_to_is_refused_up_front() {
+    let text = |slots: usize| {
+        let mut t = "MOVR R0, f[COL0];\n".repeat(slots - 1);
+        t.push_str("MOVR R0, f[COL0]; END\n");
+        t
+    };
+    let ok = ProgramFile::parse(text(4096).as_bytes(), Stage::Fragment).unwrap();
+    assert_eq!(ok.instructions, 4096);
+    let err = ProgramFile::parse(text(4097).as_bytes(), Stage::Fragment).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ProgramFileError::TooLong {
+                slots: 4097,
+                max: 4096
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("read to 4096 slots at most"),
+        "{err}"
+    );
+}

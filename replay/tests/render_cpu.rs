@@ -1629,3 +1629,56 @@ fn swizzled_and_aliased_targets_stay_on_one_tile() {
         }
     }
 }
+
+/// A frame with no usable colour target says why: the last draw's target and what is wrong
+/// with it (a pitch below a row, a format the RSX lacks, no set of targets), or that the frame
+/// writes depth only; the history of a pixel says the same.
+#[test]
+fn nothing_to_render_says_why() {
+    let frame_with = |name: &str, edit: &dyn Fn(&mut SurfaceDesc)| {
+        let mut b = builder(name, 8);
+        let mut s = surface(8, COLOR);
+        edit(&mut s);
+        b.set_surface(&s);
+        quad(&mut b, 0, [0.0, 0.0, 8.0, 8.0], 0.5, [1.0, 0.0, 0.0, 1.0]);
+        b.finish()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut SurfaceDesc);
+    let cases: [(&str, Edit, &str); 4] = [
+        (
+            "pitch",
+            &|s| s.colors[0].pitch = 0,
+            "no draw writes a usable colour target: draw 0's surface A: pitch 0 is smaller \
+             than a row of 32 bytes",
+        ),
+        (
+            "format",
+            &|s| s.color_format = 0x1F,
+            "draw 0's colour format 0x1f is none of the RSX's",
+        ),
+        (
+            "targets",
+            &|s| s.color_target = 0xFF,
+            "draw 0's SURFACE_COLOR_TARGET 0xff names no set of targets",
+        ),
+        (
+            "depth only",
+            &|s| s.color_target = 0,
+            "no draw writes colour (a depth-only frame",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let capture = frame_with(name, edit);
+        let frame = Frame::from_capture(&capture).expect("frame");
+        let events = FrameEvents::from_capture(&capture, &frame);
+        let err = cpu_render_tiled(&frame, &events, &RenderOptions::default()).unwrap_err();
+        assert!(err.to_string().contains(says), "{name}: {err}");
+        use rsxtrace_replay::render::history::{pixel_history, Watched};
+        let options = RenderOptions::default();
+        let history = pixel_history(&frame, &events, &options, Watched::Output, 1, 1);
+        let Err(err) = history else {
+            panic!("{name}: a history without an output")
+        };
+        assert!(err.to_string().contains(says), "{name} (history): {err}");
+    }
+}

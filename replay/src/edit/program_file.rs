@@ -93,6 +93,19 @@ pub enum ProgramFileError {
         /// The stage asked for.
         wanted: &'static str,
     },
+    /// A fragment program longer than a capture's fragment program is read to.
+    #[error(
+        "its fragment program runs {slots} slots (instructions and inline constants) to its \
+         END; a capture's fragment program is read to {max} slots at most \
+         (`rsxtrace_capture::frame::fragment::MAX_FRAGMENT_SLOTS`), so the edited draws \
+         would find none"
+    )]
+    TooLong {
+        /// Its slots through END and END's constant.
+        slots: usize,
+        /// The bound.
+        max: u32,
+    },
     /// The microcode does not decode.
     #[error("its {stage} microcode does not decode: {why}")]
     Decode {
@@ -156,6 +169,10 @@ impl ProgramFile {
                     .map(|i| i.slot as usize + 1 + usize::from(i.constant.is_some()))
                     .max()
                     .unwrap_or(0);
+                let max = rsxtrace_capture::frame::fragment::MAX_FRAGMENT_SLOTS;
+                if slots > max as usize {
+                    return Err(ProgramFileError::TooLong { slots, max });
+                }
                 let len = (slots * 16).min(parsed.ucode().len());
                 (parsed.ucode()[..len].to_vec(), p.instructions.len())
             }

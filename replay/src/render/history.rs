@@ -381,7 +381,7 @@ pub fn pixel_history_observed(
     let (layout, format, grid, output) = match watched {
         Watched::Output => {
             let output = output_surface(frame, events).ok_or_else(|| {
-                RenderError::NothingToRender("no draw writes a usable colour target".into())
+                RenderError::NothingToRender(crate::render::surface::no_output_reason(frame))
             })?;
             let grid = output.antialias.grid();
             let format = WatchFormat::Color(output.format);

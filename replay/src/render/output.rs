@@ -178,6 +178,7 @@ pub enum OutputSource {
 /// The output surface a render needs: `None` (an empty image) is allowed only when a target
 /// read at the end of the render, or a watched pixel, stands in for the output image.
 pub(crate) fn output_or_error(
+    frame: &rsxtrace_capture::frame::Frame,
     output: Option<super::surface::OutputSurface>,
     reads_targets: bool,
 ) -> Result<Option<super::surface::OutputSurface>, super::RenderError> {
@@ -185,7 +186,7 @@ pub(crate) fn output_or_error(
         Some(o) => Ok(Some(o)),
         None if reads_targets => Ok(None),
         None => Err(super::RenderError::NothingToRender(
-            "no draw writes a usable colour target".into(),
+            super::surface::no_output_reason(frame),
         )),
     }
 }

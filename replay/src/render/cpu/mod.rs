@@ -108,6 +108,7 @@ pub(crate) fn render_frame_watched(
         )));
     }
     let output = crate::render::output::output_or_error(
+        frame,
         output_surface(frame, events),
         observer.replaces_the_output() || watch.is_some(),
     )?;

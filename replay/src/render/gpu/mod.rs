@@ -132,6 +132,7 @@ pub fn render_frame_observed(
         )));
     }
     let output = crate::render::output::output_or_error(
+        frame,
         output_surface(frame, events),
         observer.replaces_the_output(),
     )?;

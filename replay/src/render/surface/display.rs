@@ -106,6 +106,50 @@ fn drawn_output(frame: &Frame, events: &FrameEvents) -> Option<(Option<usize>, O
     last.map(|output| (None, output))
 }
 
+/// Why [`output_surface`] found no output: the last draw whose colour target is unusable and
+/// what is wrong with it, or that no draw writes colour. For the error that ends a render
+/// ("nothing to render: ...").
+pub fn no_output_reason(frame: &Frame) -> String {
+    let mut depth_only = 0;
+    for (index, draw) in frame.draws.iter().enumerate().rev() {
+        let s = &draw.surface;
+        let why = match color_targets(s.color_target.raw) {
+            None => format!(
+                "SURFACE_COLOR_TARGET 0x{:x} names no set of targets",
+                s.color_target.raw
+            ),
+            Some(targets) if targets.is_empty() => {
+                depth_only += 1;
+                continue;
+            }
+            Some(targets) => match ColorFormat::from_raw(s.format.color_format.raw) {
+                None => format!(
+                    "colour format 0x{:x} is none of the RSX's",
+                    s.format.color_format.raw
+                ),
+                Some(format) => {
+                    let bpp = bytes_per_pixel(format);
+                    match targets
+                        .iter()
+                        .find_map(|&t| SurfaceLayout::of_target(s, t, bpp).err())
+                    {
+                        Some(e) => e.to_string(),
+                        None => continue,
+                    }
+                }
+            },
+        };
+        return format!("no draw writes a usable colour target: draw {index}'s {why}");
+    }
+    if frame.draws.is_empty() {
+        "the frame has no draw".to_string()
+    } else if depth_only == frame.draws.len() {
+        "no draw writes colour (a depth-only frame: `--target` shows a depth target)".to_string()
+    } else {
+        "no draw writes a usable colour target".to_string()
+    }
+}
+
 /// The display buffer at `offset` of `location`, if it is one (local memory, non-empty).
 fn shown_buffer(events: &FrameEvents, location: Location, offset: u32) -> Option<&BufferState> {
     events
