@@ -226,10 +226,13 @@ pub struct Sample {
     /// Interpreter f64 value.
     pub reference_f64: f64,
     /// Interpreter f32 values of the fragment stage's conditioning runs (texture coordinates
-    /// nudged up and down, transcendental results skewed up and down), a second
-    /// conditioning check.
-    pub perturbed: [Option<f32>; 4],
+    /// nudged up and down, transcendental results skewed up and down, SIN and COS arguments
+    /// skewed up and down), a second conditioning check.
+    pub perturbed: [Option<f32>; PERTURBED_RUNS],
 }
+
+/// Conditioning runs a sample may carry (the fragment stage's `CONDITIONING_RUNS`).
+pub const PERTURBED_RUNS: usize = 6;
 
 impl RegisterTally {
     /// An empty tally.
@@ -414,7 +417,7 @@ mod tests {
             gpu,
             reference,
             reference_f64,
-            perturbed: [None; 4],
+            perturbed: [None; PERTURBED_RUNS],
         };
         assert_eq!(r.add(s(0, 1.0, 1.0, 1.0), &t()), Verdict::Within);
         assert_eq!(r.add(s(1, 2.0, 1.0, 1.0), &t()), Verdict::Diverged);
@@ -423,7 +426,7 @@ mod tests {
         assert_eq!(r.add(s(3, 1.5, 1.0, 1.0), &t()), Verdict::Diverged);
         // f32 and f64 agree but nudged inputs move the value (a texel boundary).
         let nudged = Sample {
-            perturbed: [None, Some(0.5), None, None],
+            perturbed: [None, Some(0.5), None, None, None, None],
             ..s(4, 0.5, 1.0, 1.0)
         };
         assert_eq!(r.add(nudged, &t()), Verdict::Within);

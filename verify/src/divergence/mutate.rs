@@ -255,7 +255,7 @@ pub fn vertex_effective(vi: &VertexInterp, mutated: &VertexProgram, cx: &Context
                             gpu: m.registers[reg][c] as f32,
                             reference: a.registers[reg][c] as f32,
                             reference_f64: b.registers[reg][c],
-                            perturbed: [None; 4],
+                            perturbed: [None; super::compare::PERTURBED_RUNS],
                         },
                         &cx.tolerances,
                     );

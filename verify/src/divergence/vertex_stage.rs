@@ -497,6 +497,8 @@ fn tallies(
                             other[1].map(|o| o.registers[reg][c] as f32),
                             None,
                             None,
+                            None,
+                            None,
                         ],
                     },
                     tol,

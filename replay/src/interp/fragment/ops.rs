@@ -9,7 +9,7 @@ use rsxtrace_program::fragment::FpOpcode;
 
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::{idx4, map4, Real};
-use super::skew::skewed;
+use super::skew::{skewed, skewed_trig};
 use super::trig;
 
 type V<T> = [T; 4];
@@ -154,8 +154,13 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
         FpOpcode::Ex2 => splat(skewed(a[0].exp2(), opts.transcendental_skew)),
         // LG2 of a negative number is NaN (HW-tested, B.7).
         FpOpcode::Lg2 => splat(skewed(a[0].log2(), opts.transcendental_skew)),
-        FpOpcode::Cos => splat(skewed(trig::cos(a[0], opts.trig), opts.transcendental_skew)),
-        FpOpcode::Sin => splat(skewed(trig::sin(a[0], opts.trig), opts.transcendental_skew)),
+        // The argument is skewed as well as the result (`skew` module documentation).
+        FpOpcode::Cos => splat(skewed_trig(a[0], opts.transcendental_skew, |x| {
+            trig::cos(x, opts.trig)
+        })),
+        FpOpcode::Sin => splat(skewed_trig(a[0], opts.transcendental_skew, |x| {
+            trig::sin(x, opts.trig)
+        })),
         // src0 / src1.x per lane, IEEE (B.7).
         FpOpcode::Div => map(a, |x| skewed(x / b[0], opts.transcendental_skew)),
         // Per lane: |src0| > 0 ? src0 / sqrt(|src1.x|) : src0 (B.7, HW-tested: 0 numerator

@@ -8,7 +8,7 @@ use rsxtrace_program::fragment::FpOpcode;
 use super::options::{FragmentOptions, MinMaxNan};
 use super::real::Real;
 use super::regfile::{Row, LANES};
-use super::skew::skewed;
+use super::skew::{skewed, skewed_trig};
 use super::trig;
 
 /// Four rows: x, y, z, w.
@@ -181,8 +181,13 @@ fn alu_rows_portable<T: Real>(
         FpOpcode::Rsq => scalar(out, &a[0], mask, |x| skewed(T::ONE / x.abs().sqrt(), skew)),
         FpOpcode::Ex2 => scalar(out, &a[0], mask, |x| skewed(x.exp2(), skew)),
         FpOpcode::Lg2 => scalar(out, &a[0], mask, |x| skewed(x.log2(), skew)),
-        FpOpcode::Cos => scalar(out, &a[0], mask, |x| skewed(trig::cos(x, opts.trig), skew)),
-        FpOpcode::Sin => scalar(out, &a[0], mask, |x| skewed(trig::sin(x, opts.trig), skew)),
+        // The argument is skewed as well as the result (`skew` module documentation).
+        FpOpcode::Cos => scalar(out, &a[0], mask, |x| {
+            skewed_trig(x, skew, |x| trig::cos(x, opts.trig))
+        }),
+        FpOpcode::Sin => scalar(out, &a[0], mask, |x| {
+            skewed_trig(x, skew, |x| trig::sin(x, opts.trig))
+        }),
         // pow(s0.x, s1.x) replicated (B.7).
         FpOpcode::Pow => {
             let mut r = [T::ZERO; LANES];

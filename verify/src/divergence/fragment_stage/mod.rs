@@ -382,8 +382,9 @@ fn nudged(quads: &[Quad], factor: f32) -> Vec<Quad> {
     out
 }
 
-/// Conditioning runs: [texture coordinates up, down, transcendentals up, down].
-pub const CONDITIONING_RUNS: usize = 4;
+/// Conditioning runs: [texture coordinates up, down, transcendental results up, down, SIN and
+/// COS arguments up, down].
+pub const CONDITIONING_RUNS: usize = crate::divergence::compare::PERTURBED_RUNS;
 
 /// Whether `program` evaluates a function the device computes to a documented accuracy
 /// rather than exactly (the skewed set of `rsxtrace_replay::interp::fragment::skew`).
@@ -438,11 +439,24 @@ fn conditioning_runs(
             .then(|| interpret_skewed(control, program, quads, (Arithmetic::F32, k), sampler).ok())
             .flatten()
     };
+    let trigonometric = program.instructions.iter().any(|i| {
+        matches!(
+            i.opcode,
+            rsxtrace_program::fragment::FpOpcode::Sin | rsxtrace_program::fragment::FpOpcode::Cos
+        )
+    });
+    let trig_skew = |k: TranscendentalSkew| {
+        trigonometric
+            .then(|| interpret_skewed(control, program, quads, (Arithmetic::F32, k), sampler).ok())
+            .flatten()
+    };
     [
         nudge(1.0 + NUDGE),
         nudge(1.0 - NUDGE),
         skew(TranscendentalSkew::Up),
         skew(TranscendentalSkew::Down),
+        trig_skew(TranscendentalSkew::ArgumentUp),
+        trig_skew(TranscendentalSkew::ArgumentDown),
     ]
 }
 
