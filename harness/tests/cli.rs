@@ -741,13 +741,18 @@ fn options_that_cannot_apply_together_are_refused() {
             "--attr position=15 and --attr POSITION=0: one attribute per name",
         ),
     ];
+    refused_with(&cases);
+    assert!(!glb.exists());
+}
+
+/// Each of `cases` (arguments, text) exits 2 with the text on standard error.
+fn refused_with(cases: &[(&[&str], &str)]) {
     for (args, says) in cases {
         let out = rsxtrace(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let text = String::from_utf8_lossy(&out.stderr);
         assert!(text.contains(says), "{args:?}: {text}");
     }
-    assert!(!glb.exists());
 }
 
 /// Messages that say what is wrong: an empty file is called empty (not "no magic"), as is an
@@ -776,10 +781,5 @@ fn empty_files_and_a_capture_without_its_draw_are_named() {
             "is a capture: name the draw with --draw N",
         ),
     ];
-    for (args, says) in cases {
-        let out = rsxtrace(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let text = String::from_utf8_lossy(&out.stderr);
-        assert!(text.contains(says), "{args:?}: {text}");
-    }
+    refused_with(&cases);
 }

@@ -57,21 +57,24 @@ fn units_with(unit: usize, t: TextureBinding) -> [Option<TextureBinding>; TEXTUR
     units
 }
 
-/// A 4 × 4 image with TEX0 = ((x + .5) / 4, (y + .5) / 4).
+/// A `w` × `h` image with TEX0 = ((x + .5) / w, (y + .5) / h).
 fn uv_inputs(w: u32, h: u32) -> Vec<[[f32; 4]; FP_INPUTS]> {
     (0..h)
         .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .map(|(x, y)| {
-            let mut i = [[0f32; 4]; FP_INPUTS];
-            i[4] = [
-                (x as f32 + 0.5) / w as f32,
-                (y as f32 + 0.5) / h as f32,
-                0.0,
-                1.0,
-            ];
-            i
-        })
+        .map(|(x, y)| texel_centre(x, y, w, h))
         .collect()
+}
+
+/// One pixel's inputs with TEX0 at the centre of texel (`x`, `y`) of a `w` × `h` texture.
+fn texel_centre(x: u32, y: u32, w: u32, h: u32) -> [[f32; 4]; FP_INPUTS] {
+    let mut i = [[0f32; 4]; FP_INPUTS];
+    i[4] = [
+        (x as f32 + 0.5) / w as f32,
+        (y as f32 + 0.5) / h as f32,
+        0.0,
+        1.0,
+    ];
+    i
 }
 
 #[test]
@@ -199,16 +202,7 @@ fn a_level_larger_than_an_upload_band_arrives_whole() {
         .collect();
     let inputs: Vec<[[f32; 4]; FP_INPUTS]> = picks
         .iter()
-        .map(|&(x, y)| {
-            let mut i = [[0f32; 4]; FP_INPUTS];
-            i[4] = [
-                (x as f32 + 0.5) / w as f32,
-                (y as f32 + 0.5) / h as f32,
-                0.0,
-                1.0,
-            ];
-            i
-        })
+        .map(|&(x, y)| texel_centre(x, y, w, h))
         .collect();
     let out = gpu
         .run_fragment_eval(
