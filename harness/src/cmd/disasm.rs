@@ -1,8 +1,8 @@
 //! `rsxtrace disasm`: RSX programs as text in RPCS3's style, or as documented JSON
 //! (`{"stage": "vertex"|"fragment", "instructions": [...]}`; for a draw without `--stage`, an
-//! array of the vertex and the fragment program, null for one the capture cannot give; for an executable or a folder, an array of
-//! every program found, each with its `origin` and `file_offset`; a program from a container
-//! with what the container states, `container`).
+//! array of the vertex and the fragment program, null for one the capture cannot give; for an
+//! executable or a folder, an array of every program found, each with its `origin` and
+//! `file_offset`; a program from a container with what the container states, `container`).
 
 use super::program_input::{load, Located, Program};
 use crate::cli::Stage;

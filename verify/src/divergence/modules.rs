@@ -3,8 +3,8 @@
 //! translating (WGSL written, then parsed and validated by naga) again. A game frame runs a
 //! few hundred programs over thousands of draws. Keys are the program's encoded words (the
 //! vertex program's whole transform memory too, for branch targets outside it) and every
-//! option, so a test hook's edit or a mutant is a key of its own; a mutant, run once, is never
-//! kept.
+//! option (and a hit must hold the very program: a test hook's edit the encoding cannot hold
+//! is translated anew); a mutant, run once, is never kept.
 
 use rsxtrace_program::fragment::{self, FragmentProgram};
 use rsxtrace_program::vertex::{self, VertexProgram};
@@ -22,16 +22,17 @@ type VertexKey = (u128, VertexTranslateOptions, VertexTextureUnits);
 /// Modules by content (see the module documentation).
 #[derive(Default)]
 pub struct Modules {
-    fragment: Memo<FragmentKey>,
-    vertex: Memo<VertexKey>,
+    fragment: Memo<FragmentKey, FragmentProgram>,
+    vertex: Memo<VertexKey, VertexProgram>,
 }
 
-/// Translations by key, with how many were answered from it.
-struct Memo<K> {
-    modules: Mutex<HashMap<K, Arc<WgslModule>>>,
+/// Translations by key, each with the program it was made from: a key found with another
+/// program (a test hook's edit the encoding cannot hold) is translated anew.
+struct Memo<K, P> {
+    modules: Mutex<HashMap<K, (P, Arc<WgslModule>)>>,
 }
 
-impl<K> Default for Memo<K> {
+impl<K, P> Default for Memo<K, P> {
     fn default() -> Self {
         Memo {
             modules: Mutex::new(HashMap::new()),
@@ -39,23 +40,26 @@ impl<K> Default for Memo<K> {
     }
 }
 
-impl<K: Hash + Eq> Memo<K> {
-    /// The module of `key`, translated by `translate` when missing (outside the lock, so that
-    /// draws translating different programs do not wait for one another) and kept unless
-    /// `once`.
+impl<K: Hash + Eq, P: Clone + PartialEq> Memo<K, P> {
+    /// The module of `program` under `key`, translated by `translate` when missing (outside
+    /// the lock, so that draws translating different programs do not wait for one another)
+    /// and kept unless `once`.
     fn get(
         &self,
         key: K,
+        program: &P,
         once: bool,
         translate: impl FnOnce() -> Result<WgslModule, TranslateError>,
     ) -> Result<Arc<WgslModule>, TranslateError> {
         let lock = || self.modules.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(m) = lock().get(&key) {
-            return Ok(Arc::clone(m));
+        if let Some((p, m)) = lock().get(&key) {
+            if p == program {
+                return Ok(Arc::clone(m));
+            }
         }
         let module = Arc::new(translate()?);
         if !once {
-            lock().insert(key, Arc::clone(&module));
+            lock().insert(key, (program.clone(), Arc::clone(&module)));
         }
         Ok(module)
     }
@@ -78,7 +82,7 @@ impl Modules {
         translate: impl FnOnce() -> Result<WgslModule, TranslateError>,
     ) -> Result<Arc<WgslModule>, TranslateError> {
         let key = xxhash_rust::xxh3::xxh3_128(&fragment::encode(program));
-        self.fragment.get((key, *options), once, translate)
+        self.fragment.get((key, *options), program, once, translate)
     }
 
     /// The vertex module of `program` (decoded from `memory_words`) under `rules` with the
@@ -98,7 +102,7 @@ impl Modules {
             h.update(&w.to_le_bytes());
         }
         self.vertex
-            .get((h.digest128(), *rules, *textures), once, translate)
+            .get((h.digest128(), *rules, *textures), program, once, translate)
     }
 
     /// Modules kept (fragment, vertex).

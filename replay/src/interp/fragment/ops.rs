@@ -154,7 +154,7 @@ pub fn alu<T: Real>(op: FpOpcode, s: &[V<T>; 3], opts: &FragmentOptions) -> Opti
         FpOpcode::Ex2 => splat(skewed(a[0].exp2(), opts.transcendental_skew)),
         // LG2 of a negative number is NaN (HW-tested, B.7).
         FpOpcode::Lg2 => splat(skewed(a[0].log2(), opts.transcendental_skew)),
-        // The argument is skewed as well as the result (`skew` module documentation).
+        // The argument or the result moved, by the skew (`skew::skewed_trig`).
         FpOpcode::Cos => splat(skewed_trig(a[0], opts.transcendental_skew, |x| {
             trig::cos(x, opts.trig)
         })),

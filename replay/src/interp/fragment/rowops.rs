@@ -181,7 +181,7 @@ fn alu_rows_portable<T: Real>(
         FpOpcode::Rsq => scalar(out, &a[0], mask, |x| skewed(T::ONE / x.abs().sqrt(), skew)),
         FpOpcode::Ex2 => scalar(out, &a[0], mask, |x| skewed(x.exp2(), skew)),
         FpOpcode::Lg2 => scalar(out, &a[0], mask, |x| skewed(x.log2(), skew)),
-        // The argument is skewed as well as the result (`skew` module documentation).
+        // The argument or the result moved, by the skew (`skew::skewed_trig`).
         FpOpcode::Cos => scalar(out, &a[0], mask, |x| {
             skewed_trig(x, skew, |x| trig::cos(x, opts.trig))
         }),

@@ -1,6 +1,7 @@
 //! A conditioning switch, not a model of the hardware: the results of the transcendental and
 //! reciprocal instructions (SIN, COS, EX2, LG2, POW, RCP, RSQ, DIV, DIVSQ) moved by a
-//! relative 2^-20 up or down.
+//! relative 2^-20 up or down, or (its other two settings) the arguments of SIN and COS
+//! ([`skewed_trig`]).
 //!
 //! Devices evaluate these functions to a documented accuracy, not exactly (WGSL allows
 //! 2^-11 absolute error for `sin`/`cos` on [-π, π], 3 ULP and more for `exp2`/`log2`, 2.5 ULP

@@ -20,9 +20,10 @@
 //! before each block (exact: the block faults iff the interpreter would reach its step limit
 //! inside it). A loop still running after it ended is the step limit too: a driver may stop
 //! a long loop itself (llvmpipe after 65,535 iterations, so on lavapipe a vertex that runs
-//! 65,535 blocks or more reports the step limit a few steps early). Branches: BRI/CAL/CLI/RET/BRA test `any()` of the swizzled CC, BRB/CLB test bit
-//! `index` of `vp_params.branch_bits`; RET with an empty stack ends the vertex; END ends it
-//! after its instruction.
+//! 65,535 blocks or more reports the step limit a few steps early). Branches:
+//! BRI/CAL/CLI/RET/BRA test `any()` of the swizzled CC, BRB/CLB test bit `index` of
+//! `vp_params.branch_bits`; RET with an empty stack ends the vertex; END ends it after its
+//! instruction.
 //!
 //! # Faults: where the interpreter returns an error
 //!
