@@ -102,6 +102,8 @@ pub struct Gpu {
     pub(crate) limits: wgpu::Limits,
     pub(crate) info: GpuInfo,
     pub(crate) cache: PipelineCache,
+    /// Textures `run_fragment_eval` uploaded, by content (`upload_cache`).
+    pub(crate) uploads: Mutex<crate::upload_cache::UploadCache>,
     /// Errors no scope caught (reported by the next scoped operation instead of panicking).
     uncaptured: Arc<Mutex<Vec<String>>>,
     /// What callers keep with the device ([`Gpu::kept`]), one value per type.
@@ -204,6 +206,7 @@ impl Gpu {
             limits,
             info,
             cache: PipelineCache::default(),
+            uploads: crate::upload_cache::new_cache(),
             uncaptured,
             kept: Mutex::default(),
             _instance: instance,

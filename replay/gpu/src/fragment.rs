@@ -448,7 +448,7 @@ impl Gpu {
                 ));
             }
         }
-        binding.upload(self, &name)
+        self.upload_kept(binding, &name)
     }
 
     /// The cached `fp_eval` pipeline of `module`.

@@ -12,7 +12,8 @@
 //!   vertex texture units its TXL instructions sample.
 //! - [`Gpu::run_fragment_eval`] runs a module's `fp_eval` over an image of per-pixel inputs,
 //!   with [`TextureBinding`]s on its texture units, and returns each pixel's four colours,
-//!   depth and kill flag; derivatives are the hardware's, across 2×2 quads.
+//!   depth and kill flag; derivatives are the hardware's, across 2×2 quads. A binding bound
+//!   again takes the texture uploaded the first time (`upload_cache`, by content).
 //! - [`shade_gpu`] is `shade` (fixed full-screen inputs) through `fp_eval`.
 //! - [`Gpu::raster_draw`] draws with a state-driven pipeline ([`RasterPipelineDesc`]: topology,
 //!   culling, depth/stencil, blending and write masks per target, real target formats) into
@@ -34,6 +35,7 @@ pub mod raster_target;
 pub mod render;
 mod shade;
 mod texture;
+mod upload_cache;
 mod vertex;
 
 pub use abi::{TEXTURE_UNITS, VERTEX_TEXTURE_UNITS};

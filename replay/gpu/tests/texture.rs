@@ -217,3 +217,28 @@ fn a_level_larger_than_an_upload_band_arrives_whole() {
         assert_eq!(out[n].colors[0], texel(x, y), "texel ({x}, {y})");
     }
 }
+
+/// A binding bound again takes the texture uploaded the first time (kept by content); one
+/// whose texels differ gets its own, and each samples its own texels.
+#[test]
+fn a_texture_bound_again_is_uploaded_once() {
+    let Some(gpu) = common::gpu("a_texture_bound_again_is_uploaded_once") else {
+        return;
+    };
+    let module = sampling_module();
+    let run = |t: TextureBinding| {
+        gpu.run_fragment_eval(&module, 4, 4, &uv_inputs(4, 4), &units_with(1, t))
+            .expect("fp_eval runs")
+    };
+    assert_eq!(gpu.kept_uploads(), (0, 0));
+    let first = run(texture(Filter::Nearest));
+    let again = run(texture(Filter::Nearest));
+    assert_eq!(first, again);
+    assert_eq!(gpu.kept_uploads(), (1, 4 * 16));
+    let mut other = texture(Filter::Nearest);
+    other.levels[0][0] = [0.5; 4];
+    let changed = run(other);
+    assert_eq!(gpu.kept_uploads(), (2, 2 * 4 * 16));
+    assert_eq!(changed[0].colors[0], [0.5; 4]);
+    assert_eq!(first[0].colors[0], TEXELS[0]);
+}
