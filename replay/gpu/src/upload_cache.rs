@@ -14,8 +14,9 @@ use crate::device::{lock, Gpu};
 use crate::error::GpuError;
 use crate::texture::TextureBinding;
 
-/// Bytes of texels kept on the device for bindings bound again.
-pub(crate) const UPLOAD_CACHE_BYTES: u64 = 512 << 20;
+/// Bytes of texels kept on the device for bindings bound again (on lavapipe, host memory:
+/// kept small; a 4096 x 4096 texture just fits).
+pub(crate) const UPLOAD_CACHE_BYTES: u64 = 256 << 20;
 
 /// An uploaded texture with its view and sampler.
 pub(crate) type Uploaded = (wgpu::Texture, wgpu::TextureView, wgpu::Sampler);
