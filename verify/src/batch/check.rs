@@ -239,7 +239,7 @@ fn check_vertex(index: usize, entry: &Entry, cx: Option<&Context<'_>>) -> Checke
     if let Some(hook) = cx.vertex_hook {
         hook(index, &mut gpu_program);
     }
-    let report = match vertex_stage::run_gpu(&vi, &gpu_program, cx) {
+    let report = match vertex_stage::run_gpu(&vi, &gpu_program, cx, cx.pipelines) {
         Ok(gpu) => vertex_stage::compare(&vi, &gpu, cx),
         Err(outcome) => StageReport::not_compared(Stage::Vertex, outcome),
     };

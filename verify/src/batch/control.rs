@@ -37,7 +37,7 @@ fn judge(
             let mut p = program.clone();
             let change = mutate_vertex(&mut p, rng).ok_or("no representable change")?;
             let effective = vertex_effective(&vi, &p, cx);
-            let detected = match vertex_stage::run_gpu_once(&vi, &p, cx) {
+            let detected = match vertex_stage::run_gpu(&vi, &p, cx, cx.pipelines_of(true)) {
                 Ok(r) => vertex_stage::compare(&vi, &r, cx).outcome != Outcome::Clean,
                 Err(Outcome::Skipped { reason }) => return Err(reason),
                 Err(_) => true,

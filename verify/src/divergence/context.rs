@@ -77,10 +77,23 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Drops `module`'s pipelines when this context forgets them, or when `once` (a mutant
-    /// of the negative control).
-    pub(crate) fn after_run(&self, module: &rsxtrace_replay::wgsl::WgslModule, once: bool) {
-        if once || self.pipelines == Pipelines::Forget {
+    /// What becomes of the pipelines of a run: `Forget` for a program run once (a mutant of
+    /// the negative control), else this context's choice.
+    pub fn pipelines_of(&self, run_once: bool) -> Pipelines {
+        if run_once {
+            Pipelines::Forget
+        } else {
+            self.pipelines
+        }
+    }
+
+    /// Drops `module`'s pipelines after its run when `pipelines` forgets them.
+    pub(crate) fn after_run(
+        &self,
+        module: &rsxtrace_replay::wgsl::WgslModule,
+        pipelines: Pipelines,
+    ) {
+        if pipelines == Pipelines::Forget {
             self.gpu.forget_pipelines(module);
         }
     }

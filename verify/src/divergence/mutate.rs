@@ -322,7 +322,7 @@ pub fn negative_control(
                     continue;
                 };
                 let effective = vertex_effective(vi, &p, cx);
-                let detected = match vertex_stage::run_gpu_once(vi, &p, cx) {
+                let detected = match vertex_stage::run_gpu(vi, &p, cx, cx.pipelines_of(true)) {
                     Ok(results) => {
                         vertex_stage::compare(vi, &results, cx).outcome != Outcome::Clean
                     }

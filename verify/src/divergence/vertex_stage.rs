@@ -356,30 +356,15 @@ fn exec_outcome(e: VertexExecError) -> Outcome {
     }
 }
 
-/// Recompile `program` and run it on the device over `vi`'s inputs. `Err` is the stage's
-/// outcome (`Skipped` for programs the recompiler does not translate, else `Failed`).
+/// Recompile `program` and run it on the device over `vi`'s inputs; its module and pipeline
+/// are kept or dropped after the run as `pipelines` says (`Context::pipelines_of`). `Err` is
+/// the stage's outcome (`Skipped` for programs the recompiler does not translate, else
+/// `Failed`).
 pub fn run_gpu(
     vi: &VertexInterp,
     program: &VertexProgram,
     cx: &Context<'_>,
-) -> Result<Vec<VertexResult>, Outcome> {
-    run_gpu_as(vi, program, cx, false)
-}
-
-/// [`run_gpu`] for a program run once (a mutant): its pipeline is dropped after the run.
-pub fn run_gpu_once(
-    vi: &VertexInterp,
-    program: &VertexProgram,
-    cx: &Context<'_>,
-) -> Result<Vec<VertexResult>, Outcome> {
-    run_gpu_as(vi, program, cx, true)
-}
-
-fn run_gpu_as(
-    vi: &VertexInterp,
-    program: &VertexProgram,
-    cx: &Context<'_>,
-    once: bool,
+    pipelines: Pipelines,
 ) -> Result<Vec<VertexResult>, Outcome> {
     let module = cx
         .clock
@@ -387,8 +372,7 @@ fn run_gpu_as(
             // The very rules the interpreter runs with (`VertexOptions::rules`).
             let rules = interp_options(Arithmetic::F32).rules;
             let textures = vi.texture_state();
-            // A program checked once (a mutant, or any of batch's) is not kept.
-            let once = once || cx.pipelines == Pipelines::Forget;
+            let once = pipelines == Pipelines::Forget;
             cx.modules
                 .vertex(program, &vi.memory_words, &rules, &textures, once, || {
                     translate_textured(program, &vi.memory_words, &rules, &textures)
@@ -425,7 +409,7 @@ fn run_gpu_as(
             )
         })
         .map_err(failed);
-    cx.after_run(&module, once);
+    cx.after_run(&module, pipelines);
     results
 }
 
@@ -557,7 +541,7 @@ pub fn verify(vi: &VertexInterp, cx: &Context<'_>) -> StageReport {
     if let Some(hook) = cx.vertex_hook {
         hook(vi.draw, &mut program);
     }
-    match run_gpu(vi, &program, cx) {
+    match run_gpu(vi, &program, cx, cx.pipelines) {
         Ok(results) => compare(vi, &results, cx),
         Err(outcome) => StageReport::not_compared(Stage::Vertex, outcome),
     }

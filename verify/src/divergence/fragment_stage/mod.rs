@@ -168,7 +168,9 @@ pub fn draw_program(d: &Draw) -> Result<FragmentProgram, String> {
 
 /// Recompile `program` for `d` and run it over `quads` on the device. The units' dimensions
 /// and LOD state come from `textures` (the shader chooses levels with the interpreter's
-/// rule); `hooked` names the draw whose options the context's test-only options hook edits.
+/// rule); `hooked` names the draw whose options the context's test-only options hook edits;
+/// the module and pipeline are kept or dropped after the run as `pipelines` says
+/// (`Context::pipelines_of`).
 pub fn run_gpu(
     control: ShaderControl,
     program: &FragmentProgram,
@@ -176,19 +178,7 @@ pub fn run_gpu(
     textures: &Bound,
     hooked: Option<usize>,
     cx: &Context<'_>,
-) -> Result<Vec<FragmentResult>, Outcome> {
-    run_gpu_as(control, program, quads, textures, hooked, cx, false)
-}
-
-/// [`run_gpu`], dropping the program's pipeline after the run when `once` (a mutant).
-fn run_gpu_as(
-    control: ShaderControl,
-    program: &FragmentProgram,
-    quads: &[Quad],
-    textures: &Bound,
-    hooked: Option<usize>,
-    cx: &Context<'_>,
-    once: bool,
+    pipelines: Pipelines,
 ) -> Result<Vec<FragmentResult>, Outcome> {
     let mut options = FragmentTranslateOptions {
         texture_dims: textures.dims,
@@ -201,8 +191,7 @@ fn run_gpu_as(
     let module = cx
         .clock
         .time(Phase::Pipeline, || {
-            // A program checked once (a mutant, or any of batch's) is not kept.
-            let once = once || cx.pipelines == Pipelines::Forget;
+            let once = pipelines == Pipelines::Forget;
             cx.modules
                 .fragment(program, &options, once, || translate(program, &options))
         })
@@ -234,7 +223,7 @@ fn run_gpu_as(
     let pixels = cx.on_gpu(Phase::Gpu, |gpu| {
         gpu.run_fragment_eval(&module, w32, h32, &image, &textures.gpu)
     });
-    cx.after_run(&module, once);
+    cx.after_run(&module, pipelines);
     let pixels = pixels.map_err(|e| Outcome::Failed {
         error: format!("GPU fp_eval: {e}"),
     })?;
@@ -595,7 +584,15 @@ pub fn check_quads(
         })
     };
     let i32_ = run(Arithmetic::F32).map_err(|error| Outcome::Failed { error })?;
-    let gpu = run_gpu(control, gpu_program, quads, textures, hooked, cx)?;
+    let gpu = run_gpu(
+        control,
+        gpu_program,
+        quads,
+        textures,
+        hooked,
+        cx,
+        cx.pipelines,
+    )?;
     // Against the f32 run alone first (as its own f64 reference: nothing is ill-conditioned);
     // the conditioning runs (f64, nudged inputs) are made only when something is outside
     // tolerance, as only mismatches can be ill-conditioned.
@@ -778,14 +775,14 @@ pub fn mutation_effect(
         }
         Err(_) => true,
     };
-    let gpu = run_gpu_as(
+    let gpu = run_gpu(
         control,
         mutated,
         &base.raster.quads,
         &base.textures,
         None,
         cx,
-        true,
+        cx.pipelines_of(true),
     )?;
     let regs = compare(
         control,
